@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import { defineConfig } from '@playwright/test';
+import { chromium } from '@playwright/test';
+
+/**
+ * A system Chromium: CHROMIUM_PATH if set, else Debian's /usr/bin/chromium, else Playwright's
+ * own browser if one is installed. With none, stop and say how to get one.
+ */
+function chromiumPath(): string | undefined {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+  for (const c of candidates) if (c && existsSync(c)) return c;
+  let own: string | undefined;
+  try {
+    own = chromium.executablePath();
+  } catch {
+    own = undefined;
+  }
+  if (own && existsSync(own)) return undefined; // Playwright's own browser
+  throw new Error(
+    'No Chromium found for the end-to-end tests. Install one with `apt-get install chromium` ' +
+      '(Debian, as root), or `npx playwright install chromium` where downloads work, ' +
+      'or set CHROMIUM_PATH to a Chromium binary.',
+  );
+}
+
+const PORT = 4173;
+
+export default defineConfig({
+  testDir: 'e2e',
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: [['list']],
+  outputDir: 'test-results',
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    browserName: 'chromium',
+    launchOptions: {
+      executablePath: chromiumPath(),
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    },
+  },
+  webServer: {
+    command: `npx vite preview --host 127.0.0.1 --port ${PORT} --strictPort`,
+    url: `http://127.0.0.1:${PORT}`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+  },
+});

@@ -1,0 +1,30 @@
+import type { Summary } from '../core/model/summary.ts';
+
+/** The summary as a person reads it in a terminal. */
+export function formatSummary(s: Summary): string {
+  const out: string[] = [];
+  const row = (k: string, v: string | number) => out.push(`${k.padEnd(14)} ${v}`);
+  row('events', s.events);
+  row('cookies', s.cookies);
+  row('full stacks', s.fullStacks);
+  row('resolved', s.resolved);
+  row('unresolved', s.unresolved);
+  row('unique stacks', s.uniqueStacks);
+  row('generations', s.generations.join(', ') || '-');
+  row('status', Object.entries(s.status).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || '-');
+  if (s.stat) row('stack_map_stat', `entries ${s.stat.entries} of ${s.stat.capacity}, successes ${s.stat.successes}, drops ${s.stat.drops}`);
+  out.push('', 'files:');
+  for (const f of s.files) {
+    const acc = f.lines ? `${f.lines.used}/${f.lines.total} lines used` : f.bytes ? `${f.bytes.used}/${f.bytes.total} bytes used` : '';
+    out.push(`  ${f.file}  ${f.kind}  ${acc}`);
+  }
+  if (s.top.length) {
+    out.push('', 'top stacks:');
+    for (const t of s.top) out.push(`  ${String(t.count).padStart(7)}  ${t.frames.slice(0, 4).join(' <- ')}${t.frames.length > 4 ? ' ...' : ''}`);
+  }
+  if (s.diagnostics.length) {
+    out.push('', 'diagnostics:');
+    for (const d of s.diagnostics) out.push(`  ${d.file}: ${d.where}: ${d.message}${d.count > 1 ? ` (${d.count}x)` : ''}`);
+  }
+  return out.join('\n') + '\n';
+}

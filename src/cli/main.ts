@@ -1,0 +1,52 @@
+import { summarize } from '../core/model/summary.ts';
+import { readFiles } from './read-files.ts';
+import { formatSummary } from './format-summary.ts';
+
+const USAGE = `usage: stackmap-explorer summary [--json] FILE...
+
+  summary   read a capture (trace text, stack_map, stack_map_bin, stack_map_stat, kallsyms;
+            any order, sniffed by content) and print what it holds
+  --json    one JSON object on stdout (DESIGN 5.1)
+
+exit status: 0 when at least one file was read, 1 when none could be, 2 on a usage error`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  if (command !== 'summary') {
+    process.stderr.write((command ? `unknown command: ${command}\n` : '') + USAGE + '\n');
+    return 2;
+  }
+  let json = false;
+  const files: string[] = [];
+  for (const a of rest) {
+    if (a === '--json') json = true;
+    else if (a.startsWith('-')) {
+      process.stderr.write(`unknown option: ${a}\n${USAGE}\n`);
+      return 2;
+    } else files.push(a);
+  }
+  if (files.length === 0) {
+    process.stderr.write('no files given\n' + USAGE + '\n');
+    return 2;
+  }
+  const { capture, failed } = await readFiles(files);
+  const summary = summarize(capture);
+  for (const f of failed) summary.diagnostics.push({ file: f.file, where: 'file', message: `cannot read: ${f.reason}`, count: 1 });
+  process.stdout.write(json ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary));
+  const understood = capture.files.some((f) => f.kind !== 'unknown');
+  return understood ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e) => {
+    process.stderr.write(`internal error: ${(e as Error).stack}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,375 @@
+import { describe, expect, it } from 'vitest';
+import { DiagnosticLog } from './diagnostics.ts';
+import { sniffKind } from './sniff.ts';
+import { CHUNK_SIZES, feedChunks, fixture, realTrace } from './test-util.ts';
+import { createTraceTextParser, REASON } from './trace-text.ts';
+import { writeTraceText, type TraceTextItem } from './trace-text-write.ts';
+import type { TraceEvent, TraceLost, TraceStackRecord, TraceTextResult } from './types.ts';
+
+interface Parsed {
+  result: TraceTextResult;
+  events: TraceEvent[];
+  stacks: TraceStackRecord[];
+  lost: TraceLost[];
+  diagnostics: ReturnType<DiagnosticLog['list']>;
+}
+
+function parse(bytes: Uint8Array, chunkSize = 0, file = 'trace'): Parsed {
+  const diagnostics = new DiagnosticLog(file);
+  const events: TraceEvent[] = [];
+  const stacks: TraceStackRecord[] = [];
+  const lost: TraceLost[] = [];
+  const parser = createTraceTextParser(
+    { file, diagnostics },
+    { event: (e) => events.push(e), stackRecord: (r) => stacks.push(r), lost: (l) => lost.push(l) },
+  );
+  const result = feedChunks(parser, bytes, chunkSize);
+  return { result, events, stacks, lost, diagnostics: diagnostics.list() };
+}
+
+/** Parses with every chunk size, checks they agree and the line invariant, returns the first. */
+function parseAll(bytes: Uint8Array): Parsed {
+  const first = parse(bytes, CHUNK_SIZES[0]);
+  for (const size of CHUNK_SIZES.slice(1)) expect(parse(bytes, size), `chunk size ${size}`).toEqual(first);
+  const { lines } = first.result;
+  expect(lines.total).toBe(lines.used + lines.unused);
+  const diagnosed = first.diagnostics.reduce((n, d) => n + d.count, 0);
+  expect(diagnosed).toBe(lines.unused);
+  // "renamed unknown": kind comes from content alone
+  expect(sniffKind(bytes.subarray(0, 16384))).toBe('trace_text');
+  return first;
+}
+
+const cookies = (p: Parsed) =>
+  p.stacks.filter((s) => s.kind === 'cookie').map((s) => [s.slot, s.generation, s.comm, s.pid, s.cpu]);
+const diag = (p: Parsed) => Object.fromEntries(p.diagnostics.map((d) => [d.message, d.count]));
+
+describe('trace text fixtures', () => {
+  it('v7/stack_id: ids without generation, fallback stack, lost events', () => {
+    const p = parseAll(fixture('trace_text/v7/stack_id.txt'));
+    expect(p.result).toEqual({ lines: { total: 36, used: 36, unused: 0 }, tracer: 'nop', cpus: 4 });
+    expect(p.events).toHaveLength(6);
+    expect(p.events.map((e) => e.name)).toEqual(Array(6).fill('kmem_cache_alloc'));
+    expect(p.events[0]).toEqual({
+      lineNo: 13,
+      comm: 'bash',
+      pid: 1234,
+      tgid: null,
+      cpu: 2,
+      ts: 812.106512,
+      flags: '...1.',
+      name: 'kmem_cache_alloc',
+      payload:
+        'call_site=alloc_empty_file+0x4b/0x110 ptr=000000006b4c7a1e bytes_req=256 bytes_alloc=256 gfp_flags=GFP_KERNEL node=-1 accounted=false',
+    });
+    expect(p.events[2]).toMatchObject({ comm: 'kworker/2:1', pid: 88, flags: 'd.h..' });
+    expect(p.events[4]).toMatchObject({ comm: '<idle>', pid: 0, cpu: 3, flags: 'd.s2.' });
+    expect(p.stacks).toHaveLength(6);
+    expect(cookies(p)).toEqual([
+      [42, null, 'bash', 1234, 2],
+      [7, null, 'bash', 1234, 2],
+      [42, null, 'bash', 1234, 2],
+      [16383, null, '<idle>', 0, 3],
+      [7, null, 'gmain', 917, 1],
+    ]);
+    const full = p.stacks[2];
+    expect(full).toMatchObject({ kind: 'full', lineNo: 18, comm: 'kworker/2:1', pid: 88, cpu: 2, ts: 812.107004 });
+    expect(full.frames).toEqual([
+      'trace_event_raw_event_kmem_cache_alloc+0xd2',
+      'kmem_cache_alloc+0x1c4',
+      '__alloc_skb+0x4d',
+      'ip6_rt_cache_alloc+0x2b',
+      'process_one_work+0x1e6',
+      'worker_thread+0x4d',
+      'kthread+0xe5',
+      'ret_from_fork+0x31',
+      'ret_from_fork_asm+0x1b',
+    ]);
+    expect(p.lost).toEqual([
+      { lineNo: 30, cpu: 3, count: 128 },
+      { lineNo: 34, cpu: 1, count: null },
+    ]);
+  });
+
+  it('v8/stack_id_gen: cookies with generation, trampoline and kretprobe frames, function tracer', () => {
+    const p = parseAll(fixture('trace_text/v8/stack_id_gen.txt'));
+    expect(p.result).toEqual({ lines: { total: 30, used: 30, unused: 0 }, tracer: 'function', cpus: 4 });
+    expect(p.events).toHaveLength(6);
+    for (const e of p.events) {
+      expect(e.name).toBe('function');
+      expect(e.payload).toBe('do_sys_openat2 <-__x64_sys_openat');
+    }
+    expect(p.events.map((e) => e.comm)).toEqual(['<...>', 'cat', 'cat', 'systemd-udevd', 'Web Content', 'irq/51-ELAN0001']);
+    expect(p.events.map((e) => e.pid)).toEqual([2211, 2211, 2211, 311, 5120, 402]);
+    expect(cookies(p)).toEqual([
+      [118, 3, '<...>', 2211, 1],
+      [118, 3, 'cat', 2211, 1],
+      [5, 4, 'systemd-udevd', 311, 0],
+      [4294, 4, 'Web Content', 5120, 3],
+      [118, 4, 'irq/51-ELAN0001', 402, 2],
+    ]);
+    const full = p.stacks.filter((s) => s.kind === 'full');
+    expect(full).toHaveLength(1);
+    expect(full[0].frames).toEqual([
+      '[FTRACE TRAMPOLINE]',
+      'do_sys_openat2+0x5',
+      "[unknown/kretprobe'd]",
+      '__x64_sys_openat+0x6d',
+      'do_syscall_64+0x5d',
+      'entry_SYSCALL_64_after_hwframe+0x76',
+    ]);
+    expect(p.lost).toEqual([]);
+  });
+
+  it('irq-info-tgid: TGID column, (-------) and (-----), 4- and 5-char flags', () => {
+    const p = parseAll(fixture('trace_text/irq-info-tgid/record_tgid.txt'));
+    expect(p.result).toEqual({ lines: { total: 19, used: 19, unused: 0 }, tracer: 'nop', cpus: 8 });
+    expect(p.events.map((e) => [e.comm, e.pid, e.tgid, e.cpu, e.flags, e.name])).toEqual([
+      ['<...>', 19161, null, 1, '...1.', 'tracing_mark_write'],
+      ['ndroid.systemui', 13580, 13580, 1, '...1.', 'tracing_mark_write'],
+      ['RenderThread', 13622, 13580, 5, '...1.', 'kmem_cache_alloc'],
+      ['kworker/u16:3', 7301, 7301, 4, 'd..2.', 'sched_switch'],
+      ['<idle>', 0, 0, 4, 'dNh2.', 'sched_wakeup'],
+      ['<...>', 18926, null, 0, '...1', 'tracing_mark_write'],
+    ]);
+    expect(p.events[0].payload).toBe('trace_event_clock_sync: parent_ts=683201.375000');
+    expect(p.events[0].ts).toBe(683201.354908);
+    expect(cookies(p)).toEqual([[901, 0, 'RenderThread', 13622, 5]]);
+  });
+
+  it('no-irq-info/trace_pipe: no flags, no header, sym-addr frames, user stacks', () => {
+    const p = parseAll(fixture('trace_text/no-irq-info/trace_pipe.txt'));
+    expect(p.result).toEqual({ lines: { total: 13, used: 13, unused: 0 }, tracer: null, cpus: null });
+    expect(p.events.map((e) => [e.comm, e.pid, e.cpu, e.flags, e.name, e.ts])).toEqual([
+      ['bash', 1994, 2, '', 'sys_enter_openat', 221.804412],
+      ['sshd', 811, 0, '', 'sys_enter_openat', 221.805101],
+    ]);
+    expect(p.events[0].payload).toBe('dfd: 0xffffff9c, filename: 0x55d1c0a7e2f0, flags: 0x00080000, mode: 0x00000000');
+    expect(p.stacks.map((s) => [s.kind, s.lineNo, s.frames])).toEqual([
+      ['full', 2, ['trace_event_raw_event_sys_enter+0x10e', '__x64_sys_openat', '0xffffffffc0a1b2c3', 'do_syscall_64+0x5d']],
+      ['user', 7, ['0x7f8e4a2f1a7b', '/usr/lib/x86_64-linux-gnu/libc.so.6[+0x114a7b]', '0x55d1bfe3c0aa']],
+      ['cookie', 12, null],
+      // an empty user stack at end of input is still delivered
+      ['user', 13, []],
+    ]);
+    expect(p.stacks[2]).toMatchObject({ slot: 12, generation: null });
+  });
+
+  it('trace-cmd/report: version, cpus, empty CPU, kernel_stack with (addr) frames', () => {
+    const p = parseAll(fixture('trace_text/trace-cmd/report.txt'));
+    expect(p.result).toEqual({ lines: { total: 18, used: 18, unused: 0 }, tracer: null, cpus: 4 });
+    expect(p.events.map((e) => [e.comm, e.pid, e.cpu, e.flags, e.name, e.payload])).toEqual([
+      ['<idle>', 0, 0, '', 'sched_switch', 'swapper/0:0 [120] R ==> kworker/0:1:31 [120]'],
+      ['trace-cmd', 5120, 1, '', 'function', 'do_nanosleep <-- hrtimer_nanosleep'],
+      [
+        'trace-cmd',
+        5120,
+        1,
+        'd..1.',
+        'kmem_cache_alloc',
+        'call_site=__alloc_skb+0x4d/0x1f0 ptr=0x0000000017a0e5b9 bytes_req=232 bytes_alloc=256 gfp_flags=GFP_ATOMIC',
+      ],
+      ['<idle>', 0, 3, '', 'sched_wakeup', 'trace-cmd:5120 [120] CPU:001'],
+    ]);
+    expect(p.stacks.map((s) => [s.kind, s.comm, s.frames])).toEqual([
+      ['full', 'kworker/0:1', ['__schedule', 'schedule', 'worker_thread', 'kthread', 'ret_from_fork']],
+      ['full', 'trace-cmd', ['ftrace_regs_call', '0xffffffffc0a1b2c3', 'hrtimer_nanosleep']],
+      ['cookie', 'trace-cmd', null],
+    ]);
+    expect(p.stacks[2]).toMatchObject({ slot: 3, generation: 1 });
+  });
+
+  it('latency/irqsoff: banner headers, relative microsecond timestamps, indented frames', () => {
+    const p = parseAll(fixture('trace_text/latency/irqsoff.txt'));
+    expect(p.result).toEqual({ lines: { total: 32, used: 32, unused: 0 }, tracer: 'irqsoff', cpus: 4 });
+    expect(p.events.map((e) => [e.comm, e.pid, e.cpu, e.flags, e.ts, e.name])).toEqual([
+      ['<idle>', 0, 0, 'd.s2', 0, 'function'],
+      ['<idle>', 0, 0, 'dNs3', 17e-6, 'function'],
+      ['bash', 1994, 1, 'dN.2', 83e-6, 'kmem_cache_alloc'],
+    ]);
+    expect(p.stacks).toHaveLength(1);
+    expect(p.stacks[0]).toMatchObject({ kind: 'full', comm: '<idle>', cpu: 0, ts: 25e-6 });
+    expect(p.stacks[0].frames).toEqual([
+      '_raw_spin_unlock_irq',
+      'run_timer_softirq',
+      '__do_softirq',
+      'irq_exit',
+      'smp_apic_timer_interrupt',
+      'apic_timer_interrupt',
+      'cpu_idle',
+      'start_kernel',
+    ]);
+  });
+
+  it('crlf: BOM and CRLF line ends', () => {
+    const p = parseAll(fixture('trace_text/crlf/stack_id_gen_crlf.txt'));
+    expect(p.result).toEqual({ lines: { total: 10, used: 10, unused: 0 }, tracer: 'nop', cpus: 2 });
+    expect(p.events).toHaveLength(1);
+    expect(p.events[0].payload.endsWith('accounted=false')).toBe(true);
+    expect(cookies(p)).toEqual([[42, 2, 'bash', 1234, 1]]);
+    expect(p.stacks[1].frames).toEqual(['kmem_cache_alloc+0x1c4', 'alloc_empty_file+0x4b']);
+    expect(p.lost).toEqual([{ lineNo: 10, cpu: 0, count: 3 }]);
+  });
+
+  it('ns-timestamps: 9 decimals', () => {
+    const p = parseAll(fixture('trace_text/ns-timestamps/ts9.txt'));
+    expect(p.result.lines).toEqual({ total: 4, used: 4, unused: 0 });
+    expect(p.events[0]).toMatchObject({ comm: 'kworker/0:2', pid: 201, ts: 512.000012345, name: 'sched_switch' });
+    expect(cookies(p)).toEqual([[77, 12, 'kworker/0:2', 201, 0]]);
+    expect(p.stacks[0].ts).toBe(512.000012501);
+  });
+
+  it('mixed/prose: prose, elisions, orphan frames and a bad stack_id are unused with diagnostics', () => {
+    const p = parseAll(fixture('trace_text/mixed/prose.txt'));
+    expect(p.result.lines).toEqual({ total: 15, used: 6, unused: 9 });
+    expect(p.events).toHaveLength(1);
+    expect(p.stacks.map((s) => [s.kind, s.lineNo, s.frames])).toEqual([
+      ['full', 9, ['kmem_cache_alloc+0x1c4', 'alloc_empty_file+0x4b']],
+    ]);
+    expect(diag(p)).toEqual({
+      [REASON.notTrace]: 4,
+      [REASON.notHeader]: 1,
+      [REASON.badStackId]: 1,
+      [REASON.orphanFrame]: 3,
+    });
+    const orphan = p.diagnostics.find((d) => d.message === REASON.orphanFrame)!;
+    expect(orphan.where).toBe('lines 6, 8, 13');
+  });
+});
+
+/*
+ * Real traces: expected numbers counted independently in the shell (GNU grep), in
+ * /work/shared/real-traces:
+ *   all event lines incl. stack lines:
+ *     grep -cE '^ *.+-[0-9]+ +(\([ 0-9-]+\) +)?\[[0-9]+\] +([^ ]{4,5} +)?[0-9]+\.[0-9]+: ' F
+ *   <stack trace> records:  grep -cE '\] .*[0-9]: <stack trace>$' F
+ *   frame lines:            grep -cE '^ *=> ' F
+ *   '#' lines:              grep -c '^#' F     shell prompts among them:  grep -cE '^# (\./|wc )' F
+ *   blank lines:            grep -cE '^\s*$' F
+ *   lines:                  wc -l F   (every file ends with a newline)
+ * used = event lines + frames + ('#' lines - prompts) + blank; events = event lines - stack records.
+ */
+describe('real traces', () => {
+  it('catapult atrace_data: 116 events, no stacks', () => {
+    const p = parseAll(realTrace('catapult-atrace_data.txt'));
+    expect(p.result).toEqual({ lines: { total: 127, used: 127, unused: 0 }, tracer: 'nop', cpus: 1 });
+    expect(p.events).toHaveLength(116);
+    expect(p.stacks).toHaveLength(0);
+    expect(p.events[0]).toMatchObject({ comm: 'atrace', pid: 14446, cpu: 0, flags: '...2', name: 'sched_switch' });
+    // COMM with a space and a dash
+    expect(p.events.some((e) => e.comm === 'irq/363-ARM64 s' && e.pid === 292)).toBe(true);
+  });
+
+  it('catapult decompressed_atrace_data: 1042 events with a TGID column', () => {
+    const p = parseAll(realTrace('catapult-decompressed_atrace_data.txt'));
+    expect(p.result).toEqual({ lines: { total: 1053, used: 1053, unused: 0 }, tracer: 'nop', cpus: 6 });
+    expect(p.events).toHaveLength(1042);
+    expect(p.stacks).toHaveLength(0);
+    expect(p.events[0]).toMatchObject({ comm: '<...>', pid: 19161, tgid: null, cpu: 1, name: 'tracing_mark_write' });
+    expect(p.events[2]).toMatchObject({ comm: 'ndroid.systemui', pid: 13580, tgid: 13580 });
+    // grep -c 'tracing_mark_write: ' catapult-decompressed_atrace_data.txt
+    expect(p.events.filter((e) => e.name === 'tracing_mark_write')).toHaveLength(1042);
+  });
+
+  it('perf-tools kprobe_example: 131 events, 3 stacks of 10 frames, prose unused', () => {
+    const p = parseAll(realTrace('perf-tools-kprobe_example.txt'));
+    // 134 event lines, 3 stacks, 30 frames, 28 '#' lines of which 17 prompts, 65 blank
+    expect(p.result.lines).toEqual({ total: 379, used: 240, unused: 139 });
+    expect(p.events).toHaveLength(131);
+    expect(p.stacks).toHaveLength(3);
+    expect(p.stacks.map((s) => s.frames!.length)).toEqual([10, 10, 10]);
+    expect(p.stacks[0].frames![0]).toBe('tcp_write_xmit');
+    expect(p.stacks[0].frames![9]).toBe('system_call_fastpath');
+    expect(p.events.some((e) => e.comm === 'jbd2/xvda1-8' && e.pid === 212 && e.flags === '')).toBe(true);
+    expect(p.events.some((e) => e.comm === 'flush-202:1' && e.pid === 409)).toBe(true);
+    expect(diag(p)[REASON.notHeader]).toBe(17);
+    expect(diag(p)[REASON.notTrace]).toBe(139 - 17);
+  });
+
+  it('perf-tools tpoint_example: 18 events, 5 stacks, prose unused', () => {
+    const p = parseAll(realTrace('perf-tools-tpoint_example.txt'));
+    // 23 event lines, 5 stacks, 67 frames, 18 '#' lines of which 7 prompts, 31 blank
+    expect(p.result.lines).toEqual({ total: 210, used: 132, unused: 78 });
+    expect(p.events).toHaveLength(18);
+    expect(p.stacks).toHaveLength(5);
+    expect(p.stacks.map((s) => s.frames!.length)).toEqual([17, 14, 14, 11, 11]);
+    expect(p.events.every((e) => e.name === 'block_rq_issue' || e.name === 'block_rq_insert')).toBe(true);
+    expect(diag(p)[REASON.notHeader]).toBe(7);
+  });
+
+  it('perf-tools functrace_example: 37 function events, prose unused', () => {
+    const p = parseAll(realTrace('perf-tools-functrace_example.txt'));
+    // 37 event lines, 26 '#' lines of which 11 prompts, 39 blank
+    expect(p.result.lines).toEqual({ total: 341, used: 91, unused: 250 });
+    expect(p.events).toHaveLength(37);
+    expect(p.stacks).toHaveLength(0);
+    expect(p.events.every((e) => e.name === 'function')).toBe(true);
+    expect(p.events[0]).toMatchObject({ comm: 'svscan', pid: 1678, payload: 'do_nanosleep <-hrtimer_nanosleep' });
+    expect(p.events.some((e) => e.comm === 'register_start.' && e.pid === 17008)).toBe(true);
+    expect(diag(p)[REASON.notHeader]).toBe(11);
+  });
+});
+
+describe('writeTraceText', () => {
+  const items: TraceTextItem[] = [
+    { type: 'event', comm: 'bash', pid: 1234, tgid: null, cpu: 2, ts: 812.106512, flags: '...1.', name: 'kmem_cache_alloc', payload: 'call_site=x+0x4b/0x110 ptr=0000000012345678' },
+    { type: 'stack', kind: 'cookie', comm: 'bash', pid: 1234, cpu: 2, ts: 812.106515, slot: 42, generation: null, frames: null },
+    { type: 'event', comm: 'Web Content', pid: 5120, tgid: 5100, cpu: 11, ts: 100123.5, flags: 'd.h2.', name: 'function', payload: 'do_sys_openat2 <-__x64_sys_openat' },
+    { type: 'stack', kind: 'cookie', comm: 'Web Content', pid: 5120, cpu: 11, ts: 100123.500002, slot: 7, generation: 3, frames: null },
+    { type: 'lost', cpu: 3, count: 17 },
+    { type: 'event', comm: 'irq/51-ELAN0001', pid: 402, tgid: null, cpu: 0, ts: 3.000001, flags: '', name: 'sched_waking', payload: '' },
+    { type: 'stack', kind: 'full', flags: 'd....', comm: 'irq/51-ELAN0001', pid: 402, cpu: 0, ts: 3.000002, slot: -1, generation: null,
+      frames: ['[FTRACE TRAMPOLINE]', 'do_sys_openat2+0x5', "[unknown/kretprobe'd]", '0xffffffffc0a1b2c3', 'schedule', 'ip6_rt_cache_alloc+0x2b'] },
+    { type: 'lost', cpu: 0, count: null },
+    { type: 'stack', kind: 'user', comm: '<...>', pid: 9, cpu: 1, ts: 4.5, slot: -1, generation: null,
+      frames: ['0x7f8e4a2f1a7b', '/usr/lib/x86_64-linux-gnu/libc.so.6[+0x114a7b]'] },
+    { type: 'stack', kind: 'full', comm: '<...>', pid: 9, cpu: 1, ts: 4.6, slot: -1, generation: null, frames: [] },
+  ];
+
+  it('round-trips events, stack records and lost markers', () => {
+    const text = writeTraceText(items, { tracer: 'function', cpus: 12 });
+    const p = parseAll(new TextEncoder().encode(text));
+    expect(p.result.tracer).toBe('function');
+    expect(p.result.cpus).toBe(12);
+    expect(p.result.lines.unused).toBe(0);
+    const strip = <T extends { lineNo: number }>(x: T) => {
+      const { lineNo: _, ...rest } = x;
+      return rest;
+    };
+    const want = items.filter((i) => i.type === 'event').map(({ type: _, ...e }) => e);
+    expect(p.events.map(strip)).toEqual(want);
+    const wantStacks = items.filter((i) => i.type === 'stack').map(({ type: _, flags: __, ...s }) => s);
+    expect(p.stacks.map(strip)).toEqual(wantStacks);
+    expect(p.lost.map(strip)).toEqual([{ cpu: 3, count: 17 }, { cpu: 0, count: null }]);
+  });
+
+  it('writes kernel columns', () => {
+    const text = writeTraceText(items.slice(0, 2));
+    expect(text.split('\n').slice(-3)).toEqual([
+      '            bash-1234    [002] ...1.   812.106512: kmem_cache_alloc: call_site=x+0x4b/0x110 ptr=0000000012345678',
+      '            bash-1234    [002] .....   812.106515: <stack_id 42>',
+      '',
+    ]);
+    expect(text.startsWith('# tracer: nop\n#\n# entries-in-buffer/entries-written: 2/2   #P:3\n')).toBe(true);
+  });
+
+  it('re-parses a parsed fixture to the same records', () => {
+    const p = parse(fixture('trace_text/v8/stack_id_gen.txt'));
+    const again: TraceTextItem[] = [];
+    let s = 0;
+    for (const e of p.events) {
+      const { lineNo: _, ...rest } = e;
+      again.push({ type: 'event', ...rest });
+      const r = p.stacks[s];
+      if (r && r.lineNo > e.lineNo && !p.events.some((x) => x.lineNo > e.lineNo && x.lineNo < r.lineNo)) {
+        const { lineNo: __, ...rr } = r;
+        again.push({ type: 'stack', ...rr });
+        s++;
+      }
+    }
+    const q = parse(new TextEncoder().encode(writeTraceText(again, { tracer: 'function', cpus: 4 })));
+    const drop = <T extends { lineNo: number }>(xs: T[]) => xs.map(({ lineNo: _, ...r }) => r);
+    expect(drop(q.events)).toEqual(drop(p.events));
+    expect(drop(q.stacks)).toEqual(drop(p.stacks));
+  });
+});

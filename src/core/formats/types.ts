@@ -1,0 +1,143 @@
+import type { DiagnosticLog } from './diagnostics.ts';
+
+/** What a sniffer decided a file is. */
+export type FileKind =
+  | 'trace_text'
+  | 'stack_map_text'
+  | 'stack_map_bin'
+  | 'stack_map_stat'
+  | 'kallsyms'
+  | 'unknown';
+
+/** A push parser over byte chunks; `end` returns what it read. */
+export interface ChunkParser<R> {
+  push(chunk: Uint8Array): void;
+  end(): R;
+}
+
+/** Lines of a text file: total = used + unused; every unused line has a diagnostic. */
+export interface LineCount {
+  total: number;
+  used: number;
+  unused: number;
+}
+
+/** Bytes of a binary file: total = used + unused. */
+export interface ByteCount {
+  total: number;
+  used: number;
+  unused: number;
+}
+
+// ---------------------------------------------------------------- trace text
+
+export interface TraceEvent {
+  lineNo: number;
+  comm: string;
+  pid: number;
+  /** null when the TGID column is absent or `(-------)` */
+  tgid: number | null;
+  cpu: number;
+  /** seconds */
+  ts: number;
+  flags: string;
+  /** event name (`kmem_cache_alloc`, `sched_switch`, `function` for `func <-parent`) */
+  name: string;
+  payload: string;
+}
+
+export type StackRecordKind = 'cookie' | 'full' | 'user';
+
+export interface TraceStackRecord {
+  lineNo: number;
+  kind: StackRecordKind;
+  comm: string;
+  pid: number;
+  cpu: number;
+  ts: number;
+  /** cookie: the slot (v7 id or v8 slot) */
+  slot: number;
+  /** cookie: v8 generation, null for a v4..v7 id */
+  generation: number | null;
+  /** full and user stacks: frame keys, leaf first */
+  frames: string[] | null;
+}
+
+export interface TraceLost {
+  lineNo: number;
+  cpu: number;
+  /** null for `[LOST EVENTS]` without a count */
+  count: number | null;
+}
+
+/** Receives what a trace text parser reads, in file order. */
+export interface TraceSink {
+  event(e: TraceEvent): void;
+  stackRecord(r: TraceStackRecord): void;
+  lost(l: TraceLost): void;
+}
+
+export interface TraceTextResult {
+  lines: LineCount;
+  /** `# tracer: X` */
+  tracer: string | null;
+  /** `#P:N` or `cpus=N` */
+  cpus: number | null;
+}
+
+// ---------------------------------------------------------------- stack map dumps
+
+export interface DumpRecord {
+  slot: number;
+  /** generation this record belongs to (v8 text, bin v2), null when the format has none */
+  generation: number | null;
+  refCount: number;
+  /** frame keys, leaf first (text dumps, or after symbolization) */
+  frames: string[] | null;
+  /** raw ips, leaf first (binary dumps, dump JSON) */
+  ips: BigUint64Array | null;
+  /** line number (text) or byte offset (binary) of the record header */
+  where: number;
+}
+
+export type DumpFormat = 'stack_map_text' | 'stack_map_bin' | 'dump_json';
+
+export interface ParsedDump {
+  file: string;
+  format: DumpFormat;
+  /** 'v7' / 'v8' text, 1 / 2 bin (as read), 'json' */
+  version: string;
+  /** header generation (bin v2) or the generation of the records (text v8); null without */
+  generation: number | null;
+  /** bin only */
+  littleEndian: boolean | null;
+  /** `stackmap not initialized` */
+  uninitialized: boolean;
+  records: DumpRecord[];
+  lines: LineCount | null;
+  bytes: ByteCount | null;
+}
+
+// ---------------------------------------------------------------- stack_map_stat
+
+export interface ParsedStat {
+  file: string;
+  version: 'v7' | 'v8';
+  uninitialized: boolean;
+  /** every key as read, in order, unknown keys included */
+  values: [string, string][];
+  entries: number | null;
+  capacity: number | null;
+  tableSize: number | null;
+  successes: number | null;
+  /** `drops` (v7) or `fallbacks` (v8) */
+  drops: number | null;
+  generation: number | null;
+  successRate: number | null;
+  lines: LineCount;
+}
+
+export interface ParseContext {
+  file: string;
+  diagnostics: DiagnosticLog;
+}
