@@ -1,35 +1,24 @@
-import { createReadStream } from 'node:fs';
+import { openAsBlob } from 'node:fs';
 import { basename } from 'node:path';
 import type { Capture } from '../core/model/ingest.ts';
-import { Ingest } from '../core/model/ingest.ts';
+import { loadFiles, type NamedBlob } from '../core/model/load.ts';
 
 export interface ReadOutcome {
   capture: Capture;
-  /** files that could not be opened or read, with the reason */
+  /** files that could not be opened, with the reason */
   failed: { file: string; reason: string }[];
 }
 
-const CHUNK = 1 << 20;
-
-/** Streams each file from disk into one capture, chunk by chunk, never as one string. */
+/** Opens each file as a Blob and loads them through the same path as the browser's worker. */
 export async function readFiles(paths: string[]): Promise<ReadOutcome> {
-  const ingest = new Ingest();
+  const files: NamedBlob[] = [];
   const failed: ReadOutcome['failed'] = [];
   for (const path of paths) {
     try {
-      await new Promise<void>((resolve, reject) => {
-        const stream = createReadStream(path, { highWaterMark: CHUNK });
-        const file = ingest.open(basename(path));
-        stream.on('data', (c) => file.push(c as Buffer));
-        stream.on('end', () => {
-          file.end();
-          resolve();
-        });
-        stream.on('error', reject);
-      });
+      files.push({ name: basename(path), blob: await openAsBlob(path) });
     } catch (e) {
       failed.push({ file: path, reason: (e as Error).message });
     }
   }
-  return { capture: ingest.finish(), failed };
+  return { capture: await loadFiles(files), failed };
 }
