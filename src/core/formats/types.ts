@@ -7,6 +7,14 @@ export type FileKind =
   | 'stack_map_bin'
   | 'stack_map_stat'
   | 'kallsyms'
+  /** `stackmap_dump.py --json`: a generation-less dump */
+  | 'dump_json'
+  /** systrace / atrace HTML: ftrace text inside `<script class="trace-data">` */
+  | 'systrace_html'
+  /** trace-cmd binary `trace.dat`: recognized, not parsed (convert with `trace-cmd report`) */
+  | 'trace_cmd_dat'
+  /** `perf script` output: recognized, not ftrace, not parsed */
+  | 'perf_script'
   | 'unknown';
 
 /** A push parser over byte chunks; `end` returns what it read. */

@@ -70,6 +70,8 @@ class SequentialV8Map {
   generation = 1;
   successes = 0;
   fallbacks = 0;
+  /** the element each CPU is still filling */
+  private pending: (Element | null)[] = [];
   constructor(readonly bits: number, readonly seed: number) {
     this.slots = 1 << (bits + 1);
     this.keys = new Uint32Array(this.slots);
@@ -99,7 +101,9 @@ class SequentialV8Map {
       this.keys[idx] = hash;
       if (this.nextElt >= this.capacity) break; // claimed but empty: a gravestone
       this.nextElt++;
-      this.vals[idx] = { ips, refCount: 1, pendingCpu: cpu };
+      const e: Element = { ips, refCount: 1, pendingCpu: cpu };
+      this.vals[idx] = e;
+      this.pending[cpu] = e;
       this.successes++;
       return idx;
     }
@@ -107,7 +111,9 @@ class SequentialV8Map {
     return -1;
   }
   publish(cpu: number): void {
-    for (const e of this.vals) if (e && e.pendingCpu === cpu) e.pendingCpu = -1;
+    const e = this.pending[cpu];
+    if (e) e.pendingCpu = -1;
+    this.pending[cpu] = null;
   }
   dump(): SampleDump {
     const records: SampleDump['records'] = [];
@@ -118,6 +124,7 @@ class SequentialV8Map {
     return { generation: this.generation, records };
   }
   reset(): void {
+    this.pending = [];
     this.keys.fill(0);
     this.vals.fill(null);
     this.nextElt = 0;

@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;
+const cli = (...args: string[]) =>
+  run('npx', ['tsx', new URL('./main.ts', import.meta.url).pathname, ...args], { encoding: 'utf8' }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+
+describe('summary --json', () => {
+  it('prints the DESIGN 5.1 object for the sample and exits 0', async () => {
+    const files = ['trace', 'stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'stack_map.gen3', 'stack_map_stat', 'kallsyms'];
+    const r = await cli('summary', '--json', ...files.map((f) => SAMPLES + f));
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout);
+    for (const key of ['events', 'cookies', 'fullStacks', 'resolved', 'unresolved', 'generations', 'uniqueStacks', 'top', 'stat', 'diagnostics', 'status', 'files']) {
+      expect(s).toHaveProperty(key);
+    }
+    expect(s.events).toBe(4000);
+    expect(s.resolved + s.unresolved).toBe(s.cookies);
+    expect(s.generations).toEqual([1, 2, 3]);
+    expect(s.top.length).toBe(10);
+    expect(typeof s.top[0].frames[0]).toBe('string');
+    expect(s.stat.capacity).toBe(16384);
+    expect(s.diagnostics).toEqual([]);
+    expect(s.files.map((f: { kind: string }) => f.kind).sort()).toEqual(
+      ['kallsyms', 'stack_map_bin', 'stack_map_bin', 'stack_map_bin', 'stack_map_stat', 'stack_map_text', 'trace_text'],
+    );
+  }, 30_000);
+
+  it('exits 0 with diagnostics when one file is good and another is missing or junk', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'smx-'));
+    writeFileSync(join(dir, 'junk'), Buffer.from([0, 1, 2, 3, 4, 5, 250]));
+    const r = await cli('summary', '--json', SAMPLES + 'stack_map_stat', join(dir, 'junk'), join(dir, 'missing'));
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.diagnostics.map((d: { file: string }) => d.file)).toEqual(['junk', join(dir, 'missing')]);
+    expect(s.stat.generation).toBe(3);
+  }, 30_000);
+
+  it('exits 1 when no file could be read, 2 on a usage error', async () => {
+    expect((await cli('summary', '--json', '/nonexistent/trace')).code).toBe(1);
+    expect((await cli('summary', '--json')).code).toBe(2);
+    expect((await cli('frobnicate')).code).toBe(2);
+    expect((await cli('summary', '--bogus', SAMPLES + 'trace')).code).toBe(2);
+  }, 30_000);
+});
