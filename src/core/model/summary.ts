@@ -1,5 +1,6 @@
 import type { Diagnostic } from '../formats/diagnostics.ts';
 import { hasStack } from './cookie-index.ts';
+import { derive, type Derived } from './derived.ts';
 import type { Capture, FileReport } from './ingest.ts';
 import { RecordKind, RecordStatus, STATUS_NAMES, type StatusName } from './trace-columns.ts';
 
@@ -31,6 +32,8 @@ export interface Summary {
   status: Record<StatusName, number>;
   userStacks: number;
   lost: { markers: number; events: number };
+  /** per-generation spans and coverage, dedup rate, ring-buffer bytes with and without the map */
+  derived: Derived;
   files: FileReport[];
   diagnostics: Diagnostic[];
 }
@@ -83,6 +86,7 @@ export function summarize(c: Capture, topN = 10): Summary {
     status,
     userStacks: status.user,
     lost: { markers: t.lostCount.length, events: lostEvents },
+    derived: derive(c),
     files: c.files,
     diagnostics: c.diagnostics,
   };
