@@ -78,6 +78,7 @@ test('a malformed file shows a diagnostic and leaves the page working', async ({
   await expect(diags.filter({ hasText: 'not a known format' })).toHaveCount(1);
   // still working: the sample opens again
   await page.getByRole('button', { name: 'Open sample' }).click();
+  await expect(page.getByTestId('load-progress')).toContainText('Sample capture');
   await waitLoaded(page);
   expect((await numbers(page)).events).toBe(cliSummary(sampleFiles).events);
 });

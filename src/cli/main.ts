@@ -4,8 +4,10 @@ import { formatSummary } from './format-summary.ts';
 
 const USAGE = `usage: stackmap-explorer summary [--json] FILE...
 
-  summary   read a capture (trace text, stack_map, stack_map_bin, stack_map_stat, kallsyms;
-            any order, sniffed by content) and print what it holds
+  summary   read a capture and print what it holds: ftrace trace text (trace, trace_pipe,
+            trace-cmd report, systrace HTML), stack_map, stack_map_bin, stack_map_stat,
+            stackmap_dump.py --json, kallsyms or System.map; plain, .gz, .tar, .tar.gz or .zip;
+            in any order, each recognised by its content
   --json    one JSON object on stdout (DESIGN 5.1)
 
 exit status: 0 when at least one file was read, 1 when none could be, 2 on a usage error`;

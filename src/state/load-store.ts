@@ -51,6 +51,7 @@ export const useLoadStore = create<LoadState>((set, get) => ({
   },
 
   async loadSample() {
+    set({ status: 'loading', files: ['samples/index.json'], source: 'sample', progress: null, error: null });
     try {
       const index = (await (await fetch(SAMPLE_BASE + 'index.json')).json()) as { files: string[] };
       const files = await Promise.all(

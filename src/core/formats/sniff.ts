@@ -1,3 +1,4 @@
+import { encodingOf } from './lines.ts';
 import type { FileKind } from './types.ts';
 
 /** How many leading bytes the sniffer wants to see (fewer at end of file is fine). */
@@ -9,28 +10,62 @@ const STACK_MAP_HEADER = /^stack_id \d+ (?:gen \d+ )?\[ref \d+, depth \d+\]/;
 const STAT_KEY = /^(entries|table_size|successes|drops|fallbacks|success_rate|generation|capacity):\s/;
 const SYMBOL_LINE = /^[0-9a-fA-F]{8,16} [a-zA-Z?] \S+/;
 const EVENT_LINE = /^\s*.+-\d+\s+(?:\(\s*[-\d]+\)\s+)?\[\d+\]\s.*?\d+\.\d+:\s/;
+/** `perf script`: `COMM PID[/TID] [[CPU]] SECONDS.FRAC: [PERIOD] EVENT:` */
+const PERF_HEADER = /^\S.*?\s+\d+(?:\/\d+)?\s+(?:\[\d+\]\s+)?\d+\.\d+:\s+(?:\d+\s+)?\S+:/;
+/** `perf script` callchain line: `\t  ADDR SYM (DSO)` */
+const PERF_FRAME = /^\s+[0-9a-fA-F]+\s+\S.*\(.*\)\s*$/;
+
+/** trace-cmd `trace.dat`: `\x17\x08\x44` `tracing` then the version as a NUL-terminated string. */
+export const TRACE_DAT_MAGIC = [0x17, 0x08, 0x44, 0x74, 0x72, 0x61, 0x63, 0x69, 0x6e, 0x67];
+
+/** The file version of a trace-cmd `trace.dat` head (`'6'`, `'7'`), null when it is not one. */
+export function traceDatVersion(head: Uint8Array): string | null {
+  if (head.length < TRACE_DAT_MAGIC.length) return null;
+  for (let i = 0; i < TRACE_DAT_MAGIC.length; i++) if (head[i] !== TRACE_DAT_MAGIC[i]) return null;
+  let v = '';
+  for (let i = TRACE_DAT_MAGIC.length; i < head.length && i < TRACE_DAT_MAGIC.length + 16 && head[i] !== 0; i++) {
+    v += String.fromCharCode(head[i]);
+  }
+  return v;
+}
 
 /**
  * Decides a file's kind from its first bytes alone, never from its name: a trace renamed
  * `unknown` is still a trace.
  */
 export function sniffKind(head: Uint8Array): FileKind {
+  if (traceDatVersion(head) !== null) return 'trace_cmd_dat';
   if (head.length >= 4) {
     const dv = new DataView(head.buffer, head.byteOffset, head.byteLength);
     if (dv.getUint32(0, true) === FSMB_MAGIC || dv.getUint32(0, false) === FSMB_MAGIC) return 'stack_map_bin';
   }
-  if (!looksLikeText(head)) return 'unknown';
-  const text = new TextDecoder('utf-8').decode(head);
+  const encoding = encodingOf(head);
+  if (encoding === 'utf-8' && !looksLikeText(head)) return 'unknown';
+  const text = new TextDecoder(encoding).decode(head);
+  const start = text.replace(/^\uFEFF/, '').trimStart();
+  // stackmap_dump.py --json: a list of {stack_id, ...} or {"stacks": [...]}
+  if ((start.startsWith('[') || start.startsWith('{')) && (/"stack_id"\s*:/.test(start) || /^\{\s*"stacks"\s*:/.test(start))) {
+    return 'dump_json';
+  }
+  // any HTML document goes to the systrace reader, which says so when it holds no ftrace text
+  if (/^<(?:!doctype\s+html|html[\s>])/i.test(start) || /<script\s[^>]*class\s*=\s*["']?trace-data/i.test(start)) {
+    return 'systrace_html';
+  }
   const lines = text.split('\n', 400).map((l) => l.replace(/\r$/, ''));
   let statKeys = 0;
   let symbols = 0;
   let events = 0;
+  let perfHeaders = 0;
+  let perfFrames = 0;
   for (const line of lines) {
     if (line.trim() === '') continue;
     if (STACK_MAP_HEADER.test(line)) return 'stack_map_text';
     if (SYMBOL_LINE.test(line)) symbols++;
     else if (STAT_KEY.test(line)) statKeys++;
     else if (EVENT_LINE.test(line) || /^# tracer: /.test(line) || /^\s*=>\s/.test(line)) events++;
+    else if (line.length > 1024) continue; // the perf patterns backtrack on long lines
+    else if (PERF_HEADER.test(line)) perfHeaders++;
+    else if (PERF_FRAME.test(line)) perfFrames++;
   }
   if (symbols > 0 && events === 0 && statKeys === 0) return 'kallsyms';
   if (statKeys >= 2 && events === 0) return 'stack_map_stat';
@@ -39,6 +74,7 @@ export function sniffKind(head: Uint8Array): FileKind {
     return 'stack_map_text';
   }
   if (events > 0) return 'trace_text';
+  if (perfHeaders > 0 && (perfFrames > 0 || perfHeaders >= 2)) return 'perf_script';
   return 'unknown';
 }
 

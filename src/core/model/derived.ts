@@ -58,12 +58,12 @@ export function derive(c: Capture): Derived {
   for (const d of c.dumps.byGeneration.values()) {
     const s = gen(d.generation);
     s.dumpSlots = d.slots.size;
-    s.dumpFormats = [...new Set(d.sources.map((i) => c.dumps.sources[i].format))];
+    s.dumpFormats = [...new Set(d.sources.map((i) => c.dumps.sources[i].format))].sort();
   }
   for (const d of c.dumps.generationless) {
     const s = gen(null);
     s.dumpSlots = Math.max(s.dumpSlots, d.slots.size);
-    s.dumpFormats = [...new Set([...s.dumpFormats, c.dumps.sources[d.source].format])];
+    s.dumpFormats = [...new Set([...s.dumpFormats, c.dumps.sources[d.source].format])].sort();
   }
   const distinct = new Set<number>();
   let cookies = 0;

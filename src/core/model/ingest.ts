@@ -5,6 +5,9 @@ import { createStackMapBinParser } from '../formats/stack-map-bin.ts';
 import { createStackMapStatParser } from '../formats/stack-map-stat.ts';
 import { createStackMapTextParser } from '../formats/stack-map-text.ts';
 import { createTraceTextParser } from '../formats/trace-text.ts';
+import { createDumpJsonParser } from '../formats/dump-json.ts';
+import { createPerfScriptParser, createTraceDatParser } from '../formats/foreign.ts';
+import { createSystraceHtmlParser } from '../formats/systrace-html.ts';
 import type { ByteCount, ChunkParser, FileKind, LineCount, ParsedDump, ParsedStat } from '../formats/types.ts';
 import { resolveCookies } from './cookie-index.ts';
 import { DumpIndex } from './dumps.ts';
@@ -98,6 +101,14 @@ export class Ingest {
         return createStackMapStatParser(ctx);
       case 'kallsyms':
         return createKallsymsParser(ctx);
+      case 'dump_json':
+        return createDumpJsonParser(ctx);
+      case 'systrace_html':
+        return createSystraceHtmlParser(ctx, this.trace.sink());
+      case 'trace_cmd_dat':
+        return createTraceDatParser(ctx);
+      case 'perf_script':
+        return createPerfScriptParser(ctx);
       default:
         return unknownParser(log);
     }
@@ -105,14 +116,16 @@ export class Ingest {
 
   private collect(kind: FileKind, result: unknown, report: FileReport, log: DiagnosticLog): void {
     switch (kind) {
-      case 'trace_text': {
+      case 'trace_text':
+      case 'systrace_html': {
         const r = result as ReturnType<ReturnType<typeof createTraceTextParser>['end']>;
         report.lines = r.lines;
         this.tracer ??= r.tracer;
         break;
       }
       case 'stack_map_text':
-      case 'stack_map_bin': {
+      case 'stack_map_bin':
+      case 'dump_json': {
         const d = result as ParsedDump;
         report.lines = d.lines;
         report.bytes = d.bytes;
@@ -158,6 +171,14 @@ export class Ingest {
       tracer: this.tracer,
     };
   }
+
+  /** A diagnostic about a file not opened as such, e.g. a bundle cut short (see unpack.ts). */
+  report(file: string, message: string, offset?: number): void {
+    let log = this.logs.find((l) => l.file === file);
+    if (!log) this.logs.push((log = new DiagnosticLog(file)));
+    if (offset === undefined) log.forFile(message);
+    else log.atOffset(offset, message);
+  }
 }
 
 function unknownParser(log: DiagnosticLog): ChunkParser<ByteCount> {
@@ -167,7 +188,7 @@ function unknownParser(log: DiagnosticLog): ChunkParser<ByteCount> {
       total += c.length;
     },
     end: () => {
-      log.forFile(total === 0 ? 'empty file' : 'not a known format (not a trace, stack_map, stack_map_bin or stack_map_stat)');
+      log.forFile(total === 0 ? 'empty file' : 'not a known format (not a trace, stack_map, stack_map_bin, stack_map_stat, dump JSON, kallsyms or an archive of them)');
       return { total, used: 0, unused: total };
     },
   };

@@ -1,4 +1,5 @@
 import { Ingest, type Capture } from './ingest.ts';
+import { unpack } from './unpack.ts';
 
 /** A file as both the browser (File) and Node (fs.openAsBlob) hand it over. */
 export interface NamedBlob {
@@ -30,8 +31,10 @@ export class CancelledError extends Error {
 
 /**
  * Streams every file chunk by chunk (`Blob.stream()`, never one big string) into one ingest
- * session and returns the capture. The browser's ingest worker and the Node command line both
- * load through here, so they see the same numbers.
+ * session and returns the capture. Compressed files and bundles (.gz, .tar, .tar.gz, .zip) are
+ * opened on the way (unpack.ts) and their files read as if dropped one by one; progress counts
+ * the bytes read of the files as given, compressed or not. The browser's ingest worker and the
+ * Node command line both load through here, so they see the same numbers.
  */
 export async function loadFiles(files: readonly NamedBlob[], opts: LoadOptions = {}): Promise<Capture> {
   const started = performance.now();
@@ -48,21 +51,46 @@ export async function loadFiles(files: readonly NamedBlob[], opts: LoadOptions =
     opts.onProgress({ file, bytesRead, totalBytes, mbPerSecond: bytesRead / 1e6 / secs });
   };
   const ingest = new Ingest();
+  const diagnose = (file: string, message: string, offset?: number) => ingest.report(file, message, offset);
   for (const f of files) {
-    const parser = ingest.open(f.name);
-    const reader = f.blob.stream().getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (opts.isCancelled?.()) {
-        await reader.cancel();
-        throw new CancelledError();
+    const base = bytesRead;
+    let outer = 0;
+    let cancelled = false;
+    // counts the given file's bytes, and stops reading it (every layer then ends) on cancel,
+    // which also covers chunks that unpack reads past without handing over (skipped entries)
+    const source = f.blob.stream().pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, c) {
+          if (opts.isCancelled?.()) {
+            cancelled = true;
+            c.terminate();
+            return;
+          }
+          outer += chunk.length;
+          c.enqueue(chunk);
+        },
+      }),
+    );
+    for await (const inner of unpack({ name: f.name, stream: source }, diagnose)) {
+      const parser = ingest.open(inner.name);
+      const reader = inner.stream.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (cancelled || opts.isCancelled?.()) {
+          await reader.cancel().catch(() => {});
+          throw new CancelledError();
+        }
+        if (done) break;
+        parser.push(value);
+        bytesRead = base + outer;
+        report(inner.name, false);
       }
-      if (done) break;
-      parser.push(value);
-      bytesRead += value.length;
-      report(f.name, false);
+      reader.releaseLock();
+      parser.end();
+      report(inner.name, true);
     }
-    parser.end();
+    if (cancelled || opts.isCancelled?.()) throw new CancelledError();
+    bytesRead = base + f.blob.size;
     report(f.name, true);
   }
   return ingest.finish();

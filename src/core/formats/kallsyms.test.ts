@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { ingestFiles } from '../model/test-helpers.ts';
+import { DiagnosticLog } from './diagnostics.ts';
+import { TRAMPOLINE } from './frames.ts';
+import { createKallsymsParser, Symbolizer, type SymbolFile } from './kallsyms.ts';
+import { sniffKind } from './sniff.ts';
+import { writeStackMapBin } from './stack-map-write.ts';
+import { CHUNK_SIZES, feedChunks, fixture } from './test-util.ts';
+
+function parse(bytes: Uint8Array, chunk = 0, file = 'kallsyms'): { syms: SymbolFile; log: DiagnosticLog } {
+  const log = new DiagnosticLog(file);
+  return { syms: feedChunks(createKallsymsParser({ file, diagnostics: log }), bytes, chunk), log };
+}
+
+const WITH_MODULES = fixture('kallsyms/proc/with-modules.txt');
+const SYSTEM_MAP = fixture('kallsyms/system-map/basic.txt');
+const ALL_ZERO = fixture('kallsyms/proc/all-zero.txt');
+
+describe('kallsyms fixtures', () => {
+  it.each(CHUNK_SIZES)('/proc/kallsyms with modules (chunk %i)', (chunk) => {
+    expect(sniffKind(WITH_MODULES)).toBe('kallsyms');
+    const { syms, log } = parse(WITH_MODULES, chunk);
+    expect(syms.format).toBe('kallsyms');
+    expect(syms.allZero).toBe(false);
+    expect(syms.lines).toEqual({ total: 20, used: 20, unused: 0 });
+    // code symbols only: 11 kernel (T, t, W) + 3 ext4 + 1 nf_tables; D, d, B, r left out
+    expect(syms.names).toHaveLength(15);
+    expect(syms.addrs).toHaveLength(15);
+    expect(syms.names).toContain('ext4_map_blocks');
+    expect(syms.names).not.toContain('init_task');
+    expect(syms.names).not.toContain('nft_chain_types');
+    for (let i = 1; i < syms.addrs.length; i++) expect(syms.addrs[i] >= syms.addrs[i - 1]).toBe(true);
+    expect(log.size).toBe(0);
+  });
+
+  it.each(CHUNK_SIZES)('System.map (chunk %i)', (chunk) => {
+    expect(sniffKind(SYSTEM_MAP)).toBe('kallsyms');
+    const { syms, log } = parse(SYSTEM_MAP, chunk);
+    expect(syms.format).toBe('System.map');
+    expect(syms.allZero).toBe(false);
+    expect(syms.lines).toEqual({ total: 14, used: 14, unused: 0 });
+    expect(syms.names).toHaveLength(10);
+    expect(syms.addrs[0]).toBe(0xffffffff81000000n);
+    expect(syms.names[syms.names.length - 1]).toBe('_etext');
+    expect(log.size).toBe(0);
+  });
+
+  it.each(CHUNK_SIZES)('all-zero kallsyms is reported (chunk %i)', (chunk) => {
+    expect(sniffKind(ALL_ZERO)).toBe('kallsyms');
+    const { syms, log } = parse(ALL_ZERO, chunk);
+    expect(syms.allZero).toBe(true);
+    expect(syms.lines).toEqual({ total: 5, used: 5, unused: 0 });
+    expect(log.list().map((d) => d.message)).toEqual([
+      'every address is 0: kallsyms was read without privilege (read it as root); it cannot symbolize',
+    ]);
+    // and it symbolizes nothing
+    expect(new Symbolizer(syms).symbolize(0xffffffff81234567n)).toBe('0xffffffff81234567');
+  });
+
+  it('a line that is not a symbol is unused and reported', () => {
+    const { syms, log } = parse(new TextEncoder().encode('ffffffff81000000 T _text\nnot a symbol\n\n'));
+    expect(syms.lines).toEqual({ total: 3, used: 2, unused: 1 });
+    expect(log.list()).toEqual([{ file: 'kallsyms', where: 'line 2', message: 'not a symbol line (ADDR TYPE NAME [module])', count: 1 }]);
+  });
+});
+
+describe('Symbolizer', () => {
+  const { syms } = parse(WITH_MODULES);
+
+  it('gives sym+0xoff inside a symbol, modules included', () => {
+    const s = new Symbolizer(syms);
+    expect(s.symbolize(0xffffffff81234567n)).toBe('vfs_read+0x7');
+    expect(s.symbolize(0xffffffff81234560n)).toBe('vfs_read+0x0');
+    expect(s.symbolize(0xffffffff8123477fn)).toBe('vfs_read+0x21f');
+    expect(s.symbolize(0xffffffff81234780n)).toBe('vfs_write+0x0');
+    expect(s.symbolize(0xffffffffc0400042n)).toBe('ext4_file_read_iter+0x42');
+    // two symbols at one address: the later one in the file wins, the first is 0 bytes long
+    expect(s.symbolize(0xffffffff81000010n)).toBe('_stext+0x10');
+    expect([s.hits, s.misses]).toEqual([6, 0]);
+  });
+
+  it('leaves an address outside every symbol as hex', () => {
+    const s = new Symbolizer(syms);
+    expect(s.symbolize(0xffffffff80000000n)).toBe('0xffffffff80000000'); // below the first
+    expect(s.symbolize(0xffffffffc0600000n)).toBe('0xffffffffc0600000'); // far past the last
+    expect(s.symbolize(0xffffffffc0500010n)).toBe('nft_do_chain+0x10'); // just past the last
+    expect([s.hits, s.misses]).toEqual([1, 2]);
+  });
+
+  it('keeps the trampoline marker and does not count it', () => {
+    const s = new Symbolizer(syms);
+    expect(s.symbolize(0x7fffffffn)).toBe(TRAMPOLINE);
+    expect([s.hits, s.misses]).toEqual([0, 0]);
+  });
+});
+
+describe('symbols through Ingest', () => {
+  const bin = writeStackMapBin({
+    version: 2,
+    generation: 4,
+    littleEndian: true,
+    records: [
+      { slot: 3, refCount: 10, ips: [0xffffffff81234567n, 0xffffffff81235020n, 0x7fffffffn, 0xffffffffc0400042n] },
+      { slot: 9, refCount: 1, ips: [0xffffffff81001010n] },
+    ],
+  });
+  const framesOf = (cap: ReturnType<typeof ingestFiles>, slot: number) =>
+    cap.stacks.framesOf(cap.dumps.byGeneration.get(4)!.slots.get(slot)!.stack);
+
+  it.each([0, 7])('resolves stack_map_bin ips with a matching kallsyms (chunk %i)', (chunk) => {
+    // in either order: dumps are symbolized at finish
+    for (const files of [
+      [['kallsyms', WITH_MODULES], ['stack_map_bin', bin]],
+      [['stack_map_bin', bin], ['kallsyms', WITH_MODULES]],
+    ] as [string, Uint8Array][][]) {
+      const cap = ingestFiles(files, chunk);
+      expect(framesOf(cap, 3)).toEqual(['vfs_read+0x7', 'rw_verify_area+0x20', TRAMPOLINE, 'ext4_file_read_iter+0x42']);
+      expect(framesOf(cap, 9)).toEqual(['do_one_initcall+0x10']);
+      expect(cap.diagnostics).toEqual([]);
+    }
+  });
+
+  it('reports a kallsyms from another boot (KASLR-shifted)', () => {
+    const shift = 0x1e000000n;
+    const shifted = new TextDecoder()
+      .decode(WITH_MODULES)
+      .replace(/^[0-9a-f]{16}/gm, (a) => (BigInt('0x' + a) + shift).toString(16).padStart(16, '0'));
+    const cap = ingestFiles([['kallsyms', shifted], ['stack_map_bin', bin]]);
+    // the kernel ips fall below every shifted symbol; the module ip lands in a wrong symbol
+    expect(framesOf(cap, 3)).toEqual(['0xffffffff81234567', '0xffffffff81235020', TRAMPOLINE, 'kmem_cache_alloc+0x20fffe42']);
+    const d = cap.diagnostics.filter((x) => x.file === 'kallsyms');
+    expect(d).toHaveLength(1);
+    expect(d[0].message).toBe(
+      '3 of 4 dump addresses fall outside every symbol: this symbol file is probably from another boot, or KASLR is on (System.map only matches with nokaslr)',
+    );
+  });
+
+  it('reports an all-zero kallsyms and leaves the ips as hex', () => {
+    const cap = ingestFiles([['kallsyms', ALL_ZERO], ['stack_map_bin', bin]]);
+    expect(cap.files.map((f) => f.kind)).toEqual(['kallsyms', 'stack_map_bin']);
+    expect(framesOf(cap, 3)).toEqual(['0xffffffff81234567', '0xffffffff81235020', TRAMPOLINE, '0xffffffffc0400042']);
+    expect(cap.diagnostics.map((x) => [x.file, x.message])).toEqual([
+      ['kallsyms', 'every address is 0: kallsyms was read without privilege (read it as root); it cannot symbolize'],
+    ]);
+  });
+});

@@ -1,0 +1,387 @@
+import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
+import { createTarDecoder } from 'modern-tar';
+
+/**
+ * Opens compressed files and bundles (DESIGN 2.1): a gzip is decompressed with the platform's
+ * `DecompressionStream` and looked at again, a tar or zip gives its regular files, nested up to
+ * MAX_ARCHIVE_DEPTH archives deep. Kinds are told by content, never by name.
+ *
+ * Everything streams: the yielded files are read chunk by chunk while the outer file is read,
+ * so a 1 GB .tar.gz is never one buffer. The price is that yielded files must be consumed in
+ * order: read (or cancel) one before asking for the next.
+ *
+ * The yielded streams never error: a corrupt or truncated gzip, tar or zip is reported through
+ * `report` with the archive's name and the offset reached, the file being read simply ends
+ * there, and the entries already read are kept.
+ */
+
+/** One file as the parsers see it. */
+export interface NamedStream {
+  name: string;
+  stream: ReadableStream<Uint8Array>;
+}
+
+/** Records a diagnostic for `file`, at a byte offset when one is known. */
+export type UnpackReport = (file: string, message: string, offset?: number) => void;
+
+/** tar and zip inside one another: a bundle at this depth is reported and not opened */
+export const MAX_ARCHIVE_DEPTH = 3;
+/** gzip inside gzip */
+const MAX_GZIP_DEPTH = 4;
+/** enough to see a tar header's `ustar` magic (offset 257) and checksum */
+const PEEK_BYTES = 512;
+
+type Container = 'gzip' | 'tar' | 'zip' | null;
+
+/** Yields the files `file` stands for: itself, or what its gzip, tar or zip layers hold. */
+export async function* unpack(
+  file: { name: string; blob: Blob } | NamedStream,
+  report: UnpackReport,
+): AsyncGenerator<NamedStream> {
+  const stream = 'blob' in file ? file.blob.stream() : file.stream;
+  yield* walk({ name: file.name, stream }, report, 0, 0);
+}
+
+/** The container a file's first bytes show, or null for anything else. */
+export function sniffContainer(head: Uint8Array): Container {
+  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return 'gzip';
+  if (head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b) {
+    // local file header, or the end record of an empty zip
+    if ((head[2] === 3 && head[3] === 4) || (head[2] === 5 && head[3] === 6)) return 'zip';
+  }
+  if (head.length >= 512 && isTarHeader(head)) return 'tar';
+  return null;
+}
+
+/** `ustar` magic at 257 (POSIX or GNU), or an old-style header whose checksum adds up. */
+function isTarHeader(h: Uint8Array): boolean {
+  if (h[0] === 0) return false;
+  const magic = String.fromCharCode(...h.subarray(257, 262));
+  if (magic === 'ustar') return true;
+  let stored = 0;
+  let digits = 0;
+  for (let i = 148; i < 156; i++) {
+    const b = h[i];
+    if (b >= 0x30 && b <= 0x37) {
+      stored = stored * 8 + (b - 0x30);
+      digits++;
+    } else if (b === 0 || b === 0x20) {
+      if (digits > 0) break;
+    } else return false;
+  }
+  if (digits === 0) return false;
+  let sum = 0;
+  for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 0x20 : h[i];
+  return sum === stored;
+}
+
+async function* walk(src: NamedStream, report: UnpackReport, depth: number, gz: number): AsyncGenerator<NamedStream> {
+  const { head, stream } = await peek(src.stream, PEEK_BYTES);
+  const file: NamedStream = { name: src.name, stream };
+  const kind = sniffContainer(head);
+  if (kind === 'gzip') {
+    if (gz >= MAX_GZIP_DEPTH) {
+      report(src.name, `gzip nested more than ${MAX_GZIP_DEPTH} deep: not opened`);
+      await stream.cancel().catch(() => {});
+      return;
+    }
+    yield* walk(gunzip(file, report), report, depth, gz + 1);
+    return;
+  }
+  if (kind === 'tar' || kind === 'zip') {
+    if (depth >= MAX_ARCHIVE_DEPTH) {
+      report(src.name, `${kind} archive nested more than ${MAX_ARCHIVE_DEPTH} deep: not opened`);
+      await stream.cancel().catch(() => {});
+      return;
+    }
+    const entries = kind === 'tar' ? untar(file, report) : unzip(file, report);
+    for await (const entry of entries) yield* walk(entry, report, depth + 1, gz);
+    return;
+  }
+  yield file;
+}
+
+/** Decompresses through the platform's DecompressionStream; a bad stream is reported and ends. */
+function gunzip(src: NamedStream, report: UnpackReport): NamedStream {
+  let offset = 0;
+  const counted = src.stream.pipeThrough(counter((n) => (offset += n)));
+  const out = counted.pipeThrough(new DecompressionStream('gzip') as ReadableWritablePair<Uint8Array, Uint8Array>);
+  const { stream } = guard(out, (e) => report(src.name, `gzip data is corrupt or truncated (${reason(e)})`, offset));
+  return { name: src.name, stream };
+}
+
+/**
+ * Each regular file of a tar, streamed by modern-tar's decoder (web streams, backpressured:
+ * only the current entry's chunks are in memory). Strict mode, so a bad header checksum or a
+ * cut-off archive is an error, which is reported here once.
+ */
+async function* untar(src: NamedStream, report: UnpackReport): AsyncGenerator<NamedStream> {
+  let offset = 0;
+  let failed = false;
+  let current: string | null = null;
+  const fail = (e: unknown) => {
+    if (failed) return;
+    failed = true;
+    const inside = current === null ? '' : `, inside ${current}`;
+    report(src.name, `tar archive is corrupt or truncated (${reason(e)})${inside}`, offset);
+  };
+  const entries = src.stream.pipeThrough(counter((n) => (offset += n))).pipeThrough(createTarDecoder({ strict: true }));
+  const reader = entries.getReader();
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<{ header: { name: string; type?: string; linkname?: string }; body: ReadableStream<Uint8Array> }>;
+      try {
+        next = await reader.read();
+      } catch (e) {
+        fail(e);
+        break;
+      }
+      if (next.done) break;
+      const { header, body } = next.value;
+      const name = cleanName(header.name);
+      const type = header.type ?? 'file';
+      if (type === 'directory' || name === '' || skipSilently(name)) {
+        await body.cancel().catch(() => {});
+        continue;
+      }
+      if (type !== 'file') {
+        const link = header.linkname ? ` to ${header.linkname}` : '';
+        report(`${src.name}/${name}`, `${type}${link} in a tar: not read (only regular files are)`);
+        await body.cancel().catch(() => {});
+        continue;
+      }
+      const g = guard(body, fail);
+      current = name;
+      yield { name: `${src.name}/${name}`, stream: g.stream };
+      await g.dispose();
+      current = null;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+interface ZipEntry {
+  file: UnzipFile;
+  queue: Uint8Array[];
+  done: boolean;
+  error: string | null;
+  /** nobody will read it: drop its data as it comes */
+  discard: boolean;
+}
+
+/**
+ * Each file of a zip, streamed with fflate's `Unzip` (local headers read as the bytes arrive,
+ * inflated chunk by chunk; entries are never whole in memory unless tiny). The outer file is
+ * only read further when the current entry needs more bytes. Caveats of reading a zip front to
+ * back instead of through its central directory: entries written with a data descriptor are
+ * delimited by fflate's signature scan, and symlinks (marked only in the central directory)
+ * come through as small files holding the link target.
+ */
+async function* unzip(src: NamedStream, report: UnpackReport): AsyncGenerator<NamedStream> {
+  const reader = src.stream.getReader();
+  const found: ZipEntry[] = [];
+  let ended = false;
+  let offset = 0;
+  let failure: string | null = null;
+  const uz = new Unzip((file) => {
+    const entry: ZipEntry = { file, queue: [], done: false, error: null, discard: false };
+    found.push(entry);
+    file.ondata = (err, data, final) => {
+      if (err) {
+        entry.error ??= err.message;
+        entry.done = true;
+        return;
+      }
+      if (data && data.length > 0 && !entry.discard) entry.queue.push(data);
+      if (final) entry.done = true;
+    };
+    try {
+      // started at once so its bytes are inflated as they pass rather than held back
+      file.start();
+    } catch (e) {
+      entry.error = reason(e);
+      entry.done = true;
+    }
+  });
+  uz.register(UnzipInflate);
+  /** Feeds one more chunk of the zip to fflate. */
+  const pump = async () => {
+    if (ended) return;
+    const { done, value } = await reader.read();
+    try {
+      if (done) {
+        ended = true;
+        uz.push(new Uint8Array(0), true);
+      } else {
+        uz.push(value);
+        offset += value.length;
+      }
+    } catch (e) {
+      failure ??= reason(e);
+      ended = true;
+      await reader.cancel().catch(() => {});
+    }
+  };
+  let next = 0;
+  let current: string | null = null;
+  try {
+    for (;;) {
+      while (next >= found.length && !ended) await pump();
+      if (next >= found.length) break;
+      const entry = found[next++];
+      const name = cleanName(entry.file.name);
+      if (entry.file.name.endsWith('/') || name === '' || skipSilently(name)) {
+        entry.discard = true;
+        entry.queue = [];
+        continue;
+      }
+      const full = `${src.name}/${name}`;
+      let reported = false;
+      const stream = new ReadableStream<Uint8Array>(
+        {
+          async pull(c) {
+            while (entry.queue.length === 0 && !entry.done && !ended) await pump();
+            const chunk = entry.queue.shift();
+            if (chunk) {
+              c.enqueue(chunk);
+              return;
+            }
+            if (entry.error && !reported) {
+              reported = true;
+              report(full, `zip entry could not be decompressed (${entry.error})`);
+            }
+            c.close();
+          },
+          cancel() {
+            entry.discard = true;
+            entry.queue = [];
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      current = entry.done ? null : name;
+      yield { name: full, stream };
+      if (entry.done) current = null;
+      entry.discard = true;
+      entry.queue = [];
+    }
+    if (failure) {
+      const inside = current === null ? '' : `, inside ${current}`;
+      report(src.name, `zip archive is corrupt or truncated (${failure})${inside}`, offset);
+    }
+  } finally {
+    if (!ended) await reader.cancel().catch(() => {});
+  }
+}
+
+/** Entry paths without a leading `./` or `/`. */
+function cleanName(name: string): string {
+  return name.replace(/^(?:\.\/|\/)+/, '').replace(/\/+$/, '');
+}
+
+/** macOS resource forks and folder litter, which no one means to load. */
+function skipSilently(path: string): boolean {
+  const parts = path.split('/');
+  const base = parts[parts.length - 1];
+  return parts.includes('__MACOSX') || base.startsWith('._') || base === '.DS_Store';
+}
+
+/** Reads up to `n` leading bytes and gives them back with a stream that still starts at 0. */
+async function peek(stream: ReadableStream<Uint8Array>, n: number): Promise<{ head: Uint8Array; stream: ReadableStream<Uint8Array> }> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let len = 0;
+  let ended = false;
+  while (len < n) {
+    const { done, value } = await reader.read();
+    if (done) {
+      ended = true;
+      break;
+    }
+    if (value.length === 0) continue;
+    chunks.push(value);
+    len += value.length;
+  }
+  const head = new Uint8Array(len);
+  let o = 0;
+  for (const c of chunks) {
+    head.set(c, o);
+    o += c.length;
+  }
+  const replay = new ReadableStream<Uint8Array>(
+    {
+      async pull(c) {
+        const first = chunks.shift();
+        if (first) {
+          c.enqueue(first);
+          return;
+        }
+        if (ended) {
+          c.close();
+          return;
+        }
+        const { done, value } = await reader.read();
+        if (done) c.close();
+        else c.enqueue(value);
+      },
+      cancel(why) {
+        chunks.length = 0;
+        return reader.cancel(why);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { head, stream: replay };
+}
+
+/** A stream that ends instead of erroring: the error goes to `onError`. */
+function guard(
+  inner: ReadableStream<Uint8Array>,
+  onError: (e: unknown) => void,
+): { stream: ReadableStream<Uint8Array>; dispose: () => Promise<void> } {
+  const reader = inner.getReader();
+  let finished = false;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(c) {
+        try {
+          const { done, value } = await reader.read();
+          if (!done) {
+            c.enqueue(value);
+            return;
+          }
+        } catch (e) {
+          onError(e);
+        }
+        finished = true;
+        c.close();
+      },
+      cancel(why) {
+        finished = true;
+        return reader.cancel(why).catch(() => {});
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  const dispose = async () => {
+    if (finished) return;
+    finished = true;
+    await reader.cancel().catch(() => {});
+  };
+  return { stream, dispose };
+}
+
+/** Passes chunks through, telling `onChunk` each one's length. */
+function counter(onChunk: (n: number) => void): TransformStream<Uint8Array, Uint8Array> {
+  return new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, c) {
+      onChunk(chunk.length);
+      c.enqueue(chunk);
+    },
+  });
+}
+
+function reason(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
