@@ -49,7 +49,7 @@ describe('ingest of a generated v8 capture', () => {
     expect(s.resolved + s.unresolved).toBe(s.cookies);
     expect(s.status.resolved + s.status['no-slot']).toBe(s.cookies);
     expect(s.generations).toEqual([1, 2, 3]);
-    expect(s.stat).toEqual({ entries: sample.stat.entries, capacity: 16384, successes: sample.stat.successes, drops: sample.stat.fallbacks, generation: 3 });
+    expect(s.stat).toMatchObject({ version: 'v8', entries: sample.stat.entries, capacity: 16384, successes: sample.stat.successes, drops: sample.stat.fallbacks, generation: 3 });
     // the top stack's count is what the truth says of the most frequent stack
     const freq = new Map<string, number>();
     for (const t of sample.truth) freq.set(t.ips.join(), (freq.get(t.ips.join()) ?? 0) + 1);

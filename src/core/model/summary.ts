@@ -11,6 +11,13 @@ export interface TopStack {
 }
 
 export interface StatSummary {
+  /** 'v7' (drops, table_size, success_rate) or 'v8' (generation, capacity, fallbacks) */
+  version: 'v7' | 'v8';
+  /** the file it came from, and every key as read, unknown keys included */
+  file: string;
+  values: [string, string][];
+  tableSize: number | null;
+  successRate: number | null;
   entries: number | null;
   capacity: number | null;
   successes: number | null;
@@ -77,6 +84,11 @@ export function summarize(c: Capture, topN = 10): Summary {
     uniqueStacks: c.stacks.size,
     top,
     stat: stat && {
+      version: stat.version,
+      file: stat.file,
+      values: stat.values,
+      tableSize: stat.tableSize,
+      successRate: stat.successRate,
       entries: stat.entries,
       capacity: stat.capacity,
       successes: stat.successes,
