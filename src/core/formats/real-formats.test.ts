@@ -163,3 +163,9 @@ describe('formats recognized but not read', () => {
     }
   });
 });
+
+describe('a document that only mentions systrace HTML', () => {
+  it('is not taken for it: SOURCES.md quotes `<script class="trace-data">` inside a table', () => {
+    expect(sniffKind(realTrace('SOURCES.md'))).toBe('unknown');
+  });
+});

@@ -48,7 +48,7 @@ export function sniffKind(head: Uint8Array): FileKind {
     return 'dump_json';
   }
   // any HTML document goes to the systrace reader, which says so when it holds no ftrace text
-  if (/^<(?:!doctype\s+html|html[\s>])/i.test(start) || /<script\s[^>]*class\s*=\s*["']?trace-data/i.test(start)) {
+  if (/^<(?:!doctype\s+html|html[\s>])/i.test(start) || /^\s*<script\s[^>]*class\s*=\s*["']?trace-data/im.test(start)) {
     return 'systrace_html';
   }
   const lines = text.split('\n', 400).map((l) => l.replace(/\r$/, ''));
