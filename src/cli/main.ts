@@ -3,11 +3,15 @@ import { readFiles } from './read-files.ts';
 import { formatSummary } from './format-summary.ts';
 
 const USAGE = `usage: stackmap-explorer summary [--json] FILE...
+       stackmap-explorer simulate --mode v4|v7|v8 --cpus N --bits B --events N --resets N
+                                  [--race-window-us N] [--seed S] --out DIR [--json]
 
   summary   read a capture and print what it holds: ftrace trace text (trace, trace_pipe,
             trace-cmd report, systrace HTML), stack_map, stack_map_bin, stack_map_stat,
             stackmap_dump.py --json, kallsyms or System.map; plain, .gz, .tar, .tar.gz or .zip;
             in any order, each recognised by its content
+  simulate  run the kernel's recording path on a SharedArrayBuffer from N worker threads,
+            with resets and dumps, and write the run as a capture to DIR (simulate --help)
   --json    one JSON object on stdout (DESIGN 5.1)
 
 exit status: 0 when at least one file was read, 1 when none could be, 2 on a usage error`;
@@ -18,6 +22,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return 0;
   }
+  if (command === 'simulate') return (await import('./simulate.ts')).simulate(rest);
   if (command !== 'summary') {
     process.stderr.write((command ? `unknown command: ${command}\n` : '') + USAGE + '\n');
     return 2;

@@ -22,6 +22,10 @@ export class Growable<T extends Typed> {
   set(i: number, v: number): void {
     this.data[i] = v;
   }
+  /** The contents without copying, for read-only loops once nothing more is pushed. */
+  raw(): T {
+    return this.data.subarray(0, this.length) as T;
+  }
   /** A copy trimmed to length (safe to transfer). */
   view(): T {
     return this.data.slice(0, this.length) as T;

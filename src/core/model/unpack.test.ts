@@ -23,6 +23,8 @@ const gz = (b: Uint8Array) => new Uint8Array(gzipSync(b));
 /** The summary without file names and diagnostics. */
 function numbers(s: Summary): Omit<Summary, 'files' | 'diagnostics'> {
   const { files: _f, diagnostics: _d, ...rest } = s;
+  // the stat's file name carries the bundle path
+  if (rest.stat) rest.stat = { ...rest.stat, file: rest.stat.file.split('/').pop()!.replace(/\.gz$/, '') };
   return rest;
 }
 

@@ -1,0 +1,58 @@
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { summarize } from '../core/model/summary.ts';
+import { readFiles } from './read-files.ts';
+import { simulate } from './simulate.ts';
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((s) => (out.push(String(s)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
+  return { out, err };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('simulate', () => {
+  it('runs v8 on worker_threads, writes a capture the summary reads, prints the JSON report', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'smx-sim-')), 'cap');
+    const io = capture();
+    const code = await simulate(['--mode', 'v8', '--cpus', '4', '--bits', '10', '--events', '6000', '--resets', '3', '--race-window-us', '5', '--seed', '3', '--stacks', '300', '--zipf', '1', '--out', dir, '--json']);
+    vi.restoreAllMocks();
+    expect(io.err.join('')).toBe('');
+    expect(code).toBe(0);
+    const r = JSON.parse(io.out.join(''));
+    for (const k of ['mode', 'cpus', 'attempts', 'successes', 'fallbacks', 'bypasses', 'entries', 'duplicates', 'generations', 'estale', 'ledger', 'retention', 'workers']) {
+      expect(r).toHaveProperty(k);
+    }
+    expect(r.mode).toBe('v8');
+    expect(r.attempts).toBe(r.successes + r.fallbacks + r.bypasses);
+    expect(r.generations).toBe(4);
+    expect(r.workers).toHaveLength(4);
+    expect(typeof r.workers[0].nsPerInsert).toBe('number');
+    for (const k of ['correct', 'wrong', 'detected', 'unresolved']) expect(typeof r.ledger[k]).toBe('number');
+    for (const k of ['eventsOff', 'eventsOn', 'bytesPerEventOff', 'bytesPerEventOn']) expect(r.retention[k]).toBeGreaterThan(0);
+    const files = readdirSync(dir).sort();
+    expect(files).toEqual(expect.arrayContaining(['trace', 'stack_map_stat', 'kallsyms', 'stack_map_bin.1.gen1', 'stack_map_bin.4.gen4']));
+    const s = summarize((await readFiles(files.map((f) => join(dir, f)))).capture);
+    expect(s.diagnostics).toEqual([]);
+    expect(s.resolved).toBe(r.ledger.correct + r.ledger.wrong);
+    expect(s.unresolved).toBe(r.ledger.detected + r.ledger.unresolved);
+    expect(s.generations).toEqual([1, 2, 3, 4]);
+  }, 30_000);
+
+  it('exits 2 on usage errors', async () => {
+    const io = capture();
+    expect(await simulate(['--mode', 'v9', '--out', '/tmp/x'])).toBe(2);
+    expect(await simulate(['--mode', 'v8'])).toBe(2); // no --out
+    expect(await simulate(['--mode', 'v8', '--bits', '9', '--out', '/tmp/x'])).toBe(2);
+    expect(await simulate(['--mode', 'v8', '--cpus', '0', '--out', '/tmp/x'])).toBe(2);
+    expect(await simulate(['--mode', 'v8', '--events', 'many', '--out', '/tmp/x'])).toBe(2);
+    expect(await simulate(['--frobnicate', '--out', '/tmp/x'])).toBe(2);
+    vi.restoreAllMocks();
+    expect(io.err.join('')).toContain('usage: stackmap-explorer simulate');
+  });
+});

@@ -1,0 +1,163 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { exportCapture } from '../core/sim/export.ts';
+import { maxCpus, runNode } from '../core/sim/run-node.ts';
+import { DEFAULT_OPTIONS, validate, type SimOptions } from '../core/sim/simulation.ts';
+
+const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [options] [--json]
+
+  Runs the stack map's insert and reset paths for real on a SharedArrayBuffer, one
+  worker_threads worker per simulated CPU, and writes the capture (trace, stack_map_bin.*,
+  stack_map, stack_map_stat, kallsyms) to DIR.
+
+  --mode v4|v7|v8          map ABI (default ${DEFAULT_OPTIONS.mode})
+  --cpus N                 simulated CPUs, 1..max(cores, 4) (default ${DEFAULT_OPTIONS.cpus})
+  --bits B                 map size 2^B elements, 10..18 (default ${DEFAULT_OPTIONS.bits})
+  --events N               events in all, split over the CPUs (default ${DEFAULT_OPTIONS.events})
+  --resets N               resets, evenly spaced (default ${DEFAULT_OPTIONS.resets})
+  --race-window-us N       hold every insert between claim and publish, and every reset
+                           between its steps, N microseconds (default 0)
+  --seed S                 (default ${DEFAULT_OPTIONS.seed})
+  --stacks N               distinct stacks in the workload (default ${DEFAULT_OPTIONS.stacks})
+  --zipf S                 skew of the stacks' popularity, 0 = uniform (default ${DEFAULT_OPTIONS.zipf})
+  --depth MIN-MAX          stack depths (default ${DEFAULT_OPTIONS.depthMin}-${DEFAULT_OPTIONS.depthMax})
+  --ring-kb N              ring buffer per CPU (default ${DEFAULT_OPTIONS.ringKb})
+  --event-bytes N          size of an event record (default ${DEFAULT_OPTIONS.eventBytes})
+  --dumps before-reset|end|none   which stack_map_bin dumps to take (default ${DEFAULT_OPTIONS.dumps})
+  --cpu-resets-every N     each CPU also resets the map every N of its events (default 0)
+  --json                   print the report as one JSON object
+
+exit status: 0 on success, 1 when the run failed, 2 on a usage error`;
+
+class UsageError extends Error {}
+
+export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions>; out: string; json: boolean } {
+  const o: Partial<SimOptions> = {};
+  let out: string | null = null;
+  let json = false;
+  const num = (flag: string, v: string | undefined, integer = true): number => {
+    if (v === undefined) throw new UsageError(`${flag} needs a value`);
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new UsageError(`${flag}: not a${integer ? 'n integer' : ' number'}: ${v}`);
+    return n;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const v = () => args[++i];
+    switch (a) {
+      case '--mode': {
+        const m = v();
+        if (m !== 'v4' && m !== 'v7' && m !== 'v8') throw new UsageError(`--mode must be v4, v7 or v8`);
+        o.mode = m;
+        break;
+      }
+      case '--cpus':
+        o.cpus = num(a, v());
+        if (o.cpus < 1 || o.cpus > maxCpus()) throw new UsageError(`--cpus must be in [1, ${maxCpus()}]`);
+        break;
+      case '--bits':
+        o.bits = num(a, v());
+        break;
+      case '--events':
+        o.events = num(a, v());
+        break;
+      case '--resets':
+        o.resets = num(a, v());
+        break;
+      case '--race-window-us':
+        o.raceWindowUs = num(a, v(), false);
+        break;
+      case '--seed':
+        o.seed = num(a, v());
+        break;
+      case '--stacks':
+        o.stacks = num(a, v());
+        break;
+      case '--zipf':
+        o.zipf = num(a, v(), false);
+        break;
+      case '--depth': {
+        const m = /^(\d+)-(\d+)$/.exec(v() ?? '');
+        if (!m) throw new UsageError('--depth MIN-MAX, e.g. 8-20');
+        o.depthMin = Number(m[1]);
+        o.depthMax = Number(m[2]);
+        if (o.depthMin < 1 || o.depthMax > 64 || o.depthMin > o.depthMax) throw new UsageError('--depth must lie within 1-64');
+        break;
+      }
+      case '--ring-kb':
+        o.ringKb = num(a, v());
+        break;
+      case '--event-bytes':
+        o.eventBytes = num(a, v());
+        break;
+      case '--dumps': {
+        const d = v();
+        if (d !== 'before-reset' && d !== 'end' && d !== 'none') throw new UsageError('--dumps must be before-reset, end or none');
+        o.dumps = d;
+        break;
+      }
+      case '--cpu-resets-every':
+        o.cpuResetEvery = num(a, v());
+        break;
+      case '--out':
+        out = v() ?? null;
+        if (!out) throw new UsageError('--out needs a directory');
+        break;
+      case '--json':
+        json = true;
+        break;
+      default:
+        throw new UsageError(`unknown option: ${a}`);
+    }
+  }
+  if (!out) throw new UsageError('--out DIR is required');
+  try {
+    validate({ ...DEFAULT_OPTIONS, ...o });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  return { options: o, out, json };
+}
+
+/** `simulate ...`: runs the simulator headless, writes the capture, prints the report; returns the exit status. */
+export async function simulate(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  let parsed;
+  try {
+    parsed = parseSimulateArgs(args);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`${e.message}\n${USAGE}\n`);
+    return 2;
+  }
+  try {
+    const run = await runNode(parsed.options);
+    const dir = resolve(parsed.out);
+    mkdirSync(dir, { recursive: true });
+    const files = exportCapture(run);
+    for (const [name, bytes] of files) writeFileSync(join(dir, name), bytes);
+    const report = { ...run.report, out: dir, files: [...files.keys()] };
+    if (parsed.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    else {
+      const r = run.report;
+      const l = r.ledger;
+      process.stdout.write(
+        [
+          `${r.mode}: ${r.cpus} CPUs, ${r.events} events, bits ${r.bits}, ${r.generations} generations (${r.resets.ebusy} EBUSY, ${r.resets.refused} refused, ${r.estale} ESTALE)`,
+          `map: ${r.attempts} attempts = ${r.successes} successes + ${r.fallbacks} fallbacks + ${r.bypasses} bypasses; entries ${r.entries}/${r.capacity}, ${r.duplicates} duplicates, ${r.gravestones} gravestones`,
+          `ledger: ${l.ids} ids/cookies: ${l.correct} correct, ${l.wrong} wrong, ${l.detected} detected, ${l.unresolved} unresolved; ${l.full} full stacks`,
+          `retention: off ${r.retention.eventsOff} events (${r.retention.bytesPerEventOff} B/event), on ${r.retention.eventsOn} (${r.retention.bytesPerEventOn} B/event)`,
+          `ns/insert per worker: ${r.workers.map((w) => w.nsPerInsert).join(', ')}`,
+          `wrote ${files.size} files to ${dir}`,
+        ].join('\n') + '\n',
+      );
+    }
+    return 0;
+  } catch (e) {
+    process.stderr.write(`simulation failed: ${(e as Error).stack}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,157 @@
+import type { ExplorerData } from './explorer-data.ts';
+import { flame, stackWeights } from './flame.ts';
+import { flameSvg } from './flame-svg.ts';
+import { STATUS_NAMES_WITH_NONE } from './overview.ts';
+import type { ExportKind, FlameMode, FlameWeight, Selection } from './query-types.ts';
+import { NO_GEN } from './selection.ts';
+import { RecordKind } from './trace-columns.ts';
+
+/** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
+const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;
+
+export interface ExportOptions {
+  /** svg: the flame graph's shape (default top-down) */
+  mode?: FlameMode;
+  /** folded, speedscope, svg: weight of a stack (default occurrences) */
+  weight?: FlameWeight;
+  /** svg sandwich: the function in the middle */
+  focus?: string | null;
+  /** svg: width in pixels (default 1200) */
+  width?: number;
+  title?: string;
+}
+
+/** the folded name of a stack with no frames (a `<stack trace>` with nothing under it) */
+export const NO_FRAMES = '[no frames]';
+
+/** A function name made safe for folded lines: `;` separates frames and a newline ends the line. */
+const foldedName = (s: string) => s.replace(/[;\r\n]/g, '_');
+
+/** Function paths (root first) of the selection's stacks with their weights, merged by path, sorted by path. */
+export function foldedPaths(d: ExplorerData, sel: Selection, weight: FlameWeight): { path: number[]; weight: number }[] {
+  const w = stackWeights(d, sel, weight);
+  const byKey = new Map<string, { path: number[]; weight: number }>();
+  for (let i = 0; i < w.stacks.length; i++) {
+    if (w.weights[i] === 0) continue;
+    const path = d.functionsOf(w.stacks[i]).reverse();
+    const key = path.join(',');
+    const x = byKey.get(key);
+    if (x) x.weight += w.weights[i];
+    else byKey.set(key, { path, weight: w.weights[i] });
+  }
+  const out = [...byKey.values()];
+  const text = (p: number[]) => p.map((f) => d.fnNames[f]).join(';');
+  const keys = new Map(out.map((x) => [x, text(x.path)]));
+  return out.sort((a, b) => (keys.get(a)! < keys.get(b)! ? -1 : keys.get(a)! > keys.get(b)! ? 1 : 0));
+}
+
+/**
+ * Brendan Gregg's folded stacks: one line per distinct function path, `root;...;leaf count`,
+ * the counts summing to the selection's occurrences (or ref_counts with weight 'refcount').
+ */
+export function exportFolded(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences'): string {
+  const lines = foldedPaths(d, sel, weight).map(
+    (x) => (x.path.length ? x.path.map((f) => foldedName(d.fnNames[f])).join(';') : NO_FRAMES) + ' ' + x.weight,
+  );
+  return lines.length ? lines.join('\n') + '\n' : '';
+}
+
+/** A speedscope file (https://www.speedscope.app/file-format-schema.json): one sampled profile, a sample per function path. */
+export function exportSpeedscope(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences', title = 'stackmap selection'): string {
+  const paths = foldedPaths(d, sel, weight);
+  const frames: { name: string }[] = [];
+  const frameOf = new Map<number, number>();
+  let noFrames = -1;
+  const idx = (f: number) => {
+    let i = frameOf.get(f);
+    if (i === undefined) {
+      i = frames.length;
+      frames.push({ name: d.fnNames[f] });
+      frameOf.set(f, i);
+    }
+    return i;
+  };
+  const samples: number[][] = [];
+  const weights: number[] = [];
+  let total = 0;
+  for (const p of paths) {
+    if (p.path.length) samples.push(p.path.map(idx));
+    else {
+      if (noFrames < 0) frames.push({ name: NO_FRAMES }), (noFrames = frames.length - 1);
+      samples.push([noFrames]);
+    }
+    weights.push(p.weight);
+    total += p.weight;
+  }
+  return JSON.stringify({
+    $schema: 'https://www.speedscope.app/file-format-schema.json',
+    shared: { frames },
+    profiles: [{ type: 'sampled', name: title, unit: 'none', startValue: 0, endValue: total, samples, weights }],
+    name: title,
+    activeProfileIndex: 0,
+    exporter: 'stackmap-explorer',
+  });
+}
+
+/** the single process the chrome-trace export puts every task in (ftrace text has no reliable TGID) */
+export const CHROME_PID = 1;
+
+/**
+ * Chrome trace event JSON (Perfetto and chrome://tracing open it): an instant event ("ph":"i",
+ * thread scope) per event of the selection, ts in microseconds, tid = the task's pid, cat = its
+ * stack record's status, args = CPU, generation, slot and the stack's frames (leaf first); plus
+ * process_name and a thread_name per tid (its first comm). Built as text, memoizing each stack's JSON.
+ */
+export function exportChromeTrace(d: ExplorerData, sel: Selection, title = 'ftrace (stackmap explorer)'): string {
+  const t = d.t;
+  const parts: string[] = [];
+  const threadName = new Map<number, number>();
+  const nameJson = new Map<number, string>();
+  const stackJson = new Map<number, string>();
+  const statusJson = STATUS_NAMES_WITH_NONE.map((s) => JSON.stringify(s));
+  d.eachEvent(sel, (e) => {
+    const tid = d.ev.pid[e];
+    if (!threadName.has(tid)) threadName.set(tid, d.ev.task[e]);
+    const ni = d.ev.name[e];
+    let name = nameJson.get(ni);
+    if (name === undefined) nameJson.set(ni, (name = JSON.stringify(t.names.strings[ni])));
+    const r = d.ev.record[e];
+    let args = `"cpu":${d.ev.cpu[e]}`;
+    if (r >= 0) {
+      const g = d.evGen[e];
+      if (g !== NO_GEN) args += `,"generation":${g}`;
+      const kind = d.rec.kind[r];
+      if (kind === COOKIE_V7 || kind === COOKIE_V8) args += `,"slot":${d.rec.slot[r]}`;
+      const s = d.rec.stack[r];
+      if (s >= 0) {
+        let sj = stackJson.get(s);
+        if (sj === undefined) stackJson.set(s, (sj = JSON.stringify(d.stacks.framesOf(s))));
+        args += `,"stack":${sj}`;
+      }
+    }
+    const us = Math.round(d.ev.ts[e] * 1e9) / 1e3;
+    parts.push(`{"name":${name},"cat":${statusJson[d.evStatus[e]]},"ph":"i","s":"t","ts":${Number.isFinite(us) ? us : 0},"pid":${CHROME_PID},"tid":${tid},"args":{${args}}}`);
+  });
+  const meta = [JSON.stringify({ name: 'process_name', ph: 'M', pid: CHROME_PID, tid: 0, args: { name: title } })];
+  for (const [tid, task] of threadName) meta.push(JSON.stringify({ name: 'thread_name', ph: 'M', pid: CHROME_PID, tid, args: { name: t.tasks.strings[task] } }));
+  return '{"traceEvents":[\n' + meta.concat(parts).join(',\n') + '\n],"displayTimeUnit":"ms"}\n';
+}
+
+export function exportSelection(d: ExplorerData, kind: ExportKind, sel: Selection, opts: ExportOptions = {}): string {
+  const weight = opts.weight ?? 'occurrences';
+  switch (kind) {
+    case 'folded':
+      return exportFolded(d, sel, weight);
+    case 'speedscope':
+      return exportSpeedscope(d, sel, weight, opts.title);
+    case 'chrome-trace':
+      return exportChromeTrace(d, sel, opts.title);
+    case 'svg': {
+      const mode = opts.mode ?? 'top-down';
+      const r = flame(d, { selection: sel, mode, weight, focus: opts.focus ?? null, highlightStack: null });
+      return flameSvg(r, { width: opts.width, title: opts.title ?? `stackmap flame graph (${mode}, ${weight})`, mode });
+    }
+    default:
+      throw new Error(`unknown export kind: ${String(kind)}`);
+  }
+}

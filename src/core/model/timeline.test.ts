@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { ExplorerData } from './explorer-data.ts';
+import { handCapture, line, sampleCapture, stackOf } from './explorer-fixtures.ts';
+import { ALL, NO_STACK_RECORD, TIMELINE_STATUSES, type Selection, type TimelineResult } from './query-types.ts';
+import { selectionSummary } from './selection-summary.ts';
+import { ingestFiles } from './test-helpers.ts';
+import { eventNear, timeline } from './timeline.ts';
+import { RecordStatus as R } from './trace-columns.ts';
+
+const sum = (a: Uint32Array) => a.reduce((n, x) => n + x, 0);
+/** counts of one lane and bucket, by status */
+const cell = (r: TimelineResult, lane: number, b: number) => Array.from(r.counts.subarray((lane * r.buckets + b) * TIMELINE_STATUSES, (lane * r.buckets + b + 1) * TIMELINE_STATUSES));
+const vec = (entries: [number, number][]) => {
+  const v = new Array(TIMELINE_STATUSES).fill(0);
+  for (const [s, n] of entries) v[s] = n;
+  return v;
+};
+
+describe('timeline', () => {
+  const c = handCapture();
+  const d = new ExplorerData(c);
+  const S1 = stackOf(c, ['a+0x1', 'b+0x2']);
+
+  it('counts every event by lane, bucket and its record status, and highlights a stack', () => {
+    const r = timeline(d, { t0: 100, t1: 102, buckets: 2, lanes: 'cpu', selection: ALL, highlightStack: S1 });
+    expect(r.lanes).toEqual([
+      { key: 0, label: 'CPU 0' },
+      { key: 1, label: 'CPU 1' },
+    ]);
+    expect(cell(r, 0, 0)).toEqual(vec([[R.Resolved, 1], [R.Full, 1]]));
+    expect(cell(r, 0, 1)).toEqual(vec([[R.Resolved, 1], [R.NoSlot, 1]]));
+    expect(cell(r, 1, 0)).toEqual(vec([[R.Resolved, 3], [NO_STACK_RECORD, 1]]));
+    expect(cell(r, 1, 1)).toEqual(vec([[R.Resolved, 1], [R.NoDump, 1]]));
+    // S1: e0, e2 on CPU 1 and the full stack e3 on CPU 0, all in the first second
+    expect(Array.from(r.highlight)).toEqual([1, 0, 2, 0]);
+    expect(sum(r.counts)).toBe(10);
+  });
+
+  it('honours range ∩ [t0, t1], generation and CPUs', () => {
+    const r = timeline(d, { t0: 100, t1: 102, buckets: 4, lanes: 'cpu', selection: { range: [100.000002, 101.000001], generation: null, cpus: null }, highlightStack: null });
+    expect(sum(r.counts)).toBe(7); // e1..e7
+    expect(sum(r.highlight)).toBe(0);
+    const g1 = timeline(d, { t0: 100, t1: 102, buckets: 4, lanes: 'cpu', selection: { range: null, generation: 1, cpus: [1] }, highlightStack: null });
+    expect(g1.lanes.map((l) => l.key)).toEqual([1]);
+    expect(sum(g1.counts)).toBe(4); // e0, e2, e4, e5
+    // the view's window cuts too: only [100.5, 102] of the trace
+    expect(sum(timeline(d, { t0: 100.5, t1: 102, buckets: 3, lanes: 'cpu', selection: ALL, highlightStack: null }).counts)).toBe(4);
+    // an empty intersection
+    expect(sum(timeline(d, { t0: 100, t1: 100.5, buckets: 3, lanes: 'cpu', selection: { range: [101, 102], generation: null, cpus: null }, highlightStack: null }).counts)).toBe(0);
+  });
+
+  it('task lanes: busiest first; the last instant falls in the last bucket', () => {
+    const r = timeline(d, { t0: 100.000001, t1: 101.000003, buckets: 10, lanes: 'task', selection: ALL, highlightStack: null });
+    expect(r.lanes).toEqual([
+      { key: 0, label: 'bash' },
+      { key: 1, label: 'sh' },
+    ]);
+    expect(sum(r.counts.subarray(0, 10 * TIMELINE_STATUSES))).toBe(6);
+    expect(cell(r, 0, 9)).toEqual(vec([[R.Resolved, 1], [R.NoDump, 1]]));
+  });
+
+  it('more than 32 tasks: the rest share an "other tasks" lane', () => {
+    const lines = ['# tracer: nop'];
+    for (let i = 0; i < 40; i++) for (let k = 0; k <= i; k++) lines.push(line(`t${i}-${i + 1}`, 0, (1 + i * 0.01 + k * 0.0001).toFixed(6), 'foo: x'));
+    const big = new ExplorerData(ingestFiles([['trace', lines.join('\n') + '\n']]));
+    const r = timeline(big, { t0: 0, t1: 2, buckets: 1, lanes: 'task', selection: ALL, highlightStack: null });
+    expect(r.lanes.length).toBe(33);
+    expect(r.lanes[0].label).toBe('t39');
+    expect(r.lanes[32]).toEqual({ key: -1, label: 'other tasks (8)' });
+    expect(sum(r.counts)).toBe((40 * 41) / 2);
+    expect(sum(r.counts.subarray(32 * TIMELINE_STATUSES))).toBe((8 * 9) / 2);
+    expect(eventNear(big, 1.0, -1, 'task', 0.001, ALL)?.task).toBe('t0');
+  });
+
+  it('unsorted input (two trace files) is ordered once and binary-searched', () => {
+    const a = ['# tracer: nop', line('x-1', 0, '5.000000', 'foo: a'), line('x-1', 0, '6.000000', 'foo: a')].join('\n') + '\n';
+    const b = ['# tracer: nop', line('y-2', 1, '1.000000', 'foo: b'), line('y-2', 1, '5.500000', 'foo: b')].join('\n') + '\n';
+    const u = new ExplorerData(ingestFiles([['a', a], ['b', b]]));
+    expect(u.evOrder && Array.from(u.evOrder)).toEqual([2, 0, 3, 1]);
+    const r = timeline(u, { t0: 4, t1: 6, buckets: 2, lanes: 'cpu', selection: ALL, highlightStack: null });
+    expect(sum(r.counts)).toBe(3);
+    expect(eventNear(u, 5.4, 1, 'cpu', 0.2, ALL)?.ts).toBe(5.5);
+  });
+
+  it('sample: counts sum to the selection\'s events for every generation and range', () => {
+    const s = new ExplorerData(sampleCapture());
+    const o = { t0: s.t.evTs.get(0), t1: s.t.evTs.get(s.t.eventCount - 1) };
+    const sels: Selection[] = [ALL, { range: null, generation: 2, cpus: null }, { range: [o.t0 + 0.1, o.t0 + 0.3], generation: null, cpus: [0, 3] }];
+    for (const selection of sels) {
+      for (const lanes of ['cpu', 'task'] as const) {
+        const r = timeline(s, { ...o, buckets: 97, lanes, selection, highlightStack: null });
+        expect(sum(r.counts)).toBe(selectionSummary(s, selection).events);
+      }
+    }
+  });
+});
+
+describe('eventNear', () => {
+  const c = handCapture();
+  const d = new ExplorerData(c);
+  it('finds the nearest event in a lane within the tolerance', () => {
+    const e = eventNear(d, 100.0000045, 0, 'cpu', 0.001, ALL)!;
+    expect(e).toMatchObject({ index: 3, cpu: 0, pid: 99, task: 'sh', name: 'kmem_cache_alloc', status: 'full', generation: 1, slot: null });
+    expect(e.frames).toEqual(['a+0x1', 'b+0x2']);
+    const e8 = eventNear(d, 101.000002, 1, 'cpu', 0.001, ALL)!;
+    expect(e8).toMatchObject({ index: 8, status: 'no-dump', generation: 3, slot: 9, stack: -1, frames: [] });
+    expect(eventNear(d, 100.0000061, 1, 'cpu', 0.001, ALL)).toMatchObject({ index: 5, status: 'no-stack-record' });
+  });
+  it('returns null outside the tolerance or the selection; task lanes by task key', () => {
+    expect(eventNear(d, 100.5, 0, 'cpu', 0.1, ALL)).toBeNull();
+    expect(eventNear(d, 100.000004, 0, 'cpu', 0.001, { range: null, generation: 2, cpus: null })).toBeNull();
+    expect(eventNear(d, 101.000001, 1, 'task', 0.01, ALL)?.index).toBe(7);
+  });
+});

@@ -1,0 +1,208 @@
+import type { ExplorerData } from './explorer-data.ts';
+import { busiestTasks, STATUS_NAMES_WITH_NONE, TOP_TASKS } from './overview.ts';
+import { TIMELINE_STATUSES, type EventInfo, type Selection, type TimelineRequest, type TimelineResult } from './query-types.ts';
+import { NO_GEN, SelectionFilter } from './selection.ts';
+import { RecordKind } from './trace-columns.ts';
+
+/** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
+const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;
+
+/** the lane of tasks beyond the busiest TOP_TASKS, when there are more */
+export const OTHER_TASKS = -1;
+
+export interface Lanes {
+  lanes: { key: number; label: string }[];
+  /** the event column lanes are keyed by (evCpu or evTask) */
+  column: 'cpu' | 'task';
+  /** lane index by column value (-1: no lane); values at or beyond its length use `beyond` */
+  table: Int32Array;
+  beyond: number;
+  /** column values the table cannot hold (negative or huge CPU numbers) */
+  extra: Map<number, number> | null;
+}
+
+/** distinct CPUs of the events, sorted (computed once per data) */
+const cpuCache = new WeakMap<ExplorerData, number[]>();
+export function eventCpus(d: ExplorerData): number[] {
+  let cpus = cpuCache.get(d);
+  if (!cpus) {
+    const set = new Set<number>();
+    for (let e = 0; e < d.t.eventCount; e++) set.add(d.ev.cpu[e]);
+    cpus = [...set].sort((a, b) => a - b);
+    cpuCache.set(d, cpus);
+  }
+  return cpus;
+}
+
+const taskCache = new WeakMap<ExplorerData, ReturnType<typeof busiestTasks>>();
+const TABLE_LIMIT = 1 << 16;
+
+/** lane index of an event under `l` */
+export function laneOf(d: ExplorerData, l: Lanes, e: number): number {
+  const v = l.column === 'cpu' ? d.ev.cpu[e] : d.ev.task[e];
+  if (v >= 0 && v < l.table.length) return l.table[v];
+  return l.extra?.get(v) ?? l.beyond;
+}
+
+/**
+ * Lanes: one per CPU (those of the selection, else every CPU with events), or one per task
+ * (comm) for the TOP_TASKS busiest and an "other tasks" lane (key OTHER_TASKS) when there are more.
+ */
+export function lanesFor(d: ExplorerData, kind: 'cpu' | 'task', sel: Selection): Lanes {
+  const t = d.t;
+  if (kind === 'cpu') {
+    let cpus = eventCpus(d);
+    if (sel.cpus) {
+      const want = new Set(sel.cpus);
+      cpus = cpus.filter((c) => want.has(c));
+    }
+    const lanes = cpus.map((c) => ({ key: c, label: `CPU ${c}` }));
+    const small = cpus.filter((c) => c >= 0 && c < TABLE_LIMIT);
+    const table = new Int32Array(small.length ? small[small.length - 1] + 1 : 0).fill(-1);
+    let extra: Map<number, number> | null = null;
+    cpus.forEach((c, i) => {
+      if (c >= 0 && c < TABLE_LIMIT) table[c] = i;
+      else (extra ??= new Map()).set(c, i);
+    });
+    return { lanes, column: 'cpu', table, beyond: -1, extra };
+  }
+  let top = taskCache.get(d);
+  if (!top) taskCache.set(d, (top = busiestTasks(d, Infinity)));
+  const lanes = top.slice(0, TOP_TASKS).map((x) => ({ key: x.task, label: x.name }));
+  const other = top.length > TOP_TASKS ? lanes.length : -1;
+  if (other >= 0) lanes.push({ key: OTHER_TASKS, label: `other tasks (${top.length - TOP_TASKS})` });
+  const table = new Int32Array(t.tasks.strings.length).fill(other);
+  lanes.forEach((l, i) => {
+    if (l.key >= 0) table[l.key] = i;
+  });
+  return { lanes, column: 'task', table, beyond: other, extra: null };
+}
+
+/**
+ * Events of [t0, t1] ∩ the selection, counted per lane and pixel column by their stack record's
+ * status (NO_STACK_RECORD without one); `highlight` counts those whose record's stack is
+ * `highlightStack`. A binary search finds the window; one pass over it does the rest.
+ */
+export function timeline(d: ExplorerData, req: TimelineRequest): TimelineResult {
+  const buckets = Math.max(1, Math.floor(req.buckets) || 1);
+  const L = lanesFor(d, req.lanes, req.selection);
+  const lanes = L.lanes;
+  const counts = new Uint32Array(lanes.length * buckets * TIMELINE_STATUSES);
+  const highlight = new Uint32Array(lanes.length * buckets);
+  const result = { lanes, buckets, counts, highlight };
+  const f = new SelectionFilter(req.selection);
+  const v0 = Math.min(req.t0, req.t1);
+  const v1 = Math.max(req.t0, req.t1);
+  const lo = Math.max(v0, f.lo);
+  const hi = Math.min(v1, f.hi);
+  if (!(lo <= hi) || lanes.length === 0) return result;
+  const [p0, p1] = d.eventSpan(lo, hi);
+  const span = v1 - v0;
+  const scale = span > 0 ? buckets / span : 0;
+  const last = buckets - 1;
+  const gen = f.gen;
+  const status = d.evStatus;
+  const evGen = d.evGen;
+  const order = d.evOrder;
+  const hl = req.highlightStack;
+  const cpuMask = cpuMaskOf(req.selection);
+  const table = L.table;
+  const tableLen = table.length;
+  const keyCol = L.column === 'cpu' ? d.ev.cpu : d.ev.task;
+  const evCpu = d.ev.cpu;
+  const evTs = d.ev.ts;
+  const evRecord = d.ev.record;
+  const recStack = d.rec.stack;
+  const stride = TIMELINE_STATUSES;
+  for (let p = p0; p < p1; p++) {
+    const e = order === null ? p : order[p];
+    if (gen !== null && evGen[e] !== gen) continue;
+    if (cpuMask !== null) {
+      const cpu = evCpu[e];
+      if (cpu < 0 || cpu >= cpuMask.length || cpuMask[cpu] === 0) {
+        if (!(cpuMask.length === 0 && f.cpu(cpu))) continue;
+      }
+    }
+    const k = keyCol[e];
+    const lane = k >= 0 && k < tableLen ? table[k] : laneOf(d, L, e);
+    if (lane < 0) continue;
+    let b = Math.floor((evTs[e] - v0) * scale);
+    if (b > last) b = last;
+    else if (b < 0) b = 0;
+    const cell = lane * buckets + b;
+    counts[cell * stride + status[e]]++;
+    if (hl !== null) {
+      const r = evRecord[e];
+      if (r >= 0 && recStack[r] === hl) highlight[cell]++;
+    }
+  }
+  return result;
+}
+
+/**
+ * The selection's CPUs as a mask indexed by CPU (null: every CPU). CPU numbers the mask cannot
+ * hold (negative or huge) give an empty mask, and the loop asks the filter instead.
+ */
+function cpuMaskOf(sel: Selection): Uint8Array | null {
+  if (!sel.cpus) return null;
+  if (!sel.cpus.every((c) => Number.isInteger(c) && c >= 0 && c < TABLE_LIMIT)) return new Uint8Array(0);
+  const mask = new Uint8Array(sel.cpus.reduce((m, c) => Math.max(m, c + 1), 0));
+  for (const c of sel.cpus) mask[c] = 1;
+  return mask;
+}
+
+/** The event with the given index, described for a tooltip. */
+export function eventInfo(d: ExplorerData, e: number): EventInfo {
+  const t = d.t;
+  const r = d.ev.record[e];
+  const status = d.evStatus[e];
+  const stack = r >= 0 ? d.rec.stack[r] : -1;
+  const kind = r >= 0 ? d.rec.kind[r] : -1;
+  const gen = d.evGen[e];
+  return {
+    index: e,
+    ts: d.ev.ts[e],
+    cpu: d.ev.cpu[e],
+    pid: d.ev.pid[e],
+    task: t.tasks.strings[d.ev.task[e]],
+    name: t.names.strings[d.ev.name[e]],
+    status: STATUS_NAMES_WITH_NONE[status],
+    generation: gen === NO_GEN ? null : gen,
+    slot: kind === COOKIE_V7 || kind === COOKIE_V8 ? d.rec.slot[r] : null,
+    stack,
+    frames: stack >= 0 ? d.stacks.framesOf(stack).slice(0, 12) : [],
+  };
+}
+
+/**
+ * The selection's event nearest to `t` in a lane (a CPU number, or a task key as in
+ * TimelineResult.lanes, OTHER_TASKS for the other-tasks lane), within `tolerance` seconds.
+ */
+export function eventNear(d: ExplorerData, t: number, lane: number, lanes: 'cpu' | 'task', tolerance: number, sel: Selection): EventInfo | null {
+  const f = new SelectionFilter(sel);
+  const tol = Math.max(0, tolerance);
+  const lo = Math.max(t - tol, f.lo);
+  const hi = Math.min(t + tol, f.hi);
+  if (!(lo <= hi)) return null;
+  let inLane: (e: number) => boolean;
+  if (lanes === 'cpu') inLane = (e) => d.ev.cpu[e] === lane;
+  else if (lane === OTHER_TASKS) {
+    const L = lanesFor(d, 'task', sel);
+    const other = L.lanes.findIndex((l) => l.key === OTHER_TASKS);
+    inLane = (e) => other >= 0 && laneOf(d, L, e) === other;
+  } else inLane = (e) => d.ev.task[e] === lane;
+  const [p0, p1] = d.eventSpan(lo, hi);
+  let best = -1;
+  let bestDist = Infinity;
+  for (let p = p0; p < p1; p++) {
+    const e = d.evAt(p);
+    const ts = d.ev.ts[e];
+    if (!inLane(e) || !f.test(ts, d.ev.cpu[e], d.evGen[e])) continue;
+    const dist = Math.abs(ts - t);
+    if (dist < bestDist) {
+      bestDist = dist;
+      best = e;
+    }
+  }
+  return best < 0 ? null : eventInfo(d, best);
+}

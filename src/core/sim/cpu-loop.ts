@@ -1,0 +1,195 @@
+import { Rng, Zipf } from './random.ts';
+import { REC, Ring, RECORD_SIZE } from './ring.ts';
+import { C, INSERT_BYPASS, K, SharedStackMap, type MapParams, type Mode } from './shared-map.ts';
+import { populationViews, TASKS, type PopulationShared } from './workload.ts';
+
+/**
+ * One simulated CPU's record path: for each event, write the event record, then ask the map
+ * for the stack and write an id (v4/v7), a cookie (v8) or the full stack (fallback or bypass).
+ * `runCpu` is plain synchronous code over shared buffers: a Node worker_threads worker
+ * (node-worker.ts), a browser Web Worker, or a test calls it the same way.
+ */
+
+export interface SimConfig {
+  mode: Mode;
+  bits: number;
+  cpus: number;
+  hashSeed: number;
+  /** events each CPU records */
+  eventsPerCpu: number;
+  /** resets the host performs; CPU c waits at its gate until reset k is done (see gateOf) */
+  resets: number;
+  /** v7/v8: how far (a fraction of a generation's events) a CPU may run past a reset point before it waits for that reset; v4 always 0 */
+  gateSlack: number;
+  /** each CPU also writes `0 > stack_map` every N of its events (0: never); gives EBUSY and ESTALE */
+  cpuResetEvery: number;
+  raceWindowUs: number;
+  raceWait: 'sleep' | 'spin';
+  eventBytes: number;
+  ringBytes: number;
+  /** how CPUs pick stacks */
+  pick: { kind: 'zipf'; zipf: number } | { kind: 'sequential' };
+  seed: number;
+  /** performance.timeOrigin + performance.now() (ms) at the run's start, for timestamps */
+  t0: number;
+}
+
+export interface SharedRefs {
+  map: SharedArrayBuffer;
+  rings: SharedArrayBuffer[];
+  population: PopulationShared;
+}
+
+export interface CpuReport {
+  cpu: number;
+  events: number;
+  inserts: number;
+  /**
+   * median wall time of one insert (hash + probe + fill + publish), the cost of reading the
+   * clock subtracted; the median, since on an oversubscribed machine a CPU descheduled in the
+   * middle of an insert adds milliseconds to a mean. Includes race windows.
+   */
+  nsPerInsert: number;
+  /** the mean, preemptions included */
+  nsPerInsertMean: number;
+  nsPerInsertP99: number;
+  resetsIssued: number;
+  resetOutcomes: { ok: number; ebusy: number; refused: number };
+  /** the same events in a ring of the same size with the map off (every stack in full) */
+  off: { eventsIn: number; bytesIn: number };
+}
+
+export function mapParams(cfg: SimConfig): MapParams {
+  return { mode: cfg.mode, bits: cfg.bits, cpus: cfg.cpus, hashSeed: cfg.hashSeed };
+}
+
+/** The event index at which CPUs reach reset k (1-based). */
+export function gateOf(cfg: SimConfig, k: number): number {
+  return Math.floor((k * cfg.eventsPerCpu) / (cfg.resets + 1));
+}
+
+export function slackOf(cfg: SimConfig): number {
+  return cfg.mode === 'v4' ? 0 : Math.floor((cfg.gateSlack * cfg.eventsPerCpu) / (cfg.resets + 1));
+}
+
+export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig): CpuReport {
+  const map = new SharedStackMap(shared.map, mapParams(cfg), { raceWindowUs: cfg.raceWindowUs, raceWait: cfg.raceWait });
+  const ctl = map.i32;
+  const ring = new Ring(shared.rings[cpu], cfg.ringBytes);
+  const off = new Ring(null, cfg.ringBytes);
+  const d = ring.data;
+  const { words, depths } = populationViews(shared.population);
+  const n = words.length;
+  const rng = new Rng((cfg.seed ^ Math.imul(cpu + 1, 0x9e3779b1)) >>> 0);
+  const zipf = cfg.pick.kind === 'zipf' ? new Zipf(n, cfg.pick.zipf) : null;
+  const v8 = cfg.mode === 'v8';
+  const progress = map.cpuWord(cpu, K.PROGRESS);
+  const slack = slackOf(cfg);
+  const overhead = timerOverhead();
+  const hist = new Uint32Array(HIST_BUCKETS + 1);
+  const outcomes = { ok: 0, ebusy: 0, refused: 0 };
+  let task = TASKS[cpu % TASKS.length];
+  let insertMs = 0;
+  let inserts = 0;
+  let resetsIssued = 0;
+
+  // wait until the host has started every CPU
+  while (Atomics.load(ctl, C.START) === 0) Atomics.wait(ctl, C.START, 0, 50);
+
+  let i = 0;
+  for (; i < cfg.eventsPerCpu; i++) {
+    let waited = false;
+    for (;;) {
+      const done = Atomics.load(ctl, C.GATE);
+      if (done >= cfg.resets || i < gateOf(cfg, done + 1) + slack) break;
+      Atomics.wait(ctl, C.GATE, done, 50);
+      waited = true;
+    }
+    if (waited && cfg.mode === 'v4') {
+      // the host paused recording, reset the map and cleared the ring buffers
+      ring.sync();
+      off.clear();
+    }
+    if (Atomics.load(ctl, C.STOP) !== 0) break;
+    const stack = zipf ? zipf.sample(rng) : (i * cfg.cpus + cpu) % n;
+    const w = words[stack];
+    const nr = depths[stack];
+    if (rng.next() < 0.05) task = TASKS[rng.int(TASKS.length)];
+    const ts = (performance.timeOrigin + performance.now() - cfg.t0) / 1000 + 100;
+
+    const ev = ring.reserve(REC.EVENT, cfg.eventBytes, stack, -1, ts);
+    d[ev + 1] = task.pid;
+    d[ev + 2] = i;
+    d[ev + 3] = rng.u32() | 0;
+    off.reserve(REC.EVENT, cfg.eventBytes, -1, -1, 0);
+
+    if (cfg.cpuResetEvery > 0 && (i + 1) % cfg.cpuResetEvery === 0) {
+      resetsIssued++;
+      outcomes[map.reset()]++;
+    }
+
+    const t = performance.now();
+    const slot = map.insert(cpu, w, nr);
+    const dt = performance.now() - t;
+    insertMs += dt;
+    hist[Math.min(HIST_BUCKETS, Math.floor((dt * 1e6) / HIST_NS))]++;
+    inserts++;
+
+    if (slot >= 0) {
+      const gen = map.lastGeneration;
+      if (v8) {
+        const r = ring.reserve(REC.COOKIE, RECORD_SIZE.cookie, stack, gen, ts);
+        d[r + 1] = task.pid;
+        d[r + 2] = slot;
+        d[r + 3] = gen;
+      } else {
+        const r = ring.reserve(REC.ID, RECORD_SIZE.id, stack, gen, ts);
+        d[r + 1] = task.pid;
+        d[r + 2] = slot;
+      }
+    } else {
+      const r = ring.reserve(REC.FULL, RECORD_SIZE.full(nr), stack, slot === INSERT_BYPASS ? -2 : -1, ts);
+      d[r + 1] = task.pid;
+      d[r + 2] = nr;
+      d.set(w, r + 3);
+    }
+    off.reserve(REC.FULL, RECORD_SIZE.full(nr), -1, -1, 0);
+    Atomics.store(ctl, progress, i + 1);
+  }
+  return {
+    cpu,
+    events: i,
+    inserts,
+    nsPerInsert: Math.max(0, quantile(hist, inserts, 0.5) - overhead),
+    nsPerInsertMean: inserts ? Math.max(0, (insertMs / inserts) * 1e6 - overhead) : 0,
+    nsPerInsertP99: Math.max(0, quantile(hist, inserts, 0.99) - overhead),
+    resetsIssued,
+    resetOutcomes: outcomes,
+    off: { eventsIn: off.eventsIn, bytesIn: off.bytesIn },
+  };
+}
+
+const HIST_NS = 10;
+const HIST_BUCKETS = 100_000; // 10 ns buckets up to 1 ms
+
+function quantile(hist: Uint32Array, n: number, q: number): number {
+  if (n === 0) return 0;
+  const want = Math.ceil(q * n);
+  let acc = 0;
+  for (let b = 0; b < hist.length; b++) {
+    acc += hist[b];
+    if (acc >= want) return (b + 0.5) * HIST_NS;
+  }
+  return hist.length * HIST_NS;
+}
+
+/** ns that a pair of performance.now() calls adds to a timed interval (median). */
+function timerOverhead(): number {
+  const N = 20000;
+  const hist = new Uint32Array(HIST_BUCKETS + 1);
+  for (let i = 0; i < N; i++) {
+    const t = performance.now();
+    hist[Math.min(HIST_BUCKETS, Math.floor(((performance.now() - t) * 1e6) / HIST_NS))]++;
+  }
+  return quantile(hist, N, 0.5);
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { loadFiles } from '../model/load.ts';
+import { summarize } from '../model/summary.ts';
+import { STATUS_NAMES } from '../model/trace-columns.ts';
+import { exportCapture, frameKeysOf } from './export.ts';
+import { REC } from './ring.ts';
+import { runNode } from './run-node.ts';
+import type { RunResult, SimOptions } from './simulation.ts';
+
+const fromKey = (k: string) => BigUint64Array.from(k.split(','), (x) => BigInt('0x' + x));
+
+async function check(run: RunResult) {
+  const files = exportCapture(run);
+  const capture = await loadFiles([...files].map(([name, bytes]) => ({ name, blob: new Blob([bytes as Uint8Array<ArrayBuffer>]) })));
+  const s = summarize(capture);
+  const l = run.ledger;
+  expect(s.diagnostics).toEqual([]);
+  expect(s.events).toBe(run.items.filter((i) => i.rec.type === REC.EVENT).length);
+  expect(s.fullStacks).toBe(l.full);
+  expect(s.cookies).toBe(l.ids);
+  expect(s.resolved).toBe(l.correct + l.wrong);
+  expect(s.unresolved).toBe(l.detected + l.unresolved);
+  // record by record: the same status and the same stack
+  const t = capture.trace;
+  expect(t.recordCount).toBe(l.entries.length);
+  for (let i = 0; i < t.recordCount; i++) {
+    const e = l.entries[i];
+    expect(STATUS_NAMES[t.recStatus.get(i)]).toBe(e.status);
+    const stack = t.recStack.get(i);
+    if (e.resolved === null) expect(stack).toBe(-1);
+    else expect(capture.stacks.framesOf(stack)).toEqual(frameKeysOf(run, fromKey(e.resolved)));
+  }
+  return { s, l };
+}
+
+describe('an exported run read back by the explorer', () => {
+  const base: Partial<SimOptions> = { cpus: 4, events: 6000, resets: 6, bits: 10, stacks: 400, zipf: 0.7, raceWindowUs: 5, ringKb: 256 };
+
+  it('v8 (bin v2 before every reset, text at the end) resolves exactly as the ledger says', async () => {
+    const run = await runNode({ ...base, mode: 'v8', dumps: 'before-reset' });
+    const { s, l } = await check(run);
+    expect(l.wrong).toBe(0);
+    expect(s.generations.length).toBeGreaterThan(1);
+    expect(s.stat!.generation).toBe(run.finalGeneration);
+  }, 30_000);
+
+  it('v7 (bin v1 at the end only) resolves exactly as the ledger says, wrong ids included', async () => {
+    const run = await runNode({ ...base, mode: 'v7', dumps: 'end', events: 12000, resets: 12 });
+    const { l } = await check(run);
+    expect(l.wrong).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('v4 and dumps before every reset (generation-less dumps that disagree: ambiguous)', async () => {
+    const run = await runNode({ ...base, mode: 'v4', dumps: 'before-reset' });
+    await check(run);
+  }, 30_000);
+});

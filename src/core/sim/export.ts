@@ -1,0 +1,90 @@
+import { writeStackMapBin, writeStackMapStat, writeStackMapText } from '../formats/stack-map-write.ts';
+import { writeTraceText, type TraceTextItem } from '../formats/trace-text-write.ts';
+import { REC } from './ring.ts';
+import { wordsToIps } from './shared-map.ts';
+import type { RunResult } from './simulation.ts';
+import { commOf } from './workload.ts';
+
+/**
+ * A run as the files a user would copy off the device, by tracefs name, in the order the
+ * dumps were taken (which the ledger also follows):
+ *   trace                     what is left in the ring buffers, CPUs merged by time: events
+ *                             (kmem_cache_alloc), then `<stack_id N>` (v4/v7),
+ *                             `<stack_id N gen G>` (v8) or `<stack trace>` + ` => sym+0xoff/0xsize` frames
+ *   stack_map_bin.N[.genG]    every binary dump (v1 for v4/v7, v2 with the generation for v8)
+ *   stack_map                 the text dump read at the end (v7 or v8 format)
+ *   stack_map_stat            v7 keys (entries, table_size, successes, drops, success_rate) for
+ *                             v4/v7; v8 keys (generation, entries, capacity, successes, fallbacks)
+ *   kallsyms                  the synthetic kernel's symbols
+ */
+export function exportCapture(run: RunResult): Map<string, Uint8Array> {
+  const enc = new TextEncoder();
+  const kernel = run.population.kernel;
+  const cache = new Map<bigint, string>();
+  const print = (ip: bigint) => {
+    let s = cache.get(ip);
+    if (s === undefined) cache.set(ip, (s = kernel.printFrame(ip)));
+    return s;
+  };
+  const v8 = run.config.mode === 'v8';
+  const items: TraceTextItem[] = [];
+  for (const { cpu, rec } of run.items) {
+    const base = { comm: commOf(rec.pid), pid: rec.pid, cpu, ts: rec.ts };
+    if (rec.type === REC.EVENT) {
+      const ips = run.population.ips[rec.truthStack];
+      const callSite = print(ips[Math.min(1, ips.length - 1)]).replace(/\/0x[0-9a-f]+.*$/, '');
+      const aux = rec.b >>> 0;
+      const req = [32, 64, 192, 256, 512, 4096][aux % 6];
+      const payload =
+        `call_site=${callSite} ptr=0xffff8880${aux.toString(16).padStart(8, '0')} bytes_req=${req} ` +
+        `bytes_alloc=${req < 64 ? 64 : req} gfp_flags=${(aux >>> 8) % 4 === 0 ? 'GFP_ATOMIC' : 'GFP_KERNEL'} node=-1 accounted=false`;
+      items.push({ type: 'event', ...base, tgid: null, flags: '...1.', name: 'kmem_cache_alloc', payload });
+    } else if (rec.type === REC.FULL) {
+      const frames = Array.from(wordsToIps(rec.words!, 0, rec.a), print);
+      items.push({ type: 'stack', kind: 'full', ...base, flags: '...1.', slot: 0, generation: null, frames });
+    } else {
+      items.push({ type: 'stack', kind: 'cookie', ...base, flags: '...1.', slot: rec.a, generation: rec.type === REC.COOKIE ? rec.b : null, frames: null });
+    }
+  }
+  const files = new Map<string, Uint8Array>();
+  files.set('trace', enc.encode(writeTraceText(items, { tracer: 'nop', cpus: run.config.cpus })));
+  let n = 0;
+  for (const d of run.dumps) {
+    n++;
+    if (d.format === 'bin') {
+      const name = `stack_map_bin.${n}` + (d.generation === null ? '' : `.gen${d.generation}`);
+      files.set(
+        name,
+        d.bytes ?? writeStackMapBin({ version: v8 ? 2 : 1, generation: d.generation, littleEndian: true, records: d.records }),
+      );
+    } else {
+      const text = writeStackMapText(
+        d.records.map((r) => ({ slot: r.slot, generation: r.generation, refCount: r.refCount, frames: Array.from(r.ips, print) })),
+        { version: v8 ? 'v8' : 'v7', generation: d.generation },
+      );
+      files.set(`stack_map.${n}`, enc.encode(text));
+    }
+  }
+  const c = run.counters;
+  const capacity = 2 ** run.config.bits;
+  const stat = v8
+    ? writeStackMapStat({ version: 'v8', generation: run.finalGeneration, entries: run.entries, capacity, successes: c.successes, fallbacks: c.fallbacks })
+    : writeStackMapStat({
+        version: 'v7',
+        entries: run.entries,
+        capacity,
+        tableSize: capacity * 2,
+        successes: c.successes,
+        drops: c.fallbacks,
+        successRate: c.successes + c.fallbacks ? Math.floor((100 * c.successes) / (c.successes + c.fallbacks)) : 0,
+      });
+  files.set('stack_map_stat', enc.encode(stat));
+  files.set('kallsyms', enc.encode(kernel.kallsyms()));
+  return files;
+}
+
+/** Frame keys of a stack as the explorer derives them from printed frames (sym+0xoff). */
+export function frameKeysOf(run: RunResult, ips: BigUint64Array): string[] {
+  const k = run.population.kernel;
+  return Array.from(ips, (ip) => k.printFrame(ip).replace(/\/0x[0-9a-f]+.*$/, ''));
+}

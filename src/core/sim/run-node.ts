@@ -1,0 +1,72 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { CpuReport } from './cpu-loop.ts';
+import type { NodeWorkerData } from './node-worker.ts';
+import { Simulation, type RunResult, type SimOptions } from './simulation.ts';
+
+/**
+ * Runs a simulation on Node worker_threads: one worker per simulated CPU (node-worker.ts,
+ * started through node-worker-boot.mjs so tsx compiles it), resets and dumps from this thread.
+ * CPUs: 1 .. max(cores, 4).
+ */
+
+export function maxCpus(): number {
+  return Math.max(4, availableParallelism());
+}
+
+const BOOT = new URL('./node-worker-boot.mjs', import.meta.url);
+const ENTRY = new URL('./node-worker.ts', import.meta.url).href;
+
+export interface RunHooks {
+  /** runs on this thread while the CPUs record (alongside the resets), e.g. a reader racing them */
+  during?: (sim: Simulation) => Promise<void>;
+}
+
+export async function runNode(opts: Partial<SimOptions>, hooks: RunHooks = {}): Promise<RunResult> {
+  const sim = new Simulation(opts);
+  if (sim.config.cpus > maxCpus()) throw new RangeError(`cpus must be in [1, ${maxCpus()}]`);
+  const workers: Worker[] = [];
+  const reports: CpuReport[] = [];
+  let failed: Error | null = null;
+  let ended = 0;
+  const readies: Promise<void>[] = [];
+  const dones: Promise<void>[] = [];
+  for (let cpu = 0; cpu < sim.config.cpus; cpu++) {
+    const data: NodeWorkerData = { entry: ENTRY, shared: sim.shared, cpu, config: sim.config };
+    const w = new Worker(BOOT, { workerData: data });
+    workers.push(w);
+    let ready!: () => void;
+    readies.push(new Promise<void>((r) => (ready = r)));
+    dones.push(
+      new Promise<void>((resolve) => {
+        w.on('message', (m: { type: string; report?: CpuReport }) => {
+          if (m.type === 'ready') ready();
+          else if (m.type === 'done') reports[m.report!.cpu] = m.report!;
+        });
+        w.on('error', (e) => {
+          failed ??= e;
+          ready();
+          sim.stop();
+        });
+        w.on('exit', () => {
+          ended++;
+          ready();
+          resolve();
+        });
+      }),
+    );
+  }
+  try {
+    await Promise.all(readies);
+    sim.start();
+    const sleep = (ms: number) => new Promise<void>((r) => (ms > 0 ? setTimeout(r, ms) : setImmediate(r)));
+    await Promise.all([sim.drive(sleep, () => ended === workers.length || failed !== null), hooks.during?.(sim)]);
+    await Promise.all(dones);
+  } finally {
+    sim.stop();
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+  if (failed) throw failed;
+  if (reports.filter(Boolean).length !== sim.config.cpus) throw new Error('a CPU worker ended without a report');
+  return sim.finish(reports);
+}

@@ -1,0 +1,218 @@
+import { describe, expect, it } from 'vitest';
+import { BinDumpReader, decodeBinDump, ESTALE, readBinDump, readTextDump } from './dump-reader.ts';
+import { stackHash } from './jhash.ts';
+import { computeLedger } from './ledger.ts';
+import { REC, Ring, RECORD_SIZE } from './ring.ts';
+import { C, createMapBuffer, INSERT_BYPASS, INSERT_FALLBACK, SharedStackMap, type Mode } from './shared-map.ts';
+import { buildPopulation } from './workload.ts';
+
+const pop = buildPopulation({ kind: 'population', stacks: 3000, zipf: 0, depthMin: 4, depthMax: 16, seed: 7 });
+
+function newMap(mode: Mode, bits = 12, cpus = 1): SharedStackMap {
+  const p = { mode, bits, cpus, hashSeed: 0x1234567 };
+  return new SharedStackMap(createMapBuffer(p), p);
+}
+
+describe('SharedStackMap (single thread)', () => {
+  it('hashes as the kernel does: jhash2 over the ips as u32 words, start index hash >>> (32 - (bits + 1))', () => {
+    const m = newMap('v7');
+    for (let i = 0; i < 20; i++) {
+      expect(m.hash(pop.words[i], pop.depths[i])).toBe(stackHash(pop.ips[i], 0x1234567));
+    }
+    const slot = m.insert(0, pop.words[0], pop.depths[0]);
+    const h = stackHash(pop.ips[0], 0x1234567);
+    expect(slot).toBe(h >>> (32 - 13));
+    expect(m.key(slot)).toBe(h);
+  });
+
+  it('finds a stored stack again and counts its references', () => {
+    for (const mode of ['v4', 'v7', 'v8'] as const) {
+      const m = newMap(mode);
+      const a = m.insert(0, pop.words[3], pop.depths[3]);
+      expect(m.insert(0, pop.words[3], pop.depths[3])).toBe(a);
+      expect(m.insert(0, pop.words[3], pop.depths[3])).toBe(a);
+      expect(m.elementRef(m.published(a))).toBe(3);
+      expect(Array.from(m.elementIps(m.published(a)))).toEqual(Array.from(pop.ips[3]));
+      const c = m.counters();
+      expect(c).toMatchObject({ attempts: 3, successes: 3, fallbacks: 0, newElements: 1 });
+    }
+  });
+
+  it('runs the pool dry: gravestones stay claimed, the rest falls back, entries stop at capacity', () => {
+    for (const mode of ['v7', 'v8'] as const) {
+      const m = newMap(mode, 10);
+      for (let i = 0; i < 3000; i++) m.insert(0, pop.words[i], pop.depths[i]);
+      const c = m.counters();
+      expect(m.entries).toBe(1024);
+      expect(c.newElements).toBe(1024);
+      expect(c.fallbacksPoolEmpty).toBeGreaterThan(0);
+      expect(m.gravestones()).toBe(c.fallbacksPoolEmpty);
+      expect(c.attempts).toBe(c.successes + c.fallbacks + c.bypasses);
+      // every stored stack is still found
+      let found = 0;
+      for (let i = 0; i < 3000; i++) if (m.insert(0, pop.words[i], pop.depths[i]) >= 0) found++;
+      expect(found).toBe(1024);
+    }
+  });
+
+  it('resets: one at a time, inserts during one bypass, generation++, v4 refused while recording', () => {
+    const m = newMap('v8');
+    const s = m.insert(0, pop.words[1], pop.depths[1]);
+    expect(s).toBeGreaterThanOrEqual(0);
+    let inner = '';
+    let during = 0;
+    expect(
+      m.reset(() => {
+        inner = m.reset();
+        during = m.insert(0, pop.words[1], pop.depths[1]);
+      }),
+    ).toBe('ok');
+    expect(inner).toBe('ebusy');
+    expect(during).toBe(INSERT_BYPASS);
+    expect(m.generation).toBe(2);
+    expect(m.entries).toBe(0);
+    expect(m.published(s)).toBe(-1);
+    const c = m.counters();
+    expect(c).toMatchObject({ attempts: 2, successes: 1, fallbacks: 0, bypasses: 1 });
+    expect(Atomics.load(m.i32, C.EBUSY)).toBe(1);
+
+    const v4 = newMap('v4');
+    expect(v4.reset()).toBe('refused');
+    Atomics.store(v4.i32, C.RECORDING, 0);
+    expect(v4.reset()).toBe('ok');
+    expect(Atomics.load(v4.i32, C.REFUSED)).toBe(1);
+  });
+
+  it('v8 falls back on an unpublished element of the same hash; v7 advances and duplicates', () => {
+    for (const mode of ['v7', 'v8'] as const) {
+      const m = newMap(mode);
+      const w = pop.words[5];
+      const h = m.hash(w, pop.depths[5]);
+      // another CPU has claimed the key and not published yet
+      Atomics.store(m.u32, m.keysAt + m.startIndex(h), h);
+      const r = m.insert(0, w, pop.depths[5]);
+      if (mode === 'v8') {
+        expect(r).toBe(INSERT_FALLBACK);
+        expect(m.counters().fallbacksInFlight).toBe(1);
+      } else {
+        expect(r).toBe((m.startIndex(h) + 1) & (m.slots - 1));
+      }
+    }
+  });
+});
+
+describe('dump reader', () => {
+  function filled(mode: Mode) {
+    const m = newMap(mode);
+    for (let i = 0; i < 300; i++) m.insert(0, pop.words[i], pop.depths[i]);
+    return m;
+  }
+
+  it('binary: a reset during the read fails with ESTALE; a completed read stays valid', () => {
+    const m = filled('v8');
+    expect(readBinDump(m, (pass) => pass === 3 && m.reset())).toBe(ESTALE);
+    for (let i = 0; i < 300; i++) m.insert(0, pop.words[i], pop.depths[i]);
+    const r = new BinDumpReader(m, 4096);
+    const parts: Uint8Array[] = [];
+    for (let c = r.read(); c !== null; c = r.read()) {
+      expect(c).not.toBe(ESTALE);
+      parts.push((c as Uint8Array).slice());
+    }
+    expect(m.reset()).toBe('ok');
+    expect(r.read()).toBe(null); // EOF, not ESTALE
+    const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((o, p) => (bytes.set(p, o), o + p.length), 0);
+    const d = decodeBinDump(bytes);
+    expect(d.generation).toBe(2);
+    expect(d.records.length).toBe(300);
+    expect(r.nrStacks).toBe(300);
+  });
+
+  it('binary: bytes already produced by a pass are handed out before the check', () => {
+    const m = filled('v7');
+    const r = new BinDumpReader(m, 1 << 20);
+    expect((r.read() as Uint8Array).length).toBe(16); // the header
+    const first = r.read(100) as Uint8Array;
+    expect(first.length).toBe(100);
+    m.reset();
+    // the rest of the one big pass is buffered: no ESTALE, and the stream ends
+    let n = 16 + first.length;
+    for (let c = r.read(); c !== null; c = r.read()) n += (c as Uint8Array).length;
+    expect(n).toBeGreaterThan(16 + 300 * 16);
+  });
+
+  it('text: no check, so a read across a reset splices two generations', () => {
+    const m = filled('v8');
+    const d = readTextDump(m, 50, (pass) => {
+      if (pass !== 2) return;
+      m.reset();
+      for (let i = 1000; i < 1300; i++) m.insert(0, pop.words[i], pop.depths[i]);
+    });
+    expect(d.generationsSeen).toEqual([1, 2]);
+    expect(new Set(d.records.map((r) => r.generation))).toEqual(new Set([1, 2]));
+  });
+});
+
+describe('ring buffer', () => {
+  it('overwrites the oldest records and counts what it holds', () => {
+    const r = new Ring(null, 1024);
+    let events = 0;
+    for (let i = 0; i < 100; i++) {
+      r.reserve(REC.EVENT, 56, 0, 0, i);
+      r.reserve(REC.FULL, RECORD_SIZE.full(10), 0, 0, i);
+      events++;
+    }
+    expect(events).toBe(100);
+    expect(r.bytesIn).toBeLessThanOrEqual(1024);
+    expect(r.bytesIn).toBeGreaterThan(1024 - (56 + 92) * 2);
+    const recs = r.records();
+    expect(recs.filter((x) => x.type === REC.EVENT).length).toBe(r.eventsIn);
+    expect(recs.reduce((n, x) => n + x.bytes, 0)).toBe(r.bytesIn);
+  });
+});
+
+describe('ledger', () => {
+  const dump = (generation: number | null, slots: [number, bigint[]][]) => ({
+    format: 'bin' as const,
+    generation,
+    generationsSeen: [],
+    records: slots.map(([slot, ips]) => ({ slot, generation, refCount: 1, ips: BigUint64Array.from(ips) })),
+  });
+
+  it('v7 ids: unverified when the dumps agree, ambiguous when they disagree, wrong when the only holder is another stack', () => {
+    const l = computeLedger(
+      [
+        { kind: 'id', slot: 1, generation: null, truth: 'a' },
+        { kind: 'id', slot: 2, generation: null, truth: 'a' },
+        { kind: 'id', slot: 3, generation: null, truth: 'a' },
+        { kind: 'id', slot: 4, generation: null, truth: 'a' },
+      ],
+      [dump(null, [[1, [0xan]], [2, [0xan]], [3, [0xbn]]]), dump(null, [[1, [0xan]], [2, [0xbn]]])],
+    );
+    expect(l.entries.map((e) => [e.status, e.outcome])).toEqual([
+      ['unverified', 'correct'],
+      ['ambiguous', 'detected'],
+      ['unverified', 'wrong'],
+      ['no-slot', 'unresolved'],
+    ]);
+  });
+
+  it('v8 cookies: only against a dump of their own generation', () => {
+    const l = computeLedger(
+      [
+        { kind: 'cookie', slot: 1, generation: 1, truth: 'a' },
+        { kind: 'cookie', slot: 1, generation: 2, truth: 'a' },
+        { kind: 'cookie', slot: 2, generation: 1, truth: 'a' },
+        { kind: 'full', slot: -1, generation: null, truth: 'a' },
+      ],
+      [dump(1, [[1, [0xan]]]), dump(3, [[1, [0xbn]]])],
+    );
+    expect(l.entries.map((e) => [e.status, e.outcome])).toEqual([
+      ['resolved', 'correct'],
+      ['no-dump', 'detected'],
+      ['no-slot', 'detected'],
+      ['full', 'full'],
+    ]);
+    expect(l).toMatchObject({ correct: 1, wrong: 0, detected: 2, unresolved: 0, full: 1, ids: 3 });
+  });
+});
