@@ -6,15 +6,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ingestFiles } from '../model/test-helpers.ts';
 import { DiagnosticLog } from './diagnostics.ts';
-import { createDumpJsonParser } from './dump-json.ts';
-import { createPerfScriptParser, createTraceDatParser } from './foreign.ts';
-import { createKallsymsParser } from './kallsyms.ts';
+import { parserForKind } from './registry.ts';
 import { FSMB_MAGIC, sniffKind, TRACE_DAT_MAGIC } from './sniff.ts';
-import { createStackMapBinParser } from './stack-map-bin.ts';
-import { createStackMapStatParser } from './stack-map-stat.ts';
-import { createStackMapTextParser } from './stack-map-text.ts';
-import { createSystraceHtmlParser } from './systrace-html.ts';
-import { createTraceTextParser } from './trace-text.ts';
 import type { ByteCount, ChunkParser, FileKind, LineCount, ParseContext, TraceSink } from './types.ts';
 
 const RUNS = { numRuns: 200 };
@@ -25,30 +18,7 @@ type Counted = { lines?: LineCount | null; bytes?: ByteCount | null; total?: num
 
 /** The parser Ingest would choose for a kind (unknown: a byte counter). */
 function parserFor(kind: FileKind, ctx: ParseContext): ChunkParser<Counted> {
-  switch (kind) {
-    case 'trace_text':
-      return createTraceTextParser(ctx, nullSink);
-    case 'systrace_html':
-      return createSystraceHtmlParser(ctx, nullSink);
-    case 'stack_map_text':
-      return createStackMapTextParser(ctx);
-    case 'stack_map_bin':
-      return createStackMapBinParser(ctx);
-    case 'stack_map_stat':
-      return createStackMapStatParser(ctx);
-    case 'kallsyms':
-      return createKallsymsParser(ctx);
-    case 'dump_json':
-      return createDumpJsonParser(ctx);
-    case 'trace_cmd_dat':
-      return createTraceDatParser(ctx);
-    case 'perf_script':
-      return createPerfScriptParser(ctx);
-    case 'unknown': {
-      let total = 0;
-      return { push: (c) => void (total += c.length), end: () => ({ total, used: 0, unused: total }) };
-    }
-  }
+  return parserForKind(kind, ctx, () => nullSink) as ChunkParser<Counted>;
 }
 
 function feedCuts<R>(parser: ChunkParser<R>, bytes: Uint8Array, cuts: readonly number[]): R {
@@ -141,14 +111,8 @@ const TOKENS = [
 const tokenText = fc.array(fc.constantFrom(...TOKENS), { maxLength: 120 }).map((t) => t.join(''));
 const anyText = fc.oneof(tokenText, fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ maxLength: 300 }));
 
-const TEXT_PARSERS: [string, (ctx: ParseContext) => ChunkParser<Counted>][] = [
-  ['trace text', (ctx) => createTraceTextParser(ctx, nullSink)],
-  ['systrace html', (ctx) => createSystraceHtmlParser(ctx, nullSink)],
-  ['stack_map text', createStackMapTextParser],
-  ['stack_map_stat', createStackMapStatParser],
-  ['kallsyms', createKallsymsParser],
-  ['dump json', createDumpJsonParser],
-];
+const TEXT_KINDS: FileKind[] = ['trace_text', 'systrace_html', 'stack_map_text', 'stack_map_stat', 'kallsyms', 'dump_json'];
+const TEXT_PARSERS: [string, (ctx: ParseContext) => ChunkParser<Counted>][] = TEXT_KINDS.map((k) => [k, (ctx) => parserFor(k, ctx)]);
 
 describe('random text', () => {
   it.each(TEXT_PARSERS)('%s never throws and lines.total = used + unused', (_name, make) => {

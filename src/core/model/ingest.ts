@@ -1,13 +1,8 @@
 import { DiagnosticLog, type Diagnostic } from '../formats/diagnostics.ts';
 import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
-import { createKallsymsParser, Symbolizer, type SymbolFile } from '../formats/kallsyms.ts';
-import { createStackMapBinParser } from '../formats/stack-map-bin.ts';
-import { createStackMapStatParser } from '../formats/stack-map-stat.ts';
-import { createStackMapTextParser } from '../formats/stack-map-text.ts';
+import { Symbolizer, type SymbolFile } from '../formats/kallsyms.ts';
+import { parserForKind } from '../formats/registry.ts';
 import { createTraceTextParser } from '../formats/trace-text.ts';
-import { createDumpJsonParser } from '../formats/dump-json.ts';
-import { createPerfScriptParser, createTraceDatParser } from '../formats/foreign.ts';
-import { createSystraceHtmlParser } from '../formats/systrace-html.ts';
 import type { ByteCount, ChunkParser, FileKind, LineCount, ParsedDump, ParsedStat } from '../formats/types.ts';
 import { resolveCookies } from './cookie-index.ts';
 import { DumpIndex } from './dumps.ts';
@@ -89,29 +84,7 @@ export class Ingest {
   }
 
   private parserFor(kind: FileKind, file: string, log: DiagnosticLog): ChunkParser<unknown> {
-    const ctx = { file, diagnostics: log };
-    switch (kind) {
-      case 'trace_text':
-        return createTraceTextParser(ctx, this.trace.sink());
-      case 'stack_map_text':
-        return createStackMapTextParser(ctx);
-      case 'stack_map_bin':
-        return createStackMapBinParser(ctx);
-      case 'stack_map_stat':
-        return createStackMapStatParser(ctx);
-      case 'kallsyms':
-        return createKallsymsParser(ctx);
-      case 'dump_json':
-        return createDumpJsonParser(ctx);
-      case 'systrace_html':
-        return createSystraceHtmlParser(ctx, this.trace.sink());
-      case 'trace_cmd_dat':
-        return createTraceDatParser(ctx);
-      case 'perf_script':
-        return createPerfScriptParser(ctx);
-      default:
-        return unknownParser(log);
-    }
+    return parserForKind(kind, { file, diagnostics: log }, () => this.trace.sink());
   }
 
   private collect(kind: FileKind, result: unknown, report: FileReport, log: DiagnosticLog): void {
@@ -181,18 +154,6 @@ export class Ingest {
   }
 }
 
-function unknownParser(log: DiagnosticLog): ChunkParser<ByteCount> {
-  let total = 0;
-  return {
-    push: (c) => {
-      total += c.length;
-    },
-    end: () => {
-      log.forFile(total === 0 ? 'empty file' : 'not a known format (not a trace, stack_map, stack_map_bin, stack_map_stat, dump JSON, kallsyms or an archive of them)');
-      return { total, used: 0, unused: total };
-    },
-  };
-}
 
 function concat(parts: Uint8Array[], len: number): Uint8Array {
   if (parts.length === 1) return parts[0];
