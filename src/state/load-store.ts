@@ -1,7 +1,10 @@
 import { create } from 'zustand';
+import type { ParsedStat } from '../core/formats/types.ts';
+import type { Overview, Warning } from '../core/model/query-types.ts';
 import type { Summary } from '../core/model/summary.ts';
 import { CANCELLED, type LoadProgress, type NamedBlob } from '../workers/ingest-api.ts';
 import { Comlink, startIngestWorker } from '../workers/ingest-client.ts';
+import { useViewStore } from './view-store.ts';
 
 export type LoadStatus = 'idle' | 'loading' | 'done' | 'cancelled' | 'error';
 
@@ -13,6 +16,11 @@ export interface LoadState {
   source: 'sample' | 'files' | null;
   progress: LoadProgress | null;
   summary: Summary | null;
+  overview: Overview | null;
+  warnings: Warning[];
+  stats: ParsedStat[];
+  /** bumps with every capture loaded; queries are keyed by it so answers about an older one are dropped */
+  captureId: number;
   error: string | null;
   elapsedMs: number | null;
   load(files: NamedBlob[], source: 'sample' | 'files'): Promise<void>;
@@ -21,7 +29,8 @@ export interface LoadState {
 }
 
 let worker: ReturnType<typeof startIngestWorker> | null = null;
-const ingestWorker = () => (worker ??= startIngestWorker());
+/** The worker that holds the loaded capture; query hooks (queries.ts) ask it too. */
+export const ingestWorker = () => (worker ??= startIngestWorker());
 
 /** Where the embedded capture lives (public/samples/, listed by its index.json). */
 export const SAMPLE_BASE = `${import.meta.env.BASE_URL}samples/`;
@@ -32,6 +41,10 @@ export const useLoadStore = create<LoadState>((set, get) => ({
   source: null,
   progress: null,
   summary: null,
+  overview: null,
+  warnings: [],
+  stats: [],
+  captureId: 0,
   error: null,
   elapsedMs: null,
 
@@ -42,7 +55,17 @@ export const useLoadStore = create<LoadState>((set, get) => ({
         files,
         Comlink.proxy((p: LoadProgress) => set({ progress: p })),
       );
-      set({ status: 'done', summary: result.summary, elapsedMs: result.elapsedMs });
+      // the first capture is opened with the view the URL carries; a later one starts afresh
+      if (get().captureId > 0) useViewStore.getState().reset();
+      set({
+        status: 'done',
+        summary: result.summary,
+        overview: result.overview,
+        warnings: result.warnings,
+        stats: result.stats,
+        elapsedMs: result.elapsedMs,
+        captureId: get().captureId + 1,
+      });
     } catch (e) {
       const message = (e as Error).message;
       if (message.includes(CANCELLED)) set({ status: 'cancelled' });

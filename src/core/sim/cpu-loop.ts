@@ -1,6 +1,6 @@
 import { Rng, Zipf } from './random.ts';
 import { REC, Ring, RECORD_SIZE } from './ring.ts';
-import { C, INSERT_BYPASS, K, SharedStackMap, type MapParams, type Mode } from './shared-map.ts';
+import { C, INSERT_BYPASS, K, SharedStackMap, type MapOptions, type MapParams, type Mode } from './shared-map.ts';
 import { populationViews, TASKS, type PopulationShared } from './workload.ts';
 
 /**
@@ -59,6 +59,16 @@ export interface CpuReport {
   off: { eventsIn: number; bytesIn: number };
 }
 
+/**
+ * What a live host (the browser) adds to a CPU: map options (a race window read live, an event
+ * sink) and a call after every stack record (`slot` -1 for a fallback, -2 for a bypass).
+ * Headless runs pass none. The loop also honours C.PACE_US and C.PAUSE, which only live hosts set.
+ */
+export interface CpuHooks {
+  map?: Pick<MapOptions, 'liveWindow' | 'onEvent'>;
+  onRecord?: (type: number, slot: number, generation: number, stack: number) => void;
+}
+
 export function mapParams(cfg: SimConfig): MapParams {
   return { mode: cfg.mode, bits: cfg.bits, cpus: cfg.cpus, hashSeed: cfg.hashSeed };
 }
@@ -72,8 +82,10 @@ export function slackOf(cfg: SimConfig): number {
   return cfg.mode === 'v4' ? 0 : Math.floor((cfg.gateSlack * cfg.eventsPerCpu) / (cfg.resets + 1));
 }
 
-export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig): CpuReport {
-  const map = new SharedStackMap(shared.map, mapParams(cfg), { raceWindowUs: cfg.raceWindowUs, raceWait: cfg.raceWait });
+export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: CpuHooks = {}): CpuReport {
+  const map = new SharedStackMap(shared.map, mapParams(cfg), { raceWindowUs: cfg.raceWindowUs, raceWait: cfg.raceWait, ...hooks.map });
+  const onRecord = hooks.onRecord;
+  const paused = map.cpuWord(cpu, K.PAUSED);
   const ctl = map.i32;
   const ring = new Ring(shared.rings[cpu], cfg.ringBytes);
   const off = new Ring(null, cfg.ringBytes);
@@ -110,6 +122,19 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig): CpuRepo
       ring.sync();
       off.clear();
     }
+    if (Atomics.load(ctl, C.PAUSE) !== 0) {
+      // a live host parks every CPU between events (v4 reset, a consistent read of the rings)
+      Atomics.store(ctl, paused, 1);
+      Atomics.notify(ctl, paused);
+      while (Atomics.load(ctl, C.PAUSE) !== 0 && Atomics.load(ctl, C.STOP) === 0) Atomics.wait(ctl, C.PAUSE, 1, 50);
+      Atomics.store(ctl, paused, 0);
+      if (cfg.mode === 'v4') {
+        ring.sync(); // the host may have cleared it
+        off.clear();
+      }
+    }
+    const pace = Atomics.load(ctl, C.PACE_US);
+    if (pace > 0) Atomics.wait(ctl, C.DUMMY, 0, pace / 1000);
     if (Atomics.load(ctl, C.STOP) !== 0) break;
     const stack = zipf ? zipf.sample(rng) : (i * cfg.cpus + cpu) % n;
     const w = words[stack];
@@ -147,11 +172,13 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig): CpuRepo
         d[r + 1] = task.pid;
         d[r + 2] = slot;
       }
+      onRecord?.(v8 ? REC.COOKIE : REC.ID, slot, gen, stack);
     } else {
       const r = ring.reserve(REC.FULL, RECORD_SIZE.full(nr), stack, slot === INSERT_BYPASS ? -2 : -1, ts);
       d[r + 1] = task.pid;
       d[r + 2] = nr;
       d.set(w, r + 3);
+      onRecord?.(REC.FULL, slot, -1, stack);
     }
     off.reserve(REC.FULL, RECORD_SIZE.full(nr), -1, -1, 0);
     Atomics.store(ctl, progress, i + 1);

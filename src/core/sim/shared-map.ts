@@ -46,8 +46,14 @@ export const C = {
   START: 11,
   GATE: 12,
   STOP: 13,
+  /** live hosts (the browser): a pause between events per CPU, in microseconds (0: none) */
+  PACE_US: 14,
+  /** live hosts: 1 asks every CPU to park between events (each acknowledges in K.PAUSED) */
+  PAUSE: 15,
+  /** live hosts: the race window in microseconds, read at every window (MapOptions.liveWindow) */
+  WINDOW_US: 16,
 } as const;
-export const CTL_WORDS = 16;
+export const CTL_WORDS = 32;
 
 // per-CPU words
 export const K = {
@@ -71,6 +77,8 @@ export const K = {
   PROBES: 11,
   /** v8 fallbacks on key == hash with no element while the pool is empty: most likely a gravestone */
   FB_GRAVE: 12,
+  /** live hosts: 1 while this CPU is parked by C.PAUSE */
+  PAUSED: 13,
 } as const;
 export const CPU_STRIDE = 16;
 
@@ -92,7 +100,40 @@ export interface MapOptions {
   raceWait?: 'sleep' | 'spin';
   /** false where Atomics.wait is not allowed (a browser's main thread): waits spin instead */
   canBlock?: boolean;
+  /** read the race window from the map's WINDOW_US word at every window (a live host changes it while running) */
+  liveWindow?: boolean;
+  /** notable steps of the insert and reset paths, for live views (`slot` -1 where none; `hash` 0 where none) */
+  onEvent?: (kind: MapEventKind, slot: number, hash: number) => void;
 }
+
+/**
+ * What `MapOptions.onEvent` reports. Insert: `hit` (an existing element), `claim` (won the
+ * cmpxchg), `publish`, `unpublished` (met the same hash with no element), `gravestone` (the same,
+ * with the pool empty), `lost` / `lost-same`
+ * (cmpxchg lost to another / the same hash), `duplicate` (v4/v7: published a second copy after
+ * meeting the same hash), `fallback-*` (the reason), `bypass`. Reset: `reset-flag`,
+ * `reset-drained`, `reset-cleared`, `reset-done`, `ebusy`, `refused`.
+ */
+export type MapEventKind =
+  | 'hit'
+  | 'claim'
+  | 'publish'
+  | 'unpublished'
+  | 'gravestone'
+  | 'lost'
+  | 'lost-same'
+  | 'duplicate'
+  | 'fallback-pool'
+  | 'fallback-probe'
+  | 'fallback-inflight'
+  | 'fallback-gravestone'
+  | 'bypass'
+  | 'reset-flag'
+  | 'reset-drained'
+  | 'reset-cleared'
+  | 'reset-done'
+  | 'ebusy'
+  | 'refused';
 
 export interface MapCounters {
   attempts: number;
@@ -137,6 +178,8 @@ export class SharedStackMap {
   private readonly windowMs: number;
   private readonly sleep: boolean;
   private readonly canBlock: boolean;
+  private readonly liveWindow: boolean;
+  private readonly onEvent: MapOptions['onEvent'];
   /** the generation the last successful insert on this object saw (the cookie's high half) */
   lastGeneration = 0;
 
@@ -157,6 +200,8 @@ export class SharedStackMap {
     this.windowMs = (opts.raceWindowUs ?? 0) / 1000;
     this.canBlock = opts.canBlock ?? true;
     this.sleep = (opts.raceWait ?? 'sleep') === 'sleep' && this.canBlock;
+    this.liveWindow = opts.liveWindow ?? false;
+    this.onEvent = opts.onEvent;
   }
 
   cpuWord(cpu: number, k: number): number {
@@ -189,6 +234,7 @@ export class SharedStackMap {
     if (Atomics.load(i32, C.RESET_FLAG) !== 0) {
       this.leave(base);
       Atomics.add(i32, base + K.BYPASSES, 1);
+      this.onEvent?.('bypass', -1, 0);
       return INSERT_BYPASS;
     }
     const generation = Atomics.load(i32, C.GENERATION);
@@ -198,6 +244,8 @@ export class SharedStackMap {
     let result = INSERT_FALLBACK;
     let reason: number = K.FB_PROBE;
     let probes = 0;
+    let metSame = false; // v4/v7: passed the same hash (unpublished or a lost cmpxchg): a claim now is a second copy
+    const ev = this.onEvent;
     for (; probes < PROBE_LIMIT; probes++, idx = (idx + 1) & mask) {
       const key = Atomics.load(u32, this.keysAt + idx);
       if (key === hash) {
@@ -205,7 +253,13 @@ export class SharedStackMap {
         if (v !== 0 && this.equals(v - 1, words, nr)) {
           this.incRef(v - 1);
           result = idx;
+          ev?.('hit', idx, hash);
           break;
+        }
+        if (v === 0) {
+          // with the pool empty no element can come: most likely a gravestone
+          if (ev) ev(Atomics.load(i32, C.NEXT_ELT) >= this.capacity ? 'gravestone' : 'unpublished', idx, hash);
+          metSame = true;
         }
         if (v === 0 && this.v8) {
           // unpublished, or a gravestone (the kernel cannot tell them apart either): v8 records
@@ -218,6 +272,7 @@ export class SharedStackMap {
       if (key !== 0) continue;
       const old = Atomics.compareExchange(u32, this.keysAt + idx, 0, hash);
       if (old === 0) {
+        ev?.('claim', idx, hash);
         const elt = this.takeElement();
         if (elt < 0) {
           reason = K.FB_POOL; // the key stays claimed: a gravestone
@@ -228,15 +283,19 @@ export class SharedStackMap {
         Atomics.store(i32, this.valsAt + idx, elt + 1); // publish
         Atomics.add(i32, base + K.NEW, 1);
         result = idx;
+        ev?.('publish', idx, hash);
+        if (metSame && ev) ev('duplicate', idx, hash);
         break;
       }
       if (old === hash) {
+        ev?.('lost-same', idx, hash);
+        metSame = true;
         if (this.v8) {
           reason = K.FB_INFLIGHT;
           break;
         }
         Atomics.add(i32, base + K.LOST_SAME, 1);
-      }
+      } else ev?.('lost', idx, hash);
       // lost the cmpxchg: advance
     }
     Atomics.add(i32, base + K.PROBES, probes + 1);
@@ -246,6 +305,10 @@ export class SharedStackMap {
     } else {
       Atomics.add(i32, base + K.FALLBACKS, 1);
       Atomics.add(i32, base + reason, 1);
+      if (ev) {
+        const kind = reason === K.FB_POOL ? 'fallback-pool' : reason === K.FB_INFLIGHT ? 'fallback-inflight' : reason === K.FB_GRAVE ? 'fallback-gravestone' : 'fallback-probe';
+        ev(kind, reason === K.FB_PROBE ? -1 : idx, hash);
+      }
     }
     this.leave(base);
     return result;
@@ -293,12 +356,13 @@ export class SharedStackMap {
 
   /** Holds the caller for the race window. */
   window(): void {
-    if (this.windowMs <= 0) return;
+    const ms = this.liveWindow ? Atomics.load(this.i32, C.WINDOW_US) / 1000 : this.windowMs;
+    if (ms <= 0) return;
     if (this.sleep) {
-      Atomics.wait(this.i32, C.DUMMY, 0, this.windowMs);
+      Atomics.wait(this.i32, C.DUMMY, 0, ms);
       return;
     }
-    const end = performance.now() + this.windowMs;
+    const end = performance.now() + ms;
     while (performance.now() < end) {
       /* spin */
     }
@@ -324,18 +388,22 @@ export class SharedStackMap {
    */
   reset(beforeClear?: () => void): ResetOutcome {
     const i32 = this.i32;
+    const ev = this.onEvent;
     if (Atomics.compareExchange(i32, C.RESET_BUSY, 0, 1) !== 0) {
       Atomics.add(i32, C.EBUSY, 1);
+      ev?.('ebusy', -1, 0);
       return 'ebusy';
     }
     if (this.params.mode === 'v4' && Atomics.load(i32, C.RECORDING) !== 0) {
       Atomics.store(i32, C.RESET_BUSY, 0);
       Atomics.add(i32, C.REFUSED, 1);
+      ev?.('refused', -1, 0);
       return 'refused';
     }
     this.lock();
     Atomics.add(i32, C.RESET_SEQ, 1);
     Atomics.store(i32, C.RESET_FLAG, 1);
+    ev?.('reset-flag', -1, 0);
     this.window();
     for (let cpu = 0; cpu < this.params.cpus; cpu++) {
       const w = this.cpuWord(cpu, K.INFLIGHT);
@@ -345,6 +413,7 @@ export class SharedStackMap {
         if (this.canBlock) Atomics.wait(i32, w, n, 1);
       }
     }
+    ev?.('reset-drained', -1, 0);
     beforeClear?.();
     this.window();
     const used = Math.min(Atomics.load(i32, C.NEXT_ELT), this.capacity);
@@ -359,11 +428,13 @@ export class SharedStackMap {
     }
     Atomics.store(i32, C.NEXT_ELT, 0);
     Atomics.add(i32, C.GENERATION, 1);
+    ev?.('reset-cleared', -1, 0);
     this.window();
     Atomics.store(i32, C.RESET_FLAG, 0);
     Atomics.add(i32, C.RESETS, 1);
     this.unlock();
     Atomics.store(i32, C.RESET_BUSY, 0);
+    ev?.('reset-done', -1, 0);
     return 'ok';
   }
 

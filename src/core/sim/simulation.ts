@@ -259,36 +259,16 @@ export class Simulation {
    * a key, so only elements under the same key are compared.
    */
   snapshot(): void {
-    const m = this.map;
-    const byKey = new Map<number, number[]>();
-    let published = 0;
-    let gravestones = 0;
-    let duplicates = 0;
-    for (let s = 0; s < m.slots; s++) {
-      const e = m.published(s);
-      if (e < 0) {
-        if (m.key(s) !== 0) gravestones++;
-        continue;
-      }
-      published++;
-      const key = m.key(s);
-      const same = byKey.get(key);
-      if (!same) byKey.set(key, [e]);
-      else if (same.some((o) => m.sameElement(o, e))) duplicates++;
-      else same.push(e);
-    }
-    this.snapshots.push({ generation: m.generation, entries: m.entries, published, distinct: published - duplicates, duplicates, gravestones });
+    this.snapshots.push(snapshotMap(this.map));
   }
 
-  /** After every CPU has ended: final dumps, ring contents, ledger and report. */
-  finish(reports: CpuReport[]): RunResult {
-    const o = this.options;
-    const cfg = this.config;
-    this.snapshot();
-    if (o.dumps !== 'none') this.takeBinDump();
-    if (o.textDump && o.dumps !== 'none') this.dumps.push(readTextDump(this.map));
+  /**
+   * The ring buffers' contents (CPUs merged by time) and their ledger against the dumps taken so
+   * far. Call while no CPU writes: after they ended, or with every CPU parked (C.PAUSE).
+   */
+  collect(): { rings: Ring[]; items: TraceItem[]; ledger: Ledger } {
     const rings = this.shared.rings.map((sab) => {
-      const r = new Ring(sab, cfg.ringBytes);
+      const r = new Ring(sab, this.config.ringBytes);
       r.sync();
       return r;
     });
@@ -303,7 +283,17 @@ export class Simulation {
         truth: this.stackKeys[rec.truthStack],
       });
     }
-    const ledger = computeLedger(ledgerIn, this.dumps);
+    return { rings, items, ledger: computeLedger(ledgerIn, this.dumps) };
+  }
+
+  /** After every CPU has ended: final dumps, ring contents, ledger and report. */
+  finish(reports: CpuReport[]): RunResult {
+    const o = this.options;
+    const cfg = this.config;
+    this.snapshot();
+    if (o.dumps !== 'none') this.takeBinDump();
+    if (o.textDump && o.dumps !== 'none') this.dumps.push(readTextDump(this.map));
+    const { rings, items, ledger } = this.collect();
     const counters = this.map.counters();
     const i32 = this.map.i32;
     const eventsOn = rings.reduce((n, r) => n + r.eventsIn, 0);
@@ -379,6 +369,32 @@ export class Simulation {
       report,
     };
   }
+}
+
+/**
+ * The map's state for one generation (call with no insert in flight: inside reset, or at the
+ * end). Kept cheap, since inserts bypass the map while a reset runs: copies of one stack share a
+ * key, so only elements under the same key are compared.
+ */
+export function snapshotMap(m: SharedStackMap): GenerationSnapshot {
+  const byKey = new Map<number, number[]>();
+  let published = 0;
+  let gravestones = 0;
+  let duplicates = 0;
+  for (let s = 0; s < m.slots; s++) {
+    const e = m.published(s);
+    if (e < 0) {
+      if (m.key(s) !== 0) gravestones++;
+      continue;
+    }
+    published++;
+    const key = m.key(s);
+    const same = byKey.get(key);
+    if (!same) byKey.set(key, [e]);
+    else if (same.some((o) => m.sameElement(o, e))) duplicates++;
+    else same.push(e);
+  }
+  return { generation: m.generation, entries: m.entries, published, distinct: published - duplicates, duplicates, gravestones };
 }
 
 const round1 = (x: number) => (Number.isFinite(x) ? Math.round(x * 10) / 10 : 0);

@@ -1,13 +1,26 @@
 import { useEffect } from 'react';
 import { useLoadStore } from '../../state/load-store.ts';
+import { useApplyTheme } from '../../state/theme.ts';
 import { DiagnosticsPanel } from '../diagnostics/DiagnosticsPanel.tsx';
 import { DropZone } from '../drop/DropZone.tsx';
+import { FlameGraph } from '../flamegraph/FlameGraph.tsx';
+import { GenerationSwitcher } from '../generations/GenerationSwitcher.tsx';
+import { KeyboardHelp } from '../help/KeyboardHelp.tsx';
 import { LoadProgressBar } from '../load/LoadProgressBar.tsx';
+import { TopStacks } from '../stacks/TopStacks.tsx';
+import { StatDashboard } from '../stats/StatDashboard.tsx';
 import { SummaryPanel } from '../summary/SummaryPanel.tsx';
+import { Timeline } from '../timeline/Timeline.tsx';
 import { Header } from './Header.tsx';
+import { useSimStore } from '../../state/sim-store.ts';
+import { SimulatorPane } from '../simulator/SimulatorPane.tsx';
 
+/** A profiler's layout: timeline across the top, top stacks beside the flame graph, generations and the map's numbers below. */
 export function App() {
   const status = useLoadStore((s) => s.status);
+  const hasCapture = useLoadStore((s) => s.overview !== null);
+  const pane = useSimStore((s) => s.pane);
+  useApplyTheme();
   useEffect(() => {
     // the first thing a user sees is a real capture, not an empty page
     if (useLoadStore.getState().status === 'idle') void useLoadStore.getState().loadSample();
@@ -15,12 +28,30 @@ export function App() {
   return (
     <DropZone>
       <Header />
+      {pane === 'simulator' ? (
+        <SimulatorPane />
+      ) : (
       <main className="content">
         <LoadProgressBar />
         {status === 'error' && <ErrorBox />}
         <SummaryPanel />
+        {hasCapture && (
+          <>
+            <Timeline />
+            <div className="split">
+              <TopStacks />
+              <FlameGraph />
+            </div>
+            <div className="split">
+              <GenerationSwitcher />
+              <StatDashboard />
+            </div>
+          </>
+        )}
         <DiagnosticsPanel />
       </main>
+      )}
+      <KeyboardHelp />
     </DropZone>
   );
 }

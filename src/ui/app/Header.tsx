@@ -1,18 +1,35 @@
 import { useRef } from 'react';
 import { useLoadStore } from '../../state/load-store.ts';
+import { useViewStore } from '../../state/view-store.ts';
+import { useSimStore } from '../../state/sim-store.ts';
+import { ExportMenu } from '../exports/ExportMenu.tsx';
+import { ThemeSwitch } from './ThemeSwitch.tsx';
 
 export function Header() {
   const input = useRef<HTMLInputElement>(null);
   const load = useLoadStore((s) => s.load);
   const loadSample = useLoadStore((s) => s.loadSample);
   const loading = useLoadStore((s) => s.status === 'loading');
+  const ready = useLoadStore((s) => s.status === 'done');
+  const setView = useViewStore((s) => s.set);
+  const pane = useSimStore((s) => s.pane);
+  const setPane = useSimStore((s) => s.setPane);
   const isolated = globalThis.crossOriginIsolated === true;
   return (
     <header className="header">
       <h1>
         stackmap <span className="light">explorer</span>
       </h1>
+      {ready && pane !== 'simulator' && <ExportMenu />}
       <div className="actions">
+        <span className="view-switch" role="group" aria-label="view">
+          <button type="button" aria-pressed={pane !== 'simulator'} onClick={() => setPane('explorer')} data-testid="view-explorer">
+            Explorer
+          </button>
+          <button type="button" aria-pressed={pane === 'simulator'} onClick={() => setPane('simulator')} data-testid="view-simulator" title="the stack map's insert and reset paths, live, one Web Worker per CPU">
+            Simulator
+          </button>
+        </span>
         <button type="button" onClick={() => input.current?.click()} disabled={loading}>
           Open files…
         </button>
@@ -30,6 +47,10 @@ export function Header() {
         />
         <button type="button" onClick={() => void loadSample()} disabled={loading}>
           Open sample
+        </button>
+        <ThemeSwitch />
+        <button type="button" onClick={() => setView({ help: true })} title="keyboard help (?)" aria-label="keyboard help" data-testid="help-button">
+          ?
         </button>
         <span
           className={isolated ? 'badge ok' : 'badge warn'}

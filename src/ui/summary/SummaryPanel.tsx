@@ -1,54 +1,66 @@
 import { useLoadStore } from '../../state/load-store.ts';
+import { useSelectionSummary } from '../../state/queries.ts';
+import { isFiltered, useSelection, useViewStore } from '../../state/view-store.ts';
+import { fmtTs, genLabel } from '../common/format.ts';
 
-/** The capture in numbers; each the same as the command line's JSON for the same files. */
+/**
+ * The capture in numbers; each the same as the command line's JSON for the same files. With a
+ * filter (range, generation, CPUs) the same cells count the selection instead, and say so.
+ */
 export function SummaryPanel() {
-  const s = useLoadStore((st) => st.summary);
-  if (!s) return null;
-  const cells: [string, string, number, string][] = [
-    ['summary-events', 'events', s.events, 'event lines, not counting stack records'],
-    ['summary-cookies', 'cookies', s.cookies, '<stack_id …> records'],
-    ['summary-resolved', 'resolved', s.resolved, 'cookies with a stack (resolved or unverified)'],
-    ['summary-unresolved', 'unresolved', s.unresolved, 'cookies without a stack: no dump, slot missing, ambiguous'],
-    ['summary-full-stacks', 'full stacks', s.fullStacks, 'stacks written in full (fallbacks)'],
-    ['summary-unique-stacks', 'unique stacks', s.uniqueStacks, 'distinct stacks over every source'],
+  const whole = useLoadStore((st) => st.summary);
+  const selection = useSelection();
+  const filtered = isFiltered(selection);
+  const sel = useSelectionSummary(filtered ? selection : null);
+  const set = useViewStore((v) => v.set);
+  if (!whole) return null;
+  // while the selection's numbers are on their way the cells say so rather than show the whole capture's
+  const s = filtered ? sel.data : whole;
+  const cells: [string, string, 'events' | 'cookies' | 'resolved' | 'unresolved' | 'fullStacks' | 'uniqueStacks', string][] = [
+    ['summary-events', 'events', 'events', 'event lines, not counting stack records'],
+    ['summary-cookies', 'cookies', 'cookies', '<stack_id …> records'],
+    ['summary-resolved', 'resolved', 'resolved', 'cookies with a stack (resolved or unverified)'],
+    ['summary-unresolved', 'unresolved', 'unresolved', 'cookies without a stack: no dump, slot missing, ambiguous'],
+    ['summary-full-stacks', 'full stacks', 'fullStacks', 'stacks written in full (fallbacks)'],
+    ['summary-unique-stacks', 'unique stacks', 'uniqueStacks', filtered ? 'distinct stacks among the selection’s records' : 'distinct stacks over every source'],
   ];
-  const statuses = Object.entries(s.status).filter(([, n]) => n > 0);
   return (
-    <section className="panel summary" aria-label="summary">
+    <section className="panel summary" aria-label="summary" data-scope={filtered ? 'selection' : 'capture'} data-testid="summary" data-pending={filtered && (sel.pending || !sel.data) ? 'true' : 'false'}>
+      <div className="summary-scope">
+        {filtered ? (
+          <>
+            <b>Selection</b>
+            {selection.generation !== null && <span className="chip">{genLabel(selection.generation)}</span>}
+            {selection.range && (
+              <span className="chip">
+                {fmtTs(selection.range[0])} – {fmtTs(selection.range[1])} s
+              </span>
+            )}
+            {selection.cpus && <span className="chip">CPU {selection.cpus.join(', ')}</span>}
+            <button type="button" className="link" onClick={() => set({ range: null, generation: null, cpus: null })} data-testid="clear-selection">
+              show the whole capture
+            </button>
+          </>
+        ) : (
+          <>
+            <b>Whole capture</b>
+            <span className="quiet">generations {whole.generations.join(', ') || 'none'}</span>
+          </>
+        )}
+      </div>
       <div className="cells">
-        {cells.map(([id, label, value, title]) => (
+        {cells.map(([id, label, k, title]) => (
           <div className="cell" key={id} title={title}>
             <div className="value" data-testid={id}>
-              {value}
+              {s ? s[k] : '…'}
             </div>
             <div className="label">{label}</div>
           </div>
         ))}
       </div>
-      <dl className="facts">
-        <dt>generations</dt>
-        <dd data-testid="summary-generations">{s.generations.join(', ') || 'none'}</dd>
-        <dt>status</dt>
-        <dd>{statuses.map(([k, n]) => `${k} ${n}`).join(' · ') || 'no stack records'}</dd>
-        {s.stat && (
-          <>
-            <dt>stack_map_stat</dt>
-            <dd>
-              entries {s.stat.entries ?? '?'} of {s.stat.capacity ?? '?'} · successes {s.stat.successes ?? '?'} · drops/fallbacks{' '}
-              {s.stat.drops ?? '?'}
-              {s.stat.generation !== null ? ` · generation ${s.stat.generation}` : ''}
-            </dd>
-          </>
-        )}
-        {s.lost.markers > 0 && (
-          <>
-            <dt>lost</dt>
-            <dd>
-              {s.lost.markers} markers, {s.lost.events} events
-            </dd>
-          </>
-        )}
-      </dl>
+      <span hidden data-testid="summary-generations">
+        {whole.generations.join(', ') || 'none'}
+      </span>
     </section>
   );
 }

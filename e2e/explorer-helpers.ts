@@ -1,0 +1,78 @@
+import { openAsBlob } from 'node:fs';
+import { basename } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { expect, type Locator, type Page } from '@playwright/test';
+import { Explorer } from '../src/core/model/explorer.ts';
+import { loadFiles } from '../src/core/model/load.ts';
+import type { Selection } from '../src/core/model/query-types.ts';
+
+export const SAMPLES = 'public/samples/';
+export const sampleFiles = (JSON.parse(readFileSync(SAMPLES + 'index.json', 'utf8')) as { files: string[] }).files.map((f) => SAMPLES + f);
+
+/** The same query engine the page's worker runs, over the same files, in Node. */
+export async function nodeExplorer(paths: string[]): Promise<Explorer> {
+  const files = await Promise.all(paths.map(async (p) => ({ name: basename(p), blob: await openAsBlob(p) })));
+  return new Explorer(await loadFiles(files));
+}
+
+export const sel = (patch: Partial<Selection> = {}): Selection => ({ range: null, generation: null, cpus: null, ...patch });
+
+export async function waitLoaded(page: Page) {
+  await expect(page.getByTestId('load-progress')).toHaveAttribute('data-status', 'done');
+  await expect(page.getByTestId('timeline')).toHaveAttribute('data-ready', 'true');
+  await expect(page.getByTestId('flamegraph')).toHaveAttribute('data-ready', 'true');
+}
+
+/** The summary cells as numbers, once they show the selection (not "…"). */
+export async function summaryNumbers(page: Page) {
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-pending', 'false');
+  const read = async (id: string) => {
+    const text = (await page.getByTestId(id).textContent()) ?? '';
+    expect(text).toMatch(/^\d+$/);
+    return Number(text);
+  };
+  return {
+    events: await read('summary-events'),
+    cookies: await read('summary-cookies'),
+    resolved: await read('summary-resolved'),
+    unresolved: await read('summary-unresolved'),
+    fullStacks: await read('summary-full-stacks'),
+    uniqueStacks: await read('summary-unique-stacks'),
+  };
+}
+
+/** Distinct colours and non-background pixels of a canvas: proof it drew something. */
+export async function canvasInk(canvas: Locator): Promise<{ colors: number; inked: number }> {
+  return canvas.evaluate((el) => {
+    const c = el as HTMLCanvasElement;
+    const ctx = c.getContext('2d')!;
+    const { data } = ctx.getImageData(0, 0, c.width, c.height);
+    const bg = `${data[0]},${data[1]},${data[2]}`;
+    const colors = new Set<string>();
+    let inked = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      const k = `${data[i]},${data[i + 1]},${data[i + 2]}`;
+      if (k !== bg) inked++;
+      if (colors.size < 1000) colors.add(k);
+    }
+    return { colors: colors.size, inked };
+  });
+}
+
+/** Drags across the timeline's lanes from one fraction of the plot's width to another. */
+export async function brushTimeline(page: Page, from: number, to: number) {
+  const canvas = page.getByTestId('timeline').locator('canvas');
+  await canvas.scrollIntoViewIfNeeded();
+  const box = (await canvas.boundingBox())!;
+  const LABEL_W = 96;
+  const y = box.y + box.height - 20;
+  const x = (f: number) => box.x + LABEL_W + f * (box.width - LABEL_W);
+  await page.mouse.move(x(from), y);
+  await page.mouse.down();
+  await page.mouse.move((x(from) + x(to)) / 2, y, { steps: 4 });
+  await page.mouse.move(x(to), y, { steps: 4 });
+  await page.mouse.up();
+}
+
+/** The view's query string parameter, as the page wrote it. */
+export const urlParam = (page: Page, key: string) => new URL(page.url()).searchParams.get(key);

@@ -1,0 +1,49 @@
+import { useState } from 'react';
+import type { ExportKind } from '../../core/model/query-types.ts';
+import { ask } from '../../state/queries.ts';
+import { useSelection, useViewStore } from '../../state/view-store.ts';
+
+const KINDS: { kind: ExportKind; label: string; file: string; type: string; title: string }[] = [
+  { kind: 'folded', label: 'Folded', file: 'stackmap.folded', type: 'text/plain', title: 'folded stacks (flamegraph.pl, inferno, speedscope)' },
+  { kind: 'svg', label: 'SVG', file: 'stackmap-flamegraph.svg', type: 'image/svg+xml', title: 'the flame graph as it is shown, as SVG' },
+  { kind: 'speedscope', label: 'speedscope', file: 'stackmap.speedscope.json', type: 'application/json', title: 'a speedscope profile (speedscope.app)' },
+  { kind: 'chrome-trace', label: 'Chrome trace', file: 'stackmap.trace.json', type: 'application/json', title: 'Chrome trace event JSON: opens in Perfetto (ui.perfetto.dev) and chrome://tracing' },
+];
+
+/** Downloads the current selection in the formats other tools read. */
+export function ExportMenu() {
+  const selection = useSelection();
+  const { flameMode, flameWeight, flameFocus } = useViewStore();
+  const [busy, setBusy] = useState<ExportKind | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const save = async (k: (typeof KINDS)[number]) => {
+    setBusy(k.kind);
+    setError(null);
+    try {
+      const text = await ask.exportSelection(k.kind, selection, { mode: flameMode, weight: flameWeight, focus: flameFocus, title: 'stackmap explorer selection' });
+      const url = URL.createObjectURL(new Blob([text], { type: k.type }));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = k.file;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(null);
+    }
+  };
+  return (
+    <div className="exports" role="group" aria-label="export the selection">
+      <span className="quiet">Export</span>
+      {KINDS.map((k) => (
+        <button key={k.kind} type="button" title={k.title} onClick={() => void save(k)} disabled={busy !== null} data-testid={`export-${k.kind}`}>
+          {k.label}
+        </button>
+      ))}
+      {error && <span className="warn">{error}</span>}
+    </div>
+  );
+}

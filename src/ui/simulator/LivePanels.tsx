@@ -1,0 +1,255 @@
+import { useRef } from 'react';
+import { LANE_STATE, type LiveEventKind, type LogEntry } from '../../core/sim/live.ts';
+import { REC } from '../../core/sim/ring.ts';
+import { C, K } from '../../core/sim/shared-map.ts';
+import { useSimStore, type SimSession } from '../../state/sim-store.ts';
+import { fmtInt, fmtPct } from '../common/format.ts';
+
+/** What each CPU is doing, and its most recent stack records (newest left). */
+export function CpuLanes({ session }: { session: SimSession }) {
+  const { sim, live } = session;
+  const i32 = sim.map.i32;
+  const v8 = sim.config.mode === 'v8';
+  return (
+    <section className="panel" aria-label="CPUs">
+      <h2>CPUs</h2>
+      <div className="sim-lanes" data-testid="sim-lanes">
+        {Array.from({ length: sim.config.cpus }, (_, cpu) => {
+          const l = live.laneView(cpu);
+          const parked = Atomics.load(i32, sim.map.cpuWord(cpu, K.PAUSED)) !== 0;
+          const events = Atomics.load(i32, sim.map.cpuWord(cpu, K.PROGRESS));
+          let state: string;
+          let cls = '';
+          if (l.state === LANE_STATE.STOPPED) state = 'stopped';
+          else if (parked) state = sim.config.mode === 'v4' && Atomics.load(i32, C.RECORDING) === 0 ? 'tracing off (v4 reset)' : 'parked (host reads the rings)';
+          else if (l.state === LANE_STATE.CLAIMED) {
+            state = `claimed slot ${l.slot}, not published yet`;
+            cls = 'claimed';
+          } else if (l.state === LANE_STATE.BYPASS) {
+            state = 'reset running: writing full stacks';
+            cls = 'bypass';
+          } else if (!events) state = 'starting';
+          else state = Atomics.load(i32, C.PACE_US) >= 50_000 ? 'between events' : 'recording';
+          return (
+            <div className="sim-lane" key={cpu} data-testid="sim-lane" data-cpu={cpu} data-events={events}>
+              <span className="sim-lane-cpu">CPU {cpu}</span>
+              <span className={`sim-lane-state ${cls}`}>{state}</span>
+              <span className="sim-lane-events mono">{fmtInt(events)} ev</span>
+              <span className="sim-recent">
+                {l.recent.map((r, i) =>
+                  r.type === REC.FULL ? (
+                    <span key={i} className={`sim-rec ${r.slot === -2 ? 'bypass' : 'full'}`} title={`stack ${r.stack} in full (${r.slot === -2 ? 'bypass: reset running' : 'fallback'})`}>
+                      {r.slot === -2 ? 'bypass' : 'full'}
+                    </span>
+                  ) : (
+                    <span key={i} className="sim-rec id" title={`stack ${r.stack}, ${v8 ? `cookie gen ${r.generation} slot ${r.slot}` : `id ${r.slot} (no generation printed; recorded in generation ${r.generation})`}`}>
+                      {v8 ? `${r.slot}·g${r.generation}` : r.slot}
+                    </span>
+                  ),
+                )}
+              </span>
+            </div>
+          );
+        })}
+      </div>
+    </section>
+  );
+}
+
+/** The map's counters (stack_map_stat and more), summed over CPUs, read live. */
+export function SimCounters({ session }: { session: SimSession }) {
+  const { sim, live } = session;
+  const c = sim.map.counters();
+  const i32 = sim.map.i32;
+  const st = useSimStore();
+  const t = live.totals();
+  const dupLive = st.current?.duplicates ?? 0;
+  const dupPast = st.snapshots.reduce((n, s) => n + s.duplicates, 0);
+  const cells: [string, string, number | string, string][] = [
+    ['attempts', 'attempts', c.attempts, 'inserts tried (one per event)'],
+    ['successes', 'successes', c.successes, 'an id or cookie was written'],
+    ['fallbacks', 'fallbacks', c.fallbacks, `stack written in full: pool empty ${c.fallbacksPoolEmpty}, probe limit ${c.fallbacksProbeLimit}, in flight ${c.fallbacksInFlight}, gravestone ${c.fallbacksGravestone}`],
+    ['bypasses', 'bypasses', c.bypasses, 'inserts that met the reset flag: full stack'],
+    ['entries', 'entries / capacity', `${fmtInt(sim.map.entries)} / ${fmtInt(sim.map.capacity)}`, 'elements taken since the last reset'],
+    ['duplicates', 'duplicates', t.duplicate, `second copies published (v4/v7) since the start; the current generation holds ${dupLive} at the last look, ended generations ${dupPast}`],
+    ['lost', 'lost cmpxchg', t['lost-same'] + t.lost, `to the same stack ${t['lost-same']}, to another hash ${t.lost}`],
+    ['unpublished', 'unpublished hits', t.unpublished, `met the same hash before its element was published; and ${t.gravestone} times a gravestone (same hash, pool empty)`],
+    ['resets', 'resets', Atomics.load(i32, C.RESETS), `EBUSY ${Atomics.load(i32, C.EBUSY)}, refused ${Atomics.load(i32, C.REFUSED)}`],
+    ['ebusy', 'EBUSY', Atomics.load(i32, C.EBUSY), 'a reset while another one ran'],
+    ['estale', 'ESTALE', st.estale, 'stack_map_bin reads a reset broke (reopened)'],
+    ['dumps', 'dumps', st.dumps, 'stack_map_bin and stack_map reads kept'],
+  ];
+  return (
+    <section className="panel" aria-label="counters">
+      <h2>Counters</h2>
+      <div className="cells sim-cells">
+        {cells.map(([id, label, v, title]) => (
+          <div className="cell" key={id} title={title}>
+            <div className="value" data-testid={`sim-counter-${id}`}>
+              {typeof v === 'number' ? fmtInt(v) : v}
+            </div>
+            <div className="label">{label}</div>
+          </div>
+        ))}
+      </div>
+    </section>
+  );
+}
+
+const TEXT: Record<LiveEventKind, (e: LogEntry, v8: boolean) => string> = {
+  hit: (e) => `hit slot ${e.slot}`,
+  claim: (e) => `claimed slot ${e.slot}`,
+  publish: (e) => `published slot ${e.slot}`,
+  unpublished: (e, v8) => `met slot ${e.slot} with the same hash, not published yet${v8 ? '' : ': advanced past it'}`,
+  gravestone: (e, v8) => `met the same hash at slot ${e.slot} with no element and the pool empty (gravestone)${v8 ? '' : ': advanced past it'}`,
+  lost: (e) => `lost the cmpxchg on slot ${e.slot} to another hash`,
+  'lost-same': (e, v8) => `lost the cmpxchg on slot ${e.slot} to the same stack${v8 ? '' : ': advanced past it'}`,
+  duplicate: (e) => `duplicate created: a second copy of a stack published at slot ${e.slot}`,
+  'fallback-pool': (e) => `pool empty: slot ${e.slot} stays claimed with no element (gravestone); stack in full`,
+  'fallback-probe': () => `64 probes without a slot: stack in full`,
+  'fallback-inflight': (e) => `same stack in flight at slot ${e.slot}: stack in full (fallback)`,
+  'fallback-gravestone': (e) => `met a gravestone at slot ${e.slot}: stack in full (fallback)`,
+  bypass: () => `reset running: stack in full (bypass)`,
+  'reset-flag': () => `reset: flag set, waiting for inserts in flight`,
+  'reset-drained': () => `reset: no insert in flight, clearing the map`,
+  'reset-cleared': (e) => `reset: map cleared, generation ${e.generation}`,
+  'reset-done': (e) => `reset done: flag dropped, generation ${e.generation}`,
+  ebusy: () => `reset refused: EBUSY (another reset is running)`,
+  refused: () => `reset refused: tracing is on (v4)`,
+  estale: (e) => `stack_map_bin read failed: ESTALE (a reset landed in generation ${e.generation}'s read); reopening`,
+  dump: (e) => `stack_map_bin read: ${e.slot} records of generation ${e.generation}`,
+  'text-spliced': (e) => `stack_map (text) read spans a reset: ${e.slot} records from two generations`,
+  'v4-pause': () => `tracing off for the reset (v4 also clears the ring buffers)`,
+};
+
+const SEVERITY: Partial<Record<LiveEventKind, string>> = {
+  duplicate: 'bad',
+  estale: 'bad',
+  'text-spliced': 'bad',
+  'fallback-pool': 'bad',
+  'fallback-gravestone': 'bad',
+  gravestone: 'bad',
+  'lost-same': 'warn',
+  unpublished: 'warn',
+  'fallback-inflight': 'warn',
+  'fallback-probe': 'warn',
+  ebusy: 'warn',
+  refused: 'warn',
+  'reset-flag': 'info',
+  'reset-drained': 'info',
+  'reset-cleared': 'info',
+  'reset-done': 'info',
+  dump: 'info',
+  'v4-pause': 'info',
+};
+
+const KEEP = 400;
+
+interface Row {
+  e: LogEntry;
+  n: number;
+}
+
+/** Notable events, newest first; runs of the same event on the same CPU are folded (×N). */
+export function EventLog({ session, runId }: { session: SimSession; runId: number }) {
+  const state = useRef<{ runId: number; next: number; rows: Row[]; skipped: number }>({ runId: -1, next: 0, rows: [], skipped: 0 });
+  const s = state.current;
+  if (s.runId !== runId) Object.assign(s, { runId, next: 0, rows: [], skipped: 0 });
+  const { entries, next, skipped } = session.live.readLog(s.next);
+  s.next = next;
+  s.skipped += skipped;
+  for (const e of entries) {
+    const top = s.rows[0];
+    // a reset makes every CPU bypass: one line for all of them
+    const anyCpu = e.kind === 'bypass';
+    if (top && top.e.kind === e.kind && (anyCpu || top.e.cpu === e.cpu) && (anyCpu || e.kind === 'fallback-pool' || e.kind === 'fallback-probe' || top.e.slot === e.slot)) {
+      top.n++;
+      top.e = { ...e, cpu: top.e.cpu === e.cpu ? e.cpu : -2 };
+    } else s.rows.unshift({ e, n: 1 });
+  }
+  if (s.rows.length > KEEP) s.rows.length = KEEP;
+  const v8 = session.sim.config.mode === 'v8';
+  const kinds = new Set(s.rows.map((r) => r.e.kind));
+  return (
+    <section className="panel sim-log-panel" aria-label="event log">
+      <div className="pane-head">
+        <h2>Notable events</h2>
+        <span className="quiet">
+          {fmtInt(session.live.logged)} logged{s.skipped ? `, ${fmtInt(s.skipped)} scrolled past unseen` : ''}
+        </span>
+      </div>
+      <ol className="sim-log mono" data-testid="sim-log" data-kinds={[...kinds].sort().join(' ')}>
+        {s.rows.length === 0 && <li className="quiet">nothing yet: lost cmpxchgs, unpublished hits, duplicates, fallbacks, gravestones, resets and ESTALE show here</li>}
+        {s.rows.slice(0, 150).map((r) => (
+          <li key={r.e.index} className={SEVERITY[r.e.kind] ?? ''} data-kind={r.e.kind}>
+            <span className="t">{(r.e.ms / 1000).toFixed(3)}</span>
+            <span className="who">{r.e.cpu === -2 ? 'CPUs' : r.e.cpu < 0 ? 'tracefs' : `CPU ${r.e.cpu}`}</span>
+            <span>
+              {TEXT[r.e.kind](r.e, v8)}
+              {r.n > 1 && <b> ×{r.n}</b>}
+            </span>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** Every record left in the ring buffers, resolved against the dumps taken, compared with the truth. */
+export function LedgerPanel() {
+  const ledger = useSimStore((s) => s.ledger);
+  const status = useSimStore((s) => s.status);
+  const mode = useSimStore((s) => s.report?.mode ?? s.settings.mode);
+  if (!ledger) return (
+    <section className="panel" aria-label="ledger">
+      <h2>Ledger</h2>
+      <p className="quiet">Computed every second while running, on Dump and on Stop.</p>
+    </section>
+  );
+  const l = ledger.counts;
+  const parts: [string, string, number, string][] = [
+    ['correct', 'correct', l.correct, 'resolved to the stack it stood for'],
+    ['wrong', 'wrong stack', l.wrong, 'resolved to another stack, silently: the slot was reused after a reset'],
+    ['detected', 'detected', l.detected, mode === 'v8' ? 'the reader is told: no dump of the cookie’s generation, or the slot is missing' : 'ambiguous: the dumps disagree about the slot'],
+    ['unresolved', 'unresolved', l.unresolved, 'no dump, or the dump lacks the slot'],
+  ];
+  const total = Math.max(1, l.ids);
+  return (
+    <section className="panel" aria-label="ledger" data-testid="sim-ledger">
+      <div className="pane-head">
+        <h2>Ledger</h2>
+        <span className="quiet">
+          {status === 'stopped' ? 'final, after the dumps at stop' : `at ${(ledger.atMs / 1000).toFixed(1)} s, against the dumps taken so far`}
+        </span>
+      </div>
+      <div className="sim-ledger-bar" aria-hidden>
+        {parts.map(([id, , n]) => (
+          <i key={id} className={id} style={{ width: `${(100 * n) / total}%` }} />
+        ))}
+      </div>
+      <div className="cells sim-cells">
+        {parts.map(([id, label, n, title]) => (
+          <div className={`cell ledger-${id}`} key={id} title={title}>
+            <div className="value" data-testid={`sim-ledger-${id}`}>
+              {fmtInt(n)}
+            </div>
+            <div className="label">
+              {label} · {fmtPct(n / total)}
+            </div>
+          </div>
+        ))}
+        <div className="cell" title="stack records written in full (fallbacks and bypasses): they carry their own stack">
+          <div className="value" data-testid="sim-ledger-full">
+            {fmtInt(l.full)}
+          </div>
+          <div className="label">full stacks</div>
+        </div>
+      </div>
+      <p className="quiet">
+        Left in the ring buffers: <b data-testid="sim-retained-events">{ledger.events}</b> events, <b data-testid="sim-ledger-records">{l.records}</b> stack records (
+        <b data-testid="sim-ledger-ids">{l.ids}</b> {mode === 'v8' ? 'cookies' : 'ids'} + {l.full} full). Opened in the explorer: events = events left, cookies = ids,
+        resolved = correct + wrong, unresolved = detected + unresolved.
+      </p>
+    </section>
+  );
+}

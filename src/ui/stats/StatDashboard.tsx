@@ -1,0 +1,117 @@
+import { Fragment } from 'react';
+import type { ParsedStat } from '../../core/formats/types.ts';
+import { useLoadStore } from '../../state/load-store.ts';
+import { useSelectionSummary } from '../../state/queries.ts';
+import { isFiltered, useSelection } from '../../state/view-store.ts';
+import { STATUS_COLORS } from '../common/colors.ts';
+import { fmtBytes, fmtInt, fmtPct } from '../common/format.ts';
+import { Gauge } from './Gauge.tsx';
+
+const KNOWN = new Set(['entries', 'capacity', 'table_size', 'successes', 'drops', 'fallbacks', 'success_rate', 'generation']);
+
+/** What the kernel says (stack_map_stat) beside what the trace shows, and what to do about it. */
+export function StatDashboard() {
+  const summary = useLoadStore((s) => s.summary);
+  const stats = useLoadStore((s) => s.stats);
+  const statusNames = useLoadStore((s) => s.overview?.statusNames ?? []);
+  const warnings = useLoadStore((s) => s.warnings);
+  const selection = useSelection();
+  const filtered = isFiltered(selection);
+  const sel = useSelectionSummary(filtered ? selection : null).data;
+  if (!summary) return null;
+  const stat = stats.length ? stats[stats.length - 1] : null;
+  const rb = summary.derived.ringBuffer;
+  const status = filtered && sel ? sel.status : summary.status;
+  const colorOf = (name: string) => STATUS_COLORS[statusNames.indexOf(name)] ?? STATUS_COLORS[STATUS_COLORS.length - 1];
+  const statusTotal = Object.values(status).reduce((a, b) => a + b, 0);
+  return (
+    <section className="panel pane stats-pane" data-testid="stat-dashboard" aria-label="stack map statistics">
+      <div className="pane-head">
+        <h2>Stack map</h2>
+        {stat && <span className="quiet">{stat.file} ({stat.version})</span>}
+      </div>
+      {warnings.length > 0 && (
+        <ul className="warnings" data-testid="warnings">
+          {warnings.map((w) => (
+            <li key={w.id} className={`warning ${w.level}`} data-id={w.id}>
+              {w.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="stat-grid">
+        <div>
+          <h3>What the kernel counted (stack_map_stat)</h3>
+          {stat ? <KernelSide stat={stat} /> : <p className="quiet">No stack_map_stat loaded: drop one to see the map's own counters.</p>}
+        </div>
+        <div>
+          <h3>What the trace shows (whole capture)</h3>
+          <dl className="facts">
+            <dt title="share of cookie records that reused a stack already in the map">dedup rate</dt>
+            <dd data-testid="stat-dedup">{fmtPct(summary.derived.dedupRate)}</dd>
+            <dt title="stack bytes as recorded: cookies or ids, and full stacks for fallbacks">stack bytes with the map</dt>
+            <dd>{fmtBytes(rb.bytesWithMap)}</dd>
+            <dt title="the same records had each been a full stack (12 + 8 × depth bytes)">without the map</dt>
+            <dd>{fmtBytes(rb.bytesWithoutMap)}</dd>
+            <dt title="how many more stack records the same ring buffer holds with the map">retention gain</dt>
+            <dd data-testid="stat-gain">{Number.isFinite(rb.gain) ? `${rb.gain.toFixed(1)}×` : '–'}</dd>
+            <dt title="ring-buffer bytes per stack record, as the v8 cover letter counts them">record bytes: v8 cookie / v7 id / full</dt>
+            <dd>16 / 12 / 12 + 8 × depth</dd>
+          </dl>
+        </div>
+      </div>
+      <h3>Resolution {filtered ? '(selection)' : ''}</h3>
+      <div className="status-bar" role="img" aria-label="stack records by status">
+        {Object.entries(status).map(([k, n]) =>
+          n > 0 ? <span key={k} style={{ width: `${(100 * n) / (statusTotal || 1)}%`, background: colorOf(k) }} title={`${k}: ${n}`} /> : null,
+        )}
+      </div>
+      <ul className="legend">
+        {Object.entries(status).map(([k, n]) =>
+          n > 0 ? (
+            <li key={k}>
+              <span className="swatch" style={{ background: colorOf(k) }} />
+              {k} {fmtInt(n)} ({fmtPct(n / (statusTotal || 1))})
+            </li>
+          ) : null,
+        )}
+      </ul>
+    </section>
+  );
+}
+
+function KernelSide({ stat }: { stat: ParsedStat }) {
+  if (stat.uninitialized) return <p className="quiet">stackmap not initialized (the map was never used or was freed).</p>;
+  const attempts = (stat.successes ?? 0) + (stat.drops ?? 0);
+  const rate = stat.successRate !== null ? stat.successRate / 100 : attempts ? (stat.successes ?? 0) / attempts : NaN;
+  const unknown = stat.values.filter(([k]) => !KNOWN.has(k));
+  return (
+    <div className="kernel-side">
+      {stat.entries !== null && stat.capacity !== null && <Gauge value={stat.entries} max={stat.capacity} label={`${fmtInt(stat.entries)} of ${fmtInt(stat.capacity)}`} />}
+      <dl className="facts">
+        <dt>table size</dt>
+        <dd>{stat.tableSize !== null ? `${fmtInt(stat.tableSize)} slots` : stat.capacity !== null ? `${fmtInt(2 * stat.capacity)} slots (2 × capacity)` : '–'}</dd>
+        <dt>successes</dt>
+        <dd>{stat.successes !== null ? fmtInt(stat.successes) : '–'}</dd>
+        <dt>{stat.version === 'v8' ? 'fallbacks' : 'drops'}</dt>
+        <dd className={stat.drops ? 'warn' : ''}>{stat.drops !== null ? fmtInt(stat.drops) : '–'}</dd>
+        <dt>success rate</dt>
+        <dd data-testid="stat-success-rate">{fmtPct(rate)}</dd>
+        {stat.generation !== null && (
+          <>
+            <dt>generation</dt>
+            <dd>{stat.generation}</dd>
+          </>
+        )}
+        {unknown.map(([k, v]) => (
+          <Fragment key={k}>
+            <dt className="unknown" title="a key this explorer does not know; shown as read">
+              {k}
+            </dt>
+            <dd>{v}</dd>
+          </Fragment>
+        ))}
+      </dl>
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+import { STATUS_COLORS, STATUS_LABELS } from '../common/colors.ts';
+
+const TITLES = [
+  'a v8 cookie found in the dump of its generation',
+  'no dump of that generation was loaded',
+  'the dump of that generation lacks the slot (inserted after the dump was read)',
+  'a v7 id looked up in a generation-less dump: a reset in between would make it another stack',
+  'a v7 id that generation-less dumps disagree on',
+  'the map could not store it, so the kernel wrote the stack in full (not a loss)',
+  'a user-space stack',
+  'an event without a stack record',
+];
+
+export function StatusLegend() {
+  return (
+    <ul className="legend" aria-label="status colours">
+      {STATUS_LABELS.map((l, i) =>
+        i === 6 ? null : (
+          <li key={l} title={TITLES[i]}>
+            <span className="swatch" style={{ background: STATUS_COLORS[i] }} />
+            {l}
+          </li>
+        ),
+      )}
+    </ul>
+  );
+}

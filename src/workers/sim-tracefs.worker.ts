@@ -1,0 +1,62 @@
+import * as Comlink from 'comlink';
+import { decodeBinDump, ESTALE, readBinDump, readTextDump } from '../core/sim/dump-reader.ts';
+import { Live } from '../core/sim/live.ts';
+import { C, SharedStackMap } from '../core/sim/shared-map.ts';
+import { snapshotMap, type GenerationSnapshot } from '../core/sim/simulation.ts';
+import type { SimTracefsApi } from './sim-api.ts';
+
+/** A tracefs user: resets and dumps on the shared map, blocking like the kernel's paths. */
+let map: SharedStackMap | null = null;
+let live: Live | null = null;
+
+const m = () => {
+  if (!map) throw new Error('tracefs worker not initialised');
+  return map;
+};
+/** between the passes of a read: the race window, so a reset can land inside it at human speed */
+const pace = () => {
+  const ms = Atomics.load(m().i32, C.WINDOW_US) / 1000;
+  if (ms > 0) Atomics.wait(m().i32, C.DUMMY, 0, ms);
+};
+
+const api: SimTracefsApi = {
+  init(sab, params, liveSab, t0) {
+    live = new Live(liveSab, params.cpus, t0);
+    const l = live;
+    map = new SharedStackMap(sab, params, {
+      liveWindow: true,
+      canBlock: true,
+      onEvent: (kind, slot) => l.event(kind, -1, slot, Atomics.load(map!.i32, C.GENERATION)),
+    });
+  },
+  reset() {
+    let snapshot: GenerationSnapshot | null = null;
+    const outcome = m().reset(() => (snapshot = snapshotMap(m())));
+    return { outcome, snapshot };
+  },
+  readBin() {
+    let estale = 0;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const gen = m().generation;
+      const bytes = readBinDump(m(), (pass) => pass > 0 && pace());
+      if (bytes === ESTALE) {
+        estale++;
+        live?.event('estale', -1, -1, gen);
+        continue;
+      }
+      const dump = { ...decodeBinDump(bytes), bytes };
+      // v4/v7 bin v1 has no generation; the simulation still knows which one it read
+      if (dump.generationsSeen.length === 0) dump.generationsSeen = [gen];
+      live?.event('dump', -1, dump.records.length, gen);
+      return { dump, estale };
+    }
+    return { dump: null, estale };
+  },
+  readText() {
+    const dump = readTextDump(m(), 64, (pass) => pass > 0 && pace());
+    if (dump.generationsSeen.length > 1) live?.event('text-spliced', -1, dump.records.length, dump.generationsSeen[dump.generationsSeen.length - 1]);
+    return dump;
+  },
+};
+
+Comlink.expose(api);
