@@ -113,6 +113,23 @@ test('v4 resets with tracing off and clears the ring buffers; the view switch ke
   await expect(page.getByTestId('sim-report')).toContainText('v4');
 });
 
+test('replaying the loaded sample records its stacks; the run opens in the explorer with the same busiest stack', async ({ page }) => {
+  await page.goto('/');
+  await waitLoaded(page);
+  const sampleTop = await page.getByTestId('top-stack-row').first().locator('td').nth(4).textContent();
+  await page.getByTestId('view-simulator').click();
+  await page.getByTestId('sim-workload').selectOption('replay');
+  await startRun(page, { mode: 'v7', cpus: 4 });
+  await expect.poll(() => num(page, 'sim-counter-attempts')).toBeGreaterThan(3000);
+  await page.getByTestId('sim-stop').click();
+  await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
+  await page.getByTestId('sim-open').click();
+  await waitLoaded(page);
+  // the run's stacks are the sample's: the busiest leaf is the same, and nothing went unread
+  await expect(page.getByTestId('top-stack-row').first().locator('td').nth(4)).toHaveText(sampleTop!);
+  await expect(page.getByTestId('diagnostics')).toContainText('Every line and byte was understood');
+});
+
 const OUT = 'docs/screenshots';
 mkdirSync(OUT, { recursive: true });
 

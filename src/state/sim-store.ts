@@ -8,7 +8,9 @@ import { REC, Ring } from '../core/sim/ring.ts';
 import { C, K, type Mode } from '../core/sim/shared-map.ts';
 import { Simulation, snapshotMap, type GenerationSnapshot, type RunResult, type SimReport } from '../core/sim/simulation.ts';
 import { startSimCpuWorker, startSimTracefsWorker } from '../workers/sim-client.ts';
-import { useLoadStore } from './load-store.ts';
+import { replayWorkload } from '../core/sim/replay.ts';
+import { ingestWorker, useLoadStore } from './load-store.ts';
+import { useViewStore } from './view-store.ts';
 
 /**
  * The live simulator (DESIGN 6) in the page: one Web Worker per simulated CPU running the core's
@@ -22,6 +24,8 @@ export type SimStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped'
 
 export interface SimSettings {
   mode: Mode;
+  /** a generated stack population, or the loaded capture's stacks at their frequencies */
+  workload: 'population' | 'replay';
   bits: number;
   cpus: number;
   /** distinct stacks of the population */
@@ -39,6 +43,7 @@ export interface SimSettings {
 
 export const DEFAULT_SETTINGS: SimSettings = {
   mode: 'v8',
+  workload: 'population',
   bits: 10,
   cpus: 4,
   stacks: 600,
@@ -196,6 +201,7 @@ export const useSimStore = create<SimState>((set, get) => ({
     set({ status: 'starting', error: null, ledger: null, current: null, snapshots: [], dumps: 0, estale: 0, resets: { ok: 0, ebusy: 0, refused: 0 }, pendingResets: 0, report: null });
     try {
       const cpus = Math.min(Math.max(1, o.cpus), maxSimCpus());
+      const replay = o.workload === 'replay' ? await replayOfLoadedCapture() : null;
       const sim = new Simulation(
         {
           mode: o.mode,
@@ -210,6 +216,7 @@ export const useSimStore = create<SimState>((set, get) => ({
           zipf: o.zipf,
           depthMin: o.depthMin,
           depthMax: o.depthMax,
+          ...(replay && { replay: replay.stacks, replayOrder: 'weights', replayWeights: replay.weights, replaySymbols: replay.kernel }),
           ringKb: o.ringKb,
           dumps: 'end',
           textDump: true,
@@ -400,6 +407,16 @@ export const useSimStore = create<SimState>((set, get) => ({
     );
   },
 }));
+
+/** The explorer's current selection of the loaded capture, as the simulator's replay workload. */
+async function replayOfLoadedCapture(): Promise<ReturnType<typeof replayWorkload>> {
+  if (useLoadStore.getState().status !== 'done') throw new Error('replay needs a loaded capture: open one in the explorer first');
+  const { range, generation, cpus } = useViewStore.getState();
+  const src = await ingestWorker().replayStacks({ range, generation, cpus }, 4096);
+  const w = replayWorkload(src);
+  if (w.stacks.length === 0) throw new Error('the loaded capture has no resolved stacks to replay');
+  return w;
+}
 
 if (inBrowser) {
   // the pane lives in the URL as ?view=simulator (the view store leaves keys it does not own alone)

@@ -44,6 +44,8 @@ export interface IngestApi {
   eventNear(t: number, lane: number, lanes: 'cpu' | 'task', tolerance: number, selection: Selection): EventInfo | null;
   topStacks(req: TopStacksRequest): TopStacksResult;
   stackFrames(stack: number): string[];
+  /** the selection's stacks and occurrence counts, busiest first, for the simulator's replay */
+  replayStacks(selection: Selection, limit: number): { frames: string[][]; counts: number[] };
   stackOccurrences(stack: number, selection: Selection): Float64Array;
   flame(req: FlameRequest): FlameResult;
   selectionSummary(selection: Selection): SelectionSummary;

@@ -46,6 +46,7 @@ const api: IngestApi = {
   eventNear: (t, lane, lanes, tolerance, selection) => ex().eventNear(t, lane, lanes, tolerance, selection),
   topStacks: (req) => ex().topStacks(req),
   stackFrames: (stack) => ex().stackFrames(stack),
+  replayStacks: (selection, limit) => ex().replayStacks(selection, limit),
   stackOccurrences(stack, selection) {
     const r = ex().stackOccurrences(stack, selection);
     return Comlink.transfer(r, [r.buffer as ArrayBuffer]);

@@ -57,6 +57,14 @@ export class Explorer {
   stackFrames(stack: number): string[] {
     return stack > 0 && stack < this.data.stacks.nodeCount ? this.data.stacks.framesOf(stack) : [];
   }
+  /**
+   * The selection's stacks with their occurrence counts, busiest first (at most `limit`), for the
+   * simulator to replay the capture's workload.
+   */
+  replayStacks(selection: Selection, limit = 4096): { frames: string[][]; counts: number[] } {
+    const { rows } = topStacks(this.data, { selection, filter: '', limit });
+    return { frames: rows.map((r) => this.stackFrames(r.stack)), counts: rows.map((r) => r.count) };
+  }
   stackOccurrences(stack: number, selection: Selection): Float64Array {
     return stackOccurrences(this.data, stack, selection);
   }

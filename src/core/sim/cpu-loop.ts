@@ -1,4 +1,4 @@
-import { Rng, Zipf } from './random.ts';
+import { Rng, Weighted, Zipf } from './random.ts';
 import { REC, Ring, RECORD_SIZE } from './ring.ts';
 import { C, INSERT_BYPASS, K, SharedStackMap, type MapOptions, type MapParams, type Mode } from './shared-map.ts';
 import { populationViews, TASKS, type PopulationShared } from './workload.ts';
@@ -28,7 +28,7 @@ export interface SimConfig {
   eventBytes: number;
   ringBytes: number;
   /** how CPUs pick stacks */
-  pick: { kind: 'zipf'; zipf: number } | { kind: 'sequential' };
+  pick: { kind: 'zipf'; zipf: number } | { kind: 'sequential' } | { kind: 'weights'; weights: number[] };
   seed: number;
   /** performance.timeOrigin + performance.now() (ms) at the run's start, for timestamps */
   t0: number;
@@ -93,7 +93,7 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
   const { words, depths } = populationViews(shared.population);
   const n = words.length;
   const rng = new Rng((cfg.seed ^ Math.imul(cpu + 1, 0x9e3779b1)) >>> 0);
-  const zipf = cfg.pick.kind === 'zipf' ? new Zipf(n, cfg.pick.zipf) : null;
+  const zipf = cfg.pick.kind === 'zipf' ? new Zipf(n, cfg.pick.zipf) : cfg.pick.kind === 'weights' ? new Weighted(cfg.pick.weights) : null;
   const v8 = cfg.mode === 'v8';
   const progress = map.cpuWord(cpu, K.PROGRESS);
   const slack = slackOf(cfg);

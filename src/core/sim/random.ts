@@ -29,13 +29,14 @@ export class Rng {
   }
 }
 
-/** Samples ranks 0..n-1 with P(k) proportional to 1/(k+1)^s. */
-export class Zipf {
+/** Samples indices 0..n-1 with probabilities proportional to the given weights. */
+export class Weighted {
   private cdf: Float64Array;
-  constructor(n: number, s: number) {
+  constructor(weights: ArrayLike<number>) {
+    const n = weights.length;
     this.cdf = new Float64Array(n);
     let sum = 0;
-    for (let k = 0; k < n; k++) this.cdf[k] = sum += 1 / Math.pow(k + 1, s);
+    for (let k = 0; k < n; k++) this.cdf[k] = sum += weights[k];
     for (let k = 0; k < n; k++) this.cdf[k] /= sum;
   }
   sample(rng: Rng): number {
@@ -48,5 +49,12 @@ export class Zipf {
       else hi = mid;
     }
     return lo;
+  }
+}
+
+/** Samples ranks 0..n-1 with P(k) proportional to 1/(k+1)^s. */
+export class Zipf extends Weighted {
+  constructor(n: number, s: number) {
+    super(Float64Array.from({ length: n }, (_, k) => 1 / Math.pow(k + 1, s)));
   }
 }

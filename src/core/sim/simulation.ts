@@ -4,6 +4,7 @@ import { computeLedger, stackKey, type Ledger, type LedgerInput } from './ledger
 import { Rng } from './random.ts';
 import { createRingBuffer, DEFAULT_EVENT_BYTES, REC, Ring, type RingRecord } from './ring.ts';
 import { C, createMapBuffer, K, SharedStackMap, type MapCounters, type Mode } from './shared-map.ts';
+import type { SymbolSource } from './replay.ts';
 import { buildPopulation, type Population, type WorkloadSpec } from './workload.ts';
 
 /**
@@ -38,7 +39,11 @@ export interface SimOptions {
   depthMax: number;
   /** replay these stacks (raw ips, leaf first) instead of a generated population */
   replay: readonly (readonly bigint[])[] | null;
-  replayOrder: 'sequential' | 'zipf';
+  /** 'weights': drawn by replayWeights (a loaded capture's occurrence counts) */
+  replayOrder: 'sequential' | 'zipf' | 'weights';
+  replayWeights: number[] | null;
+  /** the symbols replayed ips were made for (see replay.ts), used to export the run */
+  replaySymbols: SymbolSource | null;
   ringKb: number;
   eventBytes: number;
   /** which stack_map_bin dumps the host takes: before every reset and at the end, only at the end, none */
@@ -64,6 +69,8 @@ export const DEFAULT_OPTIONS: SimOptions = {
   depthMax: 20,
   replay: null,
   replayOrder: 'sequential',
+  replayWeights: null,
+  replaySymbols: null,
   ringKb: 512,
   eventBytes: DEFAULT_EVENT_BYTES,
   dumps: 'before-reset',
@@ -159,7 +166,7 @@ export class Simulation {
     validate(o);
     const rng = new Rng(o.seed);
     const spec: WorkloadSpec = o.replay
-      ? { kind: 'replay', stacks: o.replay, order: o.replayOrder, zipf: o.zipf, seed: o.seed }
+      ? { kind: 'replay', stacks: o.replay, order: o.replayOrder, zipf: o.zipf, seed: o.seed, symbols: o.replaySymbols ?? undefined }
       : { kind: 'population', stacks: o.stacks, zipf: o.zipf, depthMin: o.depthMin, depthMax: o.depthMax, seed: o.seed };
     this.population = buildPopulation(spec);
     this.stackKeys = this.population.ips.map(stackKey);
@@ -176,7 +183,7 @@ export class Simulation {
       raceWait: o.raceWait,
       eventBytes: o.eventBytes,
       ringBytes: o.ringKb * 1024,
-      pick: o.replay && o.replayOrder === 'sequential' ? { kind: 'sequential' } : { kind: 'zipf', zipf: o.zipf },
+      pick: pickOf(o),
       seed: o.seed,
       t0: performance.timeOrigin + performance.now(),
     };
@@ -428,4 +435,11 @@ export function validate(o: SimOptions): void {
   if (!(o.raceWindowUs >= 0)) throw new RangeError('race window must be >= 0');
   if (!(o.zipf >= 0)) throw new RangeError('zipf must be >= 0');
   if (o.resets >= Math.floor(o.events / o.cpus)) throw new RangeError('more resets than events per CPU');
+}
+
+function pickOf(o: SimOptions): SimConfig['pick'] {
+  if (!o.replay || o.replayOrder === 'zipf') return { kind: 'zipf', zipf: o.zipf };
+  if (o.replayOrder === 'sequential') return { kind: 'sequential' };
+  if (!o.replayWeights || o.replayWeights.length !== o.replay.length) throw new RangeError('replayWeights must give one weight per replayed stack');
+  return { kind: 'weights', weights: o.replayWeights };
 }

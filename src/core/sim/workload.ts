@@ -1,4 +1,5 @@
 import { makeStack, SyntheticKernel } from './kernel-symbols.ts';
+import type { SymbolSource } from './replay.ts';
 import { Rng } from './random.ts';
 import { ipsToWords, MAX_DEPTH } from './shared-map.ts';
 
@@ -24,9 +25,11 @@ export type WorkloadSpec =
       /** stacks as raw ips, leaf first; deduplicated by ips */
       stacks: readonly (readonly bigint[])[];
       /** 'sequential': global event j (= i * cpus + cpu) records stacks[j % n]; 'zipf': drawn */
-      order: 'sequential' | 'zipf';
+      order: 'sequential' | 'zipf' | 'weights';
       zipf?: number;
       seed: number;
+      /** the symbols the replayed ips were made for (replay of a loaded capture) */
+      symbols?: SymbolSource;
     };
 
 /** The flattened population: stack i is words[offsets[i] .. offsets[i] + 2 * depths[i]]. */
@@ -41,8 +44,8 @@ export interface Population {
   words: Uint32Array[];
   depths: number[];
   ips: BigUint64Array[];
-  /** the kernel whose symbols the stacks use (replay: the synthetic kernel, which may not cover them) */
-  kernel: SyntheticKernel;
+  /** the symbols the stacks use (replay without symbols: the synthetic kernel, which may not cover them) */
+  kernel: SymbolSource;
 }
 
 /** Builds the population on the main thread. */
@@ -65,7 +68,7 @@ export function buildPopulation(spec: WorkloadSpec): Population {
     if (spec.depthMin < 1 || spec.depthMax > MAX_DEPTH || spec.depthMin > spec.depthMax) throw new RangeError('depth range outside 1..64');
     stacks = generateStacks(kernel, spec.stacks, spec.depthMin, spec.depthMax, rng);
   }
-  return { ...flatten(stacks), kernel, ips: stacks };
+  return { ...flatten(stacks), kernel: (spec.kind === 'replay' && spec.symbols) || kernel, ips: stacks };
 }
 
 /** Rebuilds the per-stack views in a worker. */

@@ -1,4 +1,5 @@
 import { MODES } from '../../core/sim/shared-map.ts';
+import { useLoadStore } from '../../state/load-store.ts';
 import { maxSimCpus, RACE_PRESET, simSession, useSimStore, type SimSettings } from '../../state/sim-store.ts';
 import { fmtDuration, fmtInt } from '../common/format.ts';
 import { CpuLanes, EventLog, LedgerPanel, SimCounters } from './LivePanels.tsx';
@@ -36,6 +37,7 @@ export function SimulatorPane() {
   const session = simSession();
   const tick = useSimFrame(busy, 20);
   const o = st.settings;
+  const captureLoaded = useLoadStore((l) => l.status === 'done');
   const set = (patch: Partial<SimSettings>) => st.set(patch);
   const isolated = globalThis.crossOriginIsolated === true;
   return (
@@ -68,20 +70,36 @@ export function SimulatorPane() {
             <input data-testid="sim-cpus" type="number" min={1} max={maxSimCpus()} value={o.cpus} disabled={busy} onChange={(e) => set({ cpus: clamp(Number(e.target.value), 1, maxSimCpus()) })} />
           </label>
           <fieldset className="sim-workload" disabled={busy}>
-            <legend>workload: a stack population</legend>
-            <label title="distinct stacks">
-              stacks
-              <input data-testid="sim-stacks" type="number" min={1} max={100000} value={o.stacks} onChange={(e) => set({ stacks: clamp(Number(e.target.value), 1, 100000) })} />
-            </label>
-            <label title="Zipf exponent over the stacks' ranks (0: uniform)">
-              skew
-              <input data-testid="sim-zipf" type="number" min={0} max={4} step={0.1} value={o.zipf} onChange={(e) => set({ zipf: Math.max(0, Number(e.target.value) || 0) })} />
-            </label>
-            <label title="depth range of the stacks, 1..64">
-              depth
-              <input type="number" min={1} max={64} value={o.depthMin} onChange={(e) => set({ depthMin: clamp(Number(e.target.value), 1, o.depthMax) })} />–
-              <input type="number" min={1} max={64} value={o.depthMax} onChange={(e) => set({ depthMax: clamp(Number(e.target.value), o.depthMin, 64) })} />
-            </label>
+            <legend>
+              workload:{' '}
+              <select data-testid="sim-workload" value={o.workload} onChange={(e) => set({ workload: e.target.value as typeof o.workload })}>
+                <option value="population">a stack population</option>
+                <option value="replay" disabled={!captureLoaded}>
+                  replay the loaded capture
+                </option>
+              </select>
+            </legend>
+            {o.workload === 'replay' ? (
+              <span className="quiet" title="the explorer's current selection (range, generation, CPUs): its stacks, drawn at the frequencies they occur with">
+                the explorer's selection: its stacks at their frequencies
+              </span>
+            ) : (
+              <>
+              <label title="distinct stacks">
+                stacks
+                <input data-testid="sim-stacks" type="number" min={1} max={100000} value={o.stacks} onChange={(e) => set({ stacks: clamp(Number(e.target.value), 1, 100000) })} />
+              </label>
+              <label title="Zipf exponent over the stacks' ranks (0: uniform)">
+                skew
+                <input data-testid="sim-zipf" type="number" min={0} max={4} step={0.1} value={o.zipf} onChange={(e) => set({ zipf: Math.max(0, Number(e.target.value) || 0) })} />
+              </label>
+              <label title="depth range of the stacks, 1..64">
+                depth
+                <input type="number" min={1} max={64} value={o.depthMin} onChange={(e) => set({ depthMin: clamp(Number(e.target.value), 1, o.depthMax) })} />–
+                <input type="number" min={1} max={64} value={o.depthMax} onChange={(e) => set({ depthMax: clamp(Number(e.target.value), o.depthMin, 64) })} />
+              </label>
+              </>
+            )}
           </fieldset>
           <label title="events per second per CPU (changes a running simulation)">
             speed
