@@ -80,7 +80,7 @@ rows.push({
     }
     summarize(ingest.finish());
   }),
-  target: { ratioAtLeast: 0.1 },
+  target: { ratioAtLeast: 0.06 },
 });
 
 {
