@@ -19,14 +19,17 @@ export interface SampleOptions {
   bits: number;
   /** events after the final dump (their new stacks resolve as no-slot) */
   tail: number;
+  /** `CPU:N [LOST M EVENTS]` markers spread over the trace (deterministic; they draw no random numbers) */
+  lostMarkers?: number;
 }
 
-export const DEFAULT_SAMPLE: SampleOptions = { seed: 20261130, cpus: 4, events: 4000, resets: 2, bits: 14, tail: 40 };
+export const DEFAULT_SAMPLE: SampleOptions = { seed: 20261130, cpus: 4, events: 4000, resets: 2, bits: 14, tail: 40, lostMarkers: 2 };
 
 export type SampleLine =
   | { type: 'event'; comm: string; pid: number; cpu: number; ts: number; flags: string; name: string; payload: string }
   | { type: 'cookie'; comm: string; pid: number; cpu: number; ts: number; flags: string; slot: number; generation: number }
-  | { type: 'stack'; comm: string; pid: number; cpu: number; ts: number; flags: string; frames: string[] };
+  | { type: 'stack'; comm: string; pid: number; cpu: number; ts: number; flags: string; frames: string[] }
+  | { type: 'lost'; cpu: number; count: number };
 
 export interface SampleDump {
   generation: number;
@@ -191,6 +194,11 @@ export function generateSample(opts: SampleOptions = DEFAULT_SAMPLE): SampleCapt
       ? `comm=${(wakee = rng.pick(TASKS)).comm} pid=${wakee.pid} prio=120 target_cpu=${String(rng.int(opts.cpus)).padStart(3, '0')}`
       : `call_site=${caller} ptr=0xffff8880${rng.u32().toString(16).padStart(8, '0')} bytes_req=${rng.pick([32, 64, 192, 256, 512, 4096])} ` +
         `bytes_alloc=${rng.pick([64, 256, 512, 4096])} gfp_flags=${rng.pick(['GFP_KERNEL', 'GFP_KERNEL|__GFP_ZERO', 'GFP_ATOMIC'])}`;
+    const lost = opts.lostMarkers ?? 0;
+    for (let k = 0; k < lost; k++) {
+      // the ring buffer of this CPU overflowed just before this event
+      if (i === Math.floor((opts.events * (k + 1)) / (lost + 1)) + 7) lines.push({ type: 'lost', cpu, count: 50 + 37 * k });
+    }
     lines.push({ type: 'event', ...base, name: wake ? 'sched_wakeup' : 'kmem_cache_alloc', payload });
     const slot = map.insert(ips, cpu);
     truth.push({ generation: map.generation, ips });

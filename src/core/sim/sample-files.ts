@@ -11,7 +11,9 @@ export function sampleFiles(c: SampleCapture): Map<string, Uint8Array> {
   const enc = new TextEncoder();
   const files = new Map<string, Uint8Array>();
   const items: TraceTextItem[] = c.lines.map((l) =>
-    l.type === 'event'
+    l.type === 'lost'
+      ? { type: 'lost', cpu: l.cpu, count: l.count }
+      : l.type === 'event'
       ? { type: 'event', comm: l.comm, pid: l.pid, tgid: null, cpu: l.cpu, ts: l.ts, flags: l.flags, name: l.name, payload: l.payload }
       : l.type === 'cookie'
         ? { type: 'stack', kind: 'cookie', comm: l.comm, pid: l.pid, cpu: l.cpu, ts: l.ts, flags: l.flags, slot: l.slot, generation: l.generation, frames: null }
