@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { cliSummary } from './cli.ts';
 
@@ -81,4 +83,25 @@ test('a malformed file shows a diagnostic and leaves the page working', async ({
   await expect(page.getByTestId('load-progress')).toContainText('Sample capture');
   await waitLoaded(page);
   expect((await numbers(page)).events).toBe(cliSummary(sampleFiles).events);
+});
+
+test('a large load shows percent and MB/s while it reads, and Cancel stops it', async ({ page }) => {
+  // about 90 MB: the sample's trace repeated, so the worker is still reading when Cancel is pressed
+  const body = readFileSync(SAMPLES + 'trace');
+  const big = join(mkdtempSync(join(tmpdir(), 'smx-big-')), 'trace-big');
+  writeFileSync(big, Buffer.concat(Array.from({ length: 96 }, () => body)));
+  await page.goto('/');
+  await waitLoaded(page);
+  const before = await numbers(page);
+  await page.getByTestId('file-input').setInputFiles(big);
+  const progress = page.getByTestId('load-progress');
+  await expect(progress).toHaveAttribute('data-status', 'loading');
+  await expect(progress).toContainText(/\d+% · [\d.]+ MB of [\d.]+ MB · [\d.]+ MB\/s/);
+  await progress.getByRole('button', { name: 'Cancel' }).click();
+  await expect(progress).toHaveAttribute('data-status', 'cancelled');
+  // the capture shown before stays, and the page still works
+  expect(await numbers(page)).toEqual(before);
+  await page.getByRole('button', { name: 'Open sample' }).click();
+  await expect(progress).toContainText('Sample capture');
+  await waitLoaded(page);
 });
