@@ -44,6 +44,22 @@ describe('summary --json', () => {
     expect(s.stat.generation).toBe(3);
   }, 30_000);
 
+  it('with --generation and --cpus, also counts what the page shows for that selection', async () => {
+    const files = ['trace', 'stack_map_bin.gen1', 'stack_map_bin.gen2'].map((f) => SAMPLES + f);
+    const whole = JSON.parse((await cli('summary', '--json', ...files)).stdout);
+    const r = await cli('summary', '--json', '--generation', '2', '--cpus', '1,2', ...files);
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.events).toBe(whole.events); // the capture's own numbers are unchanged
+    expect(s.selection).toMatchObject({ generation: 2, cpus: [1, 2], range: null });
+    expect(s.selection.events).toBeGreaterThan(0);
+    expect(s.selection.events).toBeLessThan(whole.events / 3);
+    expect(s.selection.resolved + s.selection.unresolved).toBe(s.selection.cookies);
+    expect(s.selection.top[0].count).toBeLessThanOrEqual(s.selection.resolved + s.selection.fullStacks);
+    expect((await cli('summary', '--json', '--generation', 'x', ...files)).code).toBe(2);
+    expect((await cli('summary', '--json', '--range', '5,4', ...files)).code).toBe(2);
+  }, 30_000);
+
   it('exits 1 when no file could be read, 2 on a usage error', async () => {
     expect((await cli('summary', '--json', '/nonexistent/trace')).code).toBe(1);
     expect((await cli('summary', '--json')).code).toBe(2);

@@ -1,8 +1,10 @@
+import { Explorer } from '../core/model/explorer.ts';
 import { summarize } from '../core/model/summary.ts';
+import { parseSelectionArgs } from './selection-args.ts';
 import { readFiles } from './read-files.ts';
 import { formatSummary } from './format-summary.ts';
 
-const USAGE = `usage: stackmap-explorer summary [--json] FILE...
+const USAGE = `usage: stackmap-explorer summary [--json] [--generation G|none] [--range T0,T1] [--cpus 0,2] FILE...
        stackmap-explorer simulate --mode v4|v7|v8 --cpus N --bits B --events N --resets N
                                   [--race-window-us N] [--seed S] --out DIR [--json]
 
@@ -13,6 +15,8 @@ const USAGE = `usage: stackmap-explorer summary [--json] FILE...
   simulate  run the kernel's recording path on a SharedArrayBuffer from N worker threads,
             with resets and dumps, and write the run as a capture to DIR (simulate --help)
   --json    one JSON object on stdout (DESIGN 5.1)
+  --generation, --range, --cpus
+            also count what the page shows for that selection, under "selection"
 
 exit status: 0 when at least one file was read, 1 when none could be, 2 on a usage error`;
 
@@ -27,9 +31,14 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write((command ? `unknown command: ${command}\n` : '') + USAGE + '\n');
     return 2;
   }
+  const parsed = parseSelectionArgs(rest);
+  if ('error' in parsed) {
+    process.stderr.write(`${parsed.error}\n${USAGE}\n`);
+    return 2;
+  }
   let json = false;
   const files: string[] = [];
-  for (const a of rest) {
+  for (const a of parsed.rest) {
     if (a === '--json') json = true;
     else if (a.startsWith('-')) {
       process.stderr.write(`unknown option: ${a}\n${USAGE}\n`);
@@ -41,7 +50,17 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const { capture, failed } = await readFiles(files);
-  const summary = summarize(capture);
+  const summary: ReturnType<typeof summarize> & { selection?: object } = summarize(capture);
+  if (parsed.selection) {
+    // the numbers the page shows with this selection: its summary cells and its top stacks
+    const ex = new Explorer(capture);
+    const top = ex.topStacks({ selection: parsed.selection, filter: '', limit: 10 });
+    summary.selection = {
+      ...parsed.selection,
+      ...ex.selectionSummary(parsed.selection),
+      top: top.rows.map((r) => ({ count: r.count, frames: ex.stackFrames(r.stack) })),
+    };
+  }
   for (const f of failed) summary.diagnostics.push({ file: f.file, where: 'file', message: `cannot read: ${f.reason}`, count: 1 });
   process.stdout.write(json ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary));
   const understood = capture.files.some((f) => f.kind !== 'unknown');
