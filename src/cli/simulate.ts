@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { exportCapture } from '../core/sim/export.ts';
 import { maxCpus, runNode } from '../core/sim/run-node.ts';
-import { DEFAULT_OPTIONS, validate, type SimOptions } from '../core/sim/simulation.ts';
+import { DEFAULT_OPTIONS, validate, type SimOptions } from '../core/sim/sim-options.ts';
 
 const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [options] [--json]
 

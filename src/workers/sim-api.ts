@@ -1,7 +1,8 @@
 import type { CpuReport, SharedRefs, SimConfig } from '../core/sim/cpu-loop.ts';
 import type { MapDump } from '../core/sim/dump-reader.ts';
-import type { MapParams, ResetOutcome } from '../core/sim/shared-map.ts';
-import type { GenerationSnapshot } from '../core/sim/simulation.ts';
+import type { MapParams } from '../core/sim/map-layout.ts';
+import type { ResetOutcome } from '../core/sim/shared-map.ts';
+import type { GenerationSnapshot } from '../core/sim/sim-snapshot.ts';
 
 /** A simulated CPU (sim-cpu.worker.ts): runs `runCpu` until the host stops it, and returns its report. */
 export interface SimCpuApi {

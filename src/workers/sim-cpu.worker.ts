@@ -1,7 +1,7 @@
 import * as Comlink from 'comlink';
 import { runCpu } from '../core/sim/cpu-loop.ts';
 import { LANE_STATE, Live } from '../core/sim/live.ts';
-import { C } from '../core/sim/shared-map.ts';
+import { C } from '../core/sim/map-layout.ts';
 import type { SimCpuApi } from './sim-api.ts';
 
 /** One simulated CPU: `runCpu` on the shared buffers, its notable steps posted to the live buffer. */

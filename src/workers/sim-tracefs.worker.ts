@@ -1,8 +1,9 @@
 import * as Comlink from 'comlink';
 import { decodeBinDump, ESTALE, readBinDump, readTextDump } from '../core/sim/dump-reader.ts';
 import { Live } from '../core/sim/live.ts';
-import { C, SharedStackMap } from '../core/sim/shared-map.ts';
-import { snapshotMap, type GenerationSnapshot } from '../core/sim/simulation.ts';
+import { C } from '../core/sim/map-layout.ts';
+import { SharedStackMap } from '../core/sim/shared-map.ts';
+import { snapshotMap, type GenerationSnapshot } from '../core/sim/sim-snapshot.ts';
 import type { SimTracefsApi } from './sim-api.ts';
 
 /** A tracefs user: resets and dumps on the shared map, blocking like the kernel's paths. */

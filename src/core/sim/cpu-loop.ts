@@ -1,6 +1,7 @@
+import { C, INSERT_BYPASS, K, type MapParams, type Mode } from './map-layout.ts';
 import { Rng, Weighted, Zipf } from './random.ts';
 import { REC, Ring, RECORD_SIZE } from './ring.ts';
-import { C, INSERT_BYPASS, K, SharedStackMap, type MapOptions, type MapParams, type Mode } from './shared-map.ts';
+import { SharedStackMap, type MapOptions } from './shared-map.ts';
 import { populationViews, TASKS, type PopulationShared } from './workload.ts';
 
 /**

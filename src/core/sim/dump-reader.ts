@@ -1,5 +1,6 @@
 import { writeStackMapBin } from '../formats/stack-map-write.ts';
-import { C, SharedStackMap } from './shared-map.ts';
+import { C } from './map-layout.ts';
+import { SharedStackMap } from './shared-map.ts';
 
 /**
  * Reading the map as the kernel exports it.

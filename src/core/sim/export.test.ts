@@ -5,7 +5,8 @@ import { STATUS_NAMES } from '../model/trace-columns.ts';
 import { exportCapture, frameKeysOf } from './export.ts';
 import { REC } from './ring.ts';
 import { runNode } from './run-node.ts';
-import type { RunResult, SimOptions } from './simulation.ts';
+import type { SimOptions } from './sim-options.ts';
+import type { RunResult } from './sim-report.ts';
 
 const fromKey = (k: string) => BigUint64Array.from(k.split(','), (x) => BigInt('0x' + x));
 

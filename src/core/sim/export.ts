@@ -1,8 +1,8 @@
 import { writeStackMapBin, writeStackMapStat, writeStackMapText } from '../formats/stack-map-write.ts';
 import { writeTraceText, type TraceTextItem } from '../formats/trace-text-write.ts';
+import { wordsToIps } from './map-layout.ts';
 import { REC } from './ring.ts';
-import { wordsToIps } from './shared-map.ts';
-import type { RunResult } from './simulation.ts';
+import type { RunResult } from './sim-report.ts';
 import { commOf } from './workload.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLiveBuffer, LANE_STATE, Live, LOG_ENTRIES } from './live.ts';
-import { C, createMapBuffer, SharedStackMap, type MapEventKind, type Mode } from './shared-map.ts';
+import { C, createMapBuffer, type Mode } from './map-layout.ts';
+import { SharedStackMap, type MapEventKind } from './shared-map.ts';
 import { buildPopulation } from './workload.ts';
 
 const pop = buildPopulation({ kind: 'population', stacks: 50, zipf: 0, depthMin: 4, depthMax: 12, seed: 3 });

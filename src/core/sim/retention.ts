@@ -1,4 +1,5 @@
-import type { RunResult, SimOptions } from './simulation.ts';
+import type { SimOptions } from './sim-options.ts';
+import type { RunResult } from './sim-report.ts';
 
 /**
  * The retention experiment of the v8 cover letter: 4 CPUs, buffer_size_kb=512 per CPU, an

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { BinDumpReader, ESTALE } from './dump-reader.ts';
 import { stackKey } from './ledger.ts';
+import { C, MODES } from './map-layout.ts';
 import { REC } from './ring.ts';
 import { runNode } from './run-node.ts';
-import { C, MODES } from './shared-map.ts';
-import type { RunResult } from './simulation.ts';
+import type { RunResult } from './sim-report.ts';
 
 // Real concurrency: 4 worker_threads CPUs on one SharedArrayBuffer. Robust on 2 cores: race
 // windows (the inserting CPU sleeps between claim and publish) and enough resets make the races

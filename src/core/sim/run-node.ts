@@ -2,7 +2,9 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CpuReport } from './cpu-loop.ts';
 import type { NodeWorkerData } from './node-worker.ts';
-import { Simulation, type RunResult, type SimOptions } from './simulation.ts';
+import type { SimOptions } from './sim-options.ts';
+import type { RunResult } from './sim-report.ts';
+import { Simulation } from './simulation.ts';
 
 /**
  * Runs a simulation on Node worker_threads: one worker per simulated CPU (node-worker.ts,

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { BinDumpReader, decodeBinDump, ESTALE, readBinDump, readTextDump } from './dump-reader.ts';
 import { stackHash } from './jhash.ts';
 import { computeLedger } from './ledger.ts';
+import { C, createMapBuffer, INSERT_BYPASS, INSERT_FALLBACK, type Mode } from './map-layout.ts';
 import { REC, Ring, RECORD_SIZE } from './ring.ts';
-import { C, createMapBuffer, INSERT_BYPASS, INSERT_FALLBACK, SharedStackMap, type Mode } from './shared-map.ts';
+import { SharedStackMap } from './shared-map.ts';
 import { buildPopulation } from './workload.ts';
 
 const pop = buildPopulation({ kind: 'population', stacks: 3000, zipf: 0, depthMin: 4, depthMax: 16, seed: 7 });

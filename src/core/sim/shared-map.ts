@@ -1,97 +1,13 @@
-import { jhash2 } from './jhash.ts';
+import { C, CPU_STRIDE, CTL_WORDS, ELT_WORDS, INSERT_BYPASS, INSERT_FALLBACK, K, PROBE_LIMIT, type MapParams } from './map-layout.ts';
+import { MapView } from './map-view.ts';
 
 /**
  * The stack map of DESIGN section 1 on one SharedArrayBuffer, with every shared access through
  * `Atomics`. The same object is built over the same buffer in every thread (a Node worker, a
  * Web Worker or the main thread); nothing here knows which kind of thread it runs in.
- *
- * Layout (32-bit words, in this order):
- *   control   CTL_WORDS words: the element cursor next_elt, the generation, the reset flag, ...
- *   per CPU   CPU_STRIDE words each (one 64-byte line): in-flight count and counters
- *   keys      2^(bits+1) u32 hashes, 0 = free
- *   vals      2^(bits+1) i32: element index + 1, 0 = empty (unpublished or a gravestone)
- *   elements  2^bits x ELT_WORDS: nr, ref_count, then 64 ips as (low u32, high u32) pairs
+ * The layout is in map-layout.ts, the read side in map-view.ts; this file holds the insert and
+ * reset paths.
  */
-
-export type Mode = 'v4' | 'v7' | 'v8';
-export const MODES: readonly Mode[] = ['v4', 'v7', 'v8'];
-
-export const MAX_DEPTH = 64;
-export const PROBE_LIMIT = 64;
-export const ELT_WORDS = 2 + 2 * MAX_DEPTH;
-
-// control words
-export const C = {
-  NEXT_ELT: 0,
-  /** the map's generation; v8 prints it, v4/v7 keep it only as the simulation's truth */
-  GENERATION: 1,
-  RESET_FLAG: 2,
-  /** one reset at a time: 1 while a reset runs */
-  RESET_BUSY: 3,
-  /** the stack_map mutex: held by a reset for its whole run and by each dump pass */
-  MUTEX: 4,
-  /** bumped when a reset starts: a binary dump opened before it fails with ESTALE */
-  RESET_SEQ: 5,
-  /** resets refused with EBUSY (another reset was running) */
-  EBUSY: 6,
-  /** resets completed */
-  RESETS: 7,
-  /** v4: resets refused because recording was on */
-  REFUSED: 8,
-  /** v4: 1 while the CPUs record (the runner clears it only when every CPU is paused) */
-  RECORDING: 9,
-  /** a cell nobody writes: race windows sleep on it with Atomics.wait */
-  DUMMY: 10,
-  // the runner's coordination words (not part of the kernel's map)
-  START: 11,
-  GATE: 12,
-  STOP: 13,
-  /** live hosts (the browser): a pause between events per CPU, in microseconds (0: none) */
-  PACE_US: 14,
-  /** live hosts: 1 asks every CPU to park between events (each acknowledges in K.PAUSED) */
-  PAUSE: 15,
-  /** live hosts: the race window in microseconds, read at every window (MapOptions.liveWindow) */
-  WINDOW_US: 16,
-} as const;
-export const CTL_WORDS = 32;
-
-// per-CPU words
-export const K = {
-  INFLIGHT: 0,
-  ATTEMPTS: 1,
-  SUCCESSES: 2,
-  FALLBACKS: 3,
-  BYPASSES: 4,
-  /** successes that filled a new element */
-  NEW: 5,
-  /** fallbacks because the pool was empty (each leaves a gravestone) */
-  FB_POOL: 6,
-  /** fallbacks after PROBE_LIMIT probes */
-  FB_PROBE: 7,
-  /** v8 fallbacks: the same hash was being inserted elsewhere (unpublished or lost cmpxchg) */
-  FB_INFLIGHT: 8,
-  /** v4/v7: cmpxchg lost to the same hash (the loser advanced) */
-  LOST_SAME: 9,
-  /** events this CPU recorded (the runner's progress) */
-  PROGRESS: 10,
-  PROBES: 11,
-  /** v8 fallbacks on key == hash with no element while the pool is empty: most likely a gravestone */
-  FB_GRAVE: 12,
-  /** live hosts: 1 while this CPU is parked by C.PAUSE */
-  PAUSED: 13,
-} as const;
-export const CPU_STRIDE = 16;
-
-export const INSERT_FALLBACK = -1;
-export const INSERT_BYPASS = -2;
-
-export interface MapParams {
-  mode: Mode;
-  bits: number;
-  cpus: number;
-  /** the per-boot jhash seed */
-  hashSeed: number;
-}
 
 export interface MapOptions {
   /** hold each insert between claim and publish, and each reset between its steps, this long */
@@ -135,45 +51,9 @@ export type MapEventKind =
   | 'ebusy'
   | 'refused';
 
-export interface MapCounters {
-  attempts: number;
-  successes: number;
-  fallbacks: number;
-  bypasses: number;
-  newElements: number;
-  fallbacksPoolEmpty: number;
-  fallbacksProbeLimit: number;
-  fallbacksInFlight: number;
-  fallbacksGravestone: number;
-  lostSameHash: number;
-  probes: number;
-}
-
 export type ResetOutcome = 'ok' | 'ebusy' | 'refused';
 
-export function mapBytes(bits: number, cpus: number): number {
-  const slots = 2 ** (bits + 1);
-  return 4 * (CTL_WORDS + cpus * CPU_STRIDE + 2 * slots + 2 ** bits * ELT_WORDS);
-}
-
-export function createMapBuffer(p: MapParams): SharedArrayBuffer {
-  if (!Number.isInteger(p.bits) || p.bits < 10 || p.bits > 18) throw new RangeError('bits must be in [10, 18]');
-  const sab = new SharedArrayBuffer(mapBytes(p.bits, p.cpus));
-  const i32 = new Int32Array(sab);
-  Atomics.store(i32, C.GENERATION, 1);
-  Atomics.store(i32, C.RECORDING, 1);
-  return sab;
-}
-
-export class SharedStackMap {
-  readonly i32: Int32Array;
-  readonly u32: Uint32Array;
-  readonly slots: number;
-  readonly capacity: number;
-  readonly keysAt: number;
-  readonly valsAt: number;
-  readonly eltsAt: number;
-  private readonly shift: number;
+export class SharedStackMap extends MapView {
   private readonly v8: boolean;
   private readonly windowMs: number;
   private readonly sleep: boolean;
@@ -183,39 +63,14 @@ export class SharedStackMap {
   /** the generation the last successful insert on this object saw (the cookie's high half) */
   lastGeneration = 0;
 
-  constructor(
-    readonly sab: SharedArrayBuffer,
-    readonly params: MapParams,
-    opts: MapOptions = {},
-  ) {
-    this.i32 = new Int32Array(sab);
-    this.u32 = new Uint32Array(sab);
-    this.slots = 2 ** (params.bits + 1);
-    this.capacity = 2 ** params.bits;
-    this.keysAt = CTL_WORDS + params.cpus * CPU_STRIDE;
-    this.valsAt = this.keysAt + this.slots;
-    this.eltsAt = this.valsAt + this.slots;
-    this.shift = 32 - (params.bits + 1);
+  constructor(sab: SharedArrayBuffer, params: MapParams, opts: MapOptions = {}) {
+    super(sab, params);
     this.v8 = params.mode === 'v8';
     this.windowMs = (opts.raceWindowUs ?? 0) / 1000;
     this.canBlock = opts.canBlock ?? true;
     this.sleep = (opts.raceWait ?? 'sleep') === 'sleep' && this.canBlock;
     this.liveWindow = opts.liveWindow ?? false;
     this.onEvent = opts.onEvent;
-  }
-
-  cpuWord(cpu: number, k: number): number {
-    return CTL_WORDS + cpu * CPU_STRIDE + k;
-  }
-
-  /** The map's key for a stack given as (low, high) u32 pairs: jhash2 over the words, 0 taken as 1. */
-  hash(words: Uint32Array, nr: number): number {
-    const h = jhash2(words, nr * 2, this.params.hashSeed);
-    return h === 0 ? 1 : h;
-  }
-
-  startIndex(hash: number): number {
-    return hash >>> this.shift;
   }
 
   /**
@@ -437,95 +292,4 @@ export class SharedStackMap {
     ev?.('reset-done', -1, 0);
     return 'ok';
   }
-
-  get generation(): number {
-    return Atomics.load(this.i32, C.GENERATION);
-  }
-
-  /** stack_map_stat's entries: elements claimed since the last reset */
-  get entries(): number {
-    return Math.min(Atomics.load(this.i32, C.NEXT_ELT), this.capacity);
-  }
-
-  counters(cpu?: number): MapCounters {
-    const sum = (k: number) => {
-      if (cpu !== undefined) return Atomics.load(this.i32, this.cpuWord(cpu, k)) >>> 0;
-      let n = 0;
-      for (let c = 0; c < this.params.cpus; c++) n += Atomics.load(this.i32, this.cpuWord(c, k)) >>> 0;
-      return n;
-    };
-    return {
-      attempts: sum(K.ATTEMPTS),
-      successes: sum(K.SUCCESSES),
-      fallbacks: sum(K.FALLBACKS),
-      bypasses: sum(K.BYPASSES),
-      newElements: sum(K.NEW),
-      fallbacksPoolEmpty: sum(K.FB_POOL),
-      fallbacksProbeLimit: sum(K.FB_PROBE),
-      fallbacksInFlight: sum(K.FB_INFLIGHT),
-      fallbacksGravestone: sum(K.FB_GRAVE),
-      lostSameHash: sum(K.LOST_SAME),
-      probes: sum(K.PROBES),
-    };
-  }
-
-  /** A published slot's element (index), or -1. */
-  published(slot: number): number {
-    return Atomics.load(this.i32, this.valsAt + slot) - 1;
-  }
-
-  key(slot: number): number {
-    return Atomics.load(this.u32, this.keysAt + slot);
-  }
-
-  /** The element's stack as raw ips, read with Atomics. */
-  elementIps(elt: number): BigUint64Array {
-    const at = this.eltsAt + elt * ELT_WORDS;
-    const nr = Math.min(Atomics.load(this.u32, at), MAX_DEPTH);
-    const ips = new BigUint64Array(nr);
-    for (let i = 0; i < nr; i++) {
-      const lo = Atomics.load(this.u32, at + 2 + 2 * i);
-      const hi = Atomics.load(this.u32, at + 3 + 2 * i);
-      ips[i] = (BigInt(hi) << 32n) | BigInt(lo);
-    }
-    return ips;
-  }
-
-  /** Two elements hold the same stack. */
-  sameElement(a: number, b: number): boolean {
-    const pa = this.eltsAt + a * ELT_WORDS;
-    const pb = this.eltsAt + b * ELT_WORDS;
-    const nr = Atomics.load(this.u32, pa);
-    if (Atomics.load(this.u32, pb) !== nr) return false;
-    for (let i = 0; i < 2 * nr; i++) if (Atomics.load(this.u32, pa + 2 + i) !== Atomics.load(this.u32, pb + 2 + i)) return false;
-    return true;
-  }
-
-  elementRef(elt: number): number {
-    return Atomics.load(this.u32, this.eltsAt + elt * ELT_WORDS + 1);
-  }
-
-  /** Slots with a key and no element: claimed, pool empty (only meaningful with no insert in flight). */
-  gravestones(): number {
-    let n = 0;
-    for (let s = 0; s < this.slots; s++) if (this.key(s) !== 0 && this.published(s) < 0) n++;
-    return n;
-  }
-}
-
-/** A stack's ips as (low, high) u32 pairs, the map's and the ring buffer's stack layout. */
-export function ipsToWords(ips: BigUint64Array | readonly bigint[]): Uint32Array {
-  const w = new Uint32Array(ips.length * 2);
-  for (let i = 0; i < ips.length; i++) {
-    const ip = BigInt.asUintN(64, ips[i]);
-    w[2 * i] = Number(ip & 0xffffffffn);
-    w[2 * i + 1] = Number(ip >> 32n);
-  }
-  return w;
-}
-
-export function wordsToIps(w: ArrayLike<number>, off: number, nr: number): BigUint64Array {
-  const ips = new BigUint64Array(nr);
-  for (let i = 0; i < nr; i++) ips[i] = (BigInt(w[off + 2 * i + 1] >>> 0) << 32n) | BigInt(w[off + 2 * i] >>> 0);
-  return ips;
 }

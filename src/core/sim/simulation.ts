@@ -1,10 +1,13 @@
 import { gateOf, mapParams, type CpuReport, type SharedRefs, type SimConfig } from './cpu-loop.ts';
 import { decodeBinDump, ESTALE, readBinDump, readTextDump, type MapDump } from './dump-reader.ts';
 import { computeLedger, stackKey, type Ledger, type LedgerInput } from './ledger.ts';
+import { C, createMapBuffer, K } from './map-layout.ts';
 import { Rng } from './random.ts';
-import { createRingBuffer, DEFAULT_EVENT_BYTES, REC, Ring, type RingRecord } from './ring.ts';
-import { C, createMapBuffer, K, SharedStackMap, type MapCounters, type Mode } from './shared-map.ts';
-import type { SymbolSource } from './replay.ts';
+import { createRingBuffer, REC, Ring, type RingRecord } from './ring.ts';
+import { SharedStackMap } from './shared-map.ts';
+import { DEFAULT_OPTIONS, pickOf, validate, type SimOptions } from './sim-options.ts';
+import { buildReport, type RunResult, type TraceItem } from './sim-report.ts';
+import { snapshotMap, type GenerationSnapshot } from './sim-snapshot.ts';
 import { buildPopulation, type Population, type WorkloadSpec } from './workload.ts';
 
 /**
@@ -21,132 +24,6 @@ import { buildPopulation, type Population, type WorkloadSpec } from './workload.
  * resets (map and ring buffers) and turns it back on. A v4 reset attempted while recording is
  * on (`cpuResetEvery`) is refused and counted.
  */
-
-export interface SimOptions {
-  mode: Mode;
-  cpus: number;
-  bits: number;
-  /** events in all, split evenly over the CPUs */
-  events: number;
-  resets: number;
-  raceWindowUs: number;
-  raceWait: 'sleep' | 'spin';
-  seed: number;
-  /** distinct stacks of the generated population */
-  stacks: number;
-  zipf: number;
-  depthMin: number;
-  depthMax: number;
-  /** replay these stacks (raw ips, leaf first) instead of a generated population */
-  replay: readonly (readonly bigint[])[] | null;
-  /** 'weights': drawn by replayWeights (a loaded capture's occurrence counts) */
-  replayOrder: 'sequential' | 'zipf' | 'weights';
-  replayWeights: number[] | null;
-  /** the symbols replayed ips were made for (see replay.ts), used to export the run */
-  replaySymbols: SymbolSource | null;
-  ringKb: number;
-  eventBytes: number;
-  /** which stack_map_bin dumps the host takes: before every reset and at the end, only at the end, none */
-  dumps: 'before-reset' | 'end' | 'none';
-  /** also read the text `stack_map` at the end */
-  textDump: boolean;
-  cpuResetEvery: number;
-  gateSlack: number;
-}
-
-export const DEFAULT_OPTIONS: SimOptions = {
-  mode: 'v8',
-  cpus: 4,
-  bits: 14,
-  events: 40000,
-  resets: 3,
-  raceWindowUs: 0,
-  raceWait: 'sleep',
-  seed: 1,
-  stacks: 500,
-  zipf: 1.1,
-  depthMin: 8,
-  depthMax: 20,
-  replay: null,
-  replayOrder: 'sequential',
-  replayWeights: null,
-  replaySymbols: null,
-  ringKb: 512,
-  eventBytes: DEFAULT_EVENT_BYTES,
-  dumps: 'before-reset',
-  textDump: true,
-  cpuResetEvery: 0,
-  gateSlack: 0.5,
-};
-
-/** The map as it was when a generation ended (taken inside reset, with no insert in flight) or at the end. */
-export interface GenerationSnapshot {
-  generation: number;
-  entries: number;
-  published: number;
-  distinct: number;
-  /** published slots holding a stack another published slot of the generation also holds */
-  duplicates: number;
-  gravestones: number;
-}
-
-export interface SimReport {
-  mode: Mode;
-  cpus: number;
-  bits: number;
-  capacity: number;
-  events: number;
-  attempts: number;
-  successes: number;
-  fallbacks: number;
-  bypasses: number;
-  /** poolEmpty: a claim found no element (each leaves a gravestone); probeLimit; inFlight (v8): the same hash unpublished or a lost cmpxchg to it; gravestone (v8): met key == hash with no element while the pool is empty */
-  fallbackReasons: { poolEmpty: number; probeLimit: number; inFlight: number; gravestone: number };
-  /** v4/v7: cmpxchg lost to the same hash (the loser advanced) */
-  lostSameHash: number;
-  /** stack_map_stat entries at the end */
-  entries: number;
-  /** the largest entries of any generation */
-  maxEntries: number;
-  /** duplicate copies, summed over the generations the host saw end (and the last) */
-  duplicates: number;
-  /** claimed-but-empty slots: the most any generation left */
-  gravestones: number;
-  /** generations the run went through (successful resets + 1) */
-  generations: number;
-  /** the map's generation at the end (what v8 prints) */
-  generation: number;
-  resets: { requested: number; done: number; ebusy: number; refused: number; byCpus: number };
-  estale: number;
-  dumps: number;
-  ledger: Omit<Ledger, 'entries'>;
-  retention: { eventsOff: number; eventsOn: number; bytesPerEventOff: number; bytesPerEventOn: number; gain: number; ringBytesPerCpu: number };
-  /** the workers' median ns per insert, averaged weighted by their inserts (see CpuReport) */
-  nsPerInsert: number;
-  workers: { cpu: number; events: number; inserts: number; nsPerInsert: number; nsPerInsertMean: number; nsPerInsertP99: number }[];
-  elapsedMs: number;
-}
-
-/** One record left in a ring buffer, in trace order (merged over CPUs by timestamp). */
-export interface TraceItem {
-  cpu: number;
-  rec: RingRecord;
-}
-
-export interface RunResult {
-  options: SimOptions;
-  config: SimConfig;
-  population: Population;
-  items: TraceItem[];
-  /** in the order taken (= export order) */
-  dumps: MapDump[];
-  snapshots: GenerationSnapshot[];
-  counters: MapCounters;
-  finalGeneration: number;
-  entries: number;
-  ledger: Ledger;
-  report: SimReport;
-}
 
 export class Simulation {
   readonly options: SimOptions;
@@ -302,66 +179,18 @@ export class Simulation {
     if (o.textDump && o.dumps !== 'none') this.dumps.push(readTextDump(this.map));
     const { rings, items, ledger } = this.collect();
     const counters = this.map.counters();
-    const i32 = this.map.i32;
-    const eventsOn = rings.reduce((n, r) => n + r.eventsIn, 0);
-    const bytesOn = rings.reduce((n, r) => n + r.bytesIn, 0);
-    const eventsOff = reports.reduce((n, r) => n + r.off.eventsIn, 0);
-    const bytesOff = reports.reduce((n, r) => n + r.off.bytesIn, 0);
-    const inserts = reports.reduce((n, r) => n + r.inserts, 0);
-    const { entries: _e, ...ledgerCounts } = ledger;
-    void _e;
-    const report: SimReport = {
-      mode: cfg.mode,
-      cpus: cfg.cpus,
-      bits: cfg.bits,
-      capacity: this.map.capacity,
-      events: reports.reduce((n, r) => n + r.events, 0),
-      attempts: counters.attempts,
-      successes: counters.successes,
-      fallbacks: counters.fallbacks,
-      bypasses: counters.bypasses,
-      fallbackReasons: {
-        poolEmpty: counters.fallbacksPoolEmpty,
-        probeLimit: counters.fallbacksProbeLimit,
-        inFlight: counters.fallbacksInFlight,
-        gravestone: counters.fallbacksGravestone,
-      },
-      lostSameHash: counters.lostSameHash,
-      entries: this.map.entries,
-      maxEntries: Math.max(0, ...this.snapshots.map((s) => s.entries)),
-      duplicates: this.snapshots.reduce((n, s) => n + s.duplicates, 0),
-      gravestones: Math.max(0, ...this.snapshots.map((s) => s.gravestones)),
-      generations: Atomics.load(i32, C.RESETS) + 1,
-      generation: this.map.generation,
-      resets: {
-        requested: cfg.resets,
-        done: Atomics.load(i32, C.RESETS),
-        ebusy: Atomics.load(i32, C.EBUSY),
-        refused: Atomics.load(i32, C.REFUSED),
-        byCpus: reports.reduce((n, r) => n + r.resetOutcomes.ok, 0),
-      },
+    const report = buildReport({
+      config: cfg,
+      map: this.map,
+      reports,
+      rings,
+      counters,
+      ledger,
+      snapshots: this.snapshots,
       estale: this.estale,
       dumps: this.dumps.length,
-      ledger: ledgerCounts,
-      retention: {
-        eventsOff,
-        eventsOn,
-        bytesPerEventOff: round1(bytesOff / eventsOff),
-        bytesPerEventOn: round1(bytesOn / eventsOn),
-        gain: Math.round((eventsOn / eventsOff) * 1000) / 1000,
-        ringBytesPerCpu: cfg.ringBytes,
-      },
-      nsPerInsert: inserts ? round1(reports.reduce((n, r) => n + r.nsPerInsert * r.inserts, 0) / inserts) : 0,
-      workers: reports.map((r) => ({
-        cpu: r.cpu,
-        events: r.events,
-        inserts: r.inserts,
-        nsPerInsert: round1(r.nsPerInsert),
-        nsPerInsertMean: round1(r.nsPerInsertMean),
-        nsPerInsertP99: round1(r.nsPerInsertP99),
-      })),
-      elapsedMs: Math.round(performance.now() - this.started),
-    };
+      started: this.started,
+    });
     return {
       options: o,
       config: cfg,
@@ -378,34 +207,6 @@ export class Simulation {
   }
 }
 
-/**
- * The map's state for one generation (call with no insert in flight: inside reset, or at the
- * end). Kept cheap, since inserts bypass the map while a reset runs: copies of one stack share a
- * key, so only elements under the same key are compared.
- */
-export function snapshotMap(m: SharedStackMap): GenerationSnapshot {
-  const byKey = new Map<number, number[]>();
-  let published = 0;
-  let gravestones = 0;
-  let duplicates = 0;
-  for (let s = 0; s < m.slots; s++) {
-    const e = m.published(s);
-    if (e < 0) {
-      if (m.key(s) !== 0) gravestones++;
-      continue;
-    }
-    published++;
-    const key = m.key(s);
-    const same = byKey.get(key);
-    if (!same) byKey.set(key, [e]);
-    else if (same.some((o) => m.sameElement(o, e))) duplicates++;
-    else same.push(e);
-  }
-  return { generation: m.generation, entries: m.entries, published, distinct: published - duplicates, duplicates, gravestones };
-}
-
-const round1 = (x: number) => (Number.isFinite(x) ? Math.round(x * 10) / 10 : 0);
-
 function mergeByTime(perCpu: RingRecord[][]): TraceItem[] {
   const out: TraceItem[] = [];
   const pos = perCpu.map(() => 0);
@@ -418,28 +219,4 @@ function mergeByTime(perCpu: RingRecord[][]): TraceItem[] {
     if (best < 0) return out;
     out.push({ cpu: best, rec: perCpu[best][pos[best]++] });
   }
-}
-
-export function validate(o: SimOptions): void {
-  const int = (name: string, v: number, lo: number, hi: number) => {
-    if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`${name} must be an integer in [${lo}, ${hi}]`);
-  };
-  int('bits', o.bits, 10, 18);
-  int('cpus', o.cpus, 1, 256);
-  int('events', o.events, o.cpus, 1e9);
-  int('resets', o.resets, 0, 100000);
-  int('stacks', o.stacks, 1, 1e6);
-  int('ring KB', o.ringKb, 1, 1 << 20);
-  int('event bytes', o.eventBytes, 16, 4096);
-  if (o.eventBytes % 4) throw new RangeError('event bytes must be a multiple of 4');
-  if (!(o.raceWindowUs >= 0)) throw new RangeError('race window must be >= 0');
-  if (!(o.zipf >= 0)) throw new RangeError('zipf must be >= 0');
-  if (o.resets >= Math.floor(o.events / o.cpus)) throw new RangeError('more resets than events per CPU');
-}
-
-function pickOf(o: SimOptions): SimConfig['pick'] {
-  if (!o.replay || o.replayOrder === 'zipf') return { kind: 'zipf', zipf: o.zipf };
-  if (o.replayOrder === 'sequential') return { kind: 'sequential' };
-  if (!o.replayWeights || o.replayWeights.length !== o.replay.length) throw new RangeError('replayWeights must give one weight per replayed stack');
-  return { kind: 'weights', weights: o.replayWeights };
 }

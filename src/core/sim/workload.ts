@@ -1,7 +1,7 @@
 import { makeStack, SyntheticKernel } from './kernel-symbols.ts';
+import { ipsToWords, MAX_DEPTH } from './map-layout.ts';
 import type { SymbolSource } from './replay.ts';
 import { Rng } from './random.ts';
-import { ipsToWords, MAX_DEPTH } from './shared-map.ts';
 
 /**
  * What the simulated CPUs record: a population of distinct kernel stacks (from SyntheticKernel,

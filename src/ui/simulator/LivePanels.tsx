@@ -1,8 +1,9 @@
 import { useRef } from 'react';
 import { LANE_STATE, type LiveEventKind, type LogEntry } from '../../core/sim/live.ts';
+import { C, K } from '../../core/sim/map-layout.ts';
 import { REC } from '../../core/sim/ring.ts';
-import { C, K } from '../../core/sim/shared-map.ts';
-import { useSimStore, type SimSession } from '../../state/sim-store.ts';
+import type { SimSession } from '../../state/sim-session.ts';
+import { useSimStore } from '../../state/sim-store.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
 
 /** What each CPU is doing, and its most recent stack records (newest left). */

@@ -1,6 +1,8 @@
-import { MODES } from '../../core/sim/shared-map.ts';
+import { MODES } from '../../core/sim/map-layout.ts';
 import { useLoadStore } from '../../state/load-store.ts';
-import { maxSimCpus, RACE_PRESET, simSession, useSimStore, type SimSettings } from '../../state/sim-store.ts';
+import { simSession } from '../../state/sim-session.ts';
+import { maxSimCpus, RACE_PRESET, type SimSettings } from '../../state/sim-settings.ts';
+import { useSimStore } from '../../state/sim-store.ts';
 import { fmtDuration, fmtInt } from '../common/format.ts';
 import { CpuLanes, EventLog, LedgerPanel, SimCounters } from './LivePanels.tsx';
 import { SlotGrid } from './SlotGrid.tsx';

@@ -1,9 +1,9 @@
 import * as d3 from 'd3';
 import { useEffect, useRef, useState } from 'react';
 import { LANE_STATE } from '../../core/sim/live.ts';
-import { C, ELT_WORDS } from '../../core/sim/shared-map.ts';
+import { C, ELT_WORDS } from '../../core/sim/map-layout.ts';
 import { useResolvedTheme } from '../../state/theme.ts';
-import type { SimSession } from '../../state/sim-store.ts';
+import type { SimSession } from '../../state/sim-session.ts';
 import { fmtInt } from '../common/format.ts';
 
 /**

@@ -1,0 +1,123 @@
+/**
+ * The stack map's layout on one SharedArrayBuffer (DESIGN section 1) and the buffer's creation.
+ * `SharedStackMap` (shared-map.ts) runs the insert and reset paths over it; `MapView`
+ * (map-view.ts) reads it.
+ *
+ * Layout (32-bit words, in this order):
+ *   control   CTL_WORDS words: the element cursor next_elt, the generation, the reset flag, ...
+ *   per CPU   CPU_STRIDE words each (one 64-byte line): in-flight count and counters
+ *   keys      2^(bits+1) u32 hashes, 0 = free
+ *   vals      2^(bits+1) i32: element index + 1, 0 = empty (unpublished or a gravestone)
+ *   elements  2^bits x ELT_WORDS: nr, ref_count, then 64 ips as (low u32, high u32) pairs
+ */
+
+export type Mode = 'v4' | 'v7' | 'v8';
+export const MODES: readonly Mode[] = ['v4', 'v7', 'v8'];
+
+export const MAX_DEPTH = 64;
+export const PROBE_LIMIT = 64;
+export const ELT_WORDS = 2 + 2 * MAX_DEPTH;
+
+// control words
+export const C = {
+  NEXT_ELT: 0,
+  /** the map's generation; v8 prints it, v4/v7 keep it only as the simulation's truth */
+  GENERATION: 1,
+  RESET_FLAG: 2,
+  /** one reset at a time: 1 while a reset runs */
+  RESET_BUSY: 3,
+  /** the stack_map mutex: held by a reset for its whole run and by each dump pass */
+  MUTEX: 4,
+  /** bumped when a reset starts: a binary dump opened before it fails with ESTALE */
+  RESET_SEQ: 5,
+  /** resets refused with EBUSY (another reset was running) */
+  EBUSY: 6,
+  /** resets completed */
+  RESETS: 7,
+  /** v4: resets refused because recording was on */
+  REFUSED: 8,
+  /** v4: 1 while the CPUs record (the runner clears it only when every CPU is paused) */
+  RECORDING: 9,
+  /** a cell nobody writes: race windows sleep on it with Atomics.wait */
+  DUMMY: 10,
+  // the runner's coordination words (not part of the kernel's map)
+  START: 11,
+  GATE: 12,
+  STOP: 13,
+  /** live hosts (the browser): a pause between events per CPU, in microseconds (0: none) */
+  PACE_US: 14,
+  /** live hosts: 1 asks every CPU to park between events (each acknowledges in K.PAUSED) */
+  PAUSE: 15,
+  /** live hosts: the race window in microseconds, read at every window (MapOptions.liveWindow) */
+  WINDOW_US: 16,
+} as const;
+export const CTL_WORDS = 32;
+
+// per-CPU words
+export const K = {
+  INFLIGHT: 0,
+  ATTEMPTS: 1,
+  SUCCESSES: 2,
+  FALLBACKS: 3,
+  BYPASSES: 4,
+  /** successes that filled a new element */
+  NEW: 5,
+  /** fallbacks because the pool was empty (each leaves a gravestone) */
+  FB_POOL: 6,
+  /** fallbacks after PROBE_LIMIT probes */
+  FB_PROBE: 7,
+  /** v8 fallbacks: the same hash was being inserted elsewhere (unpublished or lost cmpxchg) */
+  FB_INFLIGHT: 8,
+  /** v4/v7: cmpxchg lost to the same hash (the loser advanced) */
+  LOST_SAME: 9,
+  /** events this CPU recorded (the runner's progress) */
+  PROGRESS: 10,
+  PROBES: 11,
+  /** v8 fallbacks on key == hash with no element while the pool is empty: most likely a gravestone */
+  FB_GRAVE: 12,
+  /** live hosts: 1 while this CPU is parked by C.PAUSE */
+  PAUSED: 13,
+} as const;
+export const CPU_STRIDE = 16;
+
+export const INSERT_FALLBACK = -1;
+export const INSERT_BYPASS = -2;
+
+export interface MapParams {
+  mode: Mode;
+  bits: number;
+  cpus: number;
+  /** the per-boot jhash seed */
+  hashSeed: number;
+}
+
+export function mapBytes(bits: number, cpus: number): number {
+  const slots = 2 ** (bits + 1);
+  return 4 * (CTL_WORDS + cpus * CPU_STRIDE + 2 * slots + 2 ** bits * ELT_WORDS);
+}
+
+export function createMapBuffer(p: MapParams): SharedArrayBuffer {
+  if (!Number.isInteger(p.bits) || p.bits < 10 || p.bits > 18) throw new RangeError('bits must be in [10, 18]');
+  const sab = new SharedArrayBuffer(mapBytes(p.bits, p.cpus));
+  const i32 = new Int32Array(sab);
+  Atomics.store(i32, C.GENERATION, 1);
+  Atomics.store(i32, C.RECORDING, 1);
+  return sab;
+}
+
+/** A stack's ips as (low, high) u32 pairs, the map's and the ring buffer's stack layout. */
+export function ipsToWords(ips: BigUint64Array | readonly bigint[]): Uint32Array {
+  const w = new Uint32Array(ips.length * 2);
+  for (let i = 0; i < ips.length; i++) {
+    const ip = BigInt.asUintN(64, ips[i]);
+    w[2 * i] = Number(ip & 0xffffffffn);
+    w[2 * i + 1] = Number(ip >> 32n);
+  }
+  return w;
+}
+
+export function wordsToIps(w: ArrayLike<number>, off: number, nr: number): BigUint64Array {
+  const ips = new BigUint64Array(nr);
+  for (let i = 0; i < nr; i++) ips[i] = (BigInt(w[off + 2 * i + 1] >>> 0) << 32n) | BigInt(w[off + 2 * i] >>> 0);
+  return ips;
+}

@@ -1,0 +1,88 @@
+import type { SimConfig } from './cpu-loop.ts';
+import type { Mode } from './map-layout.ts';
+import type { SymbolSource } from './replay.ts';
+import { DEFAULT_EVENT_BYTES } from './ring.ts';
+
+/** What a simulation run is asked for (the CLI's flags, the browser's settings), its defaults and their checks. */
+
+export interface SimOptions {
+  mode: Mode;
+  cpus: number;
+  bits: number;
+  /** events in all, split evenly over the CPUs */
+  events: number;
+  resets: number;
+  raceWindowUs: number;
+  raceWait: 'sleep' | 'spin';
+  seed: number;
+  /** distinct stacks of the generated population */
+  stacks: number;
+  zipf: number;
+  depthMin: number;
+  depthMax: number;
+  /** replay these stacks (raw ips, leaf first) instead of a generated population */
+  replay: readonly (readonly bigint[])[] | null;
+  /** 'weights': drawn by replayWeights (a loaded capture's occurrence counts) */
+  replayOrder: 'sequential' | 'zipf' | 'weights';
+  replayWeights: number[] | null;
+  /** the symbols replayed ips were made for (see replay.ts), used to export the run */
+  replaySymbols: SymbolSource | null;
+  ringKb: number;
+  eventBytes: number;
+  /** which stack_map_bin dumps the host takes: before every reset and at the end, only at the end, none */
+  dumps: 'before-reset' | 'end' | 'none';
+  /** also read the text `stack_map` at the end */
+  textDump: boolean;
+  cpuResetEvery: number;
+  gateSlack: number;
+}
+
+export const DEFAULT_OPTIONS: SimOptions = {
+  mode: 'v8',
+  cpus: 4,
+  bits: 14,
+  events: 40000,
+  resets: 3,
+  raceWindowUs: 0,
+  raceWait: 'sleep',
+  seed: 1,
+  stacks: 500,
+  zipf: 1.1,
+  depthMin: 8,
+  depthMax: 20,
+  replay: null,
+  replayOrder: 'sequential',
+  replayWeights: null,
+  replaySymbols: null,
+  ringKb: 512,
+  eventBytes: DEFAULT_EVENT_BYTES,
+  dumps: 'before-reset',
+  textDump: true,
+  cpuResetEvery: 0,
+  gateSlack: 0.5,
+};
+
+export function validate(o: SimOptions): void {
+  const int = (name: string, v: number, lo: number, hi: number) => {
+    if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`${name} must be an integer in [${lo}, ${hi}]`);
+  };
+  int('bits', o.bits, 10, 18);
+  int('cpus', o.cpus, 1, 256);
+  int('events', o.events, o.cpus, 1e9);
+  int('resets', o.resets, 0, 100000);
+  int('stacks', o.stacks, 1, 1e6);
+  int('ring KB', o.ringKb, 1, 1 << 20);
+  int('event bytes', o.eventBytes, 16, 4096);
+  if (o.eventBytes % 4) throw new RangeError('event bytes must be a multiple of 4');
+  if (!(o.raceWindowUs >= 0)) throw new RangeError('race window must be >= 0');
+  if (!(o.zipf >= 0)) throw new RangeError('zipf must be >= 0');
+  if (o.resets >= Math.floor(o.events / o.cpus)) throw new RangeError('more resets than events per CPU');
+}
+
+/** How each CPU picks the next stack (SimConfig.pick). */
+export function pickOf(o: SimOptions): SimConfig['pick'] {
+  if (!o.replay || o.replayOrder === 'zipf') return { kind: 'zipf', zipf: o.zipf };
+  if (o.replayOrder === 'sequential') return { kind: 'sequential' };
+  if (!o.replayWeights || o.replayWeights.length !== o.replay.length) throw new RangeError('replayWeights must give one weight per replayed stack');
+  return { kind: 'weights', weights: o.replayWeights };
+}

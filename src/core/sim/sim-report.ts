@@ -1,0 +1,151 @@
+import type { CpuReport, SimConfig } from './cpu-loop.ts';
+import type { MapDump } from './dump-reader.ts';
+import type { Ledger } from './ledger.ts';
+import { C, type Mode } from './map-layout.ts';
+import type { MapCounters } from './map-view.ts';
+import type { Ring, RingRecord } from './ring.ts';
+import type { SharedStackMap } from './shared-map.ts';
+import type { SimOptions } from './sim-options.ts';
+import type { GenerationSnapshot } from './sim-snapshot.ts';
+import type { Population } from './workload.ts';
+
+export interface SimReport {
+  mode: Mode;
+  cpus: number;
+  bits: number;
+  capacity: number;
+  events: number;
+  attempts: number;
+  successes: number;
+  fallbacks: number;
+  bypasses: number;
+  /** poolEmpty: a claim found no element (each leaves a gravestone); probeLimit; inFlight (v8): the same hash unpublished or a lost cmpxchg to it; gravestone (v8): met key == hash with no element while the pool is empty */
+  fallbackReasons: { poolEmpty: number; probeLimit: number; inFlight: number; gravestone: number };
+  /** v4/v7: cmpxchg lost to the same hash (the loser advanced) */
+  lostSameHash: number;
+  /** stack_map_stat entries at the end */
+  entries: number;
+  /** the largest entries of any generation */
+  maxEntries: number;
+  /** duplicate copies, summed over the generations the host saw end (and the last) */
+  duplicates: number;
+  /** claimed-but-empty slots: the most any generation left */
+  gravestones: number;
+  /** generations the run went through (successful resets + 1) */
+  generations: number;
+  /** the map's generation at the end (what v8 prints) */
+  generation: number;
+  resets: { requested: number; done: number; ebusy: number; refused: number; byCpus: number };
+  estale: number;
+  dumps: number;
+  ledger: Omit<Ledger, 'entries'>;
+  retention: { eventsOff: number; eventsOn: number; bytesPerEventOff: number; bytesPerEventOn: number; gain: number; ringBytesPerCpu: number };
+  /** the workers' median ns per insert, averaged weighted by their inserts (see CpuReport) */
+  nsPerInsert: number;
+  workers: { cpu: number; events: number; inserts: number; nsPerInsert: number; nsPerInsertMean: number; nsPerInsertP99: number }[];
+  elapsedMs: number;
+}
+
+/** One record left in a ring buffer, in trace order (merged over CPUs by timestamp). */
+export interface TraceItem {
+  cpu: number;
+  rec: RingRecord;
+}
+
+export interface RunResult {
+  options: SimOptions;
+  config: SimConfig;
+  population: Population;
+  items: TraceItem[];
+  /** in the order taken (= export order) */
+  dumps: MapDump[];
+  snapshots: GenerationSnapshot[];
+  counters: MapCounters;
+  finalGeneration: number;
+  entries: number;
+  ledger: Ledger;
+  report: SimReport;
+}
+
+/** What `Simulation.finish` builds the report from, once every CPU has ended. */
+export interface ReportInput {
+  config: SimConfig;
+  map: SharedStackMap;
+  /** the workers' reports */
+  reports: CpuReport[];
+  /** the ring buffers, synced */
+  rings: Ring[];
+  counters: MapCounters;
+  ledger: Ledger;
+  snapshots: readonly GenerationSnapshot[];
+  estale: number;
+  dumps: number;
+  /** performance.now() when the simulation was built */
+  started: number;
+}
+
+/** The run's `SimReport`: the map's counters, the generations' snapshots, the ledger, retention and the workers' insert times. */
+export function buildReport({ config: cfg, map, reports, rings, counters, ledger, snapshots, estale, dumps, started }: ReportInput): SimReport {
+  const i32 = map.i32;
+  const eventsOn = rings.reduce((n, r) => n + r.eventsIn, 0);
+  const bytesOn = rings.reduce((n, r) => n + r.bytesIn, 0);
+  const eventsOff = reports.reduce((n, r) => n + r.off.eventsIn, 0);
+  const bytesOff = reports.reduce((n, r) => n + r.off.bytesIn, 0);
+  const inserts = reports.reduce((n, r) => n + r.inserts, 0);
+  const { entries: _e, ...ledgerCounts } = ledger;
+  void _e;
+  return {
+    mode: cfg.mode,
+    cpus: cfg.cpus,
+    bits: cfg.bits,
+    capacity: map.capacity,
+    events: reports.reduce((n, r) => n + r.events, 0),
+    attempts: counters.attempts,
+    successes: counters.successes,
+    fallbacks: counters.fallbacks,
+    bypasses: counters.bypasses,
+    fallbackReasons: {
+      poolEmpty: counters.fallbacksPoolEmpty,
+      probeLimit: counters.fallbacksProbeLimit,
+      inFlight: counters.fallbacksInFlight,
+      gravestone: counters.fallbacksGravestone,
+    },
+    lostSameHash: counters.lostSameHash,
+    entries: map.entries,
+    maxEntries: Math.max(0, ...snapshots.map((s) => s.entries)),
+    duplicates: snapshots.reduce((n, s) => n + s.duplicates, 0),
+    gravestones: Math.max(0, ...snapshots.map((s) => s.gravestones)),
+    generations: Atomics.load(i32, C.RESETS) + 1,
+    generation: map.generation,
+    resets: {
+      requested: cfg.resets,
+      done: Atomics.load(i32, C.RESETS),
+      ebusy: Atomics.load(i32, C.EBUSY),
+      refused: Atomics.load(i32, C.REFUSED),
+      byCpus: reports.reduce((n, r) => n + r.resetOutcomes.ok, 0),
+    },
+    estale,
+    dumps,
+    ledger: ledgerCounts,
+    retention: {
+      eventsOff,
+      eventsOn,
+      bytesPerEventOff: round1(bytesOff / eventsOff),
+      bytesPerEventOn: round1(bytesOn / eventsOn),
+      gain: Math.round((eventsOn / eventsOff) * 1000) / 1000,
+      ringBytesPerCpu: cfg.ringBytes,
+    },
+    nsPerInsert: inserts ? round1(reports.reduce((n, r) => n + r.nsPerInsert * r.inserts, 0) / inserts) : 0,
+    workers: reports.map((r) => ({
+      cpu: r.cpu,
+      events: r.events,
+      inserts: r.inserts,
+      nsPerInsert: round1(r.nsPerInsert),
+      nsPerInsertMean: round1(r.nsPerInsertMean),
+      nsPerInsertP99: round1(r.nsPerInsertP99),
+    })),
+    elapsedMs: Math.round(performance.now() - started),
+  };
+}
+
+const round1 = (x: number) => (Number.isFinite(x) ? Math.round(x * 10) / 10 : 0);
