@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { expect, type Locator, type Page } from '@playwright/test';
 import { Explorer } from '../src/core/model/explorer.ts';
 import { loadFiles } from '../src/core/model/load.ts';
-import type { Selection } from '../src/core/model/query-types.ts';
+import type { Selection, SelectionSummary } from '../src/core/model/query-types.ts';
 
 export const SAMPLES = 'public/samples/';
 export const sampleFiles = (JSON.parse(readFileSync(SAMPLES + 'index.json', 'utf8')) as { files: string[] }).files.map((f) => SAMPLES + f);
@@ -42,6 +42,12 @@ export async function summaryNumbers(page: Page) {
 }
 
 /** Distinct colours and non-background pixels of a canvas: proof it drew something. */
+/** Waits until the summary cells show `want`'s numbers (a SelectionSummary). */
+export async function expectSummary(page: Page, want: SelectionSummary) {
+  const { events, cookies, resolved, unresolved, fullStacks, uniqueStacks } = want;
+  await expect.poll(() => summaryNumbers(page)).toEqual({ events, cookies, resolved, unresolved, fullStacks, uniqueStacks });
+}
+
 export async function canvasInk(canvas: Locator): Promise<{ colors: number; inked: number }> {
   return canvas.evaluate((el) => {
     const c = el as HTMLCanvasElement;

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { writeCapture } from './capture.ts';
 import { cliSummary } from './cli.ts';
-import { brushTimeline, canvasInk, nodeExplorer, sel, summaryNumbers, urlParam, waitLoaded } from './explorer-helpers.ts';
+import { brushTimeline, canvasInk, expectSummary, nodeExplorer, sel, summaryNumbers, urlParam, waitLoaded } from './explorer-helpers.ts';
 
 // a second capture, unlike the sample: five generations, three CPUs, another seed
 const files = writeCapture({ seed: 4242, cpus: 3, events: 2500, resets: 4, bits: 14, tail: 25 });
@@ -40,14 +40,7 @@ test('each generation of the multi-generation capture shows its own counts', asy
   for (const g of [1, 2, 3, 4, 5]) {
     await page.getByTestId('generation-select').selectOption(String(g));
     const want = ex.selectionSummary(sel({ generation: g }));
-    await expect.poll(() => summaryNumbers(page)).toEqual({
-      events: want.events,
-      cookies: want.cookies,
-      resolved: want.resolved,
-      unresolved: want.unresolved,
-      fullStacks: want.fullStacks,
-      uniqueStacks: want.uniqueStacks,
-    });
+    await expectSummary(page, want);
     seen.add(want.events);
     // the top stacks follow
     const top = ex.topStacks({ selection: sel({ generation: g }), filter: '', limit: 200 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { brushTimeline, canvasInk, nodeExplorer, sampleFiles, sel, summaryNumbers, urlParam, waitLoaded } from './explorer-helpers.ts';
+import { brushTimeline, canvasInk, expectSummary, nodeExplorer, sampleFiles, sel, summaryNumbers, urlParam, waitLoaded } from './explorer-helpers.ts';
 
 const explorer = nodeExplorer(sampleFiles);
 
@@ -55,14 +55,7 @@ test('switching generation shows that generation’s counts in the summary', asy
     await page.getByTestId('generation-select').selectOption(String(g));
     await expect(page.getByTestId('summary')).toHaveAttribute('data-scope', 'selection');
     const want = ex.selectionSummary(sel({ generation: g }));
-    await expect.poll(() => summaryNumbers(page)).toEqual({
-      events: want.events,
-      cookies: want.cookies,
-      resolved: want.resolved,
-      unresolved: want.unresolved,
-      fullStacks: want.fullStacks,
-      uniqueStacks: want.uniqueStacks,
-    });
+    await expectSummary(page, want);
   }
   await page.getByTestId('generation-select').selectOption('all');
   await expect(page.getByTestId('summary')).toHaveAttribute('data-scope', 'capture');

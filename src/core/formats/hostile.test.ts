@@ -8,6 +8,7 @@ import { ingestFiles } from '../model/test-helpers.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { parserForKind } from './registry.ts';
 import { FSMB_MAGIC, sniffKind, TRACE_DAT_MAGIC } from './sniff.ts';
+import { feedCuts } from './test-util.ts';
 import type { ByteCount, ChunkParser, FileKind, LineCount, ParseContext, TraceSink } from './types.ts';
 
 const RUNS = { numRuns: 200 };
@@ -19,17 +20,6 @@ type Counted = { lines?: LineCount | null; bytes?: ByteCount | null; total?: num
 /** The parser Ingest would choose for a kind (unknown: a byte counter). */
 function parserFor(kind: FileKind, ctx: ParseContext): ChunkParser<Counted> {
   return parserForKind(kind, ctx, () => nullSink) as ChunkParser<Counted>;
-}
-
-function feedCuts<R>(parser: ChunkParser<R>, bytes: Uint8Array, cuts: readonly number[]): R {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  let from = 0;
-  for (const p of points) {
-    parser.push(bytes.subarray(from, p));
-    from = p;
-  }
-  parser.push(bytes.subarray(from));
-  return parser.end();
 }
 
 function checkCounts(r: Counted, size: number): void {

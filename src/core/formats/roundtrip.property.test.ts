@@ -15,24 +15,13 @@ import { createStackMapTextParser } from './stack-map-text.ts';
 import { writeStackMapBin, writeStackMapStat, writeStackMapText } from './stack-map-write.ts';
 import { createTraceTextParser } from './trace-text.ts';
 import { writeTraceText, type TraceTextItem } from './trace-text-write.ts';
+import { feedCuts } from './test-util.ts';
 import type { ChunkParser, ParseContext, TraceSink } from './types.ts';
 
 const RUNS = { numRuns: 100 };
 const enc = new TextEncoder();
 
 // ---------------------------------------------------------------- helpers
-
-/** Pushes `bytes` cut at `cuts` (any numbers; taken modulo length + 1, sorted). */
-function feedCuts<R>(parser: ChunkParser<R>, bytes: Uint8Array, cuts: readonly number[]): R {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  let from = 0;
-  for (const p of points) {
-    parser.push(bytes.subarray(from, p));
-    from = p;
-  }
-  parser.push(bytes.subarray(from));
-  return parser.end();
-}
 
 /** Reads `bytes` whole and cut at `cuts`; both results and diagnostics must agree. */
 function readBoth<R>(make: (ctx: ParseContext) => ChunkParser<R>, bytes: Uint8Array, cuts: readonly number[]) {

@@ -8,6 +8,18 @@ export function feedChunks<R>(parser: ChunkParser<R>, bytes: Uint8Array, size: n
   return parser.end();
 }
 
+/** Pushes `bytes` cut at `cuts` (any numbers; taken modulo length + 1, sorted). */
+export function feedCuts<R>(parser: ChunkParser<R>, bytes: Uint8Array, cuts: readonly number[]): R {
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  let from = 0;
+  for (const p of points) {
+    parser.push(bytes.subarray(from, p));
+    from = p;
+  }
+  parser.push(bytes.subarray(from));
+  return parser.end();
+}
+
 /** Chunk sizes every parser test re-runs with. */
 export const CHUNK_SIZES = [0, 1, 7, 64];
 
