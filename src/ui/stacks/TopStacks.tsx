@@ -46,7 +46,9 @@ export function TopStacks() {
             data-testid="stack-filter"
           />
           <span className="quiet" data-testid="top-stacks-count" data-total={data?.total}>
-            {data ? `${fmtInt(data.matching)} stacks${filter.trim() ? ' match' : ''} · ${fmtInt(data.total)} occurrences` : ''}
+            {data
+              ? `${fmtInt(data.matching)} ${data.matching === 1 ? 'stack' : 'stacks'}${filter.trim() ? (data.matching === 1 ? ' matches' : ' match') : ''} · ${fmtInt(data.total)} ${data.total === 1 ? 'occurrence' : 'occurrences'}`
+              : ''}
           </span>
         </div>
       </div>
