@@ -11,7 +11,8 @@ export const NEARLY_FULL = 0.9;
 /** unresolved cookies above this share of all cookies are "many" */
 export const MANY_UNRESOLVED = 0.05;
 
-const pct = (x: number) => (x * 100 >= 99.95 && x < 1 ? '99.9' : (x * 100).toFixed(x * 100 < 10 ? 1 : 0));
+const pct = (x: number) =>
+  x > 0 && x * 100 < 0.05 ? '<0.1' : x * 100 >= 99.95 && x < 1 ? '99.9' : (x * 100).toFixed(x * 100 < 10 ? 1 : 0);
 const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? one : many}`;
 
 /** What the capture says the user should do something about, in words they can act on. */
@@ -38,26 +39,28 @@ export function warnings(d: ExplorerData): Warning[] {
   if (stat && stat.drops !== null && stat.drops > 0) {
     const n = stat.drops;
     const of = stat.successes !== null ? ` (${pct(n / (n + stat.successes))}% of inserts)` : '';
-    out.push(
-      stat.version === 'v7'
-        ? {
-            level: 'warn',
-            id: 'drops',
-            message:
-              `${plural(n, 'stack')} did not fit in the map (drops${of}) and were written in full. ` +
-              'In v7 a drop after the element pool runs out leaves its slot claimed but empty (a gravestone): ' +
-              'later inserts probe past it, so probes get longer and drops come faster until the map is reset. ' +
-              'Reset the map (echo 0 > stack_map) before a long trace, or use a larger map.',
-          }
-        : {
-            level: 'info',
-            id: 'drops',
-            message:
-              `${plural(n, 'stack')} fell back to full records (fallbacks${of}): the map was full, a probe ran past 64 slots, ` +
-              'a reset was under way, or another CPU was inserting the same stack at that moment. Nothing is lost; ' +
-              'they cost ring-buffer space. If the map is nearly full, reset it between runs.',
-          },
-    );
+    const full = stat.entries !== null && stat.capacity !== null && stat.capacity > 0 && stat.entries >= stat.capacity;
+    const fill = stat.entries !== null && stat.capacity !== null ? ` (${stat.entries} of ${stat.capacity} elements in use)` : '';
+    const gravestones =
+      'once the element pool is used up, each insert that claims a slot leaves it claimed but empty (a gravestone): ' +
+      'later inserts probe past it, so probes get longer until the map is reset.';
+    let message: string;
+    if (stat.version === 'v7') {
+      message = full
+        ? `${plural(n, 'stack')} did not fit in the map (drops${of}) and were written in full: the map is full${fill}, and ${gravestones} ` +
+          'Reset the map (echo 0 > stack_map) before a long trace, or use a larger map (ftrace_stackmap.bits).'
+        : `${plural(n, 'stack')} were dropped (drops${of}) and written in full although the map is not full${fill}: ` +
+          'their probes ran past 64 slots, in a crowded stretch of the table. Nothing is lost; they cost ring-buffer space. ' +
+          `It gets worse when the pool runs out: ${gravestones}`;
+    } else {
+      message = full
+        ? `${plural(n, 'stack')} fell back to full records (fallbacks${of}): the map is full${fill}, so every new stack is written ` +
+          `in full, and ${gravestones} Reset it between runs.`
+        : `${plural(n, 'stack')} fell back to full records (fallbacks${of}). The map is not full${fill}, so these are ` +
+          'inserts that met the same stack being inserted by another CPU (v8 writes it in full rather than wait), or long probes. ' +
+          'Nothing is lost; they cost ring-buffer space.';
+    }
+    out.push({ level: stat.version === 'v7' || full ? 'warn' : 'info', id: 'drops', message });
   }
 
   let unverified = 0;
