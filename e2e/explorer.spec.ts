@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
+import { fmtPct } from '../src/ui/common/format.ts';
 import { brushTimeline, canvasInk, expectSummary, nodeExplorer, sampleFiles, sel, summaryNumbers, urlParam, waitLoaded } from './explorer-helpers.ts';
 
 const explorer = nodeExplorer(sampleFiles);
@@ -56,6 +57,10 @@ test('switching generation shows that generation’s counts in the summary', asy
     await expect(page.getByTestId('summary')).toHaveAttribute('data-scope', 'selection');
     const want = ex.selectionSummary(sel({ generation: g }));
     await expectSummary(page, want);
+    // the stack map pane's trace side follows too
+    await expect(page.getByTestId('stat-dashboard')).toContainText('What the trace shows (selection)');
+    await expect(page.getByTestId('stat-dedup')).toHaveText(fmtPct(want.dedupRate));
+    await expect(page.getByTestId('stat-gain')).toHaveText(`${want.ringBuffer.gain.toFixed(1)}×`);
   }
   await page.getByTestId('generation-select').selectOption('all');
   await expect(page.getByTestId('summary')).toHaveAttribute('data-scope', 'capture');

@@ -37,6 +37,53 @@ export interface RingBufferStats {
   assumedDepth: number;
 }
 
+/**
+ * Counts ring-buffer stack bytes and the dedup rate over stack records fed one at a time, so the
+ * whole capture (derive) and a selection (selectionSummary) count them the same way.
+ */
+export class RingBytes {
+  private bytesWith = 0;
+  private bytesWithout = 0;
+  private knownDepth = 0;
+  private knownCount = 0;
+  private unknownDepth = 0;
+  private cookies = 0;
+  private readonly distinct = new Set<number>();
+
+  /** A full kernel stack of `depth` frames. */
+  full(depth: number): void {
+    this.bytesWith += RECORD_BYTES.full(depth);
+    this.bytesWithout += RECORD_BYTES.full(depth);
+  }
+
+  /** A cookie: v8 with its generation, v7 with null; depth -1 when it found no (single) stack. */
+  cookie(generation: number | null, slot: number, depth: number): void {
+    this.cookies++;
+    this.distinct.add((generation ?? -1) * 4194304 + slot);
+    this.bytesWith += generation === null ? RECORD_BYTES.v7Id : RECORD_BYTES.v8Cookie;
+    if (depth >= 0) {
+      this.bytesWithout += RECORD_BYTES.full(depth);
+      this.knownDepth += depth;
+      this.knownCount++;
+    } else this.unknownDepth++;
+  }
+
+  get dedupRate(): number {
+    return this.cookies ? 1 - this.distinct.size / this.cookies : NaN;
+  }
+
+  result(): RingBufferStats {
+    const assumedDepth = this.knownCount ? this.knownDepth / this.knownCount : 0;
+    const without = this.bytesWithout + this.unknownDepth * RECORD_BYTES.full(assumedDepth);
+    return {
+      bytesWithMap: this.bytesWith,
+      bytesWithoutMap: Math.round(without),
+      gain: this.bytesWith ? without / this.bytesWith : NaN,
+      assumedDepth,
+    };
+  }
+}
+
 export interface Derived {
   generations: GenerationStats[];
   /** share of cookie records that reused a stack already in the map (1 - distinct slots / cookies) */
@@ -65,51 +112,30 @@ export function derive(c: Capture): Derived {
     s.dumpSlots = Math.max(s.dumpSlots, d.slots.size);
     s.dumpFormats = [...new Set([...s.dumpFormats, c.dumps.sources[d.source].format])].sort();
   }
-  const distinct = new Set<number>();
-  let cookies = 0;
-  let bytesWith = 0;
-  let knownDepth = 0;
-  let knownCount = 0;
-  let unknownDepthRecords = 0;
-  let bytesWithout = 0;
+  const bytes = new RingBytes();
   for (let i = 0; i < t.recordCount; i++) {
     const kind = t.recKind.get(i);
     if (kind === RecordKind.User) continue;
     const stack = t.recStack.get(i);
     const depth = stack >= 0 ? c.stacks.depth(stack) : -1;
     if (kind === RecordKind.Full) {
-      bytesWith += RECORD_BYTES.full(depth);
-      bytesWithout += RECORD_BYTES.full(depth);
+      bytes.full(depth);
       continue;
     }
-    cookies++;
     const g = kind === RecordKind.CookieV8 ? t.recGen.get(i) : null;
-    distinct.add((g ?? -1) * 4194304 + t.recSlot.get(i));
+    const st = t.recStatus.get(i);
+    bytes.cookie(g, t.recSlot.get(i), st === RecordStatus.Ambiguous ? -1 : depth);
     const s = gen(g);
     const ts = t.recTs.get(i);
     if (!(s.firstTs <= ts)) s.firstTs = ts;
     if (!(s.lastTs >= ts)) s.lastTs = ts;
     s.cookies++;
-    const st = t.recStatus.get(i);
     if (hasStack(st)) s.resolved++;
-    bytesWith += kind === RecordKind.CookieV8 ? RECORD_BYTES.v8Cookie : RECORD_BYTES.v7Id;
-    if (depth >= 0 && st !== RecordStatus.Ambiguous) {
-      bytesWithout += RECORD_BYTES.full(depth);
-      knownDepth += depth;
-      knownCount++;
-    } else unknownDepthRecords++;
   }
-  const assumedDepth = knownCount ? knownDepth / knownCount : 0;
-  bytesWithout += unknownDepthRecords * RECORD_BYTES.full(assumedDepth);
   for (const s of gens.values()) s.coverage = s.cookies ? s.resolved / s.cookies : NaN;
   return {
     generations: [...gens.values()].sort((a, b) => (a.generation ?? -1) - (b.generation ?? -1)),
-    dedupRate: cookies ? 1 - distinct.size / cookies : NaN,
-    ringBuffer: {
-      bytesWithMap: bytesWith,
-      bytesWithoutMap: Math.round(bytesWithout),
-      gain: bytesWith ? bytesWithout / bytesWith : NaN,
-      assumedDepth,
-    },
+    dedupRate: bytes.dedupRate,
+    ringBuffer: bytes.result(),
   };
 }

@@ -164,6 +164,10 @@ export interface SelectionSummary {
   unresolved: number;
   uniqueStacks: number;
   status: Record<string, number>;
+  /** the selection's cookies that reused a slot already in the map */
+  dedupRate: number;
+  /** the selection's stack bytes in the ring buffer with and without the map */
+  ringBuffer: import('./derived.ts').RingBufferStats;
 }
 
 export interface GenerationDiffRow {

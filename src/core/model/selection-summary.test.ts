@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hasStack } from './cookie-index.ts';
+import { derive } from './derived.ts';
 import { ExplorerData } from './explorer-data.ts';
 import { handCapture, sampleCapture } from './explorer-fixtures.ts';
 import { ALL } from './query-types.ts';
@@ -72,5 +73,21 @@ describe('selection summary', () => {
     expect(parts.reduce((a, p) => a + p.events, 0)).toBe(full.events);
     expect(parts.reduce((a, p) => a + p.fullStacks, 0)).toBe(full.fullStacks);
     expect(parts.reduce((a, p) => a + p.status.full, 0)).toBe(full.status.full);
+  });
+});
+
+describe('the selection\u2019s ring-buffer bytes', () => {
+  it('with ALL equal the capture\u2019s derived figures; the generations\u2019 add up to them', () => {
+    const c = sampleCapture();
+    const d = new ExplorerData(c);
+    const all = selectionSummary(d, ALL);
+    const whole = derive(c);
+    expect(all.ringBuffer).toEqual(whole.ringBuffer);
+    expect(all.dedupRate).toBeCloseTo(whole.dedupRate, 12);
+    const gens = d.capture.dumps.generations();
+    expect(gens.length).toBeGreaterThan(1);
+    let withMap = 0;
+    for (const g of gens) withMap += selectionSummary(d, { ...ALL, generation: g }).ringBuffer.bytesWithMap;
+    expect(withMap).toBe(all.ringBuffer.bytesWithMap);
   });
 });

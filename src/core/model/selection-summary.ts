@@ -1,3 +1,4 @@
+import { RingBytes } from './derived.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import type { Selection, SelectionSummary } from './query-types.ts';
 import { isAll, SelectionFilter } from './selection.ts';
@@ -5,7 +6,7 @@ import { RecordKind, RecordStatus, STATUS_NAMES } from './trace-columns.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
 const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;
-const { Full: FULL, Resolved: RESOLVED, Unverified: UNVERIFIED } = RecordStatus;
+const { Full: FULL, Resolved: RESOLVED, Unverified: UNVERIFIED, Ambiguous: AMBIGUOUS } = RecordStatus;
 
 /**
  * The summary's counts for a selection. With ALL they are summarize()'s global numbers, and
@@ -22,7 +23,9 @@ export function selectionSummary(d: ExplorerData, sel: Selection): SelectionSumm
   let resolved = 0;
   const seen = all ? null : new Uint8Array(d.stacks.nodeCount);
   let unique = 0;
-  const { status: recStatus, kind: recKind, stack: recStack } = d.rec;
+  const { status: recStatus, kind: recKind, stack: recStack, gen: recGen, slot: recSlot } = d.rec;
+  const depthOf = d.node.depth;
+  const bytes = new RingBytes();
   const scan = d.recordScan(f);
   for (let p = scan.p0; p < scan.p1; p++) {
     const r = scan.order === null ? p : scan.order[p];
@@ -32,9 +35,12 @@ export function selectionSummary(d: ExplorerData, sel: Selection): SelectionSumm
     const kind = recKind[r];
     if (kind === COOKIE_V7 || kind === COOKIE_V8) {
       cookies++;
+      const s = recStack[r];
+      bytes.cookie(kind === COOKIE_V8 ? recGen[r] : null, recSlot[r], s >= 0 && st !== AMBIGUOUS ? depthOf[s] : -1);
       if (st !== RESOLVED && st !== UNVERIFIED) continue;
       resolved++;
     } else if (st !== FULL) continue;
+    else bytes.full(recStack[r] >= 0 ? depthOf[recStack[r]] : 0);
     const s = recStack[r];
     if (seen && s >= 0 && !seen[s]) {
       seen[s] = 1;
@@ -55,5 +61,7 @@ export function selectionSummary(d: ExplorerData, sel: Selection): SelectionSumm
     unresolved: cookies - resolved,
     uniqueStacks: all ? d.stacks.size : unique,
     status,
+    dedupRate: bytes.dedupRate,
+    ringBuffer: bytes.result(),
   };
 }

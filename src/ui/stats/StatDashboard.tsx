@@ -20,7 +20,10 @@ export function StatDashboard() {
   const sel = useSelectionSummary(filtered ? selection : null).data;
   if (!summary) return null;
   const stat = stats.length ? stats[stats.length - 1] : null;
-  const rb = summary.derived.ringBuffer;
+  // the trace's side follows the selection, like every other pane
+  const scoped = filtered && sel ? sel : null;
+  const rb = scoped ? scoped.ringBuffer : summary.derived.ringBuffer;
+  const dedup = scoped ? scoped.dedupRate : summary.derived.dedupRate;
   const status = filtered && sel ? sel.status : summary.status;
   const colorOf = (name: string) => STATUS_COLORS[statusNames.indexOf(name)] ?? STATUS_COLORS[STATUS_COLORS.length - 1];
   const statusTotal = Object.values(status).reduce((a, b) => a + b, 0);
@@ -45,10 +48,10 @@ export function StatDashboard() {
           {stat ? <KernelSide stat={stat} /> : <p className="quiet">No stack_map_stat loaded: drop one to see the map's own counters.</p>}
         </div>
         <div>
-          <h3>What the trace shows (whole capture)</h3>
+          <h3>What the trace shows ({scoped ? 'selection' : 'whole capture'})</h3>
           <dl className="facts">
             <dt title="share of cookie records that reused a stack already in the map">dedup rate</dt>
-            <dd data-testid="stat-dedup">{fmtPct(summary.derived.dedupRate)}</dd>
+            <dd data-testid="stat-dedup">{fmtPct(dedup)}</dd>
             <dt title="stack bytes as recorded: cookies or ids, and full stacks for fallbacks">stack bytes with the map</dt>
             <dd>{fmtBytes(rb.bytesWithMap)}</dd>
             <dt title="the same records had each been a full stack (12 + 8 × depth bytes)">without the map</dt>
