@@ -18,7 +18,16 @@ export class LineSplitter {
   private lineNo = 0;
   private first = true;
 
-  constructor(private readonly onLine: (line: string, lineNo: number) => void) {}
+  /**
+   * `onRange`, if given, is offered each line that lies inside one decoded chunk before it is
+   * sliced out: the line is `text` from `start` to `end` (exclusive, trailing CR excluded);
+   * `clean` says it holds no CR, U+2028 or U+2029. When it returns true the line is done (it
+   * still counts); when false, `onLine` gets the line as usual.
+   */
+  constructor(
+    private readonly onLine: (line: string, lineNo: number) => void,
+    private readonly onRange?: (text: string, start: number, end: number, lineNo: number, clean: boolean) => boolean,
+  ) {}
 
   push(chunk: Uint8Array): void {
     if (!this.decoder) {
@@ -69,9 +78,28 @@ export class LineSplitter {
     this.emit(this.rest + text.slice(0, nl));
     this.rest = '';
     start = nl + 1;
-    while ((nl = text.indexOf('\n', start)) >= 0) {
-      this.emit(text.slice(start, nl));
-      start = nl + 1;
+    const onRange = this.onRange;
+    if (onRange) {
+      // next CR, U+2028, U+2029 at or after `start` (-1: none left); -2: not searched yet
+      let cr = -2;
+      let ls = -2;
+      let ps = -2;
+      while ((nl = text.indexOf('\n', start)) >= 0) {
+        let end = nl;
+        if (end > start && text.charCodeAt(end - 1) === 13) end--;
+        if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
+        if (ls !== -1 && ls < start) ls = text.indexOf('\u2028', start);
+        if (ps !== -1 && ps < start) ps = text.indexOf('\u2029', start);
+        const clean = (cr < 0 || cr >= end) && (ls < 0 || ls >= end) && (ps < 0 || ps >= end);
+        if (onRange(text, start, end, this.lineNo + 1, clean)) this.lineNo++;
+        else this.emit(text.slice(start, nl));
+        start = nl + 1;
+      }
+    } else {
+      while ((nl = text.indexOf('\n', start)) >= 0) {
+        this.emit(text.slice(start, nl));
+        start = nl + 1;
+      }
     }
     this.rest = text.slice(start);
   }

@@ -11,7 +11,7 @@ const HTML = 'trappy-trace_surfaceflinger.html';
 function collect(): { sink: TraceSink; events: TraceEvent[]; records: TraceStackRecord[] } {
   const events: TraceEvent[] = [];
   const records: TraceStackRecord[] = [];
-  return { sink: { event: (e) => events.push(e), stackRecord: (r) => records.push(r), lost: () => {} }, events, records };
+  return { sink: { event: (e) => events.push({ ...e }), stackRecord: (r) => records.push({ ...r }), lost: () => {} }, events, records };
 }
 
 /*

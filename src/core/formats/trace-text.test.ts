@@ -21,7 +21,7 @@ function parse(bytes: Uint8Array, chunkSize = 0, file = 'trace'): Parsed {
   const lost: TraceLost[] = [];
   const parser = createTraceTextParser(
     { file, diagnostics },
-    { event: (e) => events.push(e), stackRecord: (r) => stacks.push(r), lost: (l) => lost.push(l) },
+    { event: (e) => events.push({ ...e }), stackRecord: (r) => stacks.push({ ...r }), lost: (l) => lost.push(l) },
   );
   const result = feedChunks(parser, bytes, chunkSize);
   return { result, events, stacks, lost, diagnostics: diagnostics.list() };

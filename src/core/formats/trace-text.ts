@@ -6,12 +6,17 @@
  * blank (used), `#` header, `=>` frame, `CPU...` lost/empty-CPU, `cpus=`/`version =` (trace-cmd),
  * else one event-line regex (then the latency regex). Whatever is left is an unused line with a
  * diagnostic, so lines.total === used + unused always holds.
+ *
+ * Speed: the common event and cookie lines are read in place in the decoded chunk (no line
+ * string, no regex, no match arrays; see `range` and `fastEvent`), giving exactly what the regexes
+ * give; anything unusual falls back to them. One event object and one cookie record are reused.
  */
 import { LineSplitter } from './lines.ts';
 import { frameKey } from './frames.ts';
 import type {
   ChunkParser,
   ParseContext,
+  TraceEvent,
   TraceSink,
   TraceStackRecord,
   TraceTextResult,
@@ -61,6 +66,13 @@ const C_LT = 60;
 const C_C = 67;
 const C_c = 99;
 const C_v = 118;
+const C_DASH = 45;
+const C_DOT = 46;
+const C_COLON = 58;
+const C_LPAREN = 40;
+const C_RPAREN = 41;
+const C_LBRACKET = 91;
+const C_RBRACKET = 93;
 
 /**
  * A streaming trace text parser. Events go to `sink.event`; cookies, full and user stacks to
@@ -69,10 +81,16 @@ const C_v = 118;
  *
  * Latency-format lines give `ts` as seconds relative to the start of the latency trace (their
  * `NNNus` column / 1e6), not an absolute clock.
+ *
+ * The event object passed to `sink.event` and the record passed to `sink.stackRecord` for a
+ * cookie are reused for the next line: a sink must copy what it keeps (see TraceSink).
  */
 export function createTraceTextParser(ctx: ParseContext, sink: TraceSink): ChunkParser<TraceTextResult> {
   const st = new TraceTextState(ctx, sink);
-  const splitter = new LineSplitter((line, lineNo) => st.line(line, lineNo));
+  const splitter = new LineSplitter(
+    (line, lineNo) => st.line(line, lineNo),
+    (text, start, end, lineNo, clean) => st.range(text, start, end, lineNo, clean),
+  );
   return {
     push(chunk: Uint8Array): void {
       splitter.push(chunk);
@@ -96,6 +114,36 @@ class TraceTextState {
   cpus: number | null = null;
   /** full or user stack whose frame lines are being read */
   private open: TraceStackRecord | null = null;
+  /** reused for every event and every cookie (the sink copies what it keeps) */
+  private readonly ev: TraceEvent = {
+    lineNo: 0,
+    comm: '',
+    pid: 0,
+    tgid: null,
+    cpu: 0,
+    ts: 0,
+    flags: '',
+    name: '',
+    payload: '',
+  };
+  private readonly cookie: TraceStackRecord = {
+    lineNo: 0,
+    kind: 'cookie',
+    comm: '',
+    pid: 0,
+    cpu: 0,
+    ts: 0,
+    slot: -1,
+    generation: null,
+    frames: null,
+  };
+  /** comm last read for a pid (saves slicing the same comm again) */
+  private commOfPid = new Map<number, string>();
+  /** recently seen event names and flags, to reuse their strings */
+  private readonly names: string[] = [];
+  private readonly flagsSeen: string[] = [];
+  /** the index after a fast-path number (see digitsAt) */
+  private numEnd = 0;
 
   constructor(
     private readonly ctx: ParseContext,
@@ -113,6 +161,22 @@ class TraceTextState {
   private bad(lineNo: number, reason: string): void {
     this.unused++;
     this.ctx.diagnostics.atLine(lineNo, reason);
+  }
+
+  /**
+   * A line read in place (`text` from `start` to `end`, see LineSplitter): true if it was a
+   * common event or cookie line and is done; false leaves it to `line`.
+   */
+  range(text: string, start: number, end: number, lineNo: number, clean: boolean): boolean {
+    if (!clean) return false;
+    let i = start;
+    let c = 0;
+    while (i < end && ((c = text.charCodeAt(i)) === C_SPACE || c === C_TAB)) i++;
+    if (i === end || c <= C_SPACE || c >= 0x7f || c === C_EQ || c === C_HASH) return false;
+    if (i === start && (c === C_C || c === C_c || c === C_v)) return false;
+    // not blank and not a frame: `line` would flush here as well
+    this.flush();
+    return this.fastEvent(text, i, end, lineNo, true);
   }
 
   line(line: string, lineNo: number): void {
@@ -159,16 +223,19 @@ class TraceTextState {
         return;
       }
     }
+    if (this.fastEvent(line, i, n, lineNo, false)) return;
     let m = EVENT_RE.exec(line);
     if (m) {
       const t = m[3];
       const tgid = t === undefined || t.charCodeAt(0) === 45 /* - */ ? null : +t;
-      this.payload(m[7], m[1], +m[2], tgid, +m[4], m[5] ?? '', parseFloat(m[6]), lineNo);
+      const p = m[7];
+      this.payload(line, n - p.length, n, m[1].trimStart(), +m[2], tgid, +m[4], m[5] ?? '', parseFloat(m[6]), lineNo);
       return;
     }
     m = LATENCY_RE.exec(line);
     if (m) {
-      this.payload(m[6], m[1], +m[2], null, +m[3], m[4], parseFloat(m[5]) / 1e6, lineNo);
+      const p = m[6];
+      this.payload(line, n - p.length, n, m[1].trimStart(), +m[2], null, +m[3], m[4], parseFloat(m[5]) / 1e6, lineNo);
       return;
     }
     this.bad(lineNo, REASON.notTrace);
@@ -213,9 +280,238 @@ class TraceTextState {
     this.bad(lineNo, REASON.notHeader);
   }
 
+  /**
+   * The common event line without EVENT_RE, giving exactly what EVENT_RE would. The line is
+   * `line` up to `end` (exclusive); `from` is its first character that is not a space or tab.
+   * `clean`: the line is known to hold no CR, U+2028 or U+2029. Returns false (nothing done)
+   * for anything it is not sure about; the regexes then decide.
+   */
+  private fastEvent(line: string, from: number, end: number, lineNo: number, clean: boolean): boolean {
+    // `\s` and `.` of the regex: leave other white space and line terminators to it
+    const c0 = line.charCodeAt(from);
+    if (c0 <= C_SPACE || c0 >= 0x7f) return false;
+    if (!clean && (line.indexOf('\r') >= 0 || line.indexOf('\u2028') >= 0 || line.indexOf('\u2029') >= 0)) return false;
+    // the lazy COMM: the first `-` whose rest of the line matches
+    let d = line.indexOf('-', from);
+    while (d >= 0 && d < end) {
+      const r = this.fastRest(line, from, d, end, lineNo);
+      if (r === FAST_DONE) return true;
+      if (r === FAST_UNSURE) return false;
+      d = line.indexOf('-', d + 1);
+    }
+    // no `-` can start the PID column: let the regexes say so (latency format, or not a trace)
+    return false;
+  }
+
+  /** Reads digits at `i` as a number (NaN without one); `numEnd` is set after them. */
+  private digitsAt(line: string, i: number): number {
+    const start = i;
+    let v = 0;
+    let c = 0;
+    while ((c = line.charCodeAt(i) - 48) >= 0 && c <= 9) {
+      v = v * 10 + c;
+      i++;
+    }
+    this.numEnd = i;
+    if (i === start) return NaN;
+    // beyond 15 digits the sum above may round differently from `+digits`
+    return i - start > 15 ? +line.slice(start, i) : v;
+  }
+
+  /** The rest of an event line after the `-` at `d` (see fastEvent). */
+  private fastRest(line: string, from: number, d: number, n: number, lineNo: number): number {
+    // -PID\s+
+    const pid = this.digitsAt(line, d + 1);
+    if (pid !== pid) return FAST_NO;
+    let i = this.numEnd;
+    let k = skipBlanks(line, i);
+    if (k === i) return maybeSpace(line.charCodeAt(i)) ? FAST_UNSURE : FAST_NO;
+    i = k;
+    let c = line.charCodeAt(i);
+    if (maybeSpace(c)) return FAST_UNSURE;
+    // (TGID)\s+
+    let tgid: number | null = null;
+    if (c === C_LPAREN) {
+      i = skipBlanks(line, i + 1);
+      c = line.charCodeAt(i);
+      if (c === C_DASH) {
+        while (line.charCodeAt(i) === C_DASH) i++;
+      } else {
+        tgid = this.digitsAt(line, i);
+        if (tgid !== tgid) return maybeSpace(c) ? FAST_UNSURE : FAST_NO;
+        i = this.numEnd;
+      }
+      c = line.charCodeAt(i);
+      if (c !== C_RPAREN) return maybeSpace(c) ? FAST_UNSURE : FAST_NO;
+      k = skipBlanks(line, i + 1);
+      if (k === i + 1) return maybeSpace(line.charCodeAt(k)) ? FAST_UNSURE : FAST_NO;
+      i = k;
+      c = line.charCodeAt(i);
+    }
+    // [CPU]\s+
+    if (c !== C_LBRACKET) return maybeSpace(c) ? FAST_UNSURE : FAST_NO;
+    const cpu = this.digitsAt(line, i + 1);
+    if (cpu !== cpu) return FAST_NO;
+    i = this.numEnd;
+    if (line.charCodeAt(i) !== C_RBRACKET) return FAST_NO;
+    i++;
+    k = skipBlanks(line, i);
+    if (k === i) return maybeSpace(line.charCodeAt(i)) ? FAST_UNSURE : FAST_NO;
+    i = k;
+    // from here on, anything unusual is left to the regex
+    // a token of 4-5 printable characters then blanks is FLAGS; else the token is the time
+    let t = i;
+    while (t < n && (c = line.charCodeAt(t)) > C_SPACE && c < 0x7f) t++;
+    let flags = '';
+    let ts0 = i;
+    if (t < n && c !== C_SPACE && c !== C_TAB) return FAST_UNSURE;
+    const len = t - i;
+    if (len === 4 || len === 5) {
+      if (t === n) return FAST_UNSURE;
+      flags = this.flagsAt(line, i, t);
+      ts0 = skipBlanks(line, t);
+      if (maybeSpace(line.charCodeAt(ts0))) return FAST_UNSURE;
+    }
+    // SECONDS.FRACTION:(\s+|$)
+    const ts = this.timeAt(line, ts0);
+    if (ts !== ts) return FAST_UNSURE;
+    i = this.numEnd;
+    if (line.charCodeAt(i) !== C_COLON) return FAST_UNSURE;
+    i++;
+    let ps = skipBlanks(line, i);
+    if (ps === i && i !== n) return FAST_UNSURE;
+    if (ps < n && maybeSpace(line.charCodeAt(ps))) return FAST_UNSURE;
+    // the time token must end at the colon when there were no flags (else it was not a time)
+    if (flags === '' && i !== t) return FAST_UNSURE;
+    this.payload(line, ps, n, this.commAt(line, from, d, pid), pid, tgid, cpu, flags, ts, lineNo);
+    return FAST_DONE;
+  }
+
+  /** `\d+\.\d+` at `i` as parseFloat reads it (NaN if not there); `numEnd` is set after it. */
+  private timeAt(line: string, i: number): number {
+    const start = i;
+    let v = 0;
+    let c = 0;
+    while ((c = line.charCodeAt(i) - 48) >= 0 && c <= 9) {
+      v = v * 10 + c;
+      i++;
+    }
+    if (i === start || line.charCodeAt(i) !== C_DOT) return NaN;
+    const dot = i++;
+    while ((c = line.charCodeAt(i) - 48) >= 0 && c <= 9) {
+      v = v * 10 + c;
+      i++;
+    }
+    if (i === dot + 1) return NaN;
+    this.numEnd = i;
+    const frac = i - dot - 1;
+    // exact integer over an exact power of ten: one correctly rounded division, as parseFloat
+    if (i - start - 1 <= 15 && frac <= 22) return v / POW10[frac];
+    return parseFloat(line.slice(start, i));
+  }
+
+  private commAt(line: string, from: number, to: number, pid: number): string {
+    const len = to - from;
+    const known = this.commOfPid.get(pid);
+    if (known !== undefined && known.length === len && line.startsWith(known, from)) return known;
+    const comm = line.slice(from, to);
+    if (this.commOfPid.size >= 4096) this.commOfPid = new Map();
+    this.commOfPid.set(pid, comm);
+    return comm;
+  }
+
+  private flagsAt(line: string, from: number, to: number): string {
+    const seen = this.flagsSeen;
+    for (let k = 0; k < seen.length; k++) {
+      const f = seen[k];
+      if (f.length === to - from && line.startsWith(f, from)) return f;
+    }
+    const f = line.slice(from, to);
+    if (seen.length >= 16) seen.pop();
+    seen.unshift(f);
+    return f;
+  }
+
+  private nameAt(line: string, from: number, to: number): string {
+    const seen = this.names;
+    for (let k = 0; k < seen.length; k++) {
+      const f = seen[k];
+      if (f.length === to - from && line.startsWith(f, from)) return f;
+    }
+    const f = line.slice(from, to);
+    if (seen.length >= 16) seen.pop();
+    seen.unshift(f);
+    return f;
+  }
+
+  private emit(
+    lineNo: number,
+    comm: string,
+    pid: number,
+    tgid: number | null,
+    cpu: number,
+    ts: number,
+    flags: string,
+    name: string,
+    payload: string,
+  ): void {
+    const e = this.ev;
+    e.lineNo = lineNo;
+    e.comm = comm;
+    e.pid = pid;
+    e.tgid = tgid;
+    e.cpu = cpu;
+    e.ts = ts;
+    e.flags = flags;
+    e.name = name;
+    e.payload = payload;
+    this.sink.event(e);
+  }
+
+  /** `<stack_id N[ gen G]>` then blanks, as STACK_ID_RE; false if it is not exactly that. */
+  private fastCookie(
+    line: string,
+    ps: number,
+    n: number,
+    comm: string,
+    pid: number,
+    cpu: number,
+    ts: number,
+    lineNo: number,
+  ): boolean {
+    let i = ps + 9;
+    if (line.charCodeAt(i) !== C_SPACE) return false;
+    const slot = this.digitsAt(line, i + 1);
+    if (slot !== slot) return false;
+    i = this.numEnd;
+    let generation: number | null = null;
+    if (line.startsWith(' gen ', i)) {
+      generation = this.digitsAt(line, i + 5);
+      if (generation !== generation) return false;
+      i = this.numEnd;
+    }
+    if (line.charCodeAt(i) !== C_GT) return false;
+    i = skipBlanks(line, i + 1);
+    if (i !== n) return false;
+    this.used++;
+    const r = this.cookie;
+    r.lineNo = lineNo;
+    r.comm = comm;
+    r.pid = pid;
+    r.cpu = cpu;
+    r.ts = ts;
+    r.slot = slot;
+    r.generation = generation;
+    this.sink.stackRecord(r);
+    return true;
+  }
+
+  /** The payload is `line` from `ps` up to `n` (the end of the line). */
   private payload(
-    p: string,
-    rawComm: string,
+    line: string,
+    ps: number,
+    n: number,
+    comm: string,
     pid: number,
     tgid: number | null,
     cpu: number,
@@ -223,47 +519,45 @@ class TraceTextState {
     ts: number,
     lineNo: number,
   ): void {
-    const comm = rawComm.trimStart();
-    const c0 = p.charCodeAt(0);
+    const c0 = line.charCodeAt(ps);
     if (c0 === C_LT) {
-      if (p.startsWith('<stack_id')) {
-        const m = STACK_ID_RE.exec(p);
+      if (line.startsWith('<stack_id', ps)) {
+        if (this.fastCookie(line, ps, n, comm, pid, cpu, ts, lineNo)) return;
+        const m = STACK_ID_RE.exec(line.slice(ps, n));
         if (!m) {
           this.bad(lineNo, REASON.badStackId);
           return;
         }
         this.used++;
-        this.sink.stackRecord({
-          lineNo,
-          kind: 'cookie',
-          comm,
-          pid,
-          cpu,
-          ts,
-          slot: +m[1],
-          generation: m[2] === undefined ? null : +m[2],
-          frames: null,
-        });
+        const r = this.cookie;
+        r.lineNo = lineNo;
+        r.comm = comm;
+        r.pid = pid;
+        r.cpu = cpu;
+        r.ts = ts;
+        r.slot = +m[1];
+        r.generation = m[2] === undefined ? null : +m[2];
+        this.sink.stackRecord(r);
         return;
       }
-      if (p.startsWith('<stack trace>') && p.trimEnd().length === 13) {
+      if (line.startsWith('<stack trace>', ps) && line.slice(ps, n).trimEnd().length === 13) {
         this.openStack('full', comm, pid, cpu, ts, lineNo);
         return;
       }
-      if (p.startsWith('<user stack trace>') && p.trimEnd().length === 18) {
+      if (line.startsWith('<user stack trace>', ps) && line.slice(ps, n).trimEnd().length === 18) {
         this.openStack('user', comm, pid, cpu, ts, lineNo);
         return;
       }
     }
     // `name: fields` (the name has no space), else function tracer `func <-parent`
-    const colon = p.indexOf(':');
-    const space = p.indexOf(' ');
-    const named = colon > 0 && (space < 0 || colon < space);
-    if (named && (colon + 1 === p.length || isBlank(p.charCodeAt(colon + 1)))) {
-      const name = p.slice(0, colon);
-      let j = colon + 1;
-      while (j < p.length && isBlank(p.charCodeAt(j))) j++;
-      const fields = p.slice(j);
+    let colon = line.indexOf(':', ps);
+    if (colon >= n) colon = -1;
+    // no space before the colon
+    const named = colon > ps && line.lastIndexOf(' ', colon) < ps;
+    if (named && (colon + 1 === n || isBlank(line.charCodeAt(colon + 1)))) {
+      const name = this.nameAt(line, ps, colon);
+      const j = skipBlanks(line, colon + 1);
+      const fields = line.slice(j, n);
       if (name === 'kernel_stack' && TRACE_CMD_STACK_RE.test(fields)) {
         this.openStack('full', comm, pid, cpu, ts, lineNo);
         return;
@@ -273,12 +567,13 @@ class TraceTextState {
         return;
       }
       this.used++;
-      this.sink.event({ lineNo, comm, pid, tgid, cpu, ts, flags, name, payload: fields });
+      this.emit(lineNo, comm, pid, tgid, cpu, ts, flags, name, fields);
       return;
     }
     this.used++;
-    const name = p.includes(' <-') ? 'function' : '';
-    this.sink.event({ lineNo, comm, pid, tgid, cpu, ts, flags, name, payload: p });
+    const f = line.indexOf(' <-', ps);
+    const name = f >= 0 && f + 3 <= n ? 'function' : '';
+    this.emit(lineNo, comm, pid, tgid, cpu, ts, flags, name, line.slice(ps, n));
   }
 
   private openStack(kind: 'full' | 'user', comm: string, pid: number, cpu: number, ts: number, lineNo: number): void {
@@ -290,3 +585,20 @@ class TraceTextState {
 function isBlank(c: number): boolean {
   return c === C_SPACE || c === C_TAB;
 }
+
+/** The index of the first character at or after `i` that is not a space or tab. */
+function skipBlanks(line: string, i: number): number {
+  let c = 0;
+  while ((c = line.charCodeAt(i)) === C_SPACE || c === C_TAB) i++;
+  return i;
+}
+
+/** A character `\s` might match besides space and tab (conservative: any control or non-ASCII). */
+function maybeSpace(c: number): boolean {
+  return c < C_SPACE || c >= 0x7f;
+}
+
+const FAST_DONE = 0;
+const FAST_NO = 1;
+const FAST_UNSURE = 2;
+const POW10 = Array.from({ length: 23 }, (_, k) => Number('1e' + k));

@@ -78,7 +78,14 @@ export interface TraceLost {
   count: number | null;
 }
 
-/** Receives what a trace text parser reads, in file order. */
+/**
+ * Receives what a trace text parser reads, in file order.
+ *
+ * The parser reuses one event object for every `event` call and one record object for every
+ * cookie `stackRecord` call, overwriting them for the next line: a sink reads them during the
+ * call and copies (`{ ...e }`) whatever it keeps. Full and user stack records (and their
+ * `frames`) and lost markers are fresh objects.
+ */
 export interface TraceSink {
   event(e: TraceEvent): void;
   stackRecord(r: TraceStackRecord): void;
