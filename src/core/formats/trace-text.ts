@@ -421,27 +421,11 @@ class TraceTextState {
   }
 
   private flagsAt(line: string, from: number, to: number): string {
-    const seen = this.flagsSeen;
-    for (let k = 0; k < seen.length; k++) {
-      const f = seen[k];
-      if (f.length === to - from && line.startsWith(f, from)) return f;
-    }
-    const f = line.slice(from, to);
-    if (seen.length >= 16) seen.pop();
-    seen.unshift(f);
-    return f;
+    return recent(this.flagsSeen, line, from, to);
   }
 
   private nameAt(line: string, from: number, to: number): string {
-    const seen = this.names;
-    for (let k = 0; k < seen.length; k++) {
-      const f = seen[k];
-      if (f.length === to - from && line.startsWith(f, from)) return f;
-    }
-    const f = line.slice(from, to);
-    if (seen.length >= 16) seen.pop();
-    seen.unshift(f);
-    return f;
+    return recent(this.names, line, from, to);
   }
 
   private emit(
@@ -580,6 +564,18 @@ class TraceTextState {
     this.used++;
     this.open = { lineNo, kind, comm, pid, cpu, ts, slot: -1, generation: null, frames: [] };
   }
+}
+
+/** line[from, to) as a string, reused from the 16 most recently seen ones when it is among them. */
+function recent(seen: string[], line: string, from: number, to: number): string {
+  for (let k = 0; k < seen.length; k++) {
+    const f = seen[k];
+    if (f.length === to - from && line.startsWith(f, from)) return f;
+  }
+  const f = line.slice(from, to);
+  if (seen.length >= 16) seen.pop();
+  seen.unshift(f);
+  return f;
 }
 
 function isBlank(c: number): boolean {
