@@ -38,7 +38,7 @@ export function warnings(d: ExplorerData): Warning[] {
 
   if (stat && stat.drops !== null && stat.drops > 0) {
     const n = stat.drops;
-    const of = stat.successes !== null ? ` (${pct(n / (n + stat.successes))}% of inserts)` : '';
+    const of = stat.successes !== null ? `, ${pct(n / (n + stat.successes))}% of inserts` : '';
     const full = stat.entries !== null && stat.capacity !== null && stat.capacity > 0 && stat.entries >= stat.capacity;
     const fill = stat.entries !== null && stat.capacity !== null ? ` (${stat.entries} of ${stat.capacity} elements in use)` : '';
     const gravestones =
