@@ -2,7 +2,8 @@ import { C, INSERT_BYPASS, K, type MapParams, type Mode } from './map-layout.ts'
 import { Rng, Weighted, Zipf } from './random.ts';
 import { REC, Ring, RECORD_SIZE } from './ring.ts';
 import { SharedStackMap, type MapOptions } from './shared-map.ts';
-import { populationViews, TASKS, type PopulationShared } from './workload.ts';
+import { TASKS } from './kernel-symbols.ts';
+import { populationViews, type PopulationShared } from './workload.ts';
 
 /**
  * One simulated CPU's record path: for each event, write the event record, then ask the map

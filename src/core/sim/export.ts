@@ -3,7 +3,7 @@ import { writeTraceText, type TraceTextItem } from '../formats/trace-text-write.
 import { wordsToIps } from './map-layout.ts';
 import { REC } from './ring.ts';
 import type { RunResult } from './sim-report.ts';
-import { commOf } from './workload.ts';
+import { commOf } from './kernel-symbols.ts';
 
 /**
  * A run as the files a user would copy off the device, by tracefs name, in the order the

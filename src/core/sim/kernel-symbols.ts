@@ -5,6 +5,23 @@ import type { Rng } from './random.ts';
  * linker would, call chains of real subsystems, and stacks made of return addresses into them.
  */
 
+/** Tasks of the synthetic system: the COMM-PID column of generated traces and simulator runs. */
+export const TASKS: readonly { comm: string; pid: number }[] = [
+  { comm: 'surfaceflinger', pid: 612 },
+  { comm: 'system_server', pid: 1403 },
+  { comm: 'kworker/u8:2', pid: 88 },
+  { comm: 'binder:1403_4', pid: 1577 },
+  { comm: 'RenderThread', pid: 2290 },
+  { comm: 'logd.writer', pid: 431 },
+  { comm: 'irq/42-e1000', pid: 77 },
+  { comm: 'sh', pid: 3101 },
+];
+
+/** The comm of a synthetic task's pid, `<...>` (as ftrace prints an unknown comm) otherwise. */
+export function commOf(pid: number): string {
+  return TASKS.find((t) => t.pid === pid)?.comm ?? '<...>';
+}
+
 export interface KernelSymbol {
   name: string;
   addr: bigint;

@@ -1,5 +1,5 @@
 import { stackHash } from './jhash.ts';
-import { makeStack, SyntheticKernel } from './kernel-symbols.ts';
+import { makeStack, SyntheticKernel, TASKS } from './kernel-symbols.ts';
 import { Rng, Zipf } from './random.ts';
 
 /**
@@ -46,17 +46,6 @@ export interface SampleCapture {
   /** the truth, for tests: the stack (ips) each cookie and full stack stood for, in line order */
   truth: { generation: number; ips: BigUint64Array }[];
 }
-
-const TASKS = [
-  { comm: 'surfaceflinger', pid: 612 },
-  { comm: 'system_server', pid: 1403 },
-  { comm: 'kworker/u8:2', pid: 88 },
-  { comm: 'binder:1403_4', pid: 1577 },
-  { comm: 'RenderThread', pid: 2290 },
-  { comm: 'logd.writer', pid: 431 },
-  { comm: 'irq/42-e1000', pid: 77 },
-  { comm: 'sh', pid: 3101 },
-];
 
 interface Element {
   ips: BigUint64Array;

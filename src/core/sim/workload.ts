@@ -125,18 +125,3 @@ function generateStacks(kernel: SyntheticKernel, n: number, min: number, max: nu
   return out;
 }
 
-/** Tasks the simulated CPUs run, for the trace's COMM-PID column. */
-export const TASKS = [
-  { comm: 'surfaceflinger', pid: 612 },
-  { comm: 'system_server', pid: 1403 },
-  { comm: 'kworker/u8:2', pid: 88 },
-  { comm: 'binder:1403_4', pid: 1577 },
-  { comm: 'RenderThread', pid: 2290 },
-  { comm: 'logd.writer', pid: 431 },
-  { comm: 'cat', pid: 3101 },
-  { comm: 'sh', pid: 3100 },
-];
-
-export function commOf(pid: number): string {
-  return TASKS.find((t) => t.pid === pid)?.comm ?? '<...>';
-}
