@@ -305,20 +305,24 @@ class TraceTextState {
 
   /** Reads digits at `i` as a number (NaN without one); `numEnd` is set after them. */
   private digitsAt(line: string, i: number): number {
-    const start = i;
-    let v = 0;
+    const v = this.accumulate(line, i, 0);
+    const end = this.numEnd;
+    if (end === i) return NaN;
+    // beyond 15 digits the sum above may round differently from `+digits`
+    return end - i > 15 ? +line.slice(i, end) : v;
+  }
+
+  /** v * 10^k + the k digits at `i` (as an integer); `numEnd` is set after them. */
+  private accumulate(line: string, i: number, v: number): number {
     let c = 0;
     while ((c = line.charCodeAt(i) - 48) >= 0 && c <= 9) {
       v = v * 10 + c;
       i++;
     }
     this.numEnd = i;
-    if (i === start) return NaN;
-    // beyond 15 digits the sum above may round differently from `+digits`
-    return i - start > 15 ? +line.slice(start, i) : v;
+    return v;
   }
 
-  /** The rest of an event line after the `-` at `d` (see fastEvent). */
   private fastRest(line: string, from: number, d: number, n: number, lineNo: number): number {
     // -PID\s+
     const pid = this.digitsAt(line, d + 1);
@@ -387,23 +391,14 @@ class TraceTextState {
     return FAST_DONE;
   }
 
-  /** `\d+\.\d+` at `i` as parseFloat reads it (NaN if not there); `numEnd` is set after it. */
-  private timeAt(line: string, i: number): number {
-    const start = i;
-    let v = 0;
-    let c = 0;
-    while ((c = line.charCodeAt(i) - 48) >= 0 && c <= 9) {
-      v = v * 10 + c;
-      i++;
-    }
-    if (i === start || line.charCodeAt(i) !== C_DOT) return NaN;
-    const dot = i++;
-    while ((c = line.charCodeAt(i) - 48) >= 0 && c <= 9) {
-      v = v * 10 + c;
-      i++;
-    }
+  /** `\d+\.\d+` at `start` as parseFloat reads it (NaN if not there); `numEnd` is set after it. */
+  private timeAt(line: string, start: number): number {
+    const whole = this.accumulate(line, start, 0);
+    const dot = this.numEnd;
+    if (dot === start || line.charCodeAt(dot) !== C_DOT) return NaN;
+    const v = this.accumulate(line, dot + 1, whole);
+    const i = this.numEnd;
     if (i === dot + 1) return NaN;
-    this.numEnd = i;
     const frac = i - dot - 1;
     // exact integer over an exact power of ten: one correctly rounded division, as parseFloat
     if (i - start - 1 <= 15 && frac <= 22) return v / POW10[frac];
