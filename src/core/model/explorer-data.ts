@@ -3,10 +3,11 @@ import type { Capture } from './ingest.ts';
 import type { Selection } from './query-types.ts';
 import { eventColumns, isOccurrence, lowerBound, NO_GEN, recordGenerations, SelectionFilter, sortedOrder, upperBound } from './selection.ts';
 import type { StackTable } from './stack-table.ts';
-import { RecordStatus, type TraceColumns } from './trace-columns.ts';
+import { RecordKind, RecordStatus, type TraceColumns } from './trace-columns.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
 const { Full: FULL, Resolved: RESOLVED, Unverified: UNVERIFIED } = RecordStatus;
+const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;
 
 /** A stack's occurrences in a selection: distinct stacks in first-seen (file) order. */
 export interface Occurrences {
@@ -14,6 +15,9 @@ export interface Occurrences {
   counts: Float64Array;
   /** record index of the first occurrence */
   first: Int32Array;
+  /** of counts: v7 ids and v8 cookies (the rest are full stacks) */
+  v7: Float64Array;
+  v8: Float64Array;
   /** sum of counts */
   total: number;
 }
@@ -187,10 +191,11 @@ export class ExplorerData {
     const nodes = this.node.parent.length;
     const counts = new Float64Array(nodes);
     const first = new Int32Array(nodes).fill(-1);
+    const v7 = new Float64Array(nodes);
+    const v8 = new Float64Array(nodes);
     const order: number[] = [];
     let total = 0;
-    const status = this.rec.status;
-    const stack = this.rec.stack;
+    const { status, stack, kind } = this.rec;
     const scan = this.recordScan(f);
     for (let p = scan.p0; p < scan.p1; p++) {
       const r = scan.order === null ? p : scan.order[p];
@@ -204,6 +209,9 @@ export class ExplorerData {
         first[s] = r;
       } else if (r < first[s]) first[s] = r;
       counts[s]++;
+      const k = kind[r];
+      if (k === COOKIE_V7) v7[s]++;
+      else if (k === COOKIE_V8) v8[s]++;
       total++;
     }
     // first-seen order in the file, whatever order the walk took
@@ -212,6 +220,8 @@ export class ExplorerData {
       stacks: Int32Array.from(order),
       counts: Float64Array.from(order, (s) => counts[s]),
       first: Int32Array.from(order, (s) => first[s]),
+      v7: Float64Array.from(order, (s) => v7[s]),
+      v8: Float64Array.from(order, (s) => v8[s]),
       total,
     };
   }

@@ -29,46 +29,24 @@ export function bytesSaved(kind: number, depth: number): number {
  * occurrence of the selection (the denominator of `share`), `matching` the stacks that pass the filter.
  */
 export function topStacks(d: ExplorerData, req: TopStacksRequest): TopStacksResult {
-  const nodes = d.node.parent.length;
-  const counts = new Float64Array(nodes);
-  const v7 = new Float64Array(nodes);
-  const v8 = new Float64Array(nodes);
-  const first = new Int32Array(nodes).fill(-1);
-  const seen: number[] = [];
-  let total = 0;
   const f = new SelectionFilter(req.selection);
-  const { status, stack, kind } = d.rec;
-  const scan = d.recordScan(f);
-  for (let p = scan.p0; p < scan.p1; p++) {
-    const r = scan.order === null ? p : scan.order[p];
-    if (scan.check && !d.recordIn(f, r)) continue;
-    const st = status[r];
-    if (st !== RESOLVED && st !== UNVERIFIED && st !== FULL) continue;
-    const s = stack[r];
-    if (s < 0) continue;
-    if (counts[s] === 0) {
-      seen.push(s);
-      first[s] = r;
-    } else if (r < first[s]) first[s] = r;
-    counts[s]++;
-    const k = kind[r];
-    if (k === COOKIE_V7) v7[s]++;
-    else if (k === COOKIE_V8) v8[s]++;
-    total++;
-  }
-  const saved = (s: number) => v7[s] * bytesSaved(COOKIE_V7, d.node.depth[s]) + v8[s] * bytesSaved(COOKIE_V8, d.node.depth[s]);
+  const occ = d.occurrences(f);
   const mask = req.filter.trim() ? matchMask(d.fnNames, req.filter) : null;
-  const matched = mask ? seen.filter((s) => stackMatches(d, s, mask)) : seen;
-  matched.sort((a, b) => counts[b] - counts[a] || first[a] - first[b]);
+  // positions into occ, which is in first-seen order: a stable sort by count breaks ties by it
+  const matched: number[] = [];
+  for (let i = 0; i < occ.stacks.length; i++) if (!mask || stackMatches(d, occ.stacks[i], mask)) matched.push(i);
+  matched.sort((a, b) => occ.counts[b] - occ.counts[a] || a - b);
   const top = matched.slice(0, Math.max(0, req.limit));
 
   // generations of the rows' occurrences: a second pass, only for the rows kept
   const gens = top.map(() => new Set<number>());
   if (top.length) {
-    const rowOf = new Int32Array(nodes).fill(-1);
-    top.forEach((s, i) => (rowOf[s] = i));
+    const rowOf = new Int32Array(d.node.parent.length).fill(-1);
+    top.forEach((i, row) => (rowOf[occ.stacks[i]] = row));
     const lastGen = new Float64Array(top.length).fill(NaN);
+    const { status, stack } = d.rec;
     const recGen = d.recGen;
+    const scan = d.recordScan(f);
     for (let p = scan.p0; p < scan.p1; p++) {
       const r = scan.order === null ? p : scan.order[p];
       const s = stack[r];
@@ -85,17 +63,21 @@ export function topStacks(d: ExplorerData, req: TopStacksRequest): TopStacksResu
     }
   }
   const refGens = req.selection.generation === null ? null : [f.gen!];
-  const rows: TopStackRow[] = top.map((s, i) => ({
-    stack: s,
-    count: counts[s],
-    share: total ? counts[s] / total : 0,
-    refCount: d.refCount(s, refGens),
-    generations: [...gens[i]].sort((a, b) => a - b).map(genValue),
-    leaf: s > 0 ? d.stacks.frames.strings[d.node.frame[s]] : '',
-    depth: d.node.depth[s],
-    bytesSaved: saved(s),
-  }));
-  return { rows, matching: matched.length, total };
+  const rows: TopStackRow[] = top.map((i, row) => {
+    const s = occ.stacks[i];
+    const depth = d.node.depth[s];
+    return {
+      stack: s,
+      count: occ.counts[i],
+      share: occ.total ? occ.counts[i] / occ.total : 0,
+      refCount: d.refCount(s, refGens),
+      generations: [...gens[row]].sort((a, b) => a - b).map(genValue),
+      leaf: s > 0 ? d.stacks.frames.strings[d.node.frame[s]] : '',
+      depth,
+      bytesSaved: occ.v7[i] * bytesSaved(COOKIE_V7, depth) + occ.v8[i] * bytesSaved(COOKIE_V8, depth),
+    };
+  });
+  return { rows, matching: matched.length, total: occ.total };
 }
 
 /** Timestamps of the selection's occurrences of one stack, ascending. */
