@@ -22,6 +22,8 @@ const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [opti
   --zipf S                 skew of the stacks' popularity, 0 = uniform (default ${DEFAULT_OPTIONS.zipf})
   --depth MIN-MAX          stack depths (default ${DEFAULT_OPTIONS.depthMin}-${DEFAULT_OPTIONS.depthMax})
   --ring-kb N              ring buffer per CPU (default ${DEFAULT_OPTIONS.ringKb})
+  --ring-model seed|kernel record sizes as the seeds count them, or with the ring buffer's
+                           event headers and page-granular overwrite (default ${DEFAULT_OPTIONS.ringModel})
   --event-bytes N          size of an event record (default ${DEFAULT_OPTIONS.eventBytes})
   --dumps before-reset|end|none   which stack_map_bin dumps to take (default ${DEFAULT_OPTIONS.dumps})
   --cpu-resets-every N     each CPU also resets the map every N of its events (default 0)
@@ -87,6 +89,12 @@ export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions
       case '--ring-kb':
         o.ringKb = num(a, v());
         break;
+      case '--ring-model': {
+        const m = v();
+        if (m !== 'seed' && m !== 'kernel') throw new UsageError('--ring-model must be seed or kernel');
+        o.ringModel = m;
+        break;
+      }
       case '--event-bytes':
         o.eventBytes = num(a, v());
         break;

@@ -191,7 +191,7 @@ export const useSimStore = create<SimState>((set, get) => ({
             Atomics.store(i32, C.RECORDING, 0);
             s.live.event('v4-pause', -1, -1, s.sim.map.generation);
             const r = await resetByFirstWriter();
-            if (r.outcome === 'ok') for (const sab of s.sim.shared.rings) new Ring(sab, s.sim.config.ringBytes).clear();
+            if (r.outcome === 'ok') for (const sab of s.sim.shared.rings) new Ring(sab, s.sim.config.ringBytes, s.sim.config.ringModel).clear();
             Atomics.store(i32, C.RECORDING, 1);
             record(r);
           } finally {

@@ -1,6 +1,6 @@
 import { C, INSERT_BYPASS, K, type MapParams, type Mode } from './map-layout.ts';
 import { Rng, Weighted, Zipf } from './random.ts';
-import { REC, Ring, RECORD_SIZE } from './ring.ts';
+import { REC, Ring, RECORD_SIZE, type RingModel } from './ring.ts';
 import { SharedStackMap, type MapOptions } from './shared-map.ts';
 import { TASKS } from './kernel-symbols.ts';
 import { populationViews, type PopulationShared } from './workload.ts';
@@ -29,6 +29,7 @@ export interface SimConfig {
   raceWait: 'sleep' | 'spin';
   eventBytes: number;
   ringBytes: number;
+  ringModel: RingModel;
   /** how CPUs pick stacks */
   pick: { kind: 'zipf'; zipf: number } | { kind: 'sequential' } | { kind: 'weights'; weights: number[] };
   seed: number;
@@ -89,8 +90,8 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
   const onRecord = hooks.onRecord;
   const paused = map.cpuWord(cpu, K.PAUSED);
   const ctl = map.i32;
-  const ring = new Ring(shared.rings[cpu], cfg.ringBytes);
-  const off = new Ring(null, cfg.ringBytes);
+  const ring = new Ring(shared.rings[cpu], cfg.ringBytes, cfg.ringModel);
+  const off = new Ring(null, cfg.ringBytes, cfg.ringModel);
   const d = ring.data;
   const { words, depths } = populationViews(shared.population);
   const n = words.length;

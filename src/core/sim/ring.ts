@@ -33,6 +33,13 @@ export const RECORD_SIZE = {
 
 export const DEFAULT_EVENT_BYTES = 56;
 
+/**
+ * How record sizes are counted: 'seed' as the v8 cover letter counts them (no ring-buffer
+ * headers, record-granular overwrite); 'kernel' adds the ring buffer's own event header and
+ * overwrites a whole page at a time, as the kernel's ring buffer does.
+ */
+export type RingModel = 'seed' | 'kernel';
+
 const H = {
   HEAD: 0,
   TAIL: 1,
@@ -87,7 +94,11 @@ export class Ring {
   private used = 0;
 
   /** A shared ring (sab from createRingBuffer), or a local accounting-only ring (sab = null). */
-  constructor(sab: SharedArrayBuffer | null, size: number) {
+  constructor(
+    sab: SharedArrayBuffer | null,
+    size: number,
+    readonly model: RingModel = 'seed',
+  ) {
     this.size = size;
     if (sab) {
       this.hdr = new Int32Array(sab, 0, HEADER_WORDS);

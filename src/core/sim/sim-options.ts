@@ -1,7 +1,7 @@
 import type { SimConfig } from './cpu-loop.ts';
 import type { Mode } from './map-layout.ts';
 import type { SymbolSource } from './replay.ts';
-import { DEFAULT_EVENT_BYTES } from './ring.ts';
+import { DEFAULT_EVENT_BYTES, type RingModel } from './ring.ts';
 
 /** What a simulation run is asked for (the CLI's flags, the browser's settings), its defaults and their checks. */
 
@@ -28,6 +28,8 @@ export interface SimOptions {
   /** the symbols replayed ips were made for (see replay.ts), used to export the run */
   replaySymbols: SymbolSource | null;
   ringKb: number;
+  /** record sizes as the seeds count them, or with the ring buffer's event headers and page-granular overwrite (ring.ts) */
+  ringModel: RingModel;
   eventBytes: number;
   /** which stack_map_bin dumps the host takes: before every reset and at the end, only at the end, none */
   dumps: 'before-reset' | 'end' | 'none';
@@ -55,6 +57,7 @@ export const DEFAULT_OPTIONS: SimOptions = {
   replayWeights: null,
   replaySymbols: null,
   ringKb: 512,
+  ringModel: 'seed',
   eventBytes: DEFAULT_EVENT_BYTES,
   dumps: 'before-reset',
   textDump: true,

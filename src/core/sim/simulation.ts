@@ -60,6 +60,7 @@ export class Simulation {
       raceWait: o.raceWait,
       eventBytes: o.eventBytes,
       ringBytes: o.ringKb * 1024,
+      ringModel: o.ringModel,
       pick: pickOf(o),
       seed: o.seed,
       t0: performance.timeOrigin + performance.now(),
@@ -116,7 +117,7 @@ export class Simulation {
       }
       this.resetsDone++;
       if (cfg.mode === 'v4') {
-        for (const sab of this.shared.rings) new Ring(sab, cfg.ringBytes).clear();
+        for (const sab of this.shared.rings) new Ring(sab, cfg.ringBytes, cfg.ringModel).clear();
         Atomics.store(i32, C.RECORDING, 1);
       }
       Atomics.store(i32, C.GATE, k);
@@ -152,7 +153,7 @@ export class Simulation {
    */
   collect(): { rings: Ring[]; items: TraceItem[]; ledger: Ledger } {
     const rings = this.shared.rings.map((sab) => {
-      const r = new Ring(sab, this.config.ringBytes);
+      const r = new Ring(sab, this.config.ringBytes, this.config.ringModel);
       r.sync();
       return r;
     });
