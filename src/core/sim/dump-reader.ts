@@ -11,6 +11,12 @@ import { SharedStackMap } from './shared-map.ts';
  * after a reset started since the open fails with ESTALE; bytes already produced by a pass are
  * still handed out, and a reader that has produced everything reaches EOF as usual.
  *
+ * v4 copied the whole map into a private buffer at open, so its binary reads never fail: a reset
+ * after the open leaves the copy as it was.
+ *
+ * Every reader counts as a file open on the map (C.READERS) from open to EOF or error, so v8's
+ * `free` waits for it.
+ *
  * Text (`stack_map`): no check. Each pass (under the mutex) prints the next published slots in
  * ascending order with the generation current at that pass, so a read spanning a reset splices
  * records of two generations.
@@ -35,6 +41,10 @@ export interface MapDump {
   generationsSeen: number[];
   /** bin: the bytes as read */
   bytes?: Uint8Array;
+  /** a reset ran while the dump was read (it waited for the reset, or spans it): its records may be of the new, near-empty map */
+  duringReset?: boolean;
+  /** read while the map was not allocated (v8 after `free`): `stackmap not initialized` */
+  uninitialized?: boolean;
 }
 
 export class BinDumpReader {
@@ -44,18 +54,29 @@ export class BinDumpReader {
   private cursor = 0;
   private pending: Uint8Array;
   private readonly version: 1 | 2;
+  /** v4: the records copied at open */
+  private readonly copy: { slot: number; refCount: number; ips: BigUint64Array }[] | null;
+  private open = true;
+  /** a reset was running when the file was opened (the open waited for it) */
+  readonly openedDuringReset: boolean;
 
-  /** open(): records the populated slots and the reset sequence */
+  /** open(): records the populated slots and the reset sequence (v4: copies the records) */
   constructor(
     private readonly map: SharedStackMap,
     private readonly pageBytes = 4096,
   ) {
     this.version = map.params.mode === 'v8' ? 2 : 1;
+    this.openedDuringReset = Atomics.load(map.i32, C.RESET_BUSY) !== 0;
+    map.openReader();
     map.lock();
     try {
       this.seq = Atomics.load(map.i32, C.RESET_SEQ);
       this.generation = map.generation;
       for (let s = 0; s < map.slots; s++) if (map.published(s) >= 0) this.slots.push(s);
+      this.copy = map.params.mode === 'v4' ? this.slots.map((slot) => {
+        const elt = map.published(slot);
+        return { slot, refCount: map.elementRef(elt), ips: map.elementIps(elt) };
+      }) : null;
     } finally {
       map.unlock();
     }
@@ -67,14 +88,44 @@ export class BinDumpReader {
     return this.slots.length;
   }
 
+  /** close(): the file is released (also at EOF and on ESTALE) */
+  close(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.map.closeReader();
+  }
+
+  /** a reset started since the open */
+  get resetSinceOpen(): boolean {
+    return Atomics.load(this.map.i32, C.RESET_SEQ) !== this.seq;
+  }
+
   /** read(): up to maxBytes, null at EOF, ESTALE when a reset happened before this pass */
   read(maxBytes = 1 << 16): Uint8Array | null | typeof ESTALE {
     if (this.pending.length === 0) {
-      if (this.cursor >= this.slots.length) return null;
+      if (this.cursor >= this.slots.length) {
+        this.close();
+        return null;
+      }
+      if (this.copy) {
+        // v4: the private copy made at open
+        const recs: { slot: number; refCount: number; ips: BigUint64Array }[] = [];
+        let bytes = 16;
+        while (this.cursor < this.copy.length && bytes < this.pageBytes) {
+          const r = this.copy[this.cursor++];
+          recs.push(r);
+          bytes += 16 + 8 * r.ips.length;
+        }
+        this.pending = writeStackMapBin({ version: this.version, generation: null, littleEndian: true, records: recs }).subarray(16);
+        return this.read(maxBytes);
+      }
       const m = this.map;
       m.lock();
       try {
-        if (Atomics.load(m.i32, C.RESET_SEQ) !== this.seq) return ESTALE;
+        if (Atomics.load(m.i32, C.RESET_SEQ) !== this.seq) {
+          this.close();
+          return ESTALE;
+        }
         const recs: { slot: number; refCount: number; ips: BigUint64Array }[] = [];
         let bytes = 16; // writeStackMapBin's header, dropped below
         while (this.cursor < this.slots.length && bytes < this.pageBytes) {
@@ -99,12 +150,16 @@ export class BinDumpReader {
 export function readBinDump(map: SharedStackMap, between?: (pass: number) => void, readBytes = 4096): Uint8Array | typeof ESTALE {
   const r = new BinDumpReader(map, readBytes);
   const parts: Uint8Array[] = [];
-  for (let pass = 0; ; pass++) {
-    between?.(pass);
-    const c = r.read(readBytes);
-    if (c === ESTALE) return ESTALE;
-    if (c === null) break;
-    parts.push(c.slice());
+  try {
+    for (let pass = 0; ; pass++) {
+      between?.(pass);
+      const c = r.read(readBytes);
+      if (c === ESTALE) return ESTALE;
+      if (c === null) break;
+      parts.push(c.slice());
+    }
+  } finally {
+    r.close();
   }
   return concat(parts);
 }
@@ -134,26 +189,35 @@ export function readTextDump(map: SharedStackMap, recordsPerPass = 64, between?:
   const v8 = map.params.mode === 'v8';
   const records: DumpRecord[] = [];
   const gens = new Set<number>();
+  const duringReset = Atomics.load(map.i32, C.RESET_BUSY) !== 0;
+  const seq0 = Atomics.load(map.i32, C.RESET_SEQ);
+  if (!map.allocated) return { format: 'text', generation: null, records, generationsSeen: [], uninitialized: true };
+  map.openReader();
   let slot = 0;
-  for (let pass = 0; slot < map.slots; pass++) {
-    between?.(pass);
-    map.lock();
-    try {
-      const gen = map.generation;
-      let n = 0;
-      for (; slot < map.slots && n < recordsPerPass; slot++) {
-        const elt = map.published(slot);
-        if (elt < 0) continue;
-        records.push({ slot, generation: v8 ? gen : null, refCount: map.elementRef(elt), ips: map.elementIps(elt) });
-        gens.add(gen);
-        n++;
+  try {
+    for (let pass = 0; slot < map.slots; pass++) {
+      between?.(pass);
+      map.lock();
+      try {
+        const gen = map.generation;
+        let n = 0;
+        for (; slot < map.slots && n < recordsPerPass; slot++) {
+          const elt = map.published(slot);
+          if (elt < 0) continue;
+          records.push({ slot, generation: v8 ? gen : null, refCount: map.elementRef(elt), ips: map.elementIps(elt) });
+          gens.add(gen);
+          n++;
+        }
+      } finally {
+        map.unlock();
       }
-    } finally {
-      map.unlock();
     }
+  } finally {
+    map.closeReader();
   }
   const seen = [...gens].sort((a, b) => a - b);
-  return { format: 'text', generation: v8 && seen.length ? seen[0] : null, records, generationsSeen: seen };
+  const spans = Atomics.load(map.i32, C.RESET_SEQ) !== seq0;
+  return { format: 'text', generation: v8 && seen.length ? seen[0] : null, records, generationsSeen: seen, ...((duringReset || spans) && { duringReset: true }) };
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {

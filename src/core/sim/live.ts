@@ -29,6 +29,12 @@ export const EVENT_KINDS = [
   'fallback-inflight',
   'fallback-gravestone',
   'bypass',
+  'deep',
+  'rcu-discard',
+  'option-on',
+  'option-off',
+  'free',
+  'free-wait',
   'reset-flag',
   'reset-drained',
   'reset-cleared',
@@ -40,12 +46,13 @@ export const EVENT_KINDS = [
   'dump',
   'text-spliced',
   'v4-pause',
+  'dump-during-reset',
 ] as const satisfies readonly (MapEventKind | string)[];
 export type LiveEventKind = (typeof EVENT_KINDS)[number];
 const KIND_INDEX = new Map<LiveEventKind, number>(EVENT_KINDS.map((k, i) => [k, i]));
 
 /** Not logged (too frequent to read); they only move the lanes and the totals. */
-const QUIET = new Set<LiveEventKind>(['hit', 'claim', 'publish']);
+const QUIET = new Set<LiveEventKind>(['hit', 'claim', 'publish', 'rcu-discard']);
 
 export const LANE_STATE = { WAITING: 0, RECORDING: 1, CLAIMED: 2, BYPASS: 3, STOPPED: 4 } as const;
 

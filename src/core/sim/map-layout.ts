@@ -50,6 +50,19 @@ export const C = {
   PAUSE: 15,
   /** live hosts: the race window in microseconds, read at every window (MapOptions.liveWindow) */
   WINDOW_US: 16,
+  /** options/stackmap: 1 on, 0 off (the record path then writes every stack in full, uncounted) */
+  OPTION: 17,
+  /** 1 while the map is allocated (v8: allocated when the option is enabled, released by `free`) */
+  ALLOCATED: 18,
+  /** stack_map / stack_map_bin files open on the map (v8's free waits for them) */
+  READERS: 19,
+  /** v8: completed `free`s */
+  FREES: 20,
+  /** v4 zeroes successes and drops on reset: the sums at the last reset, subtracted for stack_map_stat */
+  STAT_BASE_SUCCESSES: 21,
+  STAT_BASE_DROPS: 22,
+  /** a reset is between setting its flag and clearing it (a dump read now sees a map being cleared) */
+  RESETTING: 23,
 } as const;
 export const CTL_WORDS = 32;
 
@@ -77,11 +90,27 @@ export const K = {
   FB_GRAVE: 12,
   /** live hosts: 1 while this CPU is parked by C.PAUSE */
   PAUSED: 13,
+  /** stacks deeper than MAX_DEPTH: recorded in full without reaching the map, not counted (a bypass) */
+  DEEP: 14,
+  /** v8: stacks taken while RCU is not watching, discarded without a record */
+  RCU_DISCARDS: 15,
 } as const;
 export const CPU_STRIDE = 16;
 
+/** insert results below 0: the stack is recorded in full */
 export const INSERT_FALLBACK = -1;
+/** a reset is running */
 export const INSERT_BYPASS = -2;
+/** deeper than MAX_DEPTH: never reaches the map */
+export const INSERT_DEEP = -3;
+/** options/stackmap is off, or the map is not allocated */
+export const INSERT_OFF = -4;
+
+/** The deepest stack a workload may hold (the map keeps MAX_DEPTH; deeper ones bypass it). */
+export const MAX_WORKLOAD_DEPTH = 80;
+
+/** ref_count saturates here: INT_MAX in v4, U32_MAX from v7 on. */
+export const refLimit = (mode: Mode): number => (mode === 'v4' ? 0x7fffffff : 0xffffffff);
 
 export interface MapParams {
   mode: Mode;
@@ -102,6 +131,8 @@ export function createMapBuffer(p: MapParams): SharedArrayBuffer {
   const i32 = new Int32Array(sab);
   Atomics.store(i32, C.GENERATION, 1);
   Atomics.store(i32, C.RECORDING, 1);
+  Atomics.store(i32, C.OPTION, 1);
+  Atomics.store(i32, C.ALLOCATED, 1);
   return sab;
 }
 

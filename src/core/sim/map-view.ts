@@ -13,6 +13,16 @@ export interface MapCounters {
   fallbacksGravestone: number;
   lostSameHash: number;
   probes: number;
+  /** stacks deeper than 64 frames, recorded in full without reaching the map */
+  deep: number;
+  /** v8: stacks discarded because RCU was not watching */
+  rcuDiscards: number;
+}
+
+/** What stack_map_stat prints for successes and drops/fallbacks (v4 zeroes them on reset; v7/v8 count since boot). */
+export interface StatCounters {
+  successes: number;
+  drops: number;
 }
 
 /**
@@ -86,7 +96,28 @@ export class MapView {
       fallbacksGravestone: sum(K.FB_GRAVE),
       lostSameHash: sum(K.LOST_SAME),
       probes: sum(K.PROBES),
+      deep: sum(K.DEEP),
+      rcuDiscards: sum(K.RCU_DISCARDS),
     };
+  }
+
+  /** stack_map_stat's successes and drops: v4 counts since the last reset, v7/v8 since boot. */
+  statCounters(): StatCounters {
+    const c = this.counters();
+    return {
+      successes: c.successes - (Atomics.load(this.i32, C.STAT_BASE_SUCCESSES) >>> 0),
+      drops: c.fallbacks - (Atomics.load(this.i32, C.STAT_BASE_DROPS) >>> 0),
+    };
+  }
+
+  /** options/stackmap is on */
+  get optionOn(): boolean {
+    return Atomics.load(this.i32, C.OPTION) !== 0;
+  }
+
+  /** the map is allocated (v8 releases it on `free`) */
+  get allocated(): boolean {
+    return Atomics.load(this.i32, C.ALLOCATED) !== 0;
   }
 
   /** A published slot's element (index), or -1. */

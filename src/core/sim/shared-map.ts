@@ -1,4 +1,4 @@
-import { C, CPU_STRIDE, CTL_WORDS, ELT_WORDS, INSERT_BYPASS, INSERT_FALLBACK, K, PROBE_LIMIT, type MapParams } from './map-layout.ts';
+import { C, CPU_STRIDE, CTL_WORDS, ELT_WORDS, INSERT_BYPASS, INSERT_DEEP, INSERT_FALLBACK, INSERT_OFF, K, MAX_DEPTH, PROBE_LIMIT, refLimit, type MapParams } from './map-layout.ts';
 import { MapView } from './map-view.ts';
 
 /**
@@ -44,6 +44,12 @@ export type MapEventKind =
   | 'fallback-inflight'
   | 'fallback-gravestone'
   | 'bypass'
+  | 'deep'
+  | 'rcu-discard'
+  | 'option-on'
+  | 'option-off'
+  | 'free'
+  | 'free-wait'
   | 'reset-flag'
   | 'reset-drained'
   | 'reset-cleared'
@@ -52,6 +58,8 @@ export type MapEventKind =
   | 'refused';
 
 export type ResetOutcome = 'ok' | 'ebusy' | 'refused';
+/** `echo free > stack_map` (v8): 'busy' while the option is on or a reset runs, 'einval' before v8 */
+export type FreeOutcome = 'ok' | 'busy' | 'einval' | 'not-allocated';
 
 export class SharedStackMap extends MapView {
   private readonly v8: boolean;
@@ -62,6 +70,7 @@ export class SharedStackMap extends MapView {
   private readonly onEvent: MapOptions['onEvent'];
   /** the generation the last successful insert on this object saw (the cookie's high half) */
   lastGeneration = 0;
+  private readonly refMax: number;
 
   constructor(sab: SharedArrayBuffer, params: MapParams, opts: MapOptions = {}) {
     super(sab, params);
@@ -71,17 +80,35 @@ export class SharedStackMap extends MapView {
     this.sleep = (opts.raceWait ?? 'sleep') === 'sleep' && this.canBlock;
     this.liveWindow = opts.liveWindow ?? false;
     this.onEvent = opts.onEvent;
+    this.refMax = refLimit(params.mode);
+  }
+
+  /**
+   * v8: the stack was taken while RCU was not watching; record_stackmap() discards it, writing
+   * nothing. Counted in its own counter.
+   */
+  discard(cpu: number): void {
+    Atomics.add(this.i32, this.cpuWord(cpu, K.RCU_DISCARDS), 1);
+    this.onEvent?.('rcu-discard', -1, 0);
   }
 
   /**
    * The insert path. `words` holds the stack's ips as (low, high) u32 pairs, leaf first.
    * Returns the slot, INSERT_FALLBACK (record the stack in full; counted) or INSERT_BYPASS
-   * (a reset is running: record the stack in full; counted as a bypass).
+   * (a reset is running: record the stack in full; counted as a bypass), INSERT_DEEP (deeper than
+   * 64 frames: recorded in full, never reaching the map, counted apart) or INSERT_OFF
+   * (options/stackmap off or the map freed: recorded in full, not a map operation).
    */
   insert(cpu: number, words: Uint32Array, nr: number): number {
     const i32 = this.i32;
     const u32 = this.u32;
     const base = CTL_WORDS + cpu * CPU_STRIDE;
+    if (Atomics.load(i32, C.OPTION) === 0 || Atomics.load(i32, C.ALLOCATED) === 0) return INSERT_OFF;
+    if (nr > MAX_DEPTH) {
+      Atomics.add(i32, base + K.DEEP, 1);
+      this.onEvent?.('deep', -1, 0);
+      return INSERT_DEEP;
+    }
     Atomics.add(i32, base + K.ATTEMPTS, 1);
     // rcu_read_lock(): announce the insert, then look at the reset flag (both sequentially
     // consistent, so a reset that set the flag either sees us in flight or we see the flag)
@@ -199,12 +226,12 @@ export class SharedStackMap extends MapView {
     return true;
   }
 
-  /** ref_count++, saturating at u32 max */
+  /** ref_count++, saturating (INT_MAX in v4, U32_MAX later) */
   private incRef(elt: number): void {
     const at = this.eltsAt + elt * ELT_WORDS + 1;
     for (;;) {
       const cur = Atomics.load(this.u32, at);
-      if (cur === 0xffffffff) return;
+      if (cur >= this.refMax) return;
       if (Atomics.compareExchange(this.u32, at, cur, cur + 1) === cur) return;
     }
   }
@@ -270,7 +297,29 @@ export class SharedStackMap extends MapView {
     }
     ev?.('reset-drained', -1, 0);
     beforeClear?.();
+    Atomics.store(i32, C.RESETTING, 1);
     this.window();
+    this.clear();
+    if (this.params.mode === 'v4') {
+      // v4 zeroes successes and drops with the map (v7/v8 keep counting since boot)
+      const c = this.counters();
+      Atomics.store(i32, C.STAT_BASE_SUCCESSES, c.successes | 0);
+      Atomics.store(i32, C.STAT_BASE_DROPS, c.fallbacks | 0);
+    }
+    Atomics.store(i32, C.RESETTING, 0);
+    ev?.('reset-cleared', -1, 0);
+    this.window();
+    Atomics.store(i32, C.RESET_FLAG, 0);
+    Atomics.add(i32, C.RESETS, 1);
+    this.unlock();
+    Atomics.store(i32, C.RESET_BUSY, 0);
+    ev?.('reset-done', -1, 0);
+    return 'ok';
+  }
+
+  /** Empties slots and elements, next_elt = 0, generation++ (with no insert in flight). */
+  private clear(): void {
+    const i32 = this.i32;
     const used = Math.min(Atomics.load(i32, C.NEXT_ELT), this.capacity);
     for (let s = 0; s < this.slots; s++) {
       Atomics.store(this.u32, this.keysAt + s, 0);
@@ -283,13 +332,58 @@ export class SharedStackMap extends MapView {
     }
     Atomics.store(i32, C.NEXT_ELT, 0);
     Atomics.add(i32, C.GENERATION, 1);
-    ev?.('reset-cleared', -1, 0);
-    this.window();
-    Atomics.store(i32, C.RESET_FLAG, 0);
-    Atomics.add(i32, C.RESETS, 1);
-    this.unlock();
-    Atomics.store(i32, C.RESET_BUSY, 0);
-    ev?.('reset-done', -1, 0);
-    return 'ok';
+  }
+
+  /** `echo 1 > options/stackmap` / `echo 0`: v8 allocates the map when the option is enabled and keeps it when disabled. */
+  setOption(on: boolean): void {
+    if (on) Atomics.store(this.i32, C.ALLOCATED, 1);
+    Atomics.store(this.i32, C.OPTION, on ? 1 : 0);
+    this.onEvent?.(on ? 'option-on' : 'option-off', -1, 0);
+  }
+
+  /** A stack_map or stack_map_bin file opened on the map (free waits for it to close). */
+  openReader(): void {
+    Atomics.add(this.i32, C.READERS, 1);
+  }
+
+  closeReader(): void {
+    Atomics.sub(this.i32, C.READERS, 1);
+    Atomics.notify(this.i32, C.READERS);
+  }
+
+  /**
+   * `echo free > stack_map` (v8): releases a map whose option is off. Waits until the files opened
+   * on it are closed, so a reader that started before reads a complete map; with `wait` false it
+   * returns 'busy' instead of waiting while readers are open. The released map is empty; a
+   * later enable allocates a new one, whose generation continues from the freed one's (the
+   * cover letter does not say; continuing keeps old cookies from matching new dumps).
+   */
+  free(wait = true): FreeOutcome {
+    const i32 = this.i32;
+    if (this.params.mode !== 'v8') return 'einval';
+    if (Atomics.load(i32, C.ALLOCATED) === 0) return 'not-allocated';
+    if (Atomics.load(i32, C.OPTION) !== 0) return 'busy';
+    if (Atomics.compareExchange(i32, C.RESET_BUSY, 0, 1) !== 0) return 'busy';
+    try {
+      this.onEvent?.('free-wait', -1, 0);
+      for (;;) {
+        const n = Atomics.load(i32, C.READERS);
+        if (n <= 0) break;
+        if (!wait) return 'busy';
+        if (this.canBlock) Atomics.wait(i32, C.READERS, n, 5);
+      }
+      this.lock();
+      try {
+        Atomics.store(i32, C.ALLOCATED, 0);
+        this.clear();
+        Atomics.add(i32, C.FREES, 1);
+      } finally {
+        this.unlock();
+      }
+      this.onEvent?.('free', -1, 0);
+      return 'ok';
+    } finally {
+      Atomics.store(i32, C.RESET_BUSY, 0);
+    }
   }
 }
