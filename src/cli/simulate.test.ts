@@ -20,7 +20,7 @@ describe('simulate', () => {
   it('runs v8 on worker_threads, writes a capture the summary reads, prints the JSON report', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'smx-sim-')), 'cap');
     const io = capture();
-    const code = await simulate(['--mode', 'v8', '--cpus', '4', '--bits', '10', '--events', '6000', '--resets', '3', '--race-window-us', '5', '--seed', '3', '--stacks', '300', '--zipf', '1', '--out', dir, '--json']);
+    const code = await simulate(['--mode', 'v8', '--v8-bin', '--cpus', '4', '--bits', '10', '--events', '6000', '--resets', '3', '--race-window-us', '5', '--seed', '3', '--stacks', '300', '--zipf', '1', '--out', dir, '--json']);
     vi.restoreAllMocks();
     expect(io.err.join('')).toBe('');
     expect(code).toBe(0);

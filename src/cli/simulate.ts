@@ -1,16 +1,24 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { exportCapture } from '../core/sim/export.ts';
 import { maxCpus, runNode } from '../core/sim/run-node.ts';
+import { isScenarioName, SCENARIO_NAMES, SCENARIOS, scenarioReport, type ScenarioName } from '../core/sim/scenarios.ts';
 import { DEFAULT_OPTIONS, validate, type SimOptions } from '../core/sim/sim-options.ts';
 
 const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [options] [--json]
+       stackmap-explorer simulate --scenario NAME --out DIR [--json]
 
   Runs the stack map's insert and reset paths for real on a SharedArrayBuffer, one
   worker_threads worker per simulated CPU, and writes the capture (trace, stack_map_bin.*,
   stack_map, stack_map_stat, kallsyms) to DIR.
 
-  --mode v4|v7|v8          map ABI (default ${DEFAULT_OPTIONS.mode})
+  --scenario NAME          a guided scenario, one of:
+                           ${SCENARIO_NAMES.join(', ')}
+                           (its options are fixed; the report adds scenario, gravestones,
+                           refused, textDumpGenerations and effect {what, value, expected, ok})
+  --mode v4|v7|v8          map ABI (default ${DEFAULT_OPTIONS.mode}); v8 as posted: capacity
+                           16,384 (bits 14) and only the text stack_map
+  --v8-bin                 v8 with the proposed follow-up: stack_map_bin v2 and --bits
   --cpus N                 simulated CPUs, 1..max(cores, 4) (default ${DEFAULT_OPTIONS.cpus})
   --bits B                 map size 2^B elements, 10..18 (default ${DEFAULT_OPTIONS.bits})
   --events N               events in all, split over the CPUs (default ${DEFAULT_OPTIONS.events})
@@ -20,7 +28,12 @@ const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [opti
   --seed S                 (default ${DEFAULT_OPTIONS.seed})
   --stacks N               distinct stacks in the workload (default ${DEFAULT_OPTIONS.stacks})
   --zipf S                 skew of the stacks' popularity, 0 = uniform (default ${DEFAULT_OPTIONS.zipf})
-  --depth MIN-MAX          stack depths (default ${DEFAULT_OPTIONS.depthMin}-${DEFAULT_OPTIONS.depthMax})
+  --depth MIN-MAX          stack depths, 1-80; deeper than 64 bypasses the map
+                           (default ${DEFAULT_OPTIONS.depthMin}-${DEFAULT_OPTIONS.depthMax})
+  --phase-shift F          after each reset move the workload by F of its stacks, 0..1:
+                           0 stationary, 1 a new population (default ${DEFAULT_OPTIONS.phaseShift})
+  --rcu-off-share F        v8: share of stacks taken while RCU is not watching, which v8
+                           discards (default ${DEFAULT_OPTIONS.rcuOffShare})
   --ring-kb N              ring buffer per CPU (default ${DEFAULT_OPTIONS.ringKb})
   --ring-model seed|kernel record sizes as the seeds count them, or with the ring buffer's
                            event headers and page-granular overwrite (default ${DEFAULT_OPTIONS.ringModel})
@@ -33,10 +46,11 @@ exit status: 0 on success, 1 when the run failed, 2 on a usage error`;
 
 class UsageError extends Error {}
 
-export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions>; out: string; json: boolean } {
+export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions>; out: string; json: boolean; scenario: ScenarioName | null } {
   const o: Partial<SimOptions> = {};
   let out: string | null = null;
   let json = false;
+  let scenario: ScenarioName | null = null;
   const num = (flag: string, v: string | undefined, integer = true): number => {
     if (v === undefined) throw new UsageError(`${flag} needs a value`);
     const n = Number(v);
@@ -47,6 +61,24 @@ export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions
     const a = args[i];
     const v = () => args[++i];
     switch (a) {
+      case '--':
+        if (i !== args.length - 1) throw new UsageError(`simulate takes no file arguments: ${args[i + 1]}`);
+        break;
+      case '--scenario': {
+        const n = v() ?? '';
+        if (!isScenarioName(n)) throw new UsageError(`--scenario must be one of ${SCENARIO_NAMES.join(', ')}`);
+        scenario = n;
+        break;
+      }
+      case '--v8-bin':
+        o.v8Variant = 'bin';
+        break;
+      case '--phase-shift':
+        o.phaseShift = num(a, v(), false);
+        break;
+      case '--rcu-off-share':
+        o.rcuOffShare = num(a, v(), false);
+        break;
       case '--mode': {
         const m = v();
         if (m !== 'v4' && m !== 'v7' && m !== 'v8') throw new UsageError(`--mode must be v4, v7 or v8`);
@@ -83,7 +115,7 @@ export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions
         if (!m) throw new UsageError('--depth MIN-MAX, e.g. 8-20');
         o.depthMin = Number(m[1]);
         o.depthMax = Number(m[2]);
-        if (o.depthMin < 1 || o.depthMax > 64 || o.depthMin > o.depthMax) throw new UsageError('--depth must lie within 1-64');
+        if (o.depthMin < 1 || o.depthMax > 80 || o.depthMin > o.depthMax) throw new UsageError('--depth must lie within 1-80');
         break;
       }
       case '--ring-kb':
@@ -119,12 +151,14 @@ export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions
     }
   }
   if (!out) throw new UsageError('--out DIR is required');
+  if (scenario && Object.keys(o).length > 0) throw new UsageError(`--scenario fixes the options; drop ${Object.keys(o).join(', ')}`);
+  const options = scenario ? SCENARIOS[scenario].options : o;
   try {
-    validate({ ...DEFAULT_OPTIONS, ...o });
+    validate({ ...DEFAULT_OPTIONS, ...options });
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  return { options: o, out, json };
+  return { options, out, json, scenario };
 }
 
 /** `simulate ...`: runs the simulator headless, writes the capture, prints the report; returns the exit status. */
@@ -141,13 +175,23 @@ export async function simulate(args: string[]): Promise<number> {
     process.stderr.write(`${e.message}\n${USAGE}\n`);
     return 2;
   }
+  const dir = resolve(parsed.out);
   try {
-    const run = await runNode(parsed.options);
-    const dir = resolve(parsed.out);
+    // before the run, so an unwritable folder fails at once
     mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, '.stackmap-write-test'), '');
+    rmSync(join(dir, '.stackmap-write-test'));
+  } catch (e) {
+    process.stderr.write(`cannot write to ${dir}: ${(e as Error).message}\n`);
+    return 1;
+  }
+  try {
+    const sc = parsed.scenario ? SCENARIOS[parsed.scenario] : null;
+    const run = await runNode(parsed.options, sc?.during ? { during: sc.during } : {});
     const files = exportCapture(run);
     for (const [name, bytes] of files) writeFileSync(join(dir, name), bytes);
-    const report = { ...run.report, out: dir, files: [...files.keys()] };
+    const verdict = sc ? scenarioReport(sc, run) : null;
+    const report = { ...(verdict ?? run.report), out: dir, files: [...files.keys()] };
     if (parsed.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
     else {
       const r = run.report;
@@ -160,6 +204,7 @@ export async function simulate(args: string[]): Promise<number> {
           `retention: off ${r.retention.eventsOff} events (${r.retention.bytesPerEventOff} B/event), on ${r.retention.eventsOn} (${r.retention.bytesPerEventOn} B/event)`,
           `ns/insert per worker: ${r.workers.map((w) => w.nsPerInsert).join(', ')}`,
           `wrote ${files.size} files to ${dir}`,
+          ...(verdict ? [`scenario ${verdict.scenario}: ${verdict.effect.what}: ${verdict.effect.value} (expected ${verdict.effect.expected}) ${verdict.effect.ok ? 'seen' : 'NOT SEEN'}`] : []),
         ].join('\n') + '\n',
       );
     }

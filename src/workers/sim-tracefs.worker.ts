@@ -3,7 +3,7 @@ import { decodeBinDump, ESTALE, readBinDump, readTextDump } from '../core/sim/du
 import { Live } from '../core/sim/live.ts';
 import { C } from '../core/sim/map-layout.ts';
 import { SharedStackMap } from '../core/sim/shared-map.ts';
-import { snapshotMap, type GenerationSnapshot } from '../core/sim/sim-snapshot.ts';
+import { captureMap, snapshotOf, type MapCopy } from '../core/sim/sim-snapshot.ts';
 import type { SimTracefsApi } from './sim-api.ts';
 
 /** A tracefs user: resets and dumps on the shared map, blocking like the kernel's paths. */
@@ -31,9 +31,10 @@ const api: SimTracefsApi = {
     });
   },
   reset() {
-    let snapshot: GenerationSnapshot | null = null;
-    const outcome = m().reset(() => (snapshot = snapshotMap(m())));
-    return { outcome, snapshot };
+    // copied inside the reset, computed after it: the look adds no bypasses
+    let copy: MapCopy | null = null;
+    const outcome = m().reset(() => (copy = captureMap(m())));
+    return { outcome, snapshot: copy ? snapshotOf(copy) : null };
   },
   readBin() {
     let estale = 0;

@@ -1,4 +1,4 @@
-import { C, INSERT_BYPASS, K, type MapParams, type Mode } from './map-layout.ts';
+import { C, K, type MapParams, type Mode } from './map-layout.ts';
 import { Rng, Weighted, Zipf } from './random.ts';
 import { REC, Ring, RECORD_SIZE, type RingModel } from './ring.ts';
 import { SharedStackMap, type MapOptions } from './shared-map.ts';
@@ -30,8 +30,16 @@ export interface SimConfig {
   eventBytes: number;
   ringBytes: number;
   ringModel: RingModel;
-  /** how CPUs pick stacks */
+  /** how CPUs pick stacks: a rank in [0, phase.size) (Zipf, sequential, or weights) */
   pick: { kind: 'zipf'; zipf: number } | { kind: 'sequential' } | { kind: 'weights'; weights: number[] };
+  /**
+   * The workload's phases: after each reset the CPUs move to the next phase, where rank r records
+   * stack (r + phase * shift) mod the population (`shift` 0: one stationary population; `size`:
+   * a whole new population per phase, as when a user resets between test phases).
+   */
+  phase: { size: number; shift: number };
+  /** v8: the share of stacks taken while RCU is not watching (discarded without a record) */
+  rcuOffShare: number;
   seed: number;
   /** performance.timeOrigin + performance.now() (ms) at the run's start, for timestamps */
   t0: number;
@@ -94,7 +102,9 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
   const off = new Ring(null, cfg.ringBytes, cfg.ringModel);
   const d = ring.data;
   const { words, depths } = populationViews(shared.population);
-  const n = words.length;
+  const total = words.length;
+  const n = cfg.phase.size;
+  const shift = cfg.phase.shift;
   const rng = new Rng((cfg.seed ^ Math.imul(cpu + 1, 0x9e3779b1)) >>> 0);
   const zipf = cfg.pick.kind === 'zipf' ? new Zipf(n, cfg.pick.zipf) : cfg.pick.kind === 'weights' ? new Weighted(cfg.pick.weights) : null;
   const v8 = cfg.mode === 'v8';
@@ -139,7 +149,8 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
     const pace = Atomics.load(ctl, C.PACE_US);
     if (pace > 0) Atomics.wait(ctl, C.DUMMY, 0, pace / 1000);
     if (Atomics.load(ctl, C.STOP) !== 0) break;
-    const stack = zipf ? zipf.sample(rng) : (i * cfg.cpus + cpu) % n;
+    const rank = zipf ? zipf.sample(rng) : (i * cfg.cpus + cpu) % n;
+    const stack = shift === 0 ? rank : (rank + Atomics.load(ctl, C.RESETS) * shift) % total;
     const w = words[stack];
     const nr = depths[stack];
     if (rng.next() < 0.05) task = TASKS[rng.int(TASKS.length)];
@@ -154,6 +165,14 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
     if (cfg.cpuResetEvery > 0 && (i + 1) % cfg.cpuResetEvery === 0) {
       resetsIssued++;
       outcomes[map.reset()]++;
+    }
+
+    if (v8 && cfg.rcuOffShare > 0 && rng.next() < cfg.rcuOffShare) {
+      // the stack was taken while RCU was not watching: record_stackmap() discards it
+      map.discard(cpu);
+      off.reserve(REC.FULL, RECORD_SIZE.full(nr), -1, -1, 0); // with the map off, the stack path records it
+      Atomics.store(ctl, progress, i + 1);
+      continue;
     }
 
     const t = performance.now();
@@ -177,7 +196,8 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
       }
       onRecord?.(v8 ? REC.COOKIE : REC.ID, slot, gen, stack);
     } else {
-      const r = ring.reserve(REC.FULL, RECORD_SIZE.full(nr), stack, slot === INSERT_BYPASS ? -2 : -1, ts);
+      // the truth's generation field says why it is in full (INSERT_FALLBACK, _BYPASS, _DEEP, _OFF)
+      const r = ring.reserve(REC.FULL, RECORD_SIZE.full(nr), stack, slot, ts);
       d[r + 1] = task.pid;
       d[r + 2] = nr;
       d.set(w, r + 3);

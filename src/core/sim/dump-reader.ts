@@ -184,8 +184,8 @@ export function decodeBinDump(bytes: Uint8Array): MapDump {
   return { format: 'bin', generation, records, generationsSeen: generation === null ? [] : [generation] };
 }
 
-/** The text export, `recordsPerPass` records per pass; `between` runs between passes (tests, races). */
-export function readTextDump(map: SharedStackMap, recordsPerPass = 64, between?: (pass: number) => void): MapDump {
+/** The text export, `recordsPerPass` records per pass; `between` runs before each pass with the slot it resumes at (tests, races). */
+export function readTextDump(map: SharedStackMap, recordsPerPass = 64, between?: (pass: number, slot: number) => void): MapDump {
   const v8 = map.params.mode === 'v8';
   const records: DumpRecord[] = [];
   const gens = new Set<number>();
@@ -196,7 +196,7 @@ export function readTextDump(map: SharedStackMap, recordsPerPass = 64, between?:
   let slot = 0;
   try {
     for (let pass = 0; slot < map.slots; pass++) {
-      between?.(pass);
+      between?.(pass, slot);
       map.lock();
       try {
         const gen = map.generation;

@@ -38,7 +38,7 @@ describe('an exported run read back by the explorer', () => {
   const base: Partial<SimOptions> = { cpus: 4, events: 6000, resets: 6, bits: 10, stacks: 400, zipf: 0.7, raceWindowUs: 5, ringKb: 256 };
 
   it('v8 (bin v2 before every reset, text at the end) resolves exactly as the ledger says', async () => {
-    const run = await runNode({ ...base, mode: 'v8', dumps: 'before-reset' });
+    const run = await runNode({ ...base, mode: 'v8', v8Variant: 'bin', dumps: 'before-reset' });
     const { s, l } = await check(run);
     expect(l.wrong).toBe(0);
     expect(s.generations.length).toBeGreaterThan(1);

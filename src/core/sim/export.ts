@@ -62,21 +62,21 @@ export function exportCapture(run: RunResult): Map<string, Uint8Array> {
         d.records.map((r) => ({ slot: r.slot, generation: r.generation, refCount: r.refCount, frames: Array.from(r.ips, print) })),
         { version: v8 ? 'v8' : 'v7', generation: d.generation },
       );
-      files.set(`stack_map.${n}`, enc.encode(text));
+      files.set(`stack_map.${n}`, enc.encode(d.uninitialized ? 'stackmap not initialized\n' : text));
     }
   }
-  const c = run.counters;
+  const c = run.stat;
   const capacity = 2 ** run.config.bits;
   const stat = v8
-    ? writeStackMapStat({ version: 'v8', generation: run.finalGeneration, entries: run.entries, capacity, successes: c.successes, fallbacks: c.fallbacks })
+    ? writeStackMapStat({ version: 'v8', generation: run.finalGeneration, entries: run.entries, capacity, successes: c.successes, fallbacks: c.drops })
     : writeStackMapStat({
         version: 'v7',
         entries: run.entries,
         capacity,
         tableSize: capacity * 2,
         successes: c.successes,
-        drops: c.fallbacks,
-        successRate: c.successes + c.fallbacks ? Math.floor((100 * c.successes) / (c.successes + c.fallbacks)) : 0,
+        drops: c.drops,
+        successRate: c.successes + c.drops ? Math.floor((100 * c.successes) / (c.successes + c.drops)) : 0,
       });
   files.set('stack_map_stat', enc.encode(stat));
   files.set('kallsyms', enc.encode(kernel.kallsyms()));

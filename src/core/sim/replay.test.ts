@@ -36,7 +36,7 @@ describe('replaying the loaded capture on the simulator', () => {
     expect(src.counts.reduce((a, b) => a + b, 0)).toBe(original.resolved + original.fullStacks);
     const { stacks, weights, kernel } = replayWorkload(src);
     const run = await runNode({
-      mode: 'v8', cpus: 4, bits: 12, events: 8000, resets: 1, seed: 3,
+      mode: 'v8', v8Variant: 'bin', cpus: 4, bits: 12, events: 8000, resets: 1, seed: 3,
       replay: stacks, replayOrder: 'weights', replayWeights: weights, replaySymbols: kernel,
     });
     const replayed = summarize(ingestFiles(exportCapture(run)));

@@ -43,7 +43,7 @@ function uniquePerDump(r: RunResult): void {
 
 describe('simulated CPUs on worker_threads', () => {
   it.each(MODES)('%s: attempts = successes + fallbacks + bypasses, entries within capacity', async (mode) => {
-    const r = await runNode({ mode, cpus: 4, events: 8000, resets: 6, bits: 10, stacks: 600, zipf: 0.8, raceWindowUs: 20 });
+    const r = await runNode({ mode, v8Variant: 'bin', cpus: 4, events: 8000, resets: 6, bits: 10, stacks: 600, zipf: 0.8, raceWindowUs: 20 });
     invariants(r);
     expect(r.report.resets.done).toBe(6);
     expect(r.report.generations).toBe(7);
@@ -51,7 +51,7 @@ describe('simulated CPUs on worker_threads', () => {
 
   it('v8: at most one copy of a stack per generation, and no cookie misresolves over many resets', async () => {
     // heavy contention on few stacks, with a race window: the v7 path would duplicate here
-    const hot = await runNode({ mode: 'v8', cpus: 4, events: 4000, resets: 10, bits: 10, stacks: 4, zipf: 0, raceWindowUs: 200 });
+    const hot = await runNode({ mode: 'v8', v8Variant: 'bin', cpus: 4, events: 4000, resets: 10, bits: 10, stacks: 4, zipf: 0, raceWindowUs: 200 });
     invariants(hot);
     expect(hot.snapshots.length).toBe(11);
     for (const s of hot.snapshots) expect(s.duplicates).toBe(0);
@@ -59,7 +59,7 @@ describe('simulated CPUs on worker_threads', () => {
     expect(hot.report.fallbackReasons.inFlight).toBeGreaterThan(0);
     expect(hot.report.ledger.wrong).toBe(0);
     // slot reuse across many resets, dumps only at the end: old cookies are detected, never wrong
-    const reuse = await runNode({ mode: 'v8', cpus: 4, events: 16000, resets: 16, bits: 10, stacks: 600, zipf: 0.7, dumps: 'end', ringKb: 2048, raceWindowUs: 5 });
+    const reuse = await runNode({ mode: 'v8', v8Variant: 'bin', cpus: 4, events: 16000, resets: 16, bits: 10, stacks: 600, zipf: 0.7, dumps: 'end', ringKb: 2048, raceWindowUs: 5 });
     invariants(reuse);
     for (const s of reuse.snapshots) expect(s.duplicates).toBe(0);
     expect(reuse.report.ledger.wrong).toBe(0);
@@ -82,7 +82,7 @@ describe('simulated CPUs on worker_threads', () => {
   }, T);
 
   it.each(['v7', 'v8'] as const)('%s: a pool run dry leaves gravestones and fallbacks', async (mode) => {
-    const r = await runNode({ mode, cpus: 4, events: 16000, resets: 0, bits: 10, stacks: 3000, zipf: 0 });
+    const r = await runNode({ mode, v8Variant: 'bin', cpus: 4, events: 16000, resets: 0, bits: 10, stacks: 3000, zipf: 0 });
     invariants(r);
     const x = r.report;
     expect(x.entries).toBe(1024);
@@ -95,7 +95,7 @@ describe('simulated CPUs on worker_threads', () => {
   it('v8: a reset landing during a binary dump read fails it with ESTALE', async () => {
     let outcome: unknown = 'not read';
     let resetsSeen = 0;
-    const r = await runNode({ mode: 'v8', cpus: 4, events: 40000, resets: 0, bits: 12, stacks: 600, cpuResetEvery: 250 }, {
+    const r = await runNode({ mode: 'v8', v8Variant: 'bin', cpus: 4, events: 40000, resets: 0, bits: 12, stacks: 600, cpuResetEvery: 250 }, {
       during: async (sim) => {
         const sleep = () => new Promise((res) => setTimeout(res, 1));
         // open once the map holds enough stacks for several 512-byte passes

@@ -21,7 +21,7 @@ const ENTRY = new URL('./node-worker.ts', import.meta.url).href;
 
 export interface RunHooks {
   /** runs on this thread while the CPUs record (alongside the resets), e.g. a reader racing them */
-  during?: (sim: Simulation) => Promise<void>;
+  during?: (sim: Simulation, host: { sleep: (ms: number) => Promise<void>; finished: () => boolean }) => Promise<void>;
 }
 
 export async function runNode(opts: Partial<SimOptions>, hooks: RunHooks = {}): Promise<RunResult> {
@@ -62,7 +62,8 @@ export async function runNode(opts: Partial<SimOptions>, hooks: RunHooks = {}): 
     await Promise.all(readies);
     sim.start();
     const sleep = (ms: number) => new Promise<void>((r) => (ms > 0 ? setTimeout(r, ms) : setImmediate(r)));
-    await Promise.all([sim.drive(sleep, () => ended === workers.length || failed !== null), hooks.during?.(sim)]);
+    const finished = () => ended === workers.length || failed !== null;
+    await Promise.all([sim.drive(sleep, finished), hooks.during?.(sim, { sleep, finished })]);
     await Promise.all(dones);
   } finally {
     sim.stop();

@@ -321,15 +321,10 @@ export class SharedStackMap extends MapView {
   private clear(): void {
     const i32 = this.i32;
     const used = Math.min(Atomics.load(i32, C.NEXT_ELT), this.capacity);
-    for (let s = 0; s < this.slots; s++) {
-      Atomics.store(this.u32, this.keysAt + s, 0);
-      Atomics.store(i32, this.valsAt + s, 0);
-    }
-    for (let e = 0; e < used; e++) {
-      const at = this.eltsAt + e * ELT_WORDS;
-      Atomics.store(this.u32, at, 0);
-      Atomics.store(this.u32, at + 1, 0);
-    }
+    // memset, as the kernel clears: no insert is in flight and none starts before the flag drops
+    // (an Atomics store the inserts read with Atomics loads), so plain writes are ordered before them
+    this.u32.fill(0, this.keysAt, this.valsAt + this.slots);
+    this.u32.fill(0, this.eltsAt, this.eltsAt + used * ELT_WORDS);
     Atomics.store(i32, C.NEXT_ELT, 0);
     Atomics.add(i32, C.GENERATION, 1);
   }

@@ -18,11 +18,22 @@ export interface SimReport {
   attempts: number;
   successes: number;
   fallbacks: number;
+  /** inserts that met the reset flag (recorded in full, not counted in stack_map_stat) */
   bypasses: number;
+  /** stacks deeper than 64 frames: recorded in full without reaching the map, not counted */
+  deepStacks: number;
+  /** v8: stacks taken while RCU was not watching, discarded without any record */
+  rcuDiscards: number;
+  /** what stack_map_stat prints at the end: v4 counts since the last reset, v7/v8 since boot */
+  stat: { successes: number; drops: number };
+  /** v8: `free`s done */
+  frees: number;
   /** poolEmpty: a claim found no element (each leaves a gravestone); probeLimit; inFlight (v8): the same hash unpublished or a lost cmpxchg to it; gravestone (v8): met key == hash with no element while the pool is empty */
   fallbackReasons: { poolEmpty: number; probeLimit: number; inFlight: number; gravestone: number };
   /** v4/v7: cmpxchg lost to the same hash (the loser advanced) */
   lostSameHash: number;
+  /** slots probed per map operation (1 when every stack finds its slot at once; gravestones and collisions raise it) */
+  probesPerInsert: number;
   /** stack_map_stat entries at the end */
   entries: number;
   /** the largest entries of any generation */
@@ -61,6 +72,8 @@ export interface RunResult {
   dumps: MapDump[];
   snapshots: GenerationSnapshot[];
   counters: MapCounters;
+  /** stack_map_stat's successes and drops at the end */
+  stat: { successes: number; drops: number };
   finalGeneration: number;
   entries: number;
   ledger: Ledger;
@@ -104,6 +117,10 @@ export function buildReport({ config: cfg, map, reports, rings, counters, ledger
     successes: counters.successes,
     fallbacks: counters.fallbacks,
     bypasses: counters.bypasses,
+    deepStacks: counters.deep,
+    rcuDiscards: counters.rcuDiscards,
+    stat: map.statCounters(),
+    frees: Atomics.load(i32, C.FREES),
     fallbackReasons: {
       poolEmpty: counters.fallbacksPoolEmpty,
       probeLimit: counters.fallbacksProbeLimit,
@@ -111,6 +128,7 @@ export function buildReport({ config: cfg, map, reports, rings, counters, ledger
       gravestone: counters.fallbacksGravestone,
     },
     lostSameHash: counters.lostSameHash,
+    probesPerInsert: counters.attempts ? Math.round((counters.probes / Math.max(1, counters.attempts - counters.bypasses)) * 100) / 100 : 0,
     entries: map.entries,
     maxEntries: Math.max(0, ...snapshots.map((s) => s.entries)),
     duplicates: snapshots.reduce((n, s) => n + s.duplicates, 0),

@@ -4,10 +4,10 @@ import { computeLedger, stackKey, type Ledger, type LedgerInput } from './ledger
 import { C, createMapBuffer, K } from './map-layout.ts';
 import { Rng } from './random.ts';
 import { createRingBuffer, REC, Ring, type RingRecord } from './ring.ts';
-import { SharedStackMap } from './shared-map.ts';
-import { DEFAULT_OPTIONS, pickOf, validate, type SimOptions } from './sim-options.ts';
+import { SharedStackMap, type ResetOutcome } from './shared-map.ts';
+import { DEFAULT_OPTIONS, hasBinExport, phaseOf, pickOf, validate, type SimOptions } from './sim-options.ts';
 import { buildReport, type RunResult, type TraceItem } from './sim-report.ts';
-import { snapshotMap, type GenerationSnapshot } from './sim-snapshot.ts';
+import { captureMap, snapshotMap, snapshotOf, type GenerationSnapshot, type MapCopy } from './sim-snapshot.ts';
 import { buildPopulation, type Population, type WorkloadSpec } from './workload.ts';
 
 /**
@@ -38,13 +38,14 @@ export class Simulation {
   private readonly started = performance.now();
   private readonly stackKeys: string[];
 
-  constructor(opts: Partial<SimOptions>, canBlock = true) {
+  /** `live`: a host that resets by hand (the browser), so the workload is built for MAX_PHASES phases */
+  constructor(opts: Partial<SimOptions>, canBlock = true, live = false) {
     const o = (this.options = { ...DEFAULT_OPTIONS, ...opts });
     validate(o);
     const rng = new Rng(o.seed);
     const spec: WorkloadSpec = o.replay
       ? { kind: 'replay', stacks: o.replay, order: o.replayOrder, zipf: o.zipf, seed: o.seed, symbols: o.replaySymbols ?? undefined }
-      : { kind: 'population', stacks: o.stacks, zipf: o.zipf, depthMin: o.depthMin, depthMax: o.depthMax, seed: o.seed };
+      : { kind: 'population', stacks: phaseOf(o, live).total, zipf: o.zipf, depthMin: o.depthMin, depthMax: o.depthMax, seed: o.seed };
     this.population = buildPopulation(spec);
     this.stackKeys = this.population.ips.map(stackKey);
     this.config = {
@@ -62,6 +63,8 @@ export class Simulation {
       ringBytes: o.ringKb * 1024,
       ringModel: o.ringModel,
       pick: pickOf(o),
+      phase: (({ size, shift }) => ({ size: o.replay ? this.population.ips.length : size, shift }))(phaseOf(o, live)),
+      rcuOffShare: o.mode === 'v8' ? o.rcuOffShare : 0,
       seed: o.seed,
       t0: performance.timeOrigin + performance.now(),
     };
@@ -108,14 +111,8 @@ export class Simulation {
         await sleep(1);
       }
       if (cfg.mode === 'v4') Atomics.store(i32, C.RECORDING, 0);
-      if (this.options.dumps === 'before-reset') this.takeBinDump();
-      for (;;) {
-        const r = this.map.reset(() => this.snapshot());
-        if (r === 'ok') break;
-        if (r === 'refused') throw new Error('v4 reset refused with recording off');
-        await sleep(0);
-      }
-      this.resetsDone++;
+      if (this.options.dumps === 'before-reset') this.takeDump();
+      await this.resetNow(sleep);
       if (cfg.mode === 'v4') {
         for (const sab of this.shared.rings) new Ring(sab, cfg.ringBytes, cfg.ringModel).clear();
         Atomics.store(i32, C.RECORDING, 1);
@@ -125,8 +122,40 @@ export class Simulation {
     }
   }
 
+  /**
+   * One reset by the host (retried on EBUSY), with the generation's snapshot: the map is copied
+   * inside the reset, once inserts have drained, and the snapshot computed from the copy after the
+   * reset has dropped its flag, so the host's look adds no bypasses.
+   */
+  async resetNow(sleep: (ms: number) => Promise<void>): Promise<void> {
+    for (;;) {
+      const r = this.tryReset();
+      if (r === 'ok') return;
+      if (r === 'refused') throw new Error('v4 reset refused with recording off');
+      await sleep(0);
+    }
+  }
+
+  /** One `echo 0 > stack_map` by the host, counted and snapshotted when it succeeds. */
+  tryReset(): ResetOutcome {
+    let copy: MapCopy | null = null;
+    const r = this.map.reset(() => (copy = captureMap(this.map)));
+    if (r === 'ok') {
+      this.snapshots.push(snapshotOf(copy!));
+      this.resetsDone++;
+    }
+    return r;
+  }
+
+  /** The dump a user saves before a reset: `stack_map_bin` where the map has one, else the text `stack_map`. */
+  takeDump(): void {
+    if (hasBinExport(this.options)) this.takeBinDump();
+    else this.dumps.push(readTextDump(this.map));
+  }
+
   /** Reads stack_map_bin until a read completes (each ESTALE is counted and the file reopened). */
   takeBinDump(): void {
+    if (!hasBinExport(this.options)) throw new Error('v8 as posted has no stack_map_bin (it comes with the proposed follow-up)');
     for (let attempt = 0; attempt < 100; attempt++) {
       const bytes = readBinDump(this.map);
       if (bytes === ESTALE) {
@@ -176,8 +205,8 @@ export class Simulation {
     const o = this.options;
     const cfg = this.config;
     this.snapshot();
-    if (o.dumps !== 'none') this.takeBinDump();
-    if (o.textDump && o.dumps !== 'none') this.dumps.push(readTextDump(this.map));
+    if (o.dumps !== 'none') this.takeDump();
+    if (o.textDump && o.dumps !== 'none' && hasBinExport(o)) this.dumps.push(readTextDump(this.map));
     const { rings, items, ledger } = this.collect();
     const counters = this.map.counters();
     const report = buildReport({
@@ -200,6 +229,7 @@ export class Simulation {
       dumps: this.dumps,
       snapshots: this.snapshots,
       counters,
+      stat: this.map.statCounters(),
       finalGeneration: this.map.generation,
       entries: this.map.entries,
       ledger,

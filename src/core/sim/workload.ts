@@ -1,5 +1,5 @@
 import { makeStack, SyntheticKernel } from './kernel-symbols.ts';
-import { ipsToWords, MAX_DEPTH } from './map-layout.ts';
+import { ipsToWords, MAX_WORKLOAD_DEPTH } from './map-layout.ts';
 import type { SymbolSource } from './replay.ts';
 import { Rng } from './random.ts';
 
@@ -57,7 +57,7 @@ export function buildPopulation(spec: WorkloadSpec): Population {
     const seen = new Set<string>();
     stacks = [];
     for (const s of spec.stacks) {
-      if (s.length === 0 || s.length > MAX_DEPTH) throw new RangeError(`replay stack depth ${s.length} outside 1..${MAX_DEPTH}`);
+      if (s.length === 0 || s.length > MAX_WORKLOAD_DEPTH) throw new RangeError(`replay stack depth ${s.length} outside 1..${MAX_WORKLOAD_DEPTH}`);
       const ips = BigUint64Array.from(s, (x) => BigInt.asUintN(64, x));
       const k = ips.join(',');
       if (seen.has(k)) continue;
@@ -65,7 +65,7 @@ export function buildPopulation(spec: WorkloadSpec): Population {
       stacks.push(ips);
     }
   } else {
-    if (spec.depthMin < 1 || spec.depthMax > MAX_DEPTH || spec.depthMin > spec.depthMax) throw new RangeError('depth range outside 1..64');
+    if (spec.depthMin < 1 || spec.depthMax > MAX_WORKLOAD_DEPTH || spec.depthMin > spec.depthMax) throw new RangeError(`depth range outside 1..${MAX_WORKLOAD_DEPTH}`);
     stacks = generateStacks(kernel, spec.stacks, spec.depthMin, spec.depthMax, rng);
   }
   return { ...flatten(stacks), kernel: (spec.kind === 'replay' && spec.symbols) || kernel, ips: stacks };
