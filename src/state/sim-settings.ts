@@ -26,6 +26,8 @@ export interface SimSettings {
   windowUs: number;
   ringKb: number;
   seed: number;
+  /** v8 as posted (capacity fixed at 16,384, text `stack_map` only) or with the proposed follow-up (`stack_map_bin` v2, `bits`) */
+  v8Variant: 'posted' | 'bin';
 }
 
 export const DEFAULT_SETTINGS: SimSettings = {
@@ -41,12 +43,58 @@ export const DEFAULT_SETTINGS: SimSettings = {
   windowUs: 0,
   ringKb: 256,
   seed: 1,
+  v8Variant: 'bin',
 };
+
+/** The capacity v8 as posted is fixed at: 16,384 stacks. */
+export const V8_POSTED_BITS = 14;
+
+/** The map's bits a run uses: v8 as posted has no `bits` parameter. */
+export const bitsOf = (o: Pick<SimSettings, 'mode' | 'v8Variant' | 'bits'>) => (o.mode === 'v8' && o.v8Variant === 'posted' ? V8_POSTED_BITS : o.bits);
+
+/** The run has a `stack_map_bin` (v4, v7, v8 with the follow-up); v8 as posted has only the text `stack_map`. */
+export const hasBin = (o: Pick<SimSettings, 'mode' | 'v8Variant'>) => o.mode !== 'v8' || o.v8Variant === 'bin';
 
 /** Few hot stacks, slow CPUs and a long race window: claims, lost cmpxchgs and resets you can watch. */
 export const RACE_PRESET: Partial<SimSettings> = { stacks: 6, zipf: 0, speed: 5, windowUs: 300_000 };
 
-export const maxSimCpus = () => Math.max(4, (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) || 4);
+/** The machine's logical cores as the browser reports them (0: unknown). */
+export const machineCores = () => (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) || 0;
+
+/** One Web Worker per simulated CPU: up to the machine's cores, and never fewer than 4 so races show on a small machine. */
+export const maxSimCpus = () => Math.max(4, machineCores() || 4);
+
+/** Why the CPU count stops where it does, in the pane's words. */
+export function cpuLimitNote(): string {
+  const cores = machineCores();
+  return `up to ${maxSimCpus()}: one Web Worker per simulated CPU; more than the machine's cores${cores ? ` (${cores})` : ''} only time-slices them`;
+}
+
+/** The speed choices (events per second per CPU; 0: flat out). */
+export const SPEEDS: readonly (readonly [number, string])[] = [
+  [2, '2 / s'],
+  [5, '5 / s'],
+  [20, '20 / s'],
+  [200, '200 / s'],
+  [2000, '2 000 / s'],
+  [20000, '20 000 / s'],
+  [0, 'flat out'],
+];
+
+/** The race window choices (µs). */
+export const WINDOWS: readonly (readonly [number, string])[] = [
+  [0, 'none'],
+  [20, '20 µs'],
+  [1000, '1 ms'],
+  [20_000, '20 ms'],
+  [100_000, '100 ms'],
+  [300_000, '300 ms'],
+  [1_000_000, '1 s'],
+];
+
+/** The ring buffer sizes per CPU (KB), as buffer_size_kb. */
+export const RING_KBS: readonly number[] = [64, 128, 256, 512, 1024, 2048, 4096, 8192];
+export const ringLabel = (kb: number) => (kb >= 1024 ? `${kb / 1024} MB` : `${kb} KB`);
 
 /** The pause between events for `speed` events per second (C.PACE_US). */
 export function paceUs(speed: number): number {
@@ -58,7 +106,8 @@ export function simOptionsOf(o: SimSettings, cpus: number, replay: ReturnType<ty
   return {
     mode: o.mode,
     cpus,
-    bits: o.bits,
+    bits: bitsOf(o),
+    v8Variant: o.v8Variant,
     // runs until stopped
     events: 1e9 - (1e9 % cpus),
     resets: 0,

@@ -7,9 +7,10 @@ import { C } from '../core/sim/map-layout.ts';
 import { REC, Ring } from '../core/sim/ring.ts';
 import type { SimReport } from '../core/sim/sim-report.ts';
 import { snapshotMap, type GenerationSnapshot } from '../core/sim/sim-snapshot.ts';
+import { hasBinExport } from '../core/sim/sim-options.ts';
 import { Simulation } from '../core/sim/simulation.ts';
 import { useLoadStore } from './load-store.ts';
-import { initialPane, syncPane } from './sim-pane.ts';
+import { initialPane, initialSettings, syncPane } from './sim-pane.ts';
 import {
   cpuReports,
   dumpReader,
@@ -27,7 +28,7 @@ import {
   writersBusy,
   type SimSession,
 } from './sim-session.ts';
-import { DEFAULT_SETTINGS, maxSimCpus, paceUs, replayOfLoadedCapture, simOptionsOf, type SimPane, type SimSettings, type SimStatus } from './sim-settings.ts';
+import { maxSimCpus, paceUs, replayOfLoadedCapture, simOptionsOf, type SimPane, type SimSettings, type SimStatus } from './sim-settings.ts';
 
 /**
  * The live simulator (DESIGN 6) in the page: one Web Worker per simulated CPU running the core's
@@ -77,7 +78,7 @@ export interface SimState {
 
 export const useSimStore = create<SimState>((set, get) => ({
   pane: initialPane,
-  settings: DEFAULT_SETTINGS,
+  settings: initialSettings,
   status: 'idle',
   error: null,
   runId: 0,
@@ -117,7 +118,7 @@ export const useSimStore = create<SimState>((set, get) => ({
     try {
       const cpus = Math.min(Math.max(1, o.cpus), maxSimCpus());
       const replay = o.workload === 'replay' ? await replayOfLoadedCapture() : null;
-      const sim = new Simulation(simOptionsOf(o, cpus, replay), false);
+      const sim = new Simulation(simOptionsOf(o, cpus, replay), false, true);
       const i32 = sim.map.i32;
       Atomics.store(i32, C.PACE_US, paceUs(o.speed));
       Atomics.store(i32, C.WINDOW_US, o.windowUs);
@@ -213,11 +214,28 @@ export const useSimStore = create<SimState>((set, get) => ({
     const s = simSession();
     if (!s || get().status !== 'running' || get().dumping || !dumpReader()) return;
     set({ dumping: true });
+    const i32 = s.sim.map.i32;
+    // taken during a reset: one queued or running when the dump starts, or one started (RESET_SEQ) or running before a read ends
+    const busy = () => get().pendingResets > 0 || Atomics.load(i32, C.RESET_BUSY) !== 0;
+    const seq = Atomics.load(i32, C.RESET_SEQ);
+    let duringReset = busy();
+    const check = () => (duringReset ||= busy() || Atomics.load(i32, C.RESET_SEQ) !== seq);
+    // a read that came back empty because the reset had cleared the map under it is no stack_map.N: not kept, and logged
+    // ('dump-during-reset', slot: 1 the binary read, 2 the text read, 3 both)
+    let dropped = 0;
     try {
-      const bin = await dumpReader()!.api.readBin();
-      s.sim.estale += bin.estale;
-      if (bin.dump) s.sim.dumps.push(bin.dump);
-      s.sim.dumps.push(await dumpReader()!.api.readText());
+      if (hasBinExport(s.sim.options)) {
+        const bin = await dumpReader()!.api.readBin();
+        check();
+        s.sim.estale += bin.estale;
+        if (bin.dump && bin.dump.records.length === 0 && duringReset) dropped |= 1;
+        else if (bin.dump) s.sim.dumps.push(bin.dump);
+      }
+      const text = await dumpReader()!.api.readText();
+      check();
+      if (text.records.length === 0 && duringReset) dropped |= 2;
+      else s.sim.dumps.push(text);
+      if (dropped) s.live.event('dump-during-reset', -1, dropped, s.sim.map.generation);
       set({ dumps: s.sim.dumps.length, estale: s.sim.estale });
     } catch (e) {
       if (simSession() === s) set({ error: (e as Error).message });

@@ -39,8 +39,9 @@ const api: SimTracefsApi = {
   readBin() {
     let estale = 0;
     for (let attempt = 0; attempt < 20; attempt++) {
-      const gen = m().generation;
-      const bytes = readBinDump(m(), (pass) => pass > 0 && pace());
+      // the generation the read opened on (the open may have waited for a reset to end)
+      let gen = m().generation;
+      const bytes = readBinDump(m(), (pass) => (pass === 0 ? (gen = m().generation) : pace()));
       if (bytes === ESTALE) {
         estale++;
         live?.event('estale', -1, -1, gen);

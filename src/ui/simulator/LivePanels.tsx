@@ -5,6 +5,7 @@ import { REC } from '../../core/sim/ring.ts';
 import type { SimSession } from '../../state/sim-session.ts';
 import { useSimStore } from '../../state/sim-store.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
+import { fillWords, resetsBefore } from './sim-words.ts';
 
 /** What each CPU is doing, and its most recent stack records (newest left). */
 export function CpuLanes({ session }: { session: SimSession }) {
@@ -43,7 +44,7 @@ export function CpuLanes({ session }: { session: SimSession }) {
                       {r.slot === -2 ? 'bypass' : 'full'}
                     </span>
                   ) : (
-                    <span key={i} className="sim-rec id" title={`stack ${r.stack}, ${v8 ? `cookie gen ${r.generation} slot ${r.slot}` : `id ${r.slot} (no generation printed; recorded in generation ${r.generation})`}`}>
+                    <span key={i} className="sim-rec id" title={`stack ${r.stack}, ${v8 ? `cookie gen ${r.generation} slot ${r.slot}` : `id ${r.slot}, written ${fillWords(false, r.generation)} (an id names a slot: after a reset it can name another stack)`}`}>
                       {v8 ? `${r.slot}·g${r.generation}` : r.slot}
                     </span>
                   ),
@@ -66,13 +67,14 @@ export function SimCounters({ session }: { session: SimSession }) {
   const t = live.totals();
   const dupLive = st.current?.duplicates ?? 0;
   const dupPast = st.snapshots.reduce((n, s) => n + s.duplicates, 0);
+  const v8 = sim.config.mode === 'v8';
   const cells: [string, string, number | string, string][] = [
     ['attempts', 'attempts', c.attempts, 'inserts tried (one per event)'],
     ['successes', 'successes', c.successes, 'an id or cookie was written'],
     ['fallbacks', 'fallbacks', c.fallbacks, `stack written in full: pool empty ${c.fallbacksPoolEmpty}, probe limit ${c.fallbacksProbeLimit}, in flight ${c.fallbacksInFlight}, gravestone ${c.fallbacksGravestone}`],
     ['bypasses', 'bypasses', c.bypasses, 'inserts that met the reset flag: full stack'],
     ['entries', 'entries / capacity', `${fmtInt(sim.map.entries)} / ${fmtInt(sim.map.capacity)}`, 'elements taken since the last reset'],
-    ['duplicates', 'duplicates', t.duplicate, `second copies published (v4/v7) since the start; the current generation holds ${dupLive} at the last look, ended generations ${dupPast}`],
+    ['duplicates', 'duplicates', t.duplicate, `second copies published (v4/v7) since the start; ${v8 ? 'the current generation' : 'the table'} holds ${dupLive} at the last look, ${v8 ? 'ended generations' : 'tables cleared by resets'} ${dupPast}`],
     ['lost', 'lost cmpxchg', t['lost-same'] + t.lost, `to the same stack ${t['lost-same']}, to another hash ${t.lost}`],
     ['unpublished', 'unpublished hits', t.unpublished, `met the same hash before its element was published; and ${t.gravestone} times a gravestone (same hash, pool empty)`],
     ['resets', 'resets', Atomics.load(i32, C.RESETS), `EBUSY ${Atomics.load(i32, C.EBUSY)}, refused ${Atomics.load(i32, C.REFUSED)}`],
@@ -117,16 +119,17 @@ const TEXT: Record<LiveEventKind, (e: LogEntry, v8: boolean) => string> = {
   'option-off': () => `options/stackmap off: stacks in full; the map is kept, so the buffer still resolves`,
   free: () => `free: the map is released (stack_map reads "stackmap not initialized")`,
   'free-wait': () => `free: waiting for the stack_map files open on the map to close`,
-  'dump-during-reset': () => `a dump was read while a reset ran: not kept (it would show the cleared map)`,
+  'dump-during-reset': (e) =>
+    `a dump read while a reset ran came back empty (the reset had cleared the map): not kept, so the export has no empty ${['', 'stack_map_bin.N', 'stack_map.N', 'stack_map_bin.N or stack_map.N'][e.slot & 3] || 'dump'}`,
   'reset-flag': () => `reset: flag set, waiting for inserts in flight`,
   'reset-drained': () => `reset: no insert in flight, clearing the map`,
-  'reset-cleared': (e) => `reset: map cleared, generation ${e.generation}`,
-  'reset-done': (e) => `reset done: flag dropped, generation ${e.generation}`,
+  'reset-cleared': (e, v8) => (v8 ? `reset: map cleared, generation ${e.generation}` : `reset ${resetsBefore(e.generation)}: map cleared`),
+  'reset-done': (e, v8) => (v8 ? `reset done: flag dropped, generation ${e.generation}` : `reset ${resetsBefore(e.generation)} done: flag dropped`),
   ebusy: () => `reset refused: EBUSY (another reset is running)`,
   refused: () => `reset refused: tracing is on (v4)`,
-  estale: (e) => `stack_map_bin read failed: ESTALE (a reset landed in generation ${e.generation}'s read); reopening`,
-  dump: (e) => `stack_map_bin read: ${e.slot} records of generation ${e.generation}`,
-  'text-spliced': (e) => `stack_map (text) read spans a reset: ${e.slot} records from two generations`,
+  estale: (e, v8) => `stack_map_bin read failed: ESTALE (a reset landed in ${v8 ? `generation ${e.generation}'s read` : 'the read'}); reopening`,
+  dump: (e, v8) => `stack_map_bin read: ${e.slot} records ${v8 ? `of generation ${e.generation}` : `(${fillWords(false, e.generation)})`}`,
+  'text-spliced': (e, v8) => `stack_map (text) read spans a reset: ${e.slot} records ${v8 ? 'from two generations' : 'from both sides of it'}`,
   'v4-pause': () => `tracing off for the reset (v4 also clears the ring buffers)`,
 };
 
@@ -148,6 +151,7 @@ const SEVERITY: Partial<Record<LiveEventKind, string>> = {
   'reset-cleared': 'info',
   'reset-done': 'info',
   dump: 'info',
+  'dump-during-reset': 'warn',
   'v4-pause': 'info',
 };
 
@@ -177,7 +181,17 @@ export function EventLog({ session, runId }: { session: SimSession; runId: numbe
   }
   if (s.rows.length > KEEP) s.rows.length = KEEP;
   const v8 = session.sim.config.mode === 'v8';
-  const kinds = new Set(s.rows.map((r) => r.e.kind));
+  type Line = { key: string; ms: number; kind: string; cls: string; who: string; text: string; n: number };
+  const lines: Line[] = s.rows.map((r) => ({
+    key: `e${r.e.index}`,
+    ms: r.e.ms,
+    kind: r.e.kind,
+    cls: SEVERITY[r.e.kind] ?? '',
+    who: r.e.cpu === -2 ? 'CPUs' : r.e.cpu < 0 ? 'tracefs' : `CPU ${r.e.cpu}`,
+    text: TEXT[r.e.kind](r.e, v8),
+    n: r.n,
+  }));
+  const kinds = new Set(lines.map((l) => l.kind));
   return (
     <section className="panel sim-log-panel" aria-label="event log">
       <div className="pane-head">
@@ -187,14 +201,14 @@ export function EventLog({ session, runId }: { session: SimSession; runId: numbe
         </span>
       </div>
       <ol className="sim-log mono" data-testid="sim-log" data-kinds={[...kinds].sort().join(' ')}>
-        {s.rows.length === 0 && <li className="quiet">nothing yet: lost cmpxchgs, unpublished hits, duplicates, fallbacks, gravestones, resets and ESTALE show here</li>}
-        {s.rows.slice(0, 150).map((r) => (
-          <li key={r.e.index} className={SEVERITY[r.e.kind] ?? ''} data-kind={r.e.kind}>
-            <span className="t">{(r.e.ms / 1000).toFixed(3)}</span>
-            <span className="who">{r.e.cpu === -2 ? 'CPUs' : r.e.cpu < 0 ? 'tracefs' : `CPU ${r.e.cpu}`}</span>
+        {lines.length === 0 && <li className="quiet">nothing yet: lost cmpxchgs, unpublished hits, duplicates, fallbacks, gravestones, resets and ESTALE show here</li>}
+        {lines.slice(0, 150).map((l) => (
+          <li key={l.key} className={l.cls} data-kind={l.kind}>
+            <span className="t">{(l.ms / 1000).toFixed(3)}</span>
+            <span className="who">{l.who}</span>
             <span>
-              {TEXT[r.e.kind](r.e, v8)}
-              {r.n > 1 && <b> ×{r.n}</b>}
+              {l.text}
+              {l.n > 1 && <b> ×{l.n}</b>}
             </span>
           </li>
         ))}
@@ -207,57 +221,83 @@ export function EventLog({ session, runId }: { session: SimSession; runId: numbe
 export function LedgerPanel() {
   const ledger = useSimStore((s) => s.ledger);
   const status = useSimStore((s) => s.status);
+  const dumps = useSimStore((s) => s.dumps);
   const mode = useSimStore((s) => s.report?.mode ?? s.settings.mode);
-  if (!ledger) return (
-    <section className="panel" aria-label="ledger">
-      <h2>Ledger</h2>
-      <p className="quiet">Computed every second while running, on Dump and on Stop.</p>
-    </section>
-  );
+  if (!ledger)
+    return (
+      <section className="panel" aria-label="ledger">
+        <h2>Ledger</h2>
+        <p className="quiet">Computed every second while running, on Dump and on Stop.</p>
+      </section>
+    );
   const l = ledger.counts;
+  const v8 = mode === 'v8';
+  const what = v8 ? 'cookies' : 'ids';
   const parts: [string, string, number, string][] = [
     ['correct', 'correct', l.correct, 'resolved to the stack it stood for'],
     ['wrong', 'wrong stack', l.wrong, 'resolved to another stack, silently: the slot was reused after a reset'],
-    ['detected', 'detected', l.detected, mode === 'v8' ? 'the reader is told: no dump of the cookie’s generation, or the slot is missing' : 'ambiguous: the dumps disagree about the slot'],
+    ['detected', 'detected', l.detected, v8 ? 'the reader is told: no dump of the cookie’s generation, or the slot is missing' : 'ambiguous: the dumps disagree about the slot'],
     ['unresolved', 'unresolved', l.unresolved, 'no dump, or the dump lacks the slot'],
   ];
   const total = Math.max(1, l.ids);
+  // with no dump, nothing can resolve: that is not a finding about the mode, so no shares are shown
+  const noDump = dumps === 0;
   return (
-    <section className="panel" aria-label="ledger" data-testid="sim-ledger">
+    <section className="panel" aria-label="ledger" data-testid="sim-ledger" data-dumps={dumps}>
       <div className="pane-head">
         <h2>Ledger</h2>
         <span className="quiet">
-          {status === 'stopped' ? 'final, after the dumps at stop' : `at ${(ledger.atMs / 1000).toFixed(1)} s, against the dumps taken so far`}
+          {status === 'stopped' ? 'final, after the dumps at stop' : noDump ? `at ${(ledger.atMs / 1000).toFixed(1)} s` : `at ${(ledger.atMs / 1000).toFixed(1)} s, against the dumps taken so far`}
         </span>
       </div>
-      <div className="sim-ledger-bar" aria-hidden>
-        {parts.map(([id, , n]) => (
-          <i key={id} className={id} style={{ width: `${(100 * n) / total}%` }} />
-        ))}
-      </div>
-      <div className="cells sim-cells">
-        {parts.map(([id, label, n, title]) => (
-          <div className={`cell ledger-${id}`} key={id} title={title}>
-            <div className="value" data-testid={`sim-ledger-${id}`}>
-              {fmtInt(n)}
-            </div>
-            <div className="label">
-              {label} · {fmtPct(n / total)}
-            </div>
+      {noDump ? (
+        <p className="sim-nodump" data-testid="sim-ledger-nodump">
+          <b>no dump yet</b>: the {fmtInt(l.ids)} {what} left in the ring buffers name slots of a map nobody has read, so none can be resolved. Dump reads{' '}
+          <code>stack_map_bin</code> and <code>stack_map</code>; Stop takes a last dump.
+        </p>
+      ) : (
+        <>
+          <div className="sim-ledger-bar" aria-hidden>
+            {parts.map(([id, , n]) => (
+              <i key={id} className={id} style={{ width: `${(100 * n) / total}%` }} />
+            ))}
           </div>
-        ))}
-        <div className="cell" title="stack records written in full (fallbacks and bypasses): they carry their own stack">
-          <div className="value" data-testid="sim-ledger-full">
-            {fmtInt(l.full)}
+          <div className="cells sim-cells">
+            {parts.map(([id, label, n, title]) => (
+              <div className={`cell ledger-${id}`} key={id} title={title}>
+                <div className="value" data-testid={`sim-ledger-${id}`}>
+                  {fmtInt(n)}
+                </div>
+                <div className="label">
+                  {label} · {fmtPct(n / total)}
+                </div>
+              </div>
+            ))}
+            <FullCell n={l.full} />
           </div>
-          <div className="label">full stacks</div>
+        </>
+      )}
+      {noDump && (
+        <div className="cells sim-cells">
+          <FullCell n={l.full} />
         </div>
-      </div>
+      )}
       <p className="quiet">
         Left in the ring buffers: <b data-testid="sim-retained-events">{ledger.events}</b> events, <b data-testid="sim-ledger-records">{l.records}</b> stack records (
-        <b data-testid="sim-ledger-ids">{l.ids}</b> {mode === 'v8' ? 'cookies' : 'ids'} + {l.full} full). Opened in the explorer: events = events left, cookies = ids,
-        resolved = correct + wrong, unresolved = detected + unresolved.
+        <b data-testid="sim-ledger-ids">{l.ids}</b> {what} + {l.full} full). Opened in the explorer: events = events left, cookies = ids, resolved = correct + wrong,
+        unresolved = detected + unresolved.
       </p>
     </section>
+  );
+}
+
+function FullCell({ n }: { n: number }) {
+  return (
+    <div className="cell" title="stack records written in full (fallbacks and bypasses): they carry their own stack">
+      <div className="value" data-testid="sim-ledger-full">
+        {fmtInt(n)}
+      </div>
+      <div className="label">full stacks</div>
+    </div>
   );
 }

@@ -1,7 +1,9 @@
+import { useState } from 'react';
 import { MODES } from '../../core/sim/map-layout.ts';
+import type { SimReport } from '../../core/sim/sim-report.ts';
 import { useLoadStore } from '../../state/load-store.ts';
 import { simSession } from '../../state/sim-session.ts';
-import { maxSimCpus, RACE_PRESET, type SimSettings } from '../../state/sim-settings.ts';
+import { bitsOf, cpuLimitNote, hasBin, maxSimCpus, RACE_PRESET, RING_KBS, ringLabel, SPEEDS, WINDOWS, type SimSettings } from '../../state/sim-settings.ts';
 import { useSimStore } from '../../state/sim-store.ts';
 import { fmtDuration, fmtInt } from '../common/format.ts';
 import { CpuLanes, EventLog, LedgerPanel, SimCounters } from './LivePanels.tsx';
@@ -9,24 +11,8 @@ import { SlotGrid } from './SlotGrid.tsx';
 import { useSimFrame } from './useSimFrame.ts';
 import './simulator.css';
 
-const SPEEDS: [number, string][] = [
-  [2, '2 / s'],
-  [5, '5 / s'],
-  [20, '20 / s'],
-  [200, '200 / s'],
-  [2000, '2 000 / s'],
-  [20000, '20 000 / s'],
-  [0, 'flat out'],
-];
-const WINDOWS: [number, string][] = [
-  [0, 'none'],
-  [20, '20 µs'],
-  [1000, '1 ms'],
-  [20_000, '20 ms'],
-  [100_000, '100 ms'],
-  [300_000, '300 ms'],
-  [1_000_000, '1 s'],
-];
+/** Fewer inserts than this and the median says little: not shown as a measurement. */
+const MIN_TIMED_INSERTS = 1000;
 
 /**
  * The live simulator: the kernel's insert and reset paths on a SharedArrayBuffer, one Web Worker
@@ -42,24 +28,40 @@ export function SimulatorPane() {
   const captureLoaded = useLoadStore((l) => l.status === 'done');
   const set = (patch: Partial<SimSettings>) => st.set(patch);
   const isolated = globalThis.crossOriginIsolated === true;
+  const maxCpus = maxSimCpus();
+  const [cpusCapped, setCpusCapped] = useState(false);
   return (
     <main className="content simulator" data-testid="simulator" data-status={st.status} data-run={st.runId}>
       <section className="panel sim-controls" aria-label="simulator settings">
         <div className="sim-form">
-          <label>
+          <label title="v4 and v7 write a 4-byte id (the slot) and print no generation; v4 resets only with tracing off and clears the ring buffer too, v7 leaves it alone; v8 writes an 8-byte cookie, generation and slot">
             mode
             <select data-testid="sim-mode" value={o.mode} disabled={busy} onChange={(e) => set({ mode: e.target.value as SimSettings['mode'] })}>
               {MODES.map((m) => (
                 <option key={m} value={m}>
                   {m}
-                  {m === 'v4' ? ' (ids; reset only with tracing off)' : m === 'v7' ? ' (ids, no generation)' : ' (cookies gen·slot)'}
+                  {m === 'v4' ? ' (ids; reset with tracing off)' : m === 'v7' ? ' (ids)' : ' (cookies gen·slot)'}
                 </option>
               ))}
             </select>
           </label>
-          <label title="the pool holds 2^bits elements; the table 2^(bits+1) slots">
+          {o.mode === 'v8' && (
+            <label title="v8 as the series posted it: capacity fixed at 16,384 stacks, only the text stack_map; the proposed follow-up adds stack_map_bin version 2 (generation in its header) and the bits parameter">
+              v8
+              <select data-testid="sim-v8" value={o.v8Variant} disabled={busy} onChange={(e) => set({ v8Variant: e.target.value as SimSettings['v8Variant'] })}>
+                <option value="bin">+ stack_map_bin, bits</option>
+                <option value="posted">as posted (16,384)</option>
+              </select>
+            </label>
+          )}
+          <label title={o.mode === 'v8' && o.v8Variant === 'posted' ? 'v8 as posted has no bits parameter: 16,384 elements, 32,768 slots' : 'the pool holds 2^bits elements; the table 2^(bits+1) slots'}>
             bits
-            <select data-testid="sim-bits" value={o.bits} disabled={busy} onChange={(e) => set({ bits: Number(e.target.value) })}>
+            <select
+              data-testid="sim-bits"
+              value={bitsOf(o)}
+              disabled={busy || (o.mode === 'v8' && o.v8Variant === 'posted')}
+              onChange={(e) => set({ bits: Number(e.target.value) })}
+            >
               {Array.from({ length: 9 }, (_, i) => 10 + i).map((b) => (
                 <option key={b} value={b}>
                   {b} ({fmtInt(2 ** b)} elements)
@@ -67,9 +69,22 @@ export function SimulatorPane() {
               ))}
             </select>
           </label>
-          <label title={`one Web Worker per CPU, 1 to ${maxSimCpus()}`}>
-            CPUs
-            <input data-testid="sim-cpus" type="number" min={1} max={maxSimCpus()} value={o.cpus} disabled={busy} onChange={(e) => set({ cpus: clamp(Number(e.target.value), 1, maxSimCpus()) })} />
+          <label title={cpuLimitNote()}>
+            <span>
+              CPUs <span className="sim-hint">≤ {maxCpus}</span>
+            </span>
+            <input
+              data-testid="sim-cpus"
+              type="number"
+              min={1}
+              max={maxCpus}
+              value={o.cpus}
+              disabled={busy}
+              onChange={(e) => {
+                setCpusCapped(Number(e.target.value) > maxCpus);
+                set({ cpus: clamp(Number(e.target.value), 1, maxCpus) });
+              }}
+            />
           </label>
           <fieldset className="sim-workload" disabled={busy}>
             <legend>
@@ -123,6 +138,16 @@ export function SimulatorPane() {
               ))}
             </select>
           </label>
+          <label title="each CPU's ring buffer (buffer_size_kb): once full, the oldest records are overwritten, and records whose ids no dump resolves drop out with them">
+            ring buffer per CPU
+            <select data-testid="sim-ring" value={o.ringKb} disabled={busy} onChange={(e) => set({ ringKb: Number(e.target.value) })}>
+              {RING_KBS.map((kb) => (
+                <option key={kb} value={kb}>
+                  {ringLabel(kb)}
+                </option>
+              ))}
+            </select>
+          </label>
           <button type="button" disabled={busy} onClick={() => set(RACE_PRESET)} title="6 hot stacks, 5 events/s per CPU, a 300 ms race window">
             Races at human speed
           </button>
@@ -137,7 +162,7 @@ export function SimulatorPane() {
           <button type="button" data-testid="sim-reset" disabled={!running} onClick={() => void st.reset()} title="echo 0 > stack_map">
             Reset{st.pendingResets > 0 ? ` (${st.pendingResets} running)` : ''}
           </button>
-          <button type="button" data-testid="sim-dump" disabled={!running || st.dumping} onClick={() => void st.dump()} title="read stack_map_bin and stack_map">
+          <button type="button" data-testid="sim-dump" disabled={!running || st.dumping} onClick={() => void st.dump()} title={hasBin(o) ? 'read stack_map_bin and stack_map' : 'read stack_map (v8 as posted has no stack_map_bin)'}>
             {st.dumping ? 'Dumping…' : 'Dump'}
           </button>
           <span className="sim-status" data-testid="sim-status">
@@ -160,15 +185,14 @@ export function SimulatorPane() {
             {st.error}
           </p>
         )}
-        {st.report && (
-          <p className="quiet" data-testid="sim-report">
-            {st.report.mode}: {fmtInt(st.report.events)} events on {st.report.cpus} CPUs in {(st.report.elapsedMs / 1000).toFixed(1)} s · {fmtDuration(st.report.nsPerInsert / 1e9)} per insert
-            (median{o.windowUs > 0 ? ', race windows included' : ''}) · {st.report.generations} generations · {st.report.retention.bytesPerEventOn} bytes per event in the ring buffer with the map,{' '}
-            {st.report.retention.bytesPerEventOff} without: ×{(st.report.retention.bytesPerEventOff / Math.max(1, st.report.retention.bytesPerEventOn)).toFixed(2)} the events once the rings are full
-            {st.report.retention.gain > 1 ? ` (this run kept ×${st.report.retention.gain})` : ''} · {st.report.dumps} dumps
+        {cpusCapped && (
+          <p className="quiet sim-note" data-testid="sim-cpus-note">
+            CPUs: {cpuLimitNote()}.
           </p>
         )}
+        {st.report && <ReportLine report={st.report} windowUs={o.windowUs} />}
       </section>
+      {/* scenarios: the guided scenario list (ScenarioList) goes here, right after the controls */}
       {session ? (
         <>
           <div className="sim-top">
@@ -182,14 +206,18 @@ export function SimulatorPane() {
           </div>
         </>
       ) : (
-        <section className="panel quiet sim-intro">
+        <section className="panel quiet sim-intro" data-testid="sim-intro">
           <p>
             Runs the kernel’s stack map for real: the insert path (hash, probe, <code>cmpxchg</code> on the key, take an element, fill, publish) and the reset path (flag,
-            wait for inserts in flight, clear, generation++) on one SharedArrayBuffer, with one Web Worker per simulated CPU and <code>Atomics</code> for every shared access.
+            wait for inserts in flight, clear, and in v8 generation++) on one SharedArrayBuffer, with one Web Worker per simulated CPU and <code>Atomics</code> for every
+            shared access.
           </p>
           <p>
-            Start it, then Reset and Dump while it runs. The ledger resolves every record left in the ring buffers against the dumps taken, as the explorer would, and counts
-            what a reader gets wrong. For races you can watch, pick <b>Races at human speed</b>. Stop, then open the run in the explorer.
+            Start it and watch the slot table fill; Reset clears it (<code>echo 0 &gt; stack_map</code>) and Dump reads <code>stack_map_bin</code> and <code>stack_map</code>.
+            The ledger resolves every record left in the ring buffers against the dumps taken, as the explorer would, and counts what a reader gets wrong. Whether v4 or v7 ids
+            resolve to the wrong stack depends on the workload: while the same stacks keep landing in the same slots, a reset changes nothing a reader could see. Guided
+            scenarios that make each failure happen are coming in the list above. For races you can watch, pick <b>Races at human speed</b>. Stop, then open the run in
+            the explorer.
           </p>
         </section>
       )}
@@ -197,6 +225,28 @@ export function SimulatorPane() {
   );
 }
 
+/** The finished run in one line, in the mode's words; ns per insert only when it was measured. */
+function ReportLine({ report: r, windowUs }: { report: SimReport; windowUs: number }) {
+  const v8 = r.mode === 'v8';
+  const inserts = r.workers.reduce((n, w) => n + w.inserts, 0);
+  const measured = r.nsPerInsert > 0 && inserts >= MIN_TIMED_INSERTS;
+  const timing = measured
+    ? `${fmtDuration(r.nsPerInsert / 1e9)} per insert (median${windowUs > 0 ? ', race windows included' : ''})`
+    : inserts < MIN_TIMED_INSERTS
+      ? `ns per insert not measured (${fmtInt(inserts)} inserts timed, too few)`
+      : 'ns per insert not measured (an insert is below what the page’s timer resolves)';
+  const ratio = r.retention.bytesPerEventOff / Math.max(1, r.retention.bytesPerEventOn);
+  return (
+    <p className="quiet" data-testid="sim-report" data-ns-measured={measured ? '1' : '0'}>
+      {r.mode}: {fmtInt(r.events)} events on {r.cpus} CPUs in {(r.elapsedMs / 1000).toFixed(1)} s · <span data-testid="sim-report-timing">{timing}</span> ·{' '}
+      {v8 ? plural(r.generations, 'generation') : plural(r.resets.done, 'reset')} · {r.retention.bytesPerEventOn} bytes per event in the ring buffer with the map,{' '}
+      {r.retention.bytesPerEventOff} without: ×{ratio.toFixed(2)} the events once the rings are full
+      {r.retention.gain > 1 ? ` (this run kept ×${r.retention.gain})` : ''} · {plural(r.dumps, 'dump')}
+    </p>
+  );
+}
+
+const plural = (n: number, word: string) => `${fmtInt(n)} ${word}${n === 1 ? '' : 's'}`;
 const clamp = (x: number, lo: number, hi: number) => (Number.isFinite(x) ? Math.min(hi, Math.max(lo, Math.round(x))) : lo);
 
 function statusText(s: string): string {
