@@ -44,6 +44,27 @@ describe('simulate', () => {
     expect(s.generations).toEqual([1, 2, 3, 4]);
   }, 30_000);
 
+  it('--scenario NAME --json: the report has the scenario fields of DESIGN 5.3 and its effect', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'smx-sc-')), 'cap');
+    const io = capture();
+    const code = await simulate(['--scenario', 'v4-refused', '--out', dir, '--json', '--']);
+    vi.restoreAllMocks();
+    expect(code).toBe(0);
+    const r = JSON.parse(io.out.join(''));
+    expect(r).toMatchObject({ scenario: 'v4-refused', mode: 'v4', refused: 16, textDumpGenerations: 1 }); // the final text dump holds one generation
+    expect(typeof r.gravestones).toBe('number');
+    expect(r.effect).toMatchObject({ value: 16, ok: true });
+    expect(typeof r.effect.what).toBe('string');
+    expect(typeof r.effect.expected).toBe('string');
+  }, 30_000);
+
+  it('an unwritable --out fails at once with exit 1', async () => {
+    const io = capture();
+    expect(await simulate(['--mode', 'v7', '--out', '/proc/nope'])).toBe(1);
+    vi.restoreAllMocks();
+    expect(io.err.join('')).toContain('cannot write to /proc/nope');
+  });
+
   it('exits 2 on usage errors', async () => {
     const io = capture();
     expect(await simulate(['--mode', 'v9', '--out', '/tmp/x'])).toBe(2);
@@ -52,6 +73,12 @@ describe('simulate', () => {
     expect(await simulate(['--mode', 'v8', '--cpus', '0', '--out', '/tmp/x'])).toBe(2);
     expect(await simulate(['--mode', 'v8', '--events', 'many', '--out', '/tmp/x'])).toBe(2);
     expect(await simulate(['--frobnicate', '--out', '/tmp/x'])).toBe(2);
+    expect(await simulate(['--mode', 'v7', '--seed', '-5', '--out', '/tmp/x'])).toBe(2);
+    expect(await simulate(['--mode', 'v7', '--seed', '1e300', '--out', '/tmp/x'])).toBe(2);
+    expect(await simulate(['--mode', 'v7', '--cpu-resets-every', '-1', '--out', '/tmp/x'])).toBe(2);
+    expect(await simulate(['--mode', 'v8', '--bits', '10', '--out', '/tmp/x'])).toBe(2); // v8 as posted has no bits
+    expect(await simulate(['--scenario', 'nope', '--out', '/tmp/x'])).toBe(2);
+    expect(await simulate(['--scenario', 'estale', '--mode', 'v8', '--out', '/tmp/x'])).toBe(2);
     vi.restoreAllMocks();
     expect(io.err.join('')).toContain('usage: stackmap-explorer simulate');
   });

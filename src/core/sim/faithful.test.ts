@@ -1,0 +1,214 @@
+import { describe, expect, it } from 'vitest';
+import { BinDumpReader, decodeBinDump, ESTALE, readTextDump } from './dump-reader.ts';
+import { exportCapture } from './export.ts';
+import { C, createMapBuffer, ELT_WORDS, INSERT_DEEP, INSERT_OFF, MAX_DEPTH, type Mode } from './map-layout.ts';
+import { REC } from './ring.ts';
+import { runNode } from './run-node.ts';
+import { SharedStackMap } from './shared-map.ts';
+import { validate, DEFAULT_OPTIONS } from './sim-options.ts';
+import { captureMap, snapshotMap, snapshotOf } from './sim-snapshot.ts';
+import { buildPopulation } from './workload.ts';
+
+// The simulator against the seeds and DESIGN 1, one deviation of the first version per test.
+// Expected numbers come from the ring buffers' contents (what a reader of the trace would count)
+// or from the population, never from the map's own counters alone.
+
+const pop = buildPopulation({ kind: 'population', stacks: 400, zipf: 0, depthMin: 4, depthMax: 16, seed: 7 });
+
+function newMap(mode: Mode, bits = 12, cpus = 1): SharedStackMap {
+  const p = { mode, bits, cpus, hashSeed: 0x1234567 };
+  return new SharedStackMap(createMapBuffer(p), p);
+}
+
+describe('stacks deeper than 64 frames bypass the map, in every mode', () => {
+  for (const mode of ['v4', 'v7', 'v8'] as const) {
+    it(`${mode}: recorded in full, never counted`, async () => {
+      const r = await runNode({ mode, v8Variant: 'bin', cpus: 2, bits: 12, events: 4000, resets: 1, stacks: 200, zipf: 0, depthMin: 56, depthMax: 80, ringKb: 2048 });
+      const depths = r.population.ips.map((s) => s.length);
+      expect(Math.max(...depths)).toBeGreaterThan(MAX_DEPTH);
+      // second method: events in the rings whose true stack is deeper than 64 (v4 clears the rings at its reset)
+      const events = r.items.filter((i) => i.rec.type === REC.EVENT);
+      const deepEvents = events.filter((i) => depths[i.rec.truthStack] > MAX_DEPTH).length;
+      const deepFull = r.items.filter((i) => i.rec.type === REC.FULL && i.rec.a > MAX_DEPTH);
+      expect(deepEvents).toBeGreaterThan(0);
+      expect(deepFull.length).toBe(deepEvents);
+      if (mode !== 'v4') expect(r.report.deepStacks).toBe(deepEvents);
+      // the map never saw them: its operations are the shallow stacks only
+      expect(r.report.attempts).toBe(r.report.successes + r.report.fallbacks + r.report.bypasses);
+      expect(r.report.attempts + r.report.deepStacks).toBe(r.report.events);
+      // and the explorer reads the 80-frame stacks back in full
+      const trace = new TextDecoder().decode(exportCapture(r).get('trace')!);
+      expect(trace.split('\n').filter((l) => l.startsWith(' => ')).length).toBeGreaterThan(deepFull.length * MAX_DEPTH);
+    });
+  }
+
+  it('the insert path refuses a deep stack before touching the map', () => {
+    const deep = buildPopulation({ kind: 'population', stacks: 3, zipf: 0, depthMin: 70, depthMax: 80, seed: 1 });
+    const m = newMap('v7');
+    expect(m.insert(0, deep.words[0], deep.depths[0])).toBe(INSERT_DEEP);
+    expect(m.counters()).toMatchObject({ attempts: 0, successes: 0, fallbacks: 0, deep: 1 });
+    expect(m.entries).toBe(0);
+  });
+});
+
+describe('v8 discards a stack taken while RCU is not watching', () => {
+  it('no record at all, counted in its own counter; v7 records them', async () => {
+    for (const mode of ['v8', 'v7'] as const) {
+      const r = await runNode({ mode, v8Variant: 'bin', cpus: 2, bits: 12, events: 6000, resets: 0, stacks: 200, rcuOffShare: 0.05, ringKb: 2048 });
+      const events = r.items.filter((i) => i.rec.type === REC.EVENT).length;
+      const stacks = r.items.filter((i) => i.rec.type !== REC.EVENT).length;
+      expect(events).toBe(6000);
+      if (mode === 'v8') {
+        expect(r.report.rcuDiscards).toBeGreaterThan(100); // 5% of 6000, drawn
+        expect(events - stacks).toBe(r.report.rcuDiscards);
+      } else {
+        expect(r.report.rcuDiscards).toBe(0);
+        expect(stacks).toBe(events);
+      }
+    }
+  });
+});
+
+describe("v8's lifecycle (cover letter): allocated on enable, kept when off, released by free after readers close", () => {
+  it('option off: stacks in full, the map kept and still dumped', () => {
+    const m = newMap('v8');
+    const slot = m.insert(0, pop.words[1], pop.depths[1]);
+    expect(slot).toBeGreaterThanOrEqual(0);
+    m.setOption(false);
+    expect(m.insert(0, pop.words[2], pop.depths[2])).toBe(INSERT_OFF);
+    expect(m.counters().attempts).toBe(1);
+    const d = readTextDump(m);
+    expect(d.records.map((r) => r.slot)).toEqual([slot]);
+  });
+
+  it('free waits for the files open on the map, then reads "stackmap not initialized"; enable allocates again', () => {
+    const m = newMap('v8');
+    for (let i = 0; i < 50; i++) m.insert(0, pop.words[i], pop.depths[i]);
+    expect(m.free(false)).toBe('busy'); // the option is on
+    m.setOption(false);
+    const reader = new BinDumpReader(m, 512);
+    expect(m.free(false)).toBe('busy'); // a reader opened the old map
+    const parts: Uint8Array[] = [];
+    for (;;) {
+      const c = reader.read();
+      if (c === null || c === ESTALE) break;
+      parts.push(c.slice());
+    }
+    const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((o, p) => (bytes.set(p, o), o + p.length), 0);
+    expect(decodeBinDump(bytes).records.length).toBe(50); // it read a complete map
+    const gen = m.generation;
+    expect(m.free()).toBe('ok');
+    expect(m.allocated).toBe(false);
+    expect(readTextDump(m).uninitialized).toBe(true);
+    expect(m.insert(0, pop.words[1], pop.depths[1])).toBe(INSERT_OFF);
+    m.setOption(true);
+    expect(m.allocated).toBe(true);
+    expect(m.entries).toBe(0);
+    expect(m.generation).toBe(gen + 1);
+    expect(m.insert(0, pop.words[1], pop.depths[1])).toBeGreaterThanOrEqual(0);
+  });
+
+  it('free is v8 only', () => {
+    const m = newMap('v7');
+    m.setOption(false);
+    expect(m.free()).toBe('einval');
+  });
+});
+
+describe('v8 as posted: 16,384 stacks fixed, no stack_map_bin', () => {
+  it('other bits need the proposed follow-up', () => {
+    expect(() => validate({ ...DEFAULT_OPTIONS, mode: 'v8', bits: 10 })).toThrow(/16,384/);
+    expect(() => validate({ ...DEFAULT_OPTIONS, mode: 'v8', bits: 10, v8Variant: 'bin' })).not.toThrow();
+  });
+
+  it('dumps before each reset are text stack_map files', async () => {
+    const r = await runNode({ mode: 'v8', cpus: 2, events: 4000, resets: 2, stacks: 200, dumps: 'before-reset' });
+    const names = [...exportCapture(r).keys()];
+    expect(names.filter((n) => n.startsWith('stack_map_bin'))).toEqual([]);
+    expect(names.filter((n) => n.startsWith('stack_map.'))).toHaveLength(3);
+    expect(r.report.capacity).toBe(16384);
+    expect(r.ledger.wrong).toBe(0);
+  });
+});
+
+describe("stack_map_stat's successes and drops", () => {
+  it('v4 zeroes them on reset: they count the records of the last generation only', async () => {
+    const r = await runNode({ mode: 'v4', cpus: 2, bits: 10, events: 12000, resets: 3, stacks: 3000, zipf: 0, ringKb: 4096 });
+    // v4 cleared the rings with the map: what is left is exactly the last generation
+    const ids = r.items.filter((i) => i.rec.type === REC.ID).length;
+    const drops = r.items.filter((i) => i.rec.type === REC.FULL).length;
+    expect(drops).toBeGreaterThan(0);
+    expect(r.report.stat).toEqual({ successes: ids, drops });
+    expect(r.report.successes).toBeGreaterThan(ids); // the run's own totals keep counting
+    const stat = new TextDecoder().decode(exportCapture(r).get('stack_map_stat')!);
+    expect(stat).toMatch(new RegExp(`successes:\\s+${ids}\\b`));
+  });
+
+  it('v7 and v8 count them since boot', async () => {
+    for (const mode of ['v7', 'v8'] as const) {
+      const r = await runNode({ mode, cpus: 2, events: 4000, resets: 3, stacks: 200 });
+      expect(r.report.stat).toEqual({ successes: r.report.successes, drops: r.report.fallbacks });
+    }
+  });
+});
+
+describe('v4 specifics', () => {
+  it('the binary export is a private copy made at open: a reset does not make it fail', () => {
+    const m = newMap('v4');
+    for (let i = 0; i < 200; i++) m.insert(0, pop.words[i], pop.depths[i]);
+    const reader = new BinDumpReader(m, 512);
+    const first = reader.read()!;
+    Atomics.store(m.i32, C.RECORDING, 0);
+    expect(m.reset()).toBe('ok');
+    const parts = [first as Uint8Array];
+    for (;;) {
+      const c = reader.read();
+      expect(c).not.toBe(ESTALE);
+      if (c === null) break;
+      parts.push((c as Uint8Array).slice());
+    }
+    const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((o, p) => (bytes.set(p, o), o + p.length), 0);
+    expect(decodeBinDump(bytes).records.length).toBe(200);
+    // the same interleaving fails a v7 read
+    const m7 = newMap('v7');
+    for (let i = 0; i < 200; i++) m7.insert(0, pop.words[i], pop.depths[i]);
+    const r7 = new BinDumpReader(m7, 512);
+    r7.read();
+    r7.read();
+    m7.reset();
+    let seen: unknown = null;
+    for (let k = 0; k < 100 && seen === null; k++) {
+      const c = r7.read();
+      if (c === ESTALE || c === null) seen = c;
+    }
+    expect(seen).toBe(ESTALE);
+  });
+
+  it('ref_count saturates at INT_MAX in v4, at U32_MAX from v7 on', () => {
+    for (const [mode, limit] of [['v4', 0x7fffffff], ['v7', 0xffffffff]] as const) {
+      const m = newMap(mode);
+      const slot = m.insert(0, pop.words[5], pop.depths[5]);
+      const at = m.eltsAt + m.published(slot) * ELT_WORDS + 1;
+      Atomics.store(m.u32, at, limit - 1);
+      m.insert(0, pop.words[5], pop.depths[5]);
+      m.insert(0, pop.words[5], pop.depths[5]);
+      expect(m.elementRef(m.published(slot))).toBe(limit);
+    }
+  });
+});
+
+describe("the host's generation snapshot", () => {
+  it('is a copy inside the reset, computed after it, and equals a direct look at the quiescent map', () => {
+    const m = newMap('v7', 10);
+    for (let i = 0; i < 400; i++) m.insert(0, pop.words[i % 300], pop.depths[i % 300]);
+    // a duplicate by hand: copy slot a's element to a free slot under the same key
+    const direct = snapshotMap(m);
+    let copy = null as ReturnType<typeof captureMap> | null;
+    expect(m.reset(() => (copy = captureMap(m)))).toBe('ok');
+    expect(m.entries).toBe(0);
+    expect(snapshotOf(copy!)).toEqual(direct);
+    expect(direct.published).toBe(300);
+  });
+});

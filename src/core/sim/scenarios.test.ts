@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { loadFiles } from '../model/load.ts';
+import { summarize } from '../model/summary.ts';
+import { exportCapture } from './export.ts';
+import { runNode } from './run-node.ts';
+import { SCENARIO_NAMES, SCENARIOS, scenarioReport } from './scenarios.ts';
+
+// Every guided scenario on worker_threads: its effect must appear on every run (the workload and
+// the race window make it certain). The numbers are checked against the exported capture as the
+// explorer reads it, a second method beside the simulator's own ledger.
+
+async function run(name: (typeof SCENARIO_NAMES)[number]) {
+  const sc = SCENARIOS[name];
+  const r = await runNode(sc.options, sc.during ? { during: sc.during } : {});
+  return { r, rep: scenarioReport(sc, r) };
+}
+
+async function explorerSummary(r: Awaited<ReturnType<typeof runNode>>) {
+  const files = [...exportCapture(r)].map(([name, bytes]) => ({ name, blob: new Blob([bytes as Uint8Array<ArrayBuffer>]) }));
+  const c = await loadFiles(files);
+  return { summary: summarize(c), diagnostics: c.diagnostics };
+}
+
+describe('guided scenarios', () => {
+  it('v7-wrong-stack: old ids resolve to other stacks, and the explorer shows them as resolved', async () => {
+    const { r, rep } = await run('v7-wrong-stack');
+    expect(rep.effect.ok).toBe(true);
+    expect(rep.ledger.wrong).toBeGreaterThan(0);
+    expect(rep.ledger.detected).toBe(0); // v7 detects nothing
+    const s = await explorerSummary(r);
+    // wrong ids look resolved to a reader of the files
+    expect(s.summary.resolved).toBe(rep.ledger.correct + rep.ledger.wrong);
+  });
+
+  it('v8-detects: the same run, no cookie misresolves and the stale ones are flagged', async () => {
+    const { r, rep } = await run('v8-detects');
+    expect(rep.effect.ok).toBe(true);
+    expect(rep.ledger.wrong).toBe(0);
+    expect(rep.ledger.detected).toBeGreaterThan(0);
+    const s = await explorerSummary(r);
+    expect(s.summary.unresolved).toBe(rep.ledger.detected + rep.ledger.unresolved);
+  });
+
+  it('v7-duplicates and v8-fallback: contention splits v7 into copies, v8 records in full instead', async () => {
+    const v7 = (await run('v7-duplicates')).rep;
+    expect(v7.effect.ok).toBe(true);
+    expect(v7.duplicates).toBeGreaterThan(0);
+    const v8 = (await run('v8-fallback')).rep;
+    expect(v8.effect.ok).toBe(true);
+    expect(v8.duplicates).toBe(0);
+    expect(v8.fallbackReasons.inFlight).toBeGreaterThan(0);
+  });
+
+  it('pool-exhausted: the pool runs dry, gravestones stay, probes lengthen', async () => {
+    const { rep } = await run('pool-exhausted');
+    expect(rep.effect.ok).toBe(true);
+    expect(rep.entries).toBe(rep.capacity);
+    expect(rep.gravestones).toBeGreaterThan(0);
+    expect(rep.fallbackReasons.poolEmpty).toBeGreaterThan(0);
+    expect(rep.probesPerInsert).toBeGreaterThan(2);
+  });
+
+  it('estale: a reset between two reads of stack_map_bin fails the read; the reopened read completes', async () => {
+    const { r, rep } = await run('estale');
+    expect(rep.effect.ok).toBe(true);
+    expect(rep.estale).toBeGreaterThanOrEqual(1);
+    expect(r.dumps.filter((d) => d.format === 'bin').length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('text-splice: one stack_map holds two generations, and the explorer reports the splice', async () => {
+    const { r, rep } = await run('text-splice');
+    expect(rep.effect.ok).toBe(true);
+    expect(rep.textDumpGenerations).toBe(2);
+    const s = await explorerSummary(r);
+    expect(s.diagnostics.map((d) => d.message).join('\n')).toMatch(/generation/i);
+  });
+
+  it('v4-refused: resets while tracing are refused, the two with tracing off succeed', async () => {
+    const { rep } = await run('v4-refused');
+    expect(rep.effect.ok).toBe(true);
+    expect(rep.refused).toBe(16); // 4 CPUs x (2000 events / every 500)
+    expect(rep.resets.done).toBe(2);
+  });
+});
