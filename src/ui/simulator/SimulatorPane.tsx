@@ -7,6 +7,7 @@ import { bitsOf, cpuLimitNote, hasBin, maxSimCpus, RACE_PRESET, RING_KBS, ringLa
 import { useSimStore } from '../../state/sim-store.ts';
 import { fmtDuration, fmtInt } from '../common/format.ts';
 import { CpuLanes, EventLog, LedgerPanel, SimCounters } from './LivePanels.tsx';
+import { ScenarioList } from './ScenarioList.tsx';
 import { SlotGrid } from './SlotGrid.tsx';
 import { useSimFrame } from './useSimFrame.ts';
 import './simulator.css';
@@ -192,7 +193,7 @@ export function SimulatorPane() {
         )}
         {st.report && <ReportLine report={st.report} windowUs={o.windowUs} />}
       </section>
-      {/* scenarios: the guided scenario list (ScenarioList) goes here, right after the controls */}
+      <ScenarioList />
       {session ? (
         <>
           <div className="sim-top">
@@ -215,9 +216,9 @@ export function SimulatorPane() {
           <p>
             Start it and watch the slot table fill; Reset clears it (<code>echo 0 &gt; stack_map</code>) and Dump reads <code>stack_map_bin</code> and <code>stack_map</code>.
             The ledger resolves every record left in the ring buffers against the dumps taken, as the explorer would, and counts what a reader gets wrong. Whether v4 or v7 ids
-            resolve to the wrong stack depends on the workload: while the same stacks keep landing in the same slots, a reset changes nothing a reader could see. Guided
-            scenarios that make each failure happen are coming in the list above. For races you can watch, pick <b>Races at human speed</b>. Stop, then open the run in
-            the explorer.
+            resolve to the wrong stack depends on the workload: while the same stacks keep landing in the same slots, a reset changes nothing a reader could see. Each
+            guided scenario above makes one effect happen on every run: start with <b>v7: an old id resolves to the wrong stack</b>, then <b>v8: the same run</b>. For
+            races you can watch by hand, pick <b>Races at human speed</b>. Stop, then open the run in the explorer.
           </p>
         </section>
       )}

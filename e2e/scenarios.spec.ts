@@ -1,0 +1,66 @@
+import { mkdirSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+
+// Every guided scenario in the page: Run sets the pane, one Web Worker per CPU records on the
+// SharedArrayBuffer to the end, and the verdict says the effect appeared, with its numbers.
+
+const OUT = 'docs/screenshots';
+mkdirSync(OUT, { recursive: true });
+
+const num = async (page: Page, id: string) => Number(((await page.getByTestId(id).first().textContent()) ?? '').replace(/[^\d]/g, ''));
+
+async function runScenario(page: Page, name: string): Promise<number> {
+  await page.goto('/?view=simulator');
+  expect(await page.evaluate(() => globalThis.crossOriginIsolated)).toBe(true);
+  const item = page.locator(`[data-testid="sim-scenario"][data-scenario="${name}"]`);
+  await item.getByTestId('sim-scenario-run').click();
+  await expect(item).toHaveAttribute('data-state', /seen|not-seen/, { timeout: 90_000 });
+  const verdict = item.getByTestId('sim-verdict');
+  await expect(verdict).toHaveAttribute('data-ok', 'true');
+  await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped');
+  return Number(await verdict.getAttribute('data-value'));
+}
+
+const CASES: [string, (page: Page, value: number) => Promise<void>][] = [
+  ['v7-wrong-stack', async (page, value) => {
+    const wrong = await num(page, 'sim-ledger-wrong');
+    expect(wrong).toBeGreaterThan(0);
+    expect(value).toBe(wrong);
+    expect(await num(page, 'sim-ledger-detected')).toBe(0);
+  }],
+  ['v8-detects', async (page, value) => {
+    expect(await num(page, 'sim-ledger-wrong')).toBe(0);
+    const detected = await num(page, 'sim-ledger-detected');
+    expect(detected).toBeGreaterThan(0);
+    expect(value).toBe(detected);
+  }],
+  ['v7-duplicates', async (_page, value) => expect(value).toBeGreaterThan(0)],
+  ['v8-fallback', async (_page, value) => expect(value).toBeGreaterThan(0)],
+  ['pool-exhausted', async (_page, value) => expect(value).toBeGreaterThan(0)],
+  ['estale', async (page, value) => {
+    expect(value).toBeGreaterThanOrEqual(1);
+    expect(await num(page, 'sim-counter-estale')).toBeGreaterThanOrEqual(1);
+  }],
+  ['text-splice', async (_page, value) => expect(value).toBe(2)],
+  ['v4-refused', async (_page, value) => expect(value).toBeGreaterThanOrEqual(1)],
+];
+
+for (const [name, check] of CASES) {
+  test(`scenario ${name}: its effect appears, with numbers`, async ({ page }) => {
+    test.setTimeout(120_000);
+    await page.setViewportSize({ width: 1600, height: 1000 });
+    const value = await runScenario(page, name);
+    await check(page, value);
+    await page.waitForTimeout(1200); // the last reset's flash over the slot table fades
+    await page.screenshot({ path: `${OUT}/scenario-${name}.png`, fullPage: true });
+  });
+}
+
+test('the v7-then-v8 pair opens in the explorer with the wrong ids counted as resolved', async ({ page }) => {
+  test.setTimeout(120_000);
+  await runScenario(page, 'v7-wrong-stack');
+  const correct = await num(page, 'sim-ledger-correct');
+  const wrong = await num(page, 'sim-ledger-wrong');
+  await page.getByTestId('sim-open').click();
+  await expect(page.getByTestId('summary-resolved')).toHaveText(String(correct + wrong), { timeout: 30_000 });
+});
