@@ -23,7 +23,9 @@ function chromiumPath(): string | undefined {
   );
 }
 
-const PORT = 4173;
+// PW_PORT and PW_DIST let several runs share a machine (each its own port and build folder)
+const PORT = Number(process.env.PW_PORT ?? 4173);
+const DIST = process.env.PW_DIST ?? 'dist';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -33,7 +35,7 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   reporter: [['list']],
-  outputDir: 'test-results',
+  outputDir: process.env.PW_DIST ? `test-results-${PORT}` : 'test-results',
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
     browserName: 'chromium',
@@ -43,7 +45,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `npx vite preview --host 127.0.0.1 --port ${PORT} --strictPort`,
+    command: `npx vite preview --host 127.0.0.1 --port ${PORT} --strictPort --outDir ${DIST}`,
     url: `http://127.0.0.1:${PORT}`,
     reuseExistingServer: false,
     timeout: 60_000,
