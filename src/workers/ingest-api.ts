@@ -44,6 +44,10 @@ export interface IngestApi {
   eventNear(t: number, lane: number, lanes: 'cpu' | 'task', tolerance: number, selection: Selection): EventInfo | null;
   topStacks(req: TopStacksRequest): TopStacksResult;
   stackFrames(stack: number): string[];
+  /** a stack's identity across captures (core/model/stack-hash.ts) */
+  stackHash(stack: number): string;
+  /** the stack with this stack_hash in the loaded capture, or null */
+  stackByHash(hash: string): number | null;
   /** the selection's stacks and occurrence counts, busiest first, for the simulator's replay */
   replayStacks(selection: Selection, limit: number): { frames: string[][]; counts: number[] };
   stackOccurrences(stack: number, selection: Selection): Float64Array;

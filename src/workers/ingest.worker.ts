@@ -46,6 +46,8 @@ const api: IngestApi = {
   eventNear: (t, lane, lanes, tolerance, selection) => ex().eventNear(t, lane, lanes, tolerance, selection),
   topStacks: (req) => ex().topStacks(req),
   stackFrames: (stack) => ex().stackFrames(stack),
+  stackHash: (stack) => ex().stackHash(stack),
+  stackByHash: (hash) => ex().stackByHash(hash),
   replayStacks: (selection, limit) => ex().replayStacks(selection, limit),
   stackOccurrences(stack, selection) {
     const r = ex().stackOccurrences(stack, selection);

@@ -20,6 +20,7 @@ import type {
   Warning,
 } from './query-types.ts';
 import { selectionSummary } from './selection-summary.ts';
+import { stackByHash, stackHashOf } from './stack-hash.ts';
 import { eventNear, timeline } from './timeline.ts';
 import { stackOccurrences, topStacks } from './top-stacks.ts';
 import { warnings } from './warnings.ts';
@@ -56,6 +57,14 @@ export class Explorer {
   /** frame keys, leaf first ([] for an unknown stack) */
   stackFrames(stack: number): string[] {
     return stack > 0 && stack < this.data.stacks.nodeCount ? this.data.stacks.framesOf(stack) : [];
+  }
+  /** stack_hash of a stack ('' for an index that is no stack of this capture) */
+  stackHash(stack: number): string {
+    return stack >= 0 && stack < this.data.stacks.nodeCount ? stackHashOf(this.data, stack) : '';
+  }
+  /** the capture's stack with this stack_hash, or null (a link from another capture) */
+  stackByHash(hash: string): number | null {
+    return stackByHash(this.data, hash);
   }
   /**
    * The selection's stacks with their occurrence counts, busiest first (at most `limit`), for the

@@ -74,7 +74,8 @@ describe('exports', () => {
       ts: 100000004,
       pid: CHROME_PID,
       tid: 99,
-      args: { cpu: 0, generation: 1, stack: ['a+0x1', 'b+0x2'] },
+      // stack_hash of "a+0x1\nb+0x2", computed with Python's integers (stack-hash.test.ts)
+      args: { cpu: 0, generation: 1, stack_hash: 'e5e29399c829f289', stack: ['a+0x1', 'b+0x2'] },
     });
     expect(evs[5]).toMatchObject({ name: 'sched_switch', cat: 'no-stack-record', args: { cpu: 1 } });
     expect(evs[8]).toMatchObject({ cat: 'no-dump', args: { cpu: 1, generation: 3, slot: 9 } });

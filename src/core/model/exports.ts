@@ -4,6 +4,7 @@ import { flameSvg } from './flame-svg.ts';
 import { STATUS_NAMES_WITH_NONE } from './overview.ts';
 import type { ExportKind, FlameMode, FlameWeight, Selection } from './query-types.ts';
 import { NO_GEN } from './selection.ts';
+import { stackHashOf } from './stack-hash.ts';
 import { RecordKind } from './trace-columns.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
@@ -99,7 +100,7 @@ export const CHROME_PID = 1;
 /**
  * Chrome trace event JSON (Perfetto and chrome://tracing open it): an instant event ("ph":"i",
  * thread scope) per event of the selection, ts in microseconds, tid = the task's pid, cat = its
- * stack record's status, args = CPU, generation, slot and the stack's frames (leaf first); plus
+ * stack record's status, args = CPU, generation, slot, stack_hash and the stack's frames (leaf first); plus
  * process_name and a thread_name per tid (its first comm). Built as text, memoizing each stack's JSON.
  */
 export function exportChromeTrace(d: ExplorerData, sel: Selection, title = 'ftrace (stackmap explorer)'): string {
@@ -125,8 +126,9 @@ export function exportChromeTrace(d: ExplorerData, sel: Selection, title = 'ftra
       const s = d.rec.stack[r];
       if (s >= 0) {
         let sj = stackJson.get(s);
-        if (sj === undefined) stackJson.set(s, (sj = JSON.stringify(d.stacks.framesOf(s))));
-        args += `,"stack":${sj}`;
+        // named by stack_hash (the same in every capture), never by this capture's index
+        if (sj === undefined) stackJson.set(s, (sj = `"stack_hash":"${stackHashOf(d, s)}","stack":${JSON.stringify(d.stacks.framesOf(s))}`));
+        args += `,${sj}`;
       }
     }
     const us = Math.round(d.ev.ts[e] * 1e9) / 1e3;

@@ -97,6 +97,10 @@ export interface TopStacksRequest {
 
 export interface TopStackRow {
   stack: number;
+  /** the stack's identity across captures (stack-hash.ts): what the URL and exports name it by */
+  stackHash: string;
+  /** the dump slots holding it: generation ('none': a generation-less dump) and slot, i.e. its stack_id */
+  slots: import('./stack-hash.ts').DumpSlotRef[];
   /** occurrences in the selection (resolved cookies + full stacks) */
   count: number;
   /** count / all occurrences in the selection */

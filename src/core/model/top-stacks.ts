@@ -2,6 +2,7 @@ import { RECORD_BYTES } from './derived.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import type { Selection, TopStackRow, TopStacksRequest, TopStacksResult } from './query-types.ts';
 import { genValue, isOccurrence, SelectionFilter } from './selection.ts';
+import { dumpSlotsOf, stackHashOf } from './stack-hash.ts';
 import { matchMask } from './text-match.ts';
 import { RecordKind, RecordStatus } from './trace-columns.ts';
 
@@ -68,6 +69,8 @@ export function topStacks(d: ExplorerData, req: TopStacksRequest): TopStacksResu
     const depth = d.node.depth[s];
     return {
       stack: s,
+      stackHash: stackHashOf(d, s),
+      slots: dumpSlotsOf(d, s),
       count: occ.counts[i],
       share: occ.total ? occ.counts[i] / occ.total : 0,
       refCount: d.refCount(s, refGens),

@@ -1,0 +1,148 @@
+import type { ExplorerData } from './explorer-data.ts';
+import { genValue, NO_GEN } from './selection.ts';
+
+/**
+ * A stack's identity across captures (DESIGN 3): FNV-1a 64-bit over the UTF-8 frame keys, leaf
+ * first, joined by `\n`, printed as 16 lowercase hex digits. The URL, exports and tables name a
+ * stack by it, never by this capture's internal index (which another capture reuses for another
+ * stack, and which a kernel engineer would read as a stack_id).
+ */
+
+/** 16 lowercase hex digits: the only text `?stack=` accepts */
+export function isStackHash(s: string): boolean {
+  if (s.length !== 16) return false;
+  for (let i = 0; i < 16; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+}
+
+/**
+ * FNV-1a 64 of a string's UTF-8 bytes (lone surrogates as U+FFFD, as TextEncoder does). The state
+ * is four 16-bit limbs, so every product stays well inside a double's exact integers: the prime
+ * 0x100000001b3 is 2^40 + 0x1b3, so h * prime = h * 0x1b3 + (h << 40).
+ */
+export function fnv1a64(text: string): string {
+  let h0 = 0x2325;
+  let h1 = 0x8422;
+  let h2 = 0x9ce4;
+  let h3 = 0xcbf2;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    let c = text.charCodeAt(i);
+    let b0: number;
+    let count: number;
+    if (c < 0x80) {
+      b0 = c;
+      count = 0;
+    } else {
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+        } else c = 0xfffd;
+      } else if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+      if (c < 0x800) (b0 = 0xc0 | (c >> 6)), (count = 1);
+      else if (c < 0x10000) (b0 = 0xe0 | (c >> 12)), (count = 2);
+      else (b0 = 0xf0 | (c >> 18)), (count = 3);
+    }
+    // the lead byte, then `count` continuation bytes, highest bits first
+    for (let k = count; k >= 0; k--) {
+      const byte = k === count ? b0 : 0x80 | ((c >> (6 * k)) & 0x3f);
+      h0 ^= byte;
+      const t0 = h0 * 0x1b3;
+      const t1 = h1 * 0x1b3 + (t0 >>> 16);
+      const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);
+      const t3 = h3 * 0x1b3 + (h1 << 8) + (t2 >>> 16);
+      h0 = t0 & 0xffff;
+      h1 = t1 & 0xffff;
+      h2 = t2 & 0xffff;
+      h3 = t3 & 0xffff;
+    }
+  }
+  const hex = (x: number) => x.toString(16).padStart(4, '0');
+  return hex(h3) + hex(h2) + hex(h1) + hex(h0);
+}
+
+/** stack_hash of frame keys, leaf first */
+export const stackHash = (leafFirst: readonly string[]): string => fnv1a64(leafFirst.join('\n'));
+
+/** A dump slot holding a stack: its generation ('none' for a generation-less dump) and slot (the stack_id). */
+export interface DumpSlotRef {
+  generation: number | 'none';
+  slot: number;
+}
+
+interface Ids {
+  hashOf: Map<number, string>;
+  /** every stack of the capture (records and dumps) by hash; built on the first lookup */
+  byHash: Map<string, number> | null;
+  /** stack -> the dump slots holding it; built on the first lookup */
+  slots: Map<number, DumpSlotRef[]> | null;
+}
+
+// per capture, beside it rather than in it: ExplorerData stays the columns it was built from
+const idsOf = new WeakMap<ExplorerData, Ids>();
+function ids(d: ExplorerData): Ids {
+  let x = idsOf.get(d);
+  if (!x) idsOf.set(d, (x = { hashOf: new Map(), byHash: null, slots: null }));
+  return x;
+}
+
+/** stack_hash of one of the capture's stacks (memoized) */
+export function stackHashOf(d: ExplorerData, stack: number): string {
+  const m = ids(d).hashOf;
+  let h = m.get(stack);
+  if (h === undefined) m.set(stack, (h = stackHash(d.stacks.framesOf(stack))));
+  return h;
+}
+
+/** Calls fn for each dump slot of the capture: generation key (NO_GEN for generation-less), slot, stack. */
+function eachDumpSlot(d: ExplorerData, fn: (gen: number, slot: number, stack: number) => void): void {
+  const dumps = d.capture.dumps;
+  for (const gd of dumps.byGeneration.values()) for (const [slot, s] of gd.slots) fn(gd.generation, slot, s.stack);
+  for (const gl of dumps.generationless) for (const [slot, s] of gl.slots) fn(NO_GEN, slot, s.stack);
+}
+
+/**
+ * The capture's stack with this stack_hash, or null. Only stacks some record or dump holds are
+ * candidates (a prefix of a stack is a node of the table, not a stack). Two stacks never share
+ * a hash here: a 64-bit collision among a capture's stacks would keep the first.
+ */
+export function stackByHash(d: ExplorerData, hash: string): number | null {
+  const x = ids(d);
+  if (!x.byHash) {
+    const byHash = new Map<string, number>();
+    const seen = new Uint8Array(d.node.parent.length);
+    const add = (s: number) => {
+      if (s < 0 || seen[s]) return;
+      seen[s] = 1;
+      const h = stackHashOf(d, s);
+      if (!byHash.has(h)) byHash.set(h, s);
+    };
+    const rs = d.rec.stack;
+    for (let r = 0; r < rs.length; r++) add(rs[r]);
+    eachDumpSlot(d, (_g, _slot, s) => add(s));
+    x.byHash = byHash;
+  }
+  return x.byHash.get(hash) ?? null;
+}
+
+/** Where the dumps hold a stack: generation and slot, by generation ('none' last) then slot. */
+export function dumpSlotsOf(d: ExplorerData, stack: number): DumpSlotRef[] {
+  const x = ids(d);
+  if (!x.slots) {
+    const slots = new Map<number, DumpSlotRef[]>();
+    eachDumpSlot(d, (g, slot, s) => {
+      let l = slots.get(s);
+      if (!l) slots.set(s, (l = []));
+      l.push({ generation: genValue(g), slot });
+    });
+    const key = (g: number | 'none') => (g === 'none' ? Infinity : g);
+    for (const l of slots.values()) l.sort((a, b) => key(a.generation) - key(b.generation) || a.slot - b.slot);
+    x.slots = slots;
+  }
+  return x.slots.get(stack) ?? [];
+}
