@@ -44,10 +44,11 @@ function checkXml(svg: string): string[] {
 describe('exports', () => {
   const d = new ExplorerData(handCapture());
 
-  it('folded: root;...;leaf count, summing to the occurrences', () => {
-    expect(exportSelection(d, 'folded', ALL)).toBe('b;a 3\nb;a;d;a 1\nb;c 3\n');
-    expect(exportSelection(d, 'folded', { range: null, generation: 2, cpus: null })).toBe('b;c 2\n');
-    expect(exportSelection(d, 'folded', ALL, { weight: 'refcount' })).toBe('b;a 2\nb;a;d;a 1\nb;c 6\n');
+  it('folded: root;...;leaf count with sym+0xoff frames, summing to the occurrences', () => {
+    // the hand capture's stacks, root first, as its trace and dumps print them
+    expect(exportSelection(d, 'folded', ALL)).toBe('b+0x2;a+0x1 3\nb+0x2;a+0x9;d+0x4;a+0x1 1\nb+0x2;c+0x3 3\n');
+    expect(exportSelection(d, 'folded', { range: null, generation: 2, cpus: null })).toBe('b+0x2;c+0x3 2\n');
+    expect(exportSelection(d, 'folded', ALL, { weight: 'refcount' })).toBe('b+0x2;a+0x1 2\nb+0x2;a+0x9;d+0x4;a+0x1 1\nb+0x2;c+0x3 6\n');
     expect(exportSelection(d, 'folded', { range: null, generation: 3, cpus: null })).toBe('');
   });
 
@@ -55,10 +56,10 @@ describe('exports', () => {
     const f = JSON.parse(exportSelection(d, 'speedscope', ALL, { title: 'x' }));
     expect(f.$schema).toBe('https://www.speedscope.app/file-format-schema.json');
     const names = f.shared.frames.map((x: { name: string }) => x.name);
-    expect(names).toEqual(['b', 'a', 'd', 'c']);
+    expect(names).toEqual(['b+0x2', 'a+0x1', 'a+0x9', 'd+0x4', 'c+0x3']);
     const p = f.profiles[0];
     expect(p).toMatchObject({ type: 'sampled', name: 'x', unit: 'none', startValue: 0, endValue: 7, weights: [3, 1, 3] });
-    expect(p.samples.map((s: number[]) => s.map((i) => names[i]).join(';'))).toEqual(['b;a', 'b;a;d;a', 'b;c']);
+    expect(p.samples.map((s: number[]) => s.map((i) => names[i]).join(';'))).toEqual(['b+0x2;a+0x1', 'b+0x2;a+0x9;d+0x4;a+0x1', 'b+0x2;c+0x3']);
   });
 
   it('chrome trace: instant events in microseconds with status, stack, thread names', () => {

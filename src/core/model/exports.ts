@@ -25,39 +25,53 @@ export interface ExportOptions {
 /** the folded name of a stack with no frames (a `<stack trace>` with nothing under it) */
 export const NO_FRAMES = '[no frames]';
 
-/** A function name made safe for folded lines: `;` separates frames and a newline ends the line. */
+/** A frame made safe for folded lines: `;` separates frames and a newline ends the line. */
 const foldedName = (s: string) => s.replace(/[;\r\n]/g, '_');
 
-/** Function paths (root first) of the selection's stacks with their weights, merged by path, sorted by path. */
+/** frame string indices of a stack, leaf first */
+function frameIdsOf(d: ExplorerData, stack: number): number[] {
+  const out: number[] = [];
+  for (let n = stack; n > 0; n = d.node.parent[n]) out.push(d.node.frame[n]);
+  return out;
+}
+
+/**
+ * Frame paths (root first, frame keys: `sym+0xoff` as the stack table keeps them, like the
+ * Chrome trace export) of the selection's stacks with their weights, merged by path, sorted by path.
+ */
 export function foldedPaths(d: ExplorerData, sel: Selection, weight: FlameWeight): { path: number[]; weight: number }[] {
   const w = stackWeights(d, sel, weight);
   const byKey = new Map<string, { path: number[]; weight: number }>();
   for (let i = 0; i < w.stacks.length; i++) {
     if (w.weights[i] === 0) continue;
-    const path = d.functionsOf(w.stacks[i]).reverse();
+    const path = frameIdsOf(d, w.stacks[i]).reverse();
     const key = path.join(',');
     const x = byKey.get(key);
     if (x) x.weight += w.weights[i];
     else byKey.set(key, { path, weight: w.weights[i] });
   }
   const out = [...byKey.values()];
-  const text = (p: number[]) => p.map((f) => d.fnNames[f]).join(';');
+  const frames = d.stacks.frames.strings;
+  const text = (p: number[]) => p.map((f) => frames[f]).join(';');
   const keys = new Map(out.map((x) => [x, text(x.path)]));
   return out.sort((a, b) => (keys.get(a)! < keys.get(b)! ? -1 : keys.get(a)! > keys.get(b)! ? 1 : 0));
 }
 
 /**
- * Brendan Gregg's folded stacks: one line per distinct function path, `root;...;leaf count`,
- * the counts summing to the selection's occurrences (or ref_counts with weight 'refcount').
+ * Brendan Gregg's folded stacks: one line per distinct stack, `root;...;leaf count` with each
+ * frame as `sym+0xoff` (flamegraph.pl and inferno merge by the text, so a function called from
+ * two sites stays two frames, as in the trace), the counts summing to the selection's
+ * occurrences (or ref_counts with weight 'refcount').
  */
 export function exportFolded(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences'): string {
+  const frames = d.stacks.frames.strings;
   const lines = foldedPaths(d, sel, weight).map(
-    (x) => (x.path.length ? x.path.map((f) => foldedName(d.fnNames[f])).join(';') : NO_FRAMES) + ' ' + x.weight,
+    (x) => (x.path.length ? x.path.map((f) => foldedName(frames[f])).join(';') : NO_FRAMES) + ' ' + x.weight,
   );
   return lines.length ? lines.join('\n') + '\n' : '';
 }
 
-/** A speedscope file (https://www.speedscope.app/file-format-schema.json): one sampled profile, a sample per function path. */
+/** A speedscope file (https://www.speedscope.app/file-format-schema.json): one sampled profile, a sample per stack, frames as `sym+0xoff`. */
 export function exportSpeedscope(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences', title = 'stackmap selection'): string {
   const paths = foldedPaths(d, sel, weight);
   const frames: { name: string }[] = [];
@@ -67,7 +81,7 @@ export function exportSpeedscope(d: ExplorerData, sel: Selection, weight: FlameW
     let i = frameOf.get(f);
     if (i === undefined) {
       i = frames.length;
-      frames.push({ name: d.fnNames[f] });
+      frames.push({ name: d.stacks.frames.strings[f] });
       frameOf.set(f, i);
     }
     return i;

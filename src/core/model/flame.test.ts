@@ -65,6 +65,61 @@ describe('flame graphs', () => {
     expect(none.tree.total).toBe(0);
   });
 
+  it('each node lists the frames (sym+0xoff) merged into it, heaviest first, summing to its value', () => {
+    const { tree } = flame(d, { ...req, mode: 'top-down' });
+    const frames = (i: number) => Array.from({ length: tree.frameStart[i + 1] - tree.frameStart[i] }, (_, j) => `${tree.frameNames[tree.frameOf[tree.frameStart[i] + j]]} ${tree.frameValue[tree.frameStart[i] + j]}`);
+    // all > b > [a (S1's a+0x1, S3's a+0x9) > d > a (S3's a+0x1)], [c]
+    expect([0, 1, 2, 3, 4, 5].map(frames)).toEqual([[], ['b+0x2 7'], ['a+0x1 3', 'a+0x9 1'], ['d+0x4 1'], ['a+0x1 1'], ['c+0x3 3']]);
+    for (let i = 1; i < tree.parent.length; i++) {
+      let sum = 0;
+      for (let j = tree.frameStart[i]; j < tree.frameStart[i + 1]; j++) sum += tree.frameValue[j];
+      expect(sum).toBe(tree.value[i]);
+    }
+  });
+
+  it('search: marks the nodes with a matching frame or function, and counts matching stacks once', () => {
+    const at = (q: string, mode: 'top-down' | 'bottom-up' = 'top-down') => flame(d, { ...req, mode, search: q }).search!;
+    // a frame as shown: only S3 goes through a+0x9
+    const x = at('a+0x9');
+    expect([Array.from(x.mask), x.stacks, x.value, x.share, x.error]).toEqual([[0, 0, 1, 0, 0, 0], 1, 1, 1 / 7, null]);
+    // a function: both a nodes; S1 and S3 (S3 counted once although it has two)
+    const a = at('/^a$/');
+    expect([Array.from(a.mask), a.stacks, a.value]).toEqual([[0, 0, 1, 0, 1, 0], 2, 4]);
+    expect(at('+0x').share).toBe(1);
+    expect(at('b+0x2', 'bottom-up').stacks).toBe(3);
+    const bad = at('/(/');
+    expect([bad.stacks, Array.from(bad.mask).some(Boolean)]).toEqual([0, false]);
+    expect(bad.error).toMatch(/Invalid regular expression/);
+    expect(flame(d, { ...req, mode: 'top-down' }).search).toBeNull();
+    // sandwich: the focus function itself matches every stack of it
+    const sw = flame(d, { ...req, mode: 'sandwich', focus: 'a', search: '/^a$/' }).search!;
+    expect([sw.stacks, sw.value, sw.share, sw.mask[0], sw.callerMask![0]]).toEqual([2, 4, 1, 1, 1]);
+  });
+
+  it('search: a pathological pattern reports "pattern too slow" and marks nothing', () => {
+    const s = new ExplorerData(sampleCapture());
+    const t0 = performance.now();
+    const r = flame(s, { ...req, mode: 'top-down', search: '/^(\\w+)*!$/' }).search!;
+    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(r.error).toMatch(/^pattern too slow/);
+    expect(r.stacks).toBe(0);
+  });
+
+  it('sandwich without a function (or an unknown one) offers the busiest leaf functions', () => {
+    const none = flame(d, { ...req, mode: 'sandwich', focus: null });
+    expect(none.tree.total).toBe(0);
+    // self: a 3 (S1) + 1 (S3), c 3; total: b 7, a 4, c 3, d 1
+    expect(none.suggestions).toEqual([
+      { name: 'a', self: 4, total: 4 },
+      { name: 'c', self: 3, total: 3 },
+      { name: 'b', self: 0, total: 7 },
+      { name: 'd', self: 0, total: 1 },
+    ]);
+    // a name that is not there: those containing the text typed
+    expect(flame(d, { ...req, mode: 'sandwich', focus: 'C' }).suggestions).toEqual([{ name: 'c', self: 3, total: 3 }]);
+    expect(flame(d, { ...req, mode: 'sandwich', focus: 'a' }).suggestions).toBeNull();
+  });
+
   it("refcount weight: each stack once, by the ref_counts of the selection's generations", () => {
     const { tree } = flame(d, { ...req, mode: 'top-down', weight: 'refcount' });
     // S1: gen 1 ref 2; S2: gen 1 ref 1 + gen 2 ref 5; S3: gen 1 ref 1

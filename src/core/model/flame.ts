@@ -1,6 +1,8 @@
 import type { ExplorerData } from './explorer-data.ts';
 import type { FlameRequest, FlameResult, FlameTree, FlameWeight, Selection } from './query-types.ts';
 import { SelectionFilter } from './selection.ts';
+import { compilePattern, patternMessage } from './text-match.ts';
+import { frameMatchMask, stackMatches } from './top-stacks.ts';
 
 /** The name of the synthetic root of top-down and bottom-up trees (sandwich: the focus function). */
 export const ROOT_NAME = 'all';
@@ -39,7 +41,14 @@ export class TreeBuilder {
   private value: number[] = [0];
   private self: number[] = [0];
   private child = new Map<number, number>();
-  constructor(private readonly nFn: number) {}
+  /** node * nFrames + frame -> weight that went through the node by that frame */
+  private frameWeight = new Map<number, number>();
+  /** builder node -> pre-order id of the last build() */
+  private pre = new Int32Array(0);
+  constructor(
+    private readonly nFn: number,
+    private readonly nFrames = 1,
+  ) {}
 
   private step(node: number, fn: number, create: boolean): number {
     const key = node * this.nFn + fn;
@@ -55,13 +64,20 @@ export class TreeBuilder {
     return c ?? -1;
   }
 
-  /** Adds weight w along path (function indices, from the root's child down). */
-  add(path: readonly number[], w: number): void {
+  /**
+   * Adds weight w along path (function indices, from the root's child down); `frames`, parallel
+   * to it, are the frame strings (sym+0xoff) each step came from, remembered per node.
+   */
+  add(path: readonly number[], w: number, frames?: readonly number[]): void {
     let node = 0;
     this.value[0] += w;
-    for (const fn of path) {
-      node = this.step(node, fn, true);
+    for (let i = 0; i < path.length; i++) {
+      node = this.step(node, path[i], true);
       this.value[node] += w;
+      if (frames) {
+        const key = node * this.nFrames + frames[i];
+        this.frameWeight.set(key, (this.frameWeight.get(key) ?? 0) + w);
+      }
     }
     this.self[node] += w;
   }
@@ -122,26 +138,119 @@ export class TreeBuilder {
       for (let j = k.length - 1; j >= 0; j--) stack.push(k[j]);
     }
     if (highlightPath) tree.highlight = Int32Array.from(this.find(highlightPath), (b) => pre[b]);
+    this.pre = pre;
     return tree;
+  }
+
+  /** The frames merged into each node of the tree build() made (pre-order ids), heaviest first. */
+  nodeFrames(frameStrings: readonly string[]): NodeFrames {
+    const pre = this.pre;
+    const n = pre.length;
+    const per: [number, number][][] = Array.from({ length: n }, () => []);
+    for (const [key, w] of this.frameWeight) {
+      const b = Math.floor(key / this.nFrames);
+      per[pre[b]].push([key - b * this.nFrames, w]);
+    }
+    const names: string[] = [];
+    const nameIndex = new Map<number, number>();
+    const frameStart = new Int32Array(n + 1);
+    const frameOf = new Int32Array(this.frameWeight.size);
+    const frameValue = new Float64Array(this.frameWeight.size);
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      frameStart[i] = at;
+      per[i].sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+      for (const [f, w] of per[i]) {
+        let k = nameIndex.get(f);
+        if (k === undefined) {
+          k = names.length;
+          names.push(frameStrings[f]);
+          nameIndex.set(f, k);
+        }
+        frameOf[at] = k;
+        frameValue[at++] = w;
+      }
+    }
+    frameStart[n] = at;
+    return { frameNames: names, frameStart, frameOf, frameValue };
   }
 }
 
-/** Paths of one stack (function indices, leaf first) for each mode; null: the stack does not take part. */
-export function topDownPath(leafFirst: number[]): number[] {
-  return leafFirst.slice().reverse();
+/** The frames merged into each node (by function name), as sym+0xoff with the weight through each. */
+export interface NodeFrames {
+  frameNames: string[];
+  /** node i's frames: frameOf[frameStart[i] .. frameStart[i + 1]) into frameNames, heaviest first */
+  frameStart: Int32Array;
+  frameOf: Int32Array;
+  frameValue: Float64Array;
 }
-export function bottomUpPath(leafFirst: number[]): number[] {
-  return leafFirst;
+
+/** A flame tree that also says which frames (sym+0xoff) each node merges. */
+export type FlameTreeFrames = FlameTree & NodeFrames;
+
+/** The request with a search (structurally a FlameRequest, so it travels the same way). */
+export interface FlameQuery extends FlameRequest {
+  /** highlight what matches: substring or /regex/, against frames as shown and their functions */
+  search?: string;
+}
+
+export interface FlameSearchAnswer {
+  /** per node of `tree`: 1 when its function or one of its frames matches */
+  mask: Uint8Array;
+  /** the same for `callers` (sandwich) */
+  callerMask: Uint8Array | null;
+  /** distinct stacks of the tree with a matching frame, and their weight */
+  stacks: number;
+  value: number;
+  /** value / the tree's total */
+  share: number;
+  /** the pattern's error (invalid, or "pattern too slow"): then nothing is marked */
+  error: string | null;
+}
+
+/** A function of the selection by weight: for choosing a sandwich's function. */
+export interface FunctionWeight {
+  name: string;
+  /** weight of the stacks that end in it */
+  self: number;
+  /** weight of the stacks it is in, each counted once */
+  total: number;
+}
+
+export interface FlameAnswer extends FlameResult {
+  tree: FlameTreeFrames;
+  callers: FlameTreeFrames | null;
+  search: FlameSearchAnswer | null;
+  /** sandwich without a known function: the functions to offer, busiest leaves first */
+  suggestions: FunctionWeight[] | null;
+}
+
+/**
+ * Positions (into the stack's leaf-first frames) of one stack's path for each mode, from the
+ * tree's root down; null: the stack does not take part.
+ */
+export function topDownPath(leafFirst: readonly number[]): number[] {
+  return leafFirst.map((_, i) => leafFirst.length - 1 - i);
+}
+export function bottomUpPath(leafFirst: readonly number[]): number[] {
+  return leafFirst.map((_, i) => i);
 }
 /** callees of the outermost call of focus (recursion counted once), from focus down to the leaf */
-export function calleePath(leafFirst: number[], focus: number): number[] | null {
+export function calleePath(leafFirst: readonly number[], focus: number): number[] | null {
   const k = leafFirst.lastIndexOf(focus);
-  return k < 0 ? null : leafFirst.slice(0, k).reverse();
+  return k < 0 ? null : Array.from({ length: k }, (_, i) => k - 1 - i);
 }
 /** callers of the innermost call of focus, from focus up to the outermost caller */
-export function callerPath(leafFirst: number[], focus: number): number[] | null {
+export function callerPath(leafFirst: readonly number[], focus: number): number[] | null {
   const k = leafFirst.indexOf(focus);
-  return k < 0 ? null : leafFirst.slice(k + 1);
+  return k < 0 ? null : Array.from({ length: leafFirst.length - k - 1 }, (_, i) => k + 1 + i);
+}
+
+/** frame string index of every frame of a stack, leaf first */
+function framesOfStack(d: ExplorerData, stack: number): number[] {
+  const out: number[] = [];
+  for (let n = stack; n > 0; n = d.node.parent[n]) out.push(d.node.frame[n]);
+  return out;
 }
 
 function buildTree(
@@ -150,33 +259,138 @@ function buildTree(
   path: (leafFirst: number[]) => number[] | null,
   rootName: string,
   highlightStack: number | null,
-): FlameTree {
-  const b = new TreeBuilder(Math.max(1, d.fnNames.length));
+): { tree: FlameTreeFrames; stacks: number[] } {
+  const frameStrings = d.stacks.frames.strings;
+  const b = new TreeBuilder(Math.max(1, d.fnNames.length), Math.max(1, frameStrings.length));
+  const taking: number[] = [];
   for (let i = 0; i < w.stacks.length; i++) {
     if (w.weights[i] === 0) continue;
-    const p = path(d.functionsOf(w.stacks[i]));
-    if (p) b.add(p, w.weights[i]);
+    const fns = d.functionsOf(w.stacks[i]);
+    const p = path(fns);
+    if (!p) continue;
+    const frames = framesOfStack(d, w.stacks[i]);
+    b.add(
+      p.map((k) => fns[k]),
+      w.weights[i],
+      p.map((k) => frames[k]),
+    );
+    taking.push(i);
   }
-  const hp = highlightStack !== null && highlightStack >= 0 && highlightStack < d.stacks.nodeCount ? path(d.functionsOf(highlightStack)) : null;
-  return b.build(d.fnNames, rootName, hp);
+  let hp: number[] | null = null;
+  if (highlightStack !== null && highlightStack >= 0 && highlightStack < d.stacks.nodeCount) {
+    const fns = d.functionsOf(highlightStack);
+    hp = path(fns)?.map((k) => fns[k]) ?? null;
+  }
+  const tree = b.build(d.fnNames, rootName, hp);
+  return { tree: { ...tree, ...b.nodeFrames(frameStrings) }, stacks: taking };
 }
+
+/**
+ * What a search marks in a tree: the nodes with a matching frame (or function; the root only
+ * when it is a sandwich's function and that matches), and the stacks of the tree with a matching
+ * frame, counted once each, with their weight.
+ */
+function searchTree(
+  d: ExplorerData,
+  w: StackWeights,
+  built: { tree: FlameTreeFrames; stacks: number[] },
+  callers: FlameTreeFrames | null,
+  query: string,
+  rootFunction: string | null,
+): FlameSearchAnswer {
+  const { tree } = built;
+  const empty = (error: string | null): FlameSearchAnswer => ({ mask: new Uint8Array(tree.parent.length), callerMask: callers ? new Uint8Array(callers.parent.length) : null, stacks: 0, value: 0, share: 0, error });
+  let frameMask: Uint8Array;
+  let rootHit = false;
+  try {
+    frameMask = frameMatchMask(d, query);
+    if (rootFunction !== null) rootHit = compilePattern(query)(rootFunction);
+  } catch (e) {
+    const message = patternMessage(e);
+    if (message === null) throw e;
+    return empty(message);
+  }
+  // node frames are indexed into the tree's own frameNames; map them back through the frame table
+  const frameIndex = new Map<string, number>();
+  d.stacks.frames.strings.forEach((f, i) => frameIndex.set(f, i));
+  const markNodes = (t: FlameTreeFrames) => {
+    const mask = new Uint8Array(t.parent.length);
+    const hitName = t.frameNames.map((f) => frameMask[frameIndex.get(f) ?? -1] === 1);
+    for (let i = 0; i < t.parent.length; i++) {
+      for (let j = t.frameStart[i]; j < t.frameStart[i + 1]; j++) {
+        if (hitName[t.frameOf[j]]) {
+          mask[i] = 1;
+          break;
+        }
+      }
+    }
+    if (rootHit && mask.length) mask[0] = 1;
+    return mask;
+  };
+  let stacks = 0;
+  let value = 0;
+  for (const i of built.stacks) {
+    if (!rootHit && !stackMatches(d, w.stacks[i], frameMask)) continue;
+    stacks++;
+    value += w.weights[i];
+  }
+  return { mask: markNodes(tree), callerMask: callers ? markNodes(callers) : null, stacks, value, share: tree.total > 0 ? value / tree.total : 0, error: null };
+}
+
+/** The selection's functions by self weight (then total), those containing `text` when given. */
+export function functionWeights(d: ExplorerData, w: StackWeights, text: string, limit: number): FunctionWeight[] {
+  const self = new Float64Array(d.fnNames.length);
+  const total = new Float64Array(d.fnNames.length);
+  const seen = new Int32Array(d.fnNames.length).fill(-1);
+  for (let i = 0; i < w.stacks.length; i++) {
+    const wt = w.weights[i];
+    if (wt === 0) continue;
+    const fns = d.functionsOf(w.stacks[i]);
+    if (fns.length) self[fns[0]] += wt;
+    for (const f of fns) {
+      if (seen[f] === i) continue;
+      seen[f] = i;
+      total[f] += wt;
+    }
+  }
+  const needle = text.trim().toLowerCase();
+  const out: FunctionWeight[] = [];
+  for (let f = 0; f < d.fnNames.length; f++) {
+    if (total[f] === 0 || (needle && !d.fnNames[f].toLowerCase().includes(needle))) continue;
+    out.push({ name: d.fnNames[f], self: self[f], total: total[f] });
+  }
+  out.sort((a, b) => b.self - a.self || b.total - a.total || (a.name < b.name ? -1 : 1));
+  return out.slice(0, limit);
+}
+
+/** how many functions a sandwich without one offers */
+export const SUGGESTIONS = 12;
 
 /**
  * The selection's stacks merged by function name. top-down: root = outermost caller (an icicle);
  * bottom-up: root's children = leaf functions, their children = callers; sandwich: `tree` holds
  * the callees of `focus` (root = focus) merged from every place it occurs, `callers` its callers
  * (root = focus, children = direct callers), each stack counted once however often it recurses.
+ * Each node lists the frames (sym+0xoff) merged into it. With `search`, what matches is marked
+ * and counted; a sandwich whose function is not in the selection offers the busiest ones.
  */
-export function flame(d: ExplorerData, req: FlameRequest): FlameResult {
+export function flame(d: ExplorerData, req: FlameQuery): FlameAnswer {
   const w = stackWeights(d, req.selection, req.weight);
-  if (req.mode === 'top-down') return { tree: buildTree(d, w, topDownPath, ROOT_NAME, req.highlightStack), callers: null };
-  if (req.mode === 'bottom-up') return { tree: buildTree(d, w, bottomUpPath, ROOT_NAME, req.highlightStack), callers: null };
+  const search = req.search?.trim() ? req.search : null;
+  if (req.mode === 'top-down' || req.mode === 'bottom-up') {
+    const built = buildTree(d, w, req.mode === 'top-down' ? topDownPath : bottomUpPath, ROOT_NAME, req.highlightStack);
+    return { tree: built.tree, callers: null, search: search ? searchTree(d, w, built, null, search, null) : null, suggestions: null };
+  }
   const focusName = req.focus ?? '';
   const focus = d.fnNames.indexOf(focusName);
   const callee = (lf: number[]) => (focus < 0 ? null : calleePath(lf, focus));
   const caller = (lf: number[]) => (focus < 0 ? null : callerPath(lf, focus));
+  const built = buildTree(d, w, callee, focusName, req.highlightStack);
+  const callers = buildTree(d, w, caller, focusName, req.highlightStack).tree;
   return {
-    tree: buildTree(d, w, callee, focusName, req.highlightStack),
-    callers: buildTree(d, w, caller, focusName, req.highlightStack),
+    tree: built.tree,
+    callers,
+    search: search ? searchTree(d, w, built, callers, search, focusName) : null,
+    suggestions: built.tree.total > 0 ? null : functionWeights(d, w, focus < 0 ? focusName : '', SUGGESTIONS),
   };
 }

@@ -3,7 +3,8 @@ import { ExplorerData } from './explorer-data.ts';
 import { handCapture, sampleCapture, stackOf } from './explorer-fixtures.ts';
 import { ALL } from './query-types.ts';
 import { summarize } from './summary.ts';
-import { stackOccurrences, topStacks } from './top-stacks.ts';
+import { TOO_SLOW } from './text-match.ts';
+import { stackOccurrences, topStacks, type TopStacksSortKey } from './top-stacks.ts';
 
 describe('top stacks', () => {
   const c = handCapture();
@@ -23,15 +24,54 @@ describe('top stacks', () => {
     ]);
   });
 
-  it('filters by function (substring or /regex/), limits, and restricts refCount to the generation', () => {
+  it('filters by the frame as shown or its function (substring or /regex/), limits, and restricts refCount to the generation', () => {
     expect(topStacks(d, { selection: ALL, filter: 'D', limit: 10 }).rows.map((x) => x.stack)).toEqual([S3]);
     const re = topStacks(d, { selection: ALL, filter: '/^[ac]$/', limit: 1 });
-    expect([re.matching, re.rows.map((x) => x.stack)]).toEqual([3, [S1]]);
-    // offsets are not part of the function name
-    expect(topStacks(d, { selection: ALL, filter: '0x9', limit: 10 }).matching).toBe(0);
-    expect(topStacks(d, { selection: ALL, filter: '/(/', limit: 10 }).rows).toEqual([]);
+    expect([re.matching, re.matchingOccurrences, re.rows.map((x) => x.stack)]).toEqual([3, 7, [S1]]);
+    // the text as shown: `a+0x9` is a frame of S3 only, `+0x` is in every frame
+    const shown = topStacks(d, { selection: ALL, filter: 'a+0x9', limit: 10 });
+    expect([shown.matching, shown.matchingOccurrences, shown.rows.map((x) => x.stack)]).toEqual([1, 1, [S3]]);
+    expect(topStacks(d, { selection: ALL, filter: '/^c\\+0x3$/', limit: 10 }).rows.map((x) => x.stack)).toEqual([S2]);
+    expect(topStacks(d, { selection: ALL, filter: '+0x', limit: 10 }).matching).toBe(3);
+    expect(topStacks(d, { selection: ALL, filter: '0x7', limit: 10 }).matchingOccurrences).toBe(0);
     const g2 = topStacks(d, { selection: { range: null, generation: 2, cpus: null }, filter: '', limit: 10 });
     expect(g2.rows.map((x) => [x.stack, x.count, x.refCount, x.generations])).toEqual([[S2, 2, 5, [2]]]);
+  });
+
+  it('an invalid regex, or one past its budget, is an error, not an empty table', () => {
+    expect(() => topStacks(d, { selection: ALL, filter: '/(/', limit: 10 })).toThrow(/Invalid regular expression/);
+    const s = sampleCapture();
+    const t0 = performance.now();
+    expect(() => topStacks(new ExplorerData(s), { selection: ALL, filter: '/^(\\w+)*!$/', limit: 10 })).toThrow(TOO_SLOW);
+    expect(performance.now() - t0).toBeLessThan(5000);
+  });
+
+  it('sorts every matching stack by a column before the limit', () => {
+    const by = (key: TopStacksSortKey, dir: 'asc' | 'desc', limit = 10) => topStacks(d, { selection: ALL, filter: '', limit, sort: { key, dir } }).rows.map((x) => x.stack);
+    expect(by('depth', 'desc')).toEqual([S3, S1, S2]);
+    expect(by('depth', 'asc', 1)).toEqual([S1]);
+    expect(by('refCount', 'desc')).toEqual([S2, S1, S3]);
+    expect(by('leaf', 'desc')).toEqual([S2, S1, S3]);
+    expect(by('bytesSaved', 'asc')).toEqual([S1, S3, S2]);
+    expect(by('generations', 'desc')).toEqual([S2, S1, S3]);
+    expect(by('count', 'asc')).toEqual([S3, S1, S2]);
+  });
+
+  it('sample: the busiest leaf frame (`__kmalloc+0x…`) matches the stacks that show it, as counted over their frames', () => {
+    const s = sampleCapture();
+    const x = new ExplorerData(s);
+    const cliTop = summarize(s).top;
+    const frame = cliTop[0].frames[0];
+    expect(frame).toMatch(/^__kmalloc\+0x[0-9a-f]+$/);
+    const all = topStacks(x, { selection: ALL, filter: '', limit: 1e9 }).rows;
+    const want = all.filter((r) => s.stacks.framesOf(r.stack).some((f) => f.toLowerCase().includes(frame)));
+    const got = topStacks(x, { selection: ALL, filter: frame, limit: 1e9 });
+    expect(want.length).toBeGreaterThan(1);
+    expect(got.rows.map((r) => r.stack)).toEqual(want.map((r) => r.stack));
+    expect(got.matchingOccurrences).toBe(want.reduce((n, r) => n + r.count, 0));
+    // the command line's top stacks that hold the frame are among them, with their counts
+    const cli = cliTop.filter((t) => t.frames.includes(frame));
+    for (const t of cli) expect(got.rows.some((r) => r.count === t.count && s.stacks.framesOf(r.stack).join() === t.frames.join())).toBe(true);
   });
 
   it('a brushed range filters the stacks', () => {
