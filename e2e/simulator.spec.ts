@@ -16,6 +16,7 @@ async function openSimulator(page: Page) {
 /** Moves the mouse over a slot of the grid (its centre), from the grid's layout attributes. */
 async function hoverSlot(page: Page, slot: number) {
   const g = grid(page);
+  await g.scrollIntoViewIfNeeded();
   const cols = Number(await g.getAttribute('data-cols'));
   const cell = Number(await g.getAttribute('data-cell-px'));
   const box = (await g.locator('canvas').boundingBox())!;
@@ -32,10 +33,13 @@ async function hoverFirstPublished(page: Page) {
   return tip;
 }
 
-async function startRun(page: Page, settings: { mode?: string; cpus?: number; speed?: string; window?: string } = {}) {
-  await page.getByTestId('sim-mode').selectOption(settings.mode ?? 'v8');
+/** Starts a run. v8 runs as posted (bits 14, text stack_map only) unless `v8: 'bin'` asks for the proposed binary export and bits 10. */
+async function startRun(page: Page, settings: { mode?: string; cpus?: number; speed?: string; window?: string; v8?: 'posted' | 'bin' } = {}) {
+  const mode = settings.mode ?? 'v8';
+  await page.getByTestId('sim-mode').selectOption(mode);
+  if (mode === 'v8') await page.getByTestId('sim-v8').selectOption(settings.v8 ?? 'posted');
   await page.getByTestId('sim-cpus').fill(String(settings.cpus ?? 4));
-  await page.getByTestId('sim-bits').selectOption('10');
+  if (mode !== 'v8' || settings.v8 === 'bin') await page.getByTestId('sim-bits').selectOption('10');
   await page.getByTestId('sim-speed').selectOption(settings.speed ?? '2000');
   await page.getByTestId('sim-window').selectOption(settings.window ?? '0');
   await page.getByTestId('sim-start').click();
@@ -44,7 +48,8 @@ async function startRun(page: Page, settings: { mode?: string; cpus?: number; sp
 
 test('the simulator runs 4 CPU workers, resets and dumps live, and opens its run in the explorer', async ({ page }) => {
   await openSimulator(page);
-  await startRun(page);
+  // the proposed binary export (stack_map_bin v2) and bits 10: a dump is two files, and a reset inside a binary read is ESTALE
+  await startRun(page, { v8: 'bin' });
 
   // one Web Worker per simulated CPU, each recording
   await expect.poll(() => page.workers().filter((w) => w.url().includes('sim-cpu')).length).toBe(4);
@@ -151,10 +156,27 @@ test('v4 resets with tracing off and clears the ring buffers; the view switch ke
   await expect(page).toHaveURL(/view=simulator/);
   await startRun(page, { mode: 'v4', cpus: 2 });
   await expect.poll(() => num(page, 'sim-counter-attempts')).toBeGreaterThan(100);
+  // before a reset, stack_map_stat's successes are the run's
+  await expect(page.getByTestId('sim-stat-says')).toContainText('v4 zeroes successes and drops at each reset');
+  await expect(page.getByTestId('sim-free')).toBeDisabled(); // only v8 frees the map
   await page.getByTestId('sim-reset').click();
   await expect(grid(page)).toHaveAttribute('data-resets', '1');
   await expect(page.getByTestId('sim-log').locator('li[data-kind="v4-pause"]')).toHaveCount(1);
   await expect(page.getByTestId('sim-counter-bypasses')).toHaveText('0'); // v4: no insert ever meets the flag
+  // v4 zeroed stack_map_stat's successes at the reset: fewer than the run's
+  await expect(page.getByTestId('sim-stat-says')).toContainText('since reset 1');
+  const statSuccesses = Number(await page.getByTestId('sim-stat').getAttribute('data-successes'));
+  expect(statSuccesses).toBeLessThan(await num(page, 'sim-counter-successes'));
+  await expect(page.getByTestId('sim-stat-text')).toContainText('successes:');
+  // v4 honours options/stackmap too: off, and no success is counted any more
+  await page.getByTestId('sim-option').click();
+  await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-option', 'off');
+  await expect(page.getByTestId('sim-free')).toBeDisabled();
+  await page.waitForTimeout(300);
+  const s0 = await num(page, 'sim-counter-successes');
+  await page.waitForTimeout(800);
+  expect(await num(page, 'sim-counter-successes')).toBe(s0);
+  await expect.poll(() => num(page, 'sim-counter-off')).toBeGreaterThan(0);
   await page.getByTestId('sim-stop').click();
   await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
   await page.getByTestId('view-explorer').click();
@@ -188,6 +210,11 @@ test('v7 speaks of resets, never generations; a dump during a reset is logged, n
   await expect(page.getByTestId('sim-generation')).toHaveCount(0);
   await expect(page.getByTestId('sim-resets')).toHaveText('0');
   await expect(page.getByTestId('sim-ledger-nodump')).toContainText('no dump yet');
+  await expect(page.getByTestId('sim-stat-says')).toContainText('v7 counts successes and drops since boot, while entries counts since the last reset');
+  // only v8 discards stacks taken while RCU is not watching
+  await expect(page.getByTestId('sim-counter-rcu')).toHaveText('—');
+  await expect(page.getByTestId('sim-rcu')).toBeDisabled();
+  await expect(page.getByTestId('sim-rcu-note')).toHaveText('only v8 discards them');
 
   // a long race window holds the reset (flag, drain, clear: a second each); a dump clicked meanwhile reads the cleared map
   await page.getByTestId('sim-window').selectOption('1000000');
@@ -254,11 +281,32 @@ test('the settings live in the URL: read at load (invalid values ignored), writt
   await expect(page).not.toHaveURL(/sim\.speed/);
   await expect(page).toHaveURL(/view=simulator/);
   await expect(page).toHaveURL(/[?&]gen=2/); // the explorer's keys stay
+  await expect(page).toHaveURL(/sim\.bits=12/); // kept for v4, v7 and the binary variant
   const url = page.url();
   await page.goto(url);
   await expect(page.getByTestId('sim-ring')).toHaveValue('64');
   await expect(page.getByTestId('sim-cpus')).toHaveValue(String(max));
+  // v8 as posted has no bits: 14, fixed; the binary variant uses the setting
+  await expect(page.getByTestId('sim-bits')).toHaveValue('14');
+  await expect(page.getByTestId('sim-bits')).toBeDisabled();
+  await page.getByTestId('sim-v8').selectOption('bin');
   await expect(page.getByTestId('sim-bits')).toHaveValue('12');
+  await expect(page).toHaveURL(/sim\.v8=bin/);
+  // the workload's new settings: depth up to 80, the share taken with RCU not watching, the change after each reset
+  await page.getByTestId('sim-depth-max').fill('80');
+  await page.getByTestId('sim-rcu').selectOption('0.05');
+  await page.getByTestId('sim-phase').selectOption('0.25');
+  await expect(page).toHaveURL(/sim\.depth=8-80/);
+  await expect(page).toHaveURL(/sim\.rcu=0\.05/);
+  await expect(page).toHaveURL(/sim\.phase=0\.25/);
+  await page.goto(page.url());
+  await expect(page.getByTestId('sim-depth-max')).toHaveValue('80');
+  await expect(page.getByTestId('sim-rcu')).toHaveValue('0.05');
+  await expect(page.getByTestId('sim-phase')).toHaveValue('0.25');
+  await page.getByTestId('sim-depth-max').fill('20');
+  await page.getByTestId('sim-rcu').selectOption('0.001'); // the default: left out
+  await page.getByTestId('sim-phase').selectOption('0');
+  await expect(page).not.toHaveURL(/sim\.(rcu|phase|depth)=/);
 
   // the ring size is what the run uses, and fixed while it runs
   await page.getByTestId('sim-cpus').fill('2');
@@ -270,23 +318,142 @@ test('the settings live in the URL: read at load (invalid values ignored), writt
   await expect(page.getByTestId('sim-ring')).toBeEnabled();
 });
 
-test('v8 as posted: 16,384 stacks and only the text stack_map', async ({ page }) => {
+test('v8 as posted is the default: 16,384 stacks, bits fixed, and Dump reads only the text stack_map', async ({ page }) => {
   await openSimulator(page);
-  await page.getByTestId('sim-v8').selectOption('posted');
+  await expect(page.getByTestId('sim-v8')).toHaveValue('posted');
   await expect(page.getByTestId('sim-bits')).toHaveValue('14');
   await expect(page.getByTestId('sim-bits')).toBeDisabled();
-  await expect(page).toHaveURL(/sim\.v8=posted/);
+  await expect(page).not.toHaveURL(/sim\.v8/);
   await page.getByTestId('sim-cpus').fill('2');
   await page.getByTestId('sim-start').click();
   await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'running');
   await expect(page.getByTestId('sim-counter-entries')).toContainText('/ 16,384');
+  await expect(grid(page)).toHaveAttribute('data-slots', '32768');
+  await expect(page.getByTestId('sim-stat-text')).toContainText('capacity: 16384');
+  await expect(page.getByTestId('sim-stat-says')).toContainText('v8 counts successes and fallbacks since boot');
   await expect.poll(() => num(page, 'sim-counter-attempts')).toBeGreaterThan(200);
   await page.getByTestId('sim-dump').click();
   await expect(page.getByTestId('sim-counter-dumps')).toHaveText('1'); // stack_map only
-  await expect(page.getByTestId('sim-log').locator('li[data-kind="dump"]')).toHaveCount(0);
+  await expect(page.getByTestId('sim-log').locator('li[data-kind="dump"]')).toHaveCount(0); // no stack_map_bin read
   await page.getByTestId('sim-stop').click();
   await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
   await expect(page.getByTestId('sim-report')).toContainText('2 dumps');
+  // the follow-up is the labelled variant
+  await expect(page.getByTestId('sim-v8').locator('option[value="bin"]')).toHaveText('+ proposed binary v2 and bits');
+});
+
+test('options/stackmap off: every stack in full and uncounted, successes stop; on again they resume', async ({ page }) => {
+  await openSimulator(page);
+  await startRun(page, { cpus: 2 });
+  await expect.poll(() => num(page, 'sim-counter-successes')).toBeGreaterThan(200);
+  await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-option', 'on');
+  await expect(page.getByTestId('sim-free')).toBeDisabled(); // free needs the option off
+  await expect.poll(() => num(page, 'sim-ledger-full')).toBeGreaterThanOrEqual(0);
+  const full0 = await num(page, 'sim-ledger-full');
+  await page.getByTestId('sim-option').click();
+  await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-option', 'off');
+  await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-allocated', '1'); // kept, so the buffer still resolves
+  await expect(page.getByTestId('sim-option-off')).toBeVisible();
+  await expect(page.getByTestId('sim-log').locator('li[data-kind="option-off"]')).toHaveCount(1);
+  await page.waitForTimeout(300);
+  const s1 = await num(page, 'sim-counter-successes');
+  const a1 = await num(page, 'sim-counter-attempts');
+  await page.waitForTimeout(1500);
+  expect(await num(page, 'sim-counter-successes')).toBe(s1);
+  expect(await num(page, 'sim-counter-attempts')).toBe(a1);
+  await expect.poll(() => num(page, 'sim-counter-off')).toBeGreaterThan(100);
+  // the ledger's full stacks grow, and the lanes show the records as full ones
+  await expect.poll(() => num(page, 'sim-ledger-full'), { timeout: 20_000 }).toBeGreaterThan(full0 + 100);
+  await expect(page.getByTestId('sim-lane').first().locator('[data-full="off"]').first()).toBeVisible();
+  await expect(page.getByTestId('sim-free')).toBeEnabled();
+  await page.getByTestId('sim-option').click();
+  await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-option', 'on');
+  await expect.poll(() => num(page, 'sim-counter-successes')).toBeGreaterThan(s1 + 100);
+  await expect(page.getByTestId('sim-log').locator('li[data-kind="option-on"]').first()).toContainText('stacks go through the map again');
+  await page.getByTestId('sim-stop').click();
+  await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
+});
+
+test('free with the option off waits for an open stack_map reader; a later Dump reads "stackmap not initialized"; on again allocates a new map', async ({ page }) => {
+  test.setTimeout(90_000);
+  await openSimulator(page);
+  await startRun(page, { cpus: 2 });
+  // enough stacks that a text read takes several passes (64 records each)
+  await expect.poll(async () => Number(await grid(page).getAttribute('data-published'))).toBeGreaterThan(150);
+  await page.getByTestId('sim-option').click();
+  await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-option', 'off');
+  const gen0 = Number(await grid(page).getAttribute('data-generation'));
+  // a slow reader: each pass of the text read waits the race window (1 s)
+  await page.getByTestId('sim-window').selectOption('1000000');
+  await page.getByTestId('sim-dump').click();
+  await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-readers', '1');
+  await page.getByTestId('sim-free').click();
+  await expect(page.getByTestId('sim-freeing')).toContainText('waiting for 1 stack_map file to close');
+  await expect(page.getByTestId('sim-log').locator('li[data-kind="free-wait"]')).toContainText('waiting for 1 stack_map file opened on the map to close');
+  await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-allocated', '1'); // not yet: the reader is still reading
+  // the reader that started before free read the complete map; then the map is released
+  await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-allocated', '0', { timeout: 30_000 });
+  await expect(page.getByTestId('sim-log').locator('li[data-kind="free"]')).toHaveCount(1);
+  await expect(page.getByTestId('sim-dump')).toBeEnabled({ timeout: 30_000 });
+  await expect(page.getByTestId('sim-counter-dumps')).toHaveText('1');
+  await expect(page.getByTestId('sim-log').locator('li[data-kind="text-spliced"]')).toHaveCount(0);
+  await expect(page.getByTestId('sim-grid-freed')).toBeVisible();
+  await expect(page.getByTestId('sim-stat-text')).toHaveText('stackmap not initialized');
+  await expect(page.getByTestId('sim-free')).toBeDisabled();
+  await page.getByTestId('sim-window').selectOption('0');
+  // a later Dump: stackmap not initialized, nothing kept
+  await page.getByTestId('sim-dump').click();
+  await expect(page.getByTestId('sim-log').locator('li[data-kind="uninitialized"]')).toContainText('stackmap not initialized');
+  await expect(page.getByTestId('sim-counter-dumps')).toHaveText('1');
+  // on again: a new map, whose generation continues
+  await page.getByTestId('sim-option').click();
+  await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-allocated', '1');
+  await expect(page.getByTestId('sim-log').locator('li[data-kind="option-on"]').first()).toContainText(`a new map is allocated, generation ${gen0 + 1}`);
+  await expect(grid(page)).toHaveAttribute('data-generation', String(gen0 + 1));
+  await expect.poll(async () => Number(await grid(page).getAttribute('data-published'))).toBeGreaterThan(10);
+  await expect(page.getByTestId('sim-grid-freed')).toHaveCount(0);
+  await page.getByTestId('sim-stop').click();
+  await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
+  expect(await num(page, 'sim-ledger-wrong')).toBe(0);
+});
+
+test('v8 discards stacks taken while RCU is not watching; stacks deeper than 64 frames are recorded in full, uncounted', async ({ page }) => {
+  await openSimulator(page);
+  await page.getByTestId('sim-depth-max').fill('80');
+  await page.getByTestId('sim-depth-min').fill('40');
+  await page.getByTestId('sim-rcu').selectOption('0.01');
+  await startRun(page, { cpus: 2 });
+  await expect.poll(() => num(page, 'sim-counter-rcu')).toBeGreaterThan(0);
+  await expect.poll(() => num(page, 'sim-counter-deep')).toBeGreaterThan(0);
+  // a deep stack is a full record in the lanes, and never in the map: every published element holds at most 64 frames
+  await expect(page.getByTestId('sim-lanes').locator('[data-full="deep"]').first()).toBeVisible();
+  const tip = await hoverFirstPublished(page);
+  expect(Number(await tip.getAttribute('data-depth'))).toBeLessThanOrEqual(64);
+  await page.mouse.move(0, 0);
+  // neither counts as an attempt: attempts + deeper + discarded = events
+  await page.getByTestId('sim-stop').click();
+  await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
+  expect(await num(page, 'sim-counter-off')).toBe(0);
+  expect(await num(page, 'sim-ledger-full')).toBeGreaterThan(0);
+});
+
+test('after each reset, change the stacks: v7 ids from before a reset resolve to other stacks', async ({ page }) => {
+  await openSimulator(page);
+  await page.getByTestId('sim-mode').selectOption('v7');
+  await page.getByTestId('sim-phase').selectOption('1');
+  await startRun(page, { mode: 'v7', cpus: 2, speed: '200' });
+  await expect(page.getByTestId('sim-phase-now')).toHaveText('1');
+  await expect.poll(() => num(page, 'sim-counter-attempts')).toBeGreaterThan(300);
+  await page.getByTestId('sim-reset').click();
+  await expect(grid(page)).toHaveAttribute('data-resets', '1');
+  await expect(page.getByTestId('sim-phase-now')).toHaveText('2');
+  await page.waitForTimeout(1500);
+  // only a dump after the reset: the ids written before it name slots that now hold the new phase's stacks
+  await page.getByTestId('sim-dump').click();
+  await expect.poll(() => num(page, 'sim-counter-dumps')).toBe(2);
+  await expect.poll(() => num(page, 'sim-ledger-wrong'), { timeout: 20_000 }).toBeGreaterThan(0);
+  await page.getByTestId('sim-stop').click();
+  await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
 });
 
 const OUT = 'docs/screenshots';
@@ -297,10 +464,10 @@ for (const scheme of ['light', 'dark'] as const) {
     await page.setViewportSize({ width: 1440, height: 1100 });
     await page.emulateMedia({ colorScheme: scheme });
     await openSimulator(page);
-    await startRun(page, { speed: '2000', window: '0' });
+    await startRun(page, { speed: '2000', window: '0' }); // v8 as posted, the default
     await expect.poll(async () => Number(await grid(page).getAttribute('data-published'))).toBeGreaterThan(300);
     await page.getByTestId('sim-dump').click();
-    await expect.poll(() => num(page, 'sim-counter-dumps')).toBe(2);
+    await expect.poll(() => num(page, 'sim-counter-dumps')).toBe(1);
     await page.getByTestId('sim-reset').click();
     await expect(grid(page)).toHaveAttribute('data-resets', '1');
     // slower, with a race window: claimed-but-unpublished slots and lost races show
@@ -332,7 +499,7 @@ test.describe('pane screenshots', () => {
         await page.emulateMedia({ colorScheme: scheme });
         await openSimulator(page);
         await shot('idle');
-        await startRun(page, { mode: scheme === 'light' ? 'v8' : 'v7', speed: '200', window: '20000' });
+        await startRun(page, { mode: scheme === 'light' ? 'v8' : 'v7', speed: '200', window: '20000', v8: 'bin' });
         await expect.poll(async () => Number(await grid(page).getAttribute('data-published'))).toBeGreaterThan(100);
         await page.waitForTimeout(1500);
         await shot('running-nodump');
@@ -346,7 +513,7 @@ test.describe('pane screenshots', () => {
         await hoverFirstPublished(page);
         await shot('hover');
         // a slot near the bottom right: the card opens up and to the left
-        await hoverSlot(page, 2 ** 11 - 1); // bits 10: 2048 slots
+        await hoverSlot(page, Number(await grid(page).getAttribute('data-slots')) - 1);
         await expect(page.getByTestId('sim-slot-tip')).toBeVisible();
         await shot('hover-corner');
         await page.mouse.move(0, 0);
@@ -356,5 +523,64 @@ test.describe('pane screenshots', () => {
         await shot('stopped');
         await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
         await shot('stopped-bottom');
+      });
+});
+
+// SIM_SHOTS=DIR: v8's lifecycle and the new counters, at two sizes and both themes
+test.describe('lifecycle screenshots', () => {
+  test.skip(!SHOTS, 'set SIM_SHOTS=DIR to take them');
+  for (const [w, h] of [
+    [1600, 1000],
+    [1280, 720],
+  ] as const)
+    for (const scheme of ['light', 'dark'] as const)
+      test(`lifecycle states ${w}x${h} ${scheme}`, async ({ page }) => {
+        test.setTimeout(120_000);
+        mkdirSync(SHOTS!, { recursive: true });
+        const shot = (state: string) => page.screenshot({ path: `${SHOTS}/${w}x${h}-${scheme}-${state}.png` });
+        await page.setViewportSize({ width: w, height: h });
+        await page.emulateMedia({ colorScheme: scheme });
+        await openSimulator(page);
+        await page.getByTestId('sim-depth-max').fill('80');
+        await page.getByTestId('sim-rcu').selectOption('0.01');
+        await shot('v8-settings');
+        await startRun(page, { cpus: 2, speed: '2000' });
+        await expect.poll(() => num(page, 'sim-counter-deep')).toBeGreaterThan(0);
+        await expect.poll(async () => Number(await grid(page).getAttribute('data-published'))).toBeGreaterThan(150);
+        await page.waitForTimeout(1000);
+        await shot('v8-running');
+        await page.getByTestId('sim-option').click();
+        await page.waitForTimeout(1500);
+        await shot('v8-option-off');
+        await page.getByTestId('sim-window').selectOption('1000000');
+        await page.getByTestId('sim-dump').click();
+        await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-readers', '1');
+        await page.getByTestId('sim-free').click();
+        await expect(page.getByTestId('sim-freeing')).toBeVisible();
+        await shot('v8-free-wait');
+        await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-allocated', '0', { timeout: 30_000 });
+        await page.getByTestId('sim-window').selectOption('0');
+        await expect(page.getByTestId('sim-dump')).toBeEnabled({ timeout: 30_000 });
+        await page.getByTestId('sim-dump').click();
+        await expect(page.getByTestId('sim-log').locator('li[data-kind="uninitialized"]')).toBeVisible();
+        await shot('v8-freed');
+        await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+        await shot('v8-freed-bottom');
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.getByTestId('sim-option').click();
+        await page.waitForTimeout(1500);
+        await shot('v8-on-again');
+        await page.getByTestId('sim-stop').click();
+        await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
+        // v4's stack_map_stat after a reset
+        await page.getByTestId('sim-depth-max').fill('20');
+        await startRun(page, { mode: 'v4', cpus: 2, speed: '2000' });
+        await expect.poll(() => num(page, 'sim-counter-attempts')).toBeGreaterThan(500);
+        await page.getByTestId('sim-reset').click();
+        await expect(grid(page)).toHaveAttribute('data-resets', '1');
+        await page.waitForTimeout(1200);
+        await shot('v4-stat');
+        await page.getByTestId('sim-stop').click();
+        await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
       });
 });

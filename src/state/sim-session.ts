@@ -1,7 +1,7 @@
 import type { CpuReport } from '../core/sim/cpu-loop.ts';
 import { C, K, type MapParams } from '../core/sim/map-layout.ts';
 import type { Live } from '../core/sim/live.ts';
-import type { ResetOutcome } from '../core/sim/shared-map.ts';
+import type { FreeOutcome, ResetOutcome } from '../core/sim/shared-map.ts';
 import type { RunResult } from '../core/sim/sim-report.ts';
 import type { GenerationSnapshot } from '../core/sim/sim-snapshot.ts';
 import type { Simulation } from '../core/sim/simulation.ts';
@@ -22,6 +22,25 @@ export interface SimSession {
   ended: boolean[];
   t0: number;
   run: RunResult | null;
+}
+
+/**
+ * What the page itself observed and the live buffer has no event kind for (a dump that read
+ * "stackmap not initialized", a free refused), shown in the event log beside the buffer's entries.
+ */
+export interface HostNote {
+  /** ms since the run started */
+  ms: number;
+  kind: 'uninitialized' | 'free-refused';
+  text: string;
+}
+
+const notes = new WeakMap<SimSession, HostNote[]>();
+export const hostNotes = (s: SimSession): readonly HostNote[] => notes.get(s) ?? [];
+export function addHostNote(s: SimSession, kind: HostNote['kind'], text: string): void {
+  const list = notes.get(s) ?? [];
+  list.push({ ms: performance.timeOrigin + performance.now() - s.t0, kind, text });
+  notes.set(s, list);
 }
 
 let session: SimSession | null = null;
@@ -128,7 +147,21 @@ export async function resetByFreeWriter(record: (r: ResetResult) => void): Promi
   }
 }
 
-/** A reset worker is still resetting. */
+/**
+ * v8: `echo free > stack_map` from the less busy reset worker (free blocks until the stack_map
+ * files opened on the map are closed; the other worker stays free to reset meanwhile).
+ */
+export async function freeByFreeWriter(): Promise<{ outcome: FreeOutcome; readers: number }> {
+  const w = writerBusy[0] <= writerBusy[1] ? 0 : 1;
+  writerBusy[w]++;
+  try {
+    return await writers[w].api.free();
+  } finally {
+    writerBusy[w]--;
+  }
+}
+
+/** A reset (or free) worker is still busy. */
 export const writersBusy = () => writerBusy.some((b) => b > 0);
 
 /** The dump reader, while a run's workers are up. */

@@ -1,6 +1,6 @@
 import type { Mode } from '../core/sim/map-layout.ts';
 import { replayWorkload } from '../core/sim/replay.ts';
-import type { SimOptions } from '../core/sim/sim-options.ts';
+import { phaseOf, type SimOptions } from '../core/sim/sim-options.ts';
 import { ingestWorker, useLoadStore } from './load-store.ts';
 import { useViewStore } from './view-store.ts';
 
@@ -28,6 +28,10 @@ export interface SimSettings {
   seed: number;
   /** v8 as posted (capacity fixed at 16,384, text `stack_map` only) or with the proposed follow-up (`stack_map_bin` v2, `bits`) */
   v8Variant: 'posted' | 'bin';
+  /** v8: the share of stacks taken while RCU is not watching (discarded, nothing recorded); v4/v7 ignore it */
+  rcuOffShare: number;
+  /** after each reset, this share of the stacks is replaced (0 stationary, 1 a new population; generated populations only) */
+  phaseShift: number;
 }
 
 export const DEFAULT_SETTINGS: SimSettings = {
@@ -43,7 +47,10 @@ export const DEFAULT_SETTINGS: SimSettings = {
   windowUs: 0,
   ringKb: 256,
   seed: 1,
-  v8Variant: 'bin',
+  // v8 as the series posted it; the binary export and bits are the labelled follow-up
+  v8Variant: 'posted',
+  rcuOffShare: 0.001,
+  phaseShift: 0,
 };
 
 /** The capacity v8 as posted is fixed at: 16,384 stacks. */
@@ -52,8 +59,6 @@ export const V8_POSTED_BITS = 14;
 /** The map's bits a run uses: v8 as posted has no `bits` parameter. */
 export const bitsOf = (o: Pick<SimSettings, 'mode' | 'v8Variant' | 'bits'>) => (o.mode === 'v8' && o.v8Variant === 'posted' ? V8_POSTED_BITS : o.bits);
 
-/** The run has a `stack_map_bin` (v4, v7, v8 with the follow-up); v8 as posted has only the text `stack_map`. */
-export const hasBin = (o: Pick<SimSettings, 'mode' | 'v8Variant'>) => o.mode !== 'v8' || o.v8Variant === 'bin';
 
 /** Few hot stacks, slow CPUs and a long race window: claims, lost cmpxchgs and resets you can watch. */
 export const RACE_PRESET: Partial<SimSettings> = { stacks: 6, zipf: 0, speed: 5, windowUs: 300_000 };
@@ -92,6 +97,27 @@ export const WINDOWS: readonly (readonly [number, string])[] = [
   [1_000_000, '1 s'],
 ];
 
+/** The RCU-not-watching choices (share of stacks; v8 discards them). */
+export const RCU_SHARES: readonly (readonly [number, string])[] = [
+  [0, 'none'],
+  [0.001, '0.1%'],
+  [0.01, '1%'],
+  [0.05, '5%'],
+  [0.2, '20%'],
+  [0.5, '50%'],
+];
+
+/** The workload's change after each reset (SimOptions.phaseShift). */
+export const PHASE_SHIFTS: readonly (readonly [number, string])[] = [
+  [0, 'no: the same stacks'],
+  [0.25, 'a quarter of them'],
+  [0.5, 'half of them'],
+  [1, 'all: a new population'],
+];
+
+/** A live run with a changing workload builds every phase up front (MAX_PHASES): at most this many distinct stacks in all. */
+export const MAX_LIVE_STACKS = 200_000;
+
 /** The ring buffer sizes per CPU (KB), as buffer_size_kb. */
 export const RING_KBS: readonly number[] = [64, 128, 256, 512, 1024, 2048, 4096, 8192];
 export const ringLabel = (kb: number) => (kb >= 1024 ? `${kb / 1024} MB` : `${kb} KB`);
@@ -108,6 +134,10 @@ export function simOptionsOf(o: SimSettings, cpus: number, replay: ReturnType<ty
     cpus,
     bits: bitsOf(o),
     v8Variant: o.v8Variant,
+    // only v8 discards stacks taken while RCU is not watching (the core ignores the share elsewhere too)
+    rcuOffShare: o.mode === 'v8' ? o.rcuOffShare : 0,
+    // phases advance at each Reset (the CPUs read the reset count); a replay keeps its stacks
+    phaseShift: o.workload === 'population' ? o.phaseShift : 0,
     // runs until stopped
     events: 1e9 - (1e9 % cpus),
     resets: 0,
@@ -123,6 +153,9 @@ export function simOptionsOf(o: SimSettings, cpus: number, replay: ReturnType<ty
     textDump: true,
   };
 }
+
+/** The distinct stacks a live run builds: the population, and with a changing workload every phase it can reach. */
+export const liveStacksOf = (o: SimSettings) => phaseOf({ stacks: o.stacks, phaseShift: o.workload === 'population' ? o.phaseShift : 0, resets: 0, replay: null }, true).total;
 
 /** The explorer's current selection of the loaded capture, as the simulator's replay workload. */
 export async function replayOfLoadedCapture(): Promise<ReturnType<typeof replayWorkload>> {

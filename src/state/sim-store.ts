@@ -12,8 +12,10 @@ import { Simulation } from '../core/sim/simulation.ts';
 import { useLoadStore } from './load-store.ts';
 import { initialPane, initialSettings, syncPane } from './sim-pane.ts';
 import {
+  addHostNote,
   cpuReports,
   dumpReader,
+  freeByFreeWriter,
   parkCpus,
   resetByFirstWriter,
   resetByFreeWriter,
@@ -28,7 +30,8 @@ import {
   writersBusy,
   type SimSession,
 } from './sim-session.ts';
-import { maxSimCpus, paceUs, replayOfLoadedCapture, simOptionsOf, type SimPane, type SimSettings, type SimStatus } from './sim-settings.ts';
+import type { FreeOutcome } from '../core/sim/shared-map.ts';
+import { liveStacksOf, MAX_LIVE_STACKS, maxSimCpus, paceUs, replayOfLoadedCapture, simOptionsOf, type SimPane, type SimSettings, type SimStatus } from './sim-settings.ts';
 
 /**
  * The live simulator (DESIGN 6) in the page: one Web Worker per simulated CPU running the core's
@@ -62,6 +65,10 @@ export interface SimState {
   resets: { ok: number; ebusy: number; refused: number };
   pendingResets: number;
   dumping: boolean;
+  /** an `echo free > stack_map` is running (it waits for the files open on the map) */
+  freeing: boolean;
+  /** the last free's outcome this run */
+  lastFree: FreeOutcome | null;
   report: SimReport | null;
   setPane(pane: SimPane): void;
   set(patch: Partial<SimSettings>): void;
@@ -69,6 +76,10 @@ export interface SimState {
   stop(): Promise<void>;
   reset(): Promise<void>;
   dump(): Promise<void>;
+  /** `echo 1|0 > options/stackmap` (every mode honours it; v8 allocates a freed map again on 1) */
+  setOption(on: boolean): void;
+  /** v8: `echo free > stack_map`, from a tracefs worker (it blocks until the open stack_map files close) */
+  free(): Promise<void>;
   refreshLedger(): Promise<void>;
   /** the finished run as capture files, by tracefs name */
   files(): Map<string, Uint8Array> | null;
@@ -90,6 +101,8 @@ export const useSimStore = create<SimState>((set, get) => ({
   resets: { ok: 0, ebusy: 0, refused: 0 },
   pendingResets: 0,
   dumping: false,
+  freeing: false,
+  lastFree: null,
   report: null,
 
   setPane: (pane) => set({ pane }),
@@ -114,7 +127,15 @@ export const useSimStore = create<SimState>((set, get) => ({
       set({ status: 'error', error: 'SharedArrayBuffer is unavailable: the page is not cross-origin isolated (COOP/COEP)' });
       return;
     }
-    set({ status: 'starting', error: null, ledger: null, current: null, snapshots: [], dumps: 0, estale: 0, resets: { ok: 0, ebusy: 0, refused: 0 }, pendingResets: 0, report: null });
+    const stacks = liveStacksOf(o);
+    if (stacks > MAX_LIVE_STACKS) {
+      set({
+        status: 'error',
+        error: `a workload that changes after each reset builds all 16 phases up front: ${stacks.toLocaleString('en')} distinct stacks, more than ${MAX_LIVE_STACKS.toLocaleString('en')}; lower the stacks or the change`,
+      });
+      return;
+    }
+    set({ status: 'starting', error: null, ledger: null, current: null, snapshots: [], dumps: 0, estale: 0, resets: { ok: 0, ebusy: 0, refused: 0 }, pendingResets: 0, freeing: false, lastFree: null, report: null });
     try {
       const cpus = Math.min(Math.max(1, o.cpus), maxSimCpus());
       const replay = o.workload === 'replay' ? await replayOfLoadedCapture() : null;
@@ -146,7 +167,7 @@ export const useSimStore = create<SimState>((set, get) => ({
     try {
       // let the host operations in progress end (a reset waits for in-flight inserts)
       await serial(async () => undefined);
-      while (writersBusy() || get().dumping) await sleep(5);
+      while (writersBusy() || get().dumping || get().freeing) await sleep(5);
       s.sim.stop();
       Atomics.store(s.sim.map.i32, C.PAUSE, 0);
       Atomics.notify(s.sim.map.i32, C.PAUSE);
@@ -224,6 +245,15 @@ export const useSimStore = create<SimState>((set, get) => ({
     // ('dump-during-reset', slot: 1 the binary read, 2 the text read, 3 both)
     let dropped = 0;
     try {
+      if (!s.sim.map.allocated) {
+        // v8 after free: stack_map reads "stackmap not initialized" (and stack_map_bin has no map to read): nothing to keep
+        const text = await dumpReader()!.api.readText();
+        if (text.uninitialized) {
+          addHostNote(s, 'uninitialized', 'stack_map read: "stackmap not initialized" (the map was freed): no dump to keep; turning options/stackmap on allocates a new map');
+          return;
+        }
+        // the option was turned on meanwhile: a new map, read as usual below
+      }
       if (hasBinExport(s.sim.options)) {
         const bin = await dumpReader()!.api.readBin();
         check();
@@ -233,7 +263,8 @@ export const useSimStore = create<SimState>((set, get) => ({
       }
       const text = await dumpReader()!.api.readText();
       check();
-      if (text.records.length === 0 && duringReset) dropped |= 2;
+      if (text.uninitialized) addHostNote(s, 'uninitialized', 'stack_map read: "stackmap not initialized" (the map was freed during the dump): not kept');
+      else if (text.records.length === 0 && duringReset) dropped |= 2;
       else s.sim.dumps.push(text);
       if (dropped) s.live.event('dump-during-reset', -1, dropped, s.sim.map.generation);
       set({ dumps: s.sim.dumps.length, estale: s.sim.estale });
@@ -241,6 +272,44 @@ export const useSimStore = create<SimState>((set, get) => ({
       if (simSession() === s) set({ error: (e as Error).message });
     } finally {
       set({ dumping: false });
+    }
+    await get().refreshLedger();
+  },
+
+  setOption(on) {
+    const s = simSession();
+    if (!s || get().status !== 'running') return;
+    const map = s.sim.map;
+    if (map.optionOn === on) return;
+    const wasFreed = !map.allocated;
+    map.setOption(on);
+    // slot 1: the option's enable allocated a new map (v8 after free); its generation continues
+    s.live.event(on ? 'option-on' : 'option-off', -1, on && wasFreed ? 1 : 0, map.generation);
+  },
+
+  async free() {
+    const s = simSession();
+    if (!s || get().status !== 'running' || get().freeing) return;
+    set({ freeing: true });
+    try {
+      const { outcome, readers } = await freeByFreeWriter();
+      if (simSession() !== s) return;
+      if (outcome !== 'ok') {
+        const why =
+          outcome === 'busy'
+            ? s.sim.map.optionOn
+              ? 'EBUSY: options/stackmap is on (free releases only a map whose option is off)'
+              : 'EBUSY: a reset is running'
+            : outcome === 'not-allocated'
+              ? 'the map is already freed'
+              : 'EINVAL: only v8 has free';
+        addHostNote(s, 'free-refused', `free refused: ${why}${readers ? ` (${readers} stack_map files open)` : ''}`);
+      }
+      set({ lastFree: outcome });
+    } catch (e) {
+      if (simSession() === s) set({ error: (e as Error).message });
+    } finally {
+      set({ freeing: false });
     }
     await get().refreshLedger();
   },

@@ -1,5 +1,5 @@
-import { MODES, type Mode } from '../core/sim/map-layout.ts';
-import { DEFAULT_SETTINGS, RING_KBS, SPEEDS, WINDOWS, type SimSettings } from './sim-settings.ts';
+import { MAX_WORKLOAD_DEPTH, MODES, type Mode } from '../core/sim/map-layout.ts';
+import { DEFAULT_SETTINGS, PHASE_SHIFTS, RCU_SHARES, RING_KBS, SPEEDS, WINDOWS, type SimSettings } from './sim-settings.ts';
 
 /**
  * The simulator's settings <-> the query string, beside the explorer's view (view-url.ts) and the
@@ -8,7 +8,7 @@ import { DEFAULT_SETTINGS, RING_KBS, SPEEDS, WINDOWS, type SimSettings } from '.
  * written; a value that is unknown, out of range or not one of the pane's choices is ignored.
  */
 
-export const SIM_KEYS = ['sim.mode', 'sim.workload', 'sim.bits', 'sim.cpus', 'sim.stacks', 'sim.zipf', 'sim.depth', 'sim.speed', 'sim.window', 'sim.ring', 'sim.seed', 'sim.v8'] as const;
+export const SIM_KEYS = ['sim.mode', 'sim.workload', 'sim.bits', 'sim.cpus', 'sim.stacks', 'sim.zipf', 'sim.depth', 'sim.speed', 'sim.window', 'sim.ring', 'sim.seed', 'sim.v8', 'sim.rcu', 'sim.phase'] as const;
 
 const num = (s: string | null) => (s === null || s.trim() === '' ? NaN : Number(s));
 const intIn = (s: string | null, lo: number, hi: number) => {
@@ -40,7 +40,7 @@ export function parseSimSettings(search: string, maxCpus: number): Partial<SimSe
   const depth = /^(\d+)-(\d+)$/.exec(q.get('sim.depth') ?? '');
   if (depth) {
     const [lo, hi] = [Number(depth[1]), Number(depth[2])];
-    if (lo >= 1 && lo <= hi && hi <= 64) Object.assign(out, { depthMin: lo, depthMax: hi });
+    if (lo >= 1 && lo <= hi && hi <= MAX_WORKLOAD_DEPTH) Object.assign(out, { depthMin: lo, depthMax: hi });
   }
   const speed = oneOf(q.get('sim.speed'), SPEEDS);
   if (speed !== null) out.speed = speed;
@@ -52,6 +52,10 @@ export function parseSimSettings(search: string, maxCpus: number): Partial<SimSe
   if (seed !== null) out.seed = seed;
   const v8 = q.get('sim.v8');
   if (v8 === 'posted' || v8 === 'bin') out.v8Variant = v8;
+  const rcu = oneOf(q.get('sim.rcu'), RCU_SHARES);
+  if (rcu !== null) out.rcuOffShare = rcu;
+  const phase = oneOf(q.get('sim.phase'), PHASE_SHIFTS);
+  if (phase !== null) out.phaseShift = phase;
   return out;
 }
 
@@ -72,6 +76,8 @@ export function formatSimSettings(o: SimSettings, search = ''): string {
   if (o.ringKb !== d.ringKb) q.set('sim.ring', String(o.ringKb));
   if (o.seed !== d.seed) q.set('sim.seed', String(o.seed));
   if (o.v8Variant !== d.v8Variant) q.set('sim.v8', o.v8Variant);
+  if (o.rcuOffShare !== d.rcuOffShare) q.set('sim.rcu', String(o.rcuOffShare));
+  if (o.phaseShift !== d.phaseShift) q.set('sim.phase', String(o.phaseShift));
   const s = q.toString();
   return s ? `?${s}` : '';
 }

@@ -6,7 +6,7 @@ import { SharedStackMap } from '../core/sim/shared-map.ts';
 import { captureMap, snapshotOf, type MapCopy } from '../core/sim/sim-snapshot.ts';
 import type { SimTracefsApi } from './sim-api.ts';
 
-/** A tracefs user: resets and dumps on the shared map, blocking like the kernel's paths. */
+/** A tracefs user: resets, frees and dumps on the shared map, blocking like the kernel's paths. */
 let map: SharedStackMap | null = null;
 let live: Live | null = null;
 
@@ -27,7 +27,8 @@ const api: SimTracefsApi = {
     map = new SharedStackMap(sab, params, {
       liveWindow: true,
       canBlock: true,
-      onEvent: (kind, slot) => l.event(kind, -1, slot, Atomics.load(map!.i32, C.GENERATION)),
+      // free-wait carries the files open on the map in its slot field (the log says how many it waits for)
+      onEvent: (kind, slot) => l.event(kind, -1, kind === 'free-wait' ? Math.max(0, Atomics.load(map!.i32, C.READERS)) : slot, Atomics.load(map!.i32, C.GENERATION)),
     });
   },
   reset() {
@@ -59,6 +60,10 @@ const api: SimTracefsApi = {
     const dump = readTextDump(m(), 64, (pass) => pass > 0 && pace());
     if (dump.generationsSeen.length > 1) live?.event('text-spliced', -1, dump.records.length, dump.generationsSeen[dump.generationsSeen.length - 1]);
     return dump;
+  },
+  free() {
+    const readers = Math.max(0, Atomics.load(m().i32, C.READERS));
+    return { outcome: m().free(true), readers };
   },
 };
 

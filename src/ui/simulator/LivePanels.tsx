@@ -1,11 +1,20 @@
 import { useRef } from 'react';
 import { LANE_STATE, type LiveEventKind, type LogEntry } from '../../core/sim/live.ts';
-import { C, K } from '../../core/sim/map-layout.ts';
+import { writeStackMapStat } from '../../core/formats/stack-map-write.ts';
+import { C, INSERT_BYPASS, INSERT_DEEP, INSERT_OFF, K, MAX_DEPTH } from '../../core/sim/map-layout.ts';
 import { REC } from '../../core/sim/ring.ts';
-import type { SimSession } from '../../state/sim-session.ts';
+import { hasBinExport } from '../../core/sim/sim-options.ts';
+import { hostNotes, simSession, type HostNote, type SimSession } from '../../state/sim-session.ts';
 import { useSimStore } from '../../state/sim-store.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
 import { fillWords, resetsBefore } from './sim-words.ts';
+
+/** Why a record is a full stack (the insert's result, below 0): its chip and its words. */
+const FULL_WHY: Record<number, { label: string; cls: string; why: string }> = {
+  [INSERT_BYPASS]: { label: 'bypass', cls: 'bypass', why: 'bypass, a reset was running (uncounted)' },
+  [INSERT_DEEP]: { label: 'deep', cls: 'deep', why: `deeper than ${MAX_DEPTH} frames: the map is not asked (uncounted)` },
+  [INSERT_OFF]: { label: 'off', cls: 'off', why: 'options/stackmap off or the map freed (uncounted)' },
+};
 
 /** What each CPU is doing, and its most recent stack records (newest left). */
 export function CpuLanes({ session }: { session: SimSession }) {
@@ -31,7 +40,10 @@ export function CpuLanes({ session }: { session: SimSession }) {
             state = 'reset running: writing full stacks';
             cls = 'bypass';
           } else if (!events) state = 'starting';
-          else state = Atomics.load(i32, C.PACE_US) >= 50_000 ? 'between events' : 'recording';
+          else if (!sim.map.optionOn || !sim.map.allocated) {
+            state = sim.map.allocated ? 'options/stackmap off: full stacks' : 'map freed: full stacks';
+            cls = 'bypass';
+          } else state = Atomics.load(i32, C.PACE_US) >= 50_000 ? 'between events' : 'recording';
           return (
             <div className="sim-lane" key={cpu} data-testid="sim-lane" data-cpu={cpu} data-events={events}>
               <span className="sim-lane-cpu">CPU {cpu}</span>
@@ -40,8 +52,8 @@ export function CpuLanes({ session }: { session: SimSession }) {
               <span className="sim-recent">
                 {l.recent.map((r, i) =>
                   r.type === REC.FULL ? (
-                    <span key={i} className={`sim-rec ${r.slot === -2 ? 'bypass' : 'full'}`} title={`stack ${r.stack} in full (${r.slot === -2 ? 'bypass: reset running' : 'fallback'})`}>
-                      {r.slot === -2 ? 'bypass' : 'full'}
+                    <span key={i} className={`sim-rec ${FULL_WHY[r.slot]?.cls ?? 'full'}`} data-full={FULL_WHY[r.slot]?.label ?? 'full'} title={`stack ${r.stack} in full: ${FULL_WHY[r.slot]?.why ?? 'fallback'}`}>
+                      {FULL_WHY[r.slot]?.label ?? 'full'}
                     </span>
                   ) : (
                     <span key={i} className="sim-rec id" title={`stack ${r.stack}, ${v8 ? `cookie gen ${r.generation} slot ${r.slot}` : `id ${r.slot}, written ${fillWords(false, r.generation)} (an id names a slot: after a reset it can name another stack)`}`}>
@@ -58,7 +70,7 @@ export function CpuLanes({ session }: { session: SimSession }) {
   );
 }
 
-/** The map's counters (stack_map_stat and more), summed over CPUs, read live. */
+/** The map's counters summed over CPUs, read live, and stack_map_stat as the mode prints it. */
 export function SimCounters({ session }: { session: SimSession }) {
   const { sim, live } = session;
   const c = sim.map.counters();
@@ -68,11 +80,23 @@ export function SimCounters({ session }: { session: SimSession }) {
   const dupLive = st.current?.duplicates ?? 0;
   const dupPast = st.snapshots.reduce((n, s) => n + s.duplicates, 0);
   const v8 = sim.config.mode === 'v8';
+  let events = 0;
+  for (let cpu = 0; cpu < sim.config.cpus; cpu++) events += Atomics.load(i32, sim.map.cpuWord(cpu, K.PROGRESS));
+  // every event either asks the map (an attempt), is too deep, is discarded (v8, RCU) or meets the option off / a freed map
+  const off = Math.max(0, events - c.attempts - c.deep - c.rcuDiscards);
   const cells: [string, string, number | string, string][] = [
-    ['attempts', 'attempts', c.attempts, 'inserts tried (one per event)'],
+    ['attempts', 'attempts', c.attempts, 'inserts tried: events whose stack asked the map'],
     ['successes', 'successes', c.successes, 'an id or cookie was written'],
     ['fallbacks', 'fallbacks', c.fallbacks, `stack written in full: pool empty ${c.fallbacksPoolEmpty}, probe limit ${c.fallbacksProbeLimit}, in flight ${c.fallbacksInFlight}, gravestone ${c.fallbacksGravestone}`],
     ['bypasses', 'bypasses', c.bypasses, 'inserts that met the reset flag: full stack'],
+    ['deep', `deeper than ${MAX_DEPTH}: in full, uncounted`, c.deep, `stacks deeper than ${MAX_DEPTH} frames never reach the map: recorded in full, not in successes or ${v8 ? 'fallbacks' : 'drops'}`],
+    [
+      'rcu',
+      'discarded (RCU not watching)',
+      v8 ? c.rcuDiscards : '—',
+      v8 ? 'stacks taken while RCU was not watching: v8 discards them, nothing is recorded' : 'only v8 discards stacks taken while RCU is not watching; v4 and v7 record them',
+    ],
+    ['off', 'in full, option off', off, 'events recorded while options/stackmap was off or the map freed: every stack in full, uncounted (events − attempts − deeper − discarded)'],
     ['entries', 'entries / capacity', `${fmtInt(sim.map.entries)} / ${fmtInt(sim.map.capacity)}`, 'elements taken since the last reset'],
     ['duplicates', 'duplicates', t.duplicate, `second copies published (v4/v7) since the start; ${v8 ? 'the current generation' : 'the table'} holds ${dupLive} at the last look, ${v8 ? 'ended generations' : 'tables cleared by resets'} ${dupPast}`],
     ['lost', 'lost cmpxchg', t['lost-same'] + t.lost, `to the same stack ${t['lost-same']}, to another hash ${t.lost}`],
@@ -95,7 +119,57 @@ export function SimCounters({ session }: { session: SimSession }) {
           </div>
         ))}
       </div>
+      <StatView session={session} successes={c.successes} fallbacks={c.fallbacks} />
     </section>
+  );
+}
+
+/**
+ * stack_map_stat as the mode prints it (the export writes the same lines), beside the run's
+ * totals: v4 zeroes successes and drops on reset, v7 and v8 count them since boot while entries
+ * counts since the last reset.
+ */
+function StatView({ session, successes, fallbacks }: { session: SimSession; successes: number; fallbacks: number }) {
+  const m = session.sim.map;
+  const mode = session.sim.config.mode;
+  const v8 = mode === 'v8';
+  const stat = m.statCounters();
+  const resets = Atomics.load(m.i32, C.RESETS);
+  const drops = v8 ? 'fallbacks' : 'drops';
+  const text = !m.allocated
+    ? writeStackMapStat({ version: 'v8', uninitialized: true })
+    : v8
+      ? writeStackMapStat({ version: 'v8', generation: m.generation, entries: m.entries, capacity: m.capacity, successes: stat.successes, fallbacks: stat.drops })
+      : writeStackMapStat({
+          version: 'v7',
+          entries: m.entries,
+          capacity: m.capacity,
+          tableSize: m.slots,
+          successes: stat.successes,
+          drops: stat.drops,
+          successRate: stat.successes + stat.drops ? Math.floor((100 * stat.successes) / (stat.successes + stat.drops)) : 0,
+        });
+  const says =
+    mode === 'v4'
+      ? `v4 zeroes successes and drops at each reset, as it clears entries: ${resets ? `they count since reset ${resets}` : 'no reset yet, so they count since the start'}.`
+      : `${mode} counts successes and ${drops} since boot, while entries counts since the last reset${resets ? `: ${fmtInt(resets)} reset${resets === 1 ? '' : 's'} later, successes keep growing while entries started again from 0` : ''}.`;
+  return (
+    <div className="sim-stat" data-testid="sim-stat" data-successes={stat.successes} data-drops={stat.drops} data-uninitialized={m.allocated ? '0' : '1'}>
+      <pre className="mono" data-testid="sim-stat-text" title="cat stack_map_stat">
+        {text}
+      </pre>
+      <div>
+        <p>
+          <b>stack_map_stat</b> <span className="quiet">(what the file says now)</span>
+        </p>
+        <p className="quiet sim-stat-vs">
+          this run: successes <b>{fmtInt(successes)}</b>, {drops} <b>{fmtInt(fallbacks)}</b>
+        </p>
+        <p className="quiet" data-testid="sim-stat-says">
+          {m.allocated ? says : 'the map is freed: the file reads “stackmap not initialized” until options/stackmap is on again.'}
+        </p>
+      </div>
+    </div>
   );
 }
 
@@ -115,10 +189,11 @@ const TEXT: Record<LiveEventKind, (e: LogEntry, v8: boolean) => string> = {
   bypass: () => `reset running: stack in full (bypass)`,
   deep: () => `deeper than 64 frames: stack in full, the map not asked (bypass)`,
   'rcu-discard': () => `RCU not watching: stack discarded, nothing recorded`,
-  'option-on': () => `options/stackmap on`,
-  'option-off': () => `options/stackmap off: stacks in full; the map is kept, so the buffer still resolves`,
+  'option-on': (e, v8) => (e.slot === 1 ? `options/stackmap on: a new map is allocated${v8 ? `, generation ${e.generation}` : ''}` : `options/stackmap on: stacks go through the map again`),
+  'option-off': () => `options/stackmap off: stacks in full, uncounted; the map is kept, so the buffer still resolves`,
   free: () => `free: the map is released (stack_map reads "stackmap not initialized")`,
-  'free-wait': () => `free: waiting for the stack_map files open on the map to close`,
+  'free-wait': (e) =>
+    e.slot > 0 ? `free: waiting for ${e.slot} stack_map file${e.slot === 1 ? '' : 's'} opened on the map to close` : `free: no stack_map file open on the map, releasing it`,
   'dump-during-reset': (e) =>
     `a dump read while a reset ran came back empty (the reset had cleared the map): not kept, so the export has no empty ${['', 'stack_map_bin.N', 'stack_map.N', 'stack_map_bin.N or stack_map.N'][e.slot & 3] || 'dump'}`,
   'reset-flag': () => `reset: flag set, waiting for inserts in flight`,
@@ -153,28 +228,41 @@ const SEVERITY: Partial<Record<LiveEventKind, string>> = {
   dump: 'info',
   'dump-during-reset': 'warn',
   'v4-pause': 'info',
+  'option-on': 'info',
+  'option-off': 'warn',
+  'free-wait': 'info',
+  free: 'warn',
 };
+
+const NOTE_SEVERITY: Record<HostNote['kind'], string> = { uninitialized: 'warn', 'free-refused': 'warn' };
 
 const KEEP = 400;
 
 interface Row {
   e: LogEntry;
   n: number;
+  /** a host note (the page's own observation), not a live-buffer entry */
+  note?: HostNote;
 }
 
 /** Notable events, newest first; runs of the same event on the same CPU are folded (×N). */
 export function EventLog({ session, runId }: { session: SimSession; runId: number }) {
-  const state = useRef<{ runId: number; next: number; rows: Row[]; skipped: number }>({ runId: -1, next: 0, rows: [], skipped: 0 });
+  const state = useRef<{ runId: number; session: SimSession | null; next: number; notes: number; rows: Row[]; skipped: number }>({ runId: -1, session: null, next: 0, notes: 0, rows: [], skipped: 0 });
   const s = state.current;
-  if (s.runId !== runId) Object.assign(s, { runId, next: 0, rows: [], skipped: 0 });
+  if (s.runId !== runId || s.session !== session) Object.assign(s, { runId, session, next: 0, notes: 0, rows: [], skipped: 0 });
   const { entries, next, skipped } = session.live.readLog(s.next);
   s.next = next;
   s.skipped += skipped;
+  const notes = hostNotes(session);
+  for (; s.notes < notes.length; s.notes++) {
+    const note = notes[s.notes];
+    s.rows.unshift({ e: { index: -1 - s.notes, kind: 'dump', cpu: -1, slot: -1, generation: 0, ms: note.ms }, n: 1, note });
+  }
   for (const e of entries) {
     const top = s.rows[0];
-    // a reset makes every CPU bypass: one line for all of them
-    const anyCpu = e.kind === 'bypass';
-    if (top && top.e.kind === e.kind && (anyCpu || top.e.cpu === e.cpu) && (anyCpu || e.kind === 'fallback-pool' || e.kind === 'fallback-probe' || top.e.slot === e.slot)) {
+    // a reset makes every CPU bypass, a deep workload every CPU skip the map: one line for all of them
+    const anyCpu = e.kind === 'bypass' || e.kind === 'deep';
+    if (top && !top.note && top.e.kind === e.kind && (anyCpu || top.e.cpu === e.cpu) && (anyCpu || e.kind === 'fallback-pool' || e.kind === 'fallback-probe' || top.e.slot === e.slot)) {
       top.n++;
       top.e = { ...e, cpu: top.e.cpu === e.cpu ? e.cpu : -2 };
     } else s.rows.unshift({ e, n: 1 });
@@ -182,15 +270,19 @@ export function EventLog({ session, runId }: { session: SimSession; runId: numbe
   if (s.rows.length > KEEP) s.rows.length = KEEP;
   const v8 = session.sim.config.mode === 'v8';
   type Line = { key: string; ms: number; kind: string; cls: string; who: string; text: string; n: number };
-  const lines: Line[] = s.rows.map((r) => ({
-    key: `e${r.e.index}`,
-    ms: r.e.ms,
-    kind: r.e.kind,
-    cls: SEVERITY[r.e.kind] ?? '',
-    who: r.e.cpu === -2 ? 'CPUs' : r.e.cpu < 0 ? 'tracefs' : `CPU ${r.e.cpu}`,
-    text: TEXT[r.e.kind](r.e, v8),
-    n: r.n,
-  }));
+  const lines: Line[] = s.rows.map((r) =>
+    r.note
+      ? { key: `n${-1 - r.e.index}`, ms: r.note.ms, kind: r.note.kind, cls: NOTE_SEVERITY[r.note.kind], who: 'tracefs', text: r.note.text, n: 1 }
+      : {
+          key: `e${r.e.index}`,
+          ms: r.e.ms,
+          kind: r.e.kind,
+          cls: SEVERITY[r.e.kind] ?? '',
+          who: r.e.cpu === -2 ? 'CPUs' : r.e.cpu < 0 ? 'tracefs' : `CPU ${r.e.cpu}`,
+          text: TEXT[r.e.kind](r.e, v8),
+          n: r.n,
+        },
+  );
   const kinds = new Set(lines.map((l) => l.kind));
   return (
     <section className="panel sim-log-panel" aria-label="event log">
@@ -223,6 +315,8 @@ export function LedgerPanel() {
   const status = useSimStore((s) => s.status);
   const dumps = useSimStore((s) => s.dumps);
   const mode = useSimStore((s) => s.report?.mode ?? s.settings.mode);
+  const settings = useSimStore((s) => s.settings);
+  const bin = hasBinExport(simSession()?.sim.options ?? settings);
   if (!ledger)
     return (
       <section className="panel" aria-label="ledger">
@@ -253,7 +347,14 @@ export function LedgerPanel() {
       {noDump ? (
         <p className="sim-nodump" data-testid="sim-ledger-nodump">
           <b>no dump yet</b>: the {fmtInt(l.ids)} {what} left in the ring buffers name slots of a map nobody has read, so none can be resolved. Dump reads{' '}
-          <code>stack_map_bin</code> and <code>stack_map</code>; Stop takes a last dump.
+          {bin ? (
+            <>
+              <code>stack_map_bin</code> and <code>stack_map</code>
+            </>
+          ) : (
+            <code>stack_map</code>
+          )}
+          ; Stop takes a last dump.
         </p>
       ) : (
         <>
@@ -293,7 +394,7 @@ export function LedgerPanel() {
 
 function FullCell({ n }: { n: number }) {
   return (
-    <div className="cell" title="stack records written in full (fallbacks and bypasses): they carry their own stack">
+    <div className="cell" title="stack records written in full (fallbacks, bypasses, stacks deeper than 64 frames, and every stack while options/stackmap is off): they carry their own stack">
       <div className="value" data-testid="sim-ledger-full">
         {fmtInt(n)}
       </div>

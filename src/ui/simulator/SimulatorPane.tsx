@@ -1,9 +1,25 @@
 import { useState } from 'react';
-import { MODES } from '../../core/sim/map-layout.ts';
+import { C, MAX_DEPTH, MAX_WORKLOAD_DEPTH, MODES } from '../../core/sim/map-layout.ts';
+import { hasBinExport } from '../../core/sim/sim-options.ts';
 import type { SimReport } from '../../core/sim/sim-report.ts';
 import { useLoadStore } from '../../state/load-store.ts';
-import { simSession } from '../../state/sim-session.ts';
-import { bitsOf, cpuLimitNote, hasBin, maxSimCpus, RACE_PRESET, RING_KBS, ringLabel, SPEEDS, WINDOWS, type SimSettings } from '../../state/sim-settings.ts';
+import { useScenarioStore } from '../../state/sim-scenario.ts';
+import { simSession, type SimSession } from '../../state/sim-session.ts';
+import {
+  bitsOf,
+  cpuLimitNote,
+  liveStacksOf,
+  MAX_LIVE_STACKS,
+  maxSimCpus,
+  PHASE_SHIFTS,
+  RACE_PRESET,
+  RCU_SHARES,
+  RING_KBS,
+  ringLabel,
+  SPEEDS,
+  WINDOWS,
+  type SimSettings,
+} from '../../state/sim-settings.ts';
 import { useSimStore } from '../../state/sim-store.ts';
 import { fmtDuration, fmtInt } from '../common/format.ts';
 import { CpuLanes, EventLog, LedgerPanel, SimCounters } from './LivePanels.tsx';
@@ -31,6 +47,20 @@ export function SimulatorPane() {
   const isolated = globalThis.crossOriginIsolated === true;
   const maxCpus = maxSimCpus();
   const [cpusCapped, setCpusCapped] = useState(false);
+  // the guided scenarios fold away once a run of one's own starts, so the live panels show without scrolling
+  const [scenariosOpen, setScenariosOpen] = useState(true);
+  const scenarioBusy = useScenarioStore((x) => x.running !== null);
+  const v8 = o.mode === 'v8';
+  const posted = v8 && o.v8Variant === 'posted';
+  const map = session?.sim.map ?? null;
+  const optionOn = map ? map.optionOn : true;
+  const allocated = map ? map.allocated : true;
+  const sessionV8 = session?.sim.config.mode === 'v8';
+  const phased = o.workload === 'population' && o.phaseShift > 0;
+  // while a run goes, these show what it runs with (a guided scenario sets its own)
+  const runOpts = busy && session ? session.sim.options : null;
+  const phaseShown = runOpts ? runOpts.phaseShift : o.phaseShift;
+  const rcuShown = runOpts ? runOpts.rcuOffShare : o.rcuOffShare;
   return (
     <main className="content simulator" data-testid="simulator" data-status={st.status} data-run={st.runId}>
       <section className="panel sim-controls" aria-label="simulator settings">
@@ -47,20 +77,20 @@ export function SimulatorPane() {
             </select>
           </label>
           {o.mode === 'v8' && (
-            <label title="v8 as the series posted it: capacity fixed at 16,384 stacks, only the text stack_map; the proposed follow-up adds stack_map_bin version 2 (generation in its header) and the bits parameter">
+            <label title="v8 as the series posted it (the default): capacity fixed at 16,384 stacks, only the text stack_map. The cover letter leaves the binary export and the capacity boot parameter to a later series; the cookie ABI mail proposes stack_map_bin version 2 with the generation in its header: that is the second choice">
               v8
               <select data-testid="sim-v8" value={o.v8Variant} disabled={busy} onChange={(e) => set({ v8Variant: e.target.value as SimSettings['v8Variant'] })}>
-                <option value="bin">+ stack_map_bin, bits</option>
-                <option value="posted">as posted (16,384)</option>
+                <option value="posted">as posted (16,384, stack_map)</option>
+                <option value="bin">+ proposed binary v2 and bits</option>
               </select>
             </label>
           )}
-          <label title={o.mode === 'v8' && o.v8Variant === 'posted' ? 'v8 as posted has no bits parameter: 16,384 elements, 32,768 slots' : 'the pool holds 2^bits elements; the table 2^(bits+1) slots'}>
+          <label title={posted ? 'v8 as posted has no bits parameter: 16,384 elements, 32,768 slots (the follow-up adds one)' : 'the pool holds 2^bits elements; the table 2^(bits+1) slots'}>
             bits
             <select
               data-testid="sim-bits"
               value={bitsOf(o)}
-              disabled={busy || (o.mode === 'v8' && o.v8Variant === 'posted')}
+              disabled={busy || posted}
               onChange={(e) => set({ bits: Number(e.target.value) })}
             >
               {Array.from({ length: 9 }, (_, i) => 10 + i).map((b) => (
@@ -103,21 +133,53 @@ export function SimulatorPane() {
               </span>
             ) : (
               <>
-              <label title="distinct stacks">
-                stacks
-                <input data-testid="sim-stacks" type="number" min={1} max={100000} value={o.stacks} onChange={(e) => set({ stacks: clamp(Number(e.target.value), 1, 100000) })} />
-              </label>
-              <label title="Zipf exponent over the stacks' ranks (0: uniform)">
-                skew
-                <input data-testid="sim-zipf" type="number" min={0} max={4} step={0.1} value={o.zipf} onChange={(e) => set({ zipf: Math.max(0, Number(e.target.value) || 0) })} />
-              </label>
-              <label title="depth range of the stacks, 1..64">
-                depth
-                <input type="number" min={1} max={64} value={o.depthMin} onChange={(e) => set({ depthMin: clamp(Number(e.target.value), 1, o.depthMax) })} />–
-                <input type="number" min={1} max={64} value={o.depthMax} onChange={(e) => set({ depthMax: clamp(Number(e.target.value), o.depthMin, 64) })} />
-              </label>
+                <label title={`distinct stacks${phased ? `; with the stacks changing after each reset, all 16 phases are built up front: ${fmtInt(liveStacksOf(o))} stacks (at most ${fmtInt(MAX_LIVE_STACKS)})` : ''}`}>
+                  stacks
+                  <input data-testid="sim-stacks" type="number" min={1} max={100000} value={o.stacks} onChange={(e) => set({ stacks: clamp(Number(e.target.value), 1, 100000) })} />
+                </label>
+                <label title="Zipf exponent over the stacks' ranks (0: uniform)">
+                  skew
+                  <input data-testid="sim-zipf" type="number" min={0} max={4} step={0.1} value={o.zipf} onChange={(e) => set({ zipf: Math.max(0, Number(e.target.value) || 0) })} />
+                </label>
+                <label className="sim-depth" title={`depth range of the stacks, 1..${MAX_WORKLOAD_DEPTH}: a stack deeper than ${MAX_DEPTH} frames never reaches the map; it is recorded in full and not counted`}>
+                  depth
+                  <input data-testid="sim-depth-min" type="number" min={1} max={MAX_WORKLOAD_DEPTH} value={o.depthMin} onChange={(e) => set({ depthMin: clamp(Number(e.target.value), 1, o.depthMax) })} />–
+                  <input data-testid="sim-depth-max" type="number" min={1} max={MAX_WORKLOAD_DEPTH} value={o.depthMax} onChange={(e) => set({ depthMax: clamp(Number(e.target.value), o.depthMin, MAX_WORKLOAD_DEPTH) })} />
+                </label>
+                <label title="After each Reset the CPUs move to the next phase of the workload: this share of the stacks is replaced and their popularity shifts by as many ranks; 'all' records a new population, as when a user resets between test phases. For v7 pick 'all: a new population': only a workload that changes makes an id written before a reset resolve to another stack.">
+                  after each reset, change the stacks
+                  <select data-testid="sim-phase" value={phaseShown} onChange={(e) => set({ phaseShift: Number(e.target.value) })}>
+                    {PHASE_SHIFTS.map(([v, l]) => (
+                      <option key={v} value={v}>
+                        {l}
+                      </option>
+                    ))}
+                  </select>
+                </label>
               </>
             )}
+            <label
+              title={
+                v8
+                  ? 'the share of stacks taken while RCU is not watching (idle, early entry code): v8 discards them in record_stackmap(), writing nothing, and counts them'
+                  : 'only v8 discards stacks taken while RCU is not watching; v4 and v7 record them like any other stack'
+              }
+            >
+              RCU not watching
+              <select data-testid="sim-rcu" value={v8 ? rcuShown : 0} disabled={!v8} onChange={(e) => set({ rcuOffShare: Number(e.target.value) })}>
+                {v8 ? (
+                  RCU_SHARES.map(([v, l]) => (
+                    <option key={v} value={v}>
+                      {l}
+                    </option>
+                  ))
+                ) : (
+                  <option value={0} data-testid="sim-rcu-note">
+                    only v8 discards them
+                  </option>
+                )}
+              </select>
+            </label>
           </fieldset>
           <label title="events per second per CPU (changes a running simulation)">
             speed
@@ -154,7 +216,16 @@ export function SimulatorPane() {
           </button>
         </div>
         <div className="sim-actions">
-          <button type="button" className="primary" data-testid="sim-start" disabled={busy || !isolated} onClick={() => void st.start()}>
+          <button
+            type="button"
+            className="primary"
+            data-testid="sim-start"
+            disabled={busy || !isolated}
+            onClick={() => {
+              setScenariosOpen(false);
+              void st.start();
+            }}
+          >
             ▶ Start
           </button>
           <button type="button" data-testid="sim-stop" disabled={!running} onClick={() => void st.stop()}>
@@ -163,9 +234,41 @@ export function SimulatorPane() {
           <button type="button" data-testid="sim-reset" disabled={!running} onClick={() => void st.reset()} title="echo 0 > stack_map">
             Reset{st.pendingResets > 0 ? ` (${st.pendingResets} running)` : ''}
           </button>
-          <button type="button" data-testid="sim-dump" disabled={!running || st.dumping} onClick={() => void st.dump()} title={hasBin(o) ? 'read stack_map_bin and stack_map' : 'read stack_map (v8 as posted has no stack_map_bin)'}>
+          <button
+            type="button"
+            data-testid="sim-dump"
+            disabled={!running || st.dumping}
+            onClick={() => void st.dump()}
+            title={hasBinExport(session?.sim.options ?? o) ? 'read stack_map_bin and stack_map' : 'read stack_map (v8 as posted has no stack_map_bin)'}
+          >
             {st.dumping ? 'Dumping…' : 'Dump'}
           </button>
+          <span className="sim-lifecycle-buttons">
+            <button
+              type="button"
+              data-testid="sim-option"
+              aria-pressed={optionOn}
+              // not while a free waits for its readers: it was asked for a map whose option is off
+              disabled={!running || st.freeing}
+              onClick={() => st.setOption(!optionOn)}
+              title={`echo ${optionOn ? 0 : 1} > options/stackmap. Off: every stack is recorded in full and not counted; the map is kept, so the ids${sessionV8 || v8 ? ' and cookies' : ''} already in the ring buffer still resolve.${!allocated ? ' On: allocates a new map (its generation continues).' : ''}`}
+            >
+              options/stackmap: <b>{optionOn ? 'on' : 'off'}</b>
+            </button>
+            <button
+              type="button"
+              data-testid="sim-free"
+              disabled={!running || !sessionV8 || optionOn || !allocated || st.freeing}
+              onClick={() => void st.free()}
+              title={
+                (session ? sessionV8 : v8)
+                  ? 'echo free > stack_map: releases the map once options/stackmap is off; waits until the stack_map files opened on it are closed, so a reader that started before reads a complete map'
+                  : 'only v8 frees the map (echo free > stack_map); v4 and v7 keep it allocated'
+              }
+            >
+              {st.freeing ? 'Freeing…' : 'Free'}
+            </button>
+          </span>
           <span className="sim-status" data-testid="sim-status">
             {statusText(st.status)}
           </span>
@@ -191,9 +294,20 @@ export function SimulatorPane() {
             CPUs: {cpuLimitNote()}.
           </p>
         )}
+        {session && <MapLifecycle session={session} freeing={st.freeing} />}
         {st.report && <ReportLine report={st.report} windowUs={o.windowUs} />}
       </section>
-      <ScenarioList />
+      <details
+        className="sim-scenarios-fold"
+        data-testid="sim-scenarios-fold"
+        open={scenariosOpen || scenarioBusy}
+        onToggle={(e) => setScenariosOpen((e.currentTarget as HTMLDetailsElement).open)}
+      >
+        <summary>
+          <b>Guided scenarios</b> <span className="sim-hint">each sets the pane, runs to the end and checks that its effect appeared</span>
+        </summary>
+        <ScenarioList />
+      </details>
       {session ? (
         <>
           <div className="sim-top">
@@ -214,15 +328,66 @@ export function SimulatorPane() {
             shared access.
           </p>
           <p>
-            Start it and watch the slot table fill; Reset clears it (<code>echo 0 &gt; stack_map</code>) and Dump reads <code>stack_map_bin</code> and <code>stack_map</code>.
+            Start it and watch the slot table fill; Reset clears it (<code>echo 0 &gt; stack_map</code>) and Dump reads <code>stack_map</code>, and <code>stack_map_bin</code> where the mode has one.
             The ledger resolves every record left in the ring buffers against the dumps taken, as the explorer would, and counts what a reader gets wrong. Whether v4 or v7 ids
-            resolve to the wrong stack depends on the workload: while the same stacks keep landing in the same slots, a reset changes nothing a reader could see. Each
-            guided scenario above makes one effect happen on every run: start with <b>v7: an old id resolves to the wrong stack</b>, then <b>v8: the same run</b>. For
-            races you can watch by hand, pick <b>Races at human speed</b>. Stop, then open the run in the explorer.
+            resolve to the wrong stack depends on the workload: while the same stacks keep landing in the same slots, a reset changes nothing a reader could see, so set{' '}
+            <b>after each reset, change the stacks</b> to <b>all</b>. Each guided scenario above makes one effect happen on every run: start with{' '}
+            <b>v7: an old id resolves to the wrong stack</b>, then <b>v8: the same run</b>. For races you can watch by hand, pick <b>Races at human speed</b>. Stop, then
+            open the run in the explorer.
+          </p>
+          <p>
+            v8 runs as the series posted it (16,384 stacks, text <code>stack_map</code> only) unless you pick the proposed binary export. Its lifecycle is there too:
+            turn <code>options/stackmap</code> off (stacks in full, the map kept so the buffer still resolves), then <b>Free</b> it (it waits for open{' '}
+            <code>stack_map</code> readers); turning the option on again allocates a new map.
           </p>
         </section>
       )}
     </main>
+  );
+}
+
+/** options/stackmap, whether the map is allocated, and the stack_map files open on it (v8's free waits for them), read live. */
+function MapLifecycle({ session, freeing }: { session: SimSession; freeing: boolean }) {
+  const m = session.sim.map;
+  const v8 = session.sim.config.mode === 'v8';
+  const on = m.optionOn;
+  const allocated = m.allocated;
+  const readers = Math.max(0, Atomics.load(m.i32, C.READERS));
+  const frees = Atomics.load(m.i32, C.FREES);
+  const files = (n: number) => `${fmtInt(n)} stack_map file${n === 1 ? '' : 's'}`;
+  return (
+    <p
+      className={`sim-lifecycle${allocated ? '' : ' freed'}${on ? '' : ' off'}`}
+      data-testid="sim-lifecycle"
+      data-option={on ? 'on' : 'off'}
+      data-allocated={allocated ? '1' : '0'}
+      data-readers={readers}
+      data-frees={frees}
+    >
+      <span>
+        options/stackmap <b data-testid="sim-lifecycle-option">{on ? 'on' : 'off'}</b>
+        {!on && (allocated ? ': every stack in full, uncounted; the map is kept, so the buffer still resolves' : ': every stack in full, uncounted')}
+      </span>
+      <span>
+        map <b data-testid="sim-lifecycle-map">{allocated ? 'allocated' : 'freed'}</b>
+        {allocated
+          ? `: ${fmtInt(m.capacity)} elements${v8 ? '' : ' (only v8 can free it)'}`
+          : ': stack_map and stack_map_stat read “stackmap not initialized”; options/stackmap on allocates a new one'}
+      </span>
+      <span title="stack_map and stack_map_bin files open on the map (v8's free waits until they are closed)">
+        open: <b data-testid="sim-lifecycle-readers">{files(readers)}</b>
+      </span>
+      {v8 && frees > 0 && (
+        <span>
+          freed <b>{fmtInt(frees)}</b>×
+        </span>
+      )}
+      {freeing && (
+        <span className="chip sim-freeing" data-testid="sim-freeing">
+          free: {readers > 0 ? `waiting for ${files(readers)} to close` : 'releasing the map'}
+        </span>
+      )}
+    </p>
   );
 }
 

@@ -2,6 +2,7 @@ import * as d3 from 'd3';
 import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import { LANE_STATE } from '../../core/sim/live.ts';
 import { C, ELT_WORDS } from '../../core/sim/map-layout.ts';
+import { MAX_PHASES } from '../../core/sim/sim-options.ts';
 import { useResolvedTheme } from '../../state/theme.ts';
 import type { SimSession } from '../../state/sim-session.ts';
 import { fmtInt } from '../common/format.ts';
@@ -94,6 +95,14 @@ export function SlotGrid({ session, tick }: { session: SimSession; tick: number 
   const flashing = now < seen.current.until;
   const generation = map.generation;
   const hue = hueOf(generation);
+  // the frame ticks stop with the run: end a flash that is still showing by a render of its own
+  const [, endFlash] = useState(0);
+  const until = seen.current.until;
+  useEffect(() => {
+    if (!flashing) return;
+    const t = setTimeout(() => endFlash((x) => x + 1), Math.max(0, until - performance.now()) + 20);
+    return () => clearTimeout(t);
+  }, [flashing, until]);
 
   useEffect(() => {
     const el = box.current;
@@ -174,6 +183,11 @@ export function SlotGrid({ session, tick }: { session: SimSession; tick: number 
   }, [tick, wd, hd, cell, cols, theme, map, session, slots, dpr, flashing, hue]);
 
   const resetting = Atomics.load(map.i32, C.RESET_FLAG) !== 0;
+  const allocated = map.allocated;
+  const optionOn = map.optionOn;
+  // the workload's phase (SimOptions.phaseShift): the CPUs move on at each reset, wrapping after MAX_PHASES
+  const phased = session.sim.config.phase.shift > 0;
+  const phase = (resets % MAX_PHASES) + 1;
   const p = PALETTE[theme];
   const hues = HUES[theme];
   const gradient = (g: number) => `linear-gradient(90deg, ${hues[hueOf(g)][0]}, ${hues[hueOf(g)][1]})`;
@@ -190,7 +204,18 @@ export function SlotGrid({ session, tick }: { session: SimSession; tick: number 
             </>
           )}
           resets <b data-testid="sim-resets">{resets}</b>
+          {phased && (
+            <span title={`after each reset the CPUs record the next phase of the workload (${MAX_PHASES} phases, then they wrap around)`}>
+              {' '}
+              · workload phase <b data-testid="sim-phase-now">{phase}</b>
+            </span>
+          )}
         </span>
+        {!optionOn && allocated && (
+          <span className="chip sim-off" data-testid="sim-option-off">
+            options/stackmap off: stacks in full, the map kept
+          </span>
+        )}
         {resetting && (
           <span className="chip sim-resetting" data-testid="sim-resetting">
             reset running: inserts bypass the map
@@ -213,6 +238,8 @@ export function SlotGrid({ session, tick }: { session: SimSession; tick: number 
         data-flashing={flashing ? '1' : '0'}
         data-first-published={counts.firstPublished}
         data-cols={cols}
+        data-slots={slots}
+        data-allocated={allocated ? '1' : '0'}
         data-cell-px={cell / dpr}
       >
         <canvas
@@ -226,6 +253,13 @@ export function SlotGrid({ session, tick }: { session: SimSession; tick: number 
           }}
           onMouseLeave={() => setHover(null)}
         />
+        {!allocated && (
+          <div className="sim-grid-freed" data-testid="sim-grid-freed">
+            map freed (echo free &gt; stack_map): stack_map reads “stackmap not initialized”.
+            <br />
+            Turning options/stackmap on allocates a new map{v8 ? `, generation ${generation}: the generation goes on, so no old cookie matches it` : ''}.
+          </div>
+        )}
         {flashing && (
           <div className="sim-grid-flash" key={seen.current.flashes} data-testid="sim-grid-flash">
             reset {resets}: the table is cleared{v8 ? `, generation ${generation}` : ''}
