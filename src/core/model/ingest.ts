@@ -6,8 +6,8 @@ import { createTraceTextParser } from '../formats/trace-text.ts';
 import type { ByteCount, ChunkParser, FileKind, LineCount, ParsedDump, ParsedStat } from '../formats/types.ts';
 import { resolveCookies } from './cookie-index.ts';
 import { DumpIndex } from './dumps.ts';
-import { StackTable } from './stack-table.ts';
-import { TraceColumns } from './trace-columns.ts';
+import { StackTable, type StackTableMark } from './stack-table.ts';
+import { RecordStatus, TraceColumns, type TraceColumnsMark } from './trace-columns.ts';
 
 /** What was read of one file: every line or byte is either used or reported. */
 export interface FileReport {
@@ -16,6 +16,25 @@ export interface FileReport {
   size: number;
   lines: LineCount | null;
   bytes: ByteCount | null;
+}
+
+/** Kinds the explorer cannot read: a load of only these leaves the capture as it was. */
+const NOT_READ: ReadonlySet<FileKind> = new Set<FileKind>(['unknown', 'trace_cmd_dat', 'perf_script']);
+
+/** Whether the explorer read anything of the file (a trace.dat or perf script is recognised, not read). */
+export const understood = (r: FileReport): boolean => !NOT_READ.has(r.kind);
+
+/** Where a session stood: what rollback() returns it to. */
+export interface IngestMark {
+  stacks: StackTableMark;
+  trace: TraceColumnsMark;
+  dumps: number;
+  stats: number;
+  symbols: number;
+  files: number;
+  logs: number;
+  sealedLogs: number;
+  tracer: string | null;
 }
 
 /** Everything rebuilt from a set of files. */
@@ -34,6 +53,12 @@ export interface Capture {
  * Reads any number of files, each pushed as byte chunks, into one capture. A file's kind is
  * sniffed from its first bytes; the dumps are indexed and the cookies resolved at `finish`,
  * when every dump is known, whatever order the files came in.
+ *
+ * A session outlives a finish: more files can be opened and `finish` called again, which
+ * rebuilds the dump index and every cookie's resolution from all files so far (nothing is read
+ * twice), as if all had come at once. `mark()` and `rollback()` undo the files opened since, for
+ * a load that was cancelled or failed. Each finish returns a capture over read-only snapshots of
+ * the columns, so the capture shown stays whole while the session reads more.
  */
 export class Ingest {
   readonly stacks = new StackTable();
@@ -43,6 +68,8 @@ export class Ingest {
   private readonly symbols: { syms: SymbolFile; log: DiagnosticLog }[] = [];
   private readonly files: FileReport[] = [];
   private readonly logs: DiagnosticLog[] = [];
+  /** logs before this index belong to files of an earlier load: report() does not add to them */
+  private sealedLogs = 0;
   private tracer: string | null = null;
 
   /** Starts a file; push its bytes into the returned parser, then call end(). */
@@ -84,7 +111,7 @@ export class Ingest {
   }
 
   private parserFor(kind: FileKind, file: string, log: DiagnosticLog): ChunkParser<unknown> {
-    return parserForKind(kind, { file, diagnostics: log }, () => this.trace.sink());
+    return parserForKind(kind, { file, diagnostics: log }, () => this.trace.sink(file));
   }
 
   private collect(kind: FileKind, result: unknown, report: FileReport, log: DiagnosticLog): void {
@@ -122,32 +149,101 @@ export class Ingest {
     }
   }
 
+  /**
+   * Indexes every dump read so far and resolves every cookie against them. Callable again after
+   * more files: what it derives (dump index, resolutions, its own diagnostics) is rebuilt each
+   * time, never added to the last one's.
+   */
   finish(): Capture {
+    /** diagnostics of this finish, by the file they are about (kept apart, so a second finish does not repeat them) */
+    const derivedLogs = new Map<DiagnosticLog, DiagnosticLog>();
+    const derivedLog = (l: DiagnosticLog) => {
+      let d = derivedLogs.get(l);
+      if (!d) derivedLogs.set(l, (d = new DiagnosticLog(l.file)));
+      return d;
+    };
     const dumps = new DumpIndex(this.stacks);
     const sym = this.symbols.find((s) => !s.syms.allZero);
     const symbolizer = sym ? new Symbolizer(sym.syms) : null;
-    for (const { dump, log } of this.dumps) dumps.add(dump, log, symbolizer?.symbolize);
+    for (const { dump, log } of this.dumps) dumps.add(dump, derivedLog(log), symbolizer?.symbolize);
     if (sym && symbolizer && symbolizer.misses > symbolizer.hits) {
-      sym.log.forFile(
+      derivedLog(sym.log).forFile(
         `${symbolizer.misses} of ${symbolizer.misses + symbolizer.hits} dump addresses fall outside every symbol: ` +
           'this symbol file is probably from another boot, or KASLR is on (System.map only matches with nokaslr)',
       );
     }
     resolveCookies(this.trace, dumps);
+    this.sealedLogs = this.logs.length;
+    const stacks = this.stacks.snapshot(this.referencedStacks(dumps));
     return {
-      stacks: this.stacks,
-      trace: this.trace,
+      stacks,
+      trace: this.trace.snapshot(stacks),
       dumps,
-      stats: this.stats,
-      files: this.files,
-      diagnostics: this.logs.flatMap((l) => l.list()),
+      stats: this.stats.slice(),
+      files: this.files.slice(),
+      diagnostics: this.logs.flatMap((l) => {
+        const derived = derivedLogs.get(l);
+        return derived ? [...l.list(), ...derived.list()] : l.list();
+      }),
       tracer: this.tracer,
     };
   }
 
+  /**
+   * Distinct stacks some source holds: a full stack in the trace or a slot of a dump. Not the
+   * table's size: a stack interned by an earlier finish that no source holds now (a binary
+   * dump's raw addresses, before kallsyms came) is not counted.
+   */
+  private referencedStacks(dumps: DumpIndex): number {
+    const seen = new Uint8Array(this.stacks.nodeCount);
+    let n = 0;
+    const see = (s: number) => {
+      if (s >= 0 && seen[s] === 0) {
+        seen[s] = 1;
+        n++;
+      }
+    };
+    for (const g of dumps.byGeneration.values()) for (const slot of g.slots.values()) see(slot.stack);
+    for (const g of dumps.generationless) for (const slot of g.slots.values()) see(slot.stack);
+    const t = this.trace;
+    for (let i = 0; i < t.recordCount; i++) if (t.recStatus.get(i) === RecordStatus.Full) see(t.recStack.get(i));
+    return n;
+  }
+
+  mark(): IngestMark {
+    return {
+      stacks: this.stacks.mark(),
+      trace: this.trace.mark(),
+      dumps: this.dumps.length,
+      stats: this.stats.length,
+      symbols: this.symbols.length,
+      files: this.files.length,
+      logs: this.logs.length,
+      sealedLogs: this.sealedLogs,
+      tracer: this.tracer,
+    };
+  }
+
+  /**
+   * Forgets every file opened since `m`, read whole or in part. The cookie resolutions the
+   * columns hold may then be stale: the next finish() rebuilds them (the captures returned
+   * before are snapshots, untouched).
+   */
+  rollback(m: IngestMark): void {
+    this.stacks.rollback(m.stacks);
+    this.trace.rollback(m.trace);
+    this.dumps.length = m.dumps;
+    this.stats.length = m.stats;
+    this.symbols.length = m.symbols;
+    this.files.length = m.files;
+    this.logs.length = m.logs;
+    this.sealedLogs = m.sealedLogs;
+    this.tracer = m.tracer;
+  }
+
   /** A diagnostic about a file not opened as such, e.g. a bundle cut short (see unpack.ts). */
   report(file: string, message: string, offset?: number): void {
-    let log = this.logs.find((l) => l.file === file);
+    let log = this.logs.slice(this.sealedLogs).find((l) => l.file === file);
     if (!log) this.logs.push((log = new DiagnosticLog(file)));
     if (offset === undefined) log.forFile(message);
     else log.atOffset(offset, message);

@@ -1,4 +1,4 @@
-import { Ingest, type Capture } from './ingest.ts';
+import { Ingest, type Capture, type FileReport } from './ingest.ts';
 import { unpack } from './unpack.ts';
 
 /** A file as both the browser (File) and Node (fs.openAsBlob) hand it over. */
@@ -21,6 +21,11 @@ export interface LoadOptions {
   isCancelled?: () => boolean;
   /** minimum milliseconds between progress reports */
   progressEveryMs?: number;
+  /**
+   * An ingest session to continue (an Add): the files are read into it after the ones it has,
+   * and a cancelled or failed load rolls it back to where it stood. Without one, a new session.
+   */
+  session?: Ingest;
 }
 
 export class CancelledError extends Error {
@@ -37,6 +42,27 @@ export class CancelledError extends Error {
  * Node command line both load through here, so they see the same numbers.
  */
 export async function loadFiles(files: readonly NamedBlob[], opts: LoadOptions = {}): Promise<Capture> {
+  const ingest = opts.session ?? new Ingest();
+  await readFiles(ingest, files, opts);
+  return ingest.finish();
+}
+
+/**
+ * Reads the files into `ingest` (without finishing it) and returns the report of each file
+ * read, archives' members included. On cancel (CancelledError) or any failure the session is
+ * rolled back to where it stood before, as if this call had not happened.
+ */
+export async function readFiles(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions = {}): Promise<FileReport[]> {
+  const mark = ingest.mark();
+  try {
+    return await read(ingest, files, opts);
+  } catch (e) {
+    ingest.rollback(mark);
+    throw e;
+  }
+}
+
+async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions): Promise<FileReport[]> {
   const started = performance.now();
   const totalBytes = files.reduce((n, f) => n + f.blob.size, 0);
   const every = opts.progressEveryMs ?? 50;
@@ -50,7 +76,7 @@ export async function loadFiles(files: readonly NamedBlob[], opts: LoadOptions =
     const secs = Math.max((now - started) / 1000, 1e-6);
     opts.onProgress({ file, bytesRead, totalBytes, mbPerSecond: bytesRead / 1e6 / secs });
   };
-  const ingest = new Ingest();
+  const reports: FileReport[] = [];
   const diagnose = (file: string, message: string, offset?: number) => ingest.report(file, message, offset);
   for (const f of files) {
     const base = bytesRead;
@@ -86,12 +112,12 @@ export async function loadFiles(files: readonly NamedBlob[], opts: LoadOptions =
         report(inner.name, false);
       }
       reader.releaseLock();
-      parser.end();
+      reports.push(parser.end());
       report(inner.name, true);
     }
     if (cancelled || opts.isCancelled?.()) throw new CancelledError();
     bytesRead = base + f.blob.size;
     report(f.name, true);
   }
-  return ingest.finish();
+  return reports;
 }

@@ -20,6 +20,17 @@ export type StatusName = (typeof STATUS_NAMES)[number];
 
 export const RecordKind = { CookieV7: 0, CookieV8: 1, Full: 2, User: 3 } as const;
 
+/** Where the trace columns stood: what rollback() returns them to. */
+export interface TraceColumnsMark {
+  events: number;
+  records: number;
+  lost: number;
+  tasks: number;
+  names: number;
+  userStacks: number;
+  fileStarts: number;
+}
+
 /**
  * Events and stack records of every trace file, in columns. Events are the lines that are not
  * stack records; each stack record links to the event that triggered it (the last event line
@@ -59,6 +70,11 @@ export class TraceColumns {
   /** user stacks are kept apart from the kernel stack table */
   readonly userStacks: string[][] = [];
 
+  private readonly readOnly: boolean = false;
+
+  /** where each trace file's rows begin, one entry per sink in the order the files were read (segments.ts) */
+  readonly fileStarts: { file: string | null; events: number; records: number }[] = [];
+
   constructor(private readonly stacks: StackTable) {}
 
   get eventCount(): number {
@@ -69,7 +85,9 @@ export class TraceColumns {
   }
 
   /** A sink for one trace file (its own "last event per CPU"). */
-  sink(): TraceSink {
+  sink(file?: string): TraceSink {
+    if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
+    this.fileStarts.push({ file: file ?? null, events: this.evTs.length, records: this.recTs.length });
     const lastEventOnCpu = new Map<number, number>();
     let lastTs = NaN;
     return {
@@ -121,5 +139,55 @@ export class TraceColumns {
         this.lostTs.push(lastTs);
       },
     };
+  }
+
+  mark(): TraceColumnsMark {
+    return {
+      events: this.evTs.length,
+      records: this.recTs.length,
+      lost: this.lostCpu.length,
+      tasks: this.tasks.size,
+      names: this.names.size,
+      userStacks: this.userStacks.length,
+      fileStarts: this.fileStarts.length,
+    };
+  }
+
+  /** Forgets every event, stack record, lost marker, task and event name added since `m`. */
+  rollback(m: TraceColumnsMark): void {
+    if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
+    const groups = [this.eventColumns(), this.recordColumns(), this.lostColumns()];
+    const columns = Object.values(this).filter((v) => v instanceof Growable).length;
+    if (columns !== groups.flat().length) throw new Error('TraceColumns.rollback: a column is missing from eventColumns/recordColumns/lostColumns');
+    for (const g of this.eventColumns()) g.truncate(m.events);
+    for (const g of this.recordColumns()) g.truncate(m.records);
+    for (const g of this.lostColumns()) g.truncate(m.lost);
+    this.tasks.truncate(m.tasks);
+    this.names.truncate(m.names);
+    this.userStacks.length = m.userStacks;
+    this.fileStarts.length = m.fileStarts;
+  }
+
+  /**
+   * The columns as they are now, read-only, over `stacks` (the stack table's snapshot), sharing
+   * the arrays: later appends, rollbacks and cookie resolutions here do not show in it.
+   */
+  snapshot(stacks: StackTable): TraceColumns {
+    const s = Object.create(TraceColumns.prototype) as TraceColumns;
+    const own = this as unknown as Record<string, unknown>;
+    const fields: Record<string, unknown> = { stacks, readOnly: true, tasks: this.tasks.snapshot(), names: this.names.snapshot(), userStacks: this.userStacks.slice(), fileStarts: this.fileStarts.slice() };
+    for (const [k, v] of Object.entries(own)) if (v instanceof Growable) fields[k] = v.frozen();
+    Object.assign(s, fields);
+    return s;
+  }
+
+  private eventColumns() {
+    return [this.evTs, this.evCpu, this.evPid, this.evTask, this.evName, this.evRecord];
+  }
+  private recordColumns() {
+    return [this.recTs, this.recCpu, this.recPid, this.recTask, this.recKind, this.recSlot, this.recGen, this.recStack, this.recStatus, this.recEvent];
+  }
+  private lostColumns() {
+    return [this.lostCpu, this.lostCount, this.lostTs];
   }
 }
