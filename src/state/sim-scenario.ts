@@ -108,5 +108,7 @@ function settingsOf(o: typeof DEFAULT_OPTIONS): Partial<SimSettings> {
     seed: o.seed,
     speed: 0,
     v8Variant: o.v8Variant,
+    rcuOffShare: o.rcuOffShare,
+    phaseShift: o.phaseShift,
   };
 }

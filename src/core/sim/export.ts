@@ -78,7 +78,7 @@ export function exportCapture(run: RunResult): Map<string, Uint8Array> {
         drops: c.drops,
         successRate: c.successes + c.drops ? Math.floor((100 * c.successes) / (c.successes + c.drops)) : 0,
       });
-  files.set('stack_map_stat', enc.encode(stat));
+  files.set('stack_map_stat', enc.encode(run.allocated ? stat : 'stackmap not initialized\n'));
   files.set('kallsyms', enc.encode(kernel.kallsyms()));
   return files;
 }

@@ -52,7 +52,7 @@ export type LiveEventKind = (typeof EVENT_KINDS)[number];
 const KIND_INDEX = new Map<LiveEventKind, number>(EVENT_KINDS.map((k, i) => [k, i]));
 
 /** Not logged (too frequent to read); they only move the lanes and the totals. */
-const QUIET = new Set<LiveEventKind>(['hit', 'claim', 'publish', 'rcu-discard']);
+const QUIET = new Set<LiveEventKind>(['hit', 'claim', 'publish', 'rcu-discard', 'deep']);
 
 export const LANE_STATE = { WAITING: 0, RECORDING: 1, CLAIMED: 2, BYPASS: 3, STOPPED: 4 } as const;
 

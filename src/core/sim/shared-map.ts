@@ -367,6 +367,8 @@ export class SharedStackMap extends MapView {
         if (!wait) return 'busy';
         if (this.canBlock) Atomics.wait(i32, C.READERS, n, 5);
       }
+      // the option may have been turned back on while free waited
+      if (Atomics.load(i32, C.OPTION) !== 0) return 'busy';
       this.lock();
       try {
         Atomics.store(i32, C.ALLOCATED, 0);

@@ -74,6 +74,8 @@ export interface RunResult {
   counters: MapCounters;
   /** stack_map_stat's successes and drops at the end */
   stat: { successes: number; drops: number };
+  /** the map was allocated at the end (v8 after `free`: stack_map_stat reads `stackmap not initialized`) */
+  allocated: boolean;
   finalGeneration: number;
   entries: number;
   ledger: Ledger;

@@ -149,7 +149,7 @@ export class Simulation {
 
   /** The dump a user saves before a reset: `stack_map_bin` where the map has one, else the text `stack_map`. */
   takeDump(): void {
-    if (hasBinExport(this.options)) this.takeBinDump();
+    if (hasBinExport(this.options) && this.map.allocated) this.takeBinDump();
     else this.dumps.push(readTextDump(this.map));
   }
 
@@ -206,7 +206,7 @@ export class Simulation {
     const cfg = this.config;
     this.snapshot();
     if (o.dumps !== 'none') this.takeDump();
-    if (o.textDump && o.dumps !== 'none' && hasBinExport(o)) this.dumps.push(readTextDump(this.map));
+    if (o.textDump && o.dumps !== 'none' && hasBinExport(o) && this.map.allocated) this.dumps.push(readTextDump(this.map));
     const { rings, items, ledger } = this.collect();
     const counters = this.map.counters();
     const report = buildReport({
@@ -230,6 +230,7 @@ export class Simulation {
       snapshots: this.snapshots,
       counters,
       stat: this.map.statCounters(),
+      allocated: this.map.allocated,
       finalGeneration: this.map.generation,
       entries: this.map.entries,
       ledger,
