@@ -1,4 +1,5 @@
-import type { FlameMode, FlameWeight } from '../core/model/query-types.ts';
+import type { FlameMode, FlameWeight, Overview } from '../core/model/query-types.ts';
+import { isStackHash } from '../core/model/stack-hash.ts';
 
 /** What the URL carries: a link reproduces what the sender saw. */
 export interface UrlView {
@@ -6,7 +7,8 @@ export interface UrlView {
   range: [number, number] | null;
   generation: number | 'none' | null;
   cpus: number[] | null;
-  stack: number | null;
+  /** the selected stack's stack_hash (`?stack=`): the same stack in any capture, never this capture's index */
+  selectedStackHash: string | null;
   flameMode: FlameMode;
   flameWeight: FlameWeight;
   /** sandwich: the function in the middle */
@@ -27,7 +29,7 @@ export const DEFAULT_VIEW: UrlView = {
   range: null,
   generation: null,
   cpus: null,
-  stack: null,
+  selectedStackHash: null,
   flameMode: 'top-down',
   flameWeight: 'occurrences',
   flameFocus: null,
@@ -57,11 +59,40 @@ function gen(s: string | null): number | 'none' | null {
   return Number.isInteger(n) ? n : null;
 }
 
+/**
+ * A part of a link's view that was dropped, and why: it does not fit the capture (a stack, a
+ * generation, CPUs, a range it lacks), or it is an old link's stack (an internal index, which names
+ * an unrelated stack in any other capture). The notice words it (ui/common/Notice.tsx).
+ */
+export type Dropped =
+  | { what: 'stack'; hash: string }
+  /** `?stack=` that is no stack_hash; `index`: all digits, an old link's internal index */
+  | { what: 'stack-index'; value: string; index: boolean }
+  | { what: 'generation'; generation: number | 'none' }
+  | { what: 'cpus'; cpus: number[] }
+  | { what: 'range'; range: [number, number] }
+  | { what: 'window'; window: [number, number] }
+  | { what: 'diff'; generations: (number | 'none')[] };
+
+/** The view a query string carries, and what it carried that cannot be a view (an old `?stack=40`). */
+export function parseViewReport(search: string): { view: UrlView; dropped: Dropped[] } {
+  const view = parseView(search);
+  const stack = new URLSearchParams(search).get('stack');
+  // the value is shown in the notice: keep it short, whatever the link held
+  const dropped: Dropped[] = [];
+  if (stack !== null && view.selectedStackHash === null) {
+    let digits = stack.length > 0;
+    for (let i = 0; i < stack.length && digits; i++) digits = stack.charCodeAt(i) >= 48 && stack.charCodeAt(i) <= 57;
+    dropped.push({ what: 'stack-index', value: stack.length > 24 ? stack.slice(0, 23) + '…' : stack, index: digits });
+  }
+  return { view, dropped };
+}
+
 export function parseView(search: string): UrlView {
   const q = new URLSearchParams(search);
   const cpus = q.get('cpus');
   const cpuList = cpus ? cpus.split(',').map(num).filter(Number.isInteger) : [];
-  const stack = q.has('stack') ? num(q.get('stack')!) : NaN;
+  const stack = q.get('stack');
   const mode = q.get('flame') as FlameMode | null;
   const theme = q.get('theme');
   const diff = q.get('diff')?.split(',') ?? [];
@@ -71,7 +102,8 @@ export function parseView(search: string): UrlView {
     range: pair(q.get('range')),
     generation: gen(q.get('gen')),
     cpus: cpuList.length ? cpuList : null,
-    stack: Number.isInteger(stack) && stack >= 0 ? stack : null,
+    // DESIGN prints it in lowercase; a hand-typed uppercase one is the same hash
+    selectedStackHash: stack !== null && isStackHash(stack.toLowerCase()) ? stack.toLowerCase() : null,
     flameMode: mode && MODES.includes(mode) ? mode : DEFAULT_VIEW.flameMode,
     flameWeight: q.get('weight') === 'refcount' ? 'refcount' : 'occurrences',
     flameFocus: q.get('focus') || null,
@@ -99,7 +131,7 @@ export function formatView(v: UrlView, search = ''): string {
   if (v.window) q.set('window', v.window.map(fmt).join(','));
   if (v.generation !== null) q.set('gen', String(v.generation));
   if (v.cpus) q.set('cpus', v.cpus.join(','));
-  if (v.stack !== null) q.set('stack', String(v.stack));
+  if (v.selectedStackHash !== null) q.set('stack', v.selectedStackHash);
   if (v.flameMode !== DEFAULT_VIEW.flameMode) q.set('flame', v.flameMode);
   if (v.flameWeight !== DEFAULT_VIEW.flameWeight) q.set('weight', v.flameWeight);
   if (v.flameFocus) q.set('focus', v.flameFocus);
@@ -111,4 +143,52 @@ export function formatView(v: UrlView, search = ''): string {
   if (v.diff) q.set('diff', v.diff.join(','));
   const s = q.toString();
   return s ? `?${s}` : '';
+}
+
+/** What of a capture a view must fit: its span, CPUs and generations. */
+export interface CaptureShape {
+  t0: number;
+  t1: number;
+  cpus: number[];
+  generations: (number | 'none')[];
+}
+
+export const shapeOf = (o: Overview): CaptureShape => ({ t0: o.t0, t1: o.t1, cpus: o.cpus, generations: o.generations.map((g) => g.generation) });
+
+/**
+ * The view with what does not fit the capture dropped: a generation it lacks (also in the diff),
+ * CPUs it does not have (the rest stay), a range or window that misses its span entirely. The stack
+ * is not checked here: whether its hash is in the capture is the worker's to say (stackByHash).
+ */
+export function fitView(v: UrlView, c: CaptureShape): { view: UrlView; dropped: Dropped[] } {
+  const dropped: Dropped[] = [];
+  const out = { ...v };
+  const hasGen = (g: number | 'none') => c.generations.includes(g);
+  if (v.generation !== null && !hasGen(v.generation)) {
+    dropped.push({ what: 'generation', generation: v.generation });
+    out.generation = null;
+  }
+  if (v.cpus) {
+    const missing = v.cpus.filter((x) => !c.cpus.includes(x));
+    if (missing.length) {
+      dropped.push({ what: 'cpus', cpus: missing });
+      const kept = v.cpus.filter((x) => c.cpus.includes(x));
+      out.cpus = kept.length ? kept : null;
+    }
+  }
+  // NaN (a capture with no events) overlaps nothing
+  const misses = (r: [number, number]) => !(r[1] >= c.t0 && r[0] <= c.t1);
+  if (v.range && misses(v.range)) {
+    dropped.push({ what: 'range', range: v.range });
+    out.range = null;
+  }
+  if (v.window && misses(v.window)) {
+    dropped.push({ what: 'window', window: v.window });
+    out.window = null;
+  }
+  if (v.diff && !v.diff.every(hasGen)) {
+    dropped.push({ what: 'diff', generations: v.diff.filter((g) => !hasGen(g)) });
+    out.diff = null;
+  }
+  return { view: out, dropped };
 }

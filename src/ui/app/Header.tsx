@@ -4,6 +4,7 @@ import { useViewStore } from '../../state/view-store.ts';
 import { useSimStore } from '../../state/sim-store.ts';
 import { ExportMenu } from '../exports/ExportMenu.tsx';
 import { ThemeSwitch } from './ThemeSwitch.tsx';
+import { Notice } from '../common/Notice.tsx';
 
 export function Header() {
   const input = useRef<HTMLInputElement>(null);
@@ -15,7 +16,9 @@ export function Header() {
   const pane = useSimStore((s) => s.pane);
   const setPane = useSimStore((s) => s.setPane);
   const isolated = globalThis.crossOriginIsolated === true;
+  // the notice sits under the header, full width: one line about what a link carried that the capture lacks
   return (
+    <>
     <header className="header">
       <h1>
         stackmap <span className="light">explorer</span>
@@ -65,5 +68,7 @@ export function Header() {
         </span>
       </div>
     </header>
+    <Notice />
+    </>
   );
 }
