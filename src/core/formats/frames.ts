@@ -3,8 +3,6 @@
 export const TRAMPOLINE = '[FTRACE TRAMPOLINE]';
 export const TRAMPOLINE_IP = 0x7fffffffn;
 
-const SYM_OFF = /^(.+?)\+(0x[0-9a-fA-F]+)(?:\/0x[0-9a-fA-F]+)?(?:\s+\[[^\]]+\])?$/;
-const SYM_ADDR = /^(.+?)\s+[<(](?:0x)?[0-9a-fA-F]+[>)]$/;
 const BARE_ADDR = /^(?:0x)?([0-9a-fA-F]{8,16})$/;
 const SYM_MODULE = /^(\S+)\s+\[[^\]]+\]$/;
 
@@ -16,15 +14,73 @@ const SYM_MODULE = /^(\S+)\s+\[[^\]]+\]$/;
 export function frameKey(printed: string): string {
   const s = printed.trim();
   if (s.charCodeAt(0) === 91 /* [ */) return s; // [FTRACE TRAMPOLINE], [unknown/kretprobe'd]
-  let m = SYM_OFF.exec(s);
-  if (m) return m[1] + '+' + m[2].toLowerCase();
-  m = SYM_ADDR.exec(s);
-  if (m) return frameKey(m[1]);
-  m = BARE_ADDR.exec(s);
+  const off = symOff(s);
+  if (off) return off;
+  const sym = symAddr(s);
+  if (sym !== null) return frameKey(sym);
+  let m = BARE_ADDR.exec(s);
   if (m && (s.startsWith('0x') || s.length === 16)) return '0x' + m[1].toLowerCase().replace(/^0+(?=.)/, '');
   m = SYM_MODULE.exec(s);
   if (m) return m[1];
   return s;
+}
+
+// The two forms below were regexes with a lazy symbol (`^(.+?)\+...$`, `^(.+?)\s+[<(]...$`)
+// that take quadratic time on a long frame of blanks; scanned from the end they are linear.
+
+const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+const isBlank = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+
+/** After `0x` and hex digits from `i`: the end of the hex, or -1 without them. */
+function hexAt(s: string, i: number): number {
+  if (s.charCodeAt(i) !== 48 || s.charCodeAt(i + 1) !== 120) return -1;
+  let k = i + 2;
+  while (k < s.length && isHex(s.charCodeAt(k))) k++;
+  return k === i + 2 ? -1 : k;
+}
+
+/**
+ * `sym+0xoff[/0xsize][ [module]]` as `sym+0xoff` (lowercase offset), else null. As the lazy
+ * regex did, the first `+` after which the rest parses wins; each try reads only the hex and
+ * blanks up to the next `+`, so the scan is linear.
+ */
+function symOff(s: string): string | null {
+  const lastClose = s.charCodeAt(s.length - 1) === 93 /* ] */ ? s.lastIndexOf(']', s.length - 2) : -2;
+  for (let plus = s.indexOf('+', 1); plus > 0; plus = s.indexOf('+', plus + 1)) {
+    const offEnd = hexAt(s, plus + 1);
+    if (offEnd < 0) continue;
+    let k = offEnd;
+    if (s.charCodeAt(k) === 47 /* / */) {
+      k = hexAt(s, k + 1);
+      if (k < 0) continue;
+    }
+    if (k !== s.length) {
+      // \s+\[[^\]]+\]$
+      let b = k;
+      while (b < s.length && isBlank(s.charCodeAt(b))) b++;
+      if (b === k || s.charCodeAt(b) !== 91 /* [ */ || lastClose === -2 || lastClose > b || b + 2 > s.length - 1) continue;
+    }
+    return s.slice(0, plus) + '+' + s.slice(plus + 1, offEnd).toLowerCase();
+  }
+  return null;
+}
+
+/** `sym <ffffffff81234567>` or `sym (ffffffff814b260e)`: the `sym`, else null. */
+function symAddr(s: string): string | null {
+  const close = s.charCodeAt(s.length - 1);
+  if (close !== 62 /* > */ && close !== 41 /* ) */) return null;
+  const lt = s.lastIndexOf('<', s.length - 2);
+  const lp = s.lastIndexOf('(', s.length - 2);
+  const open = Math.max(lt, lp);
+  if (open < 2) return null;
+  let h = open + 1;
+  if (s.charCodeAt(h) === 48 && s.charCodeAt(h + 1) === 120) h += 2;
+  if (h >= s.length - 1) return null;
+  for (let k = h; k < s.length - 1; k++) if (!isHex(s.charCodeAt(k))) return null;
+  if (!isBlank(s.charCodeAt(open - 1))) return null;
+  let k = open - 1;
+  while (k > 0 && isBlank(s.charCodeAt(k - 1))) k--;
+  return k > 0 ? s.slice(0, k) : null;
 }
 
 /** The function name of a frame key: `sym` of `sym+0xoff`. */

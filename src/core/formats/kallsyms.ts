@@ -1,5 +1,5 @@
 import { addressKey } from './frames.ts';
-import { LineSplitter } from './lines.ts';
+import { LineSplitter, TOO_LONG } from './lines.ts';
 import type { ChunkParser, LineCount, ParseContext } from './types.ts';
 
 /** Symbols from `/proc/kallsyms` or `System.map`, sorted by address, for symbolizing raw ips. */
@@ -45,6 +45,9 @@ export function createKallsymsParser(ctx: ParseContext): ChunkParser<SymbolFile>
       addrs.push(addr);
       names.push(m[3]);
     }
+  }, undefined, (lineNo) => {
+    unused++;
+    ctx.diagnostics.atLine(lineNo, TOO_LONG);
   });
   return {
     push: (c) => splitter.push(c),

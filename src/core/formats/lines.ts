@@ -5,8 +5,14 @@ export function encodingOf(head: Uint8Array): 'utf-8' | 'utf-16le' | 'utf-16be' 
   return 'utf-8';
 }
 
+/** The longest line any reader looks at; a longer one is reported and skipped, never parsed. */
+export const MAX_LINE = 65536;
+export const TOO_LONG = `line longer than ${MAX_LINE.toLocaleString('en-US')} characters: not read`;
+
 /**
  * Splits a stream of byte chunks into lines without ever holding the whole input.
+ * A line longer than MAX_LINE characters is not held either: `onLong(lineNo, length)` is told
+ * about it (it still counts as a line) and its text is dropped as it streams past.
  * Decodes UTF-8 (or UTF-16 LE/BE after their byte-order mark) across chunk boundaries, strips a
  * trailing CR (CRLF files) and the byte-order mark.
  */
@@ -17,6 +23,8 @@ export class LineSplitter {
   private rest = '';
   private lineNo = 0;
   private first = true;
+  /** characters of the current line dropped because it is too long (0: not skipping) */
+  private skipped = 0;
 
   /**
    * `onRange`, if given, is offered each line that lies inside one decoded chunk before it is
@@ -27,6 +35,7 @@ export class LineSplitter {
   constructor(
     private readonly onLine: (line: string, lineNo: number) => void,
     private readonly onRange?: (text: string, start: number, end: number, lineNo: number, clean: boolean) => boolean,
+    private readonly onLong: (lineNo: number, length: number) => void = () => {},
   ) {}
 
   push(chunk: Uint8Array): void {
@@ -60,7 +69,8 @@ export class LineSplitter {
     }
     const tail = this.decoder.decode();
     if (tail) this.feed(tail);
-    if (this.rest.length > 0) {
+    if (this.skipped > 0) this.long(this.skipped);
+    else if (this.rest.length > 0) {
       this.emit(this.rest);
       this.rest = '';
     }
@@ -71,11 +81,17 @@ export class LineSplitter {
     let start = 0;
     let nl = text.indexOf('\n');
     if (nl < 0) {
-      this.rest += text;
+      if (this.skipped > 0) this.skipped += text.length;
+      else if (this.rest.length + text.length > MAX_LINE) {
+        this.skipped = this.rest.length + text.length;
+        this.rest = '';
+      } else this.rest += text;
       return;
     }
     // first line joins the remainder of the previous chunk
-    this.emit(this.rest + text.slice(0, nl));
+    if (this.skipped > 0) this.long(this.skipped + nl);
+    else if (this.rest.length + nl > MAX_LINE) this.long(this.rest.length + nl);
+    else this.emit(this.rest + text.slice(0, nl));
     this.rest = '';
     start = nl + 1;
     const onRange = this.onRange;
@@ -91,17 +107,25 @@ export class LineSplitter {
         if (ls !== -1 && ls < start) ls = text.indexOf('\u2028', start);
         if (ps !== -1 && ps < start) ps = text.indexOf('\u2029', start);
         const clean = (cr < 0 || cr >= end) && (ls < 0 || ls >= end) && (ps < 0 || ps >= end);
-        if (onRange(text, start, end, this.lineNo + 1, clean)) this.lineNo++;
+        if (nl - start > MAX_LINE) this.long(nl - start);
+        else if (onRange(text, start, end, this.lineNo + 1, clean)) this.lineNo++;
         else this.emit(text.slice(start, nl));
         start = nl + 1;
       }
     } else {
       while ((nl = text.indexOf('\n', start)) >= 0) {
-        this.emit(text.slice(start, nl));
+        if (nl - start > MAX_LINE) this.long(nl - start);
+        else this.emit(text.slice(start, nl));
         start = nl + 1;
       }
     }
-    this.rest = text.slice(start);
+    if (text.length - start > MAX_LINE) this.skipped = text.length - start;
+    else this.rest = text.slice(start);
+  }
+
+  private long(length: number): void {
+    this.skipped = 0;
+    this.onLong(++this.lineNo, length);
   }
 
   private emit(line: string): void {

@@ -1,4 +1,6 @@
+import { matchEventLine } from './event-line.ts';
 import { encodingOf } from './lines.ts';
+import { findTraceDataTag } from './systrace-html.ts';
 import type { FileKind } from './types.ts';
 
 /** How many leading bytes the sniffer wants to see (fewer at end of file is fine). */
@@ -9,7 +11,6 @@ export const FSMB_MAGIC = 0x46534d42;
 const STACK_MAP_HEADER = /^stack_id \d+ (?:gen \d+ )?\[ref \d+, depth \d+\]/;
 const STAT_KEY = /^(entries|table_size|successes|drops|fallbacks|success_rate|generation|capacity):\s/;
 const SYMBOL_LINE = /^[0-9a-fA-F]{8,16} [a-zA-Z?] \S+/;
-const EVENT_LINE = /^\s*.+-\d+\s+(?:\(\s*[-\d]+\)\s+)?\[\d+\]\s.*?\d+\.\d+:\s/;
 /** `perf script`: `COMM PID[/TID] [[CPU]] SECONDS.FRAC: [PERIOD] EVENT:` */
 const PERF_HEADER = /^\S.*?\s+\d+(?:\/\d+)?\s+(?:\[\d+\]\s+)?\d+\.\d+:\s+(?:\d+\s+)?\S+:/;
 /** `perf script` callchain line: `\t  ADDR SYM (DSO)` */
@@ -33,7 +34,9 @@ export function traceDatVersion(head: Uint8Array): string | null {
  * Decides a file's kind from its first bytes alone, never from its name: a trace renamed
  * `unknown` is still a trace.
  */
-export function sniffKind(head: Uint8Array): FileKind {
+export function sniffKind(whole: Uint8Array): FileKind {
+  // the window only: a zip entry or a first chunk can be far larger
+  const head = whole.length > SNIFF_BYTES ? whole.subarray(0, SNIFF_BYTES) : whole;
   if (traceDatVersion(head) !== null) return 'trace_cmd_dat';
   if (head.length >= 4) {
     const dv = new DataView(head.buffer, head.byteOffset, head.byteLength);
@@ -48,7 +51,7 @@ export function sniffKind(head: Uint8Array): FileKind {
     return 'dump_json';
   }
   // any HTML document goes to the systrace reader, which says so when it holds no ftrace text
-  if (/^<(?:!doctype\s+html|html[\s>])/i.test(start) || /^\s*<script\s[^>]*class\s*=\s*["']?trace-data/im.test(start)) {
+  if (/^<(?:!doctype\s+html|html[\s>])/i.test(start) || start.split('\n', 400).some((l) => findTraceDataTag(l, 0)?.index === l.length - l.trimStart().length)) {
     return 'systrace_html';
   }
   const lines = text.split('\n', 400).map((l) => l.replace(/\r$/, ''));
@@ -62,7 +65,7 @@ export function sniffKind(head: Uint8Array): FileKind {
     if (STACK_MAP_HEADER.test(line)) return 'stack_map_text';
     if (SYMBOL_LINE.test(line)) symbols++;
     else if (STAT_KEY.test(line)) statKeys++;
-    else if (EVENT_LINE.test(line) || /^# tracer: /.test(line) || /^\s*=>\s/.test(line)) events++;
+    else if (matchEventLine(line) || /^# tracer: /.test(line) || /^\s*=>\s/.test(line)) events++;
     else if (line.length > 1024) continue; // the perf patterns backtrack on long lines
     else if (PERF_HEADER.test(line)) perfHeaders++;
     else if (PERF_FRAME.test(line)) perfFrames++;

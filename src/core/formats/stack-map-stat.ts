@@ -1,4 +1,4 @@
-import { LineSplitter } from './lines.ts';
+import { LineSplitter, TOO_LONG } from './lines.ts';
 import type { ChunkParser, ParseContext, ParsedStat } from './types.ts';
 
 /**
@@ -15,7 +15,8 @@ import type { ChunkParser, ParseContext, ParsedStat } from './types.ts';
  * kept in `values`, counted as used and diagnosed.
  */
 
-const KEY_VALUE = /^\s*([A-Za-z_][\w.-]*)\s*:\s*(.*?)\s*$/;
+/** `key:` at the start; the value is the rest, trimmed (by trim(), not a lazy group before `\s*$`, which is quadratic on blanks) */
+const KEY = /^\s*([A-Za-z_][\w.-]*)\s*:/;
 const NOT_INIT = /^\s*stackmap not initialized\s*$/;
 const INT = /^\d+$/;
 const ENTRIES_V7 = /^(\d+)\s*\/\s*(\d+)$/;
@@ -49,7 +50,7 @@ export function createStackMapStatParser(ctx: ParseContext): ChunkParser<ParsedS
       uninitialized = true;
       return;
     }
-    const m = KEY_VALUE.exec(line);
+    const m = KEY.exec(line);
     if (!m) {
       unused++;
       diag.atLine(lineNo, 'unrecognized line (not "key: value")');
@@ -57,7 +58,7 @@ export function createStackMapStatParser(ctx: ParseContext): ChunkParser<ParsedS
     }
     used++;
     const key = m[1];
-    const value = m[2];
+    const value = line.slice(m[0].length).trim();
     values.push([key, value]);
     if (seen.has(key)) diag.atLine(lineNo, `key "${key}" appears twice: the last value is used`);
     seen.add(key);
@@ -105,7 +106,10 @@ export function createStackMapStatParser(ctx: ParseContext): ChunkParser<ParsedS
     }
   };
 
-  const splitter = new LineSplitter(onLine);
+  const splitter = new LineSplitter(onLine, undefined, (lineNo) => {
+    unused++;
+    diag.atLine(lineNo, TOO_LONG);
+  });
 
   return {
     push(chunk: Uint8Array) {

@@ -1,4 +1,4 @@
-import { LineSplitter } from './lines.ts';
+import { LineSplitter, TOO_LONG } from './lines.ts';
 import { frameKey } from './frames.ts';
 import type { ChunkParser, DumpRecord, ParseContext, ParsedDump } from './types.ts';
 
@@ -129,7 +129,7 @@ export function createStackMapTextParser(ctx: ParseContext): ChunkParser<ParsedD
     bad(lineNo, 'unrecognized line');
   };
 
-  const splitter = new LineSplitter(onLine);
+  const splitter = new LineSplitter(onLine, undefined, (lineNo) => bad(lineNo, TOO_LONG));
 
   return {
     push(chunk: Uint8Array) {

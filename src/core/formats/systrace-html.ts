@@ -20,11 +20,36 @@
  * Event and stack record `lineNo`s and diagnostics name lines of the HTML file.
  */
 import { DiagnosticLog } from './diagnostics.ts';
-import { LineSplitter } from './lines.ts';
+import { LineSplitter, TOO_LONG } from './lines.ts';
 import { createTraceTextParser } from './trace-text.ts';
 import type { ChunkParser, ParseContext, TraceSink, TraceTextResult } from './types.ts';
 
-const OPEN_RE = /<script\b[^>]*\bclass\s*=\s*["']?trace-data\b[^>]*>/gi;
+const CLASS_RE = /\bclass\s*=\s*["']?trace-data(?![\w])/i;
+const isWord = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+
+/**
+ * The next `<script ... class=trace-data ...>` tag in `line` from `pos` (what
+ * `/<script\b[^>]*\bclass\s*=\s*["']?trace-data\b[^>]*>/i` finds, which backtracks over
+ * every `<script` of a long line with no `>`): every `<script` before one `>` shares that tag's
+ * end, and the first of them matches if any does, so each stretch is looked at once.
+ */
+export function findTraceDataTag(line: string, pos: number): { index: number; end: number } | null {
+  for (let i = line.indexOf('<', pos); i >= 0; i = line.indexOf('<', i + 1)) {
+    if (!isScriptOpen(line, i)) continue;
+    const gt = line.indexOf('>', i + 7);
+    if (gt < 0) return null; // no later <script has a `>` either
+    if (CLASS_RE.test(line.slice(i + 7, gt))) return { index: i, end: gt + 1 };
+    i = gt; // the other <script before this `>` cannot match where the first did not
+  }
+  return null;
+}
+
+/** `<script` (any case) at `i`, not followed by a word character */
+function isScriptOpen(line: string, i: number): boolean {
+  const t = 'script';
+  for (let k = 0; k < 6; k++) if ((line.charCodeAt(i + 1 + k) | 0x20) !== t.charCodeAt(k)) return false;
+  return !isWord(line.charCodeAt(i + 7));
+}
 const CLOSE_RE = /<\/script/gi;
 const BASE64_RE = /^[A-Za-z0-9+/=]{64,}$/;
 const FORWARD_BATCH = 1 << 16;
@@ -115,8 +140,7 @@ export function createSystraceHtmlParser(ctx: ParseContext, sink: TraceSink): Ch
     let countedInBlock = false;
     for (;;) {
       if (!inside) {
-        OPEN_RE.lastIndex = pos;
-        const m = OPEN_RE.exec(line);
+        const m = findTraceDataTag(line, pos);
         if (!m) break;
         inside = true;
         kind = 'pending';
@@ -124,7 +148,7 @@ export function createSystraceHtmlParser(ctx: ParseContext, sink: TraceSink): Ch
         blockDataLines = 0;
         countedInBlock = false;
         blocks++;
-        pos = m.index + m[0].length;
+        pos = m.end;
         continue;
       }
       CLOSE_RE.lastIndex = pos;
@@ -154,7 +178,11 @@ export function createSystraceHtmlParser(ctx: ParseContext, sink: TraceSink): Ch
     else if (data) dataUnused++;
   };
 
-  const splitter = new LineSplitter(onLine);
+  const splitter = new LineSplitter(onLine, undefined, (lineNo) => {
+    // too long to be read: unused, whatever block it was in
+    dataUnused++;
+    diag.atLine(lineNo, TOO_LONG);
+  });
 
   return {
     push(chunk: Uint8Array) {

@@ -11,7 +11,8 @@
  * string, no regex, no match arrays; see `range` and `fastEvent`), giving exactly what the regexes
  * give; anything unusual falls back to them. One event object and one cookie record are reused.
  */
-import { LineSplitter } from './lines.ts';
+import { matchEventLine, matchLatencyLine } from './event-line.ts';
+import { LineSplitter, TOO_LONG } from './lines.ts';
 import { frameKey } from './frames.ts';
 import type {
   ChunkParser,
@@ -25,27 +26,14 @@ import type {
 /** Short, stable diagnostic reasons (they group in the DiagnosticLog). */
 export const REASON = {
   notTrace: 'not a trace line',
+  tooLong: TOO_LONG,
   notHeader: 'not a trace header',
   orphanFrame: 'frame line without a stack record',
   badStackId: 'malformed stack_id record',
 } as const;
 
-/**
- * `COMM-PID [(TGID)] [CPU] [FLAGS] SECONDS.FRACTION: PAYLOAD`.
- * The lazy COMM stops at the first `-digits` that the rest of the line accepts, which is the PID
- * column (a COMM like `jbd2/xvda1-8` keeps its inner `-8`).
- * Groups: 1 comm, 2 pid, 3 tgid, 4 cpu, 5 flags, 6 timestamp, 7 payload.
- */
-const EVENT_RE =
-  /^\s*(.*?)-(\d+)\s+(?:\(\s*(-+|\d+)\)\s+)?\[(\d+)\]\s+(?:(\S{4,5})\s+)?(\d+\.\d+):(?:\s+|$)(.*)$/;
-
-/**
- * Latency format (irqsoff, preemptoff, wakeup... and `options/latency-format`):
- * `      ps-6143    2d..1  259us+: payload` — CPU digits glued to 4-5 flag characters, then a
- * time in microseconds relative to the start of the trace, then a delay mark.
- * Groups: 1 comm, 2 pid, 3 cpu, 4 flags, 5 microseconds, 6 payload.
- */
-const LATENCY_RE = /^\s*(.*?)-(\d+)\s+(\d+)(\S{4,5})\s+(\d+(?:\.\d+)?)us[!#$@*+ ]?:(?:\s+|$)(.*)$/;
+// `COMM-PID [(TGID)] [CPU] [FLAGS] SECONDS.FRACTION: PAYLOAD` and the latency format
+// (`      ps-6143    2d..1  259us+: payload`) are scanned by event-line.ts in linear time.
 
 const STACK_ID_RE = /^<stack_id (\d+)(?: gen (\d+))?>\s*$/;
 const LOST_RE = /^CPU:(\d+) \[(?:LOST (?:(\d+) )?EVENTS|(\d+) EVENTS DROPPED)\]/;
@@ -90,6 +78,7 @@ export function createTraceTextParser(ctx: ParseContext, sink: TraceSink): Chunk
   const splitter = new LineSplitter(
     (line, lineNo) => st.line(line, lineNo),
     (text, start, end, lineNo, clean) => st.range(text, start, end, lineNo, clean),
+    (lineNo) => st.tooLong(lineNo),
   );
   return {
     push(chunk: Uint8Array): void {
@@ -163,6 +152,11 @@ class TraceTextState {
     this.ctx.diagnostics.atLine(lineNo, reason);
   }
 
+  /** A line LineSplitter did not hand over: too long to be a trace line. */
+  tooLong(lineNo: number): void {
+    this.bad(lineNo, REASON.tooLong);
+  }
+
   /**
    * A line read in place (`text` from `start` to `end`, see LineSplitter): true if it was a
    * common event or cookie line and is done; false leaves it to `line`.
@@ -224,18 +218,16 @@ class TraceTextState {
       }
     }
     if (this.fastEvent(line, i, n, lineNo, false)) return;
-    let m = EVENT_RE.exec(line);
+    let m = matchEventLine(line);
     if (m) {
-      const t = m[3];
-      const tgid = t === undefined || t.charCodeAt(0) === 45 /* - */ ? null : +t;
-      const p = m[7];
-      this.payload(line, n - p.length, n, m[1].trimStart(), +m[2], tgid, +m[4], m[5] ?? '', parseFloat(m[6]), lineNo);
+      const t = m.tgid;
+      const tgid = t === null || t.charCodeAt(0) === 45 /* - */ ? null : +t;
+      this.payload(line, m.payload, n, m.comm, m.pid, tgid, m.cpu, m.flags, parseFloat(m.time), lineNo);
       return;
     }
-    m = LATENCY_RE.exec(line);
+    m = matchLatencyLine(line);
     if (m) {
-      const p = m[6];
-      this.payload(line, n - p.length, n, m[1].trimStart(), +m[2], null, +m[3], m[4], parseFloat(m[5]) / 1e6, lineNo);
+      this.payload(line, m.payload, n, m.comm, m.pid, null, m.cpu, m.flags, parseFloat(m.time) / 1e6, lineNo);
       return;
     }
     this.bad(lineNo, REASON.notTrace);
