@@ -7,10 +7,29 @@ const isolation = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
+/**
+ * The built app's Content-Security-Policy: only its own scripts, styles, workers and requests;
+ * no inline script, no eval, no plugin, no framing. The dev server goes without it, since hot reload injects
+ * inline code. The same policy is in public/_headers for static hosts; e2e/csp.spec.ts checks it.
+ */
+export const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "worker-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 export default defineConfig({
   plugins: [react()],
   server: { headers: isolation, port: 5173 },
-  preview: { headers: isolation, port: 4173, strictPort: true },
+  preview: { headers: { ...isolation, 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' }, port: 4173, strictPort: true },
   worker: { format: 'es' },
   test: {
     include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'scripts/**/*.test.ts'],

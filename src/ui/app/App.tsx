@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { useLoadStore } from '../../state/load-store.ts';
 import { useApplyTheme } from '../../state/theme.ts';
+import { Banners } from '../banner/Banners.tsx';
 import { DiagnosticsPanel } from '../diagnostics/DiagnosticsPanel.tsx';
 import { DropZone } from '../drop/DropZone.tsx';
 import { FlameGraph } from '../flamegraph/FlameGraph.tsx';
@@ -32,6 +33,7 @@ export function App() {
         <SimulatorPane />
       ) : (
       <main className="content">
+        <Banners />
         <LoadProgressBar />
         {status === 'error' && <ErrorBox />}
         <SummaryPanel />
