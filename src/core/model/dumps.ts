@@ -3,11 +3,45 @@ import { addressKey } from '../formats/frames.ts';
 import type { ParsedDump } from '../formats/types.ts';
 import type { StackTable } from './stack-table.ts';
 
-export interface DumpSlot {
-  stack: number;
-  refCount: number;
-  /** index into DumpIndex.sources of the dump this slot came from first */
-  source: number;
+/**
+ * One slot of one dump. Its stack is interned only when first asked for (normally at
+ * `DumpIndex.seal`, once every dump is in), so a reading replaced by a better one of the same
+ * stack (a raw-address binary record by its symbolized text twin) never enters the stack
+ * table and never counts as a distinct stack.
+ */
+export class DumpSlot {
+  private pending: string[] | null;
+  private node = -1;
+
+  constructor(
+    private readonly table: StackTable,
+    frames: string[],
+    public refCount: number,
+    /** index into DumpIndex.sources of the dump this slot came from first */
+    readonly source: number,
+  ) {
+    this.pending = frames;
+  }
+
+  /** the stack's node in the stack table */
+  get stack(): number {
+    if (this.node < 0) {
+      this.node = this.table.intern(this.pending!);
+      this.pending = null;
+    }
+    return this.node;
+  }
+
+  /** frame keys, leaf first */
+  get frames(): string[] {
+    return this.pending ?? this.table.framesOf(this.node);
+  }
+
+  /** Another reading of the same stack, with more frames named. */
+  setFrames(frames: string[]): void {
+    this.pending = frames;
+    this.node = -1;
+  }
 }
 
 export interface DumpSource {
@@ -31,15 +65,76 @@ export interface GenerationlessDump {
   slots: Map<number, DumpSlot>;
 }
 
+/**
+ * One slot across every generation-less dump: what a v7 id naming it resolves to. Dumps that
+ * hold the same stack (one of them perhaps with raw addresses only) agree; dumps that hold
+ * different stacks make the slot ambiguous.
+ */
+export interface GenerationlessSlot {
+  /** the most readable reading of the slot's stack (the first one when ambiguous) */
+  best: DumpSlot;
+  /** every dump's reading of this slot, in load order */
+  readings: DumpSlot[];
+  ambiguous: boolean;
+}
+
 /** Turns a raw ip into a frame key; without symbols, the address itself. */
 export type Symbolize = (ip: bigint) => string;
 
 const isAddressFrame = (f: string) => f.startsWith('0x');
 
+/**
+ * Two readings of one stack: equal frame by frame, except where one side has only a raw address
+ * (a binary dump without kallsyms) and the other a symbol. Without symbols the address cannot be
+ * checked against the name, so this is "nothing contradicts it", not proof.
+ */
+export function sameStackModuloSymbols(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x !== y && isAddressFrame(x) === isAddressFrame(y)) return false;
+  }
+  return true;
+}
+
+/** `a` with each raw address replaced by `b`'s symbol at that depth (the two agree, see above). */
+function mergeReadings(a: string[], b: readonly string[]): string[] {
+  let out: string[] | null = null;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i] && isAddressFrame(a[i])) (out ??= a.slice())[i] = b[i];
+  }
+  return out ?? a;
+}
+
+/** How this dump's reading of a slot (`a`) differs from another dump's (`b`), for a diagnostic. */
+function difference(a: readonly string[], b: readonly string[]): string {
+  if (a.length !== b.length) return `depth ${a.length} here, ${b.length} there`;
+  let i = 0;
+  while (i < a.length && (a[i] === b[i] || isAddressFrame(a[i]) !== isAddressFrame(b[i]))) i++;
+  const clip = (s: string) => (s.length > 60 ? s.slice(0, 57) + '...' : s);
+  return `frame ${i} of ${a.length}: ${clip(a[i])} here, ${clip(b[i])} there`;
+}
+
+interface Disagreement {
+  count: number;
+  /** slots this dump shares with earlier generation-less dumps */
+  shared: number;
+  /** the first slot that disagrees, where it is, which dump it disagrees with and how */
+  slot: number;
+  where: number;
+  other: number;
+  detail: string;
+}
+
 export class DumpIndex {
   readonly sources: DumpSource[] = [];
   readonly byGeneration = new Map<number, GenerationDump>();
   readonly generationless: GenerationlessDump[] = [];
+  /** every slot any generation-less dump holds, merged across them (what a v7 id resolves to) */
+  readonly generationlessSlots = new Map<number, GenerationlessSlot>();
+  /** every slot kept, in load order: the order their stacks are interned in */
+  private readonly kept: DumpSlot[] = [];
 
   constructor(private readonly stacks: StackTable) {}
 
@@ -52,17 +147,24 @@ export class DumpIndex {
       generation: dump.generation,
       records: dump.records.length,
     });
+    const unit = dump.format === 'stack_map_bin' ? 'offset' : 'line';
     let own: GenerationlessDump | null = null;
+    /** this dump's generation-less slots that an earlier dump holds a different stack in */
+    const disagree: Disagreement = { count: 0, shared: 0, slot: -1, other: -1, where: 0, detail: '' };
     for (const rec of dump.records) {
       const frames = rec.frames ?? (rec.ips ? Array.from(rec.ips, symbolize) : []);
-      const slot: DumpSlot = { stack: this.stacks.intern(frames), refCount: rec.refCount, source };
       if (rec.generation === null) {
         if (!own) {
           own = { source, slots: new Map() };
           this.generationless.push(own);
         }
-        if (own.slots.has(rec.slot)) diagnostics.atLine(rec.where, `slot ${rec.slot} appears twice in one dump; the first is kept`);
-        else own.slots.set(rec.slot, slot);
+        if (own.slots.has(rec.slot)) {
+          report(diagnostics, unit, rec.where, `slot ${rec.slot} appears twice in one dump; the first is kept`);
+          continue;
+        }
+        const slot = this.keep(new DumpSlot(this.stacks, frames, rec.refCount, source));
+        own.slots.set(rec.slot, slot);
+        this.addGenerationless(rec.slot, slot, rec.where, disagree);
         continue;
       }
       let gen = this.byGeneration.get(rec.generation);
@@ -73,11 +175,51 @@ export class DumpIndex {
       if (!gen.sources.includes(source)) gen.sources.push(source);
       const prev = gen.slots.get(rec.slot);
       if (!prev) {
-        gen.slots.set(rec.slot, slot);
+        gen.slots.set(rec.slot, this.keep(new DumpSlot(this.stacks, frames, rec.refCount, source)));
         continue;
       }
-      this.merge(gen, rec.slot, prev, slot, diagnostics, dump.format === 'stack_map_bin' ? 'offset' : 'line', rec.where);
+      this.merge(gen, rec.slot, prev, frames, rec.refCount, source, diagnostics, unit, rec.where);
     }
+    if (disagree.count > 0) {
+      const d = disagree;
+      const other = this.sources[d.other].file;
+      report(
+        diagnostics,
+        unit,
+        d.where,
+        `slots that hold other stacks than in earlier dumps: ${d.count} of the ${d.shared} this dump shares with them ` +
+          `(the first, slot ${d.slot}, against ${other}: ${d.detail}). v7 ids naming them are ambiguous and left unresolved; ` +
+          'the dumps were probably read on either side of a reset',
+      );
+    }
+  }
+
+  private keep(slot: DumpSlot): DumpSlot {
+    this.kept.push(slot);
+    return slot;
+  }
+
+  /** The same raw-versus-symbolized rule as `merge`, across dumps that have no generation. */
+  private addGenerationless(slotNo: number, slot: DumpSlot, where: number, disagree: Disagreement): void {
+    const entry = this.generationlessSlots.get(slotNo);
+    if (!entry) {
+      this.generationlessSlots.set(slotNo, { best: slot, readings: [slot], ambiguous: false });
+      return;
+    }
+    entry.readings.push(slot);
+    disagree.shared++;
+    const a = entry.best.frames;
+    const b = slot.frames;
+    if (a === b) return;
+    if (sameStackModuloSymbols(a, b)) {
+      if (entry.ambiguous) return;
+      // one reading lacks symbols somewhere: one stack, read with every name either side has
+      const merged = mergeReadings(a, b);
+      for (const r of entry.readings) if (r.frames !== merged) r.setFrames(merged);
+      return;
+    }
+    entry.ambiguous = true;
+    if (disagree.count++ === 0) Object.assign(disagree, { slot: slotNo, where, other: entry.best.source, detail: difference(b, a) });
   }
 
   /** Two dumps of one generation hold the same slot: keep the symbolized stack, report a disagreement. */
@@ -85,34 +227,33 @@ export class DumpIndex {
     gen: GenerationDump,
     slotNo: number,
     prev: DumpSlot,
-    next: DumpSlot,
+    frames: string[],
+    refCount: number,
+    source: number,
     diagnostics: DiagnosticLog,
     unit: 'line' | 'offset',
     where: number,
   ): void {
-    if (prev.source === next.source) {
+    if (prev.source === source) {
       report(diagnostics, unit, where, `generation ${gen.generation} slot ${slotNo} appears twice in one dump; the first is kept`);
       return;
     }
     // ref_count is not a payload snapshot: a later read may count more; keep the larger
-    prev.refCount = Math.max(prev.refCount, next.refCount);
-    if (prev.stack === next.stack) return;
-    const a = this.stacks.framesOf(prev.stack);
-    const b = this.stacks.framesOf(next.stack);
-    const aRaw = a.every(isAddressFrame);
-    const bRaw = b.every(isAddressFrame);
-    if (a.length === b.length && aRaw !== bRaw) {
+    prev.refCount = Math.max(prev.refCount, refCount);
+    const a = prev.frames;
+    if (sameStackModuloSymbols(a, frames)) {
       // one side only lacks symbols: same stack, keep the readable one
-      if (aRaw) prev.stack = next.stack;
+      const merged = mergeReadings(a, frames);
+      if (merged !== a) prev.setFrames(merged);
       return;
     }
     const other = this.sources[prev.source].file;
-    report(
-      diagnostics,
-      unit,
-      where,
-      `generation ${gen.generation} slot ${slotNo} disagrees with ${other} (depth ${b.length} vs ${a.length}); ${other} is kept`,
-    );
+    report(diagnostics, unit, where, `generation ${gen.generation} slot ${slotNo} disagrees with ${other} (${difference(frames, a)}); ${other} is kept`);
+  }
+
+  /** Interns every kept slot's stack, in load order. Call once every dump is added. */
+  seal(): void {
+    for (const s of this.kept) void s.stack;
   }
 
   /** Every generation number any dump holds, sorted. */

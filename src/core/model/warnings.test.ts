@@ -29,10 +29,10 @@ describe('warnings', () => {
     ]);
     const w = warnings(new ExplorerData(c));
     expect(ids(w)).toEqual(['map-nearly-full', 'drops', 'v7-reset-risk', 'ambiguous-ids', 'unresolved']);
-    expect(w[0].message).toContain('92% full (15000 of 16384 entries)');
+    expect(w[0].message).toContain('92% full (15,000 of 16,384 entries)');
     // not full yet: long probes, with what gravestones will add once the pool runs out
     expect(w[1].message).toContain('12 stacks were dropped');
-    expect(w[1].message).toContain('not full (15000 of 16384 elements in use)');
+    expect(w[1].message).toContain('not full (15,000 of 16,384 elements in use)');
     expect(w[1].message).toContain('gravestone');
     expect(w[2].message).toMatch(/^1 v7 stack id was matched against a dump without a generation/);
     expect(w[3].message).toMatch(/^1 v7 stack id is ambiguous: the 2 dumps/);
@@ -44,7 +44,7 @@ describe('warnings', () => {
     const v8full = 'generation: 2\nentries: 16384\ncapacity: 16384\nsuccesses: 9000\nfallbacks: 40\n';
     const v8some = 'generation: 2\nentries: 300\ncapacity: 16384\nsuccesses: 9000\nfallbacks: 4\n';
     const drops = (stat: string) => warnings(new ExplorerData(ingestFiles([['stack_map_stat', stat]]))).find((x) => x.id === 'drops')!;
-    expect(drops(v7full).message).toMatch(/^40 stacks did not fit in the map .* the map is full \(16384 of 16384 elements in use\)/);
+    expect(drops(v7full).message).toMatch(/^40 stacks did not fit in the map .* the map is full \(16,384 of 16,384 elements in use\)/);
     expect(drops(v7full).message).toContain('gravestone');
     expect(drops(v8full)).toMatchObject({ level: 'warn' });
     expect(drops(v8full).message).toContain('every new stack is written in full');

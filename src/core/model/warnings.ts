@@ -1,3 +1,4 @@
+import { groupDigits } from './banners.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import { generationInfos } from './overview.ts';
 import type { Warning } from './query-types.ts';
@@ -13,7 +14,8 @@ export const MANY_UNRESOLVED = 0.05;
 
 const pct = (x: number) =>
   x > 0 && x * 100 < 0.05 ? '<0.1' : x * 100 >= 99.95 && x < 1 ? '99.9' : (x * 100).toFixed(x * 100 < 10 ? 1 : 0);
-const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? one : many}`;
+const plural = (n: number, one: string, many = one + 's') => `${groupDigits(n)} ${n === 1 ? one : many}`;
+const int = groupDigits;
 
 /** What the capture says the user should do something about, in words they can act on. */
 export function warnings(d: ExplorerData): Warning[] {
@@ -29,7 +31,7 @@ export function warnings(d: ExplorerData): Warning[] {
         level: fill >= 1 ? 'error' : 'warn',
         id: 'map-nearly-full',
         message:
-          `The stack map is ${pct(fill)}% full (${stat.entries} of ${stat.capacity} entries${stat.generation !== null ? `, generation ${stat.generation}` : ''}). ` +
+          `The stack map is ${pct(fill)}% full (${int(stat.entries)} of ${int(stat.capacity)} entries${stat.generation !== null ? `, generation ${stat.generation}` : ''}). ` +
           'Stacks not yet in it can no longer be stored and are written in full, which takes more ring-buffer space. ' +
           'Reset the map between runs (echo 0 > stack_map) or use a larger map (more bits, up to 18).',
       });
@@ -40,7 +42,7 @@ export function warnings(d: ExplorerData): Warning[] {
     const n = stat.drops;
     const of = stat.successes !== null ? `, ${pct(n / (n + stat.successes))}% of inserts` : '';
     const full = stat.entries !== null && stat.capacity !== null && stat.capacity > 0 && stat.entries >= stat.capacity;
-    const fill = stat.entries !== null && stat.capacity !== null ? ` (${stat.entries} of ${stat.capacity} elements in use)` : '';
+    const fill = stat.entries !== null && stat.capacity !== null ? ` (${int(stat.entries)} of ${int(stat.capacity)} elements in use)` : '';
     const gravestones =
       'once the element pool is used up, each insert that claims a slot leaves it claimed but empty (a gravestone): ' +
       'later inserts probe past it, so probes get longer until the map is reset.';
@@ -161,13 +163,13 @@ export function warnings(d: ExplorerData): Warning[] {
   const unresolved = noDump + noSlot + ambiguous;
   if (cookies > 0 && unresolved > 0 && unresolved / cookies >= MANY_UNRESOLVED) {
     const parts: string[] = [];
-    if (noDump) parts.push(`${noDump} ${noDump === 1 ? 'has' : 'have'} no dump of ${noDump === 1 ? 'its' : 'their'} generation loaded`);
-    if (noSlot) parts.push(`${noSlot} ${noSlot === 1 ? 'names' : 'name'} a slot the dump lacks (stacks first stored after the dump was read: read the dump after stopping the trace)`);
-    if (ambiguous) parts.push(`${ambiguous} ${ambiguous === 1 ? 'is' : 'are'} ambiguous`);
+    if (noDump) parts.push(`${int(noDump)} ${noDump === 1 ? 'has' : 'have'} no dump of ${noDump === 1 ? 'its' : 'their'} generation loaded`);
+    if (noSlot) parts.push(`${int(noSlot)} ${noSlot === 1 ? 'names' : 'name'} a slot the dump lacks (stacks first stored after the dump was read: read the dump after stopping the trace)`);
+    if (ambiguous) parts.push(`${int(ambiguous)} ${ambiguous === 1 ? 'is' : 'are'} ambiguous`);
     out.push({
       level: unresolved / cookies >= 0.5 ? 'error' : 'warn',
       id: 'unresolved',
-      message: `${unresolved} of ${cookies} cookies (${pct(unresolved / cookies)}%) have no stack: ${parts.join('; ')}. Their events count in the timeline but not in top stacks or flame graphs.`,
+      message: `${int(unresolved)} of ${int(cookies)} cookies (${pct(unresolved / cookies)}%) have no stack: ${parts.join('; ')}. Their events count in the timeline but not in top stacks or flame graphs.`,
     });
   }
   return out;

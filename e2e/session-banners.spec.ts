@@ -1,0 +1,221 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { fmtInt } from '../src/ui/common/format.ts';
+import { cliSummary } from './cli.ts';
+import { sampleFiles, waitLoaded } from './explorer-helpers.ts';
+
+// The banners at the top of the explorer (DESIGN 5.2 `banner`): one per missing or unusable part,
+// naming its files, in words; numbers checked against the command line for the same files.
+
+const REAL = '/work/shared/real-traces/';
+const OUT = 'docs/screenshots';
+mkdirSync(OUT, { recursive: true });
+
+const sampleWithout = (...drop: string[]) => sampleFiles.filter((f) => !drop.includes(basename(f)));
+
+/** Opens files as a new capture (answering "replace" if the page asks) and waits until `ready`. */
+async function openFiles(page: Page, paths: string[], ready: () => Promise<boolean>) {
+  await page.getByTestId('file-input').setInputFiles(paths);
+  const replace = page.getByTestId('replace-files');
+  await expect.poll(async () => (await replace.isVisible()) || (await ready()), { timeout: 30_000 }).toBe(true);
+  if (await replace.isVisible()) {
+    await replace.click();
+    await expect.poll(ready, { timeout: 30_000 }).toBe(true);
+  }
+}
+
+/** ready once the page shows exactly these files as the capture */
+const showsFiles = (page: Page, paths: string[]) => async () => {
+  if ((await page.getByTestId('load-progress').getAttribute('data-status')) !== 'done') return false;
+  const rows = await page.getByTestId('file-row').locator('td:first-child').allTextContents();
+  return rows.length === paths.length && paths.every((p) => rows.includes(basename(p)));
+};
+
+async function start(page: Page) {
+  await page.goto('/');
+  await waitLoaded(page);
+  // the whole sample lacks nothing
+  await expect(page.getByTestId('banner')).toHaveCount(0);
+}
+
+/** distinct `<stack trace>` blocks of a trace file, read line by line here rather than by the app's reader */
+function distinctFullStacks(path: string): number {
+  const seen = new Set<string>();
+  let frames: string[] | null = null;
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (line.includes('<stack trace>')) frames = [];
+    else if (frames && line.trimStart().startsWith('=>')) frames.push(line.trim());
+    else if (frames) {
+      seen.add(frames.join('\n'));
+      frames = null;
+    }
+  }
+  if (frames) seen.add(frames.join('\n'));
+  return seen.size;
+}
+
+const banner = (page: Page, id: string) => page.locator(`[data-testid=banner][data-banner=${id}]`);
+
+/** The page at both sizes, light and dark, scrolled to the top where the banners are. */
+async function shots(page: Page, state: string) {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await expect(page.locator('html')).toHaveAttribute('data-theme', scheme);
+    for (const [w, h] of [
+      [1600, 1000],
+      [1280, 720],
+    ]) {
+      // a resize redraws the canvases in the theme now on <html>
+      await page.setViewportSize({ width: w - 10, height: h });
+      await page.setViewportSize({ width: w, height: h });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await page.evaluate(() => window.scrollTo(0, 0));
+      // nothing in a banner is cut: no horizontal overflow at this width
+      for (const b of await page.getByTestId('banner').all()) {
+        expect(await b.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+        const box = (await b.boundingBox())!;
+        expect(box.x + box.width).toBeLessThanOrEqual(w);
+      }
+      await page.screenshot({ path: `${OUT}/banner-${state}-${w}x${h}-${scheme}.png` });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+test('no stack records at all (catapult atrace): set options/stacktrace and options/stackmap', async ({ page }) => {
+  await start(page);
+  const file = REAL + 'catapult-atrace_data.txt';
+  await openFiles(page, [file], showsFiles(page, [file]));
+  const b = banner(page, 'no-stacks');
+  await expect(b).toHaveCount(1);
+  await expect(page.getByTestId('banner')).toHaveCount(1);
+  await expect(b).toHaveAttribute('data-files', 'catapult-atrace_data.txt');
+  const cli = cliSummary([file]);
+  expect(cli.cookies + cli.fullStacks).toBe(0);
+  await expect(b).toContainText(`catapult-atrace_data.txt has ${fmtInt(cli.events)} events but no kernel stack records`);
+  await expect(b).toContainText('echo 1 > /sys/kernel/tracing/options/stacktrace');
+  await expect(b).toContainText('echo 1 > /sys/kernel/tracing/options/stackmap');
+  await shots(page, 'no-stacks');
+});
+
+test('the sample trace alone: cookies and no dump, which files to copy before each reset', async ({ page }) => {
+  await start(page);
+  const trace = sampleFiles.filter((f) => basename(f) === 'trace');
+  await openFiles(page, trace, showsFiles(page, trace));
+  const b = banner(page, 'no-dump');
+  await expect(page.getByTestId('banner')).toHaveCount(1);
+  await expect(b).toHaveAttribute('data-files', 'trace');
+  const cli = cliSummary(trace);
+  expect(cli.resolved).toBe(0);
+  await expect(page.getByTestId('summary-cookies')).toHaveText(String(cli.cookies));
+  await expect(b).toContainText(`trace holds ${fmtInt(cli.cookies)} stack ids`);
+  await expect(b).toContainText(`generations ${cli.generations.slice(0, -1).join(', ')} and ${cli.generations.at(-1)}`);
+  await expect(b).toContainText('/sys/kernel/tracing/stack_map_bin');
+  await expect(b).toContainText('before each reset');
+  await shots(page, 'no-dump');
+});
+
+test('the sample without kallsyms: hex frames, fallbacks that no longer merge, copy /proc/kallsyms as root', async ({ page }) => {
+  await start(page);
+  const files = sampleWithout('kallsyms');
+  await openFiles(page, files, showsFiles(page, files));
+  const b = banner(page, 'no-kallsyms');
+  await expect(page.getByTestId('banner')).toHaveCount(1);
+  const bins = files.map((f) => basename(f)).filter((f) => f.startsWith('stack_map_bin'));
+  await expect(b).toHaveAttribute('data-files', bins.join('\n'));
+  const cli = cliSummary(files);
+  const whole = cliSummary(sampleFiles);
+  // the full stacks name their functions and the binary dumps do not: more distinct stacks
+  expect(cli.uniqueStacks).toBeGreaterThan(whole.uniqueStacks);
+  // with no text dump either, exactly the distinct full stacks of the trace are counted twice (393 -> 401 on the sample)
+  expect(cliSummary(sampleWithout('kallsyms', 'stack_map.gen3')).uniqueStacks).toBe(whole.uniqueStacks + distinctFullStacks(sampleFiles.find((f) => basename(f) === 'trace')!));
+  await expect(page.getByTestId('summary-unique-stacks')).toHaveText(String(cli.uniqueStacks));
+  await expect(b).toContainText('hold raw kernel addresses and no kallsyms is loaded');
+  await expect(b).toContainText('the stacks of generations 1 and 2 show as hex addresses');
+  await expect(b).toContainText(`the trace’s ${fmtInt(cli.fullStacks)} full stacks (fallbacks)`);
+  await expect(b).toContainText('sudo cat /proc/kallsyms > kallsyms');
+  await shots(page, 'no-kallsyms');
+  // dismissed, it stays away for this capture
+  await b.getByTestId('banner-dismiss').click();
+  await expect(page.getByTestId('banner')).toHaveCount(0);
+});
+
+/** A load of only an unreadable file keeps the sample, and the banner says what the file is. */
+async function rejectedLoad(page: Page, file: string, id: string) {
+  await start(page);
+  const sample = cliSummary(sampleFiles);
+  const b = banner(page, id);
+  await openFiles(page, [file], async () => (await b.count()) === 1 && (await page.getByTestId('load-progress').getAttribute('data-status')) !== 'loading');
+  await expect(b).toHaveAttribute('data-files', basename(file));
+  await expect(b).toHaveAttribute('data-rejected', 'true');
+  await expect(b).toContainText('the capture shown is still the one opened before');
+  await expect(page.getByTestId('summary-events')).toHaveText(String(sample.events));
+  await expect(page.getByTestId('summary-unique-stacks')).toHaveText(String(sample.uniqueStacks));
+  // the rejected file's banner is the only one: the sample lacks nothing
+  await expect(page.getByTestId('banner')).toHaveCount(1);
+  return b;
+}
+
+test('a trace-cmd trace.dat: say to run trace-cmd report, and keep the capture', async ({ page }) => {
+  const b = await rejectedLoad(page, REAL + 'trappy-trace.dat', 'trace-dat');
+  await expect(b).toContainText('trace-cmd report -i trappy-trace.dat > trace.txt');
+  await shots(page, 'trace-dat');
+});
+
+test('perf script output: say what this app reads instead, and keep the capture', async ({ page }) => {
+  const b = await rejectedLoad(page, REAL + 'flamegraph-perf-dd-stacks-01.txt', 'perf-script');
+  await expect(b).toContainText('not ftrace text');
+  await expect(b).toContainText('echo 1 > /sys/kernel/tracing/options/stackmap');
+  await shots(page, 'perf-script');
+});
+
+test('several problems at once: one banner each, dismissed one by one', async ({ page }) => {
+  await start(page);
+  const files = [...sampleWithout('kallsyms', 'stack_map_bin.gen2'), REAL + 'trappy-trace.dat', REAL + 'flamegraph-perf-dd-stacks-01.txt'];
+  await openFiles(page, files, showsFiles(page, files));
+  const all = page.getByTestId('banner');
+  await expect(all).toHaveCount(4);
+  // read with the rest, they are part of the capture, not a rejected load
+  for (const b of await all.all()) await expect(b).toHaveAttribute('data-rejected', 'false');
+  expect(await all.evaluateAll((els) => els.map((e) => e.getAttribute('data-banner')))).toEqual(['trace-dat', 'perf-script', 'generation-without-dump', 'no-kallsyms']);
+  const cli = cliSummary(files);
+  const gen2 = cli.derived.generations.find((g) => g.generation === 2)!;
+  await expect(banner(page, 'generation-without-dump')).toContainText(`generation 2 (${fmtInt(gen2.cookies)} ids)`);
+  await shots(page, 'several');
+  await banner(page, 'perf-script').getByTestId('banner-dismiss').click();
+  await expect(all).toHaveCount(3);
+  await expect(banner(page, 'perf-script')).toHaveCount(0);
+});
+
+// a v7 capture with a binary and a text dump of the same map, from the simulator's command line
+const v7dir = mkdtempSync(join(tmpdir(), 'banner-v7-'));
+const ledger = (
+  JSON.parse(execFileSync('npx', ['tsx', 'src/cli/main.ts', 'simulate', '--mode', 'v7', '--out', v7dir, '--dumps', 'end', '--json'], { encoding: 'utf8' })) as {
+    ledger: { correct: number; wrong: number; unresolved: number; detected: number };
+  }
+).ledger;
+
+test('v7 ids against a binary and a text dump, without kallsyms: unverified, not ambiguous', async ({ page }) => {
+  await start(page);
+  const files = ['trace', 'stack_map_bin.1', 'stack_map.2', 'stack_map_stat'].map((f) => join(v7dir, f));
+  for (const f of files) expect(readFileSync(f).length).toBeGreaterThan(0);
+  await openFiles(page, files, showsFiles(page, files));
+  const cli = cliSummary(files);
+  expect(cli.status.ambiguous).toBe(0);
+  expect(cli.status.unverified).toBe(ledger.correct + ledger.wrong);
+  expect(cli.resolved).toBe(ledger.correct + ledger.wrong);
+  expect(cli.diagnostics).toEqual([]);
+  await expect(page.getByTestId('summary-resolved')).toHaveText(String(cli.resolved));
+  await expect(page.getByTestId('summary-unresolved')).toHaveText(String(cli.unresolved));
+  await expect(page.getByTestId('summary-unique-stacks')).toHaveText(String(cli.uniqueStacks));
+  // with kallsyms the same stacks: the binary dump's raw readings are the text dump's stacks
+  expect(cliSummary([...files, join(v7dir, 'kallsyms')]).uniqueStacks).toBe(cli.uniqueStacks);
+  const warnings = page.getByTestId('warnings');
+  await expect(warnings.locator('[data-id=ambiguous-ids]')).toHaveCount(0);
+  await expect(warnings.locator('[data-id=v7-reset-risk]')).toContainText(`${fmtInt(cli.status.unverified)} v7 stack ids were matched against a dump without a generation`);
+  // the text dump names every frame: nothing to say at the top
+  await expect(page.getByTestId('banner')).toHaveCount(0);
+});

@@ -1,0 +1,76 @@
+import { useMemo, useState } from 'react';
+import { sessionBanners, type Banner, type BannerPart } from '../../core/model/banners.ts';
+import type { FileReport } from '../../core/model/ingest.ts';
+import { useLoadStore, type LoadState } from '../../state/load-store.ts';
+import { fmtInt } from '../common/format.ts';
+import './banners.css';
+
+/** the file reports of a load that understood nothing, which kept the capture shown (read so as not to depend on the store's version) */
+const rejectedOf = (s: LoadState) => (s as LoadState & { rejected?: FileReport[] | null }).rejected ?? null;
+
+const keyOf = (b: Banner) => `${b.id}\u0000${b.rejected}\u0000${b.files.join('\u0000')}`;
+
+/**
+ * What the capture lacks or cannot use, one message per problem, at the top of the page: the
+ * words come from the core (`sessionBanners`), so the command line can say the same. Each can
+ * be dismissed; a new capture or a new rejected load brings its own back.
+ */
+export function Banners() {
+  const summary = useLoadStore((s) => s.summary);
+  const rejected = useLoadStore(rejectedOf);
+  const banners = useMemo(() => sessionBanners(summary, rejected), [summary, rejected]);
+  // dismissals hold for the summary and rejected files they were made on
+  const scope = useMemo(() => ({}), [summary, rejected]);
+  const [dismissed, setDismissed] = useState<{ scope: object; keys: ReadonlySet<string> }>({ scope, keys: new Set() });
+  const gone = dismissed.scope === scope ? dismissed.keys : new Set<string>();
+  const shown = banners.filter((b) => !gone.has(keyOf(b)));
+  if (shown.length === 0) return null;
+  const dismiss = (b: Banner) => setDismissed({ scope, keys: new Set([...gone, keyOf(b)]) });
+  return (
+    <section className="banners" aria-label="what is missing or unusable">
+      {shown.map((b) => (
+        <div
+          key={keyOf(b)}
+          className={`banner banner-${b.level}`}
+          role={b.level === 'error' ? 'alert' : 'status'}
+          data-testid="banner"
+          data-banner={b.id}
+          data-files={b.files.join('\n')}
+          data-rejected={b.rejected ? 'true' : 'false'}
+        >
+          <span className="banner-mark" aria-hidden="true">
+            {b.level === 'error' ? '!' : 'i'}
+          </span>
+          <p className="banner-text">
+            <strong className="banner-title">{b.title}.</strong> <Parts parts={b.body} />
+          </p>
+          <button type="button" className="banner-dismiss" data-testid="banner-dismiss" aria-label={`Dismiss: ${b.title}`} title="Dismiss" onClick={() => dismiss(b)}>
+            ×
+          </button>
+        </div>
+      ))}
+    </section>
+  );
+}
+
+function Parts({ parts }: { parts: readonly BannerPart[] }) {
+  return (
+    <>
+      {parts.map((p, i) =>
+        typeof p === 'string' ? (
+          p
+        ) : 'num' in p ? (
+          <span key={i} className="banner-num">
+            {fmtInt(p.num)}
+          </span>
+        ) : 'code' in p ? (
+          <code key={i}>{p.code}</code>
+        ) : (
+          <span key={i} className="banner-file">
+            {p.file}
+          </span>
+        ),
+      )}
+    </>
+  );
+}
