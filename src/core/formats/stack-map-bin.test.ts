@@ -214,3 +214,20 @@ describe('stack_map_bin hostile input', () => {
     expect(diags).toEqual([{ file: 'f', where: 'offset 0xc', message: 'version 1 header reserved word is 5, expected 0', count: 1 }]);
   });
 });
+
+describe('bounded by the largest map', () => {
+  it('a header claiming 0xffffffff records over 300,000 zero-depth ones keeps 262,144 and says why', () => {
+    const n = 300_000;
+    const bytes = new Uint8Array(16 + n * 16);
+    const dv = new DataView(bytes.buffer);
+    dv.setUint32(0, 0x46534d42, true);
+    dv.setUint32(4, 1, true);
+    dv.setUint32(8, 0xffffffff, true);
+    for (let i = 0; i < n; i++) dv.setUint32(16 + i * 16, i, true); // slot i, nr 0
+    const log = new DiagnosticLog('stack_map_bin');
+    const r = feedChunks(createStackMapBinParser({ file: 'stack_map_bin', diagnostics: log }), bytes, 1 << 16);
+    expect(r.records.length).toBe(262_144);
+    expect(r.bytes).toEqual({ total: bytes.length, used: 16 + 262_144 * 16, unused: (n - 262_144) * 16 });
+    expect(log.list().map((d) => d.message).join('\n')).toMatch(/more than 262,144 records/);
+  });
+});

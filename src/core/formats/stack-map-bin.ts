@@ -25,6 +25,8 @@ import type { ChunkParser, DumpRecord, ParseContext, ParsedDump } from './types.
 export const BIN_HEADER_BYTES = 16;
 export const BIN_RECORD_HEADER_BYTES = 16;
 export const BIN_MAX_DEPTH = 64;
+/** The largest map (bits 18) holds 2^18 elements, so no dump has more records than this. */
+export const BIN_MAX_RECORDS = 1 << 18;
 
 type State = 'header' | 'record' | 'extra' | 'skip';
 
@@ -64,7 +66,10 @@ export function createStackMapBinParser(ctx: ParseContext): ChunkParser<ParsedDu
 
   const afterRecords = () => {
     if (records.length >= nrStacks) state = 'extra';
-    else {
+    else if (records.length >= BIN_MAX_RECORDS) {
+      stop(`more than ${BIN_MAX_RECORDS.toLocaleString('en-US')} records, the most the largest map (bits 18) holds: the rest is not read`);
+      return;
+    } else {
       state = 'record';
       need = BIN_RECORD_HEADER_BYTES;
       recNr = -1;
