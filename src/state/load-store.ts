@@ -1,19 +1,41 @@
 import { create } from 'zustand';
-import type { ParsedStat } from '../core/formats/types.ts';
+import type { Diagnostic } from '../core/formats/diagnostics.ts';
+import { SNIFF_BYTES, sniffKind } from '../core/formats/sniff.ts';
+import type { FileKind, ParsedStat } from '../core/formats/types.ts';
 import type { Overview, Warning } from '../core/model/query-types.ts';
 import type { Summary } from '../core/model/summary.ts';
-import { CANCELLED, type LoadProgress, type NamedBlob } from '../workers/ingest-api.ts';
+import { unpack } from '../core/model/unpack.ts';
+import { CANCELLED, type FileReport, type LoadProgress, type NamedBlob } from '../workers/ingest-api.ts';
 import { Comlink, startIngestWorker } from '../workers/ingest-client.ts';
+import { forgetCapture, keepCapture, readKeptCapture, type Backend } from './capture-persist.ts';
 import { useViewStore } from './view-store.ts';
 
+/** The capture's state: 'done' while one is open (whatever a later load does); before the first, how the first load goes. */
 export type LoadStatus = 'idle' | 'loading' | 'done' | 'cancelled' | 'error';
+/** The last load's own state (the progress line's data-status). */
+export type LoadActivity = 'idle' | 'loading' | 'done' | 'cancelled' | 'error' | 'rejected';
+/** Add the files to the capture shown, or open them as a new capture. */
+export type LoadMode = 'add' | 'replace';
+/** where the capture's files came from: the embedded sample, the user, or the browser's store (a reload) */
+export type CaptureSource = 'sample' | 'files' | 'stored';
+
+/** Whether the capture shown is kept in the browser for the next visit. */
+export type KeepState =
+  | { state: 'off' }
+  | { state: 'saving' }
+  | { state: 'kept'; backend: Backend; bytes: number }
+  | { state: 'not-kept'; reason: string };
 
 export interface LoadState {
   status: LoadStatus;
-  /** names of the files of the current capture */
+  activity: LoadActivity;
+  /** the running (or last) load's mode and file names */
+  mode: LoadMode;
+  loading: string[];
+  /** names of the files of the capture shown */
   files: string[];
-  /** "sample" for the embedded capture, else "files" */
-  source: 'sample' | 'files' | null;
+  source: CaptureSource | null;
+  /** the running (or last) load's progress */
   progress: LoadProgress | null;
   summary: Summary | null;
   overview: Overview | null;
@@ -23,9 +45,31 @@ export interface LoadState {
   captureId: number;
   error: string | null;
   elapsedMs: number | null;
-  load(files: NamedBlob[], source: 'sample' | 'files'): Promise<void>;
+  /**
+   * The file reports (with their sniffed kinds) of the last load when nothing in it could be
+   * read (a trace.dat, perf script output, random bytes): the capture shown stayed. Null after
+   * a load that read something.
+   */
+  rejected: FileReport[] | null;
+  /** that load's diagnostics (what each file is, what to do instead) */
+  rejectedDiagnostics: Diagnostic[];
+  /** one line about the kept capture (it could not be reopened), shown with the progress */
+  notice: string | null;
+  keep: KeepState;
+  /** files that arrived while a capture of the user's is open, waiting for "add" or "replace" */
+  offer: { files: NamedBlob[]; suggested: LoadMode | null } | null;
+
+  load(files: NamedBlob[], source: 'sample' | 'files' | 'stored', mode?: LoadMode): Promise<void>;
+  /** files picked or dropped: opened at once over the sample or nothing, else offered (add or replace) */
+  offerFiles(files: NamedBlob[]): void;
+  /** the answer to the offer; null drops it */
+  answerOffer(mode: LoadMode | null): void;
   loadSample(): Promise<void>;
+  /** the first capture of a visit: the one kept in the browser, else the sample */
+  openInitial(): Promise<void>;
   cancel(): void;
+  /** forgets the kept capture and opens the sample */
+  forget(): Promise<void>;
 }
 
 let worker: ReturnType<typeof startIngestWorker> | null = null;
@@ -35,58 +79,240 @@ export const ingestWorker = () => (worker ??= startIngestWorker());
 /** Where the embedded capture lives (public/samples/, listed by its index.json). */
 export const SAMPLE_BASE = `${import.meta.env.BASE_URL}samples/`;
 
-export const useLoadStore = create<LoadState>((set, get) => ({
-  status: 'idle',
-  files: [],
-  source: null,
-  progress: null,
-  summary: null,
-  overview: null,
-  warnings: [],
-  stats: [],
-  captureId: 0,
-  error: null,
-  elapsedMs: null,
+/** the files of the capture shown, kept for the browser's store (they are references, not copies) */
+let captureBlobs: NamedBlob[] = [];
+/** the load in flight; its answer is dropped once it is no longer this one */
+let running: { id: number } | null = null;
+let requestSeq = 0;
+/** the newest keep; an older one finishing later does not overwrite its state */
+let keepSeq = 0;
 
-  async load(files, source) {
-    set({ status: 'loading', files: files.map((f) => f.name), source, progress: null, error: null });
-    try {
-      const result = await ingestWorker().ingest(
-        files,
-        Comlink.proxy((p: LoadProgress) => set({ progress: p })),
-      );
-      // the first capture is opened with the view the URL carries; a later one starts afresh
-      if (get().captureId > 0) useViewStore.getState().reset();
+/** What part of a capture a kind of file provides. */
+const PART: Partial<Record<FileKind, 'trace' | 'dump' | 'stat' | 'symbols'>> = {
+  trace_text: 'trace',
+  systrace_html: 'trace',
+  stack_map_text: 'dump',
+  stack_map_bin: 'dump',
+  dump_json: 'dump',
+  stack_map_stat: 'stat',
+  kallsyms: 'symbols',
+};
+
+/** Add when the new files provide a part the capture lacks (a trace, then its dumps), else Replace. */
+export function suggestMode(have: readonly FileKind[], incoming: readonly FileKind[]): LoadMode {
+  const parts = new Set(have.map((k) => PART[k]));
+  return incoming.some((k) => PART[k] !== undefined && !parts.has(PART[k])) ? 'add' : 'replace';
+}
+
+/** The kinds of the files (of each member of an archive, from its first MB), sniffed from their first bytes as the worker will. */
+export async function sniffKinds(files: readonly NamedBlob[]): Promise<FileKind[]> {
+  const kinds: FileKind[] = [];
+  for (const f of files) {
+    for await (const inner of unpack({ name: f.name, blob: f.blob.slice(0, 1 << 20) }, () => {})) {
+      const reader = inner.stream.getReader();
+      const parts: Uint8Array[] = [];
+      let n = 0;
+      while (n < SNIFF_BYTES) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parts.push(value);
+        n += value.length;
+      }
+      await reader.cancel().catch(() => {});
+      const head = new Uint8Array(n);
+      let o = 0;
+      for (const p of parts) {
+        head.set(p, o);
+        o += p.length;
+      }
+      kinds.push(sniffKind(head));
+    }
+  }
+  return kinds;
+}
+
+const KIND_WORDS: Partial<Record<FileKind, string>> = {
+  trace_cmd_dat: 'a trace-cmd trace.dat',
+  perf_script: '`perf script` output',
+  unknown: 'not a format this page reads',
+};
+/** "trappy-trace.dat (a trace-cmd trace.dat), noise (not a format this page reads)" */
+export const describeRejected = (files: readonly FileReport[]) =>
+  files.map((f) => `${f.file} (${KIND_WORDS[f.kind] ?? f.kind}${f.size === 0 ? ', empty' : ''})`).join(', ');
+
+export const useLoadStore = create<LoadState>((set, get) => {
+  /** Keeps the capture's files for the next visit (the sample is not kept: a reload opens it anyway). */
+  const keep = async (source: CaptureSource) => {
+    const mine = ++keepSeq;
+    if (source === 'sample') {
+      set({ keep: { state: 'off' } });
+      await forgetCapture();
+      return;
+    }
+    set({ keep: { state: 'saving' } });
+    const r = await keepCapture(captureBlobs);
+    if (mine !== keepSeq) return;
+    set({ keep: r.kept ? { state: 'kept', backend: r.backend, bytes: r.bytes } : { state: 'not-kept', reason: r.reason } });
+  };
+
+  return {
+    status: 'idle',
+    activity: 'idle',
+    mode: 'replace',
+    loading: [],
+    files: [],
+    source: null,
+    progress: null,
+    summary: null,
+    overview: null,
+    warnings: [],
+    stats: [],
+    captureId: 0,
+    error: null,
+    elapsedMs: null,
+    rejected: null,
+    rejectedDiagnostics: [],
+    notice: null,
+    keep: { state: 'off' },
+    offer: null,
+
+    async load(files, source, mode = 'replace') {
+      if (running) void ingestWorker().cancel(running.id);
+      const id = ++requestSeq;
+      running = { id };
+      const open = get().status === 'done';
+      // with nothing open there is nothing to add to
+      const m: LoadMode = open ? mode : 'replace';
       set({
-        status: 'done',
-        summary: result.summary,
-        overview: result.overview,
-        warnings: result.warnings,
-        stats: result.stats,
-        elapsedMs: result.elapsedMs,
-        captureId: get().captureId + 1,
+        activity: 'loading',
+        mode: m,
+        loading: files.map((f) => f.name),
+        progress: null,
+        error: null,
+        offer: null,
+        ...(open ? {} : { status: 'loading' as const }),
       });
-    } catch (e) {
-      const message = (e as Error).message;
-      if (message.includes(CANCELLED)) set({ status: 'cancelled' });
-      else set({ status: 'error', error: message });
-    }
-  },
+      const stillMine = () => running?.id === id;
+      try {
+        const answer = await ingestWorker().ingest(
+          { id, mode: m, files },
+          Comlink.proxy((p: LoadProgress) => stillMine() && set({ progress: p })),
+        );
+        // a late answer for a load cancelled or superseded is dropped (the worker took it back)
+        if (!stillMine()) return;
+        running = null;
+        if (answer.outcome === 'rejected') {
+          set({
+            activity: 'rejected',
+            rejected: answer.files,
+            rejectedDiagnostics: answer.diagnostics,
+            elapsedMs: answer.elapsedMs,
+            ...(open ? {} : { status: 'error' as const, error: `nothing in ${describeRejected(answer.files)} could be read` }),
+          });
+          return;
+        }
+        // the first capture is opened with the view the URL carries; a new one starts afresh, an Add keeps it
+        if (m === 'replace' && get().captureId > 0) useViewStore.getState().reset();
+        captureBlobs = m === 'add' ? [...captureBlobs, ...files] : [...files];
+        const prevSource = get().source;
+        const nextSource: CaptureSource = m === 'add' ? (prevSource === 'sample' ? 'files' : (prevSource ?? source)) : source;
+        set({
+          status: 'done',
+          activity: 'done',
+          files: captureBlobs.map((f) => f.name),
+          source: nextSource,
+          summary: answer.summary,
+          overview: answer.overview,
+          warnings: answer.warnings,
+          stats: answer.stats,
+          elapsedMs: answer.elapsedMs,
+          captureId: get().captureId + 1,
+          rejected: null,
+          rejectedDiagnostics: [],
+        });
+        // a capture reopened from the store is kept already
+        if (!(source === 'stored' && m === 'replace')) void keep(nextSource);
+      } catch (e) {
+        if (!stillMine()) return;
+        running = null;
+        const message = (e as Error).message;
+        if (message.includes(CANCELLED)) set({ activity: 'cancelled', ...(open ? {} : { status: 'cancelled' as const }) });
+        else set({ activity: 'error', error: message, ...(open ? {} : { status: 'error' as const }) });
+      }
+    },
 
-  async loadSample() {
-    set({ status: 'loading', files: ['samples/index.json'], source: 'sample', progress: null, error: null });
-    try {
-      const index = (await (await fetch(SAMPLE_BASE + 'index.json')).json()) as { files: string[] };
-      const files = await Promise.all(
-        index.files.map(async (name) => ({ name, blob: await (await fetch(SAMPLE_BASE + name)).blob() })),
+    offerFiles(files) {
+      const s = get();
+      // over the embedded sample (or nothing) there is nothing of the user's to add to
+      if (s.status !== 'done' || s.source === 'sample') {
+        void get().load(files, 'files', 'replace');
+        return;
+      }
+      const offer = { files, suggested: null as LoadMode | null };
+      set({ offer });
+      const have = s.summary?.files.map((f) => f.kind) ?? [];
+      void sniffKinds(files).then(
+        (kinds) => get().offer?.files === files && set({ offer: { files, suggested: suggestMode(have, kinds) } }),
+        () => get().offer?.files === files && set({ offer: { files, suggested: 'replace' } }),
       );
-      await get().load(files, 'sample');
-    } catch (e) {
-      set({ status: 'error', error: `cannot load the sample: ${(e as Error).message}` });
-    }
-  },
+    },
 
-  cancel() {
-    if (get().status === 'loading') void ingestWorker().cancel();
-  },
-}));
+    answerOffer(mode) {
+      const o = get().offer;
+      set({ offer: null });
+      if (o && mode) void get().load(o.files, 'files', mode);
+    },
+
+    async loadSample() {
+      const open = get().status === 'done';
+      set({ activity: 'loading', mode: 'replace', loading: ['samples/index.json'], progress: null, error: null, ...(open ? {} : { status: 'loading' as const }) });
+      try {
+        const index = (await (await fetch(SAMPLE_BASE + 'index.json')).json()) as { files: string[] };
+        const files = await Promise.all(
+          index.files.map(async (name) => ({ name, blob: await (await fetch(SAMPLE_BASE + name)).blob() })),
+        );
+        await get().load(files, 'sample', 'replace');
+      } catch (e) {
+        set({ activity: 'error', error: `cannot load the sample: ${(e as Error).message}`, ...(open ? {} : { status: 'error' as const }) });
+      }
+    },
+
+    async openInitial() {
+      if (get().status !== 'idle') return;
+      set({ status: 'loading', activity: 'loading', loading: ['the capture kept in this browser'] });
+      const kept = await readKeptCapture();
+      if (kept.state === 'found') {
+        await get().load(kept.files, 'stored', 'replace');
+        const s = get();
+        if (s.status === 'done') {
+          set({ keep: { state: 'kept', backend: kept.backend, bytes: kept.bytes } });
+          return;
+        }
+        // cancelled by the user: leave it kept, and let them choose
+        if (s.status === 'cancelled') return;
+        set({ notice: `The capture kept in this browser could not be opened (${s.error ?? 'nothing in it could be read'}); it was forgotten and the sample opened.` });
+        await forgetCapture();
+      } else if (kept.state === 'unreadable') {
+        set({ notice: `The capture kept in this browser is damaged (${kept.reason}); it was forgotten and the sample opened.` });
+        await forgetCapture();
+      }
+      set({ status: 'idle' });
+      await get().loadSample();
+    },
+
+    cancel() {
+      if (!running) return;
+      const { id } = running;
+      running = null;
+      void ingestWorker().cancel(id);
+      set({ activity: 'cancelled', ...(get().status === 'done' ? {} : { status: 'cancelled' as const }) });
+    },
+
+    async forget() {
+      ++keepSeq;
+      await forgetCapture();
+      set({ keep: { state: 'off' }, notice: null });
+      await get().loadSample();
+    },
+  };
+});

@@ -1,5 +1,7 @@
+import type { Diagnostic } from '../core/formats/diagnostics.ts';
 import type { ParsedStat } from '../core/formats/types.ts';
-import type { LoadProgress, NamedBlob } from '../core/model/load.ts';
+import type { FileReport } from '../core/model/ingest.ts';
+import type { LoadProgress, LoadRequest, NamedBlob } from '../core/model/load.ts';
 import type {
   EventInfo,
   ExportKind,
@@ -18,7 +20,7 @@ import type {
 import type { ExportOptions } from '../core/model/explorer.ts';
 import type { Summary } from '../core/model/summary.ts';
 
-export type { ExportOptions, LoadProgress, NamedBlob };
+export type { ExportOptions, FileReport, LoadProgress, LoadRequest, NamedBlob };
 
 export interface IngestResult {
   summary: Summary;
@@ -32,13 +34,30 @@ export interface IngestResult {
 }
 
 /**
+ * What a load came to: the capture it made, or, when nothing in its files could be read (a
+ * trace-cmd trace.dat, perf script output, random bytes), its file reports and diagnostics,
+ * the capture before it kept whole.
+ */
+export type IngestAnswer =
+  | ({ outcome: 'loaded' } & IngestResult)
+  | { outcome: 'rejected'; files: FileReport[]; diagnostics: Diagnostic[]; elapsedMs: number };
+
+/**
  * The ingest worker's API, called through Comlink. After a load the worker keeps the capture as
  * an Explorer; the query methods answer about the last capture loaded (they reject before one).
  */
 export interface IngestApi {
-  ingest(files: NamedBlob[], onProgress: (p: LoadProgress) => void): Promise<IngestResult>;
-  /** stops the load in progress; its ingest() rejects with "cancelled" */
-  cancel(): void;
+  /**
+   * Loads one request's files, one load at a time: `add` continues the session of the capture
+   * loaded last (no file is read again), `replace` starts a new one. A newer request cancels an
+   * older one still waiting or running.
+   */
+  ingest(request: LoadRequest, onProgress: (p: LoadProgress) => void): Promise<IngestAnswer>;
+  /**
+   * Cancels load `id`: its ingest() rejects with "cancelled" and the capture before it stays.
+   * A load that already finished (its answer dropped by the page) is taken back, if it was the last.
+   */
+  cancel(id: number): void;
 
   timeline(req: TimelineRequest): TimelineResult;
   eventNear(t: number, lane: number, lanes: 'cpu' | 'task', tolerance: number, selection: Selection): EventInfo | null;

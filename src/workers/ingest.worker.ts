@@ -1,17 +1,17 @@
 import * as Comlink from 'comlink';
 import { Explorer } from '../core/model/explorer.ts';
-import { loadFiles } from '../core/model/load.ts';
+import { CancelledError, CaptureLoads } from '../core/model/load.ts';
 import type { FlameResult, FlameTree } from '../core/model/query-types.ts';
 import { summarize } from '../core/model/summary.ts';
-import { NO_CAPTURE, type IngestApi, type LoadProgress, type NamedBlob } from './ingest-api.ts';
+import { CANCELLED, NO_CAPTURE, type IngestApi } from './ingest-api.ts';
 
-let cancelled = false;
-/** the last capture loaded, as the query engine over it */
-let explorer: Explorer | null = null;
+/** the captures loaded, one load at a time; the last one's Explorer answers the queries */
+const loads = new CaptureLoads((capture) => ({ explorer: new Explorer(capture), summary: summarize(capture) }));
 
 const ex = (): Explorer => {
-  if (!explorer) throw new Error(NO_CAPTURE);
-  return explorer;
+  const built = loads.current;
+  if (!built) throw new Error(NO_CAPTURE);
+  return built.explorer;
 };
 
 const treeBuffers = (t: FlameTree): ArrayBuffer[] =>
@@ -20,23 +20,25 @@ const treeBuffers = (t: FlameTree): ArrayBuffer[] =>
 const flameBuffers = (r: FlameResult): ArrayBuffer[] => [...new Set([...treeBuffers(r.tree), ...(r.callers ? treeBuffers(r.callers) : [])])];
 
 const api: IngestApi = {
-  async ingest(files: NamedBlob[], onProgress: (p: LoadProgress) => void) {
-    cancelled = false;
-    const started = performance.now();
-    const capture = await loadFiles(files, { onProgress, isCancelled: () => cancelled });
-    const summary = summarize(capture);
-    explorer = new Explorer(capture);
-    return {
-      summary,
-      overview: explorer.overview(),
-      warnings: explorer.warnings(),
-      stats: capture.stats,
-      elapsedMs: performance.now() - started,
-    };
+  async ingest(req, onProgress) {
+    try {
+      const r = await loads.load(req, { onProgress });
+      if (r.outcome === 'rejected') return r;
+      const { explorer, summary } = r.built;
+      return {
+        outcome: 'loaded',
+        summary,
+        overview: explorer.overview(),
+        warnings: explorer.warnings(),
+        stats: r.capture.stats,
+        elapsedMs: r.elapsedMs,
+      };
+    } catch (e) {
+      if (e instanceof CancelledError) throw new Error(CANCELLED);
+      throw e;
+    }
   },
-  cancel() {
-    cancelled = true;
-  },
+  cancel: (id) => loads.cancel(id),
 
   // large typed arrays are fresh per answer, so they are transferred, not copied
   timeline(req) {

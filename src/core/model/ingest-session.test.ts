@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { frameKey, TRAMPOLINE, TRAMPOLINE_IP } from '../formats/frames.ts';
 import { generateSample, type SampleOptions } from '../sim/sample-capture.ts';
 import { Ingest, understood, type Capture } from './ingest.ts';
-import { CancelledError, loadFiles, readFiles } from './load.ts';
+import { CancelledError, CaptureLoads, loadFiles, readFiles, type LoadRequest } from './load.ts';
 import { summarize } from './summary.ts';
 import { RecordStatus } from './trace-columns.ts';
 
@@ -175,5 +175,87 @@ describe('an ingest session continued by Add', () => {
     for (let i = 0; i < c.trace.recordCount; i++) if (c.trace.recStatus.get(i) === RecordStatus.Full) full++;
     expect(full).toBe(fullStacks.length);
     expect(summarize(c).uniqueStacks).toBe(new Set(fullStacks).size);
+  });
+});
+
+describe('CaptureLoads: the worker\'s loads, one at a time', () => {
+  const blob = (n: string) => ({ name: n, blob: new Blob([bytes.get(n)! as Uint8Array<ArrayBuffer>]) });
+  let seq = 0;
+  const req = (mode: LoadRequest['mode'], names: string[]): LoadRequest => ({ id: ++seq, mode, files: names.map(blob) });
+  const fresh = () => new CaptureLoads((c) => summarize(c));
+  const want = (names: string[]) => summarize(oneShot(names));
+
+  it('Add continues the capture, Replace starts anew, an unreadable load keeps the capture and says what it got', async () => {
+    const loads = fresh();
+    await loads.load(req('replace', ['trace']));
+    const added = await loads.load(req('add', [...BINS, 'kallsyms']));
+    expect(added.outcome === 'loaded' && added.built).toEqual(want(['trace', ...BINS, 'kallsyms']));
+    const junk = { id: ++seq, mode: 'add' as const, files: [{ name: 'trace.dat', blob: new Blob([readFileSync('/work/shared/real-traces/trappy-trace.dat')]) }] };
+    const rejected = await loads.load(junk);
+    expect(rejected.outcome).toBe('rejected');
+    if (rejected.outcome === 'rejected') {
+      expect(rejected.files.map((f) => [f.file, f.kind])).toEqual([['trace.dat', 'trace_cmd_dat']]);
+      expect(rejected.diagnostics[0].message).toContain('trace-cmd report');
+    }
+    expect(loads.current).toEqual(want(['trace', ...BINS, 'kallsyms']));
+    // and the session was not touched: a further Add is still exact
+    const more = await loads.load(req('add', ['stack_map_stat']));
+    expect(more.outcome === 'loaded' && more.built).toEqual(want(['trace', ...BINS, 'kallsyms', 'stack_map_stat']));
+    await loads.load(req('replace', ['kallsyms', 'trace']));
+    expect(loads.current).toEqual(want(['kallsyms', 'trace']));
+  });
+
+  it('cancel(id) mid-load rejects it and keeps the capture; an Add after it is exact', async () => {
+    const loads = fresh();
+    await loads.load(req('replace', ['trace', BINS[0]]));
+    const before = loads.current;
+    const r = req('add', ['kallsyms', 'trace', ...BINS.slice(1)]);
+    let reports = 0;
+    const run = loads.load(r, { progressEveryMs: 0, onProgress: () => ++reports === 3 && loads.cancel(r.id) });
+    await expect(run).rejects.toBeInstanceOf(CancelledError);
+    expect(loads.current).toBe(before);
+    const next = await loads.load(req('add', BINS.slice(1)));
+    expect(next.outcome === 'loaded' && next.built).toEqual(want(['trace', ...BINS]));
+  });
+
+  it('a newer request cancels an older one, waiting or running; each cancel names its own load', async () => {
+    const loads = fresh();
+    await loads.load(req('replace', ['trace']));
+    const a = req('add', [...BINS]);
+    const b = req('add', ['kallsyms']);
+    const c = req('add', ['stack_map_stat']);
+    const ra = loads.load(a);
+    const rb = loads.load(b);
+    const rc = loads.load(c);
+    // cancelling b (waiting) leaves c alone
+    loads.cancel(b.id);
+    await expect(ra).rejects.toBeInstanceOf(CancelledError);
+    await expect(rb).rejects.toBeInstanceOf(CancelledError);
+    const done = await rc;
+    expect(done.outcome === 'loaded' && done.built).toEqual(want(['trace', 'stack_map_stat']));
+  });
+
+  it('a load cancelled after it finished is taken back, unless a newer one started', async () => {
+    const loads = fresh();
+    await loads.load(req('replace', ['trace']));
+    const first = loads.current;
+    const a = req('add', [...BINS, 'kallsyms']);
+    await loads.load(a);
+    loads.cancel(a.id); // the page dropped a's answer
+    expect(loads.current).toBe(first);
+    const b = req('add', ['kallsyms']);
+    const rb = await loads.load(b);
+    expect(rb.outcome === 'loaded' && rb.built).toEqual(want(['trace', 'kallsyms']));
+    const r = req('replace', [...BINS]);
+    await loads.load(r);
+    await loads.load(req('add', ['trace']));
+    loads.cancel(r.id); // too late: a newer load has started since
+    expect(loads.current).toEqual(want([...BINS, 'trace']));
+    // a Replace taken back gives the old capture and its session again
+    const x = req('replace', ['stack_map_stat']);
+    await loads.load(x);
+    loads.cancel(x.id);
+    const y = await loads.load(req('add', ['kallsyms']));
+    expect(y.outcome === 'loaded' && y.built).toEqual(want([...BINS, 'trace', 'kallsyms']));
   });
 });

@@ -224,6 +224,11 @@ export class Ingest {
     };
   }
 
+  /** Diagnostics about the files opened since `m` (before a rollback forgets them). */
+  diagnosticsSince(m: IngestMark): Diagnostic[] {
+    return this.logs.slice(m.logs).flatMap((l) => l.list());
+  }
+
   /**
    * Forgets every file opened since `m`, read whole or in part. The cookie resolutions the
    * columns hold may then be stale: the next finish() rebuilds them (the captures returned

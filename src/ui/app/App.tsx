@@ -24,7 +24,8 @@ export function App() {
   useApplyTheme();
   useEffect(() => {
     // the first thing a user sees is a real capture, not an empty page
-    if (useLoadStore.getState().status === 'idle') void useLoadStore.getState().loadSample();
+    // (the capture kept in this browser from the last visit, else the sample)
+    if (useLoadStore.getState().status === 'idle') void useLoadStore.getState().openInitial();
   }, []);
   return (
     <DropZone>

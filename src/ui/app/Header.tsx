@@ -2,15 +2,15 @@ import { useRef } from 'react';
 import { useLoadStore } from '../../state/load-store.ts';
 import { useViewStore } from '../../state/view-store.ts';
 import { useSimStore } from '../../state/sim-store.ts';
+import { fmtBytes } from '../common/format.ts';
 import { ExportMenu } from '../exports/ExportMenu.tsx';
 import { ThemeSwitch } from './ThemeSwitch.tsx';
 import { Notice } from '../common/Notice.tsx';
 
 export function Header() {
   const input = useRef<HTMLInputElement>(null);
-  const load = useLoadStore((s) => s.load);
+  const offerFiles = useLoadStore((s) => s.offerFiles);
   const loadSample = useLoadStore((s) => s.loadSample);
-  const loading = useLoadStore((s) => s.status === 'loading');
   const ready = useLoadStore((s) => s.status === 'done');
   const setView = useViewStore((s) => s.set);
   const pane = useSimStore((s) => s.pane);
@@ -33,7 +33,7 @@ export function Header() {
             Simulator
           </button>
         </span>
-        <button type="button" onClick={() => input.current?.click()} disabled={loading}>
+        <button type="button" onClick={() => input.current?.click()}>
           Open files…
         </button>
         <input
@@ -45,12 +45,15 @@ export function Header() {
           onChange={(e) => {
             const files = [...(e.currentTarget.files ?? [])];
             e.currentTarget.value = '';
-            if (files.length) void load(files.map((f) => ({ name: f.name, blob: f })), 'files');
+            if (!files.length) return;
+            setPane('explorer');
+            offerFiles(files.map((f) => ({ name: f.name, blob: f })));
           }}
         />
-        <button type="button" onClick={() => void loadSample()} disabled={loading}>
+        <button type="button" onClick={() => void loadSample()}>
           Open sample
         </button>
+        <KeptCapture />
         <ThemeSwitch />
         <button type="button" onClick={() => setView({ help: true })} title="keyboard help (?)" aria-label="keyboard help" data-testid="help-button">
           ?
@@ -70,5 +73,42 @@ export function Header() {
     </header>
     <Notice />
     </>
+  );
+}
+
+/** Whether the capture shown is kept in this browser for the next visit, and the button that forgets it. */
+function KeptCapture() {
+  const keep = useLoadStore((s) => s.keep);
+  const forget = useLoadStore((s) => s.forget);
+  if (keep.state === 'off') return null;
+  if (keep.state === 'saving') {
+    return (
+      <span className="badge" data-testid="keep-state" data-state="saving" title="writing the capture's files to this browser's storage">
+        keeping…
+      </span>
+    );
+  }
+  if (keep.state === 'not-kept') {
+    return (
+      <span className="badge warn" data-testid="keep-state" data-state="not-kept" title={`not kept for the next visit: ${keep.reason}; a reload opens the sample`}>
+        not kept
+      </span>
+    );
+  }
+  return (
+    <span className="kept" role="group" aria-label="kept in this browser">
+      <span
+        className="badge ok"
+        data-testid="keep-state"
+        data-state="kept"
+        data-backend={keep.backend}
+        title={`this capture's files (${fmtBytes(keep.bytes)}) are kept in this browser (${keep.backend === 'opfs' ? 'origin private file system' : 'IndexedDB'}), never sent anywhere: a reload reopens it`}
+      >
+        kept
+      </span>
+      <button type="button" data-testid="forget-capture" title="delete the kept files from this browser and open the sample" onClick={() => void forget()}>
+        Forget
+      </button>
+    </span>
   );
 }
