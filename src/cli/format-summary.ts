@@ -1,5 +1,7 @@
 import type { Summary } from '../core/model/summary.ts';
 
+const int = (n: number) => n.toLocaleString('en-US');
+
 /** The summary as a person reads it in a terminal. */
 export function formatSummary(s: Summary): string {
   const out: string[] = [];
@@ -12,6 +14,19 @@ export function formatSummary(s: Summary): string {
   row('unique stacks', s.uniqueStacks);
   row('generations', s.generations.join(', ') || '-');
   row('status', Object.entries(s.status).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || '-');
+  const rb = s.derived.ringBuffer;
+  if (rb.why !== null) {
+    const x = (v: number) => `${v.toFixed(1)}x`;
+    const gain = rb.basis === 'unknown' ? `unknown (between ${x(rb.bounds!.gain[0])} and ${x(rb.bounds!.gain[1])})` : `${x(rb.gain)}${rb.basis === 'estimated' ? ' (estimated)' : ''}`;
+    row('retention gain', `${gain}: ${rb.why}`);
+  }
+  if (s.segments.length > 1) {
+    out.push('', `segments (${s.segments.length} unrelated time ranges, each its own timeline):`);
+    for (const g of s.segments) {
+      const span = g.lastTs - g.firstTs;
+      out.push(`  ${String(g.index).padStart(3)}  ${g.firstTs.toFixed(6)} - ${g.lastTs.toFixed(6)}  (${span.toFixed(3)} s)  ${int(g.events).padStart(9)} events  ${g.file}`);
+    }
+  }
   if (s.stat) row('stack_map_stat', `entries ${s.stat.entries} of ${s.stat.capacity}, successes ${s.stat.successes}, drops ${s.stat.drops}`);
   out.push('', 'files:');
   for (const f of s.files) {

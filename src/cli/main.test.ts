@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -58,6 +58,49 @@ describe('summary --json', () => {
     expect(s.selection.top[0].count).toBeLessThanOrEqual(s.selection.resolved + s.selection.fullStacks);
     expect((await cli('summary', '--json', '--generation', 'x', ...files)).code).toBe(2);
     expect((await cli('summary', '--json', '--range', '5,4', ...files)).code).toBe(2);
+  }, 30_000);
+
+  it('the trace without its dumps: the gain and the bytes without the map are null, and why says so', async () => {
+    const r = await cli('summary', '--json', SAMPLES + 'trace');
+    expect(r.code).toBe(0);
+    const rb = JSON.parse(r.stdout).derived.ringBuffer;
+    // a second count of the cookies: the trace's <stack_id lines
+    const cookies = readFileSync(SAMPLES + 'trace', 'utf8').split('\n').filter((l) => l.includes('<stack_id ')).length;
+    expect(rb).toMatchObject({ basis: 'unknown', gain: null, bytesWithoutMap: null, assumedDepth: null });
+    expect(rb.why).toContain(`${cookies.toLocaleString('en-US')} cookies have no stack: their depth is unknown`);
+    expect(rb.bounds.gain[0]).toBeGreaterThan(1);
+    const text = await cli('summary', SAMPLES + 'trace');
+    expect(text.stdout).toMatch(/retention gain unknown \(between \d+\.\dx and \d+\.\dx\)/);
+  }, 30_000);
+
+  it('segments: the sample trace and a prose file of four runs, and --segments counts each', async () => {
+    const tpoint = '/work/shared/real-traces/perf-tools-tpoint_example.txt';
+    const r = await cli('summary', '--json', '--segments', SAMPLES + 'trace', tpoint);
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.segments.map((g: { file: string }) => g.file)).toEqual(['trace', ...Array(4).fill('perf-tools-tpoint_example.txt')]);
+    for (const g of s.segments) {
+      expect(Object.keys(g)).toEqual(expect.arrayContaining(['file', 'firstTs', 'lastTs', 'events']));
+      // a segment's range selected holds its events and no other's
+      expect(g.counts.events).toBe(g.events);
+    }
+    expect(s.segments.reduce((n: number, g: { events: number }) => n + g.events, 0)).toBe(s.events);
+    // without --segments there are no per-segment counts; the plain form lists them
+    const plain = JSON.parse((await cli('summary', '--json', SAMPLES + 'trace', tpoint)).stdout);
+    expect(plain.segments[0].counts).toBeUndefined();
+    const text = (await cli('summary', SAMPLES + 'trace', tpoint)).stdout;
+    expect(text).toContain('segments (5 unrelated time ranges');
+    expect(text).toMatch(/ 4,000 events {2}trace\n/);
+  }, 30_000);
+
+  it('the same trace twice: a diagnostic that says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'smx-'));
+    writeFileSync(join(dir, 'copy'), readFileSync(SAMPLES + 'trace'));
+    const s = JSON.parse((await cli('summary', '--json', SAMPLES + 'trace', join(dir, 'copy'))).stdout);
+    expect(s.segments.length).toBe(1);
+    const d = s.diagnostics.filter((x: { file: string }) => x.file === 'copy');
+    expect(d.length).toBe(1);
+    expect(d[0].message).toMatch(/^overlaps trace in time on CPUs 0, 1, 2, 3 .*the same capture/);
   }, 30_000);
 
   it('exits 1 when no file could be read, 2 on a usage error', async () => {

@@ -4,7 +4,7 @@ import { parseSelectionArgs } from './selection-args.ts';
 import { readFiles } from './read-files.ts';
 import { formatSummary } from './format-summary.ts';
 
-const USAGE = `usage: stackmap-explorer summary [--json] [--generation G|none] [--range T0,T1] [--cpus 0,2] FILE...
+const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generation G|none] [--range T0,T1] [--cpus 0,2] FILE...
        stackmap-explorer simulate --mode v4|v7|v8 --cpus N --bits B --events N --resets N
                                   [--race-window-us N] [--seed S] --out DIR [--json]
 
@@ -17,6 +17,10 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--generation G|none] [
   --json    one JSON object on stdout (DESIGN 5.1)
   --generation, --range, --cpus
             also count what the page shows for that selection, under "selection"
+  --segments
+            also count each segment (a trace file, or a run quoted in a prose file, whose time
+            range is apart from the others) as the page does with its range selected, under
+            "segments[i].counts"
 
 exit status: 0 when at least one file was read, 1 when none could be, 2 on a usage error`;
 
@@ -37,9 +41,11 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   let json = false;
+  let perSegment = false;
   const files: string[] = [];
   for (const a of parsed.rest) {
     if (a === '--json') json = true;
+    else if (a === '--segments') perSegment = true;
     else if (a.startsWith('-')) {
       process.stderr.write(`unknown option: ${a}\n${USAGE}\n`);
       return 2;
@@ -51,9 +57,13 @@ async function main(argv: string[]): Promise<number> {
   }
   const { capture, failed } = await readFiles(files);
   const summary: ReturnType<typeof summarize> & { selection?: object } = summarize(capture);
-  if (parsed.selection) {
+  const ex = parsed.selection || perSegment ? new Explorer(capture) : null;
+  if (ex && perSegment) {
+    // a segment's range holds its events and no other segment's (segments are disjoint)
+    summary.segments = summary.segments.map((s) => ({ ...s, counts: ex.selectionSummary({ range: [s.firstTs, s.lastTs], generation: null, cpus: null }) }));
+  }
+  if (ex && parsed.selection) {
     // the numbers the page shows with this selection: its summary cells and its top stacks
-    const ex = new Explorer(capture);
     const top = ex.topStacks({ selection: parsed.selection, filter: '', limit: 10 });
     summary.selection = {
       ...parsed.selection,

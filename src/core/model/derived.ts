@@ -1,5 +1,6 @@
 import { hasStack } from './cookie-index.ts';
 import type { Capture } from './ingest.ts';
+import { segmentAt, segmentsOf, type Segment } from './segments.ts';
 import { RecordKind, RecordStatus } from './trace-columns.ts';
 
 /** Ring-buffer record sizes as the v8 cover letter counts them. */
@@ -10,12 +11,26 @@ export const RECORD_BYTES = {
   v8Cookie: 16,
 } as const;
 
+/** A generation's stack records within one segment (segments.ts): spans never reach across unrelated files. */
+export interface GenerationSpan {
+  segment: number;
+  firstTs: number;
+  lastTs: number;
+  records: number;
+  /** records / (lastTs - firstTs); null for a span of one instant */
+  recordsPerSecond: number | null;
+}
+
 export interface GenerationStats {
   /** null: v4..v7 ids and generation-less dumps */
   generation: number | null;
   /** time of the first and last stack record of this generation in the trace (NaN if none) */
   firstTs: number;
   lastTs: number;
+  /** its records in each segment it appears in, in segment (time) order */
+  segments: GenerationSpan[];
+  /** the sum of its per-segment spans: the time it was in force in the trace */
+  duration: number;
   cookies: number;
   /** cookies that found a stack */
   resolved: number;
@@ -26,16 +41,51 @@ export interface GenerationStats {
   dumpSlots: number;
 }
 
+/**
+ * How the bytes without the map were counted. 'exact': every cookie has a stack, so its depth is
+ * known. 'estimated': a few cookies (at most MAX_ESTIMATED_SHARE) have none, and their depth is
+ * taken as the mean of the stack records with one. 'unknown': too many have none to say.
+ * 'none': no kernel stack records at all.
+ */
+export type DepthBasis = 'exact' | 'estimated' | 'unknown' | 'none';
+
+/** Above this share of cookies without a stack, bytes without the map are unknown rather than estimated. */
+export const MAX_ESTIMATED_SHARE = 0.1;
+/** the kernel's bound on a stack in the map (DESIGN 1): what bounds an unknown depth */
+export const MAX_DEPTH = 64;
+
 export interface RingBufferStats {
-  /** stack bytes as recorded (ids or cookies, and full stacks for fallbacks) */
+  /** stack bytes as recorded (ids or cookies, and full stacks for fallbacks): always known */
   bytesWithMap: number;
-  /** the same records had every one been a full stack */
+  /** the same records had every one been a full stack; NaN (null in JSON) when unknown: see basis and why */
   bytesWithoutMap: number;
-  /** bytesWithoutMap / bytesWithMap: how many more stack records the same buffer holds */
+  /** bytesWithoutMap / bytesWithMap: how many more stack records the same buffer holds; NaN (null in JSON) when unknown */
   gain: number;
-  /** depth assumed for cookies that did not resolve: the mean depth of those that did */
+  basis: DepthBasis;
+  /** the depth taken for each cookie without a stack ('estimated' only, else NaN) */
   assumedDepth: number;
+  /** what the figures rest on */
+  records: {
+    v8Cookies: number;
+    v7Ids: number;
+    fullStacks: number;
+    /** cookies whose depth is known (resolved or unverified) */
+    cookiesWithStack: number;
+    cookiesWithoutStack: number;
+    /** distinct (generation, slot) pairs among the cookies: the dedup rate's numerator */
+    distinctSlots: number;
+  };
+  /**
+   * What bytes without the map could be whatever the unknown depths are (each cookie without a
+   * stack between 1 and MAX_DEPTH frames); null when every depth is known.
+   */
+  bounds: { bytesWithoutMap: [number, number]; gain: [number, number] } | null;
+  /** in words: what the figures assumed, or why they are unknown (null without stack records) */
+  why: string | null;
 }
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const plural = (n: number, one: string, many = one + 's') => `${int(n)} ${n === 1 ? one : many}`;
 
 /**
  * Counts ring-buffer stack bytes and the dedup rate over stack records fed one at a time, so the
@@ -43,43 +93,102 @@ export interface RingBufferStats {
  */
 export class RingBytes {
   private bytesWith = 0;
-  private bytesWithout = 0;
+  private bytesKnown = 0;
   private knownDepth = 0;
   private knownCount = 0;
-  private unknownDepth = 0;
-  private cookies = 0;
+  private v8 = 0;
+  private v7 = 0;
+  private fulls = 0;
+  private withStack = 0;
+  private withoutStack = 0;
   private readonly distinct = new Set<number>();
 
   /** A full kernel stack of `depth` frames. */
   full(depth: number): void {
-    this.bytesWith += RECORD_BYTES.full(depth);
-    this.bytesWithout += RECORD_BYTES.full(depth);
+    const d = Math.max(0, depth);
+    this.fulls++;
+    this.bytesWith += RECORD_BYTES.full(d);
+    this.bytesKnown += RECORD_BYTES.full(d);
+    this.knownDepth += d;
+    this.knownCount++;
   }
 
   /** A cookie: v8 with its generation, v7 with null; depth -1 when it found no (single) stack. */
   cookie(generation: number | null, slot: number, depth: number): void {
-    this.cookies++;
     this.distinct.add((generation ?? -1) * 4194304 + slot);
-    this.bytesWith += generation === null ? RECORD_BYTES.v7Id : RECORD_BYTES.v8Cookie;
+    if (generation === null) {
+      this.v7++;
+      this.bytesWith += RECORD_BYTES.v7Id;
+    } else {
+      this.v8++;
+      this.bytesWith += RECORD_BYTES.v8Cookie;
+    }
     if (depth >= 0) {
-      this.bytesWithout += RECORD_BYTES.full(depth);
+      this.withStack++;
+      this.bytesKnown += RECORD_BYTES.full(depth);
       this.knownDepth += depth;
       this.knownCount++;
-    } else this.unknownDepth++;
+    } else this.withoutStack++;
   }
 
   get dedupRate(): number {
-    return this.cookies ? 1 - this.distinct.size / this.cookies : NaN;
+    const cookies = this.v7 + this.v8;
+    return cookies ? 1 - this.distinct.size / cookies : NaN;
   }
 
   result(): RingBufferStats {
-    const assumedDepth = this.knownCount ? this.knownDepth / this.knownCount : 0;
-    const without = this.bytesWithout + this.unknownDepth * RECORD_BYTES.full(assumedDepth);
+    const cookies = this.v7 + this.v8;
+    const unknown = this.withoutStack;
+    const records = {
+      v8Cookies: this.v8,
+      v7Ids: this.v7,
+      fullStacks: this.fulls,
+      cookiesWithStack: this.withStack,
+      cookiesWithoutStack: unknown,
+      distinctSlots: this.distinct.size,
+    };
+    const base = { bytesWithMap: this.bytesWith, records };
+    if (cookies + this.fulls === 0) return { ...base, bytesWithoutMap: NaN, gain: NaN, basis: 'none', assumedDepth: NaN, bounds: null, why: null };
+    const known = `${plural(this.withStack, 'cookie')} with a stack and ${plural(this.fulls, 'full stack')}`;
+    if (unknown === 0) {
+      return {
+        ...base,
+        bytesWithoutMap: this.bytesKnown,
+        gain: this.bytesWith ? this.bytesKnown / this.bytesWith : NaN,
+        basis: 'exact',
+        assumedDepth: NaN,
+        bounds: null,
+        why: `every record's depth is known: ${known}.`,
+      };
+    }
+    const lo = this.bytesKnown + unknown * RECORD_BYTES.full(1);
+    const hi = this.bytesKnown + unknown * RECORD_BYTES.full(MAX_DEPTH);
+    const bounds = { bytesWithoutMap: [lo, hi] as [number, number], gain: [lo / this.bytesWith, hi / this.bytesWith] as [number, number] };
+    const missing = `${plural(unknown, 'cookie')} ${unknown === 1 ? 'has' : 'have'} no stack`;
+    const their = unknown === 1 ? 'its' : 'their';
+    if (unknown > MAX_ESTIMATED_SHARE * cookies || this.knownCount === 0) {
+      return {
+        ...base,
+        bytesWithoutMap: NaN,
+        gain: NaN,
+        basis: 'unknown',
+        assumedDepth: NaN,
+        bounds,
+        why:
+          `${missing}${unknown < cookies ? ` (of ${plural(cookies, 'cookie')})` : ''}: ${their} depth is unknown, so are the bytes without the map and the gain. ` +
+          `Load the dumps taken with this trace to resolve ${unknown === 1 ? 'it' : 'them'}.`,
+      };
+    }
+    const assumedDepth = this.knownDepth / this.knownCount;
+    const without = Math.round(this.bytesKnown + unknown * RECORD_BYTES.full(assumedDepth));
     return {
-      bytesWithMap: this.bytesWith,
-      bytesWithoutMap: Math.round(without),
-      gain: this.bytesWith ? without / this.bytesWith : NaN,
+      ...base,
+      bytesWithoutMap: without,
+      gain: without / this.bytesWith,
+      basis: 'estimated',
       assumedDepth,
+      bounds,
+      why: `${missing}: ${their} depth is taken as ${assumedDepth.toFixed(1)} frames, the mean of the ${known}.`,
     };
   }
 }
@@ -91,14 +200,50 @@ export interface Derived {
   ringBuffer: RingBufferStats;
 }
 
+/** Per-segment spans of a generation from its records' timestamps, in segment order. */
+export class SpanCounter {
+  private readonly spans = new Map<number, GenerationSpan>();
+  constructor(private readonly segments: readonly Pick<Segment, 'firstTs' | 'lastTs'>[]) {}
+  /** segments where a record of the generation's own (a v8 cookie, or any record of 'none') was seen */
+  private readonly own = new Set<number>();
+  add(ts: number, own = true): void {
+    const k = segmentAt(this.segments, ts);
+    if (k < 0) return;
+    if (own) this.own.add(k);
+    let s = this.spans.get(k);
+    if (!s) this.spans.set(k, (s = { segment: k, firstTs: ts, lastTs: ts, records: 0, recordsPerSecond: null }));
+    if (ts < s.firstTs) s.firstTs = ts;
+    if (ts > s.lastTs) s.lastTs = ts;
+    s.records++;
+  }
+  /**
+   * The spans, in segment order. A segment where the generation only shows through records that
+   * inherit it (a full stack after the last cookie of an earlier file) has no span of it: the
+   * generation was never seen in force there.
+   */
+  result(): { segments: GenerationSpan[]; duration: number } {
+    const segments = [...this.spans.values()].filter((s) => this.own.has(s.segment)).sort((a, b) => a.segment - b.segment);
+    let duration = 0;
+    for (const s of segments) {
+      const span = s.lastTs - s.firstTs;
+      duration += span;
+      s.recordsPerSecond = span > 0 ? s.records / span : null;
+    }
+    return { segments, duration };
+  }
+}
+
 export function derive(c: Capture): Derived {
   const t = c.trace;
+  const { segments } = segmentsOf(c);
   const gens = new Map<number | null, GenerationStats>();
+  const spans = new Map<number | null, SpanCounter>();
   const gen = (g: number | null) => {
     let s = gens.get(g);
     if (!s) {
-      s = { generation: g, firstTs: NaN, lastTs: NaN, cookies: 0, resolved: 0, coverage: NaN, dumpFormats: [], dumpSlots: 0 };
+      s = { generation: g, firstTs: NaN, lastTs: NaN, segments: [], duration: 0, cookies: 0, resolved: 0, coverage: NaN, dumpFormats: [], dumpSlots: 0 };
       gens.set(g, s);
+      spans.set(g, new SpanCounter(segments));
     }
     return s;
   };
@@ -129,10 +274,14 @@ export function derive(c: Capture): Derived {
     const ts = t.recTs.get(i);
     if (!(s.firstTs <= ts)) s.firstTs = ts;
     if (!(s.lastTs >= ts)) s.lastTs = ts;
+    spans.get(g)!.add(ts);
     s.cookies++;
     if (hasStack(st)) s.resolved++;
   }
-  for (const s of gens.values()) s.coverage = s.cookies ? s.resolved / s.cookies : NaN;
+  for (const s of gens.values()) {
+    s.coverage = s.cookies ? s.resolved / s.cookies : NaN;
+    Object.assign(s, spans.get(s.generation)!.result());
+  }
   return {
     generations: [...gens.values()].sort((a, b) => (a.generation ?? -1) - (b.generation ?? -1)),
     dedupRate: bytes.dedupRate,

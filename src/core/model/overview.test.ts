@@ -66,5 +66,36 @@ describe('overview', () => {
     }
     expect(o.tasks.reduce((n, t) => n + t.events, 0)).toBe(c.trace.eventCount);
     expect(o.cpus).toEqual([0, 1, 2, 3]);
+    expect(o.segments.map((s) => [s.file, s.events])).toEqual([['trace', c.trace.eventCount]]);
+  });
+
+  it('two unrelated traces: a span per segment, and no reset between them', () => {
+    // trace a: gen 1 then gen 2 (a reset between); trace b, an hour later: gen 1 again (another boot)
+    const a = ['# tracer: nop', line('x-1', 0, '10.000000', '<stack_id 1 gen 1>'), line('x-1', 0, '10.500000', '<stack_id 1 gen 2>')].join('\n') + '\n';
+    const b = ['# tracer: nop', line('y-2', 1, '3600.000000', '<stack_id 5 gen 1>'), line('y-2', 1, '3600.250000', '<stack_id 6 gen 1>')].join('\n') + '\n';
+    const o = overview(new ExplorerData(ingestFiles([['a', a], ['b', b]])));
+    expect(o.segments.map((s) => [s.file, s.firstTs, s.lastTs])).toEqual([
+      ['a', 10, 10.5],
+      ['b', 3600, 3600.25],
+    ]);
+    const g1 = o.generations.find((g) => g.generation === 1)!;
+    expect(g1.segments.map((s) => [s.segment, s.firstTs, s.lastTs, s.records])).toEqual([
+      [0, 10, 10, 1],
+      [1, 3600, 3600.25, 2],
+    ]);
+    expect(g1.duration).toBeCloseTo(0.25, 9);
+    // one reset, inside trace a; none from gen 2 of a to gen 1 of b
+    expect(o.resets).toEqual([{ ts: 10.25, from: 1, to: 2 }]);
+  });
+
+  it('a generation is not in force in a later file that only inherits it (full stacks, no cookie of it)', () => {
+    const a = ['# tracer: nop', line('x-1', 0, '10.000000', '<stack_id 1 gen 2>')].join('\n') + '\n';
+    const c = ['# tracer: nop', line('z-3', 0, '9000.000000', 'foo: c'), line('z-3', 0, '9000.000001', '<stack trace>'), ' => f+0x1/0x2'].join('\n') + '\n';
+    const o = overview(new ExplorerData(ingestFiles([['a', a], ['c', c]])));
+    expect(o.segments.length).toBe(2);
+    const g2 = o.generations.find((g) => g.generation === 2)!;
+    // the full stack of c takes generation 2 by the selection's rule (selection.ts), but gen 2 has no span in c's segment
+    expect(g2.records).toBe(2);
+    expect(g2.segments.map((s) => s.segment)).toEqual([0]);
   });
 });

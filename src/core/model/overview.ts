@@ -1,6 +1,8 @@
 import { hasStack } from './cookie-index.ts';
+import { SpanCounter } from './derived.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import { NO_STACK_RECORD, type GenerationInfo, type Overview } from './query-types.ts';
+import { segmentsOf } from './segments.ts';
 import { genValue, NO_GEN } from './selection.ts';
 import { RecordKind, STATUS_NAMES } from './trace-columns.ts';
 
@@ -29,25 +31,30 @@ export function busiestTasks(d: ExplorerData, limit = TOP_TASKS): { task: number
   return ids.slice(0, limit).map((task) => ({ task, name: d.t.tasks.strings[task], events: counts[task] }));
 }
 
-/** Generations by their records in the trace and the dumps loaded for them. */
+/** Generations by their records in the trace and the dumps loaded for them, with their span in each segment. */
 export function generationInfos(d: ExplorerData): GenerationInfo[] {
   const t = d.t;
+  const { segments } = segmentsOf(d.capture);
   const gens = new Map<number, GenerationInfo>();
+  const spans = new Map<number, SpanCounter>();
   const get = (g: number): GenerationInfo => {
     let s = gens.get(g);
     if (!s) {
-      s = { generation: genValue(g), firstTs: NaN, lastTs: NaN, records: 0, cookies: 0, resolved: 0, coverage: NaN, dumpKinds: [], dumpSlots: 0 };
+      s = { generation: genValue(g), firstTs: NaN, lastTs: NaN, records: 0, cookies: 0, resolved: 0, coverage: NaN, dumpKinds: [], dumpSlots: 0, segments: [], duration: 0 };
       gens.set(g, s);
+      spans.set(g, new SpanCounter(segments));
     }
     return s;
   };
   for (let r = 0; r < t.recordCount; r++) {
-    const s = get(d.recGen[r]);
+    const g = d.recGen[r];
+    const s = get(g);
     const ts = d.rec.ts[r];
     if (!(s.firstTs <= ts)) s.firstTs = ts;
     if (!(s.lastTs >= ts)) s.lastTs = ts;
-    s.records++;
     const kind = d.rec.kind[r];
+    spans.get(g)!.add(ts, g === NO_GEN || kind === COOKIE_V8);
+    s.records++;
     if (kind === COOKIE_V7 || kind === COOKIE_V8) {
       s.cookies++;
       if (hasStack(d.rec.status[r])) s.resolved++;
@@ -65,22 +72,36 @@ export function generationInfos(d: ExplorerData): GenerationInfo[] {
     s.dumpSlots = Math.max(...dumps.generationless.map((g) => g.slots.size));
     s.dumpKinds = d.dumpKinds.get(NO_GEN) ?? [];
   }
-  for (const s of gens.values()) s.coverage = s.cookies ? s.resolved / s.cookies : NaN;
+  for (const [g, s] of gens) {
+    s.coverage = s.cookies ? s.resolved / s.cookies : NaN;
+    Object.assign(s, spans.get(g)!.result());
+  }
   return [...gens.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
 }
 
 /**
- * Resets: between consecutive generation spans (in time order) that enter a numbered
- * generation, at the midpoint of the gap between the last record of one and the first of the next.
+ * Resets: between consecutive generation spans (in time order) of one segment that enter a
+ * numbered generation, at the midpoint of the gap between the last record of one and the first
+ * of the next. Between segments there is no reset to see: they are unrelated time ranges.
  */
 export function resetsOf(gens: GenerationInfo[]): Overview['resets'] {
-  const spans = gens.filter((g) => !Number.isNaN(g.firstTs)).sort((a, b) => a.firstTs - b.firstTs);
+  const bySegment = new Map<number, { generation: number | 'none'; firstTs: number; lastTs: number }[]>();
+  for (const g of gens) {
+    for (const s of g.segments) {
+      let list = bySegment.get(s.segment);
+      if (!list) bySegment.set(s.segment, (list = []));
+      list.push({ generation: g.generation, firstTs: s.firstTs, lastTs: s.lastTs });
+    }
+  }
   const out: Overview['resets'] = [];
-  for (let i = 1; i < spans.length; i++) {
-    const a = spans[i - 1];
-    const b = spans[i];
-    if (b.generation === 'none' || a.generation === b.generation) continue;
-    out.push({ ts: (a.lastTs + b.firstTs) / 2, from: a.generation, to: b.generation });
+  for (const k of [...bySegment.keys()].sort((a, b) => a - b)) {
+    const spans = bySegment.get(k)!.sort((a, b) => a.firstTs - b.firstTs);
+    for (let i = 1; i < spans.length; i++) {
+      const a = spans[i - 1];
+      const b = spans[i];
+      if (b.generation === 'none' || a.generation === b.generation) continue;
+      out.push({ ts: (a.lastTs + b.firstTs) / 2, from: a.generation, to: b.generation });
+    }
   }
   return out;
 }
@@ -120,5 +141,7 @@ export function overview(d: ExplorerData): Overview {
     resets: resetsOf(generations),
     lost,
     statusNames: STATUS_NAMES_WITH_NONE,
+    segments: segmentsOf(d.capture).segments,
+    overlaps: segmentsOf(d.capture).overlaps,
   };
 }

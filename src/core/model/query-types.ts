@@ -37,6 +37,10 @@ export interface GenerationInfo {
   /** formats of the dumps loaded for it (`stack_map_text`, `stack_map_bin`, `dump_json`) */
   dumpKinds: string[];
   dumpSlots: number;
+  /** its records per segment (segments.ts): a span never reaches across unrelated trace files */
+  segments: import('./derived.ts').GenerationSpan[];
+  /** the sum of the per-segment spans */
+  duration: number;
 }
 
 export interface Overview {
@@ -51,6 +55,10 @@ export interface Overview {
   resets: { ts: number; from: number | 'none'; to: number }[];
   lost: { ts: number; cpu: number; count: number | null }[];
   statusNames: readonly string[];
+  /** the capture's disjoint time ranges, in time order (one for a single capture) */
+  segments: import('./segments.ts').Segment[];
+  /** trace files whose events overlap in time on a CPU (probably the same capture twice) */
+  overlaps: import('./segments.ts').SegmentOverlap[];
 }
 
 export interface TimelineRequest {
@@ -62,6 +70,11 @@ export interface TimelineRequest {
   selection: Selection;
   /** a stack to highlight: its occurrences are counted separately */
   highlightStack: number | null;
+  /**
+   * Time ranges laid side by side (the visible part of each segment), each with its own pixel
+   * columns; when given, t0/t1 only bound them and `buckets` is the sum of theirs.
+   */
+  pieces?: { t0: number; t1: number; buckets: number }[];
 }
 
 export interface TimelineResult {
@@ -194,6 +207,6 @@ export type ExportKind = 'folded' | 'speedscope' | 'chrome-trace' | 'svg';
 export interface Warning {
   level: 'info' | 'warn' | 'error';
   /** stable id for tests and docs */
-  id: 'map-nearly-full' | 'drops' | 'v7-reset-risk' | 'text-dump-across-reset' | 'generation-without-dump' | 'symbols-mismatch' | 'ambiguous-ids' | 'unresolved';
+  id: 'map-nearly-full' | 'drops' | 'v7-reset-risk' | 'text-dump-across-reset' | 'generation-without-dump' | 'symbols-mismatch' | 'ambiguous-ids' | 'unresolved' | 'overlapping-traces' | 'segments';
   message: string;
 }

@@ -2,6 +2,7 @@ import type { Diagnostic } from '../formats/diagnostics.ts';
 import { hasStack } from './cookie-index.ts';
 import { derive, type Derived } from './derived.ts';
 import type { Capture, FileReport } from './ingest.ts';
+import { segmentsOf, type Segment } from './segments.ts';
 import { RecordKind, RecordStatus, STATUS_NAMES, type StatusName } from './trace-columns.ts';
 
 export interface TopStack {
@@ -41,6 +42,8 @@ export interface Summary {
   lost: { markers: number; events: number };
   /** per-generation spans and coverage, dedup rate, ring-buffer bytes with and without the map */
   derived: Derived;
+  /** the capture's disjoint time ranges (segments.ts), in time order */
+  segments: Segment[];
   files: FileReport[];
   diagnostics: Diagnostic[];
 }
@@ -99,7 +102,9 @@ export function summarize(c: Capture, topN = 10): Summary {
     userStacks: status.user,
     lost: { markers: t.lostCount.length, events: lostEvents },
     derived: derive(c),
+    segments: segmentsOf(c).segments,
     files: c.files,
-    diagnostics: c.diagnostics,
+    // trace files that overlap on a CPU are reported here (segments.ts), like any reader's diagnostic
+    diagnostics: [...c.diagnostics, ...segmentsOf(c).diagnostics],
   };
 }

@@ -82,6 +82,24 @@ describe('timeline', () => {
     expect(eventNear(u, 5.4, 1, 'cpu', 0.2, ALL)?.ts).toBe(5.5);
   });
 
+  it('pieces: segments side by side, each with its own columns', () => {
+    const a = ['# tracer: nop', line('x-1', 0, '10.000000', 'foo: a'), line('x-1', 0, '10.900000', 'foo: a'), line('x-1', 0, '11.000000', 'foo: a')].join('\n') + '\n';
+    const b = ['# tracer: nop', line('y-2', 0, '5000.000000', 'foo: b'), line('y-2', 0, '5000.010000', 'foo: b')].join('\n') + '\n';
+    const u = new ExplorerData(ingestFiles([['a', a], ['b', b]]));
+    const pieces = [
+      { t0: 10, t1: 11, buckets: 2 },
+      { t0: 5000, t1: 5000.01, buckets: 3 },
+    ];
+    const r = timeline(u, { t0: 10, t1: 5000.01, buckets: 5, pieces, lanes: 'cpu', selection: ALL, highlightStack: null });
+    expect(r.buckets).toBe(5);
+    const perBucket = [0, 1, 2, 3, 4].map((bk) => cell(r, 0, bk)[NO_STACK_RECORD]);
+    // a: 10.0 in column 0, 10.9 and 11.0 in column 1; b: 5000.00 in its first column, 5000.01 in its last
+    expect(perBucket).toEqual([1, 2, 1, 0, 1]);
+    // what lies between the pieces is in no column
+    const gap = new ExplorerData(ingestFiles([['a', a], ['b', b], ['c', ['# tracer: nop', line('z-3', 0, '2000.000000', 'foo: c')].join('\n') + '\n']]));
+    expect(sum(timeline(gap, { t0: 10, t1: 5000.01, buckets: 5, pieces, lanes: 'cpu', selection: ALL, highlightStack: null }).counts)).toBe(5);
+  });
+
   it('sample: counts sum to the selection\'s events for every generation and range', () => {
     const s = new ExplorerData(sampleCapture());
     const o = { t0: s.t.evTs.get(0), t1: s.t.evTs.get(s.t.eventCount - 1) };

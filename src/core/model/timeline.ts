@@ -81,25 +81,41 @@ export function lanesFor(d: ExplorerData, kind: 'cpu' | 'task', sel: Selection):
 /**
  * Events of [t0, t1] ∩ the selection, counted per lane and pixel column by their stack record's
  * status (NO_STACK_RECORD without one); `highlight` counts those whose record's stack is
- * `highlightStack`. A binary search finds the window; one pass over it does the rest.
+ * `highlightStack`. With `pieces` (segments laid side by side), each piece's time range has its
+ * own columns, one after the other. A binary search finds each window; one pass over it does the rest.
  */
 export function timeline(d: ExplorerData, req: TimelineRequest): TimelineResult {
-  const buckets = Math.max(1, Math.floor(req.buckets) || 1);
+  const pieces = req.pieces?.length
+    ? req.pieces.map((p) => ({ t0: p.t0, t1: p.t1, buckets: Math.max(1, Math.floor(p.buckets) || 1) }))
+    : [{ t0: req.t0, t1: req.t1, buckets: Math.max(1, Math.floor(req.buckets) || 1) }];
+  const buckets = pieces.reduce((n, p) => n + p.buckets, 0);
   const L = lanesFor(d, req.lanes, req.selection);
   const lanes = L.lanes;
   const counts = new Uint32Array(lanes.length * buckets * TIMELINE_STATUSES);
   const highlight = new Uint32Array(lanes.length * buckets);
   const result = { lanes, buckets, counts, highlight };
+  if (lanes.length === 0) return result;
   const f = new SelectionFilter(req.selection);
-  const v0 = Math.min(req.t0, req.t1);
-  const v1 = Math.max(req.t0, req.t1);
+  let offset = 0;
+  for (const p of pieces) {
+    binWindow(d, req, L, f, p.t0, p.t1, offset, p.buckets, result);
+    offset += p.buckets;
+  }
+  return result;
+}
+
+/** Counts the events of [t0, t1] into columns [offset, offset + n) of `out`. */
+function binWindow(d: ExplorerData, req: TimelineRequest, L: Lanes, f: SelectionFilter, t0: number, t1: number, offset: number, n: number, out: TimelineResult) {
+  const { counts, highlight, buckets } = out;
+  const v0 = Math.min(t0, t1);
+  const v1 = Math.max(t0, t1);
   const lo = Math.max(v0, f.lo);
   const hi = Math.min(v1, f.hi);
-  if (!(lo <= hi) || lanes.length === 0) return result;
+  if (!(lo <= hi)) return;
   const [p0, p1] = d.eventSpan(lo, hi);
   const span = v1 - v0;
-  const scale = span > 0 ? buckets / span : 0;
-  const last = buckets - 1;
+  const scale = span > 0 ? n / span : 0;
+  const last = n - 1;
   const gen = f.gen;
   const status = d.evStatus;
   const evGen = d.evGen;
@@ -129,14 +145,13 @@ export function timeline(d: ExplorerData, req: TimelineRequest): TimelineResult 
     let b = Math.floor((evTs[e] - v0) * scale);
     if (b > last) b = last;
     else if (b < 0) b = 0;
-    const cell = lane * buckets + b;
+    const cell = lane * buckets + offset + b;
     counts[cell * stride + status[e]]++;
     if (hl !== null) {
       const r = evRecord[e];
       if (r >= 0 && recStack[r] === hl) highlight[cell]++;
     }
   }
-  return result;
 }
 
 /**

@@ -25,6 +25,9 @@ function numbers(s: Summary): Omit<Summary, 'files' | 'diagnostics'> {
   const { files: _f, diagnostics: _d, ...rest } = s;
   // the stat's file name carries the bundle path
   if (rest.stat) rest.stat = { ...rest.stat, file: rest.stat.file.split('/').pop()!.replace(/\.gz$/, '') };
+  // and so do the segments' (segments.ts)
+  const base = (f: string) => f.split('/').pop()!.replace(/\.gz$/, '');
+  rest.segments = rest.segments.map((g) => ({ ...g, file: g.files.map(base).join(', '), files: g.files.map(base) }));
   return rest;
 }
 

@@ -1,5 +1,7 @@
-import { Fragment } from 'react';
+import { Fragment, type ReactNode } from 'react';
 import type { ParsedStat } from '../../core/formats/types.ts';
+import type { RingBufferStats } from '../../core/model/derived.ts';
+import { segmentWarnings } from '../../core/model/segments.ts';
 import { useLoadStore } from '../../state/load-store.ts';
 import { useSelectionSummary } from '../../state/queries.ts';
 import { isFiltered, useSelection } from '../../state/view-store.ts';
@@ -14,11 +16,14 @@ export function StatDashboard() {
   const summary = useLoadStore((s) => s.summary);
   const stats = useLoadStore((s) => s.stats);
   const statusNames = useLoadStore((s) => s.overview?.statusNames ?? []);
-  const warnings = useLoadStore((s) => s.warnings);
+  const capturedWarnings = useLoadStore((s) => s.warnings);
+  const overview = useLoadStore((s) => s.overview);
   const selection = useSelection();
   const filtered = isFiltered(selection);
   const sel = useSelectionSummary(filtered ? selection : null).data;
   if (!summary) return null;
+  // the segments' warnings (segments.ts) beside the capture's
+  const warnings = [...capturedWarnings, ...segmentWarnings(overview?.segments ?? [], overview?.overlaps ?? [])];
   const stat = stats.length ? stats[stats.length - 1] : null;
   // the trace's side follows the selection, like every other pane
   const scoped = filtered && sel ? sel : null;
@@ -49,18 +54,7 @@ export function StatDashboard() {
         </div>
         <div>
           <h3>What the trace shows ({scoped ? 'selection' : 'whole capture'})</h3>
-          <dl className="facts">
-            <dt title="share of cookie records that reused a stack already in the map">dedup rate</dt>
-            <dd data-testid="stat-dedup">{fmtPct(dedup)}</dd>
-            <dt title="stack bytes as recorded: cookies or ids, and full stacks for fallbacks">stack bytes with the map</dt>
-            <dd>{fmtBytes(rb.bytesWithMap)}</dd>
-            <dt title="the same records had each been a full stack (12 + 8 × depth bytes)">without the map</dt>
-            <dd>{fmtBytes(rb.bytesWithoutMap)}</dd>
-            <dt title="how many more stack records the same ring buffer holds with the map">retention gain</dt>
-            <dd data-testid="stat-gain">{Number.isFinite(rb.gain) ? `${rb.gain.toFixed(1)}×` : '–'}</dd>
-            <dt title="ring-buffer bytes per stack record, as the v8 cover letter counts them">record bytes: v8 cookie / v7 id / full</dt>
-            <dd>16 / 12 / 12 + 8 × depth</dd>
-          </dl>
+          <TraceSide rb={rb} dedup={dedup} />
         </div>
       </div>
       <h3>Resolution {filtered ? '(selection)' : ''}</h3>
@@ -80,6 +74,78 @@ export function StatDashboard() {
         )}
       </ul>
     </section>
+  );
+}
+
+const times = (x: number) => `${x.toFixed(1)}×`;
+
+/**
+ * The trace's derived figures, each with what it rests on (derived.ts): the records counted, and
+ * where a depth is not known, whether it was estimated (and from what) or is unknown (and why).
+ * Numbers are the ones `summary --json` prints under derived.ringBuffer (or selection.ringBuffer).
+ */
+function TraceSide({ rb, dedup }: { rb: RingBufferStats; dedup: number }) {
+  const r = rb.records;
+  const cookies = r.v8Cookies + r.v7Ids;
+  const recorded = [
+    r.v8Cookies ? `${fmtInt(r.v8Cookies)} v8 cookies × 16 B` : null,
+    r.v7Ids ? `${fmtInt(r.v7Ids)} v7 ids × 12 B` : null,
+    r.fullStacks ? `${fmtInt(r.fullStacks)} full stacks × (12 + 8 × depth) B` : null,
+  ].filter(Boolean);
+  const unknown = rb.basis === 'unknown';
+  const estimated = rb.basis === 'estimated' && <span className="quiet"> (estimated)</span>;
+  return (
+    <>
+      <dl className="facts" style={{ gridTemplateColumns: 'minmax(6em, 11em) minmax(0, 1fr)' }}>
+        <dt title="share of cookie records that reused a stack already in the map">dedup rate</dt>
+        <dd>
+          <span data-testid="stat-dedup">{fmtPct(dedup)}</span>
+        </dd>
+        {cookies > 0 && (
+          <Note testid="stat-dedup-basis">
+            1 − {fmtInt(r.distinctSlots)} distinct (generation, slot) / {fmtInt(cookies)} cookies
+          </Note>
+        )}
+        <dt title="stack bytes as recorded: cookies or ids, and full stacks for fallbacks">stack bytes with the map</dt>
+        <dd>
+          <span data-testid="stat-with">{rb.basis === 'none' ? '–' : fmtBytes(rb.bytesWithMap)}</span>
+        </dd>
+        {recorded.length > 0 && <Note>{recorded.join(' + ')}</Note>}
+        <dt title="the same records had each been a full stack (12 + 8 × depth bytes)">without the map</dt>
+        <dd data-basis={rb.basis}>
+          <span data-testid="stat-without">{unknown ? 'unknown' : Number.isFinite(rb.bytesWithoutMap) ? fmtBytes(rb.bytesWithoutMap) : '–'}</span>
+          {estimated}
+        </dd>
+        <dt title="how many more stack records the same ring buffer holds with the map">retention gain</dt>
+        <dd data-basis={rb.basis}>
+          <span data-testid="stat-gain">{unknown ? 'unknown' : Number.isFinite(rb.gain) ? times(rb.gain) : '–'}</span>
+          {estimated}
+        </dd>
+        {rb.bounds && unknown && (
+          <Note testid="stat-bounds">
+            whatever their depth (1 to 64 frames, the map's limit): without the map between {fmtBytes(rb.bounds.bytesWithoutMap[0])} and{' '}
+            {fmtBytes(rb.bounds.bytesWithoutMap[1])}, a gain between {times(rb.bounds.gain[0])} and {times(rb.bounds.gain[1])}
+          </Note>
+        )}
+        <dt title="ring-buffer bytes per stack record, as the v8 cover letter counts them">bytes per record</dt>
+        <dd>v8 cookie 16, v7 id 12, full stack 12 + 8 × depth</dd>
+      </dl>
+      {rb.why && (
+        <p className={`assumption${unknown ? ' warn' : ''}`} data-testid="stat-gain-why" data-basis={rb.basis} style={{ margin: '8px 0 0', fontSize: 12 }}>
+          {unknown ? 'Unknown: ' : rb.basis === 'estimated' ? 'Estimated: ' : 'Exact: '}
+          {rb.why}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** What a figure rests on, in small type under its row, across both columns. */
+function Note({ children, testid }: { children: ReactNode; testid?: string }) {
+  return (
+    <dd className="quiet" data-testid={testid} style={{ gridColumn: '1 / -1', margin: '-3px 0 2px', fontSize: 12 }}>
+      {children}
+    </dd>
   );
 }
 

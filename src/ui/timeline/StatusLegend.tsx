@@ -11,7 +11,7 @@ const TITLES = [
   'an event without a stack record',
 ];
 
-export function StatusLegend() {
+export function StatusLegend({ segmented = false }: { segmented?: boolean }) {
   return (
     <ul className="legend" aria-label="status colours">
       {STATUS_LABELS.map((l, i) =>
@@ -30,6 +30,14 @@ export function StatusLegend() {
         <span className="reset-mark" aria-hidden="true">┆</span>
         reset
       </li>
+      {segmented && (
+        <li title="unrelated time ranges (another trace file, or another run quoted in the same file) are side by side; the time between them is left out">
+          <span aria-hidden="true" style={{ fontWeight: 700, marginRight: 4 }}>
+            //
+          </span>
+          break between segments
+        </li>
+      )}
     </ul>
   );
 }

@@ -3,12 +3,14 @@ import type { Overview, TimelineRequest, TimelineResult } from '../../core/model
 import { TIMELINE_STATUSES } from '../../core/model/query-types.ts';
 import { STATUS_COLORS } from '../common/colors.ts';
 import { cssVar } from '../common/useCanvas.ts';
-import { LABEL_W, laneHeight, RULER_H, timeScale } from './geometry.ts';
+import { LABEL_W, laneHeight, RULER_H, type SegmentAxis } from './geometry.ts';
 
 export interface TimelineFrame {
   width: number;
   height: number;
   window: [number, number];
+  /** the segments side by side (one part for a single capture) */
+  axis: SegmentAxis;
   overview: Overview;
   /** the last answer and the request it answers (its window may lag the current one while zooming) */
   data: { req: TimelineRequest; result: TimelineResult } | null;
@@ -18,7 +20,7 @@ export interface TimelineFrame {
   generation: number | 'none' | null;
 }
 
-/** Draws the whole timeline: generation bands, lanes of events by status, highlights, resets, lost events, ruler, brush. */
+/** Draws the whole timeline: generation bands, lanes of events by status, highlights, resets, lost events, segment breaks, ruler, brush. */
 export function drawTimeline(ctx: CanvasRenderingContext2D, f: TimelineFrame) {
   const fg = cssVar('--fg');
   const muted = cssVar('--muted');
@@ -26,7 +28,7 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, f: TimelineFrame) {
   const panel = cssVar('--panel');
   const accent = cssVar('--accent');
   const bad = cssVar('--bad');
-  const x = timeScale(f.window, f.width);
+  const x = f.axis.scale(f.window, f.width);
   const lanes = f.data?.result.lanes ?? [];
   const LANE_H = laneHeight(lanes.length);
   const plotBottom = RULER_H + Math.max(1, lanes.length) * LANE_H;
@@ -36,18 +38,19 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, f: TimelineFrame) {
   ctx.font = '11px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
 
-  // generation bands, alternately shaded, labelled in the ruler
+  // generation bands, alternately shaded, labelled in the ruler: one per segment it appears in
   f.overview.generations.forEach((g, i) => {
-    if (!(g.firstTs <= g.lastTs)) return;
-    const x0 = Math.max(LABEL_W, x(g.firstTs));
-    const x1 = Math.min(f.width, Math.max(x(g.lastTs), x0 + 1));
-    if (x1 < LABEL_W || x0 > f.width) return;
-    const chosen = f.generation !== null && f.generation === g.generation;
-    ctx.fillStyle = chosen ? withAlpha(accent, 0.14) : i % 2 ? withAlpha(muted, 0.1) : withAlpha(muted, 0.03);
-    ctx.fillRect(x0, RULER_H, x1 - x0, plotBottom - RULER_H);
-    ctx.fillStyle = chosen ? accent : muted;
-    const label = g.generation === 'none' ? 'no gen' : `gen ${g.generation}`;
-    if (x1 - x0 > ctx.measureText(label).width + 6) ctx.fillText(label, x0 + 3, RULER_H - 9);
+    for (const span of g.segments) {
+      const x0 = Math.max(LABEL_W, x(span.firstTs));
+      const x1 = Math.min(f.width, Math.max(x(span.lastTs), x0 + 1));
+      if (x1 < LABEL_W || x0 > f.width) continue;
+      const chosen = f.generation !== null && f.generation === g.generation;
+      ctx.fillStyle = chosen ? withAlpha(accent, 0.14) : i % 2 ? withAlpha(muted, 0.1) : withAlpha(muted, 0.03);
+      ctx.fillRect(x0, RULER_H, x1 - x0, plotBottom - RULER_H);
+      ctx.fillStyle = chosen ? accent : muted;
+      const label = g.generation === 'none' ? 'no gen' : `gen ${g.generation}`;
+      if (x1 - x0 > ctx.measureText(label).width + 6) ctx.fillText(label, x0 + 3, RULER_H - 9);
+    }
   });
 
   // lanes
@@ -92,7 +95,8 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, f: TimelineFrame) {
     ctx.fill();
   }
 
-  drawRuler(ctx, f, x, muted, line);
+  drawBreaks(ctx, f, x, plotBottom, panel, muted);
+  drawRuler(ctx, f, muted, line);
 
   // the brushed range (or the one being dragged): the outside dimmed
   const r = f.brushing ?? f.range;
@@ -104,17 +108,37 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, f: TimelineFrame) {
     if (x1 < f.width) ctx.fillRect(x1, RULER_H, f.width - x1, plotBottom - RULER_H);
     ctx.strokeStyle = accent;
     ctx.lineWidth = 1.5;
-    if (x1 > x0) ctx.strokeRect(x0, RULER_H + 0.5, x1 - x0, plotBottom - RULER_H - 1);
+    // just outside the range, so events on its edges stay visible
+    if (x1 > x0) ctx.strokeRect(x0 - 1.5, RULER_H + 0.5, x1 - x0 + 3, plotBottom - RULER_H - 1);
     ctx.fillStyle = withAlpha(accent, 0.18);
     if (x1 > x0) ctx.fillRect(x0, 0, x1 - x0, RULER_H);
   }
+}
+
+/** Where each column of an answer starts in trace seconds (its pieces side by side), and the column's width in seconds. */
+export function bucketTimes(req: TimelineRequest, buckets: number): { t: Float64Array; dt: Float64Array } {
+  const pieces = req.pieces?.length ? req.pieces : [{ t0: req.t0, t1: req.t1, buckets }];
+  const t = new Float64Array(buckets);
+  const dt = new Float64Array(buckets);
+  let b = 0;
+  for (const p of pieces) {
+    const n = Math.max(1, Math.floor(p.buckets) || 1);
+    const w = (p.t1 - p.t0) / n;
+    for (let j = 0; j < n && b < buckets; j++, b++) {
+      t[b] = p.t0 + j * w;
+      dt[b] = w;
+    }
+  }
+  return { t, dt };
 }
 
 function drawBars(ctx: CanvasRenderingContext2D, f: TimelineFrame, x: d3.ScaleLinear<number, number>, accent: string) {
   const { req, result } = f.data!;
   const B = result.buckets;
   const LANE_H = laneHeight(result.lanes.length);
-  const dt = (req.t1 - req.t0) / B;
+  const cols = bucketTimes(req, B);
+  const bx0s = Float64Array.from(cols.t, (t) => x(t));
+  const bx1s = Float64Array.from(cols.t, (t, b) => x(t + cols.dt[b]));
   let max = 1;
   const totals = new Uint32Array(result.lanes.length * B);
   for (let i = 0; i < totals.length; i++) {
@@ -132,8 +156,8 @@ function drawBars(ctx: CanvasRenderingContext2D, f: TimelineFrame, x: d3.ScaleLi
     for (let b = 0; b < B; b++) {
       const total = totals[lane * B + b];
       if (total === 0) continue;
-      const bx0 = x(req.t0 + b * dt);
-      const bx1 = x(req.t0 + (b + 1) * dt);
+      const bx0 = bx0s[b];
+      const bx1 = bx1s[b];
       if (bx1 < LABEL_W || bx0 > f.width) continue;
       const w = Math.max(1, bx1 - bx0);
       const height = Math.max(2, h(total));
@@ -156,29 +180,72 @@ function drawBars(ctx: CanvasRenderingContext2D, f: TimelineFrame, x: d3.ScaleLi
     const top = RULER_H + lane * LANE_H + 2;
     for (let b = 0; b < B; b++) {
       if (result.highlight[lane * B + b] === 0) continue;
-      const bx0 = x(req.t0 + b * dt);
-      const bx1 = x(req.t0 + (b + 1) * dt);
+      const bx0 = bx0s[b];
+      const bx1 = bx1s[b];
       if (bx1 < LABEL_W || bx0 > f.width) continue;
       ctx.fillRect(Math.max(LABEL_W, bx0), top, Math.max(2, bx1 - bx0), LANE_H - 4);
     }
   }
 }
 
-function drawRuler(ctx: CanvasRenderingContext2D, f: TimelineFrame, x: d3.ScaleLinear<number, number>, muted: string, line: string) {
+/**
+ * Between two segments: the panel's background over the lanes, crossed by two slanted strokes
+ * (the break of an axis that skips unrelated time).
+ */
+function drawBreaks(ctx: CanvasRenderingContext2D, f: TimelineFrame, x: d3.ScaleLinear<number, number>, plotBottom: number, panel: string, muted: string) {
+  const parts = f.axis.parts;
+  for (let i = 1; i < parts.length; i++) {
+    const x0 = Math.max(LABEL_W, x(parts[i - 1].t1));
+    const x1 = Math.min(f.width, x(parts[i].t0));
+    if (x1 <= LABEL_W || x0 >= f.width || x1 - x0 < 1) continue;
+    ctx.fillStyle = panel;
+    ctx.fillRect(x0, 0, x1 - x0, plotBottom + 2);
+    const mid = (x0 + x1) / 2;
+    const lean = Math.min(5, (x1 - x0) / 3);
+    ctx.strokeStyle = muted;
+    ctx.lineWidth = 1.5;
+    ctx.beginPath();
+    for (const dx of [-2.5, 2.5]) {
+      ctx.moveTo(mid + dx - lean, plotBottom);
+      ctx.lineTo(mid + dx + lean, 0);
+    }
+    ctx.stroke();
+    ctx.lineWidth = 1;
+  }
+}
+
+/** Each visible segment's own time axis: ticks from a linear scale over its visible part. */
+function drawRuler(ctx: CanvasRenderingContext2D, f: TimelineFrame, muted: string, line: string) {
   ctx.strokeStyle = line;
   ctx.beginPath();
   ctx.moveTo(0, RULER_H + 0.5);
   ctx.lineTo(f.width, RULER_H + 0.5);
   ctx.stroke();
-  const ticks = x.ticks(Math.max(2, Math.floor((f.width - LABEL_W) / 110)));
-  const fmt = x.tickFormat(ticks.length, '.9~f');
   ctx.fillStyle = muted;
   ctx.textBaseline = 'top';
-  for (const t of ticks) {
-    const tx = Math.round(x(t)) + 0.5;
-    ctx.fillRect(tx, RULER_H - 5, 1, 5);
-    const label = fmt(t);
-    if (tx + 3 + ctx.measureText(label).width <= f.width) ctx.fillText(label, tx + 3, 2);
+  for (const p of f.axis.visible(f.window, f.width)) {
+    const px = d3.scaleLinear().domain([p.t0, p.t1]).range([p.x0, p.x1]);
+    const room = p.x1 - p.x0;
+    if (room < 12) continue;
+    // as many ticks as their labels leave room for (ftrace timestamps run to 7 digits before the point)
+    let n = Math.max(2, Math.floor(room / 90));
+    let ticks = px.ticks(n);
+    let fmt = px.tickFormat(n, '.9~f');
+    for (let tries = 0; tries < 4 && ticks.length > 1; tries++) {
+      const widest = Math.max(...ticks.map((t) => ctx.measureText(fmt(t)).width));
+      const needed = (widest + 18) * ticks.length;
+      if (needed <= room) break;
+      n = Math.max(1, Math.floor((n * room) / needed));
+      ticks = px.ticks(n);
+      fmt = px.tickFormat(n, '.9~f');
+    }
+    for (const t of ticks) {
+      const tx = Math.round(px(t)) + 0.5;
+      ctx.fillRect(tx, RULER_H - 5, 1, 5);
+      const label = fmt(t);
+      // a label stays inside its own segment
+      if (tx + 3 + ctx.measureText(label).width <= Math.min(f.width, p.x1 + 2)) ctx.fillText(label, tx + 3, 2);
+    }
   }
   ctx.textBaseline = 'middle';
   ctx.fillText('time (s)', 6, 8);

@@ -1,12 +1,13 @@
 import * as d3 from 'd3';
 import { useEffect, useRef, useState, type RefObject } from 'react';
-import { LABEL_W, RULER_H, normaliseWindow, panWindow, timeScale, zoomWindow } from './geometry.ts';
+import { LABEL_W, RULER_H, type SegmentAxis } from './geometry.ts';
 
 interface Input {
   canvas: RefObject<HTMLCanvasElement | null>;
   width: number;
   height: number;
-  full: [number, number] | null;
+  /** the segments side by side; null before a capture */
+  axis: SegmentAxis | null;
   window: [number, number];
   setWindow(w: [number, number] | null): void;
   setRange(r: [number, number]): void;
@@ -22,7 +23,8 @@ const typing = (e: KeyboardEvent) => {
 /**
  * The timeline's hands: wheel zooms and drag on the ruler (or shift-drag anywhere) pans, both
  * through d3-zoom; a plain drag over the lanes brushes a range; WASD (by KeyboardEvent.code, so
- * any keyboard layout) and the arrows zoom and pan. Returns the brush being dragged.
+ * any keyboard layout) and the arrows zoom and pan. Zoom and pan work in the axis' units (the
+ * segments side by side), the window they set is in trace seconds. Returns the brush being dragged.
  */
 export function useTimelineInput(p: Input): [number, number] | null {
   const [brushing, setBrushing] = useState<[number, number] | null>(null);
@@ -35,10 +37,10 @@ export function useTimelineInput(p: Input): [number, number] | null {
   // d3-zoom for wheel and pan; its transform is kept in step with the store's window
   useEffect(() => {
     const canvas = p.canvas.current;
-    if (!canvas || !p.full || p.width === 0) return;
-    const full = p.full;
-    const xFull = timeScale(full, p.width);
-    const maxK = Math.max(1, (full[1] - full[0]) / Math.max((full[1] - full[0]) * 1e-6, 1e-9));
+    if (!canvas || !p.axis || p.width === 0) return;
+    const axis = p.axis;
+    const xFull = unitScale(axis, p.width);
+    const maxK = Math.max(1, axis.length / Math.max(axis.length * 1e-6, 1e-9));
     const zoom = d3
       .zoom<HTMLCanvasElement, unknown>()
       .scaleExtent([1, maxK])
@@ -54,7 +56,7 @@ export function useTimelineInput(p: Input): [number, number] | null {
       .on('zoom', (e: d3.D3ZoomEvent<HTMLCanvasElement, unknown>) => {
         if (syncing.current) return;
         const d = e.transform.rescaleX(xFull).domain() as [number, number];
-        latest.current.setWindow(normaliseWindow(d, full));
+        latest.current.setWindow(axis.normalise(axis.fromUnits(d)));
       });
     const sel = d3.select(canvas);
     sel.call(zoom).on('dblclick.zoom', null);
@@ -63,20 +65,21 @@ export function useTimelineInput(p: Input): [number, number] | null {
       sel.on('.zoom', null);
       zoomRef.current = null;
     };
-  }, [p.canvas, p.full, p.width, p.height]);
+  }, [p.canvas, p.axis, p.width, p.height]);
 
   const [w0, w1] = p.window;
   useEffect(() => {
     const canvas = p.canvas.current;
     const zoom = zoomRef.current;
-    if (!canvas || !zoom || !p.full || p.width === 0) return;
-    const xFull = timeScale(p.full, p.width);
-    const k = (p.full[1] - p.full[0]) / (w1 - w0);
-    const t = d3.zoomIdentity.translate(LABEL_W - k * xFull(w0), 0).scale(k);
+    if (!canvas || !zoom || !p.axis || p.width === 0) return;
+    const xFull = unitScale(p.axis, p.width);
+    const [u0, u1] = p.axis.units([w0, w1]);
+    const k = p.axis.length / (u1 - u0);
+    const t = d3.zoomIdentity.translate(LABEL_W - k * xFull(u0), 0).scale(k);
     syncing.current = true;
     d3.select(canvas).call(zoom.transform, t);
     syncing.current = false;
-  }, [p.canvas, p.full, p.width, p.height, w0, w1]);
+  }, [p.canvas, p.axis, p.width, p.height, w0, w1]);
 
   // brush and hover
   useEffect(() => {
@@ -89,8 +92,9 @@ export function useTimelineInput(p: Input): [number, number] | null {
       return { x: e.clientX - r.left, y: e.clientY - r.top };
     };
     const timeAt = (x: number) => {
-      const { window: w, width } = latest.current;
-      return timeScale(w, width).invert(Math.max(LABEL_W, Math.min(width, x)));
+      const { window: w, width, axis } = latest.current;
+      if (!axis) return NaN;
+      return axis.scale(w, width).invert(Math.max(LABEL_W, Math.min(width, x)));
     };
     const down = (e: PointerEvent) => {
       const { x, y } = pos(e);
@@ -143,18 +147,18 @@ export function useTimelineInput(p: Input): [number, number] | null {
   useEffect(() => {
     const key = (e: KeyboardEvent) => {
       if (typing(e) || e.ctrlKey || e.metaKey || e.altKey) return;
-      const { full, window: w, setWindow } = latest.current;
-      if (!full) return;
+      const { axis, window: w, setWindow } = latest.current;
+      if (!axis) return;
       const onTimeline = hovered.current || document.activeElement === latest.current.canvas.current;
       const arrows = onTimeline && e.code.startsWith('Arrow');
       let next: [number, number] | null = null;
-      if (e.code === 'KeyW' || (arrows && e.code === 'ArrowUp')) next = zoomWindow(w, full, 0.7);
-      else if (e.code === 'KeyS' || (arrows && e.code === 'ArrowDown')) next = zoomWindow(w, full, 1 / 0.7);
-      else if (e.code === 'KeyA' || (arrows && e.code === 'ArrowLeft')) next = panWindow(w, full, -0.2);
-      else if (e.code === 'KeyD' || (arrows && e.code === 'ArrowRight')) next = panWindow(w, full, 0.2);
+      if (e.code === 'KeyW' || (arrows && e.code === 'ArrowUp')) next = axis.zoom(w, 0.7);
+      else if (e.code === 'KeyS' || (arrows && e.code === 'ArrowDown')) next = axis.zoom(w, 1 / 0.7);
+      else if (e.code === 'KeyA' || (arrows && e.code === 'ArrowLeft')) next = axis.pan(w, -0.2);
+      else if (e.code === 'KeyD' || (arrows && e.code === 'ArrowRight')) next = axis.pan(w, 0.2);
       if (!next) return;
       e.preventDefault();
-      setWindow(normaliseWindow(next, full));
+      setWindow(axis.normalise(next));
     };
     window.addEventListener('keydown', key);
     return () => window.removeEventListener('keydown', key);
@@ -162,3 +166,6 @@ export function useTimelineInput(p: Input): [number, number] | null {
 
   return brushing;
 }
+
+/** axis units -> x over the plot, for the whole axis (what d3-zoom's transform is relative to) */
+const unitScale = (axis: SegmentAxis, width: number) => d3.scaleLinear().domain([0, axis.length]).range([LABEL_W, Math.max(LABEL_W + 1, width)]);
