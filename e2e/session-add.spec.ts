@@ -382,6 +382,19 @@ test('a damaged store opens the sample and says so', async ({ page }) => {
   await waitLoaded(page);
   await expect(page.getByTestId('load-progress')).toContainText('Sample capture');
   await expect(page.getByTestId('load-notice')).toContainText('its list of files is not JSON');
+  // a kept file gone (the manifest still lists it)
+  await page.getByTestId('file-input').setInputFiles([TRACE, KALLSYMS]);
+  await expect(page.getByTestId('keep-state')).toHaveAttribute('data-state', 'kept');
+  await page.evaluate(async () => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('stackmap-capture');
+    const names: string[] = [];
+    for await (const name of dir.keys()) if (name !== 'manifest.json') names.push(name);
+    await dir.removeEntry(names.sort()[1]);
+  });
+  await page.reload();
+  await waitLoaded(page);
+  await expect(page.getByTestId('load-progress')).toContainText('Sample capture');
+  await expect(page.getByTestId('load-notice')).toContainText('kallsyms is missing from it');
 });
 
 test('without OPFS the capture is kept in IndexedDB', async ({ page }) => {
