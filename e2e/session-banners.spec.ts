@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -191,12 +191,14 @@ test('several problems at once: one banner each, dismissed one by one', async ({
 });
 
 // a v7 capture with a binary and a text dump of the same map, from the simulator's command line
-const v7dir = mkdtempSync(join(tmpdir(), 'banner-v7-'));
-const ledger = (
-  JSON.parse(execFileSync('npx', ['tsx', 'src/cli/main.ts', 'simulate', '--mode', 'v7', '--out', v7dir, '--dumps', 'end', '--json'], { encoding: 'utf8' })) as {
-    ledger: { correct: number; wrong: number; unresolved: number; detected: number };
-  }
-).ledger;
+let v7dir = '';
+let ledger = { correct: 0, wrong: 0, unresolved: 0, detected: 0 };
+test.beforeAll(() => {
+  v7dir = mkdtempSync(join(tmpdir(), 'banner-v7-'));
+  const out = execFileSync('npx', ['tsx', 'src/cli/main.ts', 'simulate', '--mode', 'v7', '--out', v7dir, '--dumps', 'end', '--json'], { encoding: 'utf8' });
+  ledger = (JSON.parse(out) as { ledger: typeof ledger }).ledger;
+});
+test.afterAll(() => rmSync(v7dir, { recursive: true, force: true }));
 
 test('v7 ids against a binary and a text dump, without kallsyms: unverified, not ambiguous', async ({ page }) => {
   await start(page);
