@@ -206,3 +206,52 @@ describe('loading compressed files and bundles', () => {
     expect(seen[0][1]).toBeLessThan(big.length);
   });
 });
+
+describe('gzip: every member, junk after it, bombs', () => {
+  const trace = files[0][1];
+  const events = async (parts: Uint8Array[]) => summarize(await loadFiles([blob('t.gz', concatBytes(parts))]));
+  const concatBytes = (parts: Uint8Array[]) => {
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((o, p) => (out.set(p, o), o + p.length), 0);
+    return out;
+  };
+
+  it('junk after the last member is a diagnostic and nothing before it is lost', async () => {
+    const plain = summarize(await loadFiles([blob('trace', trace)]));
+    const s = await events([gz(trace), new TextEncoder().encode('AAAAAAAAAAAAAAA')]);
+    expect(s.events).toBe(plain.events); // the platform's DecompressionStream lost 34 of 4,000 here
+    expect(s.diagnostics.map((d) => d.message).join('\n')).toMatch(/not gzip \(junk or padding/);
+    const z = await events([gz(trace), new Uint8Array(20)]);
+    expect(z.events).toBe(plain.events);
+  });
+
+  it('a second member is read too', async () => {
+    const half = trace.lastIndexOf(10, trace.length >> 1) + 1;
+    const plain = summarize(await loadFiles([blob('trace', trace)]));
+    const s = await events([gz(trace.subarray(0, half)), gz(trace.subarray(half))]);
+    expect(s.events).toBe(plain.events);
+    expect(s.diagnostics).toEqual([]);
+  });
+
+  it('stops at the ratio limit and keeps what was inflated', async () => {
+    const line = new TextEncoder().encode('          <idle>-0       [001] d.h.. 123.456789: <stack_id 42 gen 3>\n');
+    const big = new Uint8Array(line.length * 40000);
+    for (let i = 0; i < 40000; i++) big.set(line, i * line.length);
+    const reports: string[] = [];
+    let out = 0;
+    for await (const f of unpack({ name: 'bomb.gz', blob: blob('bomb.gz', gz(big)).blob }, (_f, m) => reports.push(m), { maxBytes: 1e12, maxRatio: 20, ratioAfter: 1 << 16 })) {
+      for await (const c of f.stream) out += c.length;
+    }
+    expect(reports.join('\n')).toMatch(/over 20 times its size/);
+    expect(out).toBeGreaterThan(1 << 16);
+    expect(out).toBeLessThan(big.length);
+  });
+
+  it('content no reader takes is not inflated past the sniff window', async () => {
+    const junk = new Uint8Array(1 << 20);
+    for (let i = 0; i < junk.length; i++) junk[i] = (i * 2654435761) >>> 24;
+    const s = summarize(await loadFiles([blob('x.gz', gz(junk))]));
+    expect(s.files[0].size).toBe(16384);
+    expect(s.diagnostics.map((d) => d.message).join('\n')).toMatch(/not decompressed past the first 16,384 bytes/);
+  });
+});
