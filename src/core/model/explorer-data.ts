@@ -66,8 +66,9 @@ export class ExplorerData {
     };
     const cols = this.stacks.columns();
     this.node = { parent: cols.parent, frame: cols.frame, depth: cols.depth };
-    this.recGen = recordGenerations(this.rec);
-    const ev = eventColumns(this.ev.record, this.rec.status, this.recGen);
+    // a generation in force does not carry from one trace file into the next (segments.ts)
+    this.recGen = recordGenerations(this.rec, t.fileStarts.map((f) => f.records));
+    const ev = eventColumns(this.ev.record, this.rec.status, this.recGen, t.fileStarts.map((f) => f.events));
     this.evGen = ev.gen;
     this.evStatus = ev.status;
     this.evOrder = sortedOrder(this.ev.ts);
@@ -98,8 +99,15 @@ export class ExplorerData {
       for (const s of gd.slots.values()) addRef(gd.generation, s.stack, s.refCount);
       this.dumpKinds.set(gd.generation, [...new Set(gd.sources.map((i) => d.sources[i].format))].sort());
     }
+    // generation-less dumps: a slot read by several dumps of one map (a stack_map_bin and a
+    // stack_map read together) counts once, at its highest reading; a slot whose dumps disagree
+    // (read on either side of a reset) counts each distinct stack it held
+    for (const slot of d.generationlessSlots.values()) {
+      const best = new Map<number, number>();
+      for (const r of slot.readings) best.set(r.stack, Math.max(best.get(r.stack) ?? 0, r.refCount));
+      for (const [stack, ref] of best) addRef(NO_GEN, stack, ref);
+    }
     for (const gl of d.generationless) {
-      for (const s of gl.slots.values()) addRef(NO_GEN, s.stack, s.refCount);
       const kinds = new Set(this.dumpKinds.get(NO_GEN) ?? []);
       kinds.add(d.sources[gl.source].format);
       this.dumpKinds.set(NO_GEN, [...kinds].sort());

@@ -25,23 +25,33 @@ export function isOccurrence(status: number): boolean {
  * cookie's before it in file (record) order, or, before the first v8 cookie, the first one's
  * (the best guess: no reset is known to lie between). Traces without v8 cookies: all NO_GEN.
  */
-export function recordGenerations(rec: { kind: Uint8Array; gen: Int32Array }): Int32Array {
-  const n = rec.kind.length;
-  const out = new Int32Array(n);
-  let first = NO_GEN;
-  for (let i = 0; i < n; i++) {
-    if (rec.kind[i] === COOKIE_V8) {
-      first = rec.gen[i];
-      break;
+export function recordGenerations(rec: { kind: Uint8Array; gen: Int32Array }, fileStarts: readonly number[] = []): Int32Array {
+  const out = new Int32Array(rec.kind.length);
+  // each trace file is its own: a generation in force does not carry over into an unrelated file
+  for (const [from, to] of ranges(fileStarts, rec.kind.length)) {
+    let first = NO_GEN;
+    for (let i = from; i < to; i++) {
+      if (rec.kind[i] === COOKIE_V8) {
+        first = rec.gen[i];
+        break;
+      }
+    }
+    let current = first;
+    for (let i = from; i < to; i++) {
+      const kind = rec.kind[i];
+      if (kind === COOKIE_V8) out[i] = current = rec.gen[i];
+      else if (kind === COOKIE_V7) out[i] = NO_GEN;
+      else out[i] = current;
     }
   }
-  let current = first;
-  for (let i = 0; i < n; i++) {
-    const kind = rec.kind[i];
-    if (kind === COOKIE_V8) out[i] = current = rec.gen[i];
-    else if (kind === COOKIE_V7) out[i] = NO_GEN;
-    else out[i] = current;
-  }
+  return out;
+}
+
+/** [from, to) of each file, given where each starts (sorted; the first may be absent). */
+function ranges(starts: readonly number[], n: number): [number, number][] {
+  const cuts = [0, ...starts.filter((s) => s > 0 && s < n), n];
+  const out: [number, number][] = [];
+  for (let k = 0; k + 1 < cuts.length; k++) if (cuts[k + 1] > cuts[k]) out.push([cuts[k], cuts[k + 1]]);
   return out;
 }
 
@@ -50,31 +60,33 @@ export function recordGenerations(rec: { kind: Uint8Array; gen: Int32Array }): I
  * generation: its record's, or for an event without a record the generation of the last
  * event with a v8-generation record before it in file order (the first such one's before any).
  */
-export function eventColumns(evRecord: Int32Array, recStatus: Uint8Array, recGen: Int32Array): { status: Uint8Array; gen: Int32Array } {
+export function eventColumns(evRecord: Int32Array, recStatus: Uint8Array, recGen: Int32Array, fileStarts: readonly number[] = []): { status: Uint8Array; gen: Int32Array } {
   const n = evRecord.length;
   const status = new Uint8Array(n);
   const gen = new Int32Array(n);
-  let first = NO_GEN;
-  for (let i = 0; i < n; i++) {
-    const r = evRecord[i];
-    if (r >= 0 && recGen[r] !== NO_GEN) {
-      first = recGen[r];
-      break;
-    }
-  }
-  let current = first;
   const none = NO_STACK_RECORD;
-  for (let i = 0; i < n; i++) {
-    const r = evRecord[i];
-    if (r < 0) {
-      status[i] = none;
-      gen[i] = current;
-      continue;
+  for (const [from, to] of ranges(fileStarts, n)) {
+    let first = NO_GEN;
+    for (let i = from; i < to; i++) {
+      const r = evRecord[i];
+      if (r >= 0 && recGen[r] !== NO_GEN) {
+        first = recGen[r];
+        break;
+      }
     }
-    status[i] = recStatus[r];
-    const g = recGen[r];
-    gen[i] = g;
-    if (g !== NO_GEN) current = g;
+    let current = first;
+    for (let i = from; i < to; i++) {
+      const r = evRecord[i];
+      if (r < 0) {
+        status[i] = none;
+        gen[i] = current;
+        continue;
+      }
+      status[i] = recStatus[r];
+      const g = recGen[r];
+      gen[i] = g;
+      if (g !== NO_GEN) current = g;
+    }
   }
   return { status, gen };
 }
