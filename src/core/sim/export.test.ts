@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { loadFiles } from '../model/load.ts';
 import { summarize } from '../model/summary.ts';
 import { STATUS_NAMES } from '../model/trace-columns.ts';
+import { ExplorerData } from '../model/explorer-data.ts';
+import { NO_GEN } from '../model/selection.ts';
+import { decodeBinDump } from './dump-reader.ts';
 import { exportCapture, frameKeysOf } from './export.ts';
 import { REC } from './ring.ts';
 import { runNode } from './run-node.ts';
@@ -59,5 +62,23 @@ describe('an exported run read back by the explorer', () => {
     const run = await runNode({ ...base, mode: 'v4', dumps: 'before-reset' });
     const { l } = await check(run, true);
     expect(l.detected).toBeGreaterThan(0); // the ambiguous ids
+  }, 30_000);
+});
+
+describe("a v7 map read as stack_map_bin and stack_map at once", () => {
+  it('counts each slot once: ref_counts sum to the binary dump alone, without and with kallsyms', async () => {
+    const run = await runNode({ mode: 'v7', cpus: 2, events: 4000, resets: 0, stacks: 200, dumps: 'end', textDump: true });
+    const files = exportCapture(run);
+    const bin = [...files.keys()].find((n) => n.startsWith('stack_map_bin'))!;
+    // second method: the binary dump's own records
+    const expected = decodeBinDump(files.get(bin)!).records.reduce((n, r) => n + r.refCount, 0);
+    for (const withSyms of [true, false]) {
+      const named = [...files].filter(([n]) => withSyms || n !== 'kallsyms');
+      const capture = await loadFiles(named.map(([name, bytes]) => ({ name, blob: new Blob([bytes as Uint8Array<ArrayBuffer>]) })));
+      const data = new ExplorerData(capture);
+      let sum = 0;
+      for (let s = 0; s < capture.stacks.nodeCount; s++) sum += data.refCount(s, [NO_GEN]) ?? 0;
+      expect(sum).toBe(expected);
+    }
   }, 30_000);
 });
