@@ -2,44 +2,45 @@
 
 const JHASH_INITVAL = 0xdeadbeef;
 
-const rol32 = (x: number, k: number) => ((x << k) | (x >>> (32 - k))) >>> 0;
+// int32 arithmetic throughout (`| 0` wraps like u32 + and -; ^, << and >>> act on the same bits),
+// which V8 keeps in registers; `>>> 0` after every step made each one a double. Same result.
+const rol32 = (x: number, k: number) => (x << k) | (x >>> (32 - k));
 
 export function jhash2(k: Uint32Array, length: number, initval: number): number {
-  let a = (JHASH_INITVAL + (length << 2) + initval) >>> 0;
+  let a = (JHASH_INITVAL + (length << 2) + initval) | 0;
   let b = a;
   let c = a;
   let i = 0;
   while (length > 3) {
-    a = (a + k[i]) >>> 0;
-    b = (b + k[i + 1]) >>> 0;
-    c = (c + k[i + 2]) >>> 0;
+    a = (a + k[i]) | 0;
+    b = (b + k[i + 1]) | 0;
+    c = (c + k[i + 2]) | 0;
     // __jhash_mix
-    a = (a - c) >>> 0; a ^= rol32(c, 4); a >>>= 0; c = (c + b) >>> 0;
-    b = (b - a) >>> 0; b ^= rol32(a, 6); b >>>= 0; a = (a + c) >>> 0;
-    c = (c - b) >>> 0; c ^= rol32(b, 8); c >>>= 0; b = (b + a) >>> 0;
-    a = (a - c) >>> 0; a ^= rol32(c, 16); a >>>= 0; c = (c + b) >>> 0;
-    b = (b - a) >>> 0; b ^= rol32(a, 19); b >>>= 0; a = (a + c) >>> 0;
-    c = (c - b) >>> 0; c ^= rol32(b, 4); c >>>= 0; b = (b + a) >>> 0;
+    a = (a - c) | 0; a ^= rol32(c, 4); c = (c + b) | 0;
+    b = (b - a) | 0; b ^= rol32(a, 6); a = (a + c) | 0;
+    c = (c - b) | 0; c ^= rol32(b, 8); b = (b + a) | 0;
+    a = (a - c) | 0; a ^= rol32(c, 16); c = (c + b) | 0;
+    b = (b - a) | 0; b ^= rol32(a, 19); a = (a + c) | 0;
+    c = (c - b) | 0; c ^= rol32(b, 4); b = (b + a) | 0;
     length -= 3;
     i += 3;
   }
   if (length > 0) {
-    if (length === 3) c = (c + k[i + 2]) >>> 0;
-    if (length >= 2) b = (b + k[i + 1]) >>> 0;
-    a = (a + k[i]) >>> 0;
+    if (length === 3) c = (c + k[i + 2]) | 0;
+    if (length >= 2) b = (b + k[i + 1]) | 0;
+    a = (a + k[i]) | 0;
     // __jhash_final
-    c ^= b; c = (c - rol32(b, 14)) >>> 0;
-    a ^= c; a = (a - rol32(c, 11)) >>> 0;
-    b ^= a; b = (b - rol32(a, 25)) >>> 0;
-    c ^= b; c = (c - rol32(b, 16)) >>> 0;
-    a ^= c; a = (a - rol32(c, 4)) >>> 0;
-    b ^= a; b = (b - rol32(a, 14)) >>> 0;
-    c ^= b; c = (c - rol32(b, 24)) >>> 0;
+    c ^= b; c = (c - rol32(b, 14)) | 0;
+    a ^= c; a = (a - rol32(c, 11)) | 0;
+    b ^= a; b = (b - rol32(a, 25)) | 0;
+    c ^= b; c = (c - rol32(b, 16)) | 0;
+    a ^= c; a = (a - rol32(c, 4)) | 0;
+    b ^= a; b = (b - rol32(a, 14)) | 0;
+    c ^= b; c = (c - rol32(b, 24)) | 0;
   }
   return c >>> 0;
 }
 
-/** The map's key for a stack: jhash2 over the ips as u32 words (low word first), 0 taken as 1. */
 export function stackHash(ips: BigUint64Array, seed: number): number {
   const words = new Uint32Array(ips.buffer, ips.byteOffset, ips.length * 2);
   const h = jhash2(littleEndianWords(words), words.length, seed);

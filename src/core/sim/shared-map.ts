@@ -103,13 +103,14 @@ export class SharedStackMap extends MapView {
     const i32 = this.i32;
     const u32 = this.u32;
     const base = CTL_WORDS + cpu * CPU_STRIDE;
-    if (Atomics.load(i32, C.OPTION) === 0 || Atomics.load(i32, C.ALLOCATED) === 0) return INSERT_OFF;
+    // the option on implies an allocated map (setOption(true) allocates, free needs it off)
+    if (Atomics.load(i32, C.OPTION) === 0) return INSERT_OFF;
     if (nr > MAX_DEPTH) {
       Atomics.add(i32, base + K.DEEP, 1);
       this.onEvent?.('deep', -1, 0);
       return INSERT_DEEP;
     }
-    Atomics.add(i32, base + K.ATTEMPTS, 1);
+    i32[base + K.ATTEMPTS]++; // this CPU's own counter: one writer, read with Atomics.load
     // rcu_read_lock(): announce the insert, then look at the reset flag (both sequentially
     // consistent, so a reset that set the flag either sees us in flight or we see the flag)
     Atomics.add(i32, base + K.INFLIGHT, 1);
@@ -163,7 +164,7 @@ export class SharedStackMap extends MapView {
         this.fill(elt, words, nr);
         this.window();
         Atomics.store(i32, this.valsAt + idx, elt + 1); // publish
-        Atomics.add(i32, base + K.NEW, 1);
+        i32[base + K.NEW]++;
         result = idx;
         ev?.('publish', idx, hash);
         if (metSame && ev) ev('duplicate', idx, hash);
@@ -180,13 +181,13 @@ export class SharedStackMap extends MapView {
       } else ev?.('lost', idx, hash);
       // lost the cmpxchg: advance
     }
-    Atomics.add(i32, base + K.PROBES, probes + 1);
+    i32[base + K.PROBES] += probes + 1;
     if (result >= 0) {
-      Atomics.add(i32, base + K.SUCCESSES, 1);
+      i32[base + K.SUCCESSES]++;
       this.lastGeneration = generation;
     } else {
-      Atomics.add(i32, base + K.FALLBACKS, 1);
-      Atomics.add(i32, base + reason, 1);
+      i32[base + K.FALLBACKS]++;
+      i32[base + reason]++;
       if (ev) {
         const kind = reason === K.FB_POOL ? 'fallback-pool' : reason === K.FB_INFLIGHT ? 'fallback-inflight' : reason === K.FB_GRAVE ? 'fallback-gravestone' : 'fallback-probe';
         ev(kind, reason === K.FB_PROBE ? -1 : idx, hash);
@@ -210,19 +211,27 @@ export class SharedStackMap extends MapView {
     }
   }
 
+  /**
+   * Plain writes: nobody reads the element before it is published, and the publishing
+   * `Atomics.store` of `val` orders them before any reader's `Atomics.load` of `val`.
+   */
   private fill(elt: number, words: Uint32Array, nr: number): void {
     const at = this.eltsAt + elt * ELT_WORDS;
     const u32 = this.u32;
-    Atomics.store(u32, at, nr);
-    Atomics.store(u32, at + 1, 1);
-    for (let i = 0; i < nr * 2; i++) Atomics.store(u32, at + 2 + i, words[i]);
+    u32[at] = nr;
+    u32[at + 1] = 1; // ref_count, changed only with Atomics from now on
+    u32.set(words.subarray(0, nr * 2), at + 2);
   }
 
+  /**
+   * Plain reads: a published element is immutable (until a reset, which waits for this insert),
+   * and the `Atomics.load` of `val` that found it orders them after its filling.
+   */
   private equals(elt: number, words: Uint32Array, nr: number): boolean {
     const at = this.eltsAt + elt * ELT_WORDS;
     const u32 = this.u32;
-    if (Atomics.load(u32, at) !== nr) return false;
-    for (let i = 0; i < nr * 2; i++) if (Atomics.load(u32, at + 2 + i) !== words[i]) return false;
+    if (u32[at] !== nr) return false;
+    for (let i = 0; i < nr * 2; i++) if (u32[at + 2 + i] !== words[i]) return false;
     return true;
   }
 
