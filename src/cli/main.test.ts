@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { summarize } from '../core/model/summary.ts';
+import { readFiles } from './read-files.ts';
 
 const run = promisify(execFile);
 const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;
@@ -109,4 +111,97 @@ describe('summary --json', () => {
     expect((await cli('frobnicate')).code).toBe(2);
     expect((await cli('summary', '--bogus', SAMPLES + 'trace')).code).toBe(2);
   }, 30_000);
+});
+
+describe('each file fails alone (issue 10)', () => {
+  const REAL = '/work/shared/real-traces/';
+  const diag = (s: { diagnostics: { file: string; message: string }[] }, file: string) => s.diagnostics.filter((d) => d.file === file).map((d) => d.message);
+
+  it('a directory and a missing file among the files are diagnostics: the JSON is printed, exit 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'smx-'));
+    const r = await cli('summary', '--json', dir, SAMPLES + 'trace', join(dir, 'missing'), SAMPLES + 'stack_map_stat');
+    expect(r.stderr).not.toContain('internal error');
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.events).toBe(4000);
+    expect(s.stat.generation).toBe(3);
+    expect(diag(s, dir)).toEqual(['cannot read: is a directory']);
+    expect(diag(s, join(dir, 'missing'))).toEqual(['cannot read: no such file']);
+    // a directory alone: nothing read
+    const alone = await cli('summary', '--json', dir);
+    expect(alone.code).toBe(1);
+    expect(diag(JSON.parse(alone.stdout), dir)).toEqual(['cannot read: is a directory']);
+  }, 30_000);
+
+  it('trace.dat alone, or perf script alone, exits 1 (nothing was read), still with its JSON', async () => {
+    for (const f of ['trappy-trace.dat', 'flamegraph-perf-dd-stacks-01.txt']) {
+      const r = await cli('summary', '--json', REAL + f);
+      expect(r.code, f).toBe(1);
+      const s = JSON.parse(r.stdout);
+      expect(s.events).toBe(0);
+      expect(diag(s, f).length).toBe(1);
+    }
+    // with a file it reads, 0
+    expect((await cli('summary', '--json', REAL + 'trappy-trace.dat', SAMPLES + 'stack_map_stat')).code).toBe(0);
+  }, 30_000);
+
+  it('`--` ends the options: what follows is a file, even when it starts with a dash', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'smx-'));
+    writeFileSync(join(dir, '--json'), readFileSync(SAMPLES + 'stack_map_stat'));
+    const tsx = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
+    const r = await run(tsx, [new URL('./main.ts', import.meta.url).pathname, 'summary', '--json', '--', '--json', SAMPLES + 'trace'], { encoding: 'utf8', cwd: dir });
+    const s = JSON.parse(r.stdout);
+    expect(s.files.map((f: { file: string }) => f.file)).toEqual(['--json', 'trace']);
+    expect(s.stat.generation).toBe(3);
+    // options before it still count, and an unknown option before it is still an error
+    expect((await cli('summary', '--bogus', '--', SAMPLES + 'trace')).code).toBe(2);
+    expect((await cli('summary', '--json', '--')).code).toBe(2);
+  }, 30_000);
+
+  it('a file truncated while it is read: a diagnostic naming it, what was read and the other files kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'smx-'));
+    const path = join(dir, 'trace');
+    const body = readFileSync(SAMPLES + 'trace');
+    writeFileSync(path, Buffer.concat([body, body, body]));
+    let cut = false;
+    const { capture } = await readFiles([path, SAMPLES + 'stack_map_stat'], {
+      progressEveryMs: 0,
+      // once 200 KB of it are read, the file is cut short under the reader
+      onProgress: (p) => {
+        if (!cut && p.file === 'trace' && p.bytesRead > 200_000) {
+          truncateSync(path, 100_000);
+          cut = true;
+        }
+      },
+    });
+    expect(cut).toBe(true);
+    const s = summarize(capture);
+    expect(s.stat?.generation).toBe(3);
+    expect(s.events).toBeGreaterThan(0);
+    expect(s.events).toBeLessThan(4000);
+    expect(diag(s, 'trace')).toContainEqual(expect.stringMatching(/^could not be read past byte \d+ of 2776344 \(NotReadableError: .*\): it was changed, cut short or became unreadable while being read/));
+    expect(diag(s, 'trace')).toContainEqual(expect.stringMatching(/^changed while being read \(size 2776344 -> 100000 bytes, modified at /));
+  });
+
+  it('a file changed after its last byte was read (unseen by the reader) is caught by the stat after', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'smx-'));
+    const path = join(dir, 'stack_map_stat');
+    writeFileSync(path, readFileSync(SAMPLES + 'stack_map_stat'));
+    const size = readFileSync(path).length;
+    let grown = false;
+    const { capture } = await readFiles([path, SAMPLES + 'trace'], {
+      progressEveryMs: 0,
+      // the report of its whole size comes once it is read: a writer appends right then
+      onProgress: (p) => {
+        if (!grown && p.file === 'stack_map_stat' && p.bytesRead === size) {
+          appendFileSync(path, 'entries: 1 / 2\n');
+          grown = true;
+        }
+      },
+    });
+    expect(grown).toBe(true);
+    const s = summarize(capture);
+    expect(diag(s, 'stack_map_stat')).toEqual([expect.stringMatching(new RegExp(`^changed while being read \\(size ${size} -> ${size + 15} bytes, modified at .*\\): what was read may mix its old and new contents$`))]);
+    expect(diag(s, 'trace')).toEqual([]);
+  });
 });

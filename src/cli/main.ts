@@ -1,10 +1,11 @@
 import { Explorer } from '../core/model/explorer.ts';
+import { understood } from '../core/model/ingest.ts';
 import { summarize } from '../core/model/summary.ts';
 import { parseSelectionArgs } from './selection-args.ts';
 import { readFiles } from './read-files.ts';
 import { formatSummary } from './format-summary.ts';
 
-const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generation G|none] [--range T0,T1] [--cpus 0,2] FILE...
+const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generation G|none] [--range T0,T1] [--cpus 0,2] [--] FILE...
        stackmap-explorer simulate --mode v4|v7|v8 --cpus N --bits B --events N --resets N
                                   [--race-window-us N] [--seed S] --out DIR [--json]
 
@@ -22,7 +23,10 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generat
             range is apart from the others) as the page does with its range selected, under
             "segments[i].counts"
 
-exit status: 0 when at least one file was read, 1 when none could be, 2 on a usage error`;
+  --        ends the options: every argument after it is a file
+
+exit status: 0 when at least one file was read, 1 when none could be (missing, a folder, or
+only files recognised but not read: trace.dat, perf script output), 2 on a usage error`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -35,7 +39,11 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write((command ? `unknown command: ${command}\n` : '') + USAGE + '\n');
     return 2;
   }
-  const parsed = parseSelectionArgs(rest);
+  // `--` ends the options: every argument after it is a file, even one that starts with `-`
+  const dashes = rest.indexOf('--');
+  const options = dashes < 0 ? rest : rest.slice(0, dashes);
+  const afterDashes = dashes < 0 ? [] : rest.slice(dashes + 1);
+  const parsed = parseSelectionArgs(options);
   if ('error' in parsed) {
     process.stderr.write(`${parsed.error}\n${USAGE}\n`);
     return 2;
@@ -51,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     } else files.push(a);
   }
+  files.push(...afterDashes);
   if (files.length === 0) {
     process.stderr.write('no files given\n' + USAGE + '\n');
     return 2;
@@ -73,8 +82,8 @@ async function main(argv: string[]): Promise<number> {
   }
   for (const f of failed) summary.diagnostics.push({ file: f.file, where: 'file', message: `cannot read: ${f.reason}`, count: 1 });
   process.stdout.write(json ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary));
-  const understood = capture.files.some((f) => f.kind !== 'unknown');
-  return understood ? 0 : 1;
+  // DESIGN 5.1: 1 when no file could be read; a trace.dat or perf script output is recognised, not read
+  return capture.files.some(understood) ? 0 : 1;
 }
 
 main(process.argv.slice(2)).then(

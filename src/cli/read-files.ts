@@ -1,24 +1,68 @@
-import { openAsBlob } from 'node:fs';
+import { openAsBlob, statSync, type Stats } from 'node:fs';
 import { basename } from 'node:path';
 import type { Capture } from '../core/model/ingest.ts';
-import { loadFiles, type NamedBlob } from '../core/model/load.ts';
+import { loadFiles, type LoadOptions, type NamedBlob } from '../core/model/load.ts';
 
 export interface ReadOutcome {
   capture: Capture;
-  /** files that could not be opened, with the reason */
+  /** files that could not be opened (missing, a folder, no permission), with the reason */
   failed: { file: string; reason: string }[];
 }
 
-/** Opens each file as a Blob and loads them through the same path as the browser's worker. */
-export async function readFiles(paths: string[]): Promise<ReadOutcome> {
+/** Why a path is not a file to read, in words: "no such file", "is a directory". */
+function cannotOpen(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  if (err.code === 'ENOENT') return 'no such file';
+  if (err.code === 'EACCES' || err.code === 'EPERM') return 'permission denied';
+  if (err.code === 'EISDIR') return 'is a directory';
+  return err.message ?? String(e);
+}
+
+/** What of a stat tells a file was changed: replaced (inode), resized, or written (mtime). */
+function differs(a: Stats, b: Stats): string | null {
+  const what: string[] = [];
+  if (a.ino !== b.ino || a.dev !== b.dev) what.push('replaced by another file');
+  if (a.size !== b.size) what.push(`size ${a.size} -> ${b.size} bytes`);
+  if (a.mtimeMs !== b.mtimeMs) what.push(`modified at ${b.mtime.toISOString()}`);
+  return what.length ? what.join(', ') : null;
+}
+
+/**
+ * Opens each file as a Blob and loads them through the same path as the browser's worker. A
+ * path that is missing or a folder is reported (`failed`) and the others are read; each file is
+ * stat'ed before it is opened and again once it has been read, and one that changed in between
+ * gets a diagnostic (a file truncated or rewritten under the reader fails the read itself, and
+ * load.ts reports that).
+ */
+export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProgress' | 'progressEveryMs'> = {}): Promise<ReadOutcome> {
   const files: NamedBlob[] = [];
   const failed: ReadOutcome['failed'] = [];
+  const opened = new Map<Blob, { path: string; stat: Stats }>();
   for (const path of paths) {
     try {
-      files.push({ name: basename(path), blob: await openAsBlob(path) });
+      const stat = statSync(path);
+      if (stat.isDirectory()) {
+        failed.push({ file: path, reason: 'is a directory' });
+        continue;
+      }
+      const blob = await openAsBlob(path);
+      files.push({ name: basename(path), blob });
+      opened.set(blob, { path, stat });
     } catch (e) {
-      failed.push({ file: path, reason: (e as Error).message });
+      failed.push({ file: path, reason: cannotOpen(e) });
     }
   }
-  return { capture: await loadFiles(files), failed };
+  const changedSince = (f: NamedBlob): string | null => {
+    const o = opened.get(f.blob);
+    if (!o) return null;
+    let now: Stats;
+    try {
+      now = statSync(o.path);
+    } catch (e) {
+      return `changed while being read: it is gone now (${cannotOpen(e)})`;
+    }
+    const d = differs(o.stat, now);
+    return d && `changed while being read (${d}): what was read may mix its old and new contents`;
+  };
+  return { capture: await loadFiles(files, { ...opts, changedSince }), failed };
 }

@@ -1,6 +1,6 @@
 import type { Diagnostic } from '../formats/diagnostics.ts';
 import { Ingest, understood, type Capture, type FileReport } from './ingest.ts';
-import { unpack } from './unpack.ts';
+import { sniffContainer, unpack, type NamedStream } from './unpack.ts';
 
 /** A file as both the browser (File) and Node (fs.openAsBlob) hand it over. */
 export interface NamedBlob {
@@ -8,11 +8,27 @@ export interface NamedBlob {
   blob: Blob;
 }
 
+/**
+ * How a load goes. `bytesRead` of `totalBytes` are the given files' own bytes (compressed, as
+ * given), so bytesRead / totalBytes is the share done; inside a compressed file it is estimated
+ * from the share of its decompressed bytes read when the decompressed size is known (a gzip's
+ * trailer), since the compressed bytes run far ahead of the work (a 20 MB .gz can inflate to
+ * 4 GB). `phase` says what is being done: `reading` a plain file, `inflating` a compressed one
+ * (with `inflatedTotal` null when its decompressed size is unknown: the share is then unknown
+ * too, and `bytesRead` only counts the compressed bytes read), `indexing` once every byte is read
+ * (dumps, cookies, the capture's tables: one step with no progress of its own).
+ */
 export interface LoadProgress {
+  /** the file being read (an archive's member as `archive/member`) */
   file: string;
   bytesRead: number;
   totalBytes: number;
-  /** MB/s since the load started */
+  phase: 'reading' | 'inflating' | 'indexing';
+  /** decompressed bytes of the current given file handed to the readers so far (its own bytes when it is not compressed) */
+  inflatedBytes: number;
+  /** what the compressed file being read decompresses to, when known; null when unknown or not compressed */
+  inflatedTotal: number | null;
+  /** MB/s handed to the readers (decompressed) since the load started */
   mbPerSecond: number;
 }
 
@@ -27,6 +43,12 @@ export interface LoadOptions {
    * and a cancelled or failed load rolls it back to where it stood. Without one, a new session.
    */
   session?: Ingest;
+  /**
+   * Asked once a file has been read: whether it changed since the load started, as the caller can
+   * tell (the command line compares `fs.statSync` before and after). A message is a diagnostic
+   * for the file; null when it did not change.
+   */
+  changedSince?: (file: NamedBlob) => string | null;
 }
 
 export class CancelledError extends Error {
@@ -38,9 +60,12 @@ export class CancelledError extends Error {
 /**
  * Streams every file chunk by chunk (`Blob.stream()`, never one big string) into one ingest
  * session and returns the capture. Compressed files and bundles (.gz, .tar, .tar.gz, .zip) are
- * opened on the way (unpack.ts) and their files read as if dropped one by one; progress counts
- * the bytes read of the files as given, compressed or not. The browser's ingest worker and the
- * Node command line both load through here, so they see the same numbers.
+ * opened on the way (unpack.ts) and their files read as if dropped one by one. The browser's
+ * ingest worker and the Node command line both load through here, so they see the same numbers.
+ *
+ * Each file fails alone: a file that cannot be read (a folder, gone, truncated or rewritten
+ * while being read: NotReadableError) keeps what was read of it, and a reader that throws loses
+ * only its own file; either is a diagnostic naming the file, and the other files load.
  */
 export async function loadFiles(files: readonly NamedBlob[], opts: LoadOptions = {}): Promise<Capture> {
   const ingest = opts.session ?? new Ingest();
@@ -51,7 +76,9 @@ export async function loadFiles(files: readonly NamedBlob[], opts: LoadOptions =
 /**
  * Reads the files into `ingest` (without finishing it) and returns the report of each file
  * read, archives' members included. On cancel (CancelledError) or any failure the session is
- * rolled back to where it stood before, as if this call had not happened.
+ * rolled back to where it stood before, as if this call had not happened. A file that fails
+ * alone (see loadFiles) is not a failure of the call: it gets a diagnostic, and, when nothing
+ * of it is kept, no report.
  */
 export async function readFiles(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions = {}): Promise<FileReport[]> {
   const mark = ingest.mark();
@@ -63,62 +90,221 @@ export async function readFiles(ingest: Ingest, files: readonly NamedBlob[], opt
   }
 }
 
+/** An error's words for a diagnostic: `NotReadableError: The blob could not be read`. */
+export function reason(e: unknown): string {
+  if (e instanceof Error) {
+    const name = e.name && e.name !== 'Error' ? `${e.name}: ` : '';
+    return `${name}${e.message}`.slice(0, 300);
+  }
+  return String(e).slice(0, 300);
+}
+
+/**
+ * The given file's own bytes, counted. A read that fails (the file is a folder, gone, or changed
+ * under the reader) ends the stream there instead of failing it, so every layer above (gzip, tar,
+ * the readers) sees a file cut short and keeps what came; `error` keeps why. `ended`: the file ran
+ * to its end by itself; `abandoned`: a layer stopped reading it early (junk after a gzip, an
+ * unknown file past its sniff window, a reader that failed); `stopped`: the load was cancelled.
+ */
+function source(blob: Blob, isCancelled: () => boolean) {
+  const state = { bytes: 0, error: null as unknown, failed: false, ended: false, abandoned: false, stopped: false };
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(c) {
+        if (isCancelled()) {
+          state.stopped = true;
+          await reader?.cancel().catch(() => {});
+          c.close();
+          return;
+        }
+        let r: ReadableStreamReadResult<Uint8Array>;
+        try {
+          reader ??= blob.stream().getReader();
+          r = await reader.read();
+        } catch (e) {
+          state.failed = true;
+          state.error = e;
+          c.close();
+          return;
+        }
+        if (r.done) {
+          state.ended = true;
+          c.close();
+          return;
+        }
+        state.bytes += r.value.length;
+        c.enqueue(r.value);
+      },
+      cancel() {
+        state.abandoned = true;
+        return reader?.cancel().catch(() => {});
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { stream, state };
+}
+
+/**
+ * Whether a given file is compressed as a whole (gzip, zip: what unpack inflates first) and, for
+ * a gzip, what its trailer says it inflates to (ISIZE, the last member's size mod 2^32: a lower
+ * bound for a multi-member file, so it is dropped once the bytes read pass it).
+ */
+async function inflation(blob: Blob): Promise<{ compressed: boolean; total: number | null }> {
+  try {
+    const head = new Uint8Array(await blob.slice(0, 4).arrayBuffer());
+    const kind = sniffContainer(head);
+    if (kind === 'zip') return { compressed: true, total: null };
+    if (kind !== 'gzip') return { compressed: false, total: null };
+    if (blob.size < 18) return { compressed: true, total: null };
+    const tail = new DataView(await blob.slice(blob.size - 4).arrayBuffer());
+    return { compressed: true, total: tail.getUint32(0, true) };
+  } catch {
+    // unreadable: the stream will say so
+    return { compressed: false, total: null };
+  }
+}
+
 async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions): Promise<FileReport[]> {
   const started = performance.now();
   const totalBytes = files.reduce((n, f) => n + f.blob.size, 0);
   const every = opts.progressEveryMs ?? 50;
-  let bytesRead = 0;
+  const isCancelled = () => opts.isCancelled?.() ?? false;
+  /** bytes of the given files before the current one */
+  let before = 0;
+  /** bytes handed to the readers in this load */
+  let fed = 0;
   let last = -Infinity;
-  const report = (file: string, force: boolean) => {
-    if (!opts.onProgress) return;
-    const now = performance.now();
-    if (!force && now - last < every) return;
-    last = now;
-    const secs = Math.max((now - started) / 1000, 1e-6);
-    opts.onProgress({ file, bytesRead, totalBytes, mbPerSecond: bytesRead / 1e6 / secs });
-  };
   const reports: FileReport[] = [];
   const diagnose = (file: string, message: string, offset?: number) => ingest.report(file, message, offset);
   for (const f of files) {
-    const base = bytesRead;
-    let outer = 0;
-    let cancelled = false;
-    // counts the given file's bytes, and stops reading it (every layer then ends) on cancel,
-    // which also covers chunks that unpack reads past without handing over (skipped entries)
-    const source = f.blob.stream().pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, c) {
-          if (opts.isCancelled?.()) {
-            cancelled = true;
-            c.terminate();
-            return;
-          }
-          outer += chunk.length;
-          c.enqueue(chunk);
-        },
-      }),
-    );
-    for await (const inner of unpack({ name: f.name, stream: source }, diagnose)) {
-      const parser = ingest.open(inner.name);
+    const size = f.blob.size;
+    const fileMark = ingest.mark();
+    const reportsBefore = reports.length;
+    const { compressed, total: trailerTotal } = await inflation(f.blob);
+    let inflatedTotal = trailerTotal;
+    let inflated = 0;
+    let whole = false;
+    const src = source(f.blob, isCancelled);
+    const report = (file: string, force: boolean) => {
+      if (!opts.onProgress) return;
+      const now = performance.now();
+      if (!force && now - last < every) return;
+      last = now;
+      // the trailer spoke of the last member only (or of the size mod 4 GiB): unknown after all
+      if (inflatedTotal !== null && inflated > inflatedTotal) inflatedTotal = null;
+      let within = src.state.bytes;
+      if (whole) within = size;
+      else if (compressed && inflatedTotal !== null) within = inflatedTotal === 0 ? size : Math.min(size, Math.round((size * inflated) / inflatedTotal));
+      const secs = Math.max((now - started) / 1000, 1e-6);
+      opts.onProgress({
+        file,
+        bytesRead: before + within,
+        totalBytes,
+        phase: compressed ? 'inflating' : 'reading',
+        inflatedBytes: inflated,
+        inflatedTotal: compressed ? inflatedTotal : null,
+        mbPerSecond: fed / 1e6 / secs,
+      });
+    };
+
+    /** Reads one file unpack yields into the session; a reader that throws loses only this file. */
+    const readOne = async (inner: NamedStream): Promise<FileReport | null> => {
+      const mark = ingest.mark();
+      let at = 0;
       const reader = inner.stream.getReader();
+      /** the reader threw: nothing of this file is kept, the next one is read */
+      const fail = async (e: unknown) => {
+        await reader.cancel().catch(() => {});
+        ingest.rollback(mark);
+        diagnose(inner.name, `the reader failed at byte ${at} (${reason(e)}): nothing of this file is kept`, at);
+        return null;
+      };
+      let parser: ReturnType<Ingest['open']>;
+      try {
+        parser = ingest.open(inner.name);
+      } catch (e) {
+        return fail(e);
+      }
+      let cut: string | null = null;
       for (;;) {
-        const { done, value } = await reader.read();
-        if (cancelled || opts.isCancelled?.()) {
+        let r: ReadableStreamReadResult<Uint8Array>;
+        try {
+          r = await reader.read();
+        } catch (e) {
+          // a layer failed (the file's own bytes end cleanly, see source()): keep what came, as for a cut
+          if (src.state.stopped || isCancelled()) throw new CancelledError();
+          cut = reason(e);
+          break;
+        }
+        if (src.state.stopped || isCancelled()) {
           await reader.cancel().catch(() => {});
           throw new CancelledError();
         }
-        if (done) break;
-        parser.push(value);
-        bytesRead = base + outer;
+        if (r.done) break;
+        try {
+          parser.push(r.value);
+        } catch (e) {
+          return fail(e);
+        }
+        at += r.value.length;
+        inflated += r.value.length;
+        fed += r.value.length;
         report(inner.name, false);
       }
       reader.releaseLock();
-      reports.push(parser.end());
+      let rep: FileReport;
+      try {
+        rep = parser.end();
+      } catch (e) {
+        return fail(e);
+      }
+      if (cut !== null) diagnose(inner.name, `could not be read past byte ${at} (${cut}): what was read before is kept`, at);
       report(inner.name, true);
+      return rep;
+    };
+
+    const members = unpack({ name: f.name, stream: src.stream }, diagnose);
+    try {
+      for (;;) {
+        let next: IteratorResult<NamedStream>;
+        try {
+          next = await members.next();
+        } catch (e) {
+          if (src.state.stopped || isCancelled()) throw new CancelledError();
+          diagnose(f.name, `could not be unpacked past byte ${src.state.bytes} (${reason(e)}): the files read before are kept`, src.state.bytes);
+          break;
+        }
+        if (next.done) break;
+        const r = await readOne(next.value);
+        if (r) reports.push(r);
+      }
+    } finally {
+      await members.return(undefined).catch(() => {});
+      await src.stream.cancel().catch(() => {});
     }
-    if (cancelled || opts.isCancelled?.()) throw new CancelledError();
-    bytesRead = base + f.blob.size;
+    if (src.state.stopped || isCancelled()) throw new CancelledError();
+    const s = src.state;
+    if (s.failed && s.bytes === 0) {
+      // nothing came: no report of an empty file of unknown kind, only why
+      ingest.rollback(fileMark);
+      reports.length = reportsBefore;
+      diagnose(f.name, `could not be read (${reason(s.error)}): a folder, or a file that is gone or unreadable`);
+    } else if (s.failed) {
+      diagnose(
+        f.name,
+        `could not be read past byte ${s.bytes} of ${size} (${reason(s.error)}): it was changed, cut short or became unreadable while being read; what was read before is kept`,
+        s.bytes,
+      );
+    } else if (s.ended && s.bytes !== size) {
+      diagnose(f.name, `changed while being read: ${s.bytes} bytes were read where it had ${size} when the load started`);
+    }
+    const changed = opts.changedSince?.(f);
+    if (changed) diagnose(f.name, changed);
+    whole = true;
     report(f.name, true);
+    before += size;
   }
   return reports;
 }
@@ -185,7 +371,11 @@ export class CaptureLoads<T> {
       const ingest = base ?? new Ingest();
       const mark = ingest.mark();
       try {
-        const reports = await readFiles(ingest, req.files, { ...opts, isCancelled });
+        let last: LoadProgress | null = null;
+        const onProgress = opts.onProgress && ((p: LoadProgress) => opts.onProgress!((last = p)));
+        const reports = await readFiles(ingest, req.files, { ...opts, onProgress, isCancelled });
+        // every byte is read: what follows (dumps, cookies, the Explorer's tables) is one step with no progress of its own
+        if (last && onProgress) onProgress({ ...(last as LoadProgress), phase: 'indexing' });
         if (!reports.some(understood)) {
           const diagnostics = ingest.diagnosticsSince(mark);
           ingest.rollback(mark);
