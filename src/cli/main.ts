@@ -8,6 +8,8 @@ import { formatSummary } from './format-summary.ts';
 const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generation G|none] [--range T0,T1] [--cpus 0,2] [--] FILE...
        stackmap-explorer simulate --mode v4|v7|v8 --cpus N --bits B --events N --resets N
                                   [--race-window-us N] [--seed S] --out DIR [--json]
+       stackmap-explorer generate --out DIR [--events N | --mb N] [--mode v7|v8] [--stacks N]
+                                  [--depth MIN-MAX] [--full-stacks] [--seed S] [--json]
 
   summary   read a capture and print what it holds: ftrace trace text (trace, trace_pipe,
             trace-cmd report, systrace HTML), stack_map, stack_map_bin, stack_map_stat,
@@ -15,6 +17,8 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generat
             in any order, each recognised by its content
   simulate  run the kernel's recording path on a SharedArrayBuffer from N worker threads,
             with resets and dumps, and write the run as a capture to DIR (simulate --help)
+  generate  write a synthetic capture for benchmarks to DIR: trace, dumps, kallsyms, up to
+            262,144 stacks and ~1 GB of trace, streamed to disk (generate --help)
   --json    one JSON object on stdout (DESIGN 5.1)
   --generation, --range, --cpus
             also count what the page shows for that selection, under "selection"
@@ -35,6 +39,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'simulate') return (await import('./simulate.ts')).simulate(rest);
+  if (command === 'generate') return (await import('./generate.ts')).generate(rest);
   if (command !== 'summary') {
     process.stderr.write((command ? `unknown command: ${command}\n` : '') + USAGE + '\n');
     return 2;

@@ -1,0 +1,165 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { summarize } from '../core/model/summary.ts';
+import { generate, parseGenerateArgs } from './generate.ts';
+import { readFiles } from './read-files.ts';
+
+const run = promisify(execFile);
+const tsx = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
+const MAIN = new URL('./main.ts', import.meta.url).pathname;
+
+function quiet() {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((s) => (out.push(String(s)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
+  return { out, err };
+}
+afterEach(() => vi.restoreAllMocks());
+
+async function gen(args: string[]): Promise<{ dir: string; code: number; report: Record<string, unknown> | null; err: string }> {
+  const dir = join(mkdtempSync(join(tmpdir(), 'smx-gen-')), 'cap');
+  const io = quiet();
+  const code = await generate(['--out', dir, '--json', ...args]);
+  vi.restoreAllMocks();
+  return { dir, code, report: code === 0 ? JSON.parse(io.out.join('')) : null, err: io.err.join('') };
+}
+
+/** What the written files say, counted without the explorer's readers. */
+function countIndependently(dir: string) {
+  const trace = readFileSync(join(dir, 'trace'), 'utf8');
+  const cookies = [...trace.matchAll(/: <stack_id (\d+)(?: gen (\d+))?>$/gm)];
+  const fullStacks = (trace.match(/: <stack trace>$/gm) ?? []).length;
+  const frameLines = (trace.match(/^ => /gm) ?? []).length;
+  // event lines: the context columns, then a payload that is not a stack record
+  const contextLines = (trace.match(/^ *\S.*-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: /gm) ?? []).length;
+  const perSlot = new Map<string, number>();
+  for (const m of cookies) perSlot.set(m[1], (perSlot.get(m[1]) ?? 0) + 1);
+  const bin = readFileSync(join(dir, 'stack_map_bin'));
+  const dv = new DataView(bin.buffer, bin.byteOffset, bin.byteLength);
+  expect(dv.getUint32(0, true)).toBe(0x46534d42);
+  const nrStacks = dv.getUint32(8, true);
+  // walk the records: each slot once, depths 1..64, the file ends with the last one
+  const slots = new Set<number>();
+  let off = 16;
+  let refSum = 0;
+  const depths: number[] = [];
+  for (let i = 0; i < nrStacks; i++) {
+    slots.add(dv.getUint32(off, true));
+    const nr = dv.getUint32(off + 4, true);
+    refSum += dv.getUint32(off + 8, true);
+    depths.push(nr);
+    off += 16 + 8 * nr;
+  }
+  expect(off).toBe(bin.length);
+  return {
+    events: contextLines - cookies.length - fullStacks,
+    cookies: cookies.length,
+    gens: [...new Set(cookies.map((m) => m[2]).filter((g) => g !== undefined).map(Number))],
+    fullStacks,
+    frameLines,
+    perSlot,
+    version: dv.getUint32(4, true),
+    headerGen: dv.getUint32(12, true),
+    nrStacks,
+    slots,
+    refSum,
+    depths,
+    traceBytes: Buffer.byteLength(trace),
+  };
+}
+
+describe('generate', () => {
+  it('writes a v8 capture whose summary --json matches counts taken from the files themselves', async () => {
+    const { dir, code, report, err } = await gen(['--events', '3000', '--mode', 'v8', '--stacks', '700', '--depth', '4-64', '--seed', '7', '--symbols', '2000', '--text-dump']);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['kallsyms', 'stack_map', 'stack_map_bin', 'stack_map_stat', 'trace']);
+    const n = countIndependently(dir);
+    expect(n.events).toBe(3000);
+    expect(n.cookies).toBe(3000);
+    expect(n.fullStacks).toBe(0);
+    expect(n.gens).toEqual([1]);
+    expect([n.version, n.headerGen, n.nrStacks, n.slots.size]).toEqual([2, 1, 700, 700]);
+    expect(Math.min(...n.depths)).toBeGreaterThanOrEqual(4);
+    expect(Math.max(...n.depths)).toBeLessThanOrEqual(64);
+    for (const slot of n.perSlot.keys()) expect(n.slots.has(Number(slot))).toBe(true);
+    expect(report).toMatchObject({ events: 3000, cookies: 3000, stacks: 700, bits: 10, generation: 1 });
+
+    // the command itself, as DESIGN 5.1 runs it
+    const files = readdirSync(dir).map((f) => join(dir, f));
+    const r = await run(tsx, [MAIN, 'summary', '--json', ...files], { encoding: 'utf8' });
+    const s = JSON.parse(r.stdout);
+    expect(s.diagnostics).toEqual([]);
+    expect(s.events).toBe(n.events);
+    expect(s.cookies).toBe(n.cookies);
+    expect(s.fullStacks).toBe(0);
+    expect(s.resolved).toBe(n.cookies);
+    expect(s.unresolved).toBe(0);
+    expect(s.generations).toEqual([1]);
+    expect(s.uniqueStacks).toBe(n.nrStacks);
+    expect(s.top[0].count).toBe(Math.max(...n.perSlot.values()));
+    expect(s.stat).toMatchObject({ entries: n.nrStacks, capacity: 1024, successes: n.refSum, drops: 0, generation: 1 });
+    // kallsyms symbolized every frame of the binary dump: no raw address among the top frames
+    for (const t of s.top) for (const f of t.frames) expect(f).not.toMatch(/^0x/);
+  }, 60_000);
+
+  it('writes full stacks for --full-stacks, v7 ids and a version 1 dump for --mode v7', async () => {
+    const { dir, code } = await gen(['--events', '1500', '--mode', 'v7', '--stacks', '200', '--depth', '1-64', '--full-stacks', '--symbols', '300']);
+    expect(code).toBe(0);
+    const n = countIndependently(dir);
+    expect(n.fullStacks).toBe(1500);
+    expect(n.cookies).toBe(0);
+    expect([n.version, n.headerGen, n.nrStacks]).toEqual([1, 0, 200]);
+    const s = summarize((await readFiles(readdirSync(dir).map((f) => join(dir, f)))).capture);
+    expect(s.diagnostics).toEqual([]);
+    expect([s.events, s.cookies, s.fullStacks, s.uniqueStacks]).toEqual([1500, 0, 1500, 200]);
+    expect(s.generations).toEqual([]);
+    expect(s.stat).toMatchObject({ entries: 200, successes: n.refSum, generation: null });
+  }, 60_000);
+
+  it('v7 cookies resolve as unverified against the generation-less dump', async () => {
+    const { dir, code } = await gen(['--events', '800', '--mode', 'v7', '--stacks', '100', '--symbols', '0']);
+    expect(code).toBe(0);
+    const n = countIndependently(dir);
+    expect(n.cookies).toBe(800);
+    expect(n.gens).toEqual([]);
+    const s = summarize((await readFiles(readdirSync(dir).map((f) => join(dir, f)))).capture);
+    expect([s.cookies, s.resolved, s.unresolved, s.uniqueStacks]).toEqual([800, 800, 0, 100]);
+    expect(s.status.unverified).toBe(800);
+  }, 60_000);
+
+  it('--mb stops within one chunk after the size, and the header counts every entry', async () => {
+    const { dir, code, report } = await gen(['--mb', '0.5', '--stacks', '50']);
+    expect(code).toBe(0);
+    const n = countIndependently(dir);
+    expect(statSync(join(dir, 'trace')).size).toBe(n.traceBytes);
+    expect(n.traceBytes).toBeGreaterThanOrEqual(0.5 * 2 ** 20);
+    expect(n.traceBytes).toBeLessThan(1.5 * 2 ** 20);
+    expect(report!.events).toBe(n.events);
+    const head = readFileSync(join(dir, 'trace'), 'utf8').split('\n', 4)[2];
+    expect(head).toMatch(new RegExp(`^# entries-in-buffer/entries-written: ${2 * n.events}/${2 * n.events} +#P:4$`));
+  }, 60_000);
+
+  it('the same seed writes the same bytes', async () => {
+    const a = await gen(['--events', '500', '--stacks', '64', '--seed', '11']);
+    const b = await gen(['--events', '500', '--stacks', '64', '--seed', '11']);
+    for (const f of ['trace', 'stack_map_bin', 'kallsyms']) expect(readFileSync(join(a.dir, f)).equals(readFileSync(join(b.dir, f)))).toBe(true);
+  }, 60_000);
+
+  it('rejects bad usage with exit status 2', async () => {
+    expect(() => parseGenerateArgs(['--events', '10'])).toThrow(/--out/);
+    expect(() => parseGenerateArgs(['--out', 'x', '--events', '10', '--mb', '1'])).toThrow(/exclude/);
+    expect(() => parseGenerateArgs(['--out', 'x', '--stacks', '262145'])).toThrow(/--stacks/);
+    expect(() => parseGenerateArgs(['--out', 'x', '--depth', '1-65'])).toThrow(/--depth/);
+    expect(() => parseGenerateArgs(['--out', 'x', '--mode', 'v4'])).toThrow(/--mode/);
+    expect(parseGenerateArgs(['--out', 'x'])).toMatchObject({ events: 100_000, mb: null, mode: 'v8', stacks: 4096 });
+    const { code, err } = await gen(['--stacks', '5000', '--depth', '1-1', '--symbols', '0', '--events', '10']);
+    expect(code).toBe(2);
+    expect(err).toMatch(/cannot make 5000 distinct stacks/);
+  }, 60_000);
+});
