@@ -223,7 +223,7 @@ test('flame graph: click zooms with a breadcrumb back, search reports its share,
   expect(box.width).toBeGreaterThan(200);
 
   await page.getByTestId('flame-search').fill('kmalloc');
-  await expect(page.getByTestId('flame-match')).toHaveText(/\d+(\.\d+)?% match/);
+  await expect(page.getByTestId('flame-match')).toHaveText(/^[\d,]+ stacks? · [\d,]+ occurrences? match \(\d+(\.\d+)?%\)$/);
 
   await page.getByRole('button', { name: 'Sandwich' }).click();
   await page.getByTestId('sandwich-focus').fill('__kmalloc');

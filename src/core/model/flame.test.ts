@@ -96,6 +96,14 @@ describe('flame graphs', () => {
     expect([sw.stacks, sw.value, sw.share, sw.mask[0], sw.callerMask![0]]).toEqual([2, 4, 1, 1, 1]);
   });
 
+  it('search `stack:<stack_hash>`: the nodes on that stack\'s path, and its weight', () => {
+    // S3 = b > a > d > a; its stack_hash from Python's integers (top-stacks.test.ts)
+    const r = flame(d, { ...req, mode: 'top-down', search: 'stack:9dc3bdb379e56521' }).search!;
+    expect([Array.from(r.mask), r.stacks, r.value]).toEqual([[1, 1, 1, 1, 1, 0], 1, 1]);
+    const sw = flame(d, { ...req, mode: 'sandwich', focus: 'd', search: 'stack:9dc3bdb379e56521' }).search!;
+    expect([Array.from(sw.mask), Array.from(sw.callerMask!), sw.share]).toEqual([[1, 1], [1, 1, 1], 1]);
+  });
+
   it('search: a pathological pattern reports "pattern too slow" and marks nothing', () => {
     const s = new ExplorerData(sampleCapture());
     const t0 = performance.now();

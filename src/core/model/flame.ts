@@ -2,7 +2,8 @@ import type { ExplorerData } from './explorer-data.ts';
 import type { FlameRequest, FlameResult, FlameTree, FlameWeight, Selection } from './query-types.ts';
 import { SelectionFilter } from './selection.ts';
 import { compilePattern, patternMessage } from './text-match.ts';
-import { frameMatchMask, stackMatches } from './top-stacks.ts';
+import { frameMatchMask, stackFilterHash, stackMatches } from './top-stacks.ts';
+import { stackByHash } from './stack-hash.ts';
 
 /** The name of the synthetic root of top-down and bottom-up trees (sandwich: the focus function). */
 export const ROOT_NAME = 'all';
@@ -142,6 +143,11 @@ export class TreeBuilder {
     return tree;
   }
 
+  /** Pre-order ids of the nodes along a path (as far as it exists) in the tree the last build() made. */
+  nodesOnPath(path: readonly number[]): number[] {
+    return this.find(path).map((b) => this.pre[b]);
+  }
+
   /** The frames merged into each node of the tree build() made (pre-order ids), heaviest first. */
   nodeFrames(frameStrings: readonly string[]): NodeFrames {
     const pre = this.pre;
@@ -259,7 +265,7 @@ function buildTree(
   path: (leafFirst: number[]) => number[] | null,
   rootName: string,
   highlightStack: number | null,
-): { tree: FlameTreeFrames; stacks: number[] } {
+): { tree: FlameTreeFrames; stacks: number[]; nodesOf(stack: number): number[] } {
   const frameStrings = d.stacks.frames.strings;
   const b = new TreeBuilder(Math.max(1, d.fnNames.length), Math.max(1, frameStrings.length));
   const taking: number[] = [];
@@ -282,7 +288,12 @@ function buildTree(
     hp = path(fns)?.map((k) => fns[k]) ?? null;
   }
   const tree = b.build(d.fnNames, rootName, hp);
-  return { tree: { ...tree, ...b.nodeFrames(frameStrings) }, stacks: taking };
+  const nodesOf = (stack: number) => {
+    const fns = d.functionsOf(stack);
+    const p = path(fns);
+    return p ? b.nodesOnPath(p.map((k) => fns[k])) : [];
+  };
+  return { tree: { ...tree, ...b.nodeFrames(frameStrings) }, stacks: taking, nodesOf };
 }
 
 /**
@@ -293,13 +304,24 @@ function buildTree(
 function searchTree(
   d: ExplorerData,
   w: StackWeights,
-  built: { tree: FlameTreeFrames; stacks: number[] },
-  callers: FlameTreeFrames | null,
+  built: { tree: FlameTreeFrames; stacks: number[]; nodesOf(stack: number): number[] },
+  callers: { tree: FlameTreeFrames; nodesOf(stack: number): number[] } | null,
   query: string,
   rootFunction: string | null,
 ): FlameSearchAnswer {
   const { tree } = built;
-  const empty = (error: string | null): FlameSearchAnswer => ({ mask: new Uint8Array(tree.parent.length), callerMask: callers ? new Uint8Array(callers.parent.length) : null, stacks: 0, value: 0, share: 0, error });
+  const empty = (error: string | null): FlameSearchAnswer => ({ mask: new Uint8Array(tree.parent.length), callerMask: callers ? new Uint8Array(callers.tree.parent.length) : null, stacks: 0, value: 0, share: 0, error });
+  // `stack:<hash>`: the one stack, and the nodes on its path
+  const hash = stackFilterHash(query);
+  if (hash !== null) {
+    const only = stackByHash(d, hash);
+    const r = empty(null);
+    const i = only === null ? -1 : (built.stacks.find((k) => w.stacks[k] === only) ?? -1);
+    if (i < 0 || only === null) return r;
+    for (const n of built.nodesOf(only)) r.mask[n] = 1;
+    if (callers && r.callerMask) for (const n of callers.nodesOf(only)) r.callerMask[n] = 1;
+    return { ...r, stacks: 1, value: w.weights[i], share: tree.total > 0 ? w.weights[i] / tree.total : 0 };
+  }
   let frameMask: Uint8Array;
   let rootHit = false;
   try {
@@ -334,7 +356,7 @@ function searchTree(
     stacks++;
     value += w.weights[i];
   }
-  return { mask: markNodes(tree), callerMask: callers ? markNodes(callers) : null, stacks, value, share: tree.total > 0 ? value / tree.total : 0, error: null };
+  return { mask: markNodes(tree), callerMask: callers ? markNodes(callers.tree) : null, stacks, value, share: tree.total > 0 ? value / tree.total : 0, error: null };
 }
 
 /** The selection's functions by self weight (then total), those containing `text` when given. */
@@ -386,10 +408,10 @@ export function flame(d: ExplorerData, req: FlameQuery): FlameAnswer {
   const callee = (lf: number[]) => (focus < 0 ? null : calleePath(lf, focus));
   const caller = (lf: number[]) => (focus < 0 ? null : callerPath(lf, focus));
   const built = buildTree(d, w, callee, focusName, req.highlightStack);
-  const callers = buildTree(d, w, caller, focusName, req.highlightStack).tree;
+  const callers = buildTree(d, w, caller, focusName, req.highlightStack);
   return {
     tree: built.tree,
-    callers,
+    callers: callers.tree,
     search: search ? searchTree(d, w, built, callers, search, focusName) : null,
     suggestions: built.tree.total > 0 ? null : functionWeights(d, w, focus < 0 ? focusName : '', SUGGESTIONS),
   };

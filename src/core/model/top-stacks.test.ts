@@ -38,12 +38,25 @@ describe('top stacks', () => {
     expect(g2.rows.map((x) => [x.stack, x.count, x.refCount, x.generations])).toEqual([[S2, 2, 5, [2]]]);
   });
 
+  it('`stack:<stack_hash>` keeps that one stack', () => {
+    const r = topStacks(d, { selection: ALL, filter: 'stack:9dc3bdb379e56521', limit: 10 });
+    expect([r.matching, r.matchingOccurrences, r.rows.map((x) => x.stack)]).toEqual([1, 1, [S3]]);
+    expect(topStacks(d, { selection: ALL, filter: 'stack:0000000000000000', limit: 10 }).matching).toBe(0);
+    // not a hash: searched as text (no frame has it)
+    expect(topStacks(d, { selection: ALL, filter: 'stack:9dc3', limit: 10 }).matching).toBe(0);
+  });
+
   it('an invalid regex, or one past its budget, is an error, not an empty table', () => {
-    expect(() => topStacks(d, { selection: ALL, filter: '/(/', limit: 10 })).toThrow(/Invalid regular expression/);
+    const bad = topStacks(d, { selection: ALL, filter: '/(/', limit: 10 });
+    expect([bad.rows, bad.matching, bad.total]).toEqual([[], 0, 7]);
+    expect(bad.error).toMatch(/Invalid regular expression/);
+    expect(topStacks(d, { selection: ALL, filter: '(', limit: 10 }).error).toBeNull();
     const s = sampleCapture();
     const t0 = performance.now();
-    expect(() => topStacks(new ExplorerData(s), { selection: ALL, filter: '/^(\\w+)*!$/', limit: 10 })).toThrow(TOO_SLOW);
+    const slow = topStacks(new ExplorerData(s), { selection: ALL, filter: '/^(\\w+)*!$/', limit: 10 });
     expect(performance.now() - t0).toBeLessThan(5000);
+    expect(slow.error?.startsWith(TOO_SLOW)).toBe(true);
+    expect(slow.rows).toEqual([]);
   });
 
   it('sorts every matching stack by a column before the limit', () => {

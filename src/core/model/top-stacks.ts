@@ -2,8 +2,8 @@ import { RECORD_BYTES } from './derived.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import type { Selection, TopStackRow, TopStacksRequest, TopStacksResult } from './query-types.ts';
 import { genValue, isOccurrence, SelectionFilter } from './selection.ts';
-import { dumpSlotsOf, stackHashOf } from './stack-hash.ts';
-import { compilePattern, type PatternOptions } from './text-match.ts';
+import { dumpSlotsOf, isStackHash, stackByHash, stackHashOf } from './stack-hash.ts';
+import { compilePattern, patternMessage, type PatternOptions } from './text-match.ts';
 import { RecordKind, RecordStatus } from './trace-columns.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
@@ -14,6 +14,30 @@ const { Full: FULL, Resolved: RESOLVED, Unverified: UNVERIFIED } = RecordStatus;
 export function stackMatches(d: ExplorerData, stack: number, frameMask: Uint8Array): boolean {
   for (let n = stack; n > 0; n = d.node.parent[n]) if (frameMask[d.node.frame[n]]) return true;
   return false;
+}
+
+/**
+ * `stack:<stack_hash>` (16 hex digits) keeps one stack, by the identity that holds across
+ * captures ("filter to this stack"); returns the hash, or null for any other search.
+ */
+export function stackFilterHash(query: string): string | null {
+  const q = query.trim();
+  return q.startsWith('stack:') && isStackHash(q.slice(6)) ? q.slice(6) : null;
+}
+
+/**
+ * Which stacks a search keeps: per stack node, through `has(stack)`. `stack:<hash>` keeps that
+ * one stack; any other text keeps the stacks with a matching frame (frameMatchMask). Throws
+ * PatternError as frameMatchMask does.
+ */
+export function stackMatcher(d: ExplorerData, query: string, opts?: PatternOptions): (stack: number) => boolean {
+  const hash = stackFilterHash(query);
+  if (hash !== null) {
+    const only = stackByHash(d, hash);
+    return (s) => s === only;
+  }
+  const mask = frameMatchMask(d, query, opts);
+  return (s) => stackMatches(d, s, mask);
 }
 
 /**
@@ -57,25 +81,36 @@ export interface TopStacksQuery extends TopStacksRequest {
 export interface TopStacksAnswer extends TopStacksResult {
   /** occurrences of the stacks that pass the filter (all of them without a filter) */
   matchingOccurrences: number;
+  /** the filter's error (an invalid regex, or "pattern too slow"): then no row matches */
+  error: string | null;
 }
 
 /**
  * Stacks by occurrences among the selection's records (resolved and unverified cookies, full
  * kernel stacks), most frequent first, ties by first occurrence in the file; or by another
  * column (`sort`), over every matching stack before the limit. `filter` keeps the stacks with a
- * frame that matches as shown or by its function (substring, or /regex/flags; frameMatchMask).
+ * frame that matches as shown or by its function (substring, or /regex/flags; frameMatchMask),
+ * or the one stack of `stack:<stack_hash>`.
  * `total` is every occurrence of the selection (the denominator of `share`), `matching` the
  * stacks that pass the filter and `matchingOccurrences` their occurrences.
  */
 export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer {
   const f = new SelectionFilter(req.selection);
   const occ = d.occurrences(f);
-  const mask = req.filter.trim() ? frameMatchMask(d, req.filter) : null;
+  let keep: ((stack: number) => boolean) | null = null;
+  try {
+    keep = req.filter.trim() ? stackMatcher(d, req.filter) : null;
+  } catch (e) {
+    // a pattern's failure is an answer, shown under the field, not a failed query
+    const error = patternMessage(e);
+    if (error === null) throw e;
+    return { rows: [], matching: 0, total: occ.total, matchingOccurrences: 0, error };
+  }
   // positions into occ, which is in first-seen order: a stable sort breaks ties by it
   const matched: number[] = [];
   let matchingOccurrences = 0;
   for (let i = 0; i < occ.stacks.length; i++) {
-    if (mask && !stackMatches(d, occ.stacks[i], mask)) continue;
+    if (keep && !keep(occ.stacks[i])) continue;
     matched.push(i);
     matchingOccurrences += occ.counts[i];
   }
@@ -109,7 +144,7 @@ export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer
       bytesSaved: occ.v7[i] * bytesSaved(COOKIE_V7, depth) + occ.v8[i] * bytesSaved(COOKIE_V8, depth),
     };
   });
-  return { rows, matching: matched.length, total: occ.total, matchingOccurrences };
+  return { rows, matching: matched.length, total: occ.total, matchingOccurrences, error: null };
 }
 
 /** A sort key per position into occ: a number, or a string for the leaf. */

@@ -2,12 +2,13 @@ import { useState } from 'react';
 import type { ExportKind } from '../../core/model/query-types.ts';
 import { ask } from '../../state/queries.ts';
 import { useSelection, useViewStore } from '../../state/view-store.ts';
+import { exportFileName } from './file-name.ts';
 
-const KINDS: { kind: ExportKind; label: string; file: string; type: string; title: string }[] = [
-  { kind: 'folded', label: 'Folded', file: 'stackmap.folded', type: 'text/plain', title: 'folded stacks (flamegraph.pl, inferno, speedscope)' },
-  { kind: 'svg', label: 'SVG', file: 'stackmap-flamegraph.svg', type: 'image/svg+xml', title: 'the flame graph as it is shown, as SVG' },
-  { kind: 'speedscope', label: 'speedscope', file: 'stackmap.speedscope.json', type: 'application/json', title: 'a speedscope profile (speedscope.app)' },
-  { kind: 'chrome-trace', label: 'Chrome trace', file: 'stackmap.trace.json', type: 'application/json', title: 'Chrome trace event JSON: opens in Perfetto (ui.perfetto.dev) and chrome://tracing' },
+const KINDS: { kind: ExportKind; label: string; type: string; title: string }[] = [
+  { kind: 'folded', label: 'Folded', type: 'text/plain', title: 'folded stacks, frames as sym+0xoff (flamegraph.pl, inferno, speedscope)' },
+  { kind: 'svg', label: 'SVG', type: 'image/svg+xml', title: 'the flame graph as it is shown, as SVG' },
+  { kind: 'speedscope', label: 'speedscope', type: 'application/json', title: 'a speedscope profile (speedscope.app), frames as sym+0xoff' },
+  { kind: 'chrome-trace', label: 'Chrome trace', type: 'application/json', title: 'Chrome trace event JSON: opens in Perfetto (ui.perfetto.dev) and chrome://tracing' },
 ];
 
 /** Downloads the current selection in the formats other tools read. */
@@ -24,7 +25,8 @@ export function ExportMenu() {
       const url = URL.createObjectURL(new Blob([text], { type: k.type }));
       const a = document.createElement('a');
       a.href = url;
-      a.download = k.file;
+      // the name says what the file holds: stackmap-gen2-12.3s-14.1s-cpu0,1.folded
+      a.download = exportFileName(k.kind, selection, { mode: flameMode, weight: flameWeight, focus: flameFocus });
       document.body.append(a);
       a.click();
       a.remove();
@@ -39,7 +41,14 @@ export function ExportMenu() {
     <div className="exports" role="group" aria-label="export the selection">
       <span className="quiet">Export</span>
       {KINDS.map((k) => (
-        <button key={k.kind} type="button" title={k.title} onClick={() => void save(k)} disabled={busy !== null} data-testid={`export-${k.kind}`}>
+        <button
+          key={k.kind}
+          type="button"
+          title={`${k.title}: ${exportFileName(k.kind, selection, { mode: flameMode, weight: flameWeight, focus: flameFocus })}`}
+          onClick={() => void save(k)}
+          disabled={busy !== null}
+          data-testid={`export-${k.kind}`}
+        >
           {k.label}
         </button>
       ))}

@@ -1,15 +1,20 @@
-import { useEffect, useMemo, useState, type MouseEvent } from 'react';
-import type { FlameTree } from '../../core/model/query-types.ts';
+import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import type { FlameTreeFrames } from '../../core/model/flame.ts';
 import { useResolvedTheme } from '../../state/theme.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
 import { useCanvas } from '../common/useCanvas.ts';
+import { flameNodeMenu } from '../menu/actions.ts';
+import { useMenuStore } from '../menu/menu-store.ts';
+import { useContextMenu } from '../menu/useContextMenu.ts';
 import { drawFlame, nodeAt, ROW_H, type FlameView } from './draw.ts';
 import { layoutFlame } from '../../state/flame.ts';
+import { pathTo } from './layout.ts';
 
 interface Props {
-  tree: FlameTree;
+  tree: FlameTreeFrames;
   zoom: number;
-  inverted?: boolean;
+  /** what the tree is: its root, and which way its paths run (callers: rows grow upwards) */
+  kind: 'top-down' | 'bottom-up' | 'callees' | 'callers';
   match: Uint8Array | null;
   weightLabel: string;
   onZoom(node: number): void;
@@ -18,18 +23,60 @@ interface Props {
   clickHint?: string;
 }
 
-/** One call tree as an icicle on a canvas (devicePixelRatio aware), with hover and click to zoom. */
-export function FlameCanvas({ tree, zoom, inverted = false, match, weightLabel, onZoom, testId, clickHint = 'click to zoom' }: Props) {
+/** how many of a node's frames (sym+0xoff) the tooltip lists */
+const TIP_FRAMES = 4;
+
+/** The frames merged into node i, heaviest first: [frame, weight]. */
+export function nodeFrames(tree: FlameTreeFrames, i: number): [string, number][] {
+  const out: [string, number][] = [];
+  for (let j = tree.frameStart[i]; j < tree.frameStart[i + 1]; j++) out.push([tree.frameNames[tree.frameOf[j]], tree.frameValue[j]]);
+  return out;
+}
+
+/**
+ * One call tree as an icicle on a canvas (devicePixelRatio aware): hover for the node's numbers
+ * and frames, click or double-click to zoom to fit, right-click or long-press for its menu.
+ */
+export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, testId, clickHint = 'click to zoom' }: Props) {
+  const inverted = kind === 'callers';
   const layout = useMemo(() => layoutFlame(tree), [tree]);
   const { ref, size, context } = useCanvas(Math.max(1, layout.rows) * ROW_H);
   const dark = useResolvedTheme() === 'dark';
   const highlight = useMemo(() => new Set(tree.highlight), [tree]);
   const [hover, setHover] = useState<{ node: number; x: number; y: number } | null>(null);
   const view: FlameView = { tree, layout, width: size.width, height: size.height, zoom, inverted, highlight, match, hover: hover?.node ?? -1, dark };
+  const viewRef = useRef(view);
+  viewRef.current = view;
 
+  // drawn in the next frame: a theme switch puts its colours on <html> in the app's effect,
+  // which runs after this one, and the drawing reads them
   useEffect(() => {
-    const ctx = context();
-    if (ctx) drawFlame(ctx, view);
+    const frame = requestAnimationFrame(() => {
+      const ctx = context();
+      if (ctx) drawFlame(ctx, viewRef.current);
+    });
+    return () => cancelAnimationFrame(frame);
+  });
+
+  const nodeAtClient = (x: number, y: number) => {
+    const c = ref.current;
+    if (!c) return -1;
+    const r = c.getBoundingClientRect();
+    return nodeAt(viewRef.current, x - r.left, y - r.top);
+  };
+  const menu = useContextMenu<HTMLCanvasElement>((x, y) => {
+    const n = nodeAtClient(x, y);
+    if (n < 0) return;
+    setHover(null);
+    const name = tree.names[tree.name[n]];
+    // top-down and bottom-up have a synthetic root ("all"); a sandwich's root is its function
+    const synthetic = kind === 'top-down' || kind === 'bottom-up';
+    const fromRoot = pathTo(tree, n)
+      .slice(synthetic ? 1 : 0)
+      .map((i) => tree.names[tree.name[i]]);
+    // as the stack runs: outermost caller first
+    const rootFirst = kind === 'bottom-up' || kind === 'callers' ? fromRoot.reverse() : fromRoot;
+    useMenuStore.getState().show(x, y, name, flameNodeMenu({ name, frames: nodeFrames(tree, n).map(([f]) => f), path: rootFirst, real: !(synthetic && n === 0), zoom: () => onZoom(n) }));
   });
 
   const local = (e: MouseEvent<HTMLCanvasElement>) => {
@@ -38,24 +85,36 @@ export function FlameCanvas({ tree, zoom, inverted = false, match, weightLabel, 
   };
   const node = hover?.node ?? -1;
   const parent = node >= 0 ? tree.parent[node] : -1;
+  const frames = node >= 0 ? nodeFrames(tree, node) : [];
   return (
     <div className="canvas-wrap flame-canvas" data-testid={testId} data-nodes={tree.parent.length} data-highlight-nodes={tree.highlight.length}>
       <canvas
         ref={ref}
+        {...menu}
+        onKeyDown={undefined}
         onPointerMove={(e) => {
+          menu.onPointerMove(e);
           const p = local(e);
           const n = nodeAt(view, p.x, p.y);
           setHover(n >= 0 ? { node: n, ...p } : null);
         }}
-        onPointerLeave={() => setHover(null)}
+        onPointerLeave={() => {
+          menu.onPointerLeave();
+          setHover(null);
+        }}
         onClick={(e) => {
+          const p = local(e);
+          const n = nodeAt(view, p.x, p.y);
+          if (n >= 0) onZoom(n);
+        }}
+        onDoubleClick={(e) => {
           const p = local(e);
           const n = nodeAt(view, p.x, p.y);
           if (n >= 0) onZoom(n);
         }}
       />
       {hover && node >= 0 && (
-        <div className="tooltip" style={{ left: hover.x > size.width - 320 ? Math.max(0, hover.x - 310) : hover.x + 14, top: hover.y + 14 }}>
+        <div className="tooltip" data-testid="flame-tooltip" style={{ left: hover.x > size.width - 340 ? Math.max(0, hover.x - 330) : hover.x + 14, top: hover.y + 14 }}>
           <div className="mono">
             <b>{tree.names[tree.name[node]]}</b>
           </div>
@@ -63,8 +122,18 @@ export function FlameCanvas({ tree, zoom, inverted = false, match, weightLabel, 
             {fmtInt(tree.value[node])} {weightLabel} · {fmtPct(tree.value[node] / (tree.total || 1))} of all
             {parent >= 0 ? ` · ${fmtPct(tree.value[node] / (tree.value[parent] || 1))} of caller` : ''}
           </div>
+          {frames.length > 0 && (
+            <ul className="frames-preview">
+              {frames.slice(0, TIP_FRAMES).map(([f, w]) => (
+                <li key={f}>
+                  {f} <span className="quiet">{fmtPct(w / (tree.value[node] || 1))}</span>
+                </li>
+              ))}
+              {frames.length > TIP_FRAMES && <li className="quiet">… {fmtInt(frames.length - TIP_FRAMES)} more frames</li>}
+            </ul>
+          )}
           <div className="quiet">
-            self {fmtInt(tree.self[node])} ({fmtPct(tree.self[node] / (tree.total || 1))}) · {clickHint}
+            self {fmtInt(tree.self[node])} ({fmtPct(tree.self[node] / (tree.total || 1))}) · {clickHint} · right-click: menu
           </div>
         </div>
       )}

@@ -1,9 +1,9 @@
 import { useMemo } from 'react';
+import type { FlameAnswer, FlameQuery, FunctionWeight } from '../../core/model/flame.ts';
 import type { FlameMode, FlameRequest, FlameTree } from '../../core/model/query-types.ts';
-import { flameMatch } from '../../state/flame.ts';
 import { useFlame } from '../../state/queries.ts';
 import { useSelection, useViewStore } from '../../state/view-store.ts';
-import { fmtPct } from '../common/format.ts';
+import { fmtInt, fmtPct } from '../common/format.ts';
 import { FlameCanvas } from './FlameCanvas.tsx';
 import { nodeByPath, pathTo } from './layout.ts';
 
@@ -17,19 +17,28 @@ const MODES: [FlameMode, string, string][] = [
 export function FlameGraph() {
   const selection = useSelection();
   const v = useViewStore();
-  const req: FlameRequest = { selection, mode: v.flameMode, weight: v.flameWeight, focus: v.flameMode === 'sandwich' ? v.flameFocus : null, highlightStack: v.stack };
-  const { data, pending, error } = useFlame(req);
+  const search = v.flameSearch.trim() ? v.flameSearch : '';
+  // the search runs in the worker, over every stack's frames: the count says stacks and occurrences
+  const req: FlameQuery = {
+    selection,
+    mode: v.flameMode,
+    weight: v.flameWeight,
+    focus: v.flameMode === 'sandwich' ? v.flameFocus : null,
+    highlightStack: v.stack,
+    ...(search ? { search } : {}),
+  };
+  const q = useFlame(req);
+  // the worker answers with the fields of FlameAnswer (core/model/flame.ts)
+  const data = q.data as FlameAnswer | null;
   const tree = data?.tree ?? null;
   const zoom = useMemo(() => (tree && v.flameZoom.length ? nodeByPath(tree, v.flameZoom) : -1), [tree, v.flameZoom]);
-  const search = useMemo(() => (tree && v.flameSearch.trim() ? flameMatch(tree, v.flameSearch) : null), [tree, v.flameSearch]);
-  const callerSearch = useMemo(
-    () => (data?.callers && v.flameSearch.trim() ? flameMatch(data.callers, v.flameSearch) : null),
-    [data, v.flameSearch],
-  );
+  const found = search && data?.search && !data.search.error ? data.search : null;
+  const searchError = search && data?.search?.error ? data.search.error : null;
   const weightLabel = v.flameWeight === 'refcount' ? 'refs' : 'occurrences';
   const zoomTo = (t: FlameTree, n: number) => v.set({ flameZoom: pathTo(t, n).map((i) => t.names[t.name[i]]) });
-  const crumbs = !tree || tree.parent.length === 0 ? [] : zoom >= 0 ? pathTo(tree, zoom) : [0];
+  const crumbs = !tree || tree.parent.length === 0 || tree.total === 0 ? [] : zoom >= 0 ? pathTo(tree, zoom) : [0];
   const zoomedName = tree && zoom >= 0 ? tree.names[tree.name[zoom]] : null;
+  const sandwich = v.flameMode === 'sandwich';
 
   return (
     <section className="panel pane flame-pane" aria-label="flame graph">
@@ -52,19 +61,34 @@ export function FlameGraph() {
           </label>
           <input
             type="search"
-            className="search"
-            placeholder="highlight function or /regex/"
+            className={searchError ? 'search invalid' : 'search'}
+            placeholder="highlight: frame, function, /regex/"
             value={v.flameSearch}
             onChange={(e) => v.set({ flameSearch: e.target.value })}
+            onKeyDown={(e) => e.key === 'Escape' && e.currentTarget.blur()}
+            aria-invalid={searchError ? true : undefined}
+            aria-describedby="flame-search-error"
             data-testid="flame-search"
+            spellCheck={false}
           />
-          {search && (
-            <span className="quiet" data-testid="flame-match">
-              {fmtPct(search.share)} match
+          {found && (
+            <span
+              className="quiet count-line"
+              data-testid="flame-match"
+              data-stacks={found.stacks}
+              data-value={found.value}
+              title="stacks of the graph with a matching frame (as shown, or its function), and their weight"
+            >
+              {fmtInt(found.stacks)} {found.stacks === 1 ? 'stack' : 'stacks'} · {fmtInt(found.value)} {found.value === 1 && weightLabel === 'occurrences' ? 'occurrence' : weightLabel} match ({fmtPct(found.share)})
             </span>
           )}
         </div>
       </div>
+      {searchError && (
+        <p className="field-error" id="flame-search-error" role="alert" data-testid="flame-search-error">
+          {searchError}
+        </p>
+      )}
       <nav className="breadcrumb" aria-label="flame graph zoom">
         {tree &&
           crumbs.map((n, i) => (
@@ -75,24 +99,24 @@ export function FlameGraph() {
               </button>
             </span>
           ))}
-        {zoomedName && v.flameMode !== 'sandwich' && (
+        {zoomedName && !sandwich && (
           <button type="button" className="link" onClick={() => v.set({ flameMode: 'sandwich', flameFocus: zoomedName, flameZoom: [] })}>
             sandwich on {zoomedName}
           </button>
         )}
-        {v.flameMode === 'sandwich' && <SandwichFocus />}
+        {sandwich && <SandwichFocus />}
       </nav>
-      <div className="flame-body" data-testid="flamegraph" data-mode={v.flameMode} data-ready={tree ? 'true' : 'false'} data-highlight-nodes={tree?.highlight.length ?? 0} aria-busy={pending}>
-        {error && <p className="error">{error}</p>}
-        {tree && tree.total === 0 && <p className="quiet">No resolved stacks in this selection.</p>}
+      <div className="flame-body" data-testid="flamegraph" data-mode={v.flameMode} data-ready={tree ? 'true' : 'false'} data-highlight-nodes={tree?.highlight.length ?? 0} aria-busy={q.pending}>
+        {q.error && <p className="error">{q.error}</p>}
+        {tree && tree.total === 0 && (sandwich && data?.suggestions ? <SandwichPrompt focus={v.flameFocus} suggestions={data.suggestions} /> : <p className="quiet">No resolved stacks in this selection.</p>)}
         {data?.callers && data.callers.total > 0 && (
           <>
             <div className="quiet sub">callers of {v.flameFocus}</div>
             <FlameCanvas
               tree={data.callers}
               zoom={-1}
-              inverted
-              match={callerSearch?.mask ?? null}
+              kind="callers"
+              match={found?.callerMask ?? null}
               weightLabel={weightLabel}
               onZoom={(n) => n > 0 && v.set({ flameFocus: data.callers!.names[data.callers!.name[n]], flameZoom: [] })}
               clickHint="click: sandwich on it"
@@ -101,10 +125,60 @@ export function FlameGraph() {
           </>
         )}
         {tree && tree.total > 0 && (
-          <FlameCanvas tree={tree} zoom={zoom} match={search?.mask ?? null} weightLabel={weightLabel} onZoom={(n) => zoomTo(tree, n)} testId="flame-main" />
+          <FlameCanvas
+            tree={tree}
+            zoom={zoom}
+            kind={sandwich ? 'callees' : v.flameMode === 'bottom-up' ? 'bottom-up' : 'top-down'}
+            match={found?.mask ?? null}
+            weightLabel={weightLabel}
+            onZoom={(n) => zoomTo(tree, n)}
+            testId="flame-main"
+          />
         )}
       </div>
     </section>
+  );
+}
+
+/** A sandwich without a function: what it is, and the selection's busiest functions to pick from. */
+function SandwichPrompt({ focus, suggestions }: { focus: string | null; suggestions: FunctionWeight[] }) {
+  const set = useViewStore((v) => v.set);
+  const total = suggestions.reduce((m, s) => Math.max(m, s.total), 0) || 1;
+  const typed = focus?.trim() ?? '';
+  return (
+    <div className="sandwich-prompt" data-testid="sandwich-prompt">
+      <p>
+        {typed ? (
+          <>
+            No function named <b className="mono">{typed}</b> in this selection.{' '}
+          </>
+        ) : null}
+        Pick a function for the sandwich: its callers are drawn above it, its callees below, merged from every stack it is in.
+      </p>
+      {suggestions.length > 0 ? (
+        <>
+          <div className="quiet">{typed ? `Functions containing “${typed}”` : 'The functions the most stacks end in'} (by self weight, then total):</div>
+          <ul className="suggestions">
+            {suggestions.map((s) => (
+              <li key={s.name}>
+                <button type="button" className="link mono" onClick={() => set({ flameFocus: s.name, flameZoom: [] })} data-testid="sandwich-suggestion" data-name={s.name}>
+                  {s.name}
+                </button>
+                <span className="quiet" title="self: weight of the stacks that end in it; total: of the stacks it is in">
+                  {' '}
+                  self {fmtInt(s.self)} · total {fmtInt(s.total)}
+                </span>
+                <span className="meter">
+                  <span style={{ width: `${(100 * s.total) / total}%` }} />
+                </span>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p className="quiet">No function of this selection contains “{typed}”.</p>
+      )}
+    </div>
   );
 }
 
@@ -120,6 +194,7 @@ function SandwichFocus() {
         placeholder="function name"
         onChange={(e) => set({ flameFocus: e.target.value || null })}
         data-testid="sandwich-focus"
+        spellCheck={false}
       />
     </label>
   );

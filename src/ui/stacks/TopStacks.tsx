@@ -1,24 +1,49 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import type { TopStackRow } from '../../core/model/query-types.ts';
+import type { TopStacksAnswer, TopStacksQuery, TopStacksSort, TopStacksSortKey } from '../../core/model/top-stacks.ts';
 import { useTopStacks } from '../../state/queries.ts';
 import { useSelection, useViewStore } from '../../state/view-store.ts';
 import { fmtBytes, fmtInt, fmtPct } from '../common/format.ts';
+import { stackMenu } from '../menu/actions.ts';
+import { useMenuStore } from '../menu/menu-store.ts';
+import { useContextMenu } from '../menu/useContextMenu.ts';
 import { StackFrames } from './StackFrames.tsx';
 
 const LIMIT = 200;
 
-/** Stacks ranked by occurrences in the selection; a row selects its stack in every pane. */
+/** Columns: the sort key each header sorts by, and which way a first click sorts. */
+const COLUMNS: { id: string; key: TopStacksSortKey; label: string; title: string; first: 'asc' | 'desc'; num: boolean; className: string }[] = [
+  { id: 'count', key: 'count', label: 'count', title: 'occurrences in the selection: resolved cookies and full stacks', first: 'desc', num: true, className: 'c-count' },
+  { id: 'share', key: 'count', label: 'share', title: 'share of all occurrences in the selection', first: 'desc', num: true, className: 'c-share' },
+  { id: 'ref_count', key: 'refCount', label: 'ref_count', title: 'ref_count from the dumps of the generations it is in', first: 'desc', num: true, className: 'c-ref' },
+  { id: 'gens', key: 'generations', label: 'gens', title: 'generations it occurs in', first: 'asc', num: false, className: 'c-gens' },
+  { id: 'leaf', key: 'leaf', label: 'leaf frame', title: 'the frame the stack ends in, as the trace prints it', first: 'asc', num: false, className: 'c-leaf' },
+  { id: 'depth', key: 'depth', label: 'depth', title: 'frames', first: 'desc', num: true, className: 'c-depth' },
+  { id: 'saved', key: 'bytesSaved', label: 'saved', title: 'ring-buffer bytes the map saved for these occurrences: full stack bytes minus the cookie bytes recorded', first: 'desc', num: true, className: 'c-saved' },
+];
+
+const DEFAULT_SORT: TopStacksSort = { key: 'count', dir: 'desc' };
+
+/** Stacks ranked by occurrences (or a column) in the selection; a row selects its stack in every pane. */
 export function TopStacks() {
   const selection = useSelection();
   const filter = useViewStore((v) => v.filter);
   const stack = useViewStore((v) => v.stack);
   const set = useViewStore((v) => v.set);
   const selectStack = useViewStore((v) => v.selectStack);
-  const { data, pending, error } = useTopStacks({ selection, filter, limit: LIMIT });
+  const [sort, setSort] = useState<TopStacksSort>(DEFAULT_SORT);
+  const req: TopStacksQuery = { selection, filter, limit: LIMIT, ...(sort === DEFAULT_SORT ? {} : { sort }) };
+  const q = useTopStacks(req);
+  // the worker answers the query with the fields of TopStacksAnswer (core/model/top-stacks.ts)
+  const data = q.data as TopStacksAnswer | null;
+  // the filter's error (invalid regex, "pattern too slow") comes as part of the answer
+  const error = q.error ?? data?.error ?? null;
   const input = useRef<HTMLInputElement>(null);
+  const table = useRef<HTMLDivElement>(null);
 
   // `/` focuses the filter, as in most viewers
   useEffect(() => {
-    const key = (e: KeyboardEvent) => {
+    const key = (e: globalThis.KeyboardEvent) => {
       const t = e.target as HTMLElement | null;
       if (e.key !== '/' || (t && ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName))) return;
       e.preventDefault();
@@ -29,73 +54,176 @@ export function TopStacks() {
     return () => window.removeEventListener('keydown', key);
   }, []);
 
-  const maxShare = data?.rows[0]?.share ?? 1;
+  const rows = error ? [] : (data?.rows ?? []);
+  const maxShare = rows.reduce((m, r) => Math.max(m, r.share), 0) || 1;
+  const filtering = filter.trim() !== '';
+
+  // arrows move the selected row; the row stays in view
+  const moveSelection = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (!rows.length) return;
+    const at = rows.findIndex((r) => r.stack === stack);
+    let next = -1;
+    if (e.key === 'ArrowDown') next = at < 0 ? 0 : Math.min(rows.length - 1, at + 1);
+    else if (e.key === 'ArrowUp') next = at < 0 ? 0 : Math.max(0, at - 1);
+    else if (e.key === 'Home') next = 0;
+    else if (e.key === 'End') next = rows.length - 1;
+    else if ((e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) && at >= 0) {
+      e.preventDefault();
+      const el = table.current?.querySelector<HTMLElement>(`[data-testid=top-stack-row][data-stack="${rows[at].stack}"]`);
+      const r = el?.getBoundingClientRect();
+      if (r) openRowMenu(rows[at], r.left + 40, r.top + r.height / 2);
+      return;
+    } else if (e.key === 'Enter' && at >= 0) {
+      useMenuStore.getState().revealStack(rows[at].stack);
+      return;
+    }
+    if (next < 0) return;
+    e.preventDefault();
+    set({ stack: rows[next].stack });
+  };
+  useEffect(() => {
+    table.current?.querySelector(`[data-testid=top-stack-row][data-stack="${stack}"]`)?.scrollIntoView({ block: 'nearest' });
+  }, [stack, rows.length]);
+
+  const toggleSort = (c: (typeof COLUMNS)[number]) =>
+    setSort((s) => {
+      if (s.key !== c.key) return c.key === DEFAULT_SORT.key && c.first === DEFAULT_SORT.dir ? DEFAULT_SORT : { key: c.key, dir: c.first };
+      const dir = s.dir === 'asc' ? 'desc' : 'asc';
+      return c.key === DEFAULT_SORT.key && dir === DEFAULT_SORT.dir ? DEFAULT_SORT : { key: c.key, dir };
+    });
+
   return (
     <section className="panel pane stacks-pane" aria-label="top stacks">
       <div className="pane-head">
         <h2>Top stacks</h2>
         <div className="toolbar">
-          <input
-            ref={input}
-            type="search"
-            className="search"
-            placeholder="filter: function or /regex/   ( / )"
-            value={filter}
-            onChange={(e) => set({ filter: e.target.value })}
-            onKeyDown={(e) => e.key === 'Escape' && e.currentTarget.blur()}
-            data-testid="stack-filter"
-          />
-          <span className="quiet" data-testid="top-stacks-count" data-total={data?.total}>
-            {data
-              ? `${fmtInt(data.matching)} ${data.matching === 1 ? 'stack' : 'stacks'}${filter.trim() ? (data.matching === 1 ? ' matches' : ' match') : ''} · ${fmtInt(data.total)} ${data.total === 1 ? 'occurrence' : 'occurrences'}`
-              : ''}
-          </span>
+          <div className="field">
+            <input
+              ref={input}
+              type="search"
+              className={error ? 'search invalid' : 'search'}
+              placeholder="filter: frame, function, /regex/   ( / )"
+              value={filter}
+              onChange={(e) => set({ filter: e.target.value })}
+              onKeyDown={(e) => e.key === 'Escape' && e.currentTarget.blur()}
+              aria-invalid={error ? true : undefined}
+              aria-describedby="stack-filter-error"
+              data-testid="stack-filter"
+              spellCheck={false}
+            />
+          </div>
+          <CountLine data={data} filtering={filtering} error={error} pending={q.pending} />
         </div>
       </div>
-      <div className="table-scroll" data-testid="top-stacks" aria-busy={pending} data-rows={data?.rows.length ?? 0}>
-        {error && <p className="error">{error}</p>}
-        <table className="grid">
+      {error && (
+        <p className="field-error" id="stack-filter-error" role="alert" data-testid="stack-filter-error">
+          {error}
+        </p>
+      )}
+      <div
+        className="table-scroll"
+        ref={table}
+        tabIndex={0}
+        onKeyDown={moveSelection}
+        data-testid="top-stacks"
+        aria-busy={q.pending}
+        aria-label="top stacks table: arrows move the selection"
+        data-rows={rows.length}
+        data-sort={`${sort.key}:${sort.dir}`}
+      >
+        <table className="grid fixed">
+          <colgroup>
+            {COLUMNS.map((c) => (
+              <col key={c.id} className={c.className} />
+            ))}
+          </colgroup>
           <thead>
             <tr>
-              <th title="occurrences in the selection: resolved cookies and full stacks">count</th>
-              <th title="share of all occurrences in the selection">share</th>
-              <th title="ref_count from the dumps of the generations it is in">ref_count</th>
-              <th title="generations it occurs in">gens</th>
-              <th>leaf function</th>
-              <th title="frames">depth</th>
-              <th title="ring-buffer bytes the map saved for these occurrences: full stack bytes minus the cookie bytes recorded">saved</th>
+              {COLUMNS.map((c) => {
+                // share sorts as count; count's header shows the order
+                const active = sort.key === c.key;
+                const primary = c.id !== 'share';
+                return (
+                  <th key={c.id} title={c.title} aria-sort={active && primary ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'} className={c.num ? 'num' : ''}>
+                    <button type="button" className="sort" onClick={() => toggleSort(c)} data-testid={`sort-${c.id}`}>
+                      {c.label}
+                      <span className="sort-mark" aria-hidden="true">
+                        {active && primary ? (sort.dir === 'asc' ? '▲' : '▼') : ''}
+                      </span>
+                    </button>
+                  </th>
+                );
+              })}
             </tr>
           </thead>
           <tbody>
-            {data?.rows.map((r) => (
-              <tr
-                key={r.stack}
-                data-testid="top-stack-row"
-                data-stack={r.stack}
-                data-count={r.count}
-                aria-selected={stack === r.stack}
-                className={stack === r.stack ? 'selected' : ''}
-                onClick={() => selectStack(r.stack)}
-              >
-                <td className="num">{fmtInt(r.count)}</td>
-                <td className="num share">
-                  <span className="bar" style={{ width: `${(100 * r.share) / (maxShare || 1)}%` }} />
-                  {fmtPct(r.share)}
-                </td>
-                <td className="num">{r.refCount === null ? '–' : fmtInt(r.refCount)}</td>
-                <td>{r.generations.join(', ')}</td>
-                <td className="mono leaf" title={r.leaf}>
-                  {r.leaf || '(empty)'}
-                </td>
-                <td className="num">{r.depth}</td>
-                <td className="num">{fmtBytes(r.bytesSaved)}</td>
-              </tr>
+            {rows.map((r) => (
+              <Row key={r.stack} r={r} selected={stack === r.stack} maxShare={maxShare} onSelect={() => selectStack(r.stack)} />
             ))}
           </tbody>
         </table>
-        {data && data.rows.length === 0 && <p className="quiet">No stack in this selection{filter ? ' matches the filter' : ''}.</p>}
+        {data && !error && rows.length === 0 && <p className="quiet">No stack in this selection{filtering ? ' matches the filter' : ''}.</p>}
       </div>
-      {stack !== null && <StackFrames stack={stack} />}
+      {stack !== null && <StackFrames stack={stack} hash={rows.find((r) => r.stack === stack)?.stackHash ?? null} />}
     </section>
+  );
+}
+
+function openRowMenu(r: TopStackRow, x: number, y: number) {
+  const title = r.leaf || '(no frames)';
+  useMenuStore.getState().show(x, y, title, stackMenu({ stack: r.stack, hash: r.stackHash ?? null, frame: r.leaf, frames: null }), r.stack);
+}
+
+function Row({ r, selected, maxShare, onSelect }: { r: TopStackRow; selected: boolean; maxShare: number; onSelect(): void }) {
+  const menu = useContextMenu<HTMLTableRowElement>((x, y) => openRowMenu(r, x, y));
+  const gens = useMemo(() => r.generations.map((g) => (g === 'none' ? 'none' : fmtInt(g))).join(', '), [r.generations]);
+  return (
+    <tr
+      data-testid="top-stack-row"
+      data-stack={r.stack}
+      data-count={r.count}
+      aria-selected={selected}
+      className={selected ? 'selected' : ''}
+      onClick={onSelect}
+      onDoubleClick={() => useMenuStore.getState().revealStack(r.stack)}
+      {...menu}
+      onKeyDown={undefined}
+    >
+      <td className="num">{fmtInt(r.count)}</td>
+      <td className="num share">
+        <span className="bar" style={{ width: `${(100 * r.share) / maxShare}%` }} />
+        {fmtPct(r.share)}
+      </td>
+      <td className="num">{r.refCount === null ? '–' : fmtInt(r.refCount)}</td>
+      <td className="ellipsis" title={gens}>
+        {gens}
+      </td>
+      <td className="mono ellipsis" title={r.leaf}>
+        {r.leaf || '(empty)'}
+      </td>
+      <td className="num">{fmtInt(r.depth)}</td>
+      <td className="num">{fmtBytes(r.bytesSaved)}</td>
+    </tr>
+  );
+}
+
+/** "N stacks · M occurrences", or with a filter "N matching stacks · M matching occurrences (x% of T)". */
+function CountLine({ data, filtering, error, pending }: { data: TopStacksAnswer | null; filtering: boolean; error: string | null; pending: boolean }) {
+  if (!data || error) return <span className="quiet count-line" data-testid="top-stacks-count" />;
+  const s = (n: number, one: string, many: string) => `${fmtInt(n)} ${n === 1 ? one : many}`;
+  return (
+    <span
+      className="quiet count-line"
+      data-testid="top-stacks-count"
+      data-total={data.total}
+      data-matching={data.matching}
+      data-matching-occurrences={data.matchingOccurrences}
+      aria-busy={pending}
+    >
+      {filtering
+        ? `${s(data.matching, 'matching stack', 'matching stacks')} · ${s(data.matchingOccurrences, 'matching occurrence', 'matching occurrences')} (${fmtPct(data.matchingOccurrences / (data.total || 1))} of ${fmtInt(data.total)})`
+        : `${s(data.matching, 'stack', 'stacks')} · ${s(data.total, 'occurrence', 'occurrences')}`}
+      {data.matching > data.rows.length ? ` · the first ${fmtInt(data.rows.length)} shown` : ''}
+    </span>
   );
 }

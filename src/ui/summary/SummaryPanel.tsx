@@ -1,7 +1,8 @@
 import { useLoadStore } from '../../state/load-store.ts';
 import { useSelectionSummary } from '../../state/queries.ts';
 import { isFiltered, useSelection, useViewStore } from '../../state/view-store.ts';
-import { fmtTs, genLabel } from '../common/format.ts';
+import { Digits } from '../common/Digits.tsx';
+import { fmtInt, fmtTs, genLabel } from '../common/format.ts';
 
 /**
  * The capture in numbers; each the same as the command line's JSON for the same files. With a
@@ -36,7 +37,7 @@ export function SummaryPanel() {
                 {fmtTs(selection.range[0])} – {fmtTs(selection.range[1])} s
               </span>
             )}
-            {selection.cpus && <span className="chip">CPU {selection.cpus.join(', ')}</span>}
+            {selection.cpus && <span className="chip">CPU {selection.cpus.map(fmtInt).join(', ')}</span>}
             <button type="button" className="link" onClick={() => set({ range: null, generation: null, cpus: null })} data-testid="clear-selection">
               show the whole capture
             </button>
@@ -44,7 +45,7 @@ export function SummaryPanel() {
         ) : (
           <>
             <b>Whole capture</b>
-            <span className="quiet">generations {whole.generations.join(', ') || 'none'}</span>
+            <span className="quiet">generations {whole.generations.map(fmtInt).join(', ') || 'none'}</span>
           </>
         )}
       </div>
@@ -52,7 +53,7 @@ export function SummaryPanel() {
         {cells.map(([id, label, k, title]) => (
           <div className="cell" key={id} title={title}>
             <div className="value" data-testid={id}>
-              {s ? s[k] : '…'}
+              {s ? <Digits value={s[k]} /> : '…'}
             </div>
             <div className="label">{label}</div>
           </div>

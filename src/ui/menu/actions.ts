@@ -1,0 +1,100 @@
+import { useViewStore } from '../../state/view-store.ts';
+import { copyText, useMenuStore, type MenuItem } from './menu-store.ts';
+
+/** `sym+0xoff` -> `sym` (the function a flame graph node merges), as the core's frameFunction does for offsets */
+export const functionOf = (frame: string) => frame.replace(/\+0x[0-9a-f]+$/i, '');
+
+/** The text a stack is copied as: its frames, leaf first, one a line (as ftrace prints them, without ` => `). */
+export const stackText = (frames: readonly string[]) => frames.join('\n');
+
+/** The filter text that keeps one stack (top stacks filter, flame graph search): `stack:` and its stack_hash. */
+export const stackFilter = (hash: string) => `stack:${hash}`;
+
+const view = () => useViewStore.getState();
+
+/** Sandwich on a function: its callers above, its callees below. */
+export function focusFunction(fn: string): void {
+  view().set({ flameMode: 'sandwich', flameFocus: fn, flameZoom: [] });
+}
+
+/** Top stacks and the flame graph search keep only this stack; it is selected too. */
+export function filterToStack(stack: number, hash: string): void {
+  const f = stackFilter(hash);
+  view().set({ filter: f, flameSearch: f, stack });
+}
+
+interface StackTarget {
+  stack: number;
+  /** its stack_hash, when known: "filter to this stack" needs it */
+  hash: string | null;
+  /** the frame the menu was opened on (a row: its leaf) */
+  frame: string;
+  /** every frame, leaf first, once known (the menu asks for them while it is open) */
+  frames: readonly string[] | null;
+}
+
+/** The menu of a stack (a top-stacks row, a diff row, a frame of the selected stack). */
+export function stackMenu(t: StackTarget): MenuItem[] {
+  const fn = functionOf(t.frame);
+  return [
+    { id: 'copy-frame', label: 'Copy frame', detail: t.frame, run: () => copyText(t.frame, 'frame') },
+    {
+      id: 'copy-stack',
+      label: 'Copy stack',
+      detail: t.frames ? `${t.frames.length} frames, leaf first` : 'reading its frames…',
+      disabled: !t.frames,
+      run: () => copyText(stackText(t.frames ?? []), 'stack'),
+    },
+    { id: 'focus-function', label: 'Focus on this function', detail: fn, hint: 'sandwich: its callers above, its callees below', run: () => focusFunction(fn) },
+    {
+      id: 'filter-stack',
+      label: 'Filter to this stack',
+      detail: t.hash ? stackFilter(t.hash) : 'finding its stack_hash…',
+      hint: 'top stacks and the flame graph search keep only this stack (by stack_hash, so the link works in another capture)',
+      disabled: !t.hash,
+      run: () => filterToStack(t.stack, t.hash!),
+    },
+    {
+      id: 'show-in-timeline',
+      label: 'Show in timeline',
+      hint: 'select it and zoom the timeline to its occurrences',
+      run: () => useMenuStore.getState().revealStack(t.stack),
+    },
+    { id: 'highlight-frame', label: 'Highlight this frame in the flame graph', detail: t.frame, run: () => view().set({ flameSearch: t.frame }) },
+  ];
+}
+
+interface FlameNodeTarget {
+  /** function name (what the node shows) */
+  name: string;
+  /** the frames (sym+0xoff) merged into it, heaviest first */
+  frames: readonly string[];
+  /** function names from the root to it */
+  path: readonly string[];
+  /** false for the synthetic root */
+  real: boolean;
+  zoom(): void;
+}
+
+/** The menu of a flame graph node. */
+export function flameNodeMenu(t: FlameNodeTarget): MenuItem[] {
+  const items: MenuItem[] = [];
+  if (t.frames.length === 1) items.push({ id: 'copy-frame', label: 'Copy frame', detail: t.frames[0], run: () => copyText(t.frames[0], 'frame') });
+  else if (t.frames.length > 1)
+    items.push({ id: 'copy-frame', label: `Copy its ${t.frames.length} frames`, detail: `${t.frames[0]}, …`, run: () => copyText(t.frames.join('\n'), 'frames') });
+  if (t.real) {
+    items.push(
+      { id: 'copy-function', label: 'Copy function name', detail: t.name, run: () => copyText(t.name, 'function name') },
+      {
+        id: 'copy-stack',
+        label: 'Copy call path',
+        detail: `${t.path.length} functions, leaf first`,
+        run: () => copyText(stackText([...t.path].reverse()), 'call path'),
+      },
+      { id: 'focus-function', label: 'Focus on this function', detail: t.name, hint: 'sandwich: its callers above, its callees below', run: () => focusFunction(t.name) },
+      { id: 'highlight-frame', label: 'Highlight this function', detail: t.name, run: () => view().set({ flameSearch: `/^${t.name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$/` }) },
+    );
+  }
+  items.push({ id: 'zoom', label: 'Zoom to fit', hint: 'double-click does the same', run: () => t.zoom() });
+  return items;
+}
