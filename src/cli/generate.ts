@@ -224,10 +224,11 @@ interface Population {
 }
 
 /**
- * `n` distinct stacks: each is one of the kernel's real call chains (its leaf-side functions
- * first, its entry-side ones last) with synthetic functions between them to reach its depth;
- * shallower than the chain, the chain's leaf-side part alone. Distinct by two 32-bit hashes of
- * the ips; a collision of both (or a stack drawn twice) draws again. Slots as the kernel's map
+ * `n` distinct stacks: each is one of the kernel's real call chains, its leaf-side functions
+ * first and its entry-side ones last, with synthetic functions between them to reach its depth
+ * (shallower than the chain: a third of the depth from each end of it). Distinct by two 32-bit
+ * hashes of the ips; a collision of both (or a stack drawn twice) draws again, one frame deeper
+ * after 8 misses (depths 1 and 2 hold few distinct stacks). Slots as the kernel's map
  * gives them: jhash2 start index in a table of 2^(bits+1), linear probing.
  */
 function buildPopulation(rng: Rng, alpha: Alphabet, kernel: SyntheticKernel, o: GenerateOptions): Population {
@@ -235,12 +236,8 @@ function buildPopulation(rng: Rng, alpha: Alphabet, kernel: SyntheticKernel, o: 
   const chains = [...kernel.allocChains.map((c) => ({ c, w: 0 })), ...kernel.wakeupChains.map((c) => ({ c, w: 1 }))];
   const start = new Uint32Array(n + 1);
   const wakeup = new Uint8Array(n);
-  const depths = new Uint8Array(n);
-  for (let k = 0; k < n; k++) depths[k] = rng.range(o.depthMin, o.depthMax);
+  const all = new Uint32Array(n * o.depthMax);
   let total = 0;
-  for (let k = 0; k < n; k++) (start[k] = total), (total += depths[k]);
-  start[n] = total;
-  const frames = new Uint32Array(total);
   const seen = new Set<number>();
   const ips = new BigUint64Array(MAX_DEPTH);
   const pickSite = (name: string) => {
@@ -251,18 +248,22 @@ function buildPopulation(rng: Rng, alpha: Alphabet, kernel: SyntheticKernel, o: 
   const limit = n * 50 + 1000;
   let tries = 0;
   for (let k = 0; k < n; k++) {
-    const d = depths[k];
-    const f = frames.subarray(start[k], start[k] + d);
-    for (;;) {
+    let d = rng.range(o.depthMin, o.depthMax);
+    start[k] = total;
+    for (let failed = 0; ; failed++) {
       if (++tries > limit) throw new UsageError(`cannot make ${n} distinct stacks of depth ${o.depthMin}-${o.depthMax} from this kernel: raise --depth or --symbols`);
+      // few stacks exist this shallow (depth 1: one per leaf return address): go one deeper
+      if (failed >= 8 && d < o.depthMax) (d++, (failed = 0));
+      const f = all.subarray(total, total + d);
       const { c, w } = chains[rng.int(chains.length)];
       const L = c.length;
-      if (d <= L || !hasFiller) {
-        // leaf first: the chain read from its leaf, cut at the depth (repeating it when it is too short)
+      if (!hasFiller) {
+        // leaf first: the chain read from its leaf, cut at the depth (repeated when it is too short)
         for (let i = 0; i < d; i++) f[i] = pickSite(c[L - 1 - (i % L)]);
       } else {
-        const leafPart = Math.ceil(L / 2);
-        const rootPart = L - leafPart;
+        // the chain's leaf side, synthetic functions, the chain's entry side
+        const leafPart = d <= L ? Math.max(1, Math.floor(d / 3)) : Math.ceil(L / 2);
+        const rootPart = d <= L ? (d >= 2 ? Math.max(1, Math.floor(d / 3)) : 0) : L - leafPart;
         for (let i = 0; i < leafPart; i++) f[i] = pickSite(c[L - 1 - i]);
         for (let i = leafPart; i < d - rootPart; i++) f[i] = alpha.filler[rng.int(alpha.filler.length)];
         for (let i = 0; i < rootPart; i++) f[d - rootPart + i] = pickSite(c[rootPart - 1 - i]);
@@ -273,9 +274,13 @@ function buildPopulation(rng: Rng, alpha: Alphabet, kernel: SyntheticKernel, o: 
       if (seen.has(key)) continue;
       seen.add(key);
       wakeup[k] = w;
+      total += d;
       break;
     }
   }
+  start[n] = total;
+  const frames = all.slice(0, total);
+  const depthOf = (k: number) => start[k + 1] - start[k];
   // the map: the fewest bits (10..18) whose pool holds every stack
   let bits = 10;
   while (bits < 18 && 2 ** bits < n) bits++;
@@ -284,8 +289,8 @@ function buildPopulation(rng: Rng, alpha: Alphabet, kernel: SyntheticKernel, o: 
   const slot = new Uint32Array(n);
   const mapSeed = rng.u32();
   for (let k = 0; k < n; k++) {
-    for (let i = 0; i < depths[k]; i++) ips[i] = alpha.ips[frames[start[k] + i]];
-    const h = stackHash(ips.subarray(0, depths[k]), mapSeed);
+    for (let i = 0; i < depthOf(k); i++) ips[i] = alpha.ips[frames[start[k] + i]];
+    const h = stackHash(ips.subarray(0, depthOf(k)), mapSeed);
     // the load factor is at most 1/2, so the kernel's probe limit of 64 is in practice never met; not modelled
     let idx = h >>> (32 - tableBits);
     while (keys[idx] !== 0) idx = (idx + 1) & (keys.length - 1);

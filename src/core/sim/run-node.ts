@@ -8,7 +8,8 @@ import { Simulation } from './simulation.ts';
 
 /**
  * Runs a simulation on Node worker_threads: one worker per simulated CPU (node-worker.ts,
- * started through node-worker-boot.mjs so tsx compiles it), resets and dumps from this thread.
+ * started through node-worker-boot.mjs so tsx compiles it, or bundled as sim-worker.mjs), resets
+ * and dumps from this thread.
  * CPUs: 1 .. max(cores, 4).
  */
 
@@ -16,8 +17,14 @@ export function maxCpus(): number {
   return Math.max(4, availableParallelism());
 }
 
-const BOOT = new URL('./node-worker-boot.mjs', import.meta.url);
-const ENTRY = new URL('./node-worker.ts', import.meta.url).href;
+/**
+ * From source (tsx, vitest) this module is a .ts file and its workers start through the tsx
+ * bootstrap; bundled (npm run build:cli, scripts/build-cli.ts) it is a chunk in dist-cli/ beside
+ * sim-worker.mjs, the same node-worker.ts as plain JavaScript, which starts without tsx.
+ */
+const BUNDLED = !/\.[cm]?ts$/.test(new URL(import.meta.url).pathname);
+const BOOT = BUNDLED ? new URL('./sim-worker.mjs', import.meta.url) : new URL('./node-worker-boot.mjs', import.meta.url);
+const ENTRY = BUNDLED ? BOOT.href : new URL('./node-worker.ts', import.meta.url).href;
 
 export interface RunHooks {
   /** runs on this thread while the CPUs record (alongside the resets), e.g. a reader racing them */
