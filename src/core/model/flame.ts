@@ -42,14 +42,15 @@ export class TreeBuilder {
   private value: number[] = [0];
   private self: number[] = [0];
   private child = new Map<number, number>();
-  /** node * nFrames + frame -> weight that went through the node by that frame */
-  private frameWeight = new Map<number, number>();
+  /**
+   * The frame (sym+0xoff) the first path through a node came by; most nodes only ever see one,
+   * so only the others are counted (`otherFrames`): the first one's weight is the rest of the value.
+   */
+  private firstFrame: number[] = [-1];
+  private otherFrames = new Map<number, Map<number, number>>();
   /** builder node -> pre-order id of the last build() */
   private pre = new Int32Array(0);
-  constructor(
-    private readonly nFn: number,
-    private readonly nFrames = 1,
-  ) {}
+  constructor(private readonly nFn: number) {}
 
   private step(node: number, fn: number, create: boolean): number {
     const key = node * this.nFn + fn;
@@ -60,24 +61,35 @@ export class TreeBuilder {
       this.parent.push(node);
       this.value.push(0);
       this.self.push(0);
+      this.firstFrame.push(-1);
       this.child.set(key, c);
     }
     return c ?? -1;
   }
 
+  /** Adds weight w along path (function indices, from the root's child down). */
+  add(path: readonly number[], w: number): void {
+    this.addAt(path, path.map((_, i) => i), null, w);
+  }
+
   /**
-   * Adds weight w along path (function indices, from the root's child down); `frames`, parallel
-   * to it, are the frame strings (sym+0xoff) each step came from, remembered per node.
+   * Adds weight w along the path fns[at[0]], fns[at[1]], … from the root's child down; frames
+   * (parallel to fns: frame strings, sym+0xoff) are remembered per node.
    */
-  add(path: readonly number[], w: number, frames?: readonly number[]): void {
+  addAt(fns: readonly number[], at: readonly number[], frames: readonly number[] | null, w: number): void {
     let node = 0;
     this.value[0] += w;
-    for (let i = 0; i < path.length; i++) {
-      node = this.step(node, path[i], true);
+    for (let i = 0; i < at.length; i++) {
+      node = this.step(node, fns[at[i]], true);
       this.value[node] += w;
-      if (frames) {
-        const key = node * this.nFrames + frames[i];
-        this.frameWeight.set(key, (this.frameWeight.get(key) ?? 0) + w);
+      if (!frames) continue;
+      const f = frames[at[i]];
+      const first = this.firstFrame[node];
+      if (first < 0) this.firstFrame[node] = f;
+      else if (f !== first) {
+        let m = this.otherFrames.get(node);
+        if (!m) this.otherFrames.set(node, (m = new Map()));
+        m.set(f, (m.get(f) ?? 0) + w);
       }
     }
     this.self[node] += w;
@@ -152,28 +164,43 @@ export class TreeBuilder {
   nodeFrames(frameStrings: readonly string[]): NodeFrames {
     const pre = this.pre;
     const n = pre.length;
-    const per: [number, number][][] = Array.from({ length: n }, () => []);
-    for (const [key, w] of this.frameWeight) {
-      const b = Math.floor(key / this.nFrames);
-      per[pre[b]].push([key - b * this.nFrames, w]);
-    }
+    // pre-order id -> builder node
+    const builderOf = new Int32Array(n);
+    for (let b = 0; b < n; b++) builderOf[pre[b]] = b;
+    let entries = 0;
+    for (let b = 0; b < n; b++) if (this.firstFrame[b] >= 0) entries += 1 + (this.otherFrames.get(b)?.size ?? 0);
     const names: string[] = [];
     const nameIndex = new Map<number, number>();
     const frameStart = new Int32Array(n + 1);
-    const frameOf = new Int32Array(this.frameWeight.size);
-    const frameValue = new Float64Array(this.frameWeight.size);
+    const frameOf = new Int32Array(entries);
+    const frameValue = new Float64Array(entries);
+    const nameOf = (f: number) => {
+      let k = nameIndex.get(f);
+      if (k === undefined) {
+        k = names.length;
+        names.push(frameStrings[f]);
+        nameIndex.set(f, k);
+      }
+      return k;
+    };
     let at = 0;
     for (let i = 0; i < n; i++) {
       frameStart[i] = at;
-      per[i].sort((x, y) => y[1] - x[1] || x[0] - y[0]);
-      for (const [f, w] of per[i]) {
-        let k = nameIndex.get(f);
-        if (k === undefined) {
-          k = names.length;
-          names.push(frameStrings[f]);
-          nameIndex.set(f, k);
-        }
-        frameOf[at] = k;
+      const b = builderOf[i];
+      const first = this.firstFrame[b];
+      if (first < 0) continue;
+      const others = this.otherFrames.get(b);
+      if (!others) {
+        frameOf[at] = nameOf(first);
+        frameValue[at++] = this.value[b];
+        continue;
+      }
+      let rest = this.value[b];
+      for (const w of others.values()) rest -= w;
+      const list: [number, number][] = [[first, rest], ...others];
+      list.sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+      for (const [f, w] of list) {
+        frameOf[at] = nameOf(f);
         frameValue[at++] = w;
       }
     }
@@ -267,19 +294,14 @@ function buildTree(
   highlightStack: number | null,
 ): { tree: FlameTreeFrames; stacks: number[]; nodesOf(stack: number): number[] } {
   const frameStrings = d.stacks.frames.strings;
-  const b = new TreeBuilder(Math.max(1, d.fnNames.length), Math.max(1, frameStrings.length));
+  const b = new TreeBuilder(Math.max(1, d.fnNames.length));
   const taking: number[] = [];
   for (let i = 0; i < w.stacks.length; i++) {
     if (w.weights[i] === 0) continue;
     const fns = d.functionsOf(w.stacks[i]);
     const p = path(fns);
     if (!p) continue;
-    const frames = framesOfStack(d, w.stacks[i]);
-    b.add(
-      p.map((k) => fns[k]),
-      w.weights[i],
-      p.map((k) => frames[k]),
-    );
+    b.addAt(fns, p, framesOfStack(d, w.stacks[i]), w.weights[i]);
     taking.push(i);
   }
   let hp: number[] | null = null;

@@ -102,7 +102,7 @@ export function TopStacks() {
               ref={input}
               type="search"
               className={error ? 'search invalid' : 'search'}
-              placeholder="filter: frame, function, /regex/   ( / )"
+              placeholder="filter: frame or /regex/   ( / )"
               value={filter}
               onChange={(e) => set({ filter: e.target.value })}
               onKeyDown={(e) => e.key === 'Escape' && e.currentTarget.blur()}
