@@ -58,6 +58,17 @@ export interface IngestApi {
    * A load that already finished (its answer dropped by the page) is taken back, if it was the last.
    */
   cancel(id: number): void;
+  /**
+   * Resolves once this worker holds its liveness lock, with the lock's name: a Web Lock named
+   * after the worker, held for as long as it lives. The page then asks for the same lock, which is
+   * granted only when the worker is gone (crashed, out of memory, terminated). Null without Web Locks.
+   */
+  alive(): Promise<string | null>;
+  /**
+   * Test hook, only in a worker started with test hooks (the page's `?test-hooks`): blocks the
+   * worker for good, as a reader caught in an endless loop would. Refused otherwise.
+   */
+  testStall(): void;
 
   timeline(req: TimelineRequest): TimelineResult;
   eventNear(t: number, lane: number, lanes: 'cpu' | 'task', tolerance: number, selection: Selection): EventInfo | null;
@@ -77,4 +88,6 @@ export interface IngestApi {
 }
 
 export const CANCELLED = 'cancelled';
+/** in a worker's name: it accepts the test hooks (testStall) */
+export const TEST_HOOKS = 'test-hooks';
 export const NO_CAPTURE = 'no capture loaded';

@@ -3,7 +3,7 @@ import { Explorer } from '../core/model/explorer.ts';
 import { CancelledError, CaptureLoads } from '../core/model/load.ts';
 import type { FlameResult, FlameTree } from '../core/model/query-types.ts';
 import { summarize } from '../core/model/summary.ts';
-import { CANCELLED, NO_CAPTURE, type IngestApi } from './ingest-api.ts';
+import { CANCELLED, NO_CAPTURE, TEST_HOOKS, type IngestApi } from './ingest-api.ts';
 
 /** the captures loaded, one load at a time; the last one's Explorer answers the queries */
 const loads = new CaptureLoads((capture) => ({ explorer: new Explorer(capture), summary: summarize(capture) }));
@@ -18,6 +18,21 @@ const treeBuffers = (t: FlameTree): ArrayBuffer[] =>
   [t.name, t.parent, t.depth, t.value, t.self, t.highlight].map((a) => a.buffer as ArrayBuffer);
 /** distinct buffers only: transferring one twice throws */
 const flameBuffers = (r: FlameResult): ArrayBuffer[] => [...new Set([...treeBuffers(r.tree), ...(r.callers ? treeBuffers(r.callers) : [])])];
+
+/**
+ * Held while this worker lives (named after it: each worker the page starts has its own name), so
+ * the page learns of its death, whatever the cause, when the lock is granted to it instead.
+ */
+const lockName = `stackmap-ingest:${self.name}`;
+const locks = (self.navigator as Navigator | undefined)?.locks;
+const held: Promise<string | null> = locks
+  ? new Promise((resolve) => {
+      void locks.request(lockName, () => {
+        resolve(lockName);
+        return new Promise<never>(() => {});
+      });
+    })
+  : Promise.resolve(null);
 
 const api: IngestApi = {
   async ingest(req, onProgress) {
@@ -39,6 +54,13 @@ const api: IngestApi = {
     }
   },
   cancel: (id) => loads.cancel(id),
+  alive: () => held,
+  testStall() {
+    if (!self.name.includes(TEST_HOOKS)) throw new Error('test hooks are off in this worker');
+    // as a reader caught in an endless loop: nothing else runs in this worker from here on
+    const cell = typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(4)) : null;
+    for (;;) if (cell) Atomics.wait(cell, 0, 0, 1000);
+  },
 
   // large typed arrays are fresh per answer, so they are transferred, not copied
   timeline(req) {

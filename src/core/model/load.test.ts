@@ -164,8 +164,44 @@ describe('a file that changes while it is read', () => {
       ]),
     );
     // (the trace cut mid-line also has that line reported)
-    expect(diagnosticsOf(s, 'shrunk').map((d) => d.message)).toContain('changed while being read: 100000 bytes were read where it had 925448 when the load started');
-    expect(diagnosticsOf(s, 'grown').map((d) => d.message)).toContain(`changed while being read: ${STAT.length + 20} bytes were read where it had ${STAT.length} when the load started`);
+    expect(diagnosticsOf(s, 'shrunk').map((d) => d.message)).toContain('changed while being read: 100000 bytes were read where it had 925448 when the load started (cut short); what was read is kept');
+    expect(diagnosticsOf(s, 'grown').map((d) => d.message)).toContain(`changed while being read: ${STAT.length + 20} bytes were read where it had ${STAT.length} when the load started (grown); what was read is kept`);
+  });
+
+  it('a File whose lastModified moved, or whose last byte no longer reads, once it was read: a diagnostic', async () => {
+    let reads = 0;
+    /** the platform's File, modified on disk after its bytes were streamed */
+    class Touched extends File {
+      override get lastModified() {
+        return reads > 0 ? 2000 : 1000;
+      }
+      override stream() {
+        reads++;
+        return super.stream();
+      }
+    }
+    /** every slice of it fails to read, as a File does once it changed on disk */
+    class Gone extends File {
+      override slice(): Blob {
+        return new (class extends Blob {
+          override arrayBuffer(): Promise<ArrayBuffer> {
+            return Promise.reject(new DOMException('The requested file could not be read', 'NotReadableError'));
+          }
+        })();
+      }
+    }
+    const s = summarize(
+      await loadFiles([
+        { name: 'touched', blob: new Touched([STAT as Uint8Array<ArrayBuffer>], 'touched') },
+        { name: 'gone', blob: new Gone([STAT as Uint8Array<ArrayBuffer>], 'gone') },
+        { name: 'kept', blob: new File([STAT as Uint8Array<ArrayBuffer>], 'kept') },
+      ]),
+    );
+    const said = 'changed while being read (its last byte can no longer be read as it was): what was read may mix its old and new contents';
+    expect(s.diagnostics.map((d) => [d.file, d.message])).toEqual([
+      ['touched', said],
+      ['gone', said],
+    ]);
   });
 
   it('what the caller can tell (the command line stats the file before and after) is a diagnostic for that file', async () => {

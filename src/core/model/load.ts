@@ -166,6 +166,23 @@ async function inflation(blob: Blob): Promise<{ compressed: boolean; total: numb
   }
 }
 
+/** A File's lastModified (asking takes its snapshot), or null for a plain Blob. */
+function modified(blob: Blob): number | null {
+  const t = (blob as Partial<File>).lastModified;
+  return typeof t === 'number' ? t : null;
+}
+
+/** Whether a File still reads as the snapshot taken at the start: its last byte read once more, and its lastModified unchanged. */
+async function stillSame(blob: Blob, stamp: number | null): Promise<boolean> {
+  if (stamp === null) return true;
+  try {
+    if (blob.size > 0) await blob.slice(blob.size - 1).arrayBuffer();
+  } catch {
+    return false;
+  }
+  return modified(blob) === stamp;
+}
+
 async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions): Promise<FileReport[]> {
   const started = performance.now();
   const totalBytes = files.reduce((n, f) => n + f.blob.size, 0);
@@ -178,7 +195,10 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
   let last = -Infinity;
   const reports: FileReport[] = [];
   const diagnose = (file: string, message: string, offset?: number) => ingest.report(file, message, offset);
-  for (const f of files) {
+  // a file's metadata, once asked for, is its snapshot: Chromium (and Node's openAsBlob) then fail
+  // a read of a file modified since with NotReadableError, rather than read its new bytes
+  const stamps = files.map((f) => modified(f.blob));
+  for (const [index, f] of files.entries()) {
     const size = f.blob.size;
     const fileMark = ingest.mark();
     const reportsBefore = reports.length;
@@ -298,7 +318,10 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
         s.bytes,
       );
     } else if (s.ended && s.bytes !== size) {
-      diagnose(f.name, `changed while being read: ${s.bytes} bytes were read where it had ${size} when the load started`);
+      diagnose(f.name, `changed while being read: ${s.bytes} bytes were read where it had ${size} when the load started (${s.bytes < size ? 'cut short' : 'grown'}); what was read is kept`);
+    } else if (!(await stillSame(f.blob, stamps[index]))) {
+      // one more byte read at the end checks the snapshot again: changed after its last chunk
+      diagnose(f.name, 'changed while being read (its last byte can no longer be read as it was): what was read may mix its old and new contents');
     }
     const changed = opts.changedSince?.(f);
     if (changed) diagnose(f.name, changed);

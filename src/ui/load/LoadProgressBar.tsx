@@ -1,15 +1,39 @@
-import { describeRejected, useLoadStore } from '../../state/load-store.ts';
+import { describeRejected, faultText, useLoadStore } from '../../state/load-store.ts';
+import type { LoadProgress } from '../../workers/ingest-api.ts';
 import { fmtBytes } from '../common/format.ts';
 import './load.css';
 
+/** The share of the load done in percent, or null when it is unknown (a compressed file whose decompressed size is not known). */
+function loadPercent(p: LoadProgress | null): number | null {
+  if (!p) return 0;
+  if (p.phase === 'inflating' && p.inflatedTotal === null) return null;
+  return p.totalBytes > 0 ? (100 * p.bytesRead) / p.totalBytes : 0;
+}
+
+/** What the line says of the running load, after "Opening a new capture · ". */
+function progressText(p: LoadProgress | null, pct: number | null, first: string): string {
+  const rate = `${(p?.mbPerSecond ?? 0).toFixed(1)} MB/s`;
+  if (!p || p.phase === 'reading') {
+    return `${(pct ?? 0).toFixed(0)}% · ${fmtBytes(p?.bytesRead ?? 0)} of ${fmtBytes(p?.totalBytes ?? 0)} · ${rate} · ${p?.file ?? first}`;
+  }
+  if (p.phase === 'indexing') return `indexing · every byte of ${fmtBytes(p.totalBytes)} read; resolving stacks and building the tables`;
+  if (p.inflatedTotal !== null) {
+    return `${(pct ?? 0).toFixed(0)}% · inflating ${p.file}: ${fmtBytes(p.inflatedBytes)} of ${fmtBytes(p.inflatedTotal)} · ${rate}`;
+  }
+  return `inflating ${p.file}: ${fmtBytes(p.inflatedBytes)} so far (its decompressed size is unknown) · ${fmtBytes(p.bytesRead)} of ${fmtBytes(p.totalBytes)} read · ${rate}`;
+}
+
 /**
- * Bytes read, percent and MB/s while the worker reads, with Cancel; the outcome once it is done.
- * While a load runs over an open capture, this line sits on top of the capture's panes, which
- * stay (dimmed) until the new one is ready, and come back as they were on cancel or failure.
+ * Bytes read, percent and MB/s while the worker reads (decompressed bytes while it inflates, or
+ * "inflating" when their total is unknown; "indexing" once every byte is read), with Cancel; the
+ * outcome once it is done. While a load runs over an open capture, this line sits on top of the
+ * capture's panes, which stay (dimmed) until the new one is ready, and come back as they were on
+ * cancel or failure. Below it, the last worker fault (`worker-fault`) and the kept capture's notice.
  */
 export function LoadProgressBar() {
-  const { status, activity, mode, loading, progress, files, elapsedMs, source, cancel, error, rejected, notice } = useLoadStore();
-  const pct = progress && progress.totalBytes > 0 ? (100 * progress.bytesRead) / progress.totalBytes : 0;
+  const { status, activity, mode, loading, progress, files, elapsedMs, source, cancel, error, rejected, rejectedDiagnostics, notice, fault, dismissFault } =
+    useLoadStore();
+  const pct = loadPercent(progress);
   const open = status === 'done';
   const unchanged = open ? ' The capture shown is unchanged.' : '';
   return (
@@ -18,17 +42,19 @@ export function LoadProgressBar() {
       data-testid="load-progress"
       data-status={activity}
       data-mode={mode}
+      data-phase={activity === 'loading' ? (progress?.phase ?? 'reading') : undefined}
       data-over-capture={open && activity === 'loading' ? 'true' : undefined}
       data-bytes-total={progress?.totalBytes}
     >
       <div className="load-line">
         {activity === 'loading' ? (
           <>
-            <progress max={100} value={pct} />
+            {pct === null ? <progress max={100} /> : <progress max={100} value={pct} />}
             <span>
               {open ? (mode === 'add' ? 'Adding to this capture · ' : 'Opening a new capture · ') : ''}
-              {pct.toFixed(0)}% · {fmtBytes(progress?.bytesRead ?? 0)} of {fmtBytes(progress?.totalBytes ?? 0)} · {(progress?.mbPerSecond ?? 0).toFixed(1)} MB/s ·{' '}
-              {progress?.file ?? loading[0]}
+              {!progress && fault?.reopen === 'reopening'
+                ? `waiting for the new ingest worker to reopen the capture shown · ${loading[0]}`
+                : progressText(progress, pct, loading[0])}
             </span>
             <button type="button" onClick={cancel} data-testid="load-cancel">
               Cancel
@@ -36,7 +62,7 @@ export function LoadProgressBar() {
           </>
         ) : activity === 'cancelled' ? (
           <span>
-            Load cancelled{progress ? ` at ${pct.toFixed(0)}%` : ''} ({loading.join(', ')}).{unchanged || ' Drop files anywhere, or open the sample.'}
+            Load cancelled{progress && pct !== null ? ` at ${pct.toFixed(0)}%` : ''} ({loading.join(', ')}).{unchanged || ' Drop files anywhere, or open the sample.'}
           </span>
         ) : activity === 'error' && open ? (
           <span className="warn">
@@ -44,7 +70,7 @@ export function LoadProgressBar() {
           </span>
         ) : activity === 'rejected' && rejected ? (
           <span className="warn" data-testid="load-rejected">
-            Nothing in {describeRejected(rejected)} could be read.{unchanged}
+            Nothing in {describeRejected(rejected, rejectedDiagnostics)} could be read.{unchanged}
           </span>
         ) : open ? (
           <span>
@@ -56,6 +82,14 @@ export function LoadProgressBar() {
           <span>Drop files anywhere, or open some.</span>
         )}
       </div>
+      {fault && (
+        <div className="load-notice warn" data-testid="worker-fault" data-fault={fault.kind} data-reopen={fault.reopen}>
+          <span>{faultText(fault)}</span>{' '}
+          <button type="button" onClick={dismissFault} aria-label="Dismiss">
+            ×
+          </button>
+        </div>
+      )}
       {notice && (
         <div className="load-notice warn" data-testid="load-notice">
           {notice}
