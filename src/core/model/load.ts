@@ -195,8 +195,9 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
   let last = -Infinity;
   const reports: FileReport[] = [];
   const diagnose = (file: string, message: string, offset?: number) => ingest.report(file, message, offset);
-  // a file's metadata, once asked for, is its snapshot: Chromium (and Node's openAsBlob) then fail
-  // a read of a file modified since with NotReadableError, rather than read its new bytes
+  // a File's metadata, once asked for, is its snapshot: Chromium then fails a read started after the
+  // file was modified with NotReadableError (a stream already running may read on, so the last byte
+  // is read once more at the end: stillSame); Node's openAsBlob checks its own snapshot
   const stamps = files.map((f) => modified(f.blob));
   for (const [index, f] of files.entries()) {
     const size = f.blob.size;
