@@ -1,8 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ingestFiles } from '../model/test-helpers.ts';
 import { DiagnosticLog } from './diagnostics.ts';
-import { TRAMPOLINE } from './frames.ts';
-import { createKallsymsParser, Symbolizer, type SymbolFile } from './kallsyms.ts';
+import { addressKey, TRAMPOLINE } from './frames.ts';
+import { addressKeyOf, createKallsymsParser, IpFrames, Symbolizer, type SymbolFile } from './kallsyms.ts';
 import { sniffKind } from './sniff.ts';
 import { writeStackMapBin } from './stack-map-write.ts';
 import { CHUNK_SIZES, feedChunks, fixture } from './test-util.ts';
@@ -142,5 +143,103 @@ describe('symbols through Ingest', () => {
     expect(cap.diagnostics.map((x) => [x.file, x.message])).toEqual([
       ['kallsyms', 'every address is 0: kallsyms was read without privilege (read it as root); it cannot symbolize'],
     ]);
+  });
+});
+
+/** The symbolizer as it was: a BigInt binary search per ip. The reference for the fast one. */
+function referenceSymbolizer(lines: readonly { addr: bigint; type: string; name: string }[]) {
+  const code = lines.filter((l) => 'tTwW'.includes(l.type));
+  const order = code.map((_, i) => i).sort((a, b) => (code[a].addr < code[b].addr ? -1 : code[a].addr > code[b].addr ? 1 : 0));
+  const addrs = order.map((i) => code[i].addr);
+  const names = order.map((i) => code[i].name);
+  const allZero = lines.length > 0 && lines.every((l) => l.addr === 0n);
+  const counts = { hits: 0, misses: 0 };
+  const hex = (ip: bigint) => (ip === 0x7fffffffn ? TRAMPOLINE : '0x' + ip.toString(16));
+  const symbolize = (ip: bigint): string => {
+    if (allZero || addrs.length === 0 || ip === 0x7fffffffn) return hex(ip);
+    if (ip < addrs[0]) return counts.misses++, hex(ip);
+    let lo = 0;
+    let hi = addrs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (addrs[mid] <= ip) lo = mid;
+      else hi = mid - 1;
+    }
+    const end = lo + 1 < addrs.length ? addrs[lo + 1] : addrs[lo] + 0x10000n;
+    if (ip >= end) return counts.misses++, hex(ip);
+    counts.hits++;
+    return names[lo] + '+0x' + (ip - addrs[lo]).toString(16);
+  };
+  return { symbolize, counts };
+}
+
+describe('Symbolizer against a BigInt reference (property)', () => {
+  const U64 = (1n << 64n) - 1n;
+  const clamp = (x: bigint) => (x < 0n ? 0n : x > U64 ? U64 : x);
+  // addresses near a few bases (core kernel, modules, a 32-bit kernel, the bottom and top of the space)
+  const base = fc.constantFrom(0xffffffff81000000n, 0xffffffffc0000000n, 0xc0100000n, 0n, 0xfffffffffff00000n, 0x7fff0000n);
+  const addr = fc.tuple(base, fc.bigInt({ min: -0x20000n, max: 0x40000n })).map(([b, d]) => clamp(b + d));
+  const symLine = fc.record({
+    addr,
+    type: fc.constantFrom('T', 't', 'W', 'w', 'D', 'd', 'r', 'B'),
+    name: fc.constantFrom('vfs_read', 'cleanup', 'do_one_initcall', '_stext', 'x'),
+    module: fc.option(fc.constantFrom('ext4', 'nf_tables'), { nil: null }),
+    short: fc.boolean(),
+  });
+  const table = fc.array(symLine, { maxLength: 40 }).chain((ls) =>
+    // some symbols share an address with another (aliases): the later one in the file wins
+    fc.array(fc.nat(), { maxLength: 6 }).map((dups) => {
+      const out = ls.slice();
+      for (const d of dups) if (ls.length > 0) out.push({ ...ls[d % ls.length], name: `alias${d}` });
+      return out;
+    }),
+  );
+  const text = (ls: readonly { addr: bigint; type: string; name: string; module: string | null; short: boolean }[]) =>
+    ls
+      .map((l) => {
+        const h = l.addr.toString(16);
+        const a = l.short && l.addr <= 0xffffffffn ? h.padStart(8, '0') : h.padStart(16, '0');
+        return `${a} ${l.type} ${l.name}${l.module ? `\t[${l.module}]` : ''}\n`;
+      })
+      .join('');
+
+  it('gives every ip the same key, and counts the same hits and misses, by ip and by record', () => {
+    fc.assert(
+      fc.property(table, fc.array(fc.oneof(addr, fc.bigInt({ min: 0n, max: U64 }), fc.constant(0x7fffffffn)), { maxLength: 60 }), (ls, extra) => {
+        const syms = parse(new TextEncoder().encode(text(ls))).syms;
+        const ref = referenceSymbolizer(ls);
+        // ips at, just below, just after and inside every symbol, and past the last one's span
+        const ips = [...extra];
+        for (const l of ls) for (const d of [-1n, 0n, 1n, 0x17n, 0xffffn, 0x10000n]) ips.push(clamp(l.addr + d));
+        const s = new Symbolizer(syms);
+        const expected = ips.map(ref.symbolize);
+        expect(ips.map(s.symbolize)).toEqual(expected);
+        expect([s.hits, s.misses]).toEqual([ref.counts.hits, ref.counts.misses]);
+        // whole records through the per-ip cache: the same keys, counted again per occurrence
+        const byRecord = new Symbolizer(syms);
+        expect(byRecord.frames.keysOf(BigUint64Array.from(ips))).toEqual(expected);
+        expect(byRecord.frames.keysOf(BigUint64Array.from(ips))).toEqual(expected);
+        expect([byRecord.hits, byRecord.misses]).toEqual([2 * ref.counts.hits, 2 * ref.counts.misses]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reads the halves of a subarray of a larger record buffer', () => {
+    const { syms } = parse(WITH_MODULES);
+    const all = BigUint64Array.of(0n, 0xffffffff81234567n, 0xffffffffc0400042n, 0x7fffffffn, 1n);
+    expect(new Symbolizer(syms).frames.keysOf(all.subarray(1, 4))).toEqual(['vfs_read+0x7', 'ext4_file_read_iter+0x42', TRAMPOLINE]);
+  });
+});
+
+describe('address keys without symbols', () => {
+  it('match addressKey for every ip', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), fc.constant(0x7fffffffn), fc.bigInt({ min: 0n, max: 0xffffffffn }))), (ips) => {
+        expect(new IpFrames().keysOf(BigUint64Array.from(ips))).toEqual(ips.map(addressKey));
+        expect(ips.map((ip) => addressKeyOf(Number(ip >> 32n), Number(ip & 0xffffffffn)))).toEqual(ips.map(addressKey));
+      }),
+      { numRuns: 200 },
+    );
   });
 });

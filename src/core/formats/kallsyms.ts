@@ -1,4 +1,4 @@
-import { addressKey } from './frames.ts';
+import { TRAMPOLINE } from './frames.ts';
 import { LineSplitter, TOO_LONG } from './lines.ts';
 import type { ChunkParser, LineCount, ParseContext } from './types.ts';
 
@@ -6,8 +6,11 @@ import type { ChunkParser, LineCount, ParseContext } from './types.ts';
 export interface SymbolFile {
   file: string;
   format: 'kallsyms' | 'System.map';
-  /** code symbols only (t, T, w, W), ascending */
+  /** code symbols only (t, T, w, W), ascending; equal addresses in file order */
   addrs: BigUint64Array;
+  /** the same addresses as two 32-bit halves (what the Symbolizer searches: no BigInt per ip) */
+  hi: Uint32Array;
+  lo: Uint32Array;
   names: string[];
   /** every address was 0: kallsyms read without privilege */
   allZero: boolean;
@@ -16,8 +19,12 @@ export interface SymbolFile {
 
 const LINE = /^([0-9a-fA-F]{8,16}) ([a-zA-Z?]) (\S+)(?:\s+\[(\S+)\])?\s*$/;
 
+/** Whether this machine stores the low 32-bit word of a u64 first (BigUint64Array and Uint32Array views share the native order). */
+const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 export function createKallsymsParser(ctx: ParseContext): ChunkParser<SymbolFile> {
-  const addrs: bigint[] = [];
+  let his: number[] = [];
+  let los: number[] = [];
   const names: string[] = [];
   let used = 0;
   let unused = 0;
@@ -37,12 +44,16 @@ export function createKallsymsParser(ctx: ParseContext): ChunkParser<SymbolFile>
     }
     used++;
     total++;
-    const addr = BigInt('0x' + m[1]);
-    if (addr !== 0n) nonZero++;
+    const hex = m[1];
+    const cut = hex.length - 8;
+    const hi = cut > 0 ? parseInt(hex.slice(0, cut), 16) : 0;
+    const lo = parseInt(hex.slice(cut), 16);
+    if (hi !== 0 || lo !== 0) nonZero++;
     if (m[4]) modules++;
     const t = m[2];
     if (t === 't' || t === 'T' || t === 'w' || t === 'W') {
-      addrs.push(addr);
+      his.push(hi);
+      los.push(lo);
       names.push(m[3]);
     }
   }, undefined, (lineNo) => {
@@ -53,14 +64,33 @@ export function createKallsymsParser(ctx: ParseContext): ChunkParser<SymbolFile>
     push: (c) => splitter.push(c),
     end: () => {
       const lineCount = splitter.end();
-      const order = addrs.map((_, i) => i).sort((a, b) => (addrs[a] < addrs[b] ? -1 : addrs[a] > addrs[b] ? 1 : 0));
+      const n = names.length;
+      // a stable sort: symbols at one address keep their file order (the later one wins a lookup)
+      const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => his[a] - his[b] || los[a] - los[b]);
+      const hi = new Uint32Array(n);
+      const lo = new Uint32Array(n);
+      const addrs = new BigUint64Array(n);
+      const words = new Uint32Array(addrs.buffer);
+      const sorted: string[] = new Array(n);
+      for (let k = 0; k < n; k++) {
+        const i = order[k];
+        hi[k] = his[i];
+        lo[k] = los[i];
+        words[2 * k + (LITTLE ? 0 : 1)] = los[i];
+        words[2 * k + (LITTLE ? 1 : 0)] = his[i];
+        sorted[k] = names[i];
+      }
+      his = [];
+      los = [];
       const allZero = total > 0 && nonZero === 0;
       if (allZero) ctx.diagnostics.forFile('every address is 0: kallsyms was read without privilege (read it as root); it cannot symbolize');
       return {
         file: ctx.file,
         format: modules > 0 ? 'kallsyms' : 'System.map',
-        addrs: BigUint64Array.from(order.map((i) => addrs[i])),
-        names: order.map((i) => names[i]),
+        addrs,
+        hi,
+        lo,
+        names: sorted,
         allZero,
         lines: { total: lineCount, used, unused },
       };
@@ -69,37 +99,226 @@ export function createKallsymsParser(ctx: ParseContext): ChunkParser<SymbolFile>
 }
 
 /** Largest gap after the last symbol still taken as inside it. */
-const LAST_SYMBOL_SPAN = 0x10000n;
+const LAST_SYMBOL_SPAN = 0x10000;
+
+const hex8 = (x: number) => x.toString(16).padStart(8, '0');
+/** `hi * 2^32 + lo` in lowercase hex, no leading zeros, no BigInt. */
+const hex64 = (hi: number, lo: number) => (hi === 0 ? lo.toString(16) : hi.toString(16) + hex8(lo));
+
+/** The address key of `hi:lo` (as `addressKey` of the same ip). */
+export function addressKeyOf(hi: number, lo: number): string {
+  if (hi === 0 && lo === 0x7fffffff) return TRAMPOLINE;
+  return '0x' + hex64(hi, lo);
+}
+
+/** How an ip symbolized: not counted (the trampoline, or no usable symbols), inside a symbol, outside every symbol. */
+const enum Kind {
+  Uncounted = 0,
+  Hit = 1,
+  Miss = 2,
+}
+
+/** Turns an ip given as two 32-bit halves into a frame key and what kind of answer it was. */
+interface Resolver {
+  /** the key of `hi:lo`; sets `kind` */
+  resolve(hi: number, lo: number): string;
+  kind: Kind;
+}
+
+/** Resolves every ip to its address key (no symbols loaded). */
+class AddressResolver implements Resolver {
+  kind = Kind.Uncounted;
+  resolve(hi: number, lo: number): string {
+    return addressKeyOf(hi, lo);
+  }
+}
+
+/**
+ * Frame keys of raw ips, each made once per distinct ip: an ip gets a dense id (an
+ * open-addressing hash over its two 32-bit halves, in typed arrays, doubling as it fills) and
+ * its key string when first seen; later occurrences cost one probe. Counts symbol hits and
+ * misses per occurrence, as a per-ip symbolizer would.
+ */
+export class IpFrames {
+  hits = 0;
+  misses = 0;
+  /** frame key of each id */
+  readonly keys: string[] = [];
+  private ipHi = new Uint32Array(1024);
+  private ipLo = new Uint32Array(1024);
+  private kinds = new Uint8Array(1024);
+  /** id + 1 per slot, 0 = free */
+  private slots = new Int32Array(2048);
+  private shift = 32 - 11;
+
+  constructor(private readonly resolver: Resolver = new AddressResolver()) {}
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  key(id: number): string {
+    return this.keys[id];
+  }
+
+  /** The id of the ip `hi:lo`, counting it as a hit or miss. */
+  idOf(hi: number, lo: number): number {
+    const slots = this.slots;
+    let h = Math.imul(lo ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1) >>> this.shift;
+    const mask = slots.length - 1;
+    for (;;) {
+      const s = slots[h];
+      if (s === 0) break;
+      const id = s - 1;
+      if (this.ipLo[id] === lo && this.ipHi[id] === hi) {
+        this.count(this.kinds[id]);
+        return id;
+      }
+      h = (h + 1) & mask;
+    }
+    const id = this.keys.length;
+    const key = this.resolver.resolve(hi, lo);
+    const kind = this.resolver.kind;
+    if (id === this.ipLo.length) {
+      this.ipLo = grow(this.ipLo);
+      this.ipHi = grow(this.ipHi);
+      this.kinds = grow(this.kinds);
+    }
+    this.ipLo[id] = lo;
+    this.ipHi[id] = hi;
+    this.kinds[id] = kind;
+    this.keys.push(key);
+    slots[h] = id + 1;
+    if (2 * this.keys.length > slots.length) this.rehash();
+    this.count(kind);
+    return id;
+  }
+
+  /** Ids of a record's ips, in order. */
+  idsOf(ips: BigUint64Array): Int32Array {
+    const out = new Int32Array(ips.length);
+    this.idsInto(ips, out, 0);
+    return out;
+  }
+
+  /** Writes the ids of a record's ips into `out` from `at` on. */
+  idsInto(ips: BigUint64Array, out: Int32Array, at: number): void {
+    const n = ips.length;
+    const w = new Uint32Array(ips.buffer, ips.byteOffset, 2 * n);
+    const l = LITTLE ? 0 : 1;
+    for (let i = 0; i < n; i++) out[at + i] = this.idOf(w[2 * i + 1 - l], w[2 * i + l]);
+  }
+
+  /** Frame keys of a record's ips, leaf first as given. */
+  keysOf(ips: BigUint64Array): string[] {
+    const ids = this.idsOf(ips);
+    const out: string[] = new Array(ids.length);
+    for (let i = 0; i < ids.length; i++) out[i] = this.keys[ids[i]];
+    return out;
+  }
+
+  private count(kind: number): void {
+    if (kind === Kind.Hit) this.hits++;
+    else if (kind === Kind.Miss) this.misses++;
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    this.shift--;
+    const mask = slots.length - 1;
+    for (let id = 0; id < this.keys.length; id++) {
+      let h = Math.imul(this.ipLo[id] ^ Math.imul(this.ipHi[id], 0x85ebca6b), 0x9e3779b1) >>> this.shift;
+      while (slots[h] !== 0) h = (h + 1) & mask;
+      slots[h] = id + 1;
+    }
+    this.slots = slots;
+  }
+}
+
+function grow<T extends Uint32Array | Uint8Array>(a: T): T {
+  const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+  b.set(a as never);
+  return b;
+}
+
+/** A symbolize function that also carries its per-ip cache, for callers that read whole records. */
+export type SymbolizeFn = ((ip: bigint) => string) & { frames: IpFrames };
 
 /**
  * A symbolizer over one symbol file: `sym+0xoff` when the ip falls inside a symbol (its size
  * being the distance to the next), else the address key. Counts hits and misses, so a map from
  * another boot or a KASLR-slid kernel can be told apart.
+ *
+ * The search runs over the addresses' 32-bit halves (no BigInt per ip), and each distinct ip is
+ * resolved once (`frames`, shared by `symbolize`, which carries it for whole records).
  */
-export class Symbolizer {
-  hits = 0;
-  misses = 0;
-  constructor(private readonly syms: SymbolFile) {}
+export class Symbolizer implements Resolver {
+  kind: Kind = Kind.Uncounted;
+  readonly frames: IpFrames;
+  readonly symbolize: SymbolizeFn;
+  private readonly hi: Uint32Array;
+  private readonly lo: Uint32Array;
+  private readonly names: string[];
+  private readonly usable: boolean;
 
-  readonly symbolize = (ip: bigint): string => {
-    const a = this.syms.addrs;
-    if (this.syms.allZero || a.length === 0 || ip === 0x7fffffffn) return addressKey(ip);
-    let lo = 0;
-    let hi = a.length - 1;
-    if (ip < a[0]) return this.miss(ip);
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (a[mid] <= ip) lo = mid;
-      else hi = mid - 1;
+  constructor(syms: SymbolFile) {
+    // a SymbolFile made by hand may lack the halves: derive them from addrs
+    const n = syms.addrs.length;
+    this.hi = syms.hi ?? Uint32Array.from(syms.addrs, (a) => Number(a >> 32n));
+    this.lo = syms.lo ?? Uint32Array.from(syms.addrs, (a) => Number(a & 0xffffffffn));
+    this.names = syms.names;
+    this.usable = !syms.allZero && n > 0;
+    this.frames = new IpFrames(this);
+    const frames = this.frames;
+    this.symbolize = Object.assign(
+      (ip: bigint): string => frames.key(frames.idOf(Number(ip >> 32n) >>> 0, Number(ip & 0xffffffffn))),
+      { frames },
+    );
+  }
+
+  get hits(): number {
+    return this.frames.hits;
+  }
+  get misses(): number {
+    return this.frames.misses;
+  }
+
+  /** The key of the ip `hi:lo` (unsigned halves), and in `kind` whether it was a hit. */
+  resolve(hi: number, lo: number): string {
+    const H = this.hi;
+    const L = this.lo;
+    const n = H.length;
+    if (!this.usable || (hi === 0 && lo === 0x7fffffff)) {
+      this.kind = Kind.Uncounted;
+      return addressKeyOf(hi, lo);
     }
-    const end = lo + 1 < a.length ? a[lo + 1] : a[lo] + LAST_SYMBOL_SPAN;
-    if (ip >= end) return this.miss(ip);
-    this.hits++;
-    return this.syms.names[lo] + '+0x' + (ip - a[lo]).toString(16);
-  };
+    // the last symbol at or below the ip
+    if (hi < H[0] || (hi === H[0] && lo < L[0])) return this.miss(hi, lo);
+    let a = 0;
+    let b = n - 1;
+    while (a < b) {
+      const mid = (a + b + 1) >> 1;
+      const mh = H[mid];
+      if (mh < hi || (mh === hi && L[mid] <= lo)) a = mid;
+      else b = mid - 1;
+    }
+    // ip - addr[a], as dHi:dLo
+    let dHi = hi - H[a];
+    let dLo = lo - L[a];
+    if (dLo < 0) {
+      dLo += 0x100000000;
+      dHi--;
+    }
+    if (a + 1 < n) {
+      const eh = H[a + 1];
+      if (hi > eh || (hi === eh && lo >= L[a + 1])) return this.miss(hi, lo);
+    } else if (dHi > 0 || dLo >= LAST_SYMBOL_SPAN) return this.miss(hi, lo);
+    this.kind = Kind.Hit;
+    return this.names[a] + '+0x' + hex64(dHi, dLo);
+  }
 
-  private miss(ip: bigint): string {
-    this.misses++;
-    return addressKey(ip);
+  private miss(hi: number, lo: number): string {
+    this.kind = Kind.Miss;
+    return addressKeyOf(hi, lo);
   }
 }

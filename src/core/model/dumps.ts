@@ -1,45 +1,122 @@
 import type { DiagnosticLog } from '../formats/diagnostics.ts';
 import { addressKey } from '../formats/frames.ts';
+import { IpFrames, type SymbolizeFn } from '../formats/kallsyms.ts';
 import type { ParsedDump } from '../formats/types.ts';
 import type { StackTable } from './stack-table.ts';
+
+/**
+ * What binary records' frames are read into, per dump index: ids into a per-ip cache, every
+ * record's in one pool (a typed array per record would be 262,144 small buffers for the GC to
+ * track), and those ids as the stack table's frame ids once interned.
+ */
+class IpPool {
+  ids = new Int32Array(1 << 16);
+  length = 0;
+  /** each IpFrames id as a stack table frame id, -1 until interned */
+  tableIds = new Int32Array(0);
+  /** one stack's table frame ids, for internFrameIds */
+  scratch = new Int32Array(64);
+  constructor(readonly frames: IpFrames) {}
+
+  /** Appends the ids of `ips`; returns where they start. */
+  add(ips: BigUint64Array): number {
+    const start = this.length;
+    if (start + ips.length > this.ids.length) {
+      const next = new Int32Array(Math.max(2 * this.ids.length, start + ips.length));
+      next.set(this.ids.subarray(0, start));
+      this.ids = next;
+    }
+    this.frames.idsInto(ips, this.ids, start);
+    this.length = start + ips.length;
+    return start;
+  }
+
+  keys(start: number, n: number): string[] {
+    const out: string[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = this.frames.key(this.ids[start + i]);
+    return out;
+  }
+
+  /** Interns the stack of ids [start, start + n) into `table`. */
+  intern(table: StackTable, start: number, n: number): number {
+    if (this.tableIds.length < this.frames.size) {
+      const grown = new Int32Array(Math.max(this.frames.size, 2 * this.tableIds.length)).fill(-1);
+      grown.set(this.tableIds);
+      this.tableIds = grown;
+    }
+    if (this.scratch.length < n) this.scratch = new Int32Array(n);
+    const map = this.tableIds;
+    const out = this.scratch;
+    const ids = this.ids;
+    for (let i = 0; i < n; i++) {
+      const id = ids[start + i];
+      let f = map[id];
+      if (f < 0) f = map[id] = table.frames.intern(this.frames.key(id));
+      out[i] = f;
+    }
+    return table.internFrameIds(out, 0, n);
+  }
+}
+
+/** A binary record's frames before any key string is looked at. */
+interface PendingIps {
+  pool: IpPool;
+  start: number;
+  n: number;
+}
 
 /**
  * One slot of one dump. Its stack is interned only when first asked for (normally at
  * `DumpIndex.seal`, once every dump is in), so a reading replaced by a better one of the same
  * stack (a raw-address binary record by its symbolized text twin) never enters the stack
- * table and never counts as a distinct stack.
+ * table and never counts as a distinct stack. A binary record's frames stay ids into the
+ * symbolizer's per-ip cache until some merge reads them as strings or the stack is interned.
  */
 export class DumpSlot {
   private pending: string[] | null;
+  /** with `pending` null and no node yet: the frames are ids [start, start + n) of this pool */
+  private pool: IpPool | null = null;
+  private start = 0;
+  private n = 0;
   private node = -1;
 
   constructor(
     private readonly table: StackTable,
-    frames: string[],
+    frames: string[] | PendingIps,
     public refCount: number,
     /** index into DumpIndex.sources of the dump this slot came from first */
     readonly source: number,
   ) {
-    this.pending = frames;
+    if (Array.isArray(frames)) this.pending = frames;
+    else {
+      this.pending = null;
+      this.pool = frames.pool;
+      this.start = frames.start;
+      this.n = frames.n;
+    }
   }
 
   /** the stack's node in the stack table */
   get stack(): number {
     if (this.node < 0) {
-      this.node = this.table.intern(this.pending!);
+      const p = this.pool;
+      this.node = p && this.pending === null ? p.intern(this.table, this.start, this.n) : this.table.intern(this.pending!);
       this.pending = null;
+      this.pool = null;
     }
     return this.node;
   }
 
   /** frame keys, leaf first */
   get frames(): string[] {
+    if (this.pending === null && this.pool !== null) this.pending = this.pool.keys(this.start, this.n);
     return this.pending ?? this.table.framesOf(this.node);
   }
 
   /** Another reading of the same stack, with more frames named. */
   setFrames(frames: string[]): void {
     this.pending = frames;
+    this.pool = null;
     this.node = -1;
   }
 }
@@ -78,8 +155,11 @@ export interface GenerationlessSlot {
   ambiguous: boolean;
 }
 
-/** Turns a raw ip into a frame key; without symbols, the address itself. */
-export type Symbolize = (ip: bigint) => string;
+/**
+ * Turns a raw ip into a frame key; without symbols, the address itself. A `Symbolizer`'s
+ * `symbolize` carries its per-ip cache (`frames`), which whole records are read through.
+ */
+export type Symbolize = ((ip: bigint) => string) | SymbolizeFn;
 
 const isAddressFrame = (f: string) => f.startsWith('0x');
 
@@ -136,7 +216,23 @@ export class DumpIndex {
   /** every slot kept, in load order: the order their stacks are interned in */
   private readonly kept: DumpSlot[] = [];
 
+  /** raw ips as address keys, for dumps read without symbols: one key per distinct ip */
+  private addressFrames: IpFrames | null = null;
+  /** binary records' frames, per per-ip cache */
+  private readonly pools = new Map<IpFrames, IpPool>();
+
   constructor(private readonly stacks: StackTable) {}
+
+  /** The pool whole records are read into, or null for a plain function. */
+  private poolFor(symbolize: Symbolize): IpPool | null {
+    let frames: IpFrames | null = null;
+    if ('frames' in symbolize && symbolize.frames instanceof IpFrames) frames = symbolize.frames;
+    else if (symbolize === addressKey) frames = this.addressFrames ??= new IpFrames();
+    if (!frames) return null;
+    let pool = this.pools.get(frames);
+    if (!pool) this.pools.set(frames, (pool = new IpPool(frames)));
+    return pool;
+  }
 
   add(dump: ParsedDump, diagnostics: DiagnosticLog, symbolize: Symbolize = addressKey): void {
     const source = this.sources.length;
@@ -151,8 +247,10 @@ export class DumpIndex {
     let own: GenerationlessDump | null = null;
     /** this dump's generation-less slots that an earlier dump holds a different stack in */
     const disagree: Disagreement = { count: 0, shared: 0, slot: -1, other: -1, where: 0, detail: '' };
+    const pool = this.poolFor(symbolize);
     for (const rec of dump.records) {
-      const frames = rec.frames ?? (rec.ips ? Array.from(rec.ips, symbolize) : []);
+      const frames: string[] | PendingIps = rec.frames ??
+        (!rec.ips ? [] : pool ? { pool, start: pool.add(rec.ips), n: rec.ips.length } : Array.from(rec.ips, symbolize));
       if (rec.generation === null) {
         if (!own) {
           own = { source, slots: new Map() };
@@ -178,7 +276,7 @@ export class DumpIndex {
         gen.slots.set(rec.slot, this.keep(new DumpSlot(this.stacks, frames, rec.refCount, source)));
         continue;
       }
-      this.merge(gen, rec.slot, prev, frames, rec.refCount, source, diagnostics, unit, rec.where);
+      this.merge(gen, rec.slot, prev, Array.isArray(frames) ? frames : keysOf(frames), rec.refCount, source, diagnostics, unit, rec.where);
     }
     if (disagree.count > 0) {
       const d = disagree;
@@ -260,6 +358,10 @@ export class DumpIndex {
   generations(): number[] {
     return [...this.byGeneration.keys()].sort((x, y) => x - y);
   }
+}
+
+function keysOf(p: PendingIps): string[] {
+  return p.pool.keys(p.start, p.n);
 }
 
 function report(d: DiagnosticLog, unit: 'line' | 'offset', where: number, message: string): void {

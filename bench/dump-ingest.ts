@@ -1,0 +1,181 @@
+// A stack_map_bin of the largest map (bits=18: 262,144 stacks, depth 4..64) with a matching
+// kallsyms (50,000 code symbols, modules included), both generated in memory, through loadFiles:
+// read, symbolized and in the stack table. Prints the time (best of --rounds) and its ratio to a
+// baseline measured in the same process (a plain loop reading the same bytes), alternating.
+//
+//   npx tsx bench/dump-ingest.ts [--stacks N] [--rounds N] [--dir CORE_DIR] [--save DIR]
+//   npx tsx bench/dump-ingest.ts --against REV [--runs N]
+//
+// --dir loads loadFiles from another copy of src/core (the input is always made by this tree's
+// writer, so both see the same bytes). --against REV copies src/core as of REV into a temp folder
+// (with a package.json {"type":"module"}) and runs this script as child processes, A (REV) and
+// B (the working tree) alternating, --runs times each, then prints both times and B/A. --save DIR
+// also writes the two generated files there (to profile or load them elsewhere).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeStackMapBin, type BinRecordInput } from '../src/core/formats/stack-map-write.ts';
+
+const arg = (name: string, def: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : def;
+};
+const here = fileURLToPath(new URL('.', import.meta.url));
+const repo = join(here, '..');
+const STACKS = Number(arg('--stacks', String(1 << 18)));
+const ROUNDS = Number(arg('--rounds', '3'));
+
+const against = arg('--against', '');
+if (against) {
+  compare(against, Number(arg('--runs', '2')));
+} else {
+  await measure(arg('--dir', join(repo, 'src/core')));
+}
+
+/** mulberry32 */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    let t = (s = (s + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A synthetic kernel: 50,000 code symbols (the last 5,000 in modules, some names repeated as
+ * static functions are), data symbols between them, 1-3 call sites per function and 8 callees;
+ * stacks are walks down the call graph from 64 entry points, so callers are shared near the root.
+ */
+function generate(stacks: number): { kallsyms: Uint8Array; bin: Uint8Array; ips: number } {
+  const r = rng(42);
+  const int = (n: number) => Math.floor(r() * n);
+  const N = 50_000;
+  const MOD = 45_000;
+  const addr: bigint[] = [];
+  const sites: number[][] = [];
+  const lines: string[] = [];
+  let core = 0xffffffff81000000n;
+  let mod = 0xffffffffc0000000n;
+  for (let i = 0; i < N; i++) {
+    const size = (4 + int(120)) * 16;
+    const inMod = i >= MOD;
+    const a = inMod ? mod : core;
+    addr.push(a);
+    sites.push(Array.from({ length: 1 + int(3) }, () => 5 + int(size - 8)));
+    const name = i % 97 === 0 ? `cleanup_${i % 7}` : `fn_${i.toString(36)}`;
+    lines.push(`${a.toString(16)} ${inMod ? 't' : i % 3 ? 'T' : 't'} ${name}${inMod ? `\t[mod_${(i - MOD) >> 9}]` : ''}\n`);
+    if (i % 10 === 0) lines.push(`${(a + BigInt(size)).toString(16)} d data_${i}${inMod ? `\t[mod_${(i - MOD) >> 9}]` : ''}\n`);
+    const next = a + BigInt(size + 16 * int(4) + (i % 10 === 0 ? 64 : 0));
+    if (inMod) mod = next;
+    else core = next;
+  }
+  const callees = Array.from({ length: N }, () => Array.from({ length: 8 }, () => int(N)));
+  const roots = Array.from({ length: 64 }, () => int(N));
+  const records: BinRecordInput[] = [];
+  let ips = 0;
+  let slot = 0;
+  for (let s = 0; s < stacks; s++) {
+    const depth = 4 + int(61);
+    const out = new BigUint64Array(depth);
+    let f = roots[int(roots.length)];
+    for (let d = depth - 1; d >= 0; d--) {
+      out[d] = r() < 0.01 ? 0x7fffffffn : addr[f] + BigInt(sites[f][int(sites[f].length)]);
+      f = callees[f][int(8)];
+    }
+    ips += depth;
+    slot += 1 + int(2);
+    records.push({ slot, refCount: 1 + int(100), ips: out });
+  }
+  return {
+    kallsyms: new TextEncoder().encode(lines.join('')),
+    bin: writeStackMapBin({ version: 2, generation: 7, littleEndian: true, records }),
+    ips,
+  };
+}
+
+async function measure(dir: string): Promise<void> {
+  const { loadFiles } = await import(pathToFileURL(join(dir, 'model/load.ts')).href);
+  const { kallsyms, bin, ips } = generate(STACKS);
+  const save = arg('--save', '');
+  if (save) {
+    writeFileSync(join(save, 'kallsyms'), kallsyms);
+    writeFileSync(join(save, 'stack_map_bin'), bin);
+  }
+  const files = [
+    { name: 'kallsyms', blob: new Blob([kallsyms as Uint8Array<ArrayBuffer>]) },
+    { name: 'stack_map_bin', blob: new Blob([bin as Uint8Array<ArrayBuffer>]) },
+  ];
+  /** the baseline: every u32 word of the dump and every byte of kallsyms read once */
+  const baseline = () => {
+    const t = performance.now();
+    const w = new Uint32Array(bin.buffer, bin.byteOffset, bin.length >>> 2);
+    let x = 0;
+    for (let i = 0; i < w.length; i++) x = (x + w[i]) | 0;
+    for (let i = 0; i < kallsyms.length; i++) if (kallsyms[i] === 10) x++;
+    const ms = performance.now() - t;
+    if (x === 0.5) console.log(x);
+    return ms;
+  };
+  let best = Infinity;
+  let bestBase = Infinity;
+  let check = '';
+  for (let round = 0; round < ROUNDS; round++) {
+    bestBase = Math.min(bestBase, baseline());
+    const t = performance.now();
+    const cap = await loadFiles(files);
+    best = Math.min(best, performance.now() - t);
+    const g = cap.dumps.byGeneration.get(7);
+    const first = g.slots.values().next().value;
+    check = `${cap.stacks.size} stacks, ${cap.stacks.nodeCount} nodes, ${cap.stacks.frames.size} frames, ${cap.diagnostics.length} diagnostics; ` +
+      `first slot: ${cap.stacks.framesOf(first.stack).slice(0, 3).join(' ')}`;
+  }
+  process.stdout.write(
+    JSON.stringify({
+      dir,
+      stacks: STACKS,
+      ips,
+      mb: Math.round(bin.length / 1e4) / 100,
+      ms: Math.round(best),
+      baselineMs: Math.round(bestBase * 10) / 10,
+      ratio: Math.round((best / bestBase) * 10) / 10,
+      check,
+    }) + '\n',
+  );
+}
+
+function compare(rev: string, runs: number): void {
+  const tmp = mkdtempSync(join(tmpdir(), 'dump-ingest-'));
+  try {
+    mkdirSync(join(tmp, 'src'), { recursive: true });
+    const tar = execFileSync('git', ['-C', repo, 'archive', rev, 'src/core'], { maxBuffer: 1 << 30 });
+    execFileSync('tar', ['-x', '-C', tmp], { input: tar });
+    writeFileSync(join(tmp, 'package.json'), '{"type":"module"}\n');
+    symlinkSync(join(repo, 'node_modules'), join(tmp, 'node_modules'));
+    const run = (dir: string) => {
+      const p = spawnSync(
+        process.execPath,
+        ['--max-old-space-size=12000', '--import', 'tsx', fileURLToPath(import.meta.url), '--dir', dir, '--stacks', String(STACKS), '--rounds', '1'],
+        { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 26 },
+      );
+      if (p.status !== 0) throw new Error(p.stderr);
+      const o = JSON.parse(p.stdout.trim().split('\n').pop()!);
+      console.log(`${dir === join(tmp, 'src/core') ? 'A ' + rev : 'B tree'}: ${o.ms} ms (${o.ratio}x the baseline loop) -- ${o.check}`);
+      return o.ms as number;
+    };
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      a.push(run(join(tmp, 'src/core')));
+      b.push(run(join(repo, 'src/core')));
+    }
+    const ma = Math.min(...a);
+    const mb = Math.min(...b);
+    console.log(JSON.stringify({ before: ma, after: mb, ratio: Math.round((mb / ma) * 1e4) / 1e4, speedup: Math.round((ma / mb) * 10) / 10 }));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
