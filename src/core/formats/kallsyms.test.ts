@@ -182,7 +182,7 @@ describe('Symbolizer against a BigInt reference (property)', () => {
   const symLine = fc.record({
     addr,
     type: fc.constantFrom('T', 't', 'W', 'w', 'D', 'd', 'r', 'B'),
-    name: fc.constantFrom('vfs_read', 'cleanup', 'do_one_initcall', '_stext', 'x'),
+    name: fc.constantFrom<string>('vfs_read', 'cleanup', 'do_one_initcall', '_stext', 'x'),
     module: fc.option(fc.constantFrom('ext4', 'nf_tables'), { nil: null }),
     short: fc.boolean(),
   });
