@@ -46,8 +46,16 @@ test('clicking a top stack selects it: frames listed, its path marked in the fla
   await expect(page.getByTestId('stack-frames').locator('li').first()).toHaveText(frames[0]);
   const after = await page.getByTestId('flamegraph').locator('canvas').first().evaluate((c) => (c as HTMLCanvasElement).toDataURL());
   expect(after).not.toBe(before);
-  expect(urlParam(page, 'stack')).toBe(String(stack));
+  // the URL names the stack by stack_hash (DESIGN 3), computed here by a second method
+  expect(urlParam(page, 'stack')).toBe(fnv1a64(frames.join('\n')));
 });
+
+/** FNV-1a 64 over UTF-8, with BigInt: an implementation apart from the app's. */
+function fnv1a64(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (const b of new TextEncoder().encode(text)) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, '0');
+}
 
 test('switching generation shows that generation’s counts in the summary', async ({ page }) => {
   await open(page);
