@@ -42,7 +42,7 @@ export function useWorkerQuery<T>(key: string | null, ask: (api: Api) => Promise
     const timer = setTimeout(() => {
       ask(ingestWorker()).then(
         (data) => live && setState({ data, pending: false, error: null, capture: captureId }),
-        (e: unknown) => live && setState((s) => ({ ...s, pending: false, error: (e as Error).message })),
+        (e: unknown) => live && setState((s) => ({ ...s, pending: false, error: (e as Error).message, capture: captureId })),
       );
     }, debounceMs);
     return () => {

@@ -1,4 +1,5 @@
 import { useLoadStore } from '../../state/load-store.ts';
+import { fmtInt } from '../common/format.ts';
 
 /** Every file with what was used of it, and everything that was not understood. */
 export function DiagnosticsPanel() {
@@ -24,7 +25,7 @@ export function DiagnosticsPanel() {
               <tr key={f.file} data-testid="file-row">
                 <td>{f.file}</td>
                 <td>{f.kind.replaceAll('_', ' ')}</td>
-                <td>{acc ? `${acc.used} of ${acc.total} ${unit}` : ''}</td>
+                <td>{acc ? `${fmtInt(acc.used)} of ${fmtInt(acc.total)} ${unit}` : ''}</td>
                 <td className={acc && acc.unused > 0 ? 'warn' : ''}>{acc ? acc.unused : ''}</td>
               </tr>
             );

@@ -52,6 +52,11 @@ export function Timeline() {
 
   const [hover, setHover] = useState<{ x: number; y: number; info: EventInfo | null } | null>(null);
   const hoverSeq = useRef(0);
+  // a zoom or pan (wheel, keys) moves the events under a still pointer: the old answer is stale
+  useEffect(() => {
+    hoverSeq.current++;
+    setHover(null);
+  }, [win[0], win[1]]);
   const lanesShown = data?.result.lanes ?? [];
   const eventAt = async (x: number, y: number) => {
     const lane = laneAt(y, lanesShown.length);

@@ -146,7 +146,8 @@ export function useTimelineInput(p: Input): [number, number] | null {
   // keyboard: WASD anywhere but in a text field; arrows when the timeline has the pointer or focus
   useEffect(() => {
     const key = (e: KeyboardEvent) => {
-      if (typing(e) || e.ctrlKey || e.metaKey || e.altKey) return;
+      // a key another pane took (arrows moving a table's selection) is not also a zoom or pan
+      if (e.defaultPrevented || typing(e) || e.ctrlKey || e.metaKey || e.altKey) return;
       const { axis, window: w, setWindow } = latest.current;
       if (!axis) return;
       const onTimeline = hovered.current || document.activeElement === latest.current.canvas.current;
