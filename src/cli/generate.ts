@@ -1,11 +1,11 @@
-import { closeSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { prepareOutDir } from './out-dir.ts';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { writeStackMapBin, writeStackMapStat, writeStackMapText, type BinRecordInput, type TextRecordInput } from '../core/formats/stack-map-write.ts';
 import { writeTraceText, type TraceTextHeader, type TraceTextItem } from '../core/formats/trace-text-write.ts';
 import { stackHash } from '../core/sim/jhash.ts';
 import { SyntheticKernel, TASKS, type KernelSymbol } from '../core/sim/kernel-symbols.ts';
 import { Rng, Zipf } from '../core/sim/random.ts';
-import { makeDir } from './simulate.ts';
 
 /**
  * `generate`: a synthetic capture for benchmarks (DESIGN 5.3), of any size up to ~1 GB. The
@@ -518,12 +518,10 @@ export async function generate(args: string[]): Promise<number> {
     return 2;
   }
   const dir = resolve(o.out);
-  try {
-    makeDir(dir);
-    writeFileSync(join(dir, '.stackmap-write-test'), '');
-    rmSync(join(dir, '.stackmap-write-test'));
-  } catch (e) {
-    process.stderr.write(`cannot write to ${dir}: ${(e as Error).message}\n`);
+  // before the run, so an unwritable folder fails at once
+  const unwritable = prepareOutDir(dir);
+  if (unwritable) {
+    process.stderr.write(unwritable + '\n');
     return 1;
   }
   let report: GenerateReport;

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { prepareOutDir } from './out-dir.ts';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { exportCapture } from '../core/sim/export.ts';
 import { maxCpus, runNode } from '../core/sim/run-node.ts';
 import { isScenarioName, SCENARIO_NAMES, SCENARIOS, scenarioReport, type ScenarioName } from '../core/sim/scenarios.ts';
@@ -161,19 +162,6 @@ export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions
   return { options, out, json, scenario };
 }
 
-/**
- * `mkdir -p`, one level at a time: Node 20's recursive mkdirSync loops forever on a path under
- * /proc (ENOENT from a directory that exists), so the CLI would hang instead of failing.
- */
-export function makeDir(dir: string): void {
-  const missing: string[] = [];
-  for (let d = dir; !existsSync(d); d = dirname(d)) {
-    if (dirname(d) === d) break;
-    missing.unshift(d);
-  }
-  for (const d of missing) mkdirSync(d);
-}
-
 /** `simulate ...`: runs the simulator headless, writes the capture, prints the report; returns the exit status. */
 export async function simulate(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
@@ -189,13 +177,10 @@ export async function simulate(args: string[]): Promise<number> {
     return 2;
   }
   const dir = resolve(parsed.out);
-  try {
-    // before the run, so an unwritable folder fails at once
-    makeDir(dir);
-    writeFileSync(join(dir, '.stackmap-write-test'), '');
-    rmSync(join(dir, '.stackmap-write-test'));
-  } catch (e) {
-    process.stderr.write(`cannot write to ${dir}: ${(e as Error).message}\n`);
+  // before the run, so an unwritable folder fails at once
+  const unwritable = prepareOutDir(dir);
+  if (unwritable) {
+    process.stderr.write(unwritable + '\n');
     return 1;
   }
   try {

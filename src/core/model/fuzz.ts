@@ -26,22 +26,9 @@ export interface FuzzFailure {
   reason: string;
 }
 
-/** mulberry32: a small seeded PRNG, so a case can be made again from its seed */
-export class Prng {
-  constructor(private s: number) {}
-  next(): number {
-    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  pick<T>(a: readonly T[]): T {
-    return a[this.int(a.length)];
-  }
-}
+/** The simulator's seeded PRNG (mulberry32), so a case can be made again from its seed. */
+export { Rng as Prng } from '../sim/random.ts';
+import type { Rng as Prng } from '../sim/random.ts';
 
 const enc = new TextEncoder();
 const concat = (...parts: Uint8Array[]) => {
