@@ -271,3 +271,24 @@ test('a .gz: progress follows its decompressed bytes and says inflating', async 
   expect(compressed).toBeLessThan(raw.length / 5);
   expect(await summaryNumbers(page)).toEqual(pick(cliSummary([path])));
 });
+
+test('a truncated binary dump keeps its whole records and says where it was cut, as the command line does', async ({ page }) => {
+  // stack_map_bin.gen2 cut in the middle of a record; the trace and the other dumps whole
+  const bin = readFileSync(SAMPLES + 'stack_map_bin.gen2');
+  const cut = join(tmp, 'stack_map_bin.gen2');
+  writeFileSync(cut, bin.subarray(0, Math.floor(bin.length * 0.55)));
+  const files = [TRACE, SAMPLES + 'stack_map_bin.gen1', cut, SAMPLES + 'stack_map_bin.gen3', SAMPLES + 'kallsyms', STAT];
+  await page.goto('/');
+  await waitLoaded(page);
+  await page.getByTestId('file-input').setInputFiles(files);
+  const replace = page.getByTestId('replace-files');
+  if (await replace.isVisible().catch(() => false)) await replace.click();
+  await expect(page.getByTestId('diagnostics')).toContainText('truncated record', { timeout: 30_000 });
+  const cli = cliSummary(files);
+  expect(await summaryNumbers(page)).toEqual(pick(cli));
+  // the good records still resolve: more than the trace's generation-2 cookies minus all of them
+  const full = cliSummary([TRACE, SAMPLES + 'stack_map_bin.gen1', SAMPLES + 'stack_map_bin.gen2', SAMPLES + 'stack_map_bin.gen3', SAMPLES + 'kallsyms', STAT]);
+  expect(cli.resolved).toBeLessThan(full.resolved);
+  expect(cli.resolved).toBeGreaterThan(0);
+  expect(cli.diagnostics.some((d) => d.file.endsWith('stack_map_bin.gen2') && /truncated record/.test(d.message))).toBe(true);
+});
