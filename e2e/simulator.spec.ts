@@ -95,7 +95,9 @@ test('the simulator runs 4 CPU workers, resets and dumps live, and opens its run
   await expect(page.getByTestId('sim-ledger-nodump')).toHaveCount(0);
   await expect(page.getByTestId('sim-ledger-unresolved')).toBeVisible();
   await expect(page.getByTestId('sim-log').locator('li[data-kind="reset-done"]')).toHaveCount(1);
-  await expect(page.getByTestId('sim-log').locator('li[data-kind="reset-flag"]')).toHaveCount(1);
+  // the flag's row can scroll past the rows kept on a busy machine; the log's totals are exact
+  await expect(page.getByTestId('sim-log')).toHaveAttribute('data-total-reset-flag', '1');
+  await expect(page.getByTestId('sim-log')).toHaveAttribute('data-total-reset-done', '1');
   await expect(page.getByTestId('sim-log').locator('li[data-kind="dump"]')).toHaveCount(1);
   // the live ledger follows the run
   await expect(page.getByTestId('sim-ledger')).toBeVisible();

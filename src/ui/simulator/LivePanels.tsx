@@ -292,7 +292,14 @@ export function EventLog({ session, runId }: { session: SimSession; runId: numbe
           {fmtInt(session.live.logged)} logged{s.skipped ? `, ${fmtInt(s.skipped)} scrolled past unseen` : ''}
         </span>
       </div>
-      <ol className="sim-log mono" data-testid="sim-log" data-kinds={[...kinds].sort().join(' ')}>
+      <ol
+        className="sim-log mono"
+        data-testid="sim-log"
+        data-kinds={[...kinds].sort().join(' ')}
+        // exact totals of the reset's steps, which a busy log can scroll past the rows kept
+        data-total-reset-flag={session.live.total('reset-flag')}
+        data-total-reset-done={session.live.total('reset-done')}
+      >
         {lines.length === 0 && <li className="quiet">nothing yet: lost cmpxchgs, unpublished hits, duplicates, fallbacks, gravestones, resets and ESTALE show here</li>}
         {lines.slice(0, 150).map((l) => (
           <li key={l.key} className={l.cls} data-kind={l.kind}>
