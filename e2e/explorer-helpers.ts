@@ -82,3 +82,13 @@ export async function brushTimeline(page: Page, from: number, to: number) {
 
 /** The view's query string parameter, as the page wrote it. */
 export const urlParam = (page: Page, key: string) => new URL(page.url()).searchParams.get(key);
+
+/** The numbers summaryNumbers reads, from any summary (the CLI's, a selection's): what the page must show. */
+export const summaryOf = (s: { events: number; cookies: number; resolved: number; unresolved: number; fullStacks: number; uniqueStacks: number }) => ({
+  events: s.events,
+  cookies: s.cookies,
+  resolved: s.resolved,
+  unresolved: s.unresolved,
+  fullStacks: s.fullStacks,
+  uniqueStacks: s.uniqueStacks,
+});

@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect, test, type Page } from '@playwright/test';
-import type { Summary } from '../src/core/model/summary.ts';
 import { cliSummary } from './cli.ts';
-import { sampleFiles, SAMPLES, summaryNumbers, waitLoaded } from './explorer-helpers.ts';
+import { sampleFiles, SAMPLES, summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
 
 /**
  * Faults (issue 10): the ingest worker killed or hung during a load, files failing alone, a file
@@ -18,14 +17,6 @@ const TRACE = SAMPLES + 'trace';
 const STAT = SAMPLES + 'stack_map_stat';
 const tmp = mkdtempSync(join(tmpdir(), 'smx-faults-'));
 
-const pick = (s: Pick<Summary, 'events' | 'cookies' | 'resolved' | 'unresolved' | 'fullStacks' | 'uniqueStacks'>) => ({
-  events: s.events,
-  cookies: s.cookies,
-  resolved: s.resolved,
-  unresolved: s.unresolved,
-  fullStacks: s.fullStacks,
-  uniqueStacks: s.uniqueStacks,
-});
 
 /** The sample trace repeated to about `mb` MB, on disk (setInputFiles hands Chromium the path). */
 function bigTrace(mb: number, name = `trace-${mb}mb`): string {
@@ -75,7 +66,7 @@ test('the ingest worker killed during a load: a message naming the load, the cap
   await expect(page.getByTestId('load-progress')).toContainText('5 files: trace');
   await waitLoaded(page);
   const before = await summaryNumbers(page);
-  expect(before).toEqual(pick(cliSummary(files)));
+  expect(before).toEqual(summaryOf(cliSummary(files)));
   const rowsBefore = await page.getByTestId('top-stack-row').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-stack')}:${e.getAttribute('data-count')}`));
   expect(await workerNumber(page)).toBe(1);
 
@@ -121,13 +112,13 @@ test('the ingest worker killed during a load: a message naming the load, the cap
   await page.getByTestId('add-files').click();
   await expect(progress).toContainText('6 files');
   await waitLoaded(page);
-  expect(await summaryNumbers(page)).toEqual(pick(cliSummary([...files, STAT])));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary([...files, STAT])));
   await expect(fault).toHaveCount(0);
   await page.getByTestId('file-input').setInputFiles([TRACE]);
   await page.getByTestId('replace-files').click();
   await expect(progress).toContainText('1 file: trace');
   await waitLoaded(page);
-  expect(await summaryNumbers(page)).toEqual(pick(cliSummary([TRACE])));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary([TRACE])));
 });
 
 test('a worker that stops answering during a load is taken for hung, replaced, and the next load works', async ({ page }) => {
@@ -148,7 +139,7 @@ test('a worker that stops answering during a load is taken for hung, replaced, a
   await page.getByTestId('file-input').setInputFiles([TRACE]);
   await waitLoaded(page);
   await expect(page.getByTestId('load-progress')).toContainText('1 file: trace');
-  expect(await summaryNumbers(page)).toEqual(pick(cliSummary([TRACE])));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary([TRACE])));
 });
 
 test('cancel and drop at once, ten times in a row: the page always shows the last drop', async ({ page }) => {
@@ -269,7 +260,7 @@ test('a .gz: progress follows its decompressed bytes and says inflating', async 
   expect(inflating.some((s) => s.value > 10 && s.value < 90)).toBe(true);
   expect(samples.some((s) => s.phase === 'indexing')).toBe(true);
   expect(compressed).toBeLessThan(raw.length / 5);
-  expect(await summaryNumbers(page)).toEqual(pick(cliSummary([path])));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary([path])));
 });
 
 test('a truncated binary dump keeps its whole records and says where it was cut, as the command line does', async ({ page }) => {
@@ -285,7 +276,7 @@ test('a truncated binary dump keeps its whole records and says where it was cut,
   if (await replace.isVisible().catch(() => false)) await replace.click();
   await expect(page.getByTestId('diagnostics')).toContainText('truncated record', { timeout: 30_000 });
   const cli = cliSummary(files);
-  expect(await summaryNumbers(page)).toEqual(pick(cli));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(cli));
   // the good records still resolve: more than the trace's generation-2 cookies minus all of them
   const full = cliSummary([TRACE, SAMPLES + 'stack_map_bin.gen1', SAMPLES + 'stack_map_bin.gen2', SAMPLES + 'stack_map_bin.gen3', SAMPLES + 'kallsyms', STAT]);
   expect(cli.resolved).toBeLessThan(full.resolved);

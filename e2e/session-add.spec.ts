@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { Summary } from '../src/core/model/summary.ts';
 import { cliSummary } from './cli.ts';
-import { canvasInk, sampleFiles, SAMPLES, summaryNumbers, waitLoaded } from './explorer-helpers.ts';
+import { canvasInk, sampleFiles, SAMPLES, summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
 
 /**
  * A capture is a set of files the user builds up (issue 9, points 1, 2 and the keeping part of 7):
@@ -19,14 +19,6 @@ const BINS = sampleFiles.filter((f) => f.includes('stack_map_bin.'));
 const KALLSYMS = SAMPLES + 'kallsyms';
 const REAL = '/work/shared/real-traces/';
 
-const pick = (s: Pick<Summary, 'events' | 'cookies' | 'resolved' | 'unresolved' | 'fullStacks' | 'uniqueStacks'>) => ({
-  events: s.events,
-  cookies: s.cookies,
-  resolved: s.resolved,
-  unresolved: s.unresolved,
-  fullStacks: s.fullStacks,
-  uniqueStacks: s.uniqueStacks,
-});
 
 /** The command line's numbers for a generation of these files (`summary --generation G`). */
 function cliGeneration(files: string[], g: number) {
@@ -113,7 +105,7 @@ test.describe.configure({ timeout: 180_000 });
 test('trace, then its binary dumps and kallsyms with Add: the numbers of all files at once', async ({ page }) => {
   await page.setViewportSize({ width: 1600, height: 1000 });
   await openOverSample(page, [TRACE]);
-  expect(await summaryNumbers(page)).toEqual(pick(cliSummary([TRACE])));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary([TRACE])));
   expect((await summaryNumbers(page)).resolved).toBe(0);
 
   const dumps = [...BINS, KALLSYMS];
@@ -132,7 +124,7 @@ test('trace, then its binary dumps and kallsyms with Add: the numbers of all fil
 
   const all = cliSummary([TRACE, ...dumps]);
   expect(all.resolved).toBeGreaterThan(3000);
-  expect(await summaryNumbers(page)).toEqual(pick(all));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(all));
   await expect(page.getByTestId('summary-generations')).toHaveText(all.generations.join(', '));
   const counts = await page.getByTestId('top-stack-row').evaluateAll((els) => els.slice(0, 10).map((e) => Number(e.getAttribute('data-count'))));
   expect(counts).toEqual(all.top.map((t) => t.count));
@@ -147,7 +139,7 @@ test('trace, then its binary dumps and kallsyms with Add: the numbers of all fil
   await dialog.getByTestId('replace-files').click();
   await expect(progress).toContainText('1 file: trace');
   await waitLoaded(page);
-  expect(await summaryNumbers(page)).toEqual(pick(cliSummary([TRACE])));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary([TRACE])));
   // Esc drops the files: nothing loads
   await page.getByTestId('file-input').setInputFiles([KALLSYMS]);
   await expect(dialog).toHaveAttribute('data-suggested', 'add');
@@ -182,20 +174,20 @@ test('files dragged over a capture of the user\'s: two drop targets, Add and Rep
   await expect(page.getByTestId('add-files')).toBeHidden();
   await expect(page.getByTestId('load-progress')).toContainText('5 files');
   await waitLoaded(page);
-  expect(await summaryNumbers(page)).toEqual(pick(cliSummary([TRACE, ...BINS, KALLSYMS])));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary([TRACE, ...BINS, KALLSYMS])));
 
   await drag(['stack_map.gen3']);
   await dropOn('replace-files');
   await expect(page.getByTestId('load-progress')).toContainText('1 file: stack_map.gen3');
   await waitLoaded(page);
-  expect(await summaryNumbers(page)).toEqual(pick(cliSummary([SAMPLES + 'stack_map.gen3'])));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary([SAMPLES + 'stack_map.gen3'])));
 });
 
 test('cancel at 8% (Replace) and at 87% (Add) of a 150 MB load: every pane comes back whole', async ({ page }) => {
   await page.setViewportSize({ width: 1600, height: 1000 });
   await openOverSample(page, sampleFiles);
   const before = await panes(page);
-  expect(before.summary).toEqual(pick(cliSummary(sampleFiles)));
+  expect(before.summary).toEqual(summaryOf(cliSummary(sampleFiles)));
   expect(before).toMatchObject({ timelineInked: true, flameInked: true });
   expect(before.exports).toBeGreaterThanOrEqual(4);
   const progress = page.getByTestId('load-progress');
@@ -233,7 +225,7 @@ test('cancel at 8% (Replace) and at 87% (Add) of a 150 MB load: every pane comes
   // choosing a generation afterwards gives the selection's numbers, not "…"
   await page.getByTestId('generation-select').selectOption('2');
   await expect(page.getByTestId('summary')).toHaveAttribute('data-scope', 'selection');
-  await expect.poll(() => summaryNumbers(page)).toEqual(pick(cliGeneration(sampleFiles, 2)));
+  await expect.poll(() => summaryNumbers(page)).toEqual(summaryOf(cliGeneration(sampleFiles, 2)));
   await page.getByTestId('generation-select').selectOption('all');
   expect(await summaryNumbers(page)).toEqual(before.summary);
   // and the exports still answer
@@ -306,7 +298,7 @@ test('a load nothing in which can be read leaves the capture: trace.dat, perf sc
   await waitLoaded(page);
   await page.getByTestId('file-input').setInputFiles([REAL + 'trappy-trace.dat']);
   await expect(progress).toHaveAttribute('data-status', 'rejected');
-  expect(await summaryNumbers(page)).toEqual(pick(cliSummary(sampleFiles)));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary(sampleFiles)));
 });
 
 test('a reload reopens the capture kept in the browser; an Add is kept too; Forget returns to the sample', async ({ page }) => {
@@ -320,7 +312,7 @@ test('a reload reopens the capture kept in the browser; an Add is kept too; Forg
   await waitLoaded(page);
   const progress = page.getByTestId('load-progress');
   await expect(progress).toContainText('4 files: trace, stack_map_bin.gen1, stack_map_bin.gen2, stack_map_bin.gen3');
-  expect(await summaryNumbers(page)).toEqual(pick(cliSummary([TRACE, ...BINS])));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary([TRACE, ...BINS])));
   await expect(keep).toHaveAttribute('data-state', 'kept');
 
   // add kallsyms to the reopened capture: the kept set grows, and a reload shows all five
@@ -332,13 +324,13 @@ test('a reload reopens the capture kept in the browser; an Add is kept too; Forg
   await page.reload();
   await waitLoaded(page);
   await expect(progress).toContainText('5 files: trace, stack_map_bin.gen1, stack_map_bin.gen2, stack_map_bin.gen3, kallsyms');
-  expect(await summaryNumbers(page)).toEqual(pick(cliSummary([TRACE, ...BINS, KALLSYMS])));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary([TRACE, ...BINS, KALLSYMS])));
 
   await page.getByTestId('forget-capture').click();
   await expect(progress).toContainText('Sample capture');
   await waitLoaded(page);
   await expect(keep).toHaveCount(0);
-  expect(await summaryNumbers(page)).toEqual(pick(cliSummary(sampleFiles)));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary(sampleFiles)));
   await page.reload();
   await waitLoaded(page);
   await expect(progress).toContainText('Sample capture');
@@ -409,7 +401,7 @@ test('without OPFS the capture is kept in IndexedDB', async ({ page }) => {
   await page.reload();
   await waitLoaded(page);
   await expect(page.getByTestId('load-progress')).toContainText('2 files: trace, kallsyms');
-  expect(await summaryNumbers(page)).toEqual(pick(cliSummary([TRACE, KALLSYMS])));
+  expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary([TRACE, KALLSYMS])));
   await page.getByTestId('forget-capture').click();
   await expect(page.getByTestId('load-progress')).toContainText('Sample capture');
   await page.reload();

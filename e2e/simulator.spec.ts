@@ -484,105 +484,97 @@ for (const scheme of ['light', 'dark'] as const) {
   });
 }
 
-// SIM_SHOTS=DIR: the pane in each state, at two sizes and both themes, for a look (not part of the suite)
+// SIM_SHOTS=DIR: the pane in each state, at two sizes and both themes, for a look. Not part of
+// the suite: the tests exist only when SIM_SHOTS names a folder.
 const SHOTS = process.env.SIM_SHOTS;
-test.describe('pane screenshots', () => {
-  test.skip(!SHOTS, 'set SIM_SHOTS=DIR to take them');
+
+/** A screenshot test per size and theme: the page set up and the simulator open, `shot(state)` to take one. */
+function shotTests(name: string, body: (page: Page, shot: (state: string) => Promise<unknown>, scheme: 'light' | 'dark') => Promise<void>) {
+  if (!SHOTS) return;
   for (const [w, h] of [
     [1600, 1000],
     [1280, 720],
   ] as const)
     for (const scheme of ['light', 'dark'] as const)
-      test(`pane states ${w}x${h} ${scheme}`, async ({ page }) => {
+      test(`${name} ${w}x${h} ${scheme}`, async ({ page }) => {
         test.setTimeout(120_000);
-        mkdirSync(SHOTS!, { recursive: true });
-        const shot = (state: string) => page.screenshot({ path: `${SHOTS}/${w}x${h}-${scheme}-${state}.png` });
+        mkdirSync(SHOTS, { recursive: true });
         await page.setViewportSize({ width: w, height: h });
         await page.emulateMedia({ colorScheme: scheme });
         await openSimulator(page);
-        await shot('idle');
-        await startRun(page, { mode: scheme === 'light' ? 'v8' : 'v7', speed: '200', window: '20000', v8: 'bin' });
-        await expect.poll(async () => Number(await grid(page).getAttribute('data-published'))).toBeGreaterThan(100);
-        await page.waitForTimeout(1500);
-        await shot('running-nodump');
-        await page.getByTestId('sim-dump').click();
-        await expect.poll(() => num(page, 'sim-counter-dumps')).toBe(2);
-        await page.getByTestId('sim-reset').click();
-        await expect(page.getByTestId('sim-grid-flash')).toBeVisible();
-        await shot('reset-flash');
-        await page.waitForTimeout(2000);
-        await shot('running');
-        await hoverFirstPublished(page);
-        await shot('hover');
-        // a slot near the bottom right: the card opens up and to the left
-        await hoverSlot(page, Number(await grid(page).getAttribute('data-slots')) - 1);
-        await expect(page.getByTestId('sim-slot-tip')).toBeVisible();
-        await shot('hover-corner');
-        await page.mouse.move(0, 0);
-        await page.getByTestId('sim-window').selectOption('0');
-        await page.getByTestId('sim-stop').click();
-        await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
-        await shot('stopped');
-        await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-        await shot('stopped-bottom');
+        await body(page, (state) => page.screenshot({ path: `${SHOTS}/${w}x${h}-${scheme}-${state}.png` }), scheme);
       });
+}
+
+shotTests('pane states', async (page, shot, scheme) => {
+  await shot('idle');
+  await startRun(page, { mode: scheme === 'light' ? 'v8' : 'v7', speed: '200', window: '20000', v8: 'bin' });
+  await expect.poll(async () => Number(await grid(page).getAttribute('data-published'))).toBeGreaterThan(100);
+  await page.waitForTimeout(1500);
+  await shot('running-nodump');
+  await page.getByTestId('sim-dump').click();
+  await expect.poll(() => num(page, 'sim-counter-dumps')).toBe(2);
+  await page.getByTestId('sim-reset').click();
+  await expect(page.getByTestId('sim-grid-flash')).toBeVisible();
+  await shot('reset-flash');
+  await page.waitForTimeout(2000);
+  await shot('running');
+  await hoverFirstPublished(page);
+  await shot('hover');
+  // a slot near the bottom right: the card opens up and to the left
+  await hoverSlot(page, Number(await grid(page).getAttribute('data-slots')) - 1);
+  await expect(page.getByTestId('sim-slot-tip')).toBeVisible();
+  await shot('hover-corner');
+  await page.mouse.move(0, 0);
+  await page.getByTestId('sim-window').selectOption('0');
+  await page.getByTestId('sim-stop').click();
+  await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
+  await shot('stopped');
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  await shot('stopped-bottom');
 });
 
-// SIM_SHOTS=DIR: v8's lifecycle and the new counters, at two sizes and both themes
-test.describe('lifecycle screenshots', () => {
-  test.skip(!SHOTS, 'set SIM_SHOTS=DIR to take them');
-  for (const [w, h] of [
-    [1600, 1000],
-    [1280, 720],
-  ] as const)
-    for (const scheme of ['light', 'dark'] as const)
-      test(`lifecycle states ${w}x${h} ${scheme}`, async ({ page }) => {
-        test.setTimeout(120_000);
-        mkdirSync(SHOTS!, { recursive: true });
-        const shot = (state: string) => page.screenshot({ path: `${SHOTS}/${w}x${h}-${scheme}-${state}.png` });
-        await page.setViewportSize({ width: w, height: h });
-        await page.emulateMedia({ colorScheme: scheme });
-        await openSimulator(page);
-        await page.getByTestId('sim-depth-max').fill('80');
-        await page.getByTestId('sim-rcu').selectOption('0.01');
-        await shot('v8-settings');
-        await startRun(page, { cpus: 2, speed: '2000' });
-        await expect.poll(() => num(page, 'sim-counter-deep')).toBeGreaterThan(0);
-        await expect.poll(async () => Number(await grid(page).getAttribute('data-published'))).toBeGreaterThan(150);
-        await page.waitForTimeout(1000);
-        await shot('v8-running');
-        await page.getByTestId('sim-option').click();
-        await page.waitForTimeout(1500);
-        await shot('v8-option-off');
-        await page.getByTestId('sim-window').selectOption('1000000');
-        await page.getByTestId('sim-dump').click();
-        await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-readers', '1');
-        await page.getByTestId('sim-free').click();
-        await expect(page.getByTestId('sim-freeing')).toBeVisible();
-        await shot('v8-free-wait');
-        await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-allocated', '0', { timeout: 30_000 });
-        await page.getByTestId('sim-window').selectOption('0');
-        await expect(page.getByTestId('sim-dump')).toBeEnabled({ timeout: 30_000 });
-        await page.getByTestId('sim-dump').click();
-        await expect(page.getByTestId('sim-log').locator('li[data-kind="uninitialized"]')).toBeVisible();
-        await shot('v8-freed');
-        await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-        await shot('v8-freed-bottom');
-        await page.evaluate(() => window.scrollTo(0, 0));
-        await page.getByTestId('sim-option').click();
-        await page.waitForTimeout(1500);
-        await shot('v8-on-again');
-        await page.getByTestId('sim-stop').click();
-        await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
-        // v4's stack_map_stat after a reset
-        await page.getByTestId('sim-depth-max').fill('20');
-        await startRun(page, { mode: 'v4', cpus: 2, speed: '2000' });
-        await expect.poll(() => num(page, 'sim-counter-attempts')).toBeGreaterThan(500);
-        await page.getByTestId('sim-reset').click();
-        await expect(grid(page)).toHaveAttribute('data-resets', '1');
-        await page.waitForTimeout(1200);
-        await shot('v4-stat');
-        await page.getByTestId('sim-stop').click();
-        await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
-      });
+// v8's lifecycle and the new counters
+shotTests('lifecycle states', async (page, shot) => {
+  await page.getByTestId('sim-depth-max').fill('80');
+  await page.getByTestId('sim-rcu').selectOption('0.01');
+  await shot('v8-settings');
+  await startRun(page, { cpus: 2, speed: '2000' });
+  await expect.poll(() => num(page, 'sim-counter-deep')).toBeGreaterThan(0);
+  await expect.poll(async () => Number(await grid(page).getAttribute('data-published'))).toBeGreaterThan(150);
+  await page.waitForTimeout(1000);
+  await shot('v8-running');
+  await page.getByTestId('sim-option').click();
+  await page.waitForTimeout(1500);
+  await shot('v8-option-off');
+  await page.getByTestId('sim-window').selectOption('1000000');
+  await page.getByTestId('sim-dump').click();
+  await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-readers', '1');
+  await page.getByTestId('sim-free').click();
+  await expect(page.getByTestId('sim-freeing')).toBeVisible();
+  await shot('v8-free-wait');
+  await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-allocated', '0', { timeout: 30_000 });
+  await page.getByTestId('sim-window').selectOption('0');
+  await expect(page.getByTestId('sim-dump')).toBeEnabled({ timeout: 30_000 });
+  await page.getByTestId('sim-dump').click();
+  await expect(page.getByTestId('sim-log').locator('li[data-kind="uninitialized"]')).toBeVisible();
+  await shot('v8-freed');
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  await shot('v8-freed-bottom');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.getByTestId('sim-option').click();
+  await page.waitForTimeout(1500);
+  await shot('v8-on-again');
+  await page.getByTestId('sim-stop').click();
+  await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
+  // v4's stack_map_stat after a reset
+  await page.getByTestId('sim-depth-max').fill('20');
+  await startRun(page, { mode: 'v4', cpus: 2, speed: '2000' });
+  await expect.poll(() => num(page, 'sim-counter-attempts')).toBeGreaterThan(500);
+  await page.getByTestId('sim-reset').click();
+  await expect(grid(page)).toHaveAttribute('data-resets', '1');
+  await page.waitForTimeout(1200);
+  await shot('v4-stat');
+  await page.getByTestId('sim-stop').click();
+  await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
 });

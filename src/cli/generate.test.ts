@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { captureOutput } from './test-io.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { summarize } from '../core/model/summary.ts';
 import { generate, parseGenerateArgs } from './generate.ts';
@@ -12,18 +13,11 @@ const run = promisify(execFile);
 const tsx = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
 const MAIN = new URL('./main.ts', import.meta.url).pathname;
 
-function quiet() {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((s) => (out.push(String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
-  return { out, err };
-}
 afterEach(() => vi.restoreAllMocks());
 
 async function gen(args: string[]): Promise<{ dir: string; code: number; report: Record<string, unknown> | null; err: string }> {
   const dir = join(mkdtempSync(join(tmpdir(), 'smx-gen-')), 'cap');
-  const io = quiet();
+  const io = captureOutput();
   const code = await generate(['--out', dir, '--json', ...args]);
   vi.restoreAllMocks();
   return { dir, code, report: code === 0 ? JSON.parse(io.out.join('')) : null, err: io.err.join('') };

@@ -1,25 +1,19 @@
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { captureOutput } from './test-io.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { summarize } from '../core/model/summary.ts';
 import { readFiles } from './read-files.ts';
 import { simulate } from './simulate.ts';
 
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((s) => (out.push(String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
-  return { out, err };
-}
 
 afterEach(() => vi.restoreAllMocks());
 
 describe('simulate', () => {
   it('runs v8 on worker_threads, writes a capture the summary reads, prints the JSON report', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'smx-sim-')), 'cap');
-    const io = capture();
+    const io = captureOutput();
     const code = await simulate(['--mode', 'v8', '--v8-bin', '--cpus', '4', '--bits', '10', '--events', '6000', '--resets', '3', '--race-window-us', '5', '--seed', '3', '--stacks', '300', '--zipf', '1', '--out', dir, '--json']);
     vi.restoreAllMocks();
     expect(io.err.join('')).toBe('');
@@ -46,7 +40,7 @@ describe('simulate', () => {
 
   it('--scenario NAME --json: the report has the scenario fields of DESIGN 5.3 and its effect', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'smx-sc-')), 'cap');
-    const io = capture();
+    const io = captureOutput();
     const code = await simulate(['--scenario', 'v4-refused', '--out', dir, '--json', '--']);
     vi.restoreAllMocks();
     expect(code).toBe(0);
@@ -59,14 +53,14 @@ describe('simulate', () => {
   }, 30_000);
 
   it('an unwritable --out fails at once with exit 1', async () => {
-    const io = capture();
+    const io = captureOutput();
     expect(await simulate(['--mode', 'v7', '--out', '/proc/nope'])).toBe(1);
     vi.restoreAllMocks();
     expect(io.err.join('')).toContain('cannot write to /proc/nope');
   });
 
   it('exits 2 on usage errors', async () => {
-    const io = capture();
+    const io = captureOutput();
     expect(await simulate(['--mode', 'v9', '--out', '/tmp/x'])).toBe(2);
     expect(await simulate(['--mode', 'v8'])).toBe(2); // no --out
     expect(await simulate(['--mode', 'v8', '--bits', '9', '--out', '/tmp/x'])).toBe(2);
