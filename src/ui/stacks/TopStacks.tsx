@@ -181,6 +181,7 @@ function Row({ r, selected, maxShare, onSelect }: { r: TopStackRow; selected: bo
     <tr
       data-testid="top-stack-row"
       data-stack={r.stack}
+      data-stack-hash={r.stackHash ?? undefined}
       data-count={r.count}
       aria-selected={selected}
       className={selected ? 'selected' : ''}
