@@ -63,7 +63,8 @@ export function* visibleNodes(v: FlameView): Generator<number> {
   for (let i = v.zoom + 1; i < t.parent.length && t.depth[i] > t.depth[v.zoom]; i++) yield i;
 }
 
-export function drawFlame(ctx: CanvasRenderingContext2D, v: FlameView) {
+/** Draws the view; returns how many rectangles it drew. */
+export function drawFlame(ctx: CanvasRenderingContext2D, v: FlameView): number {
   const panel = cssVar('--panel');
   const accent = cssVar('--accent');
   const fg = cssVar('--fg');
@@ -74,9 +75,11 @@ export function drawFlame(ctx: CanvasRenderingContext2D, v: FlameView) {
   ctx.textBaseline = 'middle';
   const t = v.tree;
   const text = v.dark ? '#f3f3f3' : '#1d1f23';
+  let drawn = 0;
   for (const i of visibleNodes(v)) {
     const r = rectOf(v, i);
     if (!r || r.w < 0.4) continue;
+    drawn++;
     const name = t.names[t.name[i]];
     const zoomedAbove = v.zoom >= 0 && t.depth[i] < t.depth[v.zoom];
     let fill = frameColor(name, v.dark);
@@ -100,6 +103,7 @@ export function drawFlame(ctx: CanvasRenderingContext2D, v: FlameView) {
       ctx.fillText(clip(ctx, name, r.w - 8), r.x + 4, r.y + ROW_H / 2);
     }
   }
+  return drawn;
 }
 
 export function nodeAt(v: FlameView, x: number, y: number): number {
