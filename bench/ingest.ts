@@ -1,132 +1,300 @@
-// Benchmarks: throughput of the readers and the whole ingest, as ratios to a baseline measured
-// in the same run (splitting the same bytes into lines), so figures compare across machines.
-// Usage: tsx bench/ingest.ts [--events N]   Writes bench/RESULTS.md.
-import { writeFileSync } from 'node:fs';
-import { DiagnosticLog } from '../src/core/formats/diagnostics.ts';
-import { LineSplitter } from '../src/core/formats/lines.ts';
-import { createTraceTextParser } from '../src/core/formats/trace-text.ts';
-import type { TraceSink } from '../src/core/formats/types.ts';
-import { Explorer } from '../src/core/model/explorer.ts';
-import { Ingest } from '../src/core/model/ingest.ts';
-import { ALL } from '../src/core/model/query-types.ts';
-import { summarize } from '../src/core/model/summary.ts';
-import { generateSample } from '../src/core/sim/sample-capture.ts';
-import { sampleFiles } from '../src/core/sim/sample-files.ts';
+// Trace ingest against the newline loop (issue 11 point 5). Inputs come from `cli generate`
+// (cached in /tmp/stackmap-bench-inputs/<args>), each figure is measured in a child process, and
+// every ratio is to a plain JS loop counting `\n` over the same bytes in the same process, the
+// two alternating, best of --rounds.
+//
+//   npx tsx bench/ingest.ts [--mb 100] [--rounds 3] [--json] [--smoke]
+//   npx tsx bench/ingest.ts --against REV [--runs 3]     A (REV's src) and B (this tree) alternating
+//
+// Rows (bench contract, see bench/README.md): ingest-cookies-105mb (loadFiles, the CLI's path, on
+// a v8 cookie capture: trace, stack_map_bin, stack_map_stat, kallsyms), ingest-full-105mb (the
+// same with --full-stacks), parser-noop-105mb (the trace reader alone, a sink that does nothing),
+// cli-summary-process-105mb (the whole `summary` process of the bundled command line, against a
+// process that reads the trace and counts its newlines), ingest-bytes-per-event (what the capture
+// holds per event beyond the stack table: after GC by process.memoryUsage(), and as the sum of
+// the trace columns' buffers). --smoke: ~1 MB inputs, correctness checks only.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, openAsBlob, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { heldBytes, type Child, type Row } from './ingest-rows.ts';
 
-const argEvents = process.argv.indexOf('--events');
-const EVENTS = argEvents > 0 ? Number(process.argv[argEvents + 1]) : 300_000;
-const CHUNK = 1 << 20;
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(name);
+const arg = (name: string, def: string) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : def;
+};
+const here = fileURLToPath(new URL('.', import.meta.url));
+const repo = join(here, '..');
+const SMOKE = flag('--smoke');
+const MB = Number(arg('--mb', SMOKE ? '1' : '100'));
+const ROUNDS = Number(arg('--rounds', SMOKE ? '1' : '3'));
+const JSON_OUT = flag('--json');
+const CACHE = '/tmp/stackmap-bench-inputs';
 
-interface Row {
-  name: string;
-  mb: number;
-  ms: number;
-  target?: { ratioAtLeast: number };
+const child = arg('--child', '');
+if (child) {
+  const out = await runChild(child as Child['kind'], arg('--src', join(repo, 'src')), arg('--input', ''), ROUNDS);
+  process.stdout.write(JSON.stringify(out) + '\n');
+} else if (arg('--against', '')) {
+  compare(arg('--against', ''), Number(arg('--runs', '3')));
+} else {
+  main();
 }
 
-function chunks(bytes: Uint8Array): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length; i += CHUNK) out.push(bytes.subarray(i, i + CHUNK));
-  return out;
-}
-
-/** Best of `runs` wall times, in ms: the run least disturbed by garbage collection and the VM. */
-function time(fn: () => void, runs = 7): number {
-  let best = Infinity;
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    fn();
-    best = Math.min(best, performance.now() - t0);
+/** A generated capture for `mode`, made once per argument set and kept in /tmp. */
+function input(full: boolean, mb = MB): string {
+  const key = `mb-${mb}-v8${full ? '-full' : ''}`;
+  const dir = join(CACHE, key);
+  if (!existsSync(join(dir, 'trace'))) {
+    mkdirSync(CACHE, { recursive: true });
+    rmSync(dir, { recursive: true, force: true });
+    const args = ['tsx', 'src/cli/main.ts', 'generate', '--mb', String(mb), '--mode', 'v8', '--out', dir, ...(full ? ['--full-stacks'] : [])];
+    execFileSync('npx', args, { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] });
   }
-  return best;
+  return dir;
 }
 
-console.log(`generating a capture of ${EVENTS} events...`);
-const files = sampleFiles(generateSample({ seed: 1, cpus: 4, events: EVENTS, resets: 3, bits: 14, tail: 100 }));
-const trace = files.get('trace')!;
-const traceChunks = chunks(trace);
-const mb = trace.length / 1e6;
-const noopSink: TraceSink = { event() {}, stackRecord() {}, lost() {} };
-
-const rows: Row[] = [];
-const baseline = time(() => {
+/** The newline loop: what every time here is a ratio to. */
+function newlines(bytes: Uint8Array): number {
   let n = 0;
-  const s = new LineSplitter(() => void n++);
-  for (const c of traceChunks) s.push(c);
-  s.end();
-});
-rows.push({ name: 'baseline: split into lines (TextDecoder + indexOf)', mb, ms: baseline });
-rows.push({
-  name: 'trace text reader (events, cookies, frames)',
-  mb,
-  ms: time(() => {
-    const p = createTraceTextParser({ file: 'trace', diagnostics: new DiagnosticLog('trace') }, noopSink);
-    for (const c of traceChunks) p.push(c);
-    p.end();
-  }),
-  target: { ratioAtLeast: 0.12 },
-});
-let totalBytes = 0;
-for (const b of files.values()) totalBytes += b.length;
-rows.push({
-  name: 'whole ingest: every file, columns, dumps, cookie index, summary',
-  mb: totalBytes / 1e6,
-  ms: time(() => {
-    const ingest = new Ingest();
-    for (const [name, bytes] of files) {
-      const p = ingest.open(name);
-      for (const c of chunks(bytes)) p.push(c);
-      p.end();
-    }
-    summarize(ingest.finish());
-  }),
-  target: { ratioAtLeast: 0.06 },
-});
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10) n++;
+  return n;
+}
 
-{
-  const ingest = new Ingest();
-  for (const [name, bytes] of files) {
-    const p = ingest.open(name);
-    for (const c of chunks(bytes)) p.push(c);
-    p.end();
+function best<T>(rounds: number, fn: () => Promise<T>): Promise<{ ms: number; value: T }>;
+async function best<T>(rounds: number, fn: () => Promise<T>) {
+  let ms = Infinity;
+  let value!: T;
+  for (let r = 0; r < rounds; r++) {
+    const t = performance.now();
+    value = await fn();
+    ms = Math.min(ms, performance.now() - t);
   }
-  const capture = ingest.finish();
-  rows.push({
-    name: 'explorer: index the capture, then a full-range timeline, top stacks and a top-down flame graph',
-    mb,
-    ms: time(() => {
-      const ex = new Explorer(capture);
-      const o = ex.overview();
-      ex.timeline({ t0: o.t0, t1: o.t1, buckets: 1200, lanes: 'cpu', selection: ALL, highlightStack: null });
-      ex.topStacks({ selection: ALL, filter: '', limit: 100 });
-      ex.flame({ selection: ALL, mode: 'top-down', weight: 'occurrences', focus: null, highlightStack: null });
-    }),
-    target: { ratioAtLeast: 0.5 },
-  });
+  return { ms, value };
 }
 
-const baseRate = mb / baseline;
-let failed = 0;
-const lines = [
-  `# Benchmarks`,
-  ``,
-  `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ` +
-    `a generated v8 capture of ${EVENTS.toLocaleString('en')} events (trace ${mb.toFixed(1)} MB). ` +
-    `Best of 7. Ratio = throughput / baseline throughput, both measured in this run.`,
-  ``,
-  `| benchmark | MB | ms | MB/s | ratio to baseline | target | ok |`,
-  `| --- | ---: | ---: | ---: | ---: | --- | --- |`,
-];
-for (const r of rows) {
-  const rate = r.mb / (r.ms / 1000);
-  const ratio = rate / (baseRate * 1000);
-  const ok = !r.target || ratio >= r.target.ratioAtLeast;
-  if (!ok) failed++;
-  lines.push(
-    `| ${r.name} | ${r.mb.toFixed(1)} | ${r.ms.toFixed(0)} | ${rate.toFixed(1)} | ${ratio.toFixed(2)} | ${r.target ? `>= ${r.target.ratioAtLeast}` : ''} | ${ok ? 'yes' : 'NO'} |`,
-  );
+/** One measurement in this process, over the src folder given (this tree's, or a copy of another revision's). */
+async function runChild(kind: Child['kind'], src: string, dir: string, rounds: number): Promise<Child> {
+  const core = join(src, 'core');
+  const { loadFiles } = await import(pathToFileURL(join(core, 'model/load.ts')).href);
+  const files = readdirSync(dir).sort();
+  const traceBytes = new Uint8Array(readFileSync(join(dir, 'trace')));
+  const mb = kind === 'parser' ? traceBytes.length / 1e6 : files.reduce((n, f) => n + readFileSync(join(dir, f)).length, 0) / 1e6;
+  const loop = async () => newlines(traceBytes);
+  const blobs = async () => Promise.all(files.map(async (f) => ({ name: f, blob: await openAsBlob(join(dir, f)) })));
+  let base = Infinity;
+  let ms = Infinity;
+  let check = '';
+  let memory: Child['memory'] = null;
+  for (let r = 0; r < rounds; r++) {
+    base = Math.min(base, (await best(1, loop)).ms);
+    if (kind === 'parser') {
+      const { createTraceTextParser } = await import(pathToFileURL(join(core, 'formats/trace-text.ts')).href);
+      const { DiagnosticLog } = await import(pathToFileURL(join(core, 'formats/diagnostics.ts')).href);
+      const t = await best(1, async () => {
+        const p = createTraceTextParser({ file: 'trace', diagnostics: new DiagnosticLog('trace') }, { event() {}, stackRecord() {}, lost() {} });
+        for (let i = 0; i < traceBytes.length; i += 1 << 16) p.push(traceBytes.subarray(i, i + (1 << 16)));
+        return p.end();
+      });
+      ms = Math.min(ms, t.ms);
+      check = `${t.value.lines.total} lines, ${t.value.lines.unused} unused`;
+    } else if (kind === 'ingest') {
+      const named = await blobs();
+      const t = await best(1, () => loadFiles(named));
+      ms = Math.min(ms, t.ms);
+      const c = t.value;
+      check = `${c.trace.eventCount} events, ${c.trace.recordCount} records, ${c.stacks.size} stacks, ${c.diagnostics.length} diagnostics`;
+    } else {
+      const gc = (globalThis as { gc?: () => void }).gc;
+      if (!gc) throw new Error('the memory child needs --expose-gc');
+      const named = await blobs();
+      gc();
+      const m0 = process.memoryUsage();
+      const c = await loadFiles(named);
+      gc();
+      gc();
+      const m1 = process.memoryUsage();
+      const events = c.trace.eventCount;
+      const stackBytes = heldBytes(c.stacks);
+      const used = m1.heapUsed + m1.arrayBuffers - (m0.heapUsed + m0.arrayBuffers);
+      memory = { events, process: (used - stackBytes) / events, columns: heldBytes(c.trace) / events, stackBytes };
+      check = `${events} events, ${c.trace.recordCount} records`;
+      ms = 0;
+      base = 0;
+      if (c.trace.eventCount < 0) console.log(c); // keep the capture alive up to the second reading
+      break;
+    }
+  }
+  return { kind, mb, ms, baseMs: base, check, memory };
 }
-const table = lines.join('\n') + '\n';
-console.log(table);
-writeFileSync(new URL('./RESULTS.md', import.meta.url), table);
-process.exitCode = failed ? 1 : 0;
+
+function spawnChild(kind: Child['kind'], src: string, dir: string, rounds: number): Child {
+  const p = spawnSync(
+    process.execPath,
+    ['--expose-gc', '--max-old-space-size=8000', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', kind, '--src', src, '--input', dir, '--rounds', String(rounds)],
+    { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 26 },
+  );
+  if (p.status !== 0) throw new Error(`${kind} child failed: ${p.stderr}`);
+  return JSON.parse(p.stdout.trim().split('\n').pop()!) as Child;
+}
+
+/** Bundles src/cli/main.ts of `root` to `out` as build:cli does (without touching dist-cli/). */
+async function bundleCli(root: string, out: string): Promise<string> {
+  const { build } = await import('esbuild');
+  rmSync(out, { recursive: true, force: true });
+  await build({
+    absWorkingDir: root,
+    entryPoints: { 'stackmap-explorer': 'src/cli/main.ts' },
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outExtension: { '.js': '.mjs' },
+    logLevel: 'error',
+  });
+  return join(out, 'stackmap-explorer.mjs');
+}
+
+/** Wall time of the `summary` process, and of a process that reads the trace and counts its newlines, alternating. */
+function cliRound(cli: string, dir: string): { ms: number; baseMs: number; check: string } {
+  const files = readdirSync(dir).sort().map((f) => join(dir, f));
+  const t0 = performance.now();
+  const p = spawnSync(process.execPath, [cli, 'summary', '--json', ...files], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const ms = performance.now() - t0;
+  if (p.status !== 0) throw new Error(`summary failed: ${p.stderr}`);
+  const s = JSON.parse(p.stdout);
+  const t1 = performance.now();
+  const loop = `const b=require('fs').readFileSync(${JSON.stringify(join(dir, 'trace'))});let n=0;for(let i=0;i<b.length;i++)if(b[i]===10)n++;if(n<0)console.log(n)`;
+  spawnSync(process.execPath, ['-e', loop]);
+  const baseMs = performance.now() - t1;
+  return { ms, baseMs, check: `${s.events} events, ${s.cookies} cookies, ${s.resolved} resolved` };
+}
+
+async function main(): Promise<void> {
+  const cookies = input(false);
+  const full = input(true);
+  const src = join(repo, 'src');
+  const log = (s: string) => (JSON_OUT ? process.stderr.write(s + '\n') : console.log(s));
+  const rows: Row[] = [];
+  const size = `${Math.round(MB * 1.048576)}mb`;
+  const speed = (id: string, what: string, c: Child, goals: boolean) => {
+    const value = c.mb / (c.ms / 1000);
+    const base = c.mb / (c.baseMs / 1000);
+    const times = c.ms / c.baseMs;
+    const met = goals ? times <= 4 && value >= 200 : undefined;
+    log(`${id}: ${value.toFixed(1)} MB/s, ${times.toFixed(2)}x the newline loop (${c.ms.toFixed(0)} vs ${c.baseMs.toFixed(0)} ms) -- ${c.check}`);
+    rows.push({
+      id,
+      what,
+      value,
+      unit: 'MB/s',
+      baseline: { what: 'a JS loop counting \\n over the same bytes, same process, alternating', value: base, unit: 'MB/s' },
+      ratio: value / base,
+      ...(goals ? { goal: '<= 4x the newline loop and >= 200 MB/s', met } : {}),
+      note: `${times.toFixed(2)}x the newline loop's time; ${c.check}`,
+    });
+  };
+  speed(`ingest-cookies-${size}`, `loadFiles (CLI path) on a v8 <stack_id N gen G> capture of ${MB} MiB`, spawnChild('ingest', src, cookies, ROUNDS), true);
+  speed(`ingest-full-${size}`, `loadFiles (CLI path) on a <stack trace> capture of ${MB} MiB`, spawnChild('ingest', src, full, ROUNDS), true);
+  speed(`parser-noop-${size}`, `the trace text reader alone, a sink that does nothing, ${MB} MiB of cookies`, spawnChild('parser', src, cookies, ROUNDS), false);
+
+  const cli = await bundleCli(repo, mkdtempSync(join(tmpdir(), 'ingest-cli-')));
+  let c = { ms: Infinity, baseMs: Infinity, check: '' };
+  for (let r = 0; r < ROUNDS; r++) {
+    const x = cliRound(cli, cookies);
+    c = { ms: Math.min(c.ms, x.ms), baseMs: Math.min(c.baseMs, x.baseMs), check: x.check };
+  }
+  rmSync(join(cli, '..'), { recursive: true, force: true });
+  log(`cli-summary-process-${size}: ${c.ms.toFixed(0)} ms, ${(c.ms / c.baseMs).toFixed(2)}x a node process counting newlines (${c.baseMs.toFixed(0)} ms) -- ${c.check}`);
+  rows.push({
+    id: `cli-summary-process-${size}`,
+    what: `the whole \`node stackmap-explorer.mjs summary --json\` process (bundled as build:cli does) on the ${MB} MiB cookie capture`,
+    value: c.ms,
+    unit: 'ms',
+    baseline: { what: 'a node process reading the trace and counting \\n, alternating', value: c.baseMs, unit: 'ms' },
+    ratio: c.ms / c.baseMs,
+    note: c.check,
+  });
+
+  const m = spawnChild('memory', src, cookies, 1).memory!;
+  log(`ingest-bytes-per-event: ${m.process.toFixed(1)} B/event after GC (process.memoryUsage), ${m.columns.toFixed(1)} B/event in the trace columns' buffers -- ${m.events} events`);
+  rows.push({
+    id: 'ingest-bytes-per-event',
+    what: 'memory the capture holds per event beyond the stack table, after GC (heapUsed + arrayBuffers)',
+    value: m.process,
+    unit: 'B/event',
+    goal: '<= 32 B/event',
+    met: m.process <= 32,
+    peers: [{ name: "sum of the trace columns' buffers", value: m.columns, unit: 'B/event' }],
+    note: `${m.events} events (each with its stack record); the stack table's ${m.stackBytes} bytes taken off`,
+  });
+  if (SMOKE) {
+    for (const r of rows) if (!(r.value > 0) || !Number.isFinite(r.value)) throw new Error(`${r.id}: no figure (${r.value})`);
+    const events = rows[0].note!.match(/(\d+) events/);
+    if (!events || Number(events[1]) === 0) throw new Error('the smoke capture read no events');
+    for (const r of rows) delete r.met;
+  }
+  if (JSON_OUT) console.log(JSON.stringify({ rows }));
+}
+
+/** A (REV's src, copied to a temp folder) and B (this tree) as alternating child processes, best of `runs`. */
+function compare(rev: string, runs: number): void {
+  const tmp = mkdtempSync(join(tmpdir(), 'ingest-ab-'));
+  try {
+    const tar = execFileSync('git', ['-C', repo, 'archive', rev, 'src'], { maxBuffer: 1 << 30 });
+    execFileSync('tar', ['-x', '-C', tmp], { input: tar });
+    writeFileSync(join(tmp, 'package.json'), '{"type":"module"}\n');
+    symlinkSync(join(repo, 'node_modules'), join(tmp, 'node_modules'));
+    const sides = [
+      { name: `A ${rev}`, src: join(tmp, 'src') },
+      { name: 'B tree', src: join(repo, 'src') },
+    ];
+    const inputs = { cookies: input(false), full: input(true) };
+    const cases: { id: string; kind: Child['kind']; dir: string }[] = [
+      { id: 'ingest-cookies', kind: 'ingest', dir: inputs.cookies },
+      { id: 'ingest-full', kind: 'ingest', dir: inputs.full },
+      { id: 'parser-noop', kind: 'parser', dir: inputs.cookies },
+      { id: 'bytes-per-event', kind: 'memory', dir: inputs.cookies },
+    ];
+    const summary: Record<string, unknown> = {};
+    for (const k of cases) {
+      const got: Child[][] = [[], []];
+      for (let i = 0; i < runs; i++) {
+        for (const [s, side] of sides.entries()) {
+          const c = spawnChild(k.kind, side.src, k.dir, 1);
+          got[s].push(c);
+          const fig = c.memory ? `${c.memory.process.toFixed(1)} B/event (columns ${c.memory.columns.toFixed(1)})` : `${c.ms.toFixed(0)} ms, ${(c.ms / c.baseMs).toFixed(2)}x the newline loop, ${(c.mb / (c.ms / 1000)).toFixed(1)} MB/s`;
+          console.log(`${k.id} ${side.name}: ${fig} -- ${c.check}`);
+        }
+      }
+      const pick = (cs: Child[]) => (k.kind === 'memory' ? Math.min(...cs.map((c) => c.memory!.process)) : Math.min(...cs.map((c) => c.ms / c.baseMs)));
+      const a = pick(got[0]);
+      const b = pick(got[1]);
+      summary[k.id] = { A: +a.toFixed(2), B: +b.toFixed(2), 'B/A': +(b / a).toFixed(3) };
+    }
+    const clis = sides.map((s, i) => bundleCli(join(s.src, '..'), join(tmp, `cli-${i}`)));
+    Promise.all(clis).then((paths) => {
+      const got: number[][] = [[], []];
+      for (let i = 0; i < runs; i++) {
+        for (const [s, side] of sides.entries()) {
+          const x = cliRound(paths[s], inputs.cookies);
+          got[s].push(x.ms);
+          console.log(`cli-summary-process ${side.name}: ${x.ms.toFixed(0)} ms (a node process counting newlines: ${x.baseMs.toFixed(0)} ms) -- ${x.check}`);
+        }
+      }
+      const a = Math.min(...got[0]);
+      const b = Math.min(...got[1]);
+      summary['cli-summary-process-ms'] = { A: Math.round(a), B: Math.round(b), 'B/A': +(b / a).toFixed(3) };
+      console.log(JSON.stringify(summary));
+      rmSync(tmp, { recursive: true, force: true });
+    });
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+}
