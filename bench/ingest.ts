@@ -64,8 +64,7 @@ function newlines(bytes: Uint8Array): number {
   return n;
 }
 
-function best<T>(rounds: number, fn: () => Promise<T>): Promise<{ ms: number; value: T }>;
-async function best<T>(rounds: number, fn: () => Promise<T>) {
+async function best<T>(rounds: number, fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
   let ms = Infinity;
   let value!: T;
   for (let r = 0; r < rounds; r++) {
@@ -79,7 +78,7 @@ async function best<T>(rounds: number, fn: () => Promise<T>) {
 /** One measurement in this process, over the src folder given (this tree's, or a copy of another revision's). */
 async function runChild(kind: Child['kind'], src: string, dir: string, rounds: number): Promise<Child> {
   const core = join(src, 'core');
-  const { loadFiles } = await import(pathToFileURL(join(core, 'model/load.ts')).href);
+  const { loadFiles } = (await import(pathToFileURL(join(core, 'model/load.ts')).href)) as typeof import('../src/core/model/load.ts');
   const files = readdirSync(dir).sort();
   const traceBytes = new Uint8Array(readFileSync(join(dir, 'trace')));
   const mb = kind === 'parser' ? traceBytes.length / 1e6 : files.reduce((n, f) => n + readFileSync(join(dir, f)).length, 0) / 1e6;
