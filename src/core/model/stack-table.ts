@@ -26,9 +26,16 @@ export interface StackTableMark {
  */
 export class StackTable {
   readonly frames: StringTable;
-  private nodeFrame: Growable<Int32Array>;
-  private nodeParent: Growable<Int32Array>;
-  private nodeDepth: Growable<Int32Array>;
+  /**
+   * The node columns, [0, nodes) in use, the rest capacity (grown by doubling, or to what
+   * `reserve` asked for). A snapshot shares the three read columns: nodes [0, sharedUpTo) are
+   * seen by one, so the live table never writes there (a rollback below that copies them first).
+   */
+  private nodeFrame: Int32Array;
+  private nodeParent: Int32Array;
+  private nodeDepth: Int32Array;
+  private nodes: number;
+  private sharedUpTo = 0;
   /**
    * Child lookup, (parent, frame) -> child, in two parts. Each node's first child (the earliest
    * made) is stored with the node, so a walk down a new tail (the common case: most nodes of a
@@ -37,13 +44,13 @@ export class StackTable {
    * (parent, frame, child) triples (child 0 = free: node 0 is nobody's child), at most half
    * full, doubling when it would be more.
    */
-  private firstChild: Growable<Int32Array>;
+  private firstChild: Int32Array;
   private siblings: Int32Array;
   private siblingCount = 0;
   /** 32 - log2(slots) */
   private siblingShift: number;
-  /** nodes that are the end of at least one stack (a stack may be a prefix of another) */
-  private isStack: Growable<Uint8Array>;
+  /** nodes that are the end of at least one stack (a stack may be a prefix of another); same capacity as the node columns */
+  private isStack: Uint8Array;
   /** those nodes in the order they became stacks, so a rollback can unmark them */
   private stackOrder: Growable<Int32Array>;
   /** a snapshot's count of distinct stacks, fixed when it was taken; null: count stackOrder */
@@ -52,20 +59,20 @@ export class StackTable {
 
   constructor() {
     this.frames = new StringTable();
-    this.nodeFrame = new Growable(Int32Array);
-    this.nodeParent = new Growable(Int32Array);
-    this.nodeDepth = new Growable(Int32Array);
-    this.firstChild = new Growable(Int32Array);
+    const cap = 1024;
+    this.nodeFrame = new Int32Array(cap);
+    this.nodeParent = new Int32Array(cap);
+    this.nodeDepth = new Int32Array(cap);
+    this.firstChild = new Int32Array(cap);
+    this.isStack = new Uint8Array(cap);
     this.siblings = new Int32Array(3 << SIBLING_BITS);
     this.siblingShift = 32 - SIBLING_BITS;
-    this.isStack = new Growable(Uint8Array);
     this.stackOrder = new Growable(Int32Array);
     this.readOnly = false;
-    this.nodeFrame.push(-1);
-    this.nodeParent.push(-1);
-    this.nodeDepth.push(0);
-    this.isStack.push(0);
-    this.firstChild.push(0);
+    // node 0, the empty stack
+    this.nodeFrame[0] = -1;
+    this.nodeParent[0] = -1;
+    this.nodes = 1;
   }
 
   /** Interns a stack given as frame keys, leaf first; returns its node. */
@@ -82,23 +89,67 @@ export class StackTable {
 
   /**
    * Interns a stack given as frame ids (indices into `frames`), leaf first: those of
-   * `leafFirst[from, to)`; returns its node.
+   * `leafFirst[from, to)`; returns its node. Every id is checked before anything is made.
    */
   internFrameIds(leafFirst: Int32Array, from = 0, to = leafFirst.length): number {
     if (this.readOnly) throw new Error('a snapshot of the stack table is read-only');
     const known = this.frames.size;
-    let node = 0;
-    for (let i = to - 1; i >= from; i--) {
+    for (let i = from; i < to; i++) {
       const frame = leafFirst[i];
       if (!(frame >= 0 && frame < known)) throw new RangeError(`frame id ${frame} is not in the frame table (${known} frames)`);
-      node = this.child(node, frame);
+    }
+    let node = 0;
+    let i = to - 1;
+    // down the nodes that exist
+    for (; i >= from; i--) {
+      const frame = leafFirst[i];
+      const first = this.firstChild[node];
+      if (first === 0) break;
+      if (this.nodeFrame[first] === frame) {
+        node = first;
+        continue;
+      }
+      const c = this.sibling(node, frame);
+      if (c > 0) {
+        node = c;
+        continue;
+      }
+      node = this.addSibling(node, frame, ~c);
+      i--;
+      break;
+    }
+    // a new node has no children: the rest of the stack is a new tail, each node its parent's first child
+    if (i >= from) {
+      this.ensure(i - from + 1);
+      const frameCol = this.nodeFrame;
+      const parentCol = this.nodeParent;
+      const depthCol = this.nodeDepth;
+      const firstCol = this.firstChild;
+      let c = this.nodes;
+      let depth = depthCol[node];
+      for (; i >= from; i--) {
+        frameCol[c] = leafFirst[i];
+        parentCol[c] = node;
+        depthCol[c] = ++depth;
+        firstCol[c] = 0;
+        this.isStack[c] = 0;
+        firstCol[node] = c;
+        node = c++;
+      }
+      this.nodes = c;
     }
     return this.markStack(node);
   }
 
+  /** Makes room for `extra` more nodes, so a bulk load (a dump's stacks) does not regrow the columns on the way. */
+  reserve(extra: number): void {
+    if (this.readOnly) throw new Error('a snapshot of the stack table is read-only');
+    if (this.nodes + extra > this.nodeFrame.length) this.resize(this.nodes + extra);
+  }
+
   private markStack(node: number): number {
-    if (this.isStack.get(node) === 0) {
-      this.isStack.set(node, 1);
+    if (this.isStack[node] === 0) {
+      this.isStack[node] = 1;
       this.stackOrder.push(node);
     }
     return node;
@@ -106,38 +157,73 @@ export class StackTable {
 
   /** The child of `node` with `frame`, made when there is none. */
   private child(node: number, frame: number): number {
-    const first = this.firstChild.get(node);
+    const first = this.firstChild[node];
     if (first === 0) {
       const c = this.newNode(node, frame);
-      this.firstChild.set(node, c);
+      this.firstChild[node] = c;
       return c;
     }
-    if (this.nodeFrame.get(first) === frame) return first;
+    if (this.nodeFrame[first] === frame) return first;
+    const c = this.sibling(node, frame);
+    return c > 0 ? c : this.addSibling(node, frame, ~c);
+  }
+
+  /** The child of `node` with `frame` in the sibling table, or ~slot of the free slot where it would go. */
+  private sibling(node: number, frame: number): number {
     const table = this.siblings;
     const mask = table.length / 3 - 1;
     let h = slotOf(node, frame, this.siblingShift);
     for (;;) {
       const c = table[3 * h + 2];
-      if (c === 0) break;
+      if (c === 0) return ~h;
       if (table[3 * h] === node && table[3 * h + 1] === frame) return c;
       h = (h + 1) & mask;
     }
+  }
+
+  /** A new child of `node` (which has a first child) with `frame`, at free slot `h` of the sibling table. */
+  private addSibling(node: number, frame: number, h: number): number {
     const c = this.newNode(node, frame);
+    const table = this.siblings;
     table[3 * h] = node;
     table[3 * h + 1] = frame;
     table[3 * h + 2] = c;
-    if (2 * ++this.siblingCount > mask + 1) this.rehash(2 * (mask + 1));
+    const slots = table.length / 3;
+    if (2 * ++this.siblingCount > slots) this.rehash(2 * slots);
     return c;
   }
 
   private newNode(parent: number, frame: number): number {
-    const c = this.nodeFrame.length;
-    this.nodeFrame.push(frame);
-    this.nodeParent.push(parent);
-    this.nodeDepth.push(this.nodeDepth.get(parent) + 1);
-    this.isStack.push(0);
-    this.firstChild.push(0);
+    this.ensure(1);
+    const c = this.nodes++;
+    this.nodeFrame[c] = frame;
+    this.nodeParent[c] = parent;
+    this.nodeDepth[c] = this.nodeDepth[parent] + 1;
+    this.isStack[c] = 0;
+    this.firstChild[c] = 0;
     return c;
+  }
+
+  /** Room for `extra` more nodes, doubling. */
+  private ensure(extra: number): void {
+    const need = this.nodes + extra;
+    if (need > this.nodeFrame.length) this.resize(Math.max(need, 2 * this.nodeFrame.length));
+  }
+
+  /** New node columns of `capacity` (not shared with any snapshot). */
+  private resize(capacity: number): void {
+    const n = this.nodes;
+    const copy = <T extends Int32Array | Uint8Array>(a: T, make: new (k: number) => T): T => {
+      const b = new make(capacity);
+      b.set(a.subarray(0, n) as never);
+      return b;
+    };
+    this.nodeFrame = copy(this.nodeFrame, Int32Array);
+    this.nodeParent = copy(this.nodeParent, Int32Array);
+    this.nodeDepth = copy(this.nodeDepth, Int32Array);
+    this.firstChild = copy(this.firstChild, Int32Array);
+    this.isStack = copy(this.isStack, Uint8Array);
+    this.sharedUpTo = 0;
   }
 
   /** The sibling table again with `slots` slots. */
@@ -162,15 +248,15 @@ export class StackTable {
    * sibling table by backward-shift deletion, which keeps every probe chain whole.
    */
   private unlink(c: number): void {
-    const parent = this.nodeParent.get(c);
-    if (this.firstChild.get(parent) === c) {
-      this.firstChild.set(parent, 0);
+    const parent = this.nodeParent[c];
+    if (this.firstChild[parent] === c) {
+      this.firstChild[parent] = 0;
       return;
     }
     const table = this.siblings;
     const mask = table.length / 3 - 1;
     const shift = this.siblingShift;
-    let h = slotOf(parent, this.nodeFrame.get(c), shift);
+    let h = slotOf(parent, this.nodeFrame[c], shift);
     while (table[3 * h + 2] !== c) h = (h + 1) & mask;
     let hole = h;
     for (let j = (hole + 1) & mask; ; j = (j + 1) & mask) {
@@ -194,50 +280,50 @@ export class StackTable {
     return this.fixedSize ?? this.stackOrder.length;
   }
   get nodeCount(): number {
-    return this.nodeFrame.length;
+    return this.nodes;
   }
   parent(node: number): number {
-    return this.nodeParent.get(node);
+    return this.nodeParent[node];
   }
   frame(node: number): number {
-    return this.nodeFrame.get(node);
+    return this.nodeFrame[node];
   }
   depth(node: number): number {
-    return this.nodeDepth.get(node);
+    return this.nodeDepth[node];
   }
   /** Frame keys of a stack, leaf first. */
   framesOf(node: number): string[] {
     const out: string[] = [];
-    for (let n = node; n > 0; n = this.nodeParent.get(n)) out.push(this.frames.strings[this.nodeFrame.get(n)]);
+    const strings = this.frames.strings;
+    for (let n = node; n > 0; n = this.nodeParent[n]) out.push(strings[this.nodeFrame[n]]);
     return out;
   }
 
   /** Columnar copy for transfer to the UI thread. */
   columns(): { frame: Int32Array; parent: Int32Array; depth: Int32Array; frameNames: string[] } {
+    const n = this.nodes;
     return {
-      frame: this.nodeFrame.view(),
-      parent: this.nodeParent.view(),
-      depth: this.nodeDepth.view(),
+      frame: this.nodeFrame.slice(0, n),
+      parent: this.nodeParent.slice(0, n),
+      depth: this.nodeDepth.slice(0, n),
       frameNames: this.frames.strings.slice(),
     };
   }
 
   mark(): StackTableMark {
-    return { nodes: this.nodeFrame.length, frames: this.frames.size, stacks: this.stackOrder.length };
+    return { nodes: this.nodes, frames: this.frames.size, stacks: this.stackOrder.length };
   }
 
   /** Forgets every node, frame and stack added since `m`. */
   rollback(m: StackTableMark): void {
     if (this.readOnly) throw new Error('a snapshot of the stack table is read-only');
     const order = this.stackOrder.raw();
-    for (let i = m.stacks; i < order.length; i++) if (order[i] < m.nodes) this.isStack.set(order[i], 0);
+    for (let i = m.stacks; i < order.length; i++) if (order[i] < m.nodes) this.isStack[order[i]] = 0;
     this.stackOrder.truncate(m.stacks);
-    for (let n = this.nodeFrame.length - 1; n >= m.nodes; n--) this.unlink(n);
-    this.nodeFrame.truncate(m.nodes);
-    this.nodeParent.truncate(m.nodes);
-    this.nodeDepth.truncate(m.nodes);
-    this.isStack.truncate(m.nodes);
-    this.firstChild.truncate(m.nodes);
+    for (let n = this.nodes - 1; n >= m.nodes; n--) this.unlink(n);
+    this.nodes = m.nodes;
+    // nodes a snapshot sees are about to be written again: the live table takes its own copy
+    if (m.nodes < this.sharedUpTo) this.resize(this.nodeFrame.length);
     this.frames.truncate(m.frames);
   }
 
@@ -247,15 +333,18 @@ export class StackTable {
    * rollbacks here do not show in it.
    */
   snapshot(size: number): StackTable {
+    this.sharedUpTo = Math.max(this.sharedUpTo, this.nodes);
     const s = Object.create(StackTable.prototype) as StackTable;
     Object.assign(s, {
       frames: this.frames.snapshot(),
-      nodeFrame: this.nodeFrame.frozen(),
-      nodeParent: this.nodeParent.frozen(),
-      nodeDepth: this.nodeDepth.frozen(),
-      firstChild: null,
+      nodeFrame: this.nodeFrame,
+      nodeParent: this.nodeParent,
+      nodeDepth: this.nodeDepth,
+      nodes: this.nodes,
+      sharedUpTo: this.nodes,
+      firstChild: new Int32Array(0),
       siblings: new Int32Array(0),
-      isStack: this.isStack.frozen(),
+      isStack: new Uint8Array(0),
       stackOrder: this.stackOrder.frozen(),
       fixedSize: size,
       readOnly: true,
