@@ -2,7 +2,7 @@ import type { FlameTree } from '../core/model/query-types.ts';
 import { searchFlame } from '../core/model/flame-layout.ts';
 
 /** Pure flame graph helpers of the core, for the UI (rectangles; search). */
-export { layoutFlame, type FlameLayout } from '../core/model/flame-layout.ts';
+export { layoutFlame, subtreeEnds, visibleFlame, type FlameLayout, type VisibleFlame } from '../core/model/flame-layout.ts';
 
 /** Search hits as a per-node mask, and the share of the weight beneath them. */
 export function flameMatch(tree: FlameTree, query: string): { mask: Uint8Array; share: number; hits: number } {

@@ -6,8 +6,8 @@ import { useCanvas } from '../common/useCanvas.ts';
 import { flameNodeMenu } from '../menu/actions.ts';
 import { useMenuStore } from '../menu/menu-store.ts';
 import { useContextMenu } from '../menu/useContextMenu.ts';
-import { drawFlame, nodeAt, ROW_H, type FlameView } from './draw.ts';
-import { layoutFlame } from '../../state/flame.ts';
+import { drawFlame, FlamePalette, nodeAt, ROW_H, type FlameView } from './draw.ts';
+import { subtreeEnds, visibleFlame } from '../../state/flame.ts';
 import { pathTo } from './layout.ts';
 
 interface Props {
@@ -39,19 +39,29 @@ export function nodeFrames(tree: FlameTreeFrames, i: number): [string, number][]
  */
 export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, testId, clickHint = 'click to zoom' }: Props) {
   const inverted = kind === 'callers';
-  const layout = useMemo(() => layoutFlame(tree), [tree]);
-  const { ref, size, context } = useCanvas(Math.max(1, layout.rows) * ROW_H);
+  const ends = useMemo(() => subtreeEnds(tree), [tree]);
+  const rows = useMemo(() => {
+    let deepest = -1;
+    for (let i = 0; i < tree.depth.length; i++) if (tree.depth[i] > deepest) deepest = tree.depth[i];
+    return deepest + 1;
+  }, [tree]);
+  const { ref, size, context } = useCanvas(Math.max(1, rows) * ROW_H);
   const dark = useResolvedTheme() === 'dark';
   const highlight = useMemo(() => new Set(tree.highlight), [tree]);
+  const palette = useMemo(() => new FlamePalette(tree.names, dark), [tree, dark]);
+  // laid out for this width only: nodes under a pixel wide go into their parent's "..."
+  const visible = useMemo(() => visibleFlame(tree, ends, zoom, size.width > 0 ? 1 / size.width : 1), [tree, ends, zoom, size.width]);
   const [hover, setHover] = useState<{ node: number; x: number; y: number } | null>(null);
-  const view: FlameView = { tree, layout, width: size.width, height: size.height, zoom, inverted, highlight, match, hover: hover?.node ?? -1, dark };
+  const hoverNode = hover?.node ?? -1;
+  const view: FlameView = { tree, visible, palette, width: size.width, height: size.height, zoom, inverted, highlight, match, hover: hoverNode, dark };
   const viewRef = useRef(view);
   viewRef.current = view;
   const wrapRef = useRef<HTMLDivElement>(null);
   const paints = useRef(0);
 
   // drawn in the next frame: a theme switch puts its colours on <html> in the app's effect,
-  // which runs after this one, and the drawing reads them
+  // which runs after this one, and the drawing reads them. Only when what it shows changed: a
+  // render for another reason (the pointer moving within a node, a parent's) draws nothing.
   useEffect(() => {
     const frame = requestAnimationFrame(() => {
       const ctx = context();
@@ -67,7 +77,8 @@ export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, test
       performance.mark('smx:flame-painted');
     });
     return () => cancelAnimationFrame(frame);
-  });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [visible, palette, size, zoom, inverted, highlight, match, hoverNode, dark]);
 
   const nodeAtClient = (x: number, y: number) => {
     const c = ref.current;

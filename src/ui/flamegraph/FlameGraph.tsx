@@ -1,4 +1,5 @@
 import { useMemo } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { FlameAnswer, FlameQuery, FunctionWeight } from '../../core/model/flame.ts';
 import type { FlameMode, FlameRequest, FlameTree } from '../../core/model/query-types.ts';
 import { useFlame } from '../../state/queries.ts';
@@ -16,7 +17,10 @@ const MODES: [FlameMode, string, string][] = [
 /** The selection's stacks merged into a call tree, weighted by occurrences or ref_count. */
 export function FlameGraph() {
   const selection = useSelection();
-  const v = useViewStore();
+  // its own slice of the view: a timeline zoom or a hover elsewhere renders nothing here
+  const v = useViewStore(
+    useShallow((s) => ({ flameMode: s.flameMode, flameWeight: s.flameWeight, flameFocus: s.flameFocus, flameZoom: s.flameZoom, flameSearch: s.flameSearch, stack: s.stack, set: s.set })),
+  );
   const search = v.flameSearch.trim() ? v.flameSearch : '';
   // the search runs in the worker, over every stack's frames: the count says stacks and occurrences
   const req: FlameQuery = {

@@ -1,14 +1,42 @@
 import type { FlameTree } from '../../core/model/query-types.ts';
-import type { FlameLayout } from '../../state/flame.ts';
+import type { VisibleFlame } from '../../state/flame.ts';
 import { frameColor } from '../common/colors.ts';
 import { cssVar } from '../common/useCanvas.ts';
 import { clip, withAlpha } from '../timeline/draw.ts';
 
 export const ROW_H = 18;
 
+/** the opacities a node is drawn at: plain, off the search, off the selected path (no search), above the zoom */
+const ALPHAS = [1, 0.25, 0.55, 0.45] as const;
+
+/**
+ * Fill colours of a tree's functions (by name index), one list per opacity, made on first use
+ * and kept for the tree and theme: a draw looks them up instead of parsing colours per node.
+ */
+export class FlamePalette {
+  private readonly fills: (string | undefined)[][] = ALPHAS.map(() => []);
+  constructor(
+    private readonly names: readonly string[],
+    readonly dark: boolean,
+  ) {}
+  /** alpha: index into ALPHAS */
+  fill(name: number, alpha: number): string {
+    const list = this.fills[alpha];
+    let c = list[name];
+    if (c === undefined) {
+      const base = this.fills[0][name] ?? (this.fills[0][name] = frameColor(this.names[name], this.dark));
+      c = alpha === 0 ? base : withAlpha(base, ALPHAS[alpha]);
+      list[name] = c;
+    }
+    return c;
+  }
+}
+
 export interface FlameView {
   tree: FlameTree;
-  layout: FlameLayout;
+  /** what is drawn: the nodes wide enough and one "..." per parent for the rest (core/model/flame-layout.ts) */
+  visible: VisibleFlame;
+  palette: FlamePalette;
   width: number;
   height: number;
   /** the node zoomed into, -1 for none */
@@ -23,47 +51,15 @@ export interface FlameView {
   dark: boolean;
 }
 
-/** The visible window of the tree, as shares of its total. */
-function span(v: FlameView): [number, number] {
-  if (v.zoom < 0) return [0, 1];
-  return [v.layout.x0[v.zoom], v.layout.x1[v.zoom]];
+const rowY = (v: FlameView, row: number) => (v.inverted ? v.height - (row + 1) * ROW_H : row * ROW_H);
+
+/** Rectangle of the k-th drawn node in CSS pixels. */
+function rectAt(v: FlameView, k: number): { x: number; y: number; w: number } {
+  const x = v.visible.x0[k] * v.width;
+  return { x, y: rowY(v, v.tree.depth[v.visible.nodes[k]]), w: v.visible.x1[k] * v.width - x };
 }
 
-/** Rectangle of node i in CSS pixels, null when outside the view or narrower than a pixel's fraction. */
-export function rectOf(v: FlameView, i: number): { x: number; y: number; w: number } | null {
-  const t = v.tree;
-  const [a, b] = span(v);
-  let x: number;
-  let w: number;
-  if (v.zoom >= 0 && t.depth[i] < t.depth[v.zoom]) {
-    // an ancestor of the zoomed node: drawn across
-    x = 0;
-    w = v.width;
-  } else {
-    const s = v.layout.x0[i];
-    const e = v.layout.x1[i];
-    if (e <= a + 1e-12 || s >= b - 1e-12) return null;
-    x = ((s - a) / (b - a)) * v.width;
-    w = ((e - s) / (b - a)) * v.width;
-  }
-  const row = t.depth[i];
-  const y = v.inverted ? v.height - (row + 1) * ROW_H : row * ROW_H;
-  return { x, y, w };
-}
-
-/** Nodes that can be on screen: ancestors of the zoomed node, then its subtree. */
-export function* visibleNodes(v: FlameView): Generator<number> {
-  const t = v.tree;
-  if (v.zoom < 0) {
-    for (let i = 0; i < t.parent.length; i++) yield i;
-    return;
-  }
-  for (let n = t.parent[v.zoom]; n >= 0; n = t.parent[n]) yield n;
-  yield v.zoom;
-  for (let i = v.zoom + 1; i < t.parent.length && t.depth[i] > t.depth[v.zoom]; i++) yield i;
-}
-
-/** Draws the view; returns how many rectangles it drew. */
+/** Draws the view; returns how many rectangles it drew ("..." ones included). */
 export function drawFlame(ctx: CanvasRenderingContext2D, v: FlameView): number {
   const panel = cssVar('--panel');
   const accent = cssVar('--accent');
@@ -75,18 +71,22 @@ export function drawFlame(ctx: CanvasRenderingContext2D, v: FlameView): number {
   ctx.textBaseline = 'middle';
   const t = v.tree;
   const text = v.dark ? '#f3f3f3' : '#1d1f23';
+  const zoomDepth = v.zoom >= 0 ? t.depth[v.zoom] : -1;
+  const { nodes } = v.visible;
   let drawn = 0;
-  for (const i of visibleNodes(v)) {
-    const r = rectOf(v, i);
-    if (!r || r.w < 0.4) continue;
+  for (let k = 0; k < nodes.length; k++) {
+    const i = nodes[k];
+    const r = rectAt(v, k);
+    if (r.w < 0.4) continue;
     drawn++;
     const name = t.names[t.name[i]];
-    const zoomedAbove = v.zoom >= 0 && t.depth[i] < t.depth[v.zoom];
-    let fill = frameColor(name, v.dark);
-    if (v.match && !v.match[i]) fill = withAlpha(fill, 0.25);
-    if (v.highlight.size && !v.highlight.has(i)) fill = withAlpha(fill, v.match ? 0.25 : 0.55);
-    if (zoomedAbove) fill = withAlpha(fill, 0.45);
-    ctx.fillStyle = fill;
+    const zoomedAbove = t.depth[i] < zoomDepth;
+    // the last opacity applied wins, as withAlpha sets it
+    let alpha = 0;
+    if (v.match && !v.match[i]) alpha = 1;
+    if (v.highlight.size && !v.highlight.has(i)) alpha = v.match ? 1 : 2;
+    if (zoomedAbove) alpha = 3;
+    ctx.fillStyle = v.palette.fill(t.name[i], alpha);
     ctx.fillRect(r.x, r.y + 1, Math.max(0.5, r.w - (r.w > 3 ? 1 : 0)), ROW_H - 2);
     if (v.highlight.has(i)) {
       ctx.strokeStyle = accent;
@@ -103,13 +103,38 @@ export function drawFlame(ctx: CanvasRenderingContext2D, v: FlameView): number {
       ctx.fillText(clip(ctx, name, r.w - 8), r.x + 4, r.y + ROW_H / 2);
     }
   }
+  drawn += drawMore(ctx, v);
   return drawn;
 }
 
+/** The "..." spans: a quiet grey block per parent, labelled with how many callees it stands for when there is room. */
+function drawMore(ctx: CanvasRenderingContext2D, v: FlameView): number {
+  const m = v.visible;
+  const fill = v.dark ? 'rgba(154, 160, 168, 0.28)' : 'rgba(102, 107, 115, 0.18)';
+  const label = v.dark ? '#9aa0a8' : '#666b73';
+  let drawn = 0;
+  for (let k = 0; k < m.moreParent.length; k++) {
+    const x = m.moreX0[k] * v.width;
+    const w = m.moreX1[k] * v.width - x;
+    if (w < 0.4) continue;
+    drawn++;
+    const y = rowY(v, v.tree.depth[m.moreParent[k]] + 1);
+    ctx.fillStyle = fill;
+    ctx.fillRect(x, y + 1, Math.max(0.5, w - (w > 3 ? 1 : 0)), ROW_H - 2);
+    if (w > 14) {
+      ctx.fillStyle = label;
+      ctx.fillText(clip(ctx, `… ${m.moreCount[k]} more`, w - 6), x + 3, y + ROW_H / 2);
+    }
+  }
+  return drawn;
+}
+
+/** The drawn node under (x, y) in CSS pixels, or -1 (a "..." span is no node). */
 export function nodeAt(v: FlameView, x: number, y: number): number {
-  for (const i of visibleNodes(v)) {
-    const r = rectOf(v, i);
-    if (r && x >= r.x && x < r.x + Math.max(r.w, 1) && y >= r.y && y < r.y + ROW_H) return i;
+  const { nodes } = v.visible;
+  for (let k = 0; k < nodes.length; k++) {
+    const r = rectAt(v, k);
+    if (r.w >= 0.4 && x >= r.x && x < r.x + Math.max(r.w, 1) && y >= r.y && y < r.y + ROW_H) return nodes[k];
   }
   return -1;
 }
