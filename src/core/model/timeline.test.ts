@@ -1,10 +1,13 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { generateSample } from '../sim/sample-capture.ts';
+import { sampleFiles } from '../sim/sample-files.ts';
 import { ExplorerData } from './explorer-data.ts';
 import { handCapture, line, sampleCapture, stackOf } from './explorer-fixtures.ts';
-import { ALL, NO_STACK_RECORD, TIMELINE_STATUSES, type Selection, type TimelineResult } from './query-types.ts';
+import { ALL, NO_STACK_RECORD, TIMELINE_STATUSES, type Selection, type TimelineRequest, type TimelineResult } from './query-types.ts';
 import { selectionSummary } from './selection-summary.ts';
 import { ingestFiles } from './test-helpers.ts';
-import { eventNear, timeline } from './timeline.ts';
+import { eventNear, OTHER_TASKS, timeline } from './timeline.ts';
 import { RecordStatus as R } from './trace-columns.ts';
 
 const sum = (a: Uint32Array) => a.reduce((n, x) => n + x, 0);
@@ -129,4 +132,131 @@ describe('eventNear', () => {
     expect(eventNear(d, 100.000004, 0, 'cpu', 0.001, { range: null, generation: 2, cpus: null })).toBeNull();
     expect(eventNear(d, 101.000001, 1, 'task', 0.01, ALL)?.index).toBe(7);
   });
+});
+
+/**
+ * The plain timeline: every event looked at, its column and lane worked out on its own (lanes are
+ * the answer's, matched by key), no sorted order, no summaries.
+ */
+function plainTimeline(d: ExplorerData, req: TimelineRequest, lanes: TimelineResult['lanes']) {
+  const pieces = req.pieces?.length ? req.pieces : [{ t0: req.t0, t1: req.t1, buckets: req.buckets }];
+  const B = pieces.reduce((n, p) => n + p.buckets, 0);
+  const counts = new Uint32Array(lanes.length * B * TIMELINE_STATUSES);
+  const highlight = new Uint32Array(lanes.length * B);
+  const sel = req.selection;
+  const laneKeys = lanes.map((l) => l.key);
+  let offset = 0;
+  for (const p of pieces) {
+    const [v0, v1] = [Math.min(p.t0, p.t1), Math.max(p.t0, p.t1)];
+    for (let e = 0; e < d.eventCount; e++) {
+      const ts = d.ev.ts[e];
+      if (ts < v0 || ts > v1) continue;
+      if (sel.range && (ts < Math.min(...sel.range) || ts > Math.max(...sel.range))) continue;
+      if (sel.generation !== null && d.evGen[e] !== (sel.generation === 'none' ? -1 : sel.generation)) continue;
+      if (sel.cpus && !sel.cpus.includes(d.ev.cpu[e])) continue;
+      let lane = laneKeys.indexOf(req.lanes === 'cpu' ? d.ev.cpu[e] : d.ev.task[e]);
+      if (lane < 0 && req.lanes === 'task') lane = laneKeys.indexOf(OTHER_TASKS);
+      if (lane < 0) continue;
+      const col = Math.min(p.buckets - 1, Math.max(0, v1 > v0 ? Math.floor((ts - v0) * (p.buckets / (v1 - v0))) : 0));
+      const cellIndex = lane * B + offset + col;
+      counts[cellIndex * TIMELINE_STATUSES + d.evStatus[e]]++;
+      const r = d.ev.record[e];
+      if (req.highlightStack !== null && r >= 0 && d.rec.stack[r] === req.highlightStack) highlight[cellIndex]++;
+    }
+    offset += p.buckets;
+  }
+  return { counts, highlight };
+}
+
+/** the first index where two arrays differ (-1: same length and values): cheap to compare, clear when it fails */
+function firstDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) return Math.min(a.length, b.length);
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return i;
+  return -1;
+}
+
+describe('timeline from the level-of-detail summaries', () => {
+  /** generated captures: several generations, CPUs, tasks, statuses; two files make the event order unsorted */
+  const captures = new Map<string, ExplorerData>();
+  const dataOf = (seed: number, cpus: number, events: number, twoFiles: boolean) => {
+    const key = `${seed}|${cpus}|${events}|${twoFiles}`;
+    let d = captures.get(key);
+    if (!d) {
+      const files = [...sampleFiles(generateSample({ seed, cpus, events, resets: seed % 3, bits: 10, tail: 20 }))];
+      if (twoFiles) {
+        const other = [...sampleFiles(generateSample({ seed: seed + 1, cpus, events: events >> 1, resets: 0, bits: 10, tail: 5 }))].find(([n]) => n === 'trace')!;
+        files.push(['trace-2', other[1]]);
+      }
+      captures.set(key, (d = new ExplorerData(ingestFiles(files))));
+    }
+    return d;
+  };
+  const arb = fc.record({
+    seed: fc.integer({ min: 1, max: 6 }),
+    cpus: fc.integer({ min: 1, max: 5 }),
+    events: fc.constantFrom(300, 900),
+    twoFiles: fc.boolean(),
+    lanes: fc.constantFrom('cpu' as const, 'task' as const),
+    shift: fc.integer({ min: 0, max: 5 }),
+    // the window as fractions of the capture's span, and the columns
+    a: fc.double({ min: -0.1, max: 1.1, noNaN: true }),
+    b: fc.double({ min: -0.1, max: 1.1, noNaN: true }),
+    buckets: fc.integer({ min: 1, max: 400 }),
+    split: fc.option(fc.double({ min: 0.05, max: 0.95, noNaN: true })),
+    range: fc.option(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }))),
+    generation: fc.option(fc.integer({ min: 0, max: 3 })),
+    cpuPick: fc.option(fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 3 })),
+    highlight: fc.option(fc.integer({ min: 0, max: 40 })),
+  });
+
+  it('equals the plain count, column by column, for random captures, windows, selections and highlights', () => {
+    fc.assert(
+      fc.property(arb, (c) => {
+        const d = dataOf(c.seed, c.cpus, c.events, c.twoFiles);
+        const lo = Math.min(...d.ev.ts);
+        const span = Math.max(...d.ev.ts) - lo;
+        const at = (x: number) => lo + x * span;
+        const [t0, t1] = [at(c.a), at(c.b)];
+        const pieces =
+          c.split === null ? undefined : [{ t0: Math.min(t0, t1), t1: at(c.split), buckets: Math.max(1, c.buckets >> 1) }, { t0: at(c.split), t1: Math.max(t0, t1), buckets: c.buckets }];
+        // a stack that occurs: the n-th record's
+        const hlRecord = c.highlight === null ? -1 : c.highlight % d.recordCount;
+        const req: TimelineRequest = {
+          t0,
+          t1,
+          buckets: pieces ? pieces[0].buckets + pieces[1].buckets : c.buckets,
+          pieces,
+          lanes: c.lanes,
+          selection: { range: c.range && [at(c.range[0]), at(c.range[1])], generation: c.generation, cpus: c.cpuPick },
+          highlightStack: hlRecord < 0 ? null : d.rec.stack[hlRecord],
+        };
+        const fast = timeline(d, req, { lodMinEvents: 0, lodShift: c.shift });
+        const direct = timeline(d, req, { lodMinEvents: Infinity });
+        const plain = plainTimeline(d, req, fast.lanes);
+        expect(fast.lanes).toEqual(direct.lanes);
+        expect(fast.buckets).toBe(req.buckets);
+        expect(firstDifference(fast.counts, plain.counts)).toBe(-1);
+        expect(firstDifference(fast.highlight, plain.highlight)).toBe(-1);
+        expect(firstDifference(direct.counts, plain.counts)).toBe(-1);
+        expect(firstDifference(direct.highlight, plain.highlight)).toBe(-1);
+      }),
+      { numRuns: 120 },
+    );
+  }, 120_000);
+
+  it('a capture past LOD_MIN_EVENTS is answered from summaries by default, with the same numbers', () => {
+    const d = dataOf(7, 4, 70000, false);
+    expect(d.eventCount).toBeGreaterThan(1 << 16);
+    const [lo, hi] = [d.ev.ts[0], d.ev.ts[d.eventCount - 1]];
+    for (const buckets of [1, 333, 1504]) {
+      for (const [t0, t1] of [[lo, hi], [lo + (hi - lo) * 0.3, lo + (hi - lo) * 0.3001]]) {
+        const req: TimelineRequest = { t0, t1, buckets, lanes: 'cpu', selection: ALL, highlightStack: d.rec.stack[0] };
+        const plain = plainTimeline(d, req, timeline(d, req).lanes);
+        const r = timeline(d, req);
+        expect(firstDifference(r.counts, plain.counts)).toBe(-1);
+        expect(firstDifference(r.highlight, plain.highlight)).toBe(-1);
+        expect(sum(r.counts)).toBe(req.t1 - req.t0 === hi - lo ? d.eventCount : sum(plain.counts));
+      }
+    }
+  }, 60_000);
 });

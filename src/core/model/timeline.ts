@@ -2,6 +2,7 @@ import type { ExplorerData } from './explorer-data.ts';
 import { busiestTasks, STATUS_NAMES_WITH_NONE, TOP_TASKS } from './overview.ts';
 import { TIMELINE_STATUSES, type EventInfo, type Selection, type TimelineRequest, type TimelineResult } from './query-types.ts';
 import { NO_GEN, SelectionFilter } from './selection.ts';
+import { buildLod, countRange, lodShift, type CodeAt, type Lod } from './timeline-lod.ts';
 import { RecordKind } from './trace-columns.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
@@ -84,7 +85,7 @@ export function lanesFor(d: ExplorerData, kind: 'cpu' | 'task', sel: Selection):
  * `highlightStack`. With `pieces` (segments laid side by side), each piece's time range has its
  * own columns, one after the other. A binary search finds each window; one pass over it does the rest.
  */
-export function timeline(d: ExplorerData, req: TimelineRequest): TimelineResult {
+export function timeline(d: ExplorerData, req: TimelineRequest, opts: TimelineOptions = {}): TimelineResult {
   const pieces = req.pieces?.length
     ? req.pieces.map((p) => ({ t0: p.t0, t1: p.t1, buckets: Math.max(1, Math.floor(p.buckets) || 1) }))
     : [{ t0: req.t0, t1: req.t1, buckets: Math.max(1, Math.floor(req.buckets) || 1) }];
@@ -96,9 +97,11 @@ export function timeline(d: ExplorerData, req: TimelineRequest): TimelineResult 
   const result = { lanes, buckets, counts, highlight };
   if (lanes.length === 0) return result;
   const f = new SelectionFilter(req.selection);
+  const summaries = d.eventCount >= (opts.lodMinEvents ?? LOD_MIN_EVENTS) ? summariesFor(d, req, L, f, opts.lodShift) : null;
   let offset = 0;
   for (const p of pieces) {
-    binWindow(d, req, L, f, p.t0, p.t1, offset, p.buckets, result);
+    if (summaries) binWindowLod(d, summaries, L.lanes.length, f, p.t0, p.t1, offset, p.buckets, result);
+    else binWindow(d, req, L, f, p.t0, p.t1, offset, p.buckets, result);
     offset += p.buckets;
   }
   return result;
@@ -151,6 +154,168 @@ function binWindow(d: ExplorerData, req: TimelineRequest, L: Lanes, f: Selection
       const r = evRecord[e];
       if (r >= 0 && recStack[r] === hl) highlight[cell]++;
     }
+  }
+}
+
+/** below this many events a window is counted event by event: summaries would not pay for themselves */
+export const LOD_MIN_EVENTS = 1 << 16;
+
+export interface TimelineOptions {
+  /** summaries from this many events on (default LOD_MIN_EVENTS; 0: always, for the tests) */
+  lodMinEvents?: number;
+  /** level-0 block size as a power of two (default lodShift(counters)) */
+  lodShift?: number;
+}
+
+interface Summary {
+  code: CodeAt;
+  lod: Lod;
+}
+
+/**
+ * The level-of-detail summaries of a capture (timeline-lod.ts), built on the first request of
+ * each lane kind, generation and CPUs (one pass over the events), the highlighted stack's
+ * separately; the last few are kept, the least recently used dropped first.
+ */
+const summaryCache = new WeakMap<ExplorerData, Map<string, Summary>>();
+const KEEP_SUMMARIES = 4;
+
+function cachedSummary(d: ExplorerData, key: string, build: () => Summary): Summary {
+  let m = summaryCache.get(d);
+  if (!m) summaryCache.set(d, (m = new Map()));
+  let s = m.get(key);
+  if (s) m.delete(key);
+  else s = build();
+  m.set(key, s);
+  for (const k of m.keys()) {
+    if (m.size <= KEEP_SUMMARIES) break;
+    m.delete(k);
+  }
+  return s;
+}
+
+/** The summaries a request reads: every event of its lanes by status, and its highlighted stack's events by lane. */
+function summariesFor(d: ExplorerData, req: TimelineRequest, L: Lanes, f: SelectionFilter, shift?: number): { all: Summary; hl: Summary | null } {
+  const cpus = req.selection.cpus;
+  const key = `${L.column}|${f.gen}|${cpus ? cpus.join(',') : '*'}|${shift ?? ''}`;
+  const n = d.eventCount;
+  const lanes = L.lanes.length;
+  const all = cachedSummary(d, key, () => {
+    const code = eventCode(d, L, f, cpus !== null, null);
+    const cells = lanes * TIMELINE_STATUSES;
+    return { code, lod: buildLod(n, cells, code, shift ?? lodShift(cells)) };
+  });
+  const stack = req.highlightStack;
+  const hl =
+    stack === null
+      ? null
+      : cachedSummary(d, `${key}|stack ${stack}`, () => {
+          const code = eventCode(d, L, f, cpus !== null, stack);
+          return { code, lod: buildLod(n, lanes, code, shift ?? lodShift(lanes)) };
+        });
+  return { all, hl };
+}
+
+/**
+ * The counter of the event at sorted position p: lane * TIMELINE_STATUSES + its status (with
+ * `stack` null), else its lane when its record's stack is `stack`; -1 for events outside the
+ * generation, the CPUs or the lanes (what binWindow skips).
+ */
+function eventCode(d: ExplorerData, L: Lanes, f: SelectionFilter, byCpu: boolean, stack: number | null): CodeAt {
+  const order = d.evOrder;
+  const gen = f.gen;
+  const evGen = d.evGen;
+  const status = d.evStatus;
+  const evCpu = d.ev.cpu;
+  const keyCol = L.column === 'cpu' ? d.ev.cpu : d.ev.task;
+  const table = L.table;
+  const tableLen = table.length;
+  const stride = TIMELINE_STATUSES;
+  const laneAt = (e: number): number => {
+    if (gen !== null && evGen[e] !== gen) return -1;
+    if (byCpu && !f.cpu(evCpu[e])) return -1;
+    const k = keyCol[e];
+    return k >= 0 && k < tableLen ? table[k] : laneOf(d, L, e);
+  };
+  if (stack === null) {
+    return (p) => {
+      const e = order === null ? p : order[p];
+      const lane = laneAt(e);
+      return lane < 0 ? -1 : lane * stride + status[e];
+    };
+  }
+  const evRecord = d.ev.record;
+  const recStack = d.rec.stack;
+  return (p) => {
+    const e = order === null ? p : order[p];
+    const r = evRecord[e];
+    if (r < 0 || recStack[r] !== stack) return -1;
+    return laneAt(e);
+  };
+}
+
+/**
+ * binWindow from the summaries: the events of [t0, t1] are a run of sorted positions, each pixel
+ * column a sub-run found by a galloping search on its timestamps (the same column arithmetic as
+ * binWindow, so every event lands in the same column), counted by countRange: a few blocks per
+ * column, whatever the zoom.
+ */
+function binWindowLod(d: ExplorerData, s: { all: Summary; hl: Summary | null }, laneCount: number, f: SelectionFilter, t0: number, t1: number, offset: number, n: number, out: TimelineResult) {
+  const { counts, highlight, buckets } = out;
+  const v0 = Math.min(t0, t1);
+  const v1 = Math.max(t0, t1);
+  const lo = Math.max(v0, f.lo);
+  const hi = Math.min(v1, f.hi);
+  if (!(lo <= hi)) return;
+  const [p0, p1] = d.eventSpan(lo, hi);
+  const span = v1 - v0;
+  const scale = span > 0 ? n / span : 0;
+  const last = n - 1;
+  const ts = d.ev.ts;
+  const order = d.evOrder;
+  const column = (p: number) => {
+    let b = Math.floor((ts[order === null ? p : order[p]] - v0) * scale);
+    if (b > last) b = last;
+    else if (b < 0) b = 0;
+    return b;
+  };
+  const stride = TIMELINE_STATUSES;
+  const acc = new Uint32Array(laneCount * stride);
+  const hacc = s.hl ? new Uint32Array(laneCount) : null;
+  for (let start = p0; start < p1; ) {
+    const j = column(start);
+    // the first position past column j: gallop, then bisect
+    let step = 1;
+    while (start + step < p1 && column(start + step) <= j) step *= 2;
+    let a = start + (step >> 1) + 1;
+    let b = Math.min(p1, start + step);
+    while (a < b) {
+      const m = (a + b) >>> 1;
+      if (column(m) > j) b = m;
+      else a = m + 1;
+    }
+    countRange(s.all.lod, start, a, s.all.code, acc);
+    for (let lane = 0; lane < laneCount; lane++) {
+      const o = (lane * buckets + offset + j) * stride;
+      const c0 = lane * stride;
+      for (let st = 0; st < stride; st++) {
+        const v = acc[c0 + st];
+        if (v !== 0) {
+          counts[o + st] += v;
+          acc[c0 + st] = 0;
+        }
+      }
+    }
+    if (hacc) {
+      countRange(s.hl!.lod, start, a, s.hl!.code, hacc);
+      for (let lane = 0; lane < laneCount; lane++) {
+        if (hacc[lane] !== 0) {
+          highlight[lane * buckets + offset + j] += hacc[lane];
+          hacc[lane] = 0;
+        }
+      }
+    }
+    start = a;
   }
 }
 
