@@ -63,11 +63,19 @@ export const C = {
   STAT_BASE_DROPS: 22,
   /** a reset is between setting its flag and clearing it (a dump read now sees a map being cleared) */
   RESETTING: 23,
+  /** held (CAS 0 -> 1) while options/stackmap changes or a free runs, so the per-CPU GATE_OFF bits follow C.OPTION */
+  OPTION_LOCK: 24,
 } as const;
 export const CTL_WORDS = 32;
 
 // per-CPU words
 export const K = {
+  /**
+   * The insert path's RCU read side, one word per CPU: the in-flight count in the low bits
+   * (GATE_COUNT), GATE_RESET while a reset or free waits for in-flight inserts and clears,
+   * GATE_OFF while options/stackmap is off (or the map freed). An insert announces itself with
+   * one Atomics.add and reads both bits in what it returns (shared-map.ts).
+   */
   INFLIGHT: 0,
   ATTEMPTS: 1,
   SUCCESSES: 2,
@@ -96,6 +104,13 @@ export const K = {
   RCU_DISCARDS: 15,
 } as const;
 export const CPU_STRIDE = 16;
+
+/** K.INFLIGHT: the in-flight count (one insert at a time per CPU, so 0 or 1) */
+export const GATE_COUNT = 0xffff;
+/** K.INFLIGHT: set by a reset (and a free) on every CPU's word from before it drains until after it clears */
+export const GATE_RESET = 1 << 16;
+/** K.INFLIGHT: set on every CPU's word while options/stackmap is off */
+export const GATE_OFF = 1 << 17;
 
 /** insert results below 0: the stack is recorded in full */
 export const INSERT_FALLBACK = -1;

@@ -1,4 +1,4 @@
-import { C, CPU_STRIDE, CTL_WORDS, ELT_WORDS, INSERT_BYPASS, INSERT_DEEP, INSERT_FALLBACK, INSERT_OFF, K, MAX_DEPTH, PROBE_LIMIT, refLimit, type MapParams } from './map-layout.ts';
+import { C, CPU_STRIDE, CTL_WORDS, ELT_WORDS, GATE_COUNT, GATE_OFF, GATE_RESET, INSERT_BYPASS, INSERT_DEEP, INSERT_FALLBACK, INSERT_OFF, K, MAX_DEPTH, PROBE_LIMIT, refLimit, type MapParams } from './map-layout.ts';
 import { MapView } from './map-view.ts';
 
 /**
@@ -85,10 +85,10 @@ export class SharedStackMap extends MapView {
 
   /**
    * v8: the stack was taken while RCU was not watching; record_stackmap() discards it, writing
-   * nothing. Counted in its own counter.
+   * nothing. Counted in its own counter (this CPU's own word: one writer, read with Atomics.load).
    */
   discard(cpu: number): void {
-    Atomics.add(this.i32, this.cpuWord(cpu, K.RCU_DISCARDS), 1);
+    this.i32[this.cpuWord(cpu, K.RCU_DISCARDS)]++;
     this.onEvent?.('rcu-discard', -1, 0);
   }
 
@@ -98,30 +98,64 @@ export class SharedStackMap extends MapView {
    * (a reset is running: record the stack in full; counted as a bypass), INSERT_DEEP (deeper than
    * 64 frames: recorded in full, never reaching the map, counted apart) or INSERT_OFF
    * (options/stackmap off or the map freed: recorded in full, not a map operation).
+   * The stack is hashed inside the read-side section, as the kernel does.
    */
   insert(cpu: number, words: Uint32Array, nr: number): number {
+    return this.insertHashed(cpu, words, nr, 0);
+  }
+
+  /**
+   * `insert` with the stack's hash (`hash(words, nr)`) computed by the caller, which may cache
+   * it for a stack object it records again; the kernel cannot (it hashes every stack it takes).
+   * 0 (never a hash) hashes here. Same results and counters as `insert`.
+   *
+   * Memory model (the kernel's argument, in the JS model's terms; "plain" = a non-atomic,
+   * tear-free aligned read of the SharedArrayBuffer):
+   * 1. rcu_read_lock() is one Atomics.add on this CPU's gate word, which returns the reset and
+   *    option bits with the count. A reset or free sets GATE_RESET on every gate with an RMW
+   *    before it waits for the counts to drain, clears, then drops the bit with another RMW.
+   *    RMWs on one word are totally ordered, so either our add comes first (the reset waits for
+   *    our sub) or we see the bit (bypass): synchronize_rcu() without a separate flag load.
+   * 2. Our add reads-from the last RMW on the gate, after every clear (a reset's or a free's,
+   *    each followed by such an RMW in the clearing thread): the clear and generation++ happen
+   *    before everything below, and no clear can come while we are in flight. So the
+   *    generation, a key and ref_count may be read plainly: the generation is exact, a key is
+   *    0 or a hash claimed in this generation (a stale 0 only sends us to the cmpxchg, which
+   *    returns the real key), ref_count is only the expected value of the cmpxchg.
+   * 3. `val` is the one acquire: an Atomics.load that reads-from the publisher's Atomics.store
+   *    (release), which comes after its plain writes filling the element; a published element
+   *    is immutable until a clear, so the memcmp reads it plainly.
+   * 4. Our sub (rcu_read_unlock) comes after every access above, and the reset's drain reads it
+   *    with Atomics.load before it clears: none of our reads can see the clear.
+   */
+  insertHashed(cpu: number, words: Uint32Array, nr: number, cachedHash: number): number {
     const i32 = this.i32;
-    const u32 = this.u32;
     const base = CTL_WORDS + cpu * CPU_STRIDE;
+    const gate = Atomics.add(i32, base + K.INFLIGHT, 1);
     // the option on implies an allocated map (setOption(true) allocates, free needs it off)
-    if (Atomics.load(i32, C.OPTION) === 0) return INSERT_OFF;
+    if ((gate & GATE_OFF) !== 0) {
+      this.leave(base);
+      return INSERT_OFF;
+    }
     if (nr > MAX_DEPTH) {
-      Atomics.add(i32, base + K.DEEP, 1);
+      this.leave(base);
+      i32[base + K.DEEP]++;
       this.onEvent?.('deep', -1, 0);
       return INSERT_DEEP;
     }
-    i32[base + K.ATTEMPTS]++; // this CPU's own counter: one writer, read with Atomics.load
-    // rcu_read_lock(): announce the insert, then look at the reset flag (both sequentially
-    // consistent, so a reset that set the flag either sees us in flight or we see the flag)
-    Atomics.add(i32, base + K.INFLIGHT, 1);
-    if (Atomics.load(i32, C.RESET_FLAG) !== 0) {
+    // this CPU's own counters: one writer, plain increments, read elsewhere with Atomics.load
+    i32[base + K.ATTEMPTS]++;
+    if ((gate & GATE_RESET) !== 0) {
       this.leave(base);
-      Atomics.add(i32, base + K.BYPASSES, 1);
+      i32[base + K.BYPASSES]++;
       this.onEvent?.('bypass', -1, 0);
       return INSERT_BYPASS;
     }
-    const generation = Atomics.load(i32, C.GENERATION);
-    const hash = this.hash(words, nr);
+    const generation = i32[C.GENERATION]; // exact (2.)
+    const hash = cachedHash !== 0 ? cachedHash : this.hash(words, nr);
+    const h = hash | 0; // keys compared and claimed as int32: no double for a hash >= 2^31
+    const keysAt = this.keysAt;
+    const valsAt = this.valsAt;
     const mask = this.slots - 1;
     let idx = hash >>> this.shift;
     let result = INSERT_FALLBACK;
@@ -130,9 +164,9 @@ export class SharedStackMap extends MapView {
     let metSame = false; // v4/v7: passed the same hash (unpublished or a lost cmpxchg): a claim now is a second copy
     const ev = this.onEvent;
     for (; probes < PROBE_LIMIT; probes++, idx = (idx + 1) & mask) {
-      const key = Atomics.load(u32, this.keysAt + idx);
-      if (key === hash) {
-        const v = Atomics.load(i32, this.valsAt + idx);
+      const key = i32[keysAt + idx]; // plain (2.): read once
+      if (key === h) {
+        const v = Atomics.load(i32, valsAt + idx); // the acquire (3.)
         if (v !== 0 && this.equals(v - 1, words, nr)) {
           this.incRef(v - 1);
           result = idx;
@@ -143,17 +177,17 @@ export class SharedStackMap extends MapView {
           // with the pool empty no element can come: most likely a gravestone
           if (ev) ev(Atomics.load(i32, C.NEXT_ELT) >= this.capacity ? 'gravestone' : 'unpublished', idx, hash);
           metSame = true;
-        }
-        if (v === 0 && this.v8) {
-          // unpublished, or a gravestone (the kernel cannot tell them apart either): v8 records
-          // in full. Counted apart when the pool is empty, where it is most likely a gravestone.
-          reason = Atomics.load(i32, C.NEXT_ELT) >= this.capacity ? K.FB_GRAVE : K.FB_INFLIGHT;
-          break;
+          if (this.v8) {
+            // unpublished, or a gravestone (the kernel cannot tell them apart either): v8 records
+            // in full. Counted apart when the pool is empty, where it is most likely a gravestone.
+            reason = Atomics.load(i32, C.NEXT_ELT) >= this.capacity ? K.FB_GRAVE : K.FB_INFLIGHT;
+            break;
+          }
         }
         continue; // unpublished, a gravestone or a hash collision: advance
       }
       if (key !== 0) continue;
-      const old = Atomics.compareExchange(u32, this.keysAt + idx, 0, hash);
+      const old = Atomics.compareExchange(i32, keysAt + idx, 0, h);
       if (old === 0) {
         ev?.('claim', idx, hash);
         const elt = this.takeElement();
@@ -163,21 +197,21 @@ export class SharedStackMap extends MapView {
         }
         this.fill(elt, words, nr);
         this.window();
-        Atomics.store(i32, this.valsAt + idx, elt + 1); // publish
+        Atomics.store(i32, valsAt + idx, elt + 1); // publish (release)
         i32[base + K.NEW]++;
         result = idx;
         ev?.('publish', idx, hash);
         if (metSame && ev) ev('duplicate', idx, hash);
         break;
       }
-      if (old === hash) {
+      if (old === h) {
         ev?.('lost-same', idx, hash);
         metSame = true;
         if (this.v8) {
           reason = K.FB_INFLIGHT;
           break;
         }
-        Atomics.add(i32, base + K.LOST_SAME, 1);
+        i32[base + K.LOST_SAME]++;
       } else ev?.('lost', idx, hash);
       // lost the cmpxchg: advance
     }
@@ -197,9 +231,9 @@ export class SharedStackMap extends MapView {
     return result;
   }
 
+  /** rcu_read_unlock(): a reset waiting for this CPU (GATE_RESET in what the sub returns) is woken */
   private leave(base: number): void {
-    Atomics.sub(this.i32, base + K.INFLIGHT, 1);
-    if (Atomics.load(this.i32, C.RESET_FLAG) !== 0) Atomics.notify(this.i32, base + K.INFLIGHT);
+    if ((Atomics.sub(this.i32, base + K.INFLIGHT, 1) & GATE_RESET) !== 0) Atomics.notify(this.i32, base + K.INFLIGHT);
   }
 
   /** fetch_add_unless(next_elt, 1, capacity) as a CAS loop; -1 when the pool is empty */
@@ -229,19 +263,30 @@ export class SharedStackMap extends MapView {
    */
   private equals(elt: number, words: Uint32Array, nr: number): boolean {
     const at = this.eltsAt + elt * ELT_WORDS;
-    const u32 = this.u32;
-    if (u32[at] !== nr) return false;
-    for (let i = 0; i < nr * 2; i++) if (u32[at + 2 + i] !== words[i]) return false;
+    const i32 = this.i32;
+    if (i32[at] !== nr) return false;
+    const n = nr * 2;
+    const from = at + 2;
+    for (let i = 0; i < n; i++) if (i32[from + i] !== (words[i] | 0)) return false;
     return true;
   }
 
-  /** ref_count++, saturating (INT_MAX in v4, U32_MAX later) */
+  /**
+   * ref_count++, saturating (INT_MAX in v4, U32_MAX later): a cmpxchg loop whose first expected
+   * value is a plain read (2.), so a hit nobody races costs one atomic; a stale guess only fails
+   * the cmpxchg, which returns the value to try next. Saturation is judged on the value the
+   * cmpxchg compares, so the count never passes the limit.
+   */
   private incRef(elt: number): void {
     const at = this.eltsAt + elt * ELT_WORDS + 1;
+    const u32 = this.u32;
+    const max = this.refMax;
+    let cur = u32[at];
     for (;;) {
-      const cur = Atomics.load(this.u32, at);
-      if (cur >= this.refMax) return;
-      if (Atomics.compareExchange(this.u32, at, cur, cur + 1) === cur) return;
+      if (cur >= max) return;
+      const old = Atomics.compareExchange(u32, at, cur, cur + 1);
+      if (old === cur) return;
+      cur = old;
     }
   }
 
@@ -293,17 +338,11 @@ export class SharedStackMap extends MapView {
     }
     this.lock();
     Atomics.add(i32, C.RESET_SEQ, 1);
-    Atomics.store(i32, C.RESET_FLAG, 1);
+    Atomics.store(i32, C.RESET_FLAG, 1); // what readers of the map show; inserts read their gate
+    this.closeGates();
     ev?.('reset-flag', -1, 0);
     this.window();
-    for (let cpu = 0; cpu < this.params.cpus; cpu++) {
-      const w = this.cpuWord(cpu, K.INFLIGHT);
-      for (;;) {
-        const n = Atomics.load(i32, w);
-        if (n === 0) break;
-        if (this.canBlock) Atomics.wait(i32, w, n, 1);
-      }
-    }
+    this.drain();
     ev?.('reset-drained', -1, 0);
     beforeClear?.();
     Atomics.store(i32, C.RESETTING, 1);
@@ -318,12 +357,50 @@ export class SharedStackMap extends MapView {
     Atomics.store(i32, C.RESETTING, 0);
     ev?.('reset-cleared', -1, 0);
     this.window();
+    this.openGates();
     Atomics.store(i32, C.RESET_FLAG, 0);
     Atomics.add(i32, C.RESETS, 1);
     this.unlock();
     Atomics.store(i32, C.RESET_BUSY, 0);
     ev?.('reset-done', -1, 0);
     return 'ok';
+  }
+
+  /** Sets GATE_RESET on every CPU's gate (an RMW each): inserts from now on bypass the map. */
+  private closeGates(): void {
+    for (let cpu = 0; cpu < this.params.cpus; cpu++) Atomics.or(this.i32, this.cpuWord(cpu, K.INFLIGHT), GATE_RESET);
+  }
+
+  /**
+   * Drops GATE_RESET with an RMW on every gate, after the clear: each later insert's announcing
+   * add reads-from it (or from a later RMW), so the clear happens before that insert's plain reads.
+   */
+  private openGates(): void {
+    for (let cpu = 0; cpu < this.params.cpus; cpu++) Atomics.and(this.i32, this.cpuWord(cpu, K.INFLIGHT), ~GATE_RESET);
+  }
+
+  /** synchronize_rcu(): waits until no insert that came before the gates closed is in flight. */
+  private drain(): void {
+    const i32 = this.i32;
+    for (let cpu = 0; cpu < this.params.cpus; cpu++) {
+      const w = this.cpuWord(cpu, K.INFLIGHT);
+      for (;;) {
+        const n = Atomics.load(i32, w);
+        if ((n & GATE_COUNT) === 0) break;
+        if (this.canBlock) Atomics.wait(i32, w, n, 1);
+      }
+    }
+  }
+
+  private lockOption(): void {
+    while (Atomics.compareExchange(this.i32, C.OPTION_LOCK, 0, 1) !== 0) {
+      if (this.canBlock) Atomics.wait(this.i32, C.OPTION_LOCK, 1, 1);
+    }
+  }
+
+  private unlockOption(): void {
+    Atomics.store(this.i32, C.OPTION_LOCK, 0);
+    Atomics.notify(this.i32, C.OPTION_LOCK, 1);
   }
 
   /** Empties slots and elements, next_elt = 0, generation++ (with no insert in flight). */
@@ -340,8 +417,16 @@ export class SharedStackMap extends MapView {
 
   /** `echo 1 > options/stackmap` / `echo 0`: v8 allocates the map when the option is enabled and keeps it when disabled. */
   setOption(on: boolean): void {
-    if (on) Atomics.store(this.i32, C.ALLOCATED, 1);
-    Atomics.store(this.i32, C.OPTION, on ? 1 : 0);
+    const i32 = this.i32;
+    this.lockOption(); // C.OPTION and the gates' GATE_OFF change together (and not during a free)
+    if (on) Atomics.store(i32, C.ALLOCATED, 1);
+    Atomics.store(i32, C.OPTION, on ? 1 : 0);
+    for (let cpu = 0; cpu < this.params.cpus; cpu++) {
+      const w = this.cpuWord(cpu, K.INFLIGHT);
+      if (on) Atomics.and(i32, w, ~GATE_OFF);
+      else Atomics.or(i32, w, GATE_OFF);
+    }
+    this.unlockOption();
     this.onEvent?.(on ? 'option-on' : 'option-off', -1, 0);
   }
 
@@ -376,15 +461,25 @@ export class SharedStackMap extends MapView {
         if (!wait) return 'busy';
         if (this.canBlock) Atomics.wait(i32, C.READERS, n, 5);
       }
-      // the option may have been turned back on while free waited
-      if (Atomics.load(i32, C.OPTION) !== 0) return 'busy';
-      this.lock();
+      this.lockOption();
       try {
-        Atomics.store(i32, C.ALLOCATED, 0);
-        this.clear();
-        Atomics.add(i32, C.FREES, 1);
+        // the option may have been turned back on while free waited (and cannot be now)
+        if (Atomics.load(i32, C.OPTION) !== 0) return 'busy';
+        this.lock();
+        try {
+          Atomics.store(i32, C.ALLOCATED, 0);
+          // synchronize_rcu(): an insert that saw the option on before it went off may still be
+          // in flight; the gates are closed and drained, then reopened after the clear
+          this.closeGates();
+          this.drain();
+          this.clear();
+          this.openGates();
+          Atomics.add(i32, C.FREES, 1);
+        } finally {
+          this.unlock();
+        }
       } finally {
-        this.unlock();
+        this.unlockOption();
       }
       this.onEvent?.('free', -1, 0);
       return 'ok';
