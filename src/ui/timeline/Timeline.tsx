@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { EventInfo, TimelineRequest } from '../../core/model/query-types.ts';
 import type { Segment } from '../../core/model/segments.ts';
 import { useLoadStore } from '../../state/load-store.ts';
-import { ask, useTimeline } from '../../state/queries.ts';
+import { ask } from '../../state/queries.ts';
 import { useResolvedTheme } from '../../state/theme.ts';
 import { useViewStore } from '../../state/view-store.ts';
 import { fmtDuration, fmtInt, fmtTs } from '../common/format.ts';
@@ -13,6 +13,7 @@ import { CpuPicker } from './CpuPicker.tsx';
 import { StatusLegend } from './StatusLegend.tsx';
 import { EventTooltip } from './EventTooltip.tsx';
 import { useTimelineInput } from './useTimelineInput.ts';
+import { useTimelineQuery } from './useTimelineQuery.ts';
 
 /**
  * One lane per CPU (or task), every event at its time, coloured by its stack record's status.
@@ -43,7 +44,7 @@ export function Timeline() {
     if (pieces.length === 0) return null;
     return { ...base, t0: pieces[0].t0, t1: pieces[pieces.length - 1].t1, buckets: pieces.reduce((n, p) => n + p.buckets, 0), pieces };
   }, [overview, axis, size.width, visible, win[0], win[1], v.lanes, v.generation, v.cpus, v.stack]);
-  const data = useTimeline(req).data;
+  const data = useTimelineQuery(req).data;
   // the canvas is as tall as the lanes of the last answer (a CPU filter or task lanes change them)
   useEffect(() => {
     if (data && data.result.lanes.length !== laneCount) setLaneCount(data.result.lanes.length);

@@ -151,6 +151,8 @@ function drawBars(ctx: CanvasRenderingContext2D, f: TimelineFrame, x: d3.ScaleLi
   const h = d3.scaleSqrt().domain([0, max]).range([0, LANE_H - 4]);
   const highlighting = req.highlightStack !== null;
   ctx.globalAlpha = highlighting ? 0.35 : 1;
+  // one path per status, filled once: a few fills per frame however many columns and lanes
+  const paths: (Path2D | null)[] = new Array(TIMELINE_STATUSES).fill(null);
   for (let lane = 0; lane < result.lanes.length; lane++) {
     const base = RULER_H + (lane + 1) * LANE_H - 1;
     for (let b = 0; b < B; b++) {
@@ -161,21 +163,27 @@ function drawBars(ctx: CanvasRenderingContext2D, f: TimelineFrame, x: d3.ScaleLi
       if (bx1 < LABEL_W || bx0 > f.width) continue;
       const w = Math.max(1, bx1 - bx0);
       const height = Math.max(2, h(total));
+      const left = Math.max(LABEL_W, bx0);
       let y = base;
+      const o = (lane * B + b) * TIMELINE_STATUSES;
       for (let s = 0; s < TIMELINE_STATUSES; s++) {
-        const n = result.counts[(lane * B + b) * TIMELINE_STATUSES + s];
+        const n = result.counts[o + s];
         if (n === 0) continue;
         const sh = (height * n) / total;
-        ctx.fillStyle = STATUS_COLORS[s];
-        ctx.fillRect(Math.max(LABEL_W, bx0), y - sh, w, sh);
+        (paths[s] ??= new Path2D()).rect(left, y - sh, w, sh);
         y -= sh;
       }
     }
   }
+  paths.forEach((path, s) => {
+    if (!path) return;
+    ctx.fillStyle = STATUS_COLORS[s];
+    ctx.fill(path);
+  });
   ctx.globalAlpha = 1;
   if (!highlighting) return;
   // the selected stack's occurrences, on top at full strength
-  ctx.fillStyle = accent;
+  const marks = new Path2D();
   for (let lane = 0; lane < result.lanes.length; lane++) {
     const top = RULER_H + lane * LANE_H + 2;
     for (let b = 0; b < B; b++) {
@@ -183,9 +191,11 @@ function drawBars(ctx: CanvasRenderingContext2D, f: TimelineFrame, x: d3.ScaleLi
       const bx0 = bx0s[b];
       const bx1 = bx1s[b];
       if (bx1 < LABEL_W || bx0 > f.width) continue;
-      ctx.fillRect(Math.max(LABEL_W, bx0), top, Math.max(2, bx1 - bx0), LANE_H - 4);
+      marks.rect(Math.max(LABEL_W, bx0), top, Math.max(2, bx1 - bx0), LANE_H - 4);
     }
   }
+  ctx.fillStyle = accent;
+  ctx.fill(marks);
 }
 
 /**
