@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { ExportKind } from '../../core/model/query-types.ts';
 import { ask } from '../../state/queries.ts';
 import { useSelection, useViewStore } from '../../state/view-store.ts';
@@ -14,7 +15,8 @@ const KINDS: { kind: ExportKind; label: string; type: string; title: string }[] 
 /** Downloads the current selection in the formats other tools read. */
 export function ExportMenu() {
   const selection = useSelection();
-  const { flameMode, flameWeight, flameFocus } = useViewStore();
+  // its own slice: a zoom or pan of the timeline does not re-render the menu
+  const { flameMode, flameWeight, flameFocus } = useViewStore(useShallow((v) => ({ flameMode: v.flameMode, flameWeight: v.flameWeight, flameFocus: v.flameFocus })));
   const [busy, setBusy] = useState<ExportKind | null>(null);
   const [error, setError] = useState<string | null>(null);
   const save = async (k: (typeof KINDS)[number]) => {
