@@ -3,40 +3,146 @@
  * into one tree, remembers the frames (sym+0xoff) merged into each node, and lays it out in
  * pre-order with children by descending value. What the paths are (top-down, bottom-up, a
  * sandwich's callees and callers) is flame.ts's business.
+ *
+ * Everything is typed arrays: nodes in growing columns, (node, function) -> child and
+ * (node, frame) -> weight in open-addressing integer hashes, so a tree of millions of nodes
+ * costs no object per node or per step.
  */
 
 import type { FlameTree } from './query-types.ts';
 
+/** Slot of the pair (a, b) in a table of 2^(32 - shift) slots. */
+const slotOf = (a: number, b: number, shift: number) => Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) >>> shift;
+
+function grow<T extends Int32Array | Float64Array>(a: T, need: number): T {
+  if (need <= a.length) return a;
+  const b = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+/**
+ * (a, b) -> an int (never 0: 0 marks a free slot), open addressing with linear probing over an
+ * Int32Array of triples, at most half full.
+ */
+class PairMap {
+  private t = new Int32Array(3 * 1024);
+  private shift = 22;
+  private count = 0;
+  get(a: number, b: number): number {
+    const t = this.t;
+    const mask = t.length / 3 - 1;
+    for (let h = slotOf(a, b, this.shift); ; h = (h + 1) & mask) {
+      const v = t[3 * h + 2];
+      if (v === 0 || (t[3 * h] === a && t[3 * h + 1] === b)) return v;
+    }
+  }
+  /** stores v for a pair known to be absent */
+  add(a: number, b: number, v: number): void {
+    let t = this.t;
+    if (2 * (this.count + 1) > t.length / 3) {
+      const old = t;
+      t = this.t = new Int32Array(old.length * 2);
+      this.shift--;
+      const mask = t.length / 3 - 1;
+      for (let i = 0; i < old.length; i += 3) {
+        if (old[i + 2] === 0) continue;
+        let h = slotOf(old[i], old[i + 1], this.shift);
+        while (t[3 * h + 2] !== 0) h = (h + 1) & mask;
+        t.set(old.subarray(i, i + 3), 3 * h);
+      }
+    }
+    const mask = t.length / 3 - 1;
+    let h = slotOf(a, b, this.shift);
+    while (t[3 * h + 2] !== 0) h = (h + 1) & mask;
+    t[3 * h] = a;
+    t[3 * h + 1] = b;
+    t[3 * h + 2] = v;
+    this.count++;
+  }
+}
+
+/** Per function name: its rank in name order (as JS compares strings), made once per name list. */
+const ranks = new WeakMap<readonly string[], Int32Array>();
+export function nameRanks(fnNames: readonly string[]): Int32Array {
+  let r = ranks.get(fnNames);
+  if (!r) {
+    const order = Array.from(fnNames.keys()).sort((a, b) => (fnNames[a] < fnNames[b] ? -1 : fnNames[a] > fnNames[b] ? 1 : a - b));
+    r = new Int32Array(fnNames.length);
+    order.forEach((f, k) => (r![f] = k));
+    ranks.set(fnNames, r);
+  }
+  return r;
+}
+
 /** Builds a merged call tree from paths of function indices; node 0 is the root. */
 export class TreeBuilder {
-  private fn: number[] = [-1];
-  private parent: number[] = [-1];
-  private value: number[] = [0];
-  private self: number[] = [0];
-  private child = new Map<number, number>();
+  private n = 1;
+  private fn = new Int32Array(1024).fill(-1, 0, 1);
+  private parent = new Int32Array(1024).fill(-1, 0, 1);
+  /** inclusive and self weight per builder node */
+  value = new Float64Array(1024);
+  self = new Float64Array(1024);
+  private child = new PairMap();
   /**
    * The frame (sym+0xoff) the first path through a node came by; most nodes only ever see one,
-   * so only the others are counted (`otherFrames`): the first one's weight is the rest of the value.
+   * so only the others are kept (`others`: (node, frame) -> entry + 1, weight per entry): the
+   * first one's weight is the rest of the value.
    */
-  private firstFrame: number[] = [-1];
-  private otherFrames = new Map<number, Map<number, number>>();
+  private firstFrame = new Int32Array(1024).fill(-1);
+  private others = new PairMap();
+  private otherCount = 0;
+  private otherNode = new Int32Array(256);
+  private otherFrame = new Int32Array(256);
+  private otherWeight = new Float64Array(256);
   /** builder node -> pre-order id of the last build() */
   private pre = new Int32Array(0);
   constructor(private readonly nFn: number) {}
 
-  private step(node: number, fn: number, create: boolean): number {
-    const key = node * this.nFn + fn;
-    let c = this.child.get(key);
-    if (c === undefined && create) {
-      c = this.fn.length;
-      this.fn.push(fn);
-      this.parent.push(node);
-      this.value.push(0);
-      this.self.push(0);
-      this.firstFrame.push(-1);
-      this.child.set(key, c);
+  get size(): number {
+    return this.n;
+  }
+
+  /** The child of node with function fn, made when there is none (create) or -1. */
+  step(node: number, fn: number, create: boolean): number {
+    const c = this.child.get(node, fn);
+    if (c !== 0 || !create) return c === 0 ? -1 : c;
+    const id = this.n++;
+    if (id >= this.fn.length) {
+      this.fn = grow(this.fn, id + 1);
+      this.parent = grow(this.parent, id + 1);
+      this.value = grow(this.value, id + 1);
+      this.self = grow(this.self, id + 1);
+      const len = this.firstFrame.length;
+      this.firstFrame = grow(this.firstFrame, id + 1);
+      this.firstFrame.fill(-1, len);
     }
-    return c ?? -1;
+    this.fn[id] = fn;
+    this.parent[id] = node;
+    this.child.add(node, fn, id);
+    return id;
+  }
+
+  /** Counts weight w of `frame` (a frame string index) as merged into node. */
+  addFrame(node: number, frame: number, w: number): void {
+    const first = this.firstFrame[node];
+    if (first < 0) this.firstFrame[node] = frame;
+    else if (frame !== first) {
+      const e = this.others.get(node, frame);
+      if (e !== 0) this.otherWeight[e - 1] += w;
+      else {
+        const k = this.otherCount++;
+        if (k >= this.otherNode.length) {
+          this.otherNode = grow(this.otherNode, k + 1);
+          this.otherFrame = grow(this.otherFrame, k + 1);
+          this.otherWeight = grow(this.otherWeight, k + 1);
+        }
+        this.otherNode[k] = node;
+        this.otherFrame[k] = frame;
+        this.otherWeight[k] = w;
+        this.others.add(node, frame, k + 1);
+      }
+    }
   }
 
   /** Adds weight w along path (function indices, from the root's child down). */
@@ -54,15 +160,7 @@ export class TreeBuilder {
     for (let i = 0; i < at.length; i++) {
       node = this.step(node, fns[at[i]], true);
       this.value[node] += w;
-      if (!frames) continue;
-      const f = frames[at[i]];
-      const first = this.firstFrame[node];
-      if (first < 0) this.firstFrame[node] = f;
-      else if (f !== first) {
-        let m = this.otherFrames.get(node);
-        if (!m) this.otherFrames.set(node, (m = new Map()));
-        m.set(f, (m.get(f) ?? 0) + w);
-      }
+      if (frames) this.addFrame(node, frames[at[i]], w);
     }
     this.self[node] += w;
   }
@@ -81,15 +179,20 @@ export class TreeBuilder {
 
   /** The tree in pre-order, children by descending value (ties by name). */
   build(fnNames: readonly string[], rootName: string, highlightPath: readonly number[] | null): FlameTree {
-    const n = this.fn.length;
-    const kids: number[][] = Array.from({ length: n }, () => []);
-    for (let i = 1; i < n; i++) kids[this.parent[i]].push(i);
-    const nameOf = (i: number) => (i === 0 ? rootName : fnNames[this.fn[i]]);
-    for (const k of kids) {
-      if (k.length > 1) k.sort((a, b) => this.value[b] - this.value[a] || (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : a - b));
-    }
+    const n = this.n;
+    const { fn, parent, value, self } = this;
+    // children of each node, contiguous (CSR), then sorted
+    const start = new Int32Array(n + 1);
+    for (let i = 1; i < n; i++) start[parent[i] + 1]++;
+    for (let i = 0; i < n; i++) start[i + 1] += start[i];
+    const kids = new Int32Array(Math.max(0, n - 1));
+    const fill = start.slice(0, n);
+    for (let i = 1; i < n; i++) kids[fill[parent[i]]++] = i;
+    const rank = nameRanks(fnNames);
+    const order = (a: number, b: number) => value[b] - value[a] || rank[fn[a]] - rank[fn[b]] || a - b;
+    for (let i = 0; i < n; i++) if (start[i + 1] - start[i] > 1) kids.subarray(start[i], start[i + 1]).sort(order);
     const names: string[] = [];
-    const nameIndex = new Map<string, number>();
+    const nameOfFn = new Int32Array(this.nFn + 1).fill(-1);
     const tree: FlameTree = {
       names,
       name: new Int32Array(n),
@@ -97,30 +200,31 @@ export class TreeBuilder {
       depth: new Int32Array(n),
       value: new Float64Array(n),
       self: new Float64Array(n),
-      total: this.value[0],
+      total: value[0],
       highlight: new Int32Array(0),
     };
     const pre = new Int32Array(n);
-    const stack: number[] = [0];
+    const stack = new Int32Array(n);
+    let top = 0;
+    stack[top++] = 0;
     let next = 0;
-    while (stack.length) {
-      const b = stack.pop()!;
+    while (top) {
+      const b = stack[--top];
       const id = next++;
       pre[b] = id;
-      const nm = nameOf(b);
-      let ni = nameIndex.get(nm);
-      if (ni === undefined) {
-        ni = names.length;
-        names.push(nm);
-        nameIndex.set(nm, ni);
+      // the root's name sits at nameOfFn[nFn]; a function's at its index
+      const key = b === 0 ? this.nFn : fn[b];
+      let ni = nameOfFn[key];
+      if (ni < 0) {
+        ni = nameOfFn[key] = names.length;
+        names.push(b === 0 ? rootName : fnNames[fn[b]]);
       }
       tree.name[id] = ni;
-      tree.parent[id] = b === 0 ? -1 : pre[this.parent[b]];
+      tree.parent[id] = b === 0 ? -1 : pre[parent[b]];
       tree.depth[id] = b === 0 ? 0 : tree.depth[tree.parent[id]] + 1;
-      tree.value[id] = this.value[b];
-      tree.self[id] = this.self[b];
-      const k = kids[b];
-      for (let j = k.length - 1; j >= 0; j--) stack.push(k[j]);
+      tree.value[id] = value[b];
+      tree.self[id] = self[b];
+      for (let j = start[b + 1] - 1; j >= start[b]; j--) stack[top++] = kids[j];
     }
     if (highlightPath) tree.highlight = Int32Array.from(this.find(highlightPath), (b) => pre[b]);
     this.pre = pre;
@@ -139,8 +243,15 @@ export class TreeBuilder {
     // pre-order id -> builder node
     const builderOf = new Int32Array(n);
     for (let b = 0; b < n; b++) builderOf[pre[b]] = b;
+    // each node's other frames, contiguous
+    const oStart = new Int32Array(n + 1);
+    for (let k = 0; k < this.otherCount; k++) oStart[this.otherNode[k] + 1]++;
+    for (let b = 0; b < n; b++) oStart[b + 1] += oStart[b];
+    const oList = new Int32Array(this.otherCount);
+    const oFill = oStart.slice(0, n);
+    for (let k = 0; k < this.otherCount; k++) oList[oFill[this.otherNode[k]]++] = k;
     let entries = 0;
-    for (let b = 0; b < n; b++) if (this.firstFrame[b] >= 0) entries += 1 + (this.otherFrames.get(b)?.size ?? 0);
+    for (let b = 0; b < n; b++) if (this.firstFrame[b] >= 0) entries += 1 + oStart[b + 1] - oStart[b];
     const names: string[] = [];
     const nameIndex = new Map<number, number>();
     const frameStart = new Int32Array(n + 1);
@@ -161,15 +272,19 @@ export class TreeBuilder {
       const b = builderOf[i];
       const first = this.firstFrame[b];
       if (first < 0) continue;
-      const others = this.otherFrames.get(b);
-      if (!others) {
+      if (oStart[b + 1] === oStart[b]) {
         frameOf[at] = nameOf(first);
         frameValue[at++] = this.value[b];
         continue;
       }
       let rest = this.value[b];
-      for (const w of others.values()) rest -= w;
-      const list: [number, number][] = [[first, rest], ...others];
+      const list: [number, number][] = [];
+      for (let j = oStart[b]; j < oStart[b + 1]; j++) {
+        const k = oList[j];
+        rest -= this.otherWeight[k];
+        list.push([this.otherFrame[k], this.otherWeight[k]]);
+      }
+      list.unshift([first, rest]);
       list.sort((x, y) => y[1] - x[1] || x[0] - y[0]);
       for (const [f, w] of list) {
         frameOf[at] = nameOf(f);

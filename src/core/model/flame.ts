@@ -103,23 +103,99 @@ function framesOfStack(d: ExplorerData, stack: number): number[] {
   return out;
 }
 
+/** How a top-down or bottom-up tree is aggregated; 'auto' picks by the work each takes (tests force one). */
+export type FlameStrategy = 'auto' | 'paths' | 'prefix';
+let strategy: FlameStrategy = 'auto';
+/** for tests and benchmarks: force one way of aggregating (returns the previous one) */
+export function setFlameStrategy(s: FlameStrategy): FlameStrategy {
+  const old = strategy;
+  strategy = s;
+  return old;
+}
+
+/**
+ * Top-down over the stack table itself: it is a prefix tree (parents before children), so the
+ * weights go to their stacks' nodes in a Float64Array, one backward pass sums them into every
+ * ancestor, and one forward pass maps each weighted node to the flame node of its parent's flame
+ * node and its function. Work: the table's nodes, not stacks x depth.
+ */
+function addPrefixTree(d: ExplorerData, b: TreeBuilder, stacks: Int32Array, weights: Float64Array, taking: number[]): void {
+  const { parent, frame } = d.node;
+  const fnOf = d.fnOfFrame;
+  const n = parent.length;
+  const inc = new Float64Array(n);
+  for (const i of taking) inc[stacks[i]] += weights[i];
+  for (let k = n - 1; k > 0; k--) if (inc[k] !== 0) inc[parent[k]] += inc[k];
+  const flameNode = new Int32Array(n);
+  b.value[0] += inc[0];
+  for (let k = 1; k < n; k++) {
+    const w = inc[k];
+    if (w === 0) continue;
+    const f = frame[k];
+    const c = b.step(flameNode[parent[k]], fnOf[f], true);
+    flameNode[k] = c;
+    b.value[c] += w;
+    b.addFrame(c, f, w);
+  }
+  for (const i of taking) b.self[flameNode[stacks[i]]] += weights[i];
+}
+
+/** Bottom-up, stack by stack from the leaf up, without an array per stack. */
+function addBottomUp(d: ExplorerData, b: TreeBuilder, stacks: Int32Array, weights: Float64Array, taking: number[]): void {
+  const { parent, frame } = d.node;
+  const fnOf = d.fnOfFrame;
+  for (const i of taking) {
+    const w = weights[i];
+    let node = 0;
+    b.value[0] += w;
+    for (let k = stacks[i]; k > 0; k = parent[k]) {
+      const f = frame[k];
+      node = b.step(node, fnOf[f], true);
+      b.value[node] += w;
+      b.addFrame(node, f, w);
+    }
+    b.self[node] += w;
+  }
+}
+
 function buildTree(
   d: ExplorerData,
   w: StackWeights,
   path: (leafFirst: number[]) => number[] | null,
   rootName: string,
   highlightStack: number | null,
+  whole: 'top-down' | 'bottom-up' | null = null,
 ): { tree: FlameTreeFrames; stacks: number[]; nodesOf(stack: number): number[] } {
   const frameStrings = d.stacks.frames.strings;
   const b = new TreeBuilder(Math.max(1, d.fnNames.length));
   const taking: number[] = [];
-  for (let i = 0; i < w.stacks.length; i++) {
-    if (w.weights[i] === 0) continue;
-    const fns = d.functionsOf(w.stacks[i]);
-    const p = path(fns);
-    if (!p) continue;
-    b.addAt(fns, p, framesOfStack(d, w.stacks[i]), w.weights[i]);
-    taking.push(i);
+  if (whole) {
+    // every stack of weight takes part, along its whole path
+    let steps = 0;
+    for (let i = 0; i < w.stacks.length; i++) {
+      if (w.weights[i] === 0) continue;
+      taking.push(i);
+      steps += d.node.depth[w.stacks[i]];
+    }
+    // the prefix pass reads every node of the table: worth it once the paths are longer than that
+    const prefix = whole === 'top-down' && (strategy === 'prefix' || (strategy === 'auto' && steps > d.node.parent.length / 4));
+    if (prefix) addPrefixTree(d, b, w.stacks, w.weights, taking);
+    else if (whole === 'bottom-up') addBottomUp(d, b, w.stacks, w.weights, taking);
+    else {
+      for (const i of taking) {
+        const fns = d.functionsOf(w.stacks[i]);
+        b.addAt(fns, topDownPath(fns), framesOfStack(d, w.stacks[i]), w.weights[i]);
+      }
+    }
+  } else {
+    for (let i = 0; i < w.stacks.length; i++) {
+      if (w.weights[i] === 0) continue;
+      const fns = d.functionsOf(w.stacks[i]);
+      const p = path(fns);
+      if (!p) continue;
+      b.addAt(fns, p, framesOfStack(d, w.stacks[i]), w.weights[i]);
+      taking.push(i);
+    }
   }
   let hp: number[] | null = null;
   if (highlightStack !== null && highlightStack >= 0 && highlightStack < d.stacks.nodeCount) {
@@ -239,7 +315,7 @@ export function flame(d: ExplorerData, req: FlameQuery): FlameAnswer {
   const w = stackWeights(d, req.selection, req.weight);
   const search = req.search?.trim() ? req.search : null;
   if (req.mode === 'top-down' || req.mode === 'bottom-up') {
-    const built = buildTree(d, w, req.mode === 'top-down' ? topDownPath : bottomUpPath, ROOT_NAME, req.highlightStack);
+    const built = buildTree(d, w, req.mode === 'top-down' ? topDownPath : bottomUpPath, ROOT_NAME, req.highlightStack, req.mode);
     return { tree: built.tree, callers: null, search: search ? searchTree(d, w, built, null, search, null) : null, suggestions: null };
   }
   const focusName = req.focus ?? '';
