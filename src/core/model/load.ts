@@ -149,22 +149,28 @@ function source(blob: Blob, isCancelled: () => boolean) {
 /**
  * Whether a given file is compressed as a whole (gzip, zip: what unpack inflates first) and, for
  * a gzip, what its trailer says it inflates to (ISIZE, the last member's size mod 2^32: a lower
- * bound for a multi-member file, so it is dropped once the bytes read pass it).
+ * bound for a multi-member file, so it is dropped once the bytes read pass it). `plain`: its first
+ * bytes show no container at all (no gzip, zip or tar), so it is read without unpack's stages.
  */
-async function inflation(blob: Blob): Promise<{ compressed: boolean; total: number | null }> {
+async function inflation(blob: Blob): Promise<{ compressed: boolean; total: number | null; plain: boolean }> {
   try {
-    const head = new Uint8Array(await blob.slice(0, 4).arrayBuffer());
+    const head = new Uint8Array(await blob.slice(0, PEEK).arrayBuffer());
     const kind = sniffContainer(head);
-    if (kind === 'zip') return { compressed: true, total: null };
-    if (kind !== 'gzip') return { compressed: false, total: null };
-    if (blob.size < 18) return { compressed: true, total: null };
+    if (kind === 'zip') return { compressed: true, total: null, plain: false };
+    if (kind !== 'gzip') return { compressed: false, total: null, plain: kind === null && (head.length === PEEK || head.length === blob.size) };
+    if (blob.size < 18) return { compressed: true, total: null, plain: false };
     const tail = new DataView(await blob.slice(blob.size - 4).arrayBuffer());
-    return { compressed: true, total: tail.getUint32(0, true) };
+    return { compressed: true, total: tail.getUint32(0, true), plain: false };
   } catch {
     // unreadable: the stream will say so
-    return { compressed: false, total: null };
+    return { compressed: false, total: null, plain: false };
   }
 }
+
+/** Bytes sniffContainer looks at (a tar header). */
+const PEEK = 512;
+/** The largest piece of a chunk handed to a reader at once (an in-memory Blob streams as one chunk). */
+const SLICE = 1 << 20;
 
 /** A File's lastModified (asking takes its snapshot), or null for a plain Blob. */
 function modified(blob: Blob): number | null {
@@ -203,7 +209,7 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
     const size = f.blob.size;
     const fileMark = ingest.mark();
     const reportsBefore = reports.length;
-    const { compressed, total: trailerTotal } = await inflation(f.blob);
+    const { compressed, total: trailerTotal, plain } = await inflation(f.blob);
     let inflatedTotal = trailerTotal;
     let inflated = 0;
     let whole = false;
@@ -286,24 +292,114 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
       return rep;
     };
 
-    const members = unpack({ name: f.name, stream: src.stream }, diagnose);
-    try {
+    /**
+     * A file with no container read straight from its Blob's chunks into the session, without
+     * unpack's stages (what they would do to it is nothing): each chunk, in pieces of at most
+     * SLICE bytes, goes to the reader while the next one is being read. The state it leaves
+     * is what source() would leave, so the same diagnostics follow.
+     */
+    const readPlain = async (): Promise<FileReport | null> => {
+      const st = src.state;
+      const mark = ingest.mark();
+      let at = 0;
+      let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+      const fail = async (e: unknown) => {
+        st.abandoned = true;
+        await reader?.cancel().catch(() => {});
+        ingest.rollback(mark);
+        diagnose(f.name, `the reader failed at byte ${at} (${reason(e)}): nothing of this file is kept`, at);
+        return null;
+      };
+      let parser: ReturnType<Ingest['open']>;
+      try {
+        parser = ingest.open(f.name);
+      } catch (e) {
+        return fail(e);
+      }
+      let pending: Promise<ReadableStreamReadResult<Uint8Array>>;
+      try {
+        reader = f.blob.stream().getReader();
+        pending = reader.read();
+      } catch (e) {
+        pending = Promise.reject(e);
+      }
       for (;;) {
-        let next: IteratorResult<NamedStream>;
+        if (isCancelled()) {
+          st.stopped = true;
+          pending.catch(() => {});
+          await reader?.cancel().catch(() => {});
+          throw new CancelledError();
+        }
+        let r: ReadableStreamReadResult<Uint8Array>;
         try {
-          next = await members.next();
+          r = await pending;
         } catch (e) {
-          if (src.state.stopped || isCancelled()) throw new CancelledError();
-          diagnose(f.name, `could not be unpacked past byte ${src.state.bytes} (${reason(e)}): the files read before are kept`, src.state.bytes);
+          st.failed = true;
+          st.error = e;
           break;
         }
-        if (next.done) break;
-        const r = await readOne(next.value);
-        if (r) reports.push(r);
+        if (r.done) {
+          st.ended = true;
+          break;
+        }
+        const chunk = r.value;
+        st.bytes += chunk.length;
+        // the next chunk is read while this one is parsed; after the last one, the read that
+        // ends the stream is awaited first (a change after it is for stillSame to see, as on the
+        // stream path, whose peek reads a small file to its end before anything is parsed)
+        pending = reader!.read();
+        pending.catch(() => {});
+        if (st.bytes >= size) {
+          const next = await pending.then((v) => ({ v }), () => null);
+          if (next) pending = Promise.resolve(next.v);
+        }
+        for (let o = 0; o < chunk.length; o += SLICE) {
+          const piece = o === 0 && chunk.length <= SLICE ? chunk : chunk.subarray(o, o + SLICE);
+          try {
+            parser.push(piece);
+          } catch (e) {
+            return fail(e);
+          }
+          at += piece.length;
+          inflated += piece.length;
+          fed += piece.length;
+          report(f.name, false);
+          if (isCancelled()) break;
+        }
       }
-    } finally {
-      await members.return(undefined).catch(() => {});
-      await src.stream.cancel().catch(() => {});
+      let rep: FileReport;
+      try {
+        rep = parser.end();
+      } catch (e) {
+        return fail(e);
+      }
+      report(f.name, true);
+      return rep;
+    };
+
+    if (plain) {
+      const r = await readPlain();
+      if (r) reports.push(r);
+    } else {
+      const members = unpack({ name: f.name, stream: src.stream }, diagnose);
+      try {
+        for (;;) {
+          let next: IteratorResult<NamedStream>;
+          try {
+            next = await members.next();
+          } catch (e) {
+            if (src.state.stopped || isCancelled()) throw new CancelledError();
+            diagnose(f.name, `could not be unpacked past byte ${src.state.bytes} (${reason(e)}): the files read before are kept`, src.state.bytes);
+            break;
+          }
+          if (next.done) break;
+          const r = await readOne(next.value);
+          if (r) reports.push(r);
+        }
+      } finally {
+        await members.return(undefined).catch(() => {});
+        await src.stream.cancel().catch(() => {});
+      }
     }
     if (src.state.stopped || isCancelled()) throw new CancelledError();
     const s = src.state;
