@@ -151,39 +151,49 @@ function drawBars(ctx: CanvasRenderingContext2D, f: TimelineFrame, x: d3.ScaleLi
   const h = d3.scaleSqrt().domain([0, max]).range([0, LANE_H - 4]);
   const highlighting = req.highlightStack !== null;
   ctx.globalAlpha = highlighting ? 0.35 : 1;
-  // one path per status, filled once: a few fills per frame however many columns and lanes
-  const paths: (Path2D | null)[] = new Array(TIMELINE_STATUSES).fill(null);
+  // each cell's bar: where it starts and how tall it is (0: nothing to draw)
+  const cells = result.lanes.length * B;
+  const left = new Float64Array(cells);
+  const width = new Float64Array(cells);
+  const scale = new Float64Array(cells);
   for (let lane = 0; lane < result.lanes.length; lane++) {
-    const base = RULER_H + (lane + 1) * LANE_H - 1;
     for (let b = 0; b < B; b++) {
-      const total = totals[lane * B + b];
+      const i = lane * B + b;
+      const total = totals[i];
       if (total === 0) continue;
       const bx0 = bx0s[b];
       const bx1 = bx1s[b];
       if (bx1 < LABEL_W || bx0 > f.width) continue;
-      const w = Math.max(1, bx1 - bx0);
-      const height = Math.max(2, h(total));
-      const left = Math.max(LABEL_W, bx0);
-      let y = base;
-      const o = (lane * B + b) * TIMELINE_STATUSES;
-      for (let s = 0; s < TIMELINE_STATUSES; s++) {
-        const n = result.counts[o + s];
-        if (n === 0) continue;
-        const sh = (height * n) / total;
-        (paths[s] ??= new Path2D()).rect(left, y - sh, w, sh);
-        y -= sh;
-      }
+      left[i] = Math.max(LABEL_W, bx0);
+      width[i] = Math.max(1, bx1 - bx0);
+      scale[i] = Math.max(2, h(total)) / total;
     }
   }
-  paths.forEach((path, s) => {
-    if (!path) return;
-    ctx.fillStyle = STATUS_COLORS[s];
-    ctx.fill(path);
-  });
+  // statuses stacked from the lane's floor up, in status order: one fillStyle per status (setting
+  // it parses a colour), then a fillRect per cell holding that status (the rasteriser's rect path)
+  const floor = new Float64Array(cells);
+  for (let lane = 0; lane < result.lanes.length; lane++) floor.fill(RULER_H + (lane + 1) * LANE_H - 1, lane * B, (lane + 1) * B);
+  for (let s = 0; s < TIMELINE_STATUSES; s++) {
+    let styled = false;
+    for (let i = 0; i < cells; i++) {
+      const k = scale[i];
+      if (k === 0) continue;
+      const n = result.counts[i * TIMELINE_STATUSES + s];
+      if (n === 0) continue;
+      if (!styled) {
+        ctx.fillStyle = STATUS_COLORS[s];
+        styled = true;
+      }
+      const sh = k * n;
+      const y = floor[i] - sh;
+      ctx.fillRect(left[i], y, width[i], sh);
+      floor[i] = y;
+    }
+  }
   ctx.globalAlpha = 1;
   if (!highlighting) return;
   // the selected stack's occurrences, on top at full strength
-  const marks = new Path2D();
+  ctx.fillStyle = accent;
   for (let lane = 0; lane < result.lanes.length; lane++) {
     const top = RULER_H + lane * LANE_H + 2;
     for (let b = 0; b < B; b++) {
@@ -191,11 +201,9 @@ function drawBars(ctx: CanvasRenderingContext2D, f: TimelineFrame, x: d3.ScaleLi
       const bx0 = bx0s[b];
       const bx1 = bx1s[b];
       if (bx1 < LABEL_W || bx0 > f.width) continue;
-      marks.rect(Math.max(LABEL_W, bx0), top, Math.max(2, bx1 - bx0), LANE_H - 4);
+      ctx.fillRect(Math.max(LABEL_W, bx0), top, Math.max(2, bx1 - bx0), LANE_H - 4);
     }
   }
-  ctx.fillStyle = accent;
-  ctx.fill(marks);
 }
 
 /**
