@@ -107,20 +107,45 @@ if (inBrowser) {
   const start = formatView(useViewStore.getState(), location.search);
   if (start !== location.search) history.replaceState(history.state, '', `${location.pathname}${start}${location.hash}`);
 
-  // pushState for what a user would undo with Back, replaceState for the rest (every pan, every keystroke of a filter)
+  // pushState for what a user would undo with Back, replaceState for the rest (every pan, every
+  // keystroke of a filter). Replacements come at most every REPLACE_MS, the last one of a burst
+  // written when it ends: a wheel zoom or a held key would otherwise write the URL on every frame,
+  // and Chromium drops history writes beyond a few hundred in ten seconds (the URL then stays behind).
+  const REPLACE_MS = 150;
+  let lastReplace = -Infinity;
+  let pending: ReturnType<typeof setTimeout> | null = null;
+  const cancelPending = () => {
+    if (pending !== null) clearTimeout(pending);
+    pending = null;
+  };
+  const write = () => {
+    cancelPending();
+    const v = useViewStore.getState();
+    if (v.stack !== null && v.selectedStackHash === null) return;
+    const next = formatView(v, location.search);
+    if (next === location.search) return;
+    lastReplace = performance.now();
+    history.replaceState(history.state, '', `${location.pathname}${next}${location.hash}`);
+  };
   useViewStore.subscribe((v) => {
     // a stack chosen by index: the URL waits for its hash
     if (v.stack !== null && v.selectedStackHash === null) return;
     const next = formatView(v, location.search);
-    if (next === location.search) return;
-    const push = !replaceNext && differs(parseView(location.search), v);
-    const url = `${location.pathname}${next}${location.hash}`;
-    if (push) history.pushState(null, '', url);
-    else history.replaceState(history.state, '', url);
+    if (next === location.search) return cancelPending();
+    if (!replaceNext && differs(parseView(location.search), v)) {
+      cancelPending();
+      history.pushState(null, '', `${location.pathname}${next}${location.hash}`);
+      return;
+    }
+    const wait = lastReplace + REPLACE_MS - performance.now();
+    if (wait <= 0) write();
+    else pending ??= setTimeout(write, wait);
   });
 
   // Back and Forward: the entry's view, which the capture sync (queries.ts) then fits to the capture open now
   window.addEventListener('popstate', () => {
+    // a replacement still waiting belongs to the entry just left
+    cancelPending();
     setQuietly({ ...fromUrl(location.search), urlEpoch: useViewStore.getState().urlEpoch + 1 });
   });
 }
