@@ -1,4 +1,5 @@
 import { C, CPU_STRIDE, CTL_WORDS, ELT_WORDS, GATE_COUNT, GATE_OFF, GATE_RESET, INSERT_BYPASS, INSERT_DEEP, INSERT_FALLBACK, INSERT_OFF, K, MAX_DEPTH, PROBE_LIMIT, refLimit, type MapParams } from './map-layout.ts';
+import { jhash2 } from './jhash.ts';
 import { MapView } from './map-view.ts';
 
 /**
@@ -152,12 +153,13 @@ export class SharedStackMap extends MapView {
       return INSERT_BYPASS;
     }
     const generation = i32[C.GENERATION]; // exact (2.)
-    const hash = cachedHash !== 0 ? cachedHash : this.hash(words, nr);
-    const h = hash | 0; // keys compared and claimed as int32: no double for a hash >= 2^31
+    // the hash as int32 throughout (keys compared and claimed through i32): no double for one >= 2^31
+    let h = cachedHash | 0;
+    if (h === 0) h = jhash2(words, nr * 2, this.params.hashSeed) | 0 || 1; // MapView.hash, as int32
     const keysAt = this.keysAt;
     const valsAt = this.valsAt;
     const mask = this.slots - 1;
-    let idx = hash >>> this.shift;
+    let idx = h >>> this.shift;
     let result = INSERT_FALLBACK;
     let reason: number = K.FB_PROBE;
     let probes = 0;
@@ -170,12 +172,12 @@ export class SharedStackMap extends MapView {
         if (v !== 0 && this.equals(v - 1, words, nr)) {
           this.incRef(v - 1);
           result = idx;
-          ev?.('hit', idx, hash);
+          ev?.('hit', idx, h >>> 0);
           break;
         }
         if (v === 0) {
           // with the pool empty no element can come: most likely a gravestone
-          if (ev) ev(Atomics.load(i32, C.NEXT_ELT) >= this.capacity ? 'gravestone' : 'unpublished', idx, hash);
+          if (ev) ev(Atomics.load(i32, C.NEXT_ELT) >= this.capacity ? 'gravestone' : 'unpublished', idx, h >>> 0);
           metSame = true;
           if (this.v8) {
             // unpublished, or a gravestone (the kernel cannot tell them apart either): v8 records
@@ -189,7 +191,7 @@ export class SharedStackMap extends MapView {
       if (key !== 0) continue;
       const old = Atomics.compareExchange(i32, keysAt + idx, 0, h);
       if (old === 0) {
-        ev?.('claim', idx, hash);
+        ev?.('claim', idx, h >>> 0);
         const elt = this.takeElement();
         if (elt < 0) {
           reason = K.FB_POOL; // the key stays claimed: a gravestone
@@ -200,19 +202,19 @@ export class SharedStackMap extends MapView {
         Atomics.store(i32, valsAt + idx, elt + 1); // publish (release)
         i32[base + K.NEW]++;
         result = idx;
-        ev?.('publish', idx, hash);
-        if (metSame && ev) ev('duplicate', idx, hash);
+        ev?.('publish', idx, h >>> 0);
+        if (metSame && ev) ev('duplicate', idx, h >>> 0);
         break;
       }
       if (old === h) {
-        ev?.('lost-same', idx, hash);
+        ev?.('lost-same', idx, h >>> 0);
         metSame = true;
         if (this.v8) {
           reason = K.FB_INFLIGHT;
           break;
         }
         i32[base + K.LOST_SAME]++;
-      } else ev?.('lost', idx, hash);
+      } else ev?.('lost', idx, h >>> 0);
       // lost the cmpxchg: advance
     }
     i32[base + K.PROBES] += probes + 1;
@@ -224,7 +226,7 @@ export class SharedStackMap extends MapView {
       i32[base + reason]++;
       if (ev) {
         const kind = reason === K.FB_POOL ? 'fallback-pool' : reason === K.FB_INFLIGHT ? 'fallback-inflight' : reason === K.FB_GRAVE ? 'fallback-gravestone' : 'fallback-probe';
-        ev(kind, reason === K.FB_PROBE ? -1 : idx, hash);
+        ev(kind, reason === K.FB_PROBE ? -1 : idx, h >>> 0);
       }
     }
     this.leave(base);
@@ -258,17 +260,22 @@ export class SharedStackMap extends MapView {
   }
 
   /**
-   * Plain reads: a published element is immutable (until a reset, which waits for this insert),
-   * and the `Atomics.load` of `val` that found it orders them after its filling.
+   * memcmp, after the hash (the key) and the length: plain reads, as a published element is
+   * immutable (until a reset, which waits for this insert) and the `Atomics.load` of `val` that
+   * found it orders them after its filling. Four words a step, XORs OR'ed into one test (a
+   * stack is an even number of words: the tail is one pair).
    */
   private equals(elt: number, words: Uint32Array, nr: number): boolean {
-    const at = this.eltsAt + elt * ELT_WORDS;
     const i32 = this.i32;
+    const at = this.eltsAt + elt * ELT_WORDS;
     if (i32[at] !== nr) return false;
     const n = nr * 2;
-    const from = at + 2;
-    for (let i = 0; i < n; i++) if (i32[from + i] !== (words[i] | 0)) return false;
-    return true;
+    let f = at + 2;
+    let i = 0;
+    for (; i + 4 <= n; i += 4, f += 4) {
+      if (((i32[f] ^ words[i]) | (i32[f + 1] ^ words[i + 1]) | (i32[f + 2] ^ words[i + 2]) | (i32[f + 3] ^ words[i + 3])) !== 0) return false;
+    }
+    return i === n || ((i32[f] ^ words[i]) | (i32[f + 1] ^ words[i + 1])) === 0;
   }
 
   /**
