@@ -19,16 +19,14 @@
 // commit, in production builds too) counts the components that rendered in each commit by the pane
 // (section[aria-label]) their DOM lies in; the row `timeline-other-pane-renders` is what rendered
 // outside the timeline during the zoom and pan (the goal: nothing).
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from '@playwright/test';
 import { launch, newPage, serve } from './browser.ts';
 import type { Peer, Row } from './contract.ts';
 import { generated } from './generated.ts';
+import { buildAt, thisDist } from './timeline-build.ts';
 
-const repo = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(name);
 const arg = (name: string, def: string) => {
@@ -258,35 +256,6 @@ async function oneRun(browser: Browser, url: string, files: string[], tag: strin
   }
 }
 
-/** The app at REV built into its own folder (its source from git archive, this tree's node_modules). */
-function buildAt(rev: string): string {
-  const sha = spawnSync('git', ['rev-parse', rev], { cwd: repo, encoding: 'utf8' }).stdout.trim();
-  if (!sha) throw new Error(`no such revision: ${rev}`);
-  const out = `/tmp/dist-timeline-${sha.slice(0, 10)}`;
-  if (existsSync(join(out, 'index.html'))) return out;
-  const src = `/tmp/src-timeline-${sha.slice(0, 10)}`;
-  rmSync(src, { recursive: true, force: true });
-  mkdirSync(src, { recursive: true });
-  const tar = spawnSync('sh', ['-c', `git archive ${sha} | tar -x -C ${src}`], { cwd: repo, encoding: 'utf8' });
-  if (tar.status !== 0) throw new Error(`git archive failed: ${tar.stderr}`);
-  symlinkSync(join(repo, 'node_modules'), join(src, 'node_modules'));
-  build(src, out);
-  return out;
-}
-
-function build(dir: string, out: string) {
-  const r = spawnSync('npx', ['vite', 'build', '--outDir', out, '--emptyOutDir'], { cwd: dir, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`vite build in ${dir} failed: ${r.stderr.slice(-1500)}`);
-}
-
-function thisDist(): string {
-  const given = arg('--dist', process.env.BENCH_DIST ?? '');
-  if (given && existsSync(join(given, 'index.html'))) return given;
-  const out = '/tmp/dist-bench-timeline';
-  build(repo, out);
-  return out;
-}
-
 const inputFrames = (r: Run) => r.phases.flatMap((p) => p.frames);
 const otherRenders = (r: Run) => {
   const out: Record<string, number> = {};
@@ -310,7 +279,7 @@ async function main() {
   const dists: { label: string; dir: string }[] = [];
   if (AGAINST) dists.push({ label: `A (${AGAINST})`, dir: buildAt(AGAINST) });
   const bRev = arg('--b', '');
-  dists.push(bRev ? { label: `B (${bRev})`, dir: buildAt(bRev) } : { label: 'B (this tree)', dir: thisDist() });
+  dists.push(bRev ? { label: `B (${bRev})`, dir: buildAt(bRev) } : { label: 'B (this tree)', dir: thisDist(arg('--dist', '')) });
   const served = await Promise.all(dists.map((d) => serve({ '/': d.dir })));
   const results = dists.map(() => [] as Run[]);
   try {

@@ -7,8 +7,6 @@ import type {
   GenerationDiff,
   Selection,
   SelectionSummary,
-  TimelineRequest,
-  TimelineResult,
   TopStacksRequest,
   TopStacksResult,
 } from '../core/model/query-types.ts';
@@ -56,13 +54,7 @@ export function useWorkerQuery<T>(key: string | null, ask: (api: Api) => Promise
   return { data: state.data, pending: state.pending, error: state.error };
 }
 
-/** The answer comes with its request: while a zoom is on its way the last one is drawn stretched to the new window. */
-export const useTimeline = (req: TimelineRequest | null) =>
-  useWorkerQuery<{ req: TimelineRequest; result: TimelineResult }>(
-    req && JSON.stringify(req),
-    async (api) => ({ req: req!, result: await api.timeline(req!) }),
-    40,
-  );
+// the timeline's counts: ui/timeline/useTimelineQuery.ts (one question in flight, not debounced)
 
 export function useTopStacks(req: TopStacksRequest): QueryState<TopStacksResult> {
   const q = useWorkerQuery<TopStacksResult>(JSON.stringify(req), (api) => api.topStacks(req), 60);
