@@ -83,6 +83,9 @@ export class TreeBuilder {
   /** inclusive and self weight per builder node */
   value = new Float64Array(1024);
   self = new Float64Array(1024);
+  /** each node's first child (0: none): most nodes have one, found without the hash */
+  private firstChild = new Int32Array(1024);
+  /** (node, function) -> child for the other children */
   private child = new PairMap();
   /**
    * The frame (sym+0xoff) the first path through a node came by; most nodes only ever see one,
@@ -105,7 +108,9 @@ export class TreeBuilder {
 
   /** The child of node with function fn, made when there is none (create) or -1. */
   step(node: number, fn: number, create: boolean): number {
-    const c = this.child.get(node, fn);
+    const first = this.firstChild[node];
+    if (first !== 0 && this.fn[first] === fn) return first;
+    const c = first === 0 ? 0 : this.child.get(node, fn);
     if (c !== 0 || !create) return c === 0 ? -1 : c;
     const id = this.n++;
     if (id >= this.fn.length) {
@@ -113,13 +118,15 @@ export class TreeBuilder {
       this.parent = grow(this.parent, id + 1);
       this.value = grow(this.value, id + 1);
       this.self = grow(this.self, id + 1);
+      this.firstChild = grow(this.firstChild, id + 1);
       const len = this.firstFrame.length;
       this.firstFrame = grow(this.firstFrame, id + 1);
       this.firstFrame.fill(-1, len);
     }
     this.fn[id] = fn;
     this.parent[id] = node;
-    this.child.add(node, fn, id);
+    if (first === 0) this.firstChild[node] = id;
+    else this.child.add(node, fn, id);
     return id;
   }
 
@@ -190,19 +197,33 @@ export class TreeBuilder {
     for (let i = 1; i < n; i++) kids[fill[parent[i]]++] = i;
     const rank = nameRanks(fnNames);
     const order = (a: number, b: number) => value[b] - value[a] || rank[fn[a]] - rank[fn[b]] || a - b;
-    for (let i = 0; i < n; i++) if (start[i + 1] - start[i] > 1) kids.subarray(start[i], start[i + 1]).sort(order);
+    for (let i = 0; i < n; i++) {
+      const s0 = start[i];
+      const s1 = start[i + 1];
+      if (s1 - s0 < 2) continue;
+      if (s1 - s0 > 12) {
+        kids.subarray(s0, s1).sort(order);
+        continue;
+      }
+      for (let j = s0 + 1; j < s1; j++) {
+        const x = kids[j];
+        let k = j - 1;
+        while (k >= s0 && order(kids[k], x) > 0) {
+          kids[k + 1] = kids[k];
+          k--;
+        }
+        kids[k + 1] = x;
+      }
+    }
     const names: string[] = [];
-    const nameOfFn = new Int32Array(this.nFn + 1).fill(-1);
-    const tree: FlameTree = {
-      names,
-      name: new Int32Array(n),
-      parent: new Int32Array(n),
-      depth: new Int32Array(n),
-      value: new Float64Array(n),
-      self: new Float64Array(n),
-      total: value[0],
-      highlight: new Int32Array(0),
-    };
+    const nFn = this.nFn;
+    const nameOfFn = new Int32Array(nFn + 1).fill(-1);
+    const tName = new Int32Array(n);
+    const tParent = new Int32Array(n);
+    const tDepth = new Int32Array(n);
+    const tValue = new Float64Array(n);
+    const tSelf = new Float64Array(n);
+    const tree: FlameTree = { names, name: tName, parent: tParent, depth: tDepth, value: tValue, self: tSelf, total: value[0], highlight: new Int32Array(0) };
     const pre = new Int32Array(n);
     const stack = new Int32Array(n);
     let top = 0;
@@ -213,17 +234,18 @@ export class TreeBuilder {
       const id = next++;
       pre[b] = id;
       // the root's name sits at nameOfFn[nFn]; a function's at its index
-      const key = b === 0 ? this.nFn : fn[b];
+      const key = b === 0 ? nFn : fn[b];
       let ni = nameOfFn[key];
       if (ni < 0) {
         ni = nameOfFn[key] = names.length;
         names.push(b === 0 ? rootName : fnNames[fn[b]]);
       }
-      tree.name[id] = ni;
-      tree.parent[id] = b === 0 ? -1 : pre[parent[b]];
-      tree.depth[id] = b === 0 ? 0 : tree.depth[tree.parent[id]] + 1;
-      tree.value[id] = value[b];
-      tree.self[id] = self[b];
+      tName[id] = ni;
+      const p = b === 0 ? -1 : pre[parent[b]];
+      tParent[id] = p;
+      tDepth[id] = p < 0 ? 0 : tDepth[p] + 1;
+      tValue[id] = value[b];
+      tSelf[id] = self[b];
       for (let j = start[b + 1] - 1; j >= start[b]; j--) stack[top++] = kids[j];
     }
     if (highlightPath) tree.highlight = Int32Array.from(this.find(highlightPath), (b) => pre[b]);
@@ -253,16 +275,16 @@ export class TreeBuilder {
     let entries = 0;
     for (let b = 0; b < n; b++) if (this.firstFrame[b] >= 0) entries += 1 + oStart[b + 1] - oStart[b];
     const names: string[] = [];
-    const nameIndex = new Map<number, number>();
+    // frame string index -> index into names (-1: not yet)
+    const nameIndex = new Int32Array(frameStrings.length).fill(-1);
     const frameStart = new Int32Array(n + 1);
     const frameOf = new Int32Array(entries);
     const frameValue = new Float64Array(entries);
     const nameOf = (f: number) => {
-      let k = nameIndex.get(f);
-      if (k === undefined) {
-        k = names.length;
+      let k = nameIndex[f];
+      if (k < 0) {
+        k = nameIndex[f] = names.length;
         names.push(frameStrings[f]);
-        nameIndex.set(f, k);
       }
       return k;
     };
