@@ -133,22 +133,22 @@ class AddressResolver implements Resolver {
   }
 }
 
+/** Home slot of the ip `hi:lo` in a table of 2^(32 - shift) slots. */
+const ipSlot = (hi: number, lo: number, shift: number) => Math.imul(lo ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1) >>> shift;
+
 /**
- * Frame keys of raw ips, each made once per distinct ip: an ip gets a dense id (an
- * open-addressing hash over its two 32-bit halves, in typed arrays, doubling as it fills) and
- * its key string when first seen; later occurrences cost one probe. Counts symbol hits and
- * misses per occurrence, as a per-ip symbolizer would.
+ * Frame keys of raw ips, each made once per distinct ip: an ip gets a dense id and its key
+ * string when first seen; later occurrences cost one probe. The table is open addressing over
+ * one Uint32Array of (lo, hi, id + 1, kind) quads (id + 1 = 0: free), so a probe reads one
+ * cache line; at most half full, doubling as it fills. Counts symbol hits and misses per
+ * occurrence, as a per-ip symbolizer would.
  */
 export class IpFrames {
   hits = 0;
   misses = 0;
   /** frame key of each id */
   readonly keys: string[] = [];
-  private ipHi = new Uint32Array(1024);
-  private ipLo = new Uint32Array(1024);
-  private kinds = new Uint8Array(1024);
-  /** id + 1 per slot, 0 = free */
-  private slots = new Int32Array(2048);
+  private table = new Uint32Array(4 << 11);
   private shift = 32 - 11;
 
   constructor(private readonly resolver: Resolver = new AddressResolver()) {}
@@ -161,44 +161,62 @@ export class IpFrames {
     return this.keys[id];
   }
 
-  /** The id of the ip `hi:lo`, counting it as a hit or miss. */
+  /** The id of the ip `hi:lo` (unsigned 32-bit halves), counting it as a hit or miss. */
   idOf(hi: number, lo: number): number {
-    const slots = this.slots;
-    let h = Math.imul(lo ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1) >>> this.shift;
-    const mask = slots.length - 1;
+    const t = this.table;
+    const mask = (t.length >>> 2) - 1;
+    let h = ipSlot(hi, lo, this.shift);
     for (;;) {
-      const s = slots[h];
-      if (s === 0) break;
-      const id = s - 1;
-      if (this.ipLo[id] === lo && this.ipHi[id] === hi) {
-        this.count(this.kinds[id]);
-        return id;
+      const q = h << 2;
+      const s = t[q + 2];
+      if (s === 0) return this.add(hi, lo, h);
+      if (t[q] === lo && t[q + 1] === hi) {
+        const kind = t[q + 3];
+        if (kind === Kind.Hit) this.hits++;
+        else if (kind === Kind.Miss) this.misses++;
+        return s - 1;
       }
       h = (h + 1) & mask;
     }
-    const id = this.keys.length;
-    const key = this.resolver.resolve(hi, lo);
-    const kind = this.resolver.kind;
-    if (id === this.ipLo.length) {
-      this.ipLo = grow(this.ipLo);
-      this.ipHi = grow(this.ipHi);
-      this.kinds = grow(this.kinds);
-    }
-    this.ipLo[id] = lo;
-    this.ipHi[id] = hi;
-    this.kinds[id] = kind;
-    this.keys.push(key);
-    slots[h] = id + 1;
-    if (2 * this.keys.length > slots.length) this.rehash();
-    this.count(kind);
-    return id;
   }
 
-  /** Ids of a record's ips, in order. */
-  idsOf(ips: BigUint64Array): Int32Array {
-    const out = new Int32Array(ips.length);
-    this.idsInto(ips, out, 0);
-    return out;
+  /**
+   * Writes into `out` from `at` on the ids of the `n` ips `hi[from + i]:lo[from + i]` (a
+   * dump's ip columns): the probe of `idOf` in one loop, hits and misses summed once.
+   */
+  idsOfHalves(hi: Uint32Array, lo: Uint32Array, from: number, n: number, out: Int32Array, at: number): void {
+    let hits = 0;
+    let misses = 0;
+    let t = this.table;
+    let mask = (t.length >>> 2) - 1;
+    let shift = this.shift;
+    for (let i = 0; i < n; i++) {
+      const H = hi[from + i];
+      const L = lo[from + i];
+      let h = ipSlot(H, L, shift);
+      for (;;) {
+        const q = h << 2;
+        const s = t[q + 2];
+        if (s === 0) {
+          out[at + i] = this.add(H, L, h);
+          // add counted it and may have grown the table
+          t = this.table;
+          mask = (t.length >>> 2) - 1;
+          shift = this.shift;
+          break;
+        }
+        if (t[q] === L && t[q + 1] === H) {
+          const kind = t[q + 3];
+          hits += kind & 1;
+          misses += kind >>> 1;
+          out[at + i] = s - 1;
+          break;
+        }
+        h = (h + 1) & mask;
+      }
+    }
+    this.hits += hits;
+    this.misses += misses;
   }
 
   /** Writes the ids of a record's ips into `out` from `at` on. */
@@ -209,6 +227,13 @@ export class IpFrames {
     for (let i = 0; i < n; i++) out[at + i] = this.idOf(w[2 * i + 1 - l], w[2 * i + l]);
   }
 
+  /** Ids of a record's ips, in order. */
+  idsOf(ips: BigUint64Array): Int32Array {
+    const out = new Int32Array(ips.length);
+    this.idsInto(ips, out, 0);
+    return out;
+  }
+
   /** Frame keys of a record's ips, leaf first as given. */
   keysOf(ips: BigUint64Array): string[] {
     const ids = this.idsOf(ips);
@@ -217,32 +242,38 @@ export class IpFrames {
     return out;
   }
 
-  private count(kind: number): void {
+  /** A first sight of `hi:lo`, at free slot `h`: resolves it, counts it, gives it the next id. */
+  private add(hi: number, lo: number, h: number): number {
+    const id = this.keys.length;
+    const key = this.resolver.resolve(hi, lo);
+    const kind = this.resolver.kind;
     if (kind === Kind.Hit) this.hits++;
     else if (kind === Kind.Miss) this.misses++;
+    this.keys.push(key);
+    const t = this.table;
+    const q = h << 2;
+    t[q] = lo;
+    t[q + 1] = hi;
+    t[q + 2] = id + 1;
+    t[q + 3] = kind;
+    if (2 * this.keys.length > t.length >>> 2) this.rehash();
+    return id;
   }
 
   private rehash(): void {
-    const slots = new Int32Array(this.slots.length * 2);
+    const old = this.table;
+    const t = new Uint32Array(old.length * 2);
     this.shift--;
-    const mask = slots.length - 1;
-    for (let id = 0; id < this.keys.length; id++) {
-      let h = Math.imul(this.ipLo[id] ^ Math.imul(this.ipHi[id], 0x85ebca6b), 0x9e3779b1) >>> this.shift;
-      while (slots[h] !== 0) h = (h + 1) & mask;
-      slots[h] = id + 1;
+    const mask = (t.length >>> 2) - 1;
+    for (let q = 0; q < old.length; q += 4) {
+      if (old[q + 2] === 0) continue;
+      let h = ipSlot(old[q + 1], old[q], this.shift);
+      while (t[(h << 2) + 2] !== 0) h = (h + 1) & mask;
+      t.set(old.subarray(q, q + 4), h << 2);
     }
-    this.slots = slots;
+    this.table = t;
   }
 }
-
-function grow<T extends Uint32Array | Uint8Array>(a: T): T {
-  const b = new (a.constructor as new (n: number) => T)(a.length * 2);
-  b.set(a as never);
-  return b;
-}
-
-/** A symbolize function that also carries its per-ip cache, for callers that read whole records. */
-export type SymbolizeFn = ((ip: bigint) => string) & { frames: IpFrames };
 
 /**
  * A symbolizer over one symbol file: `sym+0xoff` when the ip falls inside a symbol (its size
@@ -250,12 +281,14 @@ export type SymbolizeFn = ((ip: bigint) => string) & { frames: IpFrames };
  * another boot or a KASLR-slid kernel can be told apart.
  *
  * The search runs over the addresses' 32-bit halves (no BigInt per ip), and each distinct ip is
- * resolved once (`frames`, shared by `symbolize`, which carries it for whole records).
+ * resolved once: `frames`, the per-ip cache that `symbolize` and whole records (DumpIndex.add,
+ * given this Symbolizer) share.
  */
 export class Symbolizer implements Resolver {
   kind: Kind = Kind.Uncounted;
   readonly frames: IpFrames;
-  readonly symbolize: SymbolizeFn;
+  /** The key of one ip (a bound function: usable as `ips.map(s.symbolize)`). */
+  readonly symbolize: (ip: bigint) => string;
   private readonly hi: Uint32Array;
   private readonly lo: Uint32Array;
   private readonly names: string[];
@@ -270,10 +303,7 @@ export class Symbolizer implements Resolver {
     this.usable = !syms.allZero && n > 0;
     this.frames = new IpFrames(this);
     const frames = this.frames;
-    this.symbolize = Object.assign(
-      (ip: bigint): string => frames.key(frames.idOf(Number(ip >> 32n) >>> 0, Number(ip & 0xffffffffn))),
-      { frames },
-    );
+    this.symbolize = (ip: bigint): string => frames.key(frames.idOf(Number(ip >> 32n) >>> 0, Number(ip & 0xffffffffn)));
   }
 
   get hits(): number {

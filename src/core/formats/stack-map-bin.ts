@@ -1,5 +1,5 @@
 import { FSMB_MAGIC } from './sniff.ts';
-import type { ChunkParser, DumpRecord, ParseContext, ParsedDump } from './types.ts';
+import type { ChunkParser, DumpColumns, DumpRecord, ParseContext, ParsedDump } from './types.ts';
 
 /**
  * `stack_map_bin` binary dump (DESIGN 2.4), as a streaming push parser.
@@ -13,8 +13,12 @@ import type { ChunkParser, DumpRecord, ParseContext, ParsedDump } from './types.
  *
  * Nothing is allocated from an untrusted count: records are appended as they arrive whole
  * (nr_stacks is only compared against what was read), and a record's `nr` is checked against
- * the kernel's maximum depth (64) before its ips are buffered, so the parser never holds more
- * than one record (16 + 64 * 8 bytes) of pending input.
+ * the kernel's maximum depth (64) before its ips are read, so the parser never holds more
+ * than one record (16 + 64 * 8 bytes) of pending input. Records whole in a chunk are read
+ * straight from it; only one split across chunks goes through that buffer.
+ *
+ * The records come out as columns (`ParsedDump.columns`: typed arrays, every ip as two 32-bit
+ * halves, no BigInt); `records` is built from them only when something asks for it.
  *
  * A record whose `nr` exceeds 64 cannot come from the kernel. Records carry no marker or
  * checksum, so once a length is wrong the following record boundaries are unknown and any
@@ -29,6 +33,108 @@ export const BIN_MAX_DEPTH = 64;
 export const BIN_MAX_RECORDS = 1 << 18;
 
 type State = 'header' | 'record' | 'extra' | 'skip';
+
+/** ips per block of the ip columns (1 MB per half): a block, once full, is never copied again */
+const IP_BLOCK = 1 << 18;
+
+/**
+ * The records as read, as columns: record fields in typed arrays, every record's ips in blocks
+ * of halves arrays (no BigInt and no buffer per record). Sized by what arrives, never by a count
+ * in the file: the record columns double, the first ip block doubles up to IP_BLOCK ips, then
+ * each new block is IP_BLOCK ips, so the ips are copied at most while the first block fills.
+ */
+class ColumnsBuilder {
+  count = 0;
+  slot = new Uint32Array(256);
+  refCount = new Uint32Array(256);
+  where = new Uint32Array(256);
+  block = new Uint16Array(256);
+  start = new Int32Array(256);
+  depth = new Uint8Array(256);
+  ips = 0;
+  private readonly hiBlocks: Uint32Array[] = [];
+  private readonly loBlocks: Uint32Array[] = [];
+  /** the block being filled, and how much of it is */
+  hi = new Uint32Array(1024);
+  lo = new Uint32Array(1024);
+  private fill = 0;
+
+  /** Starts a record of `nr` ips; returns where its ips go in `hi` and `lo`. */
+  record(slot: number, refCount: number, where: number, nr: number): number {
+    const r = this.count;
+    if (r === this.slot.length) {
+      const n = 2 * r;
+      this.slot = grown(this.slot, n, r);
+      this.refCount = grown(this.refCount, n, r);
+      this.where = grown(this.where, n, r);
+      this.block = grown(this.block, n, r);
+      this.start = grown(this.start, n, r);
+      this.depth = grown(this.depth, n, r);
+    }
+    let at = this.fill;
+    if (at + nr > this.hi.length) {
+      if (this.hi.length < IP_BLOCK) {
+        this.hi = grown(this.hi, 2 * this.hi.length, at);
+        this.lo = grown(this.lo, 2 * this.lo.length, at);
+      } else {
+        this.hiBlocks.push(this.hi.subarray(0, at));
+        this.loBlocks.push(this.lo.subarray(0, at));
+        this.hi = new Uint32Array(IP_BLOCK);
+        this.lo = new Uint32Array(IP_BLOCK);
+        at = 0;
+      }
+    }
+    this.slot[r] = slot;
+    this.refCount[r] = refCount;
+    this.where[r] = where;
+    this.block[r] = this.hiBlocks.length;
+    this.start[r] = at;
+    this.depth[r] = nr;
+    this.count = r + 1;
+    this.fill = at + nr;
+    this.ips += nr;
+    return at;
+  }
+
+  /** The columns trimmed to what was read (the record columns copied when more than a quarter would be slack). */
+  done(): DumpColumns {
+    const fit = <T extends Uint32Array | Int32Array | Uint16Array | Uint8Array>(a: T, n: number): T =>
+      (4 * n < 3 * a.length ? a.slice(0, n) : a.subarray(0, n)) as T;
+    const r = this.count;
+    return {
+      count: r,
+      ips: this.ips,
+      slot: fit(this.slot, r),
+      refCount: fit(this.refCount, r),
+      where: fit(this.where, r),
+      block: fit(this.block, r),
+      start: fit(this.start, r),
+      depth: fit(this.depth, r),
+      ipHi: [...this.hiBlocks, this.hi.subarray(0, this.fill)],
+      ipLo: [...this.loBlocks, this.lo.subarray(0, this.fill)],
+    };
+  }
+}
+
+function grown<T extends Uint32Array | Int32Array | Uint16Array | Uint8Array>(a: T, n: number, keep: number): T {
+  const b = new (a.constructor as new (k: number) => T)(n);
+  b.set(a.subarray(0, keep) as never);
+  return b;
+}
+
+/** The columns as DumpRecords (`ips` as a BigUint64Array each), for readers that want objects. */
+export function recordsOf(c: DumpColumns, generation: number | null): DumpRecord[] {
+  const out: DumpRecord[] = new Array(c.count);
+  for (let r = 0; r < c.count; r++) {
+    const ips = new BigUint64Array(c.depth[r]);
+    const s = c.start[r];
+    const hi = c.ipHi[c.block[r]];
+    const lo = c.ipLo[c.block[r]];
+    for (let k = 0; k < ips.length; k++) ips[k] = (BigInt(hi[s + k]) << 32n) | BigInt(lo[s + k]);
+    out[r] = { slot: c.slot[r], generation, refCount: c.refCount[r], frames: null, ips, where: c.where[r] };
+  }
+  return out;
+}
 
 export function createStackMapBinParser(ctx: ParseContext): ChunkParser<ParsedDump> {
   const diag = ctx.diagnostics;
@@ -48,14 +154,10 @@ export function createStackMapBinParser(ctx: ParseContext): ChunkParser<ParsedDu
   let version = 0;
   let nrStacks = 0;
   let generation: number | null = null;
-  const records: DumpRecord[] = [];
+  const cols = new ColumnsBuilder();
   let lastSlot = -1;
-  // current record header, once read
-  let recSlot = 0;
+  // current record header, once read (the slow path, for a record split across chunks)
   let recNr = -1;
-  let recRef = 0;
-
-  const u32 = (off: number) => dv.getUint32(off, le);
 
   const stop = (reason: string) => {
     state = 'skip';
@@ -65,8 +167,8 @@ export function createStackMapBinParser(ctx: ParseContext): ChunkParser<ParsedDu
   };
 
   const afterRecords = () => {
-    if (records.length >= nrStacks) state = 'extra';
-    else if (records.length >= BIN_MAX_RECORDS) {
+    if (cols.count >= nrStacks) state = 'extra';
+    else if (cols.count >= BIN_MAX_RECORDS) {
       stop(`more than ${BIN_MAX_RECORDS.toLocaleString('en-US')} records, the most the largest map (bits 18) holds: the rest is not read`);
       return;
     } else {
@@ -75,6 +177,42 @@ export function createStackMapBinParser(ctx: ParseContext): ChunkParser<ParsedDu
       recNr = -1;
     }
     have = 0;
+  };
+
+  /** A record's nr, or -1 (and reading stops) when no kernel could have written it. */
+  const checkedNr = (nr: number): number => {
+    if (nr <= BIN_MAX_DEPTH) return nr;
+    stop(
+      `record claims ${nr} frames (kernel maximum ${BIN_MAX_DEPTH}): the record boundaries ` +
+        'after it are unknown, so reading stops here',
+    );
+    return -1;
+  };
+
+  /** Takes the whole record whose header is at `off` of `view` (nr already checked), ips after it. */
+  const take = (view: DataView, off: number, nr: number) => {
+    const slot = view.getUint32(off, le);
+    const at = cols.record(slot, view.getUint32(off + 8, le), used, nr);
+    const hi = cols.hi;
+    const lo = cols.lo;
+    let p = off + BIN_RECORD_HEADER_BYTES;
+    if (le) {
+      for (let k = 0; k < nr; k++, p += 8) {
+        lo[at + k] = view.getUint32(p, true);
+        hi[at + k] = view.getUint32(p + 4, true);
+      }
+    } else {
+      for (let k = 0; k < nr; k++, p += 8) {
+        hi[at + k] = view.getUint32(p, false);
+        lo[at + k] = view.getUint32(p + 4, false);
+      }
+    }
+    if (slot <= lastSlot) {
+      diag.atOffset(used, slot === lastSlot ? 'slot appears twice in the dump' : 'slots not in ascending order');
+    }
+    lastSlot = Math.max(lastSlot, slot);
+    used += BIN_RECORD_HEADER_BYTES + 8 * nr;
+    afterRecords();
   };
 
   /** Called when `need` bytes are in `buf`. */
@@ -87,9 +225,9 @@ export function createStackMapBinParser(ctx: ParseContext): ChunkParser<ParsedDu
         return;
       }
       littleEndian = le;
-      version = u32(4);
-      nrStacks = u32(8);
-      const reserved = u32(12);
+      version = dv.getUint32(4, le);
+      nrStacks = dv.getUint32(8, le);
+      const reserved = dv.getUint32(12, le);
       if (version === 1) {
         if (reserved !== 0) diag.atOffset(12, `version 1 header reserved word is ${reserved}, expected 0`);
         generation = null;
@@ -103,31 +241,30 @@ export function createStackMapBinParser(ctx: ParseContext): ChunkParser<ParsedDu
     }
     // state === 'record'
     if (recNr < 0) {
-      const nr = u32(4);
-      if (nr > BIN_MAX_DEPTH) {
-        stop(
-          `record claims ${nr} frames (kernel maximum ${BIN_MAX_DEPTH}): the record boundaries ` +
-            'after it are unknown, so reading stops here',
-        );
-        return;
-      }
-      recSlot = u32(0);
-      recRef = u32(8);
+      const nr = checkedNr(dv.getUint32(4, le));
+      if (nr < 0) return;
       recNr = nr;
       if (nr > 0) {
         need = BIN_RECORD_HEADER_BYTES + nr * 8;
         return; // keep the header bytes in buf, read the ips after them
       }
     }
-    const ips = new BigUint64Array(recNr);
-    for (let i = 0; i < recNr; i++) ips[i] = dv.getBigUint64(BIN_RECORD_HEADER_BYTES + i * 8, le);
-    if (recSlot <= lastSlot) {
-      diag.atOffset(used, recSlot === lastSlot ? 'slot appears twice in the dump' : 'slots not in ascending order');
+    take(dv, 0, recNr);
+  };
+
+  /** Whole records straight from `chunk` from `i` on, while they are whole; returns where it stopped. */
+  const fast = (chunk: Uint8Array, i: number): number => {
+    const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const end = chunk.length;
+    while (state === 'record' && end - i >= BIN_RECORD_HEADER_BYTES) {
+      const nr = checkedNr(view.getUint32(i + 4, le));
+      if (nr < 0) break;
+      const size = BIN_RECORD_HEADER_BYTES + 8 * nr;
+      if (end - i < size) break;
+      take(view, i, nr);
+      i += size;
     }
-    lastSlot = Math.max(lastSlot, recSlot);
-    records.push({ slot: recSlot, generation, refCount: recRef, frames: null, ips, where: used });
-    used += need;
-    afterRecords();
+    return i;
   };
 
   return {
@@ -136,15 +273,20 @@ export function createStackMapBinParser(ctx: ParseContext): ChunkParser<ParsedDu
       let i = 0;
       while (i < chunk.length) {
         if (state === 'skip' || state === 'extra') return;
-        const take = Math.min(need - have, chunk.length - i);
-        buf.set(chunk.subarray(i, i + take), have);
-        have += take;
-        i += take;
+        if (state === 'record' && have === 0) {
+          i = fast(chunk, i);
+          if (state !== 'record' || i === chunk.length) continue;
+        }
+        const n = Math.min(need - have, chunk.length - i);
+        buf.set(chunk.subarray(i, i + n), have);
+        have += n;
+        i += n;
         if (have === need) process();
       }
     },
     end(): ParsedDump {
       const unused = total - used;
+      const count = cols.count;
       if (total === 0) diag.forFile('empty file');
       else if (state === 'header') {
         diag.atOffset(0, `truncated header: ${total} of ${BIN_HEADER_BYTES} bytes`);
@@ -156,13 +298,15 @@ export function createStackMapBinParser(ctx: ParseContext): ChunkParser<ParsedDu
         }
         diag.atOffset(
           used,
-          `header claims ${nrStacks} records, the file holds ${records.length} whole records`,
+          `header claims ${nrStacks} records, the file holds ${count} whole records`,
         );
       } else if (state === 'extra' && unused > 0) {
         diag.atOffset(used, `${unused} bytes after the ${nrStacks} records the header claims`);
       } else if (state === 'skip') {
         diag.atOffset(skipFrom, `${skipReason}; ${total - skipFrom} bytes not read`);
       }
+      const columns = cols.done();
+      let records: DumpRecord[] | null = null;
       return {
         file: ctx.file,
         format: 'stack_map_bin',
@@ -170,7 +314,10 @@ export function createStackMapBinParser(ctx: ParseContext): ChunkParser<ParsedDu
         generation,
         littleEndian,
         uninitialized: false,
-        records,
+        get records(): DumpRecord[] {
+          return (records ??= recordsOf(columns, generation));
+        },
+        columns,
         lines: null,
         bytes: { total, used, unused },
       };

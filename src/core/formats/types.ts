@@ -129,8 +129,31 @@ export interface ParsedDump {
   /** `stackmap not initialized` */
   uninitialized: boolean;
   records: DumpRecord[];
+  /**
+   * stack_map_bin: the same records as columns (what the model reads; a bin dump's `records`
+   * are built from these only when first asked for). Absent for the text formats.
+   */
+  columns?: DumpColumns;
   lines: LineCount | null;
   bytes: ByteCount | null;
+}
+
+/** A binary dump's records as columns, in file order (every record's generation is the dump's). */
+export interface DumpColumns {
+  count: number;
+  slot: Uint32Array;
+  refCount: Uint32Array;
+  /** byte offset of each record header */
+  where: Uint32Array;
+  /** record r's ips are [start[r], start[r] + depth[r]) of ipHi[block[r]] / ipLo[block[r]], leaf first */
+  block: Uint16Array;
+  start: Int32Array;
+  depth: Uint8Array;
+  /** ips in all records */
+  ips: number;
+  /** every record's ips one after another, as their high and low 32-bit halves, in blocks (a record never spans two) */
+  ipHi: Uint32Array[];
+  ipLo: Uint32Array[];
 }
 
 // ---------------------------------------------------------------- stack_map_stat

@@ -1,7 +1,6 @@
 import type { DiagnosticLog } from '../formats/diagnostics.ts';
-import { addressKey } from '../formats/frames.ts';
-import { IpFrames, type SymbolizeFn } from '../formats/kallsyms.ts';
-import type { ParsedDump } from '../formats/types.ts';
+import { IpFrames, type Symbolizer } from '../formats/kallsyms.ts';
+import type { DumpColumns, ParsedDump } from '../formats/types.ts';
 import type { StackTable } from './stack-table.ts';
 
 /**
@@ -18,16 +17,33 @@ class IpPool {
   scratch = new Int32Array(64);
   constructor(readonly frames: IpFrames) {}
 
-  /** Appends the ids of `ips`; returns where they start. */
-  add(ips: BigUint64Array): number {
+  /** Room for `n` more ids. */
+  reserve(n: number): void {
     const start = this.length;
-    if (start + ips.length > this.ids.length) {
-      const next = new Int32Array(Math.max(2 * this.ids.length, start + ips.length));
+    if (start + n > this.ids.length) {
+      const next = new Int32Array(Math.max(2 * this.ids.length, start + n));
       next.set(this.ids.subarray(0, start));
       this.ids = next;
     }
+  }
+
+  /** Appends the ids of `ips`; returns where they start. */
+  add(ips: BigUint64Array): number {
+    const start = this.length;
+    this.reserve(ips.length);
     this.frames.idsInto(ips, this.ids, start);
     this.length = start + ips.length;
+    return start;
+  }
+
+  /** Appends the ids of record `r` of a binary dump's columns; returns where they start. */
+  addRecord(c: DumpColumns, r: number): number {
+    const start = this.length;
+    const n = c.depth[r];
+    this.reserve(n);
+    const b = c.block[r];
+    this.frames.idsOfHalves(c.ipHi[b], c.ipLo[b], c.start[r], n, this.ids, start);
+    this.length = start + n;
     return start;
   }
 
@@ -58,13 +74,6 @@ class IpPool {
   }
 }
 
-/** A binary record's frames before any key string is looked at. */
-interface PendingIps {
-  pool: IpPool;
-  start: number;
-  n: number;
-}
-
 /**
  * One slot of one dump. Its stack is interned only when first asked for (normally at
  * `DumpIndex.seal`, once every dump is in), so a reading replaced by a better one of the same
@@ -73,27 +82,24 @@ interface PendingIps {
  * symbolizer's per-ip cache until some merge reads them as strings or the stack is interned.
  */
 export class DumpSlot {
-  private pending: string[] | null;
-  /** with `pending` null and no node yet: the frames are ids [start, start + n) of this pool */
-  private pool: IpPool | null = null;
-  private start = 0;
-  private n = 0;
   private node = -1;
 
   constructor(
     private readonly table: StackTable,
-    frames: string[] | PendingIps,
+    /** frame keys, leaf first; null with a pool: the frames are ids [start, start + n) of it */
+    private pending: string[] | null,
+    private pool: IpPool | null,
+    private readonly start: number,
+    private readonly n: number,
     public refCount: number,
     /** index into DumpIndex.sources of the dump this slot came from first */
     readonly source: number,
-  ) {
-    if (Array.isArray(frames)) this.pending = frames;
-    else {
-      this.pending = null;
-      this.pool = frames.pool;
-      this.start = frames.start;
-      this.n = frames.n;
-    }
+  ) {}
+
+  /** Frames not interned yet (what interning may add as nodes at most). */
+  get pendingDepth(): number {
+    if (this.node >= 0) return 0;
+    return this.pending ? this.pending.length : this.n;
   }
 
   /** the stack's node in the stack table */
@@ -155,12 +161,6 @@ export interface GenerationlessSlot {
   ambiguous: boolean;
 }
 
-/**
- * Turns a raw ip into a frame key; without symbols, the address itself. A `Symbolizer`'s
- * `symbolize` carries its per-ip cache (`frames`), which whole records are read through.
- */
-export type Symbolize = ((ip: bigint) => string) | SymbolizeFn;
-
 const isAddressFrame = (f: string) => f.startsWith('0x');
 
 /**
@@ -207,6 +207,16 @@ interface Disagreement {
   detail: string;
 }
 
+/** The dump being added, for its records. */
+interface Adding {
+  source: number;
+  unit: 'line' | 'offset';
+  diagnostics: DiagnosticLog;
+  disagree: Disagreement;
+  /** its generation-less slots, once it has one */
+  own: GenerationlessDump | null;
+}
+
 export class DumpIndex {
   readonly sources: DumpSource[] = [];
   readonly byGeneration = new Map<number, GenerationDump>();
@@ -223,60 +233,45 @@ export class DumpIndex {
 
   constructor(private readonly stacks: StackTable) {}
 
-  /** The pool whole records are read into, or null for a plain function. */
-  private poolFor(symbolize: Symbolize): IpPool | null {
-    let frames: IpFrames | null = null;
-    if ('frames' in symbolize && symbolize.frames instanceof IpFrames) frames = symbolize.frames;
-    else if (symbolize === addressKey) frames = this.addressFrames ??= new IpFrames();
-    if (!frames) return null;
+  /** The pool binary records are read into: the symbolizer's per-ip cache, or raw address keys without one. */
+  private poolFor(symbolizer: Symbolizer | null): IpPool {
+    const frames = symbolizer ? symbolizer.frames : (this.addressFrames ??= new IpFrames());
     let pool = this.pools.get(frames);
     if (!pool) this.pools.set(frames, (pool = new IpPool(frames)));
     return pool;
   }
 
-  add(dump: ParsedDump, diagnostics: DiagnosticLog, symbolize: Symbolize = addressKey): void {
+  /**
+   * Adds a dump's slots. Raw ips (binary dumps, dump JSON without symbols) are symbolized by
+   * `symbolizer` (ingest passes the one over the capture's kallsyms), else kept as address keys.
+   */
+  add(dump: ParsedDump, diagnostics: DiagnosticLog, symbolizer: Symbolizer | null = null): void {
     const source = this.sources.length;
+    const cols = dump.columns;
     this.sources.push({
       file: dump.file,
       format: dump.format,
       version: dump.version,
       generation: dump.generation,
-      records: dump.records.length,
+      records: cols ? cols.count : dump.records.length,
     });
-    const unit = dump.format === 'stack_map_bin' ? 'offset' : 'line';
-    let own: GenerationlessDump | null = null;
+    const unit: 'line' | 'offset' = dump.format === 'stack_map_bin' ? 'offset' : 'line';
     /** this dump's generation-less slots that an earlier dump holds a different stack in */
     const disagree: Disagreement = { count: 0, shared: 0, slot: -1, other: -1, where: 0, detail: '' };
-    const pool = this.poolFor(symbolize);
-    for (const rec of dump.records) {
-      const frames: string[] | PendingIps = rec.frames ??
-        (!rec.ips ? [] : pool ? { pool, start: pool.add(rec.ips), n: rec.ips.length } : Array.from(rec.ips, symbolize));
-      if (rec.generation === null) {
-        if (!own) {
-          own = { source, slots: new Map() };
-          this.generationless.push(own);
-        }
-        if (own.slots.has(rec.slot)) {
-          report(diagnostics, unit, rec.where, `slot ${rec.slot} appears twice in one dump; the first is kept`);
-          continue;
-        }
-        const slot = this.keep(new DumpSlot(this.stacks, frames, rec.refCount, source));
-        own.slots.set(rec.slot, slot);
-        this.addGenerationless(rec.slot, slot, rec.where, disagree);
-        continue;
+    const pool = this.poolFor(symbolizer);
+    const at: Adding = { source, unit, diagnostics, disagree, own: null };
+    if (cols) {
+      // a binary dump, read as columns: every record's ips become ids in one pass over the halves
+      pool.reserve(cols.ips);
+      for (let r = 0; r < cols.count; r++) {
+        const start = pool.addRecord(cols, r);
+        this.addRecord(at, cols.slot[r], dump.generation, cols.refCount[r], cols.where[r], null, pool, start, cols.depth[r]);
       }
-      let gen = this.byGeneration.get(rec.generation);
-      if (!gen) {
-        gen = { generation: rec.generation, slots: new Map(), sources: [] };
-        this.byGeneration.set(rec.generation, gen);
+    } else {
+      for (const rec of dump.records) {
+        if (rec.frames || !rec.ips) this.addRecord(at, rec.slot, rec.generation, rec.refCount, rec.where, rec.frames ?? [], null, 0, 0);
+        else this.addRecord(at, rec.slot, rec.generation, rec.refCount, rec.where, null, pool, pool.add(rec.ips), rec.ips.length);
       }
-      if (!gen.sources.includes(source)) gen.sources.push(source);
-      const prev = gen.slots.get(rec.slot);
-      if (!prev) {
-        gen.slots.set(rec.slot, this.keep(new DumpSlot(this.stacks, frames, rec.refCount, source)));
-        continue;
-      }
-      this.merge(gen, rec.slot, prev, Array.isArray(frames) ? frames : keysOf(frames), rec.refCount, source, diagnostics, unit, rec.where);
     }
     if (disagree.count > 0) {
       const d = disagree;
@@ -290,6 +285,49 @@ export class DumpIndex {
           'the dumps were probably read on either side of a reset',
       );
     }
+  }
+
+  /** One record of the dump being added (`at`): frame keys, or ids [start, start + n) of `pool`. */
+  private addRecord(
+    at: Adding,
+    slotNo: number,
+    generation: number | null,
+    refCount: number,
+    where: number,
+    frames: string[] | null,
+    pool: IpPool | null,
+    start: number,
+    n: number,
+  ): void {
+    const source = at.source;
+    if (generation === null) {
+      let own = at.own;
+      if (!own) {
+        own = at.own = { source, slots: new Map() };
+        this.generationless.push(own);
+      }
+      if (own.slots.has(slotNo)) {
+        report(at.diagnostics, at.unit, where, `slot ${slotNo} appears twice in one dump; the first is kept`);
+        return;
+      }
+      const slot = this.keep(new DumpSlot(this.stacks, frames, pool, start, n, refCount, source));
+      own.slots.set(slotNo, slot);
+      this.addGenerationless(slotNo, slot, where, at.disagree);
+      return;
+    }
+    let gen = this.byGeneration.get(generation);
+    if (!gen) {
+      gen = { generation, slots: new Map(), sources: [] };
+      this.byGeneration.set(generation, gen);
+    }
+    const srcs = gen.sources;
+    if (srcs[srcs.length - 1] !== source && !srcs.includes(source)) srcs.push(source);
+    const prev = gen.slots.get(slotNo);
+    if (!prev) {
+      gen.slots.set(slotNo, this.keep(new DumpSlot(this.stacks, frames, pool, start, n, refCount, source)));
+      return;
+    }
+    this.merge(gen, slotNo, prev, frames ?? pool!.keys(start, n), refCount, source, at.diagnostics, at.unit, where);
   }
 
   private keep(slot: DumpSlot): DumpSlot {
@@ -351,6 +389,10 @@ export class DumpIndex {
 
   /** Interns every kept slot's stack, in load order. Call once every dump is added. */
   seal(): void {
+    // at most one node per frame not interned yet: room for them at once, not by doubling
+    let extra = 0;
+    for (const s of this.kept) extra += s.pendingDepth;
+    this.stacks.reserve(extra);
     for (const s of this.kept) void s.stack;
   }
 
@@ -358,10 +400,6 @@ export class DumpIndex {
   generations(): number[] {
     return [...this.byGeneration.keys()].sort((x, y) => x - y);
   }
-}
-
-function keysOf(p: PendingIps): string[] {
-  return p.pool.keys(p.start, p.n);
 }
 
 function report(d: DiagnosticLog, unit: 'line' | 'offset', where: number, message: string): void {

@@ -165,7 +165,7 @@ export class Ingest {
     const dumps = new DumpIndex(this.stacks);
     const sym = this.symbols.find((s) => !s.syms.allZero);
     const symbolizer = sym ? new Symbolizer(sym.syms) : null;
-    for (const { dump, log } of this.dumps) dumps.add(dump, derivedLog(log), symbolizer?.symbolize);
+    for (const { dump, log } of this.dumps) dumps.add(dump, derivedLog(log), symbolizer);
     if (sym && symbolizer && symbolizer.misses > symbolizer.hits) {
       derivedLog(sym.log).forFile(
         `${symbolizer.misses} of ${symbolizer.misses + symbolizer.hits} dump addresses fall outside every symbol: ` +

@@ -333,6 +333,8 @@ export class StackTable {
    * rollbacks here do not show in it.
    */
   snapshot(size: number): StackTable {
+    // a reserve() that overshot (stacks that shared nodes already there) is not kept for good
+    if (this.nodeFrame.length - this.nodes > (this.nodes >> 2) + 4096) this.resize(this.nodes + (this.nodes >> 4) + 1024);
     this.sharedUpTo = Math.max(this.sharedUpTo, this.nodes);
     const s = Object.create(StackTable.prototype) as StackTable;
     Object.assign(s, {
