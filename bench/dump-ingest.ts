@@ -3,9 +3,13 @@
 // read, symbolized and in the stack table. Prints the time (best of --rounds) and its ratio to a
 // baseline measured in the same process (a plain loop reading the same bytes), alternating.
 //
-//   npx tsx bench/dump-ingest.ts [--stacks N] [--rounds N] [--dir CORE_DIR] [--save DIR]
+//   npx tsx bench/dump-ingest.ts [--stacks N] [--rounds N] [--dir CORE_DIR] [--save DIR] [--json] [--smoke]
 //   npx tsx bench/dump-ingest.ts --against REV [--runs N]
 //
+// --json: the last line of stdout is {"rows": [...]} (bench/README.md, the bench contract), one row
+// `dump-ingest-262k` against the goal "< 500 ms". --smoke: 2,000 stacks, and the stacks, nodes and
+// frames loadFiles finds are checked against a count by plain code (a BigInt binary search over
+// the generated symbols, strings in Sets); exits 1 when they differ; no timing target.
 // --dir loads loadFiles from another copy of src/core (the input is always made by this tree's
 // writer, so both see the same bytes). --against REV copies src/core as of REV into a temp folder
 // (with a package.json {"type":"module"}) and runs this script as child processes, A (REV) and
@@ -24,8 +28,12 @@ const arg = (name: string, def: string) => {
 };
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = join(here, '..');
-const STACKS = Number(arg('--stacks', String(1 << 18)));
-const ROUNDS = Number(arg('--rounds', '3'));
+const SMOKE = process.argv.includes('--smoke');
+const JSON_OUT = process.argv.includes('--json');
+const STACKS = Number(arg('--stacks', String(SMOKE ? 2000 : 1 << 18)));
+const ROUNDS = Number(arg('--rounds', SMOKE ? '1' : '3'));
+const GOAL_MS = 500;
+const TRAMPOLINE = '[FTRACE TRAMPOLINE]';
 
 const against = arg('--against', '');
 if (against) {
@@ -50,7 +58,13 @@ function rng(seed: number) {
  * static functions are), data symbols between them, 1-3 call sites per function and 8 callees;
  * stacks are walks down the call graph from 64 entry points, so callers are shared near the root.
  */
-function generate(stacks: number): { kallsyms: Uint8Array; bin: Uint8Array; ips: number } {
+interface Sym {
+  addr: bigint;
+  code: boolean;
+  name: string;
+}
+
+function generate(stacks: number): { kallsyms: Uint8Array; bin: Uint8Array; ips: number; syms: Sym[]; records: BinRecordInput[] } {
   const r = rng(42);
   const int = (n: number) => Math.floor(r() * n);
   const N = 50_000;
@@ -58,6 +72,7 @@ function generate(stacks: number): { kallsyms: Uint8Array; bin: Uint8Array; ips:
   const addr: bigint[] = [];
   const sites: number[][] = [];
   const lines: string[] = [];
+  const syms: Sym[] = [];
   let core = 0xffffffff81000000n;
   let mod = 0xffffffffc0000000n;
   for (let i = 0; i < N; i++) {
@@ -68,7 +83,11 @@ function generate(stacks: number): { kallsyms: Uint8Array; bin: Uint8Array; ips:
     sites.push(Array.from({ length: 1 + int(3) }, () => 5 + int(size - 8)));
     const name = i % 97 === 0 ? `cleanup_${i % 7}` : `fn_${i.toString(36)}`;
     lines.push(`${a.toString(16)} ${inMod ? 't' : i % 3 ? 'T' : 't'} ${name}${inMod ? `\t[mod_${(i - MOD) >> 9}]` : ''}\n`);
-    if (i % 10 === 0) lines.push(`${(a + BigInt(size)).toString(16)} d data_${i}${inMod ? `\t[mod_${(i - MOD) >> 9}]` : ''}\n`);
+    syms.push({ addr: a, code: true, name });
+    if (i % 10 === 0) {
+      lines.push(`${(a + BigInt(size)).toString(16)} d data_${i}${inMod ? `\t[mod_${(i - MOD) >> 9}]` : ''}\n`);
+      syms.push({ addr: a + BigInt(size), code: false, name: `data_${i}` });
+    }
     const next = a + BigInt(size + 16 * int(4) + (i % 10 === 0 ? 64 : 0));
     if (inMod) mod = next;
     else core = next;
@@ -94,12 +113,47 @@ function generate(stacks: number): { kallsyms: Uint8Array; bin: Uint8Array; ips:
     kallsyms: new TextEncoder().encode(lines.join('')),
     bin: writeStackMapBin({ version: 2, generation: 7, littleEndian: true, records }),
     ips,
+    syms,
+    records,
   };
+}
+
+/**
+ * What loadFiles should find, by plain code: each ip symbolized by a BigInt binary search over
+ * the code symbols (`name+0xoff` inside one, the address outside, the trampoline named), stacks,
+ * root-first prefixes (the stack table's nodes, plus its empty root) and frames counted in Sets.
+ */
+function plainCount(syms: Sym[], records: BinRecordInput[]): { stacks: number; nodes: number; frames: number } {
+  const code = syms.filter((x) => x.code).sort((a, b) => (a.addr < b.addr ? -1 : a.addr > b.addr ? 1 : 0));
+  const key = (ip: bigint): string => {
+    if (ip === 0x7fffffffn) return TRAMPOLINE;
+    let lo = 0;
+    let hi = code.length - 1;
+    if (code.length === 0 || ip < code[0].addr) return '0x' + ip.toString(16);
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (code[mid].addr <= ip) lo = mid;
+      else hi = mid - 1;
+    }
+    const end = lo + 1 < code.length ? code[lo + 1].addr : code[lo].addr + 0x10000n;
+    return ip < end ? `${code[lo].name}+0x${(ip - code[lo].addr).toString(16)}` : '0x' + ip.toString(16);
+  };
+  const stacks = new Set<string>();
+  const prefixes = new Set<string>();
+  const frames = new Set<string>();
+  for (const r of records) {
+    const keys = Array.from(r.ips, key);
+    for (const k of keys) frames.add(k);
+    let prefix = '';
+    for (let i = keys.length - 1; i >= 0; i--) prefixes.add((prefix += keys[i] + '\n'));
+    stacks.add(keys.join('\n'));
+  }
+  return { stacks: stacks.size, nodes: prefixes.size + 1, frames: frames.size };
 }
 
 async function measure(dir: string): Promise<void> {
   const { loadFiles } = await import(pathToFileURL(join(dir, 'model/load.ts')).href);
-  const { kallsyms, bin, ips } = generate(STACKS);
+  const { kallsyms, bin, ips, syms, records } = generate(STACKS);
   const save = arg('--save', '');
   if (save) {
     writeFileSync(join(save, 'kallsyms'), kallsyms);
@@ -123,6 +177,7 @@ async function measure(dir: string): Promise<void> {
   let best = Infinity;
   let bestBase = Infinity;
   let check = '';
+  let found = { stacks: 0, nodes: 0, frames: 0, diagnostics: 0 };
   for (let round = 0; round < ROUNDS; round++) {
     bestBase = Math.min(bestBase, baseline());
     const t = performance.now();
@@ -130,21 +185,45 @@ async function measure(dir: string): Promise<void> {
     best = Math.min(best, performance.now() - t);
     const g = cap.dumps.byGeneration.get(7);
     const first = g.slots.values().next().value;
-    check = `${cap.stacks.size} stacks, ${cap.stacks.nodeCount} nodes, ${cap.stacks.frames.size} frames, ${cap.diagnostics.length} diagnostics; ` +
+    found = { stacks: cap.stacks.size, nodes: cap.stacks.nodeCount, frames: cap.stacks.frames.size, diagnostics: cap.diagnostics.length };
+    check = `${found.stacks} stacks, ${found.nodes} nodes, ${found.frames} frames, ${found.diagnostics} diagnostics; ` +
       `first slot: ${cap.stacks.framesOf(first.stack).slice(0, 3).join(' ')}`;
   }
-  process.stdout.write(
-    JSON.stringify({
-      dir,
-      stacks: STACKS,
-      ips,
-      mb: Math.round(bin.length / 1e4) / 100,
-      ms: Math.round(best),
-      baselineMs: Math.round(bestBase * 10) / 10,
-      ratio: Math.round((best / bestBase) * 10) / 10,
-      check,
-    }) + '\n',
-  );
+  let wrong = '';
+  if (SMOKE) {
+    const want = plainCount(syms, records);
+    if (found.stacks !== want.stacks || found.nodes !== want.nodes || found.frames !== want.frames || found.diagnostics !== 0) {
+      wrong = `loadFiles found ${found.stacks} stacks, ${found.nodes} nodes, ${found.frames} frames, ${found.diagnostics} diagnostics; ` +
+        `plain code counts ${want.stacks}, ${want.nodes}, ${want.frames}, 0`;
+    }
+  }
+  const ms = Math.round(best);
+  const baselineMs = Math.round(bestBase * 10) / 10;
+  const ratio = Math.round((best / bestBase) * 10) / 10;
+  if (JSON_OUT) {
+    const row = {
+      id: 'dump-ingest-262k',
+      what: `stack_map_bin of ${STACKS.toLocaleString('en-US')} stacks (depth 4-64, ${ips.toLocaleString('en-US')} ips, ` +
+        `${(bin.length / 1e6).toFixed(1)} MB) + kallsyms: read, symbolized and in the stack table (loadFiles, Node), best of ${ROUNDS}`,
+      value: ms,
+      unit: 'ms',
+      baseline: { what: 'a plain loop over the same bytes (every u32 word of the dump, every byte of kallsyms)', value: baselineMs, unit: 'ms' },
+      ratio,
+      goal: `< ${GOAL_MS} ms`,
+      ...(SMOKE ? {} : { met: ms < GOAL_MS }),
+      note: check + (SMOKE ? '; smoke run: counts checked against plain code, no target' : ''),
+    };
+    console.log(JSON.stringify({ dir, stacks: STACKS, ips, ms, baselineMs, ratio, check }));
+    if (wrong) console.error(wrong);
+    console.log(JSON.stringify({ rows: [row] }));
+  } else {
+    process.stdout.write(
+      JSON.stringify({ dir, stacks: STACKS, ips, mb: Math.round(bin.length / 1e4) / 100, ms, baselineMs, ratio, check }) + '\n',
+    );
+    if (wrong) console.error(wrong);
+    else if (SMOKE) console.log('smoke: stacks, nodes and frames equal the plain count');
+  }
+  if (wrong) process.exitCode = 1;
 }
 
 function compare(rev: string, runs: number): void {
