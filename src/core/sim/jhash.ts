@@ -7,6 +7,15 @@ const JHASH_INITVAL = 0xdeadbeef;
 const rol32 = (x: number, k: number) => (x << k) | (x >>> (32 - k));
 
 export function jhash2(k: Uint32Array, length: number, initval: number): number {
+  return jhash2i(k, length, initval) >>> 0;
+}
+
+/**
+ * jhash2 as an int32 (the same 32 bits): what the simulator's insert path compares with keys.
+ * An int32 result and an int32 `initval` stay small integers in V8, where a u32 >= 2^31 is a heap
+ * number allocated per call.
+ */
+export function jhash2i(k: Uint32Array, length: number, initval: number): number {
   let a = (JHASH_INITVAL + (length << 2) + initval) | 0;
   let b = a;
   let c = a;
@@ -38,7 +47,7 @@ export function jhash2(k: Uint32Array, length: number, initval: number): number 
     b ^= a; b = (b - rol32(a, 14)) | 0;
     c ^= b; c = (c - rol32(b, 24)) | 0;
   }
-  return c >>> 0;
+  return c;
 }
 
 export function stackHash(ips: BigUint64Array, seed: number): number {

@@ -1,5 +1,5 @@
 import { C, CPU_STRIDE, CTL_WORDS, ELT_WORDS, GATE_COUNT, GATE_OFF, GATE_RESET, INSERT_BYPASS, INSERT_DEEP, INSERT_FALLBACK, INSERT_OFF, K, MAX_DEPTH, PROBE_LIMIT, refLimit, type MapParams } from './map-layout.ts';
-import { jhash2 } from './jhash.ts';
+import { jhash2i } from './jhash.ts';
 import { MapView } from './map-view.ts';
 
 /**
@@ -72,6 +72,8 @@ export class SharedStackMap extends MapView {
   /** the generation the last successful insert on this object saw (the cookie's high half) */
   lastGeneration = 0;
   private readonly refMax: number;
+  /** the hash seed as an int32 (the same bits) */
+  private readonly seed: number;
 
   constructor(sab: SharedArrayBuffer, params: MapParams, opts: MapOptions = {}) {
     super(sab, params);
@@ -82,6 +84,7 @@ export class SharedStackMap extends MapView {
     this.liveWindow = opts.liveWindow ?? false;
     this.onEvent = opts.onEvent;
     this.refMax = refLimit(params.mode);
+    this.seed = params.hashSeed | 0;
   }
 
   /**
@@ -155,7 +158,7 @@ export class SharedStackMap extends MapView {
     const generation = i32[C.GENERATION]; // exact (2.)
     // the hash as int32 throughout (keys compared and claimed through i32): no double for one >= 2^31
     let h = cachedHash | 0;
-    if (h === 0) h = jhash2(words, nr * 2, this.params.hashSeed) | 0 || 1; // MapView.hash, as int32
+    if (h === 0) h = jhash2i(words, nr * 2, this.seed) || 1; // MapView.hash, as int32
     const keysAt = this.keysAt;
     const valsAt = this.valsAt;
     const mask = this.slots - 1;
