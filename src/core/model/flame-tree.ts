@@ -106,6 +106,19 @@ export class TreeBuilder {
     return this.n;
   }
 
+  /** Room for `nodes` nodes in all, so a build that knows its size does not grow the columns step by step. */
+  reserve(nodes: number): void {
+    if (nodes <= this.fn.length) return;
+    this.fn = grow(this.fn, nodes);
+    this.parent = grow(this.parent, nodes);
+    this.value = grow(this.value, nodes);
+    this.self = grow(this.self, nodes);
+    this.firstChild = grow(this.firstChild, nodes);
+    const len = this.firstFrame.length;
+    this.firstFrame = grow(this.firstFrame, nodes);
+    this.firstFrame.fill(-1, len);
+  }
+
   /** The child of node with function fn, made when there is none (create) or -1. */
   step(node: number, fn: number, create: boolean): number {
     const first = this.firstChild[node];

@@ -125,7 +125,14 @@ function addPrefixTree(d: ExplorerData, b: TreeBuilder, stacks: Int32Array, weig
   const n = parent.length;
   const inc = new Float64Array(n);
   for (const i of taking) inc[stacks[i]] += weights[i];
-  for (let k = n - 1; k > 0; k--) if (inc[k] !== 0) inc[parent[k]] += inc[k];
+  let weighted = 1;
+  for (let k = n - 1; k > 0; k--) {
+    if (inc[k] === 0) continue;
+    inc[parent[k]] += inc[k];
+    weighted++;
+  }
+  // at most one flame node per weighted table node
+  b.reserve(weighted);
   const flameNode = new Int32Array(n);
   b.value[0] += inc[0];
   for (let k = 1; k < n; k++) {

@@ -121,9 +121,12 @@ function drawMore(ctx: CanvasRenderingContext2D, v: FlameView): number {
     const y = rowY(v, v.tree.depth[m.moreParent[k]] + 1);
     ctx.fillStyle = fill;
     ctx.fillRect(x, y + 1, Math.max(0.5, w - (w > 3 ? 1 : 0)), ROW_H - 2);
-    if (w > 14) {
+    // the whole label or a bare "…": a clipped one would read "… 4…"
+    const full = `… ${m.moreCount[k]} more`;
+    const text = ctx.measureText(full).width <= w - 6 ? full : w > 12 ? '…' : '';
+    if (text) {
       ctx.fillStyle = label;
-      ctx.fillText(clip(ctx, `… ${m.moreCount[k]} more`, w - 6), x + 3, y + ROW_H / 2);
+      ctx.fillText(text, x + 3, y + ROW_H / 2);
     }
   }
   return drawn;
