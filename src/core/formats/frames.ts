@@ -83,6 +83,38 @@ function symAddr(s: string): string | null {
   return k > 0 ? s.slice(0, k) : null;
 }
 
+/**
+ * Where the key of the printed frame `s[start, end)` ends when it is the common form
+ * `sym+0xoff[/0xsize]` in printable ASCII without blanks and with a lowercase offset: then
+ * frameKey gives `s.slice(start, keyEnd)` exactly, and a table can intern that range without a
+ * string being made. -1 for anything else (frameKey decides). `start` and `end` are past any
+ * leading and trailing spaces or tabs.
+ */
+export function simpleFrameKeyEnd(s: string, start: number, end: number): number {
+  if (end - start < 4 || s.charCodeAt(start) === 91 /* [ */) return -1;
+  let plus = -1;
+  for (let i = start; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c <= 32 || c >= 0x7f) return -1;
+    if (c === 43 /* + */ && plus < 0 && i > start) plus = i;
+  }
+  if (plus < 0 || s.charCodeAt(plus + 1) !== 48 || s.charCodeAt(plus + 2) !== 120) return -1;
+  let k = plus + 3;
+  while (k < end && isLowerHex(s.charCodeAt(k))) k++;
+  if (k === plus + 3) return -1;
+  const keyEnd = k;
+  if (k < end) {
+    if (s.charCodeAt(k) !== 47 /* / */ || s.charCodeAt(k + 1) !== 48 || s.charCodeAt(k + 2) !== 120) return -1;
+    k += 3;
+    const h = k;
+    while (k < end && isHex(s.charCodeAt(k))) k++;
+    if (k === h || k !== end) return -1;
+  }
+  return keyEnd;
+}
+
+const isLowerHex = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
+
 /** The function name of a frame key: `sym` of `sym+0xoff`. */
 export function frameFunction(key: string): string {
   const plus = key.lastIndexOf('+0x');

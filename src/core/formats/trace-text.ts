@@ -13,7 +13,7 @@
  */
 import { matchEventLine, matchLatencyLine } from './event-line.ts';
 import { LineSplitter, TOO_LONG } from './lines.ts';
-import { frameKey } from './frames.ts';
+import { frameKey, simpleFrameKeyEnd } from './frames.ts';
 import type {
   ChunkParser,
   ParseContext,
@@ -61,6 +61,35 @@ const C_LPAREN = 40;
 const C_RPAREN = 41;
 const C_LBRACKET = 91;
 const C_RBRACKET = 93;
+
+/** Strings interned to dense ids, looked up inside a longer text without slicing it (model/growable.ts StringTable). */
+export interface InternTable {
+  intern(s: string): number;
+  internRange(text: string, from: number, to: number): number;
+}
+
+/**
+ * A sink that takes events and cookies as numbers and ids (the trace columns): when the sink
+ * given to the parser is one, common event and cookie lines go to `eventIds` and `cookieIds`
+ * with their task and event names interned in `tasks` and `names` straight from the decoded
+ * text (no event object, no payload, flags or name string); everything else still goes to the
+ * TraceSink methods. `generation` is -1 for a v4..v7 id.
+ */
+export interface ColumnSink {
+  readonly tasks: InternTable;
+  readonly names: InternTable;
+  eventIds(ts: number, cpu: number, pid: number, task: number, name: number): void;
+  cookieIds(ts: number, cpu: number, pid: number, task: number, slot: number, generation: number): void;
+  /** with `fullIds`: a full kernel stack's frame keys interned here, the stack given as their ids */
+  readonly frames?: InternTable;
+  /** a full kernel stack: `ids[0, n)`, leaf first, ids into `frames` */
+  fullIds?(ts: number, cpu: number, pid: number, task: number, ids: Int32Array, n: number): void;
+}
+
+function columnSink(sink: TraceSink): ColumnSink | null {
+  const c = sink as Partial<ColumnSink>;
+  return typeof c.eventIds === 'function' && typeof c.cookieIds === 'function' && c.tasks && c.names ? (c as ColumnSink) : null;
+}
 
 /**
  * A streaming trace text parser. Events go to `sink.event`; cookies, full and user stacks to
@@ -133,16 +162,61 @@ class TraceTextState {
   private readonly flagsSeen: string[] = [];
   /** the index after a fast-path number (see digitsAt) */
   private numEnd = 0;
+  /** the sink's id entry points, when it has them */
+  private readonly fast: ColumnSink | null;
+  /** the frame ids of the open full stack, when the sink takes them (`frameCount` of them) */
+  private readonly frameTable: InternTable | null;
+  private frameIds = new Int32Array(64);
+  private frameCount = 0;
+  /** the COMM and FLAGS of the line being read: text[from, to) (flags: from === to for none) */
+  private commText = '';
+  private commFrom = 0;
+  private commTo = 0;
+  private flagsText = '';
+  private flagsFrom = 0;
+  private flagsTo = 0;
 
   constructor(
     private readonly ctx: ParseContext,
     private readonly sink: TraceSink,
-  ) {}
+  ) {
+    this.fast = columnSink(sink);
+    this.frameTable = this.fast?.frames && this.fast.fullIds ? this.fast.frames : null;
+  }
+
+  private setHead(commText: string, commFrom: number, commTo: number, flagsText: string, flagsFrom: number, flagsTo: number): void {
+    this.commText = commText;
+    this.commFrom = commFrom;
+    this.commTo = commTo;
+    this.flagsText = flagsText;
+    this.flagsFrom = flagsFrom;
+    this.flagsTo = flagsTo;
+  }
+
+  /** The COMM of the line being read as a string (the last one of its pid when it is the same). */
+  private comm(pid: number): string {
+    const t = this.commText;
+    if (this.commFrom === 0 && this.commTo === t.length) return t;
+    return this.commAt(t, this.commFrom, this.commTo, pid);
+  }
+
+  private flags(): string {
+    const t = this.flagsText;
+    if (this.flagsFrom === this.flagsTo) return '';
+    if (this.flagsFrom === 0 && this.flagsTo === t.length) return t;
+    return this.flagsAt(t, this.flagsFrom, this.flagsTo);
+  }
 
   flush(): void {
     if (this.open) {
       const r = this.open;
       this.open = null;
+      const fast = this.fast;
+      if (r.kind === 'full' && this.frameTable && fast) {
+        fast.fullIds!(r.ts, r.cpu, r.pid, fast.tasks.intern(r.comm), this.frameIds, this.frameCount);
+        this.frameCount = 0;
+        return;
+      }
       this.sink.stackRecord(r);
     }
   }
@@ -222,12 +296,14 @@ class TraceTextState {
     if (m) {
       const t = m.tgid;
       const tgid = t === null || t.charCodeAt(0) === 45 /* - */ ? null : +t;
-      this.payload(line, m.payload, n, m.comm, m.pid, tgid, m.cpu, m.flags, parseFloat(m.time), lineNo);
+      this.setHead(m.comm, 0, m.comm.length, m.flags, 0, m.flags.length);
+      this.payload(line, m.payload, n, m.pid, tgid, m.cpu, parseFloat(m.time), lineNo);
       return;
     }
     m = matchLatencyLine(line);
     if (m) {
-      this.payload(line, m.payload, n, m.comm, m.pid, null, m.cpu, m.flags, parseFloat(m.time) / 1e6, lineNo);
+      this.setHead(m.comm, 0, m.comm.length, m.flags, 0, m.flags.length);
+      this.payload(line, m.payload, n, m.pid, null, m.cpu, parseFloat(m.time) / 1e6, lineNo);
       return;
     }
     this.bad(lineNo, REASON.notTrace);
@@ -239,6 +315,11 @@ class TraceTextState {
       this.bad(lineNo, REASON.orphanFrame);
       return;
     }
+    if (r.kind === 'full' && this.frameTable) {
+      this.frameId(line, from, this.frameTable);
+      this.used++;
+      return;
+    }
     const printed = line.slice(from).trim();
     let key: string;
     const u = r.kind === 'user' && printed.charCodeAt(0) === C_LT ? USER_HEX_RE.exec(printed) : null;
@@ -246,6 +327,23 @@ class TraceTextState {
     else key = frameKey(printed);
     r.frames!.push(key);
     this.used++;
+  }
+
+  /** The frame key of `line` from `from` on, interned in `table` (from the range when it is the common form), added to the open stack's ids. */
+  private frameId(line: string, from: number, table: InternTable): void {
+    let a = from;
+    let b = line.length;
+    let c = 0;
+    while (a < b && ((c = line.charCodeAt(a)) === C_SPACE || c === C_TAB)) a++;
+    while (b > a && ((c = line.charCodeAt(b - 1)) === C_SPACE || c === C_TAB)) b--;
+    const keyEnd = simpleFrameKeyEnd(line, a, b);
+    const id = keyEnd >= 0 ? table.internRange(line, a, keyEnd) : table.intern(frameKey(line.slice(from).trim()));
+    if (this.frameCount === this.frameIds.length) {
+      const next = new Int32Array(this.frameIds.length * 2);
+      next.set(this.frameIds);
+      this.frameIds = next;
+    }
+    this.frameIds[this.frameCount++] = id;
   }
 
   private header(line: string, lineNo: number): void {
@@ -356,15 +454,17 @@ class TraceTextState {
     i = k;
     // from here on, anything unusual is left to the regex
     // a token of 4-5 printable characters then blanks is FLAGS; else the token is the time
+    const tok = i;
     let t = i;
     while (t < n && (c = line.charCodeAt(t)) > C_SPACE && c < 0x7f) t++;
-    let flags = '';
+    /** FLAGS are [tok, flagsTo), none when flagsTo === tok */
+    let flagsTo = tok;
     let ts0 = i;
     if (t < n && c !== C_SPACE && c !== C_TAB) return FAST_UNSURE;
     const len = t - i;
     if (len === 4 || len === 5) {
       if (t === n) return FAST_UNSURE;
-      flags = this.flagsAt(line, i, t);
+      flagsTo = t;
       ts0 = skipBlanks(line, t);
       if (maybeSpace(line.charCodeAt(ts0))) return FAST_UNSURE;
     }
@@ -378,8 +478,9 @@ class TraceTextState {
     if (ps === i && i !== n) return FAST_UNSURE;
     if (ps < n && maybeSpace(line.charCodeAt(ps))) return FAST_UNSURE;
     // the time token must end at the colon when there were no flags (else it was not a time)
-    if (flags === '' && i !== t) return FAST_UNSURE;
-    this.payload(line, ps, n, this.commAt(line, from, d, pid), pid, tgid, cpu, flags, ts, lineNo);
+    if (flagsTo === tok && i !== t) return FAST_UNSURE;
+    this.setHead(line, from, d, line, tok, flagsTo);
+    this.payload(line, ps, n, pid, tgid, cpu, ts, lineNo);
     return FAST_DONE;
   }
 
@@ -415,41 +516,50 @@ class TraceTextState {
     return recent(this.names, line, from, to);
   }
 
-  private emit(
-    lineNo: number,
-    comm: string,
-    pid: number,
-    tgid: number | null,
-    cpu: number,
-    ts: number,
-    flags: string,
-    name: string,
-    payload: string,
-  ): void {
+  /**
+   * An event line: its name is `nameText[nameFrom, nameTo)`, its payload `line[p0, p1)` (made a
+   * string only for a sink without ids). The COMM and FLAGS are those setHead was given.
+   */
+  private emit(lineNo: number, pid: number, tgid: number | null, cpu: number, ts: number, nameText: string, nameFrom: number, nameTo: number, line: string, p0: number, p1: number): void {
+    const fast = this.fast;
+    if (fast) {
+      const task = fast.tasks.internRange(this.commText, this.commFrom, this.commTo);
+      fast.eventIds(ts, cpu, pid, task, fast.names.internRange(nameText, nameFrom, nameTo));
+      return;
+    }
     const e = this.ev;
     e.lineNo = lineNo;
-    e.comm = comm;
+    e.comm = this.comm(pid);
     e.pid = pid;
     e.tgid = tgid;
     e.cpu = cpu;
     e.ts = ts;
-    e.flags = flags;
-    e.name = name;
-    e.payload = payload;
+    e.flags = this.flags();
+    e.name = nameFrom === 0 && nameTo === nameText.length ? nameText : this.nameAt(nameText, nameFrom, nameTo);
+    e.payload = line.slice(p0, p1);
     this.sink.event(e);
   }
 
+  /** A cookie: to `cookieIds` with the COMM as an id, or as the reused record. */
+  private emitCookie(lineNo: number, pid: number, cpu: number, ts: number, slot: number, generation: number | null): void {
+    const fast = this.fast;
+    if (fast) {
+      fast.cookieIds(ts, cpu, pid, fast.tasks.internRange(this.commText, this.commFrom, this.commTo), slot, generation ?? -1);
+      return;
+    }
+    const r = this.cookie;
+    r.lineNo = lineNo;
+    r.comm = this.comm(pid);
+    r.pid = pid;
+    r.cpu = cpu;
+    r.ts = ts;
+    r.slot = slot;
+    r.generation = generation;
+    this.sink.stackRecord(r);
+  }
+
   /** `<stack_id N[ gen G]>` then blanks, as STACK_ID_RE; false if it is not exactly that. */
-  private fastCookie(
-    line: string,
-    ps: number,
-    n: number,
-    comm: string,
-    pid: number,
-    cpu: number,
-    ts: number,
-    lineNo: number,
-  ): boolean {
+  private fastCookie(line: string, ps: number, n: number, pid: number, cpu: number, ts: number, lineNo: number): boolean {
     let i = ps + 9;
     if (line.charCodeAt(i) !== C_SPACE) return false;
     const slot = this.digitsAt(line, i + 1);
@@ -465,58 +575,31 @@ class TraceTextState {
     i = skipBlanks(line, i + 1);
     if (i !== n) return false;
     this.used++;
-    const r = this.cookie;
-    r.lineNo = lineNo;
-    r.comm = comm;
-    r.pid = pid;
-    r.cpu = cpu;
-    r.ts = ts;
-    r.slot = slot;
-    r.generation = generation;
-    this.sink.stackRecord(r);
+    this.emitCookie(lineNo, pid, cpu, ts, slot, generation);
     return true;
   }
 
-  /** The payload is `line` from `ps` up to `n` (the end of the line). */
-  private payload(
-    line: string,
-    ps: number,
-    n: number,
-    comm: string,
-    pid: number,
-    tgid: number | null,
-    cpu: number,
-    flags: string,
-    ts: number,
-    lineNo: number,
-  ): void {
+  /** The payload is `line` from `ps` up to `n` (the end of the line); the COMM and FLAGS are setHead's. */
+  private payload(line: string, ps: number, n: number, pid: number, tgid: number | null, cpu: number, ts: number, lineNo: number): void {
     const c0 = line.charCodeAt(ps);
     if (c0 === C_LT) {
       if (line.startsWith('<stack_id', ps)) {
-        if (this.fastCookie(line, ps, n, comm, pid, cpu, ts, lineNo)) return;
+        if (this.fastCookie(line, ps, n, pid, cpu, ts, lineNo)) return;
         const m = STACK_ID_RE.exec(line.slice(ps, n));
         if (!m) {
           this.bad(lineNo, REASON.badStackId);
           return;
         }
         this.used++;
-        const r = this.cookie;
-        r.lineNo = lineNo;
-        r.comm = comm;
-        r.pid = pid;
-        r.cpu = cpu;
-        r.ts = ts;
-        r.slot = +m[1];
-        r.generation = m[2] === undefined ? null : +m[2];
-        this.sink.stackRecord(r);
+        this.emitCookie(lineNo, pid, cpu, ts, +m[1], m[2] === undefined ? null : +m[2]);
         return;
       }
       if (line.startsWith('<stack trace>', ps) && line.slice(ps, n).trimEnd().length === 13) {
-        this.openStack('full', comm, pid, cpu, ts, lineNo);
+        this.openStack('full', pid, cpu, ts, lineNo);
         return;
       }
       if (line.startsWith('<user stack trace>', ps) && line.slice(ps, n).trimEnd().length === 18) {
-        this.openStack('user', comm, pid, cpu, ts, lineNo);
+        this.openStack('user', pid, cpu, ts, lineNo);
         return;
       }
     }
@@ -526,30 +609,30 @@ class TraceTextState {
     // no space before the colon
     const named = colon > ps && line.lastIndexOf(' ', colon) < ps;
     if (named && (colon + 1 === n || isBlank(line.charCodeAt(colon + 1)))) {
-      const name = this.nameAt(line, ps, colon);
       const j = skipBlanks(line, colon + 1);
-      const fields = line.slice(j, n);
-      if (name === 'kernel_stack' && TRACE_CMD_STACK_RE.test(fields)) {
-        this.openStack('full', comm, pid, cpu, ts, lineNo);
+      const len = colon - ps;
+      if (len === 12 && line.startsWith('kernel_stack', ps) && TRACE_CMD_STACK_RE.test(line.slice(j, n))) {
+        this.openStack('full', pid, cpu, ts, lineNo);
         return;
       }
-      if (name === 'user_stack' && fields.startsWith('<user stack trace')) {
-        this.openStack('user', comm, pid, cpu, ts, lineNo);
+      if (len === 10 && line.startsWith('user_stack', ps) && line.startsWith('<user stack trace', j) && j + 17 <= n) {
+        this.openStack('user', pid, cpu, ts, lineNo);
         return;
       }
       this.used++;
-      this.emit(lineNo, comm, pid, tgid, cpu, ts, flags, name, fields);
+      this.emit(lineNo, pid, tgid, cpu, ts, line, ps, colon, line, j, n);
       return;
     }
     this.used++;
     const f = line.indexOf(' <-', ps);
-    const name = f >= 0 && f + 3 <= n ? 'function' : '';
-    this.emit(lineNo, comm, pid, tgid, cpu, ts, flags, name, line.slice(ps, n));
+    if (f >= 0 && f + 3 <= n) this.emit(lineNo, pid, tgid, cpu, ts, 'function', 0, 8, line, ps, n);
+    else this.emit(lineNo, pid, tgid, cpu, ts, '', 0, 0, line, ps, n);
   }
 
-  private openStack(kind: 'full' | 'user', comm: string, pid: number, cpu: number, ts: number, lineNo: number): void {
+  private openStack(kind: 'full' | 'user', pid: number, cpu: number, ts: number, lineNo: number): void {
     this.used++;
-    this.open = { lineNo, kind, comm, pid, cpu, ts, slot: -1, generation: null, frames: [] };
+    this.open = { lineNo, kind, comm: this.comm(pid), pid, cpu, ts, slot: -1, generation: null, frames: kind === 'full' && this.frameTable ? null : [] };
+    this.frameCount = 0;
   }
 }
 

@@ -16,16 +16,38 @@ export function resolveCookies(trace: TraceColumns, dumps: DumpIndex): void {
   const n = trace.recordCount;
   const anyGenerationless = dumps.generationless.length > 0;
   const merged = dumps.generationlessSlots;
+  const kinds = trace.recKind.raw();
+  const slots = trace.recSlot.raw();
+  const gens = trace.recGen.raw();
+  const statusOut = trace.recStatus.writable();
+  const stackOut = trace.recStack.writable();
+  // the generation of the last v8 cookie and its dump's slots (cookies come in runs of one generation)
+  let lastGen = NaN;
+  let lastDump = dumps.byGeneration.get(lastGen);
+  let lastTable: Int32Array | null = null;
+  const tables = new Map<number, Int32Array | null>();
   for (let i = 0; i < n; i++) {
-    const kind = trace.recKind.get(i);
+    const kind = kinds[i];
     if (kind !== RecordKind.CookieV7 && kind !== RecordKind.CookieV8) continue;
-    const slot = trace.recSlot.get(i);
+    const slot = slots[i];
     let status: number = RecordStatus.NoDump;
     let stack = -1;
     if (kind === RecordKind.CookieV8) {
-      const gen = dumps.byGeneration.get(trace.recGen.get(i));
-      if (gen) {
-        const hit = gen.slots.get(slot);
+      const g = gens[i];
+      if (g !== lastGen) {
+        lastGen = g;
+        lastDump = dumps.byGeneration.get(g);
+        if (!tables.has(g)) tables.set(g, lastDump ? slotTable(lastDump.slots) : null);
+        lastTable = tables.get(g)!;
+      }
+      if (lastTable !== null) {
+        const s = slot >= 0 && slot < lastTable.length ? lastTable[slot] : NO_SLOT;
+        if (s !== NO_SLOT) {
+          status = RecordStatus.Resolved;
+          stack = s;
+        } else status = RecordStatus.NoSlot;
+      } else if (lastDump) {
+        const hit = lastDump.slots.get(slot);
         if (hit) {
           status = RecordStatus.Resolved;
           stack = hit.stack;
@@ -40,9 +62,28 @@ export function resolveCookies(trace: TraceColumns, dumps: DumpIndex): void {
         stack = hit.best.stack;
       }
     }
-    trace.recStatus.set(i, status);
-    trace.recStack.set(i, stack);
+    statusOut[i] = status;
+    stackOut[i] = stack;
   }
+}
+
+/**
+ * A generation's slots as an array, slot -> stack (NO_SLOT: none), when their numbers are dense
+ * enough (the largest at most 4 x their count + 1024, so no untrusted slot number sizes it);
+ * null to look them up in the map instead.
+ */
+const NO_SLOT = -2;
+
+function slotTable(slots: ReadonlyMap<number, { stack: number }>): Int32Array | null {
+  let max = -1;
+  for (const k of slots.keys()) {
+    if (!Number.isInteger(k) || k < 0) return null;
+    if (k > max) max = k;
+  }
+  if (max < 0 || max > 4 * slots.size + 1024) return null;
+  const t = new Int32Array(max + 1).fill(NO_SLOT);
+  for (const [k, v] of slots) t[k] = v.stack;
+  return t;
 }
 
 /** Resolved for counting: a stack was found (resolved or unverified). */

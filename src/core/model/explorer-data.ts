@@ -3,7 +3,7 @@ import type { Capture } from './ingest.ts';
 import type { Selection } from './query-types.ts';
 import { eventColumns, isOccurrence, lowerBound, NO_GEN, recordGenerations, SelectionFilter, sortedOrder, upperBound } from './selection.ts';
 import type { StackTable } from './stack-table.ts';
-import { RecordKind, RecordStatus, type TraceColumns } from './trace-columns.ts';
+import { int32, RecordKind, RecordStatus, type TraceColumns } from './trace-columns.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
 const { Full: FULL, Resolved: RESOLVED, Unverified: UNVERIFIED } = RecordStatus;
@@ -54,13 +54,15 @@ export class ExplorerData {
     this.t = capture.trace;
     this.stacks = capture.stacks;
     const t = this.t;
-    this.ev = { ts: t.evTs.raw(), cpu: t.evCpu.raw(), pid: t.evPid.raw(), task: t.evTask.raw(), name: t.evName.raw(), record: t.evRecord.raw() };
+    // the capture stores small integers narrow and derives evRecord and the records' times and
+    // CPUs from their events (trace-columns.ts): here they are full-width arrays, made once
+    this.ev = { ts: t.evTs.raw(), cpu: int32(t.evCpu.raw()), pid: int32(t.evPid.raw()), task: int32(t.evTask.raw()), name: int32(t.evName.raw()), record: t.evRecord.raw() };
     this.rec = {
       ts: t.recTs.raw(),
       cpu: t.recCpu.raw(),
       kind: t.recKind.raw(),
-      slot: t.recSlot.raw(),
-      gen: t.recGen.raw(),
+      slot: int32(t.recSlot.raw()),
+      gen: int32(t.recGen.raw()),
       stack: t.recStack.raw(),
       status: t.recStatus.raw(),
     };

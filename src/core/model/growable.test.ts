@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Growable, StringTable } from './growable.ts';
+import { Growable, SmallInts, StringTable } from './growable.ts';
 
 const filled = (n: number) => {
   const g = new Growable(Int32Array, 4);
@@ -46,5 +47,123 @@ describe('StringTable truncate and snapshot', () => {
     expect(s.lookup('c')).toBeUndefined(); // 'c' took index 1 in the live table; the snapshot's 1 is 'b'
     expect(s.intern('a')).toBe(0);
     expect(() => s.intern('new')).toThrow(/read-only/);
+  });
+});
+
+// The hashed string table against a Map<string, number> (the plain way): the same index for
+// every string, found inside a longer text without slicing, with collisions forced by keeping
+// only a few bits of the hash; truncates and snapshots as a list would give.
+describe('StringTable interning by hash, against a Map', () => {
+  const text = fc.string({ unit: fc.constantFrom('a', 'b', 'é', ' ', '\u2028', 'x'), maxLength: 40 });
+  const ops = fc.array(
+    fc.oneof(
+      fc.record({ op: fc.constant('intern' as const), text, from: fc.nat(40), len: fc.nat(12) }),
+      fc.record({ op: fc.constant('truncate' as const), keep: fc.nat(20) }),
+      fc.record({ op: fc.constant('snapshot' as const) }),
+    ),
+    { maxLength: 80 },
+  );
+  for (const mask of [0xffffffff, 3, 0]) {
+    it(`hash mask ${mask.toString(16)}: same indices as a Map, snapshots frozen`, () => {
+      fc.assert(
+        fc.property(ops, (list) => {
+          const t = new StringTable(mask);
+          let ref: string[] = [];
+          const snaps: { table: StringTable; strings: string[] }[] = [];
+          for (const o of list) {
+            if (o.op === 'intern') {
+              const from = Math.min(o.from, o.text.length);
+              const to = Math.min(o.text.length, from + o.len);
+              const s = o.text.slice(from, to);
+              let want = ref.indexOf(s);
+              if (want < 0) want = ref.push(s) - 1;
+              expect(t.internRange(o.text, from, to)).toBe(want);
+              expect(t.intern(s)).toBe(want);
+            } else if (o.op === 'truncate') {
+              const n = Math.min(o.keep, ref.length);
+              t.truncate(n);
+              ref = ref.slice(0, n);
+            } else snaps.push({ table: t.snapshot(), strings: ref.slice() });
+            expect(t.strings).toEqual(ref);
+          }
+          const map = new Map(ref.map((s, i) => [s, i]));
+          for (const s of ref) expect(t.lookup(s)).toBe(map.get(s));
+          for (const { table, strings } of snaps) {
+            expect(table.strings).toEqual(strings);
+            for (const [i, s] of strings.entries()) expect(table.lookup(s)).toBe(i);
+            for (const s of ref) if (!strings.includes(s)) expect(table.lookup(s)).toBeUndefined();
+          }
+        }),
+        { numRuns: 300 },
+      );
+    });
+  }
+});
+
+// SmallInts (1, 2 or 4 bytes a value) against a plain array, and a trimmed Growable against an
+// untrimmed one fed the same operations.
+describe('SmallInts and trim, against plain arrays', () => {
+  const value = fc.oneof(fc.integer({ min: -128, max: 127 }), fc.integer({ min: -32768, max: 32767 }), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }));
+  const ops = fc.array(
+    fc.oneof(
+      fc.record({ op: fc.constant('push' as const), v: value }),
+      fc.record({ op: fc.constant('set' as const), at: fc.nat(200), v: value }),
+      fc.record({ op: fc.constant('truncate' as const), keep: fc.nat(200) }),
+      fc.record({ op: fc.constant('freeze' as const) }),
+      fc.record({ op: fc.constant('trim' as const) }),
+    ),
+    { maxLength: 120 },
+  );
+  it('every value read back as pushed or set; frozen views unchanged by what follows', () => {
+    fc.assert(
+      fc.property(ops, (list) => {
+        const small = new SmallInts(2);
+        const trimmed = new Growable(Int32Array, 2);
+        const plain = new Growable(Int32Array, 2);
+        let ref: number[] = [];
+        /** bytes a value needs, over every value stored (a column never narrows again) */
+        let need = 1;
+        const needs = (v: number) => (need = Math.max(need, (v << 16) >> 16 !== v ? 4 : (v << 24) >> 24 !== v ? 2 : 1));
+        const views: { small: SmallInts; trimmed: Growable<Int32Array>; values: number[] }[] = [];
+        for (const o of list) {
+          if (o.op === 'push') {
+            needs(o.v);
+            small.push(o.v);
+            trimmed.push(o.v);
+            plain.push(o.v);
+            ref.push(o.v);
+          } else if (o.op === 'set' && ref.length > 0) {
+            const at = o.at % ref.length;
+            needs(o.v);
+            small.set(at, o.v);
+            trimmed.set(at, o.v);
+            plain.set(at, o.v);
+            ref[at] = o.v;
+          } else if (o.op === 'truncate') {
+            const n = Math.min(o.keep, ref.length);
+            small.truncate(n);
+            trimmed.truncate(n);
+            plain.truncate(n);
+            ref = ref.slice(0, n);
+          } else if (o.op === 'freeze') views.push({ small: small.frozen(), trimmed: trimmed.frozen(), values: ref.slice() });
+          else if (o.op === 'trim') {
+            small.trim();
+            trimmed.trim();
+            expect(trimmed.byteLength).toBe(Math.max(ref.length, 1) * 4);
+          }
+          expect(small.length).toBe(ref.length);
+          expect(Array.from(small.raw())).toEqual(ref);
+          expect(Array.from(small.view())).toEqual(ref);
+          expect(Array.from(trimmed.raw())).toEqual(Array.from(plain.raw()));
+        }
+        for (let i = 0; i < ref.length; i++) expect(small.get(i)).toBe(ref[i]);
+        expect(small.raw().BYTES_PER_ELEMENT).toBe(need);
+        for (const v of views) {
+          expect(Array.from(v.small.raw())).toEqual(v.values);
+          expect(Array.from(v.trimmed.raw())).toEqual(v.values);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,5 +1,5 @@
 type TypedArrayCtor<T> = { new (n: number): T; BYTES_PER_ELEMENT: number };
-type Typed = Int32Array | Float64Array | Uint8Array | Int16Array | Uint32Array;
+type Typed = Int32Array | Float64Array | Uint8Array | Int16Array | Uint32Array | Int8Array;
 
 /**
  * An append-only typed array that doubles its capacity; `view()` trims to the length.
@@ -21,9 +21,11 @@ export class Growable<T extends Typed> {
   }
   push(v: number): void {
     if (this.readOnly) throw new Error('a frozen column is read-only');
-    if (this.length === this.data.length) this.realloc(this.data.length * 2);
-    else if (this.length < this.sharedUpTo) this.realloc(this.data.length);
-    this.data[this.length++] = v;
+    const n = this.length;
+    if (n === this.data.length) this.realloc(Math.max(this.data.length * 2, 16));
+    else if (n < this.sharedUpTo) this.realloc(this.data.length);
+    this.data[n] = v;
+    this.length = n + 1;
   }
   get(i: number): number {
     return this.data[i];
@@ -43,9 +45,24 @@ export class Growable<T extends Typed> {
   raw(): T {
     return this.data.subarray(0, this.length) as T;
   }
+  /** The contents to write in place (`set` without its check per value): copied first if a frozen view shares them. */
+  writable(): T {
+    if (this.readOnly) throw new Error('a frozen column is read-only');
+    if (this.sharedUpTo > 0) this.realloc(this.data.length);
+    return this.data.subarray(0, this.length) as T;
+  }
   /** A copy trimmed to length (safe to transfer). */
   view(): T {
     return this.data.slice(0, this.length) as T;
+  }
+  /** Drops the capacity beyond the length (at a finish: the doubling's slack is not kept). */
+  trim(): void {
+    if (this.readOnly || this.data.length === this.length) return;
+    this.realloc(Math.max(this.length, 1));
+  }
+  /** Bytes held (capacity, not length). */
+  get byteLength(): number {
+    return this.data.byteLength;
   }
   /** A read-only view of the values so far, sharing the buffer: later pushes, sets and truncates here do not show in it. */
   frozen(): Growable<T> {
@@ -62,29 +79,144 @@ export class Growable<T extends Typed> {
   }
 }
 
-/** Interns strings to dense indices. */
+/**
+ * Integers as small as they come: stored in an Int8Array until a value needs 16 bits, then an
+ * Int16Array, then an Int32Array (each widening copies once). The same operations and frozen
+ * views as Growable; `raw()` gives the current width, `view()` a full-width copy. Each width has
+ * its own field and its own stores, so every store site sees one array type.
+ */
+export class SmallInts {
+  private d8: Int8Array | null;
+  private d16: Int16Array | null = null;
+  private d32: Int32Array | null = null;
+  length = 0;
+  /** values [0, sharedUpTo) are seen by a frozen view */
+  private sharedUpTo = 0;
+  private readonly readOnly: boolean = false;
+  constructor(initial = 1024) {
+    this.d8 = new Int8Array(initial);
+  }
+  private get data(): Int8Array | Int16Array | Int32Array {
+    return this.d8 ?? this.d16 ?? this.d32!;
+  }
+  get byteLength(): number {
+    return this.data.byteLength;
+  }
+  push(v: number): void {
+    if (this.readOnly) throw new Error('a frozen column is read-only');
+    const n = this.length;
+    const d8 = this.d8;
+    if (d8 !== null && (v << 24) >> 24 === v && n < d8.length && n >= this.sharedUpTo) {
+      d8[n] = v;
+      this.length = n + 1;
+      return;
+    }
+    this.room(v, n + 1);
+    this.put(n, v);
+    this.length = n + 1;
+  }
+  get(i: number): number {
+    const d8 = this.d8;
+    if (d8 !== null) return d8[i];
+    const d16 = this.d16;
+    return d16 !== null ? d16[i] : this.d32![i];
+  }
+  set(i: number, v: number): void {
+    if (this.readOnly) throw new Error('a frozen column is read-only');
+    this.room(v, this.length, i < this.sharedUpTo);
+    this.put(i, v);
+  }
+  truncate(n: number): void {
+    if (this.readOnly) throw new Error('a frozen column is read-only');
+    if (n < 0 || n > this.length) throw new RangeError(`cannot truncate ${this.length} values to ${n}`);
+    this.length = n;
+  }
+  raw(): Int8Array | Int16Array | Int32Array {
+    return this.data.subarray(0, this.length);
+  }
+  /** A copy at full width (safe to transfer). */
+  view(): Int32Array {
+    return Int32Array.from(this.raw());
+  }
+  trim(): void {
+    if (this.readOnly || this.data.length === this.length) return;
+    this.realloc(this.bitsFor(0), Math.max(this.length, 1));
+  }
+  frozen(): SmallInts {
+    this.sharedUpTo = Math.max(this.sharedUpTo, this.length);
+    const f = Object.create(SmallInts.prototype) as SmallInts;
+    Object.assign(f, { d8: this.d8, d16: this.d16, d32: this.d32, length: this.length, sharedUpTo: this.length, readOnly: true });
+    return f;
+  }
+  private put(i: number, v: number): void {
+    if (this.d8 !== null) this.d8[i] = v;
+    else if (this.d16 !== null) this.d16[i] = v;
+    else this.d32![i] = v;
+  }
+  /** The bits the column needs to hold its values and `v`. */
+  private bitsFor(v: number): 8 | 16 | 32 {
+    const have = this.d8 !== null ? 8 : this.d16 !== null ? 16 : 32;
+    const need = (v << 24) >> 24 === v ? 8 : (v << 16) >> 16 === v ? 16 : 32;
+    return have > need ? have : need;
+  }
+  /** Makes room for `v` among `size` values: wider, larger, or a copy of a buffer a frozen view shares. */
+  private room(v: number, size: number, shared = false): void {
+    const bits = this.bitsFor(v);
+    const d = this.data;
+    const wider = bits !== (this.d8 !== null ? 8 : this.d16 !== null ? 16 : 32);
+    if (wider || size > d.length) this.realloc(bits, Math.max(d.length * (size > d.length ? 2 : 1), 16));
+    else if (shared || this.length < this.sharedUpTo) this.realloc(bits, d.length);
+  }
+  private realloc(bits: 8 | 16 | 32, capacity: number): void {
+    const old = this.raw();
+    const next = bits === 8 ? new Int8Array(capacity) : bits === 16 ? new Int16Array(capacity) : new Int32Array(capacity);
+    next.set(old);
+    this.d8 = bits === 8 ? (next as Int8Array) : null;
+    this.d16 = bits === 16 ? (next as Int16Array) : null;
+    this.d32 = bits === 32 ? (next as Int32Array) : null;
+    this.sharedUpTo = 0;
+  }
+}
+
+/** FNV-1a over the UTF-16 code units of `s[from, to)`. */
+export function hashRange(s: string, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * Interns strings to dense indices. Looked up by an integer hash of the characters and a compare
+ * with the one string of that hash (an open-addressing table of indices), so `internRange` finds
+ * a string inside a longer text without slicing it: a string is made only on first sight.
+ */
 export class StringTable {
   readonly strings: string[] = [];
-  private index = new Map<string, number>();
+  private hashes: number[] = [];
+  /** slot -> index + 1 (0: empty); its length is a power of two, at most half full */
+  private table = new Int32Array(64);
   private readOnly = false;
+  /** `hashMask` (test support): keep only these bits of each hash, to force collisions */
+  constructor(private readonly hashMask = 0xffffffff) {}
   intern(s: string): number {
-    if (this.readOnly) {
-      const known = this.lookup(s);
-      if (known === undefined) throw new Error('a snapshot of a string table is read-only');
-      return known;
-    }
-    let i = this.index.get(s);
-    if (i === undefined) {
-      i = this.strings.length;
-      this.strings.push(s);
-      this.index.set(s, i);
-    }
+    return this.internRange(s, 0, s.length);
+  }
+  /** The index of `text[from, to)`, interned on first sight. */
+  internRange(text: string, from: number, to: number): number {
+    const h = (hashRange(text, from, to) & this.hashMask) >>> 0;
+    const found = this.find(text, from, to, h);
+    if (found >= 0) return found;
+    if (this.readOnly) throw new Error('a snapshot of a string table is read-only');
+    const i = this.strings.length;
+    this.strings.push(from === 0 && to === text.length ? text : text.slice(from, to));
+    this.hashes.push(h);
+    if ((i + 1) * 2 > this.table.length) this.rehash(this.table.length * 2);
+    this.place(h, i);
     return i;
   }
   lookup(s: string): number | undefined {
-    const i = this.index.get(s);
-    // a snapshot shares the index with the live table, which may have interned more since
-    return i !== undefined && this.strings[i] === s ? i : undefined;
+    const i = this.find(s, 0, s.length, (hashRange(s, 0, s.length) & this.hashMask) >>> 0);
+    return i >= 0 ? i : undefined;
   }
   get size(): number {
     return this.strings.length;
@@ -92,16 +224,48 @@ export class StringTable {
   /** Forgets the strings from index `n` on (a rollback). */
   truncate(n: number): void {
     if (this.readOnly) throw new Error('a snapshot of a string table is read-only');
-    for (let i = n; i < this.strings.length; i++) this.index.delete(this.strings[i]);
     this.strings.length = n;
+    this.hashes.length = n;
+    // a new table: a snapshot may still probe the old one
+    this.rehash(this.table.length);
   }
   /**
    * The strings so far, as a table that no longer grows: its own copy of the list (pointers
-   * only), sharing the index, which `lookup` bounds by that list's length.
+   * only), sharing the hash table, whose entries past that list's length it skips. (The live
+   * table only adds entries to a shared hash table; a truncate or growth gives it a new one.)
    */
   snapshot(): StringTable {
     const s = Object.create(StringTable.prototype) as StringTable;
-    Object.assign(s, { strings: this.strings.slice(), index: this.index, readOnly: true });
+    Object.assign(s, { strings: this.strings.slice(), hashes: this.hashes.slice(), table: this.table, readOnly: true, hashMask: this.hashMask });
     return s;
+  }
+  private find(text: string, from: number, to: number, h: number): number {
+    const t = this.table;
+    const mask = t.length - 1;
+    const len = to - from;
+    const strings = this.strings;
+    const n = strings.length;
+    for (let k = h & mask, probes = 0; probes <= mask; k = (k + 1) & mask, probes++) {
+      const e = t[k];
+      if (e === 0) return -1;
+      const i = e - 1;
+      if (i < n && this.hashes[i] === h) {
+        const s = strings[i];
+        if (s.length === len && text.startsWith(s, from)) return i;
+      }
+    }
+    return -1;
+  }
+  private place(h: number, i: number): void {
+    const t = this.table;
+    const mask = t.length - 1;
+    let k = h & mask;
+    while (t[k] !== 0) k = (k + 1) & mask;
+    t[k] = i + 1;
+  }
+  private rehash(slots: number): void {
+    while (this.strings.length * 2 > slots) slots *= 2;
+    this.table = new Int32Array(slots);
+    for (let i = 0; i < this.strings.length; i++) this.place(this.hashes[i], i);
   }
 }

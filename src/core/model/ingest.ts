@@ -173,6 +173,8 @@ export class Ingest {
       );
     }
     resolveCookies(this.trace, dumps);
+    // the columns' growth slack is not kept by the capture
+    this.trace.trim();
     this.sealedLogs = this.logs.length;
     const stacks = this.stacks.snapshot(this.referencedStacks(dumps));
     return {

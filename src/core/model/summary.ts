@@ -54,26 +54,38 @@ export function summarize(c: Capture, topN = 10): Summary {
   let cookies = 0;
   let resolved = 0;
   const gens = new Set<number>(c.dumps.generations());
-  const occurrences = new Map<number, number>();
-  const firstSeen = new Map<number, number>();
-  for (let i = 0; i < t.recordCount; i++) {
-    const kind = t.recKind.get(i);
-    const st = t.recStatus.get(i);
-    status[STATUS_NAMES[st]]++;
+  const kinds = t.recKind.raw();
+  const statuses = t.recStatus.raw();
+  const recGen = t.recGen.raw();
+  const recStack = t.recStack.raw();
+  const byStatus = new Float64Array(STATUS_NAMES.length);
+  // occurrences and first record of each stack node, in typed arrays over the table's nodes
+  const nodes = c.stacks.nodeCount;
+  const occurrences = new Float64Array(nodes);
+  const firstSeen = new Int32Array(nodes);
+  const order: number[] = [];
+  let lastGen = NaN;
+  for (let i = 0; i < kinds.length; i++) {
+    const kind = kinds[i];
+    const st = statuses[i];
+    byStatus[st]++;
     if (kind === RecordKind.CookieV7 || kind === RecordKind.CookieV8) {
       cookies++;
-      if (kind === RecordKind.CookieV8) gens.add(t.recGen.get(i));
+      if (kind === RecordKind.CookieV8 && recGen[i] !== lastGen) gens.add((lastGen = recGen[i]));
       if (!hasStack(st)) continue;
       resolved++;
     } else if (st !== RecordStatus.Full) continue;
-    const stack = t.recStack.get(i);
-    occurrences.set(stack, (occurrences.get(stack) ?? 0) + 1);
-    if (!firstSeen.has(stack)) firstSeen.set(stack, i);
+    const stack = recStack[i];
+    if (occurrences[stack]++ === 0) {
+      firstSeen[stack] = i;
+      order.push(stack);
+    }
   }
-  const top = [...occurrences.entries()]
-    .sort((a, b) => b[1] - a[1] || firstSeen.get(a[0])! - firstSeen.get(b[0])!)
+  for (const [k, name] of STATUS_NAMES.entries()) status[name] = byStatus[k];
+  const top = order
+    .sort((a, b) => occurrences[b] - occurrences[a] || firstSeen[a] - firstSeen[b])
     .slice(0, topN)
-    .map(([stack, count]) => ({ count, frames: c.stacks.framesOf(stack) }));
+    .map((stack) => ({ count: occurrences[stack], frames: c.stacks.framesOf(stack) }));
   const stat = c.stats.length ? c.stats[c.stats.length - 1] : null;
   let lostEvents = 0;
   for (let i = 0; i < t.lostCount.length; i++) lostEvents += Math.max(0, t.lostCount.get(i));

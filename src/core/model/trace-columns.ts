@@ -1,5 +1,6 @@
 import type { TraceEvent, TraceLost, TraceSink, TraceStackRecord } from '../formats/types.ts';
-import { Growable, StringTable } from './growable.ts';
+import type { ColumnSink } from '../formats/trace-text.ts';
+import { Growable, SmallInts, StringTable } from './growable.ts';
 import type { StackTable } from './stack-table.ts';
 
 /** What a stack record is and, once the cookie index ran, how it resolved. */
@@ -24,6 +25,7 @@ export const RecordKind = { CookieV7: 0, CookieV8: 1, Full: 2, User: 3 } as cons
 export interface TraceColumnsMark {
   events: number;
   records: number;
+  own: number;
   lost: number;
   tasks: number;
   names: number;
@@ -31,46 +33,70 @@ export interface TraceColumnsMark {
   fileStarts: number;
 }
 
+/** A column read by index; a derived one is computed from the stored columns (`raw` makes the array). */
+export interface Column<T> {
+  readonly length: number;
+  get(i: number): number;
+  /** the values as a typed array (a derived column's is made on each call on the live columns, once on a snapshot) */
+  raw(): T;
+  /** a copy, safe to transfer */
+  view(): T;
+}
+
+type Ints = Int8Array | Int16Array | Int32Array;
+
+/** As many distinct frames as the stack table takes (stack-table.ts). */
+const FRAME_LIMIT = 1 << 22;
+
 /**
  * Events and stack records of every trace file, in columns. Events are the lines that are not
  * stack records; each stack record links to the event that triggered it (the last event line
  * before it on the same CPU of the same file), or -1 for an orphan.
+ *
+ * A record stores its kind, slot, generation, stack, status and event: its time, CPU, pid and
+ * task are its event's (`recTs` and the like are derived), except for an orphan or a record whose
+ * line says otherwise, whose own values are kept apart (`own*`, in record order). `evRecord` (the
+ * first record of each event) is derived from `recEvent` too. Small integers (CPU, pid, task,
+ * name, slot, generation) take 1, 2 or 4 bytes as their values need (SmallInts).
  */
 export class TraceColumns {
   readonly tasks = new StringTable();
   readonly names = new StringTable();
 
   readonly evTs = new Growable(Float64Array);
-  readonly evCpu = new Growable(Int32Array);
-  readonly evPid = new Growable(Int32Array);
-  readonly evTask = new Growable(Int32Array);
-  readonly evName = new Growable(Int32Array);
-  /** the stack record an event triggered, -1 when none */
-  readonly evRecord = new Growable(Int32Array);
+  readonly evCpu = new SmallInts();
+  readonly evPid = new SmallInts();
+  readonly evTask = new SmallInts();
+  readonly evName = new SmallInts();
 
-  readonly recTs = new Growable(Float64Array);
-  readonly recCpu = new Growable(Int32Array);
-  readonly recPid = new Growable(Int32Array);
-  readonly recTask = new Growable(Int32Array);
+  readonly recEvent = new Growable(Int32Array);
   readonly recKind = new Growable(Uint8Array);
-  readonly recSlot = new Growable(Int32Array);
+  readonly recSlot = new SmallInts();
   /** v8 generation, -1 for none */
-  readonly recGen = new Growable(Int32Array);
+  readonly recGen = new SmallInts();
   /** stack node (full stacks now; cookies once resolved), -1 for none */
   readonly recStack = new Growable(Int32Array);
   readonly recStatus = new Growable(Uint8Array);
-  readonly recEvent = new Growable(Int32Array);
 
-  readonly lostCpu = new Growable(Int32Array);
+  /** records whose time, CPU, pid or task are not their event's (orphans among them), ascending */
+  private readonly ownRec = new Growable(Int32Array, 16);
+  private readonly ownTs = new Growable(Float64Array, 16);
+  private readonly ownCpu = new Growable(Int32Array, 16);
+  private readonly ownPid = new Growable(Int32Array, 16);
+  private readonly ownTask = new Growable(Int32Array, 16);
+
+  readonly lostCpu = new Growable(Int32Array, 16);
   /** -1: unknown count */
-  readonly lostCount = new Growable(Int32Array);
+  readonly lostCount = new Growable(Int32Array, 16);
   /** time of the last event before the marker on any CPU (NaN if none) */
-  readonly lostTs = new Growable(Float64Array);
+  readonly lostTs = new Growable(Float64Array, 16);
 
   /** user stacks are kept apart from the kernel stack table */
   readonly userStacks: string[][] = [];
 
   private readonly readOnly: boolean = false;
+  /** a snapshot's derived arrays, made once */
+  private derivedCache: Map<string, unknown> | null = null;
 
   /** where each trace file's rows begin, one entry per sink in the order the files were read (segments.ts) */
   readonly fileStarts: { file: string | null; events: number; records: number }[] = [];
@@ -81,57 +107,116 @@ export class TraceColumns {
     return this.evTs.length;
   }
   get recordCount(): number {
-    return this.recTs.length;
+    return this.recEvent.length;
+  }
+
+  /** the stack record an event triggered (its first), -1 when none */
+  get evRecord(): Column<Int32Array> {
+    return this.derived('evRecord', this.eventCount, () => {
+      const out = new Int32Array(this.eventCount).fill(-1);
+      const ev = this.recEvent.raw();
+      for (let i = 0; i < ev.length; i++) {
+        const e = ev[i];
+        if (e >= 0 && out[e] === -1) out[e] = i;
+      }
+      return out;
+    }, (e) => {
+      const ev = this.recEvent.raw();
+      for (let i = 0; i < ev.length; i++) if (ev[i] === e) return i;
+      return -1;
+    });
+  }
+  get recTs(): Column<Float64Array> {
+    return this.recordField('recTs', this.evTs, this.ownTs, () => new Float64Array(this.recordCount));
+  }
+  get recCpu(): Column<Int32Array> {
+    return this.recordField('recCpu', this.evCpu, this.ownCpu, () => new Int32Array(this.recordCount));
+  }
+  get recPid(): Column<Int32Array> {
+    return this.recordField('recPid', this.evPid, this.ownPid, () => new Int32Array(this.recordCount));
+  }
+  get recTask(): Column<Int32Array> {
+    return this.recordField('recTask', this.evTask, this.ownTask, () => new Int32Array(this.recordCount));
   }
 
   /** A sink for one trace file (its own "last event per CPU"). */
-  sink(file?: string): TraceSink {
+  sink(file?: string): TraceSink & ColumnSink {
     if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
-    this.fileStarts.push({ file: file ?? null, events: this.evTs.length, records: this.recTs.length });
-    const lastEventOnCpu = new Map<number, number>();
+    this.fileStarts.push({ file: file ?? null, events: this.evTs.length, records: this.recEvent.length });
+    /** the last event on CPUs 0..1023, on others in `farCpus` */
+    const lastOnCpu = new Int32Array(1024).fill(-1);
+    const farCpus = new Map<number, number>();
     let lastTs = NaN;
+    const { evTs, evCpu, evPid, evTask, evName, recEvent, recKind, recSlot, recGen, recStack, recStatus } = this;
+    const eventIds = (ts: number, cpu: number, pid: number, task: number, name: number) => {
+      const i = evTs.length;
+      evTs.push(ts);
+      evCpu.push(cpu);
+      evPid.push(pid);
+      evTask.push(task);
+      evName.push(name);
+      if (cpu >= 0 && cpu < 1024) lastOnCpu[cpu] = i;
+      else farCpus.set(cpu, i);
+      lastTs = ts;
+    };
+    /** a record's link to its event, its own values kept when they are not the event's */
+    const link = (ts: number, cpu: number, pid: number, task: number): void => {
+      const ev = cpu >= 0 && cpu < 1024 ? lastOnCpu[cpu] : (farCpus.get(cpu) ?? -1);
+      recEvent.push(ev);
+      if (ev < 0 || evTs.get(ev) !== ts || evPid.get(ev) !== pid || evTask.get(ev) !== task) {
+        this.ownRec.push(recEvent.length - 1);
+        this.ownTs.push(ts);
+        this.ownCpu.push(cpu);
+        this.ownPid.push(pid);
+        this.ownTask.push(task);
+      }
+      lastTs = ts;
+    };
+    const cookieIds = (ts: number, cpu: number, pid: number, task: number, slot: number, generation: number) => {
+      link(ts, cpu, pid, task);
+      recKind.push(generation < 0 ? RecordKind.CookieV7 : RecordKind.CookieV8);
+      recSlot.push(slot);
+      recGen.push(generation);
+      recStack.push(-1);
+      recStatus.push(RecordStatus.NoDump);
+    };
+    const stacks = this.stacks;
+    const fullIds = (ts: number, cpu: number, pid: number, task: number, ids: Int32Array, n: number) => {
+      if (stacks.frames.size > FRAME_LIMIT) throw new Error('more than 4M distinct frames');
+      link(ts, cpu, pid, task);
+      recSlot.push(-1);
+      recGen.push(-1);
+      recKind.push(RecordKind.Full);
+      recStack.push(stacks.internFrameIds(ids, 0, n));
+      recStatus.push(RecordStatus.Full);
+    };
     return {
-      event: (e: TraceEvent) => {
-        const i = this.evTs.length;
-        this.evTs.push(e.ts);
-        this.evCpu.push(e.cpu);
-        this.evPid.push(e.pid);
-        this.evTask.push(this.tasks.intern(e.comm));
-        this.evName.push(this.names.intern(e.name));
-        this.evRecord.push(-1);
-        lastEventOnCpu.set(e.cpu, i);
-        lastTs = e.ts;
-      },
+      tasks: this.tasks,
+      names: this.names,
+      frames: stacks.frames,
+      eventIds,
+      cookieIds,
+      fullIds,
+      event: (e: TraceEvent) => eventIds(e.ts, e.cpu, e.pid, this.tasks.intern(e.comm), this.names.intern(e.name)),
       stackRecord: (r: TraceStackRecord) => {
-        const i = this.recTs.length;
-        this.recTs.push(r.ts);
-        this.recCpu.push(r.cpu);
-        this.recPid.push(r.pid);
-        this.recTask.push(this.tasks.intern(r.comm));
-        const ev = lastEventOnCpu.get(r.cpu) ?? -1;
-        this.recEvent.push(ev);
-        if (ev >= 0 && this.evRecord.get(ev) === -1) this.evRecord.set(ev, i);
+        const task = this.tasks.intern(r.comm);
         if (r.kind === 'cookie') {
-          this.recKind.push(r.generation === null ? RecordKind.CookieV7 : RecordKind.CookieV8);
-          this.recSlot.push(r.slot);
-          this.recGen.push(r.generation ?? -1);
-          this.recStack.push(-1);
-          this.recStatus.push(RecordStatus.NoDump);
-        } else if (r.kind === 'full') {
-          this.recKind.push(RecordKind.Full);
-          this.recSlot.push(-1);
-          this.recGen.push(-1);
-          this.recStack.push(this.stacks.intern(r.frames ?? []));
-          this.recStatus.push(RecordStatus.Full);
+          cookieIds(r.ts, r.cpu, r.pid, task, r.slot, r.generation ?? -1);
+          return;
+        }
+        link(r.ts, r.cpu, r.pid, task);
+        recSlot.push(-1);
+        recGen.push(-1);
+        if (r.kind === 'full') {
+          recKind.push(RecordKind.Full);
+          recStack.push(this.stacks.intern(r.frames ?? []));
+          recStatus.push(RecordStatus.Full);
         } else {
-          this.recKind.push(RecordKind.User);
-          this.recSlot.push(-1);
-          this.recGen.push(-1);
-          this.recStack.push(-1);
-          this.recStatus.push(RecordStatus.User);
+          recKind.push(RecordKind.User);
+          recStack.push(-1);
+          recStatus.push(RecordStatus.User);
           this.userStacks.push(r.frames ?? []);
         }
-        lastTs = r.ts;
       },
       lost: (l: TraceLost) => {
         this.lostCpu.push(l.cpu);
@@ -144,7 +229,8 @@ export class TraceColumns {
   mark(): TraceColumnsMark {
     return {
       events: this.evTs.length,
-      records: this.recTs.length,
+      records: this.recEvent.length,
+      own: this.ownRec.length,
       lost: this.lostCpu.length,
       tasks: this.tasks.size,
       names: this.names.size,
@@ -156,16 +242,22 @@ export class TraceColumns {
   /** Forgets every event, stack record, lost marker, task and event name added since `m`. */
   rollback(m: TraceColumnsMark): void {
     if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
-    const groups = [this.eventColumns(), this.recordColumns(), this.lostColumns()];
-    const columns = Object.values(this).filter((v) => v instanceof Growable).length;
-    if (columns !== groups.flat().length) throw new Error('TraceColumns.rollback: a column is missing from eventColumns/recordColumns/lostColumns');
+    const groups = [this.eventColumns(), this.recordColumns(), this.ownColumns(), this.lostColumns()];
+    const columns = Object.values(this).filter((v) => v instanceof Growable || v instanceof SmallInts).length;
+    if (columns !== groups.flat().length) throw new Error('TraceColumns.rollback: a column is missing from its groups');
     for (const g of this.eventColumns()) g.truncate(m.events);
     for (const g of this.recordColumns()) g.truncate(m.records);
+    for (const g of this.ownColumns()) g.truncate(m.own);
     for (const g of this.lostColumns()) g.truncate(m.lost);
     this.tasks.truncate(m.tasks);
     this.names.truncate(m.names);
     this.userStacks.length = m.userStacks;
     this.fileStarts.length = m.fileStarts;
+  }
+
+  /** Drops every column's growth slack (at a finish; a later append grows it again). */
+  trim(): void {
+    for (const v of Object.values(this)) if (v instanceof Growable || v instanceof SmallInts) v.trim();
   }
 
   /**
@@ -175,19 +267,83 @@ export class TraceColumns {
   snapshot(stacks: StackTable): TraceColumns {
     const s = Object.create(TraceColumns.prototype) as TraceColumns;
     const own = this as unknown as Record<string, unknown>;
-    const fields: Record<string, unknown> = { stacks, readOnly: true, tasks: this.tasks.snapshot(), names: this.names.snapshot(), userStacks: this.userStacks.slice(), fileStarts: this.fileStarts.slice() };
-    for (const [k, v] of Object.entries(own)) if (v instanceof Growable) fields[k] = v.frozen();
+    const fields: Record<string, unknown> = {
+      stacks,
+      readOnly: true,
+      derivedCache: new Map(),
+      tasks: this.tasks.snapshot(),
+      names: this.names.snapshot(),
+      userStacks: this.userStacks.slice(),
+      fileStarts: this.fileStarts.slice(),
+    };
+    for (const [k, v] of Object.entries(own)) if (v instanceof Growable || v instanceof SmallInts) fields[k] = v.frozen();
     Object.assign(s, fields);
     return s;
   }
 
+  /** A derived column: `make` builds its array (kept on a snapshot), `one` reads one value without it. */
+  private derived<T extends Float64Array | Int32Array>(key: string, length: number, make: () => T, one: (i: number) => number): Column<T> {
+    const cache = this.derivedCache;
+    const raw = (): T => {
+      if (!cache) return make();
+      let a = cache.get(key) as T | undefined;
+      if (!a) cache.set(key, (a = make()));
+      return a;
+    };
+    return {
+      length,
+      get: cache ? (i) => raw()[i] : one,
+      raw,
+      view: () => raw().slice() as T,
+    };
+  }
+
+  /** A record's time, CPU, pid or task: its event's, or its own where kept. */
+  private recordField<T extends Float64Array | Int32Array>(key: string, ofEvent: Growable<Float64Array> | SmallInts, own: Growable<T>, alloc: () => T): Column<T> {
+    const recEvent = this.recEvent;
+    const ownRec = this.ownRec;
+    return this.derived(key, this.recordCount, () => {
+      const out = alloc();
+      const ev = recEvent.raw();
+      const vals = ofEvent.raw();
+      for (let i = 0; i < ev.length; i++) {
+        const e = ev[i];
+        if (e >= 0) out[i] = vals[e];
+      }
+      const rs = ownRec.raw();
+      const ov = own.raw();
+      for (let k = 0; k < rs.length; k++) out[rs[k]] = ov[k];
+      return out;
+    }, (i) => {
+      // the last own row at or before i
+      const rs = ownRec.raw();
+      let lo = 0;
+      let hi = rs.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (rs[mid] < i) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < rs.length && rs[lo] === i) return own.get(lo);
+      return ofEvent.get(recEvent.get(i));
+    });
+  }
+
   private eventColumns() {
-    return [this.evTs, this.evCpu, this.evPid, this.evTask, this.evName, this.evRecord];
+    return [this.evTs, this.evCpu, this.evPid, this.evTask, this.evName];
   }
   private recordColumns() {
-    return [this.recTs, this.recCpu, this.recPid, this.recTask, this.recKind, this.recSlot, this.recGen, this.recStack, this.recStatus, this.recEvent];
+    return [this.recEvent, this.recKind, this.recSlot, this.recGen, this.recStack, this.recStatus];
+  }
+  private ownColumns() {
+    return [this.ownRec, this.ownTs, this.ownCpu, this.ownPid, this.ownTask];
   }
   private lostColumns() {
     return [this.lostCpu, this.lostCount, this.lostTs];
   }
+}
+
+/** A column of small integers as an Int32Array (the array itself when it already is one). */
+export function int32(a: Ints): Int32Array {
+  return a instanceof Int32Array ? a : Int32Array.from(a);
 }
