@@ -93,7 +93,7 @@ export function TopStacks() {
     });
 
   return (
-    <section className="panel pane stacks-pane" aria-label="top stacks">
+    <section className="panel pane stacks-pane" aria-label="top stacks" style={{ contain: 'content' }}>
       <div className="pane-head">
         <h2>Top stacks</h2>
         <div className="toolbar">
