@@ -4,7 +4,7 @@
 // two alternating, best of --rounds.
 //
 //   npx tsx bench/ingest.ts [--mb 100] [--rounds 3] [--json] [--smoke]
-//   npx tsx bench/ingest.ts --against REV [--runs 3]     A (REV's src) and B (this tree) alternating
+//   npx tsx bench/ingest.ts --against REV [--runs 3]     A (REV's src, or a folder's) and B (this tree) alternating
 //
 // Rows (bench contract, see bench/README.md): ingest-cookies-105mb (loadFiles, the CLI's path, on
 // a v8 cookie capture: trace, stack_map_bin, stack_map_stat, kallsyms), ingest-full-105mb (the
@@ -245,7 +245,8 @@ async function main(): Promise<void> {
 function compare(rev: string, runs: number): void {
   const tmp = mkdtempSync(join(tmpdir(), 'ingest-ab-'));
   try {
-    const tar = execFileSync('git', ['-C', repo, 'archive', rev, 'src'], { maxBuffer: 1 << 30 });
+    // REV may also be a folder holding a src/ to compare with (a copy made elsewhere)
+    const tar = existsSync(join(rev, 'src')) ? execFileSync('tar', ['-c', '-C', rev, 'src'], { maxBuffer: 1 << 30 }) : execFileSync('git', ['-C', repo, 'archive', rev, 'src'], { maxBuffer: 1 << 30 });
     execFileSync('tar', ['-x', '-C', tmp], { input: tar });
     writeFileSync(join(tmp, 'package.json'), '{"type":"module"}\n');
     symlinkSync(join(repo, 'node_modules'), join(tmp, 'node_modules'));
