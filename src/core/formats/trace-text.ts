@@ -64,6 +64,8 @@ const C_RBRACKET = 93;
 
 /** Strings interned to dense ids, looked up inside a longer text without slicing it (model/growable.ts StringTable). */
 export interface InternTable {
+  /** the string of each id */
+  readonly strings: readonly string[];
   intern(s: string): number;
   internRange(text: string, from: number, to: number): number;
 }
@@ -168,6 +170,10 @@ class TraceTextState {
   private readonly frameTable: InternTable | null;
   private frameIds = new Int32Array(64);
   private frameCount = 0;
+  /** the task id last seen for a pid (slot pid & 1023), and the event name id last seen for a name length: checked against the text before use */
+  private readonly taskPid = new Int32Array(1024).fill(-1);
+  private readonly taskId = new Int32Array(1024);
+  private readonly nameId = new Int32Array(64).fill(-1);
   /** the COMM and FLAGS of the line being read: text[from, to) (flags: from === to for none) */
   private commText = '';
   private commFrom = 0;
@@ -523,8 +529,7 @@ class TraceTextState {
   private emit(lineNo: number, pid: number, tgid: number | null, cpu: number, ts: number, nameText: string, nameFrom: number, nameTo: number, line: string, p0: number, p1: number): void {
     const fast = this.fast;
     if (fast) {
-      const task = fast.tasks.internRange(this.commText, this.commFrom, this.commTo);
-      fast.eventIds(ts, cpu, pid, task, fast.names.internRange(nameText, nameFrom, nameTo));
+      fast.eventIds(ts, cpu, pid, this.task(fast, pid), this.name(fast, nameText, nameFrom, nameTo));
       return;
     }
     const e = this.ev;
@@ -540,11 +545,41 @@ class TraceTextState {
     this.sink.event(e);
   }
 
+  /** The id of the line's COMM: the one last seen for its pid when the text is the same, else interned. */
+  private task(fast: ColumnSink, pid: number): number {
+    const t = this.commText;
+    const from = this.commFrom;
+    const len = this.commTo - from;
+    const k = pid & 1023;
+    if (this.taskPid[k] === pid) {
+      const id = this.taskId[k];
+      const s = fast.tasks.strings[id];
+      if (s !== undefined && s.length === len && t.startsWith(s, from)) return id;
+    }
+    const id = fast.tasks.internRange(t, from, from + len);
+    this.taskPid[k] = pid;
+    this.taskId[k] = id;
+    return id;
+  }
+
+  /** The id of the event name `text[from, to)`: the one last seen of its length when the text is the same, else interned. */
+  private name(fast: ColumnSink, text: string, from: number, to: number): number {
+    const k = (to - from) & 63;
+    const last = this.nameId[k];
+    if (last >= 0) {
+      const s = fast.names.strings[last];
+      if (s !== undefined && s.length === to - from && text.startsWith(s, from)) return last;
+    }
+    const id = fast.names.internRange(text, from, to);
+    this.nameId[k] = id;
+    return id;
+  }
+
   /** A cookie: to `cookieIds` with the COMM as an id, or as the reused record. */
   private emitCookie(lineNo: number, pid: number, cpu: number, ts: number, slot: number, generation: number | null): void {
     const fast = this.fast;
     if (fast) {
-      fast.cookieIds(ts, cpu, pid, fast.tasks.internRange(this.commText, this.commFrom, this.commTo), slot, generation ?? -1);
+      fast.cookieIds(ts, cpu, pid, this.task(fast, pid), slot, generation ?? -1);
       return;
     }
     const r = this.cookie;
