@@ -98,8 +98,9 @@ export class TreeBuilder {
   private otherNode = new Int32Array(256);
   private otherFrame = new Int32Array(256);
   private otherWeight = new Float64Array(256);
-  /** builder node -> pre-order id of the last build() */
+  /** builder node -> pre-order id of the last build(), and back */
   private pre = new Int32Array(0);
+  private builderOf = new Int32Array(0);
   constructor(private readonly nFn: number) {}
 
   get size(): number {
@@ -237,15 +238,33 @@ export class TreeBuilder {
     const tValue = new Float64Array(n);
     const tSelf = new Float64Array(n);
     const tree: FlameTree = { names, name: tName, parent: tParent, depth: tDepth, value: tValue, self: tSelf, total: value[0], highlight: new Int32Array(0) };
+    // the order first (only the child lists read, each stack entry carrying its parent's id),
+    // then the columns gathered in that order: independent loads rather than a chain of them
     const pre = new Int32Array(n);
+    const builderOf = new Int32Array(n);
     const stack = new Int32Array(n);
+    const stackParent = new Int32Array(n);
     let top = 0;
-    stack[top++] = 0;
+    stack[top] = 0;
+    stackParent[top++] = -1;
     let next = 0;
     while (top) {
       const b = stack[--top];
+      const p = stackParent[top];
       const id = next++;
       pre[b] = id;
+      builderOf[id] = b;
+      tParent[id] = p;
+      tDepth[id] = p < 0 ? 0 : tDepth[p] + 1;
+      for (let j = start[b + 1] - 1; j >= start[b]; j--) {
+        stack[top] = kids[j];
+        stackParent[top++] = id;
+      }
+    }
+    for (let id = 0; id < n; id++) {
+      const b = builderOf[id];
+      tValue[id] = value[b];
+      tSelf[id] = self[b];
       // the root's name sits at nameOfFn[nFn]; a function's at its index
       const key = b === 0 ? nFn : fn[b];
       let ni = nameOfFn[key];
@@ -254,13 +273,8 @@ export class TreeBuilder {
         names.push(b === 0 ? rootName : fnNames[fn[b]]);
       }
       tName[id] = ni;
-      const p = b === 0 ? -1 : pre[parent[b]];
-      tParent[id] = p;
-      tDepth[id] = p < 0 ? 0 : tDepth[p] + 1;
-      tValue[id] = value[b];
-      tSelf[id] = self[b];
-      for (let j = start[b + 1] - 1; j >= start[b]; j--) stack[top++] = kids[j];
     }
+    this.builderOf = builderOf;
     if (highlightPath) tree.highlight = Int32Array.from(this.find(highlightPath), (b) => pre[b]);
     this.pre = pre;
     return tree;
@@ -273,11 +287,8 @@ export class TreeBuilder {
 
   /** The frames merged into each node of the tree build() made (pre-order ids), heaviest first. */
   nodeFrames(frameStrings: readonly string[]): NodeFrames {
-    const pre = this.pre;
-    const n = pre.length;
-    // pre-order id -> builder node
-    const builderOf = new Int32Array(n);
-    for (let b = 0; b < n; b++) builderOf[pre[b]] = b;
+    const n = this.pre.length;
+    const builderOf = this.builderOf;
     // each node's other frames, contiguous
     const oStart = new Int32Array(n + 1);
     for (let k = 0; k < this.otherCount; k++) oStart[this.otherNode[k] + 1]++;
