@@ -178,11 +178,19 @@ export class SmallInts {
   }
 }
 
-/** FNV-1a over the UTF-16 code units of `s[from, to)`. */
+/**
+ * FNV-1a over the UTF-16 code units of `s[from, to)`, then murmur3's finalizer (as an int32): FNV-1a alone
+ * spreads its low bits (the table's slot) poorly over strings that differ in a few characters.
+ */
 export function hashRange(s: string, from: number, to: number): number {
   let h = 0x811c9dc5;
   for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0;
 }
 
 /**
@@ -203,7 +211,7 @@ export class StringTable {
   }
   /** The index of `text[from, to)`, interned on first sight. */
   internRange(text: string, from: number, to: number): number {
-    const h = (hashRange(text, from, to) & this.hashMask) >>> 0;
+    const h = hashRange(text, from, to) & this.hashMask;
     const found = this.find(text, from, to, h);
     if (found >= 0) return found;
     if (this.readOnly) throw new Error('a snapshot of a string table is read-only');
@@ -215,7 +223,7 @@ export class StringTable {
     return i;
   }
   lookup(s: string): number | undefined {
-    const i = this.find(s, 0, s.length, (hashRange(s, 0, s.length) & this.hashMask) >>> 0);
+    const i = this.find(s, 0, s.length, hashRange(s, 0, s.length) & this.hashMask);
     return i >= 0 ? i : undefined;
   }
   get size(): number {
