@@ -220,7 +220,7 @@ export class SharedStackMap extends MapView {
       } else ev?.('lost', idx, h >>> 0);
       // lost the cmpxchg: advance
     }
-    i32[base + K.PROBES] += probes + 1;
+    i32[base + K.PROBES] += probes < PROBE_LIMIT ? probes + 1 : PROBE_LIMIT; // slots looked at
     if (result >= 0) {
       i32[base + K.SUCCESSES]++;
       this.lastGeneration = generation;

@@ -1,0 +1,219 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { stackHash } from './jhash.ts';
+import { C, createMapBuffer, ELT_WORDS, INSERT_DEEP, INSERT_FALLBACK, INSERT_OFF, type Mode } from './map-layout.ts';
+import { SharedStackMap } from './shared-map.ts';
+import { buildPopulation } from './workload.ts';
+
+// The insert path (plain reads after the gate, int32 keys, the unrolled memcmp, the cmpxchg
+// ref_count, the cached-hash entry) against a plain single-threaded model of DESIGN section 1
+// written apart: arrays of keys and elements, stacks compared as bigint lists, a Map from stack to
+// its slot in the current generation, the hash from the BigInt path of jhash.ts.
+
+const BITS = 10;
+const SEED = 0x9e3779b9;
+const pop = buildPopulation({ kind: 'population', stacks: 1500, zipf: 0, depthMin: 1, depthMax: 70, seed: 11 });
+const ipsOf = pop.ips.map((a) => Array.from(a));
+const hashOf = pop.ips.map((a) => stackHash(a, SEED));
+const nameOf = ipsOf.map((a) => a.join(','));
+const shallow = pop.depths.map((d, i) => (d <= 64 ? i : -1)).filter((i) => i >= 0);
+const late = shallow.find((i) => i >= 1100)!;
+const odd = shallow.find((i) => pop.depths[i] % 2 === 1 && pop.depths[i] > 2)!;
+
+class Reference {
+  readonly slots = 2 ** (BITS + 1);
+  readonly capacity = 2 ** BITS;
+  keys = new Array<number>(this.slots).fill(0);
+  /** element index + 1, 0 = none */
+  vals = new Array<number>(this.slots).fill(0);
+  elts: { ips: bigint[]; ref: number }[] = [];
+  /** stack name -> its slot, this generation */
+  where = new Map<string, number>();
+  generation = 1;
+  on = true;
+  c = { attempts: 0, successes: 0, fallbacks: 0, newElements: 0, fallbacksPoolEmpty: 0, fallbacksProbeLimit: 0, fallbacksInFlight: 0, fallbacksGravestone: 0, deep: 0, probes: 0 };
+  constructor(readonly mode: Mode) {}
+
+  insert(i: number): number {
+    if (!this.on) return INSERT_OFF;
+    const ips = ipsOf[i];
+    if (ips.length > 64) {
+      this.c.deep++;
+      return INSERT_DEEP;
+    }
+    this.c.attempts++;
+    const h = hashOf[i];
+    let idx = Math.floor(h / 2 ** (32 - (BITS + 1)));
+    for (let p = 0; p < 64; p++, idx = (idx + 1) % this.slots) {
+      this.c.probes++;
+      if (this.keys[idx] === h) {
+        const v = this.vals[idx];
+        if (v !== 0 && this.elts[v - 1].ips.join(',') === nameOf[i]) {
+          const max = this.mode === 'v4' ? 2 ** 31 - 1 : 2 ** 32 - 1;
+          this.elts[v - 1].ref = Math.min(max, this.elts[v - 1].ref + 1);
+          expect(this.where.get(nameOf[i])).toBe(idx);
+          this.c.successes++;
+          return idx;
+        }
+        if (v === 0 && this.mode === 'v8') {
+          this.c.fallbacks++;
+          if (this.elts.length >= this.capacity) this.c.fallbacksGravestone++;
+          else this.c.fallbacksInFlight++;
+          return INSERT_FALLBACK;
+        }
+        continue;
+      }
+      if (this.keys[idx] !== 0) continue;
+      this.keys[idx] = h;
+      if (this.elts.length >= this.capacity) {
+        this.c.fallbacks++;
+        this.c.fallbacksPoolEmpty++;
+        return INSERT_FALLBACK;
+      }
+      this.elts.push({ ips, ref: 1 });
+      this.vals[idx] = this.elts.length;
+      if (!this.where.has(nameOf[i])) this.where.set(nameOf[i], idx);
+      this.c.newElements++;
+      this.c.successes++;
+      return idx;
+    }
+    this.c.fallbacks++;
+    this.c.fallbacksProbeLimit++;
+    return INSERT_FALLBACK;
+  }
+
+  reset(): void {
+    this.keys.fill(0);
+    this.vals.fill(0);
+    this.elts = [];
+    this.where.clear();
+    this.generation++;
+  }
+}
+
+type Op =
+  | { k: 'insert'; i: number }
+  | { k: 'cached'; i: number }
+  | { k: 'reset' }
+  | { k: 'option'; on: boolean }
+  /** keys set on free slots from a stack's start index on: another hash (a collision run) or the stack's own (a gravestone) */
+  | { k: 'plant'; i: number; len: number; own: boolean; key: number }
+  /**
+   * a forged hash collision: stack i's hash on a free slot from its start, published with an
+   * element holding another stack (i's words with word p flipped, one frame shorter or longer), then
+   * an insert of stack i
+   */
+  | { k: 'collide'; i: number; p: number; shape: 'flip' | 'shorter' | 'longer' };
+
+const stackIdx = fc.integer({ min: 0, max: pop.ips.length - 1 });
+const hot = fc.integer({ min: 0, max: 40 }); // a few stacks often, so hits dominate as in a warm map
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 30, arbitrary: fc.record({ k: fc.constant('insert' as const), i: fc.oneof(hot, stackIdx) }) },
+  { weight: 20, arbitrary: fc.record({ k: fc.constant('cached' as const), i: fc.oneof(hot, stackIdx) }) },
+  { weight: 1, arbitrary: fc.constant({ k: 'reset' as const }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('option' as const), on: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('collide' as const), i: fc.oneof(hot, stackIdx), p: fc.integer({ min: 0, max: 1 << 20 }), shape: fc.constantFrom('flip' as const, 'shorter' as const, 'longer' as const) }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('plant' as const), i: fc.oneof(hot, stackIdx), len: fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 64, max: 70 })), own: fc.boolean(), key: fc.integer({ min: 1, max: 2 ** 32 - 1 }) }) },
+);
+
+function run(mode: Mode, ops: Op[], fill: number): void {
+  const params = { mode, bits: BITS, cpus: 1, hashSeed: SEED };
+  const m = new SharedStackMap(createMapBuffer(params), params);
+  const r = new Reference(mode);
+  // `fill` distinct stacks first: up to past the pool's capacity (gravestones, pool-empty fallbacks)
+  for (let i = 0; i < fill; i++) expect(m.insert(0, pop.words[i], pop.depths[i])).toBe(r.insert(i));
+  for (const o of ops) {
+    if (o.k === 'insert') expect(m.insert(0, pop.words[o.i], pop.depths[o.i])).toBe(r.insert(o.i));
+    else if (o.k === 'cached') expect(m.insertHashed(0, pop.words[o.i], pop.depths[o.i], hashOf[o.i])).toBe(r.insert(o.i));
+    else if (o.k === 'reset') {
+      if (mode === 'v4') Atomics.store(m.i32, C.RECORDING, 0); // v4 resets with tracing off
+      expect(m.reset()).toBe('ok');
+      Atomics.store(m.i32, C.RECORDING, 1);
+      r.reset();
+    } else if (o.k === 'option') {
+      m.setOption(o.on);
+      r.on = o.on;
+    } else if (o.k === 'collide') {
+      const nr = pop.depths[o.i];
+      if (nr >= 64 || r.elts.length >= r.capacity || (o.shape === 'shorter' && nr < 2)) continue;
+      const depth = nr + (o.shape === 'shorter' ? -1 : o.shape === 'longer' ? 1 : 0);
+      const w = new Uint32Array(depth * 2);
+      w.set(pop.words[o.i].subarray(0, Math.min(nr, depth) * 2));
+      if (o.shape === 'flip') w[o.p % w.length] ^= 1 << o.p % 32;
+      if (o.shape === 'longer') w.set([0x81000000 + (o.p % 4096), 0xffffffff], nr * 2);
+      let s = Math.floor(hashOf[o.i] / 2 ** (32 - (BITS + 1)));
+      while (r.keys[s] !== 0) s = (s + 1) % r.slots;
+      const elt = Atomics.add(m.i32, C.NEXT_ELT, 1);
+      const at = m.eltsAt + elt * ELT_WORDS;
+      Atomics.store(m.u32, at, depth);
+      Atomics.store(m.u32, at + 1, 1);
+      w.forEach((x, j) => Atomics.store(m.u32, at + 2 + j, x));
+      Atomics.store(m.u32, m.keysAt + s, hashOf[o.i]);
+      Atomics.store(m.i32, m.valsAt + s, elt + 1);
+      r.keys[s] = hashOf[o.i];
+      r.elts.push({ ips: Array.from({ length: depth }, (_, j) => (BigInt(w[2 * j + 1]) << 32n) | BigInt(w[2 * j])), ref: 1 });
+      r.vals[s] = r.elts.length;
+      // then stack i itself, which meets the forgery first unless it is in the map already
+      expect(m.insert(0, pop.words[o.i], pop.depths[o.i])).toBe(r.insert(o.i));
+    } else {
+      let s = Math.floor(hashOf[o.i] / 2 ** (32 - (BITS + 1)));
+      for (let n = 0; n < o.len; n++, s = (s + 1) % r.slots) {
+        if (r.keys[s] !== 0) continue;
+        const key = o.own ? hashOf[o.i] : o.key;
+        r.keys[s] = key;
+        Atomics.store(m.u32, m.keysAt + s, key);
+      }
+    }
+  }
+  const c = m.counters();
+  expect({ ...c }).toEqual({ ...r.c, bypasses: 0, lostSameHash: 0, rcuDiscards: 0 });
+  expect(m.generation).toBe(r.generation);
+  expect(m.entries).toBe(r.elts.length);
+  const keys = Array.from({ length: r.slots }, (_, s) => m.key(s));
+  expect(keys).toEqual(r.keys);
+  expect(Array.from({ length: r.slots }, (_, s) => m.published(s) + 1)).toEqual(r.vals);
+  const elts = Array.from({ length: m.entries }, (_, e) => ({ ips: Array.from(m.elementIps(e)), ref: m.elementRef(e) }));
+  expect(elts).toEqual(r.elts);
+  seen.add(c as unknown as Record<string, number>);
+}
+
+/** what the sequences reached, over all runs (so the test cannot pass without exercising each path) */
+const reached = { fallbacksPoolEmpty: 0, fallbacksProbeLimit: 0, fallbacksInFlight: 0, fallbacksGravestone: 0, deep: 0, successes: 0 };
+const seen = { add: (c: Record<string, number>) => { for (const k of Object.keys(reached) as (keyof typeof reached)[]) reached[k] += c[k]; } };
+
+describe('the insert path against a plain model (single thread)', () => {
+  for (const mode of ['v4', 'v7', 'v8'] as const) {
+    it(`${mode}: same results, counters, slots, elements and ref_counts on random operation sequences`, () => {
+      fc.assert(
+        fc.property(fc.array(op, { minLength: 1, maxLength: 300 }), fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1400 })), (ops, fill) => run(mode, ops, fill)),
+        {
+          numRuns: 60,
+          examples: [
+            // a run of foreign keys over a stack's start: its insert meets the probe limit
+            [[{ k: 'plant', i: shallow[0], len: 66, own: false, key: 12345 }, { k: 'insert', i: shallow[0] }, { k: 'cached', i: shallow[0] }], 0],
+            // the stack's own hash with no element, the pool not empty: v8's in-flight fallback
+            [[{ k: 'plant', i: shallow[1], len: 1, own: true, key: 1 }, { k: 'insert', i: shallow[1] }, { k: 'cached', i: shallow[1] }], 0],
+            // a forgery that differs in the last word only (the memcmp's tail pair)
+            [[{ k: 'collide', i: odd, p: 2 * pop.depths[odd] - 1, shape: 'flip' }], 0],
+            // a stack the pool had no element for, again: v8's gravestone fallback
+            [[{ k: 'insert', i: late }, { k: 'insert', i: late }], 1100],
+          ],
+        },
+      );
+    }, 60_000);
+  }
+
+  it('the sequences reached every outcome: pool empty, probe limit, gravestone and in-flight (v8), deep', () => {
+    for (const [k, v] of Object.entries(reached)) expect(v, k).toBeGreaterThan(0);
+  });
+
+  it('the cached-hash entry hashes itself when given 0, and the hash it expects is MapView.hash', () => {
+    const params = { mode: 'v7' as const, bits: BITS, cpus: 1, hashSeed: SEED };
+    const m = new SharedStackMap(createMapBuffer(params), params);
+    for (let i = 0; i < 50; i++) {
+      expect(m.hash(pop.words[i], pop.depths[i])).toBe(hashOf[i]);
+      const a = m.insertHashed(0, pop.words[i], pop.depths[i], 0);
+      expect(m.insertHashed(0, pop.words[i], pop.depths[i], hashOf[i])).toBe(a);
+    }
+  });
+});
