@@ -28,11 +28,11 @@ export interface Child {
 /**
  * Bytes of every typed array's buffer reachable from `root` through own properties (each buffer
  * once, its whole capacity: what is held, not what is used). Arrays longer than 64 are not
- * walked (lists of strings or stacks, not columns).
+ * walked (lists of strings or stacks, not columns); nor are the objects in `skip`.
  */
-export function heldBytes(root: unknown): number {
+export function heldBytes(root: unknown, skip: object[] = []): number {
   const buffers = new Set<ArrayBufferLike>();
-  const seen = new Set<object>();
+  const seen = new Set<object>(skip);
   const walk = (v: unknown, depth: number) => {
     if (v === null || typeof v !== 'object' || seen.has(v)) return;
     seen.add(v);

@@ -119,7 +119,7 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
       const events = c.trace.eventCount;
       const stackBytes = heldBytes(c.stacks);
       const used = m1.heapUsed + m1.arrayBuffers - (m0.heapUsed + m0.arrayBuffers);
-      memory = { events, process: (used - stackBytes) / events, columns: heldBytes(c.trace) / events, stackBytes };
+      memory = { events, process: (used - stackBytes) / events, columns: heldBytes(c.trace, [c.stacks]) / events, stackBytes };
       check = `${events} events, ${c.trace.recordCount} records`;
       ms = 0;
       base = 0;
