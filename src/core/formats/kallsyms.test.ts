@@ -220,8 +220,41 @@ describe('Symbolizer against a BigInt reference (property)', () => {
         expect(byRecord.frames.keysOf(BigUint64Array.from(ips))).toEqual(expected);
         expect(byRecord.frames.keysOf(BigUint64Array.from(ips))).toEqual(expected);
         expect([byRecord.hits, byRecord.misses]).toEqual([2 * ref.counts.hits, 2 * ref.counts.misses]);
+        // the dump columns' path: halves arrays, read in pieces at an offset, written at an offset
+        const byHalves = new Symbolizer(syms);
+        const hi = Uint32Array.from(ips, (x) => Number(x >> 32n));
+        const lo = Uint32Array.from(ips, (x) => Number(x & 0xffffffffn));
+        const out = new Int32Array(ips.length + 3).fill(-7);
+        for (let from = 0; from < ips.length; from += 5) byHalves.frames.idsOfHalves(hi, lo, from, Math.min(5, ips.length - from), out, from + 2);
+        expect(Array.from(out.subarray(2, 2 + ips.length), (id) => byHalves.frames.key(id))).toEqual(expected);
+        expect([out[0], out[1], out[ips.length + 2]]).toEqual([-7, -7, -7]);
+        expect([byHalves.hits, byHalves.misses]).toEqual([ref.counts.hits, ref.counts.misses]);
+        // ids are dense and each distinct ip has one
+        expect(byHalves.frames.size).toBe(new Set(ips).size);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('keeps every distinct ip apart through the cache table doubling (thousands of ips, many sharing halves)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat({ max: 40 }), fc.nat({ max: 3000 })), { minLength: 1, maxLength: 5000 }), (pairs) => {
+        const { syms } = parse(WITH_MODULES);
+        const ips = pairs.map(([h, l]) => (BigInt(0xffffff00 + h) << 32n) | BigInt(0x81234000 + l * 8));
+        const s = new Symbolizer(syms);
+        const hi = Uint32Array.from(ips, (x) => Number(x >> 32n));
+        const lo = Uint32Array.from(ips, (x) => Number(x & 0xffffffffn));
+        const out = new Int32Array(ips.length);
+        s.frames.idsOfHalves(hi, lo, 0, ips.length, out, 0);
+        const firstId = new Map<bigint, number>();
+        ips.forEach((ip, i) => {
+          if (!firstId.has(ip)) firstId.set(ip, out[i]);
+          expect(out[i]).toBe(firstId.get(ip));
+        });
+        expect(new Set(out).size).toBe(firstId.size);
+        expect(s.frames.size).toBe(firstId.size);
+      }),
+      { numRuns: 40 },
     );
   });
 
