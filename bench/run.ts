@@ -246,7 +246,8 @@ async function main(): Promise<void> {
     const stamp =
       `From one \`npm run bench\` on ${started.slice(0, 16).replace('T', ' ')} UTC, commit \`${env.commit.slice(0, 10)}\`${dirty ? ' (with uncommitted changes)' : ''}: ` +
       `Node ${env.node}, Chromium ${env.chromium}, ${env.cores} cores (${env.cpu}), load average ${load.join(' ')} at the start; ` +
-      `the whole run took ${wallSeconds} s. Every ratio is measured within that run (bench/results.json has the raw rows).\n\n`;
+      `the whole run took ${wallSeconds} s (${runs.map((r) => `${r.file.replace(/\.ts$/, '')} ${Math.round(r.seconds)} s${r.status === 'ok' ? '' : ` ${r.status}`}`).join(', ')}). ` +
+      `Every ratio is measured within that run (bench/results.json has the raw rows).\n\n`;
     writeFileSync(readmePath, withTable(readFileSync(readmePath, 'utf8'), stamp + body));
     console.log('wrote bench/results.json and the table in bench/README.md');
   }
