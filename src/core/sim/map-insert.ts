@@ -1,0 +1,310 @@
+import { C, CPU_STRIDE, CTL_WORDS, ELT_WORDS, GATE_OFF, GATE_RESET, INSERT_BYPASS, INSERT_DEEP, INSERT_FALLBACK, INSERT_OFF, K, MAX_DEPTH, PROBE_LIMIT, refLimit, type MapParams } from './map-layout.ts';
+import { jhash2i } from './jhash.ts';
+import { MapView } from './map-view.ts';
+
+/**
+ * The stack map's insert path (DESIGN section 1) on one SharedArrayBuffer: what a CPU runs for
+ * each stack. The same object is built over the same buffer in every thread (a Node worker, a
+ * Web Worker or the main thread); nothing here knows which kind of thread it runs in.
+ * `SharedStackMap` (shared-map.ts) adds the reset, free and option paths; the layout is in
+ * map-layout.ts, the read side in map-view.ts.
+ */
+export interface MapOptions {
+  /** hold each insert between claim and publish, and each reset between its steps, this long */
+  raceWindowUs?: number;
+  /** how a race window waits: 'sleep' (Atomics.wait on a dummy cell; workers) or 'spin' */
+  raceWait?: 'sleep' | 'spin';
+  /** false where Atomics.wait is not allowed (a browser's main thread): waits spin instead */
+  canBlock?: boolean;
+  /** read the race window from the map's WINDOW_US word at every window (a live host changes it while running) */
+  liveWindow?: boolean;
+  /** notable steps of the insert and reset paths, for live views (`slot` -1 where none; `hash` 0 where none) */
+  onEvent?: (kind: MapEventKind, slot: number, hash: number) => void;
+}
+
+/**
+ * What `MapOptions.onEvent` reports. Insert: `hit` (an existing element), `claim` (won the
+ * cmpxchg), `publish`, `unpublished` (met the same hash with no element), `gravestone` (the same,
+ * with the pool empty), `lost` / `lost-same`
+ * (cmpxchg lost to another / the same hash), `duplicate` (v4/v7: published a second copy after
+ * meeting the same hash), `fallback-*` (the reason), `bypass`. Reset: `reset-flag`,
+ * `reset-drained`, `reset-cleared`, `reset-done`, `ebusy`, `refused`.
+ */
+export type MapEventKind =
+  | 'hit'
+  | 'claim'
+  | 'publish'
+  | 'unpublished'
+  | 'gravestone'
+  | 'lost'
+  | 'lost-same'
+  | 'duplicate'
+  | 'fallback-pool'
+  | 'fallback-probe'
+  | 'fallback-inflight'
+  | 'fallback-gravestone'
+  | 'bypass'
+  | 'deep'
+  | 'rcu-discard'
+  | 'option-on'
+  | 'option-off'
+  | 'free'
+  | 'free-wait'
+  | 'reset-flag'
+  | 'reset-drained'
+  | 'reset-cleared'
+  | 'reset-done'
+  | 'ebusy'
+  | 'refused';
+export class MapInsert extends MapView {
+  protected readonly v8: boolean;
+  private readonly windowMs: number;
+  private readonly sleep: boolean;
+  protected readonly canBlock: boolean;
+  private readonly liveWindow: boolean;
+  protected readonly onEvent: MapOptions['onEvent'];
+  /** the generation the last successful insert on this object saw (the cookie's high half) */
+  lastGeneration = 0;
+  private readonly refMax: number;
+  /** the hash seed as an int32 (the same bits) */
+  private readonly seed: number;
+
+  constructor(sab: SharedArrayBuffer, params: MapParams, opts: MapOptions = {}) {
+    super(sab, params);
+    this.v8 = params.mode === 'v8';
+    this.windowMs = (opts.raceWindowUs ?? 0) / 1000;
+    this.canBlock = opts.canBlock ?? true;
+    this.sleep = (opts.raceWait ?? 'sleep') === 'sleep' && this.canBlock;
+    this.liveWindow = opts.liveWindow ?? false;
+    this.onEvent = opts.onEvent;
+    this.refMax = refLimit(params.mode);
+    this.seed = params.hashSeed | 0;
+  }
+
+  /**
+   * v8: the stack was taken while RCU was not watching; record_stackmap() discards it, writing
+   * nothing. Counted in its own counter (this CPU's own word: one writer, read with Atomics.load).
+   */
+  discard(cpu: number): void {
+    this.i32[this.cpuWord(cpu, K.RCU_DISCARDS)]++;
+    this.onEvent?.('rcu-discard', -1, 0);
+  }
+
+  /**
+   * The insert path. `words` holds the stack's ips as (low, high) u32 pairs, leaf first.
+   * Returns the slot, INSERT_FALLBACK (record the stack in full; counted) or INSERT_BYPASS
+   * (a reset is running: record the stack in full; counted as a bypass), INSERT_DEEP (deeper than
+   * 64 frames: recorded in full, never reaching the map, counted apart) or INSERT_OFF
+   * (options/stackmap off or the map freed: recorded in full, not a map operation).
+   * The stack is hashed inside the read-side section, as the kernel does.
+   */
+  insert(cpu: number, words: Uint32Array, nr: number): number {
+    return this.insertHashed(cpu, words, nr, 0);
+  }
+
+  /**
+   * `insert` with the stack's hash (`hash(words, nr)`) computed by the caller, which may cache
+   * it for a stack object it records again; the kernel cannot (it hashes every stack it takes).
+   * 0 (never a hash) hashes here. Same results and counters as `insert`.
+   *
+   * Memory model (the kernel's argument, in the JS model's terms; "plain" = a non-atomic,
+   * tear-free aligned read of the SharedArrayBuffer):
+   * 1. rcu_read_lock() is one Atomics.add on this CPU's gate word, which returns the reset and
+   *    option bits with the count. A reset or free sets GATE_RESET on every gate with an RMW
+   *    before it waits for the counts to drain, clears, then drops the bit with another RMW.
+   *    RMWs on one word are totally ordered, so either our add comes first (the reset waits for
+   *    our sub) or we see the bit (bypass): synchronize_rcu() without a separate flag load.
+   * 2. Our add reads-from the last RMW on the gate, after every clear (a reset's or a free's,
+   *    each followed by such an RMW in the clearing thread): the clear and generation++ happen
+   *    before everything below, and no clear can come while we are in flight. So the
+   *    generation, a key and ref_count may be read plainly: the generation is exact, a key is
+   *    0 or a hash claimed in this generation (a stale 0 only sends us to the cmpxchg, which
+   *    returns the real key), ref_count is only the expected value of the cmpxchg.
+   * 3. `val` is the one acquire: an Atomics.load that reads-from the publisher's Atomics.store
+   *    (release), which comes after its plain writes filling the element; a published element
+   *    is immutable until a clear, so the memcmp reads it plainly.
+   * 4. Our sub (rcu_read_unlock) comes after every access above, and the reset's drain reads it
+   *    with Atomics.load before it clears: none of our reads can see the clear.
+   */
+  insertHashed(cpu: number, words: Uint32Array, nr: number, cachedHash: number): number {
+    const i32 = this.i32;
+    const base = CTL_WORDS + cpu * CPU_STRIDE;
+    const gate = Atomics.add(i32, base + K.INFLIGHT, 1);
+    // the option on implies an allocated map (setOption(true) allocates, free needs it off)
+    if ((gate & GATE_OFF) !== 0) {
+      this.leave(base);
+      return INSERT_OFF;
+    }
+    if (nr > MAX_DEPTH) {
+      this.leave(base);
+      i32[base + K.DEEP]++;
+      this.onEvent?.('deep', -1, 0);
+      return INSERT_DEEP;
+    }
+    // this CPU's own counters: one writer, plain increments, read elsewhere with Atomics.load
+    i32[base + K.ATTEMPTS]++;
+    if ((gate & GATE_RESET) !== 0) {
+      this.leave(base);
+      i32[base + K.BYPASSES]++;
+      this.onEvent?.('bypass', -1, 0);
+      return INSERT_BYPASS;
+    }
+    const generation = i32[C.GENERATION]; // exact (2.)
+    // the hash as int32 throughout (keys compared and claimed through i32): no double for one >= 2^31
+    let h = cachedHash | 0;
+    if (h === 0) h = jhash2i(words, nr * 2, this.seed) || 1; // MapView.hash, as int32
+    const keysAt = this.keysAt;
+    const valsAt = this.valsAt;
+    const mask = this.slots - 1;
+    let idx = h >>> this.shift;
+    let result = INSERT_FALLBACK;
+    let reason: number = K.FB_PROBE;
+    let probes = 0;
+    let metSame = false; // v4/v7: passed the same hash (unpublished or a lost cmpxchg): a claim now is a second copy
+    const ev = this.onEvent;
+    for (; probes < PROBE_LIMIT; probes++, idx = (idx + 1) & mask) {
+      const key = i32[keysAt + idx]; // plain (2.): read once
+      if (key === h) {
+        const v = Atomics.load(i32, valsAt + idx); // the acquire (3.)
+        if (v !== 0 && this.equals(v - 1, words, nr)) {
+          this.incRef(v - 1);
+          result = idx;
+          ev?.('hit', idx, h >>> 0);
+          break;
+        }
+        if (v === 0) {
+          // with the pool empty no element can come: most likely a gravestone
+          if (ev) ev(Atomics.load(i32, C.NEXT_ELT) >= this.capacity ? 'gravestone' : 'unpublished', idx, h >>> 0);
+          metSame = true;
+          if (this.v8) {
+            // unpublished, or a gravestone (the kernel cannot tell them apart either): v8 records
+            // in full. Counted apart when the pool is empty, where it is most likely a gravestone.
+            reason = Atomics.load(i32, C.NEXT_ELT) >= this.capacity ? K.FB_GRAVE : K.FB_INFLIGHT;
+            break;
+          }
+        }
+        continue; // unpublished, a gravestone or a hash collision: advance
+      }
+      if (key !== 0) continue;
+      const old = Atomics.compareExchange(i32, keysAt + idx, 0, h);
+      if (old === 0) {
+        ev?.('claim', idx, h >>> 0);
+        const elt = this.takeElement();
+        if (elt < 0) {
+          reason = K.FB_POOL; // the key stays claimed: a gravestone
+          break;
+        }
+        this.fill(elt, words, nr);
+        this.window();
+        Atomics.store(i32, valsAt + idx, elt + 1); // publish (release)
+        i32[base + K.NEW]++;
+        result = idx;
+        ev?.('publish', idx, h >>> 0);
+        if (metSame && ev) ev('duplicate', idx, h >>> 0);
+        break;
+      }
+      if (old === h) {
+        ev?.('lost-same', idx, h >>> 0);
+        metSame = true;
+        if (this.v8) {
+          reason = K.FB_INFLIGHT;
+          break;
+        }
+        i32[base + K.LOST_SAME]++;
+      } else ev?.('lost', idx, h >>> 0);
+      // lost the cmpxchg: advance
+    }
+    i32[base + K.PROBES] += probes < PROBE_LIMIT ? probes + 1 : PROBE_LIMIT; // slots looked at
+    if (result >= 0) {
+      i32[base + K.SUCCESSES]++;
+      this.lastGeneration = generation;
+    } else {
+      i32[base + K.FALLBACKS]++;
+      i32[base + reason]++;
+      if (ev) {
+        const kind = reason === K.FB_POOL ? 'fallback-pool' : reason === K.FB_INFLIGHT ? 'fallback-inflight' : reason === K.FB_GRAVE ? 'fallback-gravestone' : 'fallback-probe';
+        ev(kind, reason === K.FB_PROBE ? -1 : idx, h >>> 0);
+      }
+    }
+    this.leave(base);
+    return result;
+  }
+
+  /** rcu_read_unlock(): a reset waiting for this CPU (GATE_RESET in what the sub returns) is woken */
+  private leave(base: number): void {
+    if ((Atomics.sub(this.i32, base + K.INFLIGHT, 1) & GATE_RESET) !== 0) Atomics.notify(this.i32, base + K.INFLIGHT);
+  }
+
+  /** fetch_add_unless(next_elt, 1, capacity) as a CAS loop; -1 when the pool is empty */
+  private takeElement(): number {
+    for (;;) {
+      const cur = Atomics.load(this.i32, C.NEXT_ELT);
+      if (cur >= this.capacity) return -1;
+      if (Atomics.compareExchange(this.i32, C.NEXT_ELT, cur, cur + 1) === cur) return cur;
+    }
+  }
+
+  /**
+   * Plain writes: nobody reads the element before it is published, and the publishing
+   * `Atomics.store` of `val` orders them before any reader's `Atomics.load` of `val`.
+   */
+  private fill(elt: number, words: Uint32Array, nr: number): void {
+    const at = this.eltsAt + elt * ELT_WORDS;
+    const u32 = this.u32;
+    u32[at] = nr;
+    u32[at + 1] = 1; // ref_count, changed only with Atomics from now on
+    u32.set(words.subarray(0, nr * 2), at + 2);
+  }
+
+  /**
+   * memcmp, after the hash (the key) and the length: plain reads, as a published element is
+   * immutable (until a reset, which waits for this insert) and the `Atomics.load` of `val` that
+   * found it orders them after its filling. Four words a step, XORs OR'ed into one test (a
+   * stack is an even number of words: the tail is one pair).
+   */
+  private equals(elt: number, words: Uint32Array, nr: number): boolean {
+    const i32 = this.i32;
+    const at = this.eltsAt + elt * ELT_WORDS;
+    if (i32[at] !== nr) return false;
+    const n = nr * 2;
+    let f = at + 2;
+    let i = 0;
+    for (; i + 4 <= n; i += 4, f += 4) {
+      if (((i32[f] ^ words[i]) | (i32[f + 1] ^ words[i + 1]) | (i32[f + 2] ^ words[i + 2]) | (i32[f + 3] ^ words[i + 3])) !== 0) return false;
+    }
+    return i === n || ((i32[f] ^ words[i]) | (i32[f + 1] ^ words[i + 1])) === 0;
+  }
+
+  /**
+   * ref_count++, saturating (INT_MAX in v4, U32_MAX later): a cmpxchg loop whose first expected
+   * value is a plain read (2.), so a hit nobody races costs one atomic; a stale guess only fails
+   * the cmpxchg, which returns the value to try next. Saturation is judged on the value the
+   * cmpxchg compares, so the count never passes the limit.
+   */
+  private incRef(elt: number): void {
+    const at = this.eltsAt + elt * ELT_WORDS + 1;
+    const u32 = this.u32;
+    const max = this.refMax;
+    let cur = u32[at];
+    for (;;) {
+      if (cur >= max) return;
+      const old = Atomics.compareExchange(u32, at, cur, cur + 1);
+      if (old === cur) return;
+      cur = old;
+    }
+  }
+
+  /** Holds the caller for the race window. */
+  window(): void {
+    const ms = this.liveWindow ? Atomics.load(this.i32, C.WINDOW_US) / 1000 : this.windowMs;
+    if (ms <= 0) return;
+    if (this.sleep) {
+      Atomics.wait(this.i32, C.DUMMY, 0, ms);
+      return;
+    }
+    const end = performance.now() + ms;
+    while (performance.now() < end) {
+      /* spin */
+    }
+  }
+}
