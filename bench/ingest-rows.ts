@@ -21,8 +21,8 @@ export interface Child {
   ms: number;
   baseMs: number;
   check: string;
-  /** bytes per event: process (after GC, beyond the stack table) and the trace columns' buffers */
-  memory: { events: number; process: number; columns: number; stackBytes: number } | null;
+  /** bytes per event: process (after GC, beyond the stack table and what the other files hold alone) and the trace columns' buffers */
+  memory: { events: number; process: number; columns: number; stackBytes: number; restBytes: number } | null;
 }
 
 /**
