@@ -133,22 +133,28 @@ class AddressResolver implements Resolver {
   }
 }
 
+/** id + 1 in the low 30 bits of a table entry, the kind above */
+const ID_MASK = 0x3fffffff;
+
 /** Home slot of the ip `hi:lo` in a table of 2^(32 - shift) slots. */
 const ipSlot = (hi: number, lo: number, shift: number) => Math.imul(lo ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1) >>> shift;
 
 /**
  * Frame keys of raw ips, each made once per distinct ip: an ip gets a dense id and its key
  * string when first seen; later occurrences cost one probe. The table is open addressing over
- * one Uint32Array of (lo, hi, id + 1, kind) quads (id + 1 = 0: free), so a probe reads one
- * cache line; at most half full, doubling as it fills. Counts symbol hits and misses per
- * occurrence, as a per-ip symbolizer would.
+ * one Uint32Array of (lo, id + 1 | kind << 30) pairs (0: free), the high half kept per id: 8 bytes
+ * a slot, up to 3/4 full, so 100,000 distinct ips fit in 1 MB (a probe of a dump's millions of
+ * ips stays in the cache). Counts symbol hits and misses per occurrence, as a per-ip symbolizer
+ * would.
  */
 export class IpFrames {
   hits = 0;
   misses = 0;
   /** frame key of each id */
   readonly keys: string[] = [];
-  private table = new Uint32Array(4 << 11);
+  /** high half of each id's ip */
+  private hiOf = new Uint32Array(1024);
+  private table = new Uint32Array(2 << 11);
   private shift = 32 - 11;
 
   constructor(private readonly resolver: Resolver = new AddressResolver()) {}
@@ -164,17 +170,17 @@ export class IpFrames {
   /** The id of the ip `hi:lo` (unsigned 32-bit halves), counting it as a hit or miss. */
   idOf(hi: number, lo: number): number {
     const t = this.table;
-    const mask = (t.length >>> 2) - 1;
+    const mask = (t.length >>> 1) - 1;
     let h = ipSlot(hi, lo, this.shift);
     for (;;) {
-      const q = h << 2;
-      const s = t[q + 2];
-      if (s === 0) return this.add(hi, lo, h);
-      if (t[q] === lo && t[q + 1] === hi) {
-        const kind = t[q + 3];
+      const e = t[2 * h + 1];
+      if (e === 0) return this.add(hi, lo, h);
+      const id = (e & ID_MASK) - 1;
+      if (t[2 * h] === lo && this.hiOf[id] === hi) {
+        const kind = e >>> 30;
         if (kind === Kind.Hit) this.hits++;
         else if (kind === Kind.Miss) this.misses++;
-        return s - 1;
+        return id;
       }
       h = (h + 1) & mask;
     }
@@ -188,28 +194,30 @@ export class IpFrames {
     let hits = 0;
     let misses = 0;
     let t = this.table;
-    let mask = (t.length >>> 2) - 1;
+    let hiOf = this.hiOf;
+    let mask = (t.length >>> 1) - 1;
     let shift = this.shift;
     for (let i = 0; i < n; i++) {
       const H = hi[from + i];
       const L = lo[from + i];
       let h = ipSlot(H, L, shift);
       for (;;) {
-        const q = h << 2;
-        const s = t[q + 2];
-        if (s === 0) {
+        const e = t[2 * h + 1];
+        if (e === 0) {
           out[at + i] = this.add(H, L, h);
-          // add counted it and may have grown the table
+          // add counted it and may have grown the arrays
           t = this.table;
-          mask = (t.length >>> 2) - 1;
+          hiOf = this.hiOf;
+          mask = (t.length >>> 1) - 1;
           shift = this.shift;
           break;
         }
-        if (t[q] === L && t[q + 1] === H) {
-          const kind = t[q + 3];
+        const id = (e & ID_MASK) - 1;
+        if (t[2 * h] === L && hiOf[id] === H) {
+          const kind = e >>> 30;
           hits += kind & 1;
           misses += kind >>> 1;
-          out[at + i] = s - 1;
+          out[at + i] = id;
           break;
         }
         h = (h + 1) & mask;
@@ -245,18 +253,22 @@ export class IpFrames {
   /** A first sight of `hi:lo`, at free slot `h`: resolves it, counts it, gives it the next id. */
   private add(hi: number, lo: number, h: number): number {
     const id = this.keys.length;
+    if (id >= ID_MASK - 1) throw new RangeError('more than 2^30 distinct ips');
     const key = this.resolver.resolve(hi, lo);
     const kind = this.resolver.kind;
     if (kind === Kind.Hit) this.hits++;
     else if (kind === Kind.Miss) this.misses++;
     this.keys.push(key);
+    if (id === this.hiOf.length) {
+      const grown = new Uint32Array(2 * id);
+      grown.set(this.hiOf);
+      this.hiOf = grown;
+    }
+    this.hiOf[id] = hi;
     const t = this.table;
-    const q = h << 2;
-    t[q] = lo;
-    t[q + 1] = hi;
-    t[q + 2] = id + 1;
-    t[q + 3] = kind;
-    if (2 * this.keys.length > t.length >>> 2) this.rehash();
+    t[2 * h] = lo;
+    t[2 * h + 1] = (id + 1) | (kind << 30);
+    if (4 * this.keys.length > 3 * (t.length >>> 1)) this.rehash();
     return id;
   }
 
@@ -264,12 +276,14 @@ export class IpFrames {
     const old = this.table;
     const t = new Uint32Array(old.length * 2);
     this.shift--;
-    const mask = (t.length >>> 2) - 1;
-    for (let q = 0; q < old.length; q += 4) {
-      if (old[q + 2] === 0) continue;
-      let h = ipSlot(old[q + 1], old[q], this.shift);
-      while (t[(h << 2) + 2] !== 0) h = (h + 1) & mask;
-      t.set(old.subarray(q, q + 4), h << 2);
+    const mask = (t.length >>> 1) - 1;
+    for (let q = 0; q < old.length; q += 2) {
+      const e = old[q + 1];
+      if (e === 0) continue;
+      let h = ipSlot(this.hiOf[(e & ID_MASK) - 1], old[q], this.shift);
+      while (t[2 * h + 1] !== 0) h = (h + 1) & mask;
+      t[2 * h] = old[q];
+      t[2 * h + 1] = e;
     }
     this.table = t;
   }

@@ -38,13 +38,14 @@ export class StackTable {
   private sharedUpTo = 0;
   /**
    * Child lookup, (parent, frame) -> child, in two parts. Each node's first child (the earliest
-   * made) is stored with the node, so a walk down a new tail (the common case: most nodes of a
-   * large dump have one child) touches nothing but the arrays it appends to. The other children
+   * made) and that child's frame are stored with the node (`kids`, two per node: one cache line
+   * read per step down a known path), so a walk down a new tail (the common case: most nodes of
+   * a large dump have one child) touches nothing but the arrays it appends to. The other children
    * are in `siblings`: open addressing with linear probing over an Int32Array of
    * (parent, frame, child) triples (child 0 = free: node 0 is nobody's child), at most half
    * full, doubling when it would be more.
    */
-  private firstChild: Int32Array;
+  private kids: Int32Array;
   private siblings: Int32Array;
   private siblingCount = 0;
   /** 32 - log2(slots) */
@@ -63,7 +64,7 @@ export class StackTable {
     this.nodeFrame = new Int32Array(cap);
     this.nodeParent = new Int32Array(cap);
     this.nodeDepth = new Int32Array(cap);
-    this.firstChild = new Int32Array(cap);
+    this.kids = new Int32Array(2 * cap);
     this.isStack = new Uint8Array(cap);
     this.siblings = new Int32Array(3 << SIBLING_BITS);
     this.siblingShift = 32 - SIBLING_BITS;
@@ -103,9 +104,9 @@ export class StackTable {
     // down the nodes that exist
     for (; i >= from; i--) {
       const frame = leafFirst[i];
-      const first = this.firstChild[node];
+      const first = this.kids[2 * node];
       if (first === 0) break;
-      if (this.nodeFrame[first] === frame) {
+      if (this.kids[2 * node + 1] === frame) {
         node = first;
         continue;
       }
@@ -124,16 +125,17 @@ export class StackTable {
       const frameCol = this.nodeFrame;
       const parentCol = this.nodeParent;
       const depthCol = this.nodeDepth;
-      const firstCol = this.firstChild;
+      const kids = this.kids;
       let c = this.nodes;
       let depth = depthCol[node];
       for (; i >= from; i--) {
         frameCol[c] = leafFirst[i];
         parentCol[c] = node;
         depthCol[c] = ++depth;
-        firstCol[c] = 0;
+        kids[2 * c] = 0;
         this.isStack[c] = 0;
-        firstCol[node] = c;
+        kids[2 * node] = c;
+        kids[2 * node + 1] = leafFirst[i];
         node = c++;
       }
       this.nodes = c;
@@ -157,13 +159,14 @@ export class StackTable {
 
   /** The child of `node` with `frame`, made when there is none. */
   private child(node: number, frame: number): number {
-    const first = this.firstChild[node];
+    const first = this.kids[2 * node];
     if (first === 0) {
       const c = this.newNode(node, frame);
-      this.firstChild[node] = c;
+      this.kids[2 * node] = c;
+      this.kids[2 * node + 1] = frame;
       return c;
     }
-    if (this.nodeFrame[first] === frame) return first;
+    if (this.kids[2 * node + 1] === frame) return first;
     const c = this.sibling(node, frame);
     return c > 0 ? c : this.addSibling(node, frame, ~c);
   }
@@ -200,7 +203,7 @@ export class StackTable {
     this.nodeParent[c] = parent;
     this.nodeDepth[c] = this.nodeDepth[parent] + 1;
     this.isStack[c] = 0;
-    this.firstChild[c] = 0;
+    this.kids[2 * c] = 0;
     return c;
   }
 
@@ -213,15 +216,15 @@ export class StackTable {
   /** New node columns of `capacity` (not shared with any snapshot). */
   private resize(capacity: number): void {
     const n = this.nodes;
-    const copy = <T extends Int32Array | Uint8Array>(a: T, make: new (k: number) => T): T => {
-      const b = new make(capacity);
-      b.set(a.subarray(0, n) as never);
+    const copy = <T extends Int32Array | Uint8Array>(a: T, make: new (k: number) => T, per = 1): T => {
+      const b = new make(per * capacity);
+      b.set(a.subarray(0, per * n) as never);
       return b;
     };
     this.nodeFrame = copy(this.nodeFrame, Int32Array);
     this.nodeParent = copy(this.nodeParent, Int32Array);
     this.nodeDepth = copy(this.nodeDepth, Int32Array);
-    this.firstChild = copy(this.firstChild, Int32Array);
+    this.kids = copy(this.kids, Int32Array, 2);
     this.isStack = copy(this.isStack, Uint8Array);
     this.sharedUpTo = 0;
   }
@@ -249,8 +252,8 @@ export class StackTable {
    */
   private unlink(c: number): void {
     const parent = this.nodeParent[c];
-    if (this.firstChild[parent] === c) {
-      this.firstChild[parent] = 0;
+    if (this.kids[2 * parent] === c) {
+      this.kids[2 * parent] = 0;
       return;
     }
     const table = this.siblings;
@@ -344,7 +347,7 @@ export class StackTable {
       nodeDepth: this.nodeDepth,
       nodes: this.nodes,
       sharedUpTo: this.nodes,
-      firstChild: new Int32Array(0),
+      kids: new Int32Array(0),
       siblings: new Int32Array(0),
       isStack: new Uint8Array(0),
       stackOrder: this.stackOrder.frozen(),
