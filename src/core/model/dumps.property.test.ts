@@ -1,0 +1,128 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DiagnosticLog } from '../formats/diagnostics.ts';
+import { TRAMPOLINE } from '../formats/frames.ts';
+import { createKallsymsParser, Symbolizer } from '../formats/kallsyms.ts';
+import { createStackMapBinParser } from '../formats/stack-map-bin.ts';
+import { writeStackMapBin } from '../formats/stack-map-write.ts';
+import type { ParsedDump } from '../formats/types.ts';
+import { DumpIndex } from './dumps.ts';
+import { StackTable } from './stack-table.ts';
+
+/** Plain symbolization: a BigInt binary search over the code symbols, one string per ip. */
+function plainKey(syms: { addr: bigint; name: string }[] | null) {
+  const code = syms ? [...syms].sort((a, b) => (a.addr < b.addr ? -1 : a.addr > b.addr ? 1 : 0)) : [];
+  return (ip: bigint): string => {
+    if (ip === 0x7fffffffn) return TRAMPOLINE;
+    const raw = '0x' + ip.toString(16);
+    if (code.length === 0 || ip < code[0].addr) return raw;
+    let lo = 0;
+    let hi = code.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (code[mid].addr <= ip) lo = mid;
+      else hi = mid - 1;
+    }
+    const end = lo + 1 < code.length ? code[lo + 1].addr : code[lo].addr + 0x10000n;
+    return ip < end ? `${code[lo].name}+0x${(ip - code[lo].addr).toString(16)}` : raw;
+  };
+}
+
+const parseBin = (bytes: Uint8Array, file: string): ParsedDump =>
+  (() => {
+    const p = createStackMapBinParser({ file, diagnostics: new DiagnosticLog(file) });
+    p.push(bytes);
+    return p.end();
+  })();
+
+/** Everything a dump index says, as plain values (frame ids aside: each path interns frames in its own order). */
+function describeIndex(stacks: StackTable, index: DumpIndex) {
+  const gens = index.generations().map((g) => {
+    const d = index.byGeneration.get(g)!;
+    return { g, sources: d.sources, slots: [...d.slots].map(([slot, s]) => ({ slot, ref: s.refCount, node: s.stack, frames: stacks.framesOf(s.stack) })) };
+  });
+  const genless = index.generationless.map((d) => [...d.slots].map(([slot, s]) => ({ slot, node: s.stack, frames: stacks.framesOf(s.stack) })));
+  const merged = [...index.generationlessSlots].map(([slot, e]) => ({ slot, ambiguous: e.ambiguous, best: e.best.stack, readings: e.readings.map((r) => r.stack) }));
+  return { gens, genless, merged, size: stacks.size, nodes: stacks.nodeCount, frames: [...stacks.frames.strings].sort() };
+}
+
+describe('DumpIndex over binary columns against plain string frames (property)', () => {
+  const base = 0xffffffff81000000n;
+  const sym = fc.record({ off: fc.nat({ max: 0x4000 }), name: fc.constantFrom('vfs_read', 'schedule', 'kfree', 'cleanup', 'x') });
+  const ip = fc.oneof(
+    fc.nat({ max: 0x5000 }).map((o) => base + BigInt(o)),
+    fc.constant(0x7fffffffn),
+    fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }),
+  );
+  // few distinct ips so records share prefixes and slots of different dumps agree or disagree
+  const stack = fc.array(fc.nat({ max: 11 }), { maxLength: 12 });
+  const dumpArb = fc.record({
+    version: fc.constantFrom(1, 2),
+    generation: fc.nat({ max: 2 }),
+    littleEndian: fc.boolean(),
+    records: fc.array(fc.record({ slot: fc.nat({ max: 9 }), refCount: fc.nat({ max: 50 }), stack }), { maxLength: 12 }),
+  });
+
+  it('gives every slot the same stack, ref_count, node and diagnostics as symbolizing each ip to a string', () => {
+    fc.assert(
+      fc.property(fc.array(sym, { maxLength: 8 }), fc.array(ip, { minLength: 12, maxLength: 12 }), fc.array(dumpArb, { minLength: 1, maxLength: 4 }), fc.boolean(), (syms, alphabet, dumps, withSyms) => {
+        const symList = syms.map((s) => ({ addr: base + BigInt(s.off), name: s.name }));
+        const text = symList.map((s) => `${s.addr.toString(16)} T ${s.name}\n`).join('');
+        const kp = createKallsymsParser({ file: 'kallsyms', diagnostics: new DiagnosticLog('kallsyms') });
+        kp.push(new TextEncoder().encode(text));
+        const symFile = kp.end();
+        const useSyms = withSyms && symList.length > 0;
+        const key = plainKey(useSyms ? symList : null);
+
+        const parsed = dumps.map((d, i) =>
+          parseBin(
+            writeStackMapBin({
+              version: d.version,
+              generation: d.version === 1 ? null : d.generation,
+              littleEndian: d.littleEndian,
+              records: d.records.map((r) => ({ slot: r.slot, refCount: r.refCount, ips: r.stack.map((k) => alphabet[k]) })),
+            }),
+            `stack_map_bin.${i}`,
+          ),
+        );
+        // the fast path: columns, ids through the symbolizer's cache
+        const fastTable = new StackTable();
+        const fast = new DumpIndex(fastTable);
+        const symbolizer = useSyms ? new Symbolizer(symFile) : null;
+        const fastLogs = parsed.map((p) => {
+          const log = new DiagnosticLog(p.file);
+          fast.add(p, log, symbolizer);
+          return log.list();
+        });
+        fast.seal();
+        // the plain path: the same records with their frames already strings, no columns
+        const plainTable = new StackTable();
+        const plain = new DumpIndex(plainTable);
+        const plainLogs = parsed.map((p) => {
+          const log = new DiagnosticLog(p.file);
+          const records = p.records.map((r) => ({ ...r, frames: Array.from(r.ips!, key), ips: null }));
+          plain.add({ ...p, columns: undefined, records }, log);
+          return log.list();
+        });
+        plain.seal();
+
+        expect(fastLogs).toEqual(plainLogs);
+        expect(describeIndex(fastTable, fast)).toEqual(describeIndex(plainTable, plain));
+        if (symbolizer) {
+          let hits = 0;
+          let misses = 0;
+          const code = [...symList].sort((a, b) => (a.addr < b.addr ? -1 : 1));
+          for (const p of parsed)
+            for (const r of p.records)
+              for (const x of r.ips!) {
+                if (x === 0x7fffffffn) continue;
+                if (key(x).startsWith('0x')) misses++;
+                else hits++;
+              }
+          expect([symbolizer.hits, symbolizer.misses], `${code.length} symbols`).toEqual([hits, misses]);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
