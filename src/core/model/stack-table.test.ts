@@ -119,7 +119,9 @@ describe('StackTable child lookup (open addressing) against a Map', () => {
     | { kind: 'strings'; stack: string[] }
     | { kind: 'ids'; stack: string[] }
     | { kind: 'mark' }
-    | { kind: 'rollback' };
+    | { kind: 'rollback' }
+    | { kind: 'snapshot' }
+    | { kind: 'reserve'; n: number };
   // small alphabets so stacks share prefixes and siblings; long runs so the sibling table doubles
   const frame = fc.oneof(fc.integer({ min: 0, max: 6 }).map((i) => `f${i}`), fc.integer({ min: 0, max: 400 }).map((i) => `g${i}`));
   const stack = fc.array(frame, { maxLength: 24 });
@@ -128,6 +130,8 @@ describe('StackTable child lookup (open addressing) against a Map', () => {
     { weight: 10, arbitrary: stack.map((s) => ({ kind: 'ids' as const, stack: s })) },
     { weight: 1, arbitrary: fc.constant({ kind: 'mark' as const }) },
     { weight: 1, arbitrary: fc.constant({ kind: 'rollback' as const }) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'snapshot' as const }) },
+    { weight: 1, arbitrary: fc.nat({ max: 3000 }).map((n) => ({ kind: 'reserve' as const, n })) },
   );
 
   it('gives the same node for every stack, and the same sizes, through marks and rollbacks', () => {
@@ -137,8 +141,11 @@ describe('StackTable child lookup (open addressing) against a Map', () => {
         const ref = new MapStackTable();
         const marks: [StackTableMark, ReturnType<MapStackTable['mark']>][] = [];
         const seen: [number, string[]][] = [];
+        const snaps: { s: StackTable; nodes: number; seen: [number, string[]][] }[] = [];
         for (const o of ops) {
-          if (o.kind === 'mark') marks.push([t.mark(), ref.mark()]);
+          if (o.kind === 'snapshot') snaps.push({ s: t.snapshot(ref.size), nodes: ref.nodeCount, seen: seen.slice() });
+          else if (o.kind === 'reserve') t.reserve(o.n);
+          else if (o.kind === 'mark') marks.push([t.mark(), ref.mark()]);
           else if (o.kind === 'rollback') {
             const m = marks.pop();
             if (!m) continue;
@@ -165,6 +172,14 @@ describe('StackTable child lookup (open addressing) against a Map', () => {
         }
         for (const [n, s] of seen) expect(t.framesOf(n)).toEqual(s);
         expect(t.frames.strings).toEqual(ref.frames.strings);
+        // every snapshot still shows what it saw, through the interns, reserves and rollbacks after it
+        for (const snap of snaps) {
+          expect(snap.s.nodeCount).toBe(snap.nodes);
+          for (const [n, s] of snap.seen) {
+            expect(snap.s.framesOf(n)).toEqual(s);
+            expect(snap.s.depth(n)).toBe(s.length);
+          }
+        }
       }),
       { numRuns: 60 },
     );
