@@ -129,17 +129,19 @@ export class MapInsert extends MapView {
   insertHashed(cpu: number, words: Uint32Array, nr: number, cachedHash: number): number {
     const i32 = this.i32;
     const base = CTL_WORDS + cpu * CPU_STRIDE;
+    if (nr > MAX_DEPTH) {
+      // never reaches the map, so never enters the read side; with the option off it is not
+      // counted either (the rare path reads C.OPTION itself)
+      if (Atomics.load(i32, C.OPTION) === 0) return INSERT_OFF;
+      i32[base + K.DEEP]++;
+      this.onEvent?.('deep', -1, 0);
+      return INSERT_DEEP;
+    }
     const gate = Atomics.add(i32, base + K.INFLIGHT, 1);
     // the option on implies an allocated map (setOption(true) allocates, free needs it off)
     if ((gate & GATE_OFF) !== 0) {
       this.leave(base);
       return INSERT_OFF;
-    }
-    if (nr > MAX_DEPTH) {
-      this.leave(base);
-      i32[base + K.DEEP]++;
-      this.onEvent?.('deep', -1, 0);
-      return INSERT_DEEP;
     }
     // this CPU's own counters: one writer, plain increments, read elsewhere with Atomics.load
     i32[base + K.ATTEMPTS]++;
