@@ -114,6 +114,22 @@ class MapStackTable {
   }
 }
 
+describe('StackTable snapshot across a rollback below it', () => {
+  it('a node the snapshot saw, rolled back and made again with another frame, keeps its old frame in the snapshot', () => {
+    const t = new StackTable();
+    t.intern(['a', 'root']);
+    const m = t.mark();
+    const b = t.intern(['b2', 'b1', 'other-root']);
+    const s = t.snapshot(2);
+    t.rollback(m);
+    const c = t.intern(['c3', 'c2', 'c1', 'a', 'root']); // the same node numbers, other parents
+    expect(t.framesOf(c)).toEqual(['c3', 'c2', 'c1', 'a', 'root']);
+    expect(t.parent(b - 2)).toBe(2);
+    expect(s.framesOf(b)).toEqual(['b2', 'b1', 'other-root']);
+    expect(s.nodeCount).toBe(6);
+  });
+});
+
 describe('StackTable child lookup (open addressing) against a Map', () => {
   type Op =
     | { kind: 'strings'; stack: string[] }
