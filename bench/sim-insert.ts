@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       value: round1(hit),
       unit: 'ns',
       baseline: { what: 'the same loop hashing only (jhash2 over the stack)', value: round1(hashOnly), unit: 'ns' },
-      ratio: round2(hit / hashOnly),
+      ratio: round2(hit / round1(hashOnly)),
       ...goal(hit),
       note: `per worker: ${per('insert')} ns; hash only ${per('hash')} ns`,
     });
@@ -91,8 +91,8 @@ async function main(): Promise<void> {
         what: `simulator ${mode} hit insert per worker, ${w} worker${w > 1 ? 's' : ''}, hash cached by the caller (excludes hashing; the kernel hashes every stack)`,
         value: round1(cached),
         unit: 'ns',
-        baseline: { what: 'the same loop picking the stack only', value: round1(empty), unit: 'ns' },
-        ratio: round2(cached / Math.max(empty, 0.1)),
+        baseline: { what: 'the same loop picking the stack only', value: round2(empty), unit: 'ns' },
+        ...(round2(empty) > 0 ? { ratio: round2(cached / round2(empty)) } : {}),
         ...goal(cached),
         note: `per worker: ${per('cached')} ns`,
       });
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
   if (json) process.stdout.write(JSON.stringify({ rows }) + '\n');
 }
 
-interface Row { id: string; value: number; unit: string; baseline: { value: number }; ratio: number; goal?: string; met?: boolean; note: string }
+interface Row { id: string; value: number; unit: string; baseline: { value: number }; ratio?: number; goal?: string; met?: boolean; note: string }
 function human(r: Row): string {
   return `${r.id.padEnd(24)} ${String(r.value).padStart(7)} ${r.unit}  (baseline ${r.baseline.value} ${r.unit}, ${r.ratio}x)${r.goal ? `  goal ${r.goal}: ${r.met ? 'met' : 'not met'}` : ''}  ${r.note}`;
 }
