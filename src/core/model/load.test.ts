@@ -280,3 +280,28 @@ describe('progress', () => {
     expect(seen.slice(0, -1).every((p) => p.phase === 'reading')).toBe(true);
   });
 });
+
+// A file with no container is read straight from its Blob (an in-memory one streams as a single
+// chunk, handed to the reader in 1 MiB pieces): the same capture as the bytes pushed by hand in
+// small chunks, and the same as through unpack (the trace inside a tar).
+describe('the direct path for plain files', () => {
+  it('an in-memory Blob over 1 MiB gives what small chunks give, and what the tar of it gives', async () => {
+    const big = new Uint8Array(TRACE.length * 3);
+    for (let k = 0; k < 3; k++) big.set(TRACE, k * TRACE.length);
+    const direct = summarize(await loadFiles([blob('trace', big), blob('stack_map_bin.gen1', BIN1)]));
+    const ingest = new Ingest();
+    for (const [name, bytes] of [['trace', big], ['stack_map_bin.gen1', BIN1]] as const) {
+      const p = ingest.open(name);
+      for (let i = 0; i < bytes.length; i += 4093) p.push(bytes.subarray(i, i + 4093));
+      p.end();
+    }
+    const byHand = summarize(ingest.finish());
+    const tar = await packTar([{ header: { name: 'trace', size: big.length, type: 'file' }, body: big }]);
+    const viaTar = summarize(await loadFiles([blob('t.tar', tar), blob('stack_map_bin.gen1', BIN1)]));
+    expect(direct.events).toBeGreaterThan(0);
+    // the tar's member is named `t.tar/trace` wherever a file is named
+    const plain = (s: Summary) => JSON.parse(JSON.stringify({ ...s, files: null }).replaceAll('"t.tar/trace"', '"trace"'));
+    for (const s of [byHand, viaTar]) expect(plain(s)).toEqual(plain(direct));
+    expect(direct.files.map((f) => [f.file, f.kind, f.size, f.lines])).toEqual(byHand.files.map((f) => [f.file, f.kind, f.size, f.lines]));
+  });
+});
