@@ -10,7 +10,8 @@
 // capture's tree; speedscope, the frame after its first WebGL draw; d3-flame-graph, the frame
 // after its SVG rects are in the DOM. Each tool capped at --cap seconds (240), "not drawn" is null.
 //
-//   npx tsx bench/peers.ts [--sizes 1k,10k,100k,262k] [--cap S] [--rounds N] [--json] [--smoke]
+//   npx tsx bench/peers.ts [--sizes 1k,10k,100k,262k] [--cap S] [--rounds N] [--budget S] [--json] [--smoke]
+//   --budget S (1200): no size is started after S seconds
 import type { Browser } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -30,6 +31,7 @@ const SMOKE = argv.includes('--smoke');
 const JSON_OUT = argv.includes('--json');
 const CAP_S = Number(arg('--cap', SMOKE ? '60' : '240'));
 const REPEAT_S = 20;
+const BUDGET_S = Number(arg('--budget', '1200'));
 const SIZES: Record<string, number> = { '300': 300, '1k': 1000, '10k': 10_000, '100k': 100_000, '262k': 262_144 };
 const sizes = arg('--sizes', SMOKE ? '300' : '1k,10k,100k,262k').split(',');
 /** PEERS_SHOTS=DIR: a screenshot of each tool once timed, to see what was counted as drawn */
@@ -154,7 +156,14 @@ async function main(): Promise<void> {
   /** a peer that was not drawn at a size is not tried at larger ones (it would only use the cap again) */
   const gaveUp = new Map<string, string>();
   try {
+    const t0 = performance.now();
     for (const label of sizes) {
+      // past the budget, the sizes left are not started (the scoreboard shows them as failed rows),
+      // so the sizes done still print their rows before the scoreboard's own timeout
+      if ((performance.now() - t0) / 1000 > BUDGET_S) {
+        log(`${label}: not started, past the --budget of ${BUDGET_S} s`);
+        continue;
+      }
       const n = SIZES[label];
       if (!n) throw new Error(`unknown size ${label}: one of ${Object.keys(SIZES).join(', ')}`);
       const cap = generated(['--stacks', String(n), '--depth', '4-64', '--zipf', '0', '--events', String(4 * n), '--seed', '1']);
