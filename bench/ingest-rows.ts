@@ -20,6 +20,9 @@ export interface Child {
   mb: number;
   ms: number;
   baseMs: number;
+  /** CPU time of the process (every thread) for the same runs */
+  cpuMs: number;
+  baseCpuMs: number;
   check: string;
   /** bytes per event: process (after GC, beyond the stack table and what the other files hold alone) and the trace columns' buffers */
   memory: { events: number; process: number; columns: number; stackBytes: number; restBytes: number } | null;
