@@ -24,7 +24,7 @@
 // alternating in one invocation; frame times are rAF deltas, so 16.7 ms is every frame at 60 Hz):
 //   10M events (2.1 GB trace), one run each: p95 A 100 ms, B 16.7 ms; p50 16.7 both; frames
 //   delivered in the same input time A 420, B 693; load A 68.4 s, B 62.1 s; renderer peak A 1337
-//   MB, B 1254 MB; renders outside the timeline during input: A 380 (flame graph, header), B 0.
+//   MB, B 1254 MB; renders outside the timeline during input: A 279 (flame graph 186, header 93), B 0.
 //   1M events, best of 2: p95 A 83.3 ms, B 33.3 ms (B 16.7 in an earlier, quieter pair of runs);
 //   frames A 436, B 641; load A 12.1 s, B 8.9 s.
 //   --profile/--trace (B, 10M): the main thread's time is Blink's frame (paint, commit), not script;
