@@ -169,7 +169,7 @@ async function main(): Promise<void> {
       const cap = generated(['--stacks', String(n), '--depth', '4-64', '--zipf', '0', '--events', String(4 * n), '--seed', '1']);
       const f = await foldedInput(cap);
       log(`${label}: ${f.uniqueStacks} unique stacks, ${f.lines} folded lines (${(f.bytes / 1e6).toFixed(1)} MB), ${f.treeNodes} flame nodes, ${f.leaves} leaves, weight ${f.total}`);
-      const rounds = Number(arg('--rounds', SMOKE ? '1' : n <= 10_000 ? '3' : '1'));
+      const rounds = Number(arg('--rounds', SMOKE ? '1' : n <= 1000 ? '3' : n <= 10_000 ? '2' : '1'));
       const got: Record<'ours' | 'speedscope' | 'd3', Timing[]> = { ours: [], speedscope: [], d3: [] };
       for (let r = 0; r < rounds; r++) {
         // alternating, so a slow spell of the machine falls on all three
