@@ -246,6 +246,11 @@ class TraceTextState {
     let i = start;
     let c = 0;
     while (i < end && ((c = text.charCodeAt(i)) === C_SPACE || c === C_TAB)) i++;
+    // a frame line of a full stack the sink takes as ids, read in place (as `line` would: no flush)
+    if (c === C_EQ && i < end && text.charCodeAt(i + 1) === C_GT && this.open !== null && this.frameTable !== null && this.open.kind === 'full') {
+      this.frame(text, i + 2, end, lineNo);
+      return true;
+    }
     if (i === end || c <= C_SPACE || c >= 0x7f || c === C_EQ || c === C_HASH) return false;
     if (i === start && (c === C_C || c === C_c || c === C_v)) return false;
     // not blank and not a frame: `line` would flush here as well
@@ -264,7 +269,7 @@ class TraceTextState {
       return;
     }
     if (c === C_EQ && line.charCodeAt(i + 1) === C_GT) {
-      this.frame(line, i + 2, lineNo);
+      this.frame(line, i + 2, n, lineNo);
       return;
     }
     this.flush();
@@ -315,18 +320,19 @@ class TraceTextState {
     this.bad(lineNo, REASON.notTrace);
   }
 
-  private frame(line: string, from: number, lineNo: number): void {
+  /** A frame line: `line[from, end)` follows its `=>`. */
+  private frame(line: string, from: number, end: number, lineNo: number): void {
     const r = this.open;
     if (!r) {
       this.bad(lineNo, REASON.orphanFrame);
       return;
     }
     if (r.kind === 'full' && this.frameTable) {
-      this.frameId(line, from, this.frameTable);
+      this.frameId(line, from, end, this.frameTable);
       this.used++;
       return;
     }
-    const printed = line.slice(from).trim();
+    const printed = line.slice(from, end).trim();
     let key: string;
     const u = r.kind === 'user' && printed.charCodeAt(0) === C_LT ? USER_HEX_RE.exec(printed) : null;
     if (u) key = '0x' + (u[1].toLowerCase().replace(/^0+(?=.)/, ''));
@@ -336,14 +342,14 @@ class TraceTextState {
   }
 
   /** The frame key of `line` from `from` on, interned in `table` (from the range when it is the common form), added to the open stack's ids. */
-  private frameId(line: string, from: number, table: InternTable): void {
+  private frameId(line: string, from: number, end: number, table: InternTable): void {
     let a = from;
-    let b = line.length;
+    let b = end;
     let c = 0;
     while (a < b && ((c = line.charCodeAt(a)) === C_SPACE || c === C_TAB)) a++;
     while (b > a && ((c = line.charCodeAt(b - 1)) === C_SPACE || c === C_TAB)) b--;
     const keyEnd = simpleFrameKeyEnd(line, a, b);
-    const id = keyEnd >= 0 ? table.internRange(line, a, keyEnd) : table.intern(frameKey(line.slice(from).trim()));
+    const id = keyEnd >= 0 ? table.internRange(line, a, keyEnd) : table.intern(frameKey(line.slice(from, end).trim()));
     if (this.frameCount === this.frameIds.length) {
       const next = new Int32Array(this.frameIds.length * 2);
       next.set(this.frameIds);
