@@ -258,7 +258,8 @@ async function main(): Promise<void> {
   });
 
   // the browser
-  const distB = arg('--dist', join(repo, 'dist'));
+  // the scoreboard's build of this tree (BENCH_DIST); repo/dist may be an old `npm run test:e2e` build
+  const distB = arg('--dist', process.env.BENCH_DIST || join(repo, 'dist'));
   const distA = arg('--dist-a', '');
   const sB = await serve({ '/': distB });
   const sA = distA ? await serve({ '/': distA }) : null;
