@@ -1,4 +1,4 @@
-import { jhash2 } from './jhash.ts';
+import { jhash2i } from './jhash.ts';
 import { C, CPU_STRIDE, CTL_WORDS, ELT_WORDS, K, MAX_DEPTH, type MapParams } from './map-layout.ts';
 
 export interface MapCounters {
@@ -60,8 +60,8 @@ export class MapView {
 
   /** The map's key for a stack given as (low, high) u32 pairs: jhash2 over the words, 0 taken as 1. */
   hash(words: Uint32Array, nr: number): number {
-    const h = jhash2(words, nr * 2, this.params.hashSeed);
-    return h === 0 ? 1 : h;
+    const h = jhash2i(words, nr * 2, this.params.hashSeed | 0); // int32 seed: no heap number per call
+    return h === 0 ? 1 : h >>> 0;
   }
 
   startIndex(hash: number): number {
