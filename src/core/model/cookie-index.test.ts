@@ -10,11 +10,16 @@ import { RecordStatus } from './trace-columns.ts';
 // dump) and cookies (slots held or not, up to 5M). A slot beyond 2^31 wraps in the Int32 column
 // (as it did before), so it is left out.
 describe('resolveCookies against a plain lookup', () => {
-  const dump = fc.record({
-    generation: fc.integer({ min: 0, max: 5 }),
-    slots: fc.uniqueArray(fc.oneof(fc.integer({ min: 0, max: 64 }), fc.integer({ min: 0, max: 5_000_000 })), { minLength: 1, maxLength: 12 }),
-  });
-  const cookie = fc.record({ slot: fc.oneof(fc.integer({ min: 0, max: 64 }), fc.integer({ min: 0, max: 5_000_000 })), generation: fc.integer({ min: 0, max: 6 }) });
+  // dense slots (read through the array) or some far apart (through the map)
+  const dump = fc
+    .record({
+      generation: fc.integer({ min: 0, max: 5 }),
+      small: fc.uniqueArray(fc.integer({ min: 0, max: 12 }), { minLength: 1, maxLength: 10 }),
+      far: fc.uniqueArray(fc.integer({ min: 13, max: 5_000_000 }), { maxLength: 4 }),
+      dense: fc.boolean(),
+    })
+    .map((d) => ({ generation: d.generation, slots: d.dense ? d.small : [...d.small, ...d.far] }));
+  const cookie = fc.record({ slot: fc.oneof(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 5_000_000 })), generation: fc.integer({ min: 0, max: 6 }) });
   it('every cookie gets the status and stack the dump of its generation gives', () => {
     fc.assert(
       fc.property(fc.uniqueArray(dump, { selector: (d) => d.generation, maxLength: 4 }), fc.array(cookie, { maxLength: 40 }), (dumps, cookies) => {
