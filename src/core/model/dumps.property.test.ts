@@ -107,6 +107,38 @@ describe('DumpIndex over binary columns against plain string frames (property)',
         plain.seal();
 
         expect(fastLogs).toEqual(plainLogs);
+        // which slots each generation and each generation-less dump holds, in first-seen order, and
+        // how many repeats within one dump were reported (of a slot that dump brought first: a repeat
+        // of one an earlier dump brought is merged with that one): by plain loops over the records
+        const genSlots = new Map<number, number[]>();
+        const ownSlots: number[][] = [];
+        const firstDump = new Map<string, number>();
+        let repeats = 0;
+        parsed.forEach((p, i) => {
+          const mine = new Set<string>();
+          const own: number[] = [];
+          for (const r of p.records) {
+            const k = `${r.generation}:${r.slot}`;
+            if (r.generation !== null && !firstDump.has(k)) firstDump.set(k, i);
+            if (mine.has(k)) {
+              if (r.generation === null || firstDump.get(k) === i) repeats++;
+              continue;
+            }
+            mine.add(k);
+            if (r.generation === null) own.push(r.slot);
+            else {
+              const list = genSlots.get(r.generation) ?? [];
+              if (!list.includes(r.slot)) list.push(r.slot);
+              genSlots.set(r.generation, list);
+            }
+          }
+          if (own.length > 0) ownSlots.push(own);
+        });
+        expect(fast.generations().map((g) => [g, [...fast.byGeneration.get(g)!.slots.keys()]])).toEqual(
+          [...genSlots].sort((x, y) => x[0] - y[0]),
+        );
+        expect(fast.generationless.map((d) => [...d.slots.keys()])).toEqual(ownSlots);
+        expect(fastLogs.flat().filter((d) => /appears twice in one dump/.test(d.message)).reduce((n, d) => n + d.count, 0)).toBe(repeats);
         expect(describeIndex(fastTable, fast)).toEqual(describeIndex(plainTable, plain));
         if (symbolizer) {
           let hits = 0;

@@ -215,6 +215,12 @@ interface Adding {
   disagree: Disagreement;
   /** its generation-less slots, once it has one */
   own: GenerationlessDump | null;
+  /** the generation its last record went to */
+  gen: GenerationDump | null;
+  /** the generation this dump made (none had it before), and the largest slot it put there or in `own` */
+  fresh: GenerationDump | null;
+  freshMax: number;
+  ownMax: number;
 }
 
 export class DumpIndex {
@@ -259,7 +265,7 @@ export class DumpIndex {
     /** this dump's generation-less slots that an earlier dump holds a different stack in */
     const disagree: Disagreement = { count: 0, shared: 0, slot: -1, other: -1, where: 0, detail: '' };
     const pool = this.poolFor(symbolizer);
-    const at: Adding = { source, unit, diagnostics, disagree, own: null };
+    const at: Adding = { source, unit, diagnostics, disagree, own: null, gen: null, fresh: null, freshMax: -1, ownMax: -1 };
     if (cols) {
       // a binary dump, read as columns: every record's ips become ids in one pass over the halves
       pool.reserve(cols.ips);
@@ -306,25 +312,36 @@ export class DumpIndex {
         own = at.own = { source, slots: new Map() };
         this.generationless.push(own);
       }
-      if (own.slots.has(slotNo)) {
+      // own is this dump's alone: a slot above every one it holds is not there (a dump's slots ascend)
+      if (slotNo <= at.ownMax && own.slots.has(slotNo)) {
         report(at.diagnostics, at.unit, where, `slot ${slotNo} appears twice in one dump; the first is kept`);
         return;
       }
+      if (slotNo > at.ownMax) at.ownMax = slotNo;
       const slot = this.keep(new DumpSlot(this.stacks, frames, pool, start, n, refCount, source));
       own.slots.set(slotNo, slot);
       this.addGenerationless(slotNo, slot, where, at.disagree);
       return;
     }
-    let gen = this.byGeneration.get(generation);
-    if (!gen) {
-      gen = { generation, slots: new Map(), sources: [] };
-      this.byGeneration.set(generation, gen);
+    let gen = at.gen;
+    if (gen === null || gen.generation !== generation) {
+      gen = this.byGeneration.get(generation) ?? null;
+      if (!gen) {
+        gen = { generation, slots: new Map(), sources: [] };
+        this.byGeneration.set(generation, gen);
+        at.fresh = gen;
+        at.freshMax = -1;
+      }
+      const srcs = gen.sources;
+      if (!srcs.includes(source)) srcs.push(source);
+      at.gen = gen;
     }
-    const srcs = gen.sources;
-    if (srcs[srcs.length - 1] !== source && !srcs.includes(source)) srcs.push(source);
-    const prev = gen.slots.get(slotNo);
+    // in a generation this dump made, a slot above every one it put there is not there yet
+    const above = gen === at.fresh && slotNo > at.freshMax;
+    const prev = above ? undefined : gen.slots.get(slotNo);
     if (!prev) {
       gen.slots.set(slotNo, this.keep(new DumpSlot(this.stacks, frames, pool, start, n, refCount, source)));
+      if (above) at.freshMax = slotNo;
       return;
     }
     this.merge(gen, slotNo, prev, frames ?? pool!.keys(start, n), refCount, source, at.diagnostics, at.unit, where);
