@@ -373,3 +373,17 @@ describe('writeTraceText', () => {
     expect(drop(q.stacks)).toEqual(drop(p.stacks));
   });
 });
+
+describe('cookie ids beyond 32 bits', () => {
+  it('are reported, not wrapped onto another slot', () => {
+    const text = ['  bash-1 [000] ..... 1.000001: <stack_id 4294967296 gen 1>', '  bash-1 [000] ..... 1.000002: <stack_id 7 gen 1099511627776>', '  bash-1 [000] ..... 1.000003: <stack_id 4294967295 gen 3>'].join('\n') + '\n';
+    const records: TraceStackRecord[] = [];
+    const diagnostics = new DiagnosticLog('trace');
+    const p = createTraceTextParser({ file: 'trace', diagnostics }, { event() {}, stackRecord: (r) => records.push({ ...r }), lost() {} });
+    p.push(new TextEncoder().encode(text));
+    const r = p.end();
+    expect(records.map((x) => [x.slot, x.generation])).toEqual([[4294967295, 3]]);
+    expect(r.lines).toEqual({ total: 3, used: 1, unused: 2 });
+    expect(diagnostics.list().map((d) => [d.where, d.message])).toEqual([['lines 1, 2', 'stack_id slot or generation beyond 32 bits']]);
+  });
+});

@@ -30,7 +30,11 @@ export const REASON = {
   notHeader: 'not a trace header',
   orphanFrame: 'frame line without a stack record',
   badStackId: 'malformed stack_id record',
+  idTooLarge: 'stack_id slot or generation beyond 32 bits',
 } as const;
+
+/** The largest slot or generation a cookie may carry: the kernel's are u32. */
+const MAX_ID = 0xffffffff;
 
 // `COMM-PID [(TGID)] [CPU] [FLAGS] SECONDS.FRACTION: PAYLOAD` and the latency format
 // (`      ps-6143    2d..1  259us+: payload`) are scanned by event-line.ts in linear time.
@@ -615,6 +619,8 @@ class TraceTextState {
     if (line.charCodeAt(i) !== C_GT) return false;
     i = skipBlanks(line, i + 1);
     if (i !== n) return false;
+    // a slot or generation beyond 32 bits: the regex path reports it
+    if (slot > MAX_ID || (generation !== null && generation > MAX_ID)) return false;
     this.used++;
     this.emitCookie(lineNo, pid, cpu, ts, slot, generation);
     return true;
@@ -627,12 +633,19 @@ class TraceTextState {
       if (line.startsWith('<stack_id', ps)) {
         if (this.fastCookie(line, ps, n, pid, cpu, ts, lineNo)) return;
         const m = STACK_ID_RE.exec(line.slice(ps, n));
+        const slot = m ? +m[1] : NaN;
+        const generation = m && m[2] !== undefined ? +m[2] : null;
         if (!m) {
           this.bad(lineNo, REASON.badStackId);
           return;
         }
+        // the kernel's ids are u32: a larger one would wrap in the columns and name another slot
+        if (slot > MAX_ID || (generation !== null && generation > MAX_ID)) {
+          this.bad(lineNo, REASON.idTooLarge);
+          return;
+        }
         this.used++;
-        this.emitCookie(lineNo, pid, cpu, ts, +m[1], m[2] === undefined ? null : +m[2]);
+        this.emitCookie(lineNo, pid, cpu, ts, slot, generation);
         return;
       }
       if (line.startsWith('<stack trace>', ps) && line.slice(ps, n).trimEnd().length === 13) {

@@ -7,8 +7,8 @@ import { RecordStatus } from './trace-columns.ts';
 // resolveCookies reads each generation's slots through an array (when the slot numbers are
 // dense enough) instead of the dump's map: against a plain resolution written here from the
 // dumps' own records, on random v8 dumps (dense or sparse slots, some generations without a
-// dump) and cookies (slots held or not, up to 5M). A slot beyond 2^31 wraps in the Int32 column
-// (as it did before), so it is left out.
+// dump) and cookies (slots held or not, up to 5M). (A u32 slot beyond 2^31 wraps negative in the
+// Int32 column, as it did before, so it is left out.)
 describe('resolveCookies against a plain lookup', () => {
   // dense slots (read through the array) or some far apart (through the map)
   const dump = fc
