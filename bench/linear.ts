@@ -1,0 +1,72 @@
+// Linear time on hostile input (issue 10's readers, measured here since unit tests carry no
+// timing): every reader and the sniffer get 256 KB and 1 MB of the inputs in
+// src/core/formats/hostile-inputs.ts; the worst ratio of the two times over every case must stay
+// under 6 (4x the input; a quadratic reader is at 16). Best of three each, 5 ms at least (below
+// that the clock and GC are the noise). `--json`: the bench contract; `--smoke`: 64 KB and 256 KB.
+import { DiagnosticLog } from '../src/core/formats/diagnostics.ts';
+import { FILLERS, hostileCases, hostileInput } from '../src/core/formats/hostile-inputs.ts';
+import { parserForKind } from '../src/core/formats/registry.ts';
+import { sniffKind } from '../src/core/formats/sniff.ts';
+import type { FileKind, TraceSink } from '../src/core/formats/types.ts';
+
+const SMOKE = process.argv.includes('--smoke');
+const JSON_OUT = process.argv.includes('--json');
+const SMALL = SMOKE ? 64 * 1024 : 256 * 1024;
+const nullSink: TraceSink = { event: () => {}, stackRecord: () => {}, lost: () => {} };
+
+function read(kind: FileKind, bytes: Uint8Array): void {
+  if (kind === 'unknown') {
+    sniffKind(bytes);
+    return;
+  }
+  const p = parserForKind(kind, { file: 'f', diagnostics: new DiagnosticLog('f') }, () => nullSink);
+  for (let i = 0; i < bytes.length; i += 1 << 16) p.push(bytes.subarray(i, i + (1 << 16)));
+  p.end();
+}
+
+function time(kind: FileKind, bytes: Uint8Array): number {
+  let best = Infinity;
+  for (let k = 0; k < 3; k++) {
+    const t = performance.now();
+    read(kind, bytes);
+    best = Math.min(best, performance.now() - t);
+  }
+  return best;
+}
+
+let worst = 0;
+let at = '';
+let smallMs = 0;
+let largeMs = 0;
+for (const [kind, prefix, lines] of hostileCases()) {
+  for (const f of FILLERS) {
+    const a = hostileInput(prefix, f, SMALL, lines);
+    const b = hostileInput(prefix, f, SMALL * 4, lines);
+    // a busy machine can stretch one measurement: take the best of three ratios
+    let ratio = Infinity;
+    let ta = 0;
+    let tb = 0;
+    for (let k = 0; k < 3 && ratio >= 6; k++) {
+      ta = Math.max(time(kind, a), 5);
+      tb = time(kind, b);
+      ratio = Math.min(ratio, tb / ta);
+    }
+    if (ratio > worst) [worst, at, smallMs, largeMs] = [ratio, `${kind} after ${JSON.stringify(prefix)} (lines: ${lines}), filler ${JSON.stringify(f)}`, ta, tb];
+  }
+}
+const goal = 6;
+console.log(`worst ratio ${worst.toFixed(2)} at ${at}: ${smallMs.toFixed(1)} ms for ${SMALL / 1024} KB, ${largeMs.toFixed(1)} ms for 4x`);
+if (JSON_OUT) {
+  const row = {
+    id: 'linear-worst-ratio',
+    what: `hostile input, worst over every reader: time for 4x the input / time for ${SMALL / 1024} KB`,
+    value: Math.round(largeMs * 10) / 10,
+    unit: 'ms',
+    baseline: { what: `the same reader on ${SMALL / 1024} KB`, value: Math.round(smallMs * 10) / 10, unit: 'ms' },
+    ratio: Math.round(worst * 100) / 100,
+    goal: `< ${goal}x for 4x the input (linear; quadratic is 16x)`,
+    ...(SMOKE ? {} : { met: worst < goal }),
+    note: at,
+  };
+  console.log(JSON.stringify({ rows: [row] }));
+}
