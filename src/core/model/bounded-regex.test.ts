@@ -113,9 +113,8 @@ describe('the bounded regex engine', () => {
     }
   });
 
-  it('a pathological pattern gives up with "pattern too slow" within its budget', () => {
+  it('a pathological pattern gives up with "pattern too slow" (its time budget; the step budget deterministically)', () => {
     const names = ['kmem_cache_alloc_node_trace_', 'try_to_wake_up_abcdefghijkl', '__kmalloc_node_track_caller_'];
-    const t0 = performance.now();
     let error: unknown = null;
     try {
       // one budget for all the tests of a compiled pattern
@@ -124,11 +123,9 @@ describe('the bounded regex engine', () => {
     } catch (e) {
       error = e;
     }
-    const ms = performance.now() - t0;
     expect(error).toBeInstanceOf(PatternError);
     expect((error as PatternError).reason).toBe('too-slow');
     expect((error as Error).message.startsWith(TOO_SLOW)).toBe(true);
-    expect(ms).toBeLessThan(2000);
     // the step budget gives the same answer, deterministically
     expect(() => compileRegex('^(\\w+)*!$', '', { maxSteps: 100_000 })(names[0])).toThrow(TOO_SLOW);
     // the same pattern on a short text is simply answered

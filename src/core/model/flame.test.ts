@@ -106,9 +106,7 @@ describe('flame graphs', () => {
 
   it('search: a pathological pattern reports "pattern too slow" and marks nothing', () => {
     const s = new ExplorerData(sampleCapture());
-    const t0 = performance.now();
     const r = flame(s, { ...req, mode: 'top-down', search: '/^(\\w+)*!$/' }).search!;
-    expect(performance.now() - t0).toBeLessThan(5000);
     expect(r.error).toMatch(/^pattern too slow/);
     expect(r.stacks).toBe(0);
   });

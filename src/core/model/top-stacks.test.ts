@@ -52,9 +52,7 @@ describe('top stacks', () => {
     expect(bad.error).toMatch(/Invalid regular expression/);
     expect(topStacks(d, { selection: ALL, filter: '(', limit: 10 }).error).toBeNull();
     const s = sampleCapture();
-    const t0 = performance.now();
     const slow = topStacks(new ExplorerData(s), { selection: ALL, filter: '/^(\\w+)*!$/', limit: 10 });
-    expect(performance.now() - t0).toBeLessThan(5000);
     expect(slow.error?.startsWith(TOO_SLOW)).toBe(true);
     expect(slow.rows).toEqual([]);
   });
