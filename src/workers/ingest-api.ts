@@ -1,7 +1,8 @@
 import type { Diagnostic } from '../core/formats/diagnostics.ts';
 import type { ParsedStat } from '../core/formats/types.ts';
 import type { FileReport } from '../core/model/ingest.ts';
-import type { LoadProgress, LoadRequest, NamedBlob } from '../core/model/load.ts';
+import type { LoadRequest } from '../core/model/capture-loads.ts';
+import type { LoadProgress, NamedBlob } from '../core/model/load.ts';
 import type {
   EventInfo,
   ExportKind,

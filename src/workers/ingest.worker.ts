@@ -1,6 +1,7 @@
 import * as Comlink from 'comlink';
 import { Explorer } from '../core/model/explorer.ts';
-import { CancelledError, CaptureLoads } from '../core/model/load.ts';
+import { CaptureLoads } from '../core/model/capture-loads.ts';
+import { CancelledError } from '../core/model/load.ts';
 import type { FlameResult, FlameTree } from '../core/model/query-types.ts';
 import { summarize } from '../core/model/summary.ts';
 import { CANCELLED, NO_CAPTURE, TEST_HOOKS, type IngestApi } from './ingest-api.ts';

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { frameKey, TRAMPOLINE, TRAMPOLINE_IP } from '../formats/frames.ts';
 import { generateSample, type SampleOptions } from '../sim/sample-capture.ts';
 import { Ingest, understood, type Capture } from './ingest.ts';
-import { CancelledError, CaptureLoads, loadFiles, readFiles, type LoadRequest } from './load.ts';
+import { CaptureLoads, type LoadRequest } from './capture-loads.ts';
+import { CancelledError, loadFiles, readFiles } from './load.ts';
 import { summarize } from './summary.ts';
 import { RecordStatus } from './trace-columns.ts';
 

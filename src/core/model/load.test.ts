@@ -5,7 +5,8 @@ import { zipSync } from 'fflate';
 import { packTar } from 'modern-tar';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Ingest } from './ingest.ts';
-import { CaptureLoads, loadFiles, type LoadProgress, type NamedBlob } from './load.ts';
+import { CaptureLoads } from './capture-loads.ts';
+import { loadFiles, type LoadProgress, type NamedBlob } from './load.ts';
 import { summarize, type Summary } from './summary.ts';
 
 // Each file fails alone, a file that changes while read is caught, and progress follows the
