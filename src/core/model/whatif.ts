@@ -1,0 +1,294 @@
+import type { Capture } from './ingest.ts';
+import { RecordKind } from './trace-columns.ts';
+import { createMapBuffer, ELT_WORDS, ipsToWords, MAX_DEPTH, type Mode } from '../sim/map-layout.ts';
+import { MapInsert } from '../sim/map-insert.ts';
+import { ReplayKernel } from '../sim/replay.ts';
+import { DEFAULT_EVENT_BYTES, REC, RECORD_SIZE, Ring } from '../sim/ring.ts';
+
+/**
+ * What-if (issue 12 point 3, DESIGN 5.3): would the stack map help this capture, and at which
+ * bits? The capture's full `<stack trace>` records are replayed in time order through the
+ * simulator's own insert path (`MapInsert`, single-threaded, one map shared by all the
+ * capture's CPUs as the kernel's is) for each bits 10..18, and their events through the
+ * simulator's ring model (`Ring`, the seed's record sizes) with the map on and off.
+ *
+ * Frame keys become ips as the simulator's replay makes them (`ReplayKernel`): the same frame
+ * key is the same ip, so hits, stored stacks and fallbacks are the capture's. The hash seed is
+ * a fixed one (the real boot's is unknown): only probe-limit fallbacks depend on it.
+ */
+
+export const WHATIF_BITS: readonly number[] = [10, 11, 12, 13, 14, 15, 16, 17, 18];
+export const DEFAULT_BUFFER_KB = 1408;
+export const DEFAULT_MAX_FALLBACK_SHARE = 0.01;
+export const WHATIF_HASH_SEED = 0x2545f491;
+
+export interface WhatIfOptions {
+  /** per-CPU ring buffer in KB; null: the default */
+  bufferKb?: number | null;
+  /** the modes to replay; default both */
+  modes?: readonly ('v7' | 'v8')[];
+  /** the recommendation's limit: fallbacks / stack records */
+  maxFallbackShare?: number;
+  /** the event record's data bytes (the capture does not say; the seeds' assumption) */
+  eventBytes?: number;
+  hashSeed?: number;
+}
+
+export interface WhatIfRow {
+  mode: 'v7' | 'v8';
+  bits: number;
+  /** capacity: 2^bits elements */
+  capacity: number;
+  /** stack records replayed (the capture's full stacks up to 64 frames) */
+  records: number;
+  /** distinct stacks the map stored (elements filled) */
+  stored: number;
+  /** records that hit or filled an element: written as an id (v7, 12 B) or a cookie (v8, 16 B) */
+  successes: number;
+  /** records written in full because the pool was empty or the probe limit was reached */
+  fallbacks: number;
+  /** of the fallbacks: the pool was empty (claiming a key first: a gravestone), or a key met a gravestone, or the probe limit */
+  fallbacksPoolEmpty: number;
+  fallbacksGravestone: number;
+  fallbacksProbeLimit: number;
+  /** slots whose key was claimed with no element (v8: the pool ran out mid-insert) */
+  gravestones: number;
+  /** successes / records */
+  dedupRate: number;
+  /** ring-buffer bytes of the stack records with the map (ids or cookies, fallbacks in full, deep stacks in full) */
+  bytesWithMap: number;
+  /** the same records, every stack in full */
+  bytesWithoutMap: number;
+  /** events a full per-CPU buffer keeps with the map / without (retention.ts's gain), summed over CPUs */
+  gain: number;
+  /** (event + stack bytes per event) without the map / with it: the gain once a buffer has wrapped */
+  steadyGain: number;
+  /** element pool + slot table (keys and vals), as the v7 document counts */
+  mapBytes: number;
+  /** fallbacks / records */
+  fallbackShare: number;
+}
+
+export interface WhatIfResult {
+  /** every row, mode by mode, bits ascending */
+  bits: WhatIfRow[];
+  recommended: { bits: number | null; mode: 'v7' | 'v8'; why: string };
+  /** per mode: the recommendation under the same rule */
+  recommendedByMode: { mode: 'v7' | 'v8'; bits: number | null; why: string }[];
+  records: number;
+  distinctStacks: number;
+  /** full stacks deeper than 64 frames: never reach the map, written in full in both columns */
+  deepRecords: number;
+  /** stack records that are not full stacks (cookies, user stacks): not replayed */
+  otherRecords: number;
+  events: number;
+  cpus: number;
+  bufferKb: number;
+  bufferSource: 'option' | 'default';
+  eventBytes: number;
+  maxFallbackShare: number;
+  /** what the figures assume, in words */
+  notes: string[];
+}
+
+/** The map's memory at `bits` as the v7 document counts it: 2^bits elements and 2^(bits+1) slots of a u32 key and an i32 val. */
+export function mapMemoryBytes(bits: number): number {
+  return 2 ** bits * ELT_WORDS * 4 + 2 ** (bits + 1) * 8;
+}
+
+interface Item {
+  ts: number;
+  cpu: number;
+  /** an event record precedes the stack (false: an orphan stack record) */
+  event: boolean;
+  /** index into the replayed stacks, -1 for none (an event without a full stack) */
+  stack: number;
+}
+
+/** The capture as a time-ordered list of events and their full stacks, with the distinct stacks as map words. */
+function itemsOf(capture: Capture): { items: Item[]; words: Uint32Array[]; depths: number[]; other: number; cpus: number[] } {
+  const t = capture.trace;
+  const nEv = t.eventCount;
+  const nRec = t.recordCount;
+  const recEvent = t.recEvent.raw();
+  const recKind = t.recKind.raw();
+  const recStack = t.recStack.raw();
+  const recTs = t.recTs.raw();
+  const recCpu = t.recCpu.raw();
+  const evTs = t.evTs.raw();
+  const evCpu = t.evCpu.raw();
+  const byNode = new Map<number, number>();
+  const frames: string[][] = [];
+  const fullOf = new Int32Array(nEv).fill(-1);
+  const items: Item[] = [];
+  let other = 0;
+  for (let r = 0; r < nRec; r++) {
+    if (recKind[r] !== RecordKind.Full || recStack[r] <= 0) {
+      other++;
+      continue;
+    }
+    const node = recStack[r];
+    let s = byNode.get(node);
+    if (s === undefined) {
+      s = frames.length;
+      byNode.set(node, s);
+      frames.push(capture.stacks.framesOf(node));
+    }
+    const e = recEvent[r];
+    if (e >= 0 && fullOf[e] === -1) fullOf[e] = s;
+    else items.push({ ts: recTs[r], cpu: recCpu[r], event: false, stack: s });
+  }
+  for (let e = 0; e < nEv; e++) items.push({ ts: evTs[e], cpu: evCpu[e], event: true, stack: fullOf[e] });
+  // stable: an event before an orphan record of the same time, each kind in file order
+  items.sort((a, b) => a.ts - b.ts);
+  const kernel = new ReplayKernel(frames);
+  const words = frames.map((f) => ipsToWords(f.map((k) => kernel.ipOf(k))));
+  const cpus = [...new Set(items.map((i) => i.cpu))].sort((a, b) => a - b);
+  return { items, words, depths: frames.map((f) => f.length), other, cpus };
+}
+
+function replay(
+  mode: 'v7' | 'v8',
+  bits: number,
+  x: ReturnType<typeof itemsOf>,
+  o: Required<Pick<WhatIfOptions, 'eventBytes' | 'hashSeed'>> & { ringBytes: number },
+): Omit<WhatIfRow, 'fallbackShare' | 'dedupRate'> {
+  const params = { mode: mode as Mode, bits, cpus: 1, hashSeed: o.hashSeed };
+  const map = new MapInsert(createMapBuffer(params), params);
+  const cpuIndex = new Map(x.cpus.map((c, i) => [c, i]));
+  const on = x.cpus.map(() => new Ring(null, o.ringBytes, 'seed'));
+  const off = x.cpus.map(() => new Ring(null, o.ringBytes, 'seed'));
+  const id = mode === 'v8' ? RECORD_SIZE.cookie : RECORD_SIZE.id;
+  const idKind = mode === 'v8' ? REC.COOKIE : REC.ID;
+  let records = 0;
+  let successes = 0;
+  let fallbacks = 0;
+  let withMap = 0;
+  let without = 0;
+  let events = 0;
+  for (const it of x.items) {
+    const c = cpuIndex.get(it.cpu)!;
+    if (it.event) {
+      events++;
+      on[c].reserve(REC.EVENT, o.eventBytes, -1, -1, 0);
+      off[c].reserve(REC.EVENT, o.eventBytes, -1, -1, 0);
+    }
+    if (it.stack < 0) continue;
+    const nr = x.depths[it.stack];
+    const full = RECORD_SIZE.full(nr);
+    without += full;
+    off[c].reserve(REC.FULL, full, -1, -1, 0);
+    if (nr > MAX_DEPTH) {
+      withMap += full; // never reaches the map (INSERT_DEEP)
+      on[c].reserve(REC.FULL, full, -1, -1, 0);
+      continue;
+    }
+    records++;
+    const slot = map.insert(0, x.words[it.stack], nr);
+    if (slot >= 0) {
+      successes++;
+      withMap += id;
+      on[c].reserve(idKind, id, -1, -1, 0);
+    } else {
+      fallbacks++;
+      withMap += full;
+      on[c].reserve(REC.FULL, full, -1, -1, 0);
+    }
+  }
+  const counts = map.counters();
+  const keptOn = on.reduce((s, r) => s + r.eventsIn, 0);
+  const keptOff = off.reduce((s, r) => s + r.eventsIn, 0);
+  const perEvOn = events ? (events * o.eventBytes + withMap) / events : 0;
+  const perEvOff = events ? (events * o.eventBytes + without) / events : 0;
+  return {
+    mode,
+    bits,
+    capacity: 2 ** bits,
+    records,
+    stored: map.entries,
+    successes,
+    fallbacks,
+    fallbacksPoolEmpty: counts.fallbacksPoolEmpty,
+    fallbacksGravestone: counts.fallbacksGravestone,
+    fallbacksProbeLimit: counts.fallbacksProbeLimit,
+    gravestones: map.gravestones(),
+    bytesWithMap: withMap,
+    bytesWithoutMap: without,
+    gain: keptOff ? keptOn / keptOff : 1,
+    steadyGain: perEvOn ? perEvOff / perEvOn : 1,
+    mapBytes: mapMemoryBytes(bits),
+  };
+}
+
+const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
+
+/** The smallest bits whose fallbacks stay at or below the share, with the reasoning in words. */
+export function recommend(rows: readonly WhatIfRow[], maxShare: number): { bits: number | null; why: string } {
+  if (rows.length === 0) return { bits: null, why: 'no rows' };
+  const mode = rows[0].mode;
+  const records = rows[0].records;
+  if (records === 0) return { bits: null, why: 'the capture has no full stack records of 64 frames or fewer: there is nothing for the map to store' };
+  const ok = rows.find((r) => r.fallbackShare <= maxShare);
+  const distinct = rows[rows.length - 1].stored;
+  if (!ok) {
+    const last = rows[rows.length - 1];
+    return { bits: null, why: `${mode}: even at bits ${last.bits} (${last.capacity} elements, ${mib(last.mapBytes)}) ${pct(last.fallbackShare)} of the ${records} stack records fall back to full stacks, above the ${pct(maxShare)} allowed` };
+  }
+  const below = rows.filter((r) => r.bits < ok.bits).pop();
+  const why =
+    `${mode}: bits ${ok.bits} (${ok.capacity} elements, ${mib(ok.mapBytes)} of element pool and table) stores ${ok.stored} stacks` +
+    ` with ${ok.fallbacks} fallbacks (${pct(ok.fallbackShare)} of ${records} stack records, at most ${pct(maxShare)} allowed)` +
+    (below ? `; bits ${below.bits} falls back on ${pct(below.fallbackShare)}` : '; it is the smallest size the model has') +
+    `. The workload has ${distinct} distinct stacks${ok.stored < distinct ? '' : ''}; the map cuts the stack records from ${ok.bytesWithoutMap} to ${ok.bytesWithMap} bytes` +
+    ` (${(ok.bytesWithoutMap / Math.max(1, ok.bytesWithMap)).toFixed(2)}x) and keeps ${ok.steadyGain.toFixed(2)}x the events per byte of buffer once it has wrapped` +
+    (ok.gain > 1.0005 ? ` (${ok.gain.toFixed(2)}x more events retained in this capture's buffers)` : ' (this capture fits the buffer either way, so nothing more is retained in it)');
+  return { bits: ok.bits, why };
+}
+
+export function whatIf(capture: Capture, opts: WhatIfOptions = {}): WhatIfResult {
+  const bufferKb = opts.bufferKb ?? DEFAULT_BUFFER_KB;
+  if (!Number.isInteger(bufferKb) || bufferKb < 1 || bufferKb > 1 << 20) throw new RangeError(`buffer size must be a whole number of KB in [1, ${1 << 20}]`);
+  const maxFallbackShare = opts.maxFallbackShare ?? DEFAULT_MAX_FALLBACK_SHARE;
+  if (!(maxFallbackShare >= 0 && maxFallbackShare <= 1)) throw new RangeError('max fallback share must be in [0, 1]');
+  const modes = opts.modes ?? ['v7', 'v8'];
+  const eventBytes = opts.eventBytes ?? DEFAULT_EVENT_BYTES;
+  const hashSeed = opts.hashSeed ?? WHATIF_HASH_SEED;
+  const x = itemsOf(capture);
+  const ringBytes = bufferKb * 1024;
+  const rows: WhatIfRow[] = [];
+  const byMode: WhatIfResult['recommendedByMode'] = [];
+  for (const mode of modes) {
+    const mine: WhatIfRow[] = [];
+    for (const bits of WHATIF_BITS) {
+      const r = replay(mode, bits, x, { eventBytes, hashSeed, ringBytes });
+      mine.push({ ...r, dedupRate: r.records ? r.successes / r.records : 0, fallbackShare: r.records ? r.fallbacks / r.records : 0 });
+    }
+    rows.push(...mine);
+    byMode.push({ mode, ...recommend(mine, maxFallbackShare) });
+  }
+  // the chosen mode: v8 when replayed (it detects stale cookies), else the only one
+  const main = byMode.find((m) => m.mode === 'v8') ?? byMode[0];
+  const deep = x.items.filter((i) => i.stack >= 0 && x.depths[i.stack] > MAX_DEPTH).length;
+  return {
+    bits: rows,
+    recommended: { bits: main.bits, mode: main.mode, why: main.why },
+    recommendedByMode: byMode,
+    records: rows[0]?.records ?? 0,
+    distinctStacks: x.words.length,
+    deepRecords: deep,
+    otherRecords: x.other,
+    events: x.items.filter((i) => i.event).length,
+    cpus: x.cpus.length,
+    bufferKb,
+    bufferSource: opts.bufferKb == null ? 'default' : 'option',
+    eventBytes,
+    maxFallbackShare,
+    notes: [
+      `buffer ${bufferKb} KB per CPU (${opts.bufferKb == null ? 'the default: a capture does not record buffer_size_kb' : 'as asked'})`,
+      `record sizes as the seeds count them: event ${eventBytes} B (assumed), full stack 12 + 8 x depth B, v7 id 12 B, v8 cookie 16 B; no ring-buffer headers`,
+      'one map shared by every CPU, replayed single-threaded in time order: no races, so no duplicates or in-flight fallbacks',
+      `hash seed 0x${hashSeed.toString(16)} (a boot's own seed changes only probe-limit fallbacks)`,
+    ],
+  };
+}
