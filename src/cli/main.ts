@@ -10,6 +10,7 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generat
                                   [--race-window-us N] [--seed S] --out DIR [--json]
        stackmap-explorer generate --out DIR [--events N | --mb N] [--mode v7|v8] [--stacks N]
                                   [--depth MIN-MAX] [--full-stacks] [--seed S] [--json]
+       stackmap-explorer whatif [--json] [--buffer-kb N] [--mode v7|v8] [--max-fallback-share X] FILE...
 
   summary   read a capture and print what it holds: ftrace trace text (trace, trace_pipe,
             trace-cmd report, systrace HTML), stack_map, stack_map_bin, stack_map_stat,
@@ -19,6 +20,8 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generat
             with resets and dumps, and write the run as a capture to DIR (simulate --help)
   generate  write a synthetic capture for benchmarks to DIR: trace, dumps, kallsyms, up to
             262,144 stacks and ~1 GB of trace, streamed to disk (generate --help)
+  whatif    would the stack map help this capture, and at which bits: its full stacks replayed
+            through the map at bits 10..18, v7 and v8 (whatif --help)
   --json    one JSON object on stdout (DESIGN 5.1)
   --generation, --range, --cpus
             also count what the page shows for that selection, under "selection"
@@ -40,6 +43,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'simulate') return (await import('./simulate.ts')).simulate(rest);
   if (command === 'generate') return (await import('./generate.ts')).generate(rest);
+  if (command === 'whatif') return (await import('./whatif.ts')).whatif(rest);
   if (command !== 'summary') {
     process.stderr.write((command ? `unknown command: ${command}\n` : '') + USAGE + '\n');
     return 2;

@@ -1,0 +1,83 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { whatIf } from '../core/model/whatif.ts';
+import { readFiles } from './read-files.ts';
+import { captureOutput } from './test-io.ts';
+import { whatif } from './whatif.ts';
+
+afterEach(() => vi.restoreAllMocks());
+
+const REAL = '/work/shared/real-traces/perf-tools-tpoint_example.txt';
+
+function traceFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'smx-whatif-'));
+  const lines = ['# tracer: nop', '#'];
+  for (let i = 0; i < 40; i++) {
+    const ts = (1 + i * 1e-4).toFixed(6);
+    lines.push(`          task-1     [00${i % 2}] .... ${ts}: kmem_cache_alloc: bytes=8`, `          task-1     [00${i % 2}] .... ${ts}: <stack trace>`);
+    for (let d = 0; d < 3 + (i % 5); d++) lines.push(` => f${i % 5}_${d}+0x10/0x100`);
+  }
+  const f = join(dir, 'trace');
+  writeFileSync(f, lines.join('\n') + '\n');
+  return f;
+}
+
+async function run(args: string[]) {
+  const io = captureOutput();
+  const code = await whatif(args);
+  vi.restoreAllMocks();
+  return { code, out: io.out.join(''), err: io.err.join('') };
+}
+
+describe('cli whatif', () => {
+  it('prints the DESIGN 5.3 JSON for bits 10..18, the same figures as whatIf on the same files', async () => {
+    const f = traceFile();
+    const r = await run(['--json', '--buffer-kb', '64', f]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.bits.map((b: { bits: number }) => b.bits)).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
+    for (const k of ['bits', 'stored', 'fallbacks', 'gravestones', 'dedupRate', 'bytesWithMap', 'bytesWithoutMap', 'gain', 'mapBytes', 'mode']) expect(j.bits[0]).toHaveProperty(k);
+    expect(j.recommended).toHaveProperty('bits');
+    expect(typeof j.recommended.why).toBe('string');
+    expect(j.bufferKb).toBe(64);
+    expect(j.bufferSource).toBe('option');
+    // 40 records of 5 distinct stacks: 5 stored, the other 35 are hits
+    expect(j.bits[0].stored).toBe(5);
+    expect(j.bits[0].dedupRate).toBe(1);
+    const direct = whatIf((await readFiles([f])).capture, { bufferKb: 64 });
+    expect(j).toEqual(JSON.parse(JSON.stringify(direct)));
+  });
+
+  it('--mode and --max-fallback-share, and a real trace with stacks', async () => {
+    const r = await run(['--json', '--mode', 'v7', '--max-fallback-share', '0', REAL]);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(new Set(j.bits.map((b: { mode: string }) => b.mode))).toEqual(new Set(['v7']));
+    expect(j.records).toBe(5); // grep -c '<stack trace>' on the file
+    expect(j.recommended.bits).toBe(10);
+    expect(j.bufferSource).toBe('default');
+  });
+
+  it('exit status: 2 on usage errors, 1 when no file could be read, help on --help', async () => {
+    expect((await run([])).code).toBe(2);
+    expect((await run(['--buffer-kb', 'x', REAL])).code).toBe(2);
+    expect((await run(['--mode', 'v4', REAL])).code).toBe(2);
+    expect((await run(['--max-fallback-share', '2', REAL])).code).toBe(2);
+    expect((await run(['--bogus', REAL])).code).toBe(2);
+    const missing = await run(['/nonexistent/trace']);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/no such file/);
+    const h = await run(['--help']);
+    expect(h.code).toBe(0);
+    expect(h.out).toMatch(/usage: stackmap-explorer whatif/);
+  });
+
+  it('says why when the capture has no full stacks', async () => {
+    const r = await run(['/work/shared/real-traces/catapult-atrace_data.txt']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/no recommendation: the capture has no full stack records/);
+  });
+});

@@ -1,0 +1,114 @@
+import { understood } from '../core/model/ingest.ts';
+import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, whatIf, type WhatIfResult } from '../core/model/whatif.ts';
+import { readFiles } from './read-files.ts';
+
+export const WHATIF_USAGE = `usage: stackmap-explorer whatif [--json] [--buffer-kb N] [--mode v7|v8] [--max-fallback-share X] [--] FILE...
+
+  Would the stack map help this capture, and at which size? Replays the capture's full
+  <stack trace> records in time order through the simulator's map (one map for every CPU)
+  at bits 10..18 and reports per bits: stacks stored, fallbacks, gravestones, dedup rate,
+  the stack records' ring-buffer bytes with and without the map, the retention gain, and the
+  map's memory (element pool + table); then the smallest bits whose fallbacks stay within
+  the share.
+
+  --json                   one JSON object on stdout (DESIGN 5.3)
+  --buffer-kb N            ring buffer per CPU for the retention gain (default ${DEFAULT_BUFFER_KB}: a
+                           capture does not record buffer_size_kb)
+  --mode v7|v8             replay one ABI (default both; the recommendation is v8's)
+  --max-fallback-share X   the recommendation's limit on fallbacks / stack records, 0..1
+                           (default ${DEFAULT_MAX_FALLBACK_SHARE})
+  --                       ends the options
+
+exit status: 0 when at least one file was read, 1 when none could be, 2 on a usage error`;
+
+class UsageError extends Error {}
+
+interface Parsed {
+  json: boolean;
+  bufferKb: number | null;
+  modes: ('v7' | 'v8')[] | undefined;
+  maxFallbackShare: number;
+  files: string[];
+}
+
+function parse(args: string[]): Parsed | 'help' {
+  const p: Parsed = { json: false, bufferKb: null, modes: undefined, maxFallbackShare: DEFAULT_MAX_FALLBACK_SHARE, files: [] };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const value = (): string => {
+      const v = args[++i];
+      if (v === undefined) throw new UsageError(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--') {
+      p.files.push(...args.slice(i + 1));
+      break;
+    } else if (a === '--help' || a === '-h') return 'help';
+    else if (a === '--json') p.json = true;
+    else if (a === '--buffer-kb') {
+      const v = value();
+      const n = Number(v);
+      if (v.trim() === '' || !Number.isInteger(n) || n < 1 || n > 1 << 20) throw new UsageError(`--buffer-kb must be a whole number in [1, ${1 << 20}]: ${v}`);
+      p.bufferKb = n;
+    } else if (a === '--mode') {
+      const v = value();
+      if (v !== 'v7' && v !== 'v8') throw new UsageError('--mode must be v7 or v8');
+      p.modes = [v];
+    } else if (a === '--max-fallback-share') {
+      const v = value();
+      const n = Number(v);
+      if (v.trim() === '' || !(n >= 0 && n <= 1)) throw new UsageError(`--max-fallback-share must be a number in [0, 1]: ${v}`);
+      p.maxFallbackShare = n;
+    } else if (a.startsWith('-')) throw new UsageError(`unknown option: ${a}`);
+    else p.files.push(a);
+  }
+  if (p.files.length === 0) throw new UsageError('no files given');
+  return p;
+}
+
+const kb = (b: number) => (b / 1024).toFixed(1);
+
+export function formatWhatIf(r: WhatIfResult): string {
+  const lines = [
+    `${r.records} full stack records (${r.distinctStacks} distinct; ${r.deepRecords} deeper than 64 frames, ${r.otherRecords} other stack records not replayed), ${r.events} events on ${r.cpus} CPUs`,
+    ...r.notes.map((n) => `  ${n}`),
+  ];
+  if (r.records === 0) return lines.concat(['', `no recommendation: ${r.recommended.why}`]).join('\n') + '\n';
+  lines.push(
+    '',
+    'mode bits  stored fallbacks graves  dedup  withMap KB  without KB   gain  steady   map MiB',
+  );
+  for (const b of r.bits)
+    lines.push(
+      `${b.mode.padEnd(4)} ${String(b.bits).padStart(4)} ${String(b.stored).padStart(7)} ${String(b.fallbacks).padStart(9)} ${String(b.gravestones).padStart(6)} ` +
+        `${(b.dedupRate * 100).toFixed(1).padStart(5)}% ${kb(b.bytesWithMap).padStart(11)} ${kb(b.bytesWithoutMap).padStart(11)} ${b.gain.toFixed(2).padStart(6)} ${b.steadyGain.toFixed(2).padStart(7)} ${(b.mapBytes / 2 ** 20).toFixed(1).padStart(9)}`,
+    );
+  lines.push('', `recommended: ${r.recommended.bits === null ? 'none' : `bits ${r.recommended.bits}`} (${r.recommended.mode})`);
+  for (const m of r.recommendedByMode) lines.push(`  ${m.why}`);
+  return lines.join('\n') + '\n';
+}
+
+/** `whatif`: returns the exit status. */
+export async function whatif(args: string[]): Promise<number> {
+  let p: Parsed | 'help';
+  try {
+    p = parse(args);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`${e.message}\n${WHATIF_USAGE}\n`);
+    return 2;
+  }
+  if (p === 'help') {
+    process.stdout.write(WHATIF_USAGE + '\n');
+    return 0;
+  }
+  const { capture, failed } = await readFiles(p.files);
+  for (const f of failed) process.stderr.write(`${f.file}: cannot read: ${f.reason}\n`);
+  if (!capture.files.some(understood)) {
+    process.stderr.write('no file could be read\n');
+    return 1;
+  }
+  const r = whatIf(capture, { bufferKb: p.bufferKb, modes: p.modes, maxFallbackShare: p.maxFallbackShare });
+  process.stdout.write(p.json ? JSON.stringify(r, null, 2) + '\n' : formatWhatIf(r));
+  return 0;
+}
