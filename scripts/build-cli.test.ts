@@ -36,6 +36,7 @@ describe('the packed command line', () => {
     const r = await npx('--help');
     expect(r.stdout).toMatch(/^usage: stackmap-explorer summary/);
     expect(r.stdout).toMatch(/stackmap-explorer generate --out DIR/);
+    expect(r.stdout).toMatch(/stackmap-explorer whatif \[--json\]/);
   }, 60_000);
 
   it('summary --json on the sample equals npm run cli -- summary --json', async () => {
