@@ -1,0 +1,265 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ExplorerData } from '../model/explorer-data.ts';
+import { exportSelection } from '../model/exports.ts';
+import { ALL } from '../model/query-types.ts';
+import { ingestFiles } from '../model/test-helpers.ts';
+import { DiagnosticLog } from './diagnostics.ts';
+import { MAX_LINE, TOO_LONG } from './lines.ts';
+import { createPerfScriptParser, PERF_REASON, type PerfScriptResult } from './perf-script.ts';
+import { sniffKind } from './sniff.ts';
+import { feedChunks, feedCuts, realTrace } from './test-util.ts';
+import type { TraceEvent, TraceSink, TraceStackRecord } from './types.ts';
+
+const FILE = 'flamegraph-perf-dd-stacks-01.txt';
+const bytes = realTrace(FILE);
+const text = new TextDecoder().decode(bytes);
+
+interface Read {
+  result: PerfScriptResult;
+  events: TraceEvent[];
+  stacks: TraceStackRecord[];
+  diagnostics: { where: string; message: string }[];
+}
+
+function read(input: Uint8Array, chunk: number, cuts?: number[]): Read {
+  const events: TraceEvent[] = [];
+  const stacks: TraceStackRecord[] = [];
+  const sink: TraceSink = {
+    event: (e) => events.push({ ...e }),
+    stackRecord: (r) => stacks.push(r),
+    lost: () => {
+      throw new Error('perf script has no lost markers');
+    },
+  };
+  const log = new DiagnosticLog('perf.txt');
+  const p = createPerfScriptParser({ file: 'perf.txt', diagnostics: log }, sink);
+  const result = cuts ? feedCuts(p, input, cuts) : feedChunks(p, input, chunk);
+  return { result, events, stacks, diagnostics: log.list().map((d) => ({ where: d.where, message: d.message })) };
+}
+
+/**
+ * The second method: a plain reading of perf script in the manner of FlameGraph's
+ * stackcollapse-perf.pl (regexes, split on blank lines), written here without the parser's code.
+ * Each sample is [comm, frames leaf first], a frame named as stackcollapse-perf names it:
+ * the symbol without `+0x..`, or for `[unknown]` the DSO's base name in brackets, or `[unknown]`.
+ * Unlike stackcollapse-perf it keeps a last sample that no blank line follows.
+ */
+function plainSamples(s: string): { comm: string; frames: string[] }[] {
+  const out: { comm: string; frames: string[] }[] = [];
+  for (const block of s.split(/\n\s*\n/)) {
+    const lines = block.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+    if (lines.length === 0) continue;
+    const head = /^(\S.+?)\s+(\d+)\/*(\d+)*\s+/.exec(lines[0]);
+    if (!head) throw new Error('plain reader: no header in ' + lines[0]);
+    const frames: string[] = [];
+    for (const l of lines.slice(1)) {
+      const m = /^\s*(\w+)\s*(.+) \((.*)\)/.exec(l)!;
+      let func = m[2].replace(/\+0x[\da-f]+$/, '');
+      if (func === '[unknown]') func = m[3] !== '[unknown]' ? '[' + m[3].replace(/.*\//, '') + ']' : '[unknown]';
+      frames.push(func);
+    }
+    out.push({ comm: head[1], frames });
+  }
+  return out;
+}
+
+/** stackcollapse-perf's folded lines (`root;...;leaf count`, sorted), with or without the process-name root. */
+function plainFolded(samples: { comm: string; frames: string[] }[], withComm: boolean, weight = 1): string {
+  const counts = new Map<string, number>();
+  for (const s of samples) {
+    if (s.frames.length === 0) continue;
+    const key = [...(withComm ? [s.comm] : []), ...[...s.frames].reverse()].join(';');
+    counts.set(key, (counts.get(key) ?? 0) + weight);
+  }
+  return [...counts.keys()].sort().map((k) => `${k} ${counts.get(k)}\n`).join('');
+}
+
+// FlameGraph's own output for this file (test/results/perf-dd-stacks-01-collapsed-jit.txt at
+// 41fee1f9, the default naming since the file has no JIT frames), weighted by period 10101010.
+// stackcollapse-perf records a sample only at a blank line, so it drops the file's last one.
+const FLAMEGRAPH_FOLDED = `dd;[unknown];[dd] 10101010
+dd;[unknown];read 10101010
+dd;[unknown];read;system_call;__fdget_pos 10101010
+dd;[unknown];read;system_call;sys_read;vfs_read;fsnotify 10101010
+dd;[unknown];write;system_call;sys_write 10101010
+dd;[unknown];write;system_call;sys_write;vfs_write;fsnotify;__srcu_read_unlock 20202020
+dd;[unknown];write;system_call;sys_write;vfs_write;rw_verify_area 10101010
+dd;write;system_call;sys_write;__fdget_pos;__fdget;__fget_light 10101010
+dd;write;system_call;sys_write;vfs_write;fsnotify;__srcu_read_unlock 10101010
+`;
+
+describe('perf script: the real file', () => {
+  const plain = plainSamples(text);
+  // counted by the plain reader: the number of samples and the Set of their joined frames
+  const samples = plain.length;
+  const distinct = new Set(plain.map((s) => s.frames.join('\n'))).size;
+
+  it('the plain reader agrees with FlameGraph on the samples FlameGraph keeps', () => {
+    expect(plainFolded(plain.slice(0, -1), true, 10101010)).toBe(FLAMEGRAPH_FOLDED);
+    // and the header count by a third way: lines that name the event
+    expect(samples).toBe(text.split('\n').filter((l) => l.includes(' cpu-clock:')).length);
+  });
+
+  for (const chunk of [0, 1, 7, 4096]) {
+    it(`chunks of ${chunk}: every sample an event and a full stack, every line used`, () => {
+      const r = read(bytes, chunk);
+      expect(r.diagnostics).toEqual([]);
+      expect(r.result.samples).toBe(samples);
+      expect(r.events).toHaveLength(samples);
+      expect(r.stacks.map((s) => s.frames)).toEqual(plain.map((s) => s.frames));
+      expect(new Set(r.stacks.map((s) => s.frames!.join('\n'))).size).toBe(distinct);
+      expect(r.stacks.every((s) => s.kind === 'full' && s.comm === 'dd' && s.pid === 29776)).toBe(true);
+      expect(r.events[0]).toMatchObject({ comm: 'dd', pid: 29776, tgid: null, ts: 666709.771979, name: 'cpu-clock', payload: 'period=10101010' });
+      const lines = text.endsWith('\n') ? text.split('\n').length - 1 : text.split('\n').length;
+      expect(r.result.lines).toEqual({ total: lines, used: lines, unused: 0 });
+      // kernel frames: those in vmlinux, by a count of the file's lines
+      expect(r.result.kernelFrames).toBe(text.split('\n').filter((l) => l.endsWith('vmlinux)')).length);
+      expect(r.result.kernelFrames + r.result.userFrames).toBe(plain.reduce((n, s) => n + s.frames.length, 0));
+    });
+  }
+
+  it('renamed `unknown`: sniffed from its bytes, loaded into the stack table, folded as stackcollapse-perf folds it', () => {
+    expect(sniffKind(bytes.subarray(0, 16384))).toBe('perf_script');
+    const cap = ingestFiles([['unknown', bytes]], 7);
+    expect(cap.files[0]).toMatchObject({ file: 'unknown', kind: 'perf_script', lines: { unused: 0 } });
+    expect(cap.diagnostics).toEqual([]);
+    expect(cap.trace.eventCount).toBe(samples);
+    expect(cap.trace.recordCount).toBe(samples);
+    const d = new ExplorerData(cap);
+    expect(exportSelection(d, 'folded', ALL)).toBe(plainFolded(plain, false));
+  });
+
+  it('`cli summary --json` gives the same counts and top stack', async () => {
+    const run = promisify(execFile);
+    const main = new URL('../../cli/main.ts', import.meta.url).pathname;
+    const r = await run('npx', ['tsx', main, 'summary', '--json', new URL('../../../../shared/real-traces/' + FILE, import.meta.url).pathname], { encoding: 'utf8' });
+    const s = JSON.parse(r.stdout);
+    expect(s.events).toBe(samples);
+    expect(s.fullStacks).toBe(samples);
+    expect(s.cookies).toBe(0);
+    expect(s.uniqueStacks).toBe(distinct);
+    // the most frequent stack by the plain reader
+    const counts = new Map<string, number>();
+    for (const p of plain) counts.set(p.frames.join('\n'), (counts.get(p.frames.join('\n')) ?? 0) + 1);
+    const [topKey, topCount] = [...counts].sort((a, b) => b[1] - a[1])[0];
+    expect(s.top[0]).toEqual({ count: topCount, frames: topKey.split('\n') });
+    expect(s.diagnostics).toEqual([]);
+  }, 60_000);
+});
+
+describe('perf script: malformed input', () => {
+  const enc = (s: string) => new TextEncoder().encode(s);
+
+  it('says which line and why, and counts every line', () => {
+    const input = [
+      '\t  ffff81 orphan (x)', // 1: before any header
+      'dd 1 5.0: 1 cpu-clock:', // 2
+      '\t  ffff81 a ([kernel.kallsyms])', // 3
+      '\t  not-hex b (x)', // 4
+      '', // 5
+      'no timestamp here', // 6
+      '\t  ffff82 c ([kernel.kallsyms])', // 7: orphan, the bad header closed nothing open
+      '', // 8
+      'x' + ' '.repeat(MAX_LINE + 5), // 9
+      'dd 1/2 [003] 6.5: cycles:', // 10
+      '\t  12 d (/bin/dd)', // 11
+    ].join('\n');
+    for (const chunk of [0, 1, 7, 4096]) {
+      const r = read(enc(input), chunk);
+      expect(r.diagnostics).toEqual([
+        // grouped by reason, in the order each was first seen
+        { where: 'lines 1, 7', message: PERF_REASON.orphan },
+        { where: 'line 4', message: PERF_REASON.frame },
+        { where: 'line 6', message: PERF_REASON.header },
+        { where: 'line 9', message: TOO_LONG },
+      ]);
+      expect(r.result.lines).toEqual({ total: 11, used: 6, unused: 5 });
+      expect(r.stacks.map((s) => s.frames)).toEqual([['a'], ['d']]);
+      expect(r.events.map((e) => [e.pid, e.tgid, e.cpu, e.ts, e.name, e.payload])).toEqual([
+        [1, null, 0, 5, 'cpu-clock', 'period=1'],
+        [2, 1, 3, 6.5, 'cycles', ''],
+      ]);
+      expect(r.result.cpus).toBe(4);
+      expect(r.result.userFrames).toBe(1);
+    }
+  });
+});
+
+// ---------------------------------------------------------------- property: random perf script text
+
+interface GenFrame {
+  ip: string;
+  sym: string | null; // null: `[unknown]`
+  dso: string | null; // null: `[unknown]`
+}
+interface GenSample {
+  comm: string;
+  pid: number;
+  tid: number | null;
+  cpu: number | null;
+  secs: number;
+  usecs: number;
+  period: number | null;
+  event: string;
+  frames: GenFrame[];
+}
+
+const word = fc.stringMatching(/^[a-z_][a-z0-9_.]{0,8}$/);
+const genFrame: fc.Arbitrary<GenFrame> = fc.record({
+  ip: fc.stringMatching(/^[0-9a-f]{1,16}$/),
+  sym: fc.option(fc.oneof(word, fc.tuple(word, fc.integer({ min: 0, max: 4095 })).map(([w, o]) => `${w}+0x${o.toString(16)}`)), { nil: null }),
+  dso: fc.option(fc.oneof(fc.constant('[kernel.kallsyms]'), word.map((w) => '/usr/lib/' + w + '.so'), word.map((w) => '/boot/' + w + 'vmlinux')), { nil: null }),
+});
+const genSample: fc.Arbitrary<GenSample> = fc.record({
+  comm: fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join(' ')),
+  pid: fc.integer({ min: 0, max: 99999 }),
+  tid: fc.option(fc.integer({ min: 0, max: 99999 }), { nil: null }),
+  cpu: fc.option(fc.integer({ min: 0, max: 255 }), { nil: null }),
+  secs: fc.integer({ min: 0, max: 999999 }),
+  usecs: fc.integer({ min: 0, max: 999999 }),
+  period: fc.option(fc.integer({ min: 1, max: 1e9 }), { nil: null }),
+  event: fc.oneof(fc.constant('cpu-clock'), fc.constant('cycles:ppp'), fc.constant('sched:sched_switch')),
+  frames: fc.array(genFrame, { maxLength: 6 }),
+});
+
+function render(s: GenSample): string {
+  const pid = s.tid === null ? `${s.pid}` : `${s.pid}/${s.tid}`;
+  const cpu = s.cpu === null ? '' : ` [${String(s.cpu).padStart(3, '0')}]`;
+  const period = s.period === null ? '' : ` ${String(s.period).padStart(10)}`;
+  let out = `${s.comm} ${pid.padStart(6)}${cpu} ${s.secs}.${String(s.usecs).padStart(6, '0')}:${period} ${s.event}: \n`;
+  for (const f of s.frames) out += `\t${f.ip.padStart(16)} ${f.sym ?? '[unknown]'} (${f.dso ?? '[unknown]'})\n`;
+  return out + '\n';
+}
+
+/** The frame key by the rules written out plainly: the symbol as printed (offset kept), else the bracketed DSO name. */
+function expectedKey(f: GenFrame): string {
+  if (f.sym !== null) return f.sym;
+  if (f.dso !== null) return '[' + f.dso.split('/').pop() + ']';
+  return '[unknown]';
+}
+
+describe('perf script: property', () => {
+  it('any samples, cut anywhere, read back as generated', () => {
+    fc.assert(
+      fc.property(fc.array(genSample, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 6 }), (samples, cuts) => {
+        const input = new TextEncoder().encode(samples.map(render).join(''));
+        const r = read(input, 0, cuts);
+        expect(r.diagnostics).toEqual([]);
+        expect(r.events.map((e) => [e.comm, e.pid, e.tgid, e.cpu, e.name, e.payload])).toEqual(
+          samples.map((s) => [s.comm, s.tid ?? s.pid, s.tid === null ? null : s.pid, s.cpu ?? 0, s.event, s.period === null ? '' : `period=${s.period}`]),
+        );
+        expect(r.events.map((e) => e.ts)).toEqual(samples.map((s) => Number(`${s.secs}.${String(s.usecs).padStart(6, '0')}`)));
+        const withFrames = samples.filter((s) => s.frames.length > 0);
+        expect(r.stacks.map((s) => s.frames)).toEqual(withFrames.map((s) => s.frames.map(expectedKey)));
+        const kernel = samples.flatMap((s) => s.frames).filter((f) => f.dso === '[kernel.kallsyms]' || (f.dso ?? '').endsWith('vmlinux')).length;
+        expect(r.result.kernelFrames).toBe(kernel);
+        const lines = samples.reduce((n, s) => n + 2 + s.frames.length, 0);
+        expect(r.result.lines).toEqual({ total: lines, used: lines, unused: 0 });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

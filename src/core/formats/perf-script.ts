@@ -1,0 +1,307 @@
+import { frameKey } from './frames.ts';
+import { LineSplitter, TOO_LONG } from './lines.ts';
+import type { ChunkParser, ParseContext, TraceEvent, TraceSink, TraceStackRecord, TraceTextResult } from './types.ts';
+
+/**
+ * `perf script` output: samples with callchains (what `perf record -g` then `perf script` prints,
+ * and what FlameGraph's stackcollapse-perf.pl reads).
+ *
+ *   COMM PID[/TID] [[CPU]] SECONDS.FRAC: [PERIOD] EVENT: [FIELDS]
+ *   \t  IP SYM[+0xOFF] (DSO)          one callchain line per frame, leaf first
+ *   (blank line)                       ends the sample
+ *
+ * COMM may hold blanks: the header is read as blank-separated tokens and the timestamp is the
+ * first `DIGITS.DIGITS:` token; the one before it is `[CPU]` when bracketed, and the one before
+ * that `PID[/TID]`. Each sample goes to the sink as an event (name EVENT, payload `period=N`
+ * then any fields) followed, when it has callchain lines, by a full stack record (frames leaf
+ * first), so it lands in the same stack table as a trace text `<stack trace>`.
+ *
+ * Frame keys: `frameKey(SYM)` (DESIGN 2.2: `sym+0xoff` when an offset is printed, else the bare
+ * `sym`). A frame perf could not symbolize (`[unknown]`) is keyed as stackcollapse-perf names
+ * it, a bracketed marker kept as it is: `[BASENAME-OF-DSO]` when the DSO is known, else
+ * `[unknown]`; so the folded export of a perf capture is stackcollapse-perf's (without its
+ * process-name root). Kernel and user frames are one stack, as perf prints them; the user
+ * frames (a DSO that is not `[kernel.kallsyms]`, another `[...]` kernel module or `vmlinux`)
+ * are counted in `userFrames`. A callchain line with `SYM` in parentheses (perf's process-name
+ * marker) is used and not a frame, as in stackcollapse-perf.
+ *
+ * Lines starting with `#` (`perf script --header`) and blank lines are used. A header that does
+ * not parse, a callchain line outside a sample or one without an address are unused and
+ * diagnosed (file, line, reason). Linear: every line is scanned a constant number of times,
+ * no regex runs over it.
+ */
+
+export interface PerfScriptResult extends TraceTextResult {
+  samples: number;
+  /** samples with at least one callchain frame */
+  stacks: number;
+  kernelFrames: number;
+  userFrames: number;
+}
+
+export const PERF_REASON = {
+  header: 'not a perf script sample header (COMM PID[/TID] [CPU] SECONDS: [PERIOD] EVENT:)',
+  orphan: 'callchain line outside a sample (no header line before it)',
+  frame: 'not a perf script callchain line (IP SYM (DSO))',
+} as const;
+
+const isBlank = (c: number) => c === 32 || c === 9;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isHex = (c: number) => isDigit(c) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+
+/** [start, end) of each blank-separated token of `s`. */
+function tokens(s: string): number[] {
+  const out: number[] = [];
+  let i = 0;
+  const n = s.length;
+  while (i < n) {
+    while (i < n && isBlank(s.charCodeAt(i))) i++;
+    if (i >= n) break;
+    const a = i;
+    while (i < n && !isBlank(s.charCodeAt(i))) i++;
+    out.push(a, i);
+  }
+  return out;
+}
+
+/** `s[a, b)` is all digits (at least one). */
+function digits(s: string, a: number, b: number): boolean {
+  if (b <= a) return false;
+  for (let i = a; i < b; i++) if (!isDigit(s.charCodeAt(i))) return false;
+  return true;
+}
+
+/** `s[a, b)` is `DIGITS.DIGITS:`. */
+function isTime(s: string, a: number, b: number): boolean {
+  if (s.charCodeAt(b - 1) !== 58 /* : */) return false;
+  const dot = s.indexOf('.', a);
+  return dot > a && dot < b - 2 && digits(s, a, dot) && digits(s, dot + 1, b - 1);
+}
+
+export interface PerfHeader {
+  comm: string;
+  pid: number;
+  tgid: number | null;
+  cpu: number | null;
+  ts: number;
+  period: number | null;
+  event: string;
+  fields: string;
+}
+
+/** A sample header line, or null when it is not one. */
+export function parsePerfHeader(line: string): PerfHeader | null {
+  const t = tokens(line);
+  const count = t.length / 2;
+  let ti = -1;
+  // the timestamp needs at least COMM and PID before it
+  for (let k = 2; k < count; k++) {
+    if (isTime(line, t[2 * k], t[2 * k + 1])) {
+      ti = k;
+      break;
+    }
+  }
+  if (ti < 0) return null;
+  let pk = ti - 1;
+  let cpu: number | null = null;
+  const ca = t[2 * pk];
+  const cb = t[2 * pk + 1];
+  if (line.charCodeAt(ca) === 91 /* [ */ && line.charCodeAt(cb - 1) === 93 /* ] */) {
+    if (!digits(line, ca + 1, cb - 1) || pk < 2) return null;
+    cpu = Number(line.slice(ca + 1, cb - 1));
+    pk--;
+  }
+  const pa = t[2 * pk];
+  const pb = t[2 * pk + 1];
+  const slash = line.indexOf('/', pa);
+  let pid: number;
+  let tgid: number | null = null;
+  if (slash > pa && slash < pb) {
+    if (!digits(line, pa, slash) || !digits(line, slash + 1, pb)) return null;
+    tgid = Number(line.slice(pa, slash));
+    pid = Number(line.slice(slash + 1, pb));
+  } else {
+    if (!digits(line, pa, pb)) return null;
+    pid = Number(line.slice(pa, pb));
+  }
+  const comm = line.slice(t[0], t[2 * (pk - 1) + 1]);
+  const tsText = line.slice(t[2 * ti], t[2 * ti + 1] - 1);
+  let k = ti + 1;
+  let period: number | null = null;
+  if (k < count && digits(line, t[2 * k], t[2 * k + 1])) {
+    period = Number(line.slice(t[2 * k], t[2 * k + 1]));
+    k++;
+  }
+  if (k >= count || line.charCodeAt(t[2 * k + 1] - 1) !== 58 || t[2 * k + 1] - t[2 * k] < 2) return null;
+  const event = line.slice(t[2 * k], t[2 * k + 1] - 1);
+  const fields = k + 1 < count ? line.slice(t[2 * k + 2], t[t.length - 1]) : '';
+  return { comm, pid, tgid, cpu, ts: Number(tsText), period, event, fields };
+}
+
+export interface PerfFrame {
+  ip: string;
+  sym: string | null;
+  dso: string | null;
+}
+
+/** A callchain line (`IP [SYM] [(DSO)]` after its leading blanks), or null. */
+export function parsePerfFrame(line: string): PerfFrame | null {
+  let a = 0;
+  let b = line.length;
+  while (a < b && isBlank(line.charCodeAt(a))) a++;
+  while (b > a && isBlank(line.charCodeAt(b - 1))) b--;
+  let i = a;
+  while (i < b && isHex(line.charCodeAt(i))) i++;
+  if (i === a || (i < b && !isBlank(line.charCodeAt(i)))) return null;
+  const ip = line.slice(a, i);
+  while (i < b && isBlank(line.charCodeAt(i))) i++;
+  if (i === b) return { ip, sym: null, dso: null };
+  let dso: string | null = null;
+  let symEnd = b;
+  if (line.charCodeAt(b - 1) === 41 /* ) */) {
+    // the last ` (` before the closing parenthesis, as stackcollapse-perf's greedy `(.+) \((.*)\)`
+    const open = line.lastIndexOf(' (', b - 2);
+    if (open >= i) {
+      dso = line.slice(open + 2, b - 1);
+      symEnd = open;
+      while (symEnd > i && isBlank(line.charCodeAt(symEnd - 1))) symEnd--;
+    } else if (line.charCodeAt(i) === 40 /* ( */) {
+      // `IP (DSO)`: no symbol printed
+      return { ip, sym: null, dso: line.slice(i + 1, b - 1) };
+    }
+  }
+  return { ip, sym: symEnd > i ? line.slice(i, symEnd) : null, dso };
+}
+
+/** Whether a DSO is the kernel's: `[kernel.kallsyms]`, another bracketed module, or a `vmlinux`. */
+export function isKernelDso(dso: string | null): boolean {
+  if (dso === null) return false;
+  if (dso.charCodeAt(0) === 91 /* [ */) return dso !== '[unknown]';
+  return dso.endsWith('vmlinux');
+}
+
+/** The frame key of a callchain frame (see the file comment). */
+export function perfFrameKey(f: PerfFrame): string {
+  if (f.sym !== null && f.sym !== '[unknown]') return frameKey(f.sym);
+  if (f.dso !== null && f.dso !== '[unknown]') {
+    const base = f.dso.slice(f.dso.lastIndexOf('/') + 1);
+    if (base.length > 0) return '[' + base + ']';
+  }
+  if (f.sym === null) return frameKey(f.ip.startsWith('0x') ? f.ip : '0x' + f.ip);
+  return '[unknown]';
+}
+
+export function createPerfScriptParser(ctx: ParseContext, sink: TraceSink): ChunkParser<PerfScriptResult> {
+  const diag = ctx.diagnostics;
+  let used = 0;
+  let unused = 0;
+  let samples = 0;
+  let stacks = 0;
+  let kernelFrames = 0;
+  let userFrames = 0;
+  let cpus = -1;
+  /** the open sample (its header was read), null between samples */
+  let open: PerfHeader | null = null;
+  let openLine = 0;
+  let frames: string[] = [];
+
+  const close = () => {
+    if (!open) return;
+    if (frames.length > 0) {
+      const r: TraceStackRecord = {
+        lineNo: openLine,
+        kind: 'full',
+        comm: open.comm,
+        pid: open.pid,
+        cpu: open.cpu ?? 0,
+        ts: open.ts,
+        slot: -1,
+        generation: null,
+        frames,
+      };
+      sink.stackRecord(r);
+      stacks++;
+    }
+    open = null;
+    frames = [];
+  };
+
+  const onLine = (line: string, lineNo: number) => {
+    const c0 = line.charCodeAt(0);
+    if (line.length === 0 || line.trim().length === 0) {
+      close();
+      used++;
+      return;
+    }
+    if (c0 === 35 /* # */) {
+      used++;
+      return;
+    }
+    if (isBlank(c0)) {
+      if (!open) {
+        unused++;
+        diag.atLine(lineNo, PERF_REASON.orphan);
+        return;
+      }
+      const f = parsePerfFrame(line);
+      if (!f) {
+        unused++;
+        diag.atLine(lineNo, PERF_REASON.frame);
+        return;
+      }
+      used++;
+      if (f.sym !== null && f.sym.charCodeAt(0) === 40 /* ( */) return; // a process name, not a frame
+      frames.push(perfFrameKey(f));
+      if (isKernelDso(f.dso)) kernelFrames++;
+      else userFrames++;
+      return;
+    }
+    const h = parsePerfHeader(line);
+    if (!h) {
+      // a line that is no header also ends the sample before it: its frames are not guessed into the next
+      close();
+      unused++;
+      diag.atLine(lineNo, PERF_REASON.header);
+      return;
+    }
+    close();
+    used++;
+    samples++;
+    if (h.cpu !== null && h.cpu > cpus) cpus = h.cpu;
+    open = h;
+    openLine = lineNo;
+    const e: TraceEvent = {
+      lineNo,
+      comm: h.comm,
+      pid: h.pid,
+      tgid: h.tgid,
+      cpu: h.cpu ?? 0,
+      ts: h.ts,
+      flags: '',
+      name: h.event,
+      payload: (h.period !== null ? `period=${h.period}` : '') + (h.period !== null && h.fields ? ' ' : '') + h.fields,
+    };
+    sink.event(e);
+  };
+
+  const splitter = new LineSplitter(onLine, undefined, (lineNo) => {
+    unused++;
+    diag.atLine(lineNo, TOO_LONG);
+  });
+  return {
+    push: (chunk) => splitter.push(chunk),
+    end: (): PerfScriptResult => {
+      const total = splitter.end();
+      close();
+      return {
+        lines: { total, used, unused },
+        tracer: null,
+        cpus: cpus >= 0 ? cpus + 1 : null,
+        samples,
+        stacks,
+        kernelFrames,
+        userFrames,
+      };
+    },
+  };
+}
