@@ -20,6 +20,7 @@ import type {
 } from '../core/model/query-types.ts';
 import type { ExportOptions } from '../core/model/explorer.ts';
 import type { Summary } from '../core/model/summary.ts';
+import type { WhatIfOptions, WhatIfResult } from '../core/model/whatif.ts';
 
 export type { ExportOptions, FileReport, LoadProgress, LoadRequest, NamedBlob };
 
@@ -86,6 +87,8 @@ export interface IngestApi {
   selectionSummary(selection: Selection): SelectionSummary;
   generationDiff(a: number | 'none', b: number | 'none'): GenerationDiff;
   exportSelection(kind: ExportKind, selection: Selection, opts: ExportOptions): string;
+  /** would the stack map help this capture, at which bits (core/model/whatif.ts; `cli whatif`) */
+  whatIf(opts: WhatIfOptions): WhatIfResult;
 }
 
 export const CANCELLED = 'cancelled';

@@ -4,6 +4,7 @@ import { CaptureLoads } from '../core/model/capture-loads.ts';
 import { CancelledError } from '../core/model/load.ts';
 import type { FlameResult, FlameTree } from '../core/model/query-types.ts';
 import { summarize } from '../core/model/summary.ts';
+import { whatIf as computeWhatIf } from '../core/model/whatif.ts';
 import { CANCELLED, NO_CAPTURE, TEST_HOOKS, type IngestApi } from './ingest-api.ts';
 
 /** the captures loaded, one load at a time; the last one's Explorer answers the queries */
@@ -89,6 +90,7 @@ const api: IngestApi = {
   selectionSummary: (selection) => ex().selectionSummary(selection),
   generationDiff: (a, b) => ex().generationDiff(a, b),
   exportSelection: (kind, selection, opts) => ex().exportSelection(kind, selection, opts),
+  whatIf: (opts) => computeWhatIf(ex().capture, opts),
 };
 
 Comlink.expose(api);
