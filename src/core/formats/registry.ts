@@ -1,10 +1,11 @@
 import { createDumpJsonParser } from './dump-json.ts';
-import { createPerfScriptParser, createTraceDatParser } from './foreign.ts';
+import { createPerfScriptParser } from './foreign.ts';
 import { createKallsymsParser } from './kallsyms.ts';
 import { createStackMapBinParser } from './stack-map-bin.ts';
 import { createStackMapStatParser } from './stack-map-stat.ts';
 import { createStackMapTextParser } from './stack-map-text.ts';
 import { createSystraceHtmlParser } from './systrace-html.ts';
+import { createTraceDatParser } from './trace-dat.ts';
 import { createTraceTextParser } from './trace-text.ts';
 import type { ByteCount, ChunkParser, FileKind, ParseContext, TraceSink } from './types.ts';
 
@@ -29,7 +30,7 @@ export function parserForKind(kind: FileKind, ctx: ParseContext, sink: () => Tra
     case 'dump_json':
       return createDumpJsonParser(ctx);
     case 'trace_cmd_dat':
-      return createTraceDatParser(ctx);
+      return createTraceDatParser(ctx, sink());
     case 'perf_script':
       return createPerfScriptParser(ctx);
     case 'unknown':

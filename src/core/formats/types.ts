@@ -11,7 +11,7 @@ export type FileKind =
   | 'dump_json'
   /** systrace / atrace HTML: ftrace text inside `<script class="trace-data">` */
   | 'systrace_html'
-  /** trace-cmd binary `trace.dat`: recognized, not parsed (convert with `trace-cmd report`) */
+  /** trace-cmd binary `trace.dat`: version 6 read by trace-dat.ts (version 7 is reported) */
   | 'trace_cmd_dat'
   /** `perf script` output: recognized, not ftrace, not parsed */
   | 'perf_script'

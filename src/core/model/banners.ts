@@ -47,7 +47,7 @@ export interface BannerInput {
   derived?: { generations: readonly { generation: number | null; cookies: number; dumpFormats: readonly string[] }[] };
 }
 
-const TRACE_KINDS: ReadonlySet<FileKind> = new Set<FileKind>(['trace_text', 'systrace_html']);
+const TRACE_KINDS: ReadonlySet<FileKind> = new Set<FileKind>(['trace_text', 'systrace_html', 'trace_cmd_dat']);
 const DUMP_KINDS: ReadonlySet<FileKind> = new Set<FileKind>(['stack_map_text', 'stack_map_bin', 'dump_json']);
 const TRACEFS = '/sys/kernel/tracing';
 
@@ -87,17 +87,6 @@ export function groupDigits(n: number): string {
 function unreadable(kind: FileKind, files: string[]): { id: BannerId; title: string; what: string; body: BannerPart[] } {
   const F = fileList(files);
   switch (kind) {
-    case 'trace_cmd_dat':
-      return {
-        id: 'trace-dat',
-        title: 'trace-cmd trace.dat is not read yet',
-        what: 'a trace-cmd trace.dat',
-        body: [
-          ...F, ` ${is(files)} trace-cmd's binary trace.dat, which this app does not read yet. Convert it where trace-cmd is installed: `,
-          code(`trace-cmd report -i ${files.length === 1 ? files[0] : 'trace.dat'} > trace.txt`),
-          ', then load trace.txt (with the stack map dumps taken alongside).',
-        ],
-      };
     case 'perf_script':
       return {
         id: 'perf-script',
@@ -165,7 +154,7 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
   if (!s) return out;
 
   const kinds = byKind(s.files);
-  for (const kind of ['trace_cmd_dat', 'perf_script', 'unknown'] as const) {
+  for (const kind of ['perf_script', 'unknown'] as const) {
     const files = kinds.get(kind);
     if (!files) continue;
     const { what: _, ...u } = unreadable(kind, files);

@@ -19,7 +19,7 @@ export interface FileReport {
 }
 
 /** Kinds the explorer cannot read: a load of only these leaves the capture as it was. */
-const NOT_READ: ReadonlySet<FileKind> = new Set<FileKind>(['unknown', 'trace_cmd_dat', 'perf_script']);
+const NOT_READ: ReadonlySet<FileKind> = new Set<FileKind>(['unknown', 'perf_script']);
 
 /** Whether the explorer read anything of the file (a trace.dat or perf script is recognised, not read). */
 export const understood = (r: FileReport): boolean => !NOT_READ.has(r.kind);
@@ -142,6 +142,11 @@ export class Ingest {
         const syms = result as SymbolFile;
         report.lines = syms.lines;
         this.symbols.push({ syms, log });
+        break;
+      }
+      case 'trace_cmd_dat': {
+        const { total, used, unused } = result as ByteCount;
+        report.bytes = { total, used, unused };
         break;
       }
       default:
