@@ -165,29 +165,24 @@ test('a trace-cmd trace.dat: say to run trace-cmd report, and keep the capture',
   await shots(page, 'trace-dat');
 });
 
-test('perf script output: say what this app reads instead, and keep the capture', async ({ page }) => {
-  const b = await rejectedLoad(page, REAL + 'flamegraph-perf-dd-stacks-01.txt', 'perf-script');
-  await expect(b).toContainText('not ftrace text');
-  await expect(b).toContainText('echo 1 > /sys/kernel/tracing/options/stackmap');
-  await shots(page, 'perf-script');
-});
+// perf script output is read (issue 12.4): e2e/perf-script.spec.ts loads it and checks it against the command line
 
 test('several problems at once: one banner each, dismissed one by one', async ({ page }) => {
   await start(page);
-  const files = [...sampleWithout('kallsyms', 'stack_map_bin.gen2'), REAL + 'trappy-trace.dat', REAL + 'flamegraph-perf-dd-stacks-01.txt'];
+  const files = [...sampleWithout('kallsyms', 'stack_map_bin.gen2'), REAL + 'trappy-trace.dat'];
   await openFiles(page, files, showsFiles(page, files));
   const all = page.getByTestId('banner');
-  await expect(all).toHaveCount(4);
+  await expect(all).toHaveCount(3);
   // read with the rest, they are part of the capture, not a rejected load
   for (const b of await all.all()) await expect(b).toHaveAttribute('data-rejected', 'false');
-  expect(await all.evaluateAll((els) => els.map((e) => e.getAttribute('data-banner')))).toEqual(['trace-dat', 'perf-script', 'generation-without-dump', 'no-kallsyms']);
+  expect(await all.evaluateAll((els) => els.map((e) => e.getAttribute('data-banner')))).toEqual(['trace-dat', 'generation-without-dump', 'no-kallsyms']);
   const cli = cliSummary(files);
   const gen2 = cli.derived.generations.find((g) => g.generation === 2)!;
   await expect(banner(page, 'generation-without-dump')).toContainText(`generation 2 (${fmtInt(gen2.cookies)} ids)`);
   await shots(page, 'several');
-  await banner(page, 'perf-script').getByTestId('banner-dismiss').click();
-  await expect(all).toHaveCount(3);
-  await expect(banner(page, 'perf-script')).toHaveCount(0);
+  await banner(page, 'no-kallsyms').getByTestId('banner-dismiss').click();
+  await expect(all).toHaveCount(2);
+  await expect(banner(page, 'no-kallsyms')).toHaveCount(0);
 });
 
 // a v7 capture with a binary and a text dump of the same map, from the simulator's command line

@@ -15,6 +15,7 @@ import type { LoadMode } from './load-store.ts';
 const PART: Partial<Record<FileKind, 'trace' | 'dump' | 'stat' | 'symbols'>> = {
   trace_text: 'trace',
   systrace_html: 'trace',
+  perf_script: 'trace',
   stack_map_text: 'dump',
   stack_map_bin: 'dump',
   dump_json: 'dump',

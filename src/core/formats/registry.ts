@@ -1,5 +1,5 @@
 import { createDumpJsonParser } from './dump-json.ts';
-import { createPerfScriptParser } from './foreign.ts';
+import { createPerfScriptParser } from './perf-script.ts';
 import { createKallsymsParser } from './kallsyms.ts';
 import { createStackMapBinParser } from './stack-map-bin.ts';
 import { createStackMapStatParser } from './stack-map-stat.ts';
@@ -32,7 +32,7 @@ export function parserForKind(kind: FileKind, ctx: ParseContext, sink: () => Tra
     case 'trace_cmd_dat':
       return createTraceDatParser(ctx, sink());
     case 'perf_script':
-      return createPerfScriptParser(ctx);
+      return createPerfScriptParser(ctx, sink());
     case 'unknown':
       return unknownParser(ctx);
   }

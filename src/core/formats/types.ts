@@ -13,7 +13,7 @@ export type FileKind =
   | 'systrace_html'
   /** trace-cmd binary `trace.dat`: version 6 read by trace-dat.ts (version 7 is reported) */
   | 'trace_cmd_dat'
-  /** `perf script` output: recognized, not ftrace, not parsed */
+  /** `perf script` output: samples with callchains, read by perf-script.ts into the trace columns */
   | 'perf_script'
   | 'unknown';
 

@@ -101,16 +101,13 @@ describe('banners', () => {
     expect(b[0].files).toEqual(sampleNames.filter((n) => n.startsWith('stack_map_bin') || n.startsWith('stack_map.')));
   });
 
-  it('trace.dat, perf script and unknown bytes: what each is and what to run instead', () => {
+  it('trace.dat and perf script are read, unknown bytes are said to be no known format', () => {
     // a trace.dat is read (issue 12.2): a trace with events and no kernel stacks
     const dat = bannersOf([REAL + 'trappy-trace.dat']);
     expect(ids(dat)).toEqual(['no-stacks']);
     expect(dat[0].files).toEqual(['trappy-trace.dat']);
-    const b = bannersOf([REAL + 'flamegraph-perf-dd-stacks-01.txt']);
-    expect(ids(b)).toEqual(['perf-script']);
-    expect(b[0].files).toEqual(['flamegraph-perf-dd-stacks-01.txt']);
-    expect(bannerText(b[0].body)).toContain('not ftrace text');
-    expect(bannerText(b[0].body)).toContain('`echo 1 > /sys/kernel/tracing/options/stackmap`');
+    // perf script samples carry full stacks: nothing is missing
+    expect(bannersOf([REAL + 'flamegraph-perf-dd-stacks-01.txt'])).toEqual([]);
     const noise = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256);
     const u = sessionBanners(summarize(ingestFiles([['noise.bin', noise]])));
     expect(ids(u)).toEqual(['unrecognized']);
@@ -120,16 +117,16 @@ describe('banners', () => {
   it('a load that understood nothing: the rejected files first, said to have left the capture as it was', () => {
     const before = summaryOf(sample(() => true));
     const noise = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256);
-    const rejected = summarize(ingestFiles([['noise.bin', noise], ['flamegraph-perf-dd-stacks-01.txt', read(REAL + 'flamegraph-perf-dd-stacks-01.txt')]])).files;
+    const rejected = summarize(ingestFiles([['noise.bin', noise]])).files;
     const b = sessionBanners(before, rejected);
-    expect(ids(b)).toEqual(['unrecognized', 'perf-script']);
+    expect(ids(b)).toEqual(['unrecognized']);
     for (const x of b) {
       expect(x).toMatchObject({ rejected: true, level: 'error' });
       expect(x.title).toMatch(/^Not loaded: /);
       expect(bannerText(x.body)).toContain('the capture shown is still the one opened before');
     }
     // with no capture before it, the rejected files alone
-    expect(ids(sessionBanners(null, rejected))).toEqual(['unrecognized', 'perf-script']);
+    expect(ids(sessionBanners(null, rejected))).toEqual(['unrecognized']);
   });
 
   it('numbers are grouped as the page prints them', () => {

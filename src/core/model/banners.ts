@@ -13,7 +13,6 @@ export type BannerPart = string | { num: number } | { code: string } | { file: s
 export type BannerId =
   | 'not-read'
   | 'trace-dat'
-  | 'perf-script'
   | 'unrecognized'
   | 'no-trace'
   | 'no-stacks'
@@ -47,7 +46,7 @@ export interface BannerInput {
   derived?: { generations: readonly { generation: number | null; cookies: number; dumpFormats: readonly string[] }[] };
 }
 
-const TRACE_KINDS: ReadonlySet<FileKind> = new Set<FileKind>(['trace_text', 'systrace_html', 'trace_cmd_dat']);
+const TRACE_KINDS: ReadonlySet<FileKind> = new Set<FileKind>(['trace_text', 'systrace_html', 'trace_cmd_dat', 'perf_script']);
 const DUMP_KINDS: ReadonlySet<FileKind> = new Set<FileKind>(['stack_map_text', 'stack_map_bin', 'dump_json']);
 const TRACEFS = '/sys/kernel/tracing';
 
@@ -87,19 +86,6 @@ export function groupDigits(n: number): string {
 function unreadable(kind: FileKind, files: string[]): { id: BannerId; title: string; what: string; body: BannerPart[] } {
   const F = fileList(files);
   switch (kind) {
-    case 'perf_script':
-      return {
-        id: 'perf-script',
-        title: 'perf script output is not ftrace',
-        what: 'perf script output',
-        body: [
-          ...F, ` ${is(files)} `, code('perf script'), ' output (perf samples with call chains), not ftrace text, so this app does not read ',
-          files.length === 1 ? 'it' : 'them', '. For kernel stacks through the stack map, record with ftrace: ',
-          code(`echo 1 > ${TRACEFS}/options/stacktrace`), ' and ', code(`echo 1 > ${TRACEFS}/options/stackmap`), ', then load ',
-          code(`${TRACEFS}/trace`), ' with ', code('stack_map_bin'), ' and ', code('/proc/kallsyms'),
-          '. To look at perf samples, open them in a profiler that reads perf script (speedscope, the Firefox Profiler, FlameGraph).',
-        ],
-      };
     case 'unknown':
       return {
         id: 'unrecognized',
@@ -154,7 +140,7 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
   if (!s) return out;
 
   const kinds = byKind(s.files);
-  for (const kind of ['perf_script', 'unknown'] as const) {
+  for (const kind of ['unknown'] as const) {
     const files = kinds.get(kind);
     if (!files) continue;
     const { what: _, ...u } = unreadable(kind, files);

@@ -19,9 +19,9 @@ export interface FileReport {
 }
 
 /** Kinds the explorer cannot read: a load of only these leaves the capture as it was. */
-const NOT_READ: ReadonlySet<FileKind> = new Set<FileKind>(['unknown', 'perf_script']);
+const NOT_READ: ReadonlySet<FileKind> = new Set<FileKind>(['unknown']);
 
-/** Whether the explorer read anything of the file (a trace.dat or perf script is recognised, not read). */
+/** Whether the explorer read anything of the file (a file of unknown kind is counted, not read). */
 export const understood = (r: FileReport): boolean => !NOT_READ.has(r.kind);
 
 /** Where a session stood: what rollback() returns it to. */
@@ -117,7 +117,8 @@ export class Ingest {
   private collect(kind: FileKind, result: unknown, report: FileReport, log: DiagnosticLog): void {
     switch (kind) {
       case 'trace_text':
-      case 'systrace_html': {
+      case 'systrace_html':
+      case 'perf_script': {
         const r = result as ReturnType<ReturnType<typeof createTraceTextParser>['end']>;
         report.lines = r.lines;
         this.tracer ??= r.tracer;
