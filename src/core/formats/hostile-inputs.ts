@@ -15,6 +15,7 @@ export const PREFIXES: Record<string, string[]> = {
   stack_map_stat: ['entries: ', 'k'],
   kallsyms: ['ffffffff81000000 t '],
   dump_json: ['[{"stack_id": 1, "ips": ["'],
+  perf_script: ['', 'dd 1 ', 'dd 1 1.0: ', 'x: ', '\t 0 ', 'dd 1 1.0: 1 e:\n\t 0 x '],
 };
 
 /** characters per line when the filler is cut into lines */

@@ -151,6 +151,15 @@ describe('perf script: the real file', () => {
 });
 
 describe('perf script: malformed input', () => {
+  it('reads lines of many colon-ended tokens in one pass each (a search past each token was quadratic: fails by the timeout)', () => {
+    // 64 lines just under MAX_LINE, each ~16k tokens `a:` ; a header test per token that scanned to the line's end took ~1e9 steps a line
+    const line = 'dd 1 ' + 'a: '.repeat(Math.floor((MAX_LINE - 10) / 3));
+    const input = new TextEncoder().encode((line + '\n').repeat(64));
+    const r = read(input, 1 << 16);
+    expect(r.result.lines).toEqual({ total: 64, used: 0, unused: 64 });
+    expect(r.diagnostics).toEqual([{ where: expect.stringMatching(/^lines 1, 2, 3, 4, 5/), message: PERF_REASON.header }]);
+  }, 20_000);
+
   const enc = (s: string) => new TextEncoder().encode(s);
 
   it('says which line and why, and counts every line', () => {

@@ -71,11 +71,12 @@ function digits(s: string, a: number, b: number): boolean {
   return true;
 }
 
-/** `s[a, b)` is `DIGITS.DIGITS:`. */
+/** `s[a, b)` is `DIGITS.DIGITS:` (reads only the token: a search past it would make a line of many tokens quadratic). */
 function isTime(s: string, a: number, b: number): boolean {
   if (s.charCodeAt(b - 1) !== 58 /* : */) return false;
-  const dot = s.indexOf('.', a);
-  return dot > a && dot < b - 2 && digits(s, a, dot) && digits(s, dot + 1, b - 1);
+  let dot = a;
+  while (dot < b && isDigit(s.charCodeAt(dot))) dot++;
+  return dot > a && dot < b - 2 && s.charCodeAt(dot) === 46 /* . */ && digits(s, dot + 1, b - 1);
 }
 
 export interface PerfHeader {
@@ -113,7 +114,8 @@ export function parsePerfHeader(line: string): PerfHeader | null {
   }
   const pa = t[2 * pk];
   const pb = t[2 * pk + 1];
-  const slash = line.indexOf('/', pa);
+  let slash = pa;
+  while (slash < pb && line.charCodeAt(slash) !== 47 /* / */) slash++;
   let pid: number;
   let tgid: number | null = null;
   if (slash > pa && slash < pb) {
