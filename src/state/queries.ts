@@ -83,7 +83,7 @@ export const useGenerationDiff = (pair: [number | 'none', number | 'none'] | nul
 
 /** One-off questions (hover, export) outside a render. */
 /** the what-if table for the loaded capture (computed in the ingest worker) */
-export const useWhatIf = (opts: WhatIfOptions) => useWorkerQuery<WhatIfResult>(JSON.stringify(opts), (api) => api.whatIf(opts), 150);
+export const useWhatIf = (opts: WhatIfOptions | null) => useWorkerQuery<WhatIfResult>(opts && JSON.stringify(opts), (api) => api.whatIf(opts!), 150);
 
 export const ask = {
   eventNear: (...args: Parameters<IngestApi['eventNear']>): Promise<EventInfo | null> => ingestWorker().eventNear(...args),

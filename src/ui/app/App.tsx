@@ -12,6 +12,7 @@ import { TopStacks } from '../stacks/TopStacks.tsx';
 import { StatDashboard } from '../stats/StatDashboard.tsx';
 import { SummaryPanel } from '../summary/SummaryPanel.tsx';
 import { Timeline } from '../timeline/Timeline.tsx';
+import { WhatIfPane } from '../whatif/WhatIfPane.tsx';
 import { Header } from './Header.tsx';
 import { useSimStore } from '../../state/sim-store.ts';
 import { SimulatorPane } from '../simulator/SimulatorPane.tsx';
@@ -49,6 +50,7 @@ export function App() {
               <GenerationSwitcher />
               <StatDashboard />
             </div>
+            <WhatIfPane />
           </>
         )}
         <DiagnosticsPanel />

@@ -1,0 +1,94 @@
+import { execFileSync } from 'node:child_process';
+import { basename } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import type { WhatIfResult } from '../src/core/model/whatif.ts';
+import { waitLoaded } from './explorer-helpers.ts';
+
+// The what-if pane (issue 12.3): a capture with full stacks shows per bits the figures of
+// `cli whatif --json` on the same file; one without full stacks says why there is nothing.
+
+const PERF = '/work/shared/real-traces/flamegraph-perf-dd-stacks-01.txt';
+const TPOINT = '/work/shared/real-traces/perf-tools-tpoint_example.txt';
+const ATRACE = '/work/shared/real-traces/catapult-atrace_data.txt';
+
+function cliWhatIf(files: string[], extra: string[] = []): WhatIfResult {
+  return JSON.parse(execFileSync('npx', ['tsx', 'src/cli/main.ts', 'whatif', '--json', ...extra, ...files], { encoding: 'utf8' })) as WhatIfResult;
+}
+
+async function open(page: Page, file: string) {
+  await page.getByTestId('file-input').setInputFiles([file]);
+  const replace = page.getByTestId('replace-files');
+  const ready = async () => {
+    if ((await page.getByTestId('load-progress').getAttribute('data-status')) !== 'done') return false;
+    const rows = await page.getByTestId('file-row').locator('td:first-child').allTextContents();
+    return rows.length === 1 && rows[0] === basename(file);
+  };
+  await expect.poll(async () => (await replace.isVisible()) || (await ready()), { timeout: 30_000 }).toBe(true);
+  if (await replace.isVisible()) await replace.click();
+  await expect.poll(ready, { timeout: 30_000 }).toBe(true);
+}
+
+async function expectRows(page: Page, cli: WhatIfResult, mode: 'v7' | 'v8') {
+  const rows = page.getByTestId('whatif-row');
+  await expect(rows).toHaveCount(9);
+  await expect(rows.first()).toHaveAttribute('data-mode', mode);
+  const shown = await rows.evaluateAll((els) => els.map((e) => ({ ...(e as HTMLElement).dataset })));
+  const want = cli.bits
+    .filter((b) => b.mode === mode)
+    .map((b) => ({
+      testid: 'whatif-row',
+      bits: String(b.bits),
+      mode: b.mode,
+      stored: String(b.stored),
+      fallbacks: String(b.fallbacks),
+      gravestones: String(b.gravestones),
+      bytesWithMap: String(b.bytesWithMap),
+      bytesWithoutMap: String(b.bytesWithoutMap),
+      mapBytes: String(b.mapBytes),
+      gain: String(b.gain),
+    }));
+  expect(shown.map(({ testid: _t, ...d }) => d)).toEqual(want.map(({ testid: _t, ...d }) => d));
+  const rec = cli.recommendedByMode.find((m) => m.mode === mode)!;
+  await expect(page.getByTestId('whatif-recommendation')).toHaveAttribute('data-bits', String(rec.bits ?? ''));
+  await expect(page.getByTestId('whatif-recommendation')).toContainText(rec.why);
+}
+
+test('perf script capture: the pane equals `cli whatif --json`, also with another buffer size and v7', async ({ page }) => {
+  await page.goto('/');
+  await waitLoaded(page);
+  await open(page, PERF);
+  const pane = page.getByTestId('whatif');
+  await pane.scrollIntoViewIfNeeded();
+  await expectRows(page, cliWhatIf([PERF]), 'v8');
+  await expect(page.getByTestId('whatif-plot')).toBeVisible();
+
+  await page.getByTestId('whatif-buffer-kb').fill('16');
+  await page.getByTestId('whatif-mode-v7').click();
+  await expect(page.getByTestId('whatif-row').first()).toHaveAttribute('data-mode', 'v7');
+  await expect.poll(async () => page.getByTestId('whatif-basis').textContent()).toContain('buffer 16 KB');
+  await expectRows(page, cliWhatIf([PERF], ['--buffer-kb', '16']), 'v7');
+});
+
+test('a trace with <stack trace> records, and one without', async ({ page }) => {
+  await page.goto('/');
+  await waitLoaded(page);
+  await open(page, TPOINT);
+  await expectRows(page, cliWhatIf([TPOINT]), 'v8');
+  await open(page, ATRACE);
+  await expect(page.getByTestId('whatif-none')).toContainText('no full <stack trace> records');
+  await expect(page.getByTestId('whatif-row')).toHaveCount(0);
+});
+
+for (const scheme of ['light', 'dark'] as const)
+  for (const [w, h] of [[1600, 1000], [1280, 720]] as const)
+    test(`screenshot of the what-if pane, ${w}x${h} ${scheme}`, async ({ page }) => {
+      await page.setViewportSize({ width: w, height: h });
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto('/');
+      await waitLoaded(page);
+      await open(page, PERF);
+      const pane = page.getByTestId('whatif');
+      await expect(page.getByTestId('whatif-row')).toHaveCount(9);
+      await pane.scrollIntoViewIfNeeded();
+      await pane.screenshot({ path: `docs/screenshots/whatif-${w}x${h}-${scheme}.png` });
+    });

@@ -1,0 +1,105 @@
+import { useState } from 'react';
+import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, type WhatIfResult, type WhatIfRow } from '../../core/model/whatif.ts';
+import { useLoadStore } from '../../state/load-store.ts';
+import { useWhatIf } from '../../state/queries.ts';
+import { fmtBytes, fmtInt, fmtPct } from '../common/format.ts';
+import { WhatIfPlot } from './WhatIfPlot.tsx';
+
+/**
+ * What-if: would the stack map help this capture, and at which bits? The capture's full stacks
+ * replayed through the simulator's map at bits 10..18 (core/model/whatif.ts, in the ingest
+ * worker; the same figures as `cli whatif --json`).
+ */
+export function WhatIfPane() {
+  const fullStacks = useLoadStore((s) => s.summary?.fullStacks ?? 0);
+  const [bufferKb, setBufferKb] = useState(DEFAULT_BUFFER_KB);
+  const [share, setShare] = useState(DEFAULT_MAX_FALLBACK_SHARE);
+  const [mode, setMode] = useState<'v7' | 'v8'>('v8');
+  const q = useWhatIf(fullStacks > 0 ? { bufferKb: bufferKb === DEFAULT_BUFFER_KB ? null : bufferKb, maxFallbackShare: share } : null);
+  return (
+    <section className="panel pane whatif-pane" data-testid="whatif" aria-label="what if the stack map were on">
+      <div className="pane-head">
+        <h2>What if: the stack map at each size</h2>
+        {q.pending && <span className="quiet">computing…</span>}
+      </div>
+      {fullStacks === 0 ? (
+        <p className="quiet" data-testid="whatif-none">
+          This capture has no full &lt;stack trace&gt; records, so there is nothing to replay through the map: record with options/stacktrace (the map off) to ask what the map would do.
+        </p>
+      ) : (
+        <>
+          <div style={{ display: 'flex', gap: 16, flexWrap: 'wrap', alignItems: 'center', margin: '4px 0 8px' }}>
+            <label>
+              buffer per CPU{' '}
+              <input type="number" min={1} max={1 << 20} step={1} value={bufferKb} style={{ width: 80 }} data-testid="whatif-buffer-kb"
+                onChange={(e) => { const n = Number(e.target.value); if (Number.isInteger(n) && n >= 1 && n <= 1 << 20) setBufferKb(n); }} />{' '}
+              KB
+            </label>
+            <label>
+              max fallbacks{' '}
+              <input type="number" min={0} max={100} step={0.1} value={+(share * 100).toFixed(3)} style={{ width: 64 }} data-testid="whatif-max-fallback"
+                onChange={(e) => { const n = Number(e.target.value); if (n >= 0 && n <= 100) setShare(n / 100); }} />{' '}
+              %
+            </label>
+            <span role="group" aria-label="rules">
+              {(['v7', 'v8'] as const).map((m) => (
+                <button key={m} type="button" aria-pressed={mode === m} onClick={() => setMode(m)} data-testid={`whatif-mode-${m}`}>
+                  {m}
+                </button>
+              ))}
+            </span>
+          </div>
+          {q.error && <p className="error">{q.error}</p>}
+          {q.data && <WhatIfBody r={q.data} mode={mode} />}
+        </>
+      )}
+    </section>
+  );
+}
+
+function WhatIfBody({ r, mode }: { r: WhatIfResult; mode: 'v7' | 'v8' }) {
+  const rows = r.bits.filter((b) => b.mode === mode);
+  const rec = r.recommendedByMode.find((m) => m.mode === mode);
+  return (
+    <>
+      <p data-testid="whatif-recommendation" data-bits={rec?.bits ?? ''}>
+        <strong>{rec?.bits == null ? 'No size fits.' : `Recommended: bits ${rec.bits}.`}</strong> {rec?.why}
+      </p>
+      <p className="quiet" data-testid="whatif-basis">
+        {fmtInt(r.records)} full stack records ({fmtInt(r.distinctStacks)} distinct) of {fmtInt(r.events)} events on {r.cpus} CPU{r.cpus === 1 ? '' : 's'}
+        {r.deepRecords > 0 ? `, ${fmtInt(r.deepRecords)} deeper than 64 frames` : ''}. {r.notes.join('; ')}.
+      </p>
+      <div style={{ display: 'flex', gap: 16, flexWrap: 'wrap', alignItems: 'flex-start' }}>
+        <table className="grid" style={{ width: 'auto' }} data-testid="whatif-table">
+          <thead>
+            <tr>
+              <th>bits</th><th>stored</th><th>fallbacks</th><th>gravestones</th><th>dedup</th><th>with map</th><th>without</th><th>gain</th><th>wrapped</th><th>map memory</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((b) => <Row key={b.bits} b={b} best={b.bits === rec?.bits} />)}
+          </tbody>
+        </table>
+        <WhatIfPlot rows={rows} recommended={rec?.bits ?? null} />
+      </div>
+    </>
+  );
+}
+
+function Row({ b, best }: { b: WhatIfRow; best: boolean }) {
+  return (
+    <tr className={best ? 'selected' : undefined} data-testid="whatif-row" data-bits={b.bits} data-mode={b.mode} data-stored={b.stored} data-fallbacks={b.fallbacks}
+      data-gravestones={b.gravestones} data-bytes-with-map={b.bytesWithMap} data-bytes-without-map={b.bytesWithoutMap} data-map-bytes={b.mapBytes} data-gain={b.gain}>
+      <td>{b.bits}</td>
+      <td>{fmtInt(b.stored)}</td>
+      <td>{fmtInt(b.fallbacks)} ({fmtPct(b.fallbackShare)})</td>
+      <td>{fmtInt(b.gravestones)}</td>
+      <td>{fmtPct(b.dedupRate)}</td>
+      <td>{fmtBytes(b.bytesWithMap)}</td>
+      <td>{fmtBytes(b.bytesWithoutMap)}</td>
+      <td>{b.gain.toFixed(2)}×</td>
+      <td>{b.steadyGain.toFixed(2)}×</td>
+      <td>{(b.mapBytes / 2 ** 20).toFixed(1)} MiB</td>
+    </tr>
+  );
+}
