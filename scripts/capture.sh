@@ -208,13 +208,13 @@ else
   say "warning: $KSYM_NOTE"
   rm -f "$STAGE/kallsyms"
 fi
-uname -r > "$STAGE/uname-r" 2>/dev/null || say 'uname -r failed'
+RELEASE=$(uname -r 2>/dev/null) || say 'uname -r failed'
 
 restore
 {
   printf '# stackmap explorer capture, by capture.sh, %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   printf '# tracefs: %s\n' "$T"
-  printf '# kernel: %s\n' "$(cat "$STAGE/uname-r" 2>/dev/null)"
+  printf '# kernel release (uname -r): %s\n' "$RELEASE"
   if [ "$HAVE_MAP" = 1 ]; then printf '# stack map: yes, %s dumps, %s resets\n' "$DUMPS" "$n"; else printf '# stack map: none (options/stackmap absent), full stacks via options/stacktrace\n'; fi
   [ "$STOP" = 0 ] || printf '# interrupted\n'
   [ -z "$KSYM_NOTE" ] || printf '# warning: %s\n' "$KSYM_NOTE"
