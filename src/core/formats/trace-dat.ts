@@ -9,7 +9,7 @@
  * MAX_PIECE, so no allocation follows an untrusted count); the driver hands it exactly those
  * bytes as chunks arrive. Every byte is counted as used or named in a diagnostic.
  */
-import { createKallsymsParser, Symbolizer } from './kallsyms.ts';
+import { addressKeyOf, createKallsymsParser, Symbolizer } from './kallsyms.ts';
 import { formatPayload, parseEventFormat, parseHeaderPage, type DatEventFormat, type PageHeader } from './trace-dat-format.ts';
 import { TRACE_DAT_MAGIC } from './sniff.ts';
 import type { ByteCount, ChunkParser, ParseContext, TraceEvent, TraceSink } from './types.ts';
@@ -405,7 +405,7 @@ export function createTraceDatParser(ctx: ParseContext, sink: TraceSink): ChunkP
         const lo = longSize === 8 ? v.getUint32(little ? o : o + 4, little) : v.getUint32(o, little);
         const hi = longSize === 8 ? v.getUint32(little ? o + 4 : o, little) : 0;
         if ((hi === 0 && lo === 0) || (lo === 0xffffffff && (longSize === 4 || hi === 0xffffffff))) break;
-        frames.push(symbolizer ? symbolizer.frames.key(symbolizer.frames.idOf(hi, lo)) : '0x' + (hi * 2 ** 32 + lo).toString(16));
+        frames.push(symbolizer ? symbolizer.frames.key(symbolizer.frames.idOf(hi, lo)) : addressKeyOf(hi, lo));
       }
       return frames;
     }
@@ -413,55 +413,48 @@ export function createTraceDatParser(ctx: ParseContext, sink: TraceSink): ChunkP
 
   // ------------------------------------------------------------ the driver
   const gen = read();
-  let want = gen.next().value as number | undefined;
-  let done = want === undefined;
-  const queue: Uint8Array[] = [];
-  let queued = 0;
-  let head = 0; // bytes of queue[0] already given
-
-  const give = () => {
-    while (!done && want !== undefined && queued >= want) {
-      const out = new Uint8Array(want);
-      let o = 0;
-      while (o < want) {
-        const c = queue[0];
-        const k = Math.min(c.length - head, want - o);
-        out.set(c.subarray(head, head + k), o);
-        o += k;
-        head += k;
-        if (head === c.length) {
-          queue.shift();
-          head = 0;
-        }
-      }
-      queued -= want;
-      const r = gen.next(out);
-      if (r.done) done = true;
-      else want = r.value;
+  let want = 0;
+  let done = false;
+  let out = new Uint8Array(0);
+  let filled = 0;
+  const ask = (r: IteratorResult<number, void>) => {
+    if (r.done) {
+      done = true;
+      return;
     }
+    want = r.value;
+    out = new Uint8Array(want);
+    filled = 0;
   };
+  ask(gen.next());
+  /** Hands over every request already whole (a request of 0 bytes is whole at once). */
+  const settle = () => {
+    while (!done && filled === want) ask(gen.next(out));
+  };
+  settle();
 
   return {
     push(chunk: Uint8Array) {
       res.total += chunk.length;
-      if (chunk.length === 0) return;
-      if (done) {
-        unused(pos, chunk.length, 'bytes after what the reader could read');
-        return;
+      let i = 0;
+      while (i < chunk.length) {
+        if (done) {
+          unused(pos, chunk.length - i, 'bytes after what the reader could read');
+          return;
+        }
+        const k = Math.min(want - filled, chunk.length - i);
+        out.set(chunk.subarray(i, i + k), filled);
+        filled += k;
+        i += k;
+        settle();
       }
-      queue.push(chunk);
-      queued += chunk.length;
-      give();
     },
     end(): TraceDatResult {
-      give();
       if (!done) {
-        const left = queued;
-        for (let i = 0; i < 64 && !gen.next(null).done; i++);
+        const left = filled;
+        for (let i = 0; i < 64 && !done; i++) ask(gen.next(null));
         done = true;
         if (left > 0) unused(pos, left, 'trace.dat cut short: the last bytes do not make a whole piece');
-      } else if (queued > 0) {
-        unused(pos, queued, 'bytes after what the reader could read');
       }
       res.unused = res.total - res.used;
       return res;

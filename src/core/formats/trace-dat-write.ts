@@ -1,0 +1,276 @@
+/**
+ * A trace-cmd `trace.dat` (version 6) WRITER, for tests: either byte order, 4- or 8-byte longs,
+ * events of a test format and `kernel_stack` records in per-CPU ring buffer pages, with time
+ * extends for long gaps, discarded-event padding, end-of-page padding and lost-event pages.
+ */
+
+export interface DatSample {
+  kind: 'sample';
+  cpu: number;
+  /** nanoseconds */
+  ts: number;
+  pid: number;
+  value: number;
+  /** at most 15 ASCII characters */
+  label: string;
+  /** start a new page that says this many events were lost before it (0: lost, count unknown) */
+  lostBefore?: number;
+}
+
+export interface DatStack {
+  kind: 'stack';
+  cpu: number;
+  ts: number;
+  pid: number;
+  /** leaf first; more than 12 (8-byte longs) makes a length-prefixed (type_len 0) event */
+  ips: bigint[];
+  lostBefore?: number;
+}
+
+export type DatWriteEvent = DatSample | DatStack;
+
+export interface DatWriteOptions {
+  littleEndian: boolean;
+  longSize: 4 | 8;
+  pageSize?: number;
+  cpus: number;
+  comms: [number, string][];
+  /** /proc/kallsyms text */
+  kallsyms?: string;
+  /** put a discarded-event padding before every event whose delta allows it */
+  padding?: boolean;
+  events: DatWriteEvent[];
+}
+
+export const SAMPLE_ID = 100;
+export const STACK_ID = 4;
+
+const enc = new TextEncoder();
+
+class Out {
+  parts: Uint8Array[] = [];
+  length = 0;
+  constructor(readonly little: boolean) {}
+  bytes(b: Uint8Array): void {
+    this.parts.push(b);
+    this.length += b.length;
+  }
+  str0(s: string): void {
+    this.bytes(enc.encode(s + '\0'));
+  }
+  u8(v: number): void {
+    this.bytes(new Uint8Array([v]));
+  }
+  u16(v: number): void {
+    const b = new Uint8Array(2);
+    new DataView(b.buffer).setUint16(0, v, this.little);
+    this.bytes(b);
+  }
+  u32(v: number): void {
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setUint32(0, v >>> 0, this.little);
+    this.bytes(b);
+  }
+  u64(v: number): void {
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setBigUint64(0, BigInt(v), this.little);
+    this.bytes(b);
+  }
+  sized64(text: string): void {
+    const b = enc.encode(text);
+    this.u64(b.length);
+    this.bytes(b);
+  }
+  sized32(text: string): void {
+    const b = enc.encode(text);
+    this.u32(b.length);
+    this.bytes(b);
+  }
+  concat(): Uint8Array {
+    const all = new Uint8Array(this.length);
+    let o = 0;
+    for (const p of this.parts) {
+      all.set(p, o);
+      o += p.length;
+    }
+    return all;
+  }
+}
+
+const COMMON = `\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
+`;
+
+export const callerOffset = (longSize: number) => (longSize === 8 ? 16 : 12);
+
+function stackFormat(longSize: number): string {
+  return `name: kernel_stack\nID: ${STACK_ID}\nformat:\n${COMMON}\n\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:unsigned long caller[8];\toffset:${callerOffset(longSize)};\tsize:${8 * longSize};\tsigned:0;\n\nprint fmt: "\\t=> %ps\\n"\n`;
+}
+
+const SAMPLE_FORMAT = `name: sample\nID: ${SAMPLE_ID}\nformat:\n${COMMON}\n\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:char label[16];\toffset:12;\tsize:16;\tsigned:0;\n\nprint fmt: "value=%d label=%s", REC->value, REC->label\n`;
+
+/** The record (from common_type on) of one event. */
+function record(e: DatWriteEvent, o: DatWriteOptions): Uint8Array {
+  const L = o.longSize;
+  const rec = new Uint8Array(e.kind === 'sample' ? 28 : callerOffset(L) + e.ips.length * L);
+  const v = new DataView(rec.buffer);
+  v.setUint16(0, e.kind === 'sample' ? SAMPLE_ID : STACK_ID, o.littleEndian);
+  rec[2] = 0x01; // irqs off
+  rec[3] = 1;
+  v.setInt32(4, e.pid, o.littleEndian);
+  if (e.kind === 'sample') {
+    v.setInt32(8, e.value, o.littleEndian);
+    rec.set(enc.encode(e.label).subarray(0, 15), 12);
+  } else {
+    v.setInt32(8, e.ips.length, o.littleEndian);
+    e.ips.forEach((ip, i) => {
+      const at = callerOffset(L) + i * L;
+      if (L === 8) v.setBigUint64(at, ip, o.littleEndian);
+      else v.setUint32(at, Number(ip & 0xffffffffn), o.littleEndian);
+    });
+  }
+  return rec;
+}
+
+/** The ring buffer pages of one CPU's events (sorted by time). */
+function cpuPages(events: DatWriteEvent[], o: DatWriteOptions, pageSize: number): Uint8Array[] {
+  const little = o.littleEndian;
+  const L = o.longSize;
+  const dataOff = 8 + L;
+  const pages: Uint8Array[] = [];
+  let page: Uint8Array | null = null;
+  let v: DataView | null = null;
+  let at = 0;
+  let last = 0;
+  const head = (typeLen: number, delta: number) => (little ? ((delta << 5) | typeLen) >>> 0 : ((typeLen << 27) | delta) >>> 0);
+  const close = () => {
+    if (!page || !v) return;
+    const commit = at - dataOff;
+    if (L === 8) v.setBigUint64(8, BigInt(commit >>> 0), little);
+    else v.setUint32(8, commit >>> 0, little);
+    pages.push(page);
+    page = null;
+  };
+  const open = (ts: number) => {
+    page = new Uint8Array(pageSize);
+    v = new DataView(page.buffer);
+    v.setBigUint64(0, BigInt(ts), little);
+    at = dataOff;
+    last = ts;
+  };
+  for (const e of events) {
+    const rec = record(e, o);
+    const big = rec.length > 28 * 4;
+    const need = (big ? 8 : 4) + ((rec.length + 3) & ~3) + 8 /* extend */ + 8 /* padding */ + L /* lost count */;
+    if (e.lostBefore !== undefined || !page || at + need > pageSize) {
+      if (page && e.lostBefore === undefined && at + 4 <= pageSize) {
+        // end-of-page padding: a null padding event (delta 0) means "the rest of the page"
+        v!.setUint32(at, head(29, 0), little);
+        at += 4;
+      }
+      // the lost count goes on the page that follows the loss
+      if (page) close();
+      open(e.ts);
+      if (e.lostBefore !== undefined) pendingLost.set(pages.length, e.lostBefore);
+    }
+    let delta = e.ts - last;
+    if (o.padding && delta >= 1) {
+      // a discarded event: padding of 8 more bytes carrying one nanosecond of the delta
+      v!.setUint32(at, head(29, 1), little);
+      v!.setUint32(at + 4, 8, little);
+      at += 12;
+      delta -= 1;
+    }
+    if (delta >= 2 ** 27) {
+      v!.setUint32(at, head(30, delta % 2 ** 27), little);
+      v!.setUint32(at + 4, Math.floor(delta / 2 ** 27), little);
+      at += 8;
+      delta = 0;
+    }
+    if (big) {
+      v!.setUint32(at, head(0, delta), little);
+      v!.setUint32(at + 4, rec.length + 4, little);
+      at += 8;
+    } else {
+      v!.setUint32(at, head((rec.length + 3) >> 2, delta), little);
+      at += 4;
+    }
+    page!.set(rec, at);
+    at += (rec.length + 3) & ~3;
+    last = e.ts;
+  }
+  close();
+  // mark the pages that follow a loss
+  for (const [i, lost] of pendingLost) markLost(pages[i], lost, o);
+  pendingLost.clear();
+  return pages;
+}
+
+const pendingLost = new Map<number, number>();
+
+function markLost(page: Uint8Array, lost: number, o: DatWriteOptions): void {
+  const v = new DataView(page.buffer);
+  const L = o.longSize;
+  const little = o.littleEndian;
+  const lo = L === 8 ? (little ? 8 : 12) : 8;
+  let commit = v.getUint32(lo, little);
+  const size = commit & 0x7ffffff;
+  commit |= 0x80000000;
+  const at = 8 + L + size;
+  if (lost > 0 && at + L <= page.length) {
+    if (L === 8) v.setBigUint64(at, BigInt(lost), little);
+    else v.setUint32(at, lost, little);
+    commit |= 0x40000000;
+  }
+  v.setUint32(lo, commit >>> 0, little);
+}
+
+/** Writes a version 6 trace.dat of `o.events`. */
+export function writeTraceDat(o: DatWriteOptions): Uint8Array {
+  const pageSize = o.pageSize ?? 4096;
+  const L = o.longSize;
+  const w = new Out(o.littleEndian);
+  w.bytes(new Uint8Array([0x17, 0x08, 0x44, ...enc.encode('tracing')]));
+  w.str0('6');
+  w.u8(o.littleEndian ? 0 : 1);
+  w.u8(L);
+  w.u32(pageSize);
+  w.str0('header_page');
+  w.sized64(
+    `\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: local_t commit;\toffset:8;\tsize:${L};\tsigned:1;\n` +
+      `\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n\tfield: char data;\toffset:${8 + L};\tsize:${pageSize - 8 - L};\tsigned:1;\n`,
+  );
+  w.str0('header_event');
+  w.sized64('# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n\tarray       :   32 bits\n');
+  w.u32(1);
+  w.sized64(stackFormat(L));
+  w.u32(1);
+  w.str0('test');
+  w.u32(1);
+  w.sized64(SAMPLE_FORMAT);
+  w.sized32(o.kallsyms ?? '');
+  w.sized32('');
+  w.sized64(o.comms.map(([pid, comm]) => `${pid} ${comm}\n`).join(''));
+  w.u32(o.cpus);
+  w.bytes(enc.encode('options  \0'));
+  const clock = enc.encode('local\0');
+  w.u16(8); // an option: the trace clock
+  w.u32(clock.length);
+  w.bytes(clock);
+  w.u16(0);
+  w.bytes(enc.encode('flyrecord\0'));
+  const perCpu: Uint8Array[][] = [];
+  for (let c = 0; c < o.cpus; c++) perCpu.push(cpuPages(o.events.filter((e) => e.cpu === c).sort((a, b) => a.ts - b.ts), o, pageSize));
+  let off = Math.ceil((w.length + 16 * o.cpus) / pageSize) * pageSize;
+  for (let c = 0; c < o.cpus; c++) {
+    const size = perCpu[c].length * pageSize;
+    w.u64(size > 0 ? off : 0);
+    w.u64(size);
+    off += size;
+  }
+  if (perCpu.some((p) => p.length > 0)) w.bytes(new Uint8Array(Math.ceil(w.length / pageSize) * pageSize - w.length));
+  for (const pages of perCpu) for (const p of pages) w.bytes(p);
+  return w.concat();
+}
