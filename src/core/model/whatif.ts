@@ -147,17 +147,28 @@ function itemsOf(capture: Capture): { items: Item[]; words: Uint32Array[]; depth
   return { items, words, depths: frames.map((f) => f.length), other, cpus };
 }
 
+/** Events a full buffer per CPU keeps with the map off (every stack in full): the same for every bits and mode. */
+function keptWithoutMap(x: ReturnType<typeof itemsOf>, ringBytes: number, eventBytes: number): number {
+  const cpuIndex = new Map(x.cpus.map((c, i) => [c, i]));
+  const off = x.cpus.map(() => new Ring(null, ringBytes, 'seed'));
+  for (const it of x.items) {
+    const r = off[cpuIndex.get(it.cpu)!];
+    if (it.event) r.reserve(REC.EVENT, eventBytes, -1, -1, 0);
+    if (it.stack >= 0) r.reserve(REC.FULL, RECORD_SIZE.full(x.depths[it.stack]), -1, -1, 0);
+  }
+  return off.reduce((s, r) => s + r.eventsIn, 0);
+}
+
 function replay(
   mode: 'v7' | 'v8',
   bits: number,
   x: ReturnType<typeof itemsOf>,
-  o: Required<Pick<WhatIfOptions, 'eventBytes' | 'hashSeed'>> & { ringBytes: number },
+  o: Required<Pick<WhatIfOptions, 'eventBytes' | 'hashSeed'>> & { ringBytes: number; hashes: Uint32Array; keptOff: number },
 ): Omit<WhatIfRow, 'fallbackShare' | 'dedupRate'> {
   const params = { mode: mode as Mode, bits, cpus: 1, hashSeed: o.hashSeed };
   const map = new MapInsert(createMapBuffer(params), params);
   const cpuIndex = new Map(x.cpus.map((c, i) => [c, i]));
   const on = x.cpus.map(() => new Ring(null, o.ringBytes, 'seed'));
-  const off = x.cpus.map(() => new Ring(null, o.ringBytes, 'seed'));
   const id = mode === 'v8' ? RECORD_SIZE.cookie : RECORD_SIZE.id;
   const idKind = mode === 'v8' ? REC.COOKIE : REC.ID;
   let records = 0;
@@ -171,20 +182,19 @@ function replay(
     if (it.event) {
       events++;
       on[c].reserve(REC.EVENT, o.eventBytes, -1, -1, 0);
-      off[c].reserve(REC.EVENT, o.eventBytes, -1, -1, 0);
     }
     if (it.stack < 0) continue;
     const nr = x.depths[it.stack];
     const full = RECORD_SIZE.full(nr);
     without += full;
-    off[c].reserve(REC.FULL, full, -1, -1, 0);
     if (nr > MAX_DEPTH) {
       withMap += full; // never reaches the map (INSERT_DEEP)
       on[c].reserve(REC.FULL, full, -1, -1, 0);
       continue;
     }
     records++;
-    const slot = map.insert(0, x.words[it.stack], nr);
+    // the stack's hash under this seed, computed once per distinct stack (the kernel hashes every stack; the result is the same)
+    const slot = map.insertHashed(0, x.words[it.stack], nr, o.hashes[it.stack]);
     if (slot >= 0) {
       successes++;
       withMap += id;
@@ -197,7 +207,7 @@ function replay(
   }
   const counts = map.counters();
   const keptOn = on.reduce((s, r) => s + r.eventsIn, 0);
-  const keptOff = off.reduce((s, r) => s + r.eventsIn, 0);
+  const keptOff = o.keptOff;
   const perEvOn = events ? (events * o.eventBytes + withMap) / events : 0;
   const perEvOff = events ? (events * o.eventBytes + without) / events : 0;
   return {
@@ -224,13 +234,12 @@ const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
 const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
 
 /** The smallest bits whose fallbacks stay at or below the share, with the reasoning in words. */
-export function recommend(rows: readonly WhatIfRow[], maxShare: number): { bits: number | null; why: string } {
+export function recommend(rows: readonly WhatIfRow[], maxShare: number, distinct: number): { bits: number | null; why: string } {
   if (rows.length === 0) return { bits: null, why: 'no rows' };
   const mode = rows[0].mode;
   const records = rows[0].records;
   if (records === 0) return { bits: null, why: 'the capture has no full stack records of 64 frames or fewer: there is nothing for the map to store' };
   const ok = rows.find((r) => r.fallbackShare <= maxShare);
-  const distinct = rows[rows.length - 1].stored;
   if (!ok) {
     const last = rows[rows.length - 1];
     return { bits: null, why: `${mode}: even at bits ${last.bits} (${last.capacity} elements, ${mib(last.mapBytes)}) ${pct(last.fallbackShare)} of the ${records} stack records fall back to full stacks, above the ${pct(maxShare)} allowed` };
@@ -240,7 +249,7 @@ export function recommend(rows: readonly WhatIfRow[], maxShare: number): { bits:
     `${mode}: bits ${ok.bits} (${ok.capacity} elements, ${mib(ok.mapBytes)} of element pool and table) stores ${ok.stored} stacks` +
     ` with ${ok.fallbacks} fallbacks (${pct(ok.fallbackShare)} of ${records} stack records, at most ${pct(maxShare)} allowed)` +
     (below ? `; bits ${below.bits} falls back on ${pct(below.fallbackShare)}` : '; it is the smallest size the model has') +
-    `. The workload has ${distinct} distinct stacks${ok.stored < distinct ? '' : ''}; the map cuts the stack records from ${ok.bytesWithoutMap} to ${ok.bytesWithMap} bytes` +
+    `. The workload has ${distinct} distinct stacks; the map cuts the stack records from ${ok.bytesWithoutMap} to ${ok.bytesWithMap} bytes` +
     ` (${(ok.bytesWithoutMap / Math.max(1, ok.bytesWithMap)).toFixed(2)}x) and keeps ${ok.steadyGain.toFixed(2)}x the events per byte of buffer once it has wrapped` +
     (ok.gain > 1.0005 ? ` (${ok.gain.toFixed(2)}x more events retained in this capture's buffers)` : ' (this capture fits the buffer either way, so nothing more is retained in it)');
   return { bits: ok.bits, why };
@@ -256,16 +265,19 @@ export function whatIf(capture: Capture, opts: WhatIfOptions = {}): WhatIfResult
   const hashSeed = opts.hashSeed ?? WHATIF_HASH_SEED;
   const x = itemsOf(capture);
   const ringBytes = bufferKb * 1024;
+  const keptOff = keptWithoutMap(x, ringBytes, eventBytes);
+  const hasher = new MapInsert(createMapBuffer({ mode: 'v8', bits: 10, cpus: 1, hashSeed }), { mode: 'v8', bits: 10, cpus: 1, hashSeed });
+  const hashes = Uint32Array.from(x.words, (w, i) => (x.depths[i] <= MAX_DEPTH ? hasher.hash(w, x.depths[i]) : 0));
   const rows: WhatIfRow[] = [];
   const byMode: WhatIfResult['recommendedByMode'] = [];
   for (const mode of modes) {
     const mine: WhatIfRow[] = [];
     for (const bits of WHATIF_BITS) {
-      const r = replay(mode, bits, x, { eventBytes, hashSeed, ringBytes });
+      const r = replay(mode, bits, x, { eventBytes, hashSeed, ringBytes, hashes, keptOff });
       mine.push({ ...r, dedupRate: r.records ? r.successes / r.records : 0, fallbackShare: r.records ? r.fallbacks / r.records : 0 });
     }
     rows.push(...mine);
-    byMode.push({ mode, ...recommend(mine, maxFallbackShare) });
+    byMode.push({ mode, ...recommend(mine, maxFallbackShare, x.words.length) });
   }
   // the chosen mode: v8 when replayed (it detects stale cookies), else the only one
   const main = byMode.find((m) => m.mode === 'v8') ?? byMode[0];
