@@ -42,8 +42,9 @@ const enc = new TextEncoder();
 
 export function makeFake(opts: FakeOptions = {}): Fake {
   const { stackmap = true, bin = true, resets = 2 } = opts;
-  // the generator takes a dump per generation, and its `resets` counts generations here: one more than the script resets
-  const capture = generateSample({ seed: 1201 + resets, cpus: 2, events: 500, resets: resets + 1, bits: 10, tail: 0 });
+  // a dump before each reset and one at the end (the generator takes its final dump before the
+  // `tail` events, so at least one); generations = resets + 1
+  const capture = generateSample({ seed: 1201 + resets, cpus: 2, events: 500, resets, bits: 10, tail: 1 });
   const files = sampleFiles(capture);
   const trace = new TextDecoder().decode(files.get('trace'));
   const texts = capture.dumps.map((d) =>

@@ -105,6 +105,9 @@ describe.each(SHELLS)('capture.sh under $name', (shell) => {
       expect(txt).toContain(line);
     const cap = await load(r.out);
     expect(cap.dumps.generations()).toEqual(gens(fake));
+    // and they are the generations the trace's cookies name, as the generator wrote them
+    const named = new Set(fake.capture.lines.flatMap((l) => (l.type === 'cookie' ? [l.generation] : [])));
+    expect(gens(fake)).toEqual([...named].sort((a, b) => a - b));
     // each binary dump pairs with its text dump (no disagreement); the one file the app does not read is capture.txt
     expect(cap.diagnostics.map((d) => `${d.file}: ${d.message}`)).toEqual([
       'cap.tar.gz/capture.txt: not a known format (not a trace, stack_map, stack_map_bin, stack_map_stat, dump JSON, kallsyms or an archive of them)',
