@@ -8,7 +8,7 @@
 // against our flame tree). Timed from the file input's change event to the first painted flame
 // graph (bench/peers/hooks.ts): ours, the `smx:flame-painted` mark whose wrapper shows the new
 // capture's tree; speedscope, the frame after its first WebGL draw; d3-flame-graph, the frame
-// after its SVG rects are in the DOM. Each tool capped at --cap seconds (240), "not drawn" is null.
+// after its SVG rects are in the DOM. Each tool capped at --cap seconds (120: ours draws 262k in ~7 s, so a peer not drawn by then is over 15x slower), "not drawn" is null.
 //
 //   npx tsx bench/peers.ts [--sizes 1k,10k,100k,262k] [--cap S] [--rounds N] [--budget S] [--json] [--smoke]
 //   --budget S (1200): no size is started after S seconds
@@ -29,7 +29,7 @@ const argv = process.argv.slice(2);
 const arg = (n: string, d: string) => (argv.indexOf(n) >= 0 ? argv[argv.indexOf(n) + 1] : d);
 const SMOKE = argv.includes('--smoke');
 const JSON_OUT = argv.includes('--json');
-const CAP_S = Number(arg('--cap', SMOKE ? '60' : '240'));
+const CAP_S = Number(arg('--cap', SMOKE ? '60' : '120'));
 const REPEAT_S = 20;
 const BUDGET_S = Number(arg('--budget', '1200'));
 const SIZES: Record<string, number> = { '300': 300, '1k': 1000, '10k': 10_000, '100k': 100_000, '262k': 262_144 };
