@@ -79,8 +79,12 @@ first_word() { read -r w _ < "$1" 2>/dev/null && printf '%s' "$w"; }
 set_opt() {
   f="$T/$1"
   if [ ! -e "$f" ]; then say "$1 is absent in $T"; return 1; fi
-  old=$(first_word "$f")
-  case $old in \[*\]) old=${old#\[}; old=${old%\]} ;; esac
+  line=$(cat "$f" 2>/dev/null)
+  case $line in
+    # buffer_size_kb before its first use: "7 (expanded: 1408)"; 1408 is the size to restore
+    *'(expanded: '*) old=${line#*expanded: }; old=${old%%)*} ;;
+    *) old=$(first_word "$f") ;;
+  esac
   RESTORE="$1$TAB$old$NL$RESTORE"
   if ! printf '%s\n' "$2" > "$f"; then say "cannot write $2 to $1"; return 1; fi
   SET_LOG="$SET_LOG$1 = $2 (was $old)$NL"

@@ -176,6 +176,16 @@ describe.each(SHELLS)('capture.sh under $name', (shell) => {
     expect(r.files.get('capture.txt')!.toString()).toMatch(/warning: .* all-zero addresses/);
   }, 30_000);
 
+  it('restores an unexpanded buffer_size_kb to the size it would expand to', async () => {
+    const fake = makeFake({ resets: 0 });
+    fakes.push(fake);
+    writeFileSync(join(fake.dir, 'buffer_size_kb'), '7 (expanded: 1408)\n');
+    const r = await run(shell, fake, ['-e', 'kmem:kmalloc', '-b', '512', '-d', '1']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(fake.dir, 'buffer_size_kb'), 'utf8')).toBe('1408\n');
+    expect(r.files.get('capture.txt')!.toString()).toContain('buffer_size_kb = 512 (was 1408)');
+  }, 30_000);
+
   it('refuses an unknown event with a clear message and leaves nothing changed', async () => {
     const fake = makeFake({ resets: 0 });
     fakes.push(fake);
