@@ -133,14 +133,17 @@ describe('each file fails alone (issue 10)', () => {
     expect(diag(JSON.parse(alone.stdout), dir)).toEqual(['cannot read: is a directory']);
   }, 30_000);
 
-  it('trace.dat alone, or perf script alone, exits 1 (nothing was read), still with its JSON', async () => {
-    for (const f of ['trappy-trace.dat', 'flamegraph-perf-dd-stacks-01.txt']) {
-      const r = await cli('summary', '--json', REAL + f);
-      expect(r.code, f).toBe(1);
-      const s = JSON.parse(r.stdout);
-      expect(s.events).toBe(0);
-      expect(diag(s, f).length).toBe(1);
-    }
+  it('a file of no known kind alone exits 1 (nothing was read), still with its JSON; perf script is read (issue 12.4)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'smx-'));
+    writeFileSync(join(dir, 'noise.bin'), Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256));
+    const r = await cli('summary', '--json', join(dir, 'noise.bin'));
+    expect(r.code).toBe(1);
+    const s = JSON.parse(r.stdout);
+    expect(s.events).toBe(0);
+    expect(diag(s, 'noise.bin').length).toBe(1);
+    const perf = await cli('summary', '--json', REAL + 'flamegraph-perf-dd-stacks-01.txt');
+    expect(perf.code).toBe(0);
+    expect(JSON.parse(perf.stdout).events).toBeGreaterThan(0);
     // with a file it reads, 0
     expect((await cli('summary', '--json', REAL + 'trappy-trace.dat', SAMPLES + 'stack_map_stat')).code).toBe(0);
   }, 30_000);
