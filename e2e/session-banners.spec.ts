@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -159,9 +159,28 @@ async function rejectedLoad(page: Page, file: string, id: string) {
   return b;
 }
 
-test('a trace-cmd trace.dat: say to run trace-cmd report, and keep the capture', async ({ page }) => {
-  const b = await rejectedLoad(page, REAL + 'trappy-trace.dat', 'trace-dat');
-  await expect(b).toContainText('trace-cmd report -i trappy-trace.dat > trace.txt');
+test('random bytes: say what this app reads, and keep the capture', async ({ page }) => {
+  const dir = mkdtempSync(join(tmpdir(), 'banner-noise-'));
+  const file = join(dir, 'noise.bin');
+  writeFileSync(file, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256)));
+  try {
+    const b = await rejectedLoad(page, file, 'unrecognized');
+    await expect(b).toContainText('noise.bin');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a trace-cmd trace.dat is read (issue 12.2): its events as the command line counts them, and no kernel stacks in it', async ({ page }) => {
+  await start(page);
+  const file = REAL + 'trappy-trace.dat';
+  await openFiles(page, [file], showsFiles(page, [file]));
+  const b = banner(page, 'no-stacks');
+  await expect(b).toHaveCount(1);
+  await expect(page.getByTestId('banner')).toHaveCount(1);
+  const cli = cliSummary([file]);
+  expect(cli.events).toBeGreaterThan(0);
+  await expect(b).toContainText(`trappy-trace.dat has ${fmtInt(cli.events)} events but no kernel stack records`);
   await shots(page, 'trace-dat');
 });
 
@@ -169,19 +188,20 @@ test('a trace-cmd trace.dat: say to run trace-cmd report, and keep the capture',
 
 test('several problems at once: one banner each, dismissed one by one', async ({ page }) => {
   await start(page);
+  // trappy-trace.dat is read with the rest: its events join the capture, no banner of its own
   const files = [...sampleWithout('kallsyms', 'stack_map_bin.gen2'), REAL + 'trappy-trace.dat'];
   await openFiles(page, files, showsFiles(page, files));
   const all = page.getByTestId('banner');
-  await expect(all).toHaveCount(3);
+  await expect(all).toHaveCount(2);
   // read with the rest, they are part of the capture, not a rejected load
   for (const b of await all.all()) await expect(b).toHaveAttribute('data-rejected', 'false');
-  expect(await all.evaluateAll((els) => els.map((e) => e.getAttribute('data-banner')))).toEqual(['trace-dat', 'generation-without-dump', 'no-kallsyms']);
+  expect(await all.evaluateAll((els) => els.map((e) => e.getAttribute('data-banner')))).toEqual(['generation-without-dump', 'no-kallsyms']);
   const cli = cliSummary(files);
   const gen2 = cli.derived.generations.find((g) => g.generation === 2)!;
   await expect(banner(page, 'generation-without-dump')).toContainText(`generation 2 (${fmtInt(gen2.cookies)} ids)`);
   await shots(page, 'several');
   await banner(page, 'no-kallsyms').getByTestId('banner-dismiss').click();
-  await expect(all).toHaveCount(2);
+  await expect(all).toHaveCount(1);
   await expect(banner(page, 'no-kallsyms')).toHaveCount(0);
 });
 
