@@ -6,7 +6,7 @@ import { waitLoaded } from './explorer-helpers.ts';
 // `perf script` output (issue 12.4) loads as a capture: its samples are the events, their
 // callchains full stacks in the stack table; the page's figures equal the command line's.
 
-const FILE = '/work/shared/real-traces/flamegraph-perf-dd-stacks-01.txt';
+const FILE = new URL('../../shared/real-traces/', import.meta.url).pathname + 'flamegraph-perf-dd-stacks-01.txt';
 
 test('perf script output: the summary and the top stack are those of `cli summary --json`', async ({ page }) => {
   await page.goto('/');

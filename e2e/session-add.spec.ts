@@ -17,7 +17,6 @@ import { canvasInk, sampleFiles, SAMPLES, summaryNumbers, summaryOf, waitLoaded 
 const TRACE = SAMPLES + 'trace';
 const BINS = sampleFiles.filter((f) => f.includes('stack_map_bin.'));
 const KALLSYMS = SAMPLES + 'kallsyms';
-const REAL = '/work/shared/real-traces/';
 
 
 /** The command line's numbers for a generation of these files (`summary --generation G`). */
@@ -264,13 +263,17 @@ test('while a load runs the capture stays on screen, dimmed, the progress on top
   expect(await summaryNumbers(page)).toEqual(before);
 });
 
-test('a load nothing in which can be read leaves the capture: trace.dat, perf script, random bytes', async ({ page }) => {
+test('a load nothing in which can be read leaves the capture: notes, random bytes', async ({ page }) => {
   await page.setViewportSize({ width: 1600, height: 1000 });
   await openOverSample(page, sampleFiles);
   const before = await panes(page);
   const progress = page.getByTestId('load-progress');
   const cases: { files: Parameters<Page['setInputFiles']>[1]; mode: string; says: RegExp }[] = [
-    { files: [REAL + 'flamegraph-perf-dd-stacks-01.txt'], mode: 'add-files', says: /flamegraph-perf-dd-stacks-01\.txt \(`perf script` output\)/ },
+    {
+      files: [{ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('what I ran on the board\nand when: 9:14 to 9:20\n'.repeat(40)) }],
+      mode: 'add-files',
+      says: /notes\.txt \(not a format this page reads\)/,
+    },
     {
       files: [{ name: 'noise.bin', mimeType: 'application/octet-stream', buffer: Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7919 + 13) % 256)) }],
       mode: 'replace-files',

@@ -10,7 +10,7 @@ import { sampleFiles, waitLoaded } from './explorer-helpers.ts';
 // The banners at the top of the explorer (DESIGN 5.2 `banner`): one per missing or unusable part,
 // naming its files, in words; numbers checked against the command line for the same files.
 
-const REAL = '/work/shared/real-traces/';
+const REAL = new URL('../../shared/real-traces/', import.meta.url).pathname;
 const OUT = 'docs/screenshots';
 mkdirSync(OUT, { recursive: true });
 

@@ -12,7 +12,7 @@ import { SAMPLES, sampleFiles, waitLoaded } from './explorer-helpers.ts';
 
 const OUT = 'docs/screenshots';
 mkdirSync(OUT, { recursive: true });
-const TPOINT = '/work/shared/real-traces/perf-tools-tpoint_example.txt';
+const TPOINT = new URL('../../shared/real-traces/', import.meta.url).pathname + 'perf-tools-tpoint_example.txt';
 const TRACE = SAMPLES + 'trace';
 
 type CliSegment = Summary['segments'][number] & { counts?: SelectionSummary };

@@ -11,7 +11,7 @@ import { brushTimeline, urlParam, waitLoaded } from './explorer-helpers.ts';
  * expected counts from the command line.
  */
 
-const OTHER = '/work/shared/real-traces/perf-tools-kprobe_example.txt';
+const OTHER = new URL('../../shared/real-traces/', import.meta.url).pathname + 'perf-tools-kprobe_example.txt';
 const OUT = 'docs/screenshots';
 mkdirSync(OUT, { recursive: true });
 

@@ -7,9 +7,9 @@ import { waitLoaded } from './explorer-helpers.ts';
 // The what-if pane (issue 12.3): a capture with full stacks shows per bits the figures of
 // `cli whatif --json` on the same file; one without full stacks says why there is nothing.
 
-const PERF = '/work/shared/real-traces/flamegraph-perf-dd-stacks-01.txt';
-const TPOINT = '/work/shared/real-traces/perf-tools-tpoint_example.txt';
-const ATRACE = '/work/shared/real-traces/catapult-atrace_data.txt';
+const PERF = new URL('../../shared/real-traces/', import.meta.url).pathname + 'flamegraph-perf-dd-stacks-01.txt';
+const TPOINT = new URL('../../shared/real-traces/', import.meta.url).pathname + 'perf-tools-tpoint_example.txt';
+const ATRACE = new URL('../../shared/real-traces/', import.meta.url).pathname + 'catapult-atrace_data.txt';
 
 function cliWhatIf(files: string[], extra: string[] = []): WhatIfResult {
   return JSON.parse(execFileSync('npx', ['tsx', 'src/cli/main.ts', 'whatif', '--json', ...extra, ...files], { encoding: 'utf8' })) as WhatIfResult;

@@ -76,7 +76,7 @@ describe('summary --json', () => {
   }, 30_000);
 
   it('segments: the sample trace and a prose file of four runs, and --segments counts each', async () => {
-    const tpoint = '/work/shared/real-traces/perf-tools-tpoint_example.txt';
+    const tpoint = new URL('../../../shared/real-traces/', import.meta.url).pathname + 'perf-tools-tpoint_example.txt';
     const r = await cli('summary', '--json', '--segments', SAMPLES + 'trace', tpoint);
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout);
@@ -114,7 +114,7 @@ describe('summary --json', () => {
 });
 
 describe('each file fails alone (issue 10)', () => {
-  const REAL = '/work/shared/real-traces/';
+  const REAL = new URL('../../../shared/real-traces/', import.meta.url).pathname;
   const diag = (s: { diagnostics: { file: string; message: string }[] }, file: string) => s.diagnostics.filter((d) => d.file === file).map((d) => d.message);
 
   it('a directory and a missing file among the files are diagnostics: the JSON is printed, exit 0', async () => {

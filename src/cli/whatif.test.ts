@@ -9,7 +9,7 @@ import { whatif } from './whatif.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
-const REAL = '/work/shared/real-traces/perf-tools-tpoint_example.txt';
+const REAL = new URL('../../../shared/real-traces/', import.meta.url).pathname + 'perf-tools-tpoint_example.txt';
 
 function traceFile(): string {
   const dir = mkdtempSync(join(tmpdir(), 'smx-whatif-'));
@@ -76,7 +76,7 @@ describe('cli whatif', () => {
   });
 
   it('says why when the capture has no full stacks', async () => {
-    const r = await run(['/work/shared/real-traces/catapult-atrace_data.txt']);
+    const r = await run([new URL('../../../shared/real-traces/', import.meta.url).pathname + 'catapult-atrace_data.txt']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/no recommendation: the capture has no full stack records/);
   });

@@ -109,7 +109,7 @@ describe('a view fitted to the capture', () => {
     const v = view({ generation: 3, cpus: [1, 2], range: inside });
     expect(fitView(v, sample).dropped).toEqual([]);
 
-    const path = '/work/shared/real-traces/perf-tools-kprobe_example.txt';
+    const path = new URL('../../../shared/real-traces/', import.meta.url).pathname + 'perf-tools-kprobe_example.txt';
     const kprobe = shapeOf(new Explorer(await loadFiles([{ name: 'kprobe_example.txt', blob: await openAsBlob(path) }])).overview());
     // counted in the shell: grep -oE '\[[0-9]{3}\] [^ ]+ [0-9]+\.[0-9]+:' F | cut -c1-5 | sort -u  ->  [000] [001]
     expect(kprobe.cpus).toEqual([0, 1]);

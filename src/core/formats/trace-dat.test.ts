@@ -8,7 +8,7 @@ import { createTraceDatParser, type TraceDatResult } from './trace-dat.ts';
 import { writeTraceDat, type DatWriteEvent, type DatWriteOptions } from './trace-dat-write.ts';
 import type { TraceEvent, TraceLost, TraceSink, TraceStackRecord } from './types.ts';
 
-const REAL = '/work/shared/real-traces/trappy-trace.dat';
+const REAL = new URL('../../../../shared/real-traces/', import.meta.url).pathname + 'trappy-trace.dat';
 const SIZES = [0, 1, 7, 4096];
 
 interface Got {

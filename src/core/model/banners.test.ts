@@ -10,7 +10,7 @@ import { ingestFiles } from './test-helpers.ts';
 const trace = (payloads: string[]) => '# tracer: nop\n' + payloads.map((p, i) => line('bash-1234', 1, (100 + i * 0.001).toFixed(6), p)).join('\n') + '\n';
 const ids = (bs: { id: string }[]) => bs.map((b) => b.id);
 
-const REAL = '/work/shared/real-traces/';
+const REAL = new URL('../../../../shared/real-traces/', import.meta.url).pathname;
 const SAMPLE = 'public/samples/';
 const read = (path: string) => new Uint8Array(readFileSync(path));
 const sampleNames = (JSON.parse(readFileSync(SAMPLE + 'index.json', 'utf8')) as { files: string[] }).files;

@@ -164,7 +164,7 @@ describe('an ingest session continued by Add', () => {
     });
     expect(reports.map(understood)).toEqual([true, false]);
     const dat = ingest.open('trace.dat');
-    dat.push(new Uint8Array(readFileSync('/work/shared/real-traces/trappy-trace.dat')));
+    dat.push(new Uint8Array(readFileSync(new URL('../../../../shared/real-traces/', import.meta.url).pathname + 'trappy-trace.dat')));
     const r = dat.end();
     expect(r.kind).toBe('trace_cmd_dat');
     expect(understood(r)).toBe(true); // read since issue 12.2

@@ -7,7 +7,7 @@ import { breaksSnippet, segmentAt, segmentsOf } from './segments.ts';
 import { summarize } from './summary.ts';
 import { ingestFiles } from './test-helpers.ts';
 
-const REAL = '/work/shared/real-traces/';
+const REAL = new URL('../../../../shared/real-traces/', import.meta.url).pathname;
 const SAMPLE_TRACE = join(import.meta.dirname, '../../../public/samples/trace');
 
 /**
