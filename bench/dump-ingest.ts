@@ -15,17 +15,13 @@
 // (with a package.json {"type":"module"}) and runs this script as child processes, A (REV) and
 // B (the working tree) alternating, --runs times each, then prints both times and B/A. --save DIR
 // also writes the two generated files there (to profile or load them elsewhere).
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { arg, coreAt } from './args.ts';
+import { spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeStackMapBin, type BinRecordInput } from '../src/core/formats/stack-map-write.ts';
 
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : def;
-};
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = join(here, '..');
 const SMOKE = process.argv.includes('--smoke');
@@ -233,13 +229,8 @@ async function measure(dir: string): Promise<void> {
 }
 
 function compare(rev: string, runs: number): void {
-  const tmp = mkdtempSync(join(tmpdir(), 'dump-ingest-'));
+  const tmp = coreAt(repo, rev, 'dump-ingest-');
   try {
-    mkdirSync(join(tmp, 'src'), { recursive: true });
-    const tar = execFileSync('git', ['-C', repo, 'archive', rev, 'src/core'], { maxBuffer: 1 << 30 });
-    execFileSync('tar', ['-x', '-C', tmp], { input: tar });
-    writeFileSync(join(tmp, 'package.json'), '{"type":"module"}\n');
-    symlinkSync(join(repo, 'node_modules'), join(tmp, 'node_modules'));
     const run = (dir: string) => {
       const p = spawnSync(
         process.execPath,

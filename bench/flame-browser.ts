@@ -24,6 +24,7 @@
 //
 // The renderer's memory: CDP Performance.getMetrics JSHeapUsedSize of the page after the paint
 // (the main thread's heap; the ingest worker's heap is not in it).
+import { arg, flag } from './args.ts';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,12 +36,6 @@ import type { Row } from './contract.ts';
 import { generated } from './generated.ts';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const argv = process.argv.slice(2);
-const flag = (name: string) => argv.includes(name);
-const arg = (name: string, def: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : def;
-};
 const SMOKE = flag('--smoke');
 const JSON_OUT = flag('--json');
 const STACKS = Number(arg('--stacks', SMOKE ? '3000' : '262144'));

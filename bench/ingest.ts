@@ -13,6 +13,7 @@
 // process that reads the trace and counts its newlines), ingest-bytes-per-event (what the capture
 // holds per event beyond the stack table: after GC by process.memoryUsage(), and as the sum of
 // the trace columns' buffers). --smoke: ~1 MB inputs, correctness checks only.
+import { arg, flag } from './args.ts';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openAsBlob, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,12 +21,6 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { heldBytes, type Child, type Row } from './ingest-rows.ts';
 
-const argv = process.argv.slice(2);
-const flag = (name: string) => argv.includes(name);
-const arg = (name: string, def: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : def;
-};
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = join(here, '..');
 const SMOKE = flag('--smoke');

@@ -14,9 +14,9 @@
 // into a temp folder (package.json {"type":"module"}) and runs A (REV) and B (the tree) as
 // alternating child processes, --runs times each, then prints each row's best of A and B and B/A.
 // Every run checks that each insert hit and that the ref_counts grew by exactly the hits.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { arg, coreAt } from './args.ts';
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -50,10 +50,6 @@ interface WorkerResult {
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = join(here, '..');
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : def;
-};
 const imp = (dir: string, f: string) => import(pathToFileURL(join(dir, f)).href);
 
 
@@ -231,13 +227,8 @@ const round1 = (v: number) => Math.round(v * 10) / 10;
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
 function compare(rev: string, runs: number): void {
-  const tmp = mkdtempSync(join(tmpdir(), 'sim-insert-'));
+  const tmp = coreAt(repo, rev, 'sim-insert-');
   try {
-    mkdirSync(join(tmp, 'src'), { recursive: true });
-    const tar = execFileSync('git', ['-C', repo, 'archive', rev, 'src/core'], { maxBuffer: 1 << 30 });
-    execFileSync('tar', ['-x', '-C', tmp], { input: tar });
-    writeFileSync(join(tmp, 'package.json'), '{"type":"module"}\n');
-    symlinkSync(join(repo, 'node_modules'), join(tmp, 'node_modules'));
     const pass = ['--mode', '--inserts', '--rounds', '--workers'].flatMap((f) => (process.argv.includes(f) ? [f, arg(f, '')] : []));
     const run = (dir: string): Row[] => {
       const p = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--json', '--dir', dir, ...pass], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 26 });

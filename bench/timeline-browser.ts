@@ -29,6 +29,7 @@
 //   frames A 436, B 641; load A 12.1 s, B 8.9 s.
 //   --profile/--trace (B, 10M): the main thread's time is Blink's frame (paint, commit), not script;
 //   the worker is busy about 9% of the input time.
+import { arg, flag } from './args.ts';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
@@ -37,12 +38,6 @@ import type { Peer, Row } from './contract.ts';
 import { generated } from './generated.ts';
 import { buildAt, thisDist } from './timeline-build.ts';
 
-const argv = process.argv.slice(2);
-const flag = (name: string) => argv.includes(name);
-const arg = (name: string, def: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : def;
-};
 const SMOKE = flag('--smoke');
 const JSON_OUT = flag('--json');
 const EVENTS = Number(arg('--events', SMOKE ? '20000' : '10000000'));

@@ -7,6 +7,7 @@
 //
 // Prints, per view, how many canvas pixels differ between A and B and by how much at most; exits
 // 1 when any differ. Zoomed in is W pressed 12 times from the whole capture (1.4% of it in view).
+import { arg } from './args.ts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from '@playwright/test';
@@ -14,11 +15,6 @@ import { launch, serve } from './browser.ts';
 import { generated } from './generated.ts';
 import { buildAt, thisDist } from './timeline-build.ts';
 
-const argv = process.argv.slice(2);
-const arg = (name: string, def: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : def;
-};
 const EVENTS = Number(arg('--events', '1000000'));
 const OUT = arg('--out', '/tmp/timeline-shots');
 const AGAINST = arg('--against', '');

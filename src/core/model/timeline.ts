@@ -107,18 +107,24 @@ export function timeline(d: ExplorerData, req: TimelineRequest, opts: TimelineOp
   return result;
 }
 
-/** Counts the events of [t0, t1] into columns [offset, offset + n) of `out`. */
-function binWindow(d: ExplorerData, req: TimelineRequest, L: Lanes, f: SelectionFilter, t0: number, t1: number, offset: number, n: number, out: TimelineResult) {
-  const { counts, highlight, buckets } = out;
+/** The events of [t0, t1] that the filter's time range keeps, as sorted positions [p0, p1), and the scale from time to one of `n` columns; null when the filter keeps none of it. */
+function windowSpan(d: ExplorerData, f: SelectionFilter, t0: number, t1: number, n: number): { v0: number; p0: number; p1: number; scale: number; last: number } | null {
   const v0 = Math.min(t0, t1);
   const v1 = Math.max(t0, t1);
   const lo = Math.max(v0, f.lo);
   const hi = Math.min(v1, f.hi);
-  if (!(lo <= hi)) return;
+  if (!(lo <= hi)) return null;
   const [p0, p1] = d.eventSpan(lo, hi);
   const span = v1 - v0;
-  const scale = span > 0 ? n / span : 0;
-  const last = n - 1;
+  return { v0, p0, p1, scale: span > 0 ? n / span : 0, last: n - 1 };
+}
+
+/** Counts the events of [t0, t1] into columns [offset, offset + n) of `out`. */
+function binWindow(d: ExplorerData, req: TimelineRequest, L: Lanes, f: SelectionFilter, t0: number, t1: number, offset: number, n: number, out: TimelineResult) {
+  const { counts, highlight, buckets } = out;
+  const w = windowSpan(d, f, t0, t1, n);
+  if (!w) return;
+  const { v0, p0, p1, scale, last } = w;
   const gen = f.gen;
   const status = d.evStatus;
   const evGen = d.evGen;
@@ -262,15 +268,9 @@ function eventCode(d: ExplorerData, L: Lanes, f: SelectionFilter, byCpu: boolean
  */
 function binWindowLod(d: ExplorerData, s: { all: Summary; hl: Summary | null }, laneCount: number, f: SelectionFilter, t0: number, t1: number, offset: number, n: number, out: TimelineResult) {
   const { counts, highlight, buckets } = out;
-  const v0 = Math.min(t0, t1);
-  const v1 = Math.max(t0, t1);
-  const lo = Math.max(v0, f.lo);
-  const hi = Math.min(v1, f.hi);
-  if (!(lo <= hi)) return;
-  const [p0, p1] = d.eventSpan(lo, hi);
-  const span = v1 - v0;
-  const scale = span > 0 ? n / span : 0;
-  const last = n - 1;
+  const w = windowSpan(d, f, t0, t1, n);
+  if (!w) return;
+  const { v0, p0, p1, scale, last } = w;
   const ts = d.ev.ts;
   const order = d.evOrder;
   const column = (p: number) => {
