@@ -80,6 +80,16 @@ export async function brushTimeline(page: Page, from: number, to: number) {
   await page.mouse.up();
 }
 
+/**
+ * The brushed range as the page holds it (the range chip's data-range: the store's numbers; the
+ * URL is written at most every 150 ms, so right after a brush it can still hold an earlier one).
+ */
+export async function brushedRange(page: Page): Promise<[number, number]> {
+  const chip = page.getByTestId('range-chip');
+  await expect(chip).toHaveAttribute('data-range', /,/);
+  return (await chip.getAttribute('data-range'))!.split(',').map(Number) as [number, number];
+}
+
 /** The view's query string parameter, as the page wrote it. */
 export const urlParam = (page: Page, key: string) => new URL(page.url()).searchParams.get(key);
 

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { writeCapture } from './capture.ts';
 import { cliSummary } from './cli.ts';
-import { brushTimeline, canvasInk, expectSummary, nodeExplorer, sel, summaryNumbers, summaryOf, urlParam, waitLoaded } from './explorer-helpers.ts';
+import { brushedRange, brushTimeline, canvasInk, expectSummary, nodeExplorer, sel, summaryNumbers, summaryOf, urlParam, waitLoaded } from './explorer-helpers.ts';
 
 // a second capture, unlike the sample: five generations, three CPUs, another seed
 const files = writeCapture({ seed: 4242, cpus: 3, events: 2500, resets: 4, bits: 14, tail: 25 });
@@ -64,8 +64,7 @@ test('the generation diff lists stacks only in A, only in B and count changes', 
 
 test('a brushed range on the multi-generation capture filters the top stacks and the folded export', async ({ page }) => {
   await brushTimeline(page, 0.1, 0.4);
-  await expect(page.getByTestId('range-chip')).toBeVisible();
-  const range = urlParam(page, 'range')!.split(',').map(Number) as [number, number];
+  const range = await brushedRange(page);
   const ex = await explorer;
   const want = ex.topStacks({ selection: sel({ range }), filter: '', limit: 200 });
   await expect(page.getByTestId('top-stacks-count')).toHaveAttribute('data-total', String(want.total));

@@ -122,7 +122,7 @@ export function Timeline() {
             Zoom out
           </button>
           {v.range && (
-            <span className="range-chip" data-testid="range-chip">
+            <span className="range-chip" data-testid="range-chip" data-range={v.range.join(',')}>
               range {fmtTs(v.range[0])} – {fmtTs(v.range[1])}
               <button type="button" onClick={() => v.set({ window: v.range })} title="zoom to the range">
                 zoom
