@@ -57,13 +57,46 @@ function parseField(decl: string, offset: number, size: number, signed: boolean)
     dataLoc = true;
     d = d.slice(10);
   }
-  const m = /^(.*?)\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(\d*)\])?$/.exec(d);
+  const m = splitDecl(d);
   if (!m) return null;
-  let type = m[1];
-  let array = m[3] !== undefined ? (m[3] === '' ? 0 : +m[3]) : 0;
-  if (m[3] !== undefined && m[3] === '' && !dataLoc) array = 0;
+  let type = m.type;
+  const array = m.array !== null && m.array !== '' ? +m.array : 0;
   if (dataLoc) type += '[]';
-  return { name: m[2], type, offset, size, signed, array, dataLoc };
+  return { name: m.name, type, offset, size, signed, array, dataLoc };
+}
+
+const isSpace = (c: number) => c === 32 || c === 9 || c === 13 || c === 10 || c === 11 || c === 12;
+const isIdent = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+/**
+ * A C declaration `TYPE NAME` or `TYPE NAME[N]` split from its end in one backward pass (the
+ * regex it replaces, `^(.*?)\s*([A-Za-z_]\w*)\s*(?:\[(\d*)\])?$`, retried every split of a long
+ * line: quadratic on a crafted format file). `array`: the digits in the brackets, '' for `[]`,
+ * null without brackets; blanks may follow the name but not the brackets. The name is the longest run of word characters at the end that starts
+ * with a letter or underscore; the type is what precedes it, trailing blanks dropped.
+ */
+export function splitDecl(d: string): { type: string; name: string; array: string | null } | null {
+  let end = d.length;
+  while (end > 0 && isSpace(d.charCodeAt(end - 1))) end--;
+  let array: string | null = null;
+  // blanks may follow the name, not the brackets (as the regex had it)
+  if (end > 0 && d.charCodeAt(end - 1) === 93 && end < d.length) return null;
+  if (end > 0 && d.charCodeAt(end - 1) === 93) {
+    let i = end - 1;
+    while (i > 0 && isDigit(d.charCodeAt(i - 1))) i--;
+    if (i === 0 || d.charCodeAt(i - 1) !== 91) return null;
+    array = d.slice(i, end - 1);
+    end = i - 1;
+    while (end > 0 && isSpace(d.charCodeAt(end - 1))) end--;
+  }
+  let start = end;
+  while (start > 0 && isIdent(d.charCodeAt(start - 1))) start--;
+  while (start < end && isDigit(d.charCodeAt(start))) start++;
+  if (start === end) return null;
+  let typeEnd = start;
+  while (typeEnd > 0 && isSpace(d.charCodeAt(typeEnd - 1))) typeEnd--;
+  return { type: d.slice(0, typeEnd), name: d.slice(start, end), array };
 }
 
 /** Byte offsets and sizes of a ring buffer page header (from the `header_page` format). */
@@ -78,7 +111,7 @@ export function parseHeaderPage(text: string, longSize: number): PageHeader {
   for (const line of text.split('\n')) {
     const m = FIELD.exec(line);
     if (!m) continue;
-    const name = /([A-Za-z_]+)\s*(?:\[\d*\])?$/.exec(m[1].trim())?.[1];
+    const name = splitDecl(m[1])?.name;
     if (name === 'commit') {
       h.commitOffset = +m[2];
       h.commitSize = +m[3];
