@@ -9,12 +9,13 @@ const isolation = {
 
 /**
  * The built app's Content-Security-Policy: only its own scripts, styles, workers and requests;
- * no inline script, no eval, no plugin, no framing. The dev server goes without it, since hot reload injects
+ * no inline script, no eval (WebAssembly compilation only), no plugin, no framing. The dev server goes without it, since hot reload injects
  * inline code. The same policy is in public/_headers for static hosts; e2e/csp.spec.ts checks it.
  */
 export const CSP = [
   "default-src 'self'",
-  "script-src 'self'",
+  // DuckDB-WASM (the SQL pane) compiles its WebAssembly: 'wasm-unsafe-eval' allows that and nothing else (no JS eval)
+  "script-src 'self' 'wasm-unsafe-eval'",
   "worker-src 'self'",
   "style-src 'self'",
   "img-src 'self' data: blob:",
