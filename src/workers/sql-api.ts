@@ -1,0 +1,31 @@
+/** The types the SQL pane's engine (sql-duckdb.ts), its client (sql-client.ts) and the state share. */
+
+/** One table as Arrow IPC stream bytes (core/model/tables-arrow.ts), as the ingest worker hands it over. */
+export interface SqlTableIpc {
+  name: string;
+  ipc: Uint8Array;
+  rows: number;
+}
+
+export interface SqlColumn {
+  name: string;
+  /** DuckDB's Arrow type, as text (Int64, Utf8, Float64, ...) */
+  type: string;
+  /** a number type: shown right-aligned */
+  numeric: boolean;
+}
+
+/** A cell: an integer beyond 2^53 comes as its decimal text; lists and structs as JSON. */
+export type SqlCell = string | number | boolean | null;
+
+export interface SqlResult {
+  columns: SqlColumn[];
+  /** the first rows, at most the cap asked for */
+  rows: SqlCell[][];
+  /** rows in the whole result */
+  total: number;
+  elapsedMs: number;
+}
+
+/** The message a query stopped by Cancel fails with. */
+export const SQL_CANCELLED = 'query cancelled';

@@ -1,0 +1,132 @@
+import * as duckdb from '@duckdb/duckdb-wasm';
+// served from the app's own origin (dist/assets), never from a CDN
+import mvpWasm from '@duckdb/duckdb-wasm/dist/duckdb-mvp.wasm?url';
+import mvpWorker from '@duckdb/duckdb-wasm/dist/duckdb-browser-mvp.worker.js?url';
+import ehWasm from '@duckdb/duckdb-wasm/dist/duckdb-eh.wasm?url';
+import ehWorker from '@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js?url';
+import type { SqlCell, SqlColumn, SqlResult, SqlTableIpc } from './sql-api.ts';
+
+/**
+ * DuckDB-WASM in its own worker. This module is imported only when the SQL pane opens
+ * (sql-client.ts imports it dynamically), so the first page load fetches no DuckDB file.
+ * Extensions are never installed or autoloaded (they would come from extensions.duckdb.org),
+ * and external access is off once the tables are in: nothing leaves the origin.
+ */
+
+const BUNDLES: duckdb.DuckDBBundles = {
+  mvp: { mainModule: mvpWasm, mainWorker: mvpWorker },
+  eh: { mainModule: ehWasm, mainWorker: ehWorker },
+};
+
+export interface StartProgress {
+  /** bytes of the wasm fetched so far, of total (0 while unknown) */
+  loaded: number;
+  total: number;
+}
+
+/** typeIds of apache-arrow's Type enum that hold numbers (Int, Float, Decimal) */
+const NUMERIC = new Set([2, 3, 7]);
+
+const cell = (v: unknown): SqlCell => {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string') return v;
+  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
+  if (v instanceof Date) return v.toISOString();
+  try {
+    const json = (v as { toJSON?: () => unknown }).toJSON ? (v as { toJSON: () => unknown }).toJSON() : v;
+    return JSON.stringify(json, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
+  } catch {
+    return String(v);
+  }
+};
+
+export class DuckEngine {
+  private running: Promise<unknown> | null = null;
+
+  private constructor(
+    private readonly db: duckdb.AsyncDuckDB,
+    private readonly conn: duckdb.AsyncDuckDBConnection,
+    private readonly worker: Worker,
+    readonly version: string,
+    readonly bundle: string,
+  ) {}
+
+  /** Starts the worker, fetches and compiles the wasm (progress as it downloads), opens an in-memory database. */
+  static async start(onProgress?: (p: StartProgress) => void): Promise<DuckEngine> {
+    const bundle = await duckdb.selectBundle(BUNDLES);
+    const worker = new Worker(bundle.mainWorker!, { name: 'duckdb' });
+    const db = new duckdb.AsyncDuckDB(new duckdb.VoidLogger(), worker);
+    try {
+      await db.instantiate(bundle.mainModule, bundle.pthreadWorker, (p) => onProgress?.({ loaded: p.bytesLoaded, total: p.bytesTotal }));
+      await db.open({ path: ':memory:', query: { castBigIntToDouble: false } });
+      const conn = await db.connect();
+      // nothing fetched behind the user's back: no extension install or autoload
+      await conn.query("SET autoinstall_known_extensions = false; SET autoload_known_extensions = false");
+      const version = await db.getVersion();
+      return new DuckEngine(db, conn, worker, version, bundle.mainModule === ehWasm ? 'eh' : 'mvp');
+    } catch (e) {
+      await db.terminate().catch(() => undefined);
+      worker.terminate();
+      throw e;
+    }
+  }
+
+  /** Puts each table in (replacing one of the same name), from its Arrow IPC stream bytes. */
+  async load(tables: SqlTableIpc[]): Promise<void> {
+    for (const t of tables) {
+      await this.conn.query(`DROP TABLE IF EXISTS "${t.name}"`);
+      await this.conn.insertArrowFromIPCStream(t.ipc, { name: t.name, create: true });
+    }
+  }
+
+  /** Runs statements whose results are not shown (views). */
+  async exec(sql: string): Promise<void> {
+    await this.conn.query(sql);
+  }
+
+  /**
+   * Runs one query, streaming its result: the first `cap` rows are kept, the rest only counted,
+   * so a huge result costs no memory. `cancel()` stops it.
+   */
+  async run(sql: string, cap: number): Promise<SqlResult> {
+    const t0 = performance.now();
+    const job = (async () => {
+      const reader = await this.conn.send(sql, true);
+      let columns: SqlColumn[] | null = null;
+      const rows: SqlCell[][] = [];
+      let total = 0;
+      for await (const batch of reader) {
+        if (!columns) columns = batch.schema.fields.map((f) => ({ name: f.name, type: String(f.type), numeric: NUMERIC.has(f.typeId) }));
+        const n = batch.numRows;
+        const take = Math.min(n, Math.max(0, cap - rows.length));
+        if (take > 0) {
+          const cols = batch.schema.fields.map((_f, j) => batch.getChildAt(j));
+          for (let i = 0; i < take; i++) rows.push(cols.map((c) => cell(c?.get(i))));
+        }
+        total += n;
+      }
+      columns ??= reader.schema ? reader.schema.fields.map((f) => ({ name: f.name, type: String(f.type), numeric: NUMERIC.has(f.typeId) })) : [];
+      return { columns, rows, total, elapsedMs: performance.now() - t0 };
+    })();
+    this.running = job;
+    try {
+      return await job;
+    } finally {
+      if (this.running === job) this.running = null;
+    }
+  }
+
+  /** Asks DuckDB to stop the query sent last; true when one was pending. */
+  cancel(): Promise<boolean> {
+    return this.conn.cancelSent();
+  }
+
+  /** Ends the worker (and any query in it) for good. */
+  async terminate(): Promise<void> {
+    try {
+      await this.db.terminate();
+    } finally {
+      this.worker.terminate();
+    }
+  }
+}
