@@ -39,12 +39,14 @@ export interface Fake {
 }
 
 const enc = new TextEncoder();
+/** the CPUs of the generated capture, each with a per_cpu/cpuN folder */
+export const FAKE_CPUS = 2;
 
 export function makeFake(opts: FakeOptions = {}): Fake {
   const { stackmap = true, bin = true, resets = 2 } = opts;
   // a dump before each reset and one at the end (the generator takes its final dump before the
   // `tail` events, so at least one); generations = resets + 1
-  const capture = generateSample({ seed: 1201 + resets, cpus: 2, events: 500, resets, bits: 10, tail: 1 });
+  const capture = generateSample({ seed: 1201 + resets, cpus: FAKE_CPUS, events: 500, resets, bits: 10, tail: 1 });
   const files = sampleFiles(capture);
   const trace = new TextDecoder().decode(files.get('trace'));
   const texts = capture.dumps.map((d) =>
@@ -60,6 +62,8 @@ export function makeFake(opts: FakeOptions = {}): Fake {
     mkdirSync(join(dir, f, '..'), { recursive: true });
     writeFileSync(join(dir, f), v + '\n');
   }
+  // tracefs has a per_cpu/cpuN folder for each CPU with a ring buffer: the generated capture's
+  for (let c = 0; c < FAKE_CPUS; c++) mkdirSync(join(dir, 'per_cpu', `cpu${c}`), { recursive: true });
   writeFileSync(join(dir, 'trace'), '# stale: events from before the capture\n');
   let gen = 0;
   const serve = () => {

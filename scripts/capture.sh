@@ -75,16 +75,20 @@ SET_LOG=''
 
 first_word() { read -r w _ < "$1" 2>/dev/null && printf '%s' "$w"; }
 
+# an option file's value; buffer_size_kb before its first use reads "7 (expanded: 1408)": 1408 is its size
+opt_value() {
+  line=$(cat "$1" 2>/dev/null)
+  case $line in
+    *'(expanded: '*) v=${line#*expanded: }; printf '%s' "${v%%)*}" ;;
+    *) first_word "$1" ;;
+  esac
+}
+
 # set FILE VALUE: remember its old value once, then write the new one
 set_opt() {
   f="$T/$1"
   if [ ! -e "$f" ]; then say "$1 is absent in $T"; return 1; fi
-  line=$(cat "$f" 2>/dev/null)
-  case $line in
-    # buffer_size_kb before its first use: "7 (expanded: 1408)"; 1408 is the size to restore
-    *'(expanded: '*) old=${line#*expanded: }; old=${old%%)*} ;;
-    *) old=$(first_word "$f") ;;
-  esac
+  old=$(opt_value "$f")
   RESTORE="$1$TAB$old$NL$RESTORE"
   if ! printf '%s\n' "$2" > "$f"; then say "cannot write $2 to $1"; return 1; fi
   SET_LOG="$SET_LOG$1 = $2 (was $old)$NL"
@@ -213,12 +217,19 @@ else
   rm -f "$STAGE/kallsyms"
 fi
 RELEASE=$(uname -r 2>/dev/null) || say 'uname -r failed'
+# the ring buffer in force (after -b, before the restore), and the CPUs that have one
+BUF_NOW=unknown
+if [ -e "$T/buffer_size_kb" ]; then BUF_NOW=$(opt_value "$T/buffer_size_kb"); [ -n "$BUF_NOW" ] || BUF_NOW=unknown; fi
+NCPU=0
+for d in "$T"/per_cpu/cpu*; do [ -d "$d" ] && NCPU=$((NCPU + 1)); done
 
 restore
 {
   printf '# stackmap explorer capture, by capture.sh, %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   printf '# tracefs: %s\n' "$T"
   printf '# kernel release (uname -r): %s\n' "$RELEASE"
+  printf '# buffer_size_kb: %s (per CPU, read from tracefs before the restore)\n' "$BUF_NOW"
+  if [ "$NCPU" -gt 0 ]; then printf '# cpus: %s (per_cpu/cpu* in tracefs)\n' "$NCPU"; else printf '# cpus: unknown (no per_cpu/cpu* in tracefs)\n'; fi
   if [ "$HAVE_MAP" = 1 ]; then printf '# stack map: yes, %s dumps, %s resets\n' "$DUMPS" "$n"; else printf '# stack map: none (options/stackmap absent), full stacks via options/stacktrace\n'; fi
   [ "$STOP" = 0 ] || printf '# interrupted\n'
   [ -z "$KSYM_NOTE" ] || printf '# warning: %s\n' "$KSYM_NOTE"

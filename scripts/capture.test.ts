@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadFiles } from '../src/core/model/load.ts';
-import { busyboxPath, INITIAL, makeFake, optionValues, type Fake } from './capture-fake-tracefs.ts';
+import { busyboxPath, FAKE_CPUS, INITIAL, makeFake, optionValues, type Fake } from './capture-fake-tracefs.ts';
 
 // scripts/capture.sh against a fake tracefs (capture-fake-tracefs.ts), under busybox sh (with
 // busybox's own tar, gzip, awk on PATH) and under dash. The expected files and generations come
@@ -103,15 +103,22 @@ describe.each(SHELLS)('capture.sh under $name', (shell) => {
     expect(txt).toContain(`# kernel release (uname -r): ${execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim()}\n`);
     for (const line of ['options/stackmap = 1 (was 0)', 'options/stacktrace = 1 (was 0)', 'buffer_size_kb = 4096 (was 1408)', 'events/kmem/kmalloc/enable = 1 (was 0)'])
       expect(txt).toContain(line);
+    // the buffer in force as tracefs read it after -b, and the fake's per_cpu/cpuN folders
+    expect(txt).toContain(`# buffer_size_kb: 4096 (per CPU`);
+    expect(txt).toContain(`# cpus: ${FAKE_CPUS} (per_cpu/cpu* in tracefs)\n`);
     const cap = await load(r.out);
     expect(cap.dumps.generations()).toEqual(gens(fake));
     // and they are the generations the trace's cookies name, as the generator wrote them
     const named = new Set(fake.capture.lines.flatMap((l) => (l.type === 'cookie' ? [l.generation] : [])));
     expect(gens(fake)).toEqual([...named].sort((a, b) => a - b));
-    // each binary dump pairs with its text dump (no disagreement); the one file the app does not read is capture.txt
-    expect(cap.diagnostics.map((d) => `${d.file}: ${d.message}`)).toEqual([
-      'cap.tar.gz/capture.txt: not a known format (not a trace, stack_map, stack_map_bin, stack_map_stat, dump JSON, kallsyms or an archive of them)',
-    ]);
+    // each binary dump pairs with its text dump (no disagreement), and capture.txt is read whole
+    expect(cap.diagnostics.map((d) => `${d.file}: ${d.message}`)).toEqual([]);
+    const info = cap.files.find((f) => f.file === 'cap.tar.gz/capture.txt')!;
+    expect(info.kind).toBe('capture_txt');
+    expect(info.lines!.unused).toBe(0);
+    expect(info.lines!.used).toBe(txt.split('\n').length - 1);
+    expect(info.capture).toMatchObject({ tool: 'capture.sh', bufferKb: 4096, cpus: FAKE_CPUS, stackMap: 'yes', dumps: 3, resets: 2, interrupted: false, tracefs: fake.dir });
+    expect(info.capture!.set).toContainEqual({ file: 'buffer_size_kb', value: '4096', was: '1408' });
   }, 30_000);
 
   it('on SIGINT mid-run it saves what it has and restores every option', async () => {
@@ -184,6 +191,20 @@ describe.each(SHELLS)('capture.sh under $name', (shell) => {
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(fake.dir, 'buffer_size_kb'), 'utf8')).toBe('1408\n');
     expect(r.files.get('capture.txt')!.toString()).toContain('buffer_size_kb = 512 (was 1408)');
+    expect(r.files.get('capture.txt')!.toString()).toContain('# buffer_size_kb: 512 (per CPU');
+  }, 30_000);
+
+  it('records the buffer size in force without -b: the expanded size of an unexpanded buffer', async () => {
+    const fake = makeFake({ resets: 0 });
+    fakes.push(fake);
+    writeFileSync(join(fake.dir, 'buffer_size_kb'), '7 (expanded: 1408)\n');
+    const r = await run(shell, fake, ['-e', 'kmem:kmalloc', '-d', '1']);
+    expect(r.code, r.stderr).toBe(0);
+    const txt = r.files.get('capture.txt')!.toString();
+    expect(txt).toContain('# buffer_size_kb: 1408 (per CPU');
+    expect(txt).not.toContain('# set buffer_size_kb');
+    const cap = await load(r.out);
+    expect(cap.files.find((f) => f.kind === 'capture_txt')?.capture?.bufferKb).toBe(1408);
   }, 30_000);
 
   it('refuses an unknown event with a clear message and leaves nothing changed', async () => {

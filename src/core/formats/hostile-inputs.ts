@@ -16,6 +16,7 @@ export const PREFIXES: Record<string, string[]> = {
   kallsyms: ['ffffffff81000000 t '],
   dump_json: ['[{"stack_id": 1, "ips": ["'],
   perf_script: ['', 'dd 1 ', 'dd 1 1.0: ', 'x: ', '\t 0 ', 'dd 1 1.0: 1 e:\n\t 0 x '],
+  capture_txt: ['# stackmap explorer capture, by x, d\n# set a', '# stackmap explorer capture, by '],
 };
 
 /** characters per line when the filler is cut into lines */

@@ -1,3 +1,4 @@
+import { createCaptureInfoParser } from './capture-info.ts';
 import { createDumpJsonParser } from './dump-json.ts';
 import { createPerfScriptParser } from './perf-script.ts';
 import { createKallsymsParser } from './kallsyms.ts';
@@ -33,13 +34,15 @@ export function parserForKind(kind: FileKind, ctx: ParseContext, sink: () => Tra
       return createTraceDatParser(ctx, sink());
     case 'perf_script':
       return createPerfScriptParser(ctx, sink());
+    case 'capture_txt':
+      return createCaptureInfoParser(ctx);
     case 'unknown':
       return unknownParser(ctx);
   }
 }
 
 export const NOT_KNOWN =
-  'not a known format (not a trace, stack_map, stack_map_bin, stack_map_stat, dump JSON, kallsyms or an archive of them)';
+  'not a known format (not a trace, stack_map, stack_map_bin, stack_map_stat, dump JSON, kallsyms, capture.sh capture.txt or an archive of them)';
 
 function unknownParser(ctx: ParseContext): ChunkParser<ByteCount> {
   let total = 0;

@@ -1,3 +1,4 @@
+import { CAPTURE_TXT_HEAD } from './capture-info.ts';
 import { matchEventLine } from './event-line.ts';
 import { encodingOf } from './lines.ts';
 import { findTraceDataTag } from './systrace-html.ts';
@@ -46,6 +47,8 @@ export function sniffKind(whole: Uint8Array): FileKind {
   if (encoding === 'utf-8' && !looksLikeText(head)) return 'unknown';
   const text = new TextDecoder(encoding).decode(head);
   const start = text.replace(/^\uFEFF/, '').trimStart();
+  // capture.sh's own record: its first line says so
+  if (start.startsWith(CAPTURE_TXT_HEAD)) return 'capture_txt';
   // stackmap_dump.py --json: a list of {stack_id, ...} or {"stacks": [...]}
   if ((start.startsWith('[') || start.startsWith('{')) && (/"stack_id"\s*:/.test(start) || /^\{\s*"stacks"\s*:/.test(start))) {
     return 'dump_json';

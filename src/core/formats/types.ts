@@ -15,6 +15,8 @@ export type FileKind =
   | 'trace_cmd_dat'
   /** `perf script` output: samples with callchains, read by perf-script.ts into the trace columns */
   | 'perf_script'
+  /** scripts/capture.sh's `capture.txt`: the kernel release, buffer size, options set (capture-info.ts) */
+  | 'capture_txt'
   | 'unknown';
 
 /** A push parser over byte chunks; `end` returns what it read. */

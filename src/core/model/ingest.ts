@@ -1,3 +1,4 @@
+import type { CaptureFacts, ParsedCaptureInfo } from '../formats/capture-info.ts';
 import { DiagnosticLog, type Diagnostic } from '../formats/diagnostics.ts';
 import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
 import { Symbolizer, type SymbolFile } from '../formats/kallsyms.ts';
@@ -16,6 +17,8 @@ export interface FileReport {
   size: number;
   lines: LineCount | null;
   bytes: ByteCount | null;
+  /** capture_txt: what capture.sh recorded (kernel release, buffer size, options set) */
+  capture?: CaptureFacts;
 }
 
 /** Kinds the explorer cannot read: a load of only these leaves the capture as it was. */
@@ -143,6 +146,12 @@ export class Ingest {
         const syms = result as SymbolFile;
         report.lines = syms.lines;
         this.symbols.push({ syms, log });
+        break;
+      }
+      case 'capture_txt': {
+        const c = result as ParsedCaptureInfo;
+        report.lines = c.lines;
+        if (c.facts) report.capture = c.facts;
         break;
       }
       case 'trace_cmd_dat': {

@@ -1,3 +1,5 @@
+import { Fragment } from 'react';
+import { describeCapture } from '../../core/formats/capture-info.ts';
 import { useLoadStore } from '../../state/load-store.ts';
 import { fmtInt } from '../common/format.ts';
 
@@ -22,12 +24,20 @@ export function DiagnosticsPanel() {
             const acc = f.lines ?? f.bytes;
             const unit = f.lines ? 'lines' : 'bytes';
             return (
-              <tr key={f.file} data-testid="file-row">
-                <td>{f.file}</td>
-                <td>{f.kind.replaceAll('_', ' ')}</td>
-                <td>{acc ? `${fmtInt(acc.used)} of ${fmtInt(acc.total)} ${unit}` : ''}</td>
-                <td className={acc && acc.unused > 0 ? 'warn' : ''}>{acc ? acc.unused : ''}</td>
-              </tr>
+              <Fragment key={f.file}>
+                <tr data-testid="file-row" data-kind={f.kind}>
+                  <td>{f.file}</td>
+                  <td>{f.kind.replaceAll('_', ' ')}</td>
+                  <td>{acc ? `${fmtInt(acc.used)} of ${fmtInt(acc.total)} ${unit}` : ''}</td>
+                  <td className={acc && acc.unused > 0 ? 'warn' : ''}>{acc ? acc.unused : ''}</td>
+                </tr>
+                {f.capture && (
+                  // what capture.sh recorded of the capture (core/formats/capture-info.ts)
+                  <tr data-testid="file-capture-facts" data-buffer-kb={f.capture.bufferKb ?? ''}>
+                    <td colSpan={4} className="quiet">{describeCapture(f.capture)}</td>
+                  </tr>
+                )}
+              </Fragment>
             );
           })}
         </tbody>
