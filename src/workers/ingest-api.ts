@@ -89,6 +89,8 @@ export interface IngestApi {
   exportSelection(kind: ExportKind, selection: Selection, opts: ExportOptions): string;
   /** would the stack map help this capture, at which bits (core/model/whatif.ts; `cli whatif`) */
   whatIf(opts: WhatIfOptions): WhatIfResult;
+  /** the capture's tables (core/model/tables.ts) as Arrow IPC streams, for the SQL pane; the buffers are transferred */
+  tables(): Promise<import('./sql-api.ts').SqlTableIpc[]>;
 }
 
 export const CANCELLED = 'cancelled';

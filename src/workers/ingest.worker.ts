@@ -5,7 +5,7 @@ import { CancelledError } from '../core/model/load.ts';
 import type { FlameResult, FlameTree } from '../core/model/query-types.ts';
 import { summarize } from '../core/model/summary.ts';
 import { whatIf as computeWhatIf } from '../core/model/whatif.ts';
-import { CANCELLED, NO_CAPTURE, TEST_HOOKS, type IngestApi } from './ingest-api.ts';
+import { CANCELLED, NO_CAPTURE, TEST_HOOKS, type IngestApi, type NamedBlob } from './ingest-api.ts';
 
 /** the captures loaded, one load at a time; the last one's Explorer answers the queries */
 const loads = new CaptureLoads((capture) => ({ explorer: new Explorer(capture), summary: summarize(capture) }));
@@ -40,11 +40,16 @@ const held: Promise<string | null> = locks
     })
   : Promise.resolve(null);
 
+/** each capture's files (an Add's are the capture's before it plus its own), for the tables' capture_id */
+const captureFiles = new WeakMap<object, NamedBlob[]>();
+
 const api: IngestApi = {
   async ingest(req, onProgress) {
     try {
+      const before = loads.current;
       const r = await loads.load(req, { onProgress });
       if (r.outcome === 'rejected') return r;
+      captureFiles.set(r.built, req.mode === 'add' ? [...((before && captureFiles.get(before)) ?? []), ...req.files] : req.files);
       const { explorer, summary } = r.built;
       return {
         outcome: 'loaded',
@@ -91,6 +96,15 @@ const api: IngestApi = {
   generationDiff: (a, b) => ex().generationDiff(a, b),
   exportSelection: (kind, selection, opts) => ex().exportSelection(kind, selection, opts),
   whatIf: (opts) => computeWhatIf(ex().capture, opts),
+  // the SQL pane's tables: Arrow (apache-arrow) is imported only when the pane first asks
+  async tables() {
+    const built = loads.current;
+    if (!built) throw new Error(NO_CAPTURE);
+    const [{ buildTables, captureIdOf }, { tablesToIpc }] = await Promise.all([import('../core/model/tables.ts'), import('../core/model/tables-arrow.ts')]);
+    const files = await Promise.all((captureFiles.get(built) ?? []).map(async (f) => ({ name: f.name.split('/').pop() ?? f.name, size: f.blob.size, head: new Uint8Array(await f.blob.slice(0, 4096).arrayBuffer()) })));
+    const t = tablesToIpc(buildTables(built.explorer, { captureId: captureIdOf(files) }));
+    return Comlink.transfer(t, [...new Set(t.map((x) => x.ipc.buffer as ArrayBuffer))]);
+  },
 };
 
 Comlink.expose(api);
