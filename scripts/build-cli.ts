@@ -25,6 +25,8 @@ export async function buildCli(): Promise<string[]> {
     chunkNames: '[name]-[hash]',
     banner: { js: '#!/usr/bin/env node' },
     legalComments: 'none',
+    // a native addon (a .node binary per platform) cannot be bundled: `sql` imports it at run time
+    external: ['@duckdb/node-api'],
     metafile: true,
     logLevel: 'warning',
   });

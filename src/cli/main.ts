@@ -11,6 +11,8 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generat
        stackmap-explorer generate --out DIR [--events N | --mb N] [--mode v7|v8] [--stacks N]
                                   [--depth MIN-MAX] [--full-stacks] [--seed S] [--json]
        stackmap-explorer whatif [--json] [--buffer-kb N] [--mode v7|v8] [--max-fallback-share X] FILE...
+       stackmap-explorer export --parquet DIR [--json] FILE...
+       stackmap-explorer sql "QUERY" [--json] FILE...|DIR
 
   summary   read a capture and print what it holds: ftrace trace text (trace, trace_pipe,
             trace-cmd report, systrace HTML), stack_map, stack_map_bin, stack_map_stat,
@@ -22,6 +24,10 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generat
             262,144 stacks and ~1 GB of trace, streamed to disk (generate --help)
   whatif    would the stack map help this capture, and at which bits: its full stacks replayed
             through the map at bits 10..18, v7 and v8 (whatif --help)
+  export    write the capture's tables (events, records, stacks, frames, dumps, stat, files,
+            diagnostics) as Parquet to DIR, many captures to one folder (export --help)
+  sql       run a query with DuckDB over those tables, of a capture or of a folder written by
+            export (sql --help)
   --json    one JSON object on stdout (DESIGN 5.1)
   --generation, --range, --cpus
             also count what the page shows for that selection, under "selection"
@@ -44,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'simulate') return (await import('./simulate.ts')).simulate(rest);
   if (command === 'generate') return (await import('./generate.ts')).generate(rest);
   if (command === 'whatif') return (await import('./whatif.ts')).whatif(rest);
+  if (command === 'export') return (await import('./export.ts')).exportCommand(rest);
+  if (command === 'sql') return (await import('./sql.ts')).sqlCommand(rest);
   if (command !== 'summary') {
     process.stderr.write((command ? `unknown command: ${command}\n` : '') + USAGE + '\n');
     return 2;

@@ -1,0 +1,236 @@
+import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileWriter } from 'hyparquet-writer';
+import { Explorer } from '../core/model/explorer.ts';
+import { understood } from '../core/model/ingest.ts';
+import { segmentsOf } from '../core/model/segments.ts';
+import { buildTables, CAPTURE_ID_HEAD_BYTES, captureIdOf, TABLE_NAMES, type CaptureFileId, type TableName } from '../core/model/tables.ts';
+import { FOOTER_TAIL, footerLength, parquetKeyValues } from '../core/model/tables-parquet-footer.ts';
+import { META_CAPTURE, writeParquet } from '../core/model/tables-parquet.ts';
+import { makeDir } from './out-dir.ts';
+import { readFiles } from './read-files.ts';
+
+export const EXPORT_USAGE = `usage: stackmap-explorer export --parquet DIR [--json] [--] FILE...
+
+  Writes the capture's tables (${TABLE_NAMES.join(', ')}) as Parquet, each
+  row with the capture's capture_id: DIR/<table>.parquet into an empty or new DIR, or
+  DIR/<table>/<capture_id>.parquet when DIR already holds captures (a DIR of one earlier
+  capture's DIR/<table>.parquet is converted to that layout first, said on stderr). Exporting
+  the same capture again replaces its files. Query the folder with DuckDB:
+    duckdb -c "SELECT capture_id, count(*) FROM 'DIR/events/*.parquet' GROUP BY 1"
+  or load it into Spark, Trino or BigQuery as it is (plain Parquet, snappy).
+
+  --parquet DIR   the folder to write (made if missing)
+  --json          print {captureId, layout, converted, tables: [{table, rows, bytes, file}]}
+  --              ends the options
+
+exit status: 0 when at least one file was read, 1 when none could be or DIR cannot take the
+tables, 2 on a usage error`;
+
+class UsageError extends Error {}
+
+/** The capture_id of files on disk: their names (no folder), sizes and first 4 KiB. Unopenable paths are left out. */
+export function captureIdOfPaths(paths: readonly string[]): string {
+  const files: CaptureFileId[] = [];
+  for (const p of paths) {
+    try {
+      const st = statSync(p);
+      if (!st.isFile()) continue;
+      const fd = openSync(p, 'r');
+      try {
+        const head = new Uint8Array(Math.min(CAPTURE_ID_HEAD_BYTES, st.size));
+        let got = 0;
+        while (got < head.length) {
+          const n = readSync(fd, head, got, head.length - got, got);
+          if (n === 0) break;
+          got += n;
+        }
+        files.push({ name: basename(p), size: st.size, head: head.subarray(0, got) });
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      // missing or unreadable: readFiles reports it; the id is of the files that can be read
+    }
+  }
+  return captureIdOf(files);
+}
+
+/** The footer's capture_id of a table file this tool wrote, or null. */
+export function parquetCaptureId(path: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const size = statSync(path).size;
+    if (size < 12) return null;
+    const tail8 = new Uint8Array(FOOTER_TAIL);
+    readSync(fd, tail8, 0, FOOTER_TAIL, size - FOOTER_TAIL);
+    const len = footerLength(tail8);
+    // the metadata lies between "PAR1" at the start and the tail: a longer length is a lie
+    if (len === null || len > size - 12) return null;
+    const tail = new Uint8Array(len + FOOTER_TAIL);
+    readSync(fd, tail, 0, tail.length, size - tail.length);
+    return parquetKeyValues(tail)?.get(META_CAPTURE) ?? null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export type Layout = 'flat' | 'folders';
+
+/** What DIR holds: its flat table files, its table folders. */
+function survey(dir: string): { flat: TableName[]; folders: TableName[] } {
+  const flat: TableName[] = [];
+  const folders: TableName[] = [];
+  if (!existsSync(dir)) return { flat, folders };
+  const names = new Set(readdirSync(dir));
+  for (const t of TABLE_NAMES) {
+    if (names.has(`${t}.parquet`) && statSync(join(dir, `${t}.parquet`)).isFile()) flat.push(t);
+    if (names.has(t) && statSync(join(dir, t)).isDirectory()) folders.push(t);
+  }
+  return { flat, folders };
+}
+
+export interface Placement {
+  layout: Layout;
+  /** the capture whose flat files were moved into DIR/<table>/<id>.parquet, or null */
+  converted: string | null;
+  /** where each table of this capture goes */
+  fileOf: (t: TableName) => string;
+}
+
+/**
+ * Where a capture's tables go in DIR: flat into an empty DIR (or one holding this capture's
+ * flat files), else by capture. One earlier capture's flat files are moved into the folder
+ * layout first; flat files of no known capture are refused rather than moved or overwritten.
+ */
+export function place(dir: string, captureId: string, log: (s: string) => void): Placement | { error: string } {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) return { error: `${dir} is not a folder` };
+  const { flat, folders } = survey(dir);
+  const flatIds = new Set(flat.map((t) => parquetCaptureId(join(dir, `${t}.parquet`))));
+  if (flatIds.has(null)) {
+    const t = flat.find((x) => parquetCaptureId(join(dir, `${x}.parquet`)) === null)!;
+    return { error: `${join(dir, `${t}.parquet`)} is no table file of this tool (no capture_id in its footer): move it away, or export to another folder` };
+  }
+  const flatFile = (t: TableName) => join(dir, `${t}.parquet`);
+  const folderFile = (t: TableName, id: string) => join(dir, t, `${id}.parquet`);
+  if (folders.length === 0 && (flat.length === 0 || (flatIds.size === 1 && flatIds.has(captureId)))) {
+    return { layout: 'flat', converted: null, fileOf: flatFile };
+  }
+  let converted: string | null = null;
+  if (flat.length) {
+    if (flatIds.size > 1) return { error: `${dir} holds flat table files of ${flatIds.size} captures (${[...flatIds].join(', ')}): sort them into ${dir}/<table>/<capture_id>.parquet first` };
+    converted = [...flatIds][0]!;
+    for (const t of flat) {
+      makeDir(join(dir, t));
+      renameSync(flatFile(t), folderFile(t, converted));
+    }
+    log(`${dir} held capture ${converted} as ${dir}/<table>.parquet: moved to ${dir}/<table>/${converted}.parquet to add capture ${captureId} beside it\n`);
+  }
+  return { layout: 'folders', converted, fileOf: (t) => folderFile(t, captureId) };
+}
+
+export interface Written {
+  table: TableName;
+  rows: number;
+  bytes: number;
+  file: string;
+}
+
+export interface ExportResult {
+  captureId: string;
+  /** whether any file was read (the exit status) */
+  readAny: boolean;
+  layout: Layout;
+  converted: string | null;
+  tables: Written[];
+}
+
+/**
+ * Reads the capture from `paths` and writes its tables to DIR, one table built and written at a
+ * time (each file written beside its place and renamed into it, so a reader never sees half a file).
+ */
+export async function exportParquet(paths: string[], dir: string, log: (s: string) => void, place_: (id: string) => Placement | { error: string } = (id) => place(dir, id, log)): Promise<ExportResult | { error: string; readAny: boolean }> {
+  const captureId = captureIdOfPaths(paths);
+  const { capture, failed } = await readFiles(paths);
+  const readAny = capture.files.some(understood);
+  if (!readAny) return { error: 'no file could be read: nothing to export', readAny };
+  const p = place_(captureId);
+  if ('error' in p) return { error: p.error, readAny };
+  const explorer = new Explorer(capture);
+  const diagnostics = [...capture.diagnostics, ...segmentsOf(capture).diagnostics, ...failed.map((f) => ({ file: f.file, where: 'file', message: `cannot read: ${f.reason}`, count: 1 }))];
+  const tables: Written[] = [];
+  for (const name of TABLE_NAMES) {
+    const [t] = buildTables(explorer, { captureId, diagnostics, only: [name] });
+    const file = p.fileOf(name);
+    makeDir(join(file, '..'));
+    const tmp = join(file, '..', `.${basename(file)}.tmp-${process.pid}`);
+    try {
+      await writeParquet(t, fileWriter(tmp), { captureId });
+      renameSync(tmp, file);
+    } catch (e) {
+      rmSync(tmp, { force: true });
+      throw e;
+    }
+    tables.push({ table: name, rows: t.rows, bytes: statSync(file).size, file });
+  }
+  return { captureId, readAny, layout: p.layout, converted: p.converted, tables };
+}
+
+function parse(args: string[]): { dir: string; json: boolean; files: string[] } | 'help' {
+  let dir: string | null = null;
+  let json = false;
+  const files: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') {
+      files.push(...args.slice(i + 1));
+      break;
+    } else if (a === '--help' || a === '-h') return 'help';
+    else if (a === '--json') json = true;
+    else if (a === '--parquet') {
+      const v = args[++i];
+      if (v === undefined || v === '') throw new UsageError('--parquet needs a folder');
+      dir = v;
+    } else if (a.startsWith('-')) throw new UsageError(`unknown option: ${a}`);
+    else files.push(a);
+  }
+  if (dir === null) throw new UsageError('--parquet DIR is required (the only format export writes)');
+  if (files.length === 0) throw new UsageError('no files given');
+  return { dir, json, files };
+}
+
+const kib = (b: number) => (b < 1024 ? `${b} B` : `${(b / 1024).toFixed(1)} KiB`);
+
+export async function exportCommand(args: string[]): Promise<number> {
+  let p: ReturnType<typeof parse>;
+  try {
+    p = parse(args);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`${e.message}\n${EXPORT_USAGE}\n`);
+    return 2;
+  }
+  if (p === 'help') {
+    process.stdout.write(EXPORT_USAGE + '\n');
+    return 0;
+  }
+  const r = await exportParquet(p.files, p.dir, (s) => process.stderr.write(s));
+  if ('error' in r) {
+    process.stderr.write(r.error + '\n');
+    return 1;
+  }
+  if (p.json) {
+    const { readAny: _r, ...out } = r;
+    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  } else {
+    const where = r.layout === 'flat' ? `${p.dir}/<table>.parquet` : `${p.dir}/<table>/${r.captureId}.parquet`;
+    process.stdout.write(`capture ${r.captureId}: ${r.tables.length} tables written to ${where}\n`);
+    for (const t of r.tables) process.stdout.write(`  ${t.table.padEnd(12)} ${String(t.rows).padStart(10)} rows ${kib(t.bytes).padStart(12)}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,85 @@
+/**
+ * A table of tables.ts as Parquet, through hyparquet-writer's incremental ParquetWriter: row
+ * groups of ROW_GROUP rows, each made from its slice of the columns (strings looked up in the
+ * column's dictionary, int64 as BigInt, nulls where the validity mask says), so what is held at
+ * once beyond the columns themselves is one row group's values, whatever the table's size.
+ * Plain Parquet (no extension, snappy): DuckDB, Spark, Trino, BigQuery read it as it is.
+ */
+import { ParquetWriter, type ColumnSource, type SchemaElement, type Writer } from 'hyparquet-writer';
+import type { ColumnType, ColumnValues, TableData } from './tables.ts';
+
+export const ROW_GROUP = 1 << 17;
+
+const PHYSICAL: Record<ColumnType, Pick<SchemaElement, 'type' | 'converted_type'>> = {
+  int32: { type: 'INT32' },
+  int64: { type: 'INT64' },
+  float64: { type: 'DOUBLE' },
+  utf8: { type: 'BYTE_ARRAY', converted_type: 'UTF8' },
+  bool: { type: 'BOOLEAN' },
+};
+
+/** The Parquet schema of a table: every column OPTIONAL where it may be null, else REQUIRED. */
+export function parquetSchema(t: TableData): SchemaElement[] {
+  return [
+    { name: 'root', num_children: t.spec.columns.length },
+    ...t.spec.columns.map((c): SchemaElement => ({ name: c.name, ...PHYSICAL[c.type], repetition_type: c.nullable ? 'OPTIONAL' : 'REQUIRED' })),
+  ];
+}
+
+/** Rows [from, to) of a column as the writer takes them. */
+function slice(c: ColumnValues, from: number, to: number): ColumnSource['data'] {
+  const n = to - from;
+  const valid = c.valid;
+  if (c.type === 'int32' || c.type === 'float64') {
+    if (!valid) return c.values.slice(from, to);
+    const out: (number | null)[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = valid[from + i] ? c.values[from + i] : null;
+    return out;
+  }
+  if (c.type === 'int64') {
+    if (!valid) {
+      const out = new BigInt64Array(n);
+      for (let i = 0; i < n; i++) out[i] = BigInt(c.values[from + i]);
+      return out;
+    }
+    const out: (bigint | null)[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = valid[from + i] ? BigInt(c.values[from + i]) : null;
+    return out;
+  }
+  if (c.type === 'bool') {
+    const out: (boolean | null)[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = valid && !valid[from + i] ? null : c.values[from + i] !== 0;
+    return out;
+  }
+  const out: (string | null)[] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = valid && !valid[from + i] ? null : c.dict[c.codes[from + i]];
+  return out;
+}
+
+/** Key-value metadata in each file's footer: which table, which capture (tables-parquet-footer.ts reads it back). */
+export const META_TABLE = 'stackmap_explorer.table';
+export const META_CAPTURE = 'stackmap_explorer.capture_id';
+
+/**
+ * Writes the table to `writer` (finished at the end) as one Parquet file, with the table's name
+ * and `captureId` in the footer's key-value metadata.
+ */
+export async function writeParquet(t: TableData, writer: Writer, opts: { captureId: string; rowGroup?: number }): Promise<void> {
+  const rowGroup = opts.rowGroup ?? ROW_GROUP;
+  const pq = new ParquetWriter({
+    writer,
+    schema: parquetSchema(t),
+    createdBy: 'stackmap explorer',
+    kvMetadata: [
+      { key: META_TABLE, value: t.spec.name },
+      { key: META_CAPTURE, value: opts.captureId },
+    ],
+  });
+  // a table without rows is a file with the schema and no row group
+  for (let from = 0; from < t.rows; from += rowGroup) {
+    const to = Math.min(t.rows, from + rowGroup);
+    const columnData = t.spec.columns.map((c, k): ColumnSource => ({ name: c.name, data: slice(t.columns[k], from, to) }));
+    await pq.write({ columnData, rowGroupSize: to - from });
+  }
+  await pq.finish();
+}
