@@ -81,3 +81,16 @@ describe('cli whatif', () => {
     expect(r.out).toMatch(/no recommendation: the capture has no full stack records/);
   });
 });
+
+describe('cli whatif and capture.txt', () => {
+  it("uses the buffer size a capture.sh bundle's capture.txt recorded (bufferSource 'capture'); --buffer-kb overrides", async () => {
+    const f = traceFile();
+    const txt = join(f, '..', 'capture.txt');
+    writeFileSync(txt, '# stackmap explorer capture, by capture.sh, 2026-12-01T10:00:00Z\n# buffer_size_kb: 96 (per CPU, read from tracefs before the restore)\n');
+    const j = JSON.parse((await run(['--json', f, txt])).out);
+    expect([j.bufferKb, j.bufferSource]).toEqual([96, 'capture']);
+    expect(j.notes[0]).toContain('as the capture recorded it');
+    const o = JSON.parse((await run(['--json', '--buffer-kb', '32', f, txt])).out);
+    expect([o.bufferKb, o.bufferSource]).toEqual([32, 'option']);
+  });
+});

@@ -12,8 +12,8 @@ export const WHATIF_USAGE = `usage: stackmap-explorer whatif [--json] [--buffer-
   the share.
 
   --json                   one JSON object on stdout (DESIGN 5.3)
-  --buffer-kb N            ring buffer per CPU for the retention gain (default ${DEFAULT_BUFFER_KB}: a
-                           capture does not record buffer_size_kb)
+  --buffer-kb N            ring buffer per CPU for the retention gain (default: the capture's own,
+                           buffer_size_kb in capture.sh's capture.txt, else ${DEFAULT_BUFFER_KB})
   --mode v7|v8             replay one ABI (default both; the recommendation is v8's)
   --max-fallback-share X   the recommendation's limit on fallbacks / stack records, 0..1
                            (default ${DEFAULT_MAX_FALLBACK_SHARE})

@@ -6,7 +6,8 @@ import { REC } from '../sim/ring.ts';
 import { Simulation } from '../sim/simulation.ts';
 import type { SimOptions } from '../sim/sim-options.ts';
 import { ingestFiles } from './test-helpers.ts';
-import { mapMemoryBytes, whatIf, WHATIF_BITS, type WhatIfRow } from './whatif.ts';
+import { prepareWhatIf, whatIfColumns } from './whatif-input.ts';
+import { mapMemoryBytes, whatIf, whatIfFromInput, whatIfSteps, WHATIF_BITS, type WhatIfRow } from './whatif.ts';
 
 /** One CPU, in this thread: the map on, or options/stackmap off before the CPU starts (every stack in full). */
 function runOneCpu(opts: Partial<SimOptions>, mapOn: boolean) {
@@ -136,5 +137,65 @@ describe('whatIf against a plain model', () => {
     expect(w.records).toBe(0);
     expect(w.recommended.bits).toBeNull();
     expect(w.recommended.why).toMatch(/no full stack/);
+  });
+});
+
+describe('whatIf inputs', () => {
+  const captureTxt = (kb: string) => `# stackmap explorer capture, by capture.sh, 2026-12-01T10:00:00Z\n# tracefs: /t\n# buffer_size_kb: ${kb} (per CPU, read from tracefs before the restore)\n# cpus: 1 (per_cpu/cpu* in tracefs)\n`;
+  const trace = traceOf([0, 1, 0, 2, 1, 0], [3, 5, 2]);
+
+  it("takes the buffer size from the capture's capture.txt, says so, and an asked size still overrides", () => {
+    const cap = ingestFiles([['trace', trace], ['capture.txt', captureTxt('8')]]);
+    const w = whatIf(cap);
+    expect([w.bufferKb, w.bufferSource]).toEqual([8, 'capture']);
+    expect(w.notes[0]).toBe('buffer 8 KB per CPU (as the capture recorded it: buffer_size_kb in capture.txt)');
+    // the same figures as asking for 8 KB outright
+    const asked = whatIf(ingestFiles([['trace', trace]]), { bufferKb: 8 });
+    expect(asked.bufferSource).toBe('option');
+    expect(w.bits).toEqual(asked.bits);
+    const over = whatIf(cap, { bufferKb: 64 });
+    expect([over.bufferKb, over.bufferSource]).toEqual([64, 'option']);
+    const none = whatIf(ingestFiles([['trace', trace], ['capture.txt', captureTxt('unknown')]]));
+    expect([none.bufferKb, none.bufferSource]).toEqual([1408, 'default']);
+    expect(none.notes[0]).toContain('the default');
+  });
+
+  it('property: the items in time order are those of a plain stable sort of event and orphan objects', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ ts: fc.integer({ min: 0, max: 20 }), cpu: fc.integer({ min: 0, max: 3 }), orphan: fc.boolean(), s: fc.integer({ min: 0, max: 4 }) }), { minLength: 1, maxLength: 60 }),
+        (recs) => {
+          // an orphan: a <stack trace> whose event line is not there (after another stack of the same event)
+          const lines = ['# tracer: nop', '#'];
+          for (const r of recs) {
+            const ts = (1 + r.ts * 1e-3).toFixed(6);
+            const head = `          task-1     [00${r.cpu}] .... ${ts}:`;
+            if (!r.orphan) lines.push(`${head} kmem_cache_alloc: bytes=8`);
+            lines.push(`${head} <stack trace>`, ` => f${r.s}+0x1/0x10`, ` => g+0x2/0x10`);
+          }
+          const cap = ingestFiles([['trace', lines.join('\n') + '\n']]);
+          const cols = whatIfColumns(cap);
+          const x = prepareWhatIf(cols);
+          // the plain way: objects, orphans then events as the columns list them, Array.prototype.sort (stable) by time
+          const items = Array.from({ length: cols.count }, (_, i) => ({ ts: cols.ts[i], cpu: cols.cpu[i], event: cols.event[i], stack: cols.stack[i] }));
+          items.sort((a, b) => a.ts - b.ts);
+          const cpus = [...new Set(items.map((i) => i.cpu))].sort((a, b) => a - b);
+          expect(x.cpus).toEqual(cpus);
+          expect(Array.from(x.cpuIndex, (c) => x.cpus[c])).toEqual(items.map((i) => i.cpu));
+          expect(Array.from(x.event)).toEqual(items.map((i) => i.event));
+          expect(Array.from(x.stack)).toEqual(items.map((i) => i.stack));
+          // every full stack record is an item's stack once: as an event's or as an orphan
+          expect(Array.from(x.stack).filter((s) => s >= 0).length).toBe(recs.length);
+          expect(x.words.map((w) => w.length / 2)).toEqual(Array.from(x.depths));
+        },
+      ),
+      { numRuns: 60, seed: 12 },
+    );
+  });
+
+  it('reports each step, the map-off ring then each mode and bits', () => {
+    const steps: [number, number][] = [];
+    whatIfFromInput(prepareWhatIf(whatIfColumns(ingestFiles([['trace', trace]]))), { modes: ['v8'] }, (d, t) => steps.push([d, t]));
+    expect(steps).toEqual(Array.from({ length: whatIfSteps(1) }, (_, i) => [i + 1, 1 + WHATIF_BITS.length]));
   });
 });

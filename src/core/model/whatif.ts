@@ -1,8 +1,7 @@
 import type { Capture } from './ingest.ts';
-import { RecordKind } from './trace-columns.ts';
-import { createMapBuffer, ELT_WORDS, ipsToWords, MAX_DEPTH, type Mode } from '../sim/map-layout.ts';
+import { prepareWhatIf, whatIfColumns, type WhatIfInput } from './whatif-input.ts';
+import { createMapBuffer, ELT_WORDS, MAX_DEPTH, type Mode } from '../sim/map-layout.ts';
 import { MapInsert } from '../sim/map-insert.ts';
-import { ReplayKernel } from '../sim/replay.ts';
 import { DEFAULT_EVENT_BYTES, REC, RECORD_SIZE, Ring } from '../sim/ring.ts';
 
 /**
@@ -23,7 +22,7 @@ export const DEFAULT_MAX_FALLBACK_SHARE = 0.01;
 export const WHATIF_HASH_SEED = 0x2545f491;
 
 export interface WhatIfOptions {
-  /** per-CPU ring buffer in KB; null: the default */
+  /** per-CPU ring buffer in KB; null: the capture's own (capture.txt's buffer_size_kb), else the default */
   bufferKb?: number | null;
   /** the modes to replay; default both */
   modes?: readonly ('v7' | 'v8')[];
@@ -84,7 +83,8 @@ export interface WhatIfResult {
   events: number;
   cpus: number;
   bufferKb: number;
-  bufferSource: 'option' | 'default';
+  /** where bufferKb came from: asked for (--buffer-kb, the pane's input), the capture's own capture.txt, or the default */
+  bufferSource: 'option' | 'capture' | 'default';
   eventBytes: number;
   maxFallbackShare: number;
   /** what the figures assume, in words */
@@ -96,65 +96,14 @@ export function mapMemoryBytes(bits: number): number {
   return 2 ** bits * ELT_WORDS * 4 + 2 ** (bits + 1) * 8;
 }
 
-interface Item {
-  ts: number;
-  cpu: number;
-  /** an event record precedes the stack (false: an orphan stack record) */
-  event: boolean;
-  /** index into the replayed stacks, -1 for none (an event without a full stack) */
-  stack: number;
-}
-
-/** The capture as a time-ordered list of events and their full stacks, with the distinct stacks as map words. */
-function itemsOf(capture: Capture): { items: Item[]; words: Uint32Array[]; depths: number[]; other: number; cpus: number[] } {
-  const t = capture.trace;
-  const nEv = t.eventCount;
-  const nRec = t.recordCount;
-  const recEvent = t.recEvent.raw();
-  const recKind = t.recKind.raw();
-  const recStack = t.recStack.raw();
-  const recTs = t.recTs.raw();
-  const recCpu = t.recCpu.raw();
-  const evTs = t.evTs.raw();
-  const evCpu = t.evCpu.raw();
-  const byNode = new Map<number, number>();
-  const frames: string[][] = [];
-  const fullOf = new Int32Array(nEv).fill(-1);
-  const items: Item[] = [];
-  let other = 0;
-  for (let r = 0; r < nRec; r++) {
-    if (recKind[r] !== RecordKind.Full || recStack[r] <= 0) {
-      other++;
-      continue;
-    }
-    const node = recStack[r];
-    let s = byNode.get(node);
-    if (s === undefined) {
-      s = frames.length;
-      byNode.set(node, s);
-      frames.push(capture.stacks.framesOf(node));
-    }
-    const e = recEvent[r];
-    if (e >= 0 && fullOf[e] === -1) fullOf[e] = s;
-    else items.push({ ts: recTs[r], cpu: recCpu[r], event: false, stack: s });
-  }
-  for (let e = 0; e < nEv; e++) items.push({ ts: evTs[e], cpu: evCpu[e], event: true, stack: fullOf[e] });
-  // stable: an event before an orphan record of the same time, each kind in file order
-  items.sort((a, b) => a.ts - b.ts);
-  const kernel = new ReplayKernel(frames);
-  const words = frames.map((f) => ipsToWords(f.map((k) => kernel.ipOf(k))));
-  const cpus = [...new Set(items.map((i) => i.cpu))].sort((a, b) => a - b);
-  return { items, words, depths: frames.map((f) => f.length), other, cpus };
-}
-
 /** Events a full buffer per CPU keeps with the map off (every stack in full): the same for every bits and mode. */
-function keptWithoutMap(x: ReturnType<typeof itemsOf>, ringBytes: number, eventBytes: number): number {
-  const cpuIndex = new Map(x.cpus.map((c, i) => [c, i]));
+function keptWithoutMap(x: WhatIfInput, ringBytes: number, eventBytes: number): number {
   const off = x.cpus.map(() => new Ring(null, ringBytes, 'seed'));
-  for (const it of x.items) {
-    const r = off[cpuIndex.get(it.cpu)!];
-    if (it.event) r.reserve(REC.EVENT, eventBytes, -1, -1, 0);
-    if (it.stack >= 0) r.reserve(REC.FULL, RECORD_SIZE.full(x.depths[it.stack]), -1, -1, 0);
+  const { cpuIndex, event, stack, depths } = x;
+  for (let i = 0; i < x.count; i++) {
+    const r = off[cpuIndex[i]];
+    if (event[i]) r.reserve(REC.EVENT, eventBytes, -1, -1, 0);
+    if (stack[i] >= 0) r.reserve(REC.FULL, RECORD_SIZE.full(depths[stack[i]]), -1, -1, 0);
   }
   return off.reduce((s, r) => s + r.eventsIn, 0);
 }
@@ -162,13 +111,13 @@ function keptWithoutMap(x: ReturnType<typeof itemsOf>, ringBytes: number, eventB
 function replay(
   mode: 'v7' | 'v8',
   bits: number,
-  x: ReturnType<typeof itemsOf>,
+  x: WhatIfInput,
   o: Required<Pick<WhatIfOptions, 'eventBytes' | 'hashSeed'>> & { ringBytes: number; hashes: Uint32Array; keptOff: number },
 ): Omit<WhatIfRow, 'fallbackShare' | 'dedupRate'> {
   const params = { mode: mode as Mode, bits, cpus: 1, hashSeed: o.hashSeed };
   const map = new MapInsert(createMapBuffer(params), params);
-  const cpuIndex = new Map(x.cpus.map((c, i) => [c, i]));
   const on = x.cpus.map(() => new Ring(null, o.ringBytes, 'seed'));
+  const { cpuIndex, event, stack, depths, words } = x;
   const id = mode === 'v8' ? RECORD_SIZE.cookie : RECORD_SIZE.id;
   const idKind = mode === 'v8' ? REC.COOKIE : REC.ID;
   let records = 0;
@@ -177,14 +126,15 @@ function replay(
   let withMap = 0;
   let without = 0;
   let events = 0;
-  for (const it of x.items) {
-    const c = cpuIndex.get(it.cpu)!;
-    if (it.event) {
+  for (let i = 0; i < x.count; i++) {
+    const c = cpuIndex[i];
+    if (event[i]) {
       events++;
       on[c].reserve(REC.EVENT, o.eventBytes, -1, -1, 0);
     }
-    if (it.stack < 0) continue;
-    const nr = x.depths[it.stack];
+    const st = stack[i];
+    if (st < 0) continue;
+    const nr = depths[st];
     const full = RECORD_SIZE.full(nr);
     without += full;
     if (nr > MAX_DEPTH) {
@@ -194,7 +144,7 @@ function replay(
     }
     records++;
     // the stack's hash under this seed, computed once per distinct stack (the kernel hashes every stack; the result is the same)
-    const slot = map.insertHashed(0, x.words[it.stack], nr, o.hashes[it.stack]);
+    const slot = map.insertHashed(0, words[st], nr, o.hashes[st]);
     if (slot >= 0) {
       successes++;
       withMap += id;
@@ -255,17 +205,32 @@ export function recommend(rows: readonly WhatIfRow[], maxShare: number, distinct
   return { bits: ok.bits, why };
 }
 
+/** `whatIfFromInput` over the capture's own columns, in this thread (the CLI, tests). */
 export function whatIf(capture: Capture, opts: WhatIfOptions = {}): WhatIfResult {
-  const bufferKb = opts.bufferKb ?? DEFAULT_BUFFER_KB;
+  return whatIfFromInput(prepareWhatIf(whatIfColumns(capture)), opts);
+}
+
+/** The steps `whatIfFromInput` reports progress in: the map-off ring, then one replay per mode and bits. */
+export const whatIfSteps = (modes: number): number => 1 + modes * WHATIF_BITS.length;
+
+/**
+ * The what-if table for a capture's items in time order (whatif-input.ts). `onStep(done, total)`
+ * is told after each step (the map-off ring, each mode and bits' replay).
+ */
+export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep?: (done: number, total: number) => void): WhatIfResult {
+  const bufferSource: WhatIfResult['bufferSource'] = opts.bufferKb != null ? 'option' : x.captureBufferKb != null ? 'capture' : 'default';
+  const bufferKb = opts.bufferKb ?? x.captureBufferKb ?? DEFAULT_BUFFER_KB;
   if (!Number.isInteger(bufferKb) || bufferKb < 1 || bufferKb > 1 << 20) throw new RangeError(`buffer size must be a whole number of KB in [1, ${1 << 20}]`);
   const maxFallbackShare = opts.maxFallbackShare ?? DEFAULT_MAX_FALLBACK_SHARE;
   if (!(maxFallbackShare >= 0 && maxFallbackShare <= 1)) throw new RangeError('max fallback share must be in [0, 1]');
   const modes = opts.modes ?? ['v7', 'v8'];
   const eventBytes = opts.eventBytes ?? DEFAULT_EVENT_BYTES;
   const hashSeed = opts.hashSeed ?? WHATIF_HASH_SEED;
-  const x = itemsOf(capture);
+  const total = whatIfSteps(modes.length);
+  let done = 0;
   const ringBytes = bufferKb * 1024;
   const keptOff = keptWithoutMap(x, ringBytes, eventBytes);
+  onStep?.(++done, total);
   const hasher = new MapInsert(createMapBuffer({ mode: 'v8', bits: 10, cpus: 1, hashSeed }), { mode: 'v8', bits: 10, cpus: 1, hashSeed });
   const hashes = Uint32Array.from(x.words, (w, i) => (x.depths[i] <= MAX_DEPTH ? hasher.hash(w, x.depths[i]) : 0));
   const rows: WhatIfRow[] = [];
@@ -275,13 +240,25 @@ export function whatIf(capture: Capture, opts: WhatIfOptions = {}): WhatIfResult
     for (const bits of WHATIF_BITS) {
       const r = replay(mode, bits, x, { eventBytes, hashSeed, ringBytes, hashes, keptOff });
       mine.push({ ...r, dedupRate: r.records ? r.successes / r.records : 0, fallbackShare: r.records ? r.fallbacks / r.records : 0 });
+      onStep?.(++done, total);
     }
     rows.push(...mine);
     byMode.push({ mode, ...recommend(mine, maxFallbackShare, x.words.length) });
   }
   // the chosen mode: v8 when replayed (it detects stale cookies), else the only one
   const main = byMode.find((m) => m.mode === 'v8') ?? byMode[0];
-  const deep = x.items.filter((i) => i.stack >= 0 && x.depths[i.stack] > MAX_DEPTH).length;
+  let deep = 0;
+  let events = 0;
+  for (let i = 0; i < x.count; i++) {
+    if (x.event[i]) events++;
+    if (x.stack[i] >= 0 && x.depths[x.stack[i]] > MAX_DEPTH) deep++;
+  }
+  const bufferWhy =
+    bufferSource === 'option'
+      ? 'as asked'
+      : bufferSource === 'capture'
+        ? `as the capture recorded it: buffer_size_kb in ${x.captureBufferFile}`
+        : 'the default: the capture does not record buffer_size_kb';
   return {
     bits: rows,
     recommended: { bits: main.bits, mode: main.mode, why: main.why },
@@ -290,14 +267,14 @@ export function whatIf(capture: Capture, opts: WhatIfOptions = {}): WhatIfResult
     distinctStacks: x.words.length,
     deepRecords: deep,
     otherRecords: x.other,
-    events: x.items.filter((i) => i.event).length,
+    events,
     cpus: x.cpus.length,
     bufferKb,
-    bufferSource: opts.bufferKb == null ? 'default' : 'option',
+    bufferSource,
     eventBytes,
     maxFallbackShare,
     notes: [
-      `buffer ${bufferKb} KB per CPU (${opts.bufferKb == null ? 'the default: a capture does not record buffer_size_kb' : 'as asked'})`,
+      `buffer ${bufferKb} KB per CPU (${bufferWhy})`,
       `record sizes as the seeds count them: event ${eventBytes} B (assumed), full stack 12 + 8 x depth B, v7 id 12 B, v8 cookie 16 B; no ring-buffer headers`,
       'one map shared by every CPU, replayed single-threaded in time order: no races, so no duplicates or in-flight fallbacks',
       `hash seed 0x${hashSeed.toString(16)} (a boot's own seed changes only probe-limit fallbacks)`,
