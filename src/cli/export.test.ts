@@ -1,0 +1,165 @@
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import fc from 'fast-check';
+import { fileWriter } from 'hyparquet-writer';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Explorer } from '../core/model/explorer.ts';
+import { handCapture } from '../core/model/explorer-fixtures.ts';
+import { summarize, type Summary } from '../core/model/summary.ts';
+import { buildTables, cellAt, TABLE_NAMES } from '../core/model/tables.ts';
+import { parquetKeyValues } from '../core/model/tables-parquet-footer.ts';
+import { writeParquet } from '../core/model/tables-parquet.ts';
+import { exportCommand, parquetCaptureId } from './export.ts';
+import { writeCapture } from './generate-capture.ts';
+import { DEFAULT_GENERATE } from './generate.ts';
+import { readFiles } from './read-files.ts';
+import { captureOutput } from './test-io.ts';
+
+afterEach(() => vi.restoreAllMocks());
+
+const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;
+const SAMPLE = ['trace', 'stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'stack_map.gen3', 'stack_map_stat', 'kallsyms'].map((f) => SAMPLES + f);
+
+async function run(args: string[]) {
+  const io = captureOutput();
+  const code = await exportCommand(args);
+  vi.restoreAllMocks();
+  return { code, out: io.out.join(''), err: io.err.join('') };
+}
+
+let generated: string[];
+let db: DuckDBInstance;
+let con: DuckDBConnection;
+/** extensions DuckDB has loaded before any file is read */
+let atStart: string[] = [];
+const tmp = (p: string) => mkdtempSync(join(tmpdir(), `smx-export-${p}-`));
+
+beforeAll(async () => {
+  const out = tmp('gen');
+  // a v7 capture (ids, unverified) beside the sample's v8 cookies
+  const report = writeCapture({ ...DEFAULT_GENERATE, out, events: 3000, mb: null, mode: 'v7', stacks: 300, seed: 7, json: false });
+  generated = report.files.map((f) => join(out, f.name));
+  db = await DuckDBInstance.create(':memory:');
+  con = await db.connect();
+  atStart = (await rows('SELECT extension_name FROM duckdb_extensions() WHERE loaded')).map((r) => String(r.extension_name));
+  // what a fleet user's DuckDB needs: Parquet alone (nothing installed or loaded on the way)
+  await con.run('SET autoinstall_known_extensions = false; SET autoload_known_extensions = false');
+});
+afterAll(() => {
+  con?.closeSync();
+  db?.closeSync();
+});
+
+const rows = async (sql: string) => (await con.runAndReadAll(sql)).getRowObjectsJS();
+const num = (v: unknown) => Number(v);
+
+/** summary --json's counts, asked of the folder with DuckDB, for one capture_id */
+async function countsInFolder(dir: string, id: string) {
+  const t = (name: string) => `read_parquet('${dir}/${name}/*.parquet')`;
+  const where = `WHERE capture_id = '${id}'`;
+  const [r] = await rows(`SELECT
+      (SELECT count(*) FROM ${t('events')} ${where}) AS events,
+      count(*) FILTER (WHERE kind IN ('cookie-v7', 'cookie-v8')) AS cookies,
+      count(*) FILTER (WHERE status = 'full') AS fullStacks,
+      count(*) FILTER (WHERE kind IN ('cookie-v7', 'cookie-v8') AND status IN ('resolved', 'unverified')) AS resolved,
+      count(*) FILTER (WHERE kind IN ('cookie-v7', 'cookie-v8') AND status NOT IN ('resolved', 'unverified')) AS unresolved,
+      (SELECT count(*) FROM ${t('stacks')} ${where}) AS uniqueStacks,
+      (SELECT max(n) FROM (SELECT count(*) n FROM ${t('records')} ${where} AND stack_hash IS NOT NULL GROUP BY stack_hash)) AS top0
+    FROM ${t('records')} ${where}`);
+  return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, num(v)]));
+}
+const fromSummary = (s: Summary) => ({ events: s.events, cookies: s.cookies, fullStacks: s.fullStacks, resolved: s.resolved, unresolved: s.unresolved, uniqueStacks: s.uniqueStacks, top0: s.top[0].count });
+
+describe('cli export --parquet', () => {
+  it('writes two captures into one folder; DuckDB counts per capture_id equal each summary', async () => {
+    const dir = join(tmp('fleet'), 'out');
+    const a = await run(['--parquet', dir, '--json', ...SAMPLE]);
+    expect([a.code, a.err]).toEqual([0, '']);
+    const ja = JSON.parse(a.out);
+    expect(ja.layout).toBe('flat');
+    expect(ja.tables.map((t: { table: string }) => t.table)).toEqual([...TABLE_NAMES]);
+    for (const t of TABLE_NAMES) expect(parquetCaptureId(join(dir, `${t}.parquet`))).toBe(ja.captureId);
+
+    const b = await run(['--parquet', dir, '--json', ...generated]);
+    expect(b.code).toBe(0);
+    const jb = JSON.parse(b.out);
+    expect(jb.captureId).not.toBe(ja.captureId);
+    expect([jb.layout, jb.converted]).toEqual(['folders', ja.captureId]);
+    // the flat files were moved, and it says so
+    expect(b.err).toContain(`moved to ${dir}/<table>/${ja.captureId}.parquet`);
+    expect(readdirSync(dir).sort()).toEqual([...TABLE_NAMES].sort());
+    for (const t of TABLE_NAMES) expect(readdirSync(join(dir, t)).sort()).toEqual([`${ja.captureId}.parquet`, `${jb.captureId}.parquet`].sort());
+
+    const ids = await rows(`SELECT capture_id, count(*) n FROM read_parquet('${dir}/events/*.parquet') GROUP BY 1 ORDER BY 1`);
+    expect(ids.map((r) => r.capture_id).sort()).toEqual([ja.captureId, jb.captureId].sort());
+    for (const [id, files] of [[ja.captureId, SAMPLE], [jb.captureId, generated]] as const) {
+      const s = summarize((await readFiles([...files])).capture);
+      expect(await countsInFolder(dir, id)).toEqual(fromSummary(s));
+    }
+    // stacks shared by name: the same stack has the same hash in both (kernel-symbols.ts's real call chains)
+    const [{ n }] = await rows(`SELECT count(*) n FROM read_parquet('${dir}/stacks/*.parquet')`);
+    expect(num(n)).toBeGreaterThan(0);
+    // no extension beyond Parquet was loaded to read them (autoloading is off: one needed would have failed the reads)
+    const loaded = (await rows(`SELECT extension_name FROM duckdb_extensions() WHERE loaded`)).map((r) => String(r.extension_name));
+    expect(loaded.filter((e) => e !== 'parquet' && !atStart.includes(e))).toEqual([]);
+
+    // the same capture again: its files are replaced, nothing else moves
+    const again = await run(['--parquet', dir, '--json', ...SAMPLE]);
+    expect([again.code, JSON.parse(again.out).layout, JSON.parse(again.out).converted]).toEqual([0, 'folders', null]);
+    expect(readdirSync(join(dir, 'events')).length).toBe(2);
+  }, 60_000);
+
+  it('every cell of every table reads back from Parquet as cellAt gives it (hand capture)', async () => {
+    const dir = tmp('cells');
+    const c = handCapture();
+    for (const t of buildTables(new Explorer(c), { captureId: 'cap' })) {
+      const file = join(dir, `${t.spec.name}.parquet`);
+      // tiny row groups: the cells cross group boundaries
+      await writeParquet(t, fileWriter(file), { captureId: 'cap', rowGroup: 3 });
+      const back = (await con.runAndReadAll(`SELECT * FROM read_parquet('${file}')`)).getRowsJS();
+      const expected = Array.from({ length: t.rows }, (_, i) => t.columns.map((col) => cellAt(col, i)));
+      expect(back.map((r) => r.map((v) => (typeof v === 'bigint' ? Number(v) : v)))).toEqual(expected);
+      const kv = parquetKeyValues(new Uint8Array(readFileSync(file)));
+      expect(kv?.get('stackmap_explorer.table')).toBe(t.spec.name);
+      expect(kv?.get('stackmap_explorer.capture_id')).toBe('cap');
+    }
+  }, 30_000);
+
+  it('refuses a folder whose flat files are not its own, and keeps summary\'s exit statuses', async () => {
+    const dir = tmp('foreign');
+    writeFileSync(join(dir, 'events.parquet'), 'not parquet');
+    const r = await run(['--parquet', dir, ...SAMPLE]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('no table file of this tool');
+    expect(readFileSync(join(dir, 'events.parquet'), 'utf8')).toBe('not parquet');
+    expect(existsSync(join(dir, 'stacks.parquet'))).toBe(false);
+
+    const none = tmp('none');
+    const missing = await run(['--parquet', none, join(none, 'missing')]);
+    expect([missing.code, readdirSync(none)]).toEqual([1, []]);
+    expect((await run([SAMPLE[0]])).code).toBe(2);
+    expect((await run(['--parquet', none])).code).toBe(2);
+    expect((await run(['--parquet', none, '--bogus', SAMPLE[0]])).code).toBe(2);
+  }, 30_000);
+
+  it('the footer reader never throws on damaged bytes, and finds the metadata in whole files only', async () => {
+    const file = join(tmp('footer'), 'stacks.parquet');
+    const [t] = buildTables(new Explorer(handCapture()), { captureId: 'cap', only: ['stacks'] });
+    await writeParquet(t, fileWriter(file), { captureId: 'cap' });
+    const good = new Uint8Array(readFileSync(file));
+    expect(parquetKeyValues(good)?.get('stackmap_explorer.table')).toBeTruthy();
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: good.length - 1 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: good.length }), (at, byte, cut) => {
+        const bad = good.slice(cut);
+        bad[Math.min(at, bad.length - 1)] = byte;
+        const kv = parquetKeyValues(bad);
+        expect(kv === null || kv instanceof Map).toBe(true);
+      }),
+      { numRuns: 300, seed: 5 },
+    );
+    expect(parquetKeyValues(new Uint8Array([1, 2, 3]))).toBeNull();
+  });
+});
+

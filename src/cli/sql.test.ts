@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { stackHash } from '../core/model/stack-hash.ts';
+import { summarize, type Summary } from '../core/model/summary.ts';
+import { exportCommand } from './export.ts';
+import { readFiles } from './read-files.ts';
+import { formatTable, sqlCommand } from './sql.ts';
+import { captureOutput } from './test-io.ts';
+
+afterEach(() => vi.restoreAllMocks());
+
+const exec = promisify(execFile);
+const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;
+const SAMPLE = ['trace', 'stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'stack_map.gen3', 'stack_map_stat', 'kallsyms'].map((f) => SAMPLES + f);
+const cli = (...args: string[]) =>
+  exec('npx', ['tsx', new URL('./main.ts', import.meta.url).pathname, ...args], { encoding: 'utf8' }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+
+/** the command in this process (DuckDB loads once per file): the spawned CLI is checked by the first test */
+async function sql(...args: string[]) {
+  const io = captureOutput();
+  const code = await sqlCommand(args);
+  vi.restoreAllMocks();
+  return { code, stdout: io.out.join(''), stderr: io.err.join('') };
+}
+
+let summary: Summary;
+let folder: string;
+beforeAll(async () => {
+  summary = summarize((await readFiles(SAMPLE)).capture);
+  folder = join(mkdtempSync(join(tmpdir(), 'smx-sql-')), 'tables');
+  const io = captureOutput();
+  const code = await exportCommand(['--parquet', folder, ...SAMPLE]);
+  vi.restoreAllMocks();
+  expect([code, io.err.join('')]).toEqual([0, '']);
+});
+
+describe('cli sql', () => {
+  it('--json over a capture: the numbers summary --json prints, the top stack by its hash', async () => {
+    const q = `SELECT (SELECT count(*) FROM events) AS events,
+        (SELECT count(*) FROM stacks) AS stacks,
+        stack_hash, count(*) AS n
+      FROM records WHERE stack_hash IS NOT NULL GROUP BY stack_hash ORDER BY n DESC, min(ts) LIMIT 1`;
+    const r = await cli('sql', q, '--json', ...SAMPLE);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const j = JSON.parse(r.stdout);
+    expect(j.columns).toEqual([
+      { name: 'events', type: 'BIGINT' },
+      { name: 'stacks', type: 'BIGINT' },
+      { name: 'stack_hash', type: 'VARCHAR' },
+      { name: 'n', type: 'BIGINT' },
+    ]);
+    expect(j.rows).toEqual([[summary.events, summary.uniqueStacks, stackHash(summary.top[0].frames), summary.top[0].count]]);
+  }, 30_000);
+
+  it('a query error: DuckDB\'s message on stderr, nothing on stdout, exit 1; no query: exit 2', async () => {
+    const r = await sql('SELECT no_such_column FROM events', folder);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/Binder Error: Referenced column "no_such_column" not found/);
+    const u = await sql('--json');
+    expect(u.code).toBe(2);
+  }, 30_000);
+
+  it('a Parquet folder written by export, queried as it is: an aligned table; BIGINT past 2^53 as a string', async () => {
+    const r = await sql("SELECT status, count(*) AS n FROM records WHERE kind = 'cookie-v8' GROUP BY status ORDER BY n DESC", folder);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^status\s+n$/);
+    expect(lines[1]).toMatch(/^-+ {2}-+$/);
+    const body = Object.fromEntries(lines.slice(2, -1).map((l) => l.split(/\s+/)).map(([s, n]) => [s, Number(n)]));
+    const { status } = summary;
+    expect(body).toEqual(Object.fromEntries(Object.entries({ resolved: status.resolved, 'no-slot': status['no-slot'], 'no-dump': status['no-dump'], ambiguous: status.ambiguous }).filter(([, n]) => n > 0)));
+    expect(lines.at(-1)).toBe(`(${lines.length - 3} rows)`);
+    const big = await sql('SELECT 9007199254740993::BIGINT AS big, 42::BIGINT AS small, NULL AS nothing, 1.5 AS x', '--json', folder);
+    expect(JSON.parse(big.stdout).rows).toEqual([['9007199254740993', 42, null, 1.5]]);
+  }, 30_000);
+
+  it('formats a table: numbers right, text left, NULL for null', () => {
+    const t = formatTable({ columns: [{ name: 'task', type: 'VARCHAR' }, { name: 'n', type: 'BIGINT' }], rows: [['bash', 12], ['kworker/0:1', null]] });
+    expect(t).toBe(['task            n', '-----------  ----', 'bash           12', 'kworker/0:1  NULL', '(2 rows)', ''].join('\n'));
+  });
+});
