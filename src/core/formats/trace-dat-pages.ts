@@ -6,6 +6,7 @@
  */
 import { addressKeyOf, type Symbolizer } from './kallsyms.ts';
 import { formatPayload, type DatEventFormat, type PageHeader } from './trace-dat-format.ts';
+import { bprintText } from './trace-dat-printk.ts';
 import type { TraceEvent, TraceSink } from './types.ts';
 
 /** What the page reader needs of the file read so far. */
@@ -19,6 +20,10 @@ export interface PageContext {
   formats: Map<number, DatEventFormat>;
   comms: Map<number, string>;
   symbolizer: Symbolizer | null;
+  /** printk format address (lowercase hex) -> format, for bprint events */
+  printk?: Map<string, string>;
+  /** the timestamp the options ask for (OFFSET, TSC2NSEC), ns to ns */
+  tsOf?: ((ns: number) => number) | null;
   diag(at: number, msg: string): void;
   /** `n` bytes at `at` not used, for `why` */
   unused(at: number, n: number, why: string): void;
@@ -27,6 +32,8 @@ export interface PageContext {
 /** A reader of whole pages: `p` one page of a CPU's data, `at` its file offset. */
 export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cpu: number) => void {
   const { res, sink, little, longSize, page, formats, comms, symbolizer, diag, unused } = c;
+  const printk = c.printk ?? new Map<string, string>();
+  const tsOf = c.tsOf ?? null;
   const ev: TraceEvent = { lineNo: 0, comm: '', pid: 0, tgid: null, cpu: 0, ts: 0, flags: '', name: '', payload: '' };
   return readPage;
 
@@ -117,7 +124,8 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
     }
   }
 
-  function emit(rec: Uint8Array, at: number, cpu: number, tsNs: number): void {
+  function emit(rec: Uint8Array, at: number, cpu: number, rawNs: number): void {
+    const tsNs = tsOf ? tsOf(rawNs) : rawNs;
     if (rec.length < 8) {
       diag(at, 'event record shorter than its common fields');
       return;
@@ -144,8 +152,31 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
     ev.ts = tsNs / 1e9;
     ev.flags = flagString(rec[2], rec[3]);
     ev.name = fmt.name;
-    ev.payload = formatPayload(fmt, rec, little);
+    ev.payload = fmt.name === 'bprint' && fmt.system === 'ftrace' ? (bprint(fmt, rec, v) ?? formatPayload(fmt, rec, little)) : formatPayload(fmt, rec, little);
     sink.event(ev);
+  }
+
+  /** `ip_symbol: text` of a bprint record, its format from the saved printk formats. */
+  function bprint(fmt: DatEventFormat, rec: Uint8Array, v: DataView): string | null {
+    const ipF = fmt.fields.find((f) => f.name === 'ip');
+    const fmtF = fmt.fields.find((f) => f.name === 'fmt');
+    const bufF = fmt.fields.find((f) => f.name === 'buf');
+    if (!ipF || !fmtF || !bufF || (ipF.size !== 4 && ipF.size !== 8) || fmtF.size !== ipF.size) return null;
+    if (fmtF.offset + fmtF.size > rec.length || ipF.offset + ipF.size > rec.length || bufF.offset > rec.length) return null;
+    const half = (o: number, size: number): [number, number] =>
+      size === 8 ? [v.getUint32(little ? o + 4 : o, little), v.getUint32(little ? o : o + 4, little)] : [0, v.getUint32(o, little)];
+    const [ih, il] = half(ipF.offset, ipF.size);
+    const [fh, fl] = half(fmtF.offset, fmtF.size);
+    const hex = (hi: number, lo: number) => (hi === 0 ? lo.toString(16) : hi.toString(16) + lo.toString(16).padStart(8, '0'));
+    const sym = (hi: number, lo: number, withOffset: boolean): string | null => {
+      if (!symbolizer) return null;
+      const k = symbolizer.resolve(hi, lo);
+      if (k.startsWith('0x')) return null;
+      return withOffset ? k : k.replace(/\+0x[0-9a-f]+(?:\/0x[0-9a-f]+)?$/, '');
+    };
+    const ipText = sym(ih, il, false) ?? '0x' + hex(ih, il);
+    const addr = hex(fh, fl);
+    return bprintText(ipText, printk.get(addr), addr, rec.subarray(bufF.offset), little, ipF.size, sym);
   }
 
   function stackFrames(fmt: DatEventFormat, rec: Uint8Array, v: DataView): string[] {

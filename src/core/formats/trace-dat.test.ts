@@ -254,11 +254,11 @@ describe('trace.dat written by trace-dat-write.ts (v6, both byte orders, 4- and 
     );
   });
 
-  it('version 7 and a bad version: a clear diagnostic', () => {
+  it('an unknown version and a bad version: a clear diagnostic', () => {
     const v6 = writeTraceDat({ littleEndian: true, longSize: 8, cpus: 1, comms: [], events: [] });
-    const v7 = v6.slice();
-    v7[10] = 0x37;
-    expect(read(v7, 0).log.list().map((d) => d.message)).toContainEqual(expect.stringContaining('version 7'));
+    const v8 = v6.slice();
+    v8[10] = 0x38;
+    expect(read(v8, 0).log.list().map((d) => d.message)).toContainEqual(expect.stringContaining('version 8: only versions 6 and 7'));
     const vx = v6.slice();
     vx[10] = 0x78;
     expect(read(vx, 0).log.list().map((d) => d.message)).toContainEqual(expect.stringContaining('not a number'));
