@@ -11,7 +11,6 @@ import type {
   TopStacksResult,
 } from '../core/model/query-types.ts';
 import type { ExportOptions, IngestApi } from '../workers/ingest-api.ts';
-import type { WhatIfOptions, WhatIfResult } from '../core/model/whatif.ts';
 import { ingestWorker, useLoadStore } from './load-store.ts';
 import { setQuietly, stackIds, useViewStore } from './view-store.ts';
 import { fitView, shapeOf, type Dropped } from './view-url.ts';
@@ -82,9 +81,6 @@ export const useGenerationDiff = (pair: [number | 'none', number | 'none'] | nul
   useWorkerQuery<GenerationDiff>(pair && JSON.stringify(pair), (api) => api.generationDiff(pair![0], pair![1]));
 
 /** One-off questions (hover, export) outside a render. */
-/** the what-if table for the loaded capture (computed in the ingest worker) */
-export const useWhatIf = (opts: WhatIfOptions | null) => useWorkerQuery<WhatIfResult>(opts && JSON.stringify(opts), (api) => api.whatIf(opts!), 150);
-
 export const ask = {
   eventNear: (...args: Parameters<IngestApi['eventNear']>): Promise<EventInfo | null> => ingestWorker().eventNear(...args),
   exportSelection: (kind: ExportKind, sel: Selection, opts: ExportOptions): Promise<string> =>

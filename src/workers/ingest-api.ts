@@ -20,7 +20,7 @@ import type {
 } from '../core/model/query-types.ts';
 import type { ExportOptions } from '../core/model/explorer.ts';
 import type { Summary } from '../core/model/summary.ts';
-import type { WhatIfOptions, WhatIfResult } from '../core/model/whatif.ts';
+import type { WhatIfColumns } from '../core/model/whatif-input.ts';
 
 export type { ExportOptions, FileReport, LoadProgress, LoadRequest, NamedBlob };
 
@@ -87,8 +87,11 @@ export interface IngestApi {
   selectionSummary(selection: Selection): SelectionSummary;
   generationDiff(a: number | 'none', b: number | 'none'): GenerationDiff;
   exportSelection(kind: ExportKind, selection: Selection, opts: ExportOptions): string;
-  /** would the stack map help this capture, at which bits (core/model/whatif.ts; `cli whatif`) */
-  whatIf(opts: WhatIfOptions): WhatIfResult;
+  /**
+   * What the what-if replay needs of this capture (core/model/whatif-input.ts), made once per
+   * capture: the page replays it in a worker of its own (whatif-client.ts), not in this one.
+   */
+  whatIfColumns(): WhatIfColumns;
   /** the capture's tables (core/model/tables.ts) as Arrow IPC streams, for the SQL pane; the buffers are transferred */
   tables(): Promise<import('./sql-api.ts').SqlTableIpc[]>;
 }

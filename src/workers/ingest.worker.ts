@@ -4,11 +4,14 @@ import { CaptureLoads } from '../core/model/capture-loads.ts';
 import { CancelledError } from '../core/model/load.ts';
 import type { FlameResult, FlameTree } from '../core/model/query-types.ts';
 import { summarize } from '../core/model/summary.ts';
-import { whatIf as computeWhatIf } from '../core/model/whatif.ts';
+import { whatIfColumns, type WhatIfColumns } from '../core/model/whatif-input.ts';
 import { CANCELLED, NO_CAPTURE, TEST_HOOKS, type IngestApi, type NamedBlob } from './ingest-api.ts';
 
 /** the captures loaded, one load at a time; the last one's Explorer answers the queries */
 const loads = new CaptureLoads((capture) => ({ explorer: new Explorer(capture), summary: summarize(capture) }));
+
+/** the what-if's columns of the capture they were made for (one linear pass, then copied to each asker) */
+const whatIfCache = new WeakMap<object, WhatIfColumns>();
 
 const ex = (): Explorer => {
   const built = loads.current;
@@ -95,7 +98,12 @@ const api: IngestApi = {
   selectionSummary: (selection) => ex().selectionSummary(selection),
   generationDiff: (a, b) => ex().generationDiff(a, b),
   exportSelection: (kind, selection, opts) => ex().exportSelection(kind, selection, opts),
-  whatIf: (opts) => computeWhatIf(ex().capture, opts),
+  whatIfColumns() {
+    const capture = ex().capture;
+    let c = whatIfCache.get(capture);
+    if (!c) whatIfCache.set(capture, (c = whatIfColumns(capture)));
+    return c;
+  },
   // the SQL pane's tables: Arrow (apache-arrow) is imported only when the pane first asks
   async tables() {
     const built = loads.current;

@@ -1,26 +1,43 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, type WhatIfResult, type WhatIfRow } from '../../core/model/whatif.ts';
 import { useLoadStore } from '../../state/load-store.ts';
-import { useWhatIf } from '../../state/queries.ts';
+import { useWhatIf } from '../../state/whatif-query.ts';
 import { fmtBytes, fmtInt, fmtPct } from '../common/format.ts';
 import { WhatIfPlot } from './WhatIfPlot.tsx';
 
 /**
  * What-if: would the stack map help this capture, and at which bits? The capture's full stacks
- * replayed through the simulator's map at bits 10..18 (core/model/whatif.ts, in the ingest
- * worker; the same figures as `cli whatif --json`).
+ * replayed through the simulator's map at bits 10..18 (core/model/whatif.ts, in a worker of its
+ * own, state/whatif-query.ts; the same figures as `cli whatif --json`). The buffer size is the
+ * capture's own when its capture.txt recorded one, until the input asks for another.
  */
 export function WhatIfPane() {
   const fullStacks = useLoadStore((s) => s.summary?.fullStacks ?? 0);
-  const [bufferKb, setBufferKb] = useState(DEFAULT_BUFFER_KB);
+  const captureId = useLoadStore((s) => s.captureId);
+  const recorded = useLoadStore((s) => s.summary?.files.find((f) => f.capture?.bufferKb != null)?.capture?.bufferKb ?? null);
+  /** the size asked for in the input; null: the capture's own (or the default) */
+  const [asked, setAsked] = useState<number | null>(null);
+  useEffect(() => setAsked(null), [captureId]);
+  const fallback = recorded ?? DEFAULT_BUFFER_KB;
+  const bufferKb = asked ?? fallback;
   const [share, setShare] = useState(DEFAULT_MAX_FALLBACK_SHARE);
   const [mode, setMode] = useState<'v7' | 'v8'>('v8');
-  const q = useWhatIf(fullStacks > 0 ? { bufferKb: bufferKb === DEFAULT_BUFFER_KB ? null : bufferKb, maxFallbackShare: share } : null);
+  const q = useWhatIf(fullStacks > 0 ? { bufferKb: bufferKb === fallback ? null : bufferKb, maxFallbackShare: share } : null);
   return (
     <section className="panel pane whatif-pane" data-testid="whatif" aria-label="what if the stack map were on">
       <div className="pane-head">
         <h2>What if: the stack map at each size</h2>
-        {q.pending && <span className="quiet">computing…</span>}
+        {q.pending && (
+          <span className="quiet" data-testid="whatif-progress" data-done={q.progress?.done ?? 0} data-total={q.progress?.total ?? 0}>
+            {q.progress ? (
+              <>
+                replaying <progress max={q.progress.total} value={q.progress.done} style={{ width: 80, verticalAlign: 'middle' }} /> {q.progress.done} of {q.progress.total} steps
+              </>
+            ) : (
+              'computing…'
+            )}
+          </span>
+        )}
       </div>
       {fullStacks === 0 ? (
         <p className="quiet" data-testid="whatif-none">
@@ -32,8 +49,11 @@ export function WhatIfPane() {
             <label>
               buffer per CPU{' '}
               <input type="number" min={1} max={1 << 20} step={1} value={bufferKb} style={{ width: 80 }} data-testid="whatif-buffer-kb"
-                onChange={(e) => { const n = Number(e.target.value); if (Number.isInteger(n) && n >= 1 && n <= 1 << 20) setBufferKb(n); }} />{' '}
-              KB
+                onChange={(e) => { const n = Number(e.target.value); if (Number.isInteger(n) && n >= 1 && n <= 1 << 20) setAsked(n); }} />{' '}
+              KB{' '}
+              <span className="quiet" data-testid="whatif-buffer-source" data-source={bufferKb !== fallback ? 'option' : recorded !== null ? 'capture' : 'default'}>
+                {bufferKb !== fallback ? '(asked)' : recorded !== null ? '(as the capture recorded it)' : '(default: the capture does not say)'}
+              </span>
             </label>
             <label>
               max fallbacks{' '}
