@@ -129,6 +129,25 @@ describe('tables as Arrow IPC streams', () => {
     }
   });
 
+  it('compiles no code (the page forbids eval: no `new Function`, which apache-arrow\'s builders use)', () => {
+    const real = globalThis.Function;
+    const refuse = new Proxy(real, {
+      construct: () => {
+        throw new EvalError('refused, as the CSP would');
+      },
+      apply: () => {
+        throw new EvalError('refused, as the CSP would');
+      },
+    });
+    globalThis.Function = refuse;
+    try {
+      const tables = buildTables(new Explorer(sampleCapture()), { captureId: '0123456789abcdef' });
+      expect(tablesToIpc(tables).length).toBe(tables.length);
+    } finally {
+      globalThis.Function = real;
+    }
+  });
+
   it('says which column does not fit its spec', () => {
     const bad: TableData = { spec: { name: 'stat', doc: '', columns: [{ name: 'x', type: 'int32', nullable: false, doc: '' }] }, rows: 1, columns: [{ type: 'float64', values: new Float64Array(1), valid: null }] };
     expect(() => tablesToIpc([bad])).toThrow(/column x is float64, not int32/);

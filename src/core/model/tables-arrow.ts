@@ -20,7 +20,7 @@ import {
   Table,
   tableToIPC,
   Utf8,
-  vectorFromArray,
+  Vector,
   type Data,
   type DataType,
 } from 'apache-arrow';
@@ -55,6 +55,25 @@ export function int64Words(values: Float64Array, rows: number): BigInt64Array {
     words[2 * i + 1] = hi >>> 0;
   }
   return new BigInt64Array(words.buffer);
+}
+
+/**
+ * A Utf8 vector's data straight from the strings: offsets and UTF-8 bytes. (apache-arrow's
+ * builders, vectorFromArray among them, compile their null test with `new Function`, which the
+ * page's CSP refuses.)
+ */
+export function utf8Data(strings: readonly string[]): Data<Utf8> {
+  const enc = new TextEncoder();
+  const offsets = new Int32Array(strings.length + 1);
+  let cap = 16;
+  for (const s of strings) cap += s.length * 3;
+  const bytes = new Uint8Array(cap);
+  let at = 0;
+  for (let i = 0; i < strings.length; i++) {
+    at += enc.encodeInto(strings[i], bytes.subarray(at)).written;
+    offsets[i + 1] = at;
+  }
+  return makeData({ type: new Utf8(), length: strings.length, nullCount: 0, valueOffsets: offsets, data: bytes.subarray(0, at) });
 }
 
 function packBools(values: Uint8Array, rows: number): Uint8Array {
@@ -100,7 +119,7 @@ function columnData(spec: ColumnSpec, v: ColumnValues, rows: number, dictId: num
       // an empty dictionary (every row null, or no rows) still needs an entry for the codes to point at
       const dict = v.dict.length > 0 ? v.dict : [''];
       const type = new Dictionary(new Utf8(), new Int32(), dictId, false);
-      const dictionary = vectorFromArray(dict as string[], new Utf8());
+      const dictionary = new Vector([utf8Data(dict)]);
       return { type, data: makeData({ type, length: rows, data: safeCodes(v.codes, rows, dict.length), dictionary, ...nullProps }) };
     }
   }
