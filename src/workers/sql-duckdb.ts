@@ -4,13 +4,13 @@ import mvpWasm from '@duckdb/duckdb-wasm/dist/duckdb-mvp.wasm?url';
 import mvpWorker from '@duckdb/duckdb-wasm/dist/duckdb-browser-mvp.worker.js?url';
 import ehWasm from '@duckdb/duckdb-wasm/dist/duckdb-eh.wasm?url';
 import ehWorker from '@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js?url';
-import type { SqlCell, SqlColumn, SqlResult, SqlTableIpc } from './sql-api.ts';
+import { duckMessage, type SqlCell, type SqlColumn, type SqlResult, type SqlTableIpc } from './sql-api.ts';
 
 /**
  * DuckDB-WASM in its own worker. This module is imported only when the SQL pane opens
  * (sql-client.ts imports it dynamically), so the first page load fetches no DuckDB file.
  * Extensions are never installed or autoloaded (they would come from extensions.duckdb.org),
- * and external access is off once the tables are in: nothing leaves the origin.
+ * and external access is off: nothing leaves the origin.
  */
 
 const BUNDLES: duckdb.DuckDBBundles = {
@@ -60,8 +60,12 @@ export class DuckEngine {
       await db.instantiate(bundle.mainModule, bundle.pthreadWorker, (p) => onProgress?.({ loaded: p.bytesLoaded, total: p.bytesTotal }));
       await db.open({ path: ':memory:', query: { castBigIntToDouble: false } });
       const conn = await db.connect();
-      // nothing fetched behind the user's back: no extension install or autoload
-      await conn.query("SET autoinstall_known_extensions = false; SET autoload_known_extensions = false");
+      // nothing leaves the origin: no extension installed or autoloaded (extensions.duckdb.org), no
+      // file or URL read (LOAD, INSTALL, read_csv('https://...') fail with DuckDB's message), and
+      // the settings locked so a query cannot turn them back on
+      await conn.query(
+        'SET autoinstall_known_extensions = false; SET autoload_known_extensions = false; SET enable_external_access = false; SET lock_configuration = true',
+      );
       const version = await db.getVersion();
       return new DuckEngine(db, conn, worker, version, bundle.mainModule === ehWasm ? 'eh' : 'mvp');
     } catch (e) {
@@ -111,6 +115,8 @@ export class DuckEngine {
     this.running = job;
     try {
       return await job;
+    } catch (e) {
+      throw new Error(duckMessage(e));
     } finally {
       if (this.running === job) this.running = null;
     }

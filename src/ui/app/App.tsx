@@ -13,6 +13,7 @@ import { StatDashboard } from '../stats/StatDashboard.tsx';
 import { SummaryPanel } from '../summary/SummaryPanel.tsx';
 import { Timeline } from '../timeline/Timeline.tsx';
 import { WhatIfPane } from '../whatif/WhatIfPane.tsx';
+import { SqlPane } from '../sql/SqlPane.tsx';
 import { Header } from './Header.tsx';
 import { useSimStore } from '../../state/sim-store.ts';
 import { SimulatorPane } from '../simulator/SimulatorPane.tsx';
@@ -51,6 +52,7 @@ export function App() {
               <StatDashboard />
             </div>
             <WhatIfPane />
+            <SqlPane />
           </>
         )}
         <DiagnosticsPanel />
