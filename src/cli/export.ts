@@ -154,7 +154,12 @@ export interface ExportResult {
  * Reads the capture from `paths` and writes its tables to DIR, one table built and written at a
  * time (each file written beside its place and renamed into it, so a reader never sees half a file).
  */
-export async function exportParquet(paths: string[], dir: string, log: (s: string) => void, place_: (id: string) => Placement | { error: string } = (id) => place(dir, id, log)): Promise<ExportResult | { error: string; readAny: boolean }> {
+export async function exportParquet(
+  paths: string[],
+  dir: string,
+  opts: { log: (s: string) => void; place?: (id: string) => Placement | { error: string }; scratch?: boolean },
+): Promise<ExportResult | { error: string; readAny: boolean }> {
+  const place_ = opts.place ?? ((id: string) => place(dir, id, opts.log));
   const captureId = captureIdOfPaths(paths);
   const { capture, failed } = await readFiles(paths);
   const readAny = capture.files.some(understood);
@@ -170,7 +175,7 @@ export async function exportParquet(paths: string[], dir: string, log: (s: strin
     makeDir(join(file, '..'));
     const tmp = join(file, '..', `.${basename(file)}.tmp-${process.pid}`);
     try {
-      await writeParquet(t, fileWriter(tmp), { captureId });
+      await writeParquet(t, fileWriter(tmp), { captureId, scratch: opts.scratch });
       renameSync(tmp, file);
     } catch (e) {
       rmSync(tmp, { force: true });
@@ -219,7 +224,7 @@ export async function exportCommand(args: string[]): Promise<number> {
     process.stdout.write(EXPORT_USAGE + '\n');
     return 0;
   }
-  const r = await exportParquet(p.files, p.dir, (s) => process.stderr.write(s));
+  const r = await exportParquet(p.files, p.dir, { log: (s) => process.stderr.write(s) });
   if ('error' in r) {
     process.stderr.write(r.error + '\n');
     return 1;

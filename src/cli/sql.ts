@@ -126,7 +126,7 @@ export async function sqlCommand(args: string[]): Promise<number> {
       // a capture: its tables as Parquet in a temp folder, then queried like an exported one
       tmp = mkdtempSync(join(tmpdir(), 'stackmap-sql-'));
       const dir = tmp;
-      const r = await exportParquet(p.files, dir, () => {}, () => ({ layout: 'flat', converted: null, fileOf: (t) => join(dir, `${t}.parquet`) }));
+      const r = await exportParquet(p.files, dir, { log: () => {}, place: () => ({ layout: 'flat', converted: null, fileOf: (t) => join(dir, `${t}.parquet`) }), scratch: true });
       if ('error' in r) {
         process.stderr.write(r.error + '\n');
         return 1;

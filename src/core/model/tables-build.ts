@@ -21,6 +21,13 @@ const int32 = (values: Int32Array, valid: Uint8Array | null = null): ColumnValue
 const int64 = (values: Float64Array, valid: Uint8Array | null = null): ColumnValues => ({ type: 'int64', values, valid });
 const utf8 = (codes: Int32Array, dict: readonly string[], valid: Uint8Array | null = null): ColumnValues => ({ type: 'utf8', codes, dict, valid });
 
+/** 0, 1, ..., n - 1 */
+function iota(n: number): Int32Array {
+  const out = new Int32Array(n);
+  for (let i = 0; i < n; i++) out[i] = i;
+  return out;
+}
+
 /** A utf8 column of plain strings (the small tables): a dictionary of the distinct ones. */
 function strings(values: readonly string[]): ColumnValues {
   const index = new Map<string, number>();
@@ -154,7 +161,7 @@ function events(d: ExplorerData): { rows: number; columns: Columns } {
   return {
     rows: n,
     columns: {
-      event_id: int32(Int32Array.from({ length: n }, (_, i) => i)),
+      event_id: int32(iota(n)),
       ts: { type: 'float64', values: d.ev.ts, valid: null },
       cpu: int32(d.ev.cpu),
       pid: int32(d.ev.pid),
@@ -202,7 +209,7 @@ function stacks(d: ExplorerData): { rows: number; columns: Columns } {
   return {
     rows: n,
     columns: {
-      stack_hash: utf8(Int32Array.from({ length: n }, (_, i) => i), h.dict),
+      stack_hash: utf8(iota(n), h.dict),
       depth: int32(depth),
       leaf: utf8(leaf, d.fnNames),
       leaf_frame: utf8(leafFrame, d.stacks.frames.strings),

@@ -64,10 +64,12 @@ export const META_CAPTURE = 'stackmap_explorer.capture_id';
  * Writes the table to `writer` (finished at the end) as one Parquet file, with the table's name
  * and `captureId` in the footer's key-value metadata.
  */
-export async function writeParquet(t: TableData, writer: Writer, opts: { captureId: string; rowGroup?: number }): Promise<void> {
+export async function writeParquet(t: TableData, writer: Writer, opts: { captureId: string; rowGroup?: number; scratch?: boolean }): Promise<void> {
   const rowGroup = opts.rowGroup ?? ROW_GROUP;
   const pq = new ParquetWriter({
     writer,
+    // scratch: a file read once and deleted (cli sql's temp folder), so no min/max statistics and no compression
+    ...(opts.scratch ? { codec: 'UNCOMPRESSED', statistics: false } : {}),
     schema: parquetSchema(t),
     createdBy: 'stackmap explorer',
     kvMetadata: [
