@@ -52,3 +52,28 @@ test('the CSP blocks inline script and eval, and the app runs under it without a
   expect(violations.length).toBeGreaterThan(0); // the browser said why it refused
   expect(foreign).toEqual([]);
 });
+
+test('the first page load fetches no DuckDB file; the SQL pane then loads it from the origin, with no violation', async ({ page }) => {
+  const violations: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (m) => {
+    if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
+  });
+  page.on('request', (r) => requests.push(r.url()));
+  const origin = (u: string) => u.startsWith('http://127.0.0.1:') || u.startsWith('blob:') || u.startsWith('data:');
+  await page.goto('/');
+  await waitLoaded(page);
+  expect(requests.filter((u) => /duckdb/i.test(u))).toEqual([]);
+  await page.getByTestId('sql-open').click();
+  await expect(page.getByTestId('sql-status')).toHaveAttribute('data-status', 'ready', { timeout: 60_000 });
+  await page.getByTestId('sql-example-top-stacks').click();
+  await expect(page.getByTestId('sql-count')).toBeVisible();
+  // a query that would fetch an extension is refused by DuckDB itself, before any request
+  await page.getByTestId('sql-editor').fill('INSTALL icu; LOAD icu');
+  await page.getByTestId('sql-run').click();
+  await expect(page.getByTestId('sql-error')).toContainText('disabled');
+  // the bundle came from the app's own server
+  expect(requests.some((u) => /duckdb-(eh|mvp)-[^/]*\.wasm$/.test(u) && origin(u))).toBe(true);
+  expect(requests.filter((u) => !origin(u))).toEqual([]);
+  expect(violations).toEqual([]);
+});
