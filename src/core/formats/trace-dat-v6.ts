@@ -56,6 +56,7 @@ export function* readV6(rd: Rd, b: DatBody): Pull<void> {
     if (name !== 'flyrecord') return void rd.diag(at, `unknown section \`${name}\``);
     break;
   }
+  res.clock = opts.clock;
   if (cpus > 4096) return void rd.diag(rd.pos, `${cpus} CPUs: not read`);
   const spans: DatCpuData[] = [];
   for (let c = 0; c < cpus; c++) {

@@ -1,7 +1,8 @@
 /**
- * A trace-cmd `trace.dat` (version 6) WRITER, for tests: either byte order, 4- or 8-byte longs,
- * events of a test format and `kernel_stack` records in per-CPU ring buffer pages, with time
- * extends for long gaps, discarded-event padding, end-of-page padding and lost-event pages.
+ * A trace-cmd `trace.dat` WRITER, for tests: version 6 here, version 7 in trace-dat-write-v7.ts.
+ * Either byte order, 4- or 8-byte longs, events of a test format, `kernel_stack` records and
+ * `bprint` (trace_printk) events with their printk formats, in per-CPU ring buffer pages, with
+ * time extends for long gaps, discarded-event padding, end-of-page padding and lost-event pages.
  */
 
 export interface DatSample {
@@ -27,7 +28,22 @@ export interface DatStack {
   lostBefore?: number;
 }
 
-export type DatWriteEvent = DatSample | DatStack;
+/** One argument of a bprint event, packed as the kernel's vbin_printf packs it. */
+export type DatPrintArg = { size: 1 | 2 | 4 | 8; value: bigint } | { str: string };
+
+export interface DatPrint {
+  kind: 'print';
+  cpu: number;
+  ts: number;
+  pid: number;
+  ip: bigint;
+  /** the address of its format in `printk` */
+  fmt: bigint;
+  args: DatPrintArg[];
+  lostBefore?: number;
+}
+
+export type DatWriteEvent = DatSample | DatStack | DatPrint;
 
 export interface DatWriteOptions {
   littleEndian: boolean;
@@ -39,15 +55,18 @@ export interface DatWriteOptions {
   kallsyms?: string;
   /** put a discarded-event padding before every event whose delta allows it */
   padding?: boolean;
+  /** the saved printk formats: address -> format */
+  printk?: [bigint, string][];
   events: DatWriteEvent[];
 }
 
 export const SAMPLE_ID = 100;
 export const STACK_ID = 4;
+export const BPRINT_ID = 6;
 
 const enc = new TextEncoder();
 
-class Out {
+export class Out {
   parts: Uint8Array[] = [];
   length = 0;
   constructor(readonly little: boolean) {}
@@ -109,11 +128,77 @@ function stackFormat(longSize: number): string {
   return `name: kernel_stack\nID: ${STACK_ID}\nformat:\n${COMMON}\n\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:unsigned long caller[8];\toffset:${callerOffset(longSize)};\tsize:${8 * longSize};\tsigned:0;\n\nprint fmt: "\\t=> %ps\\n"\n`;
 }
 
-const SAMPLE_FORMAT = `name: sample\nID: ${SAMPLE_ID}\nformat:\n${COMMON}\n\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:char label[16];\toffset:12;\tsize:16;\tsigned:0;\n\nprint fmt: "value=%d label=%s", REC->value, REC->label\n`;
+function bprintFormat(longSize: number): string {
+  return `name: bprint\nID: ${BPRINT_ID}\nformat:\n${COMMON}\n\tfield:unsigned long ip;\toffset:8;\tsize:${longSize};\tsigned:0;\n\tfield:const char * fmt;\toffset:${8 + longSize};\tsize:${longSize};\tsigned:0;\n\tfield:u32 buf;\toffset:${8 + 2 * longSize};\tsize:0;\tsigned:0;\n\nprint fmt: "%ps: %s", (void *)REC->ip, REC->fmt\n`;
+}
+
+/** The ftrace format files the writer declares. */
+export const ftraceFormatTexts = (longSize: number) => [stackFormat(longSize), bprintFormat(longSize)];
+
+/** header_page and header_event as the kernel writes them. */
+export function headerPageText(longSize: number, pageSize: number): string {
+  return (
+    `\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: local_t commit;\toffset:8;\tsize:${longSize};\tsigned:1;\n` +
+    `\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n\tfield: char data;\toffset:${8 + longSize};\tsize:${pageSize - 8 - longSize};\tsigned:1;\n`
+  );
+}
+export const HEADER_EVENT = '# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n\tarray       :   32 bits\n';
+
+/** printk_formats text: the kernel escapes newline, tab and the double quote. */
+export function printkText(o: DatWriteOptions): string {
+  return (o.printk ?? []).map(([a, f]) => `0x${a.toString(16)} : "${f.replace(/["\n\t]/g, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : '\\"'))}"\n`).join('');
+}
+
+export const cmdlinesText = (o: DatWriteOptions) => o.comms.map(([pid, comm]) => `${pid} ${comm}\n`).join('');
+
+/** The packed arguments of a bprint event (u32 words, as the kernel's bin buffer). */
+function packArgs(args: DatPrintArg[], little: boolean): Uint8Array {
+  const parts: number[] = [];
+  const align = (a: number) => {
+    while (parts.length % a) parts.push(0);
+  };
+  for (const a of args) {
+    if ('str' in a) {
+      for (const c of enc.encode(a.str)) parts.push(c);
+      parts.push(0);
+      continue;
+    }
+    align(a.size === 8 ? 4 : a.size);
+    const b = new Uint8Array(a.size);
+    const dv = new DataView(b.buffer);
+    if (a.size === 1) dv.setUint8(0, Number(BigInt.asUintN(8, a.value)));
+    else if (a.size === 2) dv.setUint16(0, Number(BigInt.asUintN(16, a.value)), little);
+    else if (a.size === 4) dv.setUint32(0, Number(BigInt.asUintN(32, a.value)), little);
+    else dv.setBigUint64(0, BigInt.asUintN(64, a.value), little);
+    parts.push(...b);
+  }
+  align(4);
+  return new Uint8Array(parts);
+}
+
+export const SAMPLE_FORMAT = `name: sample\nID: ${SAMPLE_ID}\nformat:\n${COMMON}\n\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:char label[16];\toffset:12;\tsize:16;\tsigned:0;\n\nprint fmt: "value=%d label=%s", REC->value, REC->label\n`;
 
 /** The record (from common_type on) of one event. */
 function record(e: DatWriteEvent, o: DatWriteOptions): Uint8Array {
   const L = o.longSize;
+  if (e.kind === 'print') {
+    const args = packArgs(e.args, o.littleEndian);
+    const rec = new Uint8Array(8 + 2 * L + args.length);
+    const v = new DataView(rec.buffer);
+    v.setUint16(0, BPRINT_ID, o.littleEndian);
+    rec[2] = 0x01;
+    rec[3] = 1;
+    v.setInt32(4, e.pid, o.littleEndian);
+    if (L === 8) {
+      v.setBigUint64(8, e.ip, o.littleEndian);
+      v.setBigUint64(16, e.fmt, o.littleEndian);
+    } else {
+      v.setUint32(8, Number(e.ip & 0xffffffffn), o.littleEndian);
+      v.setUint32(12, Number(e.fmt & 0xffffffffn), o.littleEndian);
+    }
+    rec.set(args, 8 + 2 * L);
+    return rec;
+  }
   const rec = new Uint8Array(e.kind === 'sample' ? 28 : callerOffset(L) + e.ips.length * L);
   const v = new DataView(rec.buffer);
   v.setUint16(0, e.kind === 'sample' ? SAMPLE_ID : STACK_ID, o.littleEndian);
@@ -135,7 +220,7 @@ function record(e: DatWriteEvent, o: DatWriteOptions): Uint8Array {
 }
 
 /** The ring buffer pages of one CPU's events (sorted by time). */
-function cpuPages(events: DatWriteEvent[], o: DatWriteOptions, pageSize: number): Uint8Array[] {
+export function cpuPages(events: DatWriteEvent[], o: DatWriteOptions, pageSize: number): Uint8Array[] {
   const little = o.littleEndian;
   const L = o.longSize;
   const dataOff = 8 + L;
@@ -238,25 +323,23 @@ export function writeTraceDat(o: DatWriteOptions): Uint8Array {
   w.u8(L);
   w.u32(pageSize);
   w.str0('header_page');
-  w.sized64(
-    `\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: local_t commit;\toffset:8;\tsize:${L};\tsigned:1;\n` +
-      `\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n\tfield: char data;\toffset:${8 + L};\tsize:${pageSize - 8 - L};\tsigned:1;\n`,
-  );
+  w.sized64(headerPageText(L, pageSize));
   w.str0('header_event');
-  w.sized64('# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n\tarray       :   32 bits\n');
-  w.u32(1);
-  w.sized64(stackFormat(L));
+  w.sized64(HEADER_EVENT);
+  const ftrace = ftraceFormatTexts(L);
+  w.u32(ftrace.length);
+  for (const f of ftrace) w.sized64(f);
   w.u32(1);
   w.str0('test');
   w.u32(1);
   w.sized64(SAMPLE_FORMAT);
   w.sized32(o.kallsyms ?? '');
-  w.sized32('');
-  w.sized64(o.comms.map(([pid, comm]) => `${pid} ${comm}\n`).join(''));
+  w.sized32(printkText(o));
+  w.sized64(cmdlinesText(o));
   w.u32(o.cpus);
   w.bytes(enc.encode('options  \0'));
-  const clock = enc.encode('local\0');
-  w.u16(8); // an option: the trace clock
+  const clock = enc.encode('[local] global counter\0');
+  w.u16(4); // an option: the trace clock (TRACECLOCK)
   w.u32(clock.length);
   w.bytes(clock);
   w.u16(0);
