@@ -64,8 +64,12 @@ interface Run {
   /** worst timeline call (started before the what-if was shown) during the what-if */
   worst: number;
   timelineCalls: number;
-  /** from the input's change to the new table shown */
+  /** from the input's change to the new table shown, nothing else asked meanwhile */
   pageMs: number;
+  /** the same while the timeline is zoomed */
+  pageKeysMs: number;
+  /** the most steps the pane's progress showed done before the answer (0: never seen; A has none) */
+  progressSeen: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -107,15 +111,25 @@ async function oneRun(browser: Browser, url: string, trace: string): Promise<Run
     await press(1500);
     const idleTo = await page.evaluate(() => performance.now());
     const idle = await timelineCalls(idleFrom, idleTo);
-    // a new what-if: another buffer size
-    const kb = String(400 + Math.floor(Math.random() * 500));
+    // a new what-if (another buffer size): alone, then while the timeline is zoomed
     const input = page.getByTestId('whatif-buffer-kb');
-    await input.fill(kb);
-    const from = await page.evaluate(() => performance.now());
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    const shown = async () => ((await page.getByTestId('whatif-basis').textContent()) ?? '').includes(`buffer ${kb} KB`);
-    await press(10 * 60_000, shown);
-    const to = await page.evaluate(() => performance.now());
+    let progressSeen = 0;
+    const whatIf = async (keys: boolean) => {
+      const kb = String(400 + Math.floor(Math.random() * 500));
+      await input.fill(kb);
+      const from = await page.evaluate(() => performance.now());
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      const shown = async () => {
+        progressSeen = Math.max(progressSeen, Number((await page.getByTestId('whatif-progress').getAttribute('data-done', { timeout: 50 }).catch(() => '0')) ?? 0));
+        return ((await page.getByTestId('whatif-basis').textContent()) ?? '').includes(`buffer ${kb} KB`);
+      };
+      if (keys) await press(10 * 60_000, shown);
+      else while (!(await shown())) await sleep(20);
+      return { from, to: await page.evaluate(() => performance.now()) };
+    };
+    const alone = await whatIf(false);
+    await sleep(300);
+    const { from, to } = await whatIf(true);
     await sleep(300);
     const during = await timelineCalls(from, to);
     if (during.length === 0) throw new Error('no timeline call during the what-if: the keys did not reach the timeline');
@@ -123,7 +137,9 @@ async function oneRun(browser: Browser, url: string, trace: string): Promise<Run
       idleWorst: Math.max(...idle.map((c) => c.t1 - c.t0)),
       worst: Math.max(...during.map((c) => c.t1 - c.t0)),
       timelineCalls: during.length,
-      pageMs: to - from,
+      pageMs: alone.to - alone.from,
+      pageKeysMs: to - from,
+      progressSeen,
     };
   } finally {
     await page.close();
@@ -146,7 +162,7 @@ async function main() {
       for (const side of distA ? (['A', 'B'] as const) : (['B'] as const)) {
         const r = await oneRun(browser, (side === 'A' ? servedA! : servedB).url, trace);
         runs[side].push(r);
-        log(`run ${i + 1} ${side}: worst timeline call during the what-if ${r.worst.toFixed(0)} ms (${r.timelineCalls} calls; idle worst ${r.idleWorst.toFixed(0)} ms), what-if shown after ${r.pageMs.toFixed(0)} ms`);
+        log(`run ${i + 1} ${side}: worst timeline call during the what-if ${r.worst.toFixed(0)} ms (${r.timelineCalls} calls; idle worst ${r.idleWorst.toFixed(0)} ms); what-if shown after ${r.pageMs.toFixed(0)} ms alone, ${r.pageKeysMs.toFixed(0)} ms while zooming; progress seen at step ${r.progressSeen}`);
       }
     }
   } finally {

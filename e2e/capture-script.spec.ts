@@ -45,4 +45,14 @@ test('a bundle from capture.sh opens in one drop with every generation', async (
     await page.getByTestId('generation-select').selectOption(String(g));
     await expect(page.getByTestId('generation-select')).toHaveValue(String(g));
   }
+  // capture.txt is read, every line used, with what the script recorded (the fake's 1408 KB and 2 CPUs)
+  const info = page.locator('[data-testid="file-row"][data-kind="capture_txt"]');
+  await expect(info).toHaveCount(1);
+  await expect(info.locator('td').nth(0)).toHaveText(/capture\.txt$/);
+  await expect(info.locator('td').nth(3)).toHaveText('0');
+  const facts = page.getByTestId('file-capture-facts');
+  await expect(facts).toHaveAttribute('data-buffer-kb', '1408');
+  await expect(facts).toContainText('buffer 1408 KB per CPU; 2 CPUs; stack map on, 3 dumps, 2 resets');
+  await expect(facts).toContainText('set tracing_on = 0 (was 1)');
+  await expect(page.getByTestId('diagnostic').filter({ hasText: 'capture.txt' })).toHaveCount(0);
 });

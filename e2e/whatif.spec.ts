@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { basename } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { WhatIfResult } from '../src/core/model/whatif.ts';
 import { waitLoaded } from './explorer-helpers.ts';
@@ -67,6 +69,21 @@ test('perf script capture: the pane equals `cli whatif --json`, also with anothe
   await expect(page.getByTestId('whatif-row').first()).toHaveAttribute('data-mode', 'v7');
   await expect.poll(async () => page.getByTestId('whatif-basis').textContent()).toContain('buffer 16 KB');
   await expectRows(page, cliWhatIf([PERF], ['--buffer-kb', '16']), 'v7');
+});
+
+test("the buffer size a capture.txt recorded is the pane's (the CLI's the same: src/cli/whatif.test.ts)", async ({ page }) => {
+  const txt = join(mkdtempSync(join(tmpdir(), 'smx-e2e-whatif-')), 'capture.txt');
+  writeFileSync(txt, '# stackmap explorer capture, by capture.sh, 2026-12-01T10:00:00Z\n# buffer_size_kb: 64 (per CPU, read from tracefs before the restore)\n');
+  await page.goto('/');
+  await waitLoaded(page);
+  await page.getByTestId('file-input').setInputFiles([PERF, txt]);
+  const replace = page.getByTestId('replace-files');
+  await expect.poll(async () => (await replace.isVisible()) || (await page.getByTestId('file-row').count()) === 2, { timeout: 30_000 }).toBe(true);
+  if (await replace.isVisible()) await replace.click();
+  await expect(page.getByTestId('whatif-buffer-kb')).toHaveValue('64');
+  await expect(page.getByTestId('whatif-buffer-source')).toHaveAttribute('data-source', 'capture');
+  await expect(page.getByTestId('whatif-basis')).toContainText('buffer 64 KB per CPU (as the capture recorded it: buffer_size_kb in capture.txt)');
+  await expect(page.getByTestId('whatif-row')).toHaveCount(9);
 });
 
 test('a trace with <stack trace> records, and one without', async ({ page }) => {
