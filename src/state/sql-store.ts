@@ -3,7 +3,10 @@ import type { Selection } from '../core/model/query-types.ts';
 import { SQL_CANCELLED, type SqlResult } from '../workers/sql-api.ts';
 import { SqlClient, type StartProgress } from '../workers/sql-client.ts';
 import { ingestWorker, useLoadStore } from './load-store.ts';
+import { SELECTION_VIEWS, selectionViewSql } from './sql-selection.ts';
 import { stackIds, useViewStore } from './view-store.ts';
+
+export { SELECTION_VIEWS, selectionViewSql };
 
 /** rows of a result kept for the table (the rest are counted) */
 export const RESULT_CAP = 1000;
@@ -14,6 +17,8 @@ export interface SqlState {
   status: SqlStatus;
   /** the status line: what is loading, or what is loaded */
   line: string;
+  /** the wasm download while DuckDB starts */
+  download: StartProgress | null;
   /** DuckDB's version and bundle once started */
   engine: { version: string; bundle: string } | null;
   /** rows per table loaded, for the list */
@@ -43,34 +48,7 @@ export interface SqlState {
   notice: string | null;
 }
 
-const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
-/** a double as DuckDB reads it back exactly (a bare 1.5 would be a DECIMAL literal) */
-const sqlDouble = (x: number) => `${sqlString(String(x))}::DOUBLE`;
-
-/** The views that follow the selection: `selection` over `events`, `selection_records` over `records` (what top stacks counts). */
-export const SELECTION_VIEWS = [
-  { view: 'selection', table: 'events' },
-  { view: 'selection_records', table: 'records' },
-] as const;
-
-/**
- * A view of `table`'s rows that the panes' selection keeps (selection.ts's rule): ts in
- * [t0, t1] inclusive, the generation (NULL for 'none'), the CPUs.
- */
-export function selectionViewSql(sel: Selection, view = 'selection', table = 'events'): string {
-  const where: string[] = [];
-  if (sel.range) {
-    const lo = Math.min(sel.range[0], sel.range[1]);
-    const hi = Math.max(sel.range[0], sel.range[1]);
-    where.push(`ts BETWEEN ${sqlDouble(lo)} AND ${sqlDouble(hi)}`);
-  }
-  if (sel.generation === 'none') where.push('generation IS NULL');
-  else if (sel.generation !== null) where.push(`generation = ${Math.trunc(sel.generation)}`);
-  if (sel.cpus) where.push(sel.cpus.length ? `cpu IN (${sel.cpus.map((c) => Math.trunc(c)).join(', ')})` : 'false');
-  return `CREATE OR REPLACE VIEW ${view} AS SELECT * FROM ${table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
-}
-
-const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MB`;
+const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
 
 const selectionOf = (): Selection => {
   const v = useViewStore.getState();
@@ -84,7 +62,8 @@ const DEFAULT_QUERY = 'SELECT event, count(*) AS events FROM selection GROUP BY 
 let client: SqlClient | null = null;
 const sql = (): SqlClient =>
   (client ??= new SqlClient((p: StartProgress) => {
-    if (useSqlStore.getState().status === 'starting') useSqlStore.setState({ line: p.total > 0 ? `Loading DuckDB: ${mib(p.loaded)} of ${mib(p.total)}` : `Loading DuckDB: ${mib(p.loaded)}` });
+    if (useSqlStore.getState().status === 'starting')
+      useSqlStore.setState({ download: p, line: p.total > 0 ? `Loading DuckDB: ${mb(p.loaded)} of ${mb(p.total)}` : `Loading DuckDB: ${mb(p.loaded)}` });
   }));
 
 const readyLine = (rows: Record<string, number>, extra = '') =>
@@ -121,6 +100,7 @@ function reloadTables(): Promise<void> {
 export const useSqlStore = create<SqlState>((set, get) => ({
   status: 'closed',
   line: '',
+  download: null,
   engine: null,
   rows: {},
   loadedCapture: 0,

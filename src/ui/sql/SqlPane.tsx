@@ -22,11 +22,17 @@ export function SqlPane() {
           {status === 'closed' ? 'DuckDB in this page, over the capture’s tables' : line}
           {status === 'ready' && openMs !== null ? ` · ready in ${(openMs / 1000).toFixed(1)} s` : ''}
         </span>
+        {status === 'starting' && <Download />}
         {(status === 'starting' || status === 'tables') && <span className="sql-spinner" aria-hidden />}
       </div>
       {status === 'closed' || (status === 'error' && !useSqlStore.getState().engine) ? <Closed /> : <Open />}
     </section>
   );
+}
+
+function Download() {
+  const d = useSqlStore((s) => s.download);
+  return d && d.total > 0 ? <progress className="sql-progress" max={d.total} value={d.loaded} data-testid="sql-download" /> : null;
 }
 
 function Closed() {

@@ -12,7 +12,7 @@ export function SqlSchema() {
   return (
     <aside className="sql-schema" data-testid="sql-tables" aria-label="tables and columns">
       {TABLES.map((t) => (
-        <details key={t.name} data-testid="sql-table" data-table={t.name} open={t.name === 'events' || t.name === 'records'}>
+        <details key={t.name} data-testid="sql-table" data-table={t.name} open={t.name === 'events'}>
           <summary title={t.doc}>
             <span className="mono sql-table-name">{t.name}</span>
             <span className="quiet sql-rows" data-testid="sql-table-rows">{rows[t.name] === undefined ? '' : fmtInt(rows[t.name])}</span>
@@ -23,7 +23,7 @@ export function SqlSchema() {
                 <button type="button" className="link mono" onClick={() => insert(c.name)}>
                   {c.name}
                 </button>
-                <span className="quiet sql-type">
+                <span className="quiet sql-type" title={c.nullable ? `${c.type}, may be NULL` : c.type}>
                   {c.type}
                   {c.nullable ? '?' : ''}
                 </span>
