@@ -123,3 +123,16 @@ test('a click on a stack_hash selects that stack in the other panes', async () =
   await expect.poll(() => new URL(page.url()).searchParams.get('stack')).toBe(hash);
   await expect(page.getByTestId('sql-row').nth(1)).toHaveClass(/selected/);
 });
+
+test('another capture opened: its tables replace the old ones', async () => {
+  const before = await page.getByTestId('sql-count').getAttribute('data-total');
+  await page.getByTestId('file-input').setInputFiles(new URL('../../shared/real-traces/perf-tools-tpoint_example.txt', import.meta.url).pathname);
+  await expect(page.getByTestId('load-progress')).toHaveAttribute('data-status', 'done');
+  await expect.poll(async () => (await page.getByTestId('summary-events').textContent()) ?? '').not.toBe('4000');
+  const events = Number(await page.getByTestId('summary-events').textContent());
+  await expect(page.getByTestId('sql-status')).toHaveAttribute('data-status', 'ready');
+  await expect(page.locator('[data-table=events] [data-testid=sql-table-rows]')).toHaveText(events.toLocaleString('en-US'));
+  await runQuery('SELECT count(*) AS events, count(DISTINCT capture_id) AS captures FROM events');
+  await expect.poll(async () => (await resultRows())[0]).toEqual([String(events), '1']);
+  expect(before).not.toBeNull();
+});
