@@ -20,6 +20,6 @@ export function writeCapture(opts: SampleOptions): string[] {
 /** Bundles files into a .tar.gz with the repo's script, as a user would, and returns its path. */
 export function bundle(paths: string[], name = 'capture.tar.gz'): string {
   const out = join(mkdtempSync(join(tmpdir(), 'smx-bundle-')), name);
-  execFileSync('npx', ['tsx', 'scripts/make-bundle.ts', out, ...paths]);
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/make-bundle.ts', out, ...paths]); // Node with tsx's loader: no npx lookup
   return out;
 }

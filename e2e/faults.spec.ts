@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect, test, type Page } from '@playwright/test';
-import { cliSummary } from './cli.ts';
+import { cliSummaries, cliSummary } from './cli.ts';
 import { sampleFiles, SAMPLES, summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
 
 /**
@@ -149,11 +149,13 @@ test('cancel and drop at once, ten times in a row: the page always shows the las
   await waitLoaded(page);
   // ten small traces told apart by their event counts: the sample trace cut after n lines
   const lines = readFileSync(TRACE, 'utf8').split('\n');
-  const small = Array.from({ length: 10 }, (_, i) => {
+  const paths = Array.from({ length: 10 }, (_, i) => {
     const path = join(tmp, `small-${i}`);
     writeFileSync(path, lines.slice(0, Math.round((lines.length * (i + 1)) / 11)).join('\n') + '\n');
-    return { name: `small-${i}`, text: readFileSync(path, 'utf8'), events: cliSummary([path]).events };
+    return path;
   });
+  const counts = await cliSummaries(paths.map((p) => [p]));
+  const small = paths.map((path, i) => ({ name: `small-${i}`, text: readFileSync(path, 'utf8'), events: counts[i].events }));
   expect(new Set(small.map((s) => s.events)).size).toBe(10);
   const progress = page.getByTestId('load-progress');
   for (const [i, s] of small.entries()) {

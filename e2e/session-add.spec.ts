@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { Summary } from '../src/core/model/summary.ts';
-import { cliSummary } from './cli.ts';
+import { cliSummary, cliSummaryJson } from './cli.ts';
 import { canvasInk, sampleFiles, SAMPLES, summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
 
 /**
@@ -21,8 +20,7 @@ const KALLSYMS = SAMPLES + 'kallsyms';
 
 /** The command line's numbers for a generation of these files (`summary --generation G`). */
 function cliGeneration(files: string[], g: number) {
-  const out = execFileSync('npx', ['tsx', 'src/cli/main.ts', 'summary', '--json', '--generation', String(g), ...files], { encoding: 'utf8' });
-  return (JSON.parse(out) as { selection: Summary }).selection;
+  return cliSummaryJson<{ selection: Summary }>(files, ['--generation', String(g)]).selection;
 }
 
 const tmp = mkdtempSync(join(tmpdir(), 'smx-session-'));

@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { fmtInt } from '../src/ui/common/format.ts';
-import { cliSummary } from './cli.ts';
+import { cli as runCli, cliSummary } from './cli.ts';
 import { sampleFiles, waitLoaded } from './explorer-helpers.ts';
 
 // The banners at the top of the explorer (DESIGN 5.2 `banner`): one per missing or unusable part,
@@ -210,7 +209,7 @@ let v7dir = '';
 let ledger = { correct: 0, wrong: 0, unresolved: 0, detected: 0 };
 test.beforeAll(() => {
   v7dir = mkdtempSync(join(tmpdir(), 'banner-v7-'));
-  const out = execFileSync('npx', ['tsx', 'src/cli/main.ts', 'simulate', '--mode', 'v7', '--out', v7dir, '--dumps', 'end', '--json'], { encoding: 'utf8' });
+  const out = runCli(['simulate', '--mode', 'v7', '--out', v7dir, '--dumps', 'end', '--json']);
   ledger = (JSON.parse(out) as { ledger: typeof ledger }).ledger;
 });
 test.afterAll(() => rmSync(v7dir, { recursive: true, force: true }));
