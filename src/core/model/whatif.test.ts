@@ -58,7 +58,7 @@ describe('whatIf against the simulator', () => {
       expect(Math.abs(row.gravestones - on.gravestones)).toBeLessThanOrEqual(Math.ceil(on.gravestones * 0.05));
       expect(row.gravestones + row.stored).toBeLessThanOrEqual(2 ** 11);
       expect(row.bytesWithMap).toBe(on.bytes);
-    });
+    }, 30_000); // a simulation and its capture's ingest: slow on a loaded 2-core machine
   }
 
   it('larger bits store every distinct stack without fallbacks', () => {
@@ -70,7 +70,7 @@ describe('whatIf against the simulator', () => {
       if (r.capacity >= distinct) expect(r.fallbacks).toBe(0);
     }
     expect(w.recommended.bits).toBe(WHATIF_BITS.find((b) => w.bits.find((r) => r.mode === 'v8' && r.bits === b)!.fallbackShare <= 0.01));
-  });
+   }, 30_000);
 });
 
 /** A plain model of the map for one stream: first come, first stored, while capacity lasts. */

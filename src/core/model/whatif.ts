@@ -2,14 +2,16 @@ import type { Capture } from './ingest.ts';
 import { prepareWhatIf, whatIfColumns, type WhatIfInput } from './whatif-input.ts';
 import { createMapBuffer, ELT_WORDS, MAX_DEPTH, type Mode } from '../sim/map-layout.ts';
 import { MapInsert } from '../sim/map-insert.ts';
-import { DEFAULT_EVENT_BYTES, REC, RECORD_SIZE, Ring } from '../sim/ring.ts';
+import { DEFAULT_EVENT_BYTES, REC, RECORD_SIZE } from '../sim/ring.ts';
+import { CountRing } from './whatif-ring.ts';
 
 /**
  * What-if (issue 12 point 3, DESIGN 5.3): would the stack map help this capture, and at which
  * bits? The capture's full `<stack trace>` records are replayed in time order through the
  * simulator's own insert path (`MapInsert`, single-threaded, one map shared by all the
  * capture's CPUs as the kernel's is) for each bits 10..18, and their events through the
- * simulator's ring model (`Ring`, the seed's record sizes) with the map on and off.
+ * simulator's seed ring model (whatif-ring.ts, held to sim/ring.ts `Ring`; the seed's record
+ * sizes) with the map on and off.
  *
  * Frame keys become ips as the simulator's replay makes them (`ReplayKernel`): the same frame
  * key is the same ip, so hits, stored stacks and fallbacks are the capture's. The hash seed is
@@ -98,12 +100,12 @@ export function mapMemoryBytes(bits: number): number {
 
 /** Events a full buffer per CPU keeps with the map off (every stack in full): the same for every bits and mode. */
 function keptWithoutMap(x: WhatIfInput, ringBytes: number, eventBytes: number): number {
-  const off = x.cpus.map(() => new Ring(null, ringBytes, 'seed'));
+  const off = x.cpus.map(() => new CountRing(ringBytes));
   const { cpuIndex, event, stack, depths } = x;
   for (let i = 0; i < x.count; i++) {
     const r = off[cpuIndex[i]];
-    if (event[i]) r.reserve(REC.EVENT, eventBytes, -1, -1, 0);
-    if (stack[i] >= 0) r.reserve(REC.FULL, RECORD_SIZE.full(depths[stack[i]]), -1, -1, 0);
+    if (event[i]) r.reserve(REC.EVENT, eventBytes);
+    if (stack[i] >= 0) r.reserve(REC.FULL, RECORD_SIZE.full(depths[stack[i]]));
   }
   return off.reduce((s, r) => s + r.eventsIn, 0);
 }
@@ -116,7 +118,7 @@ function replay(
 ): Omit<WhatIfRow, 'fallbackShare' | 'dedupRate'> {
   const params = { mode: mode as Mode, bits, cpus: 1, hashSeed: o.hashSeed };
   const map = new MapInsert(createMapBuffer(params), params);
-  const on = x.cpus.map(() => new Ring(null, o.ringBytes, 'seed'));
+  const on = x.cpus.map(() => new CountRing(o.ringBytes));
   const { cpuIndex, event, stack, depths, words } = x;
   const id = mode === 'v8' ? RECORD_SIZE.cookie : RECORD_SIZE.id;
   const idKind = mode === 'v8' ? REC.COOKIE : REC.ID;
@@ -130,7 +132,7 @@ function replay(
     const c = cpuIndex[i];
     if (event[i]) {
       events++;
-      on[c].reserve(REC.EVENT, o.eventBytes, -1, -1, 0);
+      on[c].reserve(REC.EVENT, o.eventBytes);
     }
     const st = stack[i];
     if (st < 0) continue;
@@ -139,7 +141,7 @@ function replay(
     without += full;
     if (nr > MAX_DEPTH) {
       withMap += full; // never reaches the map (INSERT_DEEP)
-      on[c].reserve(REC.FULL, full, -1, -1, 0);
+      on[c].reserve(REC.FULL, full);
       continue;
     }
     records++;
@@ -148,11 +150,11 @@ function replay(
     if (slot >= 0) {
       successes++;
       withMap += id;
-      on[c].reserve(idKind, id, -1, -1, 0);
+      on[c].reserve(idKind, id);
     } else {
       fallbacks++;
       withMap += full;
-      on[c].reserve(REC.FULL, full, -1, -1, 0);
+      on[c].reserve(REC.FULL, full);
     }
   }
   const counts = map.counters();
