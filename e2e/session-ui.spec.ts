@@ -36,7 +36,10 @@ async function shots(page: Page, name: string, region: string, prepare?: () => P
       await expect(page.locator('html')).toHaveAttribute('data-theme', scheme);
       await page.getByRole('region', { name: region }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
       if (prepare) await prepare();
-      await page.waitForTimeout(150);
+      // the panes redrawn at this size and in this scheme, then one frame painted
+      await expect(page.getByTestId('timeline')).toHaveAttribute('data-ready', 'true');
+      await expect(page.getByTestId('flamegraph')).toHaveAttribute('data-ready', 'true');
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       await page.screenshot({ path: `${OUT}/ui-${name}-${w}x${h}-${scheme}.png` });
     }
   }
