@@ -184,11 +184,14 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
   const bufferAt = opts1At + opts1Len;
   const offsets: number[] = [];
   let at = bufferAt + 16;
+  let last = at;
   for (let c = 0; c < o.cpus; c++) {
     at = Math.ceil(at / pageSize) * pageSize;
     offsets.push(at);
     at += perCpu[c].length;
+    if (perCpu[c].length > 0) last = at;
   }
+  at = last;
   const bufferEnd = at;
   const opts2At = bufferEnd;
   const buffer = bufferOption(bufferAt, offsets);
@@ -196,6 +199,7 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
   section(3, flag, 'buffer flyrecord ', bytesOf(little, (b) => {
     let pos = bufferAt + 16;
     for (let c = 0; c < o.cpus; c++) {
+      if (perCpu[c].length === 0) continue; // nothing written: no padding for it either
       b.bytes(new Uint8Array(offsets[c] - pos));
       b.bytes(perCpu[c]);
       pos = offsets[c] + perCpu[c].length;
