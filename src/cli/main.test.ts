@@ -9,8 +9,10 @@ import { readFiles } from './read-files.ts';
 
 const run = promisify(execFile);
 const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;
+// tsx from node_modules, as generate.test.ts runs it: `npx tsx` first looks the package up, a second or more per call on a loaded machine
+const TSX = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
 const cli = (...args: string[]) =>
-  run('npx', ['tsx', new URL('./main.ts', import.meta.url).pathname, ...args], { encoding: 'utf8' }).then(
+  run(TSX, [new URL('./main.ts', import.meta.url).pathname, ...args], { encoding: 'utf8' }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
