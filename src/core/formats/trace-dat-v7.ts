@@ -170,7 +170,10 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
         }
       }
     } else {
-      yield* win.skipUnused(size, `${what}: not a section id trace-cmd defines, skipped`);
+      // (the offset goes with the diagnostic, not in its text, so many of them group as one)
+      const why = `section id ${id}: not a section id trace-cmd defines, skipped`;
+      if (size === 0) rd.diag(at, why);
+      else yield* win.skipUnused(size, why);
     }
     if (rd.pos < end) {
       const left = end - rd.pos;
