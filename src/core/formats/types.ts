@@ -11,7 +11,7 @@ export type FileKind =
   | 'dump_json'
   /** systrace / atrace HTML: ftrace text inside `<script class="trace-data">` */
   | 'systrace_html'
-  /** trace-cmd binary `trace.dat`: version 6 read by trace-dat.ts (version 7 is reported) */
+  /** trace-cmd binary `trace.dat`: versions 6 and 7, read by trace-dat.ts */
   | 'trace_cmd_dat'
   /** `perf script` output: samples with callchains, read by perf-script.ts into the trace columns */
   | 'perf_script'
