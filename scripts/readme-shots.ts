@@ -92,6 +92,14 @@ async function explorer(page: Page) {
   await expect.poll(() => new URL(page.url()).searchParams.get('gen')).toBeNull();
   await waitLoaded(page);
   await shot(page.getByRole('region', { name: 'stack map statistics' }), '5-stack-map');
+
+  // SQL: DuckDB opened on demand, an example query over the sample's tables
+  const sql = page.getByTestId('sql');
+  await page.getByTestId('sql-open').click();
+  await expect(sql).toHaveAttribute('data-status', 'ready', { timeout: 180_000 });
+  await page.getByTestId('sql-example-unresolved').click();
+  await expect(page.getByTestId('sql-count')).toHaveAttribute('data-total', /^[1-9]\d*$/, { timeout: 60_000 });
+  await shot(sql, '9-sql');
 }
 
 async function scenario(page: Page, name: string, file: string) {
