@@ -147,8 +147,12 @@ export const useSqlStore = create<SqlState>((set, get) => ({
   async cancel() {
     if (!get().running) return;
     set({ line: 'Cancelling…' });
-    const how = await sql().cancel();
-    set({ line: readyLine(get().rows, how === 'restarted' ? ' (DuckDB restarted to stop the query)' : '') });
+    try {
+      const how = await sql().cancel();
+      set({ line: readyLine(get().rows, how === 'restarted' ? ' (DuckDB restarted to stop the query)' : '') });
+    } catch (e) {
+      set({ status: 'error', line: `DuckDB could not be restarted after Cancel: ${(e as Error).message}` });
+    }
   },
 
   setFollow(follow) {

@@ -4,7 +4,7 @@ import mvpWasm from '@duckdb/duckdb-wasm/dist/duckdb-mvp.wasm?url';
 import mvpWorker from '@duckdb/duckdb-wasm/dist/duckdb-browser-mvp.worker.js?url';
 import ehWasm from '@duckdb/duckdb-wasm/dist/duckdb-eh.wasm?url';
 import ehWorker from '@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js?url';
-import { duckMessage, type SqlCell, type SqlColumn, type SqlResult, type SqlTableIpc } from './sql-api.ts';
+import { duckMessage, SQL_CANCELLED, type SqlCell, type SqlColumn, type SqlResult, type SqlTableIpc } from './sql-api.ts';
 
 /**
  * DuckDB-WASM in its own worker. This module is imported only when the SQL pane opens
@@ -42,6 +42,8 @@ const cell = (v: unknown): SqlCell => {
 
 export class DuckEngine {
   private running: Promise<unknown> | null = null;
+  /** Cancel was asked while the result streams: the loop stops at the next batch */
+  private stopAsked = false;
 
   private constructor(
     private readonly db: duckdb.AsyncDuckDB,
@@ -94,12 +96,15 @@ export class DuckEngine {
    */
   async run(sql: string, cap: number): Promise<SqlResult> {
     const t0 = performance.now();
+    this.stopAsked = false;
     const job = (async () => {
       const reader = await this.conn.send(sql, true);
       let columns: SqlColumn[] | null = null;
       const rows: SqlCell[][] = [];
       let total = 0;
       for await (const batch of reader) {
+        // the result streams batch by batch: a Cancel stops it here (the next query closes it in DuckDB)
+        if (this.stopAsked) throw new Error(SQL_CANCELLED);
         if (!columns) columns = batch.schema.fields.map((f) => ({ name: f.name, type: String(f.type), numeric: NUMERIC.has(f.typeId) }));
         const n = batch.numRows;
         const take = Math.min(n, Math.max(0, cap - rows.length));
@@ -116,14 +121,15 @@ export class DuckEngine {
     try {
       return await job;
     } catch (e) {
-      throw new Error(duckMessage(e));
+      throw new Error(this.stopAsked ? SQL_CANCELLED : duckMessage(e));
     } finally {
       if (this.running === job) this.running = null;
     }
   }
 
-  /** Asks DuckDB to stop the query sent last; true when one was pending. */
+  /** Asks DuckDB to stop the query sent last (true when one was pending), and stops reading its result. */
   cancel(): Promise<boolean> {
+    this.stopAsked = true;
     return this.conn.cancelSent();
   }
 
