@@ -82,6 +82,8 @@ async function loadTables(): Promise<void> {
     for (const v of SELECTION_VIEWS) await sql().setView(v.view, selectionViewSql(selection, v.view, v.table));
     const rows = Object.fromEntries(tables.map((t) => [t.name, t.rows]));
     useSqlStore.setState({ status: 'ready', rows, loadedCapture: capture, viewSelection: selection, engine: { version: sql().version ?? '', bundle: sql().bundle ?? '' }, line: readyLine(rows) });
+    // the selection may have moved while the tables went in
+    void followSelection();
   } catch (e) {
     useSqlStore.setState({ status: 'error', line: `The tables could not be loaded: ${(e as Error).message}` });
   }
@@ -142,6 +144,10 @@ export const useSqlStore = create<SqlState>((set, get) => ({
       const message = (e as Error).message;
       set({ error: message === SQL_CANCELLED ? 'Cancelled.' : message, running: false, result: null, ran: query });
     }
+    if (followLater) {
+      followLater = false;
+      void followSelection();
+    }
   },
 
   async cancel() {
@@ -173,9 +179,16 @@ export const useSqlStore = create<SqlState>((set, get) => ({
 }));
 
 /** The selection view brought up to the panes' selection; a query over it runs again. */
+let followLater = false;
+
 async function followSelection(): Promise<void> {
   const s = useSqlStore.getState();
   if (s.status !== 'ready' || !s.follow) return;
+  // a view replaced under a running query would end it: wait until it is done
+  if (s.running) {
+    followLater = true;
+    return;
+  }
   const selection = selectionOf();
   if (sameSelection(s.viewSelection, selection)) return;
   useSqlStore.setState({ viewSelection: selection });
