@@ -186,7 +186,7 @@ const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
 const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
 
 /** The smallest bits whose fallbacks stay at or below the share, with the reasoning in words. */
-export function recommend(rows: readonly WhatIfRow[], maxShare: number, distinct: number): { bits: number | null; why: string } {
+export function recommend(rows: readonly WhatIfRow[], maxShare: number, distinct: number, buffer = 'the buffer per CPU'): { bits: number | null; why: string } {
   if (rows.length === 0) return { bits: null, why: 'no rows' };
   const mode = rows[0].mode;
   const records = rows[0].records;
@@ -203,7 +203,7 @@ export function recommend(rows: readonly WhatIfRow[], maxShare: number, distinct
     (below ? `; bits ${below.bits} falls back on ${pct(below.fallbackShare)}` : '; it is the smallest size the model has') +
     `. The workload has ${distinct} distinct stacks; the map cuts the stack records from ${ok.bytesWithoutMap} to ${ok.bytesWithMap} bytes` +
     ` (${(ok.bytesWithoutMap / Math.max(1, ok.bytesWithMap)).toFixed(2)}x) and keeps ${ok.steadyGain.toFixed(2)}x the events per byte of buffer once it has wrapped` +
-    (ok.gain > 1.0005 ? ` (${ok.gain.toFixed(2)}x more events retained in this capture's buffers)` : ' (this capture fits the buffer either way, so nothing more is retained in it)');
+    (ok.gain > 1.0005 ? ` (${ok.gain.toFixed(2)}x more events retained in ${buffer})` : ` (with ${buffer}, this capture fits the buffer either way, so nothing more is retained in it)`);
   return { bits: ok.bits, why };
 }
 
@@ -229,6 +229,8 @@ export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep
   const eventBytes = opts.eventBytes ?? DEFAULT_EVENT_BYTES;
   const hashSeed = opts.hashSeed ?? WHATIF_HASH_SEED;
   const total = whatIfSteps(modes.length);
+  /** the buffer the gain is for, in the recommendation's words */
+  const bufferWords = `${bufferKb} KB per CPU, ${bufferSource === 'capture' ? 'the size this capture recorded' : bufferSource === 'default' ? 'the default size' : 'the size asked for'}`;
   let done = 0;
   const ringBytes = bufferKb * 1024;
   const keptOff = keptWithoutMap(x, ringBytes, eventBytes);
@@ -245,7 +247,7 @@ export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep
       onStep?.(++done, total);
     }
     rows.push(...mine);
-    byMode.push({ mode, ...recommend(mine, maxFallbackShare, x.words.length) });
+    byMode.push({ mode, ...recommend(mine, maxFallbackShare, x.words.length, bufferWords) });
   }
   // the chosen mode: v8 when replayed (it detects stale cookies), else the only one
   const main = byMode.find((m) => m.mode === 'v8') ?? byMode[0];
