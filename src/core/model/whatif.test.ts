@@ -123,7 +123,7 @@ describe('whatIf against a plain model', () => {
       ),
       { numRuns: 8 },
     );
-  });
+  }, 30_000); // 8 captures, each replayed 18 times: slow on a loaded 2-core machine
 
   it('counts the map memory as the v7 document does: about 8 MiB at bits 14, 130-135 MiB at bits 18', () => {
     expect(mapMemoryBytes(14) / 2 ** 20).toBeGreaterThan(8);
