@@ -158,25 +158,34 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
 
   /** `ip_symbol: text` of a bprint record, its format from the saved printk formats. */
   function bprint(fmt: DatEventFormat, rec: Uint8Array, v: DataView): string | null {
-    const ipF = fmt.fields.find((f) => f.name === 'ip');
-    const fmtF = fmt.fields.find((f) => f.name === 'fmt');
-    const bufF = fmt.fields.find((f) => f.name === 'buf');
+    let ipF = null;
+    let fmtF = null;
+    let bufF = null;
+    for (const f of fmt.fields) {
+      if (f.name === 'ip') ipF = f;
+      else if (f.name === 'fmt') fmtF = f;
+      else if (f.name === 'buf') bufF = f;
+    }
     if (!ipF || !fmtF || !bufF || (ipF.size !== 4 && ipF.size !== 8) || fmtF.size !== ipF.size) return null;
     if (fmtF.offset + fmtF.size > rec.length || ipF.offset + ipF.size > rec.length || bufF.offset > rec.length) return null;
-    const half = (o: number, size: number): [number, number] =>
-      size === 8 ? [v.getUint32(little ? o + 4 : o, little), v.getUint32(little ? o : o + 4, little)] : [0, v.getUint32(o, little)];
-    const [ih, il] = half(ipF.offset, ipF.size);
-    const [fh, fl] = half(fmtF.offset, fmtF.size);
-    const hex = (hi: number, lo: number) => (hi === 0 ? lo.toString(16) : hi.toString(16) + lo.toString(16).padStart(8, '0'));
-    const sym = (hi: number, lo: number, withOffset: boolean): string | null => {
-      if (!symbolizer) return null;
-      const k = symbolizer.resolve(hi, lo);
-      if (k.startsWith('0x')) return null;
-      return withOffset ? k : k.replace(/\+0x[0-9a-f]+(?:\/0x[0-9a-f]+)?$/, '');
-    };
-    const ipText = sym(ih, il, false) ?? '0x' + hex(ih, il);
-    const addr = hex(fh, fl);
-    return bprintText(ipText, printk.get(addr), addr, rec.subarray(bufF.offset), little, ipF.size, sym);
+    const wide = ipF.size === 8;
+    const ih = wide ? v.getUint32(little ? ipF.offset + 4 : ipF.offset, little) : 0;
+    const il = wide ? v.getUint32(little ? ipF.offset : ipF.offset + 4, little) : v.getUint32(ipF.offset, little);
+    const fh = wide ? v.getUint32(little ? fmtF.offset + 4 : fmtF.offset, little) : 0;
+    const fl = wide ? v.getUint32(little ? fmtF.offset : fmtF.offset + 4, little) : v.getUint32(fmtF.offset, little);
+    const ipText = symbolOf(ih, il, false) ?? '0x' + hexOf(ih, il);
+    const addr = hexOf(fh, fl);
+    return bprintText(ipText, printk.get(addr), addr, rec.subarray(bufF.offset), little, ipF.size, symbolOf);
+  }
+
+  /** A symbol for %ps/%pf (name) or %pS/%pF (name+0xoff), null without one. */
+  function symbolOf(hi: number, lo: number, withOffset: boolean): string | null {
+    if (!symbolizer) return null;
+    const k = symbolizer.resolve(hi, lo);
+    if (k.startsWith('0x')) return null;
+    if (withOffset) return k;
+    const plus = k.lastIndexOf('+0x');
+    return plus > 0 ? k.slice(0, plus) : k;
   }
 
   function stackFrames(fmt: DatEventFormat, rec: Uint8Array, v: DataView): string[] {
@@ -196,6 +205,8 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
     return frames;
   }
 }
+
+const hexOf = (hi: number, lo: number) => (hi === 0 ? lo.toString(16) : hi.toString(16) + lo.toString(16).padStart(8, '0'));
 
 /** The irqs-off / need-resched / hardirq-softirq / preempt-depth columns, as ftrace prints them. */
 function flagString(flags: number, preempt: number): string {

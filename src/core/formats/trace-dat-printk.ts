@@ -40,41 +40,53 @@ interface Spec {
 
 const latin1 = new TextDecoder('latin1');
 
+/** The read position in a bprint record's packed arguments (one, reused: no closures per call). */
+class ArgCursor {
+  buf: Uint8Array = new Uint8Array(0);
+  v: DataView = new DataView(new ArrayBuffer(0));
+  o = 0;
+  little = true;
+  /** the next integer of `size` bytes, aligned as vbin_printf aligns it; null past the end */
+  num(size: number): bigint | null {
+    const align = size === 8 ? 4 : size;
+    this.o = (this.o + align - 1) & ~(align - 1);
+    const { o, v, little } = this;
+    if (o + size > this.buf.length) {
+      this.o = this.buf.length;
+      return null;
+    }
+    this.o += size;
+    if (size === 1) return BigInt(v.getUint8(o));
+    if (size === 2) return BigInt(v.getUint16(o, little));
+    if (size === 4) return BigInt(v.getUint32(o, little));
+    const lo = v.getUint32(little ? o : o + 4, little);
+    const hi = v.getUint32(little ? o + 4 : o, little);
+    return (BigInt(hi) << 32n) | BigInt(lo);
+  }
+  /** the next inline NUL-terminated string; null past the end */
+  str(): string | null {
+    const b = this.buf;
+    if (this.o >= b.length) return null;
+    let e = this.o;
+    while (e < b.length && b[e] !== 0) e++;
+    const s = latin1.decode(b.subarray(this.o, e));
+    this.o = Math.min(b.length, e + 1);
+    return s;
+  }
+}
+const cursor = new ArgCursor();
+
 /**
  * Formats `fmt` with the arguments packed in `buf` (little or big endian, kernel long of
  * `longSize` bytes). Arguments past the end of `buf` print as `?`.
  */
 export function formatBinary(fmt: string, buf: Uint8Array, little: boolean, longSize: number, sym: SymbolOf): string {
-  const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  let o = 0;
+  const cur = cursor;
+  cur.buf = buf;
+  cur.v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  cur.o = 0;
+  cur.little = little;
   let out = '';
-  const num = (size: number): bigint | null => {
-    const align = size === 8 ? 4 : size;
-    o = (o + align - 1) & ~(align - 1);
-    if (o + size > buf.length) {
-      o = buf.length;
-      return null;
-    }
-    let x: bigint;
-    if (size === 1) x = BigInt(v.getUint8(o));
-    else if (size === 2) x = BigInt(v.getUint16(o, little));
-    else if (size === 4) x = BigInt(v.getUint32(o, little));
-    else {
-      const lo = v.getUint32(little ? o : o + 4, little);
-      const hi = v.getUint32(little ? o + 4 : o, little);
-      x = (BigInt(hi) << 32n) | BigInt(lo);
-    }
-    o += size;
-    return x;
-  };
-  const str = (): string | null => {
-    if (o >= buf.length) return null;
-    let e = o;
-    while (e < buf.length && buf[e] !== 0) e++;
-    const s = latin1.decode(buf.subarray(o, e));
-    o = Math.min(buf.length, e + 1);
-    return s;
-  };
   let i = 0;
   while (i < fmt.length) {
     const c = fmt[i];
@@ -102,7 +114,7 @@ export function formatBinary(fmt: string, buf: Uint8Array, little: boolean, long
       else break;
     }
     if (fmt[i] === '*') {
-      const w = num(4);
+      const w = cur.num(4);
       sp.width = w === null ? 0 : Number(BigInt.asIntN(32, w));
       if (sp.width < 0) {
         sp.minus = true;
@@ -114,7 +126,7 @@ export function formatBinary(fmt: string, buf: Uint8Array, little: boolean, long
       i++;
       sp.prec = 0;
       if (fmt[i] === '*') {
-        const p = num(4);
+        const p = cur.num(4);
         sp.prec = p === null ? 0 : Math.max(0, Number(BigInt.asIntN(32, p)));
         i++;
       } else while (i < fmt.length && fmt[i] >= '0' && fmt[i] <= '9') sp.prec = sp.prec * 10 + (fmt.charCodeAt(i++) - 48);
@@ -133,17 +145,17 @@ export function formatBinary(fmt: string, buf: Uint8Array, little: boolean, long
       case 'x':
       case 'X':
       case 'o': {
-        const x = num(size);
+        const x = cur.num(size);
         out += x === null ? '?' : pad(integer(x, size, conv, sp), sp, true);
         break;
       }
       case 'c': {
-        const x = num(1);
+        const x = cur.num(1);
         out += x === null ? '?' : pad(String.fromCharCode(Number(x)), sp, false);
         break;
       }
       case 's': {
-        const s = str();
+        const s = cur.str();
         out += s === null ? '?' : pad(sp.prec >= 0 ? s.slice(0, sp.prec) : s, sp, false);
         break;
       }
@@ -153,7 +165,7 @@ export function formatBinary(fmt: string, buf: Uint8Array, little: boolean, long
         while (j < fmt.length && /[A-Za-z0-9]/.test(fmt[j])) j++;
         i = j;
         if (ext === '' || 'SsFfxKe'.includes(ext)) {
-          const x = num(longSize);
+          const x = cur.num(longSize);
           if (x === null) {
             out += '?';
             break;
@@ -163,7 +175,7 @@ export function formatBinary(fmt: string, buf: Uint8Array, little: boolean, long
           const named = ext === 'S' || ext === 'F' ? sym(hi, lo, true) : ext === 's' || ext === 'f' ? sym(hi, lo, false) : null;
           out += pad(named ?? '0x' + x.toString(16), sp, false);
         } else {
-          const s = str();
+          const s = cur.str();
           out += s === null ? '?' : pad(s, sp, false);
         }
         break;
