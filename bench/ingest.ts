@@ -167,6 +167,8 @@ async function bundleCli(root: string, out: string): Promise<string> {
     platform: 'node',
     target: 'node20',
     outExtension: { '.js': '.mjs' },
+    // as build:cli: `sql` imports DuckDB's native addon at run time, which esbuild cannot bundle
+    external: ['@duckdb/node-api'],
     logLevel: 'error',
   });
   return join(out, 'stackmap-explorer.mjs');
