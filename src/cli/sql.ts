@@ -65,7 +65,12 @@ export interface QueryResult {
 /** Runs `query` over the tables; DuckDB's error is thrown as it is. */
 export async function runQuery(tables: Map<TableName, string>, query: string): Promise<QueryResult> {
   // loaded here only: a native addon, outside the bundle, that --help and the other commands never load
-  const { DuckDBInstance } = await import('@duckdb/node-api');
+  let DuckDBInstance: typeof import('@duckdb/node-api').DuckDBInstance;
+  try {
+    ({ DuckDBInstance } = await import('@duckdb/node-api'));
+  } catch (e) {
+    throw new Error(`sql needs DuckDB's Node package, which did not load (${(e as Error).message}): npm install @duckdb/node-api`);
+  }
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
   try {
