@@ -34,14 +34,20 @@ async function waitLoaded(page: Page) {
 }
 
 const written: string[] = [];
-async function shot(target: Page | Locator, name: string) {
-  const path = join(OUT, `${name}.png`);
-  await (target as Page).mouse?.move(0, 0);
-  if ('scrollIntoViewIfNeeded' in target) await target.scrollIntoViewIfNeeded();
-  await target.screenshot({ path, animations: 'disabled' });
+/** Fails when a README picture grows past MAX_BYTES; lists what was written. */
+function keep(path: string) {
   const size = statSync(path).size;
   if (size > MAX_BYTES) throw new Error(`${path} is ${size} bytes, over the README's ${MAX_BYTES}`);
   written.push(`${path} (${Math.round(size / 1024)} KB)`);
+}
+
+/** The viewport (`target` the page) or one element, with the pointer out of the way. */
+async function shot(page: Page, target: Page | Locator, name: string) {
+  const path = join(OUT, `${name}.png`);
+  await page.mouse.move(0, 0);
+  if (target !== page) await (target as Locator).scrollIntoViewIfNeeded();
+  await target.screenshot({ path, animations: 'disabled' });
+  keep(path);
 }
 
 /** A screenshot of the rectangle around `parts` (scrolled into view first), `pad` px around. */
@@ -55,22 +61,20 @@ async function shotAround(page: Page, parts: Locator[], name: string, pad = 6) {
   const path = join(OUT, `${name}.png`);
   await page.mouse.move(0, 0);
   await page.screenshot({ path, clip: { x, y, width: right - x, height: bottom - y }, animations: 'disabled' });
-  const size = statSync(path).size;
-  if (size > MAX_BYTES) throw new Error(`${path} is ${size} bytes, over the README's ${MAX_BYTES}`);
-  written.push(`${path} (${Math.round(size / 1024)} KB)`);
+  keep(path);
 }
 
 async function explorer(page: Page) {
   await page.goto('/');
   await waitLoaded(page);
   await page.evaluate(() => window.scrollTo(0, 0));
-  await shot(page, '1-sample');
+  await shot(page, page, '1-sample');
 
   // the top stack: the first row of the top stacks pane, its path marked in the flame graph
   await page.getByTestId('top-stack-row').first().click();
   await expect(page.getByTestId('flamegraph')).not.toHaveAttribute('data-highlight-nodes', '0');
   await expect(page.getByTestId('stack-frames')).toBeVisible();
-  await shot(page.locator('.split').first(), '2-top-stack');
+  await shot(page, page.locator('.split').first(), '2-top-stack');
   await page.getByTestId('top-stack-row').first().click(); // unselect
 
   // a generation chosen: every pane now shows only its records
@@ -82,16 +86,16 @@ async function explorer(page: Page) {
   await expect.poll(() => new URL(page.url()).searchParams.get('gen')).toBe(numbered[1]);
   await waitLoaded(page);
   await page.evaluate(() => window.scrollTo(0, 0));
-  await shot(page, '3-generation');
+  await shot(page, page, '3-generation');
   const gensPane = page.getByRole('region', { name: 'generations' });
   await gensPane.getByLabel('generation A').selectOption(numbered[0]); // choosing a pair runs the diff
   await gensPane.getByLabel('generation B').selectOption(numbered[2]);
   await expect(page.getByTestId('generation-diff').locator('h3')).toHaveCount(3);
-  await shot(gensPane, '4-generation-diff');
+  await shot(page, gensPane, '4-generation-diff');
   await select.selectOption(gens[0]);
   await expect.poll(() => new URL(page.url()).searchParams.get('gen')).toBeNull();
   await waitLoaded(page);
-  await shot(page.getByRole('region', { name: 'stack map statistics' }), '5-stack-map');
+  await shot(page, page.getByRole('region', { name: 'stack map statistics' }), '5-stack-map');
 
   // SQL: DuckDB opened on demand, an example query over the sample's tables
   const sql = page.getByTestId('sql');
@@ -99,7 +103,7 @@ async function explorer(page: Page) {
   await expect(sql).toHaveAttribute('data-status', 'ready', { timeout: 180_000 });
   await page.getByTestId('sql-example-unresolved').click();
   await expect(page.getByTestId('sql-count')).toHaveAttribute('data-total', /^[1-9]\d*$/, { timeout: 60_000 });
-  await shot(sql, '9-sql');
+  await shot(page, sql, '9-sql');
 }
 
 async function scenario(page: Page, name: string, file: string) {
@@ -113,7 +117,7 @@ async function scenario(page: Page, name: string, file: string) {
   await page.waitForTimeout(1200); // the last reset's flash over the slot table fades
   const cards = page.getByTestId('sim-scenario');
   await shotAround(page, [cards.nth(0), cards.nth(1), cards.nth(2)], `${file}-verdict`);
-  await shot(page.getByTestId('sim-ledger'), `${file}-ledger`);
+  await shot(page, page.getByTestId('sim-ledger'), `${file}-ledger`);
 }
 
 /** The what-if pane needs full stacks: a capture recorded without the map, made by `cli generate`. */
@@ -132,7 +136,7 @@ async function whatIf(page: Page) {
   await expect(page.getByTestId('whatif')).not.toContainText('computing');
   await expect(page.getByTestId('whatif-recommendation')).toHaveAttribute('data-bits', /^1\d$/);
   await expect(page.getByTestId('whatif-row')).toHaveCount(9);
-  await shot(page.getByTestId('whatif'), '8-whatif');
+  await shot(page, page.getByTestId('whatif'), '8-whatif');
   rmSync(dir, { recursive: true, force: true });
 }
 
