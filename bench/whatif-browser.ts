@@ -70,6 +70,10 @@ interface Run {
   pageKeysMs: number;
   /** the most steps the pane's progress showed done before the answer (0: never seen; A has none) */
   progressSeen: number;
+  /** answers from what-if workers for two sizes asked one after the other, the first mid-replay (B: 1, the first cancelled; -1: not tried) */
+  supersededAnswers: number;
+  /** whether the first size's table was ever shown at the end (never) */
+  supersededShown: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -132,6 +136,23 @@ async function oneRun(browser: Browser, url: string, trace: string): Promise<Run
     const { from, to } = await whatIf(true);
     await sleep(300);
     const during = await timelineCalls(from, to);
+    // superseded: a new size while a replay is on its way ends it (B: no answer from its worker), the newer one is shown
+    const calls = async () => (await page.evaluate(() => (window as unknown as { __wi: { calls: Call[] } }).__wi.calls)) as Call[];
+    const whatifAnswers = async () => (await calls()).filter((c) => c.worker === 'whatif').length;
+    const runsBefore = await whatifAnswers();
+    /** -1: not tried (A has no what-if worker, or the first replay ended before the second size was asked) */
+    let answered = -1;
+    let basis = '';
+    if (runsBefore > 0) {
+      await input.fill('333');
+      await page.waitForFunction(() => Number(document.querySelector('[data-testid="whatif-progress"]')?.getAttribute('data-done') ?? 0) >= 2, null, { timeout: 120_000, polling: 10 });
+      const first = await whatifAnswers();
+      await input.fill('444');
+      await page.waitForFunction(() => (document.querySelector('[data-testid="whatif-basis"]')?.textContent ?? '').includes('buffer 444 KB'), null, { timeout: 600_000, polling: 50 });
+      await sleep(300);
+      basis = (await page.getByTestId('whatif-basis').textContent()) ?? '';
+      if (first === runsBefore) answered = (await whatifAnswers()) - runsBefore;
+    }
     if (during.length === 0) throw new Error('no timeline call during the what-if: the keys did not reach the timeline');
     return {
       idleWorst: Math.max(...idle.map((c) => c.t1 - c.t0)),
@@ -140,6 +161,9 @@ async function oneRun(browser: Browser, url: string, trace: string): Promise<Run
       pageMs: alone.to - alone.from,
       pageKeysMs: to - from,
       progressSeen,
+      // A replays in the ingest worker (no 'whatif' worker): its superseded what-if still ran to the end
+      supersededAnswers: answered,
+      supersededShown: basis.includes('buffer 333 KB'),
     };
   } finally {
     await page.close();
@@ -162,7 +186,9 @@ async function main() {
       for (const side of distA ? (['A', 'B'] as const) : (['B'] as const)) {
         const r = await oneRun(browser, (side === 'A' ? servedA! : servedB).url, trace);
         runs[side].push(r);
-        log(`run ${i + 1} ${side}: worst timeline call during the what-if ${r.worst.toFixed(0)} ms (${r.timelineCalls} calls; idle worst ${r.idleWorst.toFixed(0)} ms); what-if shown after ${r.pageMs.toFixed(0)} ms alone, ${r.pageKeysMs.toFixed(0)} ms while zooming; progress seen at step ${r.progressSeen}`);
+        if (r.supersededAnswers !== -1 && (r.supersededAnswers !== 1 || r.supersededShown))
+          throw new Error(`a superseded what-if was not cancelled: ${r.supersededAnswers} answers from what-if workers, first size shown: ${r.supersededShown}`);
+        log(`run ${i + 1} ${side}: worst timeline call during the what-if ${r.worst.toFixed(0)} ms (${r.timelineCalls} calls; idle worst ${r.idleWorst.toFixed(0)} ms); what-if shown after ${r.pageMs.toFixed(0)} ms alone, ${r.pageKeysMs.toFixed(0)} ms while zooming; progress seen at step ${r.progressSeen}; superseded: ${r.supersededAnswers} what-if worker answer(s)`);
       }
     }
   } finally {
@@ -170,7 +196,7 @@ async function main() {
     await servedB.close();
     await servedA?.close();
   }
-  const best = (rs: Run[], k: keyof Run) => Math.min(...rs.map((r) => r[k]));
+  const best = (rs: Run[], k: 'idleWorst' | 'worst' | 'pageMs' | 'pageKeysMs') => Math.min(...rs.map((r) => r[k]));
   const rows: Row[] = [];
   const b = best(runs.B, 'worst');
   const a = runs.A.length ? best(runs.A, 'worst') : null;
