@@ -15,6 +15,8 @@ export interface DatV7Options extends DatWriteOptions {
   compression: 'none' | 'zlib' | 'zstd';
   /** the BUFFER option in the first options section, before the data */
   bufferOptionFirst?: boolean;
+  /** more options for the first options section: [id, data] (OFFSET, TSC2NSEC, ...) */
+  extraOptions?: [number, Uint8Array][];
 }
 
 const enc = new TextEncoder();
@@ -173,6 +175,7 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
       option(b, 8, u32bytes(o.cpus));
       option(b, 4, enc.encode('[local] global counter\0'));
       for (const [id, at] of [[16, header], [17, ftrace], [18, events], [19, kallsyms], [20, printk], [21, cmdlines]]) option(b, id, u64bytes(at));
+      for (const [id, data] of o.extraOptions ?? []) option(b, id, data);
       if (buffer) option(b, 3, buffer);
       option(b, 0, u64bytes(next));
     });

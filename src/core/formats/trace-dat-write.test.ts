@@ -158,6 +158,32 @@ describe('trace.dat written by the writers (v6 and v7, both byte orders, none/zl
     );
   }, 60_000);
 
+  it('OFFSET and TSC2NSEC options change the timestamps: ns = (raw * mult >> shift) + offset', () => {
+    const enc = new TextEncoder();
+    const tsc = (little: boolean) => {
+      const b = new Uint8Array(16);
+      const dv = new DataView(b.buffer);
+      dv.setUint32(0, 3, little);
+      dv.setUint32(4, 1, little);
+      return b;
+    };
+    const raw = [1_000_000, 3_000_001, 2 ** 33 + 7];
+    for (const little of [true, false]) {
+      const cases: [string, [number, Uint8Array][], (ns: number) => number][] = [
+        ['OFFSET', [[7, enc.encode('1000000000\0')]], (ns) => ns + 1e9],
+        ['TSC2NSEC', [[14, tsc(little)]], (ns) => Math.floor((ns * 3) / 2)],
+        ['both', [[7, enc.encode('5000\0')], [14, tsc(little)]], (ns) => Math.floor((ns * 3) / 2) + 5000],
+      ];
+      for (const [, extraOptions, want] of cases) {
+        const events = raw.map((ts) => ({ kind: 'sample' as const, cpu: 0, ts, pid: 7, value: 1, label: 'a' }));
+        const b = writeTraceDatV7({ littleEndian: little, longSize: 8, cpus: 1, comms: [[7, 'x']], events, compression: 'none', extraOptions });
+        const { got, log } = readDat(b, 7);
+        expect(log.list()).toEqual([]);
+        expect(got.events.map((e) => Math.round(e.ts * 1e9))).toEqual(raw.map(want));
+      }
+    }
+  });
+
   it('zlib blocks are real zlib: node:zlib inflates the kallsyms section to its text', () => {
     const kallsyms = 'ffffffff81000000 T _stext\nffffffff81000100 t do_work\n'.repeat(50);
     const bytes = writeTraceDatV7({ littleEndian: false, longSize: 8, cpus: 1, comms: [], kallsyms, events: [], compression: 'zlib' });
@@ -180,6 +206,22 @@ describe('trace.dat written by the writers (v6 and v7, both byte orders, none/zl
       o += 16 + size;
     }
     expect(found).toBe(kallsyms);
+  });
+});
+
+describe.skipIf(!hasTraceCmd)('trace-cmd report applies OFFSET and TSC2NSEC as the reader does', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dat-opts-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  it('the same microseconds', () => {
+    const tsc = new Uint8Array(16);
+    new DataView(tsc.buffer).setUint32(0, 5, true);
+    new DataView(tsc.buffer).setUint32(4, 2, true);
+    const events = [2_000_000, 9_000_000, 2 ** 34].map((ts) => ({ kind: 'sample' as const, cpu: 0, ts, pid: 7, value: 1, label: 'a' }));
+    const b = writeTraceDatV7({ littleEndian: true, longSize: 8, cpus: 1, comms: [[7, 'x']], events, compression: 'none', extraOptions: [[7, new TextEncoder().encode('123000\0')], [14, tsc]] });
+    const file = join(dir, 'opts.dat');
+    writeFileSync(file, b);
+    const ours = readDat(b, 0).got.events.map((e) => String(Math.floor(Math.round(e.ts * 1e9) / 1000)));
+    expect(reportLines(file).map((l) => String(+l.ts.replace('.', '')))).toEqual(ours);
   });
 });
 
