@@ -8,7 +8,10 @@
 // against a plain first-come-first-stored model of the map (no timing).
 //
 //   npx tsx bench/whatif.ts [--events N] [--runs R] [--json] [--smoke]
-import { arg, flag } from './args.ts';
+//   npx tsx bench/whatif.ts --against REV   (also src/core's whatIfFromInput at REV on the same input, alternating: row whatif-replay-ab)
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { arg, coreAt, flag } from './args.ts';
 import type { Row } from './contract.ts';
 import { generated } from './generated.ts';
 import { readFiles } from '../src/cli/read-files.ts';
@@ -21,6 +24,7 @@ const SMOKE = flag('--smoke');
 const JSON_OUT = flag('--json');
 const EVENTS = Number(arg('--events', SMOKE ? '3000' : '200000'));
 const RUNS = Number(arg('--runs', SMOKE ? '1' : '5'));
+const AGAINST = arg('--against', '');
 const log = (s: string) => (JSON_OUT ? process.stderr : process.stdout).write(s + '\n');
 
 /** The baseline: every record's stack hashed, in time order, as the map hashes it. */
@@ -58,17 +62,32 @@ async function main() {
   const records = Array.from(x.stack).filter((s) => s >= 0 && x.depths[s] <= MAX_DEPTH).length;
   if (records !== EVENTS) throw new Error(`expected a full stack with each of the ${EVENTS} events, found ${records}`);
 
-  let best = { replay: Infinity, hash: Infinity };
+  // A: whatIfFromInput of src/core at REV (the input's shape is the same since whatif-input.ts)
+  const aDir = AGAINST ? coreAt(fileURLToPath(new URL('..', import.meta.url)), AGAINST, 'smx-whatif-ab-') : '';
+  const aReplay = aDir ? ((await import(`${aDir}/src/core/model/whatif.ts`)) as { whatIfFromInput?: typeof whatIfFromInput }).whatIfFromInput : undefined;
+  if (aDir && !aReplay) throw new Error(`${AGAINST} has no whatIfFromInput (it predates whatif-input.ts)`);
+  let best = { replay: Infinity, hash: Infinity, against: Infinity };
   let result = whatIfFromInput(x, { modes: ['v8'] });
-  for (let r = 0; r < RUNS; r++) {
-    let t = performance.now();
-    const h = hashLoop(x);
-    const hash = performance.now() - t;
-    t = performance.now();
-    result = whatIfFromInput(x, { modes: ['v8'] });
-    const replay = performance.now() - t;
-    best = { replay: Math.min(best.replay, replay), hash: Math.min(best.hash, hash) };
-    log(`run ${r + 1}: hash loop ${hash.toFixed(1)} ms (${h}), replay x ${WHATIF_BITS.length} bits ${replay.toFixed(0)} ms`);
+  try {
+    for (let r = 0; r < RUNS; r++) {
+      let t = performance.now();
+      const h = hashLoop(x);
+      const hash = performance.now() - t;
+      let against = Infinity;
+      if (aReplay) {
+        t = performance.now();
+        const ra = aReplay(x, { modes: ['v8'] });
+        against = performance.now() - t;
+        if (JSON.stringify(ra.bits) !== JSON.stringify(result.bits)) throw new Error(`${AGAINST}'s figures differ from this tree's`);
+      }
+      t = performance.now();
+      result = whatIfFromInput(x, { modes: ['v8'] });
+      const replay = performance.now() - t;
+      best = { replay: Math.min(best.replay, replay), hash: Math.min(best.hash, hash), against: Math.min(best.against, against) };
+      log(`run ${r + 1}: hash loop ${hash.toFixed(1)} ms (${h}), replay x ${WHATIF_BITS.length} bits ${replay.toFixed(0)} ms${aReplay ? `, at ${AGAINST} ${against.toFixed(0)} ms` : ''}`);
+    }
+  } finally {
+    if (aDir) rmSync(aDir, { recursive: true, force: true });
   }
   // the figures, against the plain model (a what-if with wrong figures is no faster for it)
   for (const row of result.bits) {
@@ -88,7 +107,16 @@ async function main() {
       note: `${(best.replay / WHATIF_BITS.length).toFixed(0)} ms per bits; figures checked against a first-come-first-stored model`,
     },
   ];
-  log(`replay ${best.replay.toFixed(0)} ms, hash loop ${best.hash.toFixed(1)} ms: ${ratio.toFixed(1)}x`);
+  if (aReplay)
+    rows.push({
+      id: 'whatif-replay-ab',
+      what: `the same replay, this tree against ${AGAINST} (alternating, best of ${RUNS})`,
+      value: best.replay,
+      unit: 'ms',
+      baseline: { what: `whatIfFromInput at ${AGAINST}`, value: best.against, unit: 'ms' },
+      ratio: best.replay / best.against,
+    });
+  log(`replay ${best.replay.toFixed(0)} ms, hash loop ${best.hash.toFixed(1)} ms: ${ratio.toFixed(1)}x${aReplay ? `; at ${AGAINST} ${best.against.toFixed(0)} ms, B/A ${(best.replay / best.against).toFixed(3)}` : ''}`);
   if (JSON_OUT) process.stdout.write(JSON.stringify({ rows }) + '\n');
 }
 
