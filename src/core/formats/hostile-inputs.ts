@@ -16,6 +16,7 @@ export const PREFIXES: Record<string, string[]> = {
   kallsyms: ['ffffffff81000000 t '],
   dump_json: ['[{"stack_id": 1, "ips": ["'],
   perf_script: ['', 'dd 1 ', 'dd 1 1.0: ', 'x: ', '\t 0 ', 'dd 1 1.0: 1 e:\n\t 0 x '],
+  trace_cmd_dat: ['\x17\x08Dtracing6\0\0\x08\0\x10\0\0', '\x17\x08Dtracing7\0\0\x08\0\x10\0\0none\0\0' + '\0'.repeat(8)],
   capture_txt: ['# stackmap explorer capture, by x, d\n# set a', '# stackmap explorer capture, by '],
 };
 
