@@ -77,8 +77,12 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
     if (r.pos < end) yield* r.skipUnused(end - r.pos, `BUFFER section at ${hex(buf.offset)}: bytes after its last CPU data`);
   };
 
-  /** Reads held BUFFER sections whose option has arrived. */
-  const release = function* (): Pull<void> {
+  /**
+   * Reads held BUFFER sections whose option has arrived, once the event formats are read too
+   * (`final`: the file ended, read what has an option whatever else is missing).
+   */
+  const release = function* (final: boolean): Pull<void> {
+    if (!final && meta.formats.size === 0) return;
     for (let i = 0; i < held.length; i++) {
       const h = held[i];
       const buf = opts.buffers.find((x) => x.offset === h.at && !x.latency);
@@ -113,8 +117,9 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
     const what = `section ${name} at ${hex(at)}`;
 
     if (id === OPT.BUFFER) {
+      // read now when its CPU table and the event formats are known, else held until they are
       const buf = opts.buffers.find((x) => x.offset === at && !x.latency);
-      if (buf) yield* fly(win, buf, flags, end);
+      if (buf && meta.formats.size > 0) yield* fly(win, buf, flags, end);
       else {
         const h: Held = { at, flags, dataAt: rd.pos, pieces: [] };
         if (!(yield* win.pieces(size, (p) => h.pieces.push(p.slice())))) {
@@ -159,13 +164,14 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
                 expect = 0;
               } else expect = next;
             } else expect = 0;
-            yield* release();
+            yield* release(false);
           } else if (id === OPT.HEADER_INFO) yield* headerInfo(content, b.longSize, meta);
           else if (id === OPT.FTRACE_EVENTS) yield* ftraceFormats(content, meta);
           else if (id === OPT.EVENT_FORMATS) yield* eventFormats(content, meta);
           else if (id === OPT.KALLSYMS) yield* kallsyms(content, ctx, meta);
           else if (id === OPT.PRINTK) yield* printkFormats(content, meta);
           else if (id === OPT.CMDLINES) yield* cmdlines(content, meta);
+          if (id === OPT.FTRACE_EVENTS || id === OPT.EVENT_FORMATS) yield* release(false);
           if (mem && mem.pos < mem.pieces[0].length) mem.unused(mem.pos, mem.pieces[0].length - mem.pos, `${what}: bytes after its content`);
         }
       }
@@ -184,6 +190,7 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
     }
   }
 
+  yield* release(true);
   for (const h of held) {
     const n = h.pieces.reduce((k, p) => k + p.length, 0);
     rd.src.unused(h.dataAt, n, `BUFFER section at ${hex(h.at)}: no BUFFER option gives its CPUs, not read`);
