@@ -77,12 +77,16 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
     if (r.pos < end) yield* r.skipUnused(end - r.pos, `BUFFER section at ${hex(buf.offset)}: bytes after its last CPU data`);
   };
 
+  /** metadata sections whose content was read (by offset) */
+  const done = new Set<number>();
+  /** every section the options point at is read (without pointers yet: the formats are) */
+  const metaReady = () => (opts.pointers.length > 0 ? opts.pointers.every((p) => done.has(p.offset)) : meta.formats.size > 0);
   /**
-   * Reads held BUFFER sections whose option has arrived, once the event formats are read too
-   * (`final`: the file ended, read what has an option whatever else is missing).
+   * Reads held BUFFER sections whose option has arrived, once the metadata they need is read
+   * too (`final`: the file ended, read what has an option whatever else is missing).
    */
   const release = function* (final: boolean): Pull<void> {
-    if (!final && meta.formats.size === 0) return;
+    if (!final && !metaReady()) return;
     for (let i = 0; i < held.length; i++) {
       const h = held[i];
       const buf = opts.buffers.find((x) => x.offset === h.at && !x.latency);
@@ -117,9 +121,9 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
     const what = `section ${name} at ${hex(at)}`;
 
     if (id === OPT.BUFFER) {
-      // read now when its CPU table and the event formats are known, else held until they are
+      // read now when its CPU table and the metadata are known, else held until they are
       const buf = opts.buffers.find((x) => x.offset === at && !x.latency);
-      if (buf && meta.formats.size > 0) yield* fly(win, buf, flags, end);
+      if (buf && metaReady()) yield* fly(win, buf, flags, end);
       else {
         const h: Held = { at, flags, dataAt: rd.pos, pieces: [] };
         if (!(yield* win.pieces(size, (p) => h.pieces.push(p.slice())))) {
@@ -171,7 +175,8 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
           else if (id === OPT.KALLSYMS) yield* kallsyms(content, ctx, meta);
           else if (id === OPT.PRINTK) yield* printkFormats(content, meta);
           else if (id === OPT.CMDLINES) yield* cmdlines(content, meta);
-          if (id === OPT.FTRACE_EVENTS || id === OPT.EVENT_FORMATS) yield* release(false);
+          done.add(at);
+          if (id !== OPT.DONE) yield* release(false);
           if (mem && mem.pos < mem.pieces[0].length) mem.unused(mem.pos, mem.pieces[0].length - mem.pos, `${what}: bytes after its content`);
         }
       }

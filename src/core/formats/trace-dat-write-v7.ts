@@ -17,6 +17,8 @@ export interface DatV7Options extends DatWriteOptions {
   bufferOptionFirst?: boolean;
   /** more options for the first options section: [id, data] (OFFSET, TSC2NSEC, ...) */
   extraOptions?: [number, Uint8Array][];
+  /** the metadata sections (headers, formats, kallsyms, printk, cmdlines) after the data */
+  metadataLast?: boolean;
 }
 
 const enc = new TextEncoder();
@@ -57,7 +59,9 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
   const L = o.longSize;
   const little = o.littleEndian;
   const packed = o.compression !== 'none';
-  const w = new Out(little);
+  const out = new Out(little);
+  // the metadata sections, written here or (metadataLast) apart and appended after the data
+  const metaOut = o.metadataLast ? new Out(little) : out;
   const strings = new Map<string, number>();
   let stringsLen = 0;
   const str = (s: string) => {
@@ -68,15 +72,13 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
     }
     return id;
   };
-  /** the 16-byte section header; the size is patched when the section is done */
-  const sections: { at: number; sizeAt: number }[] = [];
   const u64at = (at: number, v: number) => {
     const all = w.concat();
     new DataView(all.buffer).setBigUint64(at, BigInt(v), little);
     w.parts = [all];
   };
   /** a section; `raw`: its body as is even when flagged compressed (the BUFFER section's chunks) */
-  const section = (id: number, flags: number, desc: string, body: Uint8Array, raw = false) => {
+  const section = (id: number, flags: number, desc: string, body: Uint8Array, raw = false, w = out) => {
     const at = w.length;
     w.u16(id);
     w.u16(flags);
@@ -91,9 +93,9 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
       w.u64(body.length);
       w.bytes(body);
     }
-    sections.push({ at, sizeAt: at + 8 });
     return at;
   };
+  const w = out;
 
   w.bytes(new Uint8Array([0x17, 0x08, 0x44, ...enc.encode('tracing')]));
   w.str0('7');
@@ -110,21 +112,24 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
     b.sized64(headerPageText(L, pageSize));
     b.str0('header_event');
     b.sized64(HEADER_EVENT);
-  }));
+  }), false, metaOut);
   const ftrace = section(17, flag, 'ftrace events', bytesOf(little, (b) => {
     const f = ftraceFormatTexts(L);
     b.u32(f.length);
     for (const t of f) b.sized64(t);
-  }));
+  }), false, metaOut);
   const events = section(18, flag, 'events format', bytesOf(little, (b) => {
     b.u32(1);
     b.str0('test');
     b.u32(1);
     b.sized64(SAMPLE_FORMAT);
-  }));
-  const kallsyms = section(19, flag, 'kallsyms', bytesOf(little, (b) => b.sized32(o.kallsyms ?? '')));
-  const printk = section(20, flag, 'printk', bytesOf(little, (b) => b.sized32(printkText(o))));
-  const cmdlines = section(21, flag, 'command lines', bytesOf(little, (b) => b.sized64(cmdlinesText(o))));
+  }), false, metaOut);
+  const kallsyms = section(19, flag, 'kallsyms', bytesOf(little, (b) => b.sized32(o.kallsyms ?? '')), false, metaOut);
+  const printk = section(20, flag, 'printk', bytesOf(little, (b) => b.sized32(printkText(o))), false, metaOut);
+  const cmdlines = section(21, flag, 'command lines', bytesOf(little, (b) => b.sized64(cmdlinesText(o))), false, metaOut);
+  /** a metadata section's file offset (apart: after options 2, known once the data is laid out) */
+  let metaBase = 0;
+  const abs = (rel: number) => metaBase + rel;
 
   // the CPU data, laid out first so its offsets are known for the BUFFER option
   const perCpu: Uint8Array[] = [];
@@ -174,7 +179,7 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
     bytesOf(little, (b) => {
       option(b, 8, u32bytes(o.cpus));
       option(b, 4, enc.encode('[local] global counter\0'));
-      for (const [id, at] of [[16, header], [17, ftrace], [18, events], [19, kallsyms], [20, printk], [21, cmdlines]]) option(b, id, u64bytes(at));
+      for (const [id, at] of [[16, header], [17, ftrace], [18, events], [19, kallsyms], [20, printk], [21, cmdlines]]) option(b, id, u64bytes(abs(at)));
       for (const [id, data] of o.extraOptions ?? []) option(b, id, data);
       if (buffer) option(b, 3, buffer);
       option(b, 0, u64bytes(next));
@@ -198,6 +203,7 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
   const bufferEnd = at;
   const opts2At = bufferEnd;
   const buffer = bufferOption(bufferAt, offsets);
+  if (o.metadataLast) metaBase = opts2At + (o.bufferOptionFirst ? 0 : 16 + 6 + buffer.length + 6 + 8);
   section(0, 0, 'options', firstOptions(o.bufferOptionFirst ? 0 : opts2At, o.bufferOptionFirst ? buffer : null));
   section(3, flag, 'buffer flyrecord ', bytesOf(little, (b) => {
     let pos = bufferAt + 16;
@@ -212,6 +218,7 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
     option(b, 3, buffer);
     option(b, 0, u64bytes(0));
   }));
+  if (o.metadataLast) w.bytes(metaOut.concat());
   str('strings');
   const names = bytesOf(little, (b) => [...strings.keys()].forEach((s) => b.str0(s)));
   section(15, flag, 'strings', names);

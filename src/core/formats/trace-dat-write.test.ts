@@ -10,10 +10,10 @@ import { writeTraceDatV7, type DatV7Options } from './trace-dat-write-v7.ts';
 
 const SIZES = [0, 1, 7, 4096];
 
-type Variant = { version: 6 | 7; compression: DatV7Options['compression']; bufferOptionFirst: boolean };
+type Variant = { version: 6 | 7; compression: DatV7Options['compression']; bufferOptionFirst: boolean; metadataLast: boolean };
 
 function write(o: DatWriteOptions, v: Variant): Uint8Array {
-  return v.version === 6 ? writeTraceDat(o) : writeTraceDatV7({ ...o, compression: v.compression, bufferOptionFirst: v.bufferOptionFirst });
+  return v.version === 6 ? writeTraceDat(o) : writeTraceDatV7({ ...o, compression: v.compression, bufferOptionFirst: v.bufferOptionFirst, metadataLast: v.metadataLast });
 }
 
 /**
@@ -77,6 +77,7 @@ const caseArb: fc.Arbitrary<Case> = fc
     version: fc.constantFrom(6 as const, 7 as const),
     compression: fc.constantFrom('none' as const, 'zlib' as const, 'zstd' as const),
     bufferOptionFirst: fc.boolean(),
+    metadataLast: fc.boolean(),
   })
   .chain((h) => {
     const ts = fc.integer({ min: 0, max: 2 ** 40 }); // gaps past 2^27 need time extends
@@ -107,7 +108,7 @@ const caseArb: fc.Arbitrary<Case> = fc
       return { kind: 'print', cpu: e.cpu, ts: e.ts, pid: e.pid, ip: e.ip, fmt: addr, args: e.pieces.flatMap((p) => (p.arg ? [p.arg] : [])), lostBefore: e.lostBefore };
     });
     const o: DatWriteOptions = { littleEndian: h.littleEndian, longSize: h.longSize, padding: h.padding, cpus: h.cpus, pageSize, comms: [[7, 'seven'], [42, 'answer']], printk, events: evs };
-    return { o, v: { version: h.version, compression: h.compression, bufferOptionFirst: h.bufferOptionFirst }, texts, notLikeTraceCmd };
+    return { o, v: { version: h.version, compression: h.compression, bufferOptionFirst: h.bufferOptionFirst, metadataLast: h.metadataLast }, texts, notLikeTraceCmd };
   });
 
 /** What the reader should send, made plainly from the input: CPU by CPU, each by time. */
