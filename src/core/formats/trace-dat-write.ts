@@ -248,7 +248,7 @@ export function cpuPages(events: DatWriteEvent[], o: DatWriteOptions, pageSize: 
   for (const e of events) {
     const rec = record(e, o);
     const big = rec.length > 28 * 4;
-    const need = (big ? 8 : 4) + ((rec.length + 3) & ~3) + 8 /* extend */ + 8 /* padding */ + L /* lost count */;
+    const need = (big ? 8 : 4) + ((rec.length + 3) & ~3) + 8 /* extend */ + 12 /* padding */ + L /* lost count */;
     if (e.lostBefore !== undefined || !page || at + need > pageSize) {
       if (page && e.lostBefore === undefined && at + 4 <= pageSize) {
         // end-of-page padding: a null padding event (delta 0) means "the rest of the page"
