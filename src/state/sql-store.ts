@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { Selection } from '../core/model/query-types.ts';
-import { SQL_CANCELLED, type SqlResult, type SqlTableIpc } from '../workers/sql-api.ts';
+import { SQL_CANCELLED, type SqlResult } from '../workers/sql-api.ts';
 import { SqlClient, type StartProgress } from '../workers/sql-client.ts';
 import { ingestWorker, useLoadStore } from './load-store.ts';
 import { SELECTION_VIEWS, selectionViewSql } from './sql-selection.ts';
@@ -73,21 +73,11 @@ const readyLine = (rows: Record<string, number>, extra = '') =>
 let loadingTables: Promise<void> | null = null;
 
 /** Puts the open capture's tables in (replacing the last capture's) and the selection view over them. */
-/** tables asked for while DuckDB starts (the ingest worker builds them meanwhile), and the capture they are of */
-type EarlyTables = { capture: number; tables: Promise<SqlTableIpc[]> };
-
-async function loadTables(early?: EarlyTables): Promise<void> {
-  const capture = early?.capture ?? useLoadStore.getState().captureId;
+async function loadTables(): Promise<void> {
+  const capture = useLoadStore.getState().captureId;
   useSqlStore.setState({ status: 'tables', line: 'Building the tables…' });
-  let first = early?.tables;
-  // the first call takes the early tables; a restart after Cancel asks the worker again
-  const source = () => {
-    const t = first ?? ingestWorker().tables();
-    first = undefined;
-    return t;
-  };
   try {
-    const tables = await sql().setTables(source);
+    const tables = await sql().setTables(() => ingestWorker().tables());
     const selection = selectionOf();
     for (const v of SELECTION_VIEWS) await sql().setView(v.view, selectionViewSql(selection, v.view, v.table));
     const rows = Object.fromEntries(tables.map((t) => [t.name, t.rows]));
@@ -99,8 +89,8 @@ async function loadTables(early?: EarlyTables): Promise<void> {
   }
 }
 
-function reloadTables(early?: EarlyTables): Promise<void> {
-  loadingTables ??= loadTables(early).finally(() => {
+function reloadTables(): Promise<void> {
+  loadingTables ??= loadTables().finally(() => {
     loadingTables = null;
     // another capture opened while these were built
     const s = useSqlStore.getState();
@@ -130,16 +120,13 @@ export const useSqlStore = create<SqlState>((set, get) => ({
     if (get().status !== 'closed' && get().status !== 'error') return;
     const t0 = performance.now();
     set({ status: 'starting', line: 'Loading DuckDB…', error: null });
-    // the ingest worker builds the tables while DuckDB downloads and compiles
-    const early: EarlyTables = { capture: useLoadStore.getState().captureId, tables: ingestWorker().tables() };
-    early.tables.catch(() => undefined);
     try {
       await sql().start();
     } catch (e) {
       set({ status: 'error', line: `DuckDB could not start: ${(e as Error).message}` });
       return;
     }
-    await reloadTables(early);
+    await reloadTables();
     if (get().status === 'ready') set({ openMs: performance.now() - t0 });
   },
 
