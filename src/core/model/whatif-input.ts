@@ -7,7 +7,8 @@ import { ReplayKernel } from '../sim/replay.ts';
  * What the what-if replay (whatif.ts) needs of a capture, as typed arrays only, so the ingest
  * worker hands it to a worker of its own (workers/whatif.worker.ts) in one message and goes back
  * to the panes' queries. `whatIfColumns` is one linear pass over the capture's records and
- * events (in the ingest worker); `prepareWhatIf` puts them in time order (in the what-if worker).
+ * events (in the ingest worker); `prepareWhatIf` puts them in time order and makes each distinct
+ * stack's ips (in the what-if worker).
  */
 export interface WhatIfColumns {
   /** items: each event (with the full stack recorded with it, if any), and each full stack record without an event */
@@ -18,9 +19,10 @@ export interface WhatIfColumns {
   event: Uint8Array;
   /** index into the distinct stacks, -1 for none (an event without a full stack) */
   stack: Int32Array;
-  /** distinct stacks as the map's words: stack s is words[wordStart[s], wordStart[s + 1]) */
-  words: Uint32Array;
-  wordStart: Int32Array;
+  /** distinct stacks, leaf first: stack s is frameNames[frameIds[i]] for i in [frameStart[s], frameStart[s + 1]) */
+  frameIds: Int32Array;
+  frameStart: Int32Array;
+  frameNames: string[];
   /** frames of each distinct stack */
   depths: Int32Array;
   /** stack records that are not full stacks (cookies, user stacks): not replayed */
@@ -65,7 +67,8 @@ export function whatIfColumns(capture: Capture): WhatIfColumns {
   const recCpu = t.recCpu.raw();
   const evTs = t.evTs.raw();
   const evCpu = t.evCpu.raw();
-  const byNode = new Map<number, number>();
+  /** distinct stack of each stack-table node, -1 before it is seen */
+  const byNode = new Int32Array(capture.stacks.nodeCount).fill(-1);
   const frames: string[][] = [];
   const fullOf = new Int32Array(nEv).fill(-1);
   // orphans first (in record order), then every event: the order the stable sort keeps at equal times
@@ -78,10 +81,11 @@ export function whatIfColumns(capture: Capture): WhatIfColumns {
       continue;
     }
     const node = recStack[r];
-    let s = byNode.get(node);
-    if (s === undefined) {
+    if (node >= byNode.length) throw new RangeError(`record ${r} names stack node ${node}, beyond the table's ${byNode.length}`);
+    let s = byNode[node];
+    if (s === -1) {
       s = frames.length;
-      byNode.set(node, s);
+      byNode[node] = s;
       frames.push(capture.stacks.framesOf(node));
     }
     const e = recEvent[r];
@@ -107,14 +111,24 @@ export function whatIfColumns(capture: Capture): WhatIfColumns {
     event[i] = 1;
     stack[i] = fullOf[e];
   }
-  const kernel = new ReplayKernel(frames);
-  const wordStart = new Int32Array(frames.length + 1);
-  for (let s = 0; s < frames.length; s++) wordStart[s + 1] = wordStart[s] + 2 * frames[s].length;
-  const words = new Uint32Array(wordStart[frames.length]);
-  for (let s = 0; s < frames.length; s++) words.set(ipsToWords(frames[s].map((k) => kernel.ipOf(k))), wordStart[s]);
+  // the frames as ids into the distinct frame keys: numbers travel as one buffer, each key once
+  const frameStart = new Int32Array(frames.length + 1);
+  for (let s = 0; s < frames.length; s++) frameStart[s + 1] = frameStart[s] + frames[s].length;
+  const frameIds = new Int32Array(frameStart[frames.length]);
+  const idOf = new Map<string, number>();
+  const frameNames: string[] = [];
+  for (let s = 0, i = 0; s < frames.length; s++)
+    for (const key of frames[s]) {
+      let id = idOf.get(key);
+      if (id === undefined) {
+        idOf.set(key, (id = frameNames.length));
+        frameNames.push(key);
+      }
+      frameIds[i++] = id;
+    }
   const buf = recordedBuffer(capture);
   return {
-    count, ts, cpu, event, stack, words, wordStart,
+    count, ts, cpu, event, stack, frameIds, frameStart, frameNames,
     depths: Int32Array.from(frames, (f) => f.length),
     other,
     captureBufferKb: buf.kb,
@@ -124,10 +138,14 @@ export function whatIfColumns(capture: Capture): WhatIfColumns {
 
 /** The columns' typed arrays, to transfer them (each once). */
 export function columnBuffers(c: WhatIfColumns): ArrayBuffer[] {
-  return [c.ts, c.cpu, c.event, c.stack, c.words, c.wordStart, c.depths].map((a) => a.buffer as ArrayBuffer);
+  return [c.ts, c.cpu, c.event, c.stack, c.frameIds, c.frameStart, c.depths].map((a) => a.buffer as ArrayBuffer);
 }
 
-/** The items in time order (stable: equal times keep the columns' order), each CPU as an index. */
+/**
+ * The items in time order (stable: equal times keep the columns' order), each CPU as an index, and
+ * each distinct stack as the map's words: frame keys become ips as the simulator's replay makes
+ * them (`ReplayKernel`: the same key is the same ip).
+ */
 export function prepareWhatIf(c: WhatIfColumns): WhatIfInput {
   const n = c.count;
   const ts = c.ts;
@@ -145,6 +163,8 @@ export function prepareWhatIf(c: WhatIfColumns): WhatIfInput {
     event[i] = c.event[j];
     stack[i] = c.stack[j];
   }
-  const words = Array.from(c.depths, (_, s) => c.words.subarray(c.wordStart[s], c.wordStart[s + 1]));
+  const frames = Array.from(c.depths, (_, s) => Array.from(c.frameIds.subarray(c.frameStart[s], c.frameStart[s + 1]), (id) => c.frameNames[id]));
+  const kernel = new ReplayKernel(frames);
+  const words = frames.map((f) => ipsToWords(f.map((k) => kernel.ipOf(k))));
   return { count: n, cpuIndex, event, stack, cpus, words, depths: c.depths, other: c.other, captureBufferKb: c.captureBufferKb, captureBufferFile: c.captureBufferFile };
 }
