@@ -160,6 +160,6 @@ describe('cli export --parquet', () => {
       { numRuns: 300, seed: 5 },
     );
     expect(parquetKeyValues(new Uint8Array([1, 2, 3]))).toBeNull();
-  });
+  }, 30_000);
 });
 
