@@ -101,8 +101,9 @@ const arbTable = fc
 
 describe('tables as Arrow IPC streams', () => {
   it('reads back row by row as the tables hold them: random tables of every type, nulls anywhere', () => {
-    fc.assert(fc.property(fc.array(arbTable, { minLength: 1, maxLength: 3 }), (tables) => roundTrip(tables)), { numRuns: 150 });
-  });
+    fc.assert(fc.property(fc.array(arbTable, { minLength: 1, maxLength: 3 }), (tables) => roundTrip(tables)), { numRuns: 100 });
+    // about 1 s alone; 5 s was not enough on the shared 2-core machine under a full run
+  }, 30_000);
 
   it('the helpers agree with plain arithmetic: the validity bitmap bit by bit, int64 words as BigInt', () => {
     fc.assert(
