@@ -43,6 +43,7 @@ export const SCRIPTS: Script[] = [
   { file: 'dump-ingest.ts', rows: ['dump-ingest-262k'], browser: false, timeout: 300 },
   { file: 'linear.ts', rows: ['linear-worst-ratio'], browser: false, timeout: 120 },
   { file: 'whatif.ts', rows: ['whatif-replay-200k'], browser: false, timeout: 300 },
+  { file: 'trace-dat.ts', rows: ['trace-dat-v6-read', 'trace-dat-v7-none-read', 'trace-dat-v7-zlib-read', 'trace-dat-v7-zstd-read'], browser: false, timeout: 300 },
   { file: 'big-trace-browser.ts', rows: ['big-trace-1gb'], browser: true, timeout: 420 },
 ];
 

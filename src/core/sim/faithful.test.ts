@@ -20,7 +20,7 @@ function newMap(mode: Mode, bits = 12, cpus = 1): SharedStackMap {
   return new SharedStackMap(createMapBuffer(p), p);
 }
 
-describe('stacks deeper than 64 frames bypass the map, in every mode', () => {
+describe('stacks deeper than 64 frames bypass the map, in every mode', { timeout: 60_000 }, () => {
   for (const mode of ['v4', 'v7', 'v8'] as const) {
     it(`${mode}: recorded in full, never counted`, async () => {
       const r = await runNode({ mode, v8Variant: 'bin', cpus: 2, bits: 12, events: 4000, resets: 1, stacks: 200, zipf: 0, depthMin: 56, depthMax: 80, ringKb: 2048 });
@@ -51,7 +51,7 @@ describe('stacks deeper than 64 frames bypass the map, in every mode', () => {
   });
 });
 
-describe('v8 discards a stack taken while RCU is not watching', () => {
+describe('v8 discards a stack taken while RCU is not watching', { timeout: 60_000 }, () => {
   it('no record at all, counted in its own counter; v7 records them', async () => {
     for (const mode of ['v8', 'v7'] as const) {
       const r = await runNode({ mode, v8Variant: 'bin', cpus: 2, bits: 12, events: 6000, resets: 0, stacks: 200, rcuOffShare: 0.05, ringKb: 2048 });
@@ -69,7 +69,7 @@ describe('v8 discards a stack taken while RCU is not watching', () => {
   });
 });
 
-describe("v8's lifecycle (cover letter): allocated on enable, kept when off, released by free after readers close", () => {
+describe("v8's lifecycle (cover letter): allocated on enable, kept when off, released by free after readers close", { timeout: 60_000 }, () => {
   it('option off: stacks in full, the map kept and still dumped', () => {
     const m = newMap('v8');
     const slot = m.insert(0, pop.words[1], pop.depths[1]);
@@ -116,7 +116,7 @@ describe("v8's lifecycle (cover letter): allocated on enable, kept when off, rel
   });
 });
 
-describe('v8 as posted: 16,384 stacks fixed, no stack_map_bin', () => {
+describe('v8 as posted: 16,384 stacks fixed, no stack_map_bin', { timeout: 60_000 }, () => {
   it('other bits need the proposed follow-up', () => {
     expect(() => validate({ ...DEFAULT_OPTIONS, mode: 'v8', bits: 10 })).toThrow(/16,384/);
     expect(() => validate({ ...DEFAULT_OPTIONS, mode: 'v8', bits: 10, v8Variant: 'bin' })).not.toThrow();
@@ -132,7 +132,7 @@ describe('v8 as posted: 16,384 stacks fixed, no stack_map_bin', () => {
   });
 });
 
-describe("stack_map_stat's successes and drops", () => {
+describe("stack_map_stat's successes and drops", { timeout: 60_000 }, () => {
   it('v4 zeroes them on reset: they count the records of the last generation only', async () => {
     const r = await runNode({ mode: 'v4', cpus: 2, bits: 10, events: 12000, resets: 3, stacks: 3000, zipf: 0, ringKb: 4096 });
     // v4 cleared the rings with the map: what is left is exactly the last generation
@@ -153,7 +153,7 @@ describe("stack_map_stat's successes and drops", () => {
   });
 });
 
-describe('v4 specifics', () => {
+describe('v4 specifics', { timeout: 60_000 }, () => {
   it('the binary export is a private copy made at open: a reset does not make it fail', () => {
     const m = newMap('v4');
     for (let i = 0; i < 200; i++) m.insert(0, pop.words[i], pop.depths[i]);
@@ -199,7 +199,7 @@ describe('v4 specifics', () => {
   });
 });
 
-describe("the host's generation snapshot", () => {
+describe("the host's generation snapshot", { timeout: 60_000 }, () => {
   it('is a copy inside the reset, computed after it, and equals a direct look at the quiescent map', () => {
     const m = newMap('v7', 10);
     for (let i = 0; i < 400; i++) m.insert(0, pop.words[i % 300], pop.depths[i % 300]);
