@@ -1,57 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ingestFiles } from '../model/test-helpers.ts';
-import { DiagnosticLog } from './diagnostics.ts';
-import { feedChunks, feedCuts, realTrace } from './test-util.ts';
-import { createTraceDatParser, type TraceDatResult } from './trace-dat.ts';
+import { realTrace } from './test-util.ts';
+import { readDat as read, traceCmd } from './trace-dat-test-util.ts';
 import { writeTraceDat } from './trace-dat-write.ts';
-import type { TraceEvent, TraceLost, TraceSink, TraceStackRecord } from './types.ts';
 
 const REAL = new URL('../../../../shared/real-traces/', import.meta.url).pathname + 'trappy-trace.dat';
 const SIZES = [0, 1, 7, 4096];
-
-interface Got {
-  events: TraceEvent[];
-  stacks: TraceStackRecord[];
-  lost: TraceLost[];
-  /** events, stacks and lost markers in the order the sink got them */
-  order: string[];
-}
-
-function collector(): { sink: TraceSink; got: Got } {
-  const got: Got = { events: [], stacks: [], lost: [], order: [] };
-  const sink: TraceSink = {
-    event: (e) => {
-      got.events.push({ ...e });
-      got.order.push(`e ${e.cpu} ${e.ts} ${e.pid} ${e.name} ${e.payload}`);
-    },
-    stackRecord: (r) => {
-      got.stacks.push({ ...r });
-      got.order.push(`s ${r.cpu} ${r.ts} ${r.pid} ${r.frames!.join(',')}`);
-    },
-    lost: (l) => {
-      got.lost.push({ ...l });
-      got.order.push(`l ${l.cpu} ${l.count}`);
-    },
-  };
-  return { sink, got };
-}
-
-function read(bytes: Uint8Array, size: number | number[]): { r: TraceDatResult; got: Got; log: DiagnosticLog } {
-  const log = new DiagnosticLog('t.dat');
-  const { sink, got } = collector();
-  const p = createTraceDatParser({ file: 't.dat', diagnostics: log }, sink);
-  const r = typeof size === 'number' ? feedChunks(p, bytes, size) : feedCuts(p, bytes, size);
-  return { r, got, log };
-}
-
-function traceCmd(args: string[]): string {
-  try {
-    return execFileSync('trace-cmd', args, { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] });
-  } catch (e) {
-    throw new Error(`trace-cmd ${args[0]} failed (${(e as Error).message}): install Debian's trace-cmd (apt-get install trace-cmd); this test needs it as its second method`);
-  }
-}
 
 const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 const sorted = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -19,39 +19,19 @@ export function isStackHash(s: string): boolean {
 }
 
 /**
- * FNV-1a 64 of a string's UTF-8 bytes (lone surrogates as U+FFFD, as TextEncoder does). The state
- * is four 16-bit limbs, so every product stays well inside a double's exact integers: the prime
- * 0x100000001b3 is 2^40 + 0x1b3, so h * prime = h * 0x1b3 + (h << 40).
+ * FNV-1a 64 over bytes, in four 16-bit limbs (every product stays exact in a double: the prime
+ * 0x100000001b3 is 2^40 + 0x1b3, so h * prime = h * 0x1b3 + (h << 40)).
  */
-export function fnv1a64(text: string): string {
-  let h0 = 0x2325;
-  let h1 = 0x8422;
-  let h2 = 0x9ce4;
-  let h3 = 0xcbf2;
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
-    let c = text.charCodeAt(i);
-    let b0: number;
-    let count: number;
-    if (c < 0x80) {
-      b0 = c;
-      count = 0;
-    } else {
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
-        const d = text.charCodeAt(i + 1);
-        if (d >= 0xdc00 && d <= 0xdfff) {
-          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-          i++;
-        } else c = 0xfffd;
-      } else if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
-      if (c < 0x800) (b0 = 0xc0 | (c >> 6)), (count = 1);
-      else if (c < 0x10000) (b0 = 0xe0 | (c >> 12)), (count = 2);
-      else (b0 = 0xf0 | (c >> 18)), (count = 3);
-    }
-    // the lead byte, then `count` continuation bytes, highest bits first
-    for (let k = count; k >= 0; k--) {
-      const byte = k === count ? b0 : 0x80 | ((c >> (6 * k)) & 0x3f);
-      h0 ^= byte;
+export class Fnv1a64 {
+  private h0 = 0x2325;
+  private h1 = 0x8422;
+  private h2 = 0x9ce4;
+  private h3 = 0xcbf2;
+
+  update(bytes: Uint8Array): this {
+    let { h0, h1, h2, h3 } = this;
+    for (let i = 0; i < bytes.length; i++) {
+      h0 ^= bytes[i];
       const t0 = h0 * 0x1b3;
       const t1 = h1 * 0x1b3 + (t0 >>> 16);
       const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);
@@ -61,9 +41,28 @@ export function fnv1a64(text: string): string {
       h2 = t2 & 0xffff;
       h3 = t3 & 0xffff;
     }
+    Object.assign(this, { h0, h1, h2, h3 });
+    return this;
   }
-  const hex = (x: number) => x.toString(16).padStart(4, '0');
-  return hex(h3) + hex(h2) + hex(h1) + hex(h0);
+
+  /** 16 lowercase hex digits */
+  hex(): string {
+    const hex = (x: number) => x.toString(16).padStart(4, '0');
+    return hex(this.h3) + hex(this.h2) + hex(this.h1) + hex(this.h0);
+  }
+}
+
+const utf8 = new TextEncoder();
+let scratch = new Uint8Array(1024);
+
+/**
+ * FNV-1a 64 of a string's UTF-8 bytes (lone surrogates as U+FFFD, as TextEncoder writes them),
+ * encoded into one reused buffer (3 bytes per UTF-16 unit at most).
+ */
+export function fnv1a64(text: string): string {
+  if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
+  const { written } = utf8.encodeInto(text, scratch);
+  return new Fnv1a64().update(scratch.subarray(0, written)).hex();
 }
 
 /** stack_hash of frame keys, leaf first */

@@ -4,6 +4,10 @@
  * names each capture once and a second export of the same capture replaces its files.
  */
 
+import { Fnv1a64 } from './stack-hash.ts';
+
+export { Fnv1a64 };
+
 /** How many first bytes of each file the id reads. */
 export const CAPTURE_ID_HEAD_BYTES = 4096;
 
@@ -13,40 +17,6 @@ export interface CaptureFileId {
   size: number;
   /** the file's first bytes: up to CAPTURE_ID_HEAD_BYTES are read (more are ignored) */
   head: Uint8Array;
-}
-
-/**
- * FNV-1a 64 over bytes, in four 16-bit limbs (as stack-hash.ts's fnv1a64 over UTF-8: every
- * product stays exact in a double; the prime 0x100000001b3 is 2^40 + 0x1b3).
- */
-export class Fnv1a64 {
-  private h0 = 0x2325;
-  private h1 = 0x8422;
-  private h2 = 0x9ce4;
-  private h3 = 0xcbf2;
-
-  update(bytes: Uint8Array): this {
-    let { h0, h1, h2, h3 } = this;
-    for (let i = 0; i < bytes.length; i++) {
-      h0 ^= bytes[i];
-      const t0 = h0 * 0x1b3;
-      const t1 = h1 * 0x1b3 + (t0 >>> 16);
-      const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);
-      const t3 = h3 * 0x1b3 + (h1 << 8) + (t2 >>> 16);
-      h0 = t0 & 0xffff;
-      h1 = t1 & 0xffff;
-      h2 = t2 & 0xffff;
-      h3 = t3 & 0xffff;
-    }
-    Object.assign(this, { h0, h1, h2, h3 });
-    return this;
-  }
-
-  /** 16 lowercase hex digits */
-  hex(): string {
-    const hex = (x: number) => x.toString(16).padStart(4, '0');
-    return hex(this.h3) + hex(this.h2) + hex(this.h1) + hex(this.h0);
-  }
 }
 
 /**
