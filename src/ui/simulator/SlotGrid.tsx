@@ -95,14 +95,14 @@ export function SlotGrid({ session, tick }: { session: SimSession; tick: number 
   const flashing = now < seen.current.until;
   const generation = map.generation;
   const hue = hueOf(generation);
-  // the frame ticks stop with the run: end a flash that is still showing by a render of its own
+  // the frame ticks stop with the run: while a flash shows, renders of its own come every 100 ms
+  // until one finds it over (a single timer for the end once left a flash up: 1 full e2e run in 3)
   const [, endFlash] = useState(0);
-  const until = seen.current.until;
   useEffect(() => {
     if (!flashing) return;
-    const t = setTimeout(() => endFlash((x) => x + 1), Math.max(0, until - performance.now()) + 20);
-    return () => clearTimeout(t);
-  }, [flashing, until]);
+    const t = setInterval(() => endFlash((x) => x + 1), 100);
+    return () => clearInterval(t);
+  }, [flashing]);
 
   useEffect(() => {
     const el = box.current;
