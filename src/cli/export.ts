@@ -9,6 +9,7 @@ import { FOOTER_TAIL, footerLength, parquetKeyValues } from '../core/model/table
 import { META_CAPTURE, writeParquet } from '../core/model/tables-parquet.ts';
 import { makeDir } from './out-dir.ts';
 import { readFiles } from './read-files.ts';
+import { parseOrExit, UsageError } from './usage.ts';
 
 export const EXPORT_USAGE = `usage: stackmap-explorer export --parquet DIR [--json] [--] FILE...
 
@@ -27,7 +28,6 @@ export const EXPORT_USAGE = `usage: stackmap-explorer export --parquet DIR [--js
 exit status: 0 when at least one file was read, 1 when none could be or DIR cannot take the
 tables, 2 on a usage error`;
 
-class UsageError extends Error {}
 
 /** The capture_id of files on disk: their names (no folder), sizes and first 4 KiB. Unopenable paths are left out. */
 export function captureIdOfPaths(paths: readonly string[]): string {
@@ -212,18 +212,8 @@ function parse(args: string[]): { dir: string; json: boolean; files: string[] } 
 const kib = (b: number) => (b < 1024 ? `${b} B` : `${(b / 1024).toFixed(1)} KiB`);
 
 export async function exportCommand(args: string[]): Promise<number> {
-  let p: ReturnType<typeof parse>;
-  try {
-    p = parse(args);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`${e.message}\n${EXPORT_USAGE}\n`);
-    return 2;
-  }
-  if (p === 'help') {
-    process.stdout.write(EXPORT_USAGE + '\n');
-    return 0;
-  }
+  const p = parseOrExit(parse, args, EXPORT_USAGE);
+  if ('exit' in p) return p.exit;
   const r = await exportParquet(p.files, p.dir, { log: (s) => process.stderr.write(s) });
   if ('error' in r) {
     process.stderr.write(r.error + '\n');

@@ -43,7 +43,9 @@ export interface GenerateOptions {
 const GENERATION = 1;
 
 /** a usage error: the options ask for what cannot be made (exit status 2) */
-export class UsageError extends Error {}
+import { UsageError } from './usage.ts';
+
+export { UsageError };
 
 // ---------------------------------------------------------------- the synthetic kernel and its stacks
 

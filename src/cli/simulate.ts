@@ -5,6 +5,7 @@ import { exportCapture } from '../core/sim/export.ts';
 import { maxCpus, runNode } from '../core/sim/run-node.ts';
 import { isScenarioName, SCENARIO_NAMES, SCENARIOS, scenarioReport, type ScenarioName } from '../core/sim/scenarios.ts';
 import { DEFAULT_OPTIONS, validate, type SimOptions } from '../core/sim/sim-options.ts';
+import { UsageError } from './usage.ts';
 
 const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [options] [--json]
        stackmap-explorer simulate --scenario NAME --out DIR [--json]
@@ -45,7 +46,6 @@ const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [opti
 
 exit status: 0 on success, 1 when the run failed, 2 on a usage error`;
 
-class UsageError extends Error {}
 
 export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions>; out: string; json: boolean; scenario: ScenarioName | null } {
   const o: Partial<SimOptions> = {};

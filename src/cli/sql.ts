@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TABLE_NAMES, type TableName } from '../core/model/tables.ts';
 import { exportParquet } from './export.ts';
+import { parseOrExit, UsageError } from './usage.ts';
 
 export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--json] [--] FILE...
 
@@ -19,7 +20,6 @@ export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--json] [--] FIL
 exit status: 0 when the query ran, 1 when it failed (DuckDB's message on stderr) or no file
 could be read, 2 on a usage error`;
 
-class UsageError extends Error {}
 
 function parse(args: string[]): { query: string; json: boolean; files: string[] } | 'help' {
   let query: string | null = null;
@@ -107,18 +107,8 @@ export function formatTable(r: QueryResult): string {
 }
 
 export async function sqlCommand(args: string[]): Promise<number> {
-  let p: ReturnType<typeof parse>;
-  try {
-    p = parse(args);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`${e.message}\n${SQL_USAGE}\n`);
-    return 2;
-  }
-  if (p === 'help') {
-    process.stdout.write(SQL_USAGE + '\n');
-    return 0;
-  }
+  const p = parseOrExit(parse, args, SQL_USAGE);
+  if ('exit' in p) return p.exit;
   const folder = p.files.length === 1 ? tablesIn(p.files[0]) : new Map<TableName, string>();
   let tmp: string | null = null;
   try {

@@ -1,6 +1,7 @@
 import { understood } from '../core/model/ingest.ts';
 import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, whatIf, type WhatIfResult } from '../core/model/whatif.ts';
 import { readFiles } from './read-files.ts';
+import { parseOrExit, UsageError } from './usage.ts';
 
 export const WHATIF_USAGE = `usage: stackmap-explorer whatif [--json] [--buffer-kb N] [--mode v7|v8] [--max-fallback-share X] [--] FILE...
 
@@ -21,7 +22,6 @@ export const WHATIF_USAGE = `usage: stackmap-explorer whatif [--json] [--buffer-
 
 exit status: 0 when at least one file was read, 1 when none could be, 2 on a usage error`;
 
-class UsageError extends Error {}
 
 interface Parsed {
   json: boolean;
@@ -90,18 +90,8 @@ export function formatWhatIf(r: WhatIfResult): string {
 
 /** `whatif`: returns the exit status. */
 export async function whatif(args: string[]): Promise<number> {
-  let p: Parsed | 'help';
-  try {
-    p = parse(args);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`${e.message}\n${WHATIF_USAGE}\n`);
-    return 2;
-  }
-  if (p === 'help') {
-    process.stdout.write(WHATIF_USAGE + '\n');
-    return 0;
-  }
+  const p = parseOrExit(parse, args, WHATIF_USAGE);
+  if ('exit' in p) return p.exit;
   const { capture, failed } = await readFiles(p.files);
   for (const f of failed) process.stderr.write(`${f.file}: cannot read: ${f.reason}\n`);
   if (!capture.files.some(understood)) {
