@@ -97,3 +97,17 @@ export async function newPage(browser: Browser, viewport = { width: 1600, height
   page.on('pageerror', (e) => process.stderr.write(`[page error] ${e.message}\n`));
   return page;
 }
+
+/** Waits until the page has loaded a capture of `events` events and drawn its timeline. */
+export function captureShown(page: Page, events: number, timeoutMs: number): Promise<unknown> {
+  return page.waitForFunction(
+    (events) => {
+      const p = document.querySelector('[data-testid="load-progress"]');
+      const t = document.querySelector('[data-testid="timeline"]');
+      const s = document.querySelector('[data-testid="summary-events"]');
+      return p?.getAttribute('data-status') === 'done' && t?.getAttribute('data-ready') === 'true' && (s?.textContent ?? '').replace(/\D/g, '') === String(events);
+    },
+    events,
+    { timeout: timeoutMs, polling: 100 },
+  );
+}

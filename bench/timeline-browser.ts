@@ -33,7 +33,7 @@ import { arg, flag } from './args.ts';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
-import { launch, newPage, serve } from './browser.ts';
+import { captureShown, launch, newPage, serve } from './browser.ts';
 import type { Peer, Row } from './contract.ts';
 import { generated } from './generated.ts';
 import { buildAt, thisDist } from './timeline-build.ts';
@@ -206,16 +206,7 @@ async function oneRun(browser: Browser, url: string, files: string[], tag: strin
     const t0 = Date.now();
     await page.getByTestId('file-input').setInputFiles(files);
     // done with the new capture, and its timeline drawn
-    await page.waitForFunction(
-      (events) => {
-        const p = document.querySelector('[data-testid="load-progress"]');
-        const t = document.querySelector('[data-testid="timeline"]');
-        const s = document.querySelector('[data-testid="summary-events"]');
-        return p?.getAttribute('data-status') === 'done' && t?.getAttribute('data-ready') === 'true' && (s?.textContent ?? '').replace(/\D/g, '') === String(events);
-      },
-      EVENTS,
-      { timeout: 30 * 60_000, polling: 100 },
-    );
+    await captureShown(page, EVENTS, 30 * 60_000);
     const loadMs = Date.now() - t0;
     await sleep(1500); // the other panes' first answers
     const canvas = page.getByTestId('timeline').locator('canvas');

@@ -14,7 +14,7 @@
 // change to the table shown).
 import { arg, flag } from './args.ts';
 import type { Browser } from '@playwright/test';
-import { launch, newPage, serve } from './browser.ts';
+import { captureShown, launch, newPage, serve } from './browser.ts';
 import type { Row } from './contract.ts';
 import { generated } from './generated.ts';
 import { buildAt, thisDist } from './timeline-build.ts';
@@ -85,16 +85,7 @@ async function oneRun(browser: Browser, url: string, trace: string): Promise<Run
     await page.goto(url + '/');
     await page.waitForFunction(() => document.querySelector('[data-testid="load-progress"]')?.getAttribute('data-status') === 'done', null, { timeout: 60_000 });
     await page.getByTestId('file-input').setInputFiles([trace]);
-    await page.waitForFunction(
-      (events) => {
-        const p = document.querySelector('[data-testid="load-progress"]');
-        const t = document.querySelector('[data-testid="timeline"]');
-        const s = document.querySelector('[data-testid="summary-events"]');
-        return p?.getAttribute('data-status') === 'done' && t?.getAttribute('data-ready') === 'true' && (s?.textContent ?? '').replace(/\D/g, '') === String(events);
-      },
-      EVENTS,
-      { timeout: 10 * 60_000, polling: 100 },
-    );
+    await captureShown(page, EVENTS, 10 * 60_000);
     // the first what-if (asked on load) shown
     await page.getByTestId('whatif-row').first().waitFor({ timeout: 10 * 60_000 });
     await sleep(500);
