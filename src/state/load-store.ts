@@ -5,7 +5,7 @@ import type { Overview, Warning } from '../core/model/query-types.ts';
 import type { Summary } from '../core/model/summary.ts';
 import { CANCELLED, type FileReport, type IngestAnswer, type LoadProgress, type NamedBlob } from '../workers/ingest-api.ts';
 import { Comlink, WorkerFaultError } from '../workers/ingest-client.ts';
-import { forgetCapture, keepCapture, readKeptCapture, type Backend } from './capture-persist.ts';
+import { forgetCapture, keepCapture, readKeptCapture, type Backend, type StoredCapture } from './capture-persist.ts';
 import { describeRejected, sniffKinds, suggestMode } from './load-offer.ts';
 import { cancelLoad, connectLoadStore, hostOf, isWorkerLost, nextRequestId, reopened, setWorkerLost, type FaultNotice } from './load-worker.ts';
 import { useViewStore } from './view-store.ts';
@@ -22,6 +22,26 @@ export type LoadActivity = 'idle' | 'loading' | 'done' | 'cancelled' | 'error' |
 export type LoadMode = 'add' | 'replace';
 /** where the capture's files came from: the embedded sample, the user, or the browser's store (a reload) */
 export type CaptureSource = 'sample' | 'files' | 'stored';
+
+/**
+ * What a load reads: files in hand, or a fetch of them (the sample's files, the kept capture)
+ * that is part of the load. A fetch runs under the load's own request id, so a pick made while
+ * it runs supersedes it, and Cancel aborts it (its signal).
+ */
+export type LoadInput = NamedBlob[] | ((signal: AbortSignal) => Promise<{ files: NamedBlob[]; source: CaptureSource }>);
+
+/** How a load ended for its caller: `superseded` by a newer load, or cancelled, is no failure of its files. */
+export type LoadOutcome = 'done' | 'rejected' | 'error' | 'cancelled' | 'superseded';
+
+/**
+ * One line about the capture kept in this browser, when the page could not open it. Nothing is
+ * deleted for it: the user chooses (`forget`, or `keepStored` to leave it for the next visit).
+ */
+export interface KeptNotice {
+  text: string;
+  /** the kept capture is still in the browser's store, waiting for the user's choice */
+  choice: boolean;
+}
 
 /** Whether the capture shown is kept in the browser for the next visit. */
 export type KeepState =
@@ -58,14 +78,21 @@ export interface LoadState {
   /** that load's diagnostics (what each file is, what to do instead) */
   rejectedDiagnostics: Diagnostic[];
   /** one line about the kept capture (it could not be reopened), shown with the progress */
-  notice: string | null;
+  notice: KeptNotice | null;
   keep: KeepState;
+  /** loads whose fetch or answer came after a newer load or a cancel took their place, and was dropped (the progress line's data-dropped) */
+  dropped: number;
   /** files that arrived while a capture of the user's is open, waiting for "add" or "replace" */
   offer: { files: NamedBlob[]; suggested: LoadMode | null } | null;
   /** the last time the ingest worker died or hung, and what became of the capture shown; null once a later load is done */
   fault: FaultNotice | null;
 
-  load(files: NamedBlob[], source: 'sample' | 'files' | 'stored', mode?: LoadMode): Promise<void>;
+  /**
+   * Reads `input` as a new capture or into the one shown. `names` is what the progress line
+   * says while a fetch runs; `leaveStore` keeps a sample load from forgetting the kept capture
+   * (start-up opens the sample while the user has yet to choose what becomes of it).
+   */
+  load(input: LoadInput, source: CaptureSource, mode?: LoadMode, opts?: { names?: string[]; leaveStore?: boolean }): Promise<LoadOutcome>;
   /** files picked or dropped: opened at once over the sample or nothing, else offered (add or replace) */
   offerFiles(files: NamedBlob[]): void;
   /** the answer to the offer; null drops it */
@@ -74,18 +101,36 @@ export interface LoadState {
   /** the first capture of a visit: the one kept in the browser, else the sample */
   openInitial(): Promise<void>;
   cancel(): void;
-  /** forgets the kept capture and opens the sample */
+  /** forgets the kept capture and opens the sample (unless a capture of the user's is shown) */
   forget(): Promise<void>;
+  /** leaves the kept capture that could not be opened in the store, for the next visit */
+  keepStored(): void;
   dismissFault(): void;
 }
 
 /** Where the embedded capture lives (public/samples/, listed by its index.json). */
 export const SAMPLE_BASE = `${import.meta.env.BASE_URL}samples/`;
 
+/** The sample's files, listed by its index.json; `signal` aborts the fetches. */
+async function fetchSample(signal: AbortSignal): Promise<NamedBlob[]> {
+  const get = async (name: string) => {
+    const r = await fetch(SAMPLE_BASE + name, { signal });
+    if (!r.ok) throw new Error(`cannot load the sample: ${name}: HTTP ${r.status}`);
+    return r;
+  };
+  try {
+    const index = (await (await get('index.json')).json()) as { files: string[] };
+    return await Promise.all(index.files.map(async (name) => ({ name, blob: await (await get(name)).blob() })));
+  } catch (e) {
+    const m = (e as Error).message;
+    throw new Error(m.startsWith('cannot load the sample') ? m : `cannot load the sample: ${m}`);
+  }
+}
+
 /** the files of the capture shown, kept for the browser's store (they are references, not copies) */
 let captureBlobs: NamedBlob[] = [];
-/** the load in flight; its answer is dropped once it is no longer this one */
-let running: { id: number } | null = null;
+/** the load in flight (its fetch included); its answer is dropped once it is no longer this one */
+let running: { id: number; abort: AbortController; cancelled: boolean } | null = null;
 /** the newest keep; an older one finishing later does not overwrite its state */
 let keepSeq = 0;
 
@@ -123,30 +168,57 @@ export const useLoadStore = create<LoadState>((set, get) => {
     rejectedDiagnostics: [],
     notice: null,
     keep: { state: 'off' },
+    dropped: 0,
     offer: null,
     fault: null,
 
-    async load(files, source, mode = 'replace') {
-      if (running) cancelLoad(running.id);
+    async load(input, requested, mode = 'replace', opts = {}) {
+      if (running) {
+        cancelLoad(running.id);
+        running.abort.abort();
+      }
       const id = nextRequestId();
-      running = { id };
+      const abort = new AbortController();
+      const me = { id, abort, cancelled: false };
+      running = me;
       const open = get().status === 'done';
       // with nothing open there is nothing to add to
       const m: LoadMode = open ? mode : 'replace';
+      const stillMine = () => running === me;
+      const dropped = (): LoadOutcome => {
+        set({ dropped: get().dropped + 1 });
+        return me.cancelled ? 'cancelled' : 'superseded';
+      };
       set({
         activity: 'loading',
         mode: m,
-        loading: files.map((f) => f.name),
+        loading: typeof input === 'function' ? (opts.names ?? ['…']) : input.map((f) => f.name),
         progress: null,
         error: null,
         offer: null,
         ...(open ? {} : { status: 'loading' as const }),
       });
-      const stillMine = () => running?.id === id;
+      const failed = (message: string): LoadOutcome => {
+        running = null;
+        set({ activity: 'error', error: message, ...(open ? {} : { status: 'error' as const }) });
+        return 'error';
+      };
+      let files: NamedBlob[];
+      let source: CaptureSource = requested;
+      if (typeof input === 'function') {
+        try {
+          ({ files, source } = await input(abort.signal));
+        } catch (e) {
+          if (!stillMine()) return dropped();
+          return failed((e as Error).message);
+        }
+        if (!stillMine()) return dropped();
+        set({ loading: files.map((f) => f.name) });
+      } else files = input;
       // after a fault a new worker is reopening the capture shown: an Add continues that session, and
       // a Replace waits too, so the capture stays whole in the worker should the Replace fail
       await reopened();
-      if (!stillMine()) return;
+      if (!stillMine()) return dropped();
       // and when that failed the new worker holds nothing to add to: every file is read again
       const lost = m === 'add' && isWorkerLost();
       const send = lost ? [...captureBlobs, ...files] : files;
@@ -165,7 +237,7 @@ export const useLoadStore = create<LoadState>((set, get) => {
             ) as Promise<IngestAnswer>,
         );
         // a late answer for a load cancelled or superseded is dropped (the worker took it back)
-        if (!stillMine()) return;
+        if (!stillMine()) return dropped();
         running = null;
         if (answer.outcome === 'rejected') {
           set({
@@ -175,7 +247,7 @@ export const useLoadStore = create<LoadState>((set, get) => {
             elapsedMs: answer.elapsedMs,
             ...(open ? {} : { status: 'error' as const, error: `nothing in ${describeRejected(answer.files, answer.diagnostics)} could be read` }),
           });
-          return;
+          return 'rejected';
         }
         // the first capture is opened with the view the URL carries; a new one starts afresh, an Add keeps it
         if (m === 'replace' && get().captureId > 0) useViewStore.getState().reset();
@@ -199,14 +271,17 @@ export const useLoadStore = create<LoadState>((set, get) => {
           fault: null,
         });
         // a capture reopened from the store is kept already
-        if (!(source === 'stored' && m === 'replace')) void keep(nextSource);
+        if (!(source === 'stored' && m === 'replace') && !(nextSource === 'sample' && opts.leaveStore)) void keep(nextSource);
+        return 'done';
       } catch (e) {
-        if (!stillMine()) return;
-        running = null;
+        if (!stillMine()) return dropped();
         const message = (e as Error).message;
-        if (e instanceof WorkerFaultError) set({ activity: 'error', error: message, ...(open ? {} : { status: 'error' as const }) });
-        else if (message.includes(CANCELLED)) set({ activity: 'cancelled', ...(open ? {} : { status: 'cancelled' as const }) });
-        else set({ activity: 'error', error: message, ...(open ? {} : { status: 'error' as const }) });
+        if (!(e instanceof WorkerFaultError) && message.includes(CANCELLED)) {
+          running = null;
+          set({ activity: 'cancelled', ...(open ? {} : { status: 'cancelled' as const }) });
+          return 'cancelled';
+        }
+        return failed(message);
       } finally {
         h.idle(id);
       }
@@ -235,46 +310,49 @@ export const useLoadStore = create<LoadState>((set, get) => {
     },
 
     async loadSample() {
-      const open = get().status === 'done';
-      set({ activity: 'loading', mode: 'replace', loading: ['samples/index.json'], progress: null, error: null, ...(open ? {} : { status: 'loading' as const }) });
-      try {
-        const index = (await (await fetch(SAMPLE_BASE + 'index.json')).json()) as { files: string[] };
-        const files = await Promise.all(
-          index.files.map(async (name) => ({ name, blob: await (await fetch(SAMPLE_BASE + name)).blob() })),
-        );
-        await get().load(files, 'sample', 'replace');
-      } catch (e) {
-        set({ activity: 'error', error: `cannot load the sample: ${(e as Error).message}`, ...(open ? {} : { status: 'error' as const }) });
-      }
+      await get().load(async (signal) => ({ files: await fetchSample(signal), source: 'sample' }), 'sample', 'replace', { names: ['samples/index.json'] });
     },
 
     async openInitial() {
       if (get().status !== 'idle') return;
-      set({ status: 'loading', activity: 'loading', loading: ['the capture kept in this browser'] });
-      const kept = await readKeptCapture();
-      if (kept.state === 'found') {
-        await get().load(kept.files, 'stored', 'replace');
-        const s = get();
-        if (s.status === 'done') {
-          set({ keep: { state: 'kept', backend: kept.backend, bytes: kept.bytes } });
-          return;
-        }
-        // cancelled by the user: leave it kept, and let them choose
-        if (s.status === 'cancelled') return;
-        set({ notice: `The capture kept in this browser could not be opened (${s.error ?? 'nothing in it could be read'}); it was forgotten and the sample opened.` });
-        await forgetCapture();
-      } else if (kept.state === 'unreadable') {
-        set({ notice: `The capture kept in this browser is damaged (${kept.reason}); it was forgotten and the sample opened.` });
-        await forgetCapture();
+      // one load from the first read of the store to the panes drawn: a pick made meanwhile supersedes it
+      let kept: StoredCapture | null = null;
+      const outcome = await get().load(
+        async (signal) => {
+          kept = await readKeptCapture();
+          if (kept.state === 'found') return { files: kept.files, source: 'stored' };
+          return { files: await fetchSample(signal), source: 'sample' };
+        },
+        'stored',
+        'replace',
+        { names: ['the capture kept in this browser'], leaveStore: true },
+      );
+      const k = kept as StoredCapture | null;
+      if (!k || k.state === 'none') return;
+      if (k.state === 'unreadable') {
+        set({ notice: { text: `The capture kept in this browser is damaged (${k.reason}); the sample opened instead.`, choice: true } });
+        return;
       }
-      set({ status: 'idle' });
-      await get().loadSample();
+      if (outcome === 'done') {
+        set({ keep: { state: 'kept', backend: k.backend, bytes: k.bytes } });
+        return;
+      }
+      // superseded by the user's files, or cancelled: not a failure of the kept capture, which stays
+      if (outcome === 'superseded' || outcome === 'cancelled') return;
+      const why = get().error ?? 'nothing in it could be read';
+      set({ notice: { text: `The capture kept in this browser could not be opened (${why}); the sample opened instead.`, choice: true } });
+      await get().load(async (signal) => ({ files: await fetchSample(signal), source: 'sample' }), 'sample', 'replace', {
+        names: ['samples/index.json'],
+        leaveStore: true,
+      });
     },
 
     cancel() {
       if (!running) return;
-      const { id } = running;
+      const { id, abort } = running;
+      running.cancelled = true;
       running = null;
+      abort.abort();
       cancelLoad(id);
       set({ activity: 'cancelled', ...(get().status === 'done' ? {} : { status: 'cancelled' as const }) });
     },
@@ -287,7 +365,13 @@ export const useLoadStore = create<LoadState>((set, get) => {
       ++keepSeq;
       await forgetCapture();
       set({ keep: { state: 'off' }, notice: null });
+      // from the notice over the sample, or over a capture of the user's being opened, the page stays as it is
+      if (get().source === 'sample' || running) return;
       await get().loadSample();
+    },
+
+    keepStored() {
+      set({ notice: null });
     },
   };
 });

@@ -31,7 +31,7 @@ function progressText(p: LoadProgress | null, pct: number | null, first: string)
  * cancel or failure. Below it, the last worker fault (`worker-fault`) and the kept capture's notice.
  */
 export function LoadProgressBar() {
-  const { status, activity, mode, loading, progress, files, elapsedMs, source, cancel, error, rejected, rejectedDiagnostics, notice, fault, dismissFault } =
+  const { status, activity, mode, loading, progress, files, elapsedMs, source, cancel, error, rejected, rejectedDiagnostics, notice, fault, dismissFault, dropped, forget, keepStored } =
     useLoadStore();
   const pct = loadPercent(progress);
   const open = status === 'done';
@@ -45,6 +45,7 @@ export function LoadProgressBar() {
       data-phase={activity === 'loading' ? (progress?.phase ?? 'reading') : undefined}
       data-over-capture={open && activity === 'loading' ? 'true' : undefined}
       data-bytes-total={progress?.totalBytes}
+      data-dropped={dropped}
     >
       <div className="load-line">
         {activity === 'loading' ? (
@@ -91,8 +92,19 @@ export function LoadProgressBar() {
         </div>
       )}
       {notice && (
-        <div className="load-notice warn" data-testid="load-notice">
-          {notice}
+        <div className="load-notice warn" data-testid="load-notice" data-choice={notice.choice ? 'true' : undefined}>
+          <span>{notice.text}</span>
+          {notice.choice && (
+            <>
+              {' '}
+              <button type="button" data-testid="kept-forget" title="delete the kept files from this browser" onClick={() => void forget()}>
+                Forget it
+              </button>{' '}
+              <button type="button" data-testid="kept-keep" title="leave the kept files in this browser: the next visit tries them again" onClick={keepStored}>
+                Keep it
+              </button>
+            </>
+          )}
         </div>
       )}
     </section>
