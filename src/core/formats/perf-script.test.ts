@@ -8,7 +8,7 @@ import { ALL } from '../model/query-types.ts';
 import { ingestFiles } from '../model/test-helpers.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { MAX_LINE, TOO_LONG } from './lines.ts';
-import { createPerfScriptParser, PERF_REASON, type PerfScriptResult } from './perf-script.ts';
+import { createPerfScriptParser, headerSteps, parsePerfHeader, PERF_REASON, type PerfScriptResult } from './perf-script.ts';
 import { sniffKind } from './sniff.ts';
 import { feedChunks, feedCuts, realTrace } from './test-util.ts';
 import type { TraceEvent, TraceSink, TraceStackRecord } from './types.ts';
@@ -159,6 +159,33 @@ describe('perf script: malformed input', () => {
     expect(r.result.lines).toEqual({ total: 64, used: 0, unused: 64 });
     expect(r.diagnostics).toEqual([{ where: expect.stringMatching(/^lines 1, 2, 3, 4, 5/), message: PERF_REASON.header }]);
   }, 20_000);
+
+  it('a line of ~30k tokens: each character visited at most once (counted), and read as a split reads it (a token list per line was 7x slower past 8k tokens)', () => {
+    const many = 'a '.repeat(Math.floor((MAX_LINE - 40) / 2)) + 'z';
+    const cases = [
+      ['fields', 'dd 1/2 [003] 6.5: 7 cycles: ' + many],
+      ['comm', many + ' 1/2 [003] 6.5: 7 cycles: x'],
+      ['no timestamp', 'dd 1/2 ' + many],
+    ] as const;
+    for (const [what, line] of cases) {
+      const run = (lines: number) => {
+        headerSteps.n = 0;
+        const r = read(new TextEncoder().encode((line + '\n').repeat(lines)), 1 << 16);
+        expect(r.result.lines.total, what).toBe(lines);
+        return headerSteps.n;
+      };
+      const one = run(16);
+      expect(one, what).toBeLessThanOrEqual(16 * line.length);
+      // 4x the lines, 4x the work
+      expect(run(64), what).toBe(4 * one);
+    }
+    // what was read, against a split of the line (the second method)
+    const words = cases[0][1].split(' ');
+    expect(parsePerfHeader(cases[0][1])).toEqual({ comm: 'dd', pid: 2, tgid: 1, cpu: 3, ts: 6.5, period: 7, event: 'cycles', fields: words.slice(6).join(' ') });
+    const comm = cases[1][1].split(' ');
+    expect(parsePerfHeader(cases[1][1])).toMatchObject({ comm: comm.slice(0, -6).join(' '), pid: 2, cpu: 3, fields: 'x' });
+    expect(parsePerfHeader(cases[2][1])).toBeNull();
+  });
 
   const enc = (s: string) => new TextEncoder().encode(s);
 
