@@ -73,7 +73,8 @@ async function opfsStore(): Promise<Store | null> {
   };
   const read = async (name: string): Promise<File | null> => {
     try {
-      return await (await (await dir()).getFileHandle(name)).getFile();
+      // reading never creates the folder: a visit with nothing kept leaves the origin's storage empty
+      return await (await (await root.getDirectoryHandle(DIR)).getFileHandle(name)).getFile();
     } catch (e) {
       if ((e as DOMException).name === 'NotFoundError' || (e as DOMException).name === 'TypeMismatchError') return null;
       throw e;
