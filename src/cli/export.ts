@@ -1,6 +1,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileWriter } from 'hyparquet-writer';
+import { escapeControls, escapeLines, jsonForTerminal } from '../core/model/control-chars.ts';
 import { Explorer } from '../core/model/explorer.ts';
 import { understood } from '../core/model/ingest.ts';
 import { segmentsOf } from '../core/model/segments.ts';
@@ -214,17 +215,17 @@ const kib = (b: number) => (b < 1024 ? `${b} B` : `${(b / 1024).toFixed(1)} KiB`
 export async function exportCommand(args: string[]): Promise<number> {
   const p = parseOrExit(parse, args, EXPORT_USAGE);
   if ('exit' in p) return p.exit;
-  const r = await exportParquet(p.files, p.dir, { log: (s) => process.stderr.write(s) });
+  const r = await exportParquet(p.files, p.dir, { log: (s) => process.stderr.write(escapeLines(s)) });
   if ('error' in r) {
-    process.stderr.write(r.error + '\n');
+    process.stderr.write(escapeLines(r.error) + '\n');
     return 1;
   }
   if (p.json) {
     const { readAny: _r, ...out } = r;
-    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+    process.stdout.write(jsonForTerminal(out, 2) + '\n');
   } else {
     const where = r.layout === 'flat' ? `${p.dir}/<table>.parquet` : `${p.dir}/<table>/${r.captureId}.parquet`;
-    process.stdout.write(`capture ${r.captureId}: ${r.tables.length} tables written to ${where}\n`);
+    process.stdout.write(`capture ${r.captureId}: ${r.tables.length} tables written to ${escapeControls(where)}\n`);
     for (const t of r.tables) process.stdout.write(`  ${t.table.padEnd(12)} ${String(t.rows).padStart(10)} rows ${kib(t.bytes).padStart(12)}\n`);
   }
   return 0;

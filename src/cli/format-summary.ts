@@ -1,8 +1,9 @@
+import { escapeControls as esc } from '../core/model/control-chars.ts';
 import type { Summary } from '../core/model/summary.ts';
 
 const int = (n: number) => n.toLocaleString('en-US');
 
-/** The summary as a person reads it in a terminal. */
+/** The summary as a person reads it in a terminal: what came from the files (names, frames, messages) with its control characters escaped. */
 export function formatSummary(s: Summary): string {
   const out: string[] = [];
   const row = (k: string, v: string | number) => out.push(`${k.padEnd(14)} ${v}`);
@@ -18,28 +19,28 @@ export function formatSummary(s: Summary): string {
   if (rb.why !== null) {
     const x = (v: number) => `${v.toFixed(1)}x`;
     const gain = rb.basis === 'unknown' ? `unknown (between ${x(rb.bounds!.gain[0])} and ${x(rb.bounds!.gain[1])})` : `${x(rb.gain)}${rb.basis === 'estimated' ? ' (estimated)' : ''}`;
-    row('retention gain', `${gain}: ${rb.why}`);
+    row('retention gain', `${gain}: ${esc(rb.why)}`);
   }
   if (s.segments.length > 1) {
     out.push('', `segments (${s.segments.length} unrelated time ranges, each its own timeline):`);
     for (const g of s.segments) {
       const span = g.lastTs - g.firstTs;
-      out.push(`  ${String(g.index).padStart(3)}  ${g.firstTs.toFixed(6)} - ${g.lastTs.toFixed(6)}  (${span.toFixed(3)} s)  ${int(g.events).padStart(9)} events  ${g.file}`);
+      out.push(`  ${String(g.index).padStart(3)}  ${g.firstTs.toFixed(6)} - ${g.lastTs.toFixed(6)}  (${span.toFixed(3)} s)  ${int(g.events).padStart(9)} events  ${esc(g.file)}`);
     }
   }
   if (s.stat) row('stack_map_stat', `entries ${s.stat.entries} of ${s.stat.capacity}, successes ${s.stat.successes}, drops ${s.stat.drops}`);
   out.push('', 'files:');
   for (const f of s.files) {
     const acc = f.lines ? `${f.lines.used}/${f.lines.total} lines used` : f.bytes ? `${f.bytes.used}/${f.bytes.total} bytes used` : '';
-    out.push(`  ${f.file}  ${f.kind}  ${acc}`);
+    out.push(`  ${esc(f.file)}  ${f.kind}  ${acc}`);
   }
   if (s.top.length) {
     out.push('', 'top stacks:');
-    for (const t of s.top) out.push(`  ${String(t.count).padStart(7)}  ${t.frames.slice(0, 4).join(' <- ')}${t.frames.length > 4 ? ' ...' : ''}`);
+    for (const t of s.top) out.push(`  ${String(t.count).padStart(7)}  ${t.frames.slice(0, 4).map(esc).join(' <- ')}${t.frames.length > 4 ? ' ...' : ''}`);
   }
   if (s.diagnostics.length) {
     out.push('', 'diagnostics:');
-    for (const d of s.diagnostics) out.push(`  ${d.file}: ${d.where}: ${d.message}${d.count > 1 ? ` (${d.count}x)` : ''}`);
+    for (const d of s.diagnostics) out.push(`  ${esc(d.file)}: ${esc(d.where)}: ${esc(d.message)}${d.count > 1 ? ` (${d.count}x)` : ''}`);
   }
   return out.join('\n') + '\n';
 }

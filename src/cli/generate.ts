@@ -1,3 +1,4 @@
+import { escapeControls, escapeLines, jsonForTerminal } from '../core/model/control-chars.ts';
 import { prepareOutDir } from './out-dir.ts';
 import { resolve } from 'node:path';
 import { MAX_DEPTH, MAX_STACKS, UsageError, writeCapture, type GenerateOptions, type GenerateReport } from './generate-capture.ts';
@@ -140,14 +141,14 @@ export async function generate(args: string[]): Promise<number> {
     o = parseGenerateArgs(args);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`${e.message}\n${USAGE}\n`);
+    process.stderr.write(`${escapeLines(e.message)}\n${USAGE}\n`);
     return 2;
   }
   const dir = resolve(o.out);
   // before the run, so an unwritable folder fails at once
   const unwritable = prepareOutDir(dir);
   if (unwritable) {
-    process.stderr.write(unwritable + '\n');
+    process.stderr.write(escapeLines(unwritable) + '\n');
     return 1;
   }
   let report: GenerateReport;
@@ -155,20 +156,20 @@ export async function generate(args: string[]): Promise<number> {
     report = writeCapture({ ...o, out: dir });
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`${e.message}\n`);
+      process.stderr.write(`${escapeLines(e.message)}\n`);
       return 2;
     }
-    process.stderr.write(`generate failed: ${(e as Error).message}\n`);
+    process.stderr.write(`generate failed: ${escapeLines((e as Error).message)}\n`);
     return 1;
   }
-  if (o.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  if (o.json) process.stdout.write(jsonForTerminal(report, 2) + '\n');
   else {
     const mb = (n: number) => (n / 2 ** 20).toFixed(1);
     process.stdout.write(
       `${report.mode}: ${report.events} events on ${report.cpus} CPUs, ${report.cookies ? `${report.cookies} cookies` : `${report.fullStacks} full stacks`}; ` +
         `${report.stacks} stacks (${report.stacksInTrace} in the trace), bits ${report.bits}; ${report.symbols} symbols\n` +
         report.files.map((f) => `  ${f.name}  ${mb(f.bytes)} MiB\n`).join('') +
-        `wrote ${report.files.length} files to ${dir}\n`,
+        `wrote ${report.files.length} files to ${escapeControls(dir)}\n`,
     );
   }
   return 0;

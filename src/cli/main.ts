@@ -1,3 +1,4 @@
+import { escapeControls as esc, escapeLines, jsonForTerminal } from '../core/model/control-chars.ts';
 import { Explorer } from '../core/model/explorer.ts';
 import { understood } from '../core/model/ingest.ts';
 import { summarize } from '../core/model/summary.ts';
@@ -53,7 +54,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'export') return (await import('./export.ts')).exportCommand(rest);
   if (command === 'sql') return (await import('./sql.ts')).sqlCommand(rest);
   if (command !== 'summary') {
-    process.stderr.write((command ? `unknown command: ${command}\n` : '') + USAGE + '\n');
+    process.stderr.write((command ? `unknown command: ${esc(command)}\n` : '') + USAGE + '\n');
     return 2;
   }
   // `--` ends the options: every argument after it is a file, even one that starts with `-`
@@ -62,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
   const afterDashes = dashes < 0 ? [] : rest.slice(dashes + 1);
   const parsed = parseSelectionArgs(options);
   if ('error' in parsed) {
-    process.stderr.write(`${parsed.error}\n${USAGE}\n`);
+    process.stderr.write(`${esc(parsed.error)}\n${USAGE}\n`);
     return 2;
   }
   let json = false;
@@ -72,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
     if (a === '--json') json = true;
     else if (a === '--segments') perSegment = true;
     else if (a.startsWith('-')) {
-      process.stderr.write(`unknown option: ${a}\n${USAGE}\n`);
+      process.stderr.write(`unknown option: ${esc(a)}\n${USAGE}\n`);
       return 2;
     } else files.push(a);
   }
@@ -98,17 +99,23 @@ async function main(argv: string[]): Promise<number> {
     };
   }
   for (const f of failed) summary.diagnostics.push({ file: f.file, where: 'file', message: `cannot read: ${f.reason}`, count: 1 });
-  process.stdout.write(json ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary));
+  process.stdout.write(json ? jsonForTerminal(summary, 2) + '\n' : formatSummary(summary));
   // DESIGN 5.1: 1 when no file could be read; a trace.dat or perf script output is recognised, not read
   return capture.files.some(understood) ? 0 : 1;
 }
+
+// `| head`: the reader has gone, which ends the output, not in an error (DESIGN 5.4); a command
+// that streams (sql) watches for it too and stops reading its result
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code !== 'EPIPE') throw e;
+});
 
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (e) => {
-    process.stderr.write(`internal error: ${(e as Error).stack}\n`);
+    process.stderr.write(`internal error: ${escapeLines(String((e as Error).stack ?? e))}\n`);
     process.exitCode = 1;
   },
 );

@@ -1,4 +1,6 @@
-/** A mistake in a command's arguments: exit status 2, the message, then the command's usage. */
+import { escapeLines } from '../core/model/control-chars.ts';
+
+/** A mistake in a command's arguments: exit status 2, the message (control characters escaped), then the command's usage. */
 export class UsageError extends Error {}
 
 /**
@@ -12,7 +14,7 @@ export function parseOrExit<T>(parse: (args: string[]) => T | 'help', args: stri
     p = parse(args);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`${e.message}\n${usage}\n`);
+    process.stderr.write(`${escapeLines(e.message)}\n${usage}\n`);
     return { exit: 2 };
   }
   if (p === 'help') {

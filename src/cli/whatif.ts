@@ -1,3 +1,4 @@
+import { escapeControls as esc, jsonForTerminal } from '../core/model/control-chars.ts';
 import { understood } from '../core/model/ingest.ts';
 import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, whatIf, type WhatIfResult } from '../core/model/whatif.ts';
 import { readFiles } from './read-files.ts';
@@ -71,9 +72,9 @@ const kb = (b: number) => (b / 1024).toFixed(1);
 export function formatWhatIf(r: WhatIfResult): string {
   const lines = [
     `${r.records} full stack records (${r.distinctStacks} distinct; ${r.deepRecords} deeper than 64 frames, ${r.otherRecords} other stack records not replayed), ${r.events} events on ${r.cpus} CPUs`,
-    ...r.notes.map((n) => `  ${n}`),
+    ...r.notes.map((n) => `  ${esc(n)}`),
   ];
-  if (r.records === 0) return lines.concat(['', `no recommendation: ${r.recommended.why}`]).join('\n') + '\n';
+  if (r.records === 0) return lines.concat(['', `no recommendation: ${esc(r.recommended.why)}`]).join('\n') + '\n';
   lines.push(
     '',
     'mode bits  stored fallbacks graves  dedup  withMap KB  without KB   gain  steady   map MiB',
@@ -84,7 +85,7 @@ export function formatWhatIf(r: WhatIfResult): string {
         `${(b.dedupRate * 100).toFixed(1).padStart(5)}% ${kb(b.bytesWithMap).padStart(11)} ${kb(b.bytesWithoutMap).padStart(11)} ${b.gain.toFixed(2).padStart(6)} ${b.steadyGain.toFixed(2).padStart(7)} ${(b.mapBytes / 2 ** 20).toFixed(1).padStart(9)}`,
     );
   lines.push('', `recommended: ${r.recommended.bits === null ? 'none' : `bits ${r.recommended.bits}`} (${r.recommended.mode})`);
-  for (const m of r.recommendedByMode) lines.push(`  ${m.why}`);
+  for (const m of r.recommendedByMode) lines.push(`  ${esc(m.why)}`);
   return lines.join('\n') + '\n';
 }
 
@@ -93,12 +94,12 @@ export async function whatif(args: string[]): Promise<number> {
   const p = parseOrExit(parse, args, WHATIF_USAGE);
   if ('exit' in p) return p.exit;
   const { capture, failed } = await readFiles(p.files);
-  for (const f of failed) process.stderr.write(`${f.file}: cannot read: ${f.reason}\n`);
+  for (const f of failed) process.stderr.write(`${esc(f.file)}: cannot read: ${esc(f.reason)}\n`);
   if (!capture.files.some(understood)) {
     process.stderr.write('no file could be read\n');
     return 1;
   }
   const r = whatIf(capture, { bufferKb: p.bufferKb, modes: p.modes, maxFallbackShare: p.maxFallbackShare });
-  process.stdout.write(p.json ? JSON.stringify(r, null, 2) + '\n' : formatWhatIf(r));
+  process.stdout.write(p.json ? jsonForTerminal(r, 2) + '\n' : formatWhatIf(r));
   return 0;
 }

@@ -1,3 +1,4 @@
+import { escapeControls } from './control-chars.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import { flame, stackWeights } from './flame.ts';
 import { flameSvg } from './flame-svg.ts';
@@ -25,8 +26,12 @@ export interface ExportOptions {
 /** the folded name of a stack with no frames (a `<stack trace>` with nothing under it) */
 export const NO_FRAMES = '[no frames]';
 
-/** A frame made safe for folded lines: `;` separates frames and a newline ends the line. */
-const foldedName = (s: string) => s.replace(/[;\r\n]/g, '_');
+/**
+ * A frame made safe for folded lines: `;` separates frames (it becomes `_`), and control
+ * characters (a newline would end the line, an escape sequence rewrite the terminal it is
+ * printed to) are written as `\n`, `\x1b`, ... (control-chars.ts, as the command line prints them).
+ */
+const foldedName = (s: string) => escapeControls(s).replace(/;/g, '_');
 
 /** frame string indices of a stack, leaf first */
 function frameIdsOf(d: ExplorerData, stack: number): number[] {
