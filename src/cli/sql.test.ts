@@ -8,7 +8,7 @@ import { stackHash } from '../core/model/stack-hash.ts';
 import { summarize, type Summary } from '../core/model/summary.ts';
 import { exportCommand } from './export.ts';
 import { readFiles } from './read-files.ts';
-import { formatTable, sqlCommand } from './sql.ts';
+import { DEFAULT_LIMIT, formatTable, sqlCommand, streamQuery, tablesIn } from './sql.ts';
 import { captureOutput } from './test-io.ts';
 
 afterEach(() => vi.restoreAllMocks());
@@ -86,4 +86,56 @@ describe('cli sql', () => {
     const t = formatTable({ columns: [{ name: 'task', type: 'VARCHAR' }, { name: 'n', type: 'BIGINT' }], rows: [['bash', 12], ['kworker/0:1', null]] });
     expect(t).toBe(['task            n', '-----------  ----', 'bash           12', 'kworker/0:1  NULL', '(2 rows)', ''].join('\n'));
   });
+
+  it('streams a big result: the default limit cuts it and says so, --all prints every row (issue 18.10)', async () => {
+    const q = 'SELECT range AS x FROM range(200000)';
+    // the second method: DuckDB's own count of the same query
+    const counted = JSON.parse((await sql(`SELECT count(*) AS n FROM (${q})`, '--json', folder)).stdout).rows[0][0];
+    expect(counted).toBe(200000);
+    // before: "Maximum call stack size exceeded" (every row spread into Math.max)
+    const cut = await sql(q, folder);
+    expect([cut.code, cut.stderr]).toEqual([0, '']);
+    const lines = cut.stdout.trimEnd().split('\n');
+    expect(lines.length).toBe(2 + DEFAULT_LIMIT + 1);
+    expect(lines.slice(0, 4)).toEqual(['  x', '---', '  0', '  1']);
+    expect(lines.at(-2)).toBe('999');
+    expect(lines.at(-1)).toBe(`(1000 of ${counted} rows shown, ${counted - 1000} cut: --limit N or --all prints more)`);
+    const all = await sql(q, '--all', folder);
+    expect([all.code, all.stderr]).toEqual([0, '']);
+    const body = all.stdout.trimEnd().split('\n').slice(2, -1);
+    expect(body.length).toBe(counted);
+    // the widths come from the first 1,000 rows: later, longer numbers are printed whole
+    expect(body.slice(998, 1001)).toEqual(['998', '999', '1000']);
+    expect(body.at(-1)).toBe('199999');
+    expect(all.stdout.trimEnd().split('\n').at(-1)).toBe(`(${counted} rows)`);
+    // --limit N, and --json with a limit: "total" and a line on stderr
+    const five = await sql(q, '--limit', '5', folder);
+    expect(five.stdout.trimEnd().split('\n').slice(2)).toEqual(['0', '1', '2', '3', '4', `(5 of ${counted} rows shown, ${counted - 5} cut: --limit N or --all prints more)`]);
+    const j = await sql('SELECT range AS x FROM range(2500)', '--json', '--limit', '3', folder);
+    expect(j.stdout).toBe('{"columns":[{"name":"x","type":"BIGINT"}],"rows":[[0],[1],[2]],"total":2500}\n');
+    expect(j.stderr).toBe('3 of 2500 rows printed, 2497 cut: --limit N or --all prints more\n');
+    expect((await sql(q, '--limit', 'x', folder)).code).toBe(2);
+    expect((await sql(q, '--limit', '5', '--all', folder)).code).toBe(2);
+  }, 60_000);
+
+  it('holds one chunk at a time: rows arrive in chunks of at most 2,048, those not wanted are only counted', async () => {
+    let most = 0;
+    let got = 0;
+    let columns: string[] = [];
+    const total = await streamQuery(tablesIn(folder), 'SELECT range AS x, range * 2 AS y FROM range(100000)', {
+      columns: (c) => void (columns = c.map((x) => `${x.name} ${x.type}`)),
+      wanted: () => 10000 - got,
+      rows: (r) => {
+        most = Math.max(most, r.length);
+        // each row converted as DuckDB computed it
+        for (const [x, y] of r) if (y !== 2 * (x as number)) throw new Error(`row ${String(x)}: ${String(y)}`);
+        got += r.length;
+      },
+      stopped: () => false,
+    });
+    expect(columns).toEqual(['x BIGINT', 'y BIGINT']);
+    expect(total).toBe(100000);
+    expect(got).toBe(10000);
+    expect(most).toBeLessThanOrEqual(2048);
+  }, 30_000);
 });
