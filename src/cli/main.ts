@@ -13,7 +13,7 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generat
                                   [--depth MIN-MAX] [--full-stacks] [--seed S] [--json]
        stackmap-explorer whatif [--json] [--buffer-kb N] [--mode v7|v8] [--max-fallback-share X] FILE...
        stackmap-explorer export --parquet DIR [--json] FILE...
-       stackmap-explorer sql "QUERY" [--json] FILE...|DIR
+       stackmap-explorer sql "QUERY" [--json] [--limit N | --all] FILE...|DIR
 
   summary   read a capture and print what it holds: ftrace trace text (trace, trace_pipe,
             trace-cmd report, systrace HTML), stack_map, stack_map_bin, stack_map_stat,

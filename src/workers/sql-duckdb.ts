@@ -4,7 +4,7 @@ import mvpWasm from '@duckdb/duckdb-wasm/dist/duckdb-mvp.wasm?url';
 import mvpWorker from '@duckdb/duckdb-wasm/dist/duckdb-browser-mvp.worker.js?url';
 import ehWasm from '@duckdb/duckdb-wasm/dist/duckdb-eh.wasm?url';
 import ehWorker from '@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js?url';
-import { duckMessage, SQL_CANCELLED, type SqlCell, type SqlColumn, type SqlResult, type SqlTableIpc } from './sql-api.ts';
+import { duckMessage, SQL_CANCELLED, textCell, type SqlCell, type SqlColumn, type SqlResult, type SqlTableIpc } from './sql-api.ts';
 
 /**
  * DuckDB-WASM in its own worker. This module is imported only when the SQL pane opens
@@ -27,16 +27,18 @@ export interface StartProgress {
 /** typeIds of apache-arrow's Type enum that hold numbers (Int, Float, Decimal) */
 const NUMERIC = new Set([2, 3, 7]);
 
+/** a value as the table holds it: text longer than CELL_CHARS cut (its whole kept for Copy, never in the DOM) */
 const cell = (v: unknown): SqlCell => {
   if (v === null || v === undefined) return null;
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return v;
+  if (typeof v === 'string') return textCell(v);
   if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
   if (v instanceof Date) return v.toISOString();
   try {
     const json = (v as { toJSON?: () => unknown }).toJSON ? (v as { toJSON: () => unknown }).toJSON() : v;
-    return JSON.stringify(json, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
+    return textCell(JSON.stringify(json, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)));
   } catch {
-    return String(v);
+    return textCell(String(v));
   }
 };
 

@@ -1,17 +1,49 @@
 import { RESULT_CAP, useSqlStore } from '../../state/sql-store.ts';
 import { useViewStore } from '../../state/view-store.ts';
-import type { SqlCell, SqlResult } from '../../workers/sql-api.ts';
+import { isCut, type SqlCell, type SqlCutCell, type SqlResult } from '../../workers/sql-api.ts';
 import { fmtInt } from '../common/format.ts';
+import { copyText } from '../menu/menu-store.ts';
 
 const HASH = /^[0-9a-f]{16}$/;
 
-const show = (v: SqlCell, numeric: boolean): string => {
+const show = (v: Exclude<SqlCell, SqlCutCell>, numeric: boolean): string => {
   if (v === null) return 'NULL';
   if (typeof v === 'number') return numeric && Number.isInteger(v) ? fmtInt(v) : String(v);
   return String(v);
 };
 
-/** A query's result: the first RESULT_CAP rows, the count of all; numbers right-aligned; a stack_hash selects its stack. */
+/** Saves a whole value as a text file (for one the clipboard refuses). */
+function saveText(text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/plain' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = 'sql-value.txt';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** A text cell too long to show: its first characters, its length, and the whole value copied or saved on asking. */
+function CutCell({ v }: { v: SqlCutCell }) {
+  const what = `the whole value (${fmtInt(v.chars)} characters)`;
+  return (
+    <td className="sql-cut-cell" data-testid="sql-cut" data-chars={v.chars} title={`${fmtInt(v.chars)} characters: the first ${fmtInt(v.cut.length)} shown`}>
+      <span className="sql-cut">
+        <span className="sql-cut-head">{v.cut}</span>
+        <span className="quiet sql-cut-more">… ({fmtInt(v.chars)} chars)</span>
+        <button type="button" className="link" data-testid="sql-cut-copy" title={`copy ${what}`} onClick={() => void copyText(v.whole(), what)}>
+          copy
+        </button>
+        <button type="button" className="link" data-testid="sql-cut-save" title={`save ${what} as a text file`} onClick={() => saveText(v.whole())}>
+          save
+        </button>
+      </span>
+    </td>
+  );
+}
+
+/** A query's result: the first RESULT_CAP rows, the count of all; numbers right-aligned; long text cut; a stack_hash selects its stack. */
 export function SqlResults({ result }: { result: SqlResult }) {
   const selected = useViewStore((v) => v.selectedStackHash);
   const hashCol = result.columns.map((c) => /stack_hash/i.test(c.name));
@@ -39,17 +71,21 @@ export function SqlResults({ result }: { result: SqlResult }) {
                 const rowHash = r.find((v, j) => hashCol[j] && typeof v === 'string' && HASH.test(v));
                 return (
                   <tr key={i} data-testid="sql-row" className={rowHash !== undefined && rowHash === selected ? 'selected' : undefined}>
-                    {r.map((v, j) => (
-                      <td key={j} className={[result.columns[j].numeric ? 'num' : '', v === null ? 'sql-null' : ''].join(' ').trim() || undefined} data-value={v === null ? undefined : String(v)}>
-                        {hashCol[j] && typeof v === 'string' && HASH.test(v) ? (
-                          <button type="button" className="link mono" data-testid="sql-stack-hash" title="select this stack in every pane" onClick={() => void useSqlStore.getState().selectStack(v)}>
-                            {v}
-                          </button>
-                        ) : (
-                          show(v, result.columns[j].numeric)
-                        )}
-                      </td>
-                    ))}
+                    {r.map((v, j) =>
+                      isCut(v) ? (
+                        <CutCell key={j} v={v} />
+                      ) : (
+                        <td key={j} className={[result.columns[j].numeric ? 'num' : '', v === null ? 'sql-null' : ''].join(' ').trim() || undefined} data-value={v === null ? undefined : String(v)}>
+                          {hashCol[j] && typeof v === 'string' && HASH.test(v) ? (
+                            <button type="button" className="link mono" data-testid="sql-stack-hash" title="select this stack in every pane" onClick={() => void useSqlStore.getState().selectStack(v)}>
+                              {v}
+                            </button>
+                          ) : (
+                            show(v, result.columns[j].numeric)
+                          )}
+                        </td>
+                      ),
+                    )}
                   </tr>
                 );
               })}
