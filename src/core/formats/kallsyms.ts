@@ -1,3 +1,4 @@
+import { pairSlot, randomWords } from '../model/keyed-hash.ts';
 import { TRAMPOLINE } from './frames.ts';
 import { LineSplitter, TOO_LONG } from './lines.ts';
 import type { ChunkParser, LineCount, ParseContext } from './types.ts';
@@ -136,20 +137,22 @@ class AddressResolver implements Resolver {
 /** id + 1 in the low 30 bits of a table entry, the kind above */
 const ID_MASK = 0x3fffffff;
 
-/** Home slot of the ip `hi:lo` in a table of 2^(32 - shift) slots. */
-const ipSlot = (hi: number, lo: number, shift: number) => Math.imul(lo ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1) >>> shift;
-
 /**
  * Frame keys of raw ips, each made once per distinct ip: an ip gets a dense id and its key
  * string when first seen; later occurrences cost one probe. The table is open addressing over
  * one Uint32Array of (lo, id + 1 | kind << 30) pairs (0: free), the high half kept per id: 8 bytes
  * a slot, up to 3/4 full, so 100,000 distinct ips fit in 1 MB (a probe of a dump's millions of
  * ips stays in the cache). Counts symbol hits and misses per occurrence, as a per-ip symbolizer
- * would.
+ * would. The slots are keyed (pairSlot, a random key per table): ips come from files, and with
+ * a fixed hash a file can pick ips that all land in one chain.
  */
 export class IpFrames {
   hits = 0;
   misses = 0;
+  /** slots visited by lookups so far (test support: what a flood costs, counted) */
+  probes = 0;
+  private readonly k0: number;
+  private readonly k1: number;
   /** frame key of each id */
   readonly keys: string[] = [];
   /** high half of each id's ip */
@@ -157,7 +160,11 @@ export class IpFrames {
   private table = new Uint32Array(2 << 11);
   private shift = 32 - 11;
 
-  constructor(private readonly resolver: Resolver = new AddressResolver()) {}
+  constructor(private readonly resolver: Resolver = new AddressResolver()) {
+    const key = randomWords(2);
+    this.k0 = key[0] | 0;
+    this.k1 = key[1] | 0;
+  }
 
   get size(): number {
     return this.keys.length;
@@ -171,8 +178,9 @@ export class IpFrames {
   idOf(hi: number, lo: number): number {
     const t = this.table;
     const mask = (t.length >>> 1) - 1;
-    let h = ipSlot(hi, lo, this.shift);
+    let h = pairSlot(hi, lo, this.k0, this.k1, this.shift);
     for (;;) {
+      this.probes++;
       const e = t[2 * h + 1];
       if (e === 0) return this.add(hi, lo, h);
       const id = (e & ID_MASK) - 1;
@@ -193,6 +201,9 @@ export class IpFrames {
   idsOfHalves(hi: Uint32Array, lo: Uint32Array, from: number, n: number, out: Int32Array, at: number): void {
     let hits = 0;
     let misses = 0;
+    let probes = 0;
+    const k0 = this.k0;
+    const k1 = this.k1;
     let t = this.table;
     let hiOf = this.hiOf;
     let mask = (t.length >>> 1) - 1;
@@ -200,8 +211,9 @@ export class IpFrames {
     for (let i = 0; i < n; i++) {
       const H = hi[from + i];
       const L = lo[from + i];
-      let h = ipSlot(H, L, shift);
+      let h = pairSlot(H, L, k0, k1, shift);
       for (;;) {
+        probes++;
         const e = t[2 * h + 1];
         if (e === 0) {
           out[at + i] = this.add(H, L, h);
@@ -225,6 +237,7 @@ export class IpFrames {
     }
     this.hits += hits;
     this.misses += misses;
+    this.probes += probes;
   }
 
   /** Writes the ids of a record's ips into `out` from `at` on. */
@@ -280,7 +293,7 @@ export class IpFrames {
     for (let q = 0; q < old.length; q += 2) {
       const e = old[q + 1];
       if (e === 0) continue;
-      let h = ipSlot(this.hiOf[(e & ID_MASK) - 1], old[q], this.shift);
+      let h = pairSlot(this.hiOf[(e & ID_MASK) - 1], old[q], this.k0, this.k1, this.shift);
       while (t[2 * h + 1] !== 0) h = (h + 1) & mask;
       t[2 * h] = old[q];
       t[2 * h + 1] = e;

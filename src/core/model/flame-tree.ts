@@ -9,10 +9,15 @@
  * costs no object per node or per step.
  */
 
+import { pairSlot, PROCESS_KEY } from './keyed-hash.ts';
 import type { FlameTree } from './query-types.ts';
 
-/** Slot of the pair (a, b) in a table of 2^(32 - shift) slots. */
-const slotOf = (a: number, b: number, shift: number) => Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) >>> shift;
+/**
+ * Slot of the pair (a, b) in a table of 2^(32 - shift) slots, keyed (keyed-hash.ts): function and
+ * frame ids are numbered in the order a file first names them, so with a fixed hash a file could
+ * give one node children that all share a chain.
+ */
+const slotOf = (a: number, b: number, shift: number) => pairSlot(a, b, PROCESS_KEY[0], PROCESS_KEY[1], shift);
 
 function grow<T extends Int32Array | Float64Array>(a: T, need: number): T {
   if (need <= a.length) return a;

@@ -1,12 +1,26 @@
-import { Growable, StringTable } from './growable.ts';
+import { GUARD_PROBES_PER_LOOKUP, GUARD_SLACK, Growable, StringTable } from './growable.ts';
+import { pairSlot, randomWords } from './keyed-hash.ts';
 
 const FRAME_LIMIT = 1 << 22;
 
 const SIBLING_BITS = 10;
 
-/** Slot of (parent, frame) in a child table of 2^(32 - shift) slots: Fibonacci hashing of both. */
-const slotOf = (parent: number, frame: number, shift: number) =>
-  Math.imul(Math.imul(parent, 0x9e3779b1) ^ frame, 0x85ebca6b) >>> shift;
+/**
+ * The child table's slot function as it was: Fibonacci hashing of both, unkeyed. Frames are
+ * interned in the order a file first names them, so a file picks which frame ids a node's
+ * children have, and with this function, ids whose slots crowd together (test support now).
+ */
+export const fixedSlotOf = (parent: number, frame: number, shift: number) => Math.imul(Math.imul(parent, 0x9e3779b1) ^ frame, 0x85ebca6b) >>> shift;
+
+/** Re-keys at most this often (as StringTable). */
+const MAX_REKEYS = 3;
+
+export interface StackTableOptions {
+  /** (test support) the child table starts with fixedSlotOf, until its guard re-keys it */
+  fixedHash?: boolean;
+  /** (test support) false: never re-key */
+  guard?: boolean;
+}
 
 /** Where a stack table stood: what rollback() returns it to. */
 export interface StackTableMark {
@@ -43,7 +57,9 @@ export class StackTable {
    * a large dump have one child) touches nothing but the arrays it appends to. The other children
    * are in `siblings`: open addressing with linear probing over an Int32Array of
    * (parent, frame, child) triples (child 0 = free: node 0 is nobody's child), at most half
-   * full, doubling when it would be more.
+   * full, doubling when it would be more. Its slots are keyed (pairSlot, a random key per table)
+   * and it re-keys when its chains grow long as StringTable does: a file picks which frame ids a
+   * node's children have, not where they go.
    */
   private kids: Int32Array;
   private siblings: Int32Array;
@@ -57,8 +73,25 @@ export class StackTable {
   /** a snapshot's count of distinct stacks, fixed when it was taken; null: count stackOrder */
   private fixedSize: number | null = null;
   private readonly readOnly: boolean;
+  /** the child table's key (pairSlot); `fixed`: fixedSlotOf instead (test support) */
+  private k0: number;
+  private k1: number;
+  private fixed: boolean;
+  /** slots of the child table visited so far (test support: what a flood costs, counted) */
+  probes = 0;
+  /** times the child table took a new key */
+  rekeys = 0;
+  /** probes and lookups since the child table last took a key (the guard of StringTable) */
+  private spent = 0;
+  private lookups = 0;
+  private guard: boolean;
 
-  constructor() {
+  constructor(options: StackTableOptions = {}) {
+    const key = randomWords(2);
+    this.k0 = key[0] | 0;
+    this.k1 = key[1] | 0;
+    this.fixed = options.fixedHash ?? false;
+    this.guard = options.guard ?? true;
     this.frames = new StringTable();
     const cap = 1024;
     this.nodeFrame = new Int32Array(cap);
@@ -173,15 +206,36 @@ export class StackTable {
 
   /** The child of `node` with `frame` in the sibling table, or ~slot of the free slot where it would go. */
   private sibling(node: number, frame: number): number {
+    if (this.guard && this.spent > GUARD_PROBES_PER_LOOKUP * this.lookups + GUARD_SLACK) this.rekey();
     const table = this.siblings;
     const mask = table.length / 3 - 1;
-    let h = slotOf(node, frame, this.siblingShift);
-    for (;;) {
+    let h = this.slotOf(node, frame, this.siblingShift);
+    this.lookups++;
+    for (let probes = 1; ; probes++) {
       const c = table[3 * h + 2];
-      if (c === 0) return ~h;
-      if (table[3 * h] === node && table[3 * h + 1] === frame) return c;
+      if (c === 0 || (table[3 * h] === node && table[3 * h + 1] === frame)) {
+        this.probes += probes;
+        this.spent += probes;
+        return c === 0 ? ~h : c;
+      }
       h = (h + 1) & mask;
     }
+  }
+
+  private slotOf(parent: number, frame: number, shift: number): number {
+    return this.fixed ? fixedSlotOf(parent, frame, shift) : pairSlot(parent, frame, this.k0, this.k1, shift);
+  }
+
+  /** A fresh random key (and pairSlot, if it was fixedSlotOf): the child table built again. */
+  private rekey(): void {
+    const key = randomWords(2);
+    this.k0 = key[0] | 0;
+    this.k1 = key[1] | 0;
+    this.fixed = false;
+    this.rehash(this.siblings.length / 3);
+    this.spent = 0;
+    this.lookups = 0;
+    if (++this.rekeys >= MAX_REKEYS) this.guard = false;
   }
 
   /** A new child of `node` (which has a first child) with `frame`, at free slot `h` of the sibling table. */
@@ -235,12 +289,19 @@ export class StackTable {
     const table = new Int32Array(3 * slots);
     const shift = 32 - Math.log2(slots);
     const mask = slots - 1;
+    let probes = 0;
     for (let i = 2; i < old.length; i += 3) {
       if (old[i] === 0) continue;
-      let h = slotOf(old[i - 2], old[i - 1], shift);
-      while (table[3 * h + 2] !== 0) h = (h + 1) & mask;
+      let h = this.slotOf(old[i - 2], old[i - 1], shift);
+      probes++;
+      while (table[3 * h + 2] !== 0) {
+        h = (h + 1) & mask;
+        probes++;
+      }
       table.set(old.subarray(i - 2, i + 1), 3 * h);
     }
+    this.probes += probes;
+    this.spent += probes;
     this.siblings = table;
     this.siblingShift = shift;
   }
@@ -259,12 +320,12 @@ export class StackTable {
     const table = this.siblings;
     const mask = table.length / 3 - 1;
     const shift = this.siblingShift;
-    let h = slotOf(parent, this.nodeFrame[c], shift);
+    let h = this.slotOf(parent, this.nodeFrame[c], shift);
     while (table[3 * h + 2] !== c) h = (h + 1) & mask;
     let hole = h;
     for (let j = (hole + 1) & mask; ; j = (j + 1) & mask) {
       if (table[3 * j + 2] === 0) break;
-      const home = slotOf(table[3 * j], table[3 * j + 1], shift);
+      const home = this.slotOf(table[3 * j], table[3 * j + 1], shift);
       // the entry at j may fill the hole when its home slot is cyclically outside (hole, j]
       if (((j - home) & mask) >= ((j - hole) & mask)) {
         table.copyWithin(3 * hole, 3 * j, 3 * j + 3);
@@ -353,6 +414,9 @@ export class StackTable {
       stackOrder: this.stackOrder.frozen(),
       fixedSize: size,
       readOnly: true,
+      probes: this.probes,
+      rekeys: this.rekeys,
+      guard: false,
     });
     return s;
   }
