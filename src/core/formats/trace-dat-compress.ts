@@ -1,111 +1,67 @@
 /**
  * Compressed blocks of a trace.dat version 7: `u32 compressed size, u32 uncompressed size, bytes`
  * (a compressed section holds one; a CPU's flyrecord data is a u32 count of them, each a run of
- * whole pages). Codecs: zlib (fflate) and zstd (fzstd), the two trace-cmd has.
+ * whole pages). Codecs: zlib (fflate) and zstd (zstd.ts), the two trace-cmd has.
  *
  * No allocation follows a declared count: the compressed bytes are gathered as they arrive (at
  * most what the section holds), and the output buffer is the declared uncompressed size only
- * after it passed the caller's cap; a codec that would write more than declared is stopped at
- * the declared size plus one byte and reported.
+ * after it passed the caller's cap and the file's decompression budget; a codec that would
+ * write more than declared is stopped at the declared size plus one byte and reported. Blocks
+ * the budget refuses are reported with the same words, so they group into one diagnostic.
  */
-import { unzlibSync } from 'fflate';
-import { Decompress as ZstdStream } from 'fzstd';
+import { Unzlib } from 'fflate';
+import type { FileBudget } from './decompress-budget.ts';
 import { join, type Pull, type Rd } from './trace-dat-read.ts';
+import { ZstdTooLong, zstdDecompressInto } from './zstd.ts';
 
 export interface Codec {
   name: string;
-  /** decompresses `src` into `out`; the bytes written */
+  /** decompresses `src` into `out`; the bytes written (out.length when there was more) */
   inflate(src: Uint8Array, out: Uint8Array): number;
+  /** the file's decompression budget, asked before each block */
+  budget: FileBudget;
 }
 
-const zlib: Codec = {
-  name: 'zlib',
-  inflate: (src, out) => unzlibSync(src, { out }).length,
-};
+const TOO_LONG = new Error('more than declared');
+/** zlib input handed to fflate at once: what one piece inflates to (at most ~1,032 times it) is all that can pass the end */
+const ZLIB_PIECE = 1 << 12;
 
-/**
- * The largest window (the buffer a zstd decoder allocates) over the frames of `src`, walked by
- * their block headers; null when the bytes are not zstd frames.
- */
-export function zstdWindow(src: Uint8Array): number | null {
-  let o = 0;
-  let most = 0;
-  const u32 = (at: number) => (src[at] | (src[at + 1] << 8) | (src[at + 2] << 16) | (src[at + 3] << 24)) >>> 0;
-  while (o < src.length) {
-    if (o + 8 > src.length) return null;
-    const magic = u32(o);
-    if ((magic & 0xfffffff0) === 0x184d2a50) {
-      o += 8 + u32(o + 4);
-      continue;
+const inflaters = new Map<string, (src: Uint8Array, out: Uint8Array) => number>(Object.entries({
+  // fflate's stream, fed in pieces and stopped once past `out` (a one-shot inflate into `out`
+  // keeps inflating what does not fit: a bomb's whole work)
+  zlib: (src, out) => {
+    let n = 0;
+    const z = new Unzlib((d) => {
+      const k = Math.min(d.length, out.length - n);
+      out.set(d.subarray(0, k), n);
+      n += k;
+      if (k < d.length || n >= out.length) throw TOO_LONG;
+    });
+    try {
+      if (src.length === 0) z.push(src, true);
+      for (let i = 0; i < src.length; i += ZLIB_PIECE) z.push(src.subarray(i, i + ZLIB_PIECE), i + ZLIB_PIECE >= src.length);
+    } catch (e) {
+      if (e === TOO_LONG) return out.length;
+      throw e;
     }
-    if (magic !== 0xfd2fb528) return null;
-    const fhd = src[o + 4];
-    const fcsFlag = fhd >> 6;
-    const single = (fhd >> 5) & 1;
-    const dictBytes = [0, 1, 2, 4][fhd & 3];
-    const fcsBytes = fcsFlag === 0 ? single : 1 << fcsFlag;
-    let p = o + 5;
-    let window: number;
-    if (!single) {
-      const wd = src[p++];
-      const base = 2 ** (10 + (wd >> 3));
-      window = base + (base / 8) * (wd & 7);
-    } else window = 0;
-    p += dictBytes;
-    if (p + fcsBytes > src.length) return null;
-    if (single) {
-      let fcs = 0;
-      for (let i = fcsBytes - 1; i >= 0; i--) fcs = fcs * 256 + src[p + i];
-      window = fcsBytes === 2 ? fcs + 256 : fcs;
+    return n;
+  },
+  // linear in its input, and never past `out` (see zstd.ts for why not fzstd)
+  zstd: (src, out) => {
+    try {
+      return zstdDecompressInto(src, out);
+    } catch (e) {
+      if (e instanceof ZstdTooLong) return out.length;
+      throw e;
     }
-    p += fcsBytes;
-    most = Math.max(most, window);
-    // the blocks: 3-byte headers (last, type, size); raw and compressed blocks carry size bytes, RLE one
-    for (;;) {
-      if (p + 3 > src.length) return null;
-      const h = src[p] | (src[p + 1] << 8) | (src[p + 2] << 16);
-      const type = (h >> 1) & 3;
-      if (type === 3) return null;
-      p += 3 + (type === 1 ? 1 : h >>> 3);
-      if (h & 1) break;
-    }
-    if (fhd & 4) p += 4;
-    o = p;
-  }
-  return o === src.length ? most : null;
-}
+  },
+}));
 
-class TooLong extends Error {}
-
-/**
- * zstd into `out` (the declared size plus one byte), block by block (fzstd's stream): its window
- * must not exceed what the declared size needs, and it stops once it wrote more than declared.
- */
-function zstdInflate(src: Uint8Array, out: Uint8Array): number {
-  const w = zstdWindow(src);
-  if (w === null) throw new Error('not zstd frames');
-  if (w > 2 * out.length + (1 << 20)) throw new Error(`a zstd window of ${w} bytes for ${out.length - 1} declared`);
-  let n = 0;
-  const d = new ZstdStream((blk: Uint8Array) => {
-    const k = Math.min(blk.length, out.length - n);
-    out.set(blk.subarray(0, k), n);
-    n += k;
-    if (k < blk.length) throw new TooLong();
-  });
-  try {
-    d.push(src, true);
-  } catch (e) {
-    if (e instanceof TooLong) return out.length;
-    throw e;
-  }
-  return n;
-}
-
-const zstd: Codec = { name: 'zstd', inflate: zstdInflate };
-
-/** The codec trace-cmd names `name`, null for one this reader does not have. */
-export function codecOf(name: string): Codec | null {
-  return name === 'zlib' ? zlib : name === 'zstd' ? zstd : null;
+/** The codec trace-cmd names `name` over the file's budget, null for one this reader does not have. */
+export function codecOf(name: string, budget: FileBudget): Codec | null {
+  // a Map: a name from the file such as `constructor` finds nothing
+  const inflate = inflaters.get(name);
+  return inflate ? { name, inflate, budget } : null;
 }
 
 /** Largest uncompressed size of one metadata section taken (kallsyms of a big kernel is ~20 MB). */
@@ -154,6 +110,11 @@ export function* readBlock(rd: Rd, codec: Codec, room: number, what: string, cap
   if (!ok) {
     rd.src.unused(at, 8 + got, `${what} at 0x${at.toString(16)}: cut short (${got} of ${csize} compressed bytes)`);
     rd.truncated(what);
+    return null;
+  }
+  const refused = codec.budget.take(usize);
+  if (refused !== null) {
+    rd.src.unused(at, 8 + csize, `compressed block ${refused}`);
     return null;
   }
   const out = new Uint8Array(usize + 1);

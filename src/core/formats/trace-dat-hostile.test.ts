@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readDat } from './trace-dat-test-util.ts';
+import { DecompressBudget, type DecompressLimits } from './decompress-budget.ts';
+import { DiagnosticLog } from './diagnostics.ts';
+import { createTraceDatParser } from './trace-dat.ts';
+import { collector, readDat } from './trace-dat-test-util.ts';
 import type { DatWriteOptions } from './trace-dat-write.ts';
 import { writeTraceDatV7, type DatV7Options } from './trace-dat-write-v7.ts';
 
@@ -89,14 +92,14 @@ for (const little of [true, false]) {
       expect(msgs.join('\n')).toMatch(/0x[0-9a-f]+/);
     });
 
-    it('a zstd frame declaring a huge window is refused before any allocation', () => {
+    it('a zstd frame declaring a huge window allocates nothing for it: it decodes into the declared size, and says it is short', () => {
       const kall = secs.find((s) => s.id === 19)!;
       const b = zstd.slice();
       // a frame of its own: magic, FHD 0 (windowed, no content size), window descriptor 0xf8 (2^41
       // bytes), one empty last raw block; the block's compressed size says 9, the rest of the section is left over
       put32(b, kall.at + 16, 9);
       b.set([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xf8, 0x01, 0x00, 0x00], kall.at + 24);
-      check(b, /zstd could not decompress it \(a zstd window of \d+ bytes/);
+      check(b, /KALLSYMS.*decompresses to 0 bytes, not the \d+ it declares/);
     });
 
     it('a loop in the options chain ends (pointing back to the first options section, and to itself)', () => {
@@ -157,3 +160,102 @@ for (const little of [true, false]) {
     });
   });
 }
+
+/** A single-segment zstd frame of `n` zero bytes in RLE blocks: 9 bytes of header and 4 per 128 KiB. */
+function zeroFrame(n: number): Uint8Array {
+  const out = [0x28, 0xb5, 0x2f, 0xfd, 0xa0, n & 255, (n >>> 8) & 255, (n >>> 16) & 255, n >>> 24];
+  for (let o = 0; o < n; o += 1 << 17) {
+    const k = Math.min(1 << 17, n - o);
+    const h = (o + k >= n ? 1 : 0) | (1 << 1) | (k << 3);
+    out.push(h & 255, (h >>> 8) & 255, (h >>> 16) & 255, 0);
+  }
+  return new Uint8Array(out);
+}
+
+/** A version 7 zstd file whose CPUs' data are `chunks` chunks each, every one 256 zero pages in a frame of 41 bytes. */
+function zstdBomb(little: boolean, chunks: number): Uint8Array {
+  const usize = 256 * 4096;
+  const frame = zeroFrame(usize);
+  return writeTraceDatV7({
+    littleEndian: little,
+    longSize: 8,
+    cpus: 2,
+    comms: [[7, 'seven']],
+    events,
+    compression: 'zstd',
+    cpuData: () => {
+      const b = new Uint8Array(4 + chunks * (8 + frame.length));
+      const v = new DataView(b.buffer);
+      v.setUint32(0, chunks, little);
+      for (let i = 0; i < chunks; i++) {
+        const at = 4 + i * (8 + frame.length);
+        v.setUint32(at, frame.length, little);
+        v.setUint32(at + 4, usize, little);
+        b.set(frame, at + 8);
+      }
+      return b;
+    },
+  });
+}
+
+function readBudgeted(bytes: Uint8Array, limits: Partial<DecompressLimits>) {
+  const log = new DiagnosticLog('bomb.dat');
+  const { sink, got } = collector();
+  let pushed = 0;
+  const inflate = new DecompressBudget(limits).forFile('bomb.dat', () => pushed);
+  const p = createTraceDatParser({ file: 'bomb.dat', diagnostics: log, inflate }, sink);
+  for (let i = 0; i < bytes.length; i += 4096) {
+    const c = bytes.subarray(i, i + 4096);
+    pushed += c.length;
+    p.push(c);
+  }
+  return { r: p.end(), got, log, inflate };
+}
+
+describe('decompression bombs in a version 7 file', () => {
+  it('zstd chunks of 256 zero pages in 41 bytes each (25,000:1): cut at the budget with one diagnostic, the bytes all counted', () => {
+    const chunks = 40;
+    const bytes = zstdBomb(true, chunks);
+    expect(bytes.length).toBeLessThan(16384);
+    const floor = 8 << 20;
+    const { r, log, inflate } = readBudgeted(bytes, { ratioFloor: floor });
+    expect(r.used + r.unused).toBe(bytes.length);
+    const cut = log.list().filter((d) => /compressed block not decompressed: it would pass 200 times the compressed bytes of the file read \(past the first 8,388,608 bytes; a decompression bomb\?\)/.test(d.message));
+    expect(cut).toHaveLength(1);
+    // 8 MiB: the metadata sections, then 7 whole chunks of 1 MiB; the other 2 x 40 - 7 chunks are reported, not decompressed
+    const meta = inflate.produced - 7 * (1 << 20);
+    expect(meta).toBeGreaterThan(0);
+    expect(meta).toBeLessThan(1 << 20);
+    expect(cut[0].count).toBe(2 * chunks - 7);
+    expect(cut[0].where).toMatch(/^offsets 0x[0-9a-f]+/);
+  });
+
+  it('with the default budget: a 20 KB file declaring 160 MB stops at the 64 MiB floor', () => {
+    const bytes = zstdBomb(false, 80);
+    const { r, log, inflate } = readBudgeted(bytes, {});
+    expect(r.used + r.unused).toBe(bytes.length);
+    expect(inflate.produced).toBeLessThanOrEqual(64 << 20);
+    expect(inflate.produced).toBeGreaterThan(63 << 20);
+    const cut = log.list().find((d) => /compressed block not decompressed: it would pass 200 times/.test(d.message));
+    expect(cut?.count).toBe(160 - 63);
+  });
+
+  it('a metadata section declaring 200 MB is refused before anything is allocated, the rest still read', () => {
+    const b = file(true, 'zstd');
+    const kall = sections(b, true).sections.find((s) => s.id === 19)!;
+    new DataView(b.buffer).setUint32(kall.at + 20, 200 << 20, true);
+    const { r, log } = readBudgeted(b, {});
+    expect(r.events).toBe(120);
+    expect(log.list().map((d) => d.message)).toContainEqual(expect.stringMatching(/compressed block not decompressed: it would pass 200 times the compressed bytes of the file read/));
+  });
+
+  it('a zlib section that inflates past what it declares is stopped there', () => {
+    const kallsyms = 'ffffffff81000000 T _stext\n'.repeat(200_000); // 5.2 MB, a few KB as zlib
+    const b = writeTraceDatV7({ littleEndian: true, longSize: 8, cpus: 2, comms: [[7, 'seven']], kallsyms, events, compression: 'zlib' });
+    const kall = sections(b, true).sections.find((s) => s.id === 19)!;
+    new DataView(b.buffer).setUint32(kall.at + 20, 1000, true);
+    const { r, log } = readBudgeted(b, {});
+    expect(r.events).toBe(120);
+    expect(log.list().map((d) => d.message)).toContainEqual(expect.stringMatching(/KALLSYMS.*decompresses to more than the 1000 bytes it declares/));
+  });
+});

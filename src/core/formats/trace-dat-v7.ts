@@ -10,6 +10,7 @@
  * in the chain ends the walk like any other pointer backwards (reported).
  */
 import { codecOf, MAX_SECTION_BLOCK, readBlock, type Codec } from './trace-dat-compress.ts';
+import { standaloneBudget } from './decompress-budget.ts';
 import { readSpans } from './trace-dat-fly.ts';
 import { applyOption, OPT, OPT_NAME, tsMap, type DatBuffer, type DatOptions } from './trace-dat-options.ts';
 import { MemSrc, Rd, WindowSrc, type Pull } from './trace-dat-read.ts';
@@ -50,7 +51,7 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
   res.compression = cname;
   let codec: Codec | null = null;
   if (cname !== 'none') {
-    codec = codecOf(cname);
+    codec = codecOf(cname, ctx.inflate ?? standaloneBudget(ctx.file, () => res.total));
     if (!codec) ctx.diagnostics.forFile(`trace.dat compression \`${cname}\` ${cver}: no codec for it here (zlib and zstd are read); its compressed sections are reported, the rest is read`);
   }
   const first = yield* rd.u64();

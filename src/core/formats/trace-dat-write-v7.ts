@@ -19,6 +19,8 @@ export interface DatV7Options extends DatWriteOptions {
   extraOptions?: [number, Uint8Array][];
   /** the metadata sections (headers, formats, kallsyms, printk, cmdlines) after the data */
   metadataLast?: boolean;
+  /** replaces a CPU's data as written (its chunk count and chunks when compressed), for hostile files */
+  cpuData?: (cpu: number, written: Uint8Array) => Uint8Array;
 }
 
 const enc = new TextEncoder();
@@ -155,6 +157,7 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
           }),
     );
   }
+  if (o.cpuData) for (let c = 0; c < o.cpus; c++) perCpu[c] = o.cpuData(c, perCpu[c]);
   const bufferOption = (bufferAt: number, offsets: number[]) =>
     bytesOf(little, (b) => {
       b.u64(bufferAt);

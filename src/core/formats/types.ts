@@ -1,4 +1,5 @@
 import type { DiagnosticLog } from './diagnostics.ts';
+import type { FileBudget } from './decompress-budget.ts';
 
 /** What a sniffer decided a file is. */
 export type FileKind =
@@ -180,4 +181,6 @@ export interface ParsedStat {
 export interface ParseContext {
   file: string;
   diagnostics: DiagnosticLog;
+  /** the given file's decompression budget, for a reader that decompresses (trace.dat v7); one of its own when absent */
+  inflate?: FileBudget;
 }
