@@ -2,6 +2,7 @@ import { createCaptureInfoParser } from './capture-info.ts';
 import { createDumpJsonParser } from './dump-json.ts';
 import { createPerfScriptParser } from './perf-script.ts';
 import { createKallsymsParser } from './kallsyms.ts';
+import { nulGate } from './nul-gate.ts';
 import { createStackMapBinParser } from './stack-map-bin.ts';
 import { createStackMapStatParser } from './stack-map-stat.ts';
 import { createStackMapTextParser } from './stack-map-text.ts';
@@ -12,9 +13,15 @@ import type { ByteCount, ChunkParser, FileKind, ParseContext, TraceSink } from '
 
 /**
  * The reader for a sniffed kind. Trace kinds send what they read to `sink`; an unknown file
- * gets a byte counter that reports it as not a known format.
+ * gets a byte counter that reports it as not a known format. A text reader reads through
+ * nul-gate.ts: NUL padding at the end is reported and not read, any other NUL reported by offset.
  */
 export function parserForKind(kind: FileKind, ctx: ParseContext, sink: () => TraceSink): ChunkParser<unknown> {
+  const p = readerForKind(kind, ctx, sink);
+  return kind === 'stack_map_bin' || kind === 'trace_cmd_dat' || kind === 'unknown' ? p : nulGate(p, ctx.diagnostics);
+}
+
+function readerForKind(kind: FileKind, ctx: ParseContext, sink: () => TraceSink): ChunkParser<unknown> {
   switch (kind) {
     case 'trace_text':
       return createTraceTextParser(ctx, sink());

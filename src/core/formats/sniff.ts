@@ -44,8 +44,21 @@ export function sniffKind(whole: Uint8Array): FileKind {
     if (dv.getUint32(0, true) === FSMB_MAGIC || dv.getUint32(0, false) === FSMB_MAGIC) return 'stack_map_bin';
   }
   const encoding = encodingOf(head);
-  if (encoding === 'utf-8' && !looksLikeText(head)) return 'unknown';
-  const text = new TextDecoder(encoding).decode(head);
+  let text: string;
+  if (encoding === 'utf-8') {
+    // NUL padding at the end (of the file, or of the window) is not looked at: nul-gate.ts reports it
+    let end = head.length;
+    while (end > 0 && head[end - 1] === 0) end--;
+    if (end === 0 || !looksLikeText(head.subarray(0, end))) return 'unknown';
+    text = new TextDecoder(encoding).decode(head.subarray(0, end));
+  } else {
+    text = new TextDecoder(encoding).decode(head);
+    let end = text.length;
+    while (end > 0 && text.charCodeAt(end - 1) === 0) end--;
+    text = text.slice(0, end);
+  }
+  // a stray NUL reads as a blank here (a bit flipped in a space); the reader gets it as it is and it is reported
+  if (text.includes('\0')) text = text.replace(/\0/g, ' ');
   const start = text.replace(/^\uFEFF/, '').trimStart();
   // capture.sh's own record: its first line says so
   if (start.startsWith(CAPTURE_TXT_HEAD)) return 'capture_txt';
@@ -84,14 +97,17 @@ export function sniffKind(whole: Uint8Array): FileKind {
   return 'unknown';
 }
 
-/** Text if it decodes without NULs and has few control characters. */
+/**
+ * Text if few of its first 4 KB are control characters: at most one in a hundred, and one more
+ * (a stray NUL or escape in a file of a few lines). A binary file has far more: NULs in its
+ * numbers, UTF-16 without a byte-order mark one in two.
+ */
 function looksLikeText(head: Uint8Array): boolean {
   let control = 0;
   const n = Math.min(head.length, 4096);
   for (let i = 0; i < n; i++) {
     const b = head[i];
-    if (b === 0) return false;
     if (b < 9 || (b > 13 && b < 32)) control++;
   }
-  return control <= n / 100;
+  return control <= n / 100 + 1;
 }
