@@ -2,6 +2,7 @@ import type { CaptureFacts, ParsedCaptureInfo } from '../formats/capture-info.ts
 import { DiagnosticLog, type Diagnostic } from '../formats/diagnostics.ts';
 import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
 import { Symbolizer, type SymbolFile } from '../formats/kallsyms.ts';
+import type { FileBudget } from '../formats/decompress-budget.ts';
 import { parserForKind } from '../formats/registry.ts';
 import { createTraceTextParser } from '../formats/trace-text.ts';
 import type { ByteCount, ChunkParser, FileKind, LineCount, ParsedDump, ParsedStat } from '../formats/types.ts';
@@ -75,8 +76,8 @@ export class Ingest {
   private sealedLogs = 0;
   private tracer: string | null = null;
 
-  /** Starts a file; push its bytes into the returned parser, then call end(). */
-  open(file: string): ChunkParser<FileReport> {
+  /** Starts a file; push its bytes into the returned parser, then call end(). `inflate`: the given file's decompression budget, for a reader that decompresses. */
+  open(file: string, inflate?: FileBudget): ChunkParser<FileReport> {
     const log = new DiagnosticLog(file);
     this.logs.push(log);
     let head: Uint8Array[] = [];
@@ -87,7 +88,7 @@ export class Ingest {
     const start = () => {
       const all = concat(head, headLen);
       kind = sniffKind(all);
-      parser = this.parserFor(kind, file, log);
+      parser = this.parserFor(kind, file, log, inflate);
       head = [];
       if (all.length > 0) parser.push(all);
     };
@@ -113,8 +114,8 @@ export class Ingest {
     };
   }
 
-  private parserFor(kind: FileKind, file: string, log: DiagnosticLog): ChunkParser<unknown> {
-    return parserForKind(kind, { file, diagnostics: log }, () => this.trace.sink(file));
+  private parserFor(kind: FileKind, file: string, log: DiagnosticLog, inflate?: FileBudget): ChunkParser<unknown> {
+    return parserForKind(kind, { file, diagnostics: log, inflate }, () => this.trace.sink(file));
   }
 
   private collect(kind: FileKind, result: unknown, report: FileReport, log: DiagnosticLog): void {

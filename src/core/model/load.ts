@@ -1,3 +1,4 @@
+import { DecompressBudget, type DecompressLimits } from '../formats/decompress-budget.ts';
 import { Ingest, type Capture, type FileReport } from './ingest.ts';
 import { inflation, modified, SLICE, source, stillSame } from './load-source.ts';
 import { unpack, type NamedStream } from './unpack.ts';
@@ -49,6 +50,8 @@ export interface LoadOptions {
    * for the file; null when it did not change.
    */
   changedSince?: (file: NamedBlob) => string | null;
+  /** the load's decompression limits (decompress-budget.ts: its defaults for what is not given) */
+  decompressLimits?: Partial<DecompressLimits>;
 }
 
 export class CancelledError extends Error {
@@ -115,6 +118,7 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
   // file was modified with NotReadableError (a stream already running may read on, so the last byte
   // is read once more at the end: stillSame); Node's openAsBlob checks its own snapshot
   const stamps = files.map((f) => modified(f.blob));
+  const budget = new DecompressBudget(opts.decompressLimits);
   for (const [index, f] of files.entries()) {
     const size = f.blob.size;
     const fileMark = ingest.mark();
@@ -124,6 +128,7 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
     let inflated = 0;
     let whole = false;
     const src = source(f.blob, isCancelled);
+    const fileBudget = budget.forFile(f.name, () => src.state.bytes);
     const report = (file: string, force: boolean) => {
       if (!opts.onProgress) return;
       const now = performance.now();
@@ -160,7 +165,7 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
       };
       let parser: ReturnType<Ingest['open']>;
       try {
-        parser = ingest.open(inner.name);
+        parser = ingest.open(inner.name, fileBudget);
       } catch (e) {
         return fail(e);
       }
@@ -222,7 +227,7 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
       };
       let parser: ReturnType<Ingest['open']>;
       try {
-        parser = ingest.open(f.name);
+        parser = ingest.open(f.name, fileBudget);
       } catch (e) {
         return fail(e);
       }
@@ -291,7 +296,7 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
       const r = await readPlain();
       if (r) reports.push(r);
     } else {
-      const members = unpack({ name: f.name, stream: src.stream }, diagnose);
+      const members = unpack({ name: f.name, stream: src.stream }, diagnose, fileBudget);
       try {
         for (;;) {
           let next: IteratorResult<NamedStream>;
@@ -332,6 +337,7 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
     }
     const changed = opts.changedSince?.(f);
     if (changed) diagnose(f.name, changed);
+    fileBudget.close();
     whole = true;
     report(f.name, true);
     before += size;

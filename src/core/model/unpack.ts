@@ -1,6 +1,7 @@
-import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
-import { DEFAULT_LIMITS, gunzip, sniffGate, type InflateLimits } from './gunzip.ts';
 import { createTarDecoder } from 'modern-tar';
+import { standaloneBudget, type FileBudget } from '../formats/decompress-budget.ts';
+import { gunzip, sniffGate } from './gunzip.ts';
+import { unzip } from './unzip.ts';
 
 /**
  * Opens compressed files and bundles (DESIGN 2.1): a gzip is decompressed with the platform's
@@ -13,7 +14,9 @@ import { createTarDecoder } from 'modern-tar';
  *
  * The yielded streams never error: a corrupt or truncated gzip, tar or zip is reported through
  * `report` with the archive's name and the offset reached, the file being read simply ends
- * there, and the entries already read are kept.
+ * there, and the entries already read are kept. Every decompressor takes its output from the
+ * given file's budget (decompress-budget.ts), and every member of a container (gzip, zip, tar)
+ * whose first SNIFF_BYTES no reader takes stops there (sniffGate).
  */
 
 /** One file as the parsers see it. */
@@ -25,8 +28,6 @@ export interface NamedStream {
 /** Records a diagnostic for `file`, at a byte offset when one is known. */
 export type UnpackReport = (file: string, message: string, offset?: number) => void;
 
-export { DEFAULT_LIMITS, type InflateLimits } from './gunzip.ts';
-
 /** tar and zip inside one another: a bundle at this depth is reported and not opened */
 export const MAX_ARCHIVE_DEPTH = 3;
 /** gzip inside gzip */
@@ -36,19 +37,24 @@ const PEEK_BYTES = 512;
 
 type Container = 'gzip' | 'tar' | 'zip' | null;
 
-/** Yields the files `file` stands for: itself, or what its gzip, tar or zip layers hold. */
-export async function* unpack(
-  file: { name: string; blob: Blob } | NamedStream,
-  report: UnpackReport,
-  limits: InflateLimits = DEFAULT_LIMITS,
-): AsyncGenerator<NamedStream> {
-  const stream = 'blob' in file ? file.blob.stream() : file.stream;
-  yield* walk({ name: file.name, stream }, { report, limits }, 0, 0, false);
+/**
+ * Yields the files `file` stands for: itself, or what its gzip, tar or zip layers hold. `budget`:
+ * the given file's share of the load's decompression budget (one of its own by default).
+ */
+export async function* unpack(file: { name: string; blob: Blob } | NamedStream, report: UnpackReport, budget?: FileBudget): AsyncGenerator<NamedStream> {
+  let stream = 'blob' in file ? file.blob.stream() : file.stream;
+  if (!budget) {
+    let read = 0;
+    stream = stream.pipeThrough(counter((n) => (read += n)));
+    budget = standaloneBudget(file.name, () => read);
+  }
+  yield* walk({ name: file.name, stream }, { report, budget }, 0, 0, null);
 }
 
 export interface Ctx {
   report: UnpackReport;
-  limits: InflateLimits;
+  /** the given file's decompression budget */
+  budget: FileBudget;
 }
 
 /** The container a file's first bytes show, or null for anything else. */
@@ -84,8 +90,8 @@ function isTarHeader(h: Uint8Array): boolean {
   return sum === stored;
 }
 
-/** `inflated`: the output of one inflate (a gzip's content, a zip entry), sniffed before it is inflated further */
-async function* walk(src: NamedStream, ctx: Ctx, depth: number, gz: number, inflated: boolean): AsyncGenerator<NamedStream> {
+/** `gate`: src is a container's member, sniffed before it is read (or decompressed) further: the verb for its diagnostic */
+async function* walk(src: NamedStream, ctx: Ctx, depth: number, gz: number, gate: string | null): AsyncGenerator<NamedStream> {
   const report = ctx.report;
   const { head, stream } = await peek(src.stream, PEEK_BYTES);
   const file: NamedStream = { name: src.name, stream };
@@ -96,7 +102,7 @@ async function* walk(src: NamedStream, ctx: Ctx, depth: number, gz: number, infl
       await stream.cancel().catch(() => {});
       return;
     }
-    yield* walk(gunzip(file, ctx), ctx, depth, gz + 1, true);
+    yield* walk(gunzip(file, ctx), ctx, depth, gz + 1, 'decompressed');
     return;
   }
   if (kind === 'tar' || kind === 'zip') {
@@ -105,12 +111,13 @@ async function* walk(src: NamedStream, ctx: Ctx, depth: number, gz: number, infl
       await stream.cancel().catch(() => {});
       return;
     }
-    const entries = kind === 'tar' ? untar(file, report) : unzip(file, report);
-    // a zip entry is inflated on its own: it is looked at like a gzip's content
-    for await (const entry of entries) yield* walk(entry, ctx, depth + 1, gz, kind === 'zip');
+    const entries = kind === 'tar' ? untar(file, report) : unzip(file, ctx, cleanName, skipSilently);
+    // a zip entry is inflated on its own; a tar member is decompressed with its tar, or read
+    const verb = kind === 'zip' || gate === 'decompressed' ? 'decompressed' : 'read';
+    for await (const entry of entries) yield* walk(entry, ctx, depth + 1, gz, verb);
     return;
   }
-  yield inflated ? { name: src.name, stream: stream.pipeThrough(sniffGate(src.name, report)) } : file;
+  yield gate ? { name: src.name, stream: stream.pipeThrough(sniffGate(src.name, report, gate)) } : file;
 }
 
 /**
@@ -161,120 +168,6 @@ async function* untar(src: NamedStream, report: UnpackReport): AsyncGenerator<Na
     }
   } finally {
     await reader.cancel().catch(() => {});
-  }
-}
-
-interface ZipEntry {
-  file: UnzipFile;
-  queue: Uint8Array[];
-  done: boolean;
-  error: string | null;
-  /** nobody will read it: drop its data as it comes */
-  discard: boolean;
-}
-
-/**
- * Each file of a zip, streamed with fflate's `Unzip` (local headers read as the bytes arrive,
- * inflated chunk by chunk; entries are never whole in memory unless tiny). The outer file is
- * only read further when the current entry needs more bytes. Caveats of reading a zip front to
- * back instead of through its central directory: entries written with a data descriptor are
- * delimited by fflate's signature scan, and symlinks (marked only in the central directory)
- * come through as small files holding the link target.
- */
-async function* unzip(src: NamedStream, report: UnpackReport): AsyncGenerator<NamedStream> {
-  const reader = src.stream.getReader();
-  const found: ZipEntry[] = [];
-  let ended = false;
-  let offset = 0;
-  let failure: string | null = null;
-  const uz = new Unzip((file) => {
-    const entry: ZipEntry = { file, queue: [], done: false, error: null, discard: false };
-    found.push(entry);
-    file.ondata = (err, data, final) => {
-      if (err) {
-        entry.error ??= err.message;
-        entry.done = true;
-        return;
-      }
-      if (data && data.length > 0 && !entry.discard) entry.queue.push(data);
-      if (final) entry.done = true;
-    };
-    try {
-      // started at once so its bytes are inflated as they pass rather than held back
-      file.start();
-    } catch (e) {
-      entry.error = reason(e);
-      entry.done = true;
-    }
-  });
-  uz.register(UnzipInflate);
-  /** Feeds one more chunk of the zip to fflate. */
-  const pump = async () => {
-    if (ended) return;
-    const { done, value } = await reader.read();
-    try {
-      if (done) {
-        ended = true;
-        uz.push(new Uint8Array(0), true);
-      } else {
-        uz.push(value);
-        offset += value.length;
-      }
-    } catch (e) {
-      failure ??= reason(e);
-      ended = true;
-      await reader.cancel().catch(() => {});
-    }
-  };
-  let next = 0;
-  let current: string | null = null;
-  try {
-    for (;;) {
-      while (next >= found.length && !ended) await pump();
-      if (next >= found.length) break;
-      const entry = found[next++];
-      const name = cleanName(entry.file.name);
-      if (entry.file.name.endsWith('/') || name === '' || skipSilently(name)) {
-        entry.discard = true;
-        entry.queue = [];
-        continue;
-      }
-      const full = `${src.name}/${name}`;
-      let reported = false;
-      const stream = new ReadableStream<Uint8Array>(
-        {
-          async pull(c) {
-            while (entry.queue.length === 0 && !entry.done && !ended) await pump();
-            const chunk = entry.queue.shift();
-            if (chunk) {
-              c.enqueue(chunk);
-              return;
-            }
-            if (entry.error && !reported) {
-              reported = true;
-              report(full, `zip entry could not be decompressed (${entry.error})`);
-            }
-            c.close();
-          },
-          cancel() {
-            entry.discard = true;
-            entry.queue = [];
-          },
-        },
-        { highWaterMark: 0 },
-      );
-      current = entry.done ? null : name;
-      yield { name: full, stream };
-      if (entry.done) current = null;
-      entry.discard = true;
-      entry.queue = [];
-    }
-    if (failure) {
-      const inside = current === null ? '' : `, inside ${current}`;
-      report(src.name, `zip archive is corrupt or truncated (${failure})${inside}`, offset);
-    }
-  } finally {
-    if (!ended) await reader.cancel().catch(() => {});
   }
 }
 
