@@ -323,3 +323,44 @@ describe('one decompression budget over every layer', () => {
     expect(messages(s)).toContainEqual(expect.stringMatching(new RegExp(`^b\\.gz \\| offset 0x[0-9a-f]+ \\| decompression stopped after ${(Math.floor(each * 1.5) - each).toLocaleString('en-US')} bytes, at the limit of ${Math.floor(each * 1.5).toLocaleString('en-US')} decompressed bytes for one load`)));
   });
 });
+
+describe('the gzip and zip readers at any chunk size, under any name', () => {
+  /** Every file `bytes` stands for, fed in chunks of `size` bytes, with the diagnostics. */
+  async function unpackAt(name: string, bytes: Uint8Array, size: number) {
+    let o = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (o >= bytes.length) return c.close();
+        c.enqueue(bytes.slice(o, o + size));
+        o += size;
+      },
+    });
+    const reports: string[] = [];
+    const files: [string, string][] = [];
+    for await (const f of unpack({ name, stream }, (file, m, at) => reports.push(`${file} ${at ?? ''} ${m}`))) {
+      const parts: Uint8Array[] = [];
+      for await (const c of f.stream) parts.push(c);
+      files.push([f.name, Buffer.concat(parts).toString('latin1')]);
+    }
+    return { files, reports };
+  }
+
+  it('a two-member gzip with a bad CRC and a data-descriptor zip read the same in 1, 7 and 4096-byte chunks, named `unknown`', async () => {
+    const g = new Uint8Array(Buffer.concat([gzipSync(stat), gzipSync(kallsyms)]));
+    const crcAt = gzipSync(stat).length - 8;
+    g[crcAt] ^= 1;
+    const z = pyZip([['stack_map_stat', stat], ['kallsyms', kallsyms]], { stream: true });
+    const whole = [await unpackAt('unknown', g, 1 << 20), await unpackAt('unknown', z, 1 << 20)];
+    expect(whole[0].files).toEqual([['unknown', Buffer.concat([stat, kallsyms]).toString('latin1')]]);
+    expect(whole[0].reports).toEqual([expect.stringMatching(new RegExp(`^unknown ${crcAt} gzip member at offset 0: its data's CRC-32`))]);
+    expect(whole[1].files).toEqual([
+      ['unknown/stack_map_stat', Buffer.from(stat).toString('latin1')],
+      ['unknown/kallsyms', Buffer.from(kallsyms).toString('latin1')],
+    ]);
+    expect(whole[1].reports).toEqual([]);
+    for (const size of [1, 7, 4096]) {
+      expect(await unpackAt('unknown', g, size), `gzip at ${size}`).toEqual(whole[0]);
+      expect(await unpackAt('unknown', z, size), `zip at ${size}`).toEqual(whole[1]);
+    }
+  });
+});
