@@ -32,6 +32,16 @@ describe('LineSplitter', () => {
     expect(split(utf16(text, true), size)).toEqual(want);
     expect(split(utf16(text, false), size)).toEqual(want);
   });
+  it('a chunk of 200 KB is decoded in pieces: a character cut by a piece boundary stays whole (UTF-8 and UTF-16)', () => {
+    // 'ü' is 2 bytes in UTF-8: put one across byte 65536, and a 4-byte one across 131072
+    const text = 'a'.repeat(65535) + 'ü\n' + 'b'.repeat(65532) + '😀\n' + 'c'.repeat(70000 - 65537 - 2);
+    const want = text.split('\n').map((l) => (l.length > 65536 ? null : l)).filter((l) => l !== null);
+    const bytes = new TextEncoder().encode(text);
+    expect(bytes[65535]).toBe(0xc3);
+    expect(split(bytes, 0)).toEqual(want);
+    expect(split(utf16(text, true).subarray(0), 0)).toEqual(want);
+    expect(split(utf16(text, false), 1)).toEqual(want);
+  });
   it('a file of one byte, and an empty file', () => {
     expect(split(new Uint8Array([0x61]), 1)).toEqual(['a']);
     expect(split(new Uint8Array([]), 0)).toEqual([]);

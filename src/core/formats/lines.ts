@@ -5,6 +5,9 @@ export function encodingOf(head: Uint8Array): 'utf-8' | 'utf-16le' | 'utf-16be' 
   return 'utf-8';
 }
 
+/** Bytes decoded at once. */
+const DECODE_PIECE = 1 << 16;
+
 /** The longest line any reader looks at; a longer one is reported and skipped, never parsed. */
 export const MAX_LINE = 65536;
 export const TOO_LONG = `line longer than ${MAX_LINE.toLocaleString('en-US')} characters: not read`;
@@ -49,7 +52,9 @@ export class LineSplitter {
       this.decoder = new TextDecoder(encodingOf(head));
       chunk = head;
     }
-    this.decode(chunk);
+    // in pieces: Node's streaming decoder took 4-6x the time per byte on chunks of 128-256 KB
+    if (chunk.length <= DECODE_PIECE) this.decode(chunk);
+    else for (let i = 0; i < chunk.length; i += DECODE_PIECE) this.decode(chunk.subarray(i, i + DECODE_PIECE));
   }
 
   private decode(chunk: Uint8Array): void {
