@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ingestFiles } from '../model/test-helpers.ts';
@@ -152,7 +152,10 @@ describe('binary stays binary', () => {
     for (const f of ['stack_map_bin/v1/le.bin', 'stack_map_bin/v1/be.bin', 'stack_map_bin/v2/le.bin']) expect(sniffKind(fixture(f)), f).toBe('stack_map_bin');
     expect(sniffKind(realTrace('trappy-trace.dat'))).toBe('trace_cmd_dat');
     // node's own executable: ELF, NULs and control bytes from its fourth byte on
-    const elf = new Uint8Array(readFileSync(process.execPath).subarray(0, 16384));
+    const elf = new Uint8Array(16384);
+    const fd = openSync(process.execPath, 'r');
+    readSync(fd, elf, 0, elf.length, 0);
+    closeSync(fd);
     expect(sniffKind(elf)).toBe('unknown');
     expect(sniffKind(new Uint8Array(16384))).toBe('unknown');
     // UTF-16 without a byte-order mark: every other byte a NUL
