@@ -269,6 +269,9 @@ test('the settings live in the URL: read at load (invalid values ignored), writt
   await expect(page.getByTestId('sim-window')).toHaveValue('20000');
   await expect(page.getByTestId('sim-speed')).toHaveValue('2000'); // 7 is no choice: ignored
   await expect(page.getByTestId('sim-cpus')).toHaveValue('4');
+  // what was not taken is said, with what the key takes (issue 18: nothing dropped silently)
+  await expect(page.getByTestId('simulator').getByRole('alert')).toContainText('Not taken from the address (the defaults stand): sim.cpus=abc (takes 1..');
+  await expect(page.getByTestId('simulator').getByRole('alert')).toContainText('sim.speed=7 (takes 2, 5, 20, 200, 2000, 20000, 0)');
   // the CPU limit says why
   const max = await page.evaluate(() => Math.max(4, navigator.hardwareConcurrency || 4));
   await expect(page.getByTestId('sim-cpus').locator('..')).toHaveAttribute('title', new RegExp(`^up to ${max}: one Web Worker per simulated CPU; more than the machine's cores`));

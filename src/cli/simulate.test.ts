@@ -81,4 +81,32 @@ describe('simulate', () => {
     vi.restoreAllMocks();
     expect(io.err.join('')).toContain('usage: stackmap-explorer simulate');
   });
+
+  // Issue 18 point 11: each of these ran for 150 s without ending or took 5.1 GB; now a usage
+  // error at once, naming the flag and its bound (the bounds: sim-options.ts LIMITS).
+  it.each([
+    [['--race-window-us', '1e300'], '--race-window-us must be 0..1,000,000'],
+    [['--resets', '100000', '--events', '1000000'], '--resets must be 0..1,000'],
+    [['--stacks', '1000000', '--depth', '80-80'], '--stacks x the deepest --depth must be at most 8,000,000 frames, not 1,000,000 x 80 = 80,000,000'],
+    [['--events', '1000000000'], '--events must be 4..100,000,000'],
+    [['--ring-kb', '65536'], '--ring-kb must be 1..8,192'],
+    [['--mode', 'v7', '--bits', '18', '--stacks', '200000', '--resets', '100', '--events', '20000000'], '(--resets + 1) generations x 198,020 entries each x 20 frames'],
+    [['--race-window-us', '1000000'], 'the race window would hold the run for up to 509 s'],
+  ])('refuses %j with exit 2 and its bound', async (args, message) => {
+    const io = captureOutput();
+    const code = await simulate([...args, '--out', '/tmp/x']);
+    vi.restoreAllMocks();
+    expect(code).toBe(2);
+    expect(io.err.join('').split('\n')[0]).toContain(message);
+    expect(io.out.join('')).toBe('');
+  });
+
+  it('--help states the bounds', async () => {
+    const io = captureOutput();
+    expect(await simulate(['--help'])).toBe(0);
+    vi.restoreAllMocks();
+    const help = io.out.join('');
+    for (const s of ['0..1,000 (default 3)', '0..1,000,000 (default 0)', 'CPUs..100,000,000', '1..8,192', 'at most\n      8,000,000 frames', 'at most 32,768 KB', 'at most 50,000,000 frames', 'at most 300 s'])
+      expect(help).toContain(s);
+  });
 });

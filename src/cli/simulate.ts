@@ -4,8 +4,10 @@ import { join, resolve } from 'node:path';
 import { exportCapture } from '../core/sim/export.ts';
 import { maxCpus, runNode } from '../core/sim/run-node.ts';
 import { isScenarioName, SCENARIO_NAMES, SCENARIOS, scenarioReport, type ScenarioName } from '../core/sim/scenarios.ts';
-import { DEFAULT_OPTIONS, validate, type SimOptions } from '../core/sim/sim-options.ts';
+import { checkOptions, DEFAULT_OPTIONS, LIMITS, type OptionNames, type SimOptions } from '../core/sim/sim-options.ts';
 import { UsageError } from './usage.ts';
+
+const n = (x: number) => x.toLocaleString('en');
 
 const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [options] [--json]
        stackmap-explorer simulate --scenario NAME --out DIR [--json]
@@ -23,12 +25,13 @@ const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [opti
   --v8-bin                 v8 with the proposed follow-up: stack_map_bin v2 and --bits
   --cpus N                 simulated CPUs, 1..max(cores, 4) (default ${DEFAULT_OPTIONS.cpus})
   --bits B                 map size 2^B elements, 10..18 (default ${DEFAULT_OPTIONS.bits})
-  --events N               events in all, split over the CPUs (default ${DEFAULT_OPTIONS.events})
-  --resets N               resets, evenly spaced (default ${DEFAULT_OPTIONS.resets})
+  --events N               events in all, split over the CPUs, CPUs..${n(LIMITS.events)}
+                           (default ${n(DEFAULT_OPTIONS.events)})
+  --resets N               resets, evenly spaced, 0..${n(LIMITS.resets)} (default ${DEFAULT_OPTIONS.resets})
   --race-window-us N       hold every insert between claim and publish, and every reset
-                           between its steps, N microseconds (default 0)
+                           between its steps, N microseconds, 0..${n(LIMITS.raceWindowUs)} (default 0)
   --seed S                 (default ${DEFAULT_OPTIONS.seed})
-  --stacks N               distinct stacks in the workload (default ${DEFAULT_OPTIONS.stacks})
+  --stacks N               distinct stacks in the workload, 1..1,000,000 (default ${DEFAULT_OPTIONS.stacks})
   --zipf S                 skew of the stacks' popularity, 0 = uniform (default ${DEFAULT_OPTIONS.zipf})
   --depth MIN-MAX          stack depths, 1-80; deeper than 64 bypasses the map
                            (default ${DEFAULT_OPTIONS.depthMin}-${DEFAULT_OPTIONS.depthMax})
@@ -36,16 +39,39 @@ const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [opti
                            0 stationary, 1 a new population (default ${DEFAULT_OPTIONS.phaseShift})
   --rcu-off-share F        v8: share of stacks taken while RCU is not watching, which v8
                            discards (default ${DEFAULT_OPTIONS.rcuOffShare})
-  --ring-kb N              ring buffer per CPU (default ${DEFAULT_OPTIONS.ringKb})
+  --ring-kb N              ring buffer per CPU, 1..${n(LIMITS.ringKb)} (default ${DEFAULT_OPTIONS.ringKb})
   --ring-model seed|kernel record sizes as the seeds count them, or with the ring buffer's
                            event headers and page-granular overwrite (default ${DEFAULT_OPTIONS.ringModel})
-  --event-bytes N          size of an event record (default ${DEFAULT_OPTIONS.eventBytes})
+  --event-bytes N          size of an event record, 16..4096, a multiple of 4 (default ${DEFAULT_OPTIONS.eventBytes})
   --dumps before-reset|end|none   which stack_map_bin dumps to take (default ${DEFAULT_OPTIONS.dumps})
   --cpu-resets-every N     each CPU also resets the map every N of its events (default 0)
   --json                   print the report as one JSON object
 
+  limits, so that a run ends within minutes and about 1 GB (measured on 2 cores):
+    --stacks x the deepest --depth (every phase's stacks with --phase-shift): at most
+      ${n(LIMITS.populationFrames)} frames (100,000 stacks of 80 frames take ~0.8 GB)
+    --ring-kb x --cpus: at most ${n(LIMITS.ringKbAll)} KB (a filled ring takes ~45x its size)
+    (--resets + 1) x the entries a generation holds (its stacks, 2^bits, its events)
+      x the deepest --depth: at most ${n(LIMITS.generationFrames)} frames (each generation is copied and dumped)
+    the race window's waits (a generation's first inserts, 3 a reset): at most ${LIMITS.raceWindowSeconds} s
+
 exit status: 0 on success, 1 when the run failed, 2 on a usage error`;
 
+
+/** The options by their flags, for the limits' messages. */
+const FLAGS: OptionNames = {
+  cpus: '--cpus',
+  bits: '--bits',
+  events: '--events',
+  resets: '--resets',
+  stacks: '--stacks',
+  depth: '--depth',
+  ringKb: '--ring-kb',
+  eventBytes: '--event-bytes',
+  raceWindowUs: '--race-window-us',
+  phaseShift: '--phase-shift',
+  cpuResetEvery: '--cpu-resets-every',
+};
 
 export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions>; out: string; json: boolean; scenario: ScenarioName | null } {
   const o: Partial<SimOptions> = {};
@@ -88,7 +114,7 @@ export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions
       }
       case '--cpus':
         o.cpus = num(a, v());
-        if (o.cpus < 1 || o.cpus > maxCpus()) throw new UsageError(`--cpus must be in [1, ${maxCpus()}]`);
+        if (o.cpus < 1 || o.cpus > maxCpus()) throw new UsageError(`--cpus must be 1..${maxCpus()}`);
         break;
       case '--bits':
         o.bits = num(a, v());
@@ -155,7 +181,7 @@ export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions
   if (scenario && Object.keys(o).length > 0) throw new UsageError(`--scenario fixes the options; drop ${Object.keys(o).join(', ')}`);
   const options = scenario ? SCENARIOS[scenario].options : o;
   try {
-    validate({ ...DEFAULT_OPTIONS, ...options });
+    checkOptions({ ...DEFAULT_OPTIONS, ...options }, FLAGS);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }

@@ -1,7 +1,7 @@
 import { useLoadStore } from './load-store.ts';
 import { DEFAULT_SETTINGS, maxSimCpus, type SimPane, type SimSettings } from './sim-settings.ts';
 import type { useSimStore } from './sim-store.ts';
-import { formatSimSettings, parseSimSettings } from './sim-url.ts';
+import { formatSimSettings, ignoredNotice, parseSimSettingsNoted } from './sim-url.ts';
 
 /** Which pane shows (explorer or simulator), kept in the URL as ?view=simulator, and the simulator's settings (`sim.*`, sim-url.ts). */
 
@@ -10,8 +10,13 @@ const inBrowser = typeof window !== 'undefined' && typeof location !== 'undefine
 /** The pane the page opens on, read from the URL when the store is created. */
 export const initialPane: SimPane = inBrowser && new URLSearchParams(location.search).get('view') === 'simulator' ? 'simulator' : 'explorer';
 
+const fromUrl = inBrowser ? parseSimSettingsNoted(location.search, maxSimCpus()) : null;
+
 /** The settings the page opens with: the defaults, with the URL's valid `sim.*` values over them. */
-export const initialSettings: SimSettings = inBrowser ? { ...DEFAULT_SETTINGS, ...parseSimSettings(location.search, maxSimCpus()) } : DEFAULT_SETTINGS;
+export const initialSettings: SimSettings = fromUrl ? { ...DEFAULT_SETTINGS, ...fromUrl.settings } : DEFAULT_SETTINGS;
+
+/** What the pane says first when the URL gave `sim.*` values it did not take (null: nothing to say). */
+export const initialNotice: string | null = fromUrl ? ignoredNotice(fromUrl.ignored) : null;
 
 const replaceQuery = (q: string) => history.replaceState(history.state, '', `${location.pathname}${q}${location.hash}`);
 

@@ -10,7 +10,7 @@ import { snapshotMap, type GenerationSnapshot } from '../core/sim/sim-snapshot.t
 import { hasBinExport } from '../core/sim/sim-options.ts';
 import { Simulation } from '../core/sim/simulation.ts';
 import { useLoadStore } from './load-store.ts';
-import { initialPane, initialSettings, syncPane } from './sim-pane.ts';
+import { initialNotice, initialPane, initialSettings, syncPane } from './sim-pane.ts';
 import {
   addHostNote,
   cpuReports,
@@ -91,7 +91,8 @@ export const useSimStore = create<SimState>((set, get) => ({
   pane: initialPane,
   settings: initialSettings,
   status: 'idle',
-  error: null,
+  // the URL's sim.* values the page did not take, said once (a run's own error replaces it)
+  error: initialNotice,
   runId: 0,
   ledger: null,
   current: null,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_OPTIONS, validate } from '../core/sim/sim-options.ts';
 import { DEFAULT_SETTINGS, liveStacksOf, simOptionsOf } from './sim-settings.ts';
-import { formatSimSettings, parseSimSettings } from './sim-url.ts';
+import { formatSimSettings, ignoredNotice, parseSimSettings, parseSimSettingsNoted, URL_MAX_STACKS } from './sim-url.ts';
 
 describe('simulator settings <-> query string', () => {
   it('leaves the defaults out, and keeps the keys it does not own', () => {
@@ -29,6 +29,37 @@ describe('simulator settings <-> query string', () => {
     expect(parseSimSettings('?sim.depth=60-80', 8)).toEqual({ depthMin: 60, depthMax: 80 });
     expect(parseSimSettings('?sim.depth=60-81', 8)).toEqual({});
     expect(parseSimSettings('?sim.rcu=0&sim.phase=0.25', 8)).toEqual({ rcuOffShare: 0, phaseShift: 0.25 });
+  });
+
+  // Issue 18 point 11: the URL reaches the simulator's options; what it may not give is named in
+  // the pane's notice with what the key takes, and the default stands (nothing clamped silently).
+  it('names every value it did not take, with what the key takes', () => {
+    const q = '?sim.stacks=1000000&sim.depth=80-80&sim.window=1e300&sim.bits=99&sim.cpus=0&sim.zipf=1e300&sim.speed=1&sim.extra=1&view=simulator';
+    const { settings, ignored } = parseSimSettingsNoted(q, 8);
+    expect(settings).toEqual({ depthMin: 80, depthMax: 80 });
+    expect(ignored).toEqual([
+      { key: 'sim.bits', value: '99', takes: '10..18' },
+      { key: 'sim.cpus', value: '0', takes: '1..8' },
+      { key: 'sim.stacks', value: '1000000', takes: '1..100,000' },
+      { key: 'sim.zipf', value: '1e300', takes: '0..4' },
+      { key: 'sim.speed', value: '1', takes: '2, 5, 20, 200, 2000, 20000, 0' },
+      { key: 'sim.window', value: '1e300', takes: '0, 20, 1000, 20000, 100000, 300000, 1000000' },
+      { key: 'sim.extra', value: '1', takes: 'nothing (not a setting)' },
+    ]);
+    const notice = ignoredNotice(ignored)!;
+    expect(notice).toMatch(/^Not taken from the address \(the defaults stand\): sim\.bits=99 \(takes 10\.\.18\); /);
+    expect(notice).toContain('sim.stacks=1000000 (takes 1..100,000)');
+    expect(ignoredNotice([])).toBeNull();
+    // a long or odd value is cut in the notice
+    expect(ignoredNotice(parseSimSettingsNoted(`?sim.mode=${'x'.repeat(500)}`, 8).ignored)).toBe(`Not taken from the address (the defaults stand): sim.mode=${'x'.repeat(40)}… (takes v4, v7, v8)`);
+  });
+
+  it('the largest population the URL gives is within the simulator\'s limit (100,000 stacks x 80 frames)', () => {
+    expect(URL_MAX_STACKS).toBe(100_000);
+    const o = { ...DEFAULT_OPTIONS, ...simOptionsOf({ ...DEFAULT_SETTINGS, ...parseSimSettings('?sim.stacks=100000&sim.depth=80-80', 8) }, 4, null) };
+    expect([o.stacks, o.depthMax]).toEqual([100_000, 80]);
+    expect(() => validate(o)).not.toThrow();
+    expect(() => validate({ ...o, stacks: 100_001 })).toThrow(/must be at most 8,000,000 frames/);
   });
 
   it('defaults to v8 as posted, with 0.1% of stacks taken while RCU is not watching', () => {

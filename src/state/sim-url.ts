@@ -1,62 +1,100 @@
-import { MAX_WORKLOAD_DEPTH, MODES, type Mode } from '../core/sim/map-layout.ts';
+import { MAX_WORKLOAD_DEPTH, MODES } from '../core/sim/map-layout.ts';
+import { LIMITS } from '../core/sim/sim-options.ts';
 import { DEFAULT_SETTINGS, PHASE_SHIFTS, RCU_SHARES, RING_KBS, SPEEDS, WINDOWS, type SimSettings } from './sim-settings.ts';
 
 /**
  * The simulator's settings <-> the query string, beside the explorer's view (view-url.ts) and the
  * pane (`view=simulator`, sim-pane.ts). Keys are prefixed `sim.` so they never meet the view's
  * (`cpus`, `window`, `theme` are the explorer's). Only settings that differ from the defaults are
- * written; a value that is unknown, out of range or not one of the pane's choices is ignored.
+ * written; a value that is unknown, out of range or not one of the pane's choices is not taken
+ * (the default stands) and named in the pane's notice (parseSimSettingsNoted, ignoredNotice).
  */
 
 export const SIM_KEYS = ['sim.mode', 'sim.workload', 'sim.bits', 'sim.cpus', 'sim.stacks', 'sim.zipf', 'sim.depth', 'sim.speed', 'sim.window', 'sim.ring', 'sim.seed', 'sim.v8', 'sim.rcu', 'sim.phase'] as const;
 
 const num = (s: string | null) => (s === null || s.trim() === '' ? NaN : Number(s));
-const intIn = (s: string | null, lo: number, hi: number) => {
-  const n = num(s);
-  return Number.isInteger(n) && n >= lo && n <= hi ? n : null;
-};
-const oneOf = (s: string | null, list: readonly (readonly [number, string])[] | readonly number[]) => {
-  const n = num(s);
-  if (!Number.isFinite(n)) return null;
-  return list.some((x) => (Array.isArray(x) ? x[0] : x) === n) ? n : null;
-};
+const fmt = (n: number) => n.toLocaleString('en');
+const choices = (list: readonly (readonly [number, string])[] | readonly number[]) => list.map((x) => (Array.isArray(x) ? x[0] : x)).join(', ');
+
+/** The URL's largest population: 100,000 stacks (x 80 frames, LIMITS.populationFrames). */
+export const URL_MAX_STACKS = Math.min(100_000, LIMITS.populationFrames / MAX_WORKLOAD_DEPTH);
+
+/** A `sim.*` value the page did not take, and what it takes instead. */
+export interface IgnoredSetting {
+  key: string;
+  value: string;
+  takes: string;
+}
+
+/**
+ * The settings a query string carries (only the valid ones), and the `sim.*` values it did not
+ * take (unknown keys, values out of range or not among the pane's choices), each with what the
+ * key takes, for the pane's notice. `maxCpus` is this machine's limit.
+ */
+export function parseSimSettingsNoted(search: string, maxCpus: number): { settings: Partial<SimSettings>; ignored: IgnoredSetting[] } {
+  const q = new URLSearchParams(search);
+  const out: Partial<SimSettings> = {};
+  const ignored: IgnoredSetting[] = [];
+  /** reads `key` with `parse` (null: not taken), noting a value that is there but not taken */
+  const take = <T>(key: (typeof SIM_KEYS)[number], takes: string, parse: (v: string) => T | null): T | null => {
+    const v = q.get(key);
+    if (v === null) return null;
+    const r = parse(v);
+    if (r === null) ignored.push({ key, value: v, takes });
+    return r;
+  };
+  const intIn = (lo: number, hi: number) => (v: string) => {
+    const n = num(v);
+    return Number.isInteger(n) && n >= lo && n <= hi ? n : null;
+  };
+  const oneOf = (list: readonly (readonly [number, string])[] | readonly number[]) => (v: string) => {
+    const n = num(v);
+    return Number.isFinite(n) && list.some((x) => (Array.isArray(x) ? x[0] : x) === n) ? n : null;
+  };
+  const word = <W extends string>(list: readonly W[]) => (v: string) => ((list as readonly string[]).includes(v) ? (v as W) : null);
+  const set = <K extends keyof SimSettings>(k: K, v: SimSettings[K] | null) => {
+    if (v !== null) out[k] = v;
+  };
+  set('mode', take('sim.mode', MODES.join(', '), word(MODES)));
+  set('workload', take('sim.workload', 'population, replay', word(['population', 'replay'] as const)));
+  set('bits', take('sim.bits', '10..18', intIn(10, 18)));
+  set('cpus', take('sim.cpus', `1..${maxCpus}`, intIn(1, maxCpus)));
+  set('stacks', take('sim.stacks', `1..${fmt(URL_MAX_STACKS)}`, intIn(1, URL_MAX_STACKS)));
+  set(
+    'zipf',
+    take('sim.zipf', '0..4', (v) => {
+      const z = num(v);
+      return Number.isFinite(z) && z >= 0 && z <= 4 ? z : null;
+    }),
+  );
+  const depth = take('sim.depth', `MIN-MAX within 1-${MAX_WORKLOAD_DEPTH}`, (v) => {
+    const m = /^(\d{1,3})-(\d{1,3})$/.exec(v);
+    if (!m) return null;
+    const [lo, hi] = [Number(m[1]), Number(m[2])];
+    return lo >= 1 && lo <= hi && hi <= MAX_WORKLOAD_DEPTH ? { depthMin: lo, depthMax: hi } : null;
+  });
+  if (depth) Object.assign(out, depth);
+  set('speed', take('sim.speed', choices(SPEEDS), oneOf(SPEEDS)));
+  set('windowUs', take('sim.window', choices(WINDOWS), oneOf(WINDOWS)));
+  set('ringKb', take('sim.ring', choices(RING_KBS), oneOf(RING_KBS)));
+  set('seed', take('sim.seed', `0..${fmt(0xffff_ffff)}`, intIn(0, 0xffff_ffff)));
+  set('v8Variant', take('sim.v8', 'posted, bin', word(['posted', 'bin'] as const)));
+  set('rcuOffShare', take('sim.rcu', choices(RCU_SHARES), oneOf(RCU_SHARES)));
+  set('phaseShift', take('sim.phase', choices(PHASE_SHIFTS), oneOf(PHASE_SHIFTS)));
+  for (const [key, value] of q) if (key.startsWith('sim.') && !(SIM_KEYS as readonly string[]).includes(key)) ignored.push({ key, value, takes: 'nothing (not a setting)' });
+  return { settings: out, ignored };
+}
 
 /** The settings a query string carries (only the valid ones); `maxCpus` is this machine's limit. */
 export function parseSimSettings(search: string, maxCpus: number): Partial<SimSettings> {
-  const q = new URLSearchParams(search);
-  const out: Partial<SimSettings> = {};
-  const mode = q.get('sim.mode');
-  if (mode && (MODES as readonly string[]).includes(mode)) out.mode = mode as Mode;
-  const workload = q.get('sim.workload');
-  if (workload === 'population' || workload === 'replay') out.workload = workload;
-  const bits = intIn(q.get('sim.bits'), 10, 18);
-  if (bits !== null) out.bits = bits;
-  const cpus = intIn(q.get('sim.cpus'), 1, maxCpus);
-  if (cpus !== null) out.cpus = cpus;
-  const stacks = intIn(q.get('sim.stacks'), 1, 100_000);
-  if (stacks !== null) out.stacks = stacks;
-  const zipf = num(q.get('sim.zipf'));
-  if (Number.isFinite(zipf) && zipf >= 0 && zipf <= 4) out.zipf = zipf;
-  const depth = /^(\d+)-(\d+)$/.exec(q.get('sim.depth') ?? '');
-  if (depth) {
-    const [lo, hi] = [Number(depth[1]), Number(depth[2])];
-    if (lo >= 1 && lo <= hi && hi <= MAX_WORKLOAD_DEPTH) Object.assign(out, { depthMin: lo, depthMax: hi });
-  }
-  const speed = oneOf(q.get('sim.speed'), SPEEDS);
-  if (speed !== null) out.speed = speed;
-  const windowUs = oneOf(q.get('sim.window'), WINDOWS);
-  if (windowUs !== null) out.windowUs = windowUs;
-  const ring = oneOf(q.get('sim.ring'), RING_KBS);
-  if (ring !== null) out.ringKb = ring;
-  const seed = intIn(q.get('sim.seed'), 0, 0xffff_ffff);
-  if (seed !== null) out.seed = seed;
-  const v8 = q.get('sim.v8');
-  if (v8 === 'posted' || v8 === 'bin') out.v8Variant = v8;
-  const rcu = oneOf(q.get('sim.rcu'), RCU_SHARES);
-  if (rcu !== null) out.rcuOffShare = rcu;
-  const phase = oneOf(q.get('sim.phase'), PHASE_SHIFTS);
-  if (phase !== null) out.phaseShift = phase;
-  return out;
+  return parseSimSettingsNoted(search, maxCpus).settings;
+}
+
+/** The pane's notice for values the URL gave and the page did not take; null when there are none. */
+export function ignoredNotice(ignored: readonly IgnoredSetting[]): string | null {
+  if (ignored.length === 0) return null;
+  const cut = (s: string) => (s.length > 40 ? `${s.slice(0, 40)}…` : s);
+  return `Not taken from the address (the defaults stand): ${ignored.map((i) => `${cut(i.key)}=${cut(i.value)} (takes ${i.takes})`).join('; ')}`;
 }
 
 /** The query string with the settings that differ from the defaults, keeping every key the settings do not own. */

@@ -94,28 +94,135 @@ export const DEFAULT_OPTIONS: SimOptions = {
   v8Variant: 'posted',
 };
 
-export function validate(o: SimOptions): void {
-  const int = (name: string, v: number, lo: number, hi: number) => {
-    if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`${name} must be an integer in [${lo}, ${hi}]`);
+/**
+ * What a run may ask for, from runs measured on this project's 2-core machine (Node 20, 4 CPUs,
+ * the defaults unless said), so that a run ends within minutes and about 1 GB, and a slip
+ * (`--resets 100000`, `--race-window-us 1e300`, `--stacks 1000000 --depth 80-80`) is refused at
+ * once instead of running for hours or out of memory.
+ */
+export const LIMITS = {
+  /** events in all, for a run that ends by itself (40M took 24 s; a live run goes until Stop) */
+  events: 100_000_000,
+  /** events in all, for a live run (it is stopped by hand) */
+  liveEvents: 1e9,
+  /** host resets (each one a copy of the map and, with before-reset dumps, a dump: 1,000 took 11 s, 375 MB) */
+  resets: 1000,
+  /** the race window (the pane's longest, 1 s; every claim and reset step waits it out) */
+  raceWindowUs: 1_000_000,
+  /** seconds a run may spend in race windows, estimated by raceWindowSeconds() (10 ms took 4 s of 5 estimated) */
+  raceWindowSeconds: 300,
+  /** ring buffer per CPU, KB (the pane's largest; filled, 4 x 8 MB took 1.5 GB and 12 s) */
+  ringKb: 8192,
+  /** all CPUs' ring buffers together, KB, for a run that ends by itself (4 x 64 MB ran out of memory at 4.5 GB after 103 s) */
+  ringKbAll: 32768,
+  /** distinct stacks x the deepest depth, every phase's stacks counted: the population is built in memory (100,000 x 80 took 0.83 GB, 200,000 x 40 0.98 GB; 1,000,000 x 80 5.1 GB) */
+  populationFrames: 8_000_000,
+  /** generations x entries a generation x the deepest depth: each generation's map is copied and dumped (11 x 181,000 x 20 took 0.93 GB, 14.5 s) */
+  generationFrames: 50_000_000,
+} as const;
+
+/** How an option is named in a limit's message: the CLI's flags, the core's own words by default. */
+export type OptionNames = Record<'cpus' | 'bits' | 'events' | 'resets' | 'stacks' | 'depth' | 'ringKb' | 'eventBytes' | 'raceWindowUs' | 'phaseShift' | 'cpuResetEvery', string>;
+export const CORE_NAMES: OptionNames = {
+  cpus: 'cpus',
+  bits: 'bits',
+  events: 'events',
+  resets: 'resets',
+  stacks: 'stacks',
+  depth: 'depth',
+  ringKb: 'ring KB',
+  eventBytes: 'event bytes',
+  raceWindowUs: 'race window (µs)',
+  phaseShift: 'phase shift',
+  cpuResetEvery: 'cpu resets every',
+};
+
+const fmt = (n: number) => n.toLocaleString('en');
+
+/** Generations the map goes through: the host's resets, and the CPUs' own (`cpuResetEvery`). */
+function generationsOf(o: SimOptions): { host: number; byCpus: number } {
+  const perCpu = Math.floor(o.events / o.cpus);
+  return { host: o.resets + 1, byCpus: o.cpuResetEvery > 0 ? o.cpus * Math.floor(perCpu / o.cpuResetEvery) : 0 };
+}
+
+/** Entries a generation the host ends can hold: its stacks, the map's capacity, its events. */
+function entriesPerGeneration(o: SimOptions): number {
+  const stacks = o.replay ? o.replay.length : o.stacks;
+  return Math.min(stacks, 2 ** o.bits, Math.ceil(o.events / (o.resets + 1)));
+}
+
+/**
+ * Seconds the run's race windows take, at most: each first insert of a stack in a generation
+ * waits once (the CPUs side by side), each reset step once (3 a reset; the host's resets one at
+ * a time, each CPU's own one after another on that CPU).
+ */
+export function raceWindowSeconds(o: SimOptions): number {
+  if (o.raceWindowUs <= 0) return 0;
+  const g = generationsOf(o);
+  const claims = Math.min(o.events, (g.host + g.byCpus) * Math.min(o.replay ? o.replay.length : o.stacks, 2 ** o.bits));
+  return ((claims / o.cpus + 3 * (o.resets + g.byCpus / o.cpus)) * o.raceWindowUs) / 1e6;
+}
+
+/**
+ * The options checked, each against its range and the limits above: throws a RangeError naming the
+ * option as `names` does, with its bounds. `batch`: a run that ends by itself (the CLI, tests),
+ * whose events, ring buffers, dumps and race windows are bounded too; a live run (the pane) only
+ * by what the pane offers and the population.
+ */
+export function checkOptions(o: SimOptions, names: OptionNames = CORE_NAMES, batch = true): void {
+  const fail = (msg: string) => {
+    throw new RangeError(msg);
+  };
+  const int = (key: keyof OptionNames, v: number, lo: number, hi: number) => {
+    if (!Number.isInteger(v) || v < lo || v > hi) fail(`${names[key]} must be ${Number.isInteger(v) ? '' : 'an integer '}${fmt(lo)}..${fmt(hi)}`);
   };
   int('bits', o.bits, 10, 18);
   int('cpus', o.cpus, 1, 256);
-  int('events', o.events, o.cpus, 1e9);
-  int('resets', o.resets, 0, 100000);
+  int('events', o.events, o.cpus, batch ? LIMITS.events : LIMITS.liveEvents);
+  int('resets', o.resets, 0, LIMITS.resets);
   int('stacks', o.stacks, 1, 1e6);
-  int('ring KB', o.ringKb, 1, 1 << 20);
-  int('event bytes', o.eventBytes, 16, 4096);
-  if (o.eventBytes % 4) throw new RangeError('event bytes must be a multiple of 4');
-  if (!(o.raceWindowUs >= 0)) throw new RangeError('race window must be >= 0');
-  if (!(o.zipf >= 0)) throw new RangeError('zipf must be >= 0');
-  if (o.resets >= Math.floor(o.events / o.cpus)) throw new RangeError('more resets than events per CPU');
-  if (!Number.isInteger(o.cpuResetEvery) || o.cpuResetEvery < 0) throw new RangeError('cpu resets every must be an integer >= 0');
-  if (!Number.isInteger(o.seed) || o.seed < 0 || o.seed > 0xffffffff) throw new RangeError('seed must be an integer in [0, 4294967295]');
-  if (!(o.phaseShift >= 0 && o.phaseShift <= 1)) throw new RangeError('phase shift must be in [0, 1]');
-  if (!(o.rcuOffShare >= 0 && o.rcuOffShare <= 0.5)) throw new RangeError('RCU-off share must be in [0, 0.5]');
-  if (o.depthMin < 1 || o.depthMax > MAX_WORKLOAD_DEPTH || o.depthMin > o.depthMax) throw new RangeError(`depth must lie within 1-${MAX_WORKLOAD_DEPTH}`);
+  int('ringKb', o.ringKb, 1, LIMITS.ringKb);
+  int('eventBytes', o.eventBytes, 16, 4096);
+  if (o.eventBytes % 4) fail(`${names.eventBytes} must be a multiple of 4`);
+  if (!(o.raceWindowUs >= 0 && o.raceWindowUs <= LIMITS.raceWindowUs)) fail(`${names.raceWindowUs} must be 0..${fmt(LIMITS.raceWindowUs)}`);
+  if (!(o.zipf >= 0)) fail('zipf must be >= 0');
+  if (o.resets >= Math.floor(o.events / o.cpus)) fail(`more ${names.resets} than ${names.events} per CPU`);
+  if (!Number.isInteger(o.cpuResetEvery) || o.cpuResetEvery < 0) fail(`${names.cpuResetEvery} must be an integer >= 0`);
+  if (!Number.isInteger(o.seed) || o.seed < 0 || o.seed > 0xffffffff) fail('seed must be an integer in [0, 4294967295]');
+  if (!(o.phaseShift >= 0 && o.phaseShift <= 1)) fail(`${names.phaseShift} must be in [0, 1]`);
+  if (!(o.rcuOffShare >= 0 && o.rcuOffShare <= 0.5)) fail('RCU-off share must be in [0, 0.5]');
+  if (!(o.depthMin >= 1 && o.depthMax <= MAX_WORKLOAD_DEPTH && o.depthMin <= o.depthMax)) fail(`${names.depth} must lie within 1-${MAX_WORKLOAD_DEPTH}`);
   if (o.mode === 'v8' && o.v8Variant === 'posted' && o.bits !== 14)
-    throw new RangeError('v8 as posted has a fixed capacity of 16,384 stacks (bits 14); other sizes come with the proposed follow-up (v8Variant "bin")');
+    fail('v8 as posted has a fixed capacity of 16,384 stacks (bits 14); other sizes come with the proposed follow-up (v8Variant "bin")');
+  if (!o.replay) {
+    const { total } = phaseOf(o);
+    const frames = total * o.depthMax;
+    if (frames > LIMITS.populationFrames)
+      fail(
+        `${names.stacks} x the deepest ${names.depth}${total > o.stacks ? ` (${fmt(total)} stacks over the phases ${names.phaseShift} makes)` : ''} must be at most ${fmt(LIMITS.populationFrames)} frames, not ${fmt(total)} x ${o.depthMax} = ${fmt(frames)}: the stacks are built in memory (100,000 of 80 frames take ~0.8 GB)`,
+      );
+  }
+  if (!batch) return;
+  const ringAll = o.ringKb * o.cpus;
+  if (ringAll > LIMITS.ringKbAll)
+    fail(`${names.ringKb} x ${names.cpus} must be at most ${fmt(LIMITS.ringKbAll)} KB, not ${fmt(o.ringKb)} x ${o.cpus} = ${fmt(ringAll)}: a filled ring buffer takes ~45 times its size while the run is written out`);
+  const gens = generationsOf(o).host;
+  const entries = entriesPerGeneration(o);
+  const dumped = gens * entries * o.depthMax;
+  if (dumped > LIMITS.generationFrames)
+    fail(
+      `(${names.resets} + 1) generations x ${fmt(entries)} entries each x ${o.depthMax} frames = ${fmt(dumped)} frames, more than ${fmt(LIMITS.generationFrames)}: each generation's map is copied and dumped at its reset; lower ${names.resets}, ${names.stacks}, ${names.bits} or ${names.depth}`,
+    );
+  const waits = raceWindowSeconds(o);
+  if (waits > LIMITS.raceWindowSeconds)
+    fail(
+      `the race window would hold the run for up to ${fmt(Math.round(waits))} s (every first insert of a stack in a generation and every reset step waits ${fmt(o.raceWindowUs)} µs), more than ${LIMITS.raceWindowSeconds} s: lower ${names.raceWindowUs}, ${names.stacks}, ${names.resets} or ${names.cpuResetEvery}`,
+    );
+}
+
+/** The options' checks for any run (a live one too): see checkOptions. */
+export function validate(o: SimOptions): void {
+  checkOptions(o, CORE_NAMES, false);
 }
 
 /** How each CPU picks the next stack (SimConfig.pick). */
