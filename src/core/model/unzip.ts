@@ -230,8 +230,8 @@ async function* entryData(e: Entry, input: ByteSource, ctx: Ctx, w: Where, run: 
       : null;
   for (;;) {
     if (run.discard && known) {
-      // nobody reads the rest: skipped by its size, not inflated
-      whole = false;
+      // nobody reads the rest: skipped by its size, not inflated (the data is whole only if the deflate data had ended)
+      if (!inf || !inf.ended) whole = false;
       const got = await input.skip(left);
       if (got < left) {
         archive(`zip archive cut short inside the data of ${w.name} (${e.csize - left + got} of ${e.csize} compressed bytes)`, input.offset);
@@ -274,15 +274,24 @@ async function* entryData(e: Entry, input: ByteSource, ctx: Ctx, w: Where, run: 
       return stop();
     }
     if (tail) {
-      if (known) {
-        if (tail.length + left > 0) {
-          report(`zip entry's deflate data ends ${tail.length + left} bytes before its compressed size of ${e.csize} (corrupt?): those bytes are skipped`, input.offset - tail.length);
-          left += tail.length;
-          input.unread(tail);
-          run.discard = true;
-          continue;
+      input.unread(tail);
+      if (known && tail.length + left > 0) {
+        const short = tail.length + left;
+        const endAt = input.offset;
+        // a wrong size in the header: when the next header starts where the deflate data ends, read on from there
+        const next = await input.exactly(4);
+        input.unread(next);
+        const sig = next.length === 4 ? u32(next, 0) : -1;
+        if (sig === LOCAL || sig === CENTRAL || sig === END) {
+          report(`zip entry's deflate data ends ${short} bytes before its compressed size of ${e.csize}, where the next header is: read on from there (the header's size is wrong)`, endAt);
+          e.csize -= short;
+          break;
         }
-      } else input.unread(tail);
+        report(`zip entry's deflate data ends ${short} bytes before its compressed size of ${e.csize} (corrupt?): those bytes are skipped`, endAt);
+        left = short;
+        run.discard = true;
+        continue;
+      }
       break;
     }
   }
