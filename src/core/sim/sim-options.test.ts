@@ -22,7 +22,8 @@ describe('simulator option limits', () => {
     expect(refused({ stacks: 1_000_000, depthMin: 80, depthMax: 80 })).toMatch(/^stacks x the deepest depth must be at most 8,000,000 frames, not 1,000,000 x 80 = 80,000,000/);
     expect(refused({ events: 1e9 })).toBe('events must be 4..100,000,000');
     expect(refused({ ringKb: 65536 })).toBe('ring KB must be 1..8,192');
-    expect(refused({ ringKb: 8192, cpus: 8 })).toMatch(/^ring KB x cpus must be at most 32,768 KB, not 8,192 x 8 = 65,536/);
+    expect(refused({ ringKb: 8192, cpus: 4 })).toMatch(/^ring KB x cpus must be at most 16,384 KB, not 8,192 x 4 = 32,768/);
+    expect(refused({ ringKb: 4096, cpus: 4 })).toBeNull();
     // 101 generations of min(200,000 stacks, 2^18, 20M / 101 events) = 198,020 entries, of 20 frames
     expect(refused({ mode: 'v7', bits: 18, stacks: 200_000, resets: 100, events: 20_000_000 })).toMatch(/^\(resets \+ 1\) generations x 198,020 entries each x 20 frames = 400,000,400 frames/);
     // a new population per phase: 4 phases (3 resets) of 100,000 stacks, at depth 30
@@ -48,7 +49,8 @@ describe('simulator option limits', () => {
     expect(refused({ mode: 'v7', bits: 18, resets: 1000, events: 2_500_000, stacks: 2400 })).toBeNull();
     expect(refused({ events: 40_000_000 })).toBeNull();
     expect(refused({ raceWindowUs: 100_000 })).toBeNull();
-    // a live run goes on until stopped: 1e9 events, and its ring buffers are not written out whole
+    // a live run goes on until stopped (1e9 events); its ring buffers are the pane's choices (up to
+    // 8 MB) times its CPUs, not bounded together here
     expect(() => validate(opts({ events: 1e9 - (1e9 % 8), cpus: 8, ringKb: 8192 }))).not.toThrow();
     expect(() => validate(opts({ events: 1e9 + 8, cpus: 8 }))).toThrow(/events must be 8..1,000,000,000/);
     expect(() => validate(opts({ raceWindowUs: 2e6 }))).toThrow(/race window/);

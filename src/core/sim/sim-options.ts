@@ -111,10 +111,10 @@ export const LIMITS = {
   raceWindowUs: 1_000_000,
   /** seconds a run may spend in race windows, estimated by raceWindowSeconds() (10 ms took 4 s of 5 estimated) */
   raceWindowSeconds: 300,
-  /** ring buffer per CPU, KB (the pane's largest; filled, 4 x 8 MB took 1.5 GB and 12 s) */
+  /** ring buffer per CPU, KB (the pane's largest) */
   ringKb: 8192,
-  /** all CPUs' ring buffers together, KB, for a run that ends by itself (4 x 64 MB ran out of memory at 4.5 GB after 103 s) */
-  ringKbAll: 32768,
+  /** all CPUs' ring buffers together, KB, for a run that ends by itself (filled and written out, 4 x 4 MB took 0.86 GB and 11 s, 4 x 8 MB 1.6 GB, 4 x 64 MB ran out of memory at 4.5 GB after 103 s) */
+  ringKbAll: 16384,
   /** distinct stacks x the deepest depth, every phase's stacks counted: the population is built in memory (100,000 x 80 took 0.83 GB, 200,000 x 40 0.98 GB; 1,000,000 x 80 5.1 GB) */
   populationFrames: 8_000_000,
   /** generations x entries a generation x the deepest depth: each generation's map is copied and dumped (11 x 181,000 x 20 took 0.93 GB, 14.5 s) */
@@ -205,7 +205,7 @@ export function checkOptions(o: SimOptions, names: OptionNames = CORE_NAMES, bat
   if (!batch) return;
   const ringAll = o.ringKb * o.cpus;
   if (ringAll > LIMITS.ringKbAll)
-    fail(`${names.ringKb} x ${names.cpus} must be at most ${fmt(LIMITS.ringKbAll)} KB, not ${fmt(o.ringKb)} x ${o.cpus} = ${fmt(ringAll)}: a filled ring buffer takes ~45 times its size while the run is written out`);
+    fail(`${names.ringKb} x ${names.cpus} must be at most ${fmt(LIMITS.ringKbAll)} KB, not ${fmt(o.ringKb)} x ${o.cpus} = ${fmt(ringAll)}: a filled ring buffer takes ~40 times its size while the run is written out`);
   const gens = generationsOf(o).host;
   const entries = entriesPerGeneration(o);
   const dumped = gens * entries * o.depthMax;
