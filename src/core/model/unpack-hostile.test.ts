@@ -25,25 +25,37 @@ const load = async (files: NamedBlob[], limits = {}) => summarize(await loadFile
 const messages = (s: { diagnostics: { file: string; where: string; message: string }[] }) => s.diagnostics.map((d) => `${d.file} | ${d.where} | ${d.message}`);
 const u16at = (b: Uint8Array, at: number, v: number) => new DataView(b.buffer, b.byteOffset).setUint16(at, v, true);
 
-/** A zip written by python3's zipfile; `stream`: to a pipe (no seeking: sizes in data descriptors after each entry). */
-function pyZip(entries: [string, Uint8Array][], opts: { stream?: boolean; method?: 'deflated' | 'stored' | 'bzip2' } = {}): Uint8Array {
+type PySpec = { entries: [string, Uint8Array][]; stream?: boolean; method?: 'deflated' | 'stored' | 'bzip2' };
+
+/** Zips written by python3's zipfile, in one run; `stream`: to a pipe (no seeking: sizes in data descriptors after each entry). */
+function pyZips(specs: PySpec[]): Uint8Array[] {
   const script = `
 import sys, zipfile, json, base64, io
-spec = json.loads(sys.stdin.read())
-method = {'deflated': zipfile.ZIP_DEFLATED, 'stored': zipfile.ZIP_STORED, 'bzip2': zipfile.ZIP_BZIP2}[spec['method']]
 class Pipe(io.RawIOBase):
     def __init__(self): self.parts = []
     def writable(self): return True
     def write(self, b): self.parts.append(bytes(b)); return len(b)
-out = Pipe() if spec['stream'] else io.BytesIO()
-with zipfile.ZipFile(out, 'w', compression=method) as z:
-    for name, data in spec['entries']:
-        with z.open(name, 'w') as f: f.write(base64.b64decode(data))
-sys.stdout.buffer.write(b''.join(out.parts) if spec['stream'] else out.getvalue())
+outs = []
+for spec in json.loads(sys.stdin.read()):
+    method = {'deflated': zipfile.ZIP_DEFLATED, 'stored': zipfile.ZIP_STORED, 'bzip2': zipfile.ZIP_BZIP2}[spec['method']]
+    out = Pipe() if spec['stream'] else io.BytesIO()
+    with zipfile.ZipFile(out, 'w', compression=method) as z:
+        for name, data in spec['entries']:
+            with z.open(name, 'w') as f: f.write(base64.b64decode(data))
+    outs.append(base64.b64encode(b''.join(out.parts) if spec['stream'] else out.getvalue()).decode())
+print(json.dumps(outs))
 `;
-  const spec = { method: opts.method ?? 'deflated', stream: opts.stream ?? false, entries: entries.map(([n, d]) => [n, Buffer.from(d).toString('base64')]) };
-  return new Uint8Array(execFileSync('python3', ['-c', script], { input: JSON.stringify(spec), maxBuffer: 1 << 28 }));
+  const input = specs.map((o) => ({ method: o.method ?? 'deflated', stream: o.stream ?? false, entries: o.entries.map(([n, d]) => [n, Buffer.from(d).toString('base64')]) }));
+  const out = JSON.parse(execFileSync('python3', ['-c', script], { input: JSON.stringify(input), maxBuffer: 1 << 28, encoding: 'utf8' })) as string[];
+  return out.map((b) => new Uint8Array(Buffer.from(b, 'base64')));
 }
+
+const part = trace.subarray(0, trace.lastIndexOf(10, 100_000) + 1);
+const [PY_BZIP2, PY_STREAMED, PY_STREAMED_SMALL] = pyZips([
+  { entries: [['kallsyms', kallsyms]], method: 'bzip2' },
+  { entries: [['stack_map_stat', stat], ['kallsyms', kallsyms], ['trace', part]], stream: true },
+  { entries: [['stack_map_stat', stat], ['kallsyms', kallsyms]], stream: true },
+]);
 
 /** A zip of deflated entries by hand (node:zlib's deflate and CRC): local headers, central directory, end record. */
 function handZip(entries: [string, Uint8Array][]): Uint8Array {
@@ -142,7 +154,7 @@ describe('zip: damaged headers are named with their offset', () => {
   });
 
   it('a method this reader lacks (bzip2, from python) is named, and the next entry still reads', async () => {
-    const bz = pyZip([['kallsyms', kallsyms]], { method: 'bzip2' });
+    const bz = PY_BZIP2;
     const stored = zipSync({ stack_map_stat: stat }, { level: 0 });
     // the stored zip's local entry after the bzip2 one (both central directories dropped: the reader stops at the first)
     const cd = bz.length - 22 - 46 - 'kallsyms'.length;
@@ -155,8 +167,7 @@ describe('zip: damaged headers are named with their offset', () => {
 
 describe('zip: entries python writes to a pipe (sizes after the data) and CRCs', () => {
   it('data descriptors: every entry read whole, no diagnostic', async () => {
-    const part = trace.subarray(0, trace.lastIndexOf(10, 100_000) + 1);
-    const z = pyZip([['stack_map_stat', stat], ['kallsyms', kallsyms], ['trace', part]], { stream: true });
+    const z = PY_STREAMED;
     expect(z[6] & 8).toBe(8); // the first entry has its sizes after the data
     const s = await load([blob('p.zip', z)]);
     expect(messages(s)).toEqual([]);
@@ -362,7 +373,7 @@ describe('the gzip and zip readers at any chunk size, under any name', () => {
     const g = new Uint8Array(Buffer.concat([gzipSync(stat), gzipSync(kallsyms)]));
     const crcAt = gzipSync(stat).length - 8;
     g[crcAt] ^= 1;
-    const z = pyZip([['stack_map_stat', stat], ['kallsyms', kallsyms]], { stream: true });
+    const z = PY_STREAMED_SMALL;
     const whole = [await unpackAt('unknown', g, 1 << 20), await unpackAt('unknown', z, 1 << 20)];
     expect(whole[0].files).toEqual([['unknown', Buffer.concat([stat, kallsyms]).toString('latin1')]]);
     expect(whole[0].reports).toEqual([expect.stringMatching(new RegExp(`^unknown ${crcAt} gzip member at offset 0: its data's CRC-32`))]);
