@@ -4,8 +4,8 @@ import { gunzip, sniffGate } from './gunzip.ts';
 import { unzip } from './unzip.ts';
 
 /**
- * Opens compressed files and bundles (DESIGN 2.1): a gzip is decompressed with the platform's
- * `DecompressionStream` and looked at again, a tar or zip gives its regular files, nested up to
+ * Opens compressed files and bundles (DESIGN 2.1): a gzip is decompressed (gunzip.ts) and
+ * looked at again, a tar (modern-tar) or zip (unzip.ts) gives its regular files, nested up to
  * MAX_ARCHIVE_DEPTH archives deep. Kinds are told by content, never by name.
  *
  * Everything streams: the yielded files are read chunk by chunk while the outer file is read,
