@@ -33,7 +33,7 @@ export default defineConfig({
   preview: { headers: { ...isolation, 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' }, port: 4173, strictPort: true },
   // deps only workers and the SQL pane import: listed so the dev server bundles them at start,
   // instead of finding them on first use and reloading the page (a fresh clone's first Open SQL)
-  optimizeDeps: { include: ['apache-arrow', 'fzstd'] },
+  optimizeDeps: { include: ['apache-arrow'] },
   worker: { format: 'es' },
   test: {
     include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'scripts/**/*.test.ts'],
