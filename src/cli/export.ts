@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileWriter } from 'hyparquet-writer';
-import { escapeControls, escapeLines, jsonForTerminal } from '../core/model/control-chars.ts';
+import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
 import { Explorer } from '../core/model/explorer.ts';
 import { understood } from '../core/model/ingest.ts';
 import { segmentsOf } from '../core/model/segments.ts';

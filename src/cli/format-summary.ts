@@ -1,4 +1,4 @@
-import { escapeControls as esc } from '../core/model/control-chars.ts';
+import { escapeControls as esc } from '../core/base/control-chars.ts';
 import type { Summary } from '../core/model/summary.ts';
 
 const int = (n: number) => n.toLocaleString('en-US');

@@ -1,4 +1,4 @@
-import { escapeControls, escapeLines, jsonForTerminal } from '../core/model/control-chars.ts';
+import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
 import { prepareOutDir } from './out-dir.ts';
 import { resolve } from 'node:path';
 import { MAX_DEPTH, MAX_STACKS, UsageError, writeCapture, type GenerateOptions, type GenerateReport } from './generate-capture.ts';

@@ -1,4 +1,4 @@
-import { escapeControls as esc, escapeLines, jsonForTerminal } from '../core/model/control-chars.ts';
+import { escapeControls as esc, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
 import { Explorer } from '../core/model/explorer.ts';
 import { understood } from '../core/model/ingest.ts';
 import { summarize } from '../core/model/summary.ts';

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { escapeControls, escapeLines, jsonForTerminal } from '../core/model/control-chars.ts';
+import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
 import { TABLE_NAMES, type TableName } from '../core/model/tables.ts';
 import { exportParquet } from './export.ts';
 import { parseOrExit, UsageError } from './usage.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { jsonForTerminal } from '../core/model/control-chars.ts';
+import { jsonForTerminal } from '../core/base/control-chars.ts';
 import { line } from '../core/model/explorer-fixtures.ts';
 import { summarize } from '../core/model/summary.ts';
 import { exportCommand } from './export.ts';

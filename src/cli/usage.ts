@@ -1,4 +1,4 @@
-import { escapeLines } from '../core/model/control-chars.ts';
+import { escapeLines } from '../core/base/control-chars.ts';
 
 /** A mistake in a command's arguments: exit status 2, the message (control characters escaped), then the command's usage. */
 export class UsageError extends Error {}

@@ -1,4 +1,4 @@
-import { escapeControls as esc, jsonForTerminal } from '../core/model/control-chars.ts';
+import { escapeControls as esc, jsonForTerminal } from '../core/base/control-chars.ts';
 import { understood } from '../core/model/ingest.ts';
 import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, whatIf, type WhatIfResult } from '../core/model/whatif.ts';
 import { readFiles } from './read-files.ts';

@@ -1,4 +1,4 @@
-import { pairSlot, randomWords } from '../model/keyed-hash.ts';
+import { pairSlot, randomWords } from '../base/keyed-hash.ts';
 import { TRAMPOLINE } from './frames.ts';
 import { LineSplitter, TOO_LONG } from './lines.ts';
 import type { ChunkParser, LineCount, ParseContext } from './types.ts';

@@ -129,3 +129,19 @@ describe('exports', () => {
     }
   });
 });
+
+describe('folded export of hostile frames', () => {
+  it('no control character passes raw into the folded text; ; becomes _, one line per stack', () => {
+    const trace = [
+      '# tracer: nop',
+      line('evil-1', 0, '100.000001', 'kmem_cache_alloc: x=1'),
+      line('evil-1', 0, '100.000001', '<stack trace>'),
+      ' => \x1b[2Jleaf+0x1/0x10',
+      ' => mid\r;x\x7f+0x2/0x20',
+      ' => \u009b\u202eroot+0x3/0x30',
+    ].join('\n');
+    const d = new ExplorerData(ingestFiles([['trace', trace + '\n']]));
+    // root first, written by hand from the frames above
+    expect(exportSelection(d, 'folded', ALL)).toBe('\\x9b\\u202eroot+0x3;mid\\r_x\\x7f+0x2;\\x1b[2Jleaf+0x1 1\n');
+  });
+});

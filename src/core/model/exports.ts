@@ -1,4 +1,4 @@
-import { escapeControls } from './control-chars.ts';
+import { escapeControls } from '../base/control-chars.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import { flame, stackWeights } from './flame.ts';
 import { flameSvg } from './flame-svg.ts';

@@ -9,7 +9,7 @@
  * costs no object per node or per step.
  */
 
-import { pairSlot, PROCESS_KEY } from './keyed-hash.ts';
+import { pairSlot, PROCESS_KEY } from '../base/keyed-hash.ts';
 import type { FlameTree } from './query-types.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { fmix32, halfSipHash, PROCESS_KEY, randomWords } from './keyed-hash.ts';
+import { fmix32, halfSipHash, PROCESS_KEY, randomWords } from '../base/keyed-hash.ts';
 
 type TypedArrayCtor<T> = { new (n: number): T; BYTES_PER_ELEMENT: number };
 type Typed = Int32Array | Float64Array | Uint8Array | Int16Array | Uint32Array | Int8Array;

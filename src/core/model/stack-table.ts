@@ -1,5 +1,5 @@
 import { GUARD_PROBES_PER_LOOKUP, GUARD_SLACK, Growable, StringTable } from './growable.ts';
-import { pairSlot, randomWords } from './keyed-hash.ts';
+import { pairSlot, randomWords } from '../base/keyed-hash.ts';
 
 const FRAME_LIMIT = 1 << 22;
 

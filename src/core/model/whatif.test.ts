@@ -11,7 +11,7 @@ import { mapMemoryBytes, whatIf, whatIfFromInput, whatIfSteps, WHATIF_BITS, type
 
 /** One CPU, in this thread: the map on, or options/stackmap off before the CPU starts (every stack in full). */
 function runOneCpu(opts: Partial<SimOptions>, mapOn: boolean) {
-  const sim = new Simulation({ cpus: 1, resets: 0, dumps: 'none', ringKb: 32768, ...opts });
+  const sim = new Simulation({ cpus: 1, resets: 0, dumps: 'none', ringKb: 8192, ...opts });
   if (!mapOn) sim.map.setOption(false);
   sim.start();
   const report = runCpu(sim.shared, 0, sim.config);

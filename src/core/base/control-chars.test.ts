@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { escapeControls, escapeLines, jsonForTerminal } from './control-chars.ts';
-import { ExplorerData } from './explorer-data.ts';
-import { line } from './explorer-fixtures.ts';
-import { exportSelection } from './exports.ts';
-import { ALL } from './query-types.ts';
-import { ingestFiles } from './test-helpers.ts';
 
 /** the characters no printed text may carry raw: C0, DEL, C1, the bidi controls, U+2028/9 */
 const isUnsafe = (c: number) => c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x061c || c === 0x200e || c === 0x200f || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
@@ -45,21 +40,5 @@ describe('escapeControls', () => {
     expect(s).toBe('{"task":"\\u001b]0;t\\u0007","frames":["\\u007f\\u009b[2J","\\u202eab"],"n":1}');
     expect(JSON.parse(s)).toEqual(v);
     expect(jsonForTerminal([1, 'x'], 2)).toBe(JSON.stringify([1, 'x'], null, 2));
-  });
-});
-
-describe('folded export of hostile frames', () => {
-  it('no control character passes raw into the folded text; ; becomes _, one line per stack', () => {
-    const trace = [
-      '# tracer: nop',
-      line('evil-1', 0, '100.000001', 'kmem_cache_alloc: x=1'),
-      line('evil-1', 0, '100.000001', '<stack trace>'),
-      ' => \x1b[2Jleaf+0x1/0x10',
-      ' => mid\r;x\x7f+0x2/0x20',
-      ' => \u009b\u202eroot+0x3/0x30',
-    ].join('\n');
-    const d = new ExplorerData(ingestFiles([['trace', trace + '\n']]));
-    // root first, written by hand from the frames above
-    expect(exportSelection(d, 'folded', ALL)).toBe('\\x9b\\u202eroot+0x3;mid\\r_x\\x7f+0x2;\\x1b[2Jleaf+0x1 1\n');
   });
 });
