@@ -11,6 +11,21 @@ import { simulate } from './simulate.ts';
 afterEach(() => vi.restoreAllMocks());
 
 describe('simulate', () => {
+  it('prints an --out path with terminal escapes in it escaped, in the report and in the usage error', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'smx-sim-')), 'cap\x1b]0;pwned\x07\x1b[2J');
+    let io = captureOutput();
+    expect(await simulate(['--mode', 'v8', '--cpus', '1', '--events', '200', '--out', dir])).toBe(0);
+    vi.restoreAllMocks();
+    // written by hand: ESC and BEL as ls -b writes them
+    expect(io.out.join('')).toContain(`wrote 7 files to ${dir.replace('\x1b]0;pwned\x07\x1b[2J', '\\x1b]0;pwned\\x07\\x1b[2J')}\n`);
+    expect(io.out.join('') + io.err.join('')).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+    io = captureOutput();
+    expect(await simulate(['--bo\x1bgus', '--out', dir])).toBe(2);
+    vi.restoreAllMocks();
+    expect(io.err.join('')).toContain('unknown option: --bo\\x1bgus');
+    expect(io.err.join('')).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+  });
+
   it('runs v8 on worker_threads, writes a capture the summary reads, prints the JSON report', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'smx-sim-')), 'cap');
     const io = captureOutput();

@@ -1,3 +1,4 @@
+import { escapeControls as esc, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
 import { prepareOutDir } from './out-dir.ts';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -199,14 +200,14 @@ export async function simulate(args: string[]): Promise<number> {
     parsed = parseSimulateArgs(args);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`${e.message}\n${USAGE}\n`);
+    process.stderr.write(`${escapeLines(e.message)}\n${USAGE}\n`);
     return 2;
   }
   const dir = resolve(parsed.out);
   // before the run, so an unwritable folder fails at once
   const unwritable = prepareOutDir(dir);
   if (unwritable) {
-    process.stderr.write(unwritable + '\n');
+    process.stderr.write(escapeLines(unwritable) + '\n');
     return 1;
   }
   try {
@@ -216,7 +217,7 @@ export async function simulate(args: string[]): Promise<number> {
     for (const [name, bytes] of files) writeFileSync(join(dir, name), bytes);
     const verdict = sc ? scenarioReport(sc, run) : null;
     const report = { ...(verdict ?? run.report), out: dir, files: [...files.keys()] };
-    if (parsed.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    if (parsed.json) process.stdout.write(jsonForTerminal(report, 2) + '\n');
     else {
       const r = run.report;
       const l = r.ledger;
@@ -227,14 +228,14 @@ export async function simulate(args: string[]): Promise<number> {
           `ledger: ${l.ids} ids/cookies: ${l.correct} correct, ${l.wrong} wrong, ${l.detected} detected, ${l.unresolved} unresolved; ${l.full} full stacks`,
           `retention: off ${r.retention.eventsOff} events (${r.retention.bytesPerEventOff} B/event), on ${r.retention.eventsOn} (${r.retention.bytesPerEventOn} B/event)`,
           `ns/insert per worker: ${r.workers.map((w) => w.nsPerInsert).join(', ')}`,
-          `wrote ${files.size} files to ${dir}`,
+          `wrote ${files.size} files to ${esc(dir)}`,
           ...(verdict ? [`scenario ${verdict.scenario}: ${verdict.effect.what}: ${verdict.effect.value} (expected ${verdict.effect.expected}) ${verdict.effect.ok ? 'seen' : 'NOT SEEN'}`] : []),
         ].join('\n') + '\n',
       );
     }
     return 0;
   } catch (e) {
-    process.stderr.write(`simulation failed: ${(e as Error).stack}\n`);
+    process.stderr.write(`simulation failed: ${escapeLines(String((e as Error).stack))}\n`);
     return 1;
   }
 }
