@@ -54,6 +54,28 @@ for (const [kind, prefix, lines] of hostileCases()) {
     if (ratio > worst) [worst, at, smallMs, largeMs] = [ratio, `${kind} after ${JSON.stringify(prefix)} (lines: ${lines}), filler ${JSON.stringify(f)}`, ta, tb];
   }
 }
+// The same bytes in longer lines (issue 18: perf script lines of over ~16k tokens cost 15.9x the
+// time of short ones): each line-based reader that splits a line into tokens reads 1 MB (256 KB
+// smoke) of lines of 100 tokens and of 16,000, with the time of the long lines over the short.
+const SHAPE_GOAL = 3;
+let shapeWorst = 0;
+let shapeAt = '';
+const tokenLines = (tokens: number, tail: string, bytes: number) => {
+  const line = 'x '.repeat(tokens) + tail + '\n';
+  return new TextEncoder().encode(line.repeat(Math.max(1, Math.floor(bytes / line.length))));
+};
+for (const [kind, tail] of [
+  ['perf_script', '0 [000] 100.000001: 1 cycles:'],
+  ['trace_text', '-0 [000] d..1 100.000001: kmem_cache_alloc: x=1'],
+] as [FileKind, string][]) {
+  const short = tokenLines(100, tail, SMALL * 4);
+  const long = tokenLines(16_000, tail, SMALL * 4);
+  let ratio = Infinity;
+  for (let k = 0; k < 3 && ratio >= SHAPE_GOAL; k++) ratio = Math.min(ratio, time(kind, long) / Math.max(time(kind, short), 5));
+  if (ratio > shapeWorst) [shapeWorst, shapeAt] = [ratio, `${kind}: lines of 16,000 tokens against lines of 100, ${(SMALL * 4) / 1024} KB each`];
+}
+console.log(`same bytes, longer lines: worst ratio ${shapeWorst.toFixed(2)} at ${shapeAt}`);
+
 const goal = 6;
 console.log(`worst ratio ${worst.toFixed(2)} at ${at}: ${smallMs.toFixed(1)} ms for ${SMALL / 1024} KB, ${largeMs.toFixed(1)} ms for 4x`);
 if (JSON_OUT) {
@@ -68,5 +90,14 @@ if (JSON_OUT) {
     ...(SMOKE ? {} : { met: worst < goal }),
     note: at,
   };
-  console.log(JSON.stringify({ rows: [row] }));
+  const shape = {
+    id: 'linear-line-shape-ratio',
+    what: 'the same bytes in lines of 16,000 tokens / in lines of 100, worst over perf script and trace text',
+    value: Math.round(shapeWorst * 100) / 100,
+    unit: 'x',
+    goal: `< ${SHAPE_GOAL}x`,
+    ...(SMOKE ? {} : { met: shapeWorst < SHAPE_GOAL }),
+    note: shapeAt,
+  };
+  console.log(JSON.stringify({ rows: [row, shape] }));
 }

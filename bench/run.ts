@@ -41,7 +41,7 @@ export const SCRIPTS: Script[] = [
   { file: 'ingest.ts', rows: ['ingest-cookies-105mb', 'ingest-full-105mb', 'parser-noop-105mb', 'cli-summary-process-105mb', 'ingest-bytes-per-event'], browser: false, timeout: 420 },
   { file: 'peers.ts', rows: ['flame-peers-1k', 'flame-peers-10k', 'flame-peers-100k', 'flame-peers-262k'], browser: true, timeout: 1500, args: ['--budget', '900'] },
   { file: 'dump-ingest.ts', rows: ['dump-ingest-262k'], browser: false, timeout: 300 },
-  { file: 'linear.ts', rows: ['linear-worst-ratio'], browser: false, timeout: 120 },
+  { file: 'linear.ts', rows: ['linear-worst-ratio', 'linear-line-shape-ratio'], browser: false, timeout: 120 },
   { file: 'zstd-linear.ts', rows: ['zstd-linear-worst-ratio'], browser: false, timeout: 300 },
   { file: 'whatif.ts', rows: ['whatif-replay-200k'], browser: false, timeout: 300 },
   { file: 'trace-dat.ts', rows: ['trace-dat-v6-read', 'trace-dat-v7-none-read', 'trace-dat-v7-zlib-read', 'trace-dat-v7-zstd-read'], browser: false, timeout: 300 },
