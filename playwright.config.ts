@@ -35,6 +35,8 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   reporter: [['list']],
+  // tests that only take screenshots run under `npm run shots` (SHOTS=1; e2e/shots.ts)
+  grepInvert: process.env.SHOTS === '1' ? undefined : /@shots/,
   outputDir: process.env.PW_DIST ? `test-results-${PORT}` : 'test-results',
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,

@@ -1,11 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
+import { OUT } from './shots.ts';
 
 // Every guided scenario in the page: Run sets the pane, one Web Worker per CPU records on the
 // SharedArrayBuffer to the end, and the verdict says the effect appeared, with its numbers.
 
-const OUT = 'docs/screenshots';
-mkdirSync(OUT, { recursive: true });
 
 const num = async (page: Page, id: string) => Number(((await page.getByTestId(id).first().textContent()) ?? '').replace(/[^\d]/g, ''));
 

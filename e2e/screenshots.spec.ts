@@ -1,14 +1,12 @@
-import { mkdirSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { writeCapture } from './capture.ts';
 import { brushTimeline, waitLoaded } from './explorer-helpers.ts';
+import { OUT, SHOTS_TAG } from './shots.ts';
 
-// every pane, light and dark, into docs/screenshots/ (the README shows them)
-const OUT = 'docs/screenshots';
-mkdirSync(OUT, { recursive: true });
+// every pane, light and dark, into docs/screenshots/ under `npm run shots` (the README shows them)
 
 for (const scheme of ['light', 'dark'] as const) {
-  test(`screenshots of every pane, ${scheme}`, async ({ page }) => {
+  test(`screenshots of every pane, ${scheme}`, SHOTS_TAG, async ({ page }) => {
     await page.setViewportSize({ width: 1440, height: 1000 });
     await page.emulateMedia({ colorScheme: scheme });
     await page.goto('/');
@@ -67,7 +65,7 @@ for (const scheme of ['light', 'dark'] as const) {
 // the five-generation capture of explorer-multigen.spec.ts: resets, bands, a generation chosen
 const multigen = writeCapture({ seed: 4242, cpus: 3, events: 2500, resets: 4, bits: 14, tail: 25 });
 for (const scheme of ['light', 'dark'] as const) {
-  test(`screenshots of a five-generation capture, ${scheme}`, async ({ page }) => {
+  test(`screenshots of a five-generation capture, ${scheme}`, SHOTS_TAG, async ({ page }) => {
     await page.setViewportSize({ width: 1440, height: 1000 });
     await page.emulateMedia({ colorScheme: scheme });
     await page.goto('/');

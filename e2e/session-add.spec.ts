@@ -5,6 +5,7 @@ import { expect, test, type Page } from '@playwright/test';
 import type { Summary } from '../src/core/model/summary.ts';
 import { cliSummary, cliSummaryJson } from './cli.ts';
 import { canvasInk, sampleFiles, SAMPLES, summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
+import { OUT } from './shots.ts';
 
 /**
  * A capture is a set of files the user builds up (issue 9, points 1, 2 and the keeping part of 7):
@@ -42,7 +43,7 @@ async function shoot(page: Page, state: string) {
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.setViewportSize({ width, height });
       await page.emulateMedia({ colorScheme });
-      await page.screenshot({ path: `docs/screenshots/session-${state}-${width}x${height}-${colorScheme}.png` });
+      await page.screenshot({ path: `${OUT}/session-${state}-${width}x${height}-${colorScheme}.png` });
     }
   }
   await page.setViewportSize({ width: 1600, height: 1000 });

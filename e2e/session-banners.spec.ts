@@ -1,17 +1,16 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { fmtInt } from '../src/ui/common/format.ts';
 import { cli as runCli, cliSummary } from './cli.ts';
 import { sampleFiles, waitLoaded } from './explorer-helpers.ts';
+import { OUT } from './shots.ts';
 
 // The banners at the top of the explorer (DESIGN 5.2 `banner`): one per missing or unusable part,
 // naming its files, in words; numbers checked against the command line for the same files.
 
 const REAL = new URL('../../shared/real-traces/', import.meta.url).pathname;
-const OUT = 'docs/screenshots';
-mkdirSync(OUT, { recursive: true });
 
 const sampleWithout = (...drop: string[]) => sampleFiles.filter((f) => !drop.includes(basename(f)));
 

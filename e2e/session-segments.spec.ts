@@ -1,17 +1,16 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { Summary } from '../src/core/model/summary.ts';
 import type { SelectionSummary } from '../src/core/model/query-types.ts';
 import { cliSummaryJson } from './cli.ts';
 import { SAMPLES, sampleFiles, waitLoaded } from './explorer-helpers.ts';
+import { OUT } from './shots.ts';
 
 // Issue 9, points 4 and 6: segments of unrelated traces on one timeline, and derived figures
 // that say what they assumed (or that they are unknown). Expected numbers come from the command
 // line over the same files.
 
-const OUT = 'docs/screenshots';
-mkdirSync(OUT, { recursive: true });
 const TPOINT = new URL('../../shared/real-traces/', import.meta.url).pathname + 'perf-tools-tpoint_example.txt';
 const TRACE = SAMPLES + 'trace';
 

@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { cliSummary } from './cli.ts';
 import { nodeExplorer, sampleFiles, sel, urlParam, waitLoaded } from './explorer-helpers.ts';
+import { OUT } from './shots.ts';
 
 /*
  * Issue 9, points 8 to 10, on the embedded sample: search as shown, the context menu, zoom to fit
@@ -11,8 +12,6 @@ import { nodeExplorer, sampleFiles, sel, urlParam, waitLoaded } from './explorer
  * code under test.
  */
 
-const OUT = 'docs/screenshots';
-mkdirSync(OUT, { recursive: true });
 const SIZES = [
   [1600, 1000],
   [1280, 720],

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { cliSummary } from './cli.ts';
 import { brushTimeline, urlParam, waitLoaded } from './explorer-helpers.ts';
+import { OUT } from './shots.ts';
 
 /*
  * The URL names the selected stack by stack_hash and holds only what fits the capture open
@@ -12,8 +13,6 @@ import { brushTimeline, urlParam, waitLoaded } from './explorer-helpers.ts';
  */
 
 const OTHER = new URL('../../shared/real-traces/', import.meta.url).pathname + 'perf-tools-kprobe_example.txt';
-const OUT = 'docs/screenshots';
-mkdirSync(OUT, { recursive: true });
 
 /** FNV-1a 64 of the frame keys joined by \n, by a second method (Python) */
 function pythonHash(frames: string[]): string {

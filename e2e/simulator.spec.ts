@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { waitLoaded } from './explorer-helpers.ts';
+import { OUT, SHOTS_TAG } from './shots.ts';
 
 // The live simulator pane: Web Workers on a SharedArrayBuffer (the preview server sends COOP/COEP).
 
@@ -461,11 +462,9 @@ test('after each reset, change the stacks: v7 ids from before a reset resolve to
   await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
 });
 
-const OUT = 'docs/screenshots';
-mkdirSync(OUT, { recursive: true });
 
 // one run, shot light then dark (the grid and lanes redraw in the scheme put on <html>)
-test('simulator screenshot, light and dark', async ({ page }) => {
+test('simulator screenshot, light and dark', SHOTS_TAG, async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 1100 });
   await page.emulateMedia({ colorScheme: 'light' });
   await openSimulator(page);

@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { WhatIfResult } from '../src/core/model/whatif.ts';
 import { waitLoaded } from './explorer-helpers.ts';
+import { OUT, SHOTS_TAG } from './shots.ts';
 
 // The what-if pane (issue 12.3): a capture with full stacks shows per bits the figures of
 // `cli whatif --json` on the same file; one without full stacks says why there is nothing.
@@ -98,7 +99,7 @@ test('a trace with <stack trace> records, and one without', async ({ page }) => 
 
 for (const scheme of ['light', 'dark'] as const)
   for (const [w, h] of [[1600, 1000], [1280, 720]] as const)
-    test(`screenshot of the what-if pane, ${w}x${h} ${scheme}`, async ({ page }) => {
+    test(`screenshot of the what-if pane, ${w}x${h} ${scheme}`, SHOTS_TAG, async ({ page }) => {
       await page.setViewportSize({ width: w, height: h });
       await page.emulateMedia({ colorScheme: scheme });
       await page.goto('/');
@@ -107,5 +108,5 @@ for (const scheme of ['light', 'dark'] as const)
       const pane = page.getByTestId('whatif');
       await expect(page.getByTestId('whatif-row')).toHaveCount(9);
       await pane.scrollIntoViewIfNeeded();
-      await pane.screenshot({ path: `docs/screenshots/whatif-${w}x${h}-${scheme}.png` });
+      await pane.screenshot({ path: `${OUT}/whatif-${w}x${h}-${scheme}.png` });
     });
