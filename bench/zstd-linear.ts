@@ -18,22 +18,15 @@ import { Decompress } from 'fzstd';
 import { DecompressBudget } from '../src/core/formats/decompress-budget.ts';
 import { DiagnosticLog } from '../src/core/formats/diagnostics.ts';
 import { createTraceDatParser } from '../src/core/formats/trace-dat.ts';
-import { writeTraceDatV7, zstdRawFrame } from '../src/core/formats/trace-dat-write-v7.ts';
+import { zstdRawFrame } from '../src/core/formats/trace-dat-write-v7.ts';
+import { zstdBombDat, zstdRleFrame } from '../src/core/formats/trace-dat-test-util.ts';
 import { zstdDecompressInto } from '../src/core/formats/zstd.ts';
 
 const SMOKE = process.argv.includes('--smoke');
 const JSON_OUT = process.argv.includes('--json');
 const K = SMOKE ? 4 : 1;
 
-function rleFrame(n: number, byte = 0x41): Uint8Array {
-  const out = [0x28, 0xb5, 0x2f, 0xfd, 0xa0, n & 255, (n >>> 8) & 255, (n >>> 16) & 255, n >>> 24];
-  for (let o = 0; o < n; o += 1 << 17) {
-    const k = Math.min(1 << 17, n - o);
-    const h = (o + k >= n ? 1 : 0) | (1 << 1) | (k << 3);
-    out.push(h & 255, (h >>> 8) & 255, (h >>> 16) & 255, byte);
-  }
-  return new Uint8Array(out);
-}
+const rleFrame = (n: number, byte = 0x41) => zstdRleFrame(n, byte);
 
 function seqBomb(ns: number): Uint8Array {
   const body = [0x00, 255, (ns - 0x7f00) & 255, (ns - 0x7f00) >> 8, 0x54, 0, 0, 52, ...new Array(ns * 2).fill(0xff), 0x01];
@@ -48,30 +41,8 @@ function random(n: number): Uint8Array {
   return b;
 }
 
-function bombDat(chunks: number): Uint8Array {
-  const usize = 256 * 4096;
-  const frame = rleFrame(usize, 0);
-  const events = Array.from({ length: 40 }, (_, i) => ({ kind: 'sample' as const, cpu: i % 2, ts: 1000 + i * 977, pid: 7, value: i, label: 'x' }));
-  return writeTraceDatV7({
-    littleEndian: true,
-    longSize: 8,
-    cpus: 2,
-    comms: [[7, 'seven']],
-    events,
-    compression: 'zstd',
-    cpuData: () => {
-      const b = new Uint8Array(4 + chunks * (8 + frame.length));
-      const v = new DataView(b.buffer);
-      v.setUint32(0, chunks, true);
-      for (let i = 0; i < chunks; i++) {
-        v.setUint32(4 + i * (8 + frame.length), frame.length, true);
-        v.setUint32(8 + i * (8 + frame.length), usize, true);
-        b.set(frame, 12 + i * (8 + frame.length));
-      }
-      return b;
-    },
-  });
-}
+const bombEvents = Array.from({ length: 40 }, (_, i) => ({ kind: 'sample' as const, cpu: i % 2, ts: 1000 + i * 977, pid: 7, value: i, label: 'x' }));
+const bombDat = (chunks: number) => zstdBombDat(true, chunks, bombEvents);
 
 function readDat(bytes: Uint8Array): number {
   let pushed = 0;

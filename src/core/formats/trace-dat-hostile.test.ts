@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DecompressBudget, type DecompressLimits } from './decompress-budget.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { createTraceDatParser } from './trace-dat.ts';
-import { collector, readDat } from './trace-dat-test-util.ts';
+import { collector, readDat, zstdBombDat } from './trace-dat-test-util.ts';
 import type { DatWriteOptions } from './trace-dat-write.ts';
 import { writeTraceDatV7, type DatV7Options } from './trace-dat-write-v7.ts';
 
@@ -161,42 +161,7 @@ for (const little of [true, false]) {
   });
 }
 
-/** A single-segment zstd frame of `n` zero bytes in RLE blocks: 9 bytes of header and 4 per 128 KiB. */
-function zeroFrame(n: number): Uint8Array {
-  const out = [0x28, 0xb5, 0x2f, 0xfd, 0xa0, n & 255, (n >>> 8) & 255, (n >>> 16) & 255, n >>> 24];
-  for (let o = 0; o < n; o += 1 << 17) {
-    const k = Math.min(1 << 17, n - o);
-    const h = (o + k >= n ? 1 : 0) | (1 << 1) | (k << 3);
-    out.push(h & 255, (h >>> 8) & 255, (h >>> 16) & 255, 0);
-  }
-  return new Uint8Array(out);
-}
-
-/** A version 7 zstd file whose CPUs' data are `chunks` chunks each, every one 256 zero pages in a frame of 41 bytes. */
-function zstdBomb(little: boolean, chunks: number): Uint8Array {
-  const usize = 256 * 4096;
-  const frame = zeroFrame(usize);
-  return writeTraceDatV7({
-    littleEndian: little,
-    longSize: 8,
-    cpus: 2,
-    comms: [[7, 'seven']],
-    events,
-    compression: 'zstd',
-    cpuData: () => {
-      const b = new Uint8Array(4 + chunks * (8 + frame.length));
-      const v = new DataView(b.buffer);
-      v.setUint32(0, chunks, little);
-      for (let i = 0; i < chunks; i++) {
-        const at = 4 + i * (8 + frame.length);
-        v.setUint32(at, frame.length, little);
-        v.setUint32(at + 4, usize, little);
-        b.set(frame, at + 8);
-      }
-      return b;
-    },
-  });
-}
+const zstdBomb = (little: boolean, chunks: number) => zstdBombDat(little, chunks, events);
 
 function readBudgeted(bytes: Uint8Array, limits: Partial<DecompressLimits>) {
   const log = new DiagnosticLog('bomb.dat');

@@ -7,6 +7,8 @@ import { DiagnosticLog } from './diagnostics.ts';
 import { feedChunks, feedCuts } from './test-util.ts';
 import { createTraceDatParser, type TraceDatResult } from './trace-dat.ts';
 import type { TraceEvent, TraceLost, TraceSink, TraceStackRecord } from './types.ts';
+import type { DatWriteOptions } from './trace-dat-write.ts';
+import { writeTraceDatV7 } from './trace-dat-write-v7.ts';
 
 export interface Got {
   events: TraceEvent[];
@@ -80,3 +82,40 @@ export function reportLines(file: string): ReportLine[] {
 
 export const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 export const sorted = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+/** A single-segment zstd frame of `n` bytes `byte` in RLE blocks: 9 bytes of header and 4 per 128 KiB (the shape of a bomb). */
+export function zstdRleFrame(n: number, byte = 0): Uint8Array {
+  const out = [0x28, 0xb5, 0x2f, 0xfd, 0xa0, n & 255, (n >>> 8) & 255, (n >>> 16) & 255, n >>> 24];
+  for (let o = 0; o < n; o += 1 << 17) {
+    const k = Math.min(1 << 17, n - o);
+    const h = (o + k >= n ? 1 : 0) | (1 << 1) | (k << 3);
+    out.push(h & 255, (h >>> 8) & 255, (h >>> 16) & 255, byte);
+  }
+  return new Uint8Array(out);
+}
+
+/** A version 7 zstd file of `events` whose CPUs' data are `chunks` chunks each, every one 256 zero pages in a frame of 41 bytes. */
+export function zstdBombDat(little: boolean, chunks: number, events: DatWriteOptions['events']): Uint8Array {
+  const usize = 256 * 4096;
+  const frame = zstdRleFrame(usize);
+  return writeTraceDatV7({
+    littleEndian: little,
+    longSize: 8,
+    cpus: 2,
+    comms: [[7, 'seven']],
+    events,
+    compression: 'zstd',
+    cpuData: () => {
+      const b = new Uint8Array(4 + chunks * (8 + frame.length));
+      const v = new DataView(b.buffer);
+      v.setUint32(0, chunks, little);
+      for (let i = 0; i < chunks; i++) {
+        const at = 4 + i * (8 + frame.length);
+        v.setUint32(at, frame.length, little);
+        v.setUint32(at + 4, usize, little);
+        b.set(frame, at + 8);
+      }
+      return b;
+    },
+  });
+}
