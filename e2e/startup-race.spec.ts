@@ -101,6 +101,15 @@ test('Cancel while the sample is being fetched stops it: the sample never opens'
   await expectUsersFile(page, TPOINT);
 });
 
+/** Over the sample, opens `file` and waits until the page has kept it: the kept capture a test starts from. */
+async function keepOne(page: Page, file: string) {
+  await page.goto('/');
+  await waitLoaded(page);
+  await page.getByTestId('file-input').setInputFiles(file);
+  await expectUsersFile(page, file);
+  await expect(page.getByTestId('keep-state')).toHaveAttribute('data-state', 'kept');
+}
+
 /** The origin's kept capture: the names its manifest lists (empty when nothing is kept). */
 function keptNames(page: Page): Promise<string[]> {
   return page.evaluate(async () => {
@@ -115,12 +124,7 @@ function keptNames(page: Page): Promise<string[]> {
 }
 
 test('files picked while a kept capture is reopening replace it, with no failure said and nothing forgotten: 10 of 10', async ({ page }) => {
-  // a kept capture to start from
-  await page.goto('/');
-  await waitLoaded(page);
-  await page.getByTestId('file-input').setInputFiles(KPROBE);
-  await expectUsersFile(page, KPROBE);
-  await expect(page.getByTestId('keep-state')).toHaveAttribute('data-state', 'kept');
+  await keepOne(page, KPROBE);
   let kept = KPROBE;
   for (let i = 0; i < 10; i++) {
     // the ingest worker's script is held: the reopen cannot finish before the pick, however fast the machine
@@ -149,11 +153,7 @@ test('files picked while a kept capture is reopening replace it, with no failure
 });
 
 test('Cancel while a kept capture is reopening leaves it kept: the next visit reopens it', async ({ page }) => {
-  await page.goto('/');
-  await waitLoaded(page);
-  await page.getByTestId('file-input').setInputFiles(TPOINT);
-  await expectUsersFile(page, TPOINT);
-  await expect(page.getByTestId('keep-state')).toHaveAttribute('data-state', 'kept');
+  await keepOne(page, TPOINT);
   const gate = await holdRequests(page, /\/assets\/ingest\.worker-[^/]*\.js$/);
   await page.goto('/');
   const progress = page.getByTestId('load-progress');
@@ -170,11 +170,7 @@ test('Cancel while a kept capture is reopening leaves it kept: the next visit re
 });
 
 test('a kept capture that cannot be read is kept until the user says: Keep it, then Forget it', async ({ page }) => {
-  await page.goto('/');
-  await waitLoaded(page);
-  await page.getByTestId('file-input').setInputFiles(TPOINT);
-  await expectUsersFile(page, TPOINT);
-  await expect(page.getByTestId('keep-state')).toHaveAttribute('data-state', 'kept');
+  await keepOne(page, TPOINT);
   // the kept file's bytes replaced by bytes of the same length that no reader takes
   await page.evaluate(async () => {
     const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('stackmap-capture');
