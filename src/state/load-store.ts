@@ -101,7 +101,7 @@ export interface LoadState {
   /** the first capture of a visit: the one kept in the browser, else the sample */
   openInitial(): Promise<void>;
   cancel(): void;
-  /** forgets the kept capture and opens the sample (unless a capture of the user's is shown) */
+  /** forgets the kept capture; from the header (the kept capture is shown) opens the sample, from the notice leaves the page as it is */
   forget(): Promise<void>;
   /** leaves the kept capture that could not be opened in the store, for the next visit */
   keepStored(): void;
@@ -138,6 +138,8 @@ export const useLoadStore = create<LoadState>((set, get) => {
   /** Keeps the capture's files for the next visit (the sample is not kept: a reload opens it anyway). */
   const keep = async (source: CaptureSource) => {
     const mine = ++keepSeq;
+    // the store is rewritten (or emptied, for the sample): a notice about what it held is moot
+    set({ notice: null });
     if (source === 'sample') {
       set({ keep: { state: 'off' } });
       await forgetCapture();
@@ -330,7 +332,8 @@ export const useLoadStore = create<LoadState>((set, get) => {
       const k = kept as StoredCapture | null;
       if (!k || k.state === 'none') return;
       if (k.state === 'unreadable') {
-        set({ notice: { text: `The capture kept in this browser is damaged (${k.reason}); the sample opened instead.`, choice: true } });
+        // only when the sample did open: files the user picked meanwhile are kept in its place
+        if (outcome === 'done') set({ notice: { text: `The capture kept in this browser is damaged (${k.reason}); the sample opened instead.`, choice: true } });
         return;
       }
       if (outcome === 'done') {
@@ -362,11 +365,12 @@ export const useLoadStore = create<LoadState>((set, get) => {
     },
 
     async forget() {
+      const fromNotice = get().notice?.choice === true;
       ++keepSeq;
       await forgetCapture();
       set({ keep: { state: 'off' }, notice: null });
-      // from the notice over the sample, or over a capture of the user's being opened, the page stays as it is
-      if (get().source === 'sample' || running) return;
+      // from the notice (what is shown is not the kept capture), over the sample, or while a load runs, the page stays as it is
+      if (fromNotice || get().source === 'sample' || running) return;
       await get().loadSample();
     },
 
