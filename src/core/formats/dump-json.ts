@@ -2,6 +2,7 @@ import { frameKey } from './frames.ts';
 import { encodingOf } from './lines.ts';
 import { BIN_MAX_RECORDS, recordsOf } from './stack-map-bin.ts';
 import type { ChunkParser, DumpColumns, DumpRecord, ParseContext, ParsedDump } from './types.ts';
+import { concatBytes } from '../base/bytes.ts';
 
 /**
  * `stackmap_dump.py --json` output (DESIGN 2.4): the same map as `stack_map_bin`, without a
@@ -159,7 +160,7 @@ class DumpJsonReader {
 
   push(chunk: Uint8Array): void {
     if (!this.decoder) {
-      const head = this.head ? concat(this.head, chunk) : chunk;
+      const head = this.head ? concatBytes([this.head, chunk]) : chunk;
       if (head.length < 2) {
         this.head = head.slice();
         return;
@@ -860,9 +861,3 @@ function halves(v: Scalar, hi: Uint32Array, lo: Uint32Array, k: number): boolean
   return true;
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}

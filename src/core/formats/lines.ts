@@ -1,3 +1,4 @@
+import { concatBytes } from '../base/bytes.ts';
 /** The text encoding a byte-order mark announces; UTF-8 without one. */
 export function encodingOf(head: Uint8Array): 'utf-8' | 'utf-16le' | 'utf-16be' {
   if (head.length >= 2 && head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
@@ -43,7 +44,7 @@ export class LineSplitter {
 
   push(chunk: Uint8Array): void {
     if (!this.decoder) {
-      const head = this.head ? concat(this.head, chunk) : chunk;
+      const head = this.head ? concatBytes([this.head, chunk]) : chunk;
       if (head.length < 2) {
         this.head = head.slice();
         return;
@@ -140,9 +141,3 @@ export class LineSplitter {
   }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}

@@ -1,5 +1,6 @@
 import type { DiagnosticLog } from './diagnostics.ts';
 import type { ChunkParser } from './types.ts';
+import { concatBytes } from '../base/bytes.ts';
 
 /**
  * NUL bytes in a text file (a bit flipped in a space, a block of zeros from a damaged disk, or a
@@ -123,7 +124,7 @@ export function nulGate<R>(inner: ChunkParser<R>, diag: DiagnosticLog): ChunkPar
   return {
     push(c: Uint8Array) {
       if (unit === 0) {
-        const head = pre ? concat(pre, c) : c;
+        const head = pre ? concatBytes([pre, c]) : c;
         if (head.length < 2) {
           pre = head.slice();
           return;
@@ -159,9 +160,3 @@ export function nulGate<R>(inner: ChunkParser<R>, diag: DiagnosticLog): ChunkPar
   };
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}

@@ -10,6 +10,7 @@ import { resolveCookies } from './cookie-index.ts';
 import { DumpIndex } from './dumps.ts';
 import { StackTable, type StackTableMark } from './stack-table.ts';
 import { RecordStatus, TraceColumns, type TraceColumnsMark } from './trace-columns.ts';
+import { concatBytes } from '../base/bytes.ts';
 
 /** What was read of one file: every line or byte is either used or reported. */
 export interface FileReport {
@@ -86,7 +87,7 @@ export class Ingest {
     let parser: ChunkParser<unknown> | null = null;
     let kind: FileKind = 'unknown';
     const start = () => {
-      const all = concat(head, headLen);
+      const all = head.length === 1 ? head[0] : concatBytes(head);
       kind = sniffKind(all);
       parser = this.parserFor(kind, file, log, inflate);
       head = [];
@@ -274,13 +275,3 @@ export class Ingest {
 }
 
 
-function concat(parts: Uint8Array[], len: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(len);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}

@@ -1,6 +1,7 @@
 import { writeStackMapBin } from '../formats/stack-map-write.ts';
 import { C } from './map-layout.ts';
 import { SharedStackMap } from './shared-map.ts';
+import { concatBytes } from '../base/bytes.ts';
 
 /**
  * Reading the map as the kernel exports it.
@@ -161,7 +162,7 @@ export function readBinDump(map: SharedStackMap, between?: (pass: number) => voi
   } finally {
     r.close();
   }
-  return concat(parts);
+  return concatBytes(parts);
 }
 
 /** Decodes a native little-endian stack_map_bin (as BinDumpReader writes it). */
@@ -220,14 +221,3 @@ export function readTextDump(map: SharedStackMap, recordsPerPass = 64, between?:
   return { format: 'text', generation: v8 && seen.length ? seen[0] : null, records, generationsSeen: seen, ...((duringReset || spans) && { duringReset: true }) };
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
