@@ -1,6 +1,6 @@
 import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
 import { crc32 } from './crc32.ts';
-import { ByteSource, RawInflate } from './inflate.ts';
+import { ByteSource, FIRST_PIECE, RawInflate } from './inflate.ts';
 import type { Ctx, NamedStream, UnpackReport } from './unpack.ts';
 
 /**
@@ -45,33 +45,38 @@ const hex = (n: number) => '0x' + n.toString(16).padStart(8, '0');
 async function* members(name: string, input: ByteSource, ctx: Ctx): AsyncGenerator<Uint8Array> {
   const { report, budget } = ctx;
   const say = (message: string, at: number) => report(name, message, at);
+  // the stream ended early: because reading it failed (then that is the reason), or the file is cut
+  const cut = (message: string, at: number) => {
+    const failed = input.failure();
+    return failed ? say(failed, input.offset) : say(message, at);
+  };
   try {
     for (let member = 0; ; member++) {
       const at = input.offset;
       const head = await input.exactly(10);
       if (member > 0) {
-        if (head.length === 0) return;
+        if (head.length === 0) return input.failure() ? cut('', at) : undefined;
         if (head[0] !== 0x1f || (head.length > 1 && head[1] !== 0x8b)) {
           const read = member > 1 ? ` (${member} members read)` : '';
           return say(`bytes after the gzip data${read} are not gzip (junk or padding, found in the bytes from offset ${at}): ignored; everything before them is kept`, at);
         }
       }
-      if (head.length < 10) return say(`gzip data is truncated (the stream ends inside a member's header, after ${head.length} of its 10 bytes)`, at);
+      if (head.length < 10) return cut(`gzip data is truncated (the stream ends inside a member's header, after ${head.length} of its 10 bytes)`, at);
       if (head[2] !== 8) return say(`gzip member at offset ${at}: compression method ${head[2]}, not deflate (8): not read`, at);
       const flags = head[3];
       if (flags & 0xe0) return say(`gzip member at offset ${at}: reserved header flags 0x${flags.toString(16)} set (corrupt?): not read`, at);
       if (flags & 4) {
         const x = await input.exactly(2);
         const xlen = x.length === 2 ? x[0] | (x[1] << 8) : -1;
-        if (xlen < 0 || (await input.skip(xlen)) < xlen) return say(`gzip data is truncated (the stream ends inside the extra field of the member at offset ${at})`, input.offset);
+        if (xlen < 0 || (await input.skip(xlen)) < xlen) return cut(`gzip data is truncated (the stream ends inside the extra field of the member at offset ${at})`, input.offset);
       }
       for (const [bit, what] of [[8, 'file name'], [16, 'comment']] as const) {
         if (!(flags & bit)) continue;
         const end = await skipZeroTerminated(input);
-        if (end === 'cut') return say(`gzip data is truncated (the stream ends inside the ${what} of the member at offset ${at})`, input.offset);
+        if (end === 'cut') return cut(`gzip data is truncated (the stream ends inside the ${what} of the member at offset ${at})`, input.offset);
         if (end === 'long') return say(`gzip member at offset ${at}: a ${what} longer than ${MAX_HEADER_TEXT.toLocaleString('en-US')} bytes (corrupt?): not read`, at);
       }
-      if (flags & 2 && (await input.skip(2)) < 2) return say(`gzip data is truncated (the stream ends inside the header CRC of the member at offset ${at})`, input.offset);
+      if (flags & 2 && (await input.skip(2)) < 2) return cut(`gzip data is truncated (the stream ends inside the header CRC of the member at offset ${at})`, input.offset);
 
       // the deflate data, then the trailer
       const queue: Uint8Array[] = [];
@@ -85,10 +90,11 @@ async function* members(name: string, input: ByteSource, ctx: Ctx): AsyncGenerat
         size += kept.length;
         queue.push(kept);
       });
-      for (;;) {
+      // a small first piece, doubling: what fflate copies of a piece past the member's end stays in proportion to the member
+      for (let piece = FIRST_PIECE; ; piece = Math.min(2 * piece, IN_PIECE)) {
         const from = input.offset;
-        const chunk = await input.next(IN_PIECE);
-        if (!chunk) return say('gzip data is truncated (the stream ends inside a member)', from);
+        const chunk = await input.next(piece);
+        if (!chunk) return cut('gzip data is truncated (the stream ends inside a member)', from);
         let tail: Uint8Array | null;
         try {
           tail = inf.push(chunk);
@@ -106,7 +112,7 @@ async function* members(name: string, input: ByteSource, ctx: Ctx): AsyncGenerat
       }
       const trailerAt = input.offset;
       const t = await input.exactly(8);
-      if (t.length < 8) return say(`gzip data is truncated (the stream ends inside the trailer of the member at offset ${at})`, trailerAt);
+      if (t.length < 8) return cut(`gzip data is truncated (the stream ends inside the trailer of the member at offset ${at})`, trailerAt);
       const wantCrc = (t[0] | (t[1] << 8) | (t[2] << 16) | (t[3] << 24)) >>> 0;
       const isize = (t[4] | (t[5] << 8) | (t[6] << 16) | (t[7] << 24)) >>> 0;
       if (crc !== wantCrc) say(`gzip member at offset ${at}: its data's CRC-32 is ${hex(crc)}, its trailer says ${hex(wantCrc)} (the data is damaged): what was read is kept`, trailerAt);

@@ -5,21 +5,31 @@ import { Inflate } from 'fflate';
  * give back what was not used, and raw deflate through fflate that says where its data ended.
  */
 
+/**
+ * Work counters for tests (bytes copied by ByteSource and by fflate's Inflate as far as its state
+ * shows, pieces pushed into it), so a test can bound the work per input byte without timing it.
+ */
+export const inflateWork = { copied: 0, pushes: 0 };
+
 /** Bytes from a stream, with the offset consumed so far and a way to give back the unused tail of a read. */
 export class ByteSource {
   /** bytes handed out so far (less those given back) */
   offset = 0;
-  private held: Uint8Array | null = null;
+  /** bytes given back or not yet handed out, the next to read last; views, never copies */
+  private held: Uint8Array[] = [];
   private done = false;
-  /** why the underlying stream failed, if it did (it then reads as ended) */
+  /** why the underlying stream failed, if it did (it then reads as ended): see `failure` */
   error: unknown = null;
   constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
 
   /** The next bytes, at most `max` of them, or null at the end. */
   async next(max = Infinity): Promise<Uint8Array | null> {
-    let b = this.held;
-    this.held = null;
+    let b = this.held.pop();
     while (!b || b.length === 0) {
+      if (this.held.length > 0) {
+        b = this.held.pop();
+        continue;
+      }
       if (this.done) return null;
       try {
         const r = await this.reader.read();
@@ -35,23 +45,35 @@ export class ByteSource {
       }
     }
     if (b.length > max) {
-      this.held = b.subarray(max);
+      this.held.push(b.subarray(max));
       b = b.subarray(0, max);
     }
     this.offset += b.length;
     return b;
   }
 
-  /** Gives back the last bytes read and not used (the tail of what next() returned). */
+  /**
+   * Gives back the last bytes read and not used (the tail of what next() returned), without
+   * copying: bytes just before the held ones in the same buffer extend that view, others are
+   * kept as a view of their own.
+   */
   unread(b: Uint8Array): void {
     if (b.length === 0) return;
-    if (this.held) {
-      const j = new Uint8Array(b.length + this.held.length);
-      j.set(b);
-      j.set(this.held, b.length);
-      this.held = j;
-    } else this.held = b;
+    const top = this.held[this.held.length - 1];
+    if (top && top.buffer === b.buffer && b.byteOffset + b.length === top.byteOffset) {
+      this.held[this.held.length - 1] = new Uint8Array(b.buffer, b.byteOffset, b.length + top.length);
+    } else this.held.push(b);
     this.offset -= b.length;
+  }
+
+  /**
+   * When the stream ended because reading it failed, the diagnostic for that (in place of
+   * "truncated"/"cut short", which would blame the file); null when it simply ended.
+   */
+  failure(): string | null {
+    if (this.error === null) return null;
+    const why = this.error instanceof Error ? this.error.message : String(this.error);
+    return `reading the file failed at offset ${this.offset} (${why || 'no reason given'}): what was read before is kept`;
   }
 
   /** n bytes, or fewer when the stream ends first (for headers: n is small). */
@@ -82,7 +104,7 @@ export class ByteSource {
   }
 
   async cancel(): Promise<void> {
-    this.held = null;
+    this.held = [];
     this.done = true;
     await this.reader.cancel().catch(() => {});
   }
@@ -92,31 +114,52 @@ export class ByteSource {
 interface InflateState {
   /** pending input, from the byte holding the next bit */
   p: Uint8Array;
+  /** the output window kept for back-references */
+  o: Uint8Array;
   /** f: the final block was begun; l: a block is under way; p: the bit position within `p` */
   s: { f?: number; l?: unknown; p?: number };
 }
+
+/** The first piece of deflate data to feed at once; callers double it up to their own piece size. */
+export const FIRST_PIECE = 64;
 
 /**
  * Raw deflate (RFC 1951) through fflate's streaming Inflate, fed in pieces: `push` gives back
  * the bytes after the end of the deflate data once it ended (the gzip trailer, the next zip
  * entry), and output comes through `onData` as it is inflated. Bad data throws.
+ *
+ * fflate copies what it has not used of a push (at the end, the bytes after the deflate data),
+ * so callers start each stream with a small piece (FIRST_PIECE, doubling): a stream's bytes
+ * after its end then cost at most about twice its own length, not a whole piece each.
  */
 export class RawInflate {
   private readonly inf: Inflate;
   ended = false;
   constructor(onData: (data: Uint8Array) => void) {
     this.inf = new Inflate((d) => {
-      if (d.length > 0) onData(d);
+      if (d.length > 0) {
+        inflateWork.copied += d.length;
+        onData(d);
+      }
     });
   }
-  /** Feeds `chunk`; null while the deflate data goes on, else the bytes after its end (maybe none). */
+  /**
+   * Feeds `chunk`; null while the deflate data goes on, else the bytes after its end (maybe
+   * none): a view of `chunk`'s own tail where they all lie in it (so ByteSource.unread takes it
+   * back without a copy), else fflate's copy of them.
+   */
   push(chunk: Uint8Array): Uint8Array | null {
     if (this.ended) return chunk;
-    this.inf.push(chunk, false);
     const st = this.inf as unknown as InflateState;
+    const pending = st.p.length;
+    this.inf.push(chunk, false);
+    inflateWork.pushes++;
+    // fflate joins pending input to the chunk (a copy), then keeps a copy of what it did not use and of its window
+    inflateWork.copied += (pending > 0 ? pending + chunk.length : 0) + st.p.length + st.o.length;
     if (st.s.f && !st.s.l) {
       this.ended = true;
-      return st.p.subarray(((st.s.p ?? 0) + 7) >> 3);
+      const unused = Math.max(0, st.p.length - (((st.s.p ?? 0) + 7) >> 3));
+      return unused <= chunk.length ? chunk.subarray(chunk.length - unused) : st.p.subarray(st.p.length - unused);
     }
     return null;
   }

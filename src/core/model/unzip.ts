@@ -1,5 +1,5 @@
 import { crc32 } from './crc32.ts';
-import { ByteSource, RawInflate } from './inflate.ts';
+import { ByteSource, FIRST_PIECE, RawInflate } from './inflate.ts';
 import type { Ctx, NamedStream } from './unpack.ts';
 
 /**
@@ -54,17 +54,23 @@ type Outcome = 'next' | 'stop';
 export async function* unzip(src: NamedStream, ctx: Ctx, cleanName: (n: string) => string, skipSilently: (n: string) => boolean): AsyncGenerator<NamedStream> {
   const input = new ByteSource(src.stream.getReader());
   const say = (message: string, at?: number) => ctx.report(src.name, message, at);
+  // the stream ended early: because reading it failed (then that is the reason), or the archive is cut
+  const cut = (message: string, at: number) => {
+    const failed = input.failure();
+    return failed ? say(failed, input.offset) : say(message, at);
+  };
   let files = 0;
   try {
     for (;;) {
       const at = input.offset;
       const sig = await input.exactly(4);
       if (sig.length === 0) {
+        if (input.failure()) return cut('', at);
         if (files === 0) say('zip archive with no entries and no central directory (empty or cut short)', at);
         else say(`zip archive ends at offset ${at} without its central directory (cut short?): the ${files} entries before are kept`, at);
         return;
       }
-      if (sig.length < 4) return say(`zip archive cut short inside a header at offset ${at} (${sig.length} of 4 signature bytes)`, at);
+      if (sig.length < 4) return cut(`zip archive cut short inside a header at offset ${at} (${sig.length} of 4 signature bytes)`, at);
       const s = u32(sig, 0);
       if (s === CENTRAL || s === END || s === END64) {
         // the central directory: every entry has been seen
@@ -76,13 +82,13 @@ export async function* unzip(src: NamedStream, ctx: Ctx, cleanName: (n: string) 
         return say(`zip archive is corrupt at offset ${at}: no local file header there (bytes ${bytes})${files > 0 ? `; the ${files} entries before are kept` : ''}`, at);
       }
       const h = await input.exactly(26);
-      if (h.length < 26) return say(`zip archive cut short inside the local file header at offset ${at} (${4 + h.length} of its 30 bytes)`, at);
+      if (h.length < 26) return cut(`zip archive cut short inside the local file header at offset ${at} (${4 + h.length} of its 30 bytes)`, at);
       const nameLen = u16(h, 22);
       const extraLen = u16(h, 24);
       const rawName = await input.exactly(nameLen);
-      if (rawName.length < nameLen) return say(`zip archive cut short inside the name of the entry at offset ${at} (a name length of ${nameLen}, ${rawName.length} bytes there)`, at + 30);
+      if (rawName.length < nameLen) return cut(`zip archive cut short inside the name of the entry at offset ${at} (a name length of ${nameLen}, ${rawName.length} bytes there)`, at + 30);
       const extra = await input.exactly(extraLen);
-      if (extra.length < extraLen) return say(`zip archive cut short inside the extra field of the entry at offset ${at} (an extra field length of ${extraLen}, ${extra.length} bytes there)`, at + 30 + nameLen);
+      if (extra.length < extraLen) return cut(`zip archive cut short inside the extra field of the entry at offset ${at} (an extra field length of ${extraLen}, ${extra.length} bytes there)`, at + 30 + nameLen);
       const flags = u16(h, 2);
       const e: Entry = {
         at,
@@ -190,7 +196,7 @@ async function skipData(e: Entry, input: ByteSource, ctx: Ctx, w: Where): Promis
   const from = input.offset;
   const got = await input.skip(e.csize);
   if (got < e.csize) {
-    ctx.report(w.archive, `zip archive cut short inside the data of ${w.name} (${got} of ${e.csize} compressed bytes)`, from + got);
+    ctx.report(w.archive, input.failure() ?? `zip archive cut short inside the data of ${w.name} (${got} of ${e.csize} compressed bytes)`, from + got);
     return 'stop';
   }
   if (e.descriptor) return (await descriptor(e, input, ctx, w, null)) ? 'next' : 'stop';
@@ -228,13 +234,14 @@ async function* entryData(e: Entry, input: ByteSource, ctx: Ctx, w: Where, run: 
           if (!run.discard) queue.push(kept);
         })
       : null;
-  for (;;) {
+  // a small first piece, doubling (see RawInflate): what fflate copies past the entry's end stays in proportion to it
+  for (let piece = FIRST_PIECE; ; piece = Math.min(2 * piece, IN_PIECE)) {
     if (run.discard && known) {
       // nobody reads the rest: skipped by its size, not inflated (the data is whole only if the deflate data had ended)
       if (!inf || !inf.ended) whole = false;
       const got = await input.skip(left);
       if (got < left) {
-        archive(`zip archive cut short inside the data of ${w.name} (${e.csize - left + got} of ${e.csize} compressed bytes)`, input.offset);
+        archive(input.failure() ?? `zip archive cut short inside the data of ${w.name} (${e.csize - left + got} of ${e.csize} compressed bytes)`, input.offset);
         return stop();
       }
       left = 0;
@@ -245,9 +252,9 @@ async function* entryData(e: Entry, input: ByteSource, ctx: Ctx, w: Where, run: 
       break;
     }
     const from = input.offset;
-    const chunk = await input.next(Math.min(left, IN_PIECE));
+    const chunk = await input.next(Math.min(left, inf ? piece : IN_PIECE));
     if (!chunk) {
-      archive(`zip archive cut short inside the data of ${w.name}${known ? ` (${e.csize - left} of ${e.csize} compressed bytes)` : ''}: what was read of it is kept`, from);
+      archive(input.failure() ?? `zip archive cut short inside the data of ${w.name}${known ? ` (${e.csize - left} of ${e.csize} compressed bytes)` : ''}: what was read of it is kept`, from);
       for (const d of queue) yield* pieces(d);
       return stop();
     }
@@ -310,7 +317,7 @@ async function descriptor(e: Entry, input: ByteSource, ctx: Ctx, w: Where, got: 
   const body = signed ? rest : new Uint8Array([...first, ...rest]);
   const need = 4 + (e.zip64 ? 16 : 8);
   if (first.length < 4 || body.length < need) {
-    ctx.report(w.archive, `zip archive cut short inside the data descriptor after ${w.name}`, at);
+    ctx.report(w.archive, input.failure() ?? `zip archive cut short inside the data descriptor after ${w.name}`, at);
     return false;
   }
   e.crc = u32(body, 0);
