@@ -148,7 +148,7 @@ function plainCount(syms: Sym[], records: BinRecordInput[]): { stacks: number; n
 }
 
 async function measure(dir: string): Promise<void> {
-  const { loadFiles } = await import(pathToFileURL(join(dir, 'model/load.ts')).href);
+  const { loadFiles } = await import(pathToFileURL(join(dir, 'capture/load.ts')).href);
   const { kallsyms, bin, ips, syms, records } = generate(STACKS);
   const save = arg('--save', '');
   if (save) {

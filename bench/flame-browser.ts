@@ -57,8 +57,8 @@ interface NodeFigures {
 
 /** flame() of the whole dump with `core` (a src/core folder), best of `rounds`, and the plain node loop. */
 async function nodeFigures(core: string, dir: string, rounds: number): Promise<NodeFigures> {
-  const { loadFiles } = await import(pathToFileURL(join(core, 'model/load.ts')).href);
-  const { Explorer } = await import(pathToFileURL(join(core, 'model/explorer.ts')).href);
+  const { loadFiles } = await import(pathToFileURL(join(core, 'capture/load.ts')).href);
+  const { Explorer } = await import(pathToFileURL(join(core, 'query/explorer.ts')).href);
   const names = ['kallsyms', 'stack_map_bin', 'trace'];
   const cap = await loadFiles(names.map((n) => ({ name: n, blob: new Blob([readFileSync(join(dir, n))]) })));
   const ex = new Explorer(cap);

@@ -78,7 +78,7 @@ async function best<T>(rounds: number, fn: () => Promise<T>): Promise<{ ms: numb
 /** One measurement in this process, over the src folder given (this tree's, or a copy of another revision's). */
 async function runChild(kind: Child['kind'], src: string, dir: string, rounds: number): Promise<Child> {
   const core = join(src, 'core');
-  const { loadFiles } = (await import(pathToFileURL(join(core, 'model/load.ts')).href)) as typeof import('../src/core/model/load.ts');
+  const { loadFiles } = (await import(pathToFileURL(join(core, 'capture/load.ts')).href)) as typeof import('../src/core/capture/load.ts');
   const files = readdirSync(dir).sort();
   const traceBytes = new Uint8Array(readFileSync(join(dir, 'trace')));
   const mb = kind === 'parser' ? traceBytes.length / 1e6 : files.reduce((n, f) => n + readFileSync(join(dir, f)).length, 0) / 1e6;

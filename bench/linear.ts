@@ -1,10 +1,10 @@
 // Linear time on hostile input (issue 10's readers, measured here since unit tests carry no
 // timing): every reader and the sniffer get 256 KB and 1 MB of the inputs in
-// src/core/formats/hostile-inputs.ts; the worst ratio of the two times over every case must stay
+// src/core/testing/hostile-inputs.ts; the worst ratio of the two times over every case must stay
 // under 6 (4x the input; a quadratic reader is at 16). Best of three each, 5 ms at least (below
 // that the clock and GC are the noise). `--json`: the bench contract; `--smoke`: 64 KB and 256 KB.
 import { DiagnosticLog } from '../src/core/formats/diagnostics.ts';
-import { FILLERS, hostileCases, hostileInput } from '../src/core/formats/hostile-inputs.ts';
+import { FILLERS, hostileCases, hostileInput } from '../src/core/testing/hostile-inputs.ts';
 import { parserForKind } from '../src/core/formats/registry.ts';
 import { sniffKind } from '../src/core/formats/sniff.ts';
 import type { FileKind, TraceSink } from '../src/core/formats/types.ts';

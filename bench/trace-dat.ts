@@ -17,8 +17,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { arg, coreAt, flag } from './args.ts';
-import { writeTraceDat, type DatWriteEvent, type DatWriteOptions } from '../src/core/formats/trace-dat-write.ts';
-import { writeTraceDatV7 } from '../src/core/formats/trace-dat-write-v7.ts';
+import { writeTraceDat, type DatWriteEvent, type DatWriteOptions } from '../src/core/formats/trace-dat/write.ts';
+import { writeTraceDatV7 } from '../src/core/formats/trace-dat/write-v7.ts';
 
 const repo = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 const SMOKE = flag('--smoke');
@@ -45,7 +45,7 @@ function input(n: number): DatWriteOptions {
 }
 
 async function measure(dir: string): Promise<{ name: string; ms: number; events: number }[]> {
-  const { createTraceDatParser } = (await import(pathToFileURL(join(dir, 'formats/trace-dat.ts')).href)) as typeof import('../src/core/formats/trace-dat.ts');
+  const { createTraceDatParser } = (await import(pathToFileURL(join(dir, 'formats/trace-dat/trace-dat.ts')).href)) as typeof import('../src/core/formats/trace-dat/trace-dat.ts');
   const { DiagnosticLog } = (await import(pathToFileURL(join(dir, 'formats/diagnostics.ts')).href)) as typeof import('../src/core/formats/diagnostics.ts');
   const o = input(EVENTS);
   const files: [string, Uint8Array][] = [['v6', writeTraceDat(o)]];

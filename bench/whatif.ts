@@ -1,4 +1,4 @@
-// The what-if replay (core/model/whatif.ts) at scale: a generated capture of N events, each with a
+// The what-if replay (core/whatif/whatif.ts) at scale: a generated capture of N events, each with a
 // full stack (the map off), read as the CLI reads it; then, alternating, best of R:
 //   B: the replay of every record through the map at bits 10..18 (one mode, v8: 9 replays, plus
 //      the map-off ring), from the time-ordered input (whatif-input.ts), as the what-if worker runs it
@@ -9,14 +9,14 @@
 //
 //   npx tsx bench/whatif.ts [--events N] [--runs R] [--json] [--smoke]
 //   npx tsx bench/whatif.ts --against REV   (also src/core's whatIfFromInput at REV on the same input, alternating: row whatif-replay-ab)
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { arg, coreAt, flag } from './args.ts';
 import type { Row } from './contract.ts';
 import { generated } from './generated.ts';
 import { readFiles } from '../src/cli/read-files.ts';
-import { prepareWhatIf, whatIfColumns, type WhatIfInput } from '../src/core/model/whatif-input.ts';
-import { whatIfFromInput, WHATIF_BITS } from '../src/core/model/whatif.ts';
+import { prepareWhatIf, whatIfColumns, type WhatIfInput } from '../src/core/whatif/whatif-input.ts';
+import { whatIfFromInput, WHATIF_BITS } from '../src/core/whatif/whatif.ts';
 import { createMapBuffer, MAX_DEPTH } from '../src/core/sim/map-layout.ts';
 import { MapInsert } from '../src/core/sim/map-insert.ts';
 
@@ -64,7 +64,8 @@ async function main() {
 
   // A: whatIfFromInput of src/core at REV (the input's shape is the same since whatif-input.ts)
   const aDir = AGAINST ? coreAt(fileURLToPath(new URL('..', import.meta.url)), AGAINST, 'smx-whatif-ab-') : '';
-  const aReplay = aDir ? ((await import(`${aDir}/src/core/model/whatif.ts`)) as { whatIfFromInput?: typeof whatIfFromInput }).whatIfFromInput : undefined;
+  const aModule = aDir ? (existsSync(`${aDir}/src/core/whatif/whatif.ts`) ? `${aDir}/src/core/whatif/whatif.ts` : `${aDir}/src/core/model/whatif.ts`) : ''; // before the layers, core/model
+  const aReplay = aDir ? ((await import(aModule)) as { whatIfFromInput?: typeof whatIfFromInput }).whatIfFromInput : undefined;
   if (aDir && !aReplay) throw new Error(`${AGAINST} has no whatIfFromInput (it predates whatif-input.ts)`);
   let best = { replay: Infinity, hash: Infinity, against: Infinity };
   let result = whatIfFromInput(x, { modes: ['v8'] });

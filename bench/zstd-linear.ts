@@ -17,9 +17,9 @@
 import { Decompress } from 'fzstd';
 import { DecompressBudget } from '../src/core/formats/decompress-budget.ts';
 import { DiagnosticLog } from '../src/core/formats/diagnostics.ts';
-import { createTraceDatParser } from '../src/core/formats/trace-dat.ts';
-import { zstdRawFrame } from '../src/core/formats/trace-dat-write-v7.ts';
-import { zstdBombDat, zstdRleFrame } from '../src/core/formats/trace-dat-test-util.ts';
+import { createTraceDatParser } from '../src/core/formats/trace-dat/trace-dat.ts';
+import { zstdRawFrame } from '../src/core/formats/trace-dat/write-v7.ts';
+import { zstdBombDat, zstdRleFrame } from '../src/core/testing/trace-dat.ts';
 import { zstdDecompressInto } from '../src/core/formats/zstd.ts';
 
 const SMOKE = process.argv.includes('--smoke');

@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import type { Summary } from '../src/core/model/summary.ts';
+import type { Summary } from '../src/core/capture/summary.ts';
 
 /**
  * The command line, run as its own process: Node with tsx's loader on src/cli/main.ts. Node is

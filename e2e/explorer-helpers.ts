@@ -2,9 +2,9 @@ import { openAsBlob } from 'node:fs';
 import { basename } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { expect, type Locator, type Page } from '@playwright/test';
-import { Explorer } from '../src/core/model/explorer.ts';
-import { loadFiles } from '../src/core/model/load.ts';
-import type { Selection, SelectionSummary } from '../src/core/model/query-types.ts';
+import { Explorer } from '../src/core/query/explorer.ts';
+import { loadFiles } from '../src/core/capture/load.ts';
+import type { Selection, SelectionSummary } from '../src/core/query/api.ts';
 
 export const SAMPLES = 'public/samples/';
 export const sampleFiles = (JSON.parse(readFileSync(SAMPLES + 'index.json', 'utf8')) as { files: string[] }).files.map((f) => SAMPLES + f);

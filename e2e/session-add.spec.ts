@@ -2,7 +2,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import type { Summary } from '../src/core/model/summary.ts';
+import type { Summary } from '../src/core/capture/summary.ts';
 import { cliSummary, cliSummaryJson } from './cli.ts';
 import { canvasInk, sampleFiles, SAMPLES, summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
 import { OUT } from './shots.ts';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import type { Summary } from '../src/core/model/summary.ts';
-import type { SelectionSummary } from '../src/core/model/query-types.ts';
+import type { Summary } from '../src/core/capture/summary.ts';
+import type { SelectionSummary } from '../src/core/query/api.ts';
 import { cliSummaryJson } from './cli.ts';
 import { SAMPLES, sampleFiles, waitLoaded } from './explorer-helpers.ts';
 import { OUT } from './shots.ts';

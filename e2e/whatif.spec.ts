@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import type { WhatIfResult } from '../src/core/model/whatif.ts';
+import type { WhatIfResult } from '../src/core/whatif/whatif.ts';
 import { waitLoaded } from './explorer-helpers.ts';
 import { OUT, SHOTS_TAG } from './shots.ts';
 

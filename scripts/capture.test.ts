@@ -3,7 +3,7 @@ import { mkdtempSync, openAsBlob, readdirSync, readFileSync, writeFileSync, exis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadFiles } from '../src/core/model/load.ts';
+import { loadFiles } from '../src/core/capture/load.ts';
 import { busyboxPath, FAKE_CPUS, INITIAL, makeFake, optionValues, type Fake } from './capture-fake-tracefs.ts';
 
 // scripts/capture.sh against a fake tracefs (capture-fake-tracefs.ts), under busybox sh (with

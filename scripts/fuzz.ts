@@ -1,10 +1,10 @@
 // The long fuzz run: npm run fuzz [-- --cases N] [--seed S] [--max-ms M]
-// Mutated captures through loadFiles (src/core/model/fuzz.ts); each failing case is written to
+// Mutated captures through loadFiles (src/core/testing/fuzz.ts); each failing case is written to
 // src/core/formats/fixtures/fuzz-regressions/<seed>-<n>/ so npm test keeps checking it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeCase, Prng, runCase } from '../src/core/model/fuzz.ts';
-import { fuzzSeeds } from '../src/core/model/fuzz-seeds.ts';
+import { makeCase, Prng, runCase } from '../src/core/testing/fuzz.ts';
+import { fuzzSeeds } from '../src/core/testing/fuzz-seeds.ts';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(name);

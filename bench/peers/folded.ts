@@ -10,9 +10,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readFiles } from '../../src/cli/read-files.ts';
-import { Explorer } from '../../src/core/model/explorer.ts';
-import { ALL } from '../../src/core/model/query-types.ts';
-import { summarize } from '../../src/core/model/summary.ts';
+import { Explorer } from '../../src/core/query/explorer.ts';
+import { ALL } from '../../src/core/query/api.ts';
+import { summarize } from '../../src/core/capture/summary.ts';
 import type { Generated } from '../generated.ts';
 
 export interface FoldedInput {

@@ -5,12 +5,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Explorer } from '../core/model/explorer.ts';
-import { handCapture } from '../core/model/explorer-fixtures.ts';
-import { summarize, type Summary } from '../core/model/summary.ts';
-import { buildTables, cellAt, TABLE_NAMES } from '../core/model/tables.ts';
-import { parquetKeyValues } from '../core/model/tables-parquet-footer.ts';
-import { writeParquet } from '../core/model/tables-parquet.ts';
+import { Explorer } from '../core/query/explorer.ts';
+import { handCapture } from '../core/testing/explorer-fixtures.ts';
+import { summarize, type Summary } from '../core/capture/summary.ts';
+import { buildTables, cellAt, TABLE_NAMES } from '../core/tables/tables.ts';
+import { parquetKeyValues } from '../core/tables/parquet-footer.ts';
+import { writeParquet } from '../core/tables/parquet.ts';
 import { exportCommand, parquetCaptureId } from './export.ts';
 import { writeCapture } from './generate-capture.ts';
 import { DEFAULT_GENERATE } from './generate.ts';

@@ -2,12 +2,12 @@ import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmS
 import { basename, join } from 'node:path';
 import { fileWriter } from 'hyparquet-writer';
 import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
-import { Explorer } from '../core/model/explorer.ts';
-import { understood } from '../core/model/ingest.ts';
-import { segmentsOf } from '../core/model/segments.ts';
-import { buildTables, CAPTURE_ID_HEAD_BYTES, captureIdOf, TABLE_NAMES, type CaptureFileId, type TableName } from '../core/model/tables.ts';
-import { FOOTER_TAIL, footerLength, parquetKeyValues } from '../core/model/tables-parquet-footer.ts';
-import { META_CAPTURE, writeParquet } from '../core/model/tables-parquet.ts';
+import { Explorer } from '../core/query/explorer.ts';
+import { understood } from '../core/capture/ingest.ts';
+import { segmentsOf } from '../core/capture/segments.ts';
+import { buildTables, CAPTURE_ID_HEAD_BYTES, captureIdOf, TABLE_NAMES, type CaptureFileId, type TableName } from '../core/tables/tables.ts';
+import { FOOTER_TAIL, footerLength, parquetKeyValues } from '../core/tables/parquet-footer.ts';
+import { META_CAPTURE, writeParquet } from '../core/tables/parquet.ts';
 import { makeDir } from './out-dir.ts';
 import { readFiles } from './read-files.ts';
 import { parseOrExit, UsageError } from './usage.ts';

@@ -1,5 +1,5 @@
 import { escapeControls as esc } from '../core/base/control-chars.ts';
-import type { Summary } from '../core/model/summary.ts';
+import type { Summary } from '../core/capture/summary.ts';
 
 const int = (n: number) => n.toLocaleString('en-US');
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { captureOutput } from './test-io.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { summarize } from '../core/model/summary.ts';
+import { summarize } from '../core/capture/summary.ts';
 import { generate, parseGenerateArgs } from './generate.ts';
 import { readFiles } from './read-files.ts';
 

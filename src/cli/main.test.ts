@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { summarize } from '../core/model/summary.ts';
+import { summarize } from '../core/capture/summary.ts';
 import { readFiles } from './read-files.ts';
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 import { escapeControls as esc, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
-import { Explorer } from '../core/model/explorer.ts';
-import { understood } from '../core/model/ingest.ts';
-import { summarize } from '../core/model/summary.ts';
+import { Explorer } from '../core/query/explorer.ts';
+import { understood } from '../core/capture/ingest.ts';
+import { summarize } from '../core/capture/summary.ts';
 import { parseSelectionArgs } from './selection-args.ts';
 import { readFiles } from './read-files.ts';
 import { formatSummary } from './format-summary.ts';

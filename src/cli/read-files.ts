@@ -1,7 +1,7 @@
 import { openAsBlob, statSync, type Stats } from 'node:fs';
 import { basename } from 'node:path';
-import type { Capture } from '../core/model/ingest.ts';
-import { loadFiles, type LoadOptions, type NamedBlob } from '../core/model/load.ts';
+import type { Capture } from '../core/capture/ingest.ts';
+import { loadFiles, type LoadOptions, type NamedBlob } from '../core/capture/load.ts';
 
 export interface ReadOutcome {
   capture: Capture;

@@ -1,4 +1,4 @@
-import type { Selection } from '../core/model/query-types.ts';
+import type { Selection } from '../core/query/api.ts';
 
 /**
  * `--generation G|none`, `--range T0,T1` (trace seconds) and `--cpus 0,2`: the page's selection

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { captureOutput } from './test-io.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { summarize } from '../core/model/summary.ts';
+import { summarize } from '../core/capture/summary.ts';
 import { readFiles } from './read-files.ts';
 import { simulate } from './simulate.ts';
 

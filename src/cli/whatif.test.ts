@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { whatIf } from '../core/model/whatif.ts';
+import { whatIf } from '../core/whatif/whatif.ts';
 import { readFiles } from './read-files.ts';
 import { captureOutput } from './test-io.ts';
 import { whatif } from './whatif.ts';

@@ -1,6 +1,6 @@
 import { escapeControls as esc, jsonForTerminal } from '../core/base/control-chars.ts';
-import { understood } from '../core/model/ingest.ts';
-import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, whatIf, type WhatIfResult } from '../core/model/whatif.ts';
+import { understood } from '../core/capture/ingest.ts';
+import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, whatIf, type WhatIfResult } from '../core/whatif/whatif.ts';
 import { readFiles } from './read-files.ts';
 import { parseOrExit, UsageError } from './usage.ts';
 

@@ -1,8 +1,8 @@
 import type { Diagnostic } from '../core/formats/diagnostics.ts';
 import type { ParsedStat } from '../core/formats/types.ts';
-import type { FileReport } from '../core/model/ingest.ts';
-import type { LoadRequest } from '../core/model/capture-loads.ts';
-import type { LoadProgress, NamedBlob } from '../core/model/load.ts';
+import type { FileReport } from '../core/capture/ingest.ts';
+import type { LoadRequest } from '../core/capture/capture-loads.ts';
+import type { LoadProgress, NamedBlob } from '../core/capture/load.ts';
 import type {
   EventInfo,
   ExportKind,
@@ -17,10 +17,10 @@ import type {
   TopStacksRequest,
   TopStacksResult,
   Warning,
-} from '../core/model/query-types.ts';
-import type { ExportOptions } from '../core/model/explorer.ts';
-import type { Summary } from '../core/model/summary.ts';
-import type { WhatIfColumns } from '../core/model/whatif-input.ts';
+} from '../core/query/api.ts';
+import type { ExportOptions } from '../core/query/explorer.ts';
+import type { Summary } from '../core/capture/summary.ts';
+import type { WhatIfColumns } from '../core/whatif/whatif-input.ts';
 
 export type { ExportOptions, FileReport, LoadProgress, LoadRequest, NamedBlob };
 
@@ -76,7 +76,7 @@ export interface IngestApi {
   eventNear(t: number, lane: number, lanes: 'cpu' | 'task', tolerance: number, selection: Selection): EventInfo | null;
   topStacks(req: TopStacksRequest): TopStacksResult;
   stackFrames(stack: number): string[];
-  /** a stack's identity across captures (core/model/stack-hash.ts) */
+  /** a stack's identity across captures (core/query/stack-hash.ts) */
   stackHash(stack: number): string;
   /** the stack with this stack_hash in the loaded capture, or null */
   stackByHash(hash: string): number | null;
@@ -88,11 +88,11 @@ export interface IngestApi {
   generationDiff(a: number | 'none', b: number | 'none'): GenerationDiff;
   exportSelection(kind: ExportKind, selection: Selection, opts: ExportOptions): string;
   /**
-   * What the what-if replay needs of this capture (core/model/whatif-input.ts), made once per
+   * What the what-if replay needs of this capture (core/whatif/whatif-input.ts), made once per
    * capture: the page replays it in a worker of its own (whatif-client.ts), not in this one.
    */
   whatIfColumns(): WhatIfColumns;
-  /** the capture's tables (core/model/tables.ts) as Arrow IPC streams, for the SQL pane; the buffers are transferred */
+  /** the capture's tables (core/tables/tables.ts) as Arrow IPC streams, for the SQL pane; the buffers are transferred */
   tables(): Promise<import('./sql-api.ts').SqlTableIpc[]>;
 }
 

@@ -1,10 +1,10 @@
 import * as Comlink from 'comlink';
-import { Explorer } from '../core/model/explorer.ts';
-import { CaptureLoads } from '../core/model/capture-loads.ts';
-import { CancelledError } from '../core/model/load.ts';
-import type { FlameResult, FlameTree } from '../core/model/query-types.ts';
-import { summarize } from '../core/model/summary.ts';
-import { whatIfColumns, type WhatIfColumns } from '../core/model/whatif-input.ts';
+import { Explorer } from '../core/query/explorer.ts';
+import { CaptureLoads } from '../core/capture/capture-loads.ts';
+import { CancelledError } from '../core/capture/load.ts';
+import type { FlameResult, FlameTree } from '../core/query/api.ts';
+import { summarize } from '../core/capture/summary.ts';
+import { whatIfColumns, type WhatIfColumns } from '../core/whatif/whatif-input.ts';
 import { CANCELLED, NO_CAPTURE, TEST_HOOKS, type IngestApi, type NamedBlob } from './ingest-api.ts';
 
 /** the captures loaded, one load at a time; the last one's Explorer answers the queries */
@@ -20,7 +20,7 @@ const ex = (): Explorer => {
 };
 
 const treeBuffers = (t: FlameTree): ArrayBuffer[] => {
-  // the frames merged into each node (core/model/flame-tree.ts NodeFrames) travel the same way
+  // the frames merged into each node (core/query/flame-tree.ts NodeFrames) travel the same way
   const f = t as FlameTree & { frameStart?: Int32Array; frameOf?: Int32Array; frameValue?: Float64Array };
   const frames = f.frameStart && f.frameOf && f.frameValue ? [f.frameStart, f.frameOf, f.frameValue] : [];
   return [t.name, t.parent, t.depth, t.value, t.self, t.highlight, ...frames].map((a) => a.buffer as ArrayBuffer);
@@ -108,7 +108,7 @@ const api: IngestApi = {
   async tables() {
     const built = loads.current;
     if (!built) throw new Error(NO_CAPTURE);
-    const [{ buildTables, captureIdOf }, { tablesToIpc }] = await Promise.all([import('../core/model/tables.ts'), import('../core/model/tables-arrow.ts')]);
+    const [{ buildTables, captureIdOf }, { tablesToIpc }] = await Promise.all([import('../core/tables/tables.ts'), import('../core/tables/arrow.ts')]);
     const files = await Promise.all((captureFiles.get(built) ?? []).map(async (f) => ({ name: f.name.split('/').pop() ?? f.name, size: f.blob.size, head: new Uint8Array(await f.blob.slice(0, 4096).arrayBuffer()) })));
     const t = tablesToIpc(buildTables(built.explorer, { captureId: captureIdOf(files) }));
     return Comlink.transfer(t, [...new Set(t.map((x) => x.ipc.buffer as ArrayBuffer))]);

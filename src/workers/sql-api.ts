@@ -1,6 +1,6 @@
 /** The types the SQL pane's engine (sql-duckdb.ts), its client (sql-client.ts) and the state share. */
 
-/** One table as Arrow IPC stream bytes (core/model/tables-arrow.ts), as the ingest worker hands it over. */
+/** One table as Arrow IPC stream bytes (core/tables/arrow.ts), as the ingest worker hands it over. */
 export interface SqlTableIpc {
   name: string;
   ipc: Uint8Array;

@@ -1,5 +1,5 @@
-import type { WhatIfColumns } from '../core/model/whatif-input.ts';
-import type { WhatIfOptions, WhatIfResult } from '../core/model/whatif.ts';
+import type { WhatIfColumns } from '../core/whatif/whatif-input.ts';
+import type { WhatIfOptions, WhatIfResult } from '../core/whatif/whatif.ts';
 
 /**
  * The what-if worker's API (whatif.worker.ts), called through Comlink: one replay per worker. The
@@ -8,6 +8,6 @@ import type { WhatIfOptions, WhatIfResult } from '../core/model/whatif.ts';
  * panes' queries meanwhile.
  */
 export interface WhatIfWorkerApi {
-  /** the what-if table (core/model/whatif.ts) over the columns; `onStep(done, total)` after each step */
+  /** the what-if table (core/whatif/whatif.ts) over the columns; `onStep(done, total)` after each step */
   run(columns: WhatIfColumns, opts: WhatIfOptions, onStep: (done: number, total: number) => void): WhatIfResult;
 }

@@ -1,6 +1,6 @@
 import * as Comlink from 'comlink';
-import { columnBuffers, type WhatIfColumns } from '../core/model/whatif-input.ts';
-import type { WhatIfOptions, WhatIfResult } from '../core/model/whatif.ts';
+import { columnBuffers, type WhatIfColumns } from '../core/whatif/whatif-input.ts';
+import type { WhatIfOptions, WhatIfResult } from '../core/whatif/whatif.ts';
 import type { WhatIfWorkerApi } from './whatif-api.ts';
 
 export const WHATIF_CANCELLED = 'what-if cancelled';

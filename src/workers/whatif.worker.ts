@@ -1,6 +1,6 @@
 import * as Comlink from 'comlink';
-import { prepareWhatIf } from '../core/model/whatif-input.ts';
-import { whatIfFromInput } from '../core/model/whatif.ts';
+import { prepareWhatIf } from '../core/whatif/whatif-input.ts';
+import { whatIfFromInput } from '../core/whatif/whatif.ts';
 import type { WhatIfWorkerApi } from './whatif-api.ts';
 
 // One what-if replay, away from the ingest worker (whatif-api.ts): the columns come in one

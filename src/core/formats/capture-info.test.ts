@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createCaptureInfoParser, describeCapture, MAX_INFO_LINE, type CaptureFacts } from './capture-info.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { sniffKind } from './sniff.ts';
-import { CHUNK_SIZES, feedChunks } from './test-util.ts';
+import { CHUNK_SIZES, feedChunks } from '../testing/formats.ts';
 
 const enc = new TextEncoder();
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ingestFiles } from '../model/test-helpers.ts';
-import { RecordStatus } from '../model/trace-columns.ts';
+import { ingestFiles } from '../testing/test-helpers.ts';
+import { RecordStatus } from '../capture/trace-columns.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { createDumpJsonParser, MAX_ENTRY_IPS, MAX_NEST } from './dump-json.ts';
 import { writeDumpJson } from './dump-json-write.ts';
@@ -10,7 +10,7 @@ import { STRAY_NUL, nulPadding } from './nul-gate.ts';
 import { parserForKind } from './registry.ts';
 import { BIN_MAX_RECORDS } from './stack-map-bin.ts';
 import { sniffKind } from './sniff.ts';
-import { CHUNK_SIZES, feedChunks, feedCuts, fixture } from './test-util.ts';
+import { CHUNK_SIZES, feedChunks, feedCuts, fixture } from '../testing/formats.ts';
 import type { ParsedDump } from './types.ts';
 
 const enc = new TextEncoder();

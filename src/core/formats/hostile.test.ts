@@ -4,11 +4,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ingestFiles } from '../model/test-helpers.ts';
+import { ingestFiles } from '../testing/test-helpers.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { parserForKind } from './registry.ts';
 import { FSMB_MAGIC, sniffKind, TRACE_DAT_MAGIC } from './sniff.ts';
-import { feedCuts } from './test-util.ts';
+import { feedCuts } from '../testing/formats.ts';
 import type { ByteCount, ChunkParser, FileKind, LineCount, ParseContext, TraceSink } from './types.ts';
 
 const RUNS = { numRuns: 200 };

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ingestFiles } from '../model/test-helpers.ts';
+import { ingestFiles } from '../testing/test-helpers.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { addressKey, TRAMPOLINE } from './frames.ts';
 import { addressKeyOf, createKallsymsParser, IpFrames, Symbolizer, type SymbolFile } from './kallsyms.ts';
 import { sniffKind } from './sniff.ts';
 import { writeStackMapBin } from './stack-map-write.ts';
-import { CHUNK_SIZES, feedChunks, fixture } from './test-util.ts';
+import { CHUNK_SIZES, feedChunks, fixture } from '../testing/formats.ts';
 
 function parse(bytes: Uint8Array, chunk = 0, file = 'kallsyms'): { syms: SymbolFile; log: DiagnosticLog } {
   const log = new DiagnosticLog(file);

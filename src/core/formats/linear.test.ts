@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DiagnosticLog } from './diagnostics.ts';
-import { FILLERS, hostileCases, hostileInput } from './hostile-inputs.ts';
+import { FILLERS, hostileCases, hostileInput } from '../testing/hostile-inputs.ts';
 import { parserForKind } from './registry.ts';
 import { sniffKind } from './sniff.ts';
-import { feedChunks } from './test-util.ts';
+import { feedChunks } from '../testing/formats.ts';
 import type { TraceSink } from './types.ts';
 
 // Linear time by construction (no regex that backtracks on untrusted text): every reader and

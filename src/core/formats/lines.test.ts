@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LineSplitter } from './lines.ts';
-import { CHUNK_SIZES } from './test-util.ts';
+import { CHUNK_SIZES } from '../testing/formats.ts';
 
 function split(bytes: Uint8Array, size: number): string[] {
   const out: string[] = [];
@@ -65,7 +65,7 @@ describe('UTF-16 with a byte-order mark, every text format', async () => {
   const { DiagnosticLog } = await import('./diagnostics.ts');
   const { parserForKind } = await import('./registry.ts');
   const { sniffKind } = await import('./sniff.ts');
-  const { feedChunks, fixture, realTrace } = await import('./test-util.ts');
+  const { feedChunks, fixture, realTrace } = await import('../testing/formats.ts');
 
   const walk = (dir: URL): string[] =>
     readdirSync(dir).flatMap((f) => (statSync(new URL(f, dir)).isDirectory() ? walk(new URL(f + '/', dir)).map((g) => f + '/' + g) : [f]));

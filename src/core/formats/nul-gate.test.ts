@@ -1,13 +1,13 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ingestFiles } from '../model/test-helpers.ts';
+import { ingestFiles } from '../testing/test-helpers.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { MAX_LINE, TOO_LONG } from './lines.ts';
 import { nulPadding, STRAY_NUL } from './nul-gate.ts';
 import { parserForKind } from './registry.ts';
 import { sniffKind } from './sniff.ts';
-import { CHUNK_SIZES, feedChunks, fixture, realTrace } from './test-util.ts';
+import { CHUNK_SIZES, feedChunks, fixture, realTrace } from '../testing/formats.ts';
 import type { FileKind, LineCount, TraceSink } from './types.ts';
 
 // A stray NUL (one bit flipped in a space) or NUL padding at the end loses no text file: it is

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ingestFiles } from '../model/test-helpers.ts';
+import { ingestFiles } from '../testing/test-helpers.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { sniffKind } from './sniff.ts';
 import { createSystraceHtmlParser } from './systrace-html.ts';
-import { CHUNK_SIZES, feedChunks, realTrace } from './test-util.ts';
+import { CHUNK_SIZES, feedChunks, realTrace } from '../testing/formats.ts';
 import type { TraceEvent, TraceSink, TraceStackRecord } from './types.ts';
 
 const HTML = 'trappy-trace_surfaceflinger.html';

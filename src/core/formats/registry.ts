@@ -7,7 +7,7 @@ import { createStackMapBinParser } from './stack-map-bin.ts';
 import { createStackMapStatParser } from './stack-map-stat.ts';
 import { createStackMapTextParser } from './stack-map-text.ts';
 import { createSystraceHtmlParser } from './systrace-html.ts';
-import { createTraceDatParser } from './trace-dat.ts';
+import { createTraceDatParser } from './trace-dat/trace-dat.ts';
 import { createTraceTextParser } from './trace-text.ts';
 import type { ByteCount, ChunkParser, FileKind, ParseContext, TraceSink } from './types.ts';
 

@@ -15,7 +15,7 @@ import { createStackMapTextParser } from './stack-map-text.ts';
 import { writeStackMapBin, writeStackMapStat, writeStackMapText } from './stack-map-write.ts';
 import { createTraceTextParser } from './trace-text.ts';
 import { writeTraceText, type TraceTextItem } from './trace-text-write.ts';
-import { feedCuts } from './test-util.ts';
+import { feedCuts } from '../testing/formats.ts';
 import type { ChunkParser, ParseContext, TraceSink } from './types.ts';
 
 const RUNS = { numRuns: 100 };

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DiagnosticLog } from './diagnostics.ts';
 import { BIN_MAX_DEPTH, createStackMapBinParser, recordsOf } from './stack-map-bin.ts';
 import { writeStackMapBin, type BinRecordInput } from './stack-map-write.ts';
-import { feedCuts } from './test-util.ts';
+import { feedCuts } from '../testing/formats.ts';
 
 /**
  * The binary reader as plainly as it can be written: the whole file in one DataView, every ip

@@ -3,7 +3,7 @@ import { DiagnosticLog } from './diagnostics.ts';
 import { sniffKind } from './sniff.ts';
 import { createStackMapBinParser } from './stack-map-bin.ts';
 import { writeStackMapBin, type BinRecordInput } from './stack-map-write.ts';
-import { CHUNK_SIZES, feedChunks, fixture } from './test-util.ts';
+import { CHUNK_SIZES, feedChunks, fixture } from '../testing/formats.ts';
 
 function parse(bytes: Uint8Array, chunk = 0) {
   const diagnostics = new DiagnosticLog('f');

@@ -3,7 +3,7 @@ import { DiagnosticLog } from './diagnostics.ts';
 import { sniffKind } from './sniff.ts';
 import { createStackMapStatParser } from './stack-map-stat.ts';
 import { writeStackMapStat, type StatV7Input, type StatV8Input } from './stack-map-write.ts';
-import { CHUNK_SIZES, feedChunks, fixture } from './test-util.ts';
+import { CHUNK_SIZES, feedChunks, fixture } from '../testing/formats.ts';
 
 const enc = new TextEncoder();
 

@@ -4,7 +4,7 @@ import { frameKey } from './frames.ts';
 import { sniffKind } from './sniff.ts';
 import { createStackMapTextParser } from './stack-map-text.ts';
 import { writeStackMapText, type TextRecordInput } from './stack-map-write.ts';
-import { CHUNK_SIZES, feedChunks, fixture } from './test-util.ts';
+import { CHUNK_SIZES, feedChunks, fixture } from '../testing/formats.ts';
 
 const enc = new TextEncoder();
 

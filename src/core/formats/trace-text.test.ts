@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DiagnosticLog } from './diagnostics.ts';
 import { sniffKind } from './sniff.ts';
-import { CHUNK_SIZES, feedChunks, fixture, realTrace } from './test-util.ts';
+import { CHUNK_SIZES, feedChunks, fixture, realTrace } from '../testing/formats.ts';
 import { createTraceTextParser, REASON } from './trace-text.ts';
 import { writeTraceText, type TraceTextItem } from './trace-text-write.ts';
 import type { TraceEvent, TraceLost, TraceStackRecord, TraceTextResult } from './types.ts';

@@ -1,8 +1,8 @@
 import { decompress as fzstdDecompress } from 'fzstd';
 import { describe, expect, it } from 'vitest';
-import { fixture } from './test-util.ts';
+import { fixture } from '../testing/formats.ts';
 import { BLOCK_MAX, ZstdError, ZstdTooLong, zstdDecompressInto } from './zstd.ts';
-import { ZSTD_FIXTURES } from './zstd-test-data.ts';
+import { ZSTD_FIXTURES } from '../testing/zstd-data.ts';
 
 // The decoder against files the zstd command line made (fixtures/zstd/README.md) and against
 // hand-built frames for what the encoder did not write; the expected bytes are the generated

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { loadFiles } from '../model/load.ts';
-import { summarize } from '../model/summary.ts';
-import { STATUS_NAMES } from '../model/trace-columns.ts';
-import { ExplorerData } from '../model/explorer-data.ts';
-import { NO_GEN } from '../model/selection.ts';
+import { loadFiles } from '../capture/load.ts';
+import { summarize } from '../capture/summary.ts';
+import { STATUS_NAMES } from '../capture/trace-columns.ts';
+import { ExplorerData } from '../query/explorer-data.ts';
+import { NO_GEN } from '../query/selection.ts';
 import { decodeBinDump } from './dump-reader.ts';
 import { exportCapture, frameKeysOf } from './export.ts';
 import { REC } from './ring.ts';

@@ -2,7 +2,7 @@ import type { MapDump } from './dump-reader.ts';
 
 /**
  * The ledger: every stack record left in the ring buffers, resolved against the dumps taken
- * exactly as the explorer resolves them (DESIGN 3, src/core/model/dumps.ts + cookie-index.ts),
+ * exactly as the explorer resolves them (DESIGN 3, src/core/capture/dumps.ts + cookie-index.ts),
  * then compared with the truth the simulation kept.
  *
  * Resolution (in the order the dumps were taken, which is the order they are exported):

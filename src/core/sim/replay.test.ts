@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { frameKey } from '../formats/frames.ts';
-import { Explorer } from '../model/explorer.ts';
-import { ALL } from '../model/query-types.ts';
-import { summarize } from '../model/summary.ts';
-import { ingestFiles } from '../model/test-helpers.ts';
+import { Explorer } from '../query/explorer.ts';
+import { ALL } from '../query/api.ts';
+import { summarize } from '../capture/summary.ts';
+import { ingestFiles } from '../testing/test-helpers.ts';
 import { exportCapture } from './export.ts';
 import { ReplayKernel, replayWorkload } from './replay.ts';
 import { runNode } from './run-node.ts';

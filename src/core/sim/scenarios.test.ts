@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadFiles } from '../model/load.ts';
-import { summarize } from '../model/summary.ts';
+import { loadFiles } from '../capture/load.ts';
+import { summarize } from '../capture/summary.ts';
 import { exportCapture } from './export.ts';
 import { runNode } from './run-node.ts';
 import { SCENARIO_NAMES, SCENARIOS, scenarioReport } from './scenarios.ts';

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
-import { useLoadStore } from '../../state/load-store.ts';
-import { useApplyTheme } from '../../state/theme.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import { useApplyTheme } from '../../state/view/theme.ts';
 import { Banners } from '../banner/Banners.tsx';
 import { DiagnosticsPanel } from '../diagnostics/DiagnosticsPanel.tsx';
 import { DropZone } from '../drop/DropZone.tsx';
@@ -15,7 +15,7 @@ import { Timeline } from '../timeline/Timeline.tsx';
 import { WhatIfPane } from '../whatif/WhatIfPane.tsx';
 import { SqlPane } from '../sql/SqlPane.tsx';
 import { Header } from './Header.tsx';
-import { useSimStore } from '../../state/sim-store.ts';
+import { useSimStore } from '../../state/sim/sim-store.ts';
 import { SimulatorPane } from '../simulator/SimulatorPane.tsx';
 
 /** A profiler's layout: timeline across the top, top stacks beside the flame graph, generations and the map's numbers below. */

@@ -1,7 +1,7 @@
 import { useRef } from 'react';
-import { useLoadStore } from '../../state/load-store.ts';
-import { useViewStore } from '../../state/view-store.ts';
-import { useSimStore } from '../../state/sim-store.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import { useViewStore } from '../../state/view/view-store.ts';
+import { useSimStore } from '../../state/sim/sim-store.ts';
 import { fmtBytes } from '../common/format.ts';
 import { ExportMenu } from '../exports/ExportMenu.tsx';
 import { ThemeSwitch } from './ThemeSwitch.tsx';

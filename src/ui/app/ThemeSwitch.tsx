@@ -1,4 +1,4 @@
-import { useViewStore } from '../../state/view-store.ts';
+import { useViewStore } from '../../state/view/view-store.ts';
 
 const NEXT = { system: 'light', light: 'dark', dark: 'system' } as const;
 const LABEL = { system: '◐ system', light: '☀ light', dark: '☾ dark' } as const;

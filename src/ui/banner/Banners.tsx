@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
-import { sessionBanners, type Banner, type BannerPart } from '../../core/model/banners.ts';
-import type { FileReport } from '../../core/model/ingest.ts';
-import { useLoadStore, type LoadState } from '../../state/load-store.ts';
+import { sessionBanners, type Banner, type BannerPart } from '../../core/capture/banners.ts';
+import type { FileReport } from '../../core/capture/ingest.ts';
+import { useLoadStore, type LoadState } from '../../state/load/load-store.ts';
 import { fmtInt } from '../common/format.ts';
 import './banners.css';
 

@@ -1,6 +1,6 @@
 import type { CSSProperties } from 'react';
-import { useViewStore } from '../../state/view-store.ts';
-import type { Dropped } from '../../state/view-url.ts';
+import { useViewStore } from '../../state/view/view-store.ts';
+import type { Dropped } from '../../state/view/view-url.ts';
 import { fmtInt, fmtTs } from './format.ts';
 
 const gen = (g: number | 'none') => (g === 'none' ? 'records without a generation' : `generation ${fmtInt(g)}`);

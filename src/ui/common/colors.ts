@@ -1,5 +1,5 @@
 import * as d3 from 'd3';
-import { TIMELINE_STATUSES } from '../../core/model/query-types.ts';
+import { TIMELINE_STATUSES } from '../../core/query/api.ts';
 
 /**
  * Stack record status -> colour, index as in the timeline's counts (trace-columns STATUS_NAMES,

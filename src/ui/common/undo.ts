@@ -1,5 +1,5 @@
-import { useLoadStore } from '../../state/load-store.ts';
-import { useViewStore, type ViewState } from '../../state/view-store.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import { useViewStore, type ViewState } from '../../state/view/view-store.ts';
 
 /**
  * Esc's memory: the zooms and selections of this capture, newest last, so Esc steps back one

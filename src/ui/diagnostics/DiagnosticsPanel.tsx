@@ -1,6 +1,6 @@
 import { Fragment } from 'react';
 import { describeCapture } from '../../core/formats/capture-info.ts';
-import { useLoadStore } from '../../state/load-store.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
 import { fmtInt } from '../common/format.ts';
 
 /** Every file with what was used of it, and everything that was not understood. */

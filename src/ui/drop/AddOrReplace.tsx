@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { useLoadStore } from '../../state/load-store.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
 import { fmtInt } from '../common/format.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { ExportKind } from '../../core/model/query-types.ts';
-import { ask } from '../../state/queries.ts';
-import { useSelection, useViewStore } from '../../state/view-store.ts';
+import type { ExportKind } from '../../core/query/api.ts';
+import { ask } from '../../state/view/queries.ts';
+import { useSelection, useViewStore } from '../../state/view/view-store.ts';
 import { exportFileName } from './file-name.ts';
 
 const KINDS: { kind: ExportKind; label: string; type: string; title: string }[] = [

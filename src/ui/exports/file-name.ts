@@ -1,4 +1,4 @@
-import type { ExportKind, FlameMode, FlameWeight, Selection } from '../../core/model/query-types.ts';
+import type { ExportKind, FlameMode, FlameWeight, Selection } from '../../core/query/api.ts';
 
 const EXT: Record<ExportKind, string> = { folded: 'folded', svg: 'svg', speedscope: 'speedscope.json', 'chrome-trace': 'trace.json' };
 

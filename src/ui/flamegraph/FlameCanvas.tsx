@@ -1,13 +1,13 @@
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
-import type { FlameTreeFrames } from '../../core/model/flame.ts';
-import { useResolvedTheme } from '../../state/theme.ts';
+import type { FlameTreeFrames } from '../../core/query/flame.ts';
+import { useResolvedTheme } from '../../state/view/theme.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
 import { useCanvas } from '../common/useCanvas.ts';
 import { flameNodeMenu } from '../menu/actions.ts';
 import { useMenuStore } from '../menu/menu-store.ts';
 import { useContextMenu } from '../menu/useContextMenu.ts';
 import { drawFlame, FlamePalette, nodeAt, ROW_H, type FlameView } from './draw.ts';
-import { subtreeEnds, visibleFlame } from '../../state/flame.ts';
+import { subtreeEnds, visibleFlame } from '../../state/view/flame.ts';
 import { pathTo } from './layout.ts';
 
 interface Props {

@@ -1,9 +1,9 @@
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { FlameAnswer, FlameQuery, FunctionWeight } from '../../core/model/flame.ts';
-import type { FlameMode, FlameRequest, FlameTree } from '../../core/model/query-types.ts';
-import { useFlame } from '../../state/queries.ts';
-import { useSelection, useViewStore } from '../../state/view-store.ts';
+import type { FlameAnswer, FlameQuery, FunctionWeight } from '../../core/query/flame.ts';
+import type { FlameMode, FlameRequest, FlameTree } from '../../core/query/api.ts';
+import { useFlame } from '../../state/view/queries.ts';
+import { useSelection, useViewStore } from '../../state/view/view-store.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
 import { FlameCanvas } from './FlameCanvas.tsx';
 import { nodeByPath, pathTo } from './layout.ts';
@@ -32,7 +32,7 @@ export function FlameGraph() {
     ...(search ? { search } : {}),
   };
   const q = useFlame(req);
-  // the worker answers with the fields of FlameAnswer (core/model/flame.ts)
+  // the worker answers with the fields of FlameAnswer (core/query/flame.ts)
   const data = q.data as FlameAnswer | null;
   const tree = data?.tree ?? null;
   const zoom = useMemo(() => (tree && v.flameZoom.length ? nodeByPath(tree, v.flameZoom) : -1), [tree, v.flameZoom]);

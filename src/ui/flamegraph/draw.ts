@@ -1,5 +1,5 @@
-import type { FlameTree } from '../../core/model/query-types.ts';
-import type { VisibleFlame } from '../../state/flame.ts';
+import type { FlameTree } from '../../core/query/api.ts';
+import type { VisibleFlame } from '../../state/view/flame.ts';
 import { frameColor } from '../common/colors.ts';
 import { cssVar } from '../common/useCanvas.ts';
 import { clip, withAlpha } from '../timeline/draw.ts';
@@ -34,7 +34,7 @@ export class FlamePalette {
 
 export interface FlameView {
   tree: FlameTree;
-  /** what is drawn: the nodes wide enough and one "..." per parent for the rest (core/model/flame-layout.ts) */
+  /** what is drawn: the nodes wide enough and one "..." per parent for the rest (core/query/flame-layout.ts) */
   visible: VisibleFlame;
   palette: FlamePalette;
   width: number;

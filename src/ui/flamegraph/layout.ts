@@ -1,4 +1,4 @@
-import type { FlameTree } from '../../core/model/query-types.ts';
+import type { FlameTree } from '../../core/query/api.ts';
 
 /** The nodes from a root down to `node`, root first. */
 export function pathTo(tree: FlameTree, node: number): number[] {

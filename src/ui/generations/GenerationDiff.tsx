@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import type { GenerationDiffApart, GenerationDiffRowApart } from '../../core/model/generation-diff.ts';
-import { useGenerationDiff } from '../../state/queries.ts';
-import { useViewStore } from '../../state/view-store.ts';
+import type { GenerationDiffApart, GenerationDiffRowApart } from '../../core/query/generation-diff.ts';
+import { useGenerationDiff } from '../../state/view/queries.ts';
+import { useViewStore } from '../../state/view/view-store.ts';
 import { fmtInt } from '../common/format.ts';
 import { stackMenu } from '../menu/actions.ts';
 import { useMenuStore } from '../menu/menu-store.ts';
@@ -15,7 +15,7 @@ const SHOWN = 8;
 export function GenerationDiffView({ gens }: { gens: Gen[] }) {
   const diff = useViewStore((v) => v.diff);
   const set = useViewStore((v) => v.set);
-  // the worker answers with the rows of GenerationDiffApart (core/model/generation-diff.ts)
+  // the worker answers with the rows of GenerationDiffApart (core/query/generation-diff.ts)
   const data = useGenerationDiff(diff).data as GenerationDiffApart | null;
   if (gens.length < 2) return null;
   const pair: [Gen, Gen] = diff ?? [gens[gens.length - 2], gens[gens.length - 1]];

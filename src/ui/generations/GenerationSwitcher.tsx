@@ -1,7 +1,7 @@
 import { useMemo, useState, type KeyboardEvent } from 'react';
-import type { GenerationInfo } from '../../core/model/query-types.ts';
-import { useLoadStore } from '../../state/load-store.ts';
-import { useViewStore } from '../../state/view-store.ts';
+import type { GenerationInfo } from '../../core/query/api.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import { useViewStore } from '../../state/view/view-store.ts';
 import { fmtDuration, fmtInt, fmtPct, fmtTs, genLabel } from '../common/format.ts';
 import { GenerationDiffView } from './GenerationDiff.tsx';
 

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
-import { useLoadStore } from '../../state/load-store.ts';
-import { useViewStore } from '../../state/view-store.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import { useViewStore } from '../../state/view/view-store.ts';
 import { startUndo, undoLast } from '../common/undo.ts';
 import { ContextMenuHost } from '../menu/ContextMenu.tsx';
 import { useMenuStore } from '../menu/menu-store.ts';

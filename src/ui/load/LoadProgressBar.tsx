@@ -1,4 +1,4 @@
-import { describeRejected, faultText, useLoadStore } from '../../state/load-store.ts';
+import { describeRejected, faultText, useLoadStore } from '../../state/load/load-store.ts';
 import type { LoadProgress } from '../../workers/ingest-api.ts';
 import { fmtBytes } from '../common/format.ts';
 import './load.css';

@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { useLoadStore } from '../../state/load-store.ts';
-import { useStackFrames, useWorkerQuery } from '../../state/queries.ts';
-import { useViewStore } from '../../state/view-store.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import { useStackFrames, useWorkerQuery } from '../../state/view/queries.ts';
+import { useViewStore } from '../../state/view/view-store.ts';
 import { fmtInt } from '../common/format.ts';
 import { filterToStack, stackFilter, stackText } from './actions.ts';
 import { copyText, useMenuStore, type MenuItem } from './menu-store.ts';

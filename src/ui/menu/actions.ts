@@ -1,4 +1,4 @@
-import { useViewStore } from '../../state/view-store.ts';
+import { useViewStore } from '../../state/view/view-store.ts';
 import { copyText, useMenuStore, type MenuItem } from './menu-store.ts';
 
 /** `sym+0xoff` -> `sym` (the function a flame graph node merges), as the core's frameFunction does for offsets */

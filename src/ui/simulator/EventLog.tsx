@@ -1,6 +1,6 @@
 import { useRef } from 'react';
 import type { LiveEventKind, LogEntry } from '../../core/sim/live.ts';
-import { hostNotes, type HostNote, type SimSession } from '../../state/sim-session.ts';
+import { hostNotes, type HostNote, type SimSession } from '../../state/sim/sim-session.ts';
 import { fmtInt } from '../common/format.ts';
 import { fillWords, resetsBefore } from './sim-words.ts';
 

@@ -3,8 +3,8 @@ import { writeStackMapStat } from '../../core/formats/stack-map-write.ts';
 import { C, INSERT_BYPASS, INSERT_DEEP, INSERT_OFF, K, MAX_DEPTH } from '../../core/sim/map-layout.ts';
 import { REC } from '../../core/sim/ring.ts';
 import { hasBinExport } from '../../core/sim/sim-options.ts';
-import { simSession, type SimSession } from '../../state/sim-session.ts';
-import { useSimStore } from '../../state/sim-store.ts';
+import { simSession, type SimSession } from '../../state/sim/sim-session.ts';
+import { useSimStore } from '../../state/sim/sim-store.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
 import { fillWords } from './sim-words.ts';
 

@@ -1,6 +1,6 @@
 import { SCENARIO_NAMES, SCENARIOS, type ScenarioName } from '../../core/sim/scenarios.ts';
-import { useScenarioStore } from '../../state/sim-scenario.ts';
-import { useSimStore } from '../../state/sim-store.ts';
+import { useScenarioStore } from '../../state/sim/sim-scenario.ts';
+import { useSimStore } from '../../state/sim/sim-store.ts';
 import { fmtInt } from '../common/format.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { C } from '../../core/sim/map-layout.ts';
 import type { SimReport } from '../../core/sim/sim-report.ts';
-import type { SimSession } from '../../state/sim-session.ts';
+import type { SimSession } from '../../state/sim/sim-session.ts';
 import { fmtDuration, fmtInt } from '../common/format.ts';
 
 // The lines under the simulator's controls: the map's lifecycle state and the finished run's report.

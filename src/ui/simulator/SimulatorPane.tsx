@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { MAX_DEPTH, MAX_WORKLOAD_DEPTH, MODES } from '../../core/sim/map-layout.ts';
 import { hasBinExport } from '../../core/sim/sim-options.ts';
-import { useLoadStore } from '../../state/load-store.ts';
-import { useScenarioStore } from '../../state/sim-scenario.ts';
-import { simSession } from '../../state/sim-session.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import { useScenarioStore } from '../../state/sim/sim-scenario.ts';
+import { simSession } from '../../state/sim/sim-session.ts';
 import {
   bitsOf,
   cpuLimitNote,
@@ -18,8 +18,8 @@ import {
   SPEEDS,
   WINDOWS,
   type SimSettings,
-} from '../../state/sim-settings.ts';
-import { useSimStore } from '../../state/sim-store.ts';
+} from '../../state/sim/sim-settings.ts';
+import { useSimStore } from '../../state/sim/sim-store.ts';
 import { fmtInt } from '../common/format.ts';
 import { EventLog } from './EventLog.tsx';
 import { CpuLanes, LedgerPanel, SimCounters } from './LivePanels.tsx';

@@ -3,8 +3,8 @@ import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import { LANE_STATE } from '../../core/sim/live.ts';
 import { C, ELT_WORDS } from '../../core/sim/map-layout.ts';
 import { MAX_PHASES } from '../../core/sim/sim-options.ts';
-import { useResolvedTheme } from '../../state/theme.ts';
-import type { SimSession } from '../../state/sim-session.ts';
+import { useResolvedTheme } from '../../state/view/theme.ts';
+import type { SimSession } from '../../state/sim/sim-session.ts';
 import { fmtInt } from '../common/format.ts';
 import { fillWords, genTag } from './sim-words.ts';
 

@@ -1,5 +1,5 @@
-import { useSqlStore } from '../../state/sql-store.ts';
-import { useSelection } from '../../state/view-store.ts';
+import { useSqlStore } from '../../state/sql/sql-store.ts';
+import { useSelection } from '../../state/view/view-store.ts';
 import { genLabel } from '../common/format.ts';
 import { EXAMPLES } from './examples.ts';
 import { SqlResults } from './SqlResults.tsx';

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { useStackFrames, useWorkerQuery } from '../../state/queries.ts';
-import { useViewStore } from '../../state/view-store.ts';
+import { useStackFrames, useWorkerQuery } from '../../state/view/queries.ts';
+import { useViewStore } from '../../state/view/view-store.ts';
 import { fmtInt } from '../common/format.ts';
 import { focusFunction, functionOf, stackMenu } from '../menu/actions.ts';
 import { copyText, useMenuStore } from '../menu/menu-store.ts';

@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import type { TopStackRow } from '../../core/model/query-types.ts';
-import type { TopStacksAnswer, TopStacksQuery, TopStacksSort, TopStacksSortKey } from '../../core/model/top-stacks.ts';
-import { useTopStacks } from '../../state/queries.ts';
-import { useSelection, useViewStore } from '../../state/view-store.ts';
+import type { TopStackRow } from '../../core/query/api.ts';
+import type { TopStacksAnswer, TopStacksQuery, TopStacksSort, TopStacksSortKey } from '../../core/query/top-stacks.ts';
+import { useTopStacks } from '../../state/view/queries.ts';
+import { useSelection, useViewStore } from '../../state/view/view-store.ts';
 import { fmtBytes, fmtInt, fmtPct } from '../common/format.ts';
 import { stackMenu } from '../menu/actions.ts';
 import { useMenuStore } from '../menu/menu-store.ts';
@@ -34,7 +34,7 @@ export function TopStacks() {
   const [sort, setSort] = useState<TopStacksSort>(DEFAULT_SORT);
   const req: TopStacksQuery = { selection, filter, limit: LIMIT, ...(sort === DEFAULT_SORT ? {} : { sort }) };
   const q = useTopStacks(req);
-  // the worker answers the query with the fields of TopStacksAnswer (core/model/top-stacks.ts)
+  // the worker answers the query with the fields of TopStacksAnswer (core/query/top-stacks.ts)
   const data = q.data as TopStacksAnswer | null;
   // the filter's error (invalid regex, "pattern too slow") comes as part of the answer
   const error = q.error ?? data?.error ?? null;

@@ -1,10 +1,10 @@
 import { Fragment, type ReactNode } from 'react';
 import type { ParsedStat } from '../../core/formats/types.ts';
-import type { RingBufferStats } from '../../core/model/derived.ts';
-import { segmentWarnings } from '../../core/model/segments.ts';
-import { useLoadStore } from '../../state/load-store.ts';
-import { useSelectionSummary } from '../../state/queries.ts';
-import { isFiltered, useSelection } from '../../state/view-store.ts';
+import type { RingBufferStats } from '../../core/capture/derived.ts';
+import { segmentWarnings } from '../../core/capture/segments.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import { useSelectionSummary } from '../../state/view/queries.ts';
+import { isFiltered, useSelection } from '../../state/view/view-store.ts';
 import { STATUS_COLORS } from '../common/colors.ts';
 import { fmtBytes, fmtInt, fmtPct } from '../common/format.ts';
 import { Gauge } from './Gauge.tsx';

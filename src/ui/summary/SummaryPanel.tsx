@@ -1,6 +1,6 @@
-import { useLoadStore } from '../../state/load-store.ts';
-import { useSelectionSummary } from '../../state/queries.ts';
-import { isFiltered, useSelection, useViewStore } from '../../state/view-store.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import { useSelectionSummary } from '../../state/view/queries.ts';
+import { isFiltered, useSelection, useViewStore } from '../../state/view/view-store.ts';
 import { Digits } from '../common/Digits.tsx';
 import { fmtInt, fmtTs, genLabel } from '../common/format.ts';
 

@@ -1,5 +1,5 @@
-import { useLoadStore } from '../../state/load-store.ts';
-import { useViewStore } from '../../state/view-store.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import { useViewStore } from '../../state/view/view-store.ts';
 
 /** CPUs to include: none pressed means every CPU. The choice filters every pane. */
 export function CpuPicker() {

@@ -1,4 +1,4 @@
-import type { EventInfo } from '../../core/model/query-types.ts';
+import type { EventInfo } from '../../core/query/api.ts';
 import { fmtTs } from '../common/format.ts';
 
 /** The event under the pointer: time, task, event, its stack record and the top of its stack. */

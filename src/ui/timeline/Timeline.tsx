@@ -1,10 +1,10 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { EventInfo, TimelineRequest } from '../../core/model/query-types.ts';
-import type { Segment } from '../../core/model/segments.ts';
-import { useLoadStore } from '../../state/load-store.ts';
-import { ask } from '../../state/queries.ts';
-import { useResolvedTheme } from '../../state/theme.ts';
-import { useViewStore } from '../../state/view-store.ts';
+import type { EventInfo, TimelineRequest } from '../../core/query/api.ts';
+import type { Segment } from '../../core/capture/segments.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import { ask } from '../../state/view/queries.ts';
+import { useResolvedTheme } from '../../state/view/theme.ts';
+import { useViewStore } from '../../state/view/view-store.ts';
 import { fmtDuration, fmtInt, fmtTs } from '../common/format.ts';
 import { useCanvas } from '../common/useCanvas.ts';
 import { drawTimeline } from './draw.ts';

@@ -1,6 +1,6 @@
 import * as d3 from 'd3';
-import type { Overview, TimelineRequest, TimelineResult } from '../../core/model/query-types.ts';
-import { TIMELINE_STATUSES } from '../../core/model/query-types.ts';
+import type { Overview, TimelineRequest, TimelineResult } from '../../core/query/api.ts';
+import { TIMELINE_STATUSES } from '../../core/query/api.ts';
 import { STATUS_COLORS } from '../common/colors.ts';
 import { cssVar } from '../common/useCanvas.ts';
 import { LABEL_W, laneHeight, RULER_H, type SegmentAxis } from './geometry.ts';

@@ -40,7 +40,7 @@ const MIN_SHARE = 0.08;
 export const BREAK_SHARE = 0.025;
 
 /**
- * The timeline's horizontal axis over the capture's segments (core/model/segments.ts): each
+ * The timeline's horizontal axis over the capture's segments (core/capture/segments.ts): each
  * segment's time range laid side by side, apart by a break, each as wide as its share of the
  * events (of the time when none has events), at least MIN_SHARE, so a run of a few events next
  * to a capture of thousands stays visible and a long idle snippet does not crowd a busy one. Trace seconds map to axis units monotonically and continuously (the gap between two

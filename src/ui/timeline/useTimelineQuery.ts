@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import type { TimelineRequest, TimelineResult } from '../../core/model/query-types.ts';
-import { ingestWorker, useLoadStore } from '../../state/load-store.ts';
+import type { TimelineRequest, TimelineResult } from '../../core/query/api.ts';
+import { ingestWorker, useLoadStore } from '../../state/load/load-store.ts';
 
 export interface TimelineAnswer {
   req: TimelineRequest;

@@ -1,14 +1,14 @@
 import { useEffect, useState } from 'react';
-import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, type WhatIfResult, type WhatIfRow } from '../../core/model/whatif.ts';
-import { useLoadStore } from '../../state/load-store.ts';
-import { useWhatIf } from '../../state/whatif-query.ts';
+import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, type WhatIfResult, type WhatIfRow } from '../../core/whatif/whatif.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import { useWhatIf } from '../../state/view/whatif-query.ts';
 import { fmtBytes, fmtInt, fmtPct } from '../common/format.ts';
 import { WhatIfPlot } from './WhatIfPlot.tsx';
 
 /**
  * What-if: would the stack map help this capture, and at which bits? The capture's full stacks
- * replayed through the simulator's map at bits 10..18 (core/model/whatif.ts, in a worker of its
- * own, state/whatif-query.ts; the same figures as `cli whatif --json`). The buffer size is the
+ * replayed through the simulator's map at bits 10..18 (core/whatif/whatif.ts, in a worker of its
+ * own, state/view/whatif-query.ts; the same figures as `cli whatif --json`). The buffer size is the
  * capture's own when its capture.txt recorded one, until the input asks for another.
  */
 export function WhatIfPane() {

@@ -1,5 +1,5 @@
 import * as d3 from 'd3';
-import type { WhatIfRow } from '../../core/model/whatif.ts';
+import type { WhatIfRow } from '../../core/whatif/whatif.ts';
 
 const W = 460;
 const H = 214;

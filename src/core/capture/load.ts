@@ -1,0 +1,346 @@
+import { DecompressBudget, type DecompressLimits } from '../formats/decompress-budget.ts';
+import { Ingest, type Capture, type FileReport } from './ingest.ts';
+import { inflation, modified, SLICE, source, stillSame } from '../unpack/load-source.ts';
+import { unpack, type NamedStream } from '../unpack/unpack.ts';
+
+/** A file as both the browser (File) and Node (fs.openAsBlob) hand it over. */
+export interface NamedBlob {
+  name: string;
+  blob: Blob;
+}
+
+/**
+ * How a load goes. `bytesRead` of `totalBytes` are the given files' own bytes (compressed, as
+ * given), so bytesRead / totalBytes is the share done; inside a compressed file it is estimated
+ * from the share of its decompressed bytes read when the decompressed size is known (a gzip's
+ * trailer), since the compressed bytes run far ahead of the work (a 20 MB .gz can inflate to
+ * 4 GB). `phase` says what is being done: `reading` a plain file, `inflating` a compressed one
+ * (with `inflatedTotal` null when its decompressed size is unknown: the share is then unknown
+ * too, and `bytesRead` only counts the compressed bytes read), `indexing` once every byte is read
+ * (dumps, cookies, the capture's tables: one step with no progress of its own).
+ */
+export interface LoadProgress {
+  /** the file being read (an archive's member as `archive/member`) */
+  file: string;
+  bytesRead: number;
+  totalBytes: number;
+  phase: 'reading' | 'inflating' | 'indexing';
+  /** decompressed bytes of the current given file handed to the readers so far (its own bytes when it is not compressed) */
+  inflatedBytes: number;
+  /** what the compressed file being read decompresses to, when known; null when unknown or not compressed */
+  inflatedTotal: number | null;
+  /** MB/s handed to the readers (decompressed) since the load started */
+  mbPerSecond: number;
+}
+
+export interface LoadOptions {
+  onProgress?: (p: LoadProgress) => void;
+  /** checked after every chunk; true stops the load with a CancelledError */
+  isCancelled?: () => boolean;
+  /** minimum milliseconds between progress reports */
+  progressEveryMs?: number;
+  /**
+   * An ingest session to continue (an Add): the files are read into it after the ones it has,
+   * and a cancelled or failed load rolls it back to where it stood. Without one, a new session.
+   */
+  session?: Ingest;
+  /**
+   * Asked once a file has been read: whether it changed since the load started, as the caller can
+   * tell (the command line compares `fs.statSync` before and after). A message is a diagnostic
+   * for the file; null when it did not change.
+   */
+  changedSince?: (file: NamedBlob) => string | null;
+  /** the load's decompression limits (decompress-budget.ts: its defaults for what is not given) */
+  decompressLimits?: Partial<DecompressLimits>;
+}
+
+export class CancelledError extends Error {
+  constructor() {
+    super('cancelled');
+  }
+}
+
+/**
+ * Streams every file chunk by chunk (`Blob.stream()`, never one big string) into one ingest
+ * session and returns the capture. Compressed files and bundles (.gz, .tar, .tar.gz, .zip) are
+ * opened on the way (unpack.ts) and their files read as if dropped one by one. The browser's
+ * ingest worker and the Node command line both load through here, so they see the same numbers.
+ *
+ * Each file fails alone: a file that cannot be read (a folder, gone, truncated or rewritten
+ * while being read: NotReadableError) keeps what was read of it, and a reader that throws loses
+ * only its own file; either is a diagnostic naming the file, and the other files load.
+ */
+export async function loadFiles(files: readonly NamedBlob[], opts: LoadOptions = {}): Promise<Capture> {
+  const ingest = opts.session ?? new Ingest();
+  await readFiles(ingest, files, opts);
+  return ingest.finish();
+}
+
+/**
+ * Reads the files into `ingest` (without finishing it) and returns the report of each file
+ * read, archives' members included. On cancel (CancelledError) or any failure the session is
+ * rolled back to where it stood before, as if this call had not happened. A file that fails
+ * alone (see loadFiles) is not a failure of the call: it gets a diagnostic, and, when nothing
+ * of it is kept, no report.
+ */
+export async function readFiles(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions = {}): Promise<FileReport[]> {
+  const mark = ingest.mark();
+  try {
+    return await read(ingest, files, opts);
+  } catch (e) {
+    ingest.rollback(mark);
+    throw e;
+  }
+}
+
+/** An error's words for a diagnostic: `NotReadableError: The blob could not be read`. */
+export function reason(e: unknown): string {
+  if (e instanceof Error) {
+    const name = e.name && e.name !== 'Error' ? `${e.name}: ` : '';
+    return `${name}${e.message}`.slice(0, 300);
+  }
+  return String(e).slice(0, 300);
+}
+
+async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions): Promise<FileReport[]> {
+  const started = performance.now();
+  const totalBytes = files.reduce((n, f) => n + f.blob.size, 0);
+  const every = opts.progressEveryMs ?? 50;
+  const isCancelled = () => opts.isCancelled?.() ?? false;
+  /** bytes of the given files before the current one */
+  let before = 0;
+  /** bytes handed to the readers in this load */
+  let fed = 0;
+  let last = -Infinity;
+  const reports: FileReport[] = [];
+  const diagnose = (file: string, message: string, offset?: number) => ingest.report(file, message, offset);
+  // a File's metadata, once asked for, is its snapshot: Chromium then fails a read started after the
+  // file was modified with NotReadableError (a stream already running may read on, so the last byte
+  // is read once more at the end: stillSame); Node's openAsBlob checks its own snapshot
+  const stamps = files.map((f) => modified(f.blob));
+  const budget = new DecompressBudget(opts.decompressLimits);
+  for (const [index, f] of files.entries()) {
+    const size = f.blob.size;
+    const fileMark = ingest.mark();
+    const reportsBefore = reports.length;
+    const { compressed, total: trailerTotal, plain } = await inflation(f.blob);
+    let inflatedTotal = trailerTotal;
+    let inflated = 0;
+    let whole = false;
+    const src = source(f.blob, isCancelled);
+    const fileBudget = budget.forFile(f.name, () => src.state.bytes);
+    const report = (file: string, force: boolean) => {
+      if (!opts.onProgress) return;
+      const now = performance.now();
+      if (!force && now - last < every) return;
+      last = now;
+      // the trailer spoke of the last member only (or of the size mod 4 GiB): unknown after all
+      if (inflatedTotal !== null && inflated > inflatedTotal) inflatedTotal = null;
+      let within = src.state.bytes;
+      if (whole) within = size;
+      else if (compressed && inflatedTotal !== null) within = inflatedTotal === 0 ? size : Math.min(size, Math.round((size * inflated) / inflatedTotal));
+      const secs = Math.max((now - started) / 1000, 1e-6);
+      opts.onProgress({
+        file,
+        bytesRead: before + within,
+        totalBytes,
+        phase: compressed ? 'inflating' : 'reading',
+        inflatedBytes: inflated,
+        inflatedTotal: compressed ? inflatedTotal : null,
+        mbPerSecond: fed / 1e6 / secs,
+      });
+    };
+
+    /** Reads one file unpack yields into the session; a reader that throws loses only this file. */
+    const readOne = async (inner: NamedStream): Promise<FileReport | null> => {
+      const mark = ingest.mark();
+      let at = 0;
+      const reader = inner.stream.getReader();
+      /** the reader threw: nothing of this file is kept, the next one is read */
+      const fail = async (e: unknown) => {
+        await reader.cancel().catch(() => {});
+        ingest.rollback(mark);
+        diagnose(inner.name, `the reader failed at byte ${at} (${reason(e)}): nothing of this file is kept`, at);
+        return null;
+      };
+      let parser: ReturnType<Ingest['open']>;
+      try {
+        parser = ingest.open(inner.name, fileBudget);
+      } catch (e) {
+        return fail(e);
+      }
+      let cut: string | null = null;
+      for (;;) {
+        let r: ReadableStreamReadResult<Uint8Array>;
+        try {
+          r = await reader.read();
+        } catch (e) {
+          // a layer failed (the file's own bytes end cleanly, see source()): keep what came, as for a cut
+          if (src.state.stopped || isCancelled()) throw new CancelledError();
+          cut = reason(e);
+          break;
+        }
+        if (src.state.stopped || isCancelled()) {
+          await reader.cancel().catch(() => {});
+          throw new CancelledError();
+        }
+        if (r.done) break;
+        try {
+          parser.push(r.value);
+        } catch (e) {
+          return fail(e);
+        }
+        at += r.value.length;
+        inflated += r.value.length;
+        fed += r.value.length;
+        report(inner.name, false);
+      }
+      reader.releaseLock();
+      let rep: FileReport;
+      try {
+        rep = parser.end();
+      } catch (e) {
+        return fail(e);
+      }
+      if (cut !== null) diagnose(inner.name, `could not be read past byte ${at} (${cut}): what was read before is kept`, at);
+      report(inner.name, true);
+      return rep;
+    };
+
+    /**
+     * A file with no container read straight from its Blob's chunks into the session, without
+     * unpack's stages (what they would do to it is nothing): each chunk, in pieces of at most
+     * SLICE bytes, goes to the reader while the next one is being read. The state it leaves
+     * is what source() would leave, so the same diagnostics follow.
+     */
+    const readPlain = async (): Promise<FileReport | null> => {
+      const st = src.state;
+      const mark = ingest.mark();
+      let at = 0;
+      let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+      const fail = async (e: unknown) => {
+        st.abandoned = true;
+        await reader?.cancel().catch(() => {});
+        ingest.rollback(mark);
+        diagnose(f.name, `the reader failed at byte ${at} (${reason(e)}): nothing of this file is kept`, at);
+        return null;
+      };
+      let parser: ReturnType<Ingest['open']>;
+      try {
+        parser = ingest.open(f.name, fileBudget);
+      } catch (e) {
+        return fail(e);
+      }
+      let pending: Promise<ReadableStreamReadResult<Uint8Array>>;
+      try {
+        reader = f.blob.stream().getReader();
+        pending = reader.read();
+      } catch (e) {
+        pending = Promise.reject(e);
+      }
+      for (;;) {
+        if (isCancelled()) {
+          st.stopped = true;
+          pending.catch(() => {});
+          await reader?.cancel().catch(() => {});
+          throw new CancelledError();
+        }
+        let r: ReadableStreamReadResult<Uint8Array>;
+        try {
+          r = await pending;
+        } catch (e) {
+          st.failed = true;
+          st.error = e;
+          break;
+        }
+        if (r.done) {
+          st.ended = true;
+          break;
+        }
+        const chunk = r.value;
+        st.bytes += chunk.length;
+        // the next chunk is read while this one is parsed; after the last one, the read that
+        // ends the stream is awaited first (a change after it is for stillSame to see, as on the
+        // stream path, whose peek reads a small file to its end before anything is parsed)
+        pending = reader!.read();
+        pending.catch(() => {});
+        if (st.bytes >= size) {
+          const next = await pending.then((v) => ({ v }), () => null);
+          if (next) pending = Promise.resolve(next.v);
+        }
+        for (let o = 0; o < chunk.length; o += SLICE) {
+          const piece = o === 0 && chunk.length <= SLICE ? chunk : chunk.subarray(o, o + SLICE);
+          try {
+            parser.push(piece);
+          } catch (e) {
+            return fail(e);
+          }
+          at += piece.length;
+          inflated += piece.length;
+          fed += piece.length;
+          report(f.name, false);
+          if (isCancelled()) break;
+        }
+      }
+      let rep: FileReport;
+      try {
+        rep = parser.end();
+      } catch (e) {
+        return fail(e);
+      }
+      report(f.name, true);
+      return rep;
+    };
+
+    if (plain) {
+      const r = await readPlain();
+      if (r) reports.push(r);
+    } else {
+      const members = unpack({ name: f.name, stream: src.stream }, diagnose, fileBudget);
+      try {
+        for (;;) {
+          let next: IteratorResult<NamedStream>;
+          try {
+            next = await members.next();
+          } catch (e) {
+            if (src.state.stopped || isCancelled()) throw new CancelledError();
+            diagnose(f.name, `could not be unpacked past byte ${src.state.bytes} (${reason(e)}): the files read before are kept`, src.state.bytes);
+            break;
+          }
+          if (next.done) break;
+          const r = await readOne(next.value);
+          if (r) reports.push(r);
+        }
+      } finally {
+        await members.return(undefined).catch(() => {});
+        await src.stream.cancel().catch(() => {});
+      }
+    }
+    if (src.state.stopped || isCancelled()) throw new CancelledError();
+    const s = src.state;
+    if (s.failed && s.bytes === 0) {
+      // nothing came: no report of an empty file of unknown kind, only why
+      ingest.rollback(fileMark);
+      reports.length = reportsBefore;
+      diagnose(f.name, `could not be read (${reason(s.error)}): a folder, or a file that is gone or unreadable`);
+    } else if (s.failed) {
+      diagnose(
+        f.name,
+        `could not be read past byte ${s.bytes} of ${size} (${reason(s.error)}): it was changed, cut short or became unreadable while being read; what was read before is kept`,
+        s.bytes,
+      );
+    } else if (s.ended && s.bytes !== size) {
+      diagnose(f.name, `changed while being read: ${s.bytes} bytes were read where it had ${size} when the load started (${s.bytes < size ? 'cut short' : 'grown'}); what was read is kept`);
+    } else if (!(await stillSame(f.blob, stamps[index]))) {
+      // one more byte read at the end checks the snapshot again: changed after its last chunk
+      diagnose(f.name, 'changed while being read (its last byte can no longer be read as it was): what was read may mix its old and new contents');
+    }
+    const changed = opts.changedSince?.(f);
+    if (changed) diagnose(f.name, changed);
+    fileBudget.close();
+    whole = true;
+    report(f.name, true);
+    before += size;
+  }
+  return reports;
+}

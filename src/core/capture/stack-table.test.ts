@@ -1,0 +1,230 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { StringTable } from '../base/growable.ts';
+import { StackTable, type StackTableMark } from './stack-table.ts';
+
+describe('StackTable', () => {
+  it('stores each distinct stack once and shares callers as a prefix tree', () => {
+    const t = new StackTable();
+    const a = t.intern(['leaf1', 'mid', 'root']);
+    const b = t.intern(['leaf2', 'mid', 'root']);
+    expect(t.intern(['leaf1', 'mid', 'root'])).toBe(a);
+    expect(a).not.toBe(b);
+    expect(t.parent(a)).toBe(t.parent(b));
+    expect(t.size).toBe(2);
+    expect(t.nodeCount).toBe(5); // empty root + root + mid + two leaves
+    expect(t.framesOf(b)).toEqual(['leaf2', 'mid', 'root']);
+    expect(t.depth(a)).toBe(3);
+  });
+
+  it('counts a stack that is a prefix of another as its own stack', () => {
+    const t = new StackTable();
+    t.intern(['leaf', 'mid', 'root']);
+    const p = t.intern(['mid', 'root']);
+    expect(t.size).toBe(2);
+    expect(t.framesOf(p)).toEqual(['mid', 'root']);
+    expect(t.intern([])).toBe(0);
+    expect(t.size).toBe(3);
+  });
+});
+
+describe('StackTable rollback and snapshot', () => {
+  it('a rollback forgets nodes, frames and stacks added since the mark; interning again gives the same nodes', () => {
+    const t = new StackTable();
+    const a = t.intern(['leaf', 'mid', 'root']);
+    const m = t.mark();
+    const p = t.intern(['mid', 'root']); // an old node becomes a stack
+    const b = t.intern(['other', 'new-root']);
+    expect(t.size).toBe(3);
+    t.rollback(m);
+    expect(t.size).toBe(1);
+    expect(t.nodeCount).toBe(4);
+    expect(t.frames.strings).toEqual(['root', 'mid', 'leaf']);
+    expect(t.frames.lookup('new-root')).toBeUndefined();
+    expect(t.intern(['mid', 'root'])).toBe(p);
+    expect(t.intern(['other', 'new-root'])).toBe(b);
+    expect(t.intern(['leaf', 'mid', 'root'])).toBe(a);
+    expect(t.size).toBe(3);
+  });
+
+  it('a snapshot keeps what it saw through later interns and rollbacks', () => {
+    const t = new StackTable();
+    const a = t.intern(['leaf', 'root']);
+    const m = t.mark();
+    const s = t.snapshot(7);
+    for (let i = 0; i < 3000; i++) t.intern([`f${i}`, 'root']); // grows every array past its first buffer
+    t.rollback(m);
+    t.intern(['zzz']);
+    expect(s.size).toBe(7);
+    expect(s.nodeCount).toBe(3);
+    expect(s.framesOf(a)).toEqual(['leaf', 'root']);
+    expect(s.frames.strings).toEqual(['root', 'leaf']);
+    expect(s.frames.lookup('zzz')).toBeUndefined();
+    expect(() => s.intern(['leaf', 'root'])).toThrow(/read-only/);
+  });
+});
+
+/** The stack table as it was: children in a Map keyed by node * 2^22 + frame. The reference for the open-addressing one. */
+class MapStackTable {
+  readonly frames = new StringTable();
+  private frame: number[] = [-1];
+  private parent: number[] = [-1];
+  private stacks: number[] = [];
+  private isStack = new Set<number>();
+  private children = new Map<number, number>();
+  intern(leafFirst: readonly string[]): number {
+    const ids = new Int32Array(leafFirst.length);
+    for (let i = leafFirst.length - 1; i >= 0; i--) ids[i] = this.frames.intern(leafFirst[i]);
+    return this.internFrameIds(ids);
+  }
+  internFrameIds(ids: Int32Array): number {
+    let node = 0;
+    for (let i = ids.length - 1; i >= 0; i--) {
+      const key = node * 2 ** 22 + ids[i];
+      let c = this.children.get(key);
+      if (c === undefined) {
+        c = this.frame.length;
+        this.frame.push(ids[i]);
+        this.parent.push(node);
+        this.children.set(key, c);
+      }
+      node = c;
+    }
+    if (!this.isStack.has(node)) {
+      this.isStack.add(node);
+      this.stacks.push(node);
+    }
+    return node;
+  }
+  get size() {
+    return this.stacks.length;
+  }
+  get nodeCount() {
+    return this.frame.length;
+  }
+  mark() {
+    return { nodes: this.frame.length, frames: this.frames.size, stacks: this.stacks.length };
+  }
+  rollback(m: { nodes: number; frames: number; stacks: number }) {
+    for (const s of this.stacks.splice(m.stacks)) this.isStack.delete(s);
+    for (let n = m.nodes; n < this.frame.length; n++) this.children.delete(this.parent[n] * 2 ** 22 + this.frame[n]);
+    this.frame.length = m.nodes;
+    this.parent.length = m.nodes;
+    this.frames.truncate(m.frames);
+  }
+}
+
+describe('StackTable snapshot across a rollback below it', () => {
+  it('a node the snapshot saw, rolled back and made again with another frame, keeps its old frame in the snapshot', () => {
+    const t = new StackTable();
+    t.intern(['a', 'root']);
+    const m = t.mark();
+    const b = t.intern(['b2', 'b1', 'other-root']);
+    const s = t.snapshot(2);
+    t.rollback(m);
+    const c = t.intern(['c3', 'c2', 'c1', 'a', 'root']); // the same node numbers, other parents
+    expect(t.framesOf(c)).toEqual(['c3', 'c2', 'c1', 'a', 'root']);
+    expect(t.parent(b - 2)).toBe(2);
+    expect(s.framesOf(b)).toEqual(['b2', 'b1', 'other-root']);
+    expect(s.nodeCount).toBe(6);
+  });
+});
+
+describe('StackTable child lookup (open addressing) against a Map', () => {
+  type Op =
+    | { kind: 'strings'; stack: string[] }
+    | { kind: 'ids'; stack: string[] }
+    | { kind: 'mark' }
+    | { kind: 'rollback' }
+    | { kind: 'snapshot' }
+    | { kind: 'reserve'; n: number };
+  // small alphabets so stacks share prefixes and siblings; long runs so the sibling table doubles
+  const frame = fc.oneof(fc.integer({ min: 0, max: 6 }).map((i) => `f${i}`), fc.integer({ min: 0, max: 400 }).map((i) => `g${i}`));
+  const stack = fc.array(frame, { maxLength: 24 });
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    { weight: 10, arbitrary: stack.map((s) => ({ kind: 'strings' as const, stack: s })) },
+    { weight: 10, arbitrary: stack.map((s) => ({ kind: 'ids' as const, stack: s })) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'mark' as const }) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'rollback' as const }) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'snapshot' as const }) },
+    { weight: 1, arbitrary: fc.nat({ max: 3000 }).map((n) => ({ kind: 'reserve' as const, n })) },
+  );
+
+  it('gives the same node for every stack, and the same sizes, through marks and rollbacks', () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 600 }), (ops) => {
+        const t = new StackTable();
+        const ref = new MapStackTable();
+        const marks: [StackTableMark, ReturnType<MapStackTable['mark']>][] = [];
+        const seen: [number, string[]][] = [];
+        const snaps: { s: StackTable; nodes: number; seen: [number, string[]][] }[] = [];
+        for (const o of ops) {
+          if (o.kind === 'snapshot') snaps.push({ s: t.snapshot(ref.size), nodes: ref.nodeCount, seen: seen.slice() });
+          else if (o.kind === 'reserve') t.reserve(o.n);
+          else if (o.kind === 'mark') marks.push([t.mark(), ref.mark()]);
+          else if (o.kind === 'rollback') {
+            const m = marks.pop();
+            if (!m) continue;
+            t.rollback(m[0]);
+            ref.rollback(m[1]);
+            seen.length = 0;
+          } else if (o.kind === 'strings') {
+            const n = t.intern(o.stack);
+            expect(n).toBe(ref.intern(o.stack));
+            seen.push([n, o.stack]);
+          } else {
+            // the caller interns the frame strings (both tables in the same order), then the ids
+            const ids = Int32Array.from(o.stack, (f) => t.frames.intern(f));
+            expect(Array.from(o.stack, (f) => ref.frames.intern(f))).toEqual(Array.from(ids));
+            // a range of a larger array, as the dump index passes its pool
+            const padded = new Int32Array(ids.length + 2);
+            padded.set(ids, 1);
+            const n = t.internFrameIds(padded, 1, 1 + ids.length);
+            expect(n).toBe(ref.internFrameIds(ids));
+            seen.push([n, o.stack]);
+          }
+          expect(t.size).toBe(ref.size);
+          expect(t.nodeCount).toBe(ref.nodeCount);
+        }
+        for (const [n, s] of seen) expect(t.framesOf(n)).toEqual(s);
+        expect(t.frames.strings).toEqual(ref.frames.strings);
+        // every snapshot still shows what it saw, through the interns, reserves and rollbacks after it
+        for (const snap of snaps) {
+          expect(snap.s.nodeCount).toBe(snap.nodes);
+          for (const [n, s] of snap.seen) {
+            expect(snap.s.framesOf(n)).toEqual(s);
+            expect(snap.s.depth(n)).toBe(s.length);
+          }
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('holds a wide tree (20,000 leaves under 97 callers) through a rollback of half', () => {
+    const t = new StackTable();
+    const ref = new MapStackTable();
+    const stacks: string[][] = [];
+    for (let i = 0; i < 20_000; i++) stacks.push([`leaf${i % 5000}`, `mid${i % 97}`, 'root']);
+    const both = (ss: string[][]) => [ss.map((s) => t.intern(s)), ss.map((s) => ref.intern(s))];
+    const [a1, b1] = both(stacks.slice(0, 10_000));
+    expect(a1).toEqual(b1);
+    const m = [t.mark(), ref.mark()] as const;
+    const [a2, b2] = both(stacks.slice(10_000));
+    expect(a2).toEqual(b2);
+    t.rollback(m[0]);
+    ref.rollback(m[1]);
+    expect([t.size, t.nodeCount]).toEqual([ref.size, ref.nodeCount]);
+    const [a3, b3] = both(stacks.reverse());
+    expect(a3).toEqual(b3);
+    expect([t.size, t.nodeCount]).toEqual([ref.size, ref.nodeCount]);
+  });
+
+  it('refuses a frame id that is not in the frame table', () => {
+    const t = new StackTable();
+    t.frames.intern('a');
+    expect(t.internFrameIds(Int32Array.of(0, 0))).toBeGreaterThan(0);
+    expect(() => t.internFrameIds(Int32Array.of(1))).toThrow(/frame id 1/);
+    expect(() => t.internFrameIds(Int32Array.of(-1))).toThrow(RangeError);
+  });
+});

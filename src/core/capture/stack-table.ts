@@ -1,0 +1,423 @@
+import { GUARD_PROBES_PER_LOOKUP, GUARD_SLACK, Growable, StringTable } from '../base/growable.ts';
+import { pairSlot, randomWords } from '../base/keyed-hash.ts';
+
+const FRAME_LIMIT = 1 << 22;
+
+const SIBLING_BITS = 10;
+
+/**
+ * The child table's slot function as it was: Fibonacci hashing of both, unkeyed. Frames are
+ * interned in the order a file first names them, so a file picks which frame ids a node's
+ * children have, and with this function, ids whose slots crowd together (test support now).
+ */
+export const fixedSlotOf = (parent: number, frame: number, shift: number) => Math.imul(Math.imul(parent, 0x9e3779b1) ^ frame, 0x85ebca6b) >>> shift;
+
+/** Re-keys at most this often (as StringTable). */
+const MAX_REKEYS = 3;
+
+export interface StackTableOptions {
+  /** (test support) the child table starts with fixedSlotOf, until its guard re-keys it */
+  fixedHash?: boolean;
+  /** (test support) false: never re-key */
+  guard?: boolean;
+}
+
+/** Where a stack table stood: what rollback() returns it to. */
+export interface StackTableMark {
+  nodes: number;
+  frames: number;
+  stacks: number;
+}
+
+/**
+ * Every distinct kernel stack from every source, stored once as a prefix tree: node n has a
+ * frame and a parent, root first (the outermost caller at the top), so stacks that share
+ * callers share nodes. A stack is identified by its leaf node; node 0 is the empty stack.
+ *
+ * Append-only while a session reads files (a node, once made, keeps its index), with
+ * `mark()`/`rollback()` to undo a load that was cancelled or failed, and `snapshot()` for the
+ * read-only table a capture holds while the session goes on.
+ */
+export class StackTable {
+  readonly frames: StringTable;
+  /**
+   * The node columns, [0, nodes) in use, the rest capacity (grown by doubling, or to what
+   * `reserve` asked for). A snapshot shares the three read columns: nodes [0, sharedUpTo) are
+   * seen by one, so the live table never writes there (a rollback below that copies them first).
+   */
+  private nodeFrame: Int32Array;
+  private nodeParent: Int32Array;
+  private nodeDepth: Int32Array;
+  private nodes: number;
+  private sharedUpTo = 0;
+  /**
+   * Child lookup, (parent, frame) -> child, in two parts. Each node's first child (the earliest
+   * made) and that child's frame are stored with the node (`kids`, two per node: one cache line
+   * read per step down a known path), so a walk down a new tail (the common case: most nodes of
+   * a large dump have one child) touches nothing but the arrays it appends to. The other children
+   * are in `siblings`: open addressing with linear probing over an Int32Array of
+   * (parent, frame, child) triples (child 0 = free: node 0 is nobody's child), at most half
+   * full, doubling when it would be more. Its slots are keyed (pairSlot, a random key per table)
+   * and it re-keys when its chains grow long as StringTable does: a file picks which frame ids a
+   * node's children have, not where they go.
+   */
+  private kids: Int32Array;
+  private siblings: Int32Array;
+  private siblingCount = 0;
+  /** 32 - log2(slots) */
+  private siblingShift: number;
+  /** nodes that are the end of at least one stack (a stack may be a prefix of another); same capacity as the node columns */
+  private isStack: Uint8Array;
+  /** those nodes in the order they became stacks, so a rollback can unmark them */
+  private stackOrder: Growable<Int32Array>;
+  /** a snapshot's count of distinct stacks, fixed when it was taken; null: count stackOrder */
+  private fixedSize: number | null = null;
+  private readonly readOnly: boolean;
+  /** the child table's key (pairSlot); `fixed`: fixedSlotOf instead (test support) */
+  private k0: number;
+  private k1: number;
+  private fixed: boolean;
+  /** slots of the child table visited so far (test support: what a flood costs, counted) */
+  probes = 0;
+  /** times the child table took a new key */
+  rekeys = 0;
+  /** probes and lookups since the child table last took a key (the guard of StringTable) */
+  private spent = 0;
+  private lookups = 0;
+  private guard: boolean;
+
+  constructor(options: StackTableOptions = {}) {
+    const key = randomWords(2);
+    this.k0 = key[0] | 0;
+    this.k1 = key[1] | 0;
+    this.fixed = options.fixedHash ?? false;
+    this.guard = options.guard ?? true;
+    this.frames = new StringTable();
+    const cap = 1024;
+    this.nodeFrame = new Int32Array(cap);
+    this.nodeParent = new Int32Array(cap);
+    this.nodeDepth = new Int32Array(cap);
+    this.kids = new Int32Array(2 * cap);
+    this.isStack = new Uint8Array(cap);
+    this.siblings = new Int32Array(3 << SIBLING_BITS);
+    this.siblingShift = 32 - SIBLING_BITS;
+    this.stackOrder = new Growable(Int32Array);
+    this.readOnly = false;
+    // node 0, the empty stack
+    this.nodeFrame[0] = -1;
+    this.nodeParent[0] = -1;
+    this.nodes = 1;
+  }
+
+  /** Interns a stack given as frame keys, leaf first; returns its node. */
+  intern(leafFirst: readonly string[]): number {
+    if (this.readOnly) throw new Error('a snapshot of the stack table is read-only');
+    let node = 0;
+    for (let i = leafFirst.length - 1; i >= 0; i--) {
+      const frame = this.frames.intern(leafFirst[i]);
+      if (frame >= FRAME_LIMIT) throw new Error('more than 4M distinct frames');
+      node = this.child(node, frame);
+    }
+    return this.markStack(node);
+  }
+
+  /**
+   * Interns a stack given as frame ids (indices into `frames`), leaf first: those of
+   * `leafFirst[from, to)`; returns its node. Every id is checked before anything is made.
+   */
+  internFrameIds(leafFirst: Int32Array, from = 0, to = leafFirst.length): number {
+    if (this.readOnly) throw new Error('a snapshot of the stack table is read-only');
+    const known = this.frames.size;
+    for (let i = from; i < to; i++) {
+      const frame = leafFirst[i];
+      if (!(frame >= 0 && frame < known)) throw new RangeError(`frame id ${frame} is not in the frame table (${known} frames)`);
+    }
+    let node = 0;
+    let i = to - 1;
+    // down the nodes that exist
+    for (; i >= from; i--) {
+      const frame = leafFirst[i];
+      const first = this.kids[2 * node];
+      if (first === 0) break;
+      if (this.kids[2 * node + 1] === frame) {
+        node = first;
+        continue;
+      }
+      const c = this.sibling(node, frame);
+      if (c > 0) {
+        node = c;
+        continue;
+      }
+      node = this.addSibling(node, frame, ~c);
+      i--;
+      break;
+    }
+    // a new node has no children: the rest of the stack is a new tail, each node its parent's first child
+    if (i >= from) {
+      this.ensure(i - from + 1);
+      const frameCol = this.nodeFrame;
+      const parentCol = this.nodeParent;
+      const depthCol = this.nodeDepth;
+      const kids = this.kids;
+      let c = this.nodes;
+      let depth = depthCol[node];
+      for (; i >= from; i--) {
+        frameCol[c] = leafFirst[i];
+        parentCol[c] = node;
+        depthCol[c] = ++depth;
+        kids[2 * c] = 0;
+        this.isStack[c] = 0;
+        kids[2 * node] = c;
+        kids[2 * node + 1] = leafFirst[i];
+        node = c++;
+      }
+      this.nodes = c;
+    }
+    return this.markStack(node);
+  }
+
+  /** Makes room for `extra` more nodes, so a bulk load (a dump's stacks) does not regrow the columns on the way. */
+  reserve(extra: number): void {
+    if (this.readOnly) throw new Error('a snapshot of the stack table is read-only');
+    if (this.nodes + extra > this.nodeFrame.length) this.resize(this.nodes + extra);
+  }
+
+  private markStack(node: number): number {
+    if (this.isStack[node] === 0) {
+      this.isStack[node] = 1;
+      this.stackOrder.push(node);
+    }
+    return node;
+  }
+
+  /** The child of `node` with `frame`, made when there is none. */
+  private child(node: number, frame: number): number {
+    const first = this.kids[2 * node];
+    if (first === 0) {
+      const c = this.newNode(node, frame);
+      this.kids[2 * node] = c;
+      this.kids[2 * node + 1] = frame;
+      return c;
+    }
+    if (this.kids[2 * node + 1] === frame) return first;
+    const c = this.sibling(node, frame);
+    return c > 0 ? c : this.addSibling(node, frame, ~c);
+  }
+
+  /** The child of `node` with `frame` in the sibling table, or ~slot of the free slot where it would go. */
+  private sibling(node: number, frame: number): number {
+    if (this.guard && this.spent > GUARD_PROBES_PER_LOOKUP * this.lookups + GUARD_SLACK) this.rekey();
+    const table = this.siblings;
+    const mask = table.length / 3 - 1;
+    let h = this.slotOf(node, frame, this.siblingShift);
+    this.lookups++;
+    for (let probes = 1; ; probes++) {
+      const c = table[3 * h + 2];
+      if (c === 0 || (table[3 * h] === node && table[3 * h + 1] === frame)) {
+        this.probes += probes;
+        this.spent += probes;
+        return c === 0 ? ~h : c;
+      }
+      h = (h + 1) & mask;
+    }
+  }
+
+  private slotOf(parent: number, frame: number, shift: number): number {
+    return this.fixed ? fixedSlotOf(parent, frame, shift) : pairSlot(parent, frame, this.k0, this.k1, shift);
+  }
+
+  /** A fresh random key (and pairSlot, if it was fixedSlotOf): the child table built again. */
+  private rekey(): void {
+    const key = randomWords(2);
+    this.k0 = key[0] | 0;
+    this.k1 = key[1] | 0;
+    this.fixed = false;
+    this.rehash(this.siblings.length / 3);
+    this.spent = 0;
+    this.lookups = 0;
+    if (++this.rekeys >= MAX_REKEYS) this.guard = false;
+  }
+
+  /** A new child of `node` (which has a first child) with `frame`, at free slot `h` of the sibling table. */
+  private addSibling(node: number, frame: number, h: number): number {
+    const c = this.newNode(node, frame);
+    const table = this.siblings;
+    table[3 * h] = node;
+    table[3 * h + 1] = frame;
+    table[3 * h + 2] = c;
+    const slots = table.length / 3;
+    if (2 * ++this.siblingCount > slots) this.rehash(2 * slots);
+    return c;
+  }
+
+  private newNode(parent: number, frame: number): number {
+    this.ensure(1);
+    const c = this.nodes++;
+    this.nodeFrame[c] = frame;
+    this.nodeParent[c] = parent;
+    this.nodeDepth[c] = this.nodeDepth[parent] + 1;
+    this.isStack[c] = 0;
+    this.kids[2 * c] = 0;
+    return c;
+  }
+
+  /** Room for `extra` more nodes, doubling. */
+  private ensure(extra: number): void {
+    const need = this.nodes + extra;
+    if (need > this.nodeFrame.length) this.resize(Math.max(need, 2 * this.nodeFrame.length));
+  }
+
+  /** New node columns of `capacity` (not shared with any snapshot). */
+  private resize(capacity: number): void {
+    const n = this.nodes;
+    const copy = <T extends Int32Array | Uint8Array>(a: T, make: new (k: number) => T, per = 1): T => {
+      const b = new make(per * capacity);
+      b.set(a.subarray(0, per * n) as never);
+      return b;
+    };
+    this.nodeFrame = copy(this.nodeFrame, Int32Array);
+    this.nodeParent = copy(this.nodeParent, Int32Array);
+    this.nodeDepth = copy(this.nodeDepth, Int32Array);
+    this.kids = copy(this.kids, Int32Array, 2);
+    this.isStack = copy(this.isStack, Uint8Array);
+    this.sharedUpTo = 0;
+  }
+
+  /** The sibling table again with `slots` slots. */
+  private rehash(slots: number): void {
+    const old = this.siblings;
+    const table = new Int32Array(3 * slots);
+    const shift = 32 - Math.log2(slots);
+    const mask = slots - 1;
+    let probes = 0;
+    for (let i = 2; i < old.length; i += 3) {
+      if (old[i] === 0) continue;
+      let h = this.slotOf(old[i - 2], old[i - 1], shift);
+      probes++;
+      while (table[3 * h + 2] !== 0) {
+        h = (h + 1) & mask;
+        probes++;
+      }
+      table.set(old.subarray(i - 2, i + 1), 3 * h);
+    }
+    this.probes += probes;
+    this.spent += probes;
+    this.siblings = table;
+    this.siblingShift = shift;
+  }
+
+  /**
+   * Forgets node `c`, the newest node (rollback goes newest first): as its parent's first
+   * child (then, being its earliest child, the parent has no other left), else from the
+   * sibling table by backward-shift deletion, which keeps every probe chain whole.
+   */
+  private unlink(c: number): void {
+    const parent = this.nodeParent[c];
+    if (this.kids[2 * parent] === c) {
+      this.kids[2 * parent] = 0;
+      return;
+    }
+    const table = this.siblings;
+    const mask = table.length / 3 - 1;
+    const shift = this.siblingShift;
+    let h = this.slotOf(parent, this.nodeFrame[c], shift);
+    while (table[3 * h + 2] !== c) h = (h + 1) & mask;
+    let hole = h;
+    for (let j = (hole + 1) & mask; ; j = (j + 1) & mask) {
+      if (table[3 * j + 2] === 0) break;
+      const home = this.slotOf(table[3 * j], table[3 * j + 1], shift);
+      // the entry at j may fill the hole when its home slot is cyclically outside (hole, j]
+      if (((j - home) & mask) >= ((j - hole) & mask)) {
+        table.copyWithin(3 * hole, 3 * j, 3 * j + 3);
+        hole = j;
+      }
+    }
+    table.fill(0, 3 * hole, 3 * hole + 3);
+    this.siblingCount--;
+  }
+
+  /**
+   * Distinct stacks: interned so far in a live table; in a capture's snapshot, the count it
+   * was given (the stacks some source still references, see Ingest.finish).
+   */
+  get size(): number {
+    return this.fixedSize ?? this.stackOrder.length;
+  }
+  get nodeCount(): number {
+    return this.nodes;
+  }
+  parent(node: number): number {
+    return this.nodeParent[node];
+  }
+  frame(node: number): number {
+    return this.nodeFrame[node];
+  }
+  depth(node: number): number {
+    return this.nodeDepth[node];
+  }
+  /** Frame keys of a stack, leaf first. */
+  framesOf(node: number): string[] {
+    const out: string[] = [];
+    const strings = this.frames.strings;
+    for (let n = node; n > 0; n = this.nodeParent[n]) out.push(strings[this.nodeFrame[n]]);
+    return out;
+  }
+
+  /** Columnar copy for transfer to the UI thread. */
+  columns(): { frame: Int32Array; parent: Int32Array; depth: Int32Array; frameNames: string[] } {
+    const n = this.nodes;
+    return {
+      frame: this.nodeFrame.slice(0, n),
+      parent: this.nodeParent.slice(0, n),
+      depth: this.nodeDepth.slice(0, n),
+      frameNames: this.frames.strings.slice(),
+    };
+  }
+
+  mark(): StackTableMark {
+    return { nodes: this.nodes, frames: this.frames.size, stacks: this.stackOrder.length };
+  }
+
+  /** Forgets every node, frame and stack added since `m`. */
+  rollback(m: StackTableMark): void {
+    if (this.readOnly) throw new Error('a snapshot of the stack table is read-only');
+    const order = this.stackOrder.raw();
+    for (let i = m.stacks; i < order.length; i++) if (order[i] < m.nodes) this.isStack[order[i]] = 0;
+    this.stackOrder.truncate(m.stacks);
+    for (let n = this.nodes - 1; n >= m.nodes; n--) this.unlink(n);
+    this.nodes = m.nodes;
+    // nodes a snapshot sees are about to be written again: the live table takes its own copy
+    if (m.nodes < this.sharedUpTo) this.resize(this.nodeFrame.length);
+    this.frames.truncate(m.frames);
+  }
+
+  /**
+   * The table as it is now, read-only, sharing its arrays (nothing is copied but the frame
+   * list's pointers); `size` is the given count of distinct stacks. Later interns and
+   * rollbacks here do not show in it.
+   */
+  snapshot(size: number): StackTable {
+    // a reserve() that overshot (stacks that shared nodes already there) is not kept for good
+    if (this.nodeFrame.length - this.nodes > (this.nodes >> 2) + 4096) this.resize(this.nodes + (this.nodes >> 4) + 1024);
+    this.sharedUpTo = Math.max(this.sharedUpTo, this.nodes);
+    const s = Object.create(StackTable.prototype) as StackTable;
+    Object.assign(s, {
+      frames: this.frames.snapshot(),
+      nodeFrame: this.nodeFrame,
+      nodeParent: this.nodeParent,
+      nodeDepth: this.nodeDepth,
+      nodes: this.nodes,
+      sharedUpTo: this.nodes,
+      kids: new Int32Array(0),
+      siblings: new Int32Array(0),
+      isStack: new Uint8Array(0),
+      stackOrder: this.stackOrder.frozen(),
+      fixedSize: size,
+      readOnly: true,
+      probes: this.probes,
+      rekeys: this.rekeys,
+      guard: false,
+    });
+    return s;
+  }
+}

@@ -1,0 +1,349 @@
+import type { TraceEvent, TraceLost, TraceSink, TraceStackRecord } from '../formats/types.ts';
+import type { ColumnSink } from '../formats/trace-text.ts';
+import { Growable, SmallInts, StringTable } from '../base/growable.ts';
+import type { StackTable } from './stack-table.ts';
+
+/** What a stack record is and, once the cookie index ran, how it resolved. */
+export const RecordStatus = {
+  Resolved: 0,
+  NoDump: 1,
+  NoSlot: 2,
+  Unverified: 3,
+  Ambiguous: 4,
+  /** a full kernel stack written in the trace (a fallback, not a loss) */
+  Full: 5,
+  /** a user stack (not part of the kernel stack table) */
+  User: 6,
+} as const;
+
+export const STATUS_NAMES = ['resolved', 'no-dump', 'no-slot', 'unverified', 'ambiguous', 'full', 'user'] as const;
+export type StatusName = (typeof STATUS_NAMES)[number];
+
+export const RecordKind = { CookieV7: 0, CookieV8: 1, Full: 2, User: 3 } as const;
+
+/** Where the trace columns stood: what rollback() returns them to. */
+export interface TraceColumnsMark {
+  events: number;
+  records: number;
+  own: number;
+  lost: number;
+  tasks: number;
+  names: number;
+  userStacks: number;
+  fileStarts: number;
+}
+
+/** A column read by index; a derived one is computed from the stored columns (`raw` makes the array). */
+export interface Column<T> {
+  readonly length: number;
+  get(i: number): number;
+  /** the values as a typed array (a derived column's is made on each call on the live columns, once on a snapshot) */
+  raw(): T;
+  /** a copy, safe to transfer */
+  view(): T;
+}
+
+type Ints = Int8Array | Int16Array | Int32Array;
+
+/** As many distinct frames as the stack table takes (stack-table.ts). */
+const FRAME_LIMIT = 1 << 22;
+
+/**
+ * Events and stack records of every trace file, in columns. Events are the lines that are not
+ * stack records; each stack record links to the event that triggered it (the last event line
+ * before it on the same CPU of the same file), or -1 for an orphan.
+ *
+ * A record stores its kind, slot, generation, stack, status and event: its time, CPU, pid and
+ * task are its event's (`recTs` and the like are derived), except for an orphan or a record whose
+ * line says otherwise, whose own values are kept apart (`own*`, in record order). `evRecord` (the
+ * first record of each event) is derived from `recEvent` too. Small integers (CPU, pid, task,
+ * name, slot, generation) take 1, 2 or 4 bytes as their values need (SmallInts).
+ */
+export class TraceColumns {
+  readonly tasks = new StringTable();
+  readonly names = new StringTable();
+
+  readonly evTs = new Growable(Float64Array);
+  readonly evCpu = new SmallInts();
+  readonly evPid = new SmallInts();
+  readonly evTask = new SmallInts();
+  readonly evName = new SmallInts();
+
+  readonly recEvent = new Growable(Int32Array);
+  readonly recKind = new Growable(Uint8Array);
+  readonly recSlot = new SmallInts();
+  /** v8 generation, -1 for none */
+  readonly recGen = new SmallInts();
+  /** stack node (full stacks now; cookies once resolved), -1 for none */
+  readonly recStack = new Growable(Int32Array);
+  readonly recStatus = new Growable(Uint8Array);
+
+  /** records whose time, CPU, pid or task are not their event's (orphans among them), ascending */
+  private readonly ownRec = new Growable(Int32Array, 16);
+  private readonly ownTs = new Growable(Float64Array, 16);
+  private readonly ownCpu = new Growable(Int32Array, 16);
+  private readonly ownPid = new Growable(Int32Array, 16);
+  private readonly ownTask = new Growable(Int32Array, 16);
+
+  readonly lostCpu = new Growable(Int32Array, 16);
+  /** -1: unknown count */
+  readonly lostCount = new Growable(Int32Array, 16);
+  /** time of the last event before the marker on any CPU (NaN if none) */
+  readonly lostTs = new Growable(Float64Array, 16);
+
+  /** user stacks are kept apart from the kernel stack table */
+  readonly userStacks: string[][] = [];
+
+  private readonly readOnly: boolean = false;
+  /** a snapshot's derived arrays, made once */
+  private derivedCache: Map<string, unknown> | null = null;
+
+  /** where each trace file's rows begin, one entry per sink in the order the files were read (segments.ts) */
+  readonly fileStarts: { file: string | null; events: number; records: number }[] = [];
+
+  constructor(private readonly stacks: StackTable) {}
+
+  get eventCount(): number {
+    return this.evTs.length;
+  }
+  get recordCount(): number {
+    return this.recEvent.length;
+  }
+
+  /** the stack record an event triggered (its first), -1 when none */
+  get evRecord(): Column<Int32Array> {
+    return this.derived('evRecord', this.eventCount, () => {
+      const out = new Int32Array(this.eventCount).fill(-1);
+      const ev = this.recEvent.raw();
+      for (let i = 0; i < ev.length; i++) {
+        const e = ev[i];
+        if (e >= 0 && out[e] === -1) out[e] = i;
+      }
+      return out;
+    }, (e) => {
+      const ev = this.recEvent.raw();
+      for (let i = 0; i < ev.length; i++) if (ev[i] === e) return i;
+      return -1;
+    });
+  }
+  get recTs(): Column<Float64Array> {
+    return this.recordField('recTs', this.evTs, this.ownTs, () => new Float64Array(this.recordCount));
+  }
+  get recCpu(): Column<Int32Array> {
+    return this.recordField('recCpu', this.evCpu, this.ownCpu, () => new Int32Array(this.recordCount));
+  }
+  get recPid(): Column<Int32Array> {
+    return this.recordField('recPid', this.evPid, this.ownPid, () => new Int32Array(this.recordCount));
+  }
+  get recTask(): Column<Int32Array> {
+    return this.recordField('recTask', this.evTask, this.ownTask, () => new Int32Array(this.recordCount));
+  }
+
+  /** A sink for one trace file (its own "last event per CPU"). */
+  sink(file?: string): TraceSink & ColumnSink {
+    if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
+    this.fileStarts.push({ file: file ?? null, events: this.evTs.length, records: this.recEvent.length });
+    /** the last event on CPUs 0..1023, on others in `farCpus` */
+    const lastOnCpu = new Int32Array(1024).fill(-1);
+    const farCpus = new Map<number, number>();
+    let lastTs = NaN;
+    const { evTs, evCpu, evPid, evTask, evName, recEvent, recKind, recSlot, recGen, recStack, recStatus } = this;
+    const eventIds = (ts: number, cpu: number, pid: number, task: number, name: number) => {
+      const i = evTs.length;
+      evTs.push(ts);
+      evCpu.push(cpu);
+      evPid.push(pid);
+      evTask.push(task);
+      evName.push(name);
+      if (cpu >= 0 && cpu < 1024) lastOnCpu[cpu] = i;
+      else farCpus.set(cpu, i);
+      lastTs = ts;
+    };
+    /** a record's link to its event, its own values kept when they are not the event's */
+    const link = (ts: number, cpu: number, pid: number, task: number): void => {
+      const ev = cpu >= 0 && cpu < 1024 ? lastOnCpu[cpu] : (farCpus.get(cpu) ?? -1);
+      recEvent.push(ev);
+      if (ev < 0 || evTs.get(ev) !== ts || evPid.get(ev) !== pid || evTask.get(ev) !== task) {
+        this.ownRec.push(recEvent.length - 1);
+        this.ownTs.push(ts);
+        this.ownCpu.push(cpu);
+        this.ownPid.push(pid);
+        this.ownTask.push(task);
+      }
+      lastTs = ts;
+    };
+    const cookieIds = (ts: number, cpu: number, pid: number, task: number, slot: number, generation: number) => {
+      link(ts, cpu, pid, task);
+      recKind.push(generation < 0 ? RecordKind.CookieV7 : RecordKind.CookieV8);
+      recSlot.push(slot);
+      recGen.push(generation);
+      recStack.push(-1);
+      recStatus.push(RecordStatus.NoDump);
+    };
+    const stacks = this.stacks;
+    const fullIds = (ts: number, cpu: number, pid: number, task: number, ids: Int32Array, n: number) => {
+      if (stacks.frames.size > FRAME_LIMIT) throw new Error('more than 4M distinct frames');
+      link(ts, cpu, pid, task);
+      recSlot.push(-1);
+      recGen.push(-1);
+      recKind.push(RecordKind.Full);
+      recStack.push(stacks.internFrameIds(ids, 0, n));
+      recStatus.push(RecordStatus.Full);
+    };
+    return {
+      tasks: this.tasks,
+      names: this.names,
+      frames: stacks.frames,
+      eventIds,
+      cookieIds,
+      fullIds,
+      event: (e: TraceEvent) => eventIds(e.ts, e.cpu, e.pid, this.tasks.intern(e.comm), this.names.intern(e.name)),
+      stackRecord: (r: TraceStackRecord) => {
+        const task = this.tasks.intern(r.comm);
+        if (r.kind === 'cookie') {
+          cookieIds(r.ts, r.cpu, r.pid, task, r.slot, r.generation ?? -1);
+          return;
+        }
+        link(r.ts, r.cpu, r.pid, task);
+        recSlot.push(-1);
+        recGen.push(-1);
+        if (r.kind === 'full') {
+          recKind.push(RecordKind.Full);
+          recStack.push(this.stacks.intern(r.frames ?? []));
+          recStatus.push(RecordStatus.Full);
+        } else {
+          recKind.push(RecordKind.User);
+          recStack.push(-1);
+          recStatus.push(RecordStatus.User);
+          this.userStacks.push(r.frames ?? []);
+        }
+      },
+      lost: (l: TraceLost) => {
+        this.lostCpu.push(l.cpu);
+        this.lostCount.push(l.count ?? -1);
+        this.lostTs.push(lastTs);
+      },
+    };
+  }
+
+  mark(): TraceColumnsMark {
+    return {
+      events: this.evTs.length,
+      records: this.recEvent.length,
+      own: this.ownRec.length,
+      lost: this.lostCpu.length,
+      tasks: this.tasks.size,
+      names: this.names.size,
+      userStacks: this.userStacks.length,
+      fileStarts: this.fileStarts.length,
+    };
+  }
+
+  /** Forgets every event, stack record, lost marker, task and event name added since `m`. */
+  rollback(m: TraceColumnsMark): void {
+    if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
+    const groups = [this.eventColumns(), this.recordColumns(), this.ownColumns(), this.lostColumns()];
+    const columns = Object.values(this).filter((v) => v instanceof Growable || v instanceof SmallInts).length;
+    if (columns !== groups.flat().length) throw new Error('TraceColumns.rollback: a column is missing from its groups');
+    for (const g of this.eventColumns()) g.truncate(m.events);
+    for (const g of this.recordColumns()) g.truncate(m.records);
+    for (const g of this.ownColumns()) g.truncate(m.own);
+    for (const g of this.lostColumns()) g.truncate(m.lost);
+    this.tasks.truncate(m.tasks);
+    this.names.truncate(m.names);
+    this.userStacks.length = m.userStacks;
+    this.fileStarts.length = m.fileStarts;
+  }
+
+  /** Drops every column's growth slack (at a finish; a later append grows it again). */
+  trim(): void {
+    for (const v of Object.values(this)) if (v instanceof Growable || v instanceof SmallInts) v.trim();
+  }
+
+  /**
+   * The columns as they are now, read-only, over `stacks` (the stack table's snapshot), sharing
+   * the arrays: later appends, rollbacks and cookie resolutions here do not show in it.
+   */
+  snapshot(stacks: StackTable): TraceColumns {
+    const s = Object.create(TraceColumns.prototype) as TraceColumns;
+    const own = this as unknown as Record<string, unknown>;
+    const fields: Record<string, unknown> = {
+      stacks,
+      readOnly: true,
+      derivedCache: new Map(),
+      tasks: this.tasks.snapshot(),
+      names: this.names.snapshot(),
+      userStacks: this.userStacks.slice(),
+      fileStarts: this.fileStarts.slice(),
+    };
+    for (const [k, v] of Object.entries(own)) if (v instanceof Growable || v instanceof SmallInts) fields[k] = v.frozen();
+    Object.assign(s, fields);
+    return s;
+  }
+
+  /** A derived column: `make` builds its array (kept on a snapshot), `one` reads one value without it. */
+  private derived<T extends Float64Array | Int32Array>(key: string, length: number, make: () => T, one: (i: number) => number): Column<T> {
+    const cache = this.derivedCache;
+    const raw = (): T => {
+      if (!cache) return make();
+      let a = cache.get(key) as T | undefined;
+      if (!a) cache.set(key, (a = make()));
+      return a;
+    };
+    return {
+      length,
+      get: cache ? (i) => raw()[i] : one,
+      raw,
+      view: () => raw().slice() as T,
+    };
+  }
+
+  /** A record's time, CPU, pid or task: its event's, or its own where kept. */
+  private recordField<T extends Float64Array | Int32Array>(key: string, ofEvent: Growable<Float64Array> | SmallInts, own: Growable<T>, alloc: () => T): Column<T> {
+    const recEvent = this.recEvent;
+    const ownRec = this.ownRec;
+    return this.derived(key, this.recordCount, () => {
+      const out = alloc();
+      const ev = recEvent.raw();
+      const vals = ofEvent.raw();
+      for (let i = 0; i < ev.length; i++) {
+        const e = ev[i];
+        if (e >= 0) out[i] = vals[e];
+      }
+      const rs = ownRec.raw();
+      const ov = own.raw();
+      for (let k = 0; k < rs.length; k++) out[rs[k]] = ov[k];
+      return out;
+    }, (i) => {
+      // the last own row at or before i
+      const rs = ownRec.raw();
+      let lo = 0;
+      let hi = rs.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (rs[mid] < i) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < rs.length && rs[lo] === i) return own.get(lo);
+      return ofEvent.get(recEvent.get(i));
+    });
+  }
+
+  private eventColumns() {
+    return [this.evTs, this.evCpu, this.evPid, this.evTask, this.evName];
+  }
+  private recordColumns() {
+    return [this.recEvent, this.recKind, this.recSlot, this.recGen, this.recStack, this.recStatus];
+  }
+  private ownColumns() {
+    return [this.ownRec, this.ownTs, this.ownCpu, this.ownPid, this.ownTask];
+  }
+  private lostColumns() {
+    return [this.lostCpu, this.lostCount, this.lostTs];
+  }
+}
+
+/** A column of small integers as an Int32Array (the array itself when it already is one). */
+export function int32(a: Ints): Int32Array {
+  return a instanceof Int32Array ? a : Int32Array.from(a);
+}

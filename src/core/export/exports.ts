@@ -1,0 +1,178 @@
+import { escapeControls } from '../base/control-chars.ts';
+import type { ExplorerData } from '../query/explorer-data.ts';
+import { flame, stackWeights } from '../query/flame.ts';
+import { flameSvg } from './flame-svg.ts';
+import { STATUS_NAMES_WITH_NONE } from '../query/overview.ts';
+import type { ExportKind, FlameMode, FlameWeight, Selection } from '../query/api.ts';
+import { NO_GEN } from '../query/selection.ts';
+import { stackHashOf } from '../query/stack-hash.ts';
+import { RecordKind } from '../capture/trace-columns.ts';
+
+/** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
+const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;
+
+export interface ExportOptions {
+  /** svg: the flame graph's shape (default top-down) */
+  mode?: FlameMode;
+  /** folded, speedscope, svg: weight of a stack (default occurrences) */
+  weight?: FlameWeight;
+  /** svg sandwich: the function in the middle */
+  focus?: string | null;
+  /** svg: width in pixels (default 1200) */
+  width?: number;
+  title?: string;
+}
+
+/** the folded name of a stack with no frames (a `<stack trace>` with nothing under it) */
+export const NO_FRAMES = '[no frames]';
+
+/**
+ * A frame made safe for folded lines: `;` separates frames (it becomes `_`), and control
+ * characters (a newline would end the line, an escape sequence rewrite the terminal it is
+ * printed to) are written as `\n`, `\x1b`, ... (control-chars.ts, as the command line prints them).
+ */
+const foldedName = (s: string) => escapeControls(s).replace(/;/g, '_');
+
+/** frame string indices of a stack, leaf first */
+function frameIdsOf(d: ExplorerData, stack: number): number[] {
+  const out: number[] = [];
+  for (let n = stack; n > 0; n = d.node.parent[n]) out.push(d.node.frame[n]);
+  return out;
+}
+
+/**
+ * Frame paths (root first, frame keys: `sym+0xoff` as the stack table keeps them, like the
+ * Chrome trace export) of the selection's stacks with their weights, merged by path, sorted by path.
+ */
+export function foldedPaths(d: ExplorerData, sel: Selection, weight: FlameWeight): { path: number[]; weight: number }[] {
+  const w = stackWeights(d, sel, weight);
+  const byKey = new Map<string, { path: number[]; weight: number }>();
+  for (let i = 0; i < w.stacks.length; i++) {
+    if (w.weights[i] === 0) continue;
+    const path = frameIdsOf(d, w.stacks[i]).reverse();
+    const key = path.join(',');
+    const x = byKey.get(key);
+    if (x) x.weight += w.weights[i];
+    else byKey.set(key, { path, weight: w.weights[i] });
+  }
+  const out = [...byKey.values()];
+  const frames = d.stacks.frames.strings;
+  const text = (p: number[]) => p.map((f) => frames[f]).join(';');
+  const keys = new Map(out.map((x) => [x, text(x.path)]));
+  return out.sort((a, b) => (keys.get(a)! < keys.get(b)! ? -1 : keys.get(a)! > keys.get(b)! ? 1 : 0));
+}
+
+/**
+ * Brendan Gregg's folded stacks: one line per distinct stack, `root;...;leaf count` with each
+ * frame as `sym+0xoff` (flamegraph.pl and inferno merge by the text, so a function called from
+ * two sites stays two frames, as in the trace), the counts summing to the selection's
+ * occurrences (or ref_counts with weight 'refcount').
+ */
+export function exportFolded(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences'): string {
+  const frames = d.stacks.frames.strings;
+  const lines = foldedPaths(d, sel, weight).map(
+    (x) => (x.path.length ? x.path.map((f) => foldedName(frames[f])).join(';') : NO_FRAMES) + ' ' + x.weight,
+  );
+  return lines.length ? lines.join('\n') + '\n' : '';
+}
+
+/** A speedscope file (https://www.speedscope.app/file-format-schema.json): one sampled profile, a sample per stack, frames as `sym+0xoff`. */
+export function exportSpeedscope(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences', title = 'stackmap selection'): string {
+  const paths = foldedPaths(d, sel, weight);
+  const frames: { name: string }[] = [];
+  const frameOf = new Map<number, number>();
+  let noFrames = -1;
+  const idx = (f: number) => {
+    let i = frameOf.get(f);
+    if (i === undefined) {
+      i = frames.length;
+      frames.push({ name: d.stacks.frames.strings[f] });
+      frameOf.set(f, i);
+    }
+    return i;
+  };
+  const samples: number[][] = [];
+  const weights: number[] = [];
+  let total = 0;
+  for (const p of paths) {
+    if (p.path.length) samples.push(p.path.map(idx));
+    else {
+      if (noFrames < 0) frames.push({ name: NO_FRAMES }), (noFrames = frames.length - 1);
+      samples.push([noFrames]);
+    }
+    weights.push(p.weight);
+    total += p.weight;
+  }
+  return JSON.stringify({
+    $schema: 'https://www.speedscope.app/file-format-schema.json',
+    shared: { frames },
+    profiles: [{ type: 'sampled', name: title, unit: 'none', startValue: 0, endValue: total, samples, weights }],
+    name: title,
+    activeProfileIndex: 0,
+    exporter: 'stackmap-explorer',
+  });
+}
+
+/** the single process the chrome-trace export puts every task in (ftrace text has no reliable TGID) */
+export const CHROME_PID = 1;
+
+/**
+ * Chrome trace event JSON (Perfetto and chrome://tracing open it): an instant event ("ph":"i",
+ * thread scope) per event of the selection, ts in microseconds, tid = the task's pid, cat = its
+ * stack record's status, args = CPU, generation, slot, stack_hash and the stack's frames (leaf first); plus
+ * process_name and a thread_name per tid (its first comm). Built as text, memoizing each stack's JSON.
+ */
+export function exportChromeTrace(d: ExplorerData, sel: Selection, title = 'ftrace (stackmap explorer)'): string {
+  const t = d.t;
+  const parts: string[] = [];
+  const threadName = new Map<number, number>();
+  const nameJson = new Map<number, string>();
+  const stackJson = new Map<number, string>();
+  const statusJson = STATUS_NAMES_WITH_NONE.map((s) => JSON.stringify(s));
+  d.eachEvent(sel, (e) => {
+    const tid = d.ev.pid[e];
+    if (!threadName.has(tid)) threadName.set(tid, d.ev.task[e]);
+    const ni = d.ev.name[e];
+    let name = nameJson.get(ni);
+    if (name === undefined) nameJson.set(ni, (name = JSON.stringify(t.names.strings[ni])));
+    const r = d.ev.record[e];
+    let args = `"cpu":${d.ev.cpu[e]}`;
+    if (r >= 0) {
+      const g = d.evGen[e];
+      if (g !== NO_GEN) args += `,"generation":${g}`;
+      const kind = d.rec.kind[r];
+      if (kind === COOKIE_V7 || kind === COOKIE_V8) args += `,"slot":${d.rec.slot[r]}`;
+      const s = d.rec.stack[r];
+      if (s >= 0) {
+        let sj = stackJson.get(s);
+        // named by stack_hash (the same in every capture), never by this capture's index
+        if (sj === undefined) stackJson.set(s, (sj = `"stack_hash":"${stackHashOf(d, s)}","stack":${JSON.stringify(d.stacks.framesOf(s))}`));
+        args += `,${sj}`;
+      }
+    }
+    const us = Math.round(d.ev.ts[e] * 1e9) / 1e3;
+    parts.push(`{"name":${name},"cat":${statusJson[d.evStatus[e]]},"ph":"i","s":"t","ts":${Number.isFinite(us) ? us : 0},"pid":${CHROME_PID},"tid":${tid},"args":{${args}}}`);
+  });
+  const meta = [JSON.stringify({ name: 'process_name', ph: 'M', pid: CHROME_PID, tid: 0, args: { name: title } })];
+  for (const [tid, task] of threadName) meta.push(JSON.stringify({ name: 'thread_name', ph: 'M', pid: CHROME_PID, tid, args: { name: t.tasks.strings[task] } }));
+  return '{"traceEvents":[\n' + meta.concat(parts).join(',\n') + '\n],"displayTimeUnit":"ms"}\n';
+}
+
+export function exportSelection(d: ExplorerData, kind: ExportKind, sel: Selection, opts: ExportOptions = {}): string {
+  const weight = opts.weight ?? 'occurrences';
+  switch (kind) {
+    case 'folded':
+      return exportFolded(d, sel, weight);
+    case 'speedscope':
+      return exportSpeedscope(d, sel, weight, opts.title);
+    case 'chrome-trace':
+      return exportChromeTrace(d, sel, opts.title);
+    case 'svg': {
+      const mode = opts.mode ?? 'top-down';
+      const r = flame(d, { selection: sel, mode, weight, focus: opts.focus ?? null, highlightStack: null });
+      return flameSvg(r, { width: opts.width, title: opts.title ?? `stackmap flame graph (${mode}, ${weight})`, mode });
+    }
+    default:
+      throw new Error(`unknown export kind: ${String(kind)}`);
+  }
+}

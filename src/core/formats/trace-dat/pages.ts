@@ -1,0 +1,218 @@
+/**
+ * The ring buffer pages of a trace.dat: the page header (timestamp, commit with the
+ * missed-events flags), events by their 5-bit type_len (padding, time extend, absolute time
+ * stamp, data with or without a length word), each record decoded by its event format and sent
+ * to the trace sink; `kernel_stack` records as full stack records.
+ */
+import { addressKeyOf, type Symbolizer } from '../kallsyms.ts';
+import { formatPayload, type DatEventFormat, type PageHeader } from './format.ts';
+import { bprintText } from './printk.ts';
+import type { TraceEvent, TraceSink } from '../types.ts';
+
+/** What the page reader needs of the file read so far. */
+export interface PageContext {
+  /** counters it adds to */
+  res: { used: number; events: number; perCpu: number[]; lostMarkers: number };
+  sink: TraceSink;
+  little: boolean;
+  longSize: number;
+  page: PageHeader;
+  formats: Map<number, DatEventFormat>;
+  comms: Map<number, string>;
+  symbolizer: Symbolizer | null;
+  /** printk format address (lowercase hex) -> format, for bprint events */
+  printk?: Map<string, string>;
+  /** the timestamp the options ask for (OFFSET, TSC2NSEC), ns to ns */
+  tsOf?: ((ns: number) => number) | null;
+  diag(at: number, msg: string): void;
+  /** `n` bytes at `at` not used, for `why` */
+  unused(at: number, n: number, why: string): void;
+}
+
+/** A reader of whole pages: `p` one page of a CPU's data, `at` its file offset. */
+export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cpu: number) => void {
+  const { res, sink, little, longSize, page, formats, comms, symbolizer, diag, unused } = c;
+  const printk = c.printk ?? new Map<string, string>();
+  const tsOf = c.tsOf ?? null;
+  const ev: TraceEvent = { lineNo: 0, comm: '', pid: 0, tgid: null, cpu: 0, ts: 0, flags: '', name: '', payload: '' };
+  return readPage;
+
+  function readPage(p: Uint8Array, at: number, cpu: number): void {
+    const v = new DataView(p.buffer, p.byteOffset, p.byteLength);
+    const rd32 = (o: number) => v.getUint32(o, little);
+    let ts = little ? rd32(4) * 2 ** 32 + rd32(0) : rd32(0) * 2 ** 32 + rd32(4);
+    const commit = page.commitSize === 8 ? (little ? rd32(page.commitOffset) : rd32(page.commitOffset + 4)) : rd32(page.commitOffset);
+    const size = commit & 0x7ffffff;
+    const data = page.dataOffset;
+    if (commit & 0x80000000) {
+      res.lostMarkers++;
+      let count: number | null = null;
+      if (commit & 0x40000000 && data + size + longSize <= p.length) count = rd32(little || longSize === 4 ? data + size : data + size + 4);
+      sink.lost({ lineNo: at, cpu, count });
+    }
+    if (data + size > p.length) {
+      unused(at, p.length, `CPU ${cpu}: page commit ${size} beyond the page`);
+      return;
+    }
+    res.used += data + (p.length - data - size); // the page header and the slack after the commit
+    let o = data;
+    const end = data + size;
+    while (o < end) {
+      if (o + 4 > end) {
+        unused(at + o, end - o, `CPU ${cpu}: event header cut by the page end`);
+        o = end;
+        break;
+      }
+      const w = rd32(o);
+      const typeLen = little ? w & 31 : w >>> 27;
+      const delta = little ? w >>> 5 : w & 0x7ffffff;
+      const evAt = o;
+      if (typeLen === 29) {
+        // padding: a discarded event of array[0] more bytes, or (delta 0) the rest of the page
+        if (delta === 0 || o + 8 > end) {
+          res.used += end - o;
+          o = end;
+          break;
+        }
+        const len = rd32(o + 4);
+        if (o + 4 + len > end || len < 4) {
+          unused(at + o, end - o, `CPU ${cpu}: padding of ${len} bytes beyond the page`);
+          o = end;
+          break;
+        }
+        ts += delta;
+        res.used += 4 + len;
+        o += 4 + len;
+        continue;
+      }
+      if (typeLen === 30 || typeLen === 31) {
+        if (o + 8 > end) {
+          unused(at + o, end - o, `CPU ${cpu}: time extend cut by the page end`);
+          o = end;
+          break;
+        }
+        const ext = rd32(o + 4) * 2 ** 27 + delta;
+        ts = typeLen === 30 ? ts + ext : ext;
+        res.used += 8;
+        o += 8;
+        continue;
+      }
+      let len: number;
+      let rec: number;
+      if (typeLen === 0) {
+        if (o + 8 > end) {
+          unused(at + o, end - o, `CPU ${cpu}: event length cut by the page end`);
+          o = end;
+          break;
+        }
+        len = rd32(o + 4) - 4;
+        rec = o + 8;
+      } else {
+        len = typeLen * 4;
+        rec = o + 4;
+      }
+      if (len < 0 || rec + len > end) {
+        unused(at + o, end - o, `CPU ${cpu}: event of ${len} bytes beyond the page`);
+        o = end;
+        break;
+      }
+      ts += delta;
+      o = rec + ((len + 3) & ~3);
+      if (o > end) o = end;
+      res.used += o - evAt;
+      emit(p.subarray(rec, rec + len), at + evAt, cpu, ts);
+    }
+  }
+
+  function emit(rec: Uint8Array, at: number, cpu: number, rawNs: number): void {
+    const tsNs = tsOf ? tsOf(rawNs) : rawNs;
+    if (rec.length < 8) {
+      diag(at, 'event record shorter than its common fields');
+      return;
+    }
+    const v = new DataView(rec.buffer, rec.byteOffset, rec.byteLength);
+    const type = v.getUint16(0, little);
+    const fmt = formats.get(type);
+    const pid = v.getInt32(4, little);
+    const comm = pid === 0 ? '<idle>' : (comms.get(pid) ?? '<...>');
+    res.events++;
+    res.perCpu[cpu]++;
+    if (!fmt) {
+      diag(at, `event type ${type}: no format for it in the file`);
+      return;
+    }
+    if (fmt.name === 'kernel_stack' && fmt.system === 'ftrace') {
+      sink.stackRecord({ lineNo: at, kind: 'full', comm, pid, cpu, ts: tsNs / 1e9, slot: -1, generation: null, frames: stackFrames(fmt, rec, v) });
+      return;
+    }
+    ev.lineNo = at;
+    ev.comm = comm;
+    ev.pid = pid;
+    ev.cpu = cpu;
+    ev.ts = tsNs / 1e9;
+    ev.flags = flagString(rec[2], rec[3]);
+    ev.name = fmt.name;
+    ev.payload = fmt.name === 'bprint' && fmt.system === 'ftrace' ? (bprint(fmt, rec, v) ?? formatPayload(fmt, rec, little)) : formatPayload(fmt, rec, little);
+    sink.event(ev);
+  }
+
+  /** `ip_symbol: text` of a bprint record, its format from the saved printk formats. */
+  function bprint(fmt: DatEventFormat, rec: Uint8Array, v: DataView): string | null {
+    let ipF = null;
+    let fmtF = null;
+    let bufF = null;
+    for (const f of fmt.fields) {
+      if (f.name === 'ip') ipF = f;
+      else if (f.name === 'fmt') fmtF = f;
+      else if (f.name === 'buf') bufF = f;
+    }
+    if (!ipF || !fmtF || !bufF || (ipF.size !== 4 && ipF.size !== 8) || fmtF.size !== ipF.size) return null;
+    if (fmtF.offset + fmtF.size > rec.length || ipF.offset + ipF.size > rec.length || bufF.offset > rec.length) return null;
+    const wide = ipF.size === 8;
+    const ih = wide ? v.getUint32(little ? ipF.offset + 4 : ipF.offset, little) : 0;
+    const il = wide ? v.getUint32(little ? ipF.offset : ipF.offset + 4, little) : v.getUint32(ipF.offset, little);
+    const fh = wide ? v.getUint32(little ? fmtF.offset + 4 : fmtF.offset, little) : 0;
+    const fl = wide ? v.getUint32(little ? fmtF.offset : fmtF.offset + 4, little) : v.getUint32(fmtF.offset, little);
+    const ipText = symbolOf(ih, il, false) ?? '0x' + hexOf(ih, il);
+    const addr = hexOf(fh, fl);
+    return bprintText(ipText, printk.get(addr), addr, rec.subarray(bufF.offset), little, ipF.size, symbolOf);
+  }
+
+  /** A symbol for %ps/%pf (name) or %pS/%pF (name+0xoff), null without one. */
+  function symbolOf(hi: number, lo: number, withOffset: boolean): string | null {
+    if (!symbolizer) return null;
+    const k = symbolizer.resolve(hi, lo);
+    if (k.startsWith('0x')) return null;
+    if (withOffset) return k;
+    const plus = k.lastIndexOf('+0x');
+    return plus > 0 ? k.slice(0, plus) : k;
+  }
+
+  function stackFrames(fmt: DatEventFormat, rec: Uint8Array, v: DataView): string[] {
+    const caller = fmt.fields.find((f) => f.name === 'caller');
+    const sizeF = fmt.fields.find((f) => f.name === 'size');
+    const frames: string[] = [];
+    if (!caller) return frames;
+    let n = Math.floor((rec.length - caller.offset) / longSize);
+    if (sizeF && sizeF.size === 4 && sizeF.offset + 4 <= rec.length) n = Math.min(n, v.getUint32(sizeF.offset, little));
+    for (let i = 0; i < n; i++) {
+      const o = caller.offset + i * longSize;
+      const lo = longSize === 8 ? v.getUint32(little ? o : o + 4, little) : v.getUint32(o, little);
+      const hi = longSize === 8 ? v.getUint32(little ? o + 4 : o, little) : 0;
+      if ((hi === 0 && lo === 0) || (lo === 0xffffffff && (longSize === 4 || hi === 0xffffffff))) break;
+      frames.push(symbolizer ? symbolizer.frames.key(symbolizer.frames.idOf(hi, lo)) : addressKeyOf(hi, lo));
+    }
+    return frames;
+  }
+}
+
+const hexOf = (hi: number, lo: number) => (hi === 0 ? lo.toString(16) : hi.toString(16) + lo.toString(16).padStart(8, '0'));
+
+/** The irqs-off / need-resched / hardirq-softirq / preempt-depth columns, as ftrace prints them. */
+function flagString(flags: number, preempt: number): string {
+  const irq = flags & 0x01 ? 'd' : flags & 0x02 ? 'X' : '.';
+  const nr = flags & 0x04 ? 'N' : '.';
+  const hs = flags & 0x08 && flags & 0x10 ? 'H' : flags & 0x08 ? 'h' : flags & 0x10 ? 's' : '.';
+  const pc = (preempt & 0xf) === 0 ? '.' : (preempt & 0xf).toString(16);
+  return irq + nr + hs + pc;
+}

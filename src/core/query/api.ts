@@ -1,0 +1,212 @@
+/**
+ * The explorer's questions and answers: what the UI asks the worker about a loaded capture.
+ * Everything here is plain data (typed arrays, numbers, strings) so it crosses postMessage.
+ */
+
+/** What every pane is filtered by. */
+export interface Selection {
+  /** [t0, t1] in trace seconds; null: the whole trace */
+  range: [number, number] | null;
+  /**
+   * A generation number; 'none' for records without one (v4..v7 ids); null: all generations.
+   * A record's generation: its cookie's for a v8 cookie, otherwise the generation in force at
+   * that point of the trace (the last v8 cookie's generation before it in file order).
+   */
+  generation: number | 'none' | null;
+  /** CPUs to include; null: all */
+  cpus: number[] | null;
+}
+
+export const ALL: Selection = { range: null, generation: null, cpus: null };
+
+/** Status codes as in trace-columns.ts STATUS_NAMES, plus 7 for an event with no stack record. */
+export const NO_STACK_RECORD = 7;
+export const TIMELINE_STATUSES = 8;
+
+export interface GenerationInfo {
+  generation: number | 'none';
+  /** first and last stack record of this generation (NaN if none) */
+  firstTs: number;
+  lastTs: number;
+  /** stack records (cookies and full stacks) of this generation */
+  records: number;
+  cookies: number;
+  resolved: number;
+  /** resolved / cookies, NaN without cookies */
+  coverage: number;
+  /** formats of the dumps loaded for it (`stack_map_text`, `stack_map_bin`, `dump_json`) */
+  dumpKinds: string[];
+  dumpSlots: number;
+  /** its records per segment (segments.ts): a span never reaches across unrelated trace files */
+  segments: import('../capture/derived.ts').GenerationSpan[];
+  /** the sum of the per-segment spans */
+  duration: number;
+}
+
+export interface Overview {
+  /** time of the first and last event or record */
+  t0: number;
+  t1: number;
+  cpus: number[];
+  /** the busiest tasks, for per-task lanes */
+  tasks: { task: number; name: string; events: number }[];
+  generations: GenerationInfo[];
+  /** where one generation ends and the next begins (between the two spans) */
+  resets: { ts: number; from: number | 'none'; to: number }[];
+  lost: { ts: number; cpu: number; count: number | null }[];
+  statusNames: readonly string[];
+  /** the capture's disjoint time ranges, in time order (one for a single capture) */
+  segments: import('../capture/segments.ts').Segment[];
+  /** trace files whose events overlap in time on a CPU (probably the same capture twice) */
+  overlaps: import('../capture/segments.ts').SegmentOverlap[];
+}
+
+export interface TimelineRequest {
+  t0: number;
+  t1: number;
+  /** pixel columns */
+  buckets: number;
+  lanes: 'cpu' | 'task';
+  selection: Selection;
+  /** a stack to highlight: its occurrences are counted separately */
+  highlightStack: number | null;
+  /**
+   * Time ranges laid side by side (the visible part of each segment), each with its own pixel
+   * columns; when given, t0/t1 only bound them and `buckets` is the sum of theirs.
+   */
+  pieces?: { t0: number; t1: number; buckets: number }[];
+}
+
+export interface TimelineResult {
+  lanes: { key: number; label: string }[];
+  buckets: number;
+  /** counts[(lane * buckets + bucket) * TIMELINE_STATUSES + status]: events by their stack record's status */
+  counts: Uint32Array;
+  /** highlight[lane * buckets + bucket]: events whose stack is the highlighted one */
+  highlight: Uint32Array;
+}
+
+export interface EventInfo {
+  index: number;
+  ts: number;
+  cpu: number;
+  pid: number;
+  task: string;
+  name: string;
+  status: string;
+  generation: number | null;
+  slot: number | null;
+  stack: number;
+  /** leaf first, at most 12 */
+  frames: string[];
+}
+
+export interface TopStacksRequest {
+  selection: Selection;
+  /** substring or /regex/ matched against each frame's function; '' for none */
+  filter: string;
+  limit: number;
+}
+
+export interface TopStackRow {
+  stack: number;
+  /** the stack's identity across captures (stack-hash.ts): what the URL and exports name it by */
+  stackHash: string;
+  /** the dump slots holding it: generation ('none': a generation-less dump) and slot, i.e. its stack_id */
+  slots: import('./stack-hash.ts').DumpSlotRef[];
+  /** occurrences in the selection (resolved cookies + full stacks) */
+  count: number;
+  /** count / all occurrences in the selection */
+  share: number;
+  /** the dumps' ref_count summed over the generations it is in, null when no dump holds it */
+  refCount: number | null;
+  generations: (number | 'none')[];
+  leaf: string;
+  depth: number;
+  /** ring-buffer bytes these occurrences saved: full-stack bytes minus the cookie bytes recorded */
+  bytesSaved: number;
+}
+
+export interface TopStacksResult {
+  rows: TopStackRow[];
+  /** stacks matching before the limit */
+  matching: number;
+  total: number;
+}
+
+export type FlameMode = 'top-down' | 'bottom-up' | 'sandwich';
+export type FlameWeight = 'occurrences' | 'refcount';
+
+export interface FlameRequest {
+  selection: Selection;
+  mode: FlameMode;
+  weight: FlameWeight;
+  /** sandwich: the function in the middle */
+  focus: string | null;
+  /** a stack whose path to mark */
+  highlightStack: number | null;
+}
+
+/**
+ * A call tree merged by function name (frame keys without `+0xoff`), nodes in depth-first
+ * pre-order, children by descending value. Sandwich: callers above (as a bottom-up tree of the
+ * focus function) in `callers`, callees below in `tree`.
+ */
+export interface FlameTree {
+  names: string[];
+  /** per node: index into names */
+  name: Int32Array;
+  parent: Int32Array;
+  depth: Int32Array;
+  /** inclusive weight */
+  value: Float64Array;
+  /** weight of stacks ending here */
+  self: Float64Array;
+  total: number;
+  /** nodes on the highlighted stack's path */
+  highlight: Int32Array;
+}
+
+export interface FlameResult {
+  tree: FlameTree;
+  /** sandwich only */
+  callers: FlameTree | null;
+}
+
+export interface SelectionSummary {
+  events: number;
+  cookies: number;
+  fullStacks: number;
+  resolved: number;
+  unresolved: number;
+  uniqueStacks: number;
+  status: Record<string, number>;
+  /** the selection's cookies that reused a slot already in the map */
+  dedupRate: number;
+  /** the selection's stack bytes in the ring buffer with and without the map */
+  ringBuffer: import('../capture/derived.ts').RingBufferStats;
+}
+
+export interface GenerationDiffRow {
+  stack: number;
+  leaf: string;
+  a: number;
+  b: number;
+}
+
+export interface GenerationDiff {
+  a: number | 'none';
+  b: number | 'none';
+  onlyA: GenerationDiffRow[];
+  onlyB: GenerationDiffRow[];
+  changed: GenerationDiffRow[];
+}
+
+export type ExportKind = 'folded' | 'speedscope' | 'chrome-trace' | 'svg';
+
+export interface Warning {
+  level: 'info' | 'warn' | 'error';
+  /** stable id for tests and docs */
+  id: 'map-nearly-full' | 'drops' | 'v7-reset-risk' | 'text-dump-across-reset' | 'generation-without-dump' | 'symbols-mismatch' | 'ambiguous-ids' | 'unresolved' | 'overlapping-traces' | 'segments';
+  message: string;
+}

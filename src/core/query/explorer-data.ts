@@ -1,0 +1,269 @@
+import { frameFunction } from '../formats/frames.ts';
+import type { Capture } from '../capture/ingest.ts';
+import type { Selection } from './api.ts';
+import { eventColumns, isOccurrence, lowerBound, NO_GEN, recordGenerations, SelectionFilter, sortedOrder, upperBound } from './selection.ts';
+import type { StackTable } from '../capture/stack-table.ts';
+import { int32, RecordKind, RecordStatus, type TraceColumns } from '../capture/trace-columns.ts';
+
+/** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
+const { Full: FULL, Resolved: RESOLVED, Unverified: UNVERIFIED } = RecordStatus;
+const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;
+
+/** A stack's occurrences in a selection: distinct stacks in first-seen (file) order. */
+export interface Occurrences {
+  stacks: Int32Array;
+  counts: Float64Array;
+  /** record index of the first occurrence */
+  first: Int32Array;
+  /** of counts: v7 ids and v8 cookies (the rest are full stacks) */
+  v7: Float64Array;
+  v8: Float64Array;
+  /** sum of counts */
+  total: number;
+}
+
+/**
+ * What the explorer precomputes once per capture (typed arrays, one pass each): effective
+ * generations of records and events, each event's record status, timestamp order of events
+ * and records (null when the file order already is), function names of frames, and the
+ * dumps' ref_counts by generation and stack.
+ */
+export class ExplorerData {
+  readonly t: TraceColumns;
+  readonly stacks: StackTable;
+  /** the trace's event columns as typed arrays (see columns-raw.ts) */
+  readonly ev: { ts: Float64Array; cpu: Int32Array; pid: Int32Array; task: Int32Array; name: Int32Array; record: Int32Array };
+  readonly rec: { ts: Float64Array; cpu: Int32Array; kind: Uint8Array; slot: Int32Array; gen: Int32Array; stack: Int32Array; status: Uint8Array };
+  /** the stack table's nodes (a copy: small next to the trace) */
+  readonly node: { parent: Int32Array; frame: Int32Array; depth: Int32Array };
+  readonly recGen: Int32Array;
+  readonly evGen: Int32Array;
+  readonly evStatus: Uint8Array;
+  /** sorted position -> event index; null: identity */
+  readonly evOrder: Int32Array | null;
+  readonly recOrder: Int32Array | null;
+  /** frame string index -> function index into fnNames */
+  readonly fnOfFrame: Int32Array;
+  readonly fnNames: string[];
+  /** generation key (NO_GEN: generation-less dumps) -> stack -> ref_count summed over slots */
+  readonly refByGen = new Map<number, Map<number, number>>();
+  /** dump formats by generation key */
+  readonly dumpKinds = new Map<number, string[]>();
+
+  constructor(readonly capture: Capture) {
+    this.t = capture.trace;
+    this.stacks = capture.stacks;
+    const t = this.t;
+    // the capture stores small integers narrow and derives evRecord and the records' times and
+    // CPUs from their events (trace-columns.ts): here they are full-width arrays, made once
+    this.ev = { ts: t.evTs.raw(), cpu: int32(t.evCpu.raw()), pid: int32(t.evPid.raw()), task: int32(t.evTask.raw()), name: int32(t.evName.raw()), record: t.evRecord.raw() };
+    this.rec = {
+      ts: t.recTs.raw(),
+      cpu: t.recCpu.raw(),
+      kind: t.recKind.raw(),
+      slot: int32(t.recSlot.raw()),
+      gen: int32(t.recGen.raw()),
+      stack: t.recStack.raw(),
+      status: t.recStatus.raw(),
+    };
+    const cols = this.stacks.columns();
+    this.node = { parent: cols.parent, frame: cols.frame, depth: cols.depth };
+    // a generation in force does not carry from one trace file into the next (segments.ts)
+    this.recGen = recordGenerations(this.rec, t.fileStarts.map((f) => f.records));
+    const ev = eventColumns(this.ev.record, this.rec.status, this.recGen, t.fileStarts.map((f) => f.events));
+    this.evGen = ev.gen;
+    this.evStatus = ev.status;
+    this.evOrder = sortedOrder(this.ev.ts);
+    this.recOrder = sortedOrder(this.rec.ts);
+
+    const frames = this.stacks.frames.strings;
+    this.fnOfFrame = new Int32Array(frames.length);
+    const fnIndex = new Map<string, number>();
+    this.fnNames = [];
+    for (let i = 0; i < frames.length; i++) {
+      const fn = frameFunction(frames[i]);
+      let k = fnIndex.get(fn);
+      if (k === undefined) {
+        k = this.fnNames.length;
+        this.fnNames.push(fn);
+        fnIndex.set(fn, k);
+      }
+      this.fnOfFrame[i] = k;
+    }
+
+    const d = capture.dumps;
+    const addRef = (g: number, stack: number, ref: number) => {
+      let m = this.refByGen.get(g);
+      if (!m) this.refByGen.set(g, (m = new Map()));
+      m.set(stack, (m.get(stack) ?? 0) + ref);
+    };
+    for (const gd of d.byGeneration.values()) {
+      for (const s of gd.slots.values()) addRef(gd.generation, s.stack, s.refCount);
+      this.dumpKinds.set(gd.generation, [...new Set(gd.sources.map((i) => d.sources[i].format))].sort());
+    }
+    // generation-less dumps: a slot read by several dumps of one map (a stack_map_bin and a
+    // stack_map read together) counts once, at its highest reading; a slot whose dumps disagree
+    // (read on either side of a reset) counts each distinct stack it held
+    for (const slot of d.generationlessSlots.values()) {
+      const best = new Map<number, number>();
+      for (const r of slot.readings) best.set(r.stack, Math.max(best.get(r.stack) ?? 0, r.refCount));
+      for (const [stack, ref] of best) addRef(NO_GEN, stack, ref);
+    }
+    for (const gl of d.generationless) {
+      const kinds = new Set(this.dumpKinds.get(NO_GEN) ?? []);
+      kinds.add(d.sources[gl.source].format);
+      this.dumpKinds.set(NO_GEN, [...kinds].sort());
+    }
+  }
+
+  get eventCount(): number {
+    return this.t.eventCount;
+  }
+  get recordCount(): number {
+    return this.t.recordCount;
+  }
+  /** event index at sorted position p */
+  evAt(p: number): number {
+    return this.evOrder ? this.evOrder[p] : p;
+  }
+  recAt(p: number): number {
+    return this.recOrder ? this.recOrder[p] : p;
+  }
+  /** sorted positions [p0, p1) of events with lo <= ts <= hi */
+  eventSpan(lo: number, hi: number): [number, number] {
+    const n = this.t.eventCount;
+    const ts = this.ev.ts;
+    const o = this.evOrder;
+    const key = o ? (p: number) => ts[o[p]] : (p: number) => ts[p];
+    return [lo === -Infinity ? 0 : lowerBound(n, key, lo), hi === Infinity ? n : upperBound(n, key, hi)];
+  }
+  recordSpan(lo: number, hi: number): [number, number] {
+    const n = this.t.recordCount;
+    const ts = this.rec.ts;
+    const o = this.recOrder;
+    const key = o ? (p: number) => ts[o[p]] : (p: number) => ts[p];
+    return [lo === -Infinity ? 0 : lowerBound(n, key, lo), hi === Infinity ? n : upperBound(n, key, hi)];
+  }
+
+  /**
+   * Where a scan of the selection's records runs: sorted positions [p0, p1) through `order`
+   * (null: the position is the record index). With a range, only the records in it, in
+   * timestamp order; without, every record in file order. `check`: whether each record must
+   * still pass recordIn (false for ALL). Callers write the loop, so hot loops stay monomorphic:
+   *
+   *   for (let p = s.p0; p < s.p1; p++) { const r = s.order === null ? p : s.order[p]; if (s.check && !d.recordIn(f, r)) continue; ... }
+   */
+  recordScan(f: SelectionFilter): { p0: number; p1: number; order: Int32Array | null; check: boolean } {
+    if (!f.hasRange) return { p0: 0, p1: this.rec.ts.length, order: null, check: !f.all };
+    const [p0, p1] = this.recordSpan(f.lo, f.hi);
+    return { p0, p1, order: this.recOrder, check: true };
+  }
+  recordIn(f: SelectionFilter, r: number): boolean {
+    return f.test(this.rec.ts[r], this.rec.cpu[r], this.recGen[r]);
+  }
+  eventScan(f: SelectionFilter): { p0: number; p1: number; order: Int32Array | null; check: boolean } {
+    if (!f.hasRange) return { p0: 0, p1: this.ev.ts.length, order: null, check: !f.all };
+    const [p0, p1] = this.eventSpan(f.lo, f.hi);
+    return { p0, p1, order: this.evOrder, check: true };
+  }
+  eventIn(f: SelectionFilter, e: number): boolean {
+    return f.test(this.ev.ts[e], this.ev.cpu[e], this.evGen[e]);
+  }
+
+  /** Calls fn for every record of the selection (in timestamp order when a range is set, else file order). */
+  eachRecord(sel: Selection | SelectionFilter, fn: (r: number) => void): void {
+    const f = sel instanceof SelectionFilter ? sel : new SelectionFilter(sel);
+    const { p0, p1, order, check } = this.recordScan(f);
+    for (let p = p0; p < p1; p++) {
+      const r = order === null ? p : order[p];
+      if (check && !this.recordIn(f, r)) continue;
+      fn(r);
+    }
+  }
+
+  /** Calls fn for every event of the selection (in timestamp order when a range is set, else file order). */
+  eachEvent(sel: Selection | SelectionFilter, fn: (e: number) => void): void {
+    const f = sel instanceof SelectionFilter ? sel : new SelectionFilter(sel);
+    const { p0, p1, order, check } = this.eventScan(f);
+    for (let p = p0; p < p1; p++) {
+      const e = order === null ? p : order[p];
+      if (check && !this.eventIn(f, e)) continue;
+      fn(e);
+    }
+  }
+
+  /**
+   * Occurrences of each stack among the selection's records: resolved and unverified cookies
+   * and full kernel stacks (the records that stand for a known stack).
+   */
+  occurrences(sel: Selection | SelectionFilter): Occurrences {
+    const f = sel instanceof SelectionFilter ? sel : new SelectionFilter(sel);
+    const nodes = this.node.parent.length;
+    const counts = new Float64Array(nodes);
+    const first = new Int32Array(nodes).fill(-1);
+    const v7 = new Float64Array(nodes);
+    const v8 = new Float64Array(nodes);
+    const order: number[] = [];
+    let total = 0;
+    const { status, stack, kind } = this.rec;
+    const scan = this.recordScan(f);
+    for (let p = scan.p0; p < scan.p1; p++) {
+      const r = scan.order === null ? p : scan.order[p];
+      if (scan.check && !this.recordIn(f, r)) continue;
+      const st = status[r];
+      if (st !== RESOLVED && st !== UNVERIFIED && st !== FULL) continue;
+      const s = stack[r];
+      if (s < 0) continue;
+      if (counts[s] === 0) {
+        order.push(s);
+        first[s] = r;
+      } else if (r < first[s]) first[s] = r;
+      counts[s]++;
+      const k = kind[r];
+      if (k === COOKIE_V7) v7[s]++;
+      else if (k === COOKIE_V8) v8[s]++;
+      total++;
+    }
+    // first-seen order in the file, whatever order the walk took
+    order.sort((a, b) => first[a] - first[b]);
+    return {
+      stacks: Int32Array.from(order),
+      counts: Float64Array.from(order, (s) => counts[s]),
+      first: Int32Array.from(order, (s) => first[s]),
+      v7: Float64Array.from(order, (s) => v7[s]),
+      v8: Float64Array.from(order, (s) => v8[s]),
+      total,
+    };
+  }
+
+  /** Generation keys present among a selection's occurrences. */
+  generationsOf(sel: Selection | SelectionFilter): Set<number> {
+    const out = new Set<number>();
+    this.eachRecord(sel, (r) => {
+      if (isOccurrence(this.rec.status[r]) && this.rec.stack[r] >= 0) out.add(this.recGen[r]);
+    });
+    return out;
+  }
+
+  /** ref_count of a stack summed over the dumps of the given generation keys (null: every dump); null when none holds it. */
+  refCount(stack: number, gens: Iterable<number> | null): number | null {
+    let sum = 0;
+    let found = false;
+    const keys = gens ?? this.refByGen.keys();
+    for (const g of keys) {
+      const v = this.refByGen.get(g)?.get(stack);
+      if (v !== undefined) {
+        sum += v;
+        found = true;
+      }
+    }
+    return found ? sum : null;
+  }
+
+  /** function index of every frame of a stack, leaf first */
+  functionsOf(stack: number): number[] {
+    const out: number[] = [];
+    for (let n = stack; n > 0; n = this.node.parent[n]) out.push(this.fnOfFrame[this.node.frame[n]]);
+    return out;
+  }
+}

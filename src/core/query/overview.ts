@@ -1,0 +1,147 @@
+import { hasStack } from '../capture/cookie-index.ts';
+import { SpanCounter } from '../capture/derived.ts';
+import type { ExplorerData } from './explorer-data.ts';
+import { NO_STACK_RECORD, type GenerationInfo, type Overview } from './api.ts';
+import { segmentsOf } from '../capture/segments.ts';
+import { genValue, NO_GEN } from './selection.ts';
+import { RecordKind, STATUS_NAMES } from '../capture/trace-columns.ts';
+
+/** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
+const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;
+
+export const TOP_TASKS = 32;
+export const STATUS_NAMES_WITH_NONE: readonly string[] = [...STATUS_NAMES, 'no-stack-record'];
+if (STATUS_NAMES_WITH_NONE.length !== NO_STACK_RECORD + 1) throw new Error('status codes out of step with query-types');
+
+/** Events per task (comm string index), in one pass. */
+export function taskEvents(d: ExplorerData): Float64Array {
+  const t = d.t;
+  const counts = new Float64Array(t.tasks.strings.length);
+  const task = d.ev.task;
+  for (let e = 0; e < task.length; e++) counts[task[e]]++;
+  return counts;
+}
+
+/** Tasks by events, busiest first (ties: first interned first), at most `limit`. */
+export function busiestTasks(d: ExplorerData, limit = TOP_TASKS): { task: number; name: string; events: number }[] {
+  const counts = taskEvents(d);
+  const ids: number[] = [];
+  for (let i = 0; i < counts.length; i++) if (counts[i] > 0) ids.push(i);
+  ids.sort((a, b) => counts[b] - counts[a] || a - b);
+  return ids.slice(0, limit).map((task) => ({ task, name: d.t.tasks.strings[task], events: counts[task] }));
+}
+
+/** Generations by their records in the trace and the dumps loaded for them, with their span in each segment. */
+export function generationInfos(d: ExplorerData): GenerationInfo[] {
+  const t = d.t;
+  const { segments } = segmentsOf(d.capture);
+  const gens = new Map<number, GenerationInfo>();
+  const spans = new Map<number, SpanCounter>();
+  const get = (g: number): GenerationInfo => {
+    let s = gens.get(g);
+    if (!s) {
+      s = { generation: genValue(g), firstTs: NaN, lastTs: NaN, records: 0, cookies: 0, resolved: 0, coverage: NaN, dumpKinds: [], dumpSlots: 0, segments: [], duration: 0 };
+      gens.set(g, s);
+      spans.set(g, new SpanCounter(segments));
+    }
+    return s;
+  };
+  for (let r = 0; r < t.recordCount; r++) {
+    const g = d.recGen[r];
+    const s = get(g);
+    const ts = d.rec.ts[r];
+    if (!(s.firstTs <= ts)) s.firstTs = ts;
+    if (!(s.lastTs >= ts)) s.lastTs = ts;
+    const kind = d.rec.kind[r];
+    spans.get(g)!.add(ts, g === NO_GEN || kind === COOKIE_V8);
+    s.records++;
+    if (kind === COOKIE_V7 || kind === COOKIE_V8) {
+      s.cookies++;
+      if (hasStack(d.rec.status[r])) s.resolved++;
+    }
+  }
+  const dumps = d.capture.dumps;
+  for (const gd of dumps.byGeneration.values()) {
+    const s = get(gd.generation);
+    s.dumpSlots = gd.slots.size;
+    s.dumpKinds = d.dumpKinds.get(gd.generation) ?? [];
+  }
+  if (dumps.generationless.length) {
+    const s = get(NO_GEN);
+    // the largest of the generation-less dumps, as derived.ts counts it
+    s.dumpSlots = Math.max(...dumps.generationless.map((g) => g.slots.size));
+    s.dumpKinds = d.dumpKinds.get(NO_GEN) ?? [];
+  }
+  for (const [g, s] of gens) {
+    s.coverage = s.cookies ? s.resolved / s.cookies : NaN;
+    Object.assign(s, spans.get(g)!.result());
+  }
+  return [...gens.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+}
+
+/**
+ * Resets: between consecutive generation spans (in time order) of one segment that enter a
+ * numbered generation, at the midpoint of the gap between the last record of one and the first
+ * of the next. Between segments there is no reset to see: they are unrelated time ranges.
+ */
+export function resetsOf(gens: GenerationInfo[]): Overview['resets'] {
+  const bySegment = new Map<number, { generation: number | 'none'; firstTs: number; lastTs: number }[]>();
+  for (const g of gens) {
+    for (const s of g.segments) {
+      let list = bySegment.get(s.segment);
+      if (!list) bySegment.set(s.segment, (list = []));
+      list.push({ generation: g.generation, firstTs: s.firstTs, lastTs: s.lastTs });
+    }
+  }
+  const out: Overview['resets'] = [];
+  for (const k of [...bySegment.keys()].sort((a, b) => a - b)) {
+    const spans = bySegment.get(k)!.sort((a, b) => a.firstTs - b.firstTs);
+    for (let i = 1; i < spans.length; i++) {
+      const a = spans[i - 1];
+      const b = spans[i];
+      if (b.generation === 'none' || a.generation === b.generation) continue;
+      out.push({ ts: (a.lastTs + b.firstTs) / 2, from: a.generation, to: b.generation });
+    }
+  }
+  return out;
+}
+
+export function overview(d: ExplorerData): Overview {
+  const t = d.t;
+  let t0 = Infinity;
+  let t1 = -Infinity;
+  const cpus = new Set<number>();
+  // CPUs below 4096 are marked in a table, others (never seen in practice) in the set
+  const seenCpu = new Uint8Array(4096);
+  const scan = (ts: Float64Array, cpu: Int32Array) => {
+    for (let i = 0; i < ts.length; i++) {
+      const x = ts[i];
+      if (x < t0) t0 = x;
+      if (x > t1) t1 = x;
+      const c = cpu[i];
+      if (c >= 0 && c < 4096) seenCpu[c] = 1;
+      else cpus.add(c);
+    }
+  };
+  scan(d.ev.ts, d.ev.cpu);
+  scan(d.rec.ts, d.rec.cpu);
+  for (let c = 0; c < seenCpu.length; c++) if (seenCpu[c]) cpus.add(c);
+  const generations = generationInfos(d);
+  const lost: Overview['lost'] = [];
+  for (let i = 0; i < t.lostCpu.length; i++) {
+    const count = t.lostCount.get(i);
+    lost.push({ ts: t.lostTs.get(i), cpu: t.lostCpu.get(i), count: count < 0 ? null : count });
+  }
+  return {
+    t0: t0 === Infinity ? NaN : t0,
+    t1: t1 === -Infinity ? NaN : t1,
+    cpus: [...cpus].sort((a, b) => a - b),
+    tasks: busiestTasks(d),
+    generations,
+    resets: resetsOf(generations),
+    lost,
+    statusNames: STATUS_NAMES_WITH_NONE,
+    segments: segmentsOf(d.capture).segments,
+    overlaps: segmentsOf(d.capture).overlaps,
+  };
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { ExplorerData } from './explorer-data.ts';
+import { handCapture, sampleCapture, stackOf } from '../testing/explorer-fixtures.ts';
+import { ALL } from './api.ts';
+import { summarize } from '../capture/summary.ts';
+import { TOO_SLOW } from '../base/text-match.ts';
+import { stackOccurrences, topStacks, type TopStacksSortKey } from './top-stacks.ts';
+
+describe('top stacks', () => {
+  const c = handCapture();
+  const d = new ExplorerData(c);
+  const S1 = stackOf(c, ['a+0x1', 'b+0x2']);
+  const S2 = stackOf(c, ['c+0x3', 'b+0x2']);
+  const S3 = stackOf(c, ['a+0x1', 'd+0x4', 'a+0x9', 'b+0x2']);
+
+  it('ranks by occurrences, ties by first occurrence, with share, refCount, generations, bytes saved', () => {
+    const r = topStacks(d, { selection: ALL, filter: '', limit: 10 });
+    expect([r.total, r.matching]).toEqual([7, 3]);
+    expect(r.rows).toEqual([
+      // two v8 cookies (2 x (28 - 16)) and a full stack (saves nothing); hashes from Python's integers, slots from the fixture's dumps
+      { stack: S1, stackHash: 'e5e29399c829f289', slots: [{ generation: 1, slot: 1 }], count: 3, share: 3 / 7, refCount: 2, generations: [1], leaf: 'a+0x1', depth: 2, bytesSaved: 24 },
+      { stack: S2, stackHash: '159f8313055c2d45', slots: [{ generation: 1, slot: 2 }, { generation: 2, slot: 1 }], count: 3, share: 3 / 7, refCount: 6, generations: [1, 2], leaf: 'c+0x3', depth: 2, bytesSaved: 36 },
+      { stack: S3, stackHash: '9dc3bdb379e56521', slots: [{ generation: 1, slot: 3 }], count: 1, share: 1 / 7, refCount: 1, generations: [1], leaf: 'a+0x1', depth: 4, bytesSaved: 12 + 32 - 16 },
+    ]);
+  });
+
+  it('filters by the frame as shown or its function (substring or /regex/), limits, and restricts refCount to the generation', () => {
+    expect(topStacks(d, { selection: ALL, filter: 'D', limit: 10 }).rows.map((x) => x.stack)).toEqual([S3]);
+    const re = topStacks(d, { selection: ALL, filter: '/^[ac]$/', limit: 1 });
+    expect([re.matching, re.matchingOccurrences, re.rows.map((x) => x.stack)]).toEqual([3, 7, [S1]]);
+    // the text as shown: `a+0x9` is a frame of S3 only, `+0x` is in every frame
+    const shown = topStacks(d, { selection: ALL, filter: 'a+0x9', limit: 10 });
+    expect([shown.matching, shown.matchingOccurrences, shown.rows.map((x) => x.stack)]).toEqual([1, 1, [S3]]);
+    expect(topStacks(d, { selection: ALL, filter: '/^c\\+0x3$/', limit: 10 }).rows.map((x) => x.stack)).toEqual([S2]);
+    expect(topStacks(d, { selection: ALL, filter: '+0x', limit: 10 }).matching).toBe(3);
+    expect(topStacks(d, { selection: ALL, filter: '0x7', limit: 10 }).matchingOccurrences).toBe(0);
+    const g2 = topStacks(d, { selection: { range: null, generation: 2, cpus: null }, filter: '', limit: 10 });
+    expect(g2.rows.map((x) => [x.stack, x.count, x.refCount, x.generations])).toEqual([[S2, 2, 5, [2]]]);
+  });
+
+  it('`stack:<stack_hash>` keeps that one stack', () => {
+    const r = topStacks(d, { selection: ALL, filter: 'stack:9dc3bdb379e56521', limit: 10 });
+    expect([r.matching, r.matchingOccurrences, r.rows.map((x) => x.stack)]).toEqual([1, 1, [S3]]);
+    expect(topStacks(d, { selection: ALL, filter: 'stack:0000000000000000', limit: 10 }).matching).toBe(0);
+    // not a hash: searched as text (no frame has it)
+    expect(topStacks(d, { selection: ALL, filter: 'stack:9dc3', limit: 10 }).matching).toBe(0);
+  });
+
+  it('an invalid regex, or one past its budget, is an error, not an empty table', () => {
+    const bad = topStacks(d, { selection: ALL, filter: '/(/', limit: 10 });
+    expect([bad.rows, bad.matching, bad.total]).toEqual([[], 0, 7]);
+    expect(bad.error).toMatch(/Invalid regular expression/);
+    expect(topStacks(d, { selection: ALL, filter: '(', limit: 10 }).error).toBeNull();
+    const s = sampleCapture();
+    const slow = topStacks(new ExplorerData(s), { selection: ALL, filter: '/^(\\w+)*!$/', limit: 10 });
+    expect(slow.error?.startsWith(TOO_SLOW)).toBe(true);
+    expect(slow.rows).toEqual([]);
+  });
+
+  it('sorts every matching stack by a column before the limit', () => {
+    const by = (key: TopStacksSortKey, dir: 'asc' | 'desc', limit = 10) => topStacks(d, { selection: ALL, filter: '', limit, sort: { key, dir } }).rows.map((x) => x.stack);
+    expect(by('depth', 'desc')).toEqual([S3, S1, S2]);
+    expect(by('depth', 'asc', 1)).toEqual([S1]);
+    expect(by('refCount', 'desc')).toEqual([S2, S1, S3]);
+    expect(by('leaf', 'desc')).toEqual([S2, S1, S3]);
+    expect(by('bytesSaved', 'asc')).toEqual([S1, S3, S2]);
+    expect(by('generations', 'desc')).toEqual([S2, S1, S3]);
+    expect(by('count', 'asc')).toEqual([S3, S1, S2]);
+  });
+
+  it('sample: the busiest leaf frame (`__kmalloc+0x…`) matches the stacks that show it, as counted over their frames', () => {
+    const s = sampleCapture();
+    const x = new ExplorerData(s);
+    const cliTop = summarize(s).top;
+    const frame = cliTop[0].frames[0];
+    expect(frame).toMatch(/^__kmalloc\+0x[0-9a-f]+$/);
+    const all = topStacks(x, { selection: ALL, filter: '', limit: 1e9 }).rows;
+    const want = all.filter((r) => s.stacks.framesOf(r.stack).some((f) => f.toLowerCase().includes(frame)));
+    const got = topStacks(x, { selection: ALL, filter: frame, limit: 1e9 });
+    expect(want.length).toBeGreaterThan(1);
+    expect(got.rows.map((r) => r.stack)).toEqual(want.map((r) => r.stack));
+    expect(got.matchingOccurrences).toBe(want.reduce((n, r) => n + r.count, 0));
+    // the command line's top stacks that hold the frame are among them, with their counts
+    const cli = cliTop.filter((t) => t.frames.includes(frame));
+    for (const t of cli) expect(got.rows.some((r) => r.count === t.count && s.stacks.framesOf(r.stack).join() === t.frames.join())).toBe(true);
+  });
+
+  it('a brushed range filters the stacks', () => {
+    const r = topStacks(d, { selection: { range: [100.000003, 100.000005], generation: null, cpus: null }, filter: '', limit: 10 });
+    expect(r.rows.map((x) => [x.stack, x.count])).toEqual([
+      [S1, 2],
+      [S3, 1],
+    ]);
+    expect(r.total).toBe(3);
+  });
+
+  it('occurrences of one stack, as timestamps', () => {
+    expect(Array.from(stackOccurrences(d, S1, ALL))).toEqual([100.000001, 100.000003, 100.000004]);
+    expect(Array.from(stackOccurrences(d, S2, { range: null, generation: 2, cpus: [1] }))).toEqual([101.000003]);
+  });
+
+  it('sample: agrees with summarize().top', () => {
+    const s = sampleCapture();
+    const top = topStacks(new ExplorerData(s), { selection: ALL, filter: '', limit: 10 });
+    const sum = summarize(s);
+    expect(top.rows.map((r) => [r.count, s.stacks.framesOf(r.stack)])).toEqual(sum.top.map((t) => [t.count, t.frames]));
+    expect(top.total).toBe(sum.resolved + sum.fullStacks);
+  });
+});

@@ -1,0 +1,359 @@
+/**
+ * Fills the tables of tables.ts from an ExplorerData: each column one pass over the explorer's
+ * typed arrays, strings as dictionaries over the capture's own string tables (tasks, event
+ * names, frame keys, functions), so no table makes an object or a string per event.
+ */
+import type { Diagnostic } from '../formats/diagnostics.ts';
+import type { ExplorerData } from '../query/explorer-data.ts';
+import type { FileReport } from '../capture/ingest.ts';
+import { segmentsOf } from '../capture/segments.ts';
+import { isOccurrence, NO_GEN } from '../query/selection.ts';
+import { stackHashOf } from '../query/stack-hash.ts';
+import type { ColumnValues, TableName } from './tables.ts';
+import { RecordKind, STATUS_NAMES } from '../capture/trace-columns.ts';
+
+/** The record kinds by RecordKind value (trace-columns.ts): the `kind` columns' values. */
+export const KIND_NAMES = ['cookie-v7', 'cookie-v8', 'full', 'user'] as const;
+
+type Columns = Record<string, ColumnValues>;
+
+const int32 = (values: Int32Array, valid: Uint8Array | null = null): ColumnValues => ({ type: 'int32', values, valid });
+const int64 = (values: Float64Array, valid: Uint8Array | null = null): ColumnValues => ({ type: 'int64', values, valid });
+const utf8 = (codes: Int32Array, dict: readonly string[], valid: Uint8Array | null = null): ColumnValues => ({ type: 'utf8', codes, dict, valid });
+
+/** 0, 1, ..., n - 1 */
+function iota(n: number): Int32Array {
+  const out = new Int32Array(n);
+  for (let i = 0; i < n; i++) out[i] = i;
+  return out;
+}
+
+/** A utf8 column of plain strings (the small tables): a dictionary of the distinct ones. */
+function strings(values: readonly string[]): ColumnValues {
+  const index = new Map<string, number>();
+  const dict: string[] = [];
+  const codes = new Int32Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    let k = index.get(values[i]);
+    if (k === undefined) index.set(values[i], (k = dict.push(values[i]) - 1));
+    codes[i] = k;
+  }
+  return utf8(codes, dict);
+}
+
+/** An int64 column of numbers or nulls (the small tables). */
+function nullableInt64(values: readonly (number | null)[]): ColumnValues {
+  const out = new Float64Array(values.length);
+  const valid = new Uint8Array(values.length);
+  let nulls = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === null) nulls++;
+    else (out[i] = v), (valid[i] = 1);
+  }
+  return int64(out, nulls ? valid : null);
+}
+
+/** Null where the value is `none`. */
+function maskOf(values: ArrayLike<number>, none: number): Uint8Array | null {
+  let any = false;
+  const valid = new Uint8Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    if (values[i] === none) any = true;
+    else valid[i] = 1;
+  }
+  return any ? valid : null;
+}
+
+interface Hashes {
+  /** stack node -> code into dict, -1 for a node that is no row of `stacks` */
+  codeOf: Int32Array;
+  /** stack_hash per code */
+  dict: string[];
+  /** stack node per code */
+  stacks: Int32Array;
+}
+
+// per explorer: every table's stack_hash column shares one dictionary
+const hashesOf = new WeakMap<ExplorerData, Hashes>();
+
+/**
+ * The stacks some source holds, in first-seen order: the records' (resolved and unverified
+ * cookies, full stacks), then the dump slots' (by generation, then the generation-less dumps).
+ */
+function hashes(d: ExplorerData): Hashes {
+  let h = hashesOf.get(d);
+  if (h) return h;
+  const codeOf = new Int32Array(d.node.parent.length).fill(-1);
+  const dict: string[] = [];
+  const order: number[] = [];
+  const add = (s: number) => {
+    if (s < 0 || codeOf[s] >= 0) return;
+    codeOf[s] = dict.length;
+    dict.push(stackHashOf(d, s));
+    order.push(s);
+  };
+  const { stack, status } = d.rec;
+  for (let r = 0; r < stack.length; r++) if (isOccurrence(status[r])) add(stack[r]);
+  eachSlot(d, (_g, _slot, s) => add(s.stack));
+  h = { codeOf, dict, stacks: Int32Array.from(order) };
+  hashesOf.set(d, h);
+  return h;
+}
+
+interface SlotInfo {
+  stack: number;
+  refCount: number;
+  source: number;
+}
+
+/** Every dump slot: generations ascending, each's slots ascending, then each generation-less dump's. */
+function eachSlot(d: ExplorerData, fn: (gen: number, slot: number, s: SlotInfo) => void): void {
+  const dumps = d.capture.dumps;
+  const bySlot = <T>(m: Map<number, T>) => [...m].sort((a, b) => a[0] - b[0]);
+  for (const gd of [...dumps.byGeneration.values()].sort((a, b) => a.generation - b.generation)) for (const [slot, s] of bySlot(gd.slots)) fn(gd.generation, slot, s);
+  for (const gl of dumps.generationless) for (const [slot, s] of bySlot(gl.slots)) fn(NO_GEN, slot, s);
+}
+
+/** The record columns every per-record or per-event view needs, gathered through `recOf` (-1: no record). */
+function recordColumns(d: ExplorerData, n: number, recOf: (i: number) => number): Columns {
+  const h = hashes(d);
+  const { kind, status, stack, slot } = d.rec;
+  const kindCodes = new Int32Array(n);
+  const statusCodes = new Int32Array(n);
+  const hashCodes = new Int32Array(n);
+  const slots = new Float64Array(n);
+  const hasRecord = new Uint8Array(n);
+  const hasHash = new Uint8Array(n);
+  const hasSlot = new Uint8Array(n);
+  let missing = 0;
+  let unhashed = 0;
+  let unslotted = 0;
+  for (let i = 0; i < n; i++) {
+    const r = recOf(i);
+    if (r < 0) {
+      kindCodes[i] = statusCodes[i] = hashCodes[i] = -1;
+      missing++, unhashed++, unslotted++;
+      continue;
+    }
+    hasRecord[i] = 1;
+    const k = kind[r];
+    kindCodes[i] = k;
+    statusCodes[i] = status[r];
+    const code = isOccurrence(status[r]) && stack[r] >= 0 ? h.codeOf[stack[r]] : -1;
+    hashCodes[i] = code;
+    if (code >= 0) hasHash[i] = 1;
+    else unhashed++;
+    if (k === RecordKind.CookieV7 || k === RecordKind.CookieV8) (slots[i] = slot[r]), (hasSlot[i] = 1);
+    else unslotted++;
+  }
+  return {
+    kind: utf8(kindCodes, KIND_NAMES, missing ? hasRecord : null),
+    status: utf8(statusCodes, STATUS_NAMES, missing ? hasRecord : null),
+    stack_hash: utf8(hashCodes, h.dict, unhashed ? hasHash : null),
+    slot: int64(slots, unslotted ? hasSlot : null),
+  };
+}
+
+function events(d: ExplorerData): { rows: number; columns: Columns } {
+  const n = d.eventCount;
+  const record = d.ev.record;
+  return {
+    rows: n,
+    columns: {
+      event_id: int32(iota(n)),
+      ts: { type: 'float64', values: d.ev.ts, valid: null },
+      cpu: int32(d.ev.cpu),
+      pid: int32(d.ev.pid),
+      tgid: int32(new Int32Array(n), new Uint8Array(n)),
+      task: utf8(d.ev.task, d.t.tasks.strings),
+      event: utf8(d.ev.name, d.t.names.strings),
+      ...recordColumns(d, n, (e) => record[e]),
+      generation: int32(d.evGen, maskOf(d.evGen, NO_GEN)),
+    },
+  };
+}
+
+function records(d: ExplorerData): { rows: number; columns: Columns } {
+  const n = d.recordCount;
+  const recEvent = d.t.recEvent.raw();
+  const cols = recordColumns(d, n, (r) => r);
+  return {
+    rows: n,
+    columns: {
+      event_id: int32(recEvent, maskOf(recEvent, -1)),
+      ts: { type: 'float64', values: d.rec.ts, valid: null },
+      cpu: int32(d.rec.cpu),
+      pid: int32(d.t.recPid.raw()),
+      task: utf8(d.t.recTask.raw(), d.t.tasks.strings),
+      ...cols,
+      kind: { ...cols.kind, valid: null },
+      status: { ...cols.status, valid: null },
+      generation: int32(d.recGen, maskOf(d.recGen, NO_GEN)),
+    },
+  };
+}
+
+function stacks(d: ExplorerData): { rows: number; columns: Columns } {
+  const h = hashes(d);
+  const n = h.stacks.length;
+  const depth = new Int32Array(n);
+  const leaf = new Int32Array(n);
+  const leafFrame = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = h.stacks[i];
+    depth[i] = d.node.depth[s];
+    leafFrame[i] = d.node.frame[s];
+    leaf[i] = d.fnOfFrame[leafFrame[i]];
+  }
+  return {
+    rows: n,
+    columns: {
+      stack_hash: utf8(iota(n), h.dict),
+      depth: int32(depth),
+      leaf: utf8(leaf, d.fnNames),
+      leaf_frame: utf8(leafFrame, d.stacks.frames.strings),
+    },
+  };
+}
+
+/** `0xoff` of `sym+0xoff` per frame key, NaN without one */
+function offsets(keys: readonly string[]): Float64Array {
+  const out = new Float64Array(keys.length).fill(NaN);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const plus = k.lastIndexOf('+0x');
+    if (plus <= 0 || plus + 3 >= k.length) continue;
+    const v = Number(k.slice(plus + 1));
+    if (Number.isSafeInteger(v)) out[i] = v;
+  }
+  return out;
+}
+
+function frames(d: ExplorerData): { rows: number; columns: Columns } {
+  const h = hashes(d);
+  let rows = 0;
+  for (let i = 0; i < h.stacks.length; i++) rows += d.node.depth[h.stacks[i]];
+  const hashCodes = new Int32Array(rows);
+  const depth = new Int32Array(rows);
+  const frame = new Int32Array(rows);
+  const symbol = new Int32Array(rows);
+  const offset = new Float64Array(rows);
+  const hasOffset = new Uint8Array(rows);
+  const offsetOf = offsets(d.stacks.frames.strings);
+  let row = 0;
+  for (let i = 0; i < h.stacks.length; i++) {
+    let k = 0;
+    for (let node = h.stacks[i]; node > 0; node = d.node.parent[node], k++, row++) {
+      const f = d.node.frame[node];
+      hashCodes[row] = i;
+      depth[row] = k;
+      frame[row] = f;
+      symbol[row] = d.fnOfFrame[f];
+      const o = offsetOf[f];
+      if (o === o) (offset[row] = o), (hasOffset[row] = 1);
+    }
+  }
+  return {
+    rows,
+    columns: {
+      stack_hash: utf8(hashCodes, h.dict),
+      depth: int32(depth),
+      frame: utf8(frame, d.stacks.frames.strings),
+      symbol: utf8(symbol, d.fnNames),
+      offset: int64(offset, hasOffset),
+      module: utf8(new Int32Array(rows).fill(-1), [], new Uint8Array(rows)),
+    },
+  };
+}
+
+function dumps(d: ExplorerData): { rows: number; columns: Columns } {
+  const h = hashes(d);
+  const gens: number[] = [];
+  const slots: number[] = [];
+  const codes: number[] = [];
+  const refs: number[] = [];
+  const sources: number[] = [];
+  eachSlot(d, (g, slot, s) => {
+    gens.push(g);
+    slots.push(slot);
+    codes.push(h.codeOf[s.stack]);
+    refs.push(s.refCount);
+    sources.push(s.source);
+  });
+  const src = d.capture.dumps.sources;
+  const gen = Int32Array.from(gens);
+  return {
+    rows: gens.length,
+    columns: {
+      generation: int32(gen, maskOf(gen, NO_GEN)),
+      slot: int64(Float64Array.from(slots)),
+      stack_hash: utf8(Int32Array.from(codes), h.dict),
+      ref_count: int64(Float64Array.from(refs)),
+      file: strings(sources.map((i) => src[i].file)),
+      format: strings(sources.map((i) => src[i].format)),
+    },
+  };
+}
+
+function stat(d: ExplorerData): { rows: number; columns: Columns } {
+  const rows = d.capture.stats.flatMap((s) => s.values.map(([key, value]) => ({ file: s.file, version: s.version, key, value })));
+  return {
+    rows: rows.length,
+    columns: {
+      file: strings(rows.map((r) => r.file)),
+      version: strings(rows.map((r) => r.version)),
+      key: strings(rows.map((r) => r.key)),
+      value: strings(rows.map((r) => r.value)),
+    },
+  };
+}
+
+function files(list: readonly FileReport[]): { rows: number; columns: Columns } {
+  return {
+    rows: list.length,
+    columns: {
+      file: strings(list.map((f) => f.file)),
+      kind: strings(list.map((f) => f.kind)),
+      size: int64(Float64Array.from(list, (f) => f.size)),
+      lines_used: nullableInt64(list.map((f) => f.lines?.used ?? null)),
+      lines_unused: nullableInt64(list.map((f) => f.lines?.unused ?? null)),
+      bytes_used: nullableInt64(list.map((f) => f.bytes?.used ?? null)),
+      bytes_unused: nullableInt64(list.map((f) => f.bytes?.unused ?? null)),
+    },
+  };
+}
+
+function diagnostics(list: readonly Diagnostic[]): { rows: number; columns: Columns } {
+  return {
+    rows: list.length,
+    columns: {
+      file: strings(list.map((x) => x.file)),
+      where: strings(list.map((x) => x.where)),
+      message: strings(list.map((x) => x.message)),
+      count: int64(Float64Array.from(list, (x) => x.count)),
+    },
+  };
+}
+
+/** One table's columns by name (capture_id apart: tables.ts adds it). */
+export function buildColumns(d: ExplorerData, name: TableName, opts: { files?: FileReport[]; diagnostics?: Diagnostic[] }): { rows: number; columns: Columns } {
+  switch (name) {
+    case 'events':
+      return events(d);
+    case 'records':
+      return records(d);
+    case 'stacks':
+      return stacks(d);
+    case 'frames':
+      return frames(d);
+    case 'dumps':
+      return dumps(d);
+    case 'stat':
+      return stat(d);
+    case 'files':
+      return files(opts.files ?? d.capture.files);
+    case 'diagnostics':
+      return diagnostics(opts.diagnostics ?? [...d.capture.diagnostics, ...segmentsOf(d.capture).diagnostics]);
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * The capture as tables (issue 13): what `cli export --parquet` writes, what `cli sql` and the
+ * page's SQL pane query. Defined once here, names, types and prose; tables-build.ts fills them
+ * from an Explorer's columns (one pass per column, typed arrays, no object per event).
+ *
+ * Every table starts with `capture_id` (tables-id.ts), so the tables of many captures can sit in
+ * one folder and be queried together. A stack's `stack_hash` (stack-hash.ts: FNV-1a 64 over its
+ * frame keys, leaf first) is the same in every capture, so fleets join on it.
+ */
+import type { Diagnostic } from '../formats/diagnostics.ts';
+import type { Explorer } from '../query/explorer.ts';
+import type { FileReport } from '../capture/ingest.ts';
+import { buildColumns } from './build.ts';
+
+export { KIND_NAMES } from './build.ts';
+export { captureIdOf, CAPTURE_ID_HEAD_BYTES, type CaptureFileId } from './id.ts';
+
+export type ColumnType = 'int32' | 'int64' | 'float64' | 'utf8' | 'bool';
+export interface ColumnSpec {
+  name: string;
+  type: ColumnType;
+  doc: string;
+  nullable: boolean;
+}
+export interface TableSpec {
+  name: TableName;
+  doc: string;
+  columns: ColumnSpec[];
+}
+
+/** `records` (one row per stack record) was added after the first seven: extend only by adding. */
+export const TABLE_NAMES = ['events', 'stacks', 'frames', 'dumps', 'stat', 'files', 'diagnostics', 'records'] as const;
+export type TableName = (typeof TABLE_NAMES)[number];
+
+
+/**
+ * One column's values, read-only (they may share the explorer's own arrays). Nulls: `valid` is
+ * null when the column has none, else one byte per row, 0 for null (the value there is
+ * meaningless). Integers: `int32` as Int32Array; `int64` as a Float64Array of safe integers
+ * (every int64 column here counts bytes, slots or references, far below 2^53); `float64` as
+ * Float64Array; `bool` as Uint8Array (0 or 1); `utf8` always as a dictionary: row i is
+ * `dict[codes[i]]` (a null row's code is -1). The dictionaries are the capture's own string
+ * tables (tasks, event names, frame keys, functions), so a 10M-event table makes no string.
+ */
+export type ColumnValues =
+  | { type: 'int32'; values: Int32Array; valid: Uint8Array | null }
+  | { type: 'int64'; values: Float64Array; valid: Uint8Array | null }
+  | { type: 'float64'; values: Float64Array; valid: Uint8Array | null }
+  | { type: 'utf8'; codes: Int32Array; dict: readonly string[]; valid: Uint8Array | null }
+  | { type: 'bool'; values: Uint8Array; valid: Uint8Array | null };
+
+/** A table's rows: `columns[k]` holds `spec.columns[k]`, each of length `rows`. */
+export interface TableData {
+  spec: TableSpec;
+  rows: number;
+  columns: ColumnValues[];
+}
+
+const col = (name: string, type: ColumnType, nullable: boolean, doc: string): ColumnSpec => ({ name, type, doc, nullable });
+const CAPTURE = col('capture_id', 'utf8', false, 'the capture: FNV-1a 64 of its files (names, sizes, first 4 KiB), 16 hex digits');
+const HASH = (doc: string) => col('stack_hash', 'utf8', true, doc);
+const KIND = col('kind', 'utf8', true, 'the stack record: cookie-v7 (<stack_id N>), cookie-v8 (<stack_id N gen G>), full (<stack trace>), user (<user stack trace>)');
+const STATUS = col('status', 'utf8', true, 'how the record resolved: resolved, no-dump, no-slot, unverified (a v7 id: its slot may have been reused), ambiguous, full, user');
+const SLOT = col('slot', 'int64', true, "the cookie's stack_id (the map slot); null for a full or user stack");
+
+export const TABLES: readonly TableSpec[] = [
+  {
+    name: 'events',
+    doc: 'One row per trace event, in file order (files in load order). An event with several stack records is described by its first one (in ftrace the kernel stack comes before the user stack), the one the page colours it by; `records` has every record.',
+    columns: [
+      CAPTURE,
+      col('event_id', 'int32', false, 'the event\'s index in the capture, from 0 (records.event_id points here)'),
+      col('ts', 'float64', false, 'timestamp in seconds, as printed'),
+      col('cpu', 'int32', false, 'CPU number'),
+      col('pid', 'int32', false, 'pid of the task (the thread id)'),
+      col('tgid', 'int32', true, 'thread group id: null where unknown (the trace columns do not keep the TGID column yet, so null throughout for now)'),
+      col('task', 'utf8', false, 'the task\'s comm as printed'),
+      col('event', 'utf8', false, 'event name (kmem_cache_alloc, sched_switch, ...)'),
+      { ...KIND, doc: KIND.doc + '; null for an event without a stack record' },
+      { ...STATUS, doc: STATUS.doc + '; null for an event without a stack record' },
+      HASH('the stack the event stands for (resolved or unverified cookie, or full stack); null when unresolved or without a stack record'),
+      col('generation', 'int32', true, 'the v8 generation in force: its record\'s, else the last v8 cookie\'s before it in its file (the page\'s generation filter); null for none (v7 and older)'),
+      SLOT,
+    ],
+  },
+  {
+    name: 'records',
+    doc: 'One row per stack record of the trace (cookies, full stacks, user stacks), in file order: what `summary` counts (cookies, resolved, unresolved, fullStacks, status, top).',
+    columns: [
+      CAPTURE,
+      col('event_id', 'int32', true, 'the event that triggered it (events.event_id); null for an orphan (no event before it on its CPU)'),
+      col('ts', 'float64', false, 'timestamp in seconds'),
+      col('cpu', 'int32', false, 'CPU number'),
+      col('pid', 'int32', false, 'pid of the task'),
+      col('task', 'utf8', false, 'the task\'s comm'),
+      { ...KIND, nullable: false },
+      { ...STATUS, nullable: false },
+      HASH('the stack it stands for (resolved, unverified or full); null otherwise'),
+      col('generation', 'int32', true, 'a v8 cookie\'s generation; for a full or user stack the one in force; null for none'),
+      SLOT,
+    ],
+  },
+  {
+    name: 'stacks',
+    doc: 'One row per distinct kernel stack some source holds (a full stack in the trace, a dump slot): as many as summary\'s uniqueStacks.',
+    columns: [
+      CAPTURE,
+      HASH('FNV-1a 64 over the UTF-8 frame keys, leaf first, joined by \\n: the same stack has the same hash in every capture'),
+      col('depth', 'int32', false, 'number of frames'),
+      col('leaf', 'utf8', false, 'function of the leaf frame (sym of sym+0xoff)'),
+      col('leaf_frame', 'utf8', false, 'frame key of the leaf (sym+0xoff, 0x... for an address without symbol)'),
+    ],
+  },
+  {
+    name: 'frames',
+    doc: 'Every frame of every row of `stacks`: depth rows per stack.',
+    columns: [
+      CAPTURE,
+      { ...HASH('the stack (stacks.stack_hash)'), nullable: false },
+      col('depth', 'int32', false, 'position in the stack, 0 = leaf'),
+      col('frame', 'utf8', false, 'frame key: sym+0xoff, sym, 0x... (an address without symbol) or a [marker]'),
+      col('symbol', 'utf8', false, 'the function: sym of sym+0xoff (the key itself when it has no offset)'),
+      col('offset', 'int64', true, 'the offset into the function (0xoff); null when the key has none'),
+      col('module', 'utf8', true, 'the kernel module: null throughout for now (frame keys drop [module], DESIGN 2.2)'),
+    ],
+  },
+  {
+    name: 'dumps',
+    doc: 'The stack map dumps, one row per slot: per v8 generation its slots merged over every dump of it (text and binary), then each generation-less dump (v7 text, bin v1, dump JSON) on its own.',
+    columns: [
+      CAPTURE,
+      col('generation', 'int32', true, 'the generation of the map dumped; null for a generation-less dump'),
+      col('slot', 'int64', false, 'the slot (stack_id)'),
+      { ...HASH('the stack in the slot'), nullable: false },
+      col('ref_count', 'int64', false, 'the slot\'s reference count as dumped'),
+      col('file', 'utf8', false, 'the dump the slot came from (the first read, when several hold it)'),
+      col('format', 'utf8', false, 'that dump\'s format'),
+    ],
+  },
+  {
+    name: 'stat',
+    doc: 'Every key of every stack_map_stat file, as read (unknown keys kept).',
+    columns: [CAPTURE, col('file', 'utf8', false, 'the stat file'), col('version', 'utf8', false, 'v7 or v8 (from its keys)'), col('key', 'utf8', false, 'the key'), col('value', 'utf8', false, 'the value as printed')],
+  },
+  {
+    name: 'files',
+    doc: 'Every file given, with what was used of it: every line or byte is either used or reported in `diagnostics`.',
+    columns: [
+      CAPTURE,
+      col('file', 'utf8', false, 'the file name (inside an archive: archive/path)'),
+      col('kind', 'utf8', false, 'what it was read as (trace_text, stack_map_bin, kallsyms, unknown, ...)'),
+      col('size', 'int64', false, 'bytes'),
+      col('lines_used', 'int64', true, 'lines read (text files); null for a binary file'),
+      col('lines_unused', 'int64', true, 'lines reported as not understood'),
+      col('bytes_used', 'int64', true, 'bytes read (binary files); null for a text file'),
+      col('bytes_unused', 'int64', true, 'bytes reported as not understood'),
+    ],
+  },
+  {
+    name: 'diagnostics',
+    doc: 'What a reader did not understand, or a check found: grouped by reason per file.',
+    columns: [
+      CAPTURE,
+      col('file', 'utf8', false, 'the file'),
+      col('where', 'utf8', false, '"line 12", "lines 12, 40 (+7 more)", "offset 0x40" or "file"'),
+      col('message', 'utf8', false, 'the reason'),
+      col('count', 'int64', false, 'occurrences it stands for'),
+    ],
+  },
+];
+
+export const tableSpec = (name: TableName): TableSpec => TABLES.find((t) => t.name === name)!;
+
+export interface BuildOptions {
+  captureId: string;
+  /** the capture's file reports (default: the capture's own; the CLI adds files it could not open) */
+  files?: FileReport[];
+  /** default: the capture's diagnostics and its segments' (as summary has them) */
+  diagnostics?: Diagnostic[];
+  /** only these tables (default: all, in TABLE_NAMES order) */
+  only?: readonly TableName[];
+}
+
+/** The capture's tables, in TABLE_NAMES order (or `only`'s). */
+export function buildTables(x: Explorer, opts: BuildOptions): TableData[] {
+  const names = opts.only ?? TABLE_NAMES;
+  return names.map((name) => {
+    const spec = tableSpec(name);
+    const { rows, columns } = buildColumns(x.data, name, opts);
+    const out: ColumnValues[] = spec.columns.map((c) => {
+      const v = c.name === 'capture_id' ? constantUtf8(opts.captureId, rows) : columns[c.name];
+      if (!v) throw new Error(`table ${name}: no column ${c.name}`);
+      if (v.type !== c.type) throw new Error(`table ${name}: column ${c.name} is ${v.type}, not ${c.type}`);
+      const n = v.type === 'utf8' ? v.codes.length : v.values.length;
+      if (n !== rows || (v.valid && v.valid.length !== rows)) throw new Error(`table ${name}: column ${c.name} has ${n} rows, not ${rows}`);
+      if (v.valid && !c.nullable) throw new Error(`table ${name}: column ${c.name} is not nullable`);
+      return v;
+    });
+    return { spec, rows, columns: out };
+  });
+}
+
+const constantUtf8 = (s: string, rows: number): ColumnValues => ({ type: 'utf8', codes: new Int32Array(rows), dict: [s], valid: null });
+
+/** Row i of a column as a plain value (null for a null): for printing and tests, not for bulk work. */
+export function cellAt(c: ColumnValues, i: number): number | string | boolean | null {
+  if (c.valid && c.valid[i] === 0) return null;
+  switch (c.type) {
+    case 'utf8':
+      return c.dict[c.codes[i]];
+    case 'bool':
+      return c.values[i] !== 0;
+    default:
+      return c.values[i];
+  }
+}

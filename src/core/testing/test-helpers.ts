@@ -1,0 +1,15 @@
+import { Ingest, type Capture } from '../capture/ingest.ts';
+
+/** Ingests named files (strings or bytes), each pushed in chunks of `chunk` bytes (0: whole). */
+export function ingestFiles(files: Iterable<[string, string | Uint8Array]>, chunk = 0): Capture {
+  const ingest = new Ingest();
+  const enc = new TextEncoder();
+  for (const [name, content] of files) {
+    const bytes = typeof content === 'string' ? enc.encode(content) : content;
+    const p = ingest.open(name);
+    if (chunk <= 0) p.push(bytes);
+    else for (let i = 0; i < bytes.length; i += chunk) p.push(bytes.subarray(i, i + chunk));
+    p.end();
+  }
+  return ingest.finish();
+}

@@ -1,0 +1,121 @@
+/**
+ * Test helpers for the trace.dat readers: a sink that keeps what it gets, a read at a chunk size,
+ * trace-cmd (the second method) when installed, and its `report` lines parsed.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { DiagnosticLog } from '../formats/diagnostics.ts';
+import { feedChunks, feedCuts } from './formats.ts';
+import { createTraceDatParser, type TraceDatResult } from '../formats/trace-dat/trace-dat.ts';
+import type { TraceEvent, TraceLost, TraceSink, TraceStackRecord } from '../formats/types.ts';
+import type { DatWriteOptions } from '../formats/trace-dat/write.ts';
+import { writeTraceDatV7 } from '../formats/trace-dat/write-v7.ts';
+
+export interface Got {
+  events: TraceEvent[];
+  stacks: TraceStackRecord[];
+  lost: TraceLost[];
+  /** events, stacks and lost markers in the order the sink got them */
+  order: string[];
+}
+
+export function collector(): { sink: TraceSink; got: Got } {
+  const got: Got = { events: [], stacks: [], lost: [], order: [] };
+  const sink: TraceSink = {
+    event: (e) => {
+      got.events.push({ ...e });
+      got.order.push(`e ${e.cpu} ${e.ts} ${e.pid} ${e.name} ${e.payload}`);
+    },
+    stackRecord: (r) => {
+      got.stacks.push({ ...r });
+      got.order.push(`s ${r.cpu} ${r.ts} ${r.pid} ${r.frames!.join(',')}`);
+    },
+    lost: (l) => {
+      got.lost.push({ ...l });
+      got.order.push(`l ${l.cpu} ${l.count}`);
+    },
+  };
+  return { sink, got };
+}
+
+export function readDat(bytes: Uint8Array, size: number | number[]): { r: TraceDatResult; got: Got; log: DiagnosticLog } {
+  const log = new DiagnosticLog('t.dat');
+  const { sink, got } = collector();
+  const p = createTraceDatParser({ file: 't.dat', diagnostics: log }, sink);
+  const r = typeof size === 'number' ? feedChunks(p, bytes, size) : feedCuts(p, bytes, size);
+  return { r, got, log };
+}
+
+/** Whether trace-cmd runs here (CI installs it; a machine without it skips those tests). */
+export const hasTraceCmd = (() => {
+  const r = spawnSync('trace-cmd', ['list', '-c'], { stdio: 'ignore' });
+  return r.error === undefined && r.status === 0;
+})();
+
+export function traceCmd(args: string[]): string {
+  try {
+    return execFileSync('trace-cmd', args, { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch (e) {
+    throw new Error(`trace-cmd ${args[0]} failed (${(e as Error).message}): install Debian's trace-cmd (apt-get install trace-cmd); this test needs it as its second method`);
+  }
+}
+
+export interface ReportLine {
+  comm: string;
+  pid: number;
+  cpu: number;
+  /** as printed (6 decimals) */
+  ts: string;
+  name: string;
+  /** the text after `name:` and its padding */
+  text: string;
+}
+
+/** The event lines of `trace-cmd report` (`comm-pid [cpu] ts: name: text`). */
+export function reportLines(file: string): ReportLine[] {
+  const out: ReportLine[] = [];
+  for (const line of traceCmd(['report', '-i', file]).split('\n')) {
+    const m = /^\s*(.+?)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+\.\d+):\s+([\w-]+):\s*(.*)$/.exec(line);
+    if (m) out.push({ comm: m[1], pid: +m[2], cpu: +m[3], ts: m[4], name: m[5], text: m[6] });
+  }
+  return out;
+}
+
+export const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+export const sorted = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+/** A single-segment zstd frame of `n` bytes `byte` in RLE blocks: 9 bytes of header and 4 per 128 KiB (the shape of a bomb). */
+export function zstdRleFrame(n: number, byte = 0): Uint8Array {
+  const out = [0x28, 0xb5, 0x2f, 0xfd, 0xa0, n & 255, (n >>> 8) & 255, (n >>> 16) & 255, n >>> 24];
+  for (let o = 0; o < n; o += 1 << 17) {
+    const k = Math.min(1 << 17, n - o);
+    const h = (o + k >= n ? 1 : 0) | (1 << 1) | (k << 3);
+    out.push(h & 255, (h >>> 8) & 255, (h >>> 16) & 255, byte);
+  }
+  return new Uint8Array(out);
+}
+
+/** A version 7 zstd file of `events` whose CPUs' data are `chunks` chunks each, every one 256 zero pages in a frame of 41 bytes. */
+export function zstdBombDat(little: boolean, chunks: number, events: DatWriteOptions['events']): Uint8Array {
+  const usize = 256 * 4096;
+  const frame = zstdRleFrame(usize);
+  return writeTraceDatV7({
+    littleEndian: little,
+    longSize: 8,
+    cpus: 2,
+    comms: [[7, 'seven']],
+    events,
+    compression: 'zstd',
+    cpuData: () => {
+      const b = new Uint8Array(4 + chunks * (8 + frame.length));
+      const v = new DataView(b.buffer);
+      v.setUint32(0, chunks, little);
+      for (let i = 0; i < chunks; i++) {
+        const at = 4 + i * (8 + frame.length);
+        v.setUint32(at, frame.length, little);
+        v.setUint32(at + 4, usize, little);
+        b.set(frame, at + 8);
+      }
+      return b;
+    },
+  });
+}

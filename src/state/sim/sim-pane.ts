@@ -1,0 +1,47 @@
+import { useLoadStore } from '../load/load-store.ts';
+import { DEFAULT_SETTINGS, maxSimCpus, type SimPane, type SimSettings } from './sim-settings.ts';
+import type { useSimStore } from './sim-store.ts';
+import { formatSimSettings, ignoredNotice, parseSimSettingsNoted } from './sim-url.ts';
+
+/** Which pane shows (explorer or simulator), kept in the URL as ?view=simulator, and the simulator's settings (`sim.*`, sim-url.ts). */
+
+const inBrowser = typeof window !== 'undefined' && typeof location !== 'undefined';
+
+/** The pane the page opens on, read from the URL when the store is created. */
+export const initialPane: SimPane = inBrowser && new URLSearchParams(location.search).get('view') === 'simulator' ? 'simulator' : 'explorer';
+
+const fromUrl = inBrowser ? parseSimSettingsNoted(location.search, maxSimCpus()) : null;
+
+/** The settings the page opens with: the defaults, with the URL's valid `sim.*` values over them. */
+export const initialSettings: SimSettings = fromUrl ? { ...DEFAULT_SETTINGS, ...fromUrl.settings } : DEFAULT_SETTINGS;
+
+/** What the pane says first when the URL gave `sim.*` values it did not take (null: nothing to say). */
+export const initialNotice: string | null = fromUrl ? ignoredNotice(fromUrl.ignored) : null;
+
+const replaceQuery = (q: string) => history.replaceState(history.state, '', `${location.pathname}${q}${location.hash}`);
+
+/** In a browser: writes the store's pane and settings to the URL, and shows the explorer when files are opened. */
+export function syncPane(store: typeof useSimStore): void {
+  if (!inBrowser) return;
+  // the pane lives in the URL as ?view=simulator (the view store leaves keys it does not own alone)
+  const sync = () => {
+    const q = new URLSearchParams(location.search);
+    const want = store.getState().pane === 'simulator';
+    if (want === (q.get('view') === 'simulator')) return;
+    if (want) q.set('view', 'simulator');
+    else q.delete('view');
+    const qs = q.toString();
+    replaceQuery(qs ? `?${qs}` : '');
+  };
+  store.subscribe((s, prev) => s.pane !== prev.pane && sync());
+  // the settings, as the explorer's view: replaceState on every change, defaults left out
+  const syncSettings = () => {
+    const next = formatSimSettings(store.getState().settings, location.search);
+    if (next !== location.search) replaceQuery(next);
+  };
+  store.subscribe((s, prev) => s.settings !== prev.settings && syncSettings());
+  // files opened or dropped while the simulator shows: show them (the first, automatic sample load does not)
+  useLoadStore.subscribe((l, prev) => {
+    if (l.status === 'loading' && prev.status !== 'loading' && (l.source === 'files' || l.captureId > 0)) store.getState().setPane('explorer');
+  });
+}

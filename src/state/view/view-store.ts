@@ -1,0 +1,158 @@
+import { create } from 'zustand';
+import { useShallow } from 'zustand/react/shallow';
+import type { Selection } from '../../core/query/api.ts';
+import type { DumpSlotRef } from '../../core/query/stack-hash.ts';
+import { DEFAULT_VIEW, formatView, parseView, parseViewReport, type Dropped, type UrlView } from './view-url.ts';
+
+export interface ViewState extends UrlView {
+  /**
+   * The selected stack as this capture's index, what the queries take. The URL holds its
+   * `selectedStackHash` instead: with a stack and no hash yet, the hash is being asked for (and the
+   * URL waits for it); with a hash and no stack, the stack is being looked up in the capture.
+   */
+  stack: number | null;
+  /** the dump slots holding the selected stack (generation and slot: its stack_id); null while not known */
+  selectedStackSlots: DumpSlotRef[] | null;
+  /** what the link (or Back into another capture's view) carried that this capture lacks: dropped, shown as one line */
+  notice: Dropped[] | null;
+  /** bumps each time the view is taken from the URL (Back, Forward), so the capture sync fits it */
+  urlEpoch: number;
+  /** the keyboard help is open */
+  help: boolean;
+  set(patch: Partial<ViewState>): void;
+  /** a stack selected in one pane is shown in every pane; selecting it again clears it */
+  selectStack(stack: number | null): void;
+  /** back to the defaults (a new capture); the theme stays */
+  reset(): void;
+  dismissNotice(): void;
+}
+
+/**
+ * This capture's stack index <-> stack_hash (and dump slots), as far as known: from top-stack rows
+ * and the worker's answers (queries.ts). Cleared when another capture opens, since its indices
+ * mean other stacks.
+ */
+export const stackIds = {
+  hash: new Map<number, string>(),
+  stack: new Map<string, number>(),
+  slots: new Map<number, DumpSlotRef[]>(),
+  remember(stack: number, hash: string, slots?: DumpSlotRef[]) {
+    this.hash.set(stack, hash);
+    this.stack.set(hash, stack);
+    if (slots) this.slots.set(stack, slots);
+  },
+  clear() {
+    this.hash.clear();
+    this.stack.clear();
+    this.slots.clear();
+  },
+};
+
+/** A patch that sets `stack` gets the hash and slots that go with it, where known (else the sync asks). */
+function withStackIdentity(patch: Partial<ViewState>): Partial<ViewState> {
+  if (!('stack' in patch) || 'selectedStackHash' in patch) return patch;
+  const s = patch.stack ?? null;
+  return {
+    ...patch,
+    stack: s,
+    selectedStackHash: s === null ? null : (stackIds.hash.get(s) ?? null),
+    selectedStackSlots: s === null ? null : (stackIds.slots.get(s) ?? null),
+  };
+}
+
+/** The store's part of a query string: the view, and the stack where this capture's index is already known. */
+function fromUrl(search: string): Pick<ViewState, keyof UrlView | 'stack' | 'selectedStackSlots' | 'notice'> {
+  const { view, dropped } = parseViewReport(search);
+  const stack = view.selectedStackHash === null ? null : (stackIds.stack.get(view.selectedStackHash) ?? null);
+  return { ...view, stack, selectedStackSlots: stack === null ? null : (stackIds.slots.get(stack) ?? null), notice: dropped.length ? dropped : null };
+}
+
+const inBrowser = typeof window !== 'undefined' && typeof location !== 'undefined';
+
+// restored from the URL before the first query is asked; the stack is found by its hash once a capture is open
+const initial = inBrowser ? fromUrl(location.search) : { ...DEFAULT_VIEW, stack: null, selectedStackSlots: null, notice: null };
+
+/** the next URL write replaces the history entry even if it changes what Back would undo */
+let replaceNext = false;
+
+export const useViewStore = create<ViewState>((set, get) => ({
+  ...initial,
+  urlEpoch: 0,
+  help: false,
+  set: (patch) => set(withStackIdentity(patch)),
+  selectStack: (stack) => set(withStackIdentity({ stack: get().stack === stack ? null : stack })),
+  reset: () => setQuietly({ ...DEFAULT_VIEW, stack: null, selectedStackSlots: null, notice: null, theme: get().theme, help: false }),
+  dismissNotice: () => set({ notice: null }),
+}));
+
+/**
+ * A change the user did not make (the view fitted to a capture, a new capture's defaults, Back
+ * restoring an entry): written to the URL with replaceState, never as a new history entry.
+ */
+export function setQuietly(patch: Partial<ViewState>): void {
+  replaceNext = true;
+  try {
+    useViewStore.setState(patch);
+  } finally {
+    replaceNext = false;
+  }
+}
+
+/** What Back undoes: the stack selection and the selection every pane is filtered by (range, generation, CPUs). */
+const UNDOABLE = ['selectedStackHash', 'range', 'generation', 'cpus'] as const;
+const differs = (a: UrlView, b: UrlView) => UNDOABLE.some((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+
+if (inBrowser) {
+  // an old link's unreadable stack leaves the address bar at once (the notice says so)
+  const start = formatView(useViewStore.getState(), location.search);
+  if (start !== location.search) history.replaceState(history.state, '', `${location.pathname}${start}${location.hash}`);
+
+  // pushState for what a user would undo with Back, replaceState for the rest (every pan, every
+  // keystroke of a filter). Replacements come at most every REPLACE_MS, the last one of a burst
+  // written when it ends: a wheel zoom or a held key would otherwise write the URL on every frame,
+  // and Chromium drops history writes beyond a few hundred in ten seconds (the URL then stays behind).
+  const REPLACE_MS = 150;
+  let lastReplace = -Infinity;
+  let pending: ReturnType<typeof setTimeout> | null = null;
+  const cancelPending = () => {
+    if (pending !== null) clearTimeout(pending);
+    pending = null;
+  };
+  const write = () => {
+    cancelPending();
+    const v = useViewStore.getState();
+    if (v.stack !== null && v.selectedStackHash === null) return;
+    const next = formatView(v, location.search);
+    if (next === location.search) return;
+    lastReplace = performance.now();
+    history.replaceState(history.state, '', `${location.pathname}${next}${location.hash}`);
+  };
+  useViewStore.subscribe((v) => {
+    // a stack chosen by index: the URL waits for its hash
+    if (v.stack !== null && v.selectedStackHash === null) return;
+    const next = formatView(v, location.search);
+    if (next === location.search) return cancelPending();
+    if (!replaceNext && differs(parseView(location.search), v)) {
+      cancelPending();
+      history.pushState(null, '', `${location.pathname}${next}${location.hash}`);
+      return;
+    }
+    const wait = lastReplace + REPLACE_MS - performance.now();
+    if (wait <= 0) write();
+    else pending ??= setTimeout(write, wait);
+  });
+
+  // Back and Forward: the entry's view, which the capture sync (queries.ts) then fits to the capture open now
+  window.addEventListener('popstate', () => {
+    // a replacement still waiting belongs to the entry just left
+    cancelPending();
+    setQuietly({ ...fromUrl(location.search), urlEpoch: useViewStore.getState().urlEpoch + 1 });
+  });
+}
+
+/** The selection every pane is filtered by (a stable object while its parts do not change). */
+export function useSelection(): Selection {
+  return useViewStore(useShallow((v) => ({ range: v.range, generation: v.generation, cpus: v.cpus })));
+}
+
+export const isFiltered = (s: Selection) => s.range !== null || s.generation !== null || s.cpus !== null;
