@@ -3,7 +3,7 @@
 // is a README that no longer teaches the truth.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { TABLES } from '../src/core/tables/tables.ts';
+import { TABLES } from '../src/core/tables/schema.ts';
 import { SCENARIO_NAMES } from '../src/core/sim/scenarios.ts';
 
 const root = new URL('../', import.meta.url);

@@ -3,7 +3,7 @@
 //
 // Our flame graph merges frames by function name (the frame key without `+0xoff`, query-types.ts
 // FlameTree), top-down, weighted by occurrences. The folded text comes from the app's own export
-// (`exportSelection('folded', ALL)`, frames as `sym+0xoff`) with each frame's offset cut and equal
+// (`exportSelection(data, 'folded', ALL)`, frames as `sym+0xoff`) with each frame's offset cut and equal
 // lines merged, so speedscope and d3-flame-graph build the same tree. Two checks before a peer
 // sees it: a plain trie over the folded lines must give our flame tree's node count, leaves and
 // total weight (from Explorer.flame in Node), and the total must equal the trace's events.
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { readFiles } from '../../src/cli/read-files.ts';
 import { Explorer } from '../../src/core/query/explorer.ts';
 import { ALL } from '../../src/core/query/api.ts';
+import { exportSelection } from '../../src/core/export/exports.ts';
 import { summarize } from '../../src/core/capture/summary.ts';
 import type { Generated } from '../generated.ts';
 
@@ -81,7 +82,7 @@ export async function foldedInput(cap: Generated): Promise<FoldedInput> {
   if (failed.length) throw new Error(`cannot read ${failed.map((f) => `${f.file}: ${f.reason}`).join(', ')}`);
   const ex = new Explorer(capture);
   const merged = new Map<string, number>();
-  for (const line of ex.exportSelection('folded', ALL, { weight: 'occurrences' }).split('\n')) {
+  for (const line of exportSelection(ex.data, 'folded', ALL, { weight: 'occurrences' }).split('\n')) {
     if (!line) continue;
     const sp = line.lastIndexOf(' ');
     const key = line.slice(0, sp).split(';').map(functionOf).join(';');

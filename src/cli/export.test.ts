@@ -8,7 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { Explorer } from '../core/query/explorer.ts';
 import { handCapture } from '../core/testing/explorer-fixtures.ts';
 import { summarize, type Summary } from '../core/capture/summary.ts';
-import { buildTables, cellAt, TABLE_NAMES } from '../core/tables/tables.ts';
+import { buildTables } from '../core/tables/build.ts';
+import { cellAt, TABLE_NAMES } from '../core/tables/schema.ts';
 import { parquetKeyValues } from '../core/tables/parquet-footer.ts';
 import { writeParquet } from '../core/tables/parquet.ts';
 import { exportCommand, parquetCaptureId } from './export.ts';

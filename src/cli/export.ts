@@ -5,7 +5,9 @@ import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/contr
 import { Explorer } from '../core/query/explorer.ts';
 import { understood } from '../core/capture/ingest.ts';
 import { segmentsOf } from '../core/capture/segments.ts';
-import { buildTables, CAPTURE_ID_HEAD_BYTES, captureIdOf, TABLE_NAMES, type CaptureFileId, type TableName } from '../core/tables/tables.ts';
+import { buildTables } from '../core/tables/build.ts';
+import { CAPTURE_ID_HEAD_BYTES, captureIdOf, type CaptureFileId } from '../core/tables/id.ts';
+import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
 import { FOOTER_TAIL, footerLength, parquetKeyValues } from '../core/tables/parquet-footer.ts';
 import { META_CAPTURE, writeParquet } from '../core/tables/parquet.ts';
 import { makeDir } from './out-dir.ts';

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
-import { TABLE_NAMES, type TableName } from '../core/tables/tables.ts';
+import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
 import { exportParquet } from './export.ts';
 import { parseOrExit, UsageError } from './usage.ts';
 
@@ -12,7 +12,7 @@ export const DEFAULT_LIMIT = 1000;
 export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--json] [--limit N | --all] [--] FILE...
 
   Runs QUERY with DuckDB (in memory) over the capture's tables: ${TABLE_NAMES.join(', ')}
-  (export --help; the columns are documented in src/core/tables/tables.ts). FILE... is a
+  (export --help; the columns are documented in src/core/tables/schema.ts). FILE... is a
   capture (read as summary reads it), or one folder written by export --parquet, flat or
   with many captures (DIR/<table>/<capture_id>.parquet), queried as it is.
     sql "SELECT task, count(*) n FROM events GROUP BY task ORDER BY n DESC LIMIT 5" trace

@@ -18,7 +18,7 @@ import type {
   TopStacksResult,
   Warning,
 } from '../core/query/api.ts';
-import type { ExportOptions } from '../core/query/explorer.ts';
+import type { ExportOptions } from '../core/export/exports.ts';
 import type { Summary } from '../core/capture/summary.ts';
 import type { WhatIfColumns } from '../core/whatif/whatif-input.ts';
 
@@ -92,7 +92,7 @@ export interface IngestApi {
    * capture: the page replays it in a worker of its own (whatif-client.ts), not in this one.
    */
   whatIfColumns(): WhatIfColumns;
-  /** the capture's tables (core/tables/tables.ts) as Arrow IPC streams, for the SQL pane; the buffers are transferred */
+  /** the capture's tables (core/tables/schema.ts) as Arrow IPC streams, for the SQL pane; the buffers are transferred */
   tables(): Promise<import('./sql-api.ts').SqlTableIpc[]>;
 }
 

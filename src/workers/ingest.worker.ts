@@ -1,5 +1,6 @@
 import * as Comlink from 'comlink';
 import { Explorer } from '../core/query/explorer.ts';
+import { exportSelection } from '../core/export/exports.ts';
 import { CaptureLoads } from '../core/capture/capture-loads.ts';
 import { CancelledError } from '../core/capture/load.ts';
 import type { FlameResult, FlameTree } from '../core/query/api.ts';
@@ -97,7 +98,7 @@ const api: IngestApi = {
   },
   selectionSummary: (selection) => ex().selectionSummary(selection),
   generationDiff: (a, b) => ex().generationDiff(a, b),
-  exportSelection: (kind, selection, opts) => ex().exportSelection(kind, selection, opts),
+  exportSelection: (kind, selection, opts) => exportSelection(ex().data, kind, selection, opts),
   whatIfColumns() {
     const capture = ex().capture;
     let c = whatIfCache.get(capture);
@@ -108,7 +109,7 @@ const api: IngestApi = {
   async tables() {
     const built = loads.current;
     if (!built) throw new Error(NO_CAPTURE);
-    const [{ buildTables, captureIdOf }, { tablesToIpc }] = await Promise.all([import('../core/tables/tables.ts'), import('../core/tables/arrow.ts')]);
+    const [{ buildTables }, { captureIdOf }, { tablesToIpc }] = await Promise.all([import('../core/tables/build.ts'), import('../core/tables/id.ts'), import('../core/tables/arrow.ts')]);
     const files = await Promise.all((captureFiles.get(built) ?? []).map(async (f) => ({ name: f.name.split('/').pop() ?? f.name, size: f.blob.size, head: new Uint8Array(await f.blob.slice(0, 4096).arrayBuffer()) })));
     const t = tablesToIpc(buildTables(built.explorer, { captureId: captureIdOf(files) }));
     return Comlink.transfer(t, [...new Set(t.map((x) => x.ipc.buffer as ArrayBuffer))]);

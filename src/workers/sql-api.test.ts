@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
-import { CELL_CHARS, duckMessage, isCut, textCell, type SqlCutCell } from './sql-api.ts';
+import { duckMessage } from './sql-api.ts';
+import { CELL_CHARS, isCut, textCell, type SqlCutCell } from '../core/tables/sql-result.ts';
 
 it("DuckDB's errors read as DuckDB prints them, whether they come as text or as JSON", () => {
   // the parser's error as DuckDB-WASM 1.32 throws it (seen in the page)

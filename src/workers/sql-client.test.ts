@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SQL_CANCELLED, type SqlResult, type SqlTableIpc } from './sql-api.ts';
+import { SQL_CANCELLED, type SqlTableIpc } from './sql-api.ts';
+import type { SqlResult } from '../core/tables/sql-result.ts';
 import { SqlClient, type SqlEngine } from './sql-client.ts';
 
 /**

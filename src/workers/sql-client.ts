@@ -1,4 +1,5 @@
-import { SQL_CANCELLED, type SqlResult, type SqlTableIpc } from './sql-api.ts';
+import { SQL_CANCELLED, type SqlTableIpc } from './sql-api.ts';
+import type { SqlResult } from '../core/tables/sql-result.ts';
 import type { StartProgress } from './sql-duckdb.ts';
 
 export type { StartProgress };

@@ -4,7 +4,8 @@ import mvpWasm from '@duckdb/duckdb-wasm/dist/duckdb-mvp.wasm?url';
 import mvpWorker from '@duckdb/duckdb-wasm/dist/duckdb-browser-mvp.worker.js?url';
 import ehWasm from '@duckdb/duckdb-wasm/dist/duckdb-eh.wasm?url';
 import ehWorker from '@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js?url';
-import { duckMessage, SQL_CANCELLED, textCell, type SqlCell, type SqlColumn, type SqlResult, type SqlTableIpc } from './sql-api.ts';
+import { duckMessage, SQL_CANCELLED, type SqlTableIpc } from './sql-api.ts';
+import { textCell, type SqlCell, type SqlColumn, type SqlResult } from '../core/tables/sql-result.ts';
 
 /**
  * DuckDB-WASM in its own worker. This module is imported only when the SQL pane opens

@@ -1,7 +1,8 @@
 import { DecompressBudget, type DecompressLimits } from '../formats/decompress-budget.ts';
 import { Ingest, type Capture, type FileReport } from './ingest.ts';
 import { inflation, modified, SLICE, source, stillSame } from '../unpack/load-source.ts';
-import { unpack, type NamedStream } from '../unpack/unpack.ts';
+import { unpack } from '../unpack/unpack.ts';
+import type { NamedStream } from '../unpack/types.ts';
 
 /** A file as both the browser (File) and Node (fs.openAsBlob) hand it over. */
 export interface NamedBlob {

@@ -1,6 +1,6 @@
 import type { Diagnostic } from '../formats/diagnostics.ts';
 import type { Capture } from './ingest.ts';
-import type { Warning } from '../query/api.ts';
+import type { Warning } from './warning.ts';
 
 /**
  * Segments (DESIGN 3): the capture's disjoint time ranges. Two trace files taken days apart, or

@@ -113,7 +113,7 @@ export interface TopStackRow {
   /** the stack's identity across captures (stack-hash.ts): what the URL and exports name it by */
   stackHash: string;
   /** the dump slots holding it: generation ('none': a generation-less dump) and slot, i.e. its stack_id */
-  slots: import('./stack-hash.ts').DumpSlotRef[];
+  slots: DumpSlotRef[];
   /** occurrences in the selection (resolved cookies + full stacks) */
   count: number;
   /** count / all occurrences in the selection */
@@ -202,11 +202,12 @@ export interface GenerationDiff {
   changed: GenerationDiffRow[];
 }
 
+/** A dump slot holding a stack: its generation ('none' for a generation-less dump) and slot (the stack_id). */
+export interface DumpSlotRef {
+  generation: number | 'none';
+  slot: number;
+}
+
 export type ExportKind = 'folded' | 'speedscope' | 'chrome-trace' | 'svg';
 
-export interface Warning {
-  level: 'info' | 'warn' | 'error';
-  /** stable id for tests and docs */
-  id: 'map-nearly-full' | 'drops' | 'v7-reset-risk' | 'text-dump-across-reset' | 'generation-without-dump' | 'symbols-mismatch' | 'ambiguous-ids' | 'unresolved' | 'overlapping-traces' | 'segments';
-  message: string;
-}
+export type { Warning } from '../capture/warning.ts';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Explorer, layoutFlame, searchFlame } from './explorer.ts';
+import { Explorer } from './explorer.ts';
+import { layoutFlame, searchFlame } from './flame-layout.ts';
+import { exportSelection } from '../export/exports.ts';
 import { sampleCapture } from '../testing/explorer-fixtures.ts';
 import type { Capture } from '../capture/ingest.ts';
 import { DumpIndex } from '../capture/dumps.ts';
@@ -53,9 +55,9 @@ describe('Explorer over the generated sample', () => {
     const e = x.eventNear(c.trace.evTs.get(100), c.trace.evCpu.get(100), 'cpu', 1e-9, ALL)!;
     expect(e.index).toBe(100);
     expect(e.frames.length).toBeLessThanOrEqual(12);
-    expect(() => JSON.parse(x.exportSelection('speedscope', ALL))).not.toThrow();
-    expect(() => JSON.parse(x.exportSelection('chrome-trace', ALL, { title: 't' }))).not.toThrow();
-    expect(x.exportSelection('svg', ALL, { mode: 'sandwich', focus: x.flame({ selection: ALL, mode: 'bottom-up', weight: 'occurrences', focus: null, highlightStack: null }).tree.names[1] })).toContain('</svg>');
+    expect(() => JSON.parse(exportSelection(x.data, 'speedscope', ALL))).not.toThrow();
+    expect(() => JSON.parse(exportSelection(x.data, 'chrome-trace', ALL, { title: 't' }))).not.toThrow();
+    expect(exportSelection(x.data, 'svg', ALL, { mode: 'sandwich', focus: x.flame({ selection: ALL, mode: 'bottom-up', weight: 'occurrences', focus: null, highlightStack: null }).tree.names[1] })).toContain('</svg>');
     expect(x.stackFrames(-5)).toEqual([]);
     expect(x.generationDiff(1, 3).a).toBe(1);
   });

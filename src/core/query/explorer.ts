@@ -1,12 +1,10 @@
 import { ExplorerData } from './explorer-data.ts';
-import { exportSelection, type ExportOptions } from '../export/exports.ts';
 import { flame } from './flame.ts';
 import { generationDiff } from './generation-diff.ts';
 import type { Capture } from '../capture/ingest.ts';
 import { overview } from './overview.ts';
 import type {
   EventInfo,
-  ExportKind,
   FlameRequest,
   FlameResult,
   GenerationDiff,
@@ -25,8 +23,6 @@ import { eventNear, timeline } from './timeline.ts';
 import { stackOccurrences, topStacks } from './top-stacks.ts';
 import { warnings } from './warnings.ts';
 
-export type { ExportOptions } from '../export/exports.ts';
-export { layoutFlame, searchFlame, type FlameLayout, type FlameSearch } from './flame-layout.ts';
 
 /**
  * The queries the panes ask about one loaded capture. The constructor precomputes, in single
@@ -85,9 +81,6 @@ export class Explorer {
   }
   generationDiff(a: number | 'none', b: number | 'none'): GenerationDiff {
     return generationDiff(this.data, a, b);
-  }
-  exportSelection(kind: ExportKind, sel: Selection, opts: ExportOptions = {}): string {
-    return exportSelection(this.data, kind, sel, opts);
   }
   warnings(): Warning[] {
     return warnings(this.data);

@@ -1,5 +1,6 @@
 import type { ExplorerData } from './explorer-data.ts';
 import { genValue, NO_GEN } from './selection.ts';
+import type { DumpSlotRef } from './api.ts';
 
 /**
  * A stack's identity across captures (DESIGN 3): FNV-1a 64-bit over the UTF-8 frame keys, leaf
@@ -68,11 +69,6 @@ export function fnv1a64(text: string): string {
 /** stack_hash of frame keys, leaf first */
 export const stackHash = (leafFirst: readonly string[]): string => fnv1a64(leafFirst.join('\n'));
 
-/** A dump slot holding a stack: its generation ('none' for a generation-less dump) and slot (the stack_id). */
-export interface DumpSlotRef {
-  generation: number | 'none';
-  slot: number;
-}
 
 interface Ids {
   hashOf: Map<number, string>;

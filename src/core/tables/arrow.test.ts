@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { Explorer } from '../query/explorer.ts';
 import { sampleCapture } from '../testing/explorer-fixtures.ts';
 import { int64Words, tablesToIpc, validityBitmap } from './arrow.ts';
-import { buildTables, TABLES, type ColumnSpec, type ColumnType, type ColumnValues, type TableData, type TableSpec } from './tables.ts';
+import { buildTables } from './build.ts';
+import { TABLES, type ColumnSpec, type ColumnType, type ColumnValues, type TableData, type TableSpec } from './schema.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 
 const REAL = new URL('../../../../shared/real-traces/', import.meta.url).pathname;
@@ -120,7 +121,7 @@ describe('tables as Arrow IPC streams', () => {
     );
   });
 
-  it('every table of the sample capture and of a real trace, as built by tables.ts', () => {
+  it('every table of the sample capture and of a real trace, as built by build.ts', () => {
     const real = 'perf-tools-tpoint_example.txt';
     for (const c of [sampleCapture(), ingestFiles([[real, new Uint8Array(readFileSync(REAL + real))]])]) {
       const tables = buildTables(new Explorer(c), { captureId: '0123456789abcdef' });

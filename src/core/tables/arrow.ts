@@ -1,5 +1,5 @@
 /**
- * The capture's tables (tables.ts) as Arrow IPC streams: what the ingest worker hands the SQL
+ * The capture's tables (schema.ts) as Arrow IPC streams: what the ingest worker hands the SQL
  * pane's DuckDB (`insertArrowFromIPCStream`, one stream per table). Columnar from the tables'
  * typed arrays: numbers go in as their own buffers (int64 written from the Float64Array of safe
  * integers as two 32-bit words per value), strings as dictionaries over the capture's own string
@@ -24,7 +24,7 @@ import {
   type Data,
   type DataType,
 } from 'apache-arrow';
-import type { ColumnSpec, ColumnValues, TableData } from './tables.ts';
+import type { ColumnSpec, ColumnValues, TableData } from './schema.ts';
 
 /** One table as Arrow IPC stream bytes. */
 export interface TableIpc {

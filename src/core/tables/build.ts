@@ -9,7 +9,8 @@ import type { FileReport } from '../capture/ingest.ts';
 import { segmentsOf } from '../capture/segments.ts';
 import { isOccurrence, NO_GEN } from '../query/selection.ts';
 import { stackHashOf } from '../query/stack-hash.ts';
-import type { ColumnValues, TableName } from './tables.ts';
+import { TABLE_NAMES, tableSpec, type ColumnValues, type TableData, type TableName } from './schema.ts';
+import type { Explorer } from '../query/explorer.ts';
 import { RecordKind, STATUS_NAMES } from '../capture/trace-columns.ts';
 
 /** The record kinds by RecordKind value (trace-columns.ts): the `kind` columns' values. */
@@ -357,3 +358,34 @@ export function buildColumns(d: ExplorerData, name: TableName, opts: { files?: F
       return diagnostics(opts.diagnostics ?? [...d.capture.diagnostics, ...segmentsOf(d.capture).diagnostics]);
   }
 }
+
+export interface BuildOptions {
+  captureId: string;
+  /** the capture's file reports (default: the capture's own; the CLI adds files it could not open) */
+  files?: FileReport[];
+  /** default: the capture's diagnostics and its segments' (as summary has them) */
+  diagnostics?: Diagnostic[];
+  /** only these tables (default: all, in TABLE_NAMES order) */
+  only?: readonly TableName[];
+}
+
+/** The capture's tables, in TABLE_NAMES order (or `only`'s). */
+export function buildTables(x: Explorer, opts: BuildOptions): TableData[] {
+  const names = opts.only ?? TABLE_NAMES;
+  return names.map((name) => {
+    const spec = tableSpec(name);
+    const { rows, columns } = buildColumns(x.data, name, opts);
+    const out: ColumnValues[] = spec.columns.map((c) => {
+      const v = c.name === 'capture_id' ? constantUtf8(opts.captureId, rows) : columns[c.name];
+      if (!v) throw new Error(`table ${name}: no column ${c.name}`);
+      if (v.type !== c.type) throw new Error(`table ${name}: column ${c.name} is ${v.type}, not ${c.type}`);
+      const n = v.type === 'utf8' ? v.codes.length : v.values.length;
+      if (n !== rows || (v.valid && v.valid.length !== rows)) throw new Error(`table ${name}: column ${c.name} has ${n} rows, not ${rows}`);
+      if (v.valid && !c.nullable) throw new Error(`table ${name}: column ${c.name} is not nullable`);
+      return v;
+    });
+    return { spec, rows, columns: out };
+  });
+}
+
+const constantUtf8 = (s: string, rows: number): ColumnValues => ({ type: 'utf8', codes: new Int32Array(rows), dict: [s], valid: null });

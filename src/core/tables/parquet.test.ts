@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cellAt, type ColumnType, type ColumnValues, type TableData } from './tables.ts';
+import { cellAt, type ColumnType, type ColumnValues, type TableData } from './schema.ts';
 import { writeParquet } from './parquet.ts';
 
 const TYPES: ColumnType[] = ['int32', 'int64', 'float64', 'utf8', 'bool'];

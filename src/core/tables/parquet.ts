@@ -1,12 +1,12 @@
 /**
- * A table of tables.ts as Parquet, through hyparquet-writer's incremental ParquetWriter: row
+ * A table of schema.ts as Parquet, through hyparquet-writer's incremental ParquetWriter: row
  * groups of ROW_GROUP rows, each made from its slice of the columns (strings looked up in the
  * column's dictionary, int64 as BigInt, nulls where the validity mask says), so what is held at
  * once beyond the columns themselves is one row group's values, whatever the table's size.
  * Plain Parquet (no extension, snappy): DuckDB, Spark, Trino, BigQuery read it as it is.
  */
 import { ParquetWriter, type ColumnSource, type SchemaElement, type Writer } from 'hyparquet-writer';
-import type { ColumnType, ColumnValues, TableData } from './tables.ts';
+import type { ColumnType, ColumnValues, TableData } from './schema.ts';
 
 export const ROW_GROUP = 1 << 17;
 

@@ -5,7 +5,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { DiagnosticLog } from '../formats/diagnostics.ts';
 import { feedChunks, feedCuts } from './formats.ts';
-import { createTraceDatParser, type TraceDatResult } from '../formats/trace-dat/trace-dat.ts';
+import { createTraceDatParser } from '../formats/trace-dat/trace-dat.ts';
+import type { TraceDatResult } from '../formats/trace-dat/types.ts';
 import type { TraceEvent, TraceLost, TraceSink, TraceStackRecord } from '../formats/types.ts';
 import type { DatWriteOptions } from '../formats/trace-dat/write.ts';
 import { writeTraceDatV7 } from '../formats/trace-dat/write-v7.ts';

@@ -1,7 +1,7 @@
 import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
 import { crc32 } from '../base/crc32.ts';
 import { ByteSource, FIRST_PIECE, RawInflate } from './inflate.ts';
-import type { Ctx, NamedStream, UnpackReport } from './unpack.ts';
+import type { Ctx, NamedStream, UnpackReport } from './types.ts';
 
 /**
  * gzip (RFC 1952) for unpack.ts: each member's header read here (bounded: a name or comment

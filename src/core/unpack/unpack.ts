@@ -2,6 +2,7 @@ import { createTarDecoder } from 'modern-tar';
 import { standaloneBudget, type FileBudget } from '../formats/decompress-budget.ts';
 import { gunzip, sniffGate } from './gunzip.ts';
 import { unzip } from './unzip.ts';
+import type { Ctx, NamedStream, UnpackReport } from './types.ts';
 
 /**
  * Opens compressed files and bundles (DESIGN 2.1): a gzip is decompressed (gunzip.ts) and
@@ -18,15 +19,6 @@ import { unzip } from './unzip.ts';
  * given file's budget (decompress-budget.ts), and every member of a container (gzip, zip, tar)
  * whose first SNIFF_BYTES no reader takes stops there (sniffGate).
  */
-
-/** One file as the parsers see it. */
-export interface NamedStream {
-  name: string;
-  stream: ReadableStream<Uint8Array>;
-}
-
-/** Records a diagnostic for `file`, at a byte offset when one is known. */
-export type UnpackReport = (file: string, message: string, offset?: number) => void;
 
 /** tar and zip inside one another: a bundle at this depth is reported and not opened */
 export const MAX_ARCHIVE_DEPTH = 3;
@@ -49,12 +41,6 @@ export async function* unpack(file: { name: string; blob: Blob } | NamedStream, 
     budget = standaloneBudget(file.name, () => read);
   }
   yield* walk({ name: file.name, stream }, { report, budget }, 0, 0, null);
-}
-
-export interface Ctx {
-  report: UnpackReport;
-  /** the given file's decompression budget */
-  budget: FileBudget;
 }
 
 /** The container a file's first bytes show, or null for anything else. */

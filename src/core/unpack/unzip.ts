@@ -1,6 +1,6 @@
 import { crc32 } from '../base/crc32.ts';
 import { ByteSource, FIRST_PIECE, RawInflate } from './inflate.ts';
-import type { Ctx, NamedStream } from './unpack.ts';
+import type { Ctx, NamedStream } from './types.ts';
 
 /**
  * Each file of a zip, read front to back by its local headers (the central directory is at the

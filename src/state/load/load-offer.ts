@@ -3,7 +3,7 @@ import { SNIFF_BYTES, sniffKind } from '../../core/formats/sniff.ts';
 import type { FileKind } from '../../core/formats/types.ts';
 import { unpack } from '../../core/unpack/unpack.ts';
 import type { FileReport, NamedBlob } from '../../workers/ingest-api.ts';
-import type { LoadMode } from './load-store.ts';
+import type { LoadMode } from './load-types.ts';
 
 /**
  * What kinds of file a load brings, for load-store.ts: the Add-or-Replace suggestion for files

@@ -8,20 +8,14 @@ import { Comlink, WorkerFaultError } from '../../workers/ingest-client.ts';
 import { forgetCapture, keepCapture, readKeptCapture, type Backend, type StoredCapture } from './capture-persist.ts';
 import { describeRejected, sniffKinds, suggestMode } from './load-offer.ts';
 import { cancelLoad, connectLoadStore, hostOf, isWorkerLost, nextRequestId, reopened, setWorkerLost, type FaultNotice } from './load-worker.ts';
+import type { CaptureSource, LoadMode } from './load-types.ts';
 import { useViewStore } from '../view/view-store.ts';
 
-// the worker's fault recovery (load-worker.ts) and the Add-or-Replace helpers (load-offer.ts), importable from here as before
-export { describeRejected, sniffKinds, suggestMode } from './load-offer.ts';
-export { faultText, ingestWorker, type FaultNotice } from './load-worker.ts';
 
 /** The capture's state: 'done' while one is open (whatever a later load does); before the first, how the first load goes. */
 export type LoadStatus = 'idle' | 'loading' | 'done' | 'cancelled' | 'error';
 /** The last load's own state (the progress line's data-status). */
 export type LoadActivity = 'idle' | 'loading' | 'done' | 'cancelled' | 'error' | 'rejected';
-/** Add the files to the capture shown, or open them as a new capture. */
-export type LoadMode = 'add' | 'replace';
-/** where the capture's files came from: the embedded sample, the user, or the browser's store (a reload) */
-export type CaptureSource = 'sample' | 'files' | 'stored';
 
 /**
  * What a load reads: files in hand, or a fetch of them (the sample's files, the kept capture)

@@ -1,7 +1,7 @@
 import type { IngestAnswer, IngestApi, LoadProgress, NamedBlob } from '../../workers/ingest-api.ts';
 import { Comlink, IngestHost, spawnIngestWorker, WorkerFaultError, type FaultKind, type WorkerFault } from '../../workers/ingest-client.ts';
 import { describeRejected } from './load-offer.ts';
-import type { LoadState } from './load-store.ts';
+import type { CaptureSource } from './load-types.ts';
 
 /**
  * The ingest worker behind load-store.ts: its host (ingest-client.ts), the request ids, the
@@ -105,10 +105,20 @@ let requestSeq = 0;
 /** the id of a new request to the worker (a load, or a reopen after a fault) */
 export const nextRequestId = (): number => ++requestSeq;
 
+/** The load store's fields the fault recovery reads and sets. */
+export interface LinkState {
+  loading: string[];
+  files: string[];
+  source: CaptureSource | null;
+  /** 'done' while a capture is open */
+  status: string;
+  fault: FaultNotice | null;
+}
+
 /** What the fault recovery reads of the load store, and tells it. */
 export interface LoadStoreLink {
-  getState(): LoadState;
-  setState(partial: Partial<LoadState>): void;
+  getState(): LinkState;
+  setState(partial: { fault: FaultNotice | null }): void;
   /** whether a load is in flight (its files are the state's `loading`) */
   loadRunning(): boolean;
   /** the files of the capture shown */

@@ -1,6 +1,5 @@
 import { useLoadStore } from '../load/load-store.ts';
 import { DEFAULT_SETTINGS, maxSimCpus, type SimPane, type SimSettings } from './sim-settings.ts';
-import type { useSimStore } from './sim-store.ts';
 import { formatSimSettings, ignoredNotice, parseSimSettingsNoted } from './sim-url.ts';
 
 /** Which pane shows (explorer or simulator), kept in the URL as ?view=simulator, and the simulator's settings (`sim.*`, sim-url.ts). */
@@ -20,8 +19,14 @@ export const initialNotice: string | null = fromUrl ? ignoredNotice(fromUrl.igno
 
 const replaceQuery = (q: string) => history.replaceState(history.state, '', `${location.pathname}${q}${location.hash}`);
 
+/** What syncPane reads of the simulator's store, and asks of it. */
+export interface PaneStore {
+  getState(): { pane: SimPane; settings: SimSettings; setPane(p: SimPane): void };
+  subscribe(listener: (s: { pane: SimPane; settings: SimSettings }, prev: { pane: SimPane; settings: SimSettings }) => void): () => void;
+}
+
 /** In a browser: writes the store's pane and settings to the URL, and shows the explorer when files are opened. */
-export function syncPane(store: typeof useSimStore): void {
+export function syncPane(store: PaneStore): void {
   if (!inBrowser) return;
   // the pane lives in the URL as ?view=simulator (the view store leaves keys it does not own alone)
   const sync = () => {

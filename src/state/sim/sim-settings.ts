@@ -1,7 +1,8 @@
 import type { Mode } from '../../core/sim/map-layout.ts';
 import { replayWorkload } from '../../core/sim/replay.ts';
 import { phaseOf, type SimOptions } from '../../core/sim/sim-options.ts';
-import { ingestWorker, useLoadStore } from '../load/load-store.ts';
+import { useLoadStore } from '../load/load-store.ts';
+import { ingestWorker } from '../load/load-worker.ts';
 import { useViewStore } from '../view/view-store.ts';
 
 /** The simulator pane's settings, its presets, and the `Simulation` options a run is started with. */

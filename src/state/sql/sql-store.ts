@@ -1,8 +1,10 @@
 import { create } from 'zustand';
 import type { Selection } from '../../core/query/api.ts';
-import { SQL_CANCELLED, type SqlResult } from '../../workers/sql-api.ts';
+import { SQL_CANCELLED } from '../../workers/sql-api.ts';
+import type { SqlResult } from '../../core/tables/sql-result.ts';
 import { SqlClient, type StartProgress } from '../../workers/sql-client.ts';
-import { ingestWorker, useLoadStore } from '../load/load-store.ts';
+import { useLoadStore } from '../load/load-store.ts';
+import { ingestWorker } from '../load/load-worker.ts';
 import { SELECTION_VIEWS, selectionViewSql } from './sql-selection.ts';
 import { stackIds, useViewStore } from '../view/view-store.ts';
 

@@ -11,7 +11,8 @@ import type {
   TopStacksResult,
 } from '../../core/query/api.ts';
 import type { ExportOptions, IngestApi } from '../../workers/ingest-api.ts';
-import { ingestWorker, useLoadStore } from '../load/load-store.ts';
+import { useLoadStore } from '../load/load-store.ts';
+import { ingestWorker } from '../load/load-worker.ts';
 import { setQuietly, stackIds, useViewStore } from './view-store.ts';
 import { fitView, shapeOf, type Dropped } from './view-url.ts';
 

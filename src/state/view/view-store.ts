@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { Selection } from '../../core/query/api.ts';
-import type { DumpSlotRef } from '../../core/query/stack-hash.ts';
+import type { DumpSlotRef } from '../../core/query/api.ts';
 import { DEFAULT_VIEW, formatView, parseView, parseViewReport, type Dropped, type UrlView } from './view-url.ts';
 
 export interface ViewState extends UrlView {

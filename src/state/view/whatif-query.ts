@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import type { WhatIfOptions, WhatIfResult } from '../../core/whatif/whatif.ts';
 import { runWhatIf, WHATIF_CANCELLED, type WhatIfRun } from '../../workers/whatif-client.ts';
-import { ingestWorker, useLoadStore } from '../load/load-store.ts';
+import { useLoadStore } from '../load/load-store.ts';
+import { ingestWorker } from '../load/load-worker.ts';
 
 export interface WhatIfState {
   data: WhatIfResult | null;

@@ -1,5 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { useLoadStore, type LoadMode } from '../../state/load/load-store.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import type { LoadMode } from '../../state/load/load-types.ts';
 import { useSimStore } from '../../state/sim/sim-store.ts';
 import { AddOrReplace } from './AddOrReplace.tsx';
 import './drop.css';

@@ -1,5 +1,7 @@
-import { describeRejected, faultText, useLoadStore } from '../../state/load/load-store.ts';
-import type { LoadProgress } from '../../workers/ingest-api.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import { describeRejected } from '../../state/load/load-offer.ts';
+import { faultText } from '../../state/load/load-worker.ts';
+import type { LoadProgress } from '../../core/capture/load.ts';
 import { fmtBytes } from '../common/format.ts';
 import './load.css';
 

@@ -1,6 +1,6 @@
 import { RESULT_CAP, useSqlStore } from '../../state/sql/sql-store.ts';
 import { useViewStore } from '../../state/view/view-store.ts';
-import { isCut, type SqlCell, type SqlCutCell, type SqlResult } from '../../workers/sql-api.ts';
+import { isCut, type SqlCell, type SqlCutCell, type SqlResult } from '../../core/tables/sql-result.ts';
 import { fmtInt } from '../common/format.ts';
 import { copyText } from '../menu/menu-store.ts';
 

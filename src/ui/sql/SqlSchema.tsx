@@ -1,8 +1,8 @@
-import { TABLES } from '../../core/tables/tables.ts';
+import { TABLES } from '../../core/tables/schema.ts';
 import { SELECTION_VIEWS, useSqlStore } from '../../state/sql/sql-store.ts';
 import { fmtInt } from '../common/format.ts';
 
-/** The tables and their columns (from core/tables/tables.ts), each column's prose as its tooltip; a click puts the name in the editor. */
+/** The tables and their columns (from core/tables/schema.ts), each column's prose as its tooltip; a click puts the name in the editor. */
 export function SqlSchema() {
   const rows = useSqlStore((s) => s.rows);
   const insert = (name: string) => {

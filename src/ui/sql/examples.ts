@@ -1,5 +1,5 @@
 /**
- * The SQL pane's example queries, over the tables of core/tables/tables.ts and the views that
+ * The SQL pane's example queries, over the tables of core/tables/schema.ts and the views that
  * follow the selection (`selection` over events, `selection_records` over records).
  */
 export interface SqlExample {

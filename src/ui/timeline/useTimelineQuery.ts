@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { TimelineRequest, TimelineResult } from '../../core/query/api.ts';
-import { ingestWorker, useLoadStore } from '../../state/load/load-store.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
+import { ingestWorker } from '../../state/load/load-worker.ts';
 
 export interface TimelineAnswer {
   req: TimelineRequest;

@@ -15,23 +15,10 @@ import { createPageReader } from './pages.ts';
 import { FileSrc, Rd, type Pull } from './read.ts';
 import type { DatMeta } from './sections.ts';
 import { readV6 } from './v6.ts';
-import { readV7, type DatBody } from './v7.ts';
+import { readV7 } from './v7.ts';
+import type { DatBody, TraceDatResult } from './types.ts';
 import { TRACE_DAT_MAGIC } from '../sniff.ts';
-import type { ByteCount, ChunkParser, ParseContext, TraceSink } from '../types.ts';
-
-export interface TraceDatResult extends ByteCount {
-  version: number | null;
-  littleEndian: boolean | null;
-  cpus: number | null;
-  events: number;
-  /** events per CPU (index = cpu) */
-  perCpu: number[];
-  lostMarkers: number;
-  /** version 7: the compression named in the header (`none`, `zstd`, `zlib`) */
-  compression: string | null;
-  /** the trace clock, when an option names it */
-  clock: string | null;
-}
+import type { ChunkParser, ParseContext, TraceSink } from '../types.ts';
 
 export function createTraceDatParser(ctx: ParseContext, sink: TraceSink): ChunkParser<TraceDatResult> {
   const res: TraceDatResult = { total: 0, used: 0, unused: 0, version: null, littleEndian: null, cpus: null, events: 0, perCpu: [], lostMarkers: 0, compression: null, clock: null };

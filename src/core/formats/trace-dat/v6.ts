@@ -8,7 +8,7 @@ import { applyOption, emptyOptions, tsMap } from './options.ts';
 import { cmdlines, emptyMeta, eventFormats, ftraceFormats, headerInfo, kallsyms, printkFormats } from './sections.ts';
 import type { DatCpuData } from './options.ts';
 import type { Pull, Rd } from './read.ts';
-import type { DatBody } from './v7.ts';
+import type { DatBody } from './types.ts';
 
 const ascii = new TextDecoder('latin1');
 /** Largest option whose bytes are looked at (the rest are skipped as used). */

@@ -14,21 +14,12 @@ import { standaloneBudget } from '../decompress-budget.ts';
 import { readSpans } from './fly.ts';
 import { applyOption, OPT, OPT_NAME, tsMap, type DatBuffer, type DatOptions } from './options.ts';
 import { MemSrc, Rd, WindowSrc, type Pull } from './read.ts';
-import { cmdlines, emptyMeta, eventFormats, ftraceFormats, headerInfo, kallsyms, printkFormats, type DatMeta } from './sections.ts';
+import { cmdlines, emptyMeta, eventFormats, ftraceFormats, headerInfo, kallsyms, printkFormats } from './sections.ts';
 import { emptyOptions } from './options.ts';
-import type { TraceDatResult } from './trace-dat.ts';
+import type { DatBody } from './types.ts';
 import type { ParseContext } from '../types.ts';
 
 /** What a version's body reader gets from the header. */
-export interface DatBody {
-  res: TraceDatResult;
-  ctx: ParseContext;
-  longSize: number;
-  pageSize: number;
-  /** page readers for a file page and a decompressed one */
-  pages(meta: DatMeta, tsOf: ((ns: number) => number) | null): { file(p: Uint8Array, at: number, cpu: number): void; inner(p: Uint8Array, at: number, cpu: number): void };
-}
-
 /** Largest option whose bytes are looked at (the rest are skipped as used). */
 const MAX_OPTION = 1 << 20;
 /** Highest CPU id read. */

@@ -1,19 +1,13 @@
 /**
  * The capture as tables (issue 13): what `cli export --parquet` writes, what `cli sql` and the
- * page's SQL pane query. Defined once here, names, types and prose; tables-build.ts fills them
+ * page's SQL pane query. Defined once here, names, types and prose; build.ts fills them
  * from an Explorer's columns (one pass per column, typed arrays, no object per event).
  *
- * Every table starts with `capture_id` (tables-id.ts), so the tables of many captures can sit in
+ * Every table starts with `capture_id` (id.ts), so the tables of many captures can sit in
  * one folder and be queried together. A stack's `stack_hash` (stack-hash.ts: FNV-1a 64 over its
  * frame keys, leaf first) is the same in every capture, so fleets join on it.
  */
-import type { Diagnostic } from '../formats/diagnostics.ts';
-import type { Explorer } from '../query/explorer.ts';
-import type { FileReport } from '../capture/ingest.ts';
-import { buildColumns } from './build.ts';
 
-export { KIND_NAMES } from './build.ts';
-export { captureIdOf, CAPTURE_ID_HEAD_BYTES, type CaptureFileId } from './id.ts';
 
 export type ColumnType = 'int32' | 'int64' | 'float64' | 'utf8' | 'bool';
 export interface ColumnSpec {
@@ -170,37 +164,6 @@ export const TABLES: readonly TableSpec[] = [
 ];
 
 export const tableSpec = (name: TableName): TableSpec => TABLES.find((t) => t.name === name)!;
-
-export interface BuildOptions {
-  captureId: string;
-  /** the capture's file reports (default: the capture's own; the CLI adds files it could not open) */
-  files?: FileReport[];
-  /** default: the capture's diagnostics and its segments' (as summary has them) */
-  diagnostics?: Diagnostic[];
-  /** only these tables (default: all, in TABLE_NAMES order) */
-  only?: readonly TableName[];
-}
-
-/** The capture's tables, in TABLE_NAMES order (or `only`'s). */
-export function buildTables(x: Explorer, opts: BuildOptions): TableData[] {
-  const names = opts.only ?? TABLE_NAMES;
-  return names.map((name) => {
-    const spec = tableSpec(name);
-    const { rows, columns } = buildColumns(x.data, name, opts);
-    const out: ColumnValues[] = spec.columns.map((c) => {
-      const v = c.name === 'capture_id' ? constantUtf8(opts.captureId, rows) : columns[c.name];
-      if (!v) throw new Error(`table ${name}: no column ${c.name}`);
-      if (v.type !== c.type) throw new Error(`table ${name}: column ${c.name} is ${v.type}, not ${c.type}`);
-      const n = v.type === 'utf8' ? v.codes.length : v.values.length;
-      if (n !== rows || (v.valid && v.valid.length !== rows)) throw new Error(`table ${name}: column ${c.name} has ${n} rows, not ${rows}`);
-      if (v.valid && !c.nullable) throw new Error(`table ${name}: column ${c.name} is not nullable`);
-      return v;
-    });
-    return { spec, rows, columns: out };
-  });
-}
-
-const constantUtf8 = (s: string, rows: number): ColumnValues => ({ type: 'utf8', codes: new Int32Array(rows), dict: [s], valid: null });
 
 /** Row i of a column as a plain value (null for a null): for printing and tests, not for bulk work. */
 export function cellAt(c: ColumnValues, i: number): number | string | boolean | null {
