@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
+import { INTEGRATION, TEST_FILES } from './scripts/suites.ts';
 
 // SharedArrayBuffer (the live simulator) needs cross-origin isolation on every server.
 const isolation = {
@@ -36,12 +37,17 @@ export default defineConfig({
   optimizeDeps: { include: ['apache-arrow'] },
   worker: { format: 'es' },
   test: {
-    include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'scripts/**/*.test.ts'],
     environment: 'node',
     // two files at a time on the 2-core machines this runs on: 207-214 s for the suite against
     // 256-270 s with vitest's default of one (3 of 3 runs passed with two)
     maxWorkers: 2,
     // no test here asserts a time: the limit only ends a hang, and must hold beside another file on 2 busy cores
     testTimeout: 30_000,
+    // by what a test starts (scripts/suites.ts): `unit` runs in the test's own process only,
+    // `integration` starts processes, threads or builds
+    projects: [
+      { extends: true, test: { name: 'unit', include: TEST_FILES, exclude: INTEGRATION } },
+      { extends: true, test: { name: 'integration', include: INTEGRATION } },
+    ],
   },
 });

@@ -25,6 +25,11 @@ test('the CSP blocks inline script and eval, and the app runs under it without a
 
   const injected = await page.evaluate(async () => {
     const w = window as unknown as { __pwned?: number };
+    // the browser reports each refusal (securitypolicyviolation): wait for both, the script's and the handler's
+    const refused = new Promise<void>((resolve) => {
+      let n = 0;
+      document.addEventListener('securitypolicyviolation', () => ++n === 2 && resolve());
+    });
     const s = document.createElement('script');
     s.textContent = 'window.__pwned = 1';
     document.body.append(s);
@@ -32,7 +37,7 @@ test('the CSP blocks inline script and eval, and the app runs under it without a
     img.setAttribute('onerror', 'window.__pwned = 2');
     img.src = 'data:,x';
     document.body.append(img);
-    await new Promise((r) => setTimeout(r, 200));
+    await refused;
     let evalResult = 'ran';
     try {
       // eslint-disable-next-line no-eval

@@ -26,9 +26,14 @@ test('the flame canvas does not redraw for a timeline zoom or pan, and does for 
   for (let i = 0; i < 4; i++) await page.mouse.wheel(0, -200);
   await expect.poll(() => urlParam(page, 'window')).not.toBeNull();
   await page.locator('body').click({ position: { x: 5, y: 5 } });
+  const zoomed = await urlParam(page, 'window');
   await page.keyboard.press('KeyD');
+  await expect.poll(() => urlParam(page, 'window')).not.toBe(zoomed);
+  const panned = await urlParam(page, 'window');
   await page.keyboard.press('KeyA');
-  await page.waitForTimeout(500);
+  await expect.poll(() => urlParam(page, 'window')).not.toBe(panned);
+  // the pans are drawn: two animation frames later any repaint they caused has happened
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   expect(await flame.getAttribute('data-paint-count')).toBe(before);
 
   // a hover is the canvas's own input: it redraws

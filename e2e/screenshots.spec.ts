@@ -33,7 +33,7 @@ for (const scheme of ['light', 'dark'] as const) {
     const box = (await canvas.boundingBox())!;
     for (let x = box.x + box.width * 0.3; x < box.x + box.width - 20; x += 5) {
       await page.mouse.move(x, box.y + 34 + 11);
-      await page.waitForTimeout(100);
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))); // the move is drawn
       if (await page.getByTestId('timeline-tooltip').count()) break;
     }
     await expect(page.getByTestId('timeline-tooltip')).toBeVisible();
@@ -57,7 +57,7 @@ for (const scheme of ['light', 'dark'] as const) {
     await expect.poll(() => new URL(page.url()).searchParams.get('window')).not.toBeNull();
     await expect(page.getByTestId('timeline')).not.toHaveAttribute('data-lanes', '4');
     await page.mouse.move(0, 0);
-    await page.waitForTimeout(300);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))); // the hover is gone
     await shot('timeline-tasks', page.getByRole('region', { name: 'timeline' }));
   });
 }
@@ -76,7 +76,7 @@ for (const scheme of ['light', 'dark'] as const) {
     await page.getByTestId('generation-select').selectOption('3');
     await expect(page.getByTestId('summary')).toHaveAttribute('data-pending', 'false');
     await page.mouse.move(0, 0);
-    await page.waitForTimeout(300);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))); // the hover is gone
     const shot = (name: string) => page.getByRole('region', { name }).screenshot({ path: `${OUT}/multigen-${name.replaceAll(' ', '-')}-${scheme}.png` });
     await shot('timeline');
     await shot('generations');

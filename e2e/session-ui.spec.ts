@@ -138,7 +138,7 @@ test('context menu: copy frame and copy stack put the text on the clipboard; rig
   const box = (await row.boundingBox())!;
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.down();
-  await page.waitForTimeout(800);
+  // held until the long-press opens the menu
   await expect(menu).toBeVisible();
   await page.mouse.up();
   await expect(row).toHaveAttribute('aria-selected', 'true');

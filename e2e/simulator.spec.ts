@@ -7,6 +7,11 @@ import { OUT, SHOTS_TAG } from './shots.ts';
 
 const num = async (page: Page, id: string) => Number(((await page.getByTestId(id).textContent()) ?? '').replace(/[^\d]/g, ''));
 const grid = (page: Page) => page.getByTestId('sim-grid');
+/** Waits until the CPUs have counted `n` more in the counter `id` (attempts, off, ...): the run moved on. */
+async function advance(page: Page, id: string, n: number) {
+  const from = await num(page, id);
+  await expect.poll(() => num(page, id), { timeout: 30_000 }).toBeGreaterThan(from + n);
+}
 
 async function openSimulator(page: Page) {
   await page.goto('/?view=simulator');
@@ -106,7 +111,7 @@ test('the simulator runs 4 CPU workers, resets and dumps live, and opens its run
   // a reset inside a slow binary read fails it with ESTALE (passes are paced by the race window)
   await page.getByTestId('sim-window').selectOption('100000');
   await page.getByTestId('sim-dump').click();
-  await page.waitForTimeout(250);
+  await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-readers', '1');
   await page.getByTestId('sim-reset').click();
   await expect.poll(() => num(page, 'sim-counter-estale'), { timeout: 30_000 }).toBeGreaterThan(0);
   await expect(page.getByTestId('sim-log').locator('li[data-kind="estale"]').first()).toBeVisible();
@@ -175,11 +180,12 @@ test('v4 resets with tracing off and clears the ring buffers; the view switch ke
   await page.getByTestId('sim-option').click();
   await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-option', 'off');
   await expect(page.getByTestId('sim-free')).toBeDisabled();
-  await page.waitForTimeout(300);
-  const s0 = await num(page, 'sim-counter-successes');
-  await page.waitForTimeout(800);
-  expect(await num(page, 'sim-counter-successes')).toBe(s0);
+  // every CPU has seen the option off once each has counted refusals; from then on no success
   await expect.poll(() => num(page, 'sim-counter-off')).toBeGreaterThan(0);
+  await advance(page, 'sim-counter-off', 100);
+  const s0 = await num(page, 'sim-counter-successes');
+  await advance(page, 'sim-counter-off', 100);
+  expect(await num(page, 'sim-counter-successes')).toBe(s0);
   await page.getByTestId('sim-stop').click();
   await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
   await page.getByTestId('view-explorer').click();
@@ -361,13 +367,13 @@ test('options/stackmap off: every stack in full and uncounted, successes stop; o
   await expect(page.getByTestId('sim-lifecycle')).toHaveAttribute('data-allocated', '1'); // kept, so the buffer still resolves
   await expect(page.getByTestId('sim-option-off')).toBeVisible();
   await expect(page.getByTestId('sim-log').locator('li[data-kind="option-off"]')).toHaveCount(1);
-  await page.waitForTimeout(300);
+  // once the CPUs have counted refusals, the option is seen off: nothing more is attempted or recorded
+  await advance(page, 'sim-counter-off', 100);
   const s1 = await num(page, 'sim-counter-successes');
   const a1 = await num(page, 'sim-counter-attempts');
-  await page.waitForTimeout(1500);
+  await advance(page, 'sim-counter-off', 100);
   expect(await num(page, 'sim-counter-successes')).toBe(s1);
   expect(await num(page, 'sim-counter-attempts')).toBe(a1);
-  await expect.poll(() => num(page, 'sim-counter-off')).toBeGreaterThan(100);
   // the ledger's full stacks grow, and the lanes show the records as full ones
   await expect.poll(() => num(page, 'sim-ledger-full'), { timeout: 20_000 }).toBeGreaterThan(full0 + 100);
   await expect(page.getByTestId('sim-lane').first().locator('[data-full="off"]').first()).toBeVisible();
@@ -453,7 +459,8 @@ test('after each reset, change the stacks: v7 ids from before a reset resolve to
   await page.getByTestId('sim-reset').click();
   await expect(grid(page)).toHaveAttribute('data-resets', '1');
   await expect(page.getByTestId('sim-phase-now')).toHaveText('2');
-  await page.waitForTimeout(1500);
+  // the new phase's stacks fill the emptied map
+  await advance(page, 'sim-counter-successes', 200);
   // only a dump after the reset: the ids written before it name slots that now hold the new phase's stacks
   await page.getByTestId('sim-dump').click();
   await expect.poll(() => num(page, 'sim-counter-dumps')).toBe(2);
@@ -477,7 +484,7 @@ test('simulator screenshot, light and dark', SHOTS_TAG, async ({ page }) => {
   // slower, with a race window: claimed-but-unpublished slots and lost races show
   await page.getByTestId('sim-window').selectOption('20000');
   await page.getByTestId('sim-speed').selectOption('200');
-  await page.waitForTimeout(2500);
+  await advance(page, 'sim-counter-attempts', 200);
   await expect(page.getByTestId('sim-ledger')).toBeVisible();
   await page.mouse.move(0, 0);
   for (const scheme of ['light', 'dark'] as const) {
@@ -516,14 +523,14 @@ shotTests('pane states', async (page, shot, scheme) => {
   await shot('idle');
   await startRun(page, { mode: scheme === 'light' ? 'v8' : 'v7', speed: '200', window: '20000', v8: 'bin' });
   await expect.poll(async () => Number(await grid(page).getAttribute('data-published'))).toBeGreaterThan(100);
-  await page.waitForTimeout(1500);
+  await advance(page, 'sim-counter-attempts', 300);
   await shot('running-nodump');
   await page.getByTestId('sim-dump').click();
   await expect.poll(() => num(page, 'sim-counter-dumps')).toBe(2);
   await page.getByTestId('sim-reset').click();
   await expect(page.getByTestId('sim-grid-flash')).toBeVisible();
   await shot('reset-flash');
-  await page.waitForTimeout(2000);
+  await advance(page, 'sim-counter-attempts', 300);
   await shot('running');
   await hoverFirstPublished(page);
   await shot('hover');
@@ -548,10 +555,10 @@ shotTests('lifecycle states', async (page, shot) => {
   await startRun(page, { cpus: 2, speed: '2000' });
   await expect.poll(() => num(page, 'sim-counter-deep')).toBeGreaterThan(0);
   await expect.poll(async () => Number(await grid(page).getAttribute('data-published'))).toBeGreaterThan(150);
-  await page.waitForTimeout(1000);
+  await advance(page, 'sim-counter-attempts', 200);
   await shot('v8-running');
   await page.getByTestId('sim-option').click();
-  await page.waitForTimeout(1500);
+  await advance(page, 'sim-counter-off', 200);
   await shot('v8-option-off');
   await page.getByTestId('sim-window').selectOption('1000000');
   await page.getByTestId('sim-dump').click();
@@ -569,7 +576,7 @@ shotTests('lifecycle states', async (page, shot) => {
   await shot('v8-freed-bottom');
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.getByTestId('sim-option').click();
-  await page.waitForTimeout(1500);
+  await advance(page, 'sim-counter-attempts', 200);
   await shot('v8-on-again');
   await page.getByTestId('sim-stop').click();
   await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
@@ -579,7 +586,7 @@ shotTests('lifecycle states', async (page, shot) => {
   await expect.poll(() => num(page, 'sim-counter-attempts')).toBeGreaterThan(500);
   await page.getByTestId('sim-reset').click();
   await expect(grid(page)).toHaveAttribute('data-resets', '1');
-  await page.waitForTimeout(1200);
+  await advance(page, 'sim-counter-attempts', 200);
   await shot('v4-stat');
   await page.getByTestId('sim-stop').click();
   await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });

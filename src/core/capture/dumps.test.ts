@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { writeStackMapBin } from '../formats/stack-map-write.ts';
-import { exportCapture, frameKeysOf } from '../sim/export.ts';
-import { runNode } from '../sim/run-node.ts';
-import { loadFiles } from './load.ts';
-import { summarize } from './summary.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
-import { RecordStatus, STATUS_NAMES } from './trace-columns.ts';
+import { RecordStatus } from './trace-columns.ts';
 
 const text = 'stack_id 1 gen 4 [ref 5, depth 2]\n => schedule+0x48/0xc0\n => worker_thread+0x10/0x200\n\nstack_id 2 gen 4 [ref 1, depth 1]\n => kfree+0x8/0x40\n\n';
 const bin = (records: { slot: number; refCount: number; ips: bigint[] }[]) =>
@@ -102,35 +98,4 @@ describe('generation-less dumps (v7 ids)', () => {
     expect(c.stacks.framesOf(c.dumps.byGeneration.get(4)!.slots.get(1)!.stack)).toEqual(['schedule+0x48', '[FTRACE TRAMPOLINE]']);
     expect(c.stacks.size).toBe(1);
   });
-});
-
-describe('a simulated v7 capture (binary and text dump at the end) loaded without kallsyms', () => {
-  it('resolves every id the ledger resolves, as unverified, to the stack the simulator recorded', async () => {
-    const run = await runNode({ mode: 'v7', dumps: 'end', cpus: 4, events: 8000, resets: 4, bits: 10, stacks: 300, zipf: 0.8, raceWindowUs: 5, ringKb: 256 });
-    const files = exportCapture(run);
-    expect([...files.keys()].filter((f) => f.startsWith('stack_map')).sort()).toEqual(['stack_map.2', 'stack_map_bin.1', 'stack_map_stat']);
-    const blobs = (keep: (name: string) => boolean) =>
-      [...files].filter(([name]) => keep(name)).map(([name, bytes]) => ({ name, blob: new Blob([bytes as Uint8Array<ArrayBuffer>]) }));
-    const c = await loadFiles(blobs((n) => n !== 'kallsyms'));
-    const s = summarize(c);
-    const l = run.ledger;
-    expect(s.diagnostics).toEqual([]);
-    expect(s.status.ambiguous).toBe(0);
-    expect(s.status.unverified).toBe(l.correct + l.wrong);
-    expect(l.status.unverified).toBe(l.correct + l.wrong);
-    expect(s.resolved).toBe(l.correct + l.wrong);
-    expect(s.unresolved).toBe(l.unresolved);
-    // record by record: the stack the ledger resolved, named as the simulated kernel prints it
-    const t = c.trace;
-    expect(t.recordCount).toBe(l.entries.length);
-    for (let i = 0; i < t.recordCount; i++) {
-      const e = l.entries[i];
-      expect(STATUS_NAMES[t.recStatus.get(i)]).toBe(e.status);
-      if (e.resolved === null) continue;
-      expect(c.stacks.framesOf(t.recStack.get(i))).toEqual(frameKeysOf(run, BigUint64Array.from(e.resolved.split(','), (x) => BigInt('0x' + x))));
-    }
-    // the binary dump's raw readings are the text dump's stacks, not more of them
-    const withSymbols = summarize(await loadFiles(blobs(() => true)));
-    expect(s.uniqueStacks).toBe(withSymbols.uniqueStacks);
-  }, 30_000);
 });

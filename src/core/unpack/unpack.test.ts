@@ -261,7 +261,7 @@ describe('cleanName (entry paths)', () => {
     expect(cleanName('a' + slashes)).toBe('a');
     expect(cleanName(`./${slashes}x/y${slashes}`)).toBe('x/y');
     expect(cleanName('././/a/./b/')).toBe('a/./b');
-    expect(cleanName('../model')).toBe('.');
+    expect(cleanName('./.')).toBe('.');
     expect(cleanName('.hidden/')).toBe('.hidden');
   });
 });
