@@ -1,7 +1,7 @@
 // `npm run bench`: the scoreboard (issue 11). Runs every bench script as a child process with
 // `--json`, Node and browser ones alternating so two heavy browser runs never sit side by side,
 // collects their rows (bench/contract.ts), and writes bench/results.json (rows, date, node and
-// chromium versions, cores, commit) and the table in bench/README.md between the results
+// chromium versions, cores, commit) and the table in bench/RESULTS.md between the results
 // markers. A script that is missing, fails, times out or prints no valid rows becomes failed
 // rows, never a crash; the run then exits 1. Then the two writers, retention.ts and phases.ts,
 // refresh RETENTION.md and PHASES.md.
@@ -9,7 +9,7 @@
 //   npx tsx bench/run.ts [--only id,...] [--smoke] [--no-write]
 //
 // --only runs the scripts that give those rows (an id, its prefix, or a script's name) and
-// prints their table without touching results.json or README.md (one committed table, one run).
+// prints their table without touching results.json or RESULTS.md (one committed table, one run).
 // --smoke passes --smoke to every script (tiny inputs, no targets) and writes nothing.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -154,7 +154,7 @@ export function table(rows: Row[]): string {
 const START = '<!-- results:start -->';
 const END = '<!-- results:end -->';
 
-/** README.md with the text between the markers replaced (the markers appended when absent). */
+/** RESULTS.md with the text between the markers replaced (the markers appended when absent). */
 export function withTable(readme: string, body: string): string {
   const block = `${START}\n${body}\n${END}`;
   const a = readme.indexOf(START);
@@ -246,14 +246,14 @@ async function main(): Promise<void> {
       wallSeconds,
     };
     writeFileSync(join(here, 'results.json'), JSON.stringify({ ...env, scripts: runs, rows }, null, 2) + '\n');
-    const readmePath = join(here, 'README.md');
+    const readmePath = join(here, 'RESULTS.md');
     const stamp =
       `From one \`npm run bench\` on ${started.slice(0, 16).replace('T', ' ')} UTC, commit \`${env.commit.slice(0, 10)}\`${dirty ? ' (with uncommitted changes)' : ''}: ` +
       `Node ${env.node}, Chromium ${env.chromium}, ${env.cores} cores (${env.cpu}), load average ${load.join(' ')} at the start; ` +
       `the whole run took ${wallSeconds} s (${runs.map((r) => `${r.file.replace(/\.ts$/, '')} ${Math.round(r.seconds)} s${r.status === 'ok' ? '' : ` ${r.status}`}`).join(', ')}). ` +
       `Every ratio is measured within that run (bench/results.json has the raw rows).\n\n`;
     writeFileSync(readmePath, withTable(readFileSync(readmePath, 'utf8'), stamp + body));
-    console.log('wrote bench/results.json and the table in bench/README.md');
+    console.log('wrote bench/results.json and the table in bench/RESULTS.md');
   }
   const bad = runs.filter((r) => r.status !== 'ok');
   if (bad.length) console.error(`\nfailed: ${bad.map((r) => `${r.file} (${r.error})`).join('; ')}`);

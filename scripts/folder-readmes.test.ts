@@ -1,0 +1,125 @@
+// The folder READMEs against the folders they describe (issue 19): each names every source file of
+// its folder in backticks, every file its table names exists, and it stays a short table (the
+// reasoning lives in docs/architecture.md). A file added, moved or deleted without its README
+// fails here, so a README cannot drift from its folder.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+
+/**
+ * Each README and the folders it covers (relative to its own folder; '' is the folder itself). A
+ * file in a covered sub-folder is named by its path from the README's folder (`peers/folded.ts`).
+ */
+const READMES: readonly { readme: string; covers: readonly string[] }[] = [
+  { readme: 'src/core/README.md', covers: [''] },
+  { readme: 'src/core/base/README.md', covers: [''] },
+  { readme: 'src/core/formats/README.md', covers: [''] },
+  { readme: 'src/core/formats/trace-dat/README.md', covers: [''] },
+  { readme: 'src/core/unpack/README.md', covers: [''] },
+  { readme: 'src/core/capture/README.md', covers: [''] },
+  { readme: 'src/core/query/README.md', covers: [''] },
+  { readme: 'src/core/export/README.md', covers: [''] },
+  { readme: 'src/core/tables/README.md', covers: [''] },
+  { readme: 'src/core/sim/README.md', covers: [''] },
+  { readme: 'src/core/whatif/README.md', covers: [''] },
+  { readme: 'src/core/testing/README.md', covers: [''] },
+  { readme: 'src/state/README.md', covers: [''] },
+  { readme: 'src/state/load/README.md', covers: [''] },
+  { readme: 'src/state/sim/README.md', covers: [''] },
+  { readme: 'src/state/sql/README.md', covers: [''] },
+  { readme: 'src/state/view/README.md', covers: [''] },
+  { readme: 'src/workers/README.md', covers: [''] },
+  { readme: 'src/cli/README.md', covers: [''] },
+  {
+    readme: 'src/ui/README.md',
+    covers: ['', 'app', 'banner', 'common', 'diagnostics', 'drop', 'exports', 'flamegraph', 'generations', 'help', 'load', 'menu', 'simulator', 'sql', 'stacks', 'stats', 'summary', 'timeline', 'whatif'],
+  },
+  { readme: 'bench/README.md', covers: ['', 'peers'] },
+  { readme: 'e2e/README.md', covers: [''] },
+  { readme: 'scripts/README.md', covers: [''] },
+];
+
+/** Where READMEs are required: every folder under these holding a source file (fixtures aside). */
+const TREES = ['src', 'bench', 'e2e', 'scripts'];
+
+const isSource = (name: string) => /\.(ts|tsx|mjs)$/.test(name);
+const isTest = (name: string) => /\.test\.tsx?$/.test(name);
+
+/** The source files directly in `dir` that a README must name: every `*.ts`, `*.tsx`, `*.mjs` but tests. */
+function sourcesIn(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isFile() && isSource(e.name) && !isTest(e.name))
+    .map((e) => e.name)
+    .sort();
+}
+
+/** The folders under `dir` (itself included) that hold a source file, tests included, fixtures left out. */
+function sourceFolders(dir: string, out: string[] = []): string[] {
+  const entries = readdirSync(dir, { withFileTypes: true });
+  if (entries.some((e) => e.isFile() && isSource(e.name))) out.push(dir);
+  for (const e of entries) if (e.isDirectory() && e.name !== 'fixtures' && e.name !== 'node_modules') sourceFolders(join(dir, e.name), out);
+  return out;
+}
+
+/** Every backticked name in `text`. */
+const backticked = (text: string): Set<string> => new Set([...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]));
+
+/** The file names a README's table rows give in backticks (a glob such as `*.test.ts` is not a file). */
+const tableFiles = (text: string): string[] =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith('|'))
+    .flatMap((l) => [...l.matchAll(/`([^`\s*]+\.(?:ts|tsx|mjs))`/g)].map((m) => m[1]));
+
+/** What is wrong with one README: files of its folders it does not name, and table names that are no file. */
+function problems(readmeDir: string, text: string, files: readonly string[], exists: (path: string) => boolean): { unnamed: string[]; phantom: string[] } {
+  const named = backticked(text);
+  return {
+    unnamed: files.filter((f) => !named.has(f)),
+    phantom: tableFiles(text).filter((f) => !exists(join(readmeDir, f))),
+  };
+}
+
+/** The files a README covers, as it must name them. */
+function coveredFiles(readmeDir: string, covers: readonly string[]): string[] {
+  return covers.flatMap((sub) => sourcesIn(join(readmeDir, sub)).map((f) => (sub ? `${sub}/${f}` : f)));
+}
+
+describe('folder READMEs', () => {
+  it.each(READMES.map((r) => [r.readme, r] as const))('%s names every file of its folder, and only files that exist', (_, r) => {
+    const dir = join(ROOT, dirname(r.readme));
+    const text = readFileSync(join(ROOT, r.readme), 'utf8');
+    expect(problems(dir, text, coveredFiles(dir, r.covers), existsSync)).toEqual({ unnamed: [], phantom: [] });
+  });
+
+  it.each(READMES.map((r) => [r.readme, r] as const))('%s is 3 to 40 lines, with a table of files (and its layer, under src/)', (name) => {
+    const text = readFileSync(join(ROOT, name), 'utf8');
+    const lines = text.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(lines.length).toBeLessThanOrEqual(40);
+    expect(lines.some((l) => /^\| -+ \| -+ \|$/.test(l))).toBe(true);
+    if (name.startsWith('src/')) expect(lines.filter((l) => l.startsWith('May import: '))).toHaveLength(1);
+  });
+
+  it('covers every folder that holds source files, each by one README', () => {
+    const covered = READMES.flatMap((r) => r.covers.map((sub) => join(dirname(r.readme), sub)));
+    const folders = TREES.flatMap((t) => sourceFolders(join(ROOT, t))).map((d) => relative(ROOT, d));
+    // a second count of the same tree: the folders `find`-style walking through statSync gives
+    const walk = (d: string): string[] => [d, ...readdirSync(join(ROOT, d)).filter((n) => n !== 'fixtures' && statSync(join(ROOT, d, n)).isDirectory()).flatMap((n) => walk(join(d, n)))];
+    const withSources = TREES.flatMap(walk).filter((d) => readdirSync(join(ROOT, d)).some(isSource));
+    expect(folders.sort()).toEqual(withSources.sort());
+    // src/ itself holds only src/layers.test.ts, and src/core only folders
+    expect(folders.filter((d) => !covered.includes(d))).toEqual(['src']);
+    expect(sourcesIn(join(ROOT, 'src'))).toEqual([]);
+    expect(new Set(covered).size).toBe(covered.length);
+  });
+
+  it('can fail: a file left out and a table row naming no file are both caught', () => {
+    const text = '# x\n\n| file | what |\n| --- | --- |\n| `a.ts` | here |\n| `gone.ts` | deleted |\n| `*.test.ts` | tests |\n';
+    const exists = (p: string) => ['/d/a.ts', '/d/b.tsx'].includes(p);
+    expect(problems('/d', text, ['a.ts', 'b.tsx'], exists)).toEqual({ unnamed: ['b.tsx'], phantom: ['gone.ts'] });
+    expect(tableFiles('| `peers/folded.ts` and `x.mjs`, not `npx tsx bench/X.ts --json` |')).toEqual(['peers/folded.ts', 'x.mjs']);
+  });
+});
