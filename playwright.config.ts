@@ -34,7 +34,7 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  reporter: [['list']],
+  reporter: [['list'], ['./e2e/real-traces-reporter.ts']],
   // tests that only take screenshots run under `npm run shots` (SHOTS=1; e2e/shots.ts)
   grepInvert: process.env.SHOTS === '1' ? undefined : /@shots/,
   outputDir: process.env.PW_DIST ? `test-results-${PORT}` : 'test-results',

@@ -43,6 +43,8 @@ export default defineConfig({
     maxWorkers: 2,
     // no test here asserts a time: the limit only ends a hang, and must hold beside another file on 2 busy cores
     testTimeout: 30_000,
+    // the run's last line: how many real-trace tests did not run, and why (src/core/testing/real-traces.ts)
+    reporters: ['default', './src/core/testing/real-traces-reporter.ts'],
     // by what a test starts (scripts/suites.ts): `unit` runs in the test's own process only,
     // `integration` starts processes, threads or builds
     projects: [

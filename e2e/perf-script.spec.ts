@@ -2,11 +2,13 @@ import { basename } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { cliSummary } from './cli.ts';
 import { waitLoaded } from './explorer-helpers.ts';
+import { needsRealTraces, realTracePath } from './real-traces.ts';
 
 // `perf script` output (issue 12.4) loads as a capture: its samples are the events, their
 // callchains full stacks in the stack table; the page's figures equal the command line's.
 
-const FILE = new URL('../../shared/real-traces/', import.meta.url).pathname + 'flamegraph-perf-dd-stacks-01.txt';
+const FILE = realTracePath('flamegraph-perf-dd-stacks-01.txt');
+needsRealTraces();
 
 test('perf script output: the summary and the top stack are those of `cli summary --json`', async ({ page }) => {
   await page.goto('/');

@@ -5,12 +5,11 @@ import { expect, test, type Page } from '@playwright/test';
 import { fmtInt } from '../src/ui/common/format.ts';
 import { cli as runCli, cliSummary } from './cli.ts';
 import { sampleFiles, waitLoaded } from './explorer-helpers.ts';
+import { needsRealTraces, realTracePath } from './real-traces.ts';
 import { OUT } from './shots.ts';
 
 // The banners at the top of the explorer (DESIGN 5.2 `banner`): one per missing or unusable part,
 // naming its files, in words; numbers checked against the command line for the same files.
-
-const REAL = new URL('../../shared/real-traces/', import.meta.url).pathname;
 
 const sampleWithout = (...drop: string[]) => sampleFiles.filter((f) => !drop.includes(basename(f)));
 
@@ -84,8 +83,9 @@ async function shots(page: Page, state: string) {
 }
 
 test('no stack records at all (catapult atrace): set options/stacktrace and options/stackmap', async ({ page }) => {
+  needsRealTraces();
   await start(page);
-  const file = REAL + 'catapult-atrace_data.txt';
+  const file = realTracePath('catapult-atrace_data.txt');
   await openFiles(page, [file], showsFiles(page, [file]));
   const b = banner(page, 'no-stacks');
   await expect(b).toHaveCount(1);
@@ -170,8 +170,9 @@ test('random bytes: say what this app reads, and keep the capture', async ({ pag
 });
 
 test('a trace-cmd trace.dat is read (issue 12.2): its events as the command line counts them, and no kernel stacks in it', async ({ page }) => {
+  needsRealTraces();
   await start(page);
-  const file = REAL + 'trappy-trace.dat';
+  const file = realTracePath('trappy-trace.dat');
   await openFiles(page, [file], showsFiles(page, [file]));
   const b = banner(page, 'no-stacks');
   await expect(b).toHaveCount(1);
@@ -185,9 +186,10 @@ test('a trace-cmd trace.dat is read (issue 12.2): its events as the command line
 // perf script output is read (issue 12.4): e2e/perf-script.spec.ts loads it and checks it against the command line
 
 test('several problems at once: one banner each, dismissed one by one', async ({ page }) => {
+  needsRealTraces();
   await start(page);
   // trappy-trace.dat is read with the rest: its events join the capture, no banner of its own
-  const files = [...sampleWithout('kallsyms', 'stack_map_bin.gen2'), REAL + 'trappy-trace.dat'];
+  const files = [...sampleWithout('kallsyms', 'stack_map_bin.gen2'), realTracePath('trappy-trace.dat')];
   await openFiles(page, files, showsFiles(page, files));
   const all = page.getByTestId('banner');
   await expect(all).toHaveCount(2);

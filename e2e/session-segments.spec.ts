@@ -5,13 +5,14 @@ import type { Summary } from '../src/core/capture/summary.ts';
 import type { SelectionSummary } from '../src/core/query/api.ts';
 import { cliSummaryJson } from './cli.ts';
 import { SAMPLES, sampleFiles, waitLoaded } from './explorer-helpers.ts';
+import { needsRealTraces, realTracePath } from './real-traces.ts';
 import { OUT } from './shots.ts';
 
 // Issue 9, points 4 and 6: segments of unrelated traces on one timeline, and derived figures
 // that say what they assumed (or that they are unknown). Expected numbers come from the command
 // line over the same files.
 
-const TPOINT = new URL('../../shared/real-traces/', import.meta.url).pathname + 'perf-tools-tpoint_example.txt';
+const TPOINT = realTracePath('perf-tools-tpoint_example.txt');
 const TRACE = SAMPLES + 'trace';
 
 type CliSegment = Summary['segments'][number] & { counts?: SelectionSummary };
@@ -74,6 +75,7 @@ test.beforeEach(async ({ page }) => {
 });
 
 test('the sample trace and tpoint: each file its own segments on one timeline, as the command line counts them', async ({ page }) => {
+  needsRealTraces();
   const files = [TRACE, TPOINT];
   const want = cli(files, true);
   // two files: the sample's one capture, and the four runs tpoint's prose quotes, days later

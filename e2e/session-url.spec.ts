@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { cliSummary } from './cli.ts';
 import { brushTimeline, urlParam, waitLoaded } from './explorer-helpers.ts';
+import { needsRealTraces, realTracePath } from './real-traces.ts';
 import { OUT } from './shots.ts';
 
 /*
@@ -12,7 +13,7 @@ import { OUT } from './shots.ts';
  * expected counts from the command line.
  */
 
-const OTHER = new URL('../../shared/real-traces/', import.meta.url).pathname + 'perf-tools-kprobe_example.txt';
+const OTHER = realTracePath('perf-tools-kprobe_example.txt');
 
 /** FNV-1a 64 of the frame keys joined by \n, by a second method (Python) */
 function pythonHash(frames: string[]): string {
@@ -78,6 +79,7 @@ test('a stack link reopens the same stack after a reload: the URL holds its stac
 });
 
 test('a reload with another capture drops the stale stack and generation, with a notice', async ({ page }) => {
+  needsRealTraces();
   await open(page);
   await page.getByTestId('generation-select').selectOption('2');
   const picked = await selectRow(page, 0);
@@ -166,6 +168,7 @@ test('Back undoes a stack selection, a range and a generation change, not every 
 });
 
 test('Back into a view of the previous capture drops its stack with the notice', async ({ page }) => {
+  needsRealTraces();
   await open(page);
   const first = await selectRow(page, 0);
   await selectRow(page, 3);

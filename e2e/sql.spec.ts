@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { waitLoaded } from './explorer-helpers.ts';
+import { needsRealTraces, realTracePath } from './real-traces.ts';
 
 // The SQL pane on the sample, one page load for every check: DuckDB-WASM opens on demand, the
 // top-stacks example counts what the top stacks pane counts, DuckDB's errors are shown, a
@@ -125,8 +126,9 @@ test('a click on a stack_hash selects that stack in the other panes', async () =
 });
 
 test('another capture opened: its tables replace the old ones', async () => {
+  needsRealTraces();
   const before = await page.getByTestId('sql-count').getAttribute('data-total');
-  await page.getByTestId('file-input').setInputFiles(new URL('../../shared/real-traces/perf-tools-tpoint_example.txt', import.meta.url).pathname);
+  await page.getByTestId('file-input').setInputFiles(realTracePath('perf-tools-tpoint_example.txt'));
   await expect(page.getByTestId('load-progress')).toHaveAttribute('data-status', 'done');
   await expect.poll(async () => (await page.getByTestId('summary-events').textContent()) ?? '').not.toBe('4000');
   const events = Number(await page.getByTestId('summary-events').textContent());

@@ -1,6 +1,7 @@
 import { expect, test, type Page, type Route } from '@playwright/test';
 import { cliSummary } from './cli.ts';
 import { summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
+import { needsRealTraces, realTracePath } from './real-traces.ts';
 
 /**
  * Start-up is a load like any other (issue 18, points 1 and 2): the sample's fetch and the kept
@@ -11,9 +12,10 @@ import { summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
  * same files.
  */
 
-const REAL = new URL('../../shared/real-traces/', import.meta.url).pathname;
-const TPOINT = REAL + 'perf-tools-tpoint_example.txt';
-const KPROBE = REAL + 'perf-tools-kprobe_example.txt';
+const TPOINT = realTracePath('perf-tools-tpoint_example.txt');
+const KPROBE = realTracePath('perf-tools-kprobe_example.txt');
+// every test here picks one of them
+needsRealTraces();
 const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 
 /** A gate on requests matching `url`: each waits until `open()`; `seen` settles on the first one held. */

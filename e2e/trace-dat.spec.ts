@@ -4,17 +4,19 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { waitLoaded } from './explorer-helpers.ts';
+import { needsRealTraces, realTracePath } from './real-traces.ts';
 
 // A trace.dat version 7 (trace-cmd 3.x's default, zstd-compressed sections) loads like version 6:
 // trace-cmd converts the real v6 file, the page reads it whole, and its event count is the
 // number of event lines `trace-cmd report` prints for the same file.
 
-const REAL = new URL('../../shared/real-traces/', import.meta.url).pathname + 'trappy-trace.dat';
+const REAL = realTracePath('trappy-trace.dat');
 const hasZstd = (() => {
   const r = spawnSync('trace-cmd', ['list', '-c'], { encoding: 'utf8' });
   return r.error === undefined && r.status === 0 && r.stdout.includes('zstd');
 })();
 
+needsRealTraces();
 test.skip(!hasZstd, 'trace-cmd with zstd is not installed (CI installs it)');
 
 test('trace.dat version 7 (zstd): the Files pane says every byte used, the panes count report\'s events', async ({ page }) => {

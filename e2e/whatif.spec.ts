@@ -5,14 +5,17 @@ import { basename, join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { WhatIfResult } from '../src/core/whatif/whatif.ts';
 import { waitLoaded } from './explorer-helpers.ts';
+import { needsRealTraces, realTracePath } from './real-traces.ts';
 import { OUT, SHOTS_TAG } from './shots.ts';
 
 // The what-if pane (issue 12.3): a capture with full stacks shows per bits the figures of
 // `cli whatif --json` on the same file; one without full stacks says why there is nothing.
 
-const PERF = new URL('../../shared/real-traces/', import.meta.url).pathname + 'flamegraph-perf-dd-stacks-01.txt';
-const TPOINT = new URL('../../shared/real-traces/', import.meta.url).pathname + 'perf-tools-tpoint_example.txt';
-const ATRACE = new URL('../../shared/real-traces/', import.meta.url).pathname + 'catapult-atrace_data.txt';
+const PERF = realTracePath('flamegraph-perf-dd-stacks-01.txt');
+const TPOINT = realTracePath('perf-tools-tpoint_example.txt');
+const ATRACE = realTracePath('catapult-atrace_data.txt');
+// every test here opens one of them
+needsRealTraces();
 
 function cliWhatIf(files: string[], extra: string[] = []): WhatIfResult {
   return JSON.parse(execFileSync('npx', ['tsx', 'src/cli/main.ts', 'whatif', '--json', ...extra, ...files], { encoding: 'utf8' })) as WhatIfResult;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { summarize } from '../core/capture/summary.ts';
+import { realIt, realTracePath } from '../core/testing/real-traces.ts';
 import { readFiles } from './read-files.ts';
 
 const run = promisify(execFile);
@@ -77,8 +78,8 @@ describe('summary --json', () => {
     expect(text.stdout).toMatch(/retention gain unknown \(between \d+\.\dx and \d+\.\dx\)/);
   }, 30_000);
 
-  it('segments: the sample trace and a prose file of four runs, and --segments counts each', async () => {
-    const tpoint = new URL('../../../shared/real-traces/', import.meta.url).pathname + 'perf-tools-tpoint_example.txt';
+  realIt('segments: the sample trace and a prose file of four runs, and --segments counts each', async () => {
+    const tpoint = realTracePath('perf-tools-tpoint_example.txt');
     const r = await cli('summary', '--json', '--segments', SAMPLES + 'trace', tpoint);
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout);
@@ -116,7 +117,6 @@ describe('summary --json', () => {
 });
 
 describe('each file fails alone (issue 10)', () => {
-  const REAL = new URL('../../../shared/real-traces/', import.meta.url).pathname;
   const diag = (s: { diagnostics: { file: string; message: string }[] }, file: string) => s.diagnostics.filter((d) => d.file === file).map((d) => d.message);
 
   it('a directory and a missing file among the files are diagnostics: the JSON is printed, exit 0', async () => {
@@ -135,7 +135,7 @@ describe('each file fails alone (issue 10)', () => {
     expect(diag(JSON.parse(alone.stdout), dir)).toEqual(['cannot read: is a directory']);
   }, 30_000);
 
-  it('a file of no known kind alone exits 1 (nothing was read), still with its JSON; perf script is read (issue 12.4)', async () => {
+  it('a file of no known kind alone exits 1 (nothing was read), still with its JSON', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'smx-'));
     writeFileSync(join(dir, 'noise.bin'), Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256));
     const r = await cli('summary', '--json', join(dir, 'noise.bin'));
@@ -143,11 +143,14 @@ describe('each file fails alone (issue 10)', () => {
     const s = JSON.parse(r.stdout);
     expect(s.events).toBe(0);
     expect(diag(s, 'noise.bin').length).toBe(1);
-    const perf = await cli('summary', '--json', REAL + 'flamegraph-perf-dd-stacks-01.txt');
+  }, 30_000);
+
+  realIt('perf script is read (issue 12.4), and a trace.dat with a file it reads exits 0', async () => {
+    const perf = await cli('summary', '--json', realTracePath('flamegraph-perf-dd-stacks-01.txt'));
     expect(perf.code).toBe(0);
     expect(JSON.parse(perf.stdout).events).toBeGreaterThan(0);
     // with a file it reads, 0
-    expect((await cli('summary', '--json', REAL + 'trappy-trace.dat', SAMPLES + 'stack_map_stat')).code).toBe(0);
+    expect((await cli('summary', '--json', realTracePath('trappy-trace.dat'), SAMPLES + 'stack_map_stat')).code).toBe(0);
   }, 30_000);
 
   it('`--` ends the options: what follows is a file, even when it starts with a dash', async () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { realIt, realTracePath } from '../core/testing/real-traces.ts';
 import { whatIf } from '../core/whatif/whatif.ts';
 import { readFiles } from './read-files.ts';
 import { captureOutput } from './test-io.ts';
@@ -9,7 +10,8 @@ import { whatif } from './whatif.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
-const REAL = new URL('../../../shared/real-traces/', import.meta.url).pathname + 'perf-tools-tpoint_example.txt';
+// the usage-error cases pass this path too, but stop before reading it: they run without the folder
+const REAL = realTracePath('perf-tools-tpoint_example.txt');
 
 function traceFile(): string {
   const dir = mkdtempSync(join(tmpdir(), 'smx-whatif-'));
@@ -51,7 +53,7 @@ describe('cli whatif', () => {
     expect(j).toEqual(JSON.parse(JSON.stringify(direct)));
   });
 
-  it('--mode and --max-fallback-share, and a real trace with stacks', async () => {
+  realIt('--mode and --max-fallback-share, and a real trace with stacks', async () => {
     const r = await run(['--json', '--mode', 'v7', '--max-fallback-share', '0', REAL]);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
@@ -75,8 +77,8 @@ describe('cli whatif', () => {
     expect(h.out).toMatch(/usage: stackmap-explorer whatif/);
   });
 
-  it('says why when the capture has no full stacks', async () => {
-    const r = await run([new URL('../../../shared/real-traces/', import.meta.url).pathname + 'catapult-atrace_data.txt']);
+  realIt('says why when the capture has no full stacks', async () => {
+    const r = await run([realTracePath('catapult-atrace_data.txt')]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/no recommendation: the capture has no full stack records/);
   });

@@ -5,12 +5,12 @@ import { writeStackMapBin } from '../formats/stack-map-write.ts';
 import { bannerText, groupDigits, sessionBanners } from './banners.ts';
 import { line } from '../testing/explorer-fixtures.ts';
 import { summarize } from './summary.ts';
+import { realIt, realTracePath } from '../testing/real-traces.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 
 const trace = (payloads: string[]) => '# tracer: nop\n' + payloads.map((p, i) => line('bash-1234', 1, (100 + i * 0.001).toFixed(6), p)).join('\n') + '\n';
 const ids = (bs: { id: string }[]) => bs.map((b) => b.id);
 
-const REAL = new URL('../../../../shared/real-traces/', import.meta.url).pathname;
 const SAMPLE = 'public/samples/';
 const read = (path: string) => new Uint8Array(readFileSync(path));
 const sampleNames = (JSON.parse(readFileSync(SAMPLE + 'index.json', 'utf8')) as { files: string[] }).files;
@@ -25,8 +25,8 @@ describe('banners', () => {
     expect(bannersOf(sample(() => true))).toEqual([]);
   });
 
-  it('a trace with no stack records says to set options/stacktrace and options/stackmap', () => {
-    const path = REAL + 'catapult-atrace_data.txt';
+  realIt('a trace with no stack records says to set options/stacktrace and options/stackmap', () => {
+    const path = realTracePath('catapult-atrace_data.txt');
     const b = bannersOf([path]);
     expect(ids(b)).toEqual(['no-stacks']);
     expect(b[0].files).toEqual(['catapult-atrace_data.txt']);
@@ -101,13 +101,16 @@ describe('banners', () => {
     expect(b[0].files).toEqual(sampleNames.filter((n) => n.startsWith('stack_map_bin') || n.startsWith('stack_map.')));
   });
 
-  it('trace.dat and perf script are read, unknown bytes are said to be no known format', () => {
+  realIt('trace.dat and perf script are read', () => {
     // a trace.dat is read (issue 12.2): a trace with events and no kernel stacks
-    const dat = bannersOf([REAL + 'trappy-trace.dat']);
+    const dat = bannersOf([realTracePath('trappy-trace.dat')]);
     expect(ids(dat)).toEqual(['no-stacks']);
     expect(dat[0].files).toEqual(['trappy-trace.dat']);
     // perf script samples carry full stacks: nothing is missing
-    expect(bannersOf([REAL + 'flamegraph-perf-dd-stacks-01.txt'])).toEqual([]);
+    expect(bannersOf([realTracePath('flamegraph-perf-dd-stacks-01.txt')])).toEqual([]);
+  });
+
+  it('unknown bytes are said to be no known format', () => {
     const noise = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256);
     const u = sessionBanners(summarize(ingestFiles([['noise.bin', noise]])));
     expect(ids(u)).toEqual(['unrecognized']);

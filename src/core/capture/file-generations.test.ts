@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Explorer } from '../query/explorer.ts';
+import { realDescribe, realTrace } from '../testing/real-traces.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 
 // A generation in force does not carry from one trace file into an unrelated one: the tpoint
@@ -8,18 +9,12 @@ import { ingestFiles } from '../testing/test-helpers.ts';
 
 const sample = (f: string) => [f, new Uint8Array(readFileSync(new URL(`../../../public/samples/${f}`, import.meta.url)))] as [string, Uint8Array];
 const SAMPLE = ['trace', 'stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'stack_map_stat', 'kallsyms'].map(sample);
-const tpoint = (() => {
-  try {
-    return ['tpoint', new Uint8Array(readFileSync(new URL('../../../../shared/real-traces/perf-tools-tpoint_example.txt', import.meta.url)))] as [string, Uint8Array];
-  } catch {
-    return null;
-  }
-})();
+const tpoint = (): [string, Uint8Array] => ['tpoint', realTrace('perf-tools-tpoint_example.txt')];
 
-describe.skipIf(!tpoint)('generations per trace file', () => {
+realDescribe('generations per trace file', () => {
   it('choosing generation 3 counts the sample alone, not the tpoint events after it', () => {
     const alone = new Explorer(ingestFiles(SAMPLE));
-    const both = new Explorer(ingestFiles([...SAMPLE, tpoint!]));
+    const both = new Explorer(ingestFiles([...SAMPLE, tpoint()]));
     const sel = (generation: number | 'none' | null) => ({ range: null, generation, cpus: null }) as const;
     for (const g of [1, 2, 3] as const) expect(both.selectionSummary(sel(g)).events).toBe(alone.selectionSummary(sel(g)).events);
     // the tpoint events are in no generation

@@ -7,6 +7,7 @@ import { CaptureLoads, type LoadRequest } from './capture-loads.ts';
 import { CancelledError, loadFiles, readFiles } from './load.ts';
 import { summarize } from './summary.ts';
 import { RecordStatus } from './trace-columns.ts';
+import { realIt, realTrace } from '../testing/real-traces.ts';
 
 // the embedded sample, read from disk as the page and the command line read it
 const SAMPLES = new URL('../../../public/samples/', import.meta.url);
@@ -155,16 +156,26 @@ describe('an ingest session continued by Add', () => {
     expect(b).toEqual(a);
   });
 
-  it('files it cannot read are told apart from files it read', () => {
+  /** a trace and a file of noise opened in one ingest: the ingest and whether each was understood */
+  const traceAndNoise = () => {
     const ingest = new Ingest();
     const reports = ['trace', 'noise'].map((name) => {
       const p = ingest.open(name);
       p.push(name === 'trace' ? bytes.get('trace')!.subarray(0, 5000) : new Uint8Array([0, 1, 2, 250, 9, 0, 7]));
       return p.end();
     });
-    expect(reports.map(understood)).toEqual([true, false]);
+    return { ingest, understood: reports.map(understood) };
+  };
+
+  it('files it cannot read are told apart from files it read', () => {
+    expect(traceAndNoise().understood).toEqual([true, false]);
+  });
+
+  realIt('files it cannot read are told apart from files it read: a real trace.dat after them is read', () => {
+    const { ingest, understood: first } = traceAndNoise();
+    expect(first).toEqual([true, false]);
     const dat = ingest.open('trace.dat');
-    dat.push(new Uint8Array(readFileSync(new URL('../../../../shared/real-traces/', import.meta.url).pathname + 'trappy-trace.dat')));
+    dat.push(realTrace('trappy-trace.dat'));
     const r = dat.end();
     expect(r.kind).toBe('trace_cmd_dat');
     expect(understood(r)).toBe(true); // read since issue 12.2

@@ -7,7 +7,8 @@ import { MAX_LINE, TOO_LONG } from './lines.ts';
 import { nulPadding, STRAY_NUL } from './nul-gate.ts';
 import { parserForKind } from './registry.ts';
 import { sniffKind } from './sniff.ts';
-import { CHUNK_SIZES, feedChunks, fixture, realTrace } from '../testing/formats.ts';
+import { CHUNK_SIZES, feedChunks, fixture } from '../testing/formats.ts';
+import { realIt, realTrace } from '../testing/real-traces.ts';
 import type { FileKind, LineCount, TraceSink } from './types.ts';
 
 // A stray NUL (one bit flipped in a space) or NUL padding at the end loses no text file: it is
@@ -25,13 +26,12 @@ function walk(dir: URL): string[] {
   return readdirSync(dir).flatMap((f) => (statSync(new URL(f, dir)).isDirectory() ? walk(new URL(f + '/', dir)).map((g) => f + '/' + g) : [f]));
 }
 
-/** Every text fixture (UTF-8 ones: the UTF-16 copies are read in their own tests), and the real perf and ftrace texts. */
-const TEXTS: [string, Uint8Array][] = [
-  ...walk(new URL('./fixtures/', import.meta.url))
-    .filter((f) => /^(kallsyms\/(proc|system-map)|stack_map_stat\/v\d+|stack_map_text|trace_text|dump_json\/json)\//.test(f))
-    .map((f): [string, Uint8Array] => [f, fixture(f)]),
-  ...['flamegraph-perf-dd-stacks-01.txt', 'catapult-atrace_data.txt'].map((f): [string, Uint8Array] => [f, realTrace(f)]),
-];
+/** Every text fixture (UTF-8 ones: the UTF-16 copies are read in their own tests). */
+const TEXTS: [string, Uint8Array][] = walk(new URL('./fixtures/', import.meta.url))
+  .filter((f) => /^(kallsyms\/(proc|system-map)|stack_map_stat\/v\d+|stack_map_text|trace_text|dump_json\/json)\//.test(f))
+  .map((f): [string, Uint8Array] => [f, fixture(f)]);
+/** And the real perf and ftrace texts, read in their tests (which skip without the folder). */
+const REAL_TEXTS = ['flamegraph-perf-dd-stacks-01.txt', 'catapult-atrace_data.txt'];
 
 const hex = (n: number) => '0x' + n.toString(16);
 
@@ -44,15 +44,20 @@ function followers(bytes: Uint8Array, at: number): number {
 }
 
 describe('a NUL in a text file', () => {
-  it('the text fixtures are what the test means them to be', () => {
-    expect(TEXTS.length).toBeGreaterThan(15);
-    for (const [name, bytes] of TEXTS) {
+  const meant = (texts: [string, Uint8Array][]) => {
+    for (const [name, bytes] of texts) {
       expect(bytes.includes(0), name).toBe(false);
       expect(sniffKind(bytes), name).not.toBe('unknown');
     }
+  };
+  it('the text fixtures are what the test means them to be', () => {
+    expect(TEXTS.length).toBeGreaterThan(15);
+    meant(TEXTS);
   });
+  realIt('the real texts are what the test means them to be', () => meant(REAL_TEXTS.map((f) => [f, realTrace(f)])));
 
-  it.each(TEXTS)('%s: its first space (and one in its middle) made a NUL, it is still sniffed and read, the NUL named by offset', (_name, bytes) => {
+  const title = (name: string) => `${name}: its first space (and one in its middle) made a NUL, it is still sniffed and read, the NUL named by offset`;
+  const stillRead = (bytes: Uint8Array) => {
     const kind = sniffKind(bytes);
     const lines = bytes.filter((b) => b === 10).length + (bytes[bytes.length - 1] === 10 ? 0 : 1);
     const clean = read(kind, bytes, 0);
@@ -73,7 +78,9 @@ describe('a NUL in a text file', () => {
         }
       }
     }
-  });
+  };
+  for (const [name, bytes] of TEXTS) it(title(name), () => stillRead(bytes));
+  for (const name of REAL_TEXTS) realIt(title(name), () => stillRead(realTrace(name)));
 
   it('two runs of NULs, one across chunk boundaries, are two diagnostics whatever the chunking', () => {
     const text = 'ffffffff81000000 T startup_64\nffffffff81000070 T secondary\nffffffff81000100 T third_one\n';
@@ -148,9 +155,12 @@ describe('NUL padding at the end', () => {
 });
 
 describe('binary stays binary', () => {
-  it('stack_map_bin, trace.dat, an executable and zeros are sniffed as before', () => {
-    for (const f of ['stack_map_bin/v1/le.bin', 'stack_map_bin/v1/be.bin', 'stack_map_bin/v2/le.bin']) expect(sniffKind(fixture(f)), f).toBe('stack_map_bin');
+  realIt('a real trace.dat is sniffed as before', () => {
     expect(sniffKind(realTrace('trappy-trace.dat'))).toBe('trace_cmd_dat');
+  });
+
+  it('stack_map_bin, an executable and zeros are sniffed as before', () => {
+    for (const f of ['stack_map_bin/v1/le.bin', 'stack_map_bin/v1/be.bin', 'stack_map_bin/v2/le.bin']) expect(sniffKind(fixture(f)), f).toBe('stack_map_bin');
     // node's own executable: ELF, NULs and control bytes from its fourth byte on
     const elf = new Uint8Array(16384);
     const fd = openSync(process.execPath, 'r');

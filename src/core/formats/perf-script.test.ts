@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ExplorerData } from '../query/explorer-data.ts';
 import { exportSelection } from '../export/exports.ts';
 import { ALL } from '../query/api.ts';
@@ -10,12 +10,11 @@ import { DiagnosticLog } from './diagnostics.ts';
 import { MAX_LINE, TOO_LONG } from './lines.ts';
 import { createPerfScriptParser, headerSteps, parsePerfHeader, PERF_REASON, type PerfScriptResult } from './perf-script.ts';
 import { sniffKind } from './sniff.ts';
-import { feedChunks, feedCuts, realTrace } from '../testing/formats.ts';
+import { feedChunks, feedCuts } from '../testing/formats.ts';
+import { realDescribe, realTrace, realTracePath } from '../testing/real-traces.ts';
 import type { TraceEvent, TraceSink, TraceStackRecord } from './types.ts';
 
 const FILE = 'flamegraph-perf-dd-stacks-01.txt';
-const bytes = realTrace(FILE);
-const text = new TextDecoder().decode(bytes);
 
 interface Read {
   result: PerfScriptResult;
@@ -91,11 +90,21 @@ dd;write;system_call;sys_write;__fdget_pos;__fdget;__fget_light 10101010
 dd;write;system_call;sys_write;vfs_write;fsnotify;__srcu_read_unlock 10101010
 `;
 
-describe('perf script: the real file', () => {
-  const plain = plainSamples(text);
+// the body runs to collect the tests even without the folder: the file is read in beforeAll
+realDescribe('perf script: the real file', () => {
+  let bytes: Uint8Array = new Uint8Array(0);
+  let text = '';
+  let plain: ReturnType<typeof plainSamples> = [];
   // counted by the plain reader: the number of samples and the Set of their joined frames
-  const samples = plain.length;
-  const distinct = new Set(plain.map((s) => s.frames.join('\n'))).size;
+  let samples = 0;
+  let distinct = 0;
+  beforeAll(() => {
+    bytes = realTrace(FILE);
+    text = new TextDecoder().decode(bytes);
+    plain = plainSamples(text);
+    samples = plain.length;
+    distinct = new Set(plain.map((s) => s.frames.join('\n'))).size;
+  });
 
   it('the plain reader agrees with FlameGraph on the samples FlameGraph keeps', () => {
     expect(plainFolded(plain.slice(0, -1), true, 10101010)).toBe(FLAMEGRAPH_FOLDED);
@@ -135,7 +144,7 @@ describe('perf script: the real file', () => {
   it('`cli summary --json` gives the same counts and top stack', async () => {
     const run = promisify(execFile);
     const main = new URL('../../cli/main.ts', import.meta.url).pathname;
-    const r = await run('npx', ['tsx', main, 'summary', '--json', new URL('../../../../shared/real-traces/' + FILE, import.meta.url).pathname], { encoding: 'utf8' });
+    const r = await run('npx', ['tsx', main, 'summary', '--json', realTracePath(FILE)], { encoding: 'utf8' });
     const s = JSON.parse(r.stdout);
     expect(s.events).toBe(samples);
     expect(s.fullStacks).toBe(samples);

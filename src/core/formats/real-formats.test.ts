@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { sniffKind } from './sniff.ts';
 import { createSystraceHtmlParser } from './systrace-html.ts';
-import { CHUNK_SIZES, feedChunks, realTrace } from '../testing/formats.ts';
+import { CHUNK_SIZES, feedChunks } from '../testing/formats.ts';
+import { realDescribe, realTrace } from '../testing/real-traces.ts';
 import type { TraceEvent, TraceSink, TraceStackRecord } from './types.ts';
 
 const HTML = 'trappy-trace_surfaceflinger.html';
@@ -37,8 +38,12 @@ const NAMES: Record<string, number> = {
   sched_blocked_reason: 31,
 };
 
-describe('systrace HTML (trappy trace_surfaceflinger.html)', () => {
-  const bytes = realTrace(HTML);
+// the body runs to collect the tests even without the folder: the file is read in beforeAll
+realDescribe('systrace HTML (trappy trace_surfaceflinger.html)', () => {
+  let bytes: Uint8Array = new Uint8Array(0);
+  beforeAll(() => {
+    bytes = realTrace(HTML);
+  });
 
   it('sniffs as systrace_html', () => {
     expect(sniffKind(bytes.subarray(0, 16384))).toBe('systrace_html');
@@ -128,7 +133,7 @@ describe('systrace HTML variants', () => {
   });
 });
 
-describe('formats recognized but not read', () => {
+realDescribe('formats recognized but not read', () => {
   it('trace-cmd trace.dat: its own kind, read by trace-dat.ts (exact counts in trace-dat.test.ts)', () => {
     const bytes = realTrace('trappy-trace.dat');
     expect(sniffKind(bytes.subarray(0, 16384))).toBe('trace_cmd_dat');
@@ -160,7 +165,7 @@ describe('formats recognized but not read', () => {
   });
 });
 
-describe('a document that only mentions systrace HTML', () => {
+realDescribe('a document that only mentions systrace HTML', () => {
   it('is not taken for it: SOURCES.md quotes `<script class="trace-data">` inside a table', () => {
     expect(sniffKind(realTrace('SOURCES.md'))).toBe('unknown');
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DiagnosticLog } from './diagnostics.ts';
 import { sniffKind } from './sniff.ts';
-import { CHUNK_SIZES, feedChunks, fixture, realTrace } from '../testing/formats.ts';
+import { CHUNK_SIZES, feedChunks, fixture } from '../testing/formats.ts';
+import { realDescribe, realTrace } from '../testing/real-traces.ts';
 import { createTraceTextParser, REASON } from './trace-text.ts';
 import { writeTraceText, type TraceTextItem } from './trace-text-write.ts';
 import type { TraceEvent, TraceLost, TraceStackRecord, TraceTextResult } from './types.ts';
@@ -239,7 +240,7 @@ describe('trace text fixtures', () => {
 
 /*
  * Real traces: expected numbers counted independently in the shell (GNU grep), in
- * /work/shared/real-traces:
+ * ../shared/real-traces/:
  *   all event lines incl. stack lines:
  *     grep -cE '^ *.+-[0-9]+ +(\([ 0-9-]+\) +)?\[[0-9]+\] +([^ ]{4,5} +)?[0-9]+\.[0-9]+: ' F
  *   <stack trace> records:  grep -cE '\] .*[0-9]: <stack trace>$' F
@@ -249,7 +250,7 @@ describe('trace text fixtures', () => {
  *   lines:                  wc -l F   (every file ends with a newline)
  * used = event lines + frames + ('#' lines - prompts) + blank; events = event lines - stack records.
  */
-describe('real traces', () => {
+realDescribe('real traces', () => {
   it('catapult atrace_data: 116 events, no stacks', () => {
     const p = parseAll(realTrace('catapult-atrace_data.txt'));
     expect(p.result).toEqual({ lines: { total: 127, used: 127, unused: 0 }, tracer: 'nop', cpus: 1 });

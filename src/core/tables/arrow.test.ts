@@ -1,15 +1,14 @@
 import { tableFromIPC, Type, type Table } from 'apache-arrow';
 import fc from 'fast-check';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { Capture } from '../capture/ingest.ts';
 import { Explorer } from '../query/explorer.ts';
 import { sampleCapture } from '../testing/explorer-fixtures.ts';
 import { int64Words, tablesToIpc, validityBitmap } from './arrow.ts';
 import { buildTables } from './build.ts';
 import { TABLES, type ColumnSpec, type ColumnType, type ColumnValues, type TableData, type TableSpec } from './schema.ts';
+import { realIt, realTrace } from '../testing/real-traces.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
-
-const REAL = new URL('../../../../shared/real-traces/', import.meta.url).pathname;
 
 /** the plain reading of a TableData cell: what the Arrow stream must give back */
 function expected(c: ColumnValues, i: number): number | string | boolean | null {
@@ -121,14 +120,19 @@ describe('tables as Arrow IPC streams', () => {
     );
   });
 
-  it('every table of the sample capture and of a real trace, as built by build.ts', () => {
+  /** every table of a capture, as built by build.ts, read back */
+  const allTables = (c: Capture) => {
+    const tables = buildTables(new Explorer(c), { captureId: '0123456789abcdef' });
+    expect(tables.map((t) => t.spec.name).sort()).toEqual(TABLES.map((t) => t.name).sort());
+    expect(tables.some((t) => t.rows > 0)).toBe(true);
+    roundTrip(tables);
+  };
+
+  it('every table of the sample capture, as built by build.ts', () => allTables(sampleCapture()));
+
+  realIt('every table of a real trace, as built by build.ts', () => {
     const real = 'perf-tools-tpoint_example.txt';
-    for (const c of [sampleCapture(), ingestFiles([[real, new Uint8Array(readFileSync(REAL + real))]])]) {
-      const tables = buildTables(new Explorer(c), { captureId: '0123456789abcdef' });
-      expect(tables.map((t) => t.spec.name).sort()).toEqual(TABLES.map((t) => t.name).sort());
-      expect(tables.some((t) => t.rows > 0)).toBe(true);
-      roundTrip(tables);
-    }
+    allTables(ingestFiles([[real, realTrace(real)]]));
   });
 
   it('compiles no code (the page forbids eval: no `new Function`, which apache-arrow\'s builders use)', () => {

@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { generateSample } from '../sim/sample-capture.ts';
 import { sampleFiles } from '../sim/sample-files.ts';
@@ -13,8 +12,7 @@ import { cellAt, TABLE_NAMES, TABLES, type TableData, type TableName } from './s
 import { Fnv1a64 } from './id.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { STATUS_NAMES } from '../capture/trace-columns.ts';
-
-const REAL = new URL('../../../../shared/real-traces/', import.meta.url).pathname;
+import { realIt, realTrace } from '../testing/real-traces.ts';
 
 /** FNV-1a 64 the textbook way, in BigInt: the second method for every hash below */
 function fnvRef(bytes: Uint8Array): string {
@@ -211,8 +209,8 @@ describe('tables', () => {
     ['atrace with a TGID column', 'catapult-atrace_data.txt'],
     ['trace.dat v6', 'trappy-trace.dat'],
   ]) {
-    it(`a real trace (${name}): counts equal summary, diagnostics and files as summary has them`, () => {
-      const c = ingestFiles([[file, new Uint8Array(readFileSync(REAL + file))]]);
+    realIt(`a real trace (${name}): counts equal summary, diagnostics and files as summary has them`, () => {
+      const c = ingestFiles([[file, realTrace(file)]]);
       const t = tables(c);
       expect(countsFromTables(t)).toEqual(countsFromSummary(c));
       const s = summarize(c);

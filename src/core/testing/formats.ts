@@ -27,6 +27,5 @@ export function fixture(rel: string): Uint8Array {
   return new Uint8Array(readFileSync(new URL('../formats/fixtures/' + rel, import.meta.url)));
 }
 
-export function realTrace(name: string): Uint8Array {
-  return new Uint8Array(readFileSync(new URL('../../../../shared/real-traces/' + name, import.meta.url)));
-}
+// the real traces' reader lives with the folder's path and the skip rule (real-traces.ts)
+export { realTrace } from './real-traces-dir.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeCase, Prng, runCase } from './fuzz.ts';
-import { fuzzSeeds, regressionCases } from './fuzz-seeds.ts';
+import { fuzzSeeds, REAL_SEEDS, regressionCases } from './fuzz-seeds.ts';
+import { realIt } from './real-traces.ts';
 
 // A bounded fuzz run in npm test (a longer one: npm run fuzz). A case holds when loadFiles does
 // not throw, ends within the bound, and every file's lines and bytes add up.
@@ -20,6 +21,11 @@ describe('fuzzing whole captures', () => {
     }
     expect(failures).toEqual([]);
   }, 240_000);
+
+  realIt('the real traces are among the seeds (without them the run above starts from the sample and fixtures alone)', () => {
+    const names = fuzzSeeds().flatMap((s) => s.map((f) => f.name));
+    expect(REAL_SEEDS.filter((f) => !names.includes(f))).toEqual([]);
+  });
 
   it.each(regressionCases().map((c) => [c.label, c] as const))('regression %s still holds', async (_label, c) => {
     expect(await runCase(c, MAX_MS)).toBeNull();

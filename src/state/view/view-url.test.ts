@@ -4,6 +4,7 @@ import { openAsBlob } from 'node:fs';
 import { Explorer } from '../../core/query/explorer.ts';
 import { loadFiles } from '../../core/capture/load.ts';
 import { sampleCapture } from '../../core/testing/explorer-fixtures.ts';
+import { realIt, realTracePath } from '../../core/testing/real-traces.ts';
 
 // FNV-1a 64 of "a", a published test vector: any 16 lowercase hex digits will do here
 const HASH = 'af63dc4c8601ec8c';
@@ -100,16 +101,23 @@ describe('a view fitted to the capture', () => {
     ]);
   });
 
-  it('against real captures: the sample’s own view fits it; the kprobe example lacks its generation, CPUs and range', async () => {
+  /** the sample's shape, and a view inside it: generation 3, CPUs 1 and 2, a quarter of its time */
+  const sampleView = () => {
     const o = new Explorer(sampleCapture()).overview();
-    // the sample: 4 CPUs, generations 1..3 (README "The sample capture")
-    const sample = shapeOf(o);
-    expect([sample.cpus, sample.generations.filter((g) => g !== 'none')]).toEqual([[0, 1, 2, 3], [1, 2, 3]]);
     const inside: [number, number] = [o.t0 + (o.t1 - o.t0) / 4, o.t0 + (o.t1 - o.t0) / 2];
-    const v = view({ generation: 3, cpus: [1, 2], range: inside });
-    expect(fitView(v, sample).dropped).toEqual([]);
+    return { sample: shapeOf(o), inside, v: view({ generation: 3, cpus: [1, 2], range: inside }) };
+  };
 
-    const path = new URL('../../../../shared/real-traces/', import.meta.url).pathname + 'perf-tools-kprobe_example.txt';
+  it('against real captures: the sample’s own view fits it', () => {
+    const { sample, v } = sampleView();
+    // the sample: 4 CPUs, generations 1..3 (README "The sample capture")
+    expect([sample.cpus, sample.generations.filter((g) => g !== 'none')]).toEqual([[0, 1, 2, 3], [1, 2, 3]]);
+    expect(fitView(v, sample).dropped).toEqual([]);
+  });
+
+  realIt('against real captures: the kprobe example lacks the sample view’s generation, CPUs and range', async () => {
+    const { inside, v } = sampleView();
+    const path = realTracePath('perf-tools-kprobe_example.txt');
     const kprobe = shapeOf(new Explorer(await loadFiles([{ name: 'kprobe_example.txt', blob: await openAsBlob(path) }])).overview());
     // counted in the shell: grep -oE '\[[0-9]{3}\] [^ ]+ [0-9]+\.[0-9]+:' F | cut -c1-5 | sort -u  ->  [000] [001]
     expect(kprobe.cpus).toEqual([0, 1]);

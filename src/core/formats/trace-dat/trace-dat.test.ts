@@ -1,27 +1,31 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../testing/test-helpers.ts';
-import { realTrace } from '../../testing/formats.ts';
+import { realDescribe, realTrace, realTracePath } from '../../testing/real-traces.ts';
 import { readDat as read, traceCmd } from '../../testing/trace-dat.ts';
 import { writeTraceDat } from './write.ts';
 
-const REAL = new URL('../../../../../shared/real-traces/', import.meta.url).pathname + 'trappy-trace.dat';
+const REAL = realTracePath('trappy-trace.dat');
 const SIZES = [0, 1, 7, 4096];
 
 const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 const sorted = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
-describe('trappy-trace.dat, the real file', () => {
-  const bytes = realTrace('trappy-trace.dat');
+// The suite's body runs to collect its tests even without the folder: the file is read, and
+// the second methods run, in beforeAll.
+realDescribe('trappy-trace.dat, the real file', () => {
+  let bytes: Uint8Array = new Uint8Array(0);
 
   // Second method 1: `trace-cmd report`, one line per event `comm-pid [cpu] ts: name: ...`, counted
   // by CPU and by event name here.
   const report = new Map<string, number>();
   const reportCpu = new Map<string, number>();
-  for (const line of traceCmd(['report', '-i', REAL]).split('\n')) {
-    const m = /^\s*.+?-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+\.\d+):\s+([\w-]+):/.exec(line);
-    if (!m) continue;
-    bump(report, m[4]);
-    bump(reportCpu, String(+m[2]));
+  function reportCounts(): void {
+    for (const line of traceCmd(['report', '-i', REAL]).split('\n')) {
+      const m = /^\s*.+?-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+\.\d+):\s+([\w-]+):/.exec(line);
+      if (!m) continue;
+      bump(report, m[4]);
+      bump(reportCpu, String(+m[2]));
+    }
   }
 
   // Second method 2: a plain page walker. Where each CPU's pages are comes from
@@ -64,7 +68,12 @@ describe('trappy-trace.dat, the real file', () => {
     }
     return { perName, perCpu };
   }
-  const walked = walk();
+  let walked: ReturnType<typeof walk>;
+  beforeAll(() => {
+    bytes = realTrace('trappy-trace.dat');
+    reportCounts();
+    walked = walk();
+  });
 
   it('both second methods agree with each other (and found events)', () => {
     expect(sorted(walked.perName)).toEqual(sorted(report));

@@ -1,32 +1,45 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../testing/test-helpers.ts';
 import { CHUNK_SIZES } from '../../testing/formats.ts';
+import { realDescribe, realTrace, realTracePath } from '../../testing/real-traces.ts';
 import { bump, hasTraceCmd, readDat, reportLines, sorted, traceCmd, type ReportLine } from '../../testing/trace-dat.ts';
 
-const REAL = new URL('../../../../../shared/real-traces/', import.meta.url).pathname + 'trappy-trace.dat';
+const REAL = realTracePath('trappy-trace.dat');
 
 // trace-cmd writes version 7 from the real version 6 file; the converted files are read here and
 // checked against (1) `trace-cmd report` on the same converted file, (2) what our reader reads
 // from the original version 6 file, and (3) the figures `trace-cmd report` gives for the v6 file
 // (525 events: bprint 501, cdev_update 18, thermal_temperature 6; per CPU 275,36,28,31,2,59,91,3),
 // which trace-dat.test.ts also derives with its own page walker.
-describe.skipIf(!hasTraceCmd)('trappy-trace.dat converted to version 7 by trace-cmd', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'dat-v7-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const v6 = new Uint8Array(readFileSync(REAL));
-  const base = readDat(v6, 0);
-  const compressions = traceCmd(['list', '-c']);
+// The suite's bodies run to collect its tests even when it is skipped: the files are read and
+// converted in hooks, which run only when it is not.
+realDescribe.skipIf(!hasTraceCmd)('trappy-trace.dat converted to version 7 by trace-cmd', () => {
+  let dir = '';
+  let base: ReturnType<typeof readDat>;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'dat-v7-'));
+    base = readDat(realTrace('trappy-trace.dat'), 0);
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  const compressions = hasTraceCmd ? traceCmd(['list', '-c']) : '';
 
   for (const compression of ['zstd', 'none']) {
-    const file = join(dir, `trappy-v7-${compression}.dat`);
     const usable = compression === 'none' || compressions.includes(compression);
     describe.skipIf(!usable)(`--compression ${compression}`, () => {
-      traceCmd(['convert', '-i', REAL, '-o', file, '--file-version', '7', '--compression', compression]);
-      const bytes = new Uint8Array(readFileSync(file));
-      const report: ReportLine[] = reportLines(file);
+      let file = '';
+      let bytes = new Uint8Array(0);
+      let report: ReportLine[] = [];
+      beforeAll(() => {
+        file = join(dir, `trappy-v7-${compression}.dat`);
+        traceCmd(['convert', '-i', REAL, '-o', file, '--file-version', '7', '--compression', compression]);
+        bytes = new Uint8Array(readFileSync(file));
+        report = reportLines(file);
+      });
 
       it('is a version 7 file with the compression asked for (trace-cmd dump says so)', () => {
         const summary = traceCmd(['dump', '-i', file, '--summary']);
