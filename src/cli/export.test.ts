@@ -1,6 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { fileWriter } from 'hyparquet-writer';
+import { fileWriter, parquetWriteBuffer } from 'hyparquet-writer';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,9 +10,9 @@ import { handCapture } from '../core/testing/explorer-fixtures.ts';
 import { summarize, type Summary } from '../core/capture/summary.ts';
 import { buildTables } from '../core/tables/build.ts';
 import { cellAt, TABLE_NAMES } from '../core/tables/schema.ts';
-import { parquetKeyValues } from '../core/tables/parquet-footer.ts';
+import { footerKeyValues, parquetKeyValues, readFooter, type FooterRead } from '../core/tables/parquet-footer.ts';
 import { writeParquet } from '../core/tables/parquet.ts';
-import { exportCommand, parquetCaptureId } from './export.ts';
+import { exportCommand, footerCaptureId, parquetCaptureId } from './export.ts';
 import { writeCapture } from './generate-capture.ts';
 import { DEFAULT_GENERATE } from './generate.ts';
 import { readFiles } from './read-files.ts';
@@ -125,6 +125,9 @@ describe('cli export --parquet', () => {
       const kv = parquetKeyValues(new Uint8Array(readFileSync(file)));
       expect(kv?.get('stackmap_explorer.table')).toBe(t.spec.name);
       expect(kv?.get('stackmap_explorer.capture_id')).toBe('cap');
+      // every pair of the footer, as DuckDB reads them
+      const duck = await rows(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata('${file}')`);
+      expect(kv).toEqual(new Map(duck.map((r) => [String(r.k), String(r.v)])));
     }
   }, 30_000);
 
@@ -133,7 +136,8 @@ describe('cli export --parquet', () => {
     writeFileSync(join(dir, 'events.parquet'), 'not parquet');
     const r = await run(['--parquet', dir, ...SAMPLE]);
     expect(r.code).toBe(1);
-    expect(r.err).toContain('no table file of this tool');
+    // which file, the byte and why: 'not parquet' is 11 bytes, under Parquet's 12
+    expect(r.err).toContain(`${join(dir, 'events.parquet')} is no table file of this tool (byte 0: 11 bytes: too short for Parquet`);
     expect(readFileSync(join(dir, 'events.parquet'), 'utf8')).toBe('not parquet');
     expect(existsSync(join(dir, 'stacks.parquet'))).toBe(false);
 
@@ -161,6 +165,68 @@ describe('cli export --parquet', () => {
       { numRuns: 300, seed: 5 },
     );
     expect(parquetKeyValues(new Uint8Array([1, 2, 3]))).toBeNull();
+  }, 30_000);
+
+  it('a damaged footer is said with the byte it is at and why; a Parquet file of another tool has no capture_id', async () => {
+    const dir = tmp('damaged');
+    const file = join(dir, 'stacks.parquet');
+    const [t] = buildTables(new Explorer(handCapture()), { captureId: 'cap', only: ['stacks'] });
+    await writeParquet(t, fileWriter(file), { captureId: 'cap' });
+    const good = new Uint8Array(readFileSync(file));
+    const size = good.length;
+    // the metadata's length read straight from the tail, as the format lays it out
+    const len = new DataView(good.buffer, good.byteOffset).getUint32(size - 8, true);
+    const [{ n }] = await rows(`SELECT count(*) n FROM parquet_kv_metadata('${file}')`);
+    expect(len).toBeLessThan(size);
+    const readOf = (b: Uint8Array) => (o: number, l: number) => b.subarray(o, o + l);
+    const at = (b: Uint8Array): FooterRead => readFooter(b.length, readOf(b));
+    const ok = at(good);
+    expect('keyValues' in ok && ok.keyValues.size).toBe(num(n));
+
+    const problemOf = (r: FooterRead) => ('problem' in r ? r.problem : null);
+    expect(problemOf(at(good.subarray(0, 7)))).toEqual({ offset: 0, reason: expect.stringContaining('7 bytes: too short for Parquet') });
+    const noMagic = good.slice();
+    noMagic[size - 1] = 0x30;
+    expect(problemOf(at(noMagic))).toEqual({ offset: size - 4, reason: expect.stringContaining('no "PAR1" at the end') });
+    const lie = good.slice();
+    new DataView(lie.buffer).setUint32(size - 8, size - 11, true);
+    expect(problemOf(at(lie))).toEqual({ offset: size - 8, reason: `the metadata's length ${size - 11} is more than the ${size - 12} bytes between the "PAR1"s` });
+    // the first field header of FileMetaData turned into a Thrift map, which Parquet never uses
+    const badType = good.slice();
+    badType[size - 8 - len] = 0x1b;
+    expect(problemOf(at(badType))).toEqual({ offset: size - 8 - len, reason: `the metadata (${len} bytes) is not Parquet's FileMetaData: thrift unhandled type: 11` });
+    // the file's real tail after 3 bytes, given as the last bytes of a file from byte 100
+    const short = Uint8Array.of(1, 2, 3, ...good.subarray(size - 8));
+    expect(problemOf(footerKeyValues(short, 100))).toEqual({ offset: 100 + 3, reason: `the metadata's length ${len} is more than the 3 bytes before it` });
+    // a file shorter than its size said (read gives fewer bytes): said where the read came up short
+    expect(problemOf(readFooter(size + 10, readOf(good)))).toEqual({ offset: size + 2, reason: `the file ended before the ${size + 10} bytes it had (changed while read?)` });
+    expect(problemOf(readFooter(size, (o, l) => good.subarray(o, Math.min(o + l, size - 1))))).toEqual({ offset: size - 1, reason: `the file ended before the ${size} bytes it had (changed while read?)` });
+
+    // a Thrift struct of version alone (field 1, i32 1: header 0x15, zigzag 2; stop 0), no schema
+    const versionOnly = Uint8Array.of(0x15, 0x02, 0x00, 3, 0, 0, 0, 0x50, 0x41, 0x52, 0x31);
+    expect(problemOf(footerKeyValues(versionOnly))).toEqual({ offset: 0, reason: expect.stringMatching(/^the metadata \(3 bytes\) is not Parquet's FileMetaData: a field is missing or of another type \(/) });
+
+    // each damaged byte of the footer is either read or said, at a byte of the file
+    for (let i = size - 8 - len; i < size; i++) {
+      for (const byte of [0x00, 0xff, good[i] ^ 0x10]) {
+        const bad = good.slice();
+        bad[i] = byte;
+        const r = at(bad);
+        if ('problem' in r) {
+          expect(r.problem.offset).toBeGreaterThanOrEqual(0);
+          expect(r.problem.offset).toBeLessThanOrEqual(size);
+          expect(r.problem.reason.length).toBeGreaterThan(0);
+        }
+      }
+    }
+
+    // the command's reason for a file of this tool that is damaged, and for another tool's Parquet
+    writeFileSync(file, badType);
+    expect(footerCaptureId(file)).toEqual({ why: `byte ${size - 8 - len}: the metadata (${len} bytes) is not Parquet's FileMetaData: thrift unhandled type: 11` });
+    const other = join(dir, 'events.parquet');
+    writeFileSync(other, new Uint8Array(parquetWriteBuffer({ columnData: [{ name: 'x', data: [1, 2, 3], type: 'INT32' }] })));
+    expect(footerCaptureId(other)).toEqual({ why: "no stackmap_explorer.capture_id in its footer's key-value metadata" });
+    expect(footerCaptureId(join(dir, 'missing.parquet'))).toEqual({ why: expect.stringContaining('cannot be opened: ENOENT') });
   }, 30_000);
 });
 

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileWriter } from 'hyparquet-writer';
 import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
@@ -8,7 +8,7 @@ import { segmentsOf } from '../core/capture/segments.ts';
 import { buildTables } from '../core/tables/build.ts';
 import { CAPTURE_ID_HEAD_BYTES, captureIdOf, type CaptureFileId } from '../core/tables/id.ts';
 import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
-import { FOOTER_TAIL, footerLength, parquetKeyValues } from '../core/tables/parquet-footer.ts';
+import { readFooter } from '../core/tables/parquet-footer.ts';
 import { META_CAPTURE, writeParquet } from '../core/tables/parquet.ts';
 import { makeDir } from './out-dir.ts';
 import { readFiles } from './read-files.ts';
@@ -61,23 +61,35 @@ export function captureIdOfPaths(paths: readonly string[]): string {
 
 /** The footer's capture_id of a table file this tool wrote, or null. */
 export function parquetCaptureId(path: string): string | null {
+  const r = footerCaptureId(path);
+  return 'id' in r ? r.id : null;
+}
+
+/** The footer's capture_id of a table file this tool wrote, or why there is none: the byte it is at, and the reason. */
+export function footerCaptureId(path: string): { id: string } | { why: string } {
   let fd: number;
   try {
     fd = openSync(path, 'r');
-  } catch {
-    return null;
+  } catch (e) {
+    return { why: `cannot be opened: ${(e as Error).message}` };
   }
   try {
-    const size = statSync(path).size;
-    if (size < 12) return null;
-    const tail8 = new Uint8Array(FOOTER_TAIL);
-    readSync(fd, tail8, 0, FOOTER_TAIL, size - FOOTER_TAIL);
-    const len = footerLength(tail8);
-    // the metadata lies between "PAR1" at the start and the tail: a longer length is a lie
-    if (len === null || len > size - 12) return null;
-    const tail = new Uint8Array(len + FOOTER_TAIL);
-    readSync(fd, tail, 0, tail.length, size - tail.length);
-    return parquetKeyValues(tail)?.get(META_CAPTURE) ?? null;
+    const read = (offset: number, length: number) => {
+      const b = new Uint8Array(length);
+      let got = 0;
+      while (got < length) {
+        const n = readSync(fd, b, got, length - got, offset + got);
+        if (n === 0) break;
+        got += n;
+      }
+      return b.subarray(0, got);
+    };
+    const r = readFooter(fstatSync(fd).size, read);
+    if ('problem' in r) return { why: `byte ${r.problem.offset}: ${r.problem.reason}` };
+    const id = r.keyValues.get(META_CAPTURE);
+    return id === undefined ? { why: `no ${META_CAPTURE} in its footer's key-value metadata` } : { id };
+  } catch (e) {
+    return { why: `cannot be read: ${(e as Error).message}` };
   } finally {
     closeSync(fd);
   }
@@ -114,10 +126,12 @@ export interface Placement {
 export function place(dir: string, captureId: string, log: (s: string) => void): Placement | { error: string } {
   if (existsSync(dir) && !statSync(dir).isDirectory()) return { error: `${dir} is not a folder` };
   const { flat, folders } = survey(dir);
-  const flatIds = new Set(flat.map((t) => parquetCaptureId(join(dir, `${t}.parquet`))));
-  if (flatIds.has(null)) {
-    const t = flat.find((x) => parquetCaptureId(join(dir, `${x}.parquet`)) === null)!;
-    return { error: `${join(dir, `${t}.parquet`)} is no table file of this tool (no capture_id in its footer): move it away, or export to another folder` };
+  const flatIds = new Set<string>();
+  for (const t of flat) {
+    const file = join(dir, `${t}.parquet`);
+    const r = footerCaptureId(file);
+    if ('why' in r) return { error: `${file} is no table file of this tool (${r.why}): move it away, or export to another folder` };
+    flatIds.add(r.id);
   }
   const flatFile = (t: TableName) => join(dir, `${t}.parquet`);
   const folderFile = (t: TableName, id: string) => join(dir, t, `${id}.parquet`);

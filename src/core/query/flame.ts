@@ -54,7 +54,7 @@ export interface FlameSearchAnswer {
   value: number;
   /** value / the tree's total */
   share: number;
-  /** the pattern's error (invalid, or "pattern too slow"): then nothing is marked */
+  /** the pattern's error (invalid, or one RE2 cannot run): then nothing is marked */
   error: string | null;
 }
 

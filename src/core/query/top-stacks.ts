@@ -3,7 +3,7 @@ import type { ExplorerData } from './explorer-data.ts';
 import type { Selection, TopStackRow, TopStacksRequest, TopStacksResult } from './api.ts';
 import { genValue, isOccurrence, SelectionFilter } from './selection.ts';
 import { dumpSlotsOf, isStackHash, stackByHash, stackHashOf } from './stack-hash.ts';
-import { compilePattern, patternMessage, type PatternOptions } from '../base/text-match.ts';
+import { compilePattern, patternMessage } from '../base/text-match.ts';
 import { RecordKind, RecordStatus } from '../capture/trace-columns.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
@@ -30,23 +30,23 @@ export function stackFilterHash(query: string): string | null {
  * one stack; any other text keeps the stacks with a matching frame (frameMatchMask). Throws
  * PatternError as frameMatchMask does.
  */
-export function stackMatcher(d: ExplorerData, query: string, opts?: PatternOptions): (stack: number) => boolean {
+export function stackMatcher(d: ExplorerData, query: string): (stack: number) => boolean {
   const hash = stackFilterHash(query);
   if (hash !== null) {
     const only = stackByHash(d, hash);
     return (s) => s === only;
   }
-  const mask = frameMatchMask(d, query, opts);
+  const mask = frameMatchMask(d, query);
   return (s) => stackMatches(d, s, mask);
 }
 
 /**
  * The frames a search matches, per frame string: a frame matches when its text as shown
  * (`__kmalloc+0x294`) or its function (`__kmalloc`) does. Throws PatternError (text-match.ts)
- * for an invalid regex, or one that runs out of its time budget.
+ * for an invalid regex, or one RE2 cannot run (a backreference, a lookahead).
  */
-export function frameMatchMask(d: ExplorerData, query: string, opts?: PatternOptions): Uint8Array {
-  const test = compilePattern(query, opts);
+export function frameMatchMask(d: ExplorerData, query: string): Uint8Array {
+  const test = compilePattern(query);
   const frames = d.stacks.frames.strings;
   const fnHit = new Int8Array(d.fnNames.length).fill(-1);
   const mask = new Uint8Array(frames.length);
@@ -81,7 +81,7 @@ export interface TopStacksQuery extends TopStacksRequest {
 export interface TopStacksAnswer extends TopStacksResult {
   /** occurrences of the stacks that pass the filter (all of them without a filter) */
   matchingOccurrences: number;
-  /** the filter's error (an invalid regex, or "pattern too slow"): then no row matches */
+  /** the filter's error (an invalid regex, or one RE2 cannot run): then no row matches */
   error: string | null;
 }
 

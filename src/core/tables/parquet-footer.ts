@@ -1,145 +1,90 @@
 /**
- * The key-value metadata of a Parquet file's footer (FileMetaData field 5), read with a small
- * Thrift compact-protocol walker that skips every other field: how `cli export` tells which
- * capture a flat folder's files hold (each table file carries `stackmap_explorer.capture_id`)
- * before it moves them into the per-capture layout. Bounded: every length is checked against the
- * bytes there are, nesting is limited, and nothing is allocated from a count read.
+ * The key-value metadata of a Parquet file's footer, read by hyparquet's parquetMetadata (the
+ * reader of the library whose writer wrote the file): how `cli export` tells which capture a flat
+ * folder's files hold (each table file carries `stackmap_explorer.capture_id`) before it moves
+ * them into the per-capture layout.
+ *
+ * What is read is bounded before hyparquet sees it: the 8-byte tail is checked here, and only a
+ * metadata length that fits in the file (and under MAX_METADATA) is read. hyparquet's Thrift
+ * reader checks string lengths against the bytes, every list element takes at least a byte, and
+ * nesting deeper than the stack ends in a RangeError: a damaged footer ends in an error, which is
+ * caught and said with the byte it is at.
  */
+
+import { parquetMetadata } from 'hyparquet';
 
 /** The footer's last 8 bytes: the metadata's length (u32 LE) and `PAR1`. */
 export const FOOTER_TAIL = 8;
-const MAX_DEPTH = 32;
+/** `PAR1` at the start */
+const HEAD = 4;
+/**
+ * More metadata than this is no file of this tool (one row group of 131,072 rows takes a few KB
+ * of metadata), and is not read: its length would otherwise decide an allocation.
+ */
+export const MAX_METADATA = 64 << 20;
 
-class Reader {
-  pos = 0;
-  constructor(private readonly b: Uint8Array) {}
-  byte(): number {
-    if (this.pos >= this.b.length) throw new Error('truncated');
-    return this.b[this.pos++];
-  }
-  varint(): number {
-    let v = 0;
-    let mul = 1;
-    for (let i = 0; i < 10; i++) {
-      const c = this.byte();
-      v += (c & 0x7f) * mul;
-      if ((c & 0x80) === 0) return v;
-      mul *= 128;
-    }
-    throw new Error('varint too long');
-  }
-  bytes(): Uint8Array {
-    const n = this.varint();
-    if (n > this.b.length - this.pos) throw new Error('length past the end');
-    const out = this.b.subarray(this.pos, this.pos + n);
-    this.pos += n;
-    return out;
-  }
-  skip(type: number, depth: number): void {
-    if (depth > MAX_DEPTH) throw new Error('nested too deep');
-    switch (type) {
-      case 1: // true
-      case 2: // false (as a field; in a list a bool is one byte, see list)
-        return;
-      case 3:
-        this.byte();
-        return;
-      case 4:
-      case 5:
-      case 6:
-        this.varint();
-        return;
-      case 7:
-        if (this.b.length - this.pos < 8) throw new Error('truncated');
-        this.pos += 8;
-        return;
-      case 8:
-        this.bytes();
-        return;
-      case 9:
-      case 10: {
-        const { size, elem } = this.listHeader();
-        for (let i = 0; i < size; i++) elem === 1 || elem === 2 ? this.byte() : this.skip(elem, depth + 1);
-        return;
-      }
-      case 11: {
-        const size = this.varint();
-        if (size === 0) return;
-        const kv = this.byte();
-        for (let i = 0; i < size; i++) {
-          this.skip(kv >> 4, depth + 1);
-          this.skip(kv & 15, depth + 1);
-        }
-        return;
-      }
-      case 12:
-        this.struct(depth + 1, () => false);
-        return;
-      default:
-        throw new Error(`unknown type ${type}`);
-    }
-  }
-  listHeader(): { size: number; elem: number } {
-    const h = this.byte();
-    const size = h >> 4 === 15 ? this.varint() : h >> 4;
-    // each element takes at least one byte: a size past the bytes left is a lie
-    if (size > this.b.length - this.pos) throw new Error('list longer than the footer');
-    return { size, elem: h & 15 };
-  }
-  /** Walks a struct; `field(id, type)` reads the field and returns true, or false to have it skipped. */
-  struct(depth: number, field: (id: number, type: number) => boolean): void {
-    if (depth > MAX_DEPTH) throw new Error('nested too deep');
-    let id = 0;
-    for (;;) {
-      const h = this.byte();
-      if (h === 0) return;
-      const type = h & 15;
-      const delta = h >> 4;
-      if (delta) id += delta;
-      else {
-        const z = this.varint();
-        id = z % 2 ? -(z + 1) / 2 : z / 2;
-      }
-      if (!field(id, type)) this.skip(type, depth);
-    }
-  }
+/** Why a file's footer gives no key-value metadata: the byte of the file it is at, and what is wrong there. */
+export interface FooterProblem {
+  offset: number;
+  reason: string;
+}
+
+export type FooterRead = { keyValues: Map<string, string> } | { problem: FooterProblem };
+
+const problem = (offset: number, reason: string): FooterRead => ({ problem: { offset, reason } });
+
+/**
+ * The key-value metadata of a Parquet file of `size` bytes, through `read(offset, length)` (the
+ * bytes there; fewer only if the file is shorter than it was said to be): the 8-byte tail first,
+ * then the metadata it measures.
+ */
+export function readFooter(size: number, read: (offset: number, length: number) => Uint8Array): FooterRead {
+  if (size < HEAD + FOOTER_TAIL) return problem(0, `${size} bytes: too short for Parquet ("PAR1", metadata, its length, "PAR1": 12 bytes at least)`);
+  const tailAt = size - FOOTER_TAIL;
+  const tail8 = read(tailAt, FOOTER_TAIL);
+  if (tail8.length < FOOTER_TAIL) return problem(tailAt + tail8.length, `the file ended before the ${size} bytes it had (changed while read?)`);
+  const len = footerLength(tail8);
+  if (len === null) return problem(tailAt + 4, 'no "PAR1" at the end: not Parquet, or cut short');
+  // the metadata lies between "PAR1" at the start and the tail: a longer length is a lie
+  if (len > size - HEAD - FOOTER_TAIL) return problem(tailAt, `the metadata's length ${len} is more than the ${size - HEAD - FOOTER_TAIL} bytes between the "PAR1"s`);
+  if (len > MAX_METADATA) return problem(tailAt, `the metadata's length ${len} is more than the ${MAX_METADATA} bytes of any table file of this tool`);
+  const at = tailAt - len;
+  const tail = read(at, len + FOOTER_TAIL);
+  if (tail.length < len + FOOTER_TAIL) return problem(at + tail.length, `the file ended before the ${size} bytes it had (changed while read?)`);
+  return footerKeyValues(tail, at);
 }
 
 /**
- * The key-value metadata of a Parquet file, given its last bytes (at least the metadata and the
- * 8-byte tail); null when they are not a Parquet footer or cannot be read.
+ * The key-value metadata from a file's last bytes (`tail`: at least the metadata and the 8-byte
+ * tail); `base` is the file offset of tail[0], for the problem's offset.
  */
-export function parquetKeyValues(tail: Uint8Array): Map<string, string> | null {
+export function footerKeyValues(tail: Uint8Array, base = 0): FooterRead {
   const n = tail.length;
-  if (n < FOOTER_TAIL || tail[n - 4] !== 0x50 || tail[n - 3] !== 0x41 || tail[n - 2] !== 0x52 || tail[n - 1] !== 0x31) return null;
+  if (n < FOOTER_TAIL) return problem(base, `${n} bytes: too short for a Parquet footer`);
   const len = footerLength(tail.subarray(n - FOOTER_TAIL));
-  if (len === null || len > n - FOOTER_TAIL) return null;
-  const r = new Reader(tail.subarray(n - FOOTER_TAIL - len, n - FOOTER_TAIL));
-  const out = new Map<string, string>();
-  const dec = new TextDecoder();
+  if (len === null) return problem(base + n - 4, 'no "PAR1" at the end: not Parquet, or cut short');
+  if (len > n - FOOTER_TAIL) return problem(base + n - FOOTER_TAIL, `the metadata's length ${len} is more than the ${n - FOOTER_TAIL} bytes before it`);
+  const at = base + n - FOOTER_TAIL - len;
+  let kv: { key: string; value?: string }[] | undefined;
   try {
-    r.struct(0, (id, type) => {
-      if (id !== 5 || type !== 9) return false;
-      const { size, elem } = r.listHeader();
-      if (elem !== 12) throw new Error('key_value_metadata is not a list of structs');
-      for (let i = 0; i < size; i++) {
-        let key: string | null = null;
-        let value = '';
-        r.struct(1, (fid, ftype) => {
-          if (ftype !== 8 || (fid !== 1 && fid !== 2)) return false;
-          const s = dec.decode(r.bytes());
-          if (fid === 1) key = s;
-          else value = s;
-          return true;
-        });
-        if (key !== null) out.set(key, value);
-      }
-      return true;
-    });
-  } catch {
-    return null;
+    // geoparquet off: nothing but the Thrift structure is parsed (no JSON from the file)
+    kv = parquetMetadata(tail.subarray(n - FOOTER_TAIL - len), { geoparquet: false }).key_value_metadata;
+  } catch (e) {
+    // hyparquet's Thrift reader names a length or a type, not the byte: the metadata's start is
+    // said. A TypeError is hyparquet meeting a Thrift value where FileMetaData has another.
+    const message = e instanceof Error ? e.message : String(e);
+    const why = e instanceof TypeError ? `a field is missing or of another type (${message})` : message;
+    return problem(at, `the metadata (${len} bytes) is not Parquet's FileMetaData: ${why}`);
   }
-  return out;
+  const out = new Map<string, string>();
+  for (const { key, value } of kv ?? []) if (typeof key === 'string') out.set(key, value ?? '');
+  return { keyValues: out };
+}
+
+/** footerKeyValues's map, or null when the bytes give none. */
+export function parquetKeyValues(tail: Uint8Array): Map<string, string> | null {
+  const r = footerKeyValues(tail);
+  return 'keyValues' in r ? r.keyValues : null;
 }
 
 /** The metadata's length from the 8-byte tail (`len` u32 LE, `PAR1`), null when it is no Parquet tail. */
