@@ -79,7 +79,7 @@ test('search `__kmalloc+0x294` finds it in top stacks and the flame graph, count
   await shots(page, 'search', 'top stacks');
 });
 
-test('an invalid regex shows its error under the field; a pathological one answers "pattern too slow" and the page goes on', async ({ page }) => {
+test('an invalid regex shows its error under the field; a nested repeat answers as its plain equivalent and the page goes on', async ({ page }) => {
   await open(page);
   await page.getByTestId('stack-filter').fill('/([/');
   await expect(page.getByTestId('stack-filter-error')).toContainText('Invalid regular expression');
@@ -87,23 +87,31 @@ test('an invalid regex shows its error under the field; a pathological one answe
   await page.getByTestId('flame-search').fill('/x{2,1}/');
   await expect(page.getByTestId('flame-search-error')).toContainText('Invalid regular expression');
   await shots(page, 'regex-error', 'top stacks');
+  const table = page.getByTestId('top-stacks');
+  const answered = () => expect(table).toHaveAttribute('aria-busy', 'false');
 
-  // from the URL, before the first answer: the worker gives up within its budget
-  const t0 = Date.now();
+  // from the URL, before the first answer: a pattern a backtracking engine takes exponential time
+  // on (no frame ends in '!') is answered, empty, with no error: search runs on RE2
   await page.goto('/?filter=' + encodeURIComponent('/^(\\w+)*!$/'));
   await expect(page.getByTestId('stack-filter')).toHaveValue('/^(\\w+)*!$/');
-  await expect(page.getByTestId('stack-filter-error')).toContainText('pattern too slow', { timeout: 8000 });
-  expect(Date.now() - t0).toBeLessThan(8000);
-  await expect(page.getByTestId('top-stack-row')).toHaveCount(0);
-  // the next action works: another filter, another generation
-  await page.getByTestId('stack-filter').fill('kmalloc');
+  await waitLoaded(page);
+  await answered();
   await expect(page.getByTestId('stack-filter-error')).toHaveCount(0);
+  await expect(page.getByTestId('top-stack-row')).toHaveCount(0);
+  // a nested repeat that can be empty finds what the plain text finds (the second method)
+  await page.getByTestId('stack-filter').fill('kmalloc');
+  await answered();
   await expect(page.getByTestId('top-stack-row').first()).toBeVisible();
+  const plain = await table.getAttribute('data-rows');
+  await page.getByTestId('stack-filter').fill('/(\\w+)*kmalloc/');
+  await answered();
+  await expect(page.getByTestId('stack-filter-error')).toHaveCount(0);
+  await expect(table).toHaveAttribute('data-rows', plain!);
+  // what RE2 cannot run is said, naming the pattern
+  await page.getByTestId('stack-filter').fill('/(a)\\1/');
+  await expect(page.getByTestId('stack-filter-error')).toContainText('/(a)\\1/');
   await page.getByTestId('generation-select').selectOption('2');
   await expect(page.getByTestId('summary')).toHaveAttribute('data-pending', 'false');
-  await page.getByTestId('stack-filter').fill('/^(\\w+)*!$/');
-  await expect(page.getByTestId('stack-filter-error')).toContainText('pattern too slow', { timeout: 8000 });
-  await shots(page, 'too-slow', 'top stacks');
 });
 
 test('context menu: copy frame and copy stack put the text on the clipboard; right-click, long-press and the keyboard open it', async ({ page, context, baseURL }) => {

@@ -245,8 +245,9 @@ test('v7 speaks of resets, never generations; a dump during a reset is logged, n
   await expect(grid(page)).toHaveAttribute('data-flashes', '1');
   await page.getByTestId('sim-window').selectOption('0');
 
-  // a real dump, then the table after the reset: "since reset 1"
+  // a real dump, then the table after the reset: "since reset 1" (once the new table holds a stack)
   await expect(page.getByTestId('sim-dump')).toBeEnabled({ timeout: 30_000 });
+  await expect.poll(async () => Number(await grid(page).getAttribute('data-published')), { timeout: 30_000 }).toBeGreaterThan(0);
   await page.getByTestId('sim-dump').click();
   await expect(page.getByTestId('sim-counter-dumps')).toHaveText(both ? '2' : '3');
   await expect(page.getByTestId('sim-log').locator('li[data-kind="dump"]').first()).not.toContainText(' 0 records');

@@ -36,7 +36,7 @@ export function TopStacks() {
   const q = useTopStacks(req);
   // the worker answers the query with the fields of TopStacksAnswer (core/query/top-stacks.ts)
   const data = q.data as TopStacksAnswer | null;
-  // the filter's error (invalid regex, "pattern too slow") comes as part of the answer
+  // the filter's error (an invalid regex, one RE2 cannot run) comes as part of the answer
   const error = q.error ?? data?.error ?? null;
   const input = useRef<HTMLInputElement>(null);
   const table = useRef<HTMLDivElement>(null);
