@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { bundle, writeCapture } from './capture.ts';
 import { cliSummary } from './cli.ts';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { makeFake } from '../scripts/capture-fake-tracefs.ts';
 import { waitLoaded } from './explorer-helpers.ts';
 

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { waitLoaded } from './explorer-helpers.ts';
 
 // The built app under its Content-Security-Policy: an injected inline script does not run,

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { writeCapture } from './capture.ts';
 import { cliSummary } from './cli.ts';
 import { brushedRange, brushTimeline, canvasInk, expectSummary, nodeExplorer, sel, summaryNumbers, summaryOf, urlParam, waitLoaded } from './explorer-helpers.ts';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures.ts';
 import { fmtPct } from '../src/ui/common/format.ts';
 import { brushedRange, brushTimeline, canvasInk, expectSummary, nodeExplorer, sampleFiles, sel, summaryNumbers, urlParam, waitLoaded } from './explorer-helpers.ts';
 

@@ -2,7 +2,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, statSync, truncateSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures.ts';
 import { cliSummaries, cliSummary } from './cli.ts';
 import { sampleFiles, SAMPLES, summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
 
@@ -162,7 +162,8 @@ test('cancel and drop at once, ten times in a row: the page always shows the las
   expect(new Set(small.map((s) => s.events)).size).toBe(10);
   const progress = page.getByTestId('load-progress');
   for (const [i, s] of small.entries()) {
-    await dropBig(page, `big-${i}`, 160, 'replace-files');
+    // 60 copies of the sample trace: each drop lands while the load is 1-40% through
+    await dropBig(page, `big-${i}`, 60, 'replace-files');
     await expect(progress).toHaveAttribute('data-status', 'loading');
     await reach(page, 1 + ((i * 7) % 40));
     // at once, in one task: Cancel (or not: a newer drop supersedes the load anyway), then the drop
@@ -230,8 +231,8 @@ test('a file cut short on disk while it is read: a diagnostic naming it, and the
 test('a .gz: progress follows its decompressed bytes and says inflating', async ({ page }) => {
   await page.goto('/');
   await waitLoaded(page);
-  const raw = readFileSync(bigTrace(120, 'trace-120mb'));
-  const path = join(tmp, 'trace-120mb.gz');
+  const raw = readFileSync(bigTrace(48, 'trace-48mb'));
+  const path = join(tmp, 'trace-48mb.gz');
   writeFileSync(path, gzipSync(raw, { level: 1 }));
   const compressed = statSync(path).size;
   const seen = page.evaluate(
@@ -256,7 +257,7 @@ test('a .gz: progress follows its decompressed bytes and says inflating', async 
   expect(inflating.length).toBeGreaterThan(5);
   const mb = (raw.length / 1e6).toFixed(2);
   for (const s of inflating) {
-    const m = s.text.match(/^Opening a new capture · (\d+)% · inflating trace-120mb\.gz: ([\d.]+) (MB|kB|B) of ([\d.]+) MB · [\d.]+ MB\/s$/);
+    const m = s.text.match(/^Opening a new capture · (\d+)% · inflating trace-48mb\.gz: ([\d.]+) (MB|kB|B) of ([\d.]+) MB · [\d.]+ MB\/s$/);
     expect(m, s.text).not.toBeNull();
     expect(m![4]).toBe(mb);
     // the bar is the decompressed share, not the compressed bytes read (which run far ahead)

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { urlParam, waitLoaded } from './explorer-helpers.ts';
 
 // The flame canvas draws only when what it shows changes: its paint count (data-paint-count,

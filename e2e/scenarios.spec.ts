@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures.ts';
 import { OUT, SHOTS } from './shots.ts';
 
 // Every guided scenario in the page: Run sets the pane, one Web Worker per CPU records on the

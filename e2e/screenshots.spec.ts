@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { writeCapture } from './capture.ts';
 import { brushTimeline, waitLoaded } from './explorer-helpers.ts';
 import { OUT, SHOTS_TAG } from './shots.ts';

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures.ts';
 import { fmtInt } from '../src/ui/common/format.ts';
 import { cli as runCli, cliSummary } from './cli.ts';
 import { sampleFiles, waitLoaded } from './explorer-helpers.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures.ts';
 import type { Summary } from '../src/core/capture/summary.ts';
 import type { SelectionSummary } from '../src/core/query/api.ts';
 import { cliSummaryJson } from './cli.ts';

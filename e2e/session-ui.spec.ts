@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures.ts';
 import { cliSummary } from './cli.ts';
 import { nodeExplorer, sampleFiles, sel, urlParam, waitLoaded } from './explorer-helpers.ts';
 import { OUT } from './shots.ts';

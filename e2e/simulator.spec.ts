@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures.ts';
 import { waitLoaded } from './explorer-helpers.ts';
 import { OUT, SHOTS_TAG } from './shots.ts';
 

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { waitLoaded } from './explorer-helpers.ts';
 
 // Issue 18.10: a cell of millions of characters in the SQL pane. It is shown cut (its first

@@ -1,4 +1,4 @@
-import { expect, test, type Page, type Route } from '@playwright/test';
+import { expect, test, type Page, type Route } from './fixtures.ts';
 import { cliSummary } from './cli.ts';
 import { summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
 import { needsRealTraces, realTracePath } from './real-traces.ts';
