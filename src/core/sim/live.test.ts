@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLiveBuffer, LANE_STATE, Live, LOG_ENTRIES } from './live.ts';
+import { createLiveBuffer, EVENT_KINDS, LANE_STATE, Live, LOG_ENTRIES } from './live.ts';
 import { C, createMapBuffer, type Mode } from './map-layout.ts';
 import { SharedStackMap, type MapEventKind } from './shared-map.ts';
 import { buildPopulation } from './workload.ts';
@@ -54,6 +54,29 @@ describe('live hooks', () => {
     events.length = 0;
     expect(map.reset(() => expect(map.reset()).toBe('ebusy'))).toBe('ok');
     expect(events.map((e) => e[0])).toEqual(['reset-flag', 'reset-drained', 'ebusy', 'reset-cleared', 'reset-done']);
+  });
+
+  it('an entry whose writer took its index but has not yet published it is read later, not lost (a descheduled writer)', () => {
+    const cpus = 2;
+    const live = new Live(createLiveBuffer(cpus), cpus, performance.timeOrigin + performance.now());
+    live.event('duplicate', 1, 7, 1);
+    // a writer's first step, by hand: it takes index 1 (the cursor, word 0) and is stopped before it writes
+    const pending = Atomics.add(live.i32, 0, 1);
+    live.event('estale', -1, -1, 2); // a later writer finishes first
+    const a = live.readLog(0);
+    expect(a.entries.map((e) => e.kind)).toEqual(['duplicate']);
+    expect(a.next).toBe(pending);
+    expect(a.skipped).toBe(0);
+    // the stopped writer resumes: its entry at the layout the header describes (32 words, 52 a CPU, 6 an entry), seq last
+    const at = 32 + cpus * 52 + pending * 6;
+    live.i32.set([EVENT_KINDS.indexOf('free-wait'), -1, 1, 2, 5], at + 1);
+    Atomics.store(live.i32, at, pending + 1);
+    const b = live.readLog(a.next);
+    expect(b.entries.map((e) => [e.kind, e.slot])).toEqual([
+      ['free-wait', 1],
+      ['estale', -1],
+    ]);
+    expect(b.skipped).toBe(0);
   });
 
   it('the live buffer logs notable events (not the quiet ones), keeps exact totals, and the lanes their recent records', () => {

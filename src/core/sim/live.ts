@@ -150,7 +150,14 @@ export class Live {
     return Atomics.load(this.i32, 0);
   }
 
-  /** Log entries from index `from` on (at most the last LOG_ENTRIES), and the next index to ask for. */
+  /**
+   * Log entries from index `from` on (at most the last LOG_ENTRIES), and the next index to ask for.
+   * An entry whose writer has taken its index but not yet published it ends the read there, and
+   * the next read starts at it: a writer descheduled between the two (a loaded machine) must not
+   * lose its entry, as it did when the read skipped it. Only an entry overwritten by a later one
+   * (seq past its index), or one still unpublished while LOG_ENTRIES / 2 newer ones were logged
+   * (its writer gone), is skipped and counted.
+   */
   readLog(from: number): { entries: LogEntry[]; next: number; skipped: number } {
     const end = this.logged;
     const start = Math.max(from, end - LOG_ENTRIES);
@@ -158,7 +165,9 @@ export class Live {
     let skipped = start - from;
     for (let index = start; index < end; index++) {
       const at = this.logAt + (index % LOG_ENTRIES) * LOG_WORDS;
-      if (Atomics.load(this.i32, at) !== index + 1) {
+      const seq = Atomics.load(this.i32, at);
+      if (seq !== index + 1) {
+        if (seq < index + 1 && end - index < LOG_ENTRIES / 2) return { entries, next: index, skipped };
         skipped++;
         continue;
       }
