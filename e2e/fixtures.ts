@@ -5,10 +5,10 @@ export type { Locator, Page, Route } from '@playwright/test';
 
 /**
  * The specs' `test`: one browser context per Playwright worker, a new page in it per test.
- * Playwright's default, a fresh context per test, starts the app cold every time (no HTTP or
- * code cache): 2.2 s from navigation to the sample's flame graph against 0.75 s in a context
- * that has loaded it once, measured here; over a hundred tests, most of them opening the page
- * more than once, that was minutes of the suite.
+ * Playwright's default, a fresh context per test, starts with an empty HTTP cache every time.
+ * Sharing the context saved about a tenth (explorer.spec 52.7 s against 57.9 s, one run each);
+ * a new page still costs most of a cold start (about 1.8 s to the sample's flame graph, the
+ * app's own start-up), so this is not where the suite's time goes.
  *
  * What a shared context would carry from one test to the next is cleared after each: every page
  * closed, then the origin's storage (OPFS, where a capture is kept; IndexedDB; local storage;
