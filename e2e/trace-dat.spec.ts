@@ -1,14 +1,16 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { expect, test } from './fixtures.ts';
-import { waitLoaded } from './explorer-helpers.ts';
+import { cli, cliSummary } from './cli.ts';
+import { summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
 import { needsRealTraces, realTracePath } from './real-traces.ts';
 
 // A trace.dat version 7 (trace-cmd 3.x's default, zstd-compressed sections) loads like version 6:
 // trace-cmd converts the real v6 file, the page reads it whole, and its event count is the
-// number of event lines `trace-cmd report` prints for the same file.
+// number of event lines `trace-cmd report` prints for the same file. And a simulated run written
+// as trace.dat (the stack map's stack_id entries) with its dumps shows the CLI's summary.
 
 const REAL = realTracePath('trappy-trace.dat');
 const hasZstd = (() => {
@@ -16,10 +18,9 @@ const hasZstd = (() => {
   return r.error === undefined && r.status === 0 && r.stdout.includes('zstd');
 })();
 
-needsRealTraces();
-test.skip(!hasZstd, 'trace-cmd with zstd is not installed (CI installs it)');
-
 test('trace.dat version 7 (zstd): the Files pane says every byte used, the panes count report\'s events', async ({ page }) => {
+  needsRealTraces();
+  test.skip(!hasZstd, 'trace-cmd with zstd is not installed (CI installs it)');
   const dir = mkdtempSync(join(tmpdir(), 'e2e-dat-v7-'));
   try {
     const file = join(dir, 'trappy-v7.dat');
@@ -48,3 +49,32 @@ test('trace.dat version 7 (zstd): the Files pane says every byte used, the panes
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+for (const mode of ['v7', 'v8'] as const) {
+  test(`simulate --format trace-dat (${mode}): the trace.dat and its dumps show the CLI's summary`, async ({ page }) => {
+    const dir = mkdtempSync(join(tmpdir(), `e2e-simdat-${mode}-`));
+    try {
+      // one CPU resetting the map itself: several generations; stacks deeper than 64 frames as full stacks
+      cli(['simulate', '--mode', mode, ...(mode === 'v8' ? ['--v8-bin'] : []), '--bits', '10', '--stacks', '60', '--depth', '4-70', '--cpus', '1', '--events', '1200', '--resets', '0', '--cpu-resets-every', '500', '--format', 'trace-dat', '--out', dir]);
+      const files = readdirSync(dir).sort().map((f) => join(dir, f));
+      expect(files.map((f) => basename(f))).toContain('trace.dat');
+      const want = summaryOf(cliSummary(files));
+      expect(want.cookies).toBeGreaterThan(0);
+      expect(want.fullStacks).toBeGreaterThan(0);
+      expect(want.resolved).toBeGreaterThan(0);
+
+      await page.goto('/');
+      await waitLoaded(page);
+      await page.getByTestId('file-input').setInputFiles(files);
+      const replace = page.getByTestId('replace-files');
+      const ready = async () => (await page.getByTestId('load-progress').getAttribute('data-status')) === 'done' && (await page.getByTestId('file-row').count()) === files.length;
+      await expect.poll(async () => (await replace.isVisible()) || (await ready()), { timeout: 30_000 }).toBe(true);
+      if (await replace.isVisible()) await replace.click();
+      await expect.poll(ready, { timeout: 30_000 }).toBe(true);
+      await expect(page.getByTestId('file-row').filter({ hasText: 'trace.dat' })).toHaveAttribute('data-kind', 'trace_cmd_dat');
+      await expect.poll(() => summaryNumbers(page), { timeout: 30_000 }).toEqual(want);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}

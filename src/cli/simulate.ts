@@ -2,7 +2,7 @@ import { escapeControls as esc, escapeLines, jsonForTerminal } from '../core/bas
 import { prepareOutDir } from './out-dir.ts';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { exportCapture } from '../core/sim/export.ts';
+import { exportCapture, type TraceFormat } from '../core/sim/export.ts';
 import { maxCpus, runNode } from '../core/sim/run-node.ts';
 import { isScenarioName, SCENARIO_NAMES, SCENARIOS, scenarioReport, type ScenarioName } from '../core/sim/scenarios.ts';
 import { checkOptions, DEFAULT_OPTIONS, LIMITS, type OptionNames, type SimOptions } from '../core/sim/sim-options.ts';
@@ -11,11 +11,11 @@ import { UsageError } from './usage.ts';
 const n = (x: number) => x.toLocaleString('en');
 
 const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [options] [--json]
-       stackmap-explorer simulate --scenario NAME --out DIR [--json]
+       stackmap-explorer simulate --scenario NAME --out DIR [--format text|trace-dat] [--json]
 
   Runs the stack map's insert and reset paths for real on a SharedArrayBuffer, one
-  worker_threads worker per simulated CPU, and writes the capture (trace, stack_map_bin.*,
-  stack_map, stack_map_stat, kallsyms) to DIR.
+  worker_threads worker per simulated CPU, and writes the capture (trace or trace.dat,
+  stack_map_bin.*, stack_map, stack_map_stat, kallsyms) to DIR.
 
   --scenario NAME          a guided scenario, one of:
                            ${SCENARIO_NAMES.join(', ')}
@@ -46,6 +46,11 @@ const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [opti
   --event-bytes N          size of an event record, 16..4096, a multiple of 4 (default ${DEFAULT_OPTIONS.eventBytes})
   --dumps before-reset|end|none   which stack_map_bin dumps to take (default ${DEFAULT_OPTIONS.dumps})
   --cpu-resets-every N     each CPU also resets the map every N of its events (default 0)
+  --format text|trace-dat  the trace as ftrace's text, \`trace\` (the default), or as
+                           trace-cmd's binary, \`trace.dat\` (version 7): the stack map's
+                           stack_id entries (v4/v7 4-byte ids, v8 u64 cookies gen << 32 | slot)
+                           and kernel_stack records for full stacks, described by their format
+                           files, as \`trace-cmd record\` saves them; the dumps beside it as usual
   --json                   print the report as one JSON object
 
   limits, so that a run ends within minutes and about 1 GB (measured on 2 cores):
@@ -74,10 +79,11 @@ const FLAGS: OptionNames = {
   cpuResetEvery: '--cpu-resets-every',
 };
 
-export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions>; out: string; json: boolean; scenario: ScenarioName | null } {
+export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions>; out: string; json: boolean; scenario: ScenarioName | null; format: TraceFormat } {
   const o: Partial<SimOptions> = {};
   let out: string | null = null;
   let json = false;
+  let format: TraceFormat = 'text';
   let scenario: ScenarioName | null = null;
   const num = (flag: string, v: string | undefined, integer = true): number => {
     if (v === undefined) throw new UsageError(`${flag} needs a value`);
@@ -174,6 +180,12 @@ export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions
       case '--json':
         json = true;
         break;
+      case '--format': {
+        const f = v();
+        if (f !== 'text' && f !== 'trace-dat') throw new UsageError('--format must be text or trace-dat');
+        format = f;
+        break;
+      }
       default:
         throw new UsageError(`unknown option: ${a}`);
     }
@@ -186,7 +198,7 @@ export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  return { options, out, json, scenario };
+  return { options, out, json, scenario, format };
 }
 
 /** `simulate ...`: runs the simulator headless, writes the capture, prints the report; returns the exit status. */
@@ -213,7 +225,7 @@ export async function simulate(args: string[]): Promise<number> {
   try {
     const sc = parsed.scenario ? SCENARIOS[parsed.scenario] : null;
     const run = await runNode(parsed.options, sc?.during ? { during: sc.during } : {});
-    const files = exportCapture(run);
+    const files = exportCapture(run, parsed.format);
     for (const [name, bytes] of files) writeFileSync(join(dir, name), bytes);
     const verdict = sc ? scenarioReport(sc, run) : null;
     const report = { ...(verdict ?? run.report), out: dir, files: [...files.keys()] };

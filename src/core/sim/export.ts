@@ -1,9 +1,13 @@
 import { writeStackMapBin, writeStackMapStat, writeStackMapText } from '../formats/stack-map-write.ts';
 import { writeTraceText, type TraceTextItem } from '../formats/trace-text-write.ts';
+import { kmemFields, traceDatOf } from './export-trace-dat.ts';
 import { wordsToIps } from './map-layout.ts';
 import { REC } from './ring.ts';
 import type { RunResult } from './sim-report.ts';
 import { commOf } from './kernel-symbols.ts';
+
+/** How the capture's trace is written: ftrace's text (`trace`) or trace-cmd's binary (`trace.dat`). */
+export type TraceFormat = 'text' | 'trace-dat';
 
 /**
  * A run as the files a user would copy off the device, by tracefs name, in the order the
@@ -11,13 +15,15 @@ import { commOf } from './kernel-symbols.ts';
  *   trace                     what is left in the ring buffers, CPUs merged by time: events
  *                             (kmem_cache_alloc), then `<stack_id N>` (v4/v7),
  *                             `<stack_id N gen G>` (v8) or `<stack trace>` + ` => sym+0xoff/0xsize` frames
+ *   trace.dat                 instead of `trace` with `format` 'trace-dat': the same records as
+ *                             trace-cmd would save them (export-trace-dat.ts)
  *   stack_map_bin.N[.genG]    every binary dump (v1 for v4/v7, v2 with the generation for v8)
  *   stack_map                 the text dump read at the end (v7 or v8 format)
  *   stack_map_stat            v7 keys (entries, table_size, successes, drops, success_rate) for
  *                             v4/v7; v8 keys (generation, entries, capacity, successes, fallbacks)
  *   kallsyms                  the synthetic kernel's symbols
  */
-export function exportCapture(run: RunResult): Map<string, Uint8Array> {
+export function exportCapture(run: RunResult, format: TraceFormat = 'text'): Map<string, Uint8Array> {
   const enc = new TextEncoder();
   const kernel = run.population.kernel;
   const cache = new Map<bigint, string>();
@@ -27,27 +33,28 @@ export function exportCapture(run: RunResult): Map<string, Uint8Array> {
     return s;
   };
   const v8 = run.config.mode === 'v8';
-  const items: TraceTextItem[] = [];
-  for (const { cpu, rec } of run.items) {
-    const base = { comm: commOf(rec.pid), pid: rec.pid, cpu, ts: rec.ts };
-    if (rec.type === REC.EVENT) {
-      const ips = run.population.ips[rec.truthStack];
-      const callSite = print(ips[Math.min(1, ips.length - 1)]).replace(/\/0x[0-9a-f]+.*$/, '');
-      const aux = rec.b >>> 0;
-      const req = [32, 64, 192, 256, 512, 4096][aux % 6];
-      const payload =
-        `call_site=${callSite} ptr=0xffff8880${aux.toString(16).padStart(8, '0')} bytes_req=${req} ` +
-        `bytes_alloc=${req < 64 ? 64 : req} gfp_flags=${(aux >>> 8) % 4 === 0 ? 'GFP_ATOMIC' : 'GFP_KERNEL'} node=-1 accounted=false`;
-      items.push({ type: 'event', ...base, tgid: null, flags: '...1.', name: 'kmem_cache_alloc', payload });
-    } else if (rec.type === REC.FULL) {
-      const frames = Array.from(wordsToIps(rec.words!, 0, rec.a), print);
-      items.push({ type: 'stack', kind: 'full', ...base, flags: '...1.', slot: 0, generation: null, frames });
-    } else {
-      items.push({ type: 'stack', kind: 'cookie', ...base, flags: '...1.', slot: rec.a, generation: rec.type === REC.COOKIE ? rec.b : null, frames: null });
-    }
-  }
   const files = new Map<string, Uint8Array>();
-  files.set('trace', enc.encode(writeTraceText(items, { tracer: 'nop', cpus: run.config.cpus })));
+  if (format === 'trace-dat') files.set('trace.dat', traceDatOf(run));
+  else {
+    const items: TraceTextItem[] = [];
+    for (const { cpu, rec } of run.items) {
+      const base = { comm: commOf(rec.pid), pid: rec.pid, cpu, ts: rec.ts };
+      if (rec.type === REC.EVENT) {
+        const k = kmemFields(run, rec);
+        const callSite = print(k.callSite).replace(/\/0x[0-9a-f]+.*$/, '');
+        const payload =
+          `call_site=${callSite} ptr=0x${k.ptr.toString(16)} bytes_req=${k.bytesReq} ` +
+          `bytes_alloc=${k.bytesAlloc} gfp_flags=${k.gfpKernel ? 'GFP_KERNEL' : 'GFP_ATOMIC'} node=-1 accounted=false`;
+        items.push({ type: 'event', ...base, tgid: null, flags: '...1.', name: 'kmem_cache_alloc', payload });
+      } else if (rec.type === REC.FULL) {
+        const frames = Array.from(wordsToIps(rec.words!, 0, rec.a), print);
+        items.push({ type: 'stack', kind: 'full', ...base, flags: '...1.', slot: 0, generation: null, frames });
+      } else {
+        items.push({ type: 'stack', kind: 'cookie', ...base, flags: '...1.', slot: rec.a, generation: rec.type === REC.COOKIE ? rec.b : null, frames: null });
+      }
+    }
+    files.set('trace', enc.encode(writeTraceText(items, { tracer: 'nop', cpus: run.config.cpus })));
+  }
   let n = 0;
   for (const d of run.dumps) {
     n++;

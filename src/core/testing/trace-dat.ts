@@ -15,7 +15,7 @@ export interface Got {
   events: TraceEvent[];
   stacks: TraceStackRecord[];
   lost: TraceLost[];
-  /** events, stacks and lost markers in the order the sink got them */
+  /** events (`e`), full stacks (`s`), cookies (`c cpu ts pid slot generation`) and lost markers (`l`) in the order the sink got them */
   order: string[];
 }
 
@@ -28,7 +28,7 @@ export function collector(): { sink: TraceSink; got: Got } {
     },
     stackRecord: (r) => {
       got.stacks.push({ ...r });
-      got.order.push(`s ${r.cpu} ${r.ts} ${r.pid} ${r.frames!.join(',')}`);
+      got.order.push(r.kind === 'cookie' ? `c ${r.cpu} ${r.ts} ${r.pid} ${r.slot} ${r.generation}` : `s ${r.cpu} ${r.ts} ${r.pid} ${r.frames!.join(',')}`);
     },
     lost: (l) => {
       got.lost.push({ ...l });

@@ -2,12 +2,32 @@
  * The ring buffer pages of a trace.dat: the page header (timestamp, commit with the
  * missed-events flags), events by their 5-bit type_len (padding, time extend, absolute time
  * stamp, data with or without a length word), each record decoded by its event format and sent
- * to the trace sink; `kernel_stack` records as full stack records.
+ * to the trace sink; `kernel_stack` records as full stack records, the stack map's `stack_id`
+ * entries as cookie records (see stackIdField).
  */
 import { addressKeyOf, type Symbolizer } from '../kallsyms.ts';
-import { formatPayload, type DatEventFormat, type PageHeader } from './format.ts';
+import { formatPayload, type DatEventFormat, type DatField, type PageHeader } from './format.ts';
 import { bprintText } from './printk.ts';
-import type { TraceEvent, TraceSink } from '../types.ts';
+import type { TraceEvent, TraceSink, TraceStackRecord } from '../types.ts';
+
+/**
+ * The id field of the stack map's entry (`options/stackmap`), or null when `fmt` is not that
+ * entry: an event of the ftrace system (the kernel's own entries, as `kernel_stack`) with a
+ * field named `stack_cookie` (v8: `u64`, gen << 32 | slot) or `stack_id` (v7: a 4-byte id). The
+ * event is found by its field, not by its name (`stack_id` in the writer) or its ID, which the
+ * kernel's trace_entries.h decides; the field's size, not its name, says v7 or v8, so either
+ * name is read either way. Other sizes are for the caller to report.
+ */
+export function stackIdField(fmt: DatEventFormat): DatField | null {
+  if (fmt.system !== 'ftrace') return null;
+  let id: DatField | null = null;
+  for (const f of fmt.fields) {
+    if (f.dataLoc || f.array > 0) continue;
+    if (f.name === 'stack_cookie') return f;
+    if (f.name === 'stack_id') id = f;
+  }
+  return id;
+}
 
 /** What the page reader needs of the file read so far. */
 export interface PageContext {
@@ -35,6 +55,10 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
   const printk = c.printk ?? new Map<string, string>();
   const tsOf = c.tsOf ?? null;
   const ev: TraceEvent = { lineNo: 0, comm: '', pid: 0, tgid: null, cpu: 0, ts: 0, flags: '', name: '', payload: '' };
+  /** reused for every cookie (the sink copies what it keeps, as from the text reader) */
+  const cookie: TraceStackRecord = { lineNo: 0, kind: 'cookie', comm: '', pid: 0, cpu: 0, ts: 0, slot: -1, generation: null, frames: null };
+  /** each format's stack id field (null: not the stack map's entry), found once */
+  const idFields = new Map<DatEventFormat, DatField | null>();
   return readPage;
 
   function readPage(p: Uint8Array, at: number, cpu: number): void {
@@ -145,6 +169,12 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
       sink.stackRecord({ lineNo: at, kind: 'full', comm, pid, cpu, ts: tsNs / 1e9, slot: -1, generation: null, frames: stackFrames(fmt, rec, v) });
       return;
     }
+    let idField = idFields.get(fmt);
+    if (idField === undefined) idFields.set(fmt, (idField = stackIdField(fmt)));
+    if (idField) {
+      stackId(fmt, idField, rec, v, at, cpu, tsNs / 1e9, comm, pid);
+      return;
+    }
     ev.lineNo = at;
     ev.comm = comm;
     ev.pid = pid;
@@ -154,6 +184,37 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
     ev.name = fmt.name;
     ev.payload = fmt.name === 'bprint' && fmt.system === 'ftrace' ? (bprint(fmt, rec, v) ?? formatPayload(fmt, rec, little)) : formatPayload(fmt, rec, little);
     sink.event(ev);
+  }
+
+  /**
+   * A stack map entry as the text reader sends `<stack_id N>` (v7, no generation) and
+   * `<stack_id N gen G>` (v8: the cookie's low half the slot, its high half the generation); the
+   * sink joins it to the event before it on its CPU. A field of another size, or one the record
+   * does not reach, is a diagnostic at the record's byte offset `at`.
+   */
+  function stackId(fmt: DatEventFormat, f: DatField, rec: Uint8Array, v: DataView, at: number, cpu: number, ts: number, comm: string, pid: number): void {
+    if (f.size !== 4 && f.size !== 8) {
+      diag(at, `${fmt.name}: field ${f.name} of ${f.size} bytes, not 4 (a v7 stack id) or 8 (a v8 cookie): record not read`);
+      return;
+    }
+    if (f.offset + f.size > rec.length) {
+      diag(at, `${fmt.name}: record of ${rec.length} bytes, its ${f.name} (offset ${f.offset}, ${f.size} bytes) beyond it: record not read`);
+      return;
+    }
+    let slot: number;
+    let generation: number | null = null;
+    if (f.size === 8) {
+      slot = v.getUint32(little ? f.offset : f.offset + 4, little);
+      generation = v.getUint32(little ? f.offset + 4 : f.offset, little);
+    } else slot = v.getUint32(f.offset, little); // the kernel's ids are slots, never negative: read as the u32 it prints
+    cookie.lineNo = at;
+    cookie.comm = comm;
+    cookie.pid = pid;
+    cookie.cpu = cpu;
+    cookie.ts = ts;
+    cookie.slot = slot;
+    cookie.generation = generation;
+    sink.stackRecord(cookie);
   }
 
   /** `ip_symbol: text` of a bprint record, its format from the saved printk formats. */

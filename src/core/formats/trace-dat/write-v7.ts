@@ -9,7 +9,7 @@
  * zstd encoder is at hand; any zstd decoder reads them), or `none`.
  */
 import { zlibSync } from 'fflate';
-import { cmdlinesText, cpuPages, ftraceFormatTexts, HEADER_EVENT, headerPageText, Out, printkText, SAMPLE_FORMAT, type DatWriteOptions } from './write.ts';
+import { cmdlinesText, cpuPages, eventSystemsOf, ftraceFormatTexts, HEADER_EVENT, headerPageText, Out, printkText, type DatWriteOptions } from './write.ts';
 
 export interface DatV7Options extends DatWriteOptions {
   compression: 'none' | 'zlib' | 'zstd';
@@ -116,15 +116,18 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
     b.sized64(HEADER_EVENT);
   }), false, metaOut);
   const ftrace = section(17, flag, 'ftrace events', bytesOf(little, (b) => {
-    const f = ftraceFormatTexts(L);
+    const f = ftraceFormatTexts(L, o);
     b.u32(f.length);
     for (const t of f) b.sized64(t);
   }), false, metaOut);
   const events = section(18, flag, 'events format', bytesOf(little, (b) => {
-    b.u32(1);
-    b.str0('test');
-    b.u32(1);
-    b.sized64(SAMPLE_FORMAT);
+    const systems = eventSystemsOf(o);
+    b.u32(systems.length);
+    for (const [system, formats] of systems) {
+      b.str0(system);
+      b.u32(formats.length);
+      for (const f of formats) b.sized64(f);
+    }
   }), false, metaOut);
   const kallsyms = section(19, flag, 'kallsyms', bytesOf(little, (b) => b.sized32(o.kallsyms ?? '')), false, metaOut);
   const printk = section(20, flag, 'printk', bytesOf(little, (b) => b.sized32(printkText(o))), false, metaOut);

@@ -122,7 +122,7 @@ function expected(c: Case): string[] {
       if (e.lostBefore !== undefined) out.push(`l ${cpu} ${e.lostBefore > 0 ? e.lostBefore : null}`);
       if (e.kind === 'sample') out.push(`e ${cpu} ${e.ts / 1e9} ${e.pid} sample value=${e.value} label=${e.label}`);
       else if (e.kind === 'print') out.push(`e ${cpu} ${e.ts / 1e9} ${e.pid} bprint ${c.texts.get(idx.get(e)!)}`);
-      else out.push(`s ${cpu} ${e.ts / 1e9} ${e.pid} ${e.ips.map((ip) => (ip === 0x7fffffffn ? '[FTRACE TRAMPOLINE]' : '0x' + ip.toString(16))).join(',')}`);
+      else if (e.kind === 'stack') out.push(`s ${cpu} ${e.ts / 1e9} ${e.pid} ${e.ips.map((ip) => (ip === 0x7fffffffn ? '[FTRACE TRAMPOLINE]' : '0x' + ip.toString(16))).join(',')}`);
     }
   }
   return out;

@@ -1,8 +1,10 @@
 /**
- * A trace-cmd `trace.dat` WRITER, for tests: version 6 here, version 7 in trace-dat-write-v7.ts.
- * Either byte order, 4- or 8-byte longs, events of a test format, `kernel_stack` records and
- * `bprint` (trace_printk) events with their printk formats, in per-CPU ring buffer pages, with
- * time extends for long gaps, discarded-event padding, end-of-page padding and lost-event pages.
+ * A trace-cmd `trace.dat` WRITER, for tests and `cli simulate --format trace-dat`: version 6
+ * here, version 7 in write-v7.ts. Either byte order, 4- or 8-byte longs, events of a test format
+ * (or of formats the caller gives, `raw` records), `kernel_stack` records, the stack map's
+ * `stack_id` entries (v7 ids, v8 cookies) and `bprint` (trace_printk) events with their printk
+ * formats, in per-CPU ring buffer pages, with time extends for long gaps, discarded-event
+ * padding, end-of-page padding and lost-event pages.
  */
 
 export interface DatSample {
@@ -43,7 +45,39 @@ export interface DatPrint {
   lostBefore?: number;
 }
 
-export type DatWriteEvent = DatSample | DatStack | DatPrint;
+/**
+ * The stack map's record (`options/stackmap`), written after an event instead of its stack:
+ * v8 `struct stack_id_entry { struct trace_entry ent; u64 stack_cookie; }` (gen << 32 | id),
+ * v7 the same with `int stack_id` (the file's `stackIdAbi` decides which).
+ */
+export interface DatStackId {
+  kind: 'stack_id';
+  cpu: number;
+  ts: number;
+  pid: number;
+  /** the slot (v7: the whole id) */
+  slot: number;
+  /** v8: the cookie's high half; null for a v7 id */
+  generation: number | null;
+  lostBefore?: number;
+}
+
+/** An event of a caller's format (`eventSystems`): its bytes after the 8 common ones. */
+export interface DatRaw {
+  kind: 'raw';
+  cpu: number;
+  ts: number;
+  pid: number;
+  /** the format's ID */
+  id: number;
+  data: Uint8Array;
+  /** common_flags and common_preempt_count (default 0, 0) */
+  flags?: number;
+  preempt?: number;
+  lostBefore?: number;
+}
+
+export type DatWriteEvent = DatSample | DatStack | DatPrint | DatStackId | DatRaw;
 
 export interface DatWriteOptions {
   littleEndian: boolean;
@@ -57,12 +91,27 @@ export interface DatWriteOptions {
   padding?: boolean;
   /** the saved printk formats: address -> format */
   printk?: [bigint, string][];
+  /**
+   * the stack map's ABI, for the `stack_id` format file and its records: 'v7' a 4-byte
+   * `int stack_id`, 'v8' a `u64 stack_cookie`; default: v8 when a stack_id event has a
+   * generation, v7 when one has none, no format without stack_id events
+   */
+  stackIdAbi?: 'v7' | 'v8';
+  /** the stack_id format file as written instead of stackIdFormatText's (hostile tests) */
+  stackIdFormat?: string;
+  /** the event systems and their format files (default: `test` with SAMPLE_FORMAT) */
+  eventSystems?: [string, string[]][];
   events: DatWriteEvent[];
 }
 
 export const SAMPLE_ID = 100;
 export const STACK_ID = 4;
 export const BPRINT_ID = 6;
+/**
+ * The `stack_id` entry's ID (the kernel's TRACE_STACK_ID is a trace_type enum value that
+ * depends on the kernel's other entries; the reader goes by the format, never by the ID).
+ */
+export const STACK_ID_ENTRY_ID = 20;
 
 const enc = new TextEncoder();
 
@@ -132,8 +181,41 @@ function bprintFormat(longSize: number): string {
   return `name: bprint\nID: ${BPRINT_ID}\nformat:\n${COMMON}\n\tfield:unsigned long ip;\toffset:8;\tsize:${longSize};\tsigned:0;\n\tfield:const char * fmt;\toffset:${8 + longSize};\tsize:${longSize};\tsigned:0;\n\tfield:u32 buf;\toffset:${8 + 2 * longSize};\tsize:0;\tsigned:0;\n\nprint fmt: "%ps: %s", (void *)REC->ip, REC->fmt\n`;
 }
 
-/** The ftrace format files the writer declares. */
-export const ftraceFormatTexts = (longSize: number) => [stackFormat(longSize), bprintFormat(longSize)];
+/**
+ * The stack map's format file, as FTRACE_ENTRY(stack_id, stack_id_entry, ...) would make it: the
+ * event is named `stack_id` after its struct, as trace_entries.h names the others
+ * (stack_entry -> kernel_stack, bprint_entry -> bprint, func_repeats_entry -> func_repeats), and
+ * the `print fmt` is the kernel's text output, `<stack_id N>` (v7) or `<stack_id N gen G>` (v8,
+ * the cookie split as the cookie proposal prints it), which `trace-cmd report` evaluates.
+ */
+export function stackIdFormatText(abi: 'v7' | 'v8'): string {
+  const field = abi === 'v8' ? '\tfield:u64 stack_cookie;\toffset:8;\tsize:8;\tsigned:0;\n' : '\tfield:int stack_id;\toffset:8;\tsize:4;\tsigned:1;\n';
+  const print =
+    abi === 'v8'
+      ? 'print fmt: "<stack_id %u gen %u>", (unsigned int)(REC->stack_cookie & 0xffffffff), (unsigned int)(REC->stack_cookie >> 32)\n'
+      : 'print fmt: "<stack_id %u>", (unsigned int)REC->stack_id\n';
+  return `name: stack_id\nID: ${STACK_ID_ENTRY_ID}\nformat:\n${COMMON}\n${field}\n${print}`;
+}
+
+/** The stack map ABI a file's stack_id records are written in, null without any. */
+export function stackIdAbiOf(o: DatWriteOptions): 'v7' | 'v8' | null {
+  if (o.stackIdAbi) return o.stackIdAbi;
+  let abi: 'v7' | 'v8' | null = null;
+  for (const e of o.events) if (e.kind === 'stack_id') abi = e.generation !== null ? 'v8' : (abi ?? 'v7');
+  return abi;
+}
+
+/** The ftrace format files the writer declares (the stack_id one when `o` has that ABI). */
+export function ftraceFormatTexts(longSize: number, o?: DatWriteOptions): string[] {
+  const abi = o ? stackIdAbiOf(o) : null;
+  const out = [stackFormat(longSize), bprintFormat(longSize)];
+  if (o?.stackIdFormat !== undefined) out.push(o.stackIdFormat);
+  else if (abi) out.push(stackIdFormatText(abi));
+  return out;
+}
+
+/** The event systems the writer declares. */
+export const eventSystemsOf = (o: DatWriteOptions): [string, string[]][] => o.eventSystems ?? [['test', [SAMPLE_FORMAT]]];
 
 /** header_page and header_event as the kernel writes them. */
 export function headerPageText(longSize: number, pageSize: number): string {
@@ -179,8 +261,31 @@ function packArgs(args: DatPrintArg[], little: boolean): Uint8Array {
 export const SAMPLE_FORMAT = `name: sample\nID: ${SAMPLE_ID}\nformat:\n${COMMON}\n\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:char label[16];\toffset:12;\tsize:16;\tsigned:0;\n\nprint fmt: "value=%d label=%s", REC->value, REC->label\n`;
 
 /** The record (from common_type on) of one event. */
-function record(e: DatWriteEvent, o: DatWriteOptions): Uint8Array {
+function record(e: DatWriteEvent, o: DatWriteOptions, abi: 'v7' | 'v8' | null = stackIdAbiOf(o)): Uint8Array {
   const L = o.longSize;
+  if (e.kind === 'stack_id') {
+    if (abi === 'v7' && e.generation !== null) throw new Error('a v8 cookie (with a generation) in a file of v7 stack ids');
+    if (abi === 'v8' && e.generation === null) throw new Error('a v7 id (no generation) in a file of v8 cookies');
+    const rec = new Uint8Array(abi === 'v8' ? 16 : 12);
+    const v = new DataView(rec.buffer);
+    v.setUint16(0, STACK_ID_ENTRY_ID, o.littleEndian);
+    rec[2] = 0x01;
+    rec[3] = 1;
+    v.setInt32(4, e.pid, o.littleEndian);
+    if (abi === 'v8') v.setBigUint64(8, (BigInt(e.generation! >>> 0) << 32n) | BigInt(e.slot >>> 0), o.littleEndian);
+    else v.setUint32(8, e.slot >>> 0, o.littleEndian);
+    return rec;
+  }
+  if (e.kind === 'raw') {
+    const rec = new Uint8Array(8 + e.data.length);
+    const v = new DataView(rec.buffer);
+    v.setUint16(0, e.id, o.littleEndian);
+    rec[2] = e.flags ?? 0;
+    rec[3] = e.preempt ?? 0;
+    v.setInt32(4, e.pid, o.littleEndian);
+    rec.set(e.data, 8);
+    return rec;
+  }
   if (e.kind === 'print') {
     const args = packArgs(e.args, o.littleEndian);
     const rec = new Uint8Array(8 + 2 * L + args.length);
@@ -229,6 +334,7 @@ export function cpuPages(events: DatWriteEvent[], o: DatWriteOptions, pageSize: 
   let v: DataView | null = null;
   let at = 0;
   let last = 0;
+  const abi = stackIdAbiOf(o);
   const head = (typeLen: number, delta: number) => (little ? ((delta << 5) | typeLen) >>> 0 : ((typeLen << 27) | delta) >>> 0);
   const close = () => {
     if (!page || !v) return;
@@ -246,7 +352,7 @@ export function cpuPages(events: DatWriteEvent[], o: DatWriteOptions, pageSize: 
     last = ts;
   };
   for (const e of events) {
-    const rec = record(e, o);
+    const rec = record(e, o, abi);
     const big = rec.length > 28 * 4;
     const need = (big ? 8 : 4) + ((rec.length + 3) & ~3) + 8 /* extend */ + 12 /* padding */ + L /* lost count */;
     if (e.lostBefore !== undefined || !page || at + need > pageSize) {
@@ -326,13 +432,16 @@ export function writeTraceDat(o: DatWriteOptions): Uint8Array {
   w.sized64(headerPageText(L, pageSize));
   w.str0('header_event');
   w.sized64(HEADER_EVENT);
-  const ftrace = ftraceFormatTexts(L);
+  const ftrace = ftraceFormatTexts(L, o);
   w.u32(ftrace.length);
   for (const f of ftrace) w.sized64(f);
-  w.u32(1);
-  w.str0('test');
-  w.u32(1);
-  w.sized64(SAMPLE_FORMAT);
+  const systems = eventSystemsOf(o);
+  w.u32(systems.length);
+  for (const [system, formats] of systems) {
+    w.str0(system);
+    w.u32(formats.length);
+    for (const f of formats) w.sized64(f);
+  }
   w.sized32(o.kallsyms ?? '');
   w.sized32(printkText(o));
   w.sized64(cmdlinesText(o));
