@@ -181,3 +181,83 @@ function latencyRest(s: string, d: number, lastTerm: number): Omit<EventHead, 'c
   const payload = payloadAt(s, c + 1, lastTerm);
   return payload < 0 ? null : { pid, tgid: null, cpu, flags, time: s.slice(i, b), payload };
 }
+
+// ---------------------------------------------------------------- trace_printk and trace_marker
+
+/** What `printkName` tells: nothing (an ordinary `name: fields` event, or not that shape), `bprint`, `print`. */
+export const PRINTK_NONE = 0;
+export const PRINTK_BPRINT = 1;
+export const PRINTK_PRINT = 2;
+
+const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+
+/**
+ * The kernel writes a trace_printk (`bprint`) and a trace_marker write (`print`) into the `trace`
+ * file with no event name, as `CALLER: message` (trace_output.c, trace_bprint_print and
+ * trace_print_print: seq_print_ip_sym(ip) then `: `), CALLER being the caller's ip printed as
+ * `%ps` (`do_work`), `%pS` with the sym-offset option (`do_work+0x1c/0x40`), `0xffffffffc0a1b2c3`
+ * for an ip without a symbol, `0` for an ip of 0, `func [module]` for a module's function, and
+ * ` <ffffffff81234567>` after it with the sym-addr option. A trace_marker write's ip is
+ * `tracing_mark_write`'s own (kernels before 3.4: 0, printed `0`).
+ *
+ * Given a payload `s[from, n)`, tells which of those its head is: `print` for `tracing_mark_write`
+ * (any of the forms) and `0`; `bprint` for the forms no event name can take (an address, an offset,
+ * a `.` as in `do_work.isra.0`, a module, a sym-addr). A bare symbol (`do_work: n=3`) cannot be
+ * told from an event of that name (`sched_switch: prev_comm=...`) and gives PRINTK_NONE.
+ * Linear: each character of the head is looked at once.
+ */
+export function printkName(s: string, from: number, n: number): number {
+  let i = from;
+  let c = 0;
+  let plus = -1;
+  let dot = false;
+  while (i < n && (c = s.charCodeAt(i)) !== 58 && c !== 32 && c !== 9) {
+    if (c === 43 /* + */ && plus < 0) plus = i;
+    else if (c === 46 /* . */) dot = true;
+    i++;
+  }
+  if (i === n || i === from) return PRINTK_NONE;
+  const symEnd = plus >= 0 ? plus : i;
+  const first = s.charCodeAt(from);
+  /** 0: a word (an event name as well as a symbol); 1: only a symbol; 2: tracing_mark_write; 3: the ip 0 */
+  let kind = 0;
+  if (symEnd - from === 18 && s.startsWith('tracing_mark_write', from)) kind = 2;
+  else if (first >= 48 && first <= 57) {
+    if (i - from === 1 && first === 48) kind = 3;
+    else {
+      // 0x and hex digits to the end of the head: an ip without a symbol
+      if (first !== 48 || s.charCodeAt(from + 1) !== 120 /* x */ || i - from < 3) return PRINTK_NONE;
+      for (let k = from + 2; k < i; k++) if (!isHex(s.charCodeAt(k))) return PRINTK_NONE;
+      kind = 1;
+    }
+  } else if (plus >= 0) {
+    // sym+0xOFF[/0xSIZE]
+    if (!s.startsWith('+0x', plus) || !isHex(s.charCodeAt(plus + 3))) return PRINTK_NONE;
+    kind = 1;
+  } else if (dot) kind = 1;
+  let j = i;
+  if (c === 32 || c === 9) {
+    // ` [module]` and / or ` <address>` (sym-addr); anything else is not this shape
+    if (kind === 3) return PRINTK_NONE;
+    let extra = false;
+    if (c === 32 && s.charCodeAt(j + 1) === 91 /* [ */) {
+      let k = j + 2;
+      while (k < n && (c = s.charCodeAt(k)) !== 93 && c !== 32 && c !== 9 && c !== 58) k++;
+      if (k === j + 2 || k >= n || c !== 93) return PRINTK_NONE;
+      j = k + 1;
+      extra = true;
+    }
+    if (s.charCodeAt(j) === 32 && s.charCodeAt(j + 1) === 60 /* < */) {
+      let k = j + 2;
+      while (k < n && isHex(s.charCodeAt(k))) k++;
+      if (k === j + 2 || k >= n || s.charCodeAt(k) !== 62 /* > */) return PRINTK_NONE;
+      j = k + 1;
+      extra = true;
+    }
+    if (!extra) return PRINTK_NONE;
+    if (kind === 0) kind = 1;
+  }
+  if (j >= n || s.charCodeAt(j) !== 58) return PRINTK_NONE;
+  if (j + 1 < n && (c = s.charCodeAt(j + 1)) !== 32 && c !== 9) return PRINTK_NONE;
+  return kind === 2 || kind === 3 ? PRINTK_PRINT : kind === 1 ? PRINTK_BPRINT : PRINTK_NONE;
+}

@@ -24,6 +24,8 @@ function collect(): { sink: TraceSink; events: TraceEvent[]; records: TraceStack
  *   grep -v '^#' /tmp/ftrace.txt | sed -E 's/.*[0-9]+\.[0-9]+: ([^: ]+):.*\/\1/' | sort | uniq -c
  *     -> 715 sched_switch, 621 cpu_idle, 421 sched_wakeup, 366 sugov_set_iowait_boost,
  *        160 tracing_mark_write, 104 cpu_frequency, 88 clock_set_rate, 31 sched_blocked_reason
+ *   (`tracing_mark_write:` is no event's name but the caller the kernel prints for a trace_marker
+ *   write, its `print` event: trace_output.c trace_print_print)
  *   wc -l < trappy-trace_surfaceflinger.html -> 3111 (newline-terminated: 3111 lines)
  *   the second trace-data block (line 3107) holds JSON on one line (3108)
  */
@@ -32,7 +34,7 @@ const NAMES: Record<string, number> = {
   cpu_idle: 621,
   sched_wakeup: 421,
   sugov_set_iowait_boost: 366,
-  tracing_mark_write: 160,
+  print: 160,
   cpu_frequency: 104,
   clock_set_rate: 88,
   sched_blocked_reason: 31,
@@ -116,19 +118,21 @@ describe('systrace HTML variants', () => {
     ]);
   });
 
-  it('an HTML page without trace-data says so', () => {
+  it('an HTML page without trace-data says so, and uses none of its lines', () => {
     const { r, log, events } = read('<!DOCTYPE html>\n<html>\n<p>hi</p>\n</html>\n');
     expect(events).toEqual([]);
-    expect(r.lines).toEqual({ total: 4, used: 4, unused: 0 });
-    expect(log.list()[0].message).toMatch(/no <script class="trace-data"> block/);
+    expect(r.lines).toEqual({ total: 4, used: 0, unused: 4 });
+    expect(log.list().map((d) => [d.where, d.message])).toEqual([
+      ['file', 'no <script class="trace-data"> block and no linuxPerfData string: not a systrace HTML file, nothing read (its 4 lines are not used)'],
+    ]);
   });
 
-  it('compressed trace data is reported, not read', () => {
+  it('compressed trace data is reported, not read: the file uses none of its lines', () => {
     const { r, log } = read(`<html>\n<script class="trace-data">\n${'eJzt'.repeat(40)}\n</script>\n</html>`);
-    expect(r.lines).toEqual({ total: 5, used: 4, unused: 1 });
+    expect(r.lines).toEqual({ total: 5, used: 0, unused: 5 });
     expect(log.list().map((d) => d.message)).toEqual([
       'trace-data block holds compressed (base64) data: its 1 lines are not read',
-      'none of the 1 trace-data blocks holds ftrace text: nothing read',
+      "none of the 1 trace-data blocks holds ftrace text: nothing read (the file's 5 lines are not used)",
     ]);
   });
 });

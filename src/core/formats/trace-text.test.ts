@@ -1,9 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ingestFiles } from '../testing/test-helpers.ts';
+import { hasTraceCmd, readDat, traceCmd, type Got } from '../testing/trace-dat.ts';
+import { SAMPLE_FORMAT, writeTraceDat, type DatWriteEvent } from './trace-dat/write.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { sniffKind } from './sniff.ts';
 import { CHUNK_SIZES, feedChunks, fixture } from '../testing/formats.ts';
-import { realDescribe, realTrace } from '../testing/real-traces.ts';
-import { createTraceTextParser, REASON } from './trace-text.ts';
+import { realDescribe, realIt, realTrace } from '../testing/real-traces.ts';
+import { createTraceTextParser, MAX_PRINT, REASON } from './trace-text.ts';
 import { writeTraceText, type TraceTextItem } from './trace-text-write.ts';
 import type { TraceEvent, TraceLost, TraceStackRecord, TraceTextResult } from './types.ts';
 
@@ -44,6 +50,11 @@ function parseAll(bytes: Uint8Array): Parsed {
 const cookies = (p: Parsed) =>
   p.stacks.filter((s) => s.kind === 'cookie').map((s) => [s.slot, s.generation, s.comm, s.pid, s.cpu]);
 const diag = (p: Parsed) => Object.fromEntries(p.diagnostics.map((d) => [d.message, d.count]));
+const sortedCounts = (xs: string[]) => {
+  const m = new Map<string, number>();
+  for (const x of xs) m.set(x, (m.get(x) ?? 0) + 1);
+  return [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+};
 
 describe('trace text fixtures', () => {
   it('v7/stack_id: ids without generation, fallback stack, lost events', () => {
@@ -126,14 +137,16 @@ describe('trace text fixtures', () => {
     const p = parseAll(fixture('trace_text/irq-info-tgid/record_tgid.txt'));
     expect(p.result).toEqual({ lines: { total: 19, used: 19, unused: 0 }, tracer: 'nop', cpus: 8 });
     expect(p.events.map((e) => [e.comm, e.pid, e.tgid, e.cpu, e.flags, e.name])).toEqual([
-      ['<...>', 19161, null, 1, '...1.', 'tracing_mark_write'],
-      ['ndroid.systemui', 13580, 13580, 1, '...1.', 'tracing_mark_write'],
+      // trace_marker writes: the kernel prints their caller, tracing_mark_write, for a name
+      ['<...>', 19161, null, 1, '...1.', 'print'],
+      ['ndroid.systemui', 13580, 13580, 1, '...1.', 'print'],
       ['RenderThread', 13622, 13580, 5, '...1.', 'kmem_cache_alloc'],
       ['kworker/u16:3', 7301, 7301, 4, 'd..2.', 'sched_switch'],
       ['<idle>', 0, 0, 4, 'dNh2.', 'sched_wakeup'],
-      ['<...>', 18926, null, 0, '...1', 'tracing_mark_write'],
+      ['<...>', 18926, null, 0, '...1', 'print'],
     ]);
-    expect(p.events[0].payload).toBe('trace_event_clock_sync: parent_ts=683201.375000');
+    // the payload keeps the caller, as the trace.dat reader's `%ps: %s`
+    expect(p.events[0].payload).toBe('tracing_mark_write: trace_event_clock_sync: parent_ts=683201.375000');
     expect(p.events[0].ts).toBe(683201.354908);
     expect(cookies(p)).toEqual([[901, 0, 'RenderThread', 13622, 5]]);
   });
@@ -266,10 +279,11 @@ realDescribe('real traces', () => {
     expect(p.result).toEqual({ lines: { total: 1053, used: 1053, unused: 0 }, tracer: 'nop', cpus: 6 });
     expect(p.events).toHaveLength(1042);
     expect(p.stacks).toHaveLength(0);
-    expect(p.events[0]).toMatchObject({ comm: '<...>', pid: 19161, tgid: null, cpu: 1, name: 'tracing_mark_write' });
+    expect(p.events[0]).toMatchObject({ comm: '<...>', pid: 19161, tgid: null, cpu: 1, name: 'print' });
     expect(p.events[2]).toMatchObject({ comm: 'ndroid.systemui', pid: 13580, tgid: 13580 });
-    // grep -c 'tracing_mark_write: ' catapult-decompressed_atrace_data.txt
-    expect(p.events.filter((e) => e.name === 'tracing_mark_write')).toHaveLength(1042);
+    // grep -c 'tracing_mark_write: ' catapult-decompressed_atrace_data.txt: trace_marker writes, the kernel's `print` events
+    expect(p.events.filter((e) => e.name === 'print')).toHaveLength(1042);
+    expect(p.events.every((e) => e.payload.startsWith('tracing_mark_write: '))).toBe(true);
   });
 
   it('perf-tools kprobe_example: 131 events, 3 stacks of 10 frames, prose unused', () => {
@@ -387,4 +401,220 @@ describe('cookie ids beyond 32 bits', () => {
     expect(r.lines).toEqual({ total: 3, used: 1, unused: 2 });
     expect(diagnostics.list().map((d) => [d.where, d.message])).toEqual([['lines 1, 2', 'stack_id slot or generation beyond 32 bits']]);
   });
+});
+
+// ---------------------------------------------------------------- trace_printk and trace_marker
+
+const head = (ts: string) => `            bash-12    [000] ...1  ${ts}: `;
+
+describe('trace_printk and trace_marker events: the kernel\'s names, bprint and print', () => {
+  // The kernel prints both without a name: trace_output.c trace_bprint_print and
+  // trace_print_print write seq_print_ip_sym(ip) (`%ps`; `%pS` with sym-offset, ` <addr>` after it
+  // with sym-addr, `0` for no ip, `0x...` without a symbol, ` [module]` for a module's) and `: `.
+  // trace-cmd report prints the event's name first (`bprint: `, `print: `, `bputs: `).
+  const lines: [string, string, string][] = [
+    // payload after the head, the name, the payload read
+    ['tracing_mark_write: B|12|draw', 'print', 'tracing_mark_write: B|12|draw'],
+    ['tracing_mark_write+0x5c/0xa0: E', 'print', 'tracing_mark_write+0x5c/0xa0: E'],
+    ['0: C|12|VSYNC|1', 'print', '0: C|12|VSYNC|1'],
+    ['0xffffffffc0a1b2c3: n=3', 'bprint', '0xffffffffc0a1b2c3: n=3'],
+    ['do_work+0x1c/0x40: n=3', 'bprint', 'do_work+0x1c/0x40: n=3'],
+    ['do_work.isra.0: n=3', 'bprint', 'do_work.isra.0: n=3'],
+    ['my_fn [mymod]: n=3', 'bprint', 'my_fn [mymod]: n=3'],
+    ['do_work <ffffffff81000104>: n=3', 'bprint', 'do_work <ffffffff81000104>: n=3'],
+    ['my_fn+0x10/0x80 [mymod] <ffffffffc0001010>: n=3', 'bprint', 'my_fn+0x10/0x80 [mymod] <ffffffffc0001010>: n=3'],
+    ['tracing_mark_write <ffffffff81200010>: x', 'print', 'tracing_mark_write <ffffffff81200010>: x'],
+    ['bprint: do_work: n=3', 'bprint', 'do_work: n=3'],
+    ['print: tracing_mark_write: hi', 'print', 'tracing_mark_write: hi'],
+    ['bputs: do_work: hello', 'bputs', 'do_work: hello'],
+    // a bare symbol has an event name's shape: it cannot be told from one
+    ['do_work: n=3', 'do_work', 'n=3'],
+    ['sched_switch: prev_comm=a', 'sched_switch', 'prev_comm=a'],
+    // not these shapes: the old sched_switch tracer's `0:120:R`, a function tracer line, a word and a blank, `0x` without digits
+    ['0:120:R ==> [000] 13:120:R kworker/0:1', '', '0:120:R ==> [000] 13:120:R kworker/0:1'],
+    ['do_sys_open <-do_syscall_64', 'function', 'do_sys_open <-do_syscall_64'],
+    ['my_fn [mymod] x: n=3', '', 'my_fn [mymod] x: n=3'],
+    ['0x: n', '0x', 'n'],
+    ['0xfg: n', '0xfg', 'n'],
+    ['foo+bar: n', 'foo+bar', 'n'],
+  ];
+  const text = lines.map(([p], i) => head(`1.${String(i + 1).padStart(6, '0')}`) + p).join('\n') + '\n';
+
+  it('each caller shape the kernel prints, and the names trace-cmd report prints', () => {
+    const p = parseAll(new TextEncoder().encode(text));
+    expect(p.events.map((e) => [e.name, e.payload])).toEqual(lines.map(([, n, pl]) => [n, pl]));
+    expect(p.result.lines).toEqual({ total: lines.length, used: lines.length, unused: 0 });
+  });
+
+  it('the same names through Ingest (the trace columns, read in place)', () => {
+    const want = parse(new TextEncoder().encode(text)).events.map((e) => e.name);
+    for (const chunk of [0, 7, 4096]) {
+      const cap = ingestFiles([['unknown', text]], chunk);
+      const names = Array.from({ length: cap.trace.eventCount }, (_, i) => cap.trace.names.strings[cap.trace.evName.get(i)]);
+      expect(names).toEqual(want);
+    }
+  });
+});
+
+describe('a multi-line trace_printk: its continuation lines join it', () => {
+  const text = [
+    '# tracer: nop',
+    head('1.000001') + 'bprint: do_work: first line',
+    'second: line',
+    '  third',
+    '',
+    'after a blank',
+    head('1.000002') + 'sched_switch: a=1',
+    'not joined: after sched_switch',
+    head('1.000003') + 'tracing_mark_write: B|12|x',
+    '# a header-like line is not joined',
+    'nor what follows it',
+    head('1.000004') + 'print: tracing_mark_write: y',
+    ' => not_joined_frame',
+    head('1.000005') + 'bprint: 0xc0: z',
+    '',
+    '',
+    head('1.000006') + '0xffffffffc0a1b2c3: w',
+    'w2',
+    head('1.000006') + '<stack_id 7>',
+    'CPU:0 [LOST 3 EVENTS]',
+    'not joined: after a lost marker',
+    head('1.000007') + 'bputs: do_work: v',
+    'v2',
+  ].join('\n');
+
+  it('joins only right after a bprint, print or bputs event, and only lines that are nothing else', () => {
+    const p = parseAll(new TextEncoder().encode(text));
+    expect(p.events.map((e) => [e.lineNo, e.name, e.payload])).toEqual([
+      [2, 'bprint', 'do_work: first line\nsecond: line\n  third\n\nafter a blank'],
+      [7, 'sched_switch', 'a=1'],
+      [9, 'print', 'tracing_mark_write: B|12|x'],
+      [12, 'print', 'tracing_mark_write: y'],
+      // blank lines after it, no continuation: not joined
+      [14, 'bprint', '0xc0: z'],
+      [17, 'bprint', '0xffffffffc0a1b2c3: w\nw2'],
+      [22, 'bputs', 'do_work: v\nv2'],
+    ]);
+    // the stack record still follows its event
+    expect(p.stacks.map((s) => [s.lineNo, s.slot])).toEqual([[19, 7]]);
+    expect(p.lost).toEqual([{ lineNo: 20, cpu: 0, count: 3 }]);
+    expect(p.diagnostics.map((d) => [d.where, d.message])).toEqual([
+      ['lines 8, 11, 21', REASON.notTrace],
+      ['line 10', REASON.notHeader],
+      ['line 13', REASON.orphanFrame],
+    ]);
+    expect(p.result.lines).toEqual({ total: 23, used: 18, unused: 5 });
+  });
+
+  it('through Ingest the same lines are used and the same events read', () => {
+    const want = parse(new TextEncoder().encode(text));
+    for (const chunk of [0, 1, 7, 4096]) {
+      const cap = ingestFiles([['unknown', text]], chunk);
+      expect(cap.files[0].lines).toEqual(want.result.lines);
+      expect(cap.trace.eventCount).toBe(want.events.length);
+    }
+  });
+
+  it('a message grows to MAX_PRINT characters at most: the lines past it are reported', () => {
+    const long = 'x'.repeat(999);
+    const n = Math.ceil(MAX_PRINT / 1000) + 5;
+    const t = [head('1.000001') + 'bprint: 0xc0: start', ...Array<string>(n).fill(long)].join('\n');
+    const p = parseAll(new TextEncoder().encode(t));
+    expect(p.events).toHaveLength(1);
+    const joined = p.events[0].payload.split('\n').length - 1;
+    expect(p.events[0].payload.length).toBeLessThanOrEqual(MAX_PRINT);
+    expect(joined).toBe(Math.floor((MAX_PRINT - '0xc0: start'.length) / 1000));
+    expect(p.result.lines).toEqual({ total: n + 1, used: joined + 1, unused: n - joined });
+  });
+});
+
+// The same capture as trace.dat (our reader) and as `trace-cmd report`'s text (our text reader):
+// the same events by name, CPU and time, the same bprint text; and as the kernel's own `trace`
+// file would print it (report's lines without the `bprint: ` / `print: ` name, trace_output.c).
+describe.skipIf(!hasTraceCmd)('trace.dat and its trace-cmd report text: one name per event', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'text-report-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const enc = new TextEncoder();
+  const us = (s: number) => String(Math.round(s * 1e6));
+  const key = (e: TraceEvent) => `${e.cpu} ${us(e.ts)} ${e.name}`;
+  /** `trace-cmd report` as the kernel prints bprint and print: the name column dropped */
+  const kernelShape = (report: string) => report.replace(/^(\s*.+?-\d+\s+\[\d+\]\s+(?:\S+\s+)?\d+\.\d+: )(?:bprint|print):\s+/gm, '$1');
+
+  function compare(datBytes: Uint8Array, file: string): { dat: Got; text: Parsed; report: string } {
+    writeFileSync(file, datBytes);
+    const report = traceCmd(['report', '-i', file]);
+    const dat = readDat(datBytes, 0).got;
+    const text = parseAll(enc.encode(report));
+    expect(text.diagnostics).toEqual([]);
+    expect(text.events.map(key).sort()).toEqual(dat.events.map(key).sort());
+    const names = (es: TraceEvent[]) => sortedCounts(es.map((e) => e.name));
+    expect(names(text.events)).toEqual(names(dat.events));
+    // the bprint text, every line of it
+    const prints = (es: TraceEvent[]) => es.filter((e) => e.name === 'bprint').map((e) => `${key(e)} ${e.payload.trimEnd()}`).sort();
+    expect(prints(text.events)).toEqual(prints(dat.events));
+    return { dat, text, report };
+  }
+
+  realIt('trappy-trace.dat, the real file: every event\'s name, bprint text', () => {
+    const { dat, text } = compare(realTrace('trappy-trace.dat'), join(dir, 'trappy.dat'));
+    expect(sortedCounts(text.events.map((e) => e.name))).toEqual([['bprint', 501], ['cdev_update', 18], ['thermal_temperature', 6]]);
+    expect(dat.events).toHaveLength(525);
+    // its kallsyms is all zeros: the callers print as addresses, which the kernel's shape names too
+    const k = parse(enc.encode(kernelShape(traceCmd(['report', '-i', join(dir, 'trappy.dat')]))));
+    expect(sortedCounts(k.events.map((e) => e.name))).toEqual(sortedCounts(dat.events.map((e) => e.name)));
+  });
+
+  const COMMON = '\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n';
+  // the kernel's ftrace/print format (trace_entries.h: ip, buf[])
+  const PRINT_FORMAT = `name: print\nID: 5\nformat:\n${COMMON}\n\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n\nprint fmt: "%ps: %s", (void *)REC->ip, REC->buf\n`;
+  const printRecord = (ip: bigint, s: string) => {
+    const b = new Uint8Array(8 + enc.encode(s).length + 1);
+    new DataView(b.buffer).setBigUint64(0, ip, true);
+    b.set(enc.encode(s), 8);
+    return b;
+  };
+  // bprint callers below every symbol (printed as addresses), print callers in tracing_mark_write
+  const KALLSYMS = 'ffffffff81000000 T _stext\nffffffff81000100 t do_work\nffffffff81200000 T tracing_mark_write\nffffffff81200400 T schedule\n';
+  const MESSAGES = ['one line\n', 'first line\nsecond: line\n  third\n', 'a\n\nb\n', 'no newline at the end', 'n=%d\nm=%s\n'];
+  const MARKS = ['B|7|draw\n', 'two\nlines\n', 'C|7|count|3'];
+
+  function capture(symbolic: boolean): Uint8Array {
+    const printk: [bigint, string][] = MESSAGES.map((m, i) => [0xc0000000n + BigInt(i) * 64n, m]);
+    const events: DatWriteEvent[] = [];
+    let ts = 1000;
+    for (let round = 0; round < 3; round++) {
+      MESSAGES.forEach((m, i) => {
+        const args = m.includes('%d') ? [{ size: 4 as const, value: BigInt(round) }, { str: `s${round}` }] : [];
+        events.push({ kind: 'print', cpu: (i + round) % 2, ts: (ts += 1000), pid: 7, ip: symbolic ? 0xffffffff81000104n : 0xffffffff80000010n + BigInt(i), fmt: printk[i][0], args });
+      });
+      for (const m of MARKS) events.push({ kind: 'raw', cpu: round % 2, ts: (ts += 1000), pid: 7, id: 5, data: printRecord(0xffffffff81200010n, m) });
+      events.push({ kind: 'sample', cpu: 1, ts: (ts += 1000), pid: 7, value: round, label: 'x' });
+    }
+    return writeTraceDat({ littleEndian: true, longSize: 8, cpus: 2, comms: [[7, 'seven']], kallsyms: KALLSYMS, printk, eventSystems: [['ftrace_print', [SAMPLE_FORMAT, PRINT_FORMAT]]], events });
+  }
+
+  for (const symbolic of [false, true]) {
+    it(`a trace.dat written here with multi-line trace_printk and trace_marker messages (${symbolic ? 'callers with symbols' : 'callers as addresses'})`, () => {
+      const { text, report } = compare(capture(symbolic), join(dir, `w${symbolic}.dat`));
+      // every line of the report is used: the continuation lines joined their events
+      expect(text.result.lines.unused).toBe(0);
+      expect(report.split('\n').some((l) => l === 'second: line')).toBe(true);
+      // the print text: the marker written, its one trailing newline dropped, after the caller
+      const marks = text.events.filter((e) => e.name === 'print').map((e) => e.payload);
+      expect(marks).toEqual(Array.from({ length: 3 }, () => MARKS.map((m) => 'tracing_mark_write: ' + m.replace(/\n$/, ''))).flat());
+      // the kernel's shape: names where the caller's form tells them (an address; tracing_mark_write)
+      const k = parseAll(enc.encode(kernelShape(report)));
+      if (!symbolic) {
+        expect(k.result.lines.unused).toBe(0);
+        expect(k.events.map((e) => [e.name, e.payload])).toEqual(text.events.map((e) => [e.name, e.payload]));
+        return;
+      }
+      // a bare symbol (`do_work: first line`) has an event's shape: named by it, its message's
+      // later lines not joined (reported): 2 + 1 + 1 of them in each of the 3 rounds
+      const bare = (e: TraceEvent) => e.name === 'bprint';
+      expect(k.events.map((e) => [e.name, e.payload])).toEqual(text.events.map((e) => (bare(e) ? ['do_work', e.payload.slice('do_work: '.length).split('\n')[0]] : [e.name, e.payload])));
+      expect(k.result.lines.unused).toBe(3 * (2 + 1 + 1));
+      expect(k.diagnostics.map((d) => d.message)).toEqual([REASON.notTrace]);
+    });
+  }
 });

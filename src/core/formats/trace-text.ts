@@ -4,15 +4,16 @@
  *
  * Every line is classified by its first non-blank character before any regex runs:
  * blank (used), `#` header, `=>` frame, `CPU...` lost/empty-CPU, `cpus=`/`version =` (trace-cmd),
- * else one event-line regex (then the latency regex). Whatever is left is an unused line with a
- * diagnostic, so lines.total === used + unused always holds.
+ * else one event-line regex (then the latency regex). Whatever is left is the continuation of a
+ * multi-line trace_printk / trace_marker message right before it (used, joined to its event), or
+ * an unused line with a diagnostic, so lines.total === used + unused always holds.
  *
  * Speed: the common event and cookie lines are read in place in the decoded chunk (no line
  * string, no regex, no match arrays; see `range` and `fastEvent`), giving exactly what the regexes
  * give; anything unusual falls back to them. One event object and one cookie record are reused.
  */
-import { matchEventLine, matchLatencyLine } from './event-line.ts';
-import { LineSplitter, TOO_LONG } from './lines.ts';
+import { matchEventLine, matchLatencyLine, printkName, PRINTK_BPRINT, PRINTK_NONE } from './event-line.ts';
+import { LineSplitter, MAX_LINE, TOO_LONG } from './lines.ts';
 import { frameKey, simpleFrameKeyEnd } from './frames.ts';
 import type {
   ChunkParser,
@@ -35,6 +36,13 @@ export const REASON = {
 
 /** The largest slot or generation a cookie may carry: the kernel's are u32. */
 const MAX_ID = 0xffffffff;
+
+/**
+ * The most characters a trace_printk or trace_marker event's payload grows to with its
+ * continuation lines (the kernel prints one event into a trace_seq of a page, 4 KB on most
+ * machines, 64 KB at most): a line past it is not joined but reported.
+ */
+export const MAX_PRINT = MAX_LINE;
 
 // `COMM-PID [(TGID)] [CPU] [FLAGS] SECONDS.FRACTION: PAYLOAD` and the latency format
 // (`      ps-6143    2d..1  259us+: payload`) are scanned by event-line.ts in linear time.
@@ -105,6 +113,16 @@ function columnSink(sink: TraceSink): ColumnSink | null {
  * Latency-format lines give `ts` as seconds relative to the start of the latency trace (their
  * `NNNus` column / 1e6), not an absolute clock.
  *
+ * trace_printk and trace_marker events get the kernel's event names, `bprint` and `print`, as the
+ * trace.dat reader names them: `trace-cmd report` prints those names (`bprint: do_work: n=3`); the
+ * kernel's `trace` file prints the caller instead of a name (`do_work: n=3`,
+ * `tracing_mark_write: B|12|draw`), told apart where its form says so (event-line.ts
+ * printkName). The payload is `CALLER: message` either way, as the trace.dat reader's. A
+ * multi-line message continues on the lines after its event line: a line that is no trace line
+ * of any kind, right after such an event (blank lines between included), joins its payload
+ * (`\n` and the line) and counts as used; so the event reaches `sink.event` only when the next
+ * line that is something else is read (or at the end).
+ *
  * The event object passed to `sink.event` and the record passed to `sink.stackRecord` for a
  * cookie are reused for the next line: a sink must copy what it keeps (see TraceSink).
  */
@@ -122,6 +140,7 @@ export function createTraceTextParser(ctx: ParseContext, sink: TraceSink): Chunk
     end(): TraceTextResult {
       const total = splitter.end();
       st.flush();
+      st.flushPrint();
       return {
         lines: { total, used: st.used, unused: st.unused },
         tracer: st.tracer,
@@ -161,6 +180,27 @@ class TraceTextState {
     generation: null,
     frames: null,
   };
+  /** the last event line was a bprint or print event, with only its continuation and blank lines since */
+  private printOpen = false;
+  /** ... and it waits in `printEv` for its continuation lines (a sink without ids) */
+  private printPending = false;
+  private readonly printEv: TraceEvent = {
+    lineNo: 0,
+    comm: '',
+    pid: 0,
+    tgid: null,
+    cpu: 0,
+    ts: 0,
+    flags: '',
+    name: '',
+    payload: '',
+  };
+  /** the open print event's payload length so far (with a sink of ids too, so both join the same lines) */
+  private printChars = 0;
+  /** blank lines read since its last line: they join it only with a continuation line after them */
+  private printBlanks = 0;
+  /** the ids of `bprint`, `print` and `bputs` in the sink's name table */
+  private readonly printIds: Record<PrintName, number> = { bprint: -1, print: -1, bputs: -1 };
   /** comm last read for a pid (saves slicing the same comm again) */
   private commOfPid = new Map<number, string>();
   /** recently seen event names and flags, to reuse their strings */
@@ -231,6 +271,29 @@ class TraceTextState {
     }
   }
 
+  /** Ends the open print event: to the sink if it waits for its continuation lines. */
+  flushPrint(): void {
+    if (!this.printOpen) return;
+    this.printOpen = false;
+    this.printBlanks = 0;
+    if (this.printPending) {
+      this.printPending = false;
+      this.sink.event(this.printEv);
+    }
+  }
+
+  /** A line that is no trace line: joins the open print event's message, or false. */
+  private continuation(line: string): boolean {
+    if (!this.printOpen) return false;
+    const add = this.printBlanks + 1 + line.length;
+    if (this.printChars + add > MAX_PRINT) return false;
+    this.printChars += add;
+    if (this.printPending) this.printEv.payload += (this.printBlanks > 0 ? '\n'.repeat(this.printBlanks + 1) : '\n') + line;
+    this.printBlanks = 0;
+    this.used++;
+    return true;
+  }
+
   private bad(lineNo: number, reason: string): void {
     this.unused++;
     this.ctx.diagnostics.atLine(lineNo, reason);
@@ -238,6 +301,7 @@ class TraceTextState {
 
   /** A line LineSplitter did not hand over: too long to be a trace line. */
   tooLong(lineNo: number): void {
+    this.flushPrint();
     this.bad(lineNo, REASON.tooLong);
   }
 
@@ -252,6 +316,7 @@ class TraceTextState {
     while (i < end && ((c = text.charCodeAt(i)) === C_SPACE || c === C_TAB)) i++;
     // a frame line of a full stack the sink takes as ids, read in place (as `line` would: no flush)
     if (c === C_EQ && i < end && text.charCodeAt(i + 1) === C_GT && this.open !== null && this.frameTable !== null && this.open.kind === 'full') {
+      this.flushPrint();
       this.frame(text, i + 2, end, lineNo);
       return true;
     }
@@ -269,15 +334,18 @@ class TraceTextState {
     while (i < n && ((c = line.charCodeAt(i)) === C_SPACE || c === C_TAB)) i++;
     if (i === n) {
       this.flush();
+      if (this.printOpen) this.printBlanks++;
       this.used++;
       return;
     }
     if (c === C_EQ && line.charCodeAt(i + 1) === C_GT) {
+      this.flushPrint();
       this.frame(line, i + 2, n, lineNo);
       return;
     }
     this.flush();
     if (c === C_HASH && i === 0) {
+      this.flushPrint();
       this.header(line, lineNo);
       return;
     }
@@ -285,23 +353,27 @@ class TraceTextState {
       if (c === C_C && line.startsWith('CPU', 0)) {
         const m = LOST_RE.exec(line);
         if (m) {
+          this.flushPrint();
           const count = m[2] ?? m[3];
           this.sink.lost({ lineNo, cpu: +m[1], count: count === undefined ? null : +count });
           this.used++;
           return;
         }
         if (CPU_EMPTY_RE.test(line)) {
+          this.flushPrint();
           this.used++;
           return;
         }
       } else if (c === C_c) {
         const m = CPUS_RE.exec(line);
         if (m) {
+          this.flushPrint();
           this.cpus = +m[1];
           this.used++;
           return;
         }
       } else if (c === C_v && VERSION_RE.test(line)) {
+        this.flushPrint();
         this.used++;
         return;
       }
@@ -321,6 +393,8 @@ class TraceTextState {
       this.payload(line, m.payload, n, m.pid, null, m.cpu, parseFloat(m.time) / 1e6, lineNo);
       return;
     }
+    if (this.continuation(line)) return;
+    this.flushPrint();
     this.bad(lineNo, REASON.notTrace);
   }
 
@@ -542,7 +616,12 @@ class TraceTextState {
       fast.eventIds(ts, cpu, pid, this.task(fast, pid), this.name(fast, nameText, nameFrom, nameTo));
       return;
     }
-    const e = this.ev;
+    const name = nameFrom === 0 && nameTo === nameText.length ? nameText : this.nameAt(nameText, nameFrom, nameTo);
+    this.sink.event(this.fill(this.ev, lineNo, pid, tgid, cpu, ts, name, line.slice(p0, p1)));
+  }
+
+  /** `e` (a reused event object) with these values and the COMM and FLAGS setHead was given. */
+  private fill(e: TraceEvent, lineNo: number, pid: number, tgid: number | null, cpu: number, ts: number, name: string, payload: string): TraceEvent {
     e.lineNo = lineNo;
     e.comm = this.comm(pid);
     e.pid = pid;
@@ -550,9 +629,9 @@ class TraceTextState {
     e.cpu = cpu;
     e.ts = ts;
     e.flags = this.flags();
-    e.name = nameFrom === 0 && nameTo === nameText.length ? nameText : this.nameAt(nameText, nameFrom, nameTo);
-    e.payload = line.slice(p0, p1);
-    this.sink.event(e);
+    e.name = name;
+    e.payload = payload;
+    return e;
   }
 
   /** The id of the line's COMM: the one last seen for its pid when the text is the same, else interned. */
@@ -628,6 +707,7 @@ class TraceTextState {
 
   /** The payload is `line` from `ps` up to `n` (the end of the line); the COMM and FLAGS are setHead's. */
   private payload(line: string, ps: number, n: number, pid: number, tgid: number | null, cpu: number, ts: number, lineNo: number): void {
+    this.flushPrint();
     const c0 = line.charCodeAt(ps);
     if (c0 === C_LT) {
       if (line.startsWith('<stack_id', ps)) {
@@ -665,6 +745,11 @@ class TraceTextState {
     if (named && (colon + 1 === n || isBlank(line.charCodeAt(colon + 1)))) {
       const j = skipBlanks(line, colon + 1);
       const len = colon - ps;
+      // trace-cmd report prints the stack map's entry by its format: `stack_id: <stack_id N gen G>`
+      if (len === 8 && line.startsWith('stack_id', ps) && line.startsWith('<stack_id', j)) {
+        this.payload(line, j, n, pid, tgid, cpu, ts, lineNo);
+        return;
+      }
       if (len === 12 && line.startsWith('kernel_stack', ps) && TRACE_CMD_STACK_RE.test(line.slice(j, n))) {
         this.openStack('full', pid, cpu, ts, lineNo);
         return;
@@ -674,13 +759,67 @@ class TraceTextState {
         return;
       }
       this.used++;
+      // trace-cmd report names them (`bprint: CALLER: text`); the kernel's trace prints the caller alone
+      const own = len === 6 && line.startsWith('bprint', ps) ? 'bprint' : len === 5 ? (line.startsWith('print', ps) ? 'print' : line.startsWith('bputs', ps) ? 'bputs' : null) : null;
+      if (own) {
+        this.emitPrint(own, lineNo, pid, tgid, cpu, ts, line, j, n);
+        return;
+      }
+      const k = this.printkHead(line, ps, colon, n);
+      if (k !== PRINTK_NONE) {
+        this.emitPrint(k === PRINTK_BPRINT ? 'bprint' : 'print', lineNo, pid, tgid, cpu, ts, line, ps, n);
+        return;
+      }
       this.emit(lineNo, pid, tgid, cpu, ts, line, ps, colon, line, j, n);
       return;
     }
     this.used++;
+    // `do_work [mod]: text`, `do_work <ffffffff81000104>: text`: a trace_printk's caller
+    if (colon > ps) {
+      const k = printkName(line, ps, n);
+      if (k !== PRINTK_NONE) {
+        this.emitPrint(k === PRINTK_BPRINT ? 'bprint' : 'print', lineNo, pid, tgid, cpu, ts, line, ps, n);
+        return;
+      }
+    }
     const f = line.indexOf(' <-', ps);
     if (f >= 0 && f + 3 <= n) this.emit(lineNo, pid, tgid, cpu, ts, 'function', 0, 8, line, ps, n);
     else this.emit(lineNo, pid, tgid, cpu, ts, '', 0, 0, line, ps, n);
+  }
+
+  /**
+   * printkName for a head `line[ps, colon)` known to hold no blank, with a colon then a blank
+   * (or the end) after it: only a head that starts with a digit, is 18 long, or holds a `+` or
+   * `.` can be one, so most event names are passed over on a look at their length and characters.
+   */
+  private printkHead(line: string, ps: number, colon: number, n: number): number {
+    const c0 = line.charCodeAt(ps);
+    if (!(c0 >= 48 && c0 <= 57) && colon - ps !== 18) {
+      let k = ps + 1;
+      let c = 0;
+      while (k < colon && (c = line.charCodeAt(k)) !== 43 && c !== 46) k++;
+      if (k === colon) return PRINTK_NONE;
+    }
+    return printkName(line, ps, n);
+  }
+
+  /**
+   * A bprint, print or bputs event whose payload is `line[p0, p1)`: to the sink of ids now, or
+   * held in `printEv` for its continuation lines.
+   */
+  private emitPrint(name: PrintName, lineNo: number, pid: number, tgid: number | null, cpu: number, ts: number, line: string, p0: number, p1: number): void {
+    this.printOpen = true;
+    this.printChars = p1 - p0;
+    this.printBlanks = 0;
+    const fast = this.fast;
+    if (fast) {
+      let id = this.printIds[name];
+      if (id < 0) id = this.printIds[name] = fast.names.intern(name);
+      fast.eventIds(ts, cpu, pid, this.task(fast, pid), id);
+      return;
+    }
+    this.fill(this.printEv, lineNo, pid, tgid, cpu, ts, name, line.slice(p0, p1));
+    this.printPending = true;
   }
 
   private openStack(kind: 'full' | 'user', pid: number, cpu: number, ts: number, lineNo: number): void {
@@ -717,6 +856,9 @@ function skipBlanks(line: string, i: number): number {
 function maybeSpace(c: number): boolean {
   return c < C_SPACE || c >= 0x7f;
 }
+
+/** The kernel's events that print `CALLER: message` and may run on over several lines. */
+type PrintName = 'bprint' | 'print' | 'bputs';
 
 const FAST_DONE = 0;
 const FAST_NO = 1;
