@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileWriter } from 'hyparquet-writer';
 import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
@@ -11,12 +11,32 @@ import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
 import { readFooter } from '../core/tables/parquet-footer.ts';
 import { META_CAPTURE, writeParquet } from '../core/tables/parquet.ts';
 import { makeDir } from './out-dir.ts';
+import { exportSelection } from '../core/export/exports.ts';
+import { ALL, type FlameWeight, type Granularity } from '../core/query/api.ts';
 import { readFiles } from './read-files.ts';
 import { parseOrExit, UsageError } from './usage.ts';
 
-export const EXPORT_USAGE = `usage: stackmap-explorer export --parquet DIR [--json] [--] FILE...
+export const EXPORT_USAGE = `usage: stackmap-explorer export --format folded|speedscope|chrome [--output FILE]
+                                [--granularity function|site] [--weight occurrences|refcount|period]
+                                [--stackcollapse] [--] FILE...
+       stackmap-explorer export --format parquet --out DIR [--json] [--] FILE...
+       stackmap-explorer export --parquet DIR [--json] [--] FILE...
 
-  Writes the capture's tables (${TABLE_NAMES.join(', ')}) as Parquet, each
+  --format folded|speedscope|chrome
+                  the capture's stacks as folded lines (root;...;leaf COUNT: flamegraph.pl,
+                  inferno), a speedscope profile, or Chrome trace event JSON (Perfetto), on
+                  stdout or into --output FILE
+  --granularity function|site
+                  frames by function (offsets dropped; the default for perf script input) or
+                  by call site sym+0xoff (the default for ftrace stacks)
+  --weight occurrences|refcount|period
+                  what a stack weighs: its occurrences (default), the dumps' ref_count, or
+                  perf's sample period (1 where perf printed none)
+  --stackcollapse with --format folded: what FlameGraph's stackcollapse-perf.pl prints with its
+                  default options, line for line (process name first, names tidied, periods,
+                  the first event only)
+
+  --format parquet writes the capture's tables (${TABLE_NAMES.join(', ')}) as Parquet, each
   row with the capture's capture_id: DIR/<table>.parquet into an empty or new DIR, or
   DIR/<table>/<capture_id>.parquet when DIR already holds captures (a DIR of one earlier
   capture's DIR/<table>.parquet is converted to that layout first, said on stderr). Exporting
@@ -203,27 +223,75 @@ export async function exportParquet(
   return { captureId, readAny, layout: p.layout, converted: p.converted, tables };
 }
 
-function parse(args: string[]): { dir: string; json: boolean; files: string[] } | 'help' {
-  let dir: string | null = null;
-  let json = false;
-  const files: string[] = [];
+type TextFormat = 'folded' | 'speedscope' | 'chrome';
+interface ExportArgs {
+  format: TextFormat | 'parquet';
+  dir: string | null;
+  output: string | null;
+  json: boolean;
+  stackcollapse: boolean;
+  granularity: Granularity | undefined;
+  weight: FlameWeight;
+  files: string[];
+}
+
+function parse(args: string[]): ExportArgs | 'help' {
+  const p: ExportArgs = { format: 'parquet', dir: null, output: null, json: false, stackcollapse: false, granularity: undefined, weight: 'occurrences', files: [] };
+  let format: string | null = null;
   for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === '--') {
-      files.push(...args.slice(i + 1));
+    const raw = args[i];
+    if (raw === '--') {
+      p.files.push(...args.slice(i + 1));
       break;
-    } else if (a === '--help' || a === '-h') return 'help';
-    else if (a === '--json') json = true;
-    else if (a === '--parquet') {
-      const v = args[++i];
-      if (v === undefined || v === '') throw new UsageError('--parquet needs a folder');
-      dir = v;
-    } else if (a.startsWith('-')) throw new UsageError(`unknown option: ${a}`);
-    else files.push(a);
+    }
+    // `--opt=value` is `--opt value`
+    const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
+    const a = eq > 0 ? raw.slice(0, eq) : raw;
+    const value = (what: string) => {
+      const v = eq > 0 ? raw.slice(eq + 1) : args[++i];
+      if (v === undefined || v === '') throw new UsageError(`${a} needs ${what}`);
+      return v;
+    };
+    if (a === '--help' || a === '-h') return 'help';
+    else if (a === '--json') p.json = true;
+    else if (a === '--stackcollapse') p.stackcollapse = true;
+    else if (a === '--parquet' || a === '--out') {
+      p.dir = value('a folder');
+      if (a === '--parquet') format ??= 'parquet';
+    } else if (a === '--output') p.output = value('a file');
+    else if (a === '--format') format = value('a format');
+    else if (a === '--granularity') {
+      const v = value('function or site');
+      if (v !== 'function' && v !== 'site') throw new UsageError(`--granularity takes function or site, not ${v}`);
+      p.granularity = v;
+    } else if (a === '--weight') {
+      const v = value('a weight');
+      if (v !== 'occurrences' && v !== 'refcount' && v !== 'period') throw new UsageError(`--weight takes occurrences, refcount or period, not ${v}`);
+      p.weight = v;
+    } else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option: ${a}`);
+    else p.files.push(raw);
   }
-  if (dir === null) throw new UsageError('--parquet DIR is required (the only format export writes)');
-  if (files.length === 0) throw new UsageError('no files given');
-  return { dir, json, files };
+  if (format === null) throw new UsageError('--format folded|speedscope|chrome (to stdout) or --format parquet --out DIR is required');
+  if (format !== 'folded' && format !== 'speedscope' && format !== 'chrome' && format !== 'parquet') throw new UsageError(`--format takes folded, speedscope, chrome or parquet, not ${format}`);
+  p.format = format;
+  if (p.format === 'parquet' && p.dir === null) throw new UsageError('--format parquet needs --out DIR');
+  if (p.stackcollapse && p.format !== 'folded') throw new UsageError('--stackcollapse is a form of --format folded');
+  if (p.files.length === 0) throw new UsageError('no files given');
+  return p;
+}
+
+/** folded, speedscope or Chrome trace JSON of the whole capture, to stdout or --output FILE */
+async function exportText(p: ExportArgs): Promise<number> {
+  const { capture, failed } = await readFiles(p.files);
+  for (const f of failed) process.stderr.write(`${escapeControls(f.file)}: cannot read: ${escapeControls(f.reason)}\n`);
+  for (const d of capture.diagnostics) process.stderr.write(escapeLines(`${d.file}: ${d.where}: ${d.message}`) + '\n');
+  if (!capture.files.some(understood)) return 1;
+  const ex = new Explorer(capture);
+  const kind = p.format === 'chrome' ? 'chrome-trace' : (p.format as 'folded' | 'speedscope');
+  const text = exportSelection(ex.data, kind, ALL, { weight: p.weight, granularity: p.granularity, stackcollapse: p.stackcollapse, title: basename(p.files[0]) });
+  if (p.output) writeFileSync(p.output, text);
+  else process.stdout.write(text);
+  return 0;
 }
 
 const kib = (b: number) => (b < 1024 ? `${b} B` : `${(b / 1024).toFixed(1)} KiB`);
@@ -231,7 +299,9 @@ const kib = (b: number) => (b < 1024 ? `${b} B` : `${(b / 1024).toFixed(1)} KiB`
 export async function exportCommand(args: string[]): Promise<number> {
   const p = parseOrExit(parse, args, EXPORT_USAGE);
   if ('exit' in p) return p.exit;
-  const r = await exportParquet(p.files, p.dir, { log: (s) => process.stderr.write(escapeLines(s)) });
+  if (p.format !== 'parquet') return exportText(p);
+  const dir = p.dir!;
+  const r = await exportParquet(p.files, dir, { log: (s) => process.stderr.write(escapeLines(s)) });
   if ('error' in r) {
     process.stderr.write(escapeLines(r.error) + '\n');
     return 1;
@@ -240,7 +310,7 @@ export async function exportCommand(args: string[]): Promise<number> {
     const { readAny: _r, ...out } = r;
     process.stdout.write(jsonForTerminal(out, 2) + '\n');
   } else {
-    const where = r.layout === 'flat' ? `${p.dir}/<table>.parquet` : `${p.dir}/<table>/${r.captureId}.parquet`;
+    const where = r.layout === 'flat' ? `${dir}/<table>.parquet` : `${dir}/<table>/${r.captureId}.parquet`;
     process.stdout.write(`capture ${r.captureId}: ${r.tables.length} tables written to ${escapeControls(where)}\n`);
     for (const t of r.tables) process.stdout.write(`  ${t.table.padEnd(12)} ${String(t.rows).padStart(10)} rows ${kib(t.bytes).padStart(12)}\n`);
   }

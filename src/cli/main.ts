@@ -2,11 +2,12 @@ import { escapeControls as esc, escapeLines, jsonForTerminal } from '../core/bas
 import { Explorer } from '../core/query/explorer.ts';
 import { understood } from '../core/capture/ingest.ts';
 import { summarize } from '../core/capture/summary.ts';
+import type { Granularity } from '../core/capture/function-tree.ts';
 import { parseSelectionArgs } from './selection-args.ts';
 import { readFiles } from './read-files.ts';
 import { formatSummary } from './format-summary.ts';
 
-const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generation G|none] [--range T0,T1] [--cpus 0,2] [--] FILE...
+const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--granularity function|site] [--generation G|none] [--range T0,T1] [--cpus 0,2] [--] FILE...
        stackmap-explorer simulate --mode v4|v7|v8 --cpus N --bits B --events N --resets N
                                   [--race-window-us N] [--seed S] --out DIR [--json]
        stackmap-explorer generate --out DIR [--events N | --mb N] [--mode v7|v8] [--stacks N]
@@ -16,9 +17,10 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generat
        stackmap-explorer sql "QUERY" [--json] [--limit N | --all] FILE...|DIR
 
   summary   read a capture and print what it holds: ftrace trace text (trace, trace_pipe,
-            trace-cmd report, systrace HTML), stack_map, stack_map_bin, stack_map_stat,
-            stackmap_dump.py --json, kallsyms or System.map; plain, .gz, .tar, .tar.gz or .zip;
-            in any order, each recognised by its content
+            trace-cmd report, systrace HTML), trace-cmd trace.dat, perf script output,
+            stack_map, stack_map_bin, stack_map_stat, stackmap_dump.py --json, kallsyms or
+            System.map; plain, .gz, .tar, .tar.gz or .zip; in any order, each recognised by
+            its content
   simulate  run the kernel's recording path on a SharedArrayBuffer from N worker threads,
             with resets and dumps, and write the run as a capture to DIR (simulate --help)
   generate  write a synthetic capture for benchmarks to DIR: trace, dumps, kallsyms, up to
@@ -32,6 +34,10 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generat
   --json    one JSON object on stdout (DESIGN 5.1)
   --generation, --range, --cpus
             also count what the page shows for that selection, under "selection"
+  --granularity function|site
+            what the top stacks merge by: functions (offsets dropped, as perf report and
+            stackcollapse-perf.pl do; the default for perf script input) or call sites
+            (sym+0xoff, the stack map's identity; the default for ftrace stacks)
   --segments
             also count each segment (a trace file, or a run quoted in a prose file, whose time
             range is apart from the others) as the page does with its range selected, under
@@ -40,7 +46,7 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--generat
   --        ends the options: every argument after it is a file
 
 exit status: 0 when at least one file was read, 1 when none could be (missing, a folder, or
-only files recognised but not read: trace.dat, perf script output), 2 on a usage error`;
+of no kind this tool reads), 2 on a usage error`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -68,11 +74,20 @@ async function main(argv: string[]): Promise<number> {
   }
   let json = false;
   let perSegment = false;
+  let granularity: Granularity | undefined;
   const files: string[] = [];
-  for (const a of parsed.rest) {
+  for (let i = 0; i < parsed.rest.length; i++) {
+    const a = parsed.rest[i];
     if (a === '--json') json = true;
     else if (a === '--segments') perSegment = true;
-    else if (a.startsWith('-')) {
+    else if (a === '--granularity' || a.startsWith('--granularity=')) {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : parsed.rest[++i];
+      if (v !== 'function' && v !== 'site') {
+        process.stderr.write(`--granularity takes function or site, not ${esc(String(v))}\n${USAGE}\n`);
+        return 2;
+      }
+      granularity = v;
+    } else if (a.startsWith('-')) {
       process.stderr.write(`unknown option: ${esc(a)}\n${USAGE}\n`);
       return 2;
     } else files.push(a);
@@ -83,7 +98,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const { capture, failed } = await readFiles(files);
-  const summary: ReturnType<typeof summarize> & { selection?: object } = summarize(capture);
+  const summary: ReturnType<typeof summarize> & { selection?: object } = summarize(capture, 10, granularity);
   const ex = parsed.selection || perSegment ? new Explorer(capture) : null;
   if (ex && perSegment) {
     // a segment's range holds its events and no other segment's (segments are disjoint)
@@ -91,11 +106,11 @@ async function main(argv: string[]): Promise<number> {
   }
   if (ex && parsed.selection) {
     // the numbers the page shows with this selection: its summary cells and its top stacks
-    const top = ex.topStacks({ selection: parsed.selection, filter: '', limit: 10 });
+    const top = ex.topStacks({ selection: parsed.selection, filter: '', limit: 10, granularity: summary.granularity });
     summary.selection = {
       ...parsed.selection,
       ...ex.selectionSummary(parsed.selection),
-      top: top.rows.map((r) => ({ count: r.count, frames: ex.stackFrames(r.stack) })),
+      top: top.rows.map((r) => ({ count: r.count, frames: summary.granularity === 'function' ? ex.stackFunctions(r.stack) : ex.stackFrames(r.stack) })),
     };
   }
   for (const f of failed) summary.diagnostics.push({ file: f.file, where: 'file', message: `cannot read: ${f.reason}`, count: 1 });

@@ -21,6 +21,8 @@ export interface FileReport {
   bytes: ByteCount | null;
   /** capture_txt: what capture.sh recorded (kernel release, buffer size, options set) */
   capture?: CaptureFacts;
+  /** perf script: the file ended inside its last sample (no blank line after it) */
+  unterminated?: boolean;
 }
 
 /** Kinds the explorer cannot read: a load of only these leaves the capture as it was. */
@@ -127,6 +129,7 @@ export class Ingest {
         const r = result as ReturnType<ReturnType<typeof createTraceTextParser>['end']>;
         report.lines = r.lines;
         this.tracer ??= r.tracer;
+        if (kind === 'perf_script' && (result as { unterminated?: boolean }).unterminated) report.unterminated = true;
         break;
       }
       case 'stack_map_text':

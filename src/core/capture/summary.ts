@@ -1,13 +1,14 @@
 import type { Diagnostic } from '../formats/diagnostics.ts';
 import { hasStack } from './cookie-index.ts';
 import { derive, type Derived } from './derived.ts';
+import { defaultGranularity, functionPath, functionTree, type Granularity } from './function-tree.ts';
 import type { Capture, FileReport } from './ingest.ts';
 import { segmentsOf, type Segment } from './segments.ts';
 import { RecordKind, RecordStatus, STATUS_NAMES, type StatusName } from './trace-columns.ts';
 
 export interface TopStack {
   count: number;
-  /** frame keys, leaf first */
+  /** frame keys, leaf first (at 'function' granularity: the functions, offsets dropped) */
   frames: string[];
 }
 
@@ -35,6 +36,8 @@ export interface Summary {
   unresolved: number;
   generations: number[];
   uniqueStacks: number;
+  /** what `top` merges by: 'site' (frame keys) or 'function' (the default for perf script input) */
+  granularity: Granularity;
   top: TopStack[];
   stat: StatSummary | null;
   status: Record<StatusName, number>;
@@ -48,7 +51,7 @@ export interface Summary {
   diagnostics: Diagnostic[];
 }
 
-export function summarize(c: Capture, topN = 10): Summary {
+export function summarize(c: Capture, topN = 10, granularity: Granularity = defaultGranularity(c.files)): Summary {
   const t = c.trace;
   const status = Object.fromEntries(STATUS_NAMES.map((s) => [s, 0])) as Record<StatusName, number>;
   let cookies = 0;
@@ -82,10 +85,31 @@ export function summarize(c: Capture, topN = 10): Summary {
     }
   }
   for (const [k, name] of STATUS_NAMES.entries()) status[name] = byStatus[k];
-  const top = order
-    .sort((a, b) => occurrences[b] - occurrences[a] || firstSeen[a] - firstSeen[b])
-    .slice(0, topN)
-    .map((stack) => ({ count: occurrences[stack], frames: c.stacks.framesOf(stack) }));
+  let top: TopStack[];
+  if (granularity === 'function') {
+    // stacks that differ only in offsets are one: by function-path node, first seen first on ties
+    const ft = functionTree(c.stacks);
+    const count = new Float64Array(ft.parent.length);
+    const first = new Int32Array(ft.parent.length);
+    const fnOrder: number[] = [];
+    for (const stack of order) {
+      const n = ft.ofNode[stack];
+      if (count[n] === 0) {
+        fnOrder.push(n);
+        first[n] = firstSeen[stack];
+      } else if (firstSeen[stack] < first[n]) first[n] = firstSeen[stack];
+      count[n] += occurrences[stack];
+    }
+    top = fnOrder
+      .sort((a, b) => count[b] - count[a] || first[a] - first[b])
+      .slice(0, topN)
+      .map((n) => ({ count: count[n], frames: functionPath(ft, n) }));
+  } else {
+    top = order
+      .sort((a, b) => occurrences[b] - occurrences[a] || firstSeen[a] - firstSeen[b])
+      .slice(0, topN)
+      .map((stack) => ({ count: occurrences[stack], frames: c.stacks.framesOf(stack) }));
+  }
   const stat = c.stats.length ? c.stats[c.stats.length - 1] : null;
   let lostEvents = 0;
   for (let i = 0; i < t.lostCount.length; i++) lostEvents += Math.max(0, t.lostCount.get(i));
@@ -97,6 +121,7 @@ export function summarize(c: Capture, topN = 10): Summary {
     unresolved: cookies - resolved,
     generations: [...gens].sort((a, b) => a - b),
     uniqueStacks: c.stacks.size,
+    granularity,
     top,
     stat: stat && {
       version: stat.version,

@@ -31,6 +31,7 @@ export interface TraceColumnsMark {
   names: number;
   userStacks: number;
   fileStarts: number;
+  weights: number;
 }
 
 /** A column read by index; a derived one is computed from the stored columns (`raw` makes the array). */
@@ -85,6 +86,10 @@ export class TraceColumns {
   private readonly ownPid = new Growable(Int32Array, 16);
   private readonly ownTask = new Growable(Int32Array, 16);
 
+  /** events that carry a weight (perf's sample period), ascending, and the weights */
+  private readonly weightEv = new Growable(Int32Array, 16);
+  private readonly weightVal = new Growable(Float64Array, 16);
+
   readonly lostCpu = new Growable(Int32Array, 16);
   /** -1: unknown count */
   readonly lostCount = new Growable(Int32Array, 16);
@@ -124,6 +129,38 @@ export class TraceColumns {
       const ev = this.recEvent.raw();
       for (let i = 0; i < ev.length; i++) if (ev[i] === e) return i;
       return -1;
+    });
+  }
+  /** whether any event carries a weight of its own (perf's period) */
+  get hasWeights(): boolean {
+    return this.weightEv.length > 0;
+  }
+  /** each event's weight: its own (perf's period) where it has one, else 1 */
+  get evWeight(): Column<Float64Array> {
+    const we = this.weightEv;
+    const wv = this.weightVal;
+    return this.derived('evWeight', this.eventCount, () => {
+      const out = new Float64Array(this.eventCount).fill(1);
+      const es = we.raw();
+      const vs = wv.raw();
+      for (let k = 0; k < es.length; k++) out[es[k]] = vs[k];
+      return out;
+    }, (i) => {
+      const k = rowOf(we.raw(), i);
+      return k < 0 ? 1 : wv.get(k);
+    });
+  }
+  /** each record's weight: its event's (1 for an orphan) */
+  get recWeight(): Column<Float64Array> {
+    return this.derived('recWeight', this.recordCount, () => {
+      const ev = this.recEvent.raw();
+      const w = this.evWeight.raw();
+      const out = new Float64Array(ev.length);
+      for (let r = 0; r < ev.length; r++) out[r] = ev[r] >= 0 ? w[ev[r]] : 1;
+      return out;
+    }, (r) => {
+      const e = this.recEvent.get(r);
+      return e >= 0 ? this.evWeight.get(e) : 1;
     });
   }
   get recTs(): Column<Float64Array> {
@@ -197,7 +234,13 @@ export class TraceColumns {
       eventIds,
       cookieIds,
       fullIds,
-      event: (e: TraceEvent) => eventIds(e.ts, e.cpu, e.pid, this.tasks.intern(e.comm), this.names.intern(e.name)),
+      event: (e: TraceEvent) => {
+        if (e.weight !== undefined) {
+          this.weightEv.push(evTs.length);
+          this.weightVal.push(e.weight);
+        }
+        eventIds(e.ts, e.cpu, e.pid, this.tasks.intern(e.comm), this.names.intern(e.name));
+      },
       stackRecord: (r: TraceStackRecord) => {
         const task = this.tasks.intern(r.comm);
         if (r.kind === 'cookie') {
@@ -236,19 +279,21 @@ export class TraceColumns {
       names: this.names.size,
       userStacks: this.userStacks.length,
       fileStarts: this.fileStarts.length,
+      weights: this.weightEv.length,
     };
   }
 
   /** Forgets every event, stack record, lost marker, task and event name added since `m`. */
   rollback(m: TraceColumnsMark): void {
     if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
-    const groups = [this.eventColumns(), this.recordColumns(), this.ownColumns(), this.lostColumns()];
+    const groups = [this.eventColumns(), this.recordColumns(), this.ownColumns(), this.lostColumns(), this.weightColumns()];
     const columns = Object.values(this).filter((v) => v instanceof Growable || v instanceof SmallInts).length;
     if (columns !== groups.flat().length) throw new Error('TraceColumns.rollback: a column is missing from its groups');
     for (const g of this.eventColumns()) g.truncate(m.events);
     for (const g of this.recordColumns()) g.truncate(m.records);
     for (const g of this.ownColumns()) g.truncate(m.own);
     for (const g of this.lostColumns()) g.truncate(m.lost);
+    for (const g of this.weightColumns()) g.truncate(m.weights);
     this.tasks.truncate(m.tasks);
     this.names.truncate(m.names);
     this.userStacks.length = m.userStacks;
@@ -315,17 +360,8 @@ export class TraceColumns {
       for (let k = 0; k < rs.length; k++) out[rs[k]] = ov[k];
       return out;
     }, (i) => {
-      // the last own row at or before i
-      const rs = ownRec.raw();
-      let lo = 0;
-      let hi = rs.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (rs[mid] < i) lo = mid + 1;
-        else hi = mid;
-      }
-      if (lo < rs.length && rs[lo] === i) return own.get(lo);
-      return ofEvent.get(recEvent.get(i));
+      const k = rowOf(ownRec.raw(), i);
+      return k >= 0 ? own.get(k) : ofEvent.get(recEvent.get(i));
     });
   }
 
@@ -338,9 +374,24 @@ export class TraceColumns {
   private ownColumns() {
     return [this.ownRec, this.ownTs, this.ownCpu, this.ownPid, this.ownTask];
   }
+  private weightColumns() {
+    return [this.weightEv, this.weightVal];
+  }
   private lostColumns() {
     return [this.lostCpu, this.lostCount, this.lostTs];
   }
+}
+
+/** Where `i` is in the ascending `rows` (a sparse column's row numbers), or -1: a binary search. */
+function rowOf(rows: Int32Array, i: number): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (rows[mid] < i) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < rows.length && rows[lo] === i ? lo : -1;
 }
 
 /** A column of small integers as an Int32Array (the array itself when it already is one). */

@@ -3,7 +3,8 @@ import type { ExplorerData } from '../query/explorer-data.ts';
 import { flame, stackWeights } from '../query/flame.ts';
 import { flameSvg } from './flame-svg.ts';
 import { STATUS_NAMES_WITH_NONE } from '../query/overview.ts';
-import type { ExportKind, FlameMode, FlameWeight, Selection } from '../query/api.ts';
+import type { ExportKind, FlameMode, FlameWeight, Granularity, Selection } from '../query/api.ts';
+import { exportStackcollapse } from './stackcollapse.ts';
 import { NO_GEN } from '../query/selection.ts';
 import { stackHashOf } from '../query/stack-hash.ts';
 import { RecordKind } from '../capture/trace-columns.ts';
@@ -21,6 +22,10 @@ export interface ExportOptions {
   /** svg: width in pixels (default 1200) */
   width?: number;
   title?: string;
+  /** folded, speedscope, svg: frames by function or by call site (default: the capture's, function-tree.ts) */
+  granularity?: Granularity;
+  /** folded: stackcollapse-perf.pl's own output, line for line (stackcollapse.ts); weight and granularity are its */
+  stackcollapse?: boolean;
 }
 
 /** the folded name of a stack with no frames (a `<stack trace>` with nothing under it) */
@@ -33,52 +38,51 @@ export const NO_FRAMES = '[no frames]';
  */
 const foldedName = (s: string) => escapeControls(s).replace(/;/g, '_');
 
-/** frame string indices of a stack, leaf first */
-function frameIdsOf(d: ExplorerData, stack: number): number[] {
-  const out: number[] = [];
-  for (let n = stack; n > 0; n = d.node.parent[n]) out.push(d.node.frame[n]);
-  return out;
-}
-
 /**
- * Frame paths (root first, frame keys: `sym+0xoff` as the stack table keeps them, like the
- * Chrome trace export) of the selection's stacks with their weights, merged by path, sorted by path.
+ * Frame paths (root first, as name indices into `names`: frame keys `sym+0xoff` at 'site'
+ * granularity, like the Chrome trace export, or functions at 'function') of the selection's
+ * stacks with their weights, merged by path, sorted by path.
  */
-export function foldedPaths(d: ExplorerData, sel: Selection, weight: FlameWeight): { path: number[]; weight: number }[] {
+export function foldedPaths(
+  d: ExplorerData,
+  sel: Selection,
+  weight: FlameWeight,
+  granularity?: Granularity,
+): { names: readonly string[]; paths: { path: number[]; weight: number }[] } {
+  const view = d.frameView(d.granularityOf(granularity));
   const w = stackWeights(d, sel, weight);
   const byKey = new Map<string, { path: number[]; weight: number }>();
   for (let i = 0; i < w.stacks.length; i++) {
     if (w.weights[i] === 0) continue;
-    const path = frameIdsOf(d, w.stacks[i]).reverse();
+    const path = d.functionsOf(w.stacks[i], view).reverse();
     const key = path.join(',');
     const x = byKey.get(key);
     if (x) x.weight += w.weights[i];
     else byKey.set(key, { path, weight: w.weights[i] });
   }
   const out = [...byKey.values()];
-  const frames = d.stacks.frames.strings;
-  const text = (p: number[]) => p.map((f) => frames[f]).join(';');
+  const text = (p: number[]) => p.map((f) => view.names[f]).join(';');
   const keys = new Map(out.map((x) => [x, text(x.path)]));
-  return out.sort((a, b) => (keys.get(a)! < keys.get(b)! ? -1 : keys.get(a)! > keys.get(b)! ? 1 : 0));
+  return { names: view.names, paths: out.sort((a, b) => (keys.get(a)! < keys.get(b)! ? -1 : keys.get(a)! > keys.get(b)! ? 1 : 0)) };
 }
 
 /**
- * Brendan Gregg's folded stacks: one line per distinct stack, `root;...;leaf count` with each
- * frame as `sym+0xoff` (flamegraph.pl and inferno merge by the text, so a function called from
- * two sites stays two frames, as in the trace), the counts summing to the selection's
- * occurrences (or ref_counts with weight 'refcount').
+ * Brendan Gregg's folded stacks: one line per distinct stack, `root;...;leaf count`, each frame
+ * as `sym+0xoff` at 'site' granularity (flamegraph.pl and inferno merge by the text, so a
+ * function called from two sites stays two frames, as in the trace) or its function at
+ * 'function' (the default for perf script input), the counts summing to the selection's
+ * occurrences (or ref_counts with weight 'refcount', periods with 'period'). For the script's
+ * own output, line for line, see stackcollapse.ts.
  */
-export function exportFolded(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences'): string {
-  const frames = d.stacks.frames.strings;
-  const lines = foldedPaths(d, sel, weight).map(
-    (x) => (x.path.length ? x.path.map((f) => foldedName(frames[f])).join(';') : NO_FRAMES) + ' ' + x.weight,
-  );
+export function exportFolded(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences', granularity?: Granularity): string {
+  const { names, paths } = foldedPaths(d, sel, weight, granularity);
+  const lines = paths.map((x) => (x.path.length ? x.path.map((f) => foldedName(names[f])).join(';') : NO_FRAMES) + ' ' + x.weight);
   return lines.length ? lines.join('\n') + '\n' : '';
 }
 
-/** A speedscope file (https://www.speedscope.app/file-format-schema.json): one sampled profile, a sample per stack, frames as `sym+0xoff`. */
-export function exportSpeedscope(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences', title = 'stackmap selection'): string {
-  const paths = foldedPaths(d, sel, weight);
+/** A speedscope file (https://www.speedscope.app/file-format-schema.json): one sampled profile, a sample per stack, frames as `sym+0xoff` (or functions, at 'function' granularity). */
+export function exportSpeedscope(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences', title = 'stackmap selection', granularity?: Granularity): string {
+  const { names, paths } = foldedPaths(d, sel, weight, granularity);
   const frames: { name: string }[] = [];
   const frameOf = new Map<number, number>();
   let noFrames = -1;
@@ -86,7 +90,7 @@ export function exportSpeedscope(d: ExplorerData, sel: Selection, weight: FlameW
     let i = frameOf.get(f);
     if (i === undefined) {
       i = frames.length;
-      frames.push({ name: d.stacks.frames.strings[f] });
+      frames.push({ name: names[f] });
       frameOf.set(f, i);
     }
     return i;
@@ -162,14 +166,14 @@ export function exportSelection(d: ExplorerData, kind: ExportKind, sel: Selectio
   const weight = opts.weight ?? 'occurrences';
   switch (kind) {
     case 'folded':
-      return exportFolded(d, sel, weight);
+      return opts.stackcollapse ? exportStackcollapse(d, sel) : exportFolded(d, sel, weight, opts.granularity);
     case 'speedscope':
-      return exportSpeedscope(d, sel, weight, opts.title);
+      return exportSpeedscope(d, sel, weight, opts.title, opts.granularity);
     case 'chrome-trace':
       return exportChromeTrace(d, sel, opts.title);
     case 'svg': {
       const mode = opts.mode ?? 'top-down';
-      const r = flame(d, { selection: sel, mode, weight, focus: opts.focus ?? null, highlightStack: null });
+      const r = flame(d, { selection: sel, mode, weight, focus: opts.focus ?? null, highlightStack: null, granularity: opts.granularity });
       return flameSvg(r, { width: opts.width, title: opts.title ?? `stackmap flame graph (${mode}, ${weight})`, mode });
     }
     default:

@@ -6,13 +6,15 @@ import type { ChunkParser, ParseContext, TraceEvent, TraceSink, TraceStackRecord
  * `perf script` output: samples with callchains (what `perf record -g` then `perf script` prints,
  * and what FlameGraph's stackcollapse-perf.pl reads).
  *
- *   COMM PID[/TID] [[CPU]] SECONDS.FRAC: [PERIOD] EVENT: [FIELDS]
+ *   COMM PID[/TID] [[CPU]] [SECONDS.FRAC:] [PERIOD] EVENT: [FIELDS]
  *   \t  IP SYM[+0xOFF] (DSO)          one callchain line per frame, leaf first
  *   (blank line)                       ends the sample
  *
  * COMM may hold blanks: the header is read as blank-separated tokens and the timestamp is the
  * first `DIGITS.DIGITS:` token; the one before it is `[CPU]` when bracketed, and the one before
- * that `PID[/TID]`. Each sample goes to the sink as an event (name EVENT, payload `period=N`
+ * that `PID[/TID]`. Without a timestamp (older perf, `perf script -F comm,pid,event,...`) the
+ * first later token ending in `:` is the event, read backwards as in `parseUntimedHeader`; such
+ * samples sit at 0 s, said once per file as a diagnostic. Each sample goes to the sink as an event (name EVENT, payload `period=N`
  * then any fields) followed, when it has callchain lines, by a full stack record (frames leaf
  * first), so it lands in the same stack table as a trace text `<stack trace>`.
  *
@@ -33,6 +35,10 @@ import type { ChunkParser, ParseContext, TraceEvent, TraceSink, TraceStackRecord
 
 export interface PerfScriptResult extends TraceTextResult {
   samples: number;
+  /** samples whose header has no time (placed at 0 s) */
+  untimed: number;
+  /** the file ended inside a sample, no blank line after its last one (stackcollapse-perf.pl does not count that sample) */
+  unterminated: boolean;
   /** samples with at least one callchain frame */
   stacks: number;
   kernelFrames: number;
@@ -43,6 +49,7 @@ export const PERF_REASON = {
   header: 'not a perf script sample header (COMM PID[/TID] [CPU] SECONDS: [PERIOD] EVENT:)',
   orphan: 'callchain line outside a sample (no header line before it)',
   frame: 'not a perf script callchain line (IP SYM (DSO))',
+  untimed: 'perf script printed no time (perf script -F without time, or an older perf): its samples are all placed at 0 s on the timeline, in file order',
 } as const;
 
 const isBlank = (c: number) => c === 32 || c === 9;
@@ -69,7 +76,8 @@ export interface PerfHeader {
   pid: number;
   tgid: number | null;
   cpu: number | null;
-  ts: number;
+  /** null when perf printed no time (`perf script -F comm,pid,event,...`, older perf) */
+  ts: number | null;
   period: number | null;
   event: string;
   fields: string;
@@ -98,6 +106,12 @@ export function parsePerfHeader(line: string): PerfHeader | null {
   let k = 0;
   let ta = -1;
   let tb = -1;
+  // without a timestamp: the first later token ending in `:` (the event) and the four tokens before it
+  let ua = -1;
+  let ub = -1;
+  let uk = 0;
+  const before = [-1, -1, -1, -1, -1, -1, -1, -1];
+  let a3 = -1;
   while (i < n) {
     while (i < n && isBlank(line.charCodeAt(i))) i++;
     if (i >= n) break;
@@ -110,6 +124,18 @@ export function parsePerfHeader(line: string): PerfHeader | null {
       tb = i;
       break;
     }
+    if (ua < 0 && k >= 2 && i - a >= 2 && line.charCodeAt(i - 1) === 58 /* : */ && !digits(line, a, i - 1)) {
+      ua = a;
+      ub = i;
+      uk = k;
+      before[0] = a1;
+      before[1] = b1;
+      before[2] = a2;
+      before[3] = b2;
+      before[4] = a3;
+      before[5] = b3;
+    }
+    a3 = a2;
     b3 = b2;
     a2 = a1;
     b2 = b1;
@@ -118,7 +144,7 @@ export function parsePerfHeader(line: string): PerfHeader | null {
     k++;
   }
   headerSteps.n += i;
-  if (ta < 0) return null;
+  if (ta < 0) return ua < 0 ? null : untimedHeader(line, first, ua, ub, uk, before);
   // token k - 1: [CPU] or PID[/TID]
   let pa = a1;
   let pb = b1;
@@ -169,6 +195,62 @@ export function parsePerfHeader(line: string): PerfHeader | null {
   return { comm, pid, tgid, cpu, ts: Number(tsText), period, event, fields };
 }
 
+const isPidShaped = (s: string, a: number, b: number) => {
+  let k = a;
+  while (k < b && isDigit(s.charCodeAt(k))) k++;
+  if (k === a) return false;
+  if (k === b) return true;
+  return s.charCodeAt(k) === 47 /* / */ && digits(s, k + 1, b);
+};
+const isCpuShaped = (s: string, a: number, b: number) => s.charCodeAt(a) === 91 && s.charCodeAt(b - 1) === 93 && digits(s, a + 1, b - 1);
+
+/**
+ * A header without a time: `COMM PID[/TID] [[CPU]] [PERIOD] EVENT: [FIELDS]` (what older perf
+ * and `perf script -F comm,pid,event,ip,sym,dso` print; stackcollapse-perf.pl reads it as a
+ * sample of weight 1). The event is the first token after COMM and PID that ends in `:`
+ * (`ea, eb`, token number `k`); `t` holds the bounds of the three tokens before it, newest first,
+ * read backwards as an optional PERIOD, an optional `[CPU]` and PID[/TID]; COMM ends before them.
+ */
+function untimedHeader(line: string, first: number, ea: number, eb: number, k: number, t: number[]): PerfHeader | null {
+  const n = line.length;
+  const tok = (j: number): [number, number] => [t[2 * j], t[2 * j + 1]];
+  let at = 0;
+  let period: number | null = null;
+  let cpu: number | null = null;
+  // PERIOD only when a PID (or [CPU] then a PID) stands before it, and a COMM before that
+  {
+    const [a, b] = tok(0);
+    const [a1, b1] = tok(1);
+    if (k >= 3 && digits(line, a, b) && (isPidShaped(line, a1, b1) || (k >= 4 && isCpuShaped(line, a1, b1)))) {
+      period = Number(line.slice(a, b));
+      at++;
+    }
+  }
+  {
+    const [a, b] = tok(at);
+    if (at < 2 && k - at >= 3 && isCpuShaped(line, a, b)) {
+      cpu = Number(line.slice(a + 1, b - 1));
+      at++;
+    }
+  }
+  if (at > 2) return null;
+  const [pa, pb] = tok(at);
+  if (k - at < 2 || !isPidShaped(line, pa, pb)) return null;
+  let slash = pa;
+  while (slash < pb && line.charCodeAt(slash) !== 47) slash++;
+  const tgid = slash < pb ? Number(line.slice(pa, slash)) : null;
+  const pid = slash < pb ? Number(line.slice(slash + 1, pb)) : Number(line.slice(pa, pb));
+  // COMM: from the first token to the blank before PID
+  let commEnd = pa;
+  while (commEnd > first && isBlank(line.charCodeAt(commEnd - 1))) commEnd--;
+  let fa = eb;
+  while (fa < n && isBlank(line.charCodeAt(fa))) fa++;
+  let fb = n;
+  while (fb > fa && isBlank(line.charCodeAt(fb - 1))) fb--;
+  headerSteps.n += fa - eb + (n - fb) + (pa - commEnd);
+  return { comm: line.slice(first, commEnd), pid, tgid, cpu, ts: null, period, event: line.slice(ea, eb - 1), fields: line.slice(fa, fb) };
+}
+
 export interface PerfFrame {
   ip: string;
   sym: string | null;
@@ -204,6 +286,13 @@ export function parsePerfFrame(line: string): PerfFrame | null {
   return { ip, sym: symEnd > i ? line.slice(i, symEnd) : null, dso };
 }
 
+/** A callchain line as the sniffer sees one: leading blanks, then `IP SYM (DSO)` or `IP (DSO)`. */
+export function isPerfFrameLine(line: string): boolean {
+  if (!isBlank(line.charCodeAt(0))) return false;
+  const f = parsePerfFrame(line);
+  return f !== null && f.dso !== null;
+}
+
 /** Whether a DSO is the kernel's: `[kernel.kallsyms]`, another bracketed module, or a `vmlinux`. */
 export function isKernelDso(dso: string | null): boolean {
   if (dso === null) return false;
@@ -231,6 +320,7 @@ export function createPerfScriptParser(ctx: ParseContext, sink: TraceSink): Chun
   let kernelFrames = 0;
   let userFrames = 0;
   let cpus = -1;
+  let untimed = 0;
   /** the open sample (its header was read), null between samples */
   let open: PerfHeader | null = null;
   let openLine = 0;
@@ -245,7 +335,7 @@ export function createPerfScriptParser(ctx: ParseContext, sink: TraceSink): Chun
         comm: open.comm,
         pid: open.pid,
         cpu: open.cpu ?? 0,
-        ts: open.ts,
+        ts: open.ts ?? 0,
         slot: -1,
         generation: null,
         frames,
@@ -298,6 +388,7 @@ export function createPerfScriptParser(ctx: ParseContext, sink: TraceSink): Chun
     close();
     used++;
     samples++;
+    if (h.ts === null && untimed++ === 0) diag.atLine(lineNo, PERF_REASON.untimed);
     if (h.cpu !== null && h.cpu > cpus) cpus = h.cpu;
     open = h;
     openLine = lineNo;
@@ -307,10 +398,11 @@ export function createPerfScriptParser(ctx: ParseContext, sink: TraceSink): Chun
       pid: h.pid,
       tgid: h.tgid,
       cpu: h.cpu ?? 0,
-      ts: h.ts,
+      ts: h.ts ?? 0,
       flags: '',
       name: h.event,
       payload: (h.period !== null ? `period=${h.period}` : '') + (h.period !== null && h.fields ? ' ' : '') + h.fields,
+      ...(h.period !== null ? { weight: h.period } : {}),
     };
     sink.event(e);
   };
@@ -323,12 +415,15 @@ export function createPerfScriptParser(ctx: ParseContext, sink: TraceSink): Chun
     push: (chunk) => splitter.push(chunk),
     end: (): PerfScriptResult => {
       const total = splitter.end();
+      const unterminated = open !== null;
       close();
       return {
         lines: { total, used, unused },
         tracer: null,
         cpus: cpus >= 0 ? cpus + 1 : null,
         samples,
+        untimed,
+        unterminated,
         stacks,
         kernelFrames,
         userFrames,

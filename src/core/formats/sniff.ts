@@ -1,7 +1,8 @@
 import { CAPTURE_TXT_HEAD } from './capture-info.ts';
 import { matchEventLine } from './event-line.ts';
 import { encodingOf } from './lines.ts';
-import { findTraceDataTag } from './systrace-html.ts';
+import { isPerfFrameLine, parsePerfHeader } from './perf-script.ts';
+import { findLinuxPerfData, findTraceDataTag } from './systrace-html.ts';
 import type { FileKind } from './types.ts';
 
 /** How many leading bytes the sniffer wants to see (fewer at end of file is fine). */
@@ -12,10 +13,6 @@ export const FSMB_MAGIC = 0x46534d42;
 const STACK_MAP_HEADER = /^stack_id \d+ (?:gen \d+ )?\[ref \d+, depth \d+\]/;
 const STAT_KEY = /^(entries|table_size|successes|drops|fallbacks|success_rate|generation|capacity):\s/;
 const SYMBOL_LINE = /^[0-9a-fA-F]{8,16} [a-zA-Z?] \S+/;
-/** `perf script`: `COMM PID[/TID] [[CPU]] SECONDS.FRAC: [PERIOD] EVENT:` */
-const PERF_HEADER = /^\S.*?\s+\d+(?:\/\d+)?\s+(?:\[\d+\]\s+)?\d+\.\d+:\s+(?:\d+\s+)?\S+:/;
-/** `perf script` callchain line: `\t  ADDR SYM (DSO)` */
-const PERF_FRAME = /^\s+[0-9a-fA-F]+\s+\S.*\(.*\)\s*$/;
 
 /** trace-cmd `trace.dat`: `\x17\x08\x44` `tracing` then the version as a NUL-terminated string. */
 export const TRACE_DAT_MAGIC = [0x17, 0x08, 0x44, 0x74, 0x72, 0x61, 0x63, 0x69, 0x6e, 0x67];
@@ -66,8 +63,10 @@ export function sniffKind(whole: Uint8Array): FileKind {
   if ((start.startsWith('[') || start.startsWith('{')) && (/"stack_id"\s*:/.test(start) || /^\{\s*"stacks"\s*:/.test(start))) {
     return 'dump_json';
   }
-  // any HTML document goes to the systrace reader, which says so when it holds no ftrace text
-  if (/^<(?:!doctype\s+html|html[\s>])/i.test(start) || start.split('\n', 400).some((l) => findTraceDataTag(l, 0)?.index === l.length - l.trimStart().length)) {
+  // any HTML document goes to the systrace reader, which says so when it holds no ftrace text;
+  // so does a page fragment with a trace-data tag or legacy systrace's `var linuxPerfData = "` first on a line
+  const atLineStart = (l: string, at: { index: number } | null) => at?.index === l.length - l.trimStart().length;
+  if (/^<(?:!doctype\s+html|html[\s>])/i.test(start) || start.split('\n', 400).some((l) => atLineStart(l, findTraceDataTag(l, 0)) || atLineStart(l, findLinuxPerfData(l, 0)))) {
     return 'systrace_html';
   }
   const lines = text.split('\n', 400).map((l) => l.replace(/\r$/, ''));
@@ -82,9 +81,8 @@ export function sniffKind(whole: Uint8Array): FileKind {
     if (SYMBOL_LINE.test(line)) symbols++;
     else if (STAT_KEY.test(line)) statKeys++;
     else if (matchEventLine(line) || /^# tracer: /.test(line) || /^\s*=>\s/.test(line)) events++;
-    else if (line.length > 1024) continue; // the perf patterns backtrack on long lines
-    else if (PERF_HEADER.test(line)) perfHeaders++;
-    else if (PERF_FRAME.test(line)) perfFrames++;
+    else if (line.charCodeAt(0) !== 32 && line.charCodeAt(0) !== 9 && parsePerfHeader(line)) perfHeaders++;
+    else if (isPerfFrameLine(line)) perfFrames++;
   }
   if (symbols > 0 && events === 0 && statKeys === 0) return 'kallsyms';
   if (statKeys >= 2 && events === 0) return 'stack_map_stat';

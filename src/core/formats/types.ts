@@ -55,6 +55,8 @@ export interface TraceEvent {
   /** event name (`kmem_cache_alloc`, `sched_switch`, `function` for `func <-parent`) */
   name: string;
   payload: string;
+  /** what the event weighs besides counting once: perf's sample period, where perf printed one */
+  weight?: number;
 }
 
 export type StackRecordKind = 'cookie' | 'full' | 'user';

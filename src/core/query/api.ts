@@ -59,6 +59,10 @@ export interface Overview {
   segments: import('../capture/segments.ts').Segment[];
   /** trace files whose events overlap in time on a CPU (probably the same capture twice) */
   overlaps: import('../capture/segments.ts').SegmentOverlap[];
+  /** what top stacks and exports merge frames by unless asked: 'function' for perf script input, else 'site' */
+  granularity: import('../capture/function-tree.ts').Granularity;
+  /** whether events carry a weight of their own (perf's sample period): the flame graph then offers it */
+  hasWeights: boolean;
 }
 
 export interface TimelineRequest {
@@ -106,6 +110,8 @@ export interface TopStacksRequest {
   /** substring or /regex/ matched against each frame's function; '' for none */
   filter: string;
   limit: number;
+  /** 'function': stacks that differ only in offsets are one row; absent: the capture's default (function-tree.ts) */
+  granularity?: import('../capture/function-tree.ts').Granularity;
 }
 
 export interface TopStackRow {
@@ -121,13 +127,20 @@ export interface TopStackRow {
   /** the dumps' ref_count summed over the generations it is in, null when no dump holds it */
   refCount: number | null;
   generations: (number | 'none')[];
+  /** the leaf frame (its function at 'function' granularity) */
   leaf: string;
   depth: number;
+  /** call-site stacks merged into this row ('function' granularity; 1 at 'site') */
+  variants: number;
+  /** the records' own weights summed (perf's period; = count where none was printed) */
+  weight: number;
   /** ring-buffer bytes these occurrences saved: full-stack bytes minus the cookie bytes recorded */
   bytesSaved: number;
 }
 
 export interface TopStacksResult {
+  /** the granularity the rows are at */
+  granularity: import('../capture/function-tree.ts').Granularity;
   rows: TopStackRow[];
   /** stacks matching before the limit */
   matching: number;
@@ -135,12 +148,16 @@ export interface TopStacksResult {
 }
 
 export type FlameMode = 'top-down' | 'bottom-up' | 'sandwich';
-export type FlameWeight = 'occurrences' | 'refcount';
+/** occurrences; the dumps' ref_count; or each record's own weight (perf's sample period, 1 where none was printed) */
+export type FlameWeight = 'occurrences' | 'refcount' | 'period';
+export type { Granularity } from '../capture/function-tree.ts';
 
 export interface FlameRequest {
   selection: Selection;
   mode: FlameMode;
   weight: FlameWeight;
+  /** frames merged by function, or kept by call site (`sym+0xoff`); absent: the capture's default (function-tree.ts) */
+  granularity?: import('../capture/function-tree.ts').Granularity;
   /** sandwich: the function in the middle */
   focus: string | null;
   /** a stack whose path to mark */

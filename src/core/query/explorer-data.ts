@@ -1,4 +1,4 @@
-import { frameFunction } from '../formats/frames.ts';
+import { defaultGranularity, functionTree, type FunctionTree, type Granularity } from '../capture/function-tree.ts';
 import type { Capture } from '../capture/ingest.ts';
 import type { Selection } from './api.ts';
 import { eventColumns, isOccurrence, lowerBound, NO_GEN, recordGenerations, SelectionFilter, sortedOrder, upperBound } from './selection.ts';
@@ -9,12 +9,20 @@ import { int32, RecordKind, RecordStatus, type TraceColumns } from '../capture/t
 const { Full: FULL, Resolved: RESOLVED, Unverified: UNVERIFIED } = RecordStatus;
 const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;
 
+/** Names of the frames at one granularity, and each frame string's index into them. */
+export interface FrameView {
+  names: readonly string[];
+  of: Int32Array;
+}
+
 /** A stack's occurrences in a selection: distinct stacks in first-seen (file) order. */
 export interface Occurrences {
   stacks: Int32Array;
   counts: Float64Array;
   /** record index of the first occurrence */
   first: Int32Array;
+  /** of counts, weighted by each record's weight (perf's period; 1 where none was printed) */
+  weights: Float64Array;
   /** of counts: v7 ids and v8 cookies (the rest are full stacks) */
   v7: Float64Array;
   v8: Float64Array;
@@ -45,6 +53,12 @@ export class ExplorerData {
   /** frame string index -> function index into fnNames */
   readonly fnOfFrame: Int32Array;
   readonly fnNames: string[];
+  /** the frames' granularity when a request names none (function-tree.ts) */
+  readonly granularity: Granularity;
+  /** whether records carry weights of their own (perf's period) */
+  readonly hasWeights: boolean;
+  /** per record: its weight (1 where it has none) */
+  readonly recWeight: Float64Array;
   /** generation key (NO_GEN: generation-less dumps) -> stack -> ref_count summed over slots */
   readonly refByGen = new Map<number, Map<number, number>>();
   /** dump formats by generation key */
@@ -76,20 +90,12 @@ export class ExplorerData {
     this.evOrder = sortedOrder(this.ev.ts);
     this.recOrder = sortedOrder(this.rec.ts);
 
-    const frames = this.stacks.frames.strings;
-    this.fnOfFrame = new Int32Array(frames.length);
-    const fnIndex = new Map<string, number>();
-    this.fnNames = [];
-    for (let i = 0; i < frames.length; i++) {
-      const fn = frameFunction(frames[i]);
-      let k = fnIndex.get(fn);
-      if (k === undefined) {
-        k = this.fnNames.length;
-        this.fnNames.push(fn);
-        fnIndex.set(fn, k);
-      }
-      this.fnOfFrame[i] = k;
-    }
+    const ft = functionTree(this.stacks);
+    this.fnOfFrame = ft.fnOfFrame;
+    this.fnNames = ft.fnNames;
+    this.granularity = defaultGranularity(capture.files);
+    this.hasWeights = t.hasWeights;
+    this.recWeight = t.recWeight.raw();
 
     const d = capture.dumps;
     const addRef = (g: number, stack: number, ref: number) => {
@@ -203,6 +209,8 @@ export class ExplorerData {
     const first = new Int32Array(nodes).fill(-1);
     const v7 = new Float64Array(nodes);
     const v8 = new Float64Array(nodes);
+    const wsum = new Float64Array(nodes);
+    const recWeight = this.recWeight;
     const order: number[] = [];
     let total = 0;
     const { status, stack, kind } = this.rec;
@@ -219,6 +227,7 @@ export class ExplorerData {
         first[s] = r;
       } else if (r < first[s]) first[s] = r;
       counts[s]++;
+      wsum[s] += recWeight[r];
       const k = kind[r];
       if (k === COOKIE_V7) v7[s]++;
       else if (k === COOKIE_V8) v8[s]++;
@@ -230,11 +239,81 @@ export class ExplorerData {
       stacks: Int32Array.from(order),
       counts: Float64Array.from(order, (s) => counts[s]),
       first: Int32Array.from(order, (s) => first[s]),
+      weights: Float64Array.from(order, (s) => wsum[s]),
       v7: Float64Array.from(order, (s) => v7[s]),
       v8: Float64Array.from(order, (s) => v8[s]),
       total,
     };
   }
+
+  /** The function tree of the capture's stacks (function-tree.ts). */
+  get functions(): FunctionTree {
+    return functionTree(this.stacks);
+  }
+
+  /** The granularity a request asks for, or the capture's default. */
+  granularityOf(g: Granularity | undefined | null): Granularity {
+    return g ?? this.granularity;
+  }
+
+  /**
+   * Occurrences merged by function path ('function' granularity): stacks whose frames differ
+   * only in their offsets become one, standing as its representative (the first seen of them in
+   * the file); counts, weights and first records add up. `variants`: how many
+   * call-site stacks of the selection each merged one holds.
+   */
+  byFunction(occ: Occurrences): Occurrences & { variants: Int32Array } {
+    const ft = this.functions;
+    const at = new Int32Array(ft.parent.length).fill(-1);
+    const stacks: number[] = [];
+    const counts: number[] = [];
+    const first: number[] = [];
+    const weights: number[] = [];
+    const v7: number[] = [];
+    const v8: number[] = [];
+    const variants: number[] = [];
+    for (let i = 0; i < occ.stacks.length; i++) {
+      const fnNode = ft.ofNode[occ.stacks[i]];
+      let k = at[fnNode];
+      if (k < 0) {
+        k = at[fnNode] = stacks.length;
+        stacks.push(occ.stacks[i]);
+        counts.push(0);
+        first.push(occ.first[i]);
+        weights.push(0);
+        v7.push(0);
+        v8.push(0);
+        variants.push(0);
+      }
+      counts[k] += occ.counts[i];
+      weights[k] += occ.weights[i];
+      v7[k] += occ.v7[i];
+      v8[k] += occ.v8[i];
+      variants[k]++;
+      if (occ.first[i] < first[k]) first[k] = occ.first[i];
+    }
+    return {
+      stacks: Int32Array.from(stacks),
+      counts: Float64Array.from(counts),
+      first: Int32Array.from(first),
+      weights: Float64Array.from(weights),
+      v7: Float64Array.from(v7),
+      v8: Float64Array.from(v8),
+      total: occ.total,
+      variants: Int32Array.from(variants),
+    };
+  }
+
+  /** Frame names and frame -> name at a granularity: functions, or the frames themselves. */
+  frameView(g: Granularity): FrameView {
+    if (g === 'function') return { names: this.fnNames, of: this.fnOfFrame };
+    if (!this.siteView) {
+      const names = this.stacks.frames.strings;
+      this.siteView = { names, of: Int32Array.from(names.keys()) };
+    }
+    return this.siteView;
+  }
+  private siteView: FrameView | null = null;
 
   /** Generation keys present among a selection's occurrences. */
   generationsOf(sel: Selection | SelectionFilter): Set<number> {
@@ -260,10 +339,11 @@ export class ExplorerData {
     return found ? sum : null;
   }
 
-  /** function index of every frame of a stack, leaf first */
-  functionsOf(stack: number): number[] {
+  /** function index of every frame of a stack, leaf first (or, with a view, its name index) */
+  functionsOf(stack: number, view?: FrameView): number[] {
+    const of = view ? view.of : this.fnOfFrame;
     const out: number[] = [];
-    for (let n = stack; n > 0; n = this.node.parent[n]) out.push(this.fnOfFrame[this.node.frame[n]]);
+    for (let n = stack; n > 0; n = this.node.parent[n]) out.push(of[this.node.frame[n]]);
     return out;
   }
 }

@@ -54,6 +54,10 @@ export class Explorer {
   stackFrames(stack: number): string[] {
     return stack > 0 && stack < this.data.stacks.nodeCount ? this.data.stacks.framesOf(stack) : [];
   }
+  /** the functions of a stack's frames (offsets dropped), leaf first ([] for an unknown stack) */
+  stackFunctions(stack: number): string[] {
+    return stack > 0 && stack < this.data.stacks.nodeCount ? this.data.functionsOf(stack).map((f) => this.data.fnNames[f]) : [];
+  }
   /** stack_hash of a stack ('' for an index that is no stack of this capture) */
   stackHash(stack: number): string {
     return stack >= 0 && stack < this.data.stacks.nodeCount ? stackHashOf(this.data, stack) : '';
@@ -67,7 +71,7 @@ export class Explorer {
    * simulator to replay the capture's workload.
    */
   replayStacks(selection: Selection, limit = 4096): { frames: string[][]; counts: number[] } {
-    const { rows } = topStacks(this.data, { selection, filter: '', limit });
+    const { rows } = topStacks(this.data, { selection, filter: '', limit, granularity: 'site' });
     return { frames: rows.map((r) => this.stackFrames(r.stack)), counts: rows.map((r) => r.count) };
   }
   stackOccurrences(stack: number, selection: Selection): Float64Array {

@@ -1,4 +1,5 @@
-import type { ExplorerData } from './explorer-data.ts';
+import type { ExplorerData, FrameView } from './explorer-data.ts';
+import type { Granularity } from '../capture/function-tree.ts';
 import { type FlameTreeFrames, TreeBuilder } from './flame-tree.ts';
 import type { FlameRequest, FlameResult, FlameWeight, Selection } from './api.ts';
 import { SelectionFilter } from './selection.ts';
@@ -20,7 +21,8 @@ export interface StackWeights {
 
 /**
  * 'occurrences': each stack by its occurrences in the selection (resolved and unverified
- * cookies, full stacks). 'refcount': each distinct stack of the selection once, weighted by
+ * cookies, full stacks). 'period': by the records' own weights (perf's sample period, as
+ * stackcollapse-perf.pl sums it; 1 for a record without one). 'refcount': each distinct stack of the selection once, weighted by
  * the dumps' ref_count summed over the dumps of the generations its occurrences in the
  * selection fall in (a stack no dump holds, e.g. one only written in full, weighs 0).
  */
@@ -28,6 +30,11 @@ export function stackWeights(d: ExplorerData, sel: Selection, weight: FlameWeigh
   const f = new SelectionFilter(sel);
   const occ = d.occurrences(f);
   if (weight === 'occurrences') return { stacks: occ.stacks, weights: occ.counts, total: occ.total };
+  if (weight === 'period') {
+    let total = 0;
+    for (const w of occ.weights) total += w;
+    return { stacks: occ.stacks, weights: occ.weights, total };
+  }
   const gens = [...d.generationsOf(f)];
   const weights = new Float64Array(occ.stacks.length);
   let total = 0;
@@ -73,6 +80,8 @@ export interface FlameAnswer extends FlameResult {
   search: FlameSearchAnswer | null;
   /** sandwich without a known function: the functions to offer, busiest leaves first */
   suggestions: FunctionWeight[] | null;
+  /** the granularity the tree was built at (the request's, or the capture's default) */
+  granularity: Granularity;
 }
 
 /**
@@ -119,9 +128,9 @@ export function setFlameStrategy(s: FlameStrategy): FlameStrategy {
  * ancestor, and one forward pass maps each weighted node to the flame node of its parent's flame
  * node and its function. Work: the table's nodes, not stacks x depth.
  */
-function addPrefixTree(d: ExplorerData, b: TreeBuilder, stacks: Int32Array, weights: Float64Array, taking: number[]): void {
+function addPrefixTree(d: ExplorerData, view: FrameView, b: TreeBuilder, stacks: Int32Array, weights: Float64Array, taking: number[]): void {
   const { parent, frame } = d.node;
-  const fnOf = d.fnOfFrame;
+  const fnOf = view.of;
   const n = parent.length;
   const inc = new Float64Array(n);
   for (const i of taking) inc[stacks[i]] += weights[i];
@@ -148,9 +157,9 @@ function addPrefixTree(d: ExplorerData, b: TreeBuilder, stacks: Int32Array, weig
 }
 
 /** Bottom-up, stack by stack from the leaf up, without an array per stack. */
-function addBottomUp(d: ExplorerData, b: TreeBuilder, stacks: Int32Array, weights: Float64Array, taking: number[]): void {
+function addBottomUp(d: ExplorerData, view: FrameView, b: TreeBuilder, stacks: Int32Array, weights: Float64Array, taking: number[]): void {
   const { parent, frame } = d.node;
-  const fnOf = d.fnOfFrame;
+  const fnOf = view.of;
   for (const i of taking) {
     const w = weights[i];
     let node = 0;
@@ -167,6 +176,7 @@ function addBottomUp(d: ExplorerData, b: TreeBuilder, stacks: Int32Array, weight
 
 function buildTree(
   d: ExplorerData,
+  view: FrameView,
   w: StackWeights,
   path: (leafFirst: number[]) => number[] | null,
   rootName: string,
@@ -174,7 +184,7 @@ function buildTree(
   whole: 'top-down' | 'bottom-up' | null = null,
 ): { tree: FlameTreeFrames; stacks: number[]; nodesOf(stack: number): number[] } {
   const frameStrings = d.stacks.frames.strings;
-  const b = new TreeBuilder(Math.max(1, d.fnNames.length));
+  const b = new TreeBuilder(Math.max(1, view.names.length));
   const taking: number[] = [];
   if (whole) {
     // every stack of weight takes part, along its whole path
@@ -186,18 +196,18 @@ function buildTree(
     }
     // the prefix pass reads every node of the table: worth it once the paths are longer than that
     const prefix = whole === 'top-down' && (strategy === 'prefix' || (strategy === 'auto' && steps > d.node.parent.length / 4));
-    if (prefix) addPrefixTree(d, b, w.stacks, w.weights, taking);
-    else if (whole === 'bottom-up') addBottomUp(d, b, w.stacks, w.weights, taking);
+    if (prefix) addPrefixTree(d, view, b, w.stacks, w.weights, taking);
+    else if (whole === 'bottom-up') addBottomUp(d, view, b, w.stacks, w.weights, taking);
     else {
       for (const i of taking) {
-        const fns = d.functionsOf(w.stacks[i]);
+        const fns = d.functionsOf(w.stacks[i], view);
         b.addAt(fns, topDownPath(fns), framesOfStack(d, w.stacks[i]), w.weights[i]);
       }
     }
   } else {
     for (let i = 0; i < w.stacks.length; i++) {
       if (w.weights[i] === 0) continue;
-      const fns = d.functionsOf(w.stacks[i]);
+      const fns = d.functionsOf(w.stacks[i], view);
       const p = path(fns);
       if (!p) continue;
       b.addAt(fns, p, framesOfStack(d, w.stacks[i]), w.weights[i]);
@@ -206,12 +216,12 @@ function buildTree(
   }
   let hp: number[] | null = null;
   if (highlightStack !== null && highlightStack >= 0 && highlightStack < d.stacks.nodeCount) {
-    const fns = d.functionsOf(highlightStack);
+    const fns = d.functionsOf(highlightStack, view);
     hp = path(fns)?.map((k) => fns[k]) ?? null;
   }
-  const tree = b.build(d.fnNames, rootName, hp);
+  const tree = b.build(view.names as string[], rootName, hp);
   const nodesOf = (stack: number) => {
-    const fns = d.functionsOf(stack);
+    const fns = d.functionsOf(stack, view);
     const p = path(fns);
     return p ? b.nodesOnPath(p.map((k) => fns[k])) : [];
   };
@@ -282,14 +292,15 @@ function searchTree(
 }
 
 /** The selection's functions by self weight (then total), those containing `text` when given. */
-export function functionWeights(d: ExplorerData, w: StackWeights, text: string, limit: number): FunctionWeight[] {
-  const self = new Float64Array(d.fnNames.length);
-  const total = new Float64Array(d.fnNames.length);
-  const seen = new Int32Array(d.fnNames.length).fill(-1);
+export function functionWeights(d: ExplorerData, w: StackWeights, text: string, limit: number, view: FrameView = d.frameView('function')): FunctionWeight[] {
+  const names = view.names;
+  const self = new Float64Array(names.length);
+  const total = new Float64Array(names.length);
+  const seen = new Int32Array(names.length).fill(-1);
   for (let i = 0; i < w.stacks.length; i++) {
     const wt = w.weights[i];
     if (wt === 0) continue;
-    const fns = d.functionsOf(w.stacks[i]);
+    const fns = d.functionsOf(w.stacks[i], view);
     if (fns.length) self[fns[0]] += wt;
     for (const f of fns) {
       if (seen[f] === i) continue;
@@ -299,9 +310,9 @@ export function functionWeights(d: ExplorerData, w: StackWeights, text: string, 
   }
   const needle = text.trim().toLowerCase();
   const out: FunctionWeight[] = [];
-  for (let f = 0; f < d.fnNames.length; f++) {
-    if (total[f] === 0 || (needle && !d.fnNames[f].toLowerCase().includes(needle))) continue;
-    out.push({ name: d.fnNames[f], self: self[f], total: total[f] });
+  for (let f = 0; f < names.length; f++) {
+    if (total[f] === 0 || (needle && !names[f].toLowerCase().includes(needle))) continue;
+    out.push({ name: names[f], self: self[f], total: total[f] });
   }
   out.sort((a, b) => b.self - a.self || b.total - a.total || (a.name < b.name ? -1 : 1));
   return out.slice(0, limit);
@@ -320,21 +331,25 @@ export const SUGGESTIONS = 12;
  */
 export function flame(d: ExplorerData, req: FlameQuery): FlameAnswer {
   const w = stackWeights(d, req.selection, req.weight);
+  // the flame graph merges by function unless asked (each node lists its call sites); top stacks and exports follow the capture
+  const granularity = req.granularity ?? 'function';
+  const view = d.frameView(granularity);
   const search = req.search?.trim() ? req.search : null;
   if (req.mode === 'top-down' || req.mode === 'bottom-up') {
-    const built = buildTree(d, w, req.mode === 'top-down' ? topDownPath : bottomUpPath, ROOT_NAME, req.highlightStack, req.mode);
-    return { tree: built.tree, callers: null, search: search ? searchTree(d, w, built, null, search, null) : null, suggestions: null };
+    const built = buildTree(d, view, w, req.mode === 'top-down' ? topDownPath : bottomUpPath, ROOT_NAME, req.highlightStack, req.mode);
+    return { tree: built.tree, callers: null, search: search ? searchTree(d, w, built, null, search, null) : null, suggestions: null, granularity };
   }
   const focusName = req.focus ?? '';
-  const focus = d.fnNames.indexOf(focusName);
+  const focus = view.names.indexOf(focusName);
   const callee = (lf: number[]) => (focus < 0 ? null : calleePath(lf, focus));
   const caller = (lf: number[]) => (focus < 0 ? null : callerPath(lf, focus));
-  const built = buildTree(d, w, callee, focusName, req.highlightStack);
-  const callers = buildTree(d, w, caller, focusName, req.highlightStack);
+  const built = buildTree(d, view, w, callee, focusName, req.highlightStack);
+  const callers = buildTree(d, view, w, caller, focusName, req.highlightStack);
   return {
     tree: built.tree,
     callers: callers.tree,
     search: search ? searchTree(d, w, built, callers, search, focusName) : null,
-    suggestions: built.tree.total > 0 ? null : functionWeights(d, w, focus < 0 ? focusName : '', SUGGESTIONS),
+    suggestions: built.tree.total > 0 ? null : functionWeights(d, w, focus < 0 ? focusName : '', SUGGESTIONS, view),
+    granularity,
   };
 }

@@ -143,5 +143,7 @@ export function overview(d: ExplorerData): Overview {
     statusNames: STATUS_NAMES_WITH_NONE,
     segments: segmentsOf(d.capture).segments,
     overlaps: segmentsOf(d.capture).overlaps,
+    granularity: d.granularity,
+    hasWeights: d.hasWeights,
   };
 }

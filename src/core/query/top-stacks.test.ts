@@ -17,9 +17,9 @@ describe('top stacks', () => {
     expect([r.total, r.matching]).toEqual([7, 3]);
     expect(r.rows).toEqual([
       // two v8 cookies (2 x (28 - 16)) and a full stack (saves nothing); hashes from Python's integers, slots from the fixture's dumps
-      { stack: S1, stackHash: 'e5e29399c829f289', slots: [{ generation: 1, slot: 1 }], count: 3, share: 3 / 7, refCount: 2, generations: [1], leaf: 'a+0x1', depth: 2, bytesSaved: 24 },
-      { stack: S2, stackHash: '159f8313055c2d45', slots: [{ generation: 1, slot: 2 }, { generation: 2, slot: 1 }], count: 3, share: 3 / 7, refCount: 6, generations: [1, 2], leaf: 'c+0x3', depth: 2, bytesSaved: 36 },
-      { stack: S3, stackHash: '9dc3bdb379e56521', slots: [{ generation: 1, slot: 3 }], count: 1, share: 1 / 7, refCount: 1, generations: [1], leaf: 'a+0x1', depth: 4, bytesSaved: 12 + 32 - 16 },
+      { stack: S1, stackHash: 'e5e29399c829f289', slots: [{ generation: 1, slot: 1 }], count: 3, share: 3 / 7, refCount: 2, generations: [1], leaf: 'a+0x1', depth: 2, variants: 1, weight: 3, bytesSaved: 24 },
+      { stack: S2, stackHash: '159f8313055c2d45', slots: [{ generation: 1, slot: 2 }, { generation: 2, slot: 1 }], count: 3, share: 3 / 7, refCount: 6, generations: [1, 2], leaf: 'c+0x3', depth: 2, variants: 1, weight: 3, bytesSaved: 36 },
+      { stack: S3, stackHash: '9dc3bdb379e56521', slots: [{ generation: 1, slot: 3 }], count: 1, share: 1 / 7, refCount: 1, generations: [1], leaf: 'a+0x1', depth: 4, variants: 1, weight: 1, bytesSaved: 12 + 32 - 16 },
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { RECORD_BYTES } from '../capture/derived.ts';
-import type { ExplorerData } from './explorer-data.ts';
+import type { ExplorerData, Occurrences } from './explorer-data.ts';
 import type { Selection, TopStackRow, TopStacksRequest, TopStacksResult } from './api.ts';
 import { genValue, isOccurrence, SelectionFilter } from './selection.ts';
 import { dumpSlotsOf, isStackHash, stackByHash, stackHashOf } from './stack-hash.ts';
@@ -96,7 +96,8 @@ export interface TopStacksAnswer extends TopStacksResult {
  */
 export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer {
   const f = new SelectionFilter(req.selection);
-  const occ = d.occurrences(f);
+  const granularity = d.granularityOf(req.granularity);
+  let occ: Occurrences & { variants?: Int32Array } = d.occurrences(f);
   let keep: ((stack: number) => boolean) | null = null;
   try {
     keep = req.filter.trim() ? stackMatcher(d, req.filter) : null;
@@ -104,7 +105,13 @@ export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer
     // a pattern's failure is an answer, shown under the field, not a failed query
     const error = patternMessage(e);
     if (error === null) throw e;
-    return { rows: [], matching: 0, total: occ.total, matchingOccurrences: 0, error };
+    return { granularity, rows: [], matching: 0, total: occ.total, matchingOccurrences: 0, error };
+  }
+  if (granularity === 'function') {
+    // the filter picks call-site stacks; what passes is merged by function path
+    if (keep) occ = keepOccurrences(occ, keep);
+    occ = d.byFunction(occ);
+    keep = null;
   }
   // positions into occ, which is in first-seen order: a stable sort breaks ties by it
   const matched: number[] = [];
@@ -134,23 +141,34 @@ export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer
     return {
       stack: s,
       stackHash: stackHashOf(d, s),
+      variants: occ.variants ? occ.variants[i] : 1,
+      weight: occ.weights[i],
       slots: dumpSlotsOf(d, s),
       count: occ.counts[i],
       share: occ.total ? occ.counts[i] / occ.total : 0,
       refCount: d.refCount(s, refGens),
       generations: [...(rowGens.get(s) ?? [])].sort((a, b) => a - b).map(genValue),
-      leaf: s > 0 ? d.stacks.frames.strings[d.node.frame[s]] : '',
+      leaf: s > 0 ? (granularity === 'function' ? d.fnNames[d.fnOfFrame[d.node.frame[s]]] : d.stacks.frames.strings[d.node.frame[s]]) : '',
       depth,
       bytesSaved: occ.v7[i] * bytesSaved(COOKIE_V7, depth) + occ.v8[i] * bytesSaved(COOKIE_V8, depth),
     };
   });
-  return { rows, matching: matched.length, total: occ.total, matchingOccurrences, error: null };
+  return { granularity, rows, matching: matched.length, total: occ.total, matchingOccurrences, error: null };
+}
+
+/** The occurrences of the stacks `keep` keeps (total unchanged: it stays the selection's). */
+function keepOccurrences(occ: Occurrences, keep: (stack: number) => boolean): Occurrences {
+  const at: number[] = [];
+  for (let i = 0; i < occ.stacks.length; i++) if (keep(occ.stacks[i])) at.push(i);
+  const ints = (a: Int32Array) => Int32Array.from(at, (i) => a[i]);
+  const nums = (a: Float64Array) => Float64Array.from(at, (i) => a[i]);
+  return { stacks: ints(occ.stacks), counts: nums(occ.counts), first: ints(occ.first), weights: nums(occ.weights), v7: nums(occ.v7), v8: nums(occ.v8), total: occ.total };
 }
 
 /** A sort key per position into occ: a number, or a string for the leaf. */
 function sortKey(
   d: ExplorerData,
-  occ: ReturnType<ExplorerData['occurrences']>,
+  occ: Occurrences,
   key: TopStacksSortKey,
   refGens: number[] | null,
   gens: Map<number, Set<number>>,

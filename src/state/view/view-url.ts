@@ -1,4 +1,4 @@
-import type { FlameMode, FlameWeight, Overview } from '../../core/query/api.ts';
+import type { FlameMode, FlameWeight, Granularity, Overview } from '../../core/query/api.ts';
 import { isStackHash } from '../../core/query/stack-hash.ts';
 
 /** What the URL carries: a link reproduces what the sender saw. */
@@ -11,6 +11,8 @@ export interface UrlView {
   selectedStackHash: string | null;
   flameMode: FlameMode;
   flameWeight: FlameWeight;
+  /** the flame graph's nodes: functions (their call sites listed in each), or call sites `sym+0xoff` */
+  flameFrames: Granularity;
   /** sandwich: the function in the middle */
   flameFocus: string | null;
   /** flame graph zoomed to this path of functions, root first */
@@ -32,6 +34,7 @@ export const DEFAULT_VIEW: UrlView = {
   selectedStackHash: null,
   flameMode: 'top-down',
   flameWeight: 'occurrences',
+  flameFrames: 'function',
   flameFocus: null,
   flameZoom: [],
   flameSearch: '',
@@ -105,7 +108,8 @@ export function parseView(search: string): UrlView {
     // DESIGN prints it in lowercase; a hand-typed uppercase one is the same hash
     selectedStackHash: stack !== null && isStackHash(stack.toLowerCase()) ? stack.toLowerCase() : null,
     flameMode: mode && MODES.includes(mode) ? mode : DEFAULT_VIEW.flameMode,
-    flameWeight: q.get('weight') === 'refcount' ? 'refcount' : 'occurrences',
+    flameWeight: q.get('weight') === 'refcount' ? 'refcount' : q.get('weight') === 'period' ? 'period' : 'occurrences',
+    flameFrames: q.get('frames') === 'site' ? 'site' : 'function',
     flameFocus: q.get('focus') || null,
     flameZoom: q.get('fzoom') ? q.get('fzoom')!.split(';') : [],
     flameSearch: q.get('fsearch') ?? '',
@@ -118,7 +122,7 @@ export function parseView(search: string): UrlView {
 }
 
 /** The query keys the view owns; any other (the simulator's `view`) is left as it is. */
-export const VIEW_KEYS = ['range', 'window', 'gen', 'cpus', 'stack', 'flame', 'weight', 'focus', 'fzoom', 'fsearch', 'filter', 'lanes', 'theme', 'diff'];
+export const VIEW_KEYS = ['range', 'window', 'gen', 'cpus', 'stack', 'flame', 'weight', 'frames', 'focus', 'fzoom', 'fsearch', 'filter', 'lanes', 'theme', 'diff'];
 
 /**
  * The query string for a view, keeping the keys of `search` the view does not own; defaults are
@@ -134,6 +138,7 @@ export function formatView(v: UrlView, search = ''): string {
   if (v.selectedStackHash !== null) q.set('stack', v.selectedStackHash);
   if (v.flameMode !== DEFAULT_VIEW.flameMode) q.set('flame', v.flameMode);
   if (v.flameWeight !== DEFAULT_VIEW.flameWeight) q.set('weight', v.flameWeight);
+  if (v.flameFrames !== DEFAULT_VIEW.flameFrames) q.set('frames', v.flameFrames);
   if (v.flameFocus) q.set('focus', v.flameFocus);
   if (v.flameZoom.length) q.set('fzoom', v.flameZoom.join(';'));
   if (v.flameSearch) q.set('fsearch', v.flameSearch);

@@ -4,9 +4,17 @@ import type { ExportKind } from '../../core/query/api.ts';
 import { ask } from '../../state/view/queries.ts';
 import { useSelection, useViewStore } from '../../state/view/view-store.ts';
 import { exportFileName } from './file-name.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
 
-const KINDS: { kind: ExportKind; label: string; type: string; title: string }[] = [
-  { kind: 'folded', label: 'Folded', type: 'text/plain', title: 'folded stacks, frames as sym+0xoff (flamegraph.pl, inferno, speedscope)' },
+const KINDS: { kind: ExportKind; label: string; type: string; title: string; stackcollapse?: boolean }[] = [
+  { kind: 'folded', label: 'Folded', type: 'text/plain', title: 'folded stacks, frames as sym+0xoff (by function for perf script input: flamegraph.pl, inferno, speedscope)' },
+  {
+    kind: 'folded',
+    label: 'stackcollapse',
+    type: 'text/plain',
+    title: "folded stacks exactly as FlameGraph's stackcollapse-perf.pl prints them (process first, names tidied, periods)",
+    stackcollapse: true,
+  },
   { kind: 'svg', label: 'SVG', type: 'image/svg+xml', title: 'the flame graph as it is shown, as SVG' },
   { kind: 'speedscope', label: 'speedscope', type: 'application/json', title: 'a speedscope profile (speedscope.app), frames as sym+0xoff' },
   { kind: 'chrome-trace', label: 'Chrome trace', type: 'application/json', title: 'Chrome trace event JSON: opens in Perfetto (ui.perfetto.dev) and chrome://tracing' },
@@ -16,19 +24,32 @@ const KINDS: { kind: ExportKind; label: string; type: string; title: string }[] 
 export function ExportMenu() {
   const selection = useSelection();
   // its own slice: a zoom or pan of the timeline does not re-render the menu
-  const { flameMode, flameWeight, flameFocus } = useViewStore(useShallow((v) => ({ flameMode: v.flameMode, flameWeight: v.flameWeight, flameFocus: v.flameFocus })));
-  const [busy, setBusy] = useState<ExportKind | null>(null);
+  const { flameMode, flameWeight, flameFocus, flameFrames } = useViewStore(
+    useShallow((v) => ({ flameMode: v.flameMode, flameWeight: v.flameWeight, flameFocus: v.flameFocus, flameFrames: v.flameFrames })),
+  );
+  // the stackcollapse-perf.pl form is offered for perf script input, what that script reads
+  const perf = useLoadStore((s) => s.overview?.granularity === 'function');
+  const kinds = KINDS.filter((k) => !k.stackcollapse || perf);
+  const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const save = async (k: (typeof KINDS)[number]) => {
-    setBusy(k.kind);
+    setBusy(k.label);
     setError(null);
     try {
-      const text = await ask.exportSelection(k.kind, selection, { mode: flameMode, weight: flameWeight, focus: flameFocus, title: 'stackmap explorer selection' });
+      // the SVG is the graph as shown (its frames); folded and speedscope follow the capture's granularity
+      const text = await ask.exportSelection(k.kind, selection, {
+        mode: flameMode,
+        weight: flameWeight,
+        focus: flameFocus,
+        title: 'stackmap explorer selection',
+        ...(k.kind === 'svg' ? { granularity: flameFrames } : {}),
+        ...(k.stackcollapse ? { stackcollapse: true } : {}),
+      });
       const url = URL.createObjectURL(new Blob([text], { type: k.type }));
       const a = document.createElement('a');
       a.href = url;
       // the name says what the file holds: stackmap-gen2-12.3s-14.1s-cpu0,1.folded
-      a.download = exportFileName(k.kind, selection, { mode: flameMode, weight: flameWeight, focus: flameFocus });
+      a.download = exportFileName(k.kind, selection, { mode: flameMode, weight: flameWeight, focus: flameFocus }).replace(/\.folded$/, k.stackcollapse ? '.stackcollapse.folded' : '.folded');
       document.body.append(a);
       a.click();
       a.remove();
@@ -42,14 +63,14 @@ export function ExportMenu() {
   return (
     <div className="exports" role="group" aria-label="export the selection">
       <span className="quiet">Export</span>
-      {KINDS.map((k) => (
+      {kinds.map((k) => (
         <button
-          key={k.kind}
+          key={k.label}
           type="button"
           title={`${k.title}: ${exportFileName(k.kind, selection, { mode: flameMode, weight: flameWeight, focus: flameFocus })}`}
           onClick={() => void save(k)}
           disabled={busy !== null}
-          data-testid={`export-${k.kind}`}
+          data-testid={k.stackcollapse ? 'export-stackcollapse' : `export-${k.kind}`}
         >
           {k.label}
         </button>

@@ -33,6 +33,6 @@ export function exportFileName(kind: ExportKind, sel: Selection, opts: { mode?: 
     parts.push(opts.mode);
     if (opts.mode === 'sandwich' && opts.focus) parts.push(opts.focus);
   }
-  if (kind !== 'chrome-trace' && opts.weight === 'refcount') parts.push('refcount');
+  if (kind !== 'chrome-trace' && (opts.weight === 'refcount' || opts.weight === 'period')) parts.push(opts.weight);
   return `${safe(parts.join('-'))}.${EXT[kind]}`;
 }

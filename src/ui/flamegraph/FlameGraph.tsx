@@ -4,6 +4,7 @@ import type { FlameAnswer, FlameQuery, FunctionWeight } from '../../core/query/f
 import type { FlameMode, FlameRequest, FlameTree } from '../../core/query/api.ts';
 import { useFlame } from '../../state/view/queries.ts';
 import { useSelection, useViewStore } from '../../state/view/view-store.ts';
+import { useLoadStore } from '../../state/load/load-store.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
 import { FlameCanvas } from './FlameCanvas.tsx';
 import { nodeByPath, pathTo } from './layout.ts';
@@ -19,7 +20,7 @@ export function FlameGraph() {
   const selection = useSelection();
   // its own slice of the view: a timeline zoom or a hover elsewhere renders nothing here
   const v = useViewStore(
-    useShallow((s) => ({ flameMode: s.flameMode, flameWeight: s.flameWeight, flameFocus: s.flameFocus, flameZoom: s.flameZoom, flameSearch: s.flameSearch, stack: s.stack, set: s.set })),
+    useShallow((s) => ({ flameMode: s.flameMode, flameWeight: s.flameWeight, flameFrames: s.flameFrames, flameFocus: s.flameFocus, flameZoom: s.flameZoom, flameSearch: s.flameSearch, stack: s.stack, set: s.set })),
   );
   const search = v.flameSearch.trim() ? v.flameSearch : '';
   // the search runs in the worker, over every stack's frames: the count says stacks and occurrences
@@ -27,6 +28,7 @@ export function FlameGraph() {
     selection,
     mode: v.flameMode,
     weight: v.flameWeight,
+    granularity: v.flameFrames,
     focus: v.flameMode === 'sandwich' ? v.flameFocus : null,
     highlightStack: v.stack,
     ...(search ? { search } : {}),
@@ -38,7 +40,8 @@ export function FlameGraph() {
   const zoom = useMemo(() => (tree && v.flameZoom.length ? nodeByPath(tree, v.flameZoom) : -1), [tree, v.flameZoom]);
   const found = search && data?.search && !data.search.error ? data.search : null;
   const searchError = search && data?.search?.error ? data.search.error : null;
-  const weightLabel = v.flameWeight === 'refcount' ? 'refs' : 'occurrences';
+  const weightLabel = v.flameWeight === 'refcount' ? 'refs' : v.flameWeight === 'period' ? 'period' : 'occurrences';
+  const hasWeights = useLoadStore((s) => s.overview?.hasWeights ?? false);
   const zoomTo = (t: FlameTree, n: number) => v.set({ flameZoom: pathTo(t, n).map((i) => t.names[t.name[i]]) });
   const crumbs = !tree || tree.parent.length === 0 || tree.total === 0 ? [] : zoom >= 0 ? pathTo(tree, zoom) : [0];
   const zoomedName = tree && zoom >= 0 ? tree.names[tree.name[zoom]] : null;
@@ -61,6 +64,14 @@ export function FlameGraph() {
             <select value={v.flameWeight} onChange={(e) => v.set({ flameWeight: e.target.value as FlameRequest['weight'] })} data-testid="flame-weight">
               <option value="occurrences">occurrences</option>
               <option value="refcount">ref_count</option>
+              {(hasWeights || v.flameWeight === 'period') && <option value="period">period</option>}
+            </select>
+          </label>
+          <label title="merge frames by function (offsets dropped, as perf report and speedscope do; each node lists its call sites), or keep each call site sym+0xoff apart (the stack map's identity)">
+            frames{' '}
+            <select value={v.flameFrames} onChange={(e) => v.set({ flameFrames: e.target.value as 'function' | 'site', flameZoom: [], flameFocus: null })} data-testid="flame-frames">
+              <option value="function">function</option>
+              <option value="site">call site</option>
             </select>
           </label>
           <input

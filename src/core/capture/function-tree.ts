@@ -1,0 +1,112 @@
+import { frameFunction } from '../formats/frames.ts';
+import type { FileKind } from '../formats/types.ts';
+import type { StackTable } from './stack-table.ts';
+
+/**
+ * Frames at two granularities. The stack table keys a frame by its call site (`sym+0xoff`, DESIGN
+ * 2.2): for an ftrace stack that address is the stack map's identity. Every profiler (perf
+ * report, stackcollapse-perf.pl, speedscope, Firefox Profiler) aggregates samples by function:
+ * `vfs_read+0x10` and `vfs_read+0x14` are one frame, `vfs_read`. 'function' drops the offset,
+ * 'site' keeps it.
+ */
+export type Granularity = 'function' | 'site';
+export const GRANULARITIES: readonly Granularity[] = ['function', 'site'];
+
+/**
+ * The default: 'function' when every trace file of the capture is `perf script` output (samples,
+ * whose sampled address is a position inside a function, not a call site the map keyed), else
+ * 'site' (ftrace stacks, whose frames are return addresses: the map's identity).
+ */
+export function defaultGranularity(files: readonly { kind: FileKind }[]): Granularity {
+  return isPerfOnly(files) ? 'function' : 'site';
+}
+
+/** Whether the capture's trace files are all `perf script` output (and there is one). */
+export function isPerfOnly(files: readonly { kind: FileKind }[]): boolean {
+  let perf = false;
+  for (const f of files) {
+    if (f.kind === 'perf_script') perf = true;
+    else if (f.kind === 'trace_text' || f.kind === 'trace_cmd_dat' || f.kind === 'systrace_html') return false;
+  }
+  return perf;
+}
+
+/**
+ * The stack table's prefix tree with each frame replaced by its function and equal paths merged:
+ * one node per distinct function path. Made in one pass over the table's nodes (parents come
+ * before their children), a hash of (parent, function) -> node; typed arrays throughout.
+ */
+export interface FunctionTree {
+  /** function names, in the order frames first name them */
+  fnNames: string[];
+  /** frame string index -> function index */
+  fnOfFrame: Int32Array;
+  /** per stack-table node: its function-path node (0: the root) */
+  ofNode: Int32Array;
+  /** per function-path node: parent and function (the root's are -1) */
+  parent: Int32Array;
+  fn: Int32Array;
+  depth: Int32Array;
+  /** per function-path node: the first stack-table node that maps to it (its representative) */
+  rep: Int32Array;
+}
+
+const trees = new WeakMap<StackTable, FunctionTree>();
+
+/** The function tree of a stack table, made once per table (a snapshot's table does not change). */
+export function functionTree(stacks: StackTable): FunctionTree {
+  let t = trees.get(stacks);
+  if (!t) trees.set(stacks, (t = makeFunctionTree(stacks)));
+  return t;
+}
+
+function makeFunctionTree(stacks: StackTable): FunctionTree {
+  const cols = stacks.columns();
+  const frames = stacks.frames.strings;
+  const fnOfFrame = new Int32Array(frames.length);
+  const fnIndex = new Map<string, number>();
+  const fnNames: string[] = [];
+  for (let i = 0; i < frames.length; i++) {
+    const fn = frameFunction(frames[i]);
+    let k = fnIndex.get(fn);
+    if (k === undefined) {
+      k = fnNames.length;
+      fnNames.push(fn);
+      fnIndex.set(fn, k);
+    }
+    fnOfFrame[i] = k;
+  }
+  const n = cols.parent.length;
+  const ofNode = new Int32Array(n);
+  // at most one function-path node per table node
+  const parent = new Int32Array(Math.max(1, n)).fill(-1);
+  const fn = new Int32Array(Math.max(1, n)).fill(-1);
+  const depth = new Int32Array(Math.max(1, n));
+  const rep = new Int32Array(Math.max(1, n));
+  let count = 1;
+  const F = fnNames.length + 1;
+  const child = new Map<number, number>();
+  for (let k = 1; k < n; k++) {
+    const p = ofNode[cols.parent[k]];
+    const f = fnOfFrame[cols.frame[k]];
+    const key = p * F + f;
+    let c = child.get(key);
+    if (c === undefined) {
+      c = count++;
+      child.set(key, c);
+      parent[c] = p;
+      fn[c] = f;
+      depth[c] = depth[p] + 1;
+      rep[c] = k;
+    }
+    ofNode[k] = c;
+  }
+  return { fnNames, fnOfFrame, ofNode, parent: parent.slice(0, count), fn: fn.slice(0, count), depth: depth.slice(0, count), rep: rep.slice(0, count) };
+}
+
+/** The function names of a function-path node, leaf first. */
+export function functionPath(t: FunctionTree, node: number): string[] {
+  const out: string[] = [];
+  for (let n = node; n > 0; n = t.parent[n]) out.push(t.fnNames[t.fn[n]]);
+  return out;
+}
