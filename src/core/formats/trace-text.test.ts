@@ -529,7 +529,7 @@ describe('a multi-line trace_printk: its continuation lines join it', () => {
 });
 
 // The same capture as trace.dat (our reader) and as `trace-cmd report`'s text (our text reader):
-// the same events by name, CPU and time, the same bprint text; and as the kernel's own `trace`
+// the same events by name, CPU and time, the same bprint and print text; and as the kernel's own `trace`
 // file would print it (report's lines without the `bprint: ` / `print: ` name, trace_output.c).
 describe.skipIf(!hasTraceCmd)('trace.dat and its trace-cmd report text: one name per event', () => {
   const dir = mkdtempSync(join(tmpdir(), 'text-report-'));
@@ -550,7 +550,7 @@ describe.skipIf(!hasTraceCmd)('trace.dat and its trace-cmd report text: one name
     const names = (es: TraceEvent[]) => sortedCounts(es.map((e) => e.name));
     expect(names(text.events)).toEqual(names(dat.events));
     // the bprint text, every line of it
-    const prints = (es: TraceEvent[]) => es.filter((e) => e.name === 'bprint').map((e) => `${key(e)} ${e.payload.trimEnd()}`).sort();
+    const prints = (es: TraceEvent[]) => es.filter((e) => e.name === 'bprint' || e.name === 'print').map((e) => `${key(e)} ${e.payload.trimEnd()}`).sort();
     expect(prints(text.events)).toEqual(prints(dat.events));
     return { dat, text, report };
   }

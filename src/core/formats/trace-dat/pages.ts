@@ -182,7 +182,9 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
     ev.ts = tsNs / 1e9;
     ev.flags = flagString(rec[2], rec[3]);
     ev.name = fmt.name;
-    ev.payload = fmt.name === 'bprint' && fmt.system === 'ftrace' ? (bprint(fmt, rec, v) ?? formatPayload(fmt, rec, little)) : formatPayload(fmt, rec, little);
+    // bprint is the ftrace system's; a `print` with the kernel's ip and buf fields is trace_marker's
+    const own = fmt.name === 'bprint' && fmt.system === 'ftrace' ? bprint(fmt, rec, v) : fmt.name === 'print' ? print(fmt, rec, v) : null;
+    ev.payload = own ?? formatPayload(fmt, rec, little);
     sink.event(ev);
   }
 
@@ -237,6 +239,29 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
     const ipText = symbolOf(ih, il, false) ?? '0x' + hexOf(ih, il);
     const addr = hexOf(fh, fl);
     return bprintText(ipText, printk.get(addr), addr, rec.subarray(bufF.offset), little, ipF.size, symbolOf);
+  }
+
+  /**
+   * `ip_symbol: text` of a print record (trace_marker), as the kernel prints it (`%ps: %s`, the
+   * buffer up to its NUL, one trailing newline dropped), null when its fields are not those.
+   */
+  function print(fmt: DatEventFormat, rec: Uint8Array, v: DataView): string | null {
+    let ipF = null;
+    let bufF = null;
+    for (const f of fmt.fields) {
+      if (f.name === 'ip') ipF = f;
+      else if (f.name === 'buf') bufF = f;
+    }
+    if (!ipF || !bufF || (ipF.size !== 4 && ipF.size !== 8) || ipF.offset + ipF.size > rec.length || bufF.offset > rec.length) return null;
+    const wide = ipF.size === 8;
+    const ih = wide ? v.getUint32(little ? ipF.offset + 4 : ipF.offset, little) : 0;
+    const il = wide ? v.getUint32(little ? ipF.offset : ipF.offset + 4, little) : v.getUint32(ipF.offset, little);
+    const ipText = symbolOf(ih, il, false) ?? (ih === 0 && il === 0 ? '0' : '0x' + hexOf(ih, il));
+    const buf = rec.subarray(bufF.offset);
+    const nul = buf.indexOf(0);
+    let text = new TextDecoder().decode(nul < 0 ? buf : buf.subarray(0, nul));
+    if (text.endsWith('\n')) text = text.slice(0, -1);
+    return `${ipText}: ${text}`;
   }
 
   /** A symbol for %ps/%pf (name) or %pS/%pF (name+0xoff), null without one. */
