@@ -21,6 +21,8 @@ export async function waitLoaded(page: Page) {
   await expect(page.getByTestId('load-progress')).toHaveAttribute('data-status', 'done');
   await expect(page.getByTestId('timeline')).toHaveAttribute('data-ready', 'true');
   await expect(page.getByTestId('flamegraph')).toHaveAttribute('data-ready', 'true');
+  // every pane has its answer (state/view/queries.ts): nothing above a button moves it after this
+  await expect(page.locator('html')).toHaveAttribute('data-queries', '0');
 }
 
 /** The summary cells as numbers, once they show the selection (not "…"). */

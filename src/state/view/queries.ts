@@ -26,6 +26,17 @@ export interface QueryState<T> {
 }
 
 /**
+ * Worker questions in flight, as `data-queries` on the document's root element: 0 once every
+ * pane has its answer (what end-to-end tests wait on before they click, like Perfetto's
+ * waitForPerfettoIdle: a pane that fills in later moves what is below it).
+ */
+let inFlight = 0;
+function track(d: number): void {
+  inFlight += d;
+  if (typeof document !== 'undefined') document.documentElement.dataset.queries = String(inFlight);
+}
+
+/**
  * Asks the worker whenever `key` (the request, serialised) or the capture changes. Answers to an
  * older request are dropped; while the next answer is on its way the last one stays on screen.
  * `debounceMs` waits for a burst (zoom, pan, typing) to settle before asking.
@@ -37,16 +48,29 @@ export function useWorkerQuery<T>(key: string | null, ask: (api: Api) => Promise
   useEffect(() => {
     if (fullKey === null) return;
     let live = true;
+    let counted = true;
+    const done = () => {
+      if (counted) track(-1);
+      counted = false;
+    };
+    track(1);
     setState((s) => ({ ...s, pending: true }));
     const timer = setTimeout(() => {
       ask(ingestWorker()).then(
-        (data) => live && setState({ data, pending: false, error: null, capture: captureId }),
-        (e: unknown) => live && setState((s) => ({ ...s, pending: false, error: (e as Error).message, capture: captureId })),
+        (data) => {
+          if (live) setState({ data, pending: false, error: null, capture: captureId });
+          done();
+        },
+        (e: unknown) => {
+          if (live) setState((s) => ({ ...s, pending: false, error: (e as Error).message, capture: captureId }));
+          done();
+        },
       );
     }, debounceMs);
     return () => {
       live = false;
       clearTimeout(timer);
+      done();
     };
     // `ask` is a fresh closure each render; the key says everything it depends on
   }, [fullKey]);
