@@ -90,14 +90,18 @@ describe('exports', () => {
   });
 
   it('svg: well-formed, a <title> per drawn frame, text escaped', () => {
-    const svg = exportSelection(d, 'svg', ALL, { width: 800 });
+    const svg = exportSelection(d, 'svg', ALL, { width: 800, granularity: 'function' });
     const tags = checkXml(svg);
     expect(tags.filter((t) => t === 'rect').length).toBe(7); // background + 6 nodes
     expect(tags.filter((t) => t === 'title').length).toBe(7); // document + 6 nodes
     expect(svg).toContain('<title>b (7, 100.00%)</title>');
-    const sw = exportSelection(d, 'svg', ALL, { mode: 'sandwich', focus: 'a' });
+    const sw = exportSelection(d, 'svg', ALL, { mode: 'sandwich', focus: 'a', granularity: 'function' });
     checkXml(sw);
     expect(sw).toContain('<title>d (1, 25.00%)</title>');
+    // an ftrace capture's default is by call site: under b, a+0x1 and a+0x9 (HAND_DUMP_GEN1's stacks 1
+    // and 3) are two nodes where by function they are one a: all, b, a+0x1, c+0x3, a+0x9, d+0x4, a+0x1
+    const site = checkXml(exportSelection(d, 'svg', ALL, { width: 800 }));
+    expect(site.filter((t) => t === 'rect').length).toBe(8);
   });
 
   it('svg escapes hostile names and titles', () => {

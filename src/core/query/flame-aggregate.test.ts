@@ -113,7 +113,7 @@ describe('flame aggregation (typed arrays) against a plain Map tree', () => {
           for (const strategy of ['paths', 'prefix', 'auto'] as const) {
             setFlameStrategy(strategy);
             for (const mode of ['top-down', 'bottom-up', 'sandwich'] as const) {
-              const a = flame(d, { selection, mode, weight, focus: mode === 'sandwich' ? focus : null, highlightStack: null });
+              const a = flame(d, { selection, mode, weight, focus: mode === 'sandwich' ? focus : null, highlightStack: null, granularity: 'function' });
               const rootName = mode === 'sandwich' ? focus : 'all';
               expect(treeLines(a.tree)).toEqual(refLines(d, reference(d, selection, weight, mode, focus), rootName));
               if (mode === 'sandwich') expect(treeLines(a.callers!)).toEqual(refLines(d, reference(d, selection, weight, 'callers', focus), rootName));
@@ -135,7 +135,7 @@ describe('flame aggregation (typed arrays) against a plain Map tree', () => {
         const names = ['all', ...[...d.stacks.framesOf(stack)].reverse().map(frameFunction)];
         for (const strategy of ['paths', 'prefix'] as const) {
           setFlameStrategy(strategy);
-          const t = flame(d, { selection: ALL, mode: 'top-down', weight: 'occurrences', focus: null, highlightStack: stack }).tree;
+          const t = flame(d, { selection: ALL, mode: 'top-down', weight: 'occurrences', focus: null, highlightStack: stack, granularity: 'function' }).tree;
           expect(Array.from(t.highlight, (n) => t.names[t.name[n]])).toEqual(names);
           // a path: each node the parent of the next
           for (let k = 1; k < t.highlight.length; k++) expect(t.parent[t.highlight[k]]).toBe(t.highlight[k - 1]);

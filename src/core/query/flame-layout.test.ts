@@ -7,7 +7,7 @@ import { ALL } from './api.ts';
 
 describe('flame layout and search', () => {
   const d = new ExplorerData(handCapture());
-  const req = { selection: ALL, weight: 'occurrences', focus: null, highlightStack: null } as const;
+  const req = { selection: ALL, weight: 'occurrences', focus: null, highlightStack: null, granularity: 'function' } as const;
   // all 7 > b 7 > [a 4 > d 1 > a 1], [c 3]
   const td = flame(d, { ...req, mode: 'top-down' }).tree;
 

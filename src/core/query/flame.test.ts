@@ -37,7 +37,8 @@ describe('flame graphs', () => {
   const c = handCapture();
   const d = new ExplorerData(c);
   const S3 = stackOf(c, ['a+0x1', 'd+0x4', 'a+0x9', 'b+0x2']);
-  const req = { selection: ALL, weight: 'occurrences', focus: null, highlightStack: null } as const;
+  // merged by function (these fixtures are ftrace stacks, whose default is by call site)
+  const req = { selection: ALL, weight: 'occurrences', focus: null, highlightStack: null, granularity: 'function' } as const;
 
   it('top-down: root = outermost caller, merged by function', () => {
     const { tree, callers } = flame(d, { ...req, mode: 'top-down', highlightStack: S3 });

@@ -331,8 +331,7 @@ export const SUGGESTIONS = 12;
  */
 export function flame(d: ExplorerData, req: FlameQuery): FlameAnswer {
   const w = stackWeights(d, req.selection, req.weight);
-  // the flame graph merges by function unless asked (each node lists its call sites); top stacks and exports follow the capture
-  const granularity = req.granularity ?? 'function';
+  const granularity = d.granularityOf(req.granularity);
   const view = d.frameView(granularity);
   const search = req.search?.trim() ? req.search : null;
   if (req.mode === 'top-down' || req.mode === 'bottom-up') {

@@ -11,8 +11,8 @@ export interface UrlView {
   selectedStackHash: string | null;
   flameMode: FlameMode;
   flameWeight: FlameWeight;
-  /** the flame graph's nodes: functions (their call sites listed in each), or call sites `sym+0xoff` */
-  flameFrames: Granularity;
+  /** the flame graph's nodes: functions (their call sites listed in each), or call sites `sym+0xoff`; null: the capture's default */
+  flameFrames: Granularity | null;
   /** sandwich: the function in the middle */
   flameFocus: string | null;
   /** flame graph zoomed to this path of functions, root first */
@@ -34,7 +34,7 @@ export const DEFAULT_VIEW: UrlView = {
   selectedStackHash: null,
   flameMode: 'top-down',
   flameWeight: 'occurrences',
-  flameFrames: 'function',
+  flameFrames: null,
   flameFocus: null,
   flameZoom: [],
   flameSearch: '',
@@ -109,7 +109,7 @@ export function parseView(search: string): UrlView {
     selectedStackHash: stack !== null && isStackHash(stack.toLowerCase()) ? stack.toLowerCase() : null,
     flameMode: mode && MODES.includes(mode) ? mode : DEFAULT_VIEW.flameMode,
     flameWeight: q.get('weight') === 'refcount' ? 'refcount' : q.get('weight') === 'period' ? 'period' : 'occurrences',
-    flameFrames: q.get('frames') === 'site' ? 'site' : 'function',
+    flameFrames: q.get('frames') === 'site' ? 'site' : q.get('frames') === 'function' ? 'function' : null,
     flameFocus: q.get('focus') || null,
     flameZoom: q.get('fzoom') ? q.get('fzoom')!.split(';') : [],
     flameSearch: q.get('fsearch') ?? '',
@@ -138,7 +138,7 @@ export function formatView(v: UrlView, search = ''): string {
   if (v.selectedStackHash !== null) q.set('stack', v.selectedStackHash);
   if (v.flameMode !== DEFAULT_VIEW.flameMode) q.set('flame', v.flameMode);
   if (v.flameWeight !== DEFAULT_VIEW.flameWeight) q.set('weight', v.flameWeight);
-  if (v.flameFrames !== DEFAULT_VIEW.flameFrames) q.set('frames', v.flameFrames);
+  if (v.flameFrames !== null) q.set('frames', v.flameFrames);
   if (v.flameFocus) q.set('focus', v.flameFocus);
   if (v.flameZoom.length) q.set('fzoom', v.flameZoom.join(';'));
   if (v.flameSearch) q.set('fsearch', v.flameSearch);

@@ -42,7 +42,7 @@ export function ExportMenu() {
         weight: flameWeight,
         focus: flameFocus,
         title: 'stackmap explorer selection',
-        ...(k.kind === 'svg' ? { granularity: flameFrames } : {}),
+        ...(k.kind === 'svg' && flameFrames ? { granularity: flameFrames } : {}),
         ...(k.stackcollapse ? { stackcollapse: true } : {}),
       });
       const url = URL.createObjectURL(new Blob([text], { type: k.type }));

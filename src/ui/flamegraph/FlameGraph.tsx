@@ -28,7 +28,7 @@ export function FlameGraph() {
     selection,
     mode: v.flameMode,
     weight: v.flameWeight,
-    granularity: v.flameFrames,
+    ...(v.flameFrames ? { granularity: v.flameFrames } : {}),
     focus: v.flameMode === 'sandwich' ? v.flameFocus : null,
     highlightStack: v.stack,
     ...(search ? { search } : {}),
@@ -42,6 +42,8 @@ export function FlameGraph() {
   const searchError = search && data?.search?.error ? data.search.error : null;
   const weightLabel = v.flameWeight === 'refcount' ? 'refs' : v.flameWeight === 'period' ? 'period' : 'occurrences';
   const hasWeights = useLoadStore((s) => s.overview?.hasWeights ?? false);
+  // without a choice in the URL: the capture's (function for perf script input, call site for ftrace stacks)
+  const capFrames = useLoadStore((s) => s.overview?.granularity ?? 'site');
   const zoomTo = (t: FlameTree, n: number) => v.set({ flameZoom: pathTo(t, n).map((i) => t.names[t.name[i]]) });
   const crumbs = !tree || tree.parent.length === 0 || tree.total === 0 ? [] : zoom >= 0 ? pathTo(tree, zoom) : [0];
   const zoomedName = tree && zoom >= 0 ? tree.names[tree.name[zoom]] : null;
@@ -67,9 +69,9 @@ export function FlameGraph() {
               {(hasWeights || v.flameWeight === 'period') && <option value="period">period</option>}
             </select>
           </label>
-          <label title="merge frames by function (offsets dropped, as perf report and speedscope do; each node lists its call sites), or keep each call site sym+0xoff apart (the stack map's identity)">
+          <label title="merge frames by function (offsets dropped, as perf report and speedscope do; each node lists its call sites), or keep each call site sym+0xoff apart (the stack map's identity). Default: function for perf script input, call site for ftrace stacks">
             frames{' '}
-            <select value={v.flameFrames} onChange={(e) => v.set({ flameFrames: e.target.value as 'function' | 'site', flameZoom: [], flameFocus: null })} data-testid="flame-frames">
+            <select value={v.flameFrames ?? capFrames} onChange={(e) => v.set({ flameFrames: e.target.value as 'function' | 'site', flameZoom: [], flameFocus: null })} data-testid="flame-frames">
               <option value="function">function</option>
               <option value="site">call site</option>
             </select>
