@@ -64,7 +64,8 @@ async function nodeFigures(core: string, dir: string, rounds: number): Promise<N
   const ex = new Explorer(cap);
   const d = ex.data;
   const all = { range: null, generation: null, cpus: null };
-  const req = { selection: all, mode: 'top-down', weight: 'occurrences', focus: null, highlightStack: null };
+  // by function, as the peers and the rows before granularity existed measured it
+  const req = { selection: all, mode: 'top-down', weight: 'occurrences', focus: null, highlightStack: null, granularity: 'function' } as const;
   const appNodes = ex.flame(req).tree.parent.length;
   const stacks: number[] = [];
   const counts: number[] = [];
@@ -171,7 +172,8 @@ async function timePage(browser: Browser, url: string, files: string[], expected
   const page = await newPage(browser);
   try {
     await page.addInitScript({ content: HOOK });
-    await page.goto(url + '/');
+    // by function, as `expected` counts the nodes (req above)
+    await page.goto(url + '/?frames=function');
     // the app opens with its sample: that tree's paints must not be taken for the new one's
     await page.getByTestId('flame-main').waitFor({ timeout: 60_000 });
     await page.evaluate(() => {

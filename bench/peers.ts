@@ -64,7 +64,8 @@ async function timeOurs(browser: Browser, url: string, files: string[], f: Folde
   const page = await newPage(browser);
   try {
     await page.addInitScript(OURS_HOOK);
-    await page.goto(url + '/');
+    // the flame graph by function, as the peers draw the folded file
+    await page.goto(url + '/?frames=function');
     // the sample capture first: its paint must not be taken for ours
     await page.waitForFunction(() => (window as any).__smx.length > 0, null, { timeout: 60_000 });
     await page.getByTestId('file-input').setInputFiles(files);

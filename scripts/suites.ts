@@ -16,6 +16,7 @@ export const INTEGRATION = [
   'src/core/capture/segments.test.ts',
   'src/core/export/stackcollapse.test.ts',
   'src/core/formats/perf-script.test.ts',
+  'src/core/formats/trace-text.test.ts',
   'src/core/formats/trace-dat/trace-dat.test.ts',
   'src/core/formats/trace-dat/v7.test.ts',
   'src/core/formats/trace-dat/write.test.ts',

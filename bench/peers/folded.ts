@@ -89,7 +89,8 @@ export async function foldedInput(cap: Generated): Promise<FoldedInput> {
     merged.set(key, (merged.get(key) ?? 0) + Number(line.slice(sp + 1)));
   }
   const text = [...merged].map(([k, w]) => `${k} ${w}`).join('\n') + '\n';
-  const { tree } = ex.flame({ selection: ALL, mode: 'top-down', weight: 'occurrences', focus: null, highlightStack: null });
+  // by function: the folded file above merges the frames by function for the peers
+  const { tree } = ex.flame({ selection: ALL, mode: 'top-down', weight: 'occurrences', focus: null, highlightStack: null, granularity: 'function' });
   const trie = trieCounts(text);
   const ours = { nodes: tree.parent.length, leaves: treeLeaves(tree.parent), total: tree.total };
   if (trie.nodes !== ours.nodes || trie.leaves !== ours.leaves || trie.total !== ours.total) {

@@ -81,7 +81,8 @@ export const useViewStore = create<ViewState>((set, get) => ({
   help: false,
   set: (patch) => set(withStackIdentity(patch)),
   selectStack: (stack) => set(withStackIdentity({ stack: get().stack === stack ? null : stack })),
-  reset: () => setQuietly({ ...DEFAULT_VIEW, stack: null, selectedStackSlots: null, notice: null, theme: get().theme, help: false }),
+  // the theme and an explicit frames choice are the user's preferences, not the capture's view
+  reset: () => setQuietly({ ...DEFAULT_VIEW, stack: null, selectedStackSlots: null, notice: null, theme: get().theme, flameFrames: get().flameFrames, help: false }),
   dismissNotice: () => set({ notice: null }),
 }));
 
