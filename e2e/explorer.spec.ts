@@ -236,7 +236,11 @@ test('flame graph: click zooms with a breadcrumb back, search reports its share,
   await page.getByTestId('flame-search').fill('kmalloc');
   await expect(page.getByTestId('flame-match')).toHaveText(/^[\d,]+ stacks? · [\d,]+ occurrences? match \(\d+(\.\d+)?%\)$/);
 
+  // by call site (the sample's ftrace stacks) a sandwich is on a frame; by function on the function
   await page.getByRole('button', { name: 'Sandwich' }).click();
+  await page.getByTestId('sandwich-focus').fill('__kmalloc+0x294');
+  await expect(flame.locator('canvas')).toHaveCount(2);
+  await page.getByTestId('flame-frames').selectOption('function');
   await page.getByTestId('sandwich-focus').fill('__kmalloc');
   await expect(flame.locator('canvas')).toHaveCount(2);
 });

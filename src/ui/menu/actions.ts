@@ -12,9 +12,14 @@ export const stackFilter = (hash: string) => `stack:${hash}`;
 
 const view = () => useViewStore.getState();
 
-/** Sandwich on a function: its callers above, its callees below. */
+/** Sandwich on a function: its callers above, its callees below (the flame graph by function, whatever its frames were). */
 export function focusFunction(fn: string): void {
-  view().set({ flameMode: 'sandwich', flameFocus: fn, flameZoom: [] });
+  view().set({ flameMode: 'sandwich', flameFocus: fn, flameZoom: [], flameFrames: 'function' });
+}
+
+/** Sandwich on a flame graph node as it is named: a function, or a call site in a graph by call site. */
+function focusNode(name: string): void {
+  view().set({ flameMode: 'sandwich', flameFocus: name, flameZoom: [] });
 }
 
 /** Top stacks and the flame graph search keep only this stack; it is selected too. */
@@ -84,14 +89,15 @@ export function flameNodeMenu(t: FlameNodeTarget): MenuItem[] {
     items.push({ id: 'copy-frame', label: `Copy its ${t.frames.length} frames`, detail: `${t.frames[0]}, …`, run: () => copyText(t.frames.join('\n'), 'frames') });
   if (t.real) {
     items.push(
-      { id: 'copy-function', label: 'Copy function name', detail: t.name, run: () => copyText(t.name, 'function name') },
+      // a node of a graph by call site is named `sym+0xoff`: its function is the name without the offset
+      { id: 'copy-function', label: 'Copy function name', detail: functionOf(t.name), run: () => copyText(functionOf(t.name), 'function name') },
       {
         id: 'copy-stack',
         label: 'Copy call path',
         detail: `${t.path.length} functions, leaf first`,
         run: () => copyText(stackText([...t.path].reverse()), 'call path'),
       },
-      { id: 'focus-function', label: 'Focus on this function', detail: t.name, hint: 'sandwich: its callers above, its callees below', run: () => focusFunction(t.name) },
+      { id: 'focus-function', label: 'Focus on this function', detail: t.name, hint: 'sandwich: its callers above, its callees below', run: () => focusNode(t.name) },
       { id: 'highlight-frame', label: 'Highlight this function', detail: t.name, run: () => view().set({ flameSearch: `/^${t.name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$/` }) },
     );
   }
