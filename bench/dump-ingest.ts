@@ -3,11 +3,15 @@
 // read, symbolized and in the stack table. Prints the time (best of --rounds) and its ratio to a
 // baseline measured in the same process (a plain loop reading the same bytes), alternating.
 //
-//   npx tsx bench/dump-ingest.ts [--stacks N] [--rounds N] [--dir CORE_DIR] [--save DIR] [--json] [--smoke]
+//   npx tsx bench/dump-ingest.ts [--stacks N] [--rounds N] [--shape callgraph|random|both] [--dir CORE_DIR] [--save DIR] [--json] [--smoke]
 //   npx tsx bench/dump-ingest.ts --against REV [--runs N]
 //
-// --json: the last line of stdout is {"rows": [...]} (bench/README.md, the bench contract), one row
-// `dump-ingest-262k` against the goal "< 500 ms". --smoke: 2,000 stacks, and the stacks, nodes and
+// Two shapes of input, as two generators would make them (issue 21): `callgraph`, walks down a
+// call graph (callers shared near the root, 1-3 call sites per function: ~100k distinct return
+// addresses), and `random`, every frame a random code symbol at a random offset inside it (as a
+// dump from another generator, or a kernel with many distinct return addresses: millions).
+// --json: the last line of stdout is {"rows": [...]} (bench/README.md, the bench contract), rows
+// `dump-ingest-262k` (callgraph) and `dump-ingest-262k-random`, each against the goal "< 500 ms". --smoke: 2,000 stacks, and the stacks, nodes and
 // frames loadFiles finds are checked against a count by plain code (a BigInt binary search over
 // the generated symbols, strings in Sets); exits 1 when they differ; no timing target.
 // --dir loads loadFiles from another copy of src/core (the input is always made by this tree's
@@ -30,6 +34,10 @@ const STACKS = Number(arg('--stacks', String(SMOKE ? 2000 : 1 << 18)));
 const ROUNDS = Number(arg('--rounds', SMOKE ? '1' : '3'));
 const GOAL_MS = 500;
 const TRAMPOLINE = '[FTRACE TRAMPOLINE]';
+type Shape = 'callgraph' | 'random';
+const SHAPE_ARG = arg('--shape', 'both');
+if (SHAPE_ARG !== 'callgraph' && SHAPE_ARG !== 'random' && SHAPE_ARG !== 'both') throw new Error(`--shape callgraph|random|both, not ${SHAPE_ARG}`);
+const SHAPES: Shape[] = SHAPE_ARG === 'both' ? ['callgraph', 'random'] : [SHAPE_ARG];
 
 const against = arg('--against', '');
 if (against) {
@@ -60,13 +68,14 @@ interface Sym {
   name: string;
 }
 
-function generate(stacks: number): { kallsyms: Uint8Array; bin: Uint8Array; ips: number; syms: Sym[]; records: BinRecordInput[] } {
+function generate(stacks: number, shape: Shape): { kallsyms: Uint8Array; bin: Uint8Array; ips: number; syms: Sym[]; records: BinRecordInput[] } {
   const r = rng(42);
   const int = (n: number) => Math.floor(r() * n);
   const N = 50_000;
   const MOD = 45_000;
   const addr: bigint[] = [];
   const sites: number[][] = [];
+  const sizes: number[] = [];
   const lines: string[] = [];
   const syms: Sym[] = [];
   let core = 0xffffffff81000000n;
@@ -76,6 +85,7 @@ function generate(stacks: number): { kallsyms: Uint8Array; bin: Uint8Array; ips:
     const inMod = i >= MOD;
     const a = inMod ? mod : core;
     addr.push(a);
+    sizes.push(size);
     sites.push(Array.from({ length: 1 + int(3) }, () => 5 + int(size - 8)));
     const name = i % 97 === 0 ? `cleanup_${i % 7}` : `fn_${i.toString(36)}`;
     lines.push(`${a.toString(16)} ${inMod ? 't' : i % 3 ? 'T' : 't'} ${name}${inMod ? `\t[mod_${(i - MOD) >> 9}]` : ''}\n`);
@@ -98,6 +108,12 @@ function generate(stacks: number): { kallsyms: Uint8Array; bin: Uint8Array; ips:
     const out = new BigUint64Array(depth);
     let f = roots[int(roots.length)];
     for (let d = depth - 1; d >= 0; d--) {
+      if (shape === 'random') {
+        // any code symbol, any offset inside it: next to nothing is shared
+        const g = int(N);
+        out[d] = r() < 0.01 ? 0x7fffffffn : addr[g] + BigInt(1 + int(sizes[g] - 1));
+        continue;
+      }
       out[d] = r() < 0.01 ? 0x7fffffffn : addr[f] + BigInt(sites[f][int(sites[f].length)]);
       f = callees[f][int(8)];
     }
@@ -148,12 +164,18 @@ function plainCount(syms: Sym[], records: BinRecordInput[]): { stacks: number; n
 }
 
 async function measure(dir: string): Promise<void> {
+  const rows: object[] = [];
+  for (const shape of SHAPES) rows.push(await measureShape(dir, shape));
+  if (JSON_OUT) console.log(JSON.stringify({ rows }));
+}
+
+async function measureShape(dir: string, shape: Shape): Promise<object> {
   const { loadFiles } = await import(pathToFileURL(join(dir, 'capture/load.ts')).href);
-  const { kallsyms, bin, ips, syms, records } = generate(STACKS);
+  const { kallsyms, bin, ips, syms, records } = generate(STACKS, shape);
   const save = arg('--save', '');
   if (save) {
-    writeFileSync(join(save, 'kallsyms'), kallsyms);
-    writeFileSync(join(save, 'stack_map_bin'), bin);
+    writeFileSync(join(save, `kallsyms.${shape}`), kallsyms);
+    writeFileSync(join(save, `stack_map_bin.${shape}`), bin);
   }
   const files = [
     { name: 'kallsyms', blob: new Blob([kallsyms as Uint8Array<ArrayBuffer>]) },
@@ -202,10 +224,12 @@ async function measure(dir: string): Promise<void> {
   const cpuMs = Math.round(bestCpu);
   const baselineMs = Math.round(bestBase * 10) / 10;
   const ratio = Math.round((best / bestBase) * 10) / 10;
-  if (JSON_OUT) {
-    const row = {
-      id: 'dump-ingest-262k',
-      what: `stack_map_bin of ${STACKS.toLocaleString('en-US')} stacks (depth 4-64, ${ips.toLocaleString('en-US')} ips, ` +
+  const distinct = new Set<bigint>();
+  for (const rec of records) for (const ip of rec.ips) distinct.add(ip);
+  const row = {
+      id: shape === 'callgraph' ? 'dump-ingest-262k' : 'dump-ingest-262k-random',
+      what: `stack_map_bin of ${STACKS.toLocaleString('en-US')} stacks, ${shape === 'callgraph' ? 'call-graph walks' : 'random frames'} ` +
+        `(depth 4-64, ${ips.toLocaleString('en-US')} ips, ${distinct.size.toLocaleString('en-US')} distinct, ` +
         `${(bin.length / 1e6).toFixed(1)} MB) + kallsyms: read, symbolized and in the stack table (loadFiles, Node), best of ${ROUNDS}`,
       value: ms,
       unit: 'ms',
@@ -214,27 +238,28 @@ async function measure(dir: string): Promise<void> {
       goal: `< ${GOAL_MS} ms`,
       ...(SMOKE ? {} : { met: ms < GOAL_MS }),
       note: `${check}; CPU time (all threads) ${cpuMs} ms` + (SMOKE ? '; smoke run: counts checked against plain code, no target' : ''),
-    };
-    console.log(JSON.stringify({ dir, stacks: STACKS, ips, ms, cpuMs, baselineMs, ratio, check }));
-    if (wrong) console.error(wrong);
-    console.log(JSON.stringify({ rows: [row] }));
-  } else {
-    process.stdout.write(
-      JSON.stringify({ dir, stacks: STACKS, ips, mb: Math.round(bin.length / 1e4) / 100, ms, cpuMs, baselineMs, ratio, check }) + '\n',
-    );
-    if (wrong) console.error(wrong);
-    else if (SMOKE) console.log('smoke: stacks, nodes and frames equal the plain count');
-  }
+  };
+  process.stdout.write(JSON.stringify({ dir, shape, stacks: STACKS, ips, distinct: distinct.size, mb: Math.round(bin.length / 1e4) / 100, ms, cpuMs, baselineMs, ratio, check }) + '\n');
+  if (wrong) console.error(`${shape}: ${wrong}`);
+  else if (SMOKE && !JSON_OUT) console.log(`smoke (${shape}): stacks, nodes and frames equal the plain count`);
   if (wrong) process.exitCode = 1;
+  return row;
 }
 
 function compare(rev: string, runs: number): void {
+  for (const shape of SHAPES) {
+    console.log(`shape ${shape}:`);
+    compareShape(rev, runs, shape);
+  }
+}
+
+function compareShape(rev: string, runs: number, shape: Shape): void {
   const tmp = coreAt(repo, rev, 'dump-ingest-');
   try {
     const run = (dir: string) => {
       const p = spawnSync(
         process.execPath,
-        ['--max-old-space-size=12000', '--import', 'tsx', fileURLToPath(import.meta.url), '--dir', dir, '--stacks', String(STACKS), '--rounds', '1'],
+        ['--max-old-space-size=12000', '--import', 'tsx', fileURLToPath(import.meta.url), '--dir', dir, '--stacks', String(STACKS), '--rounds', '1', '--shape', shape],
         { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 26 },
       );
       if (p.status !== 0) throw new Error(p.stderr);

@@ -40,7 +40,7 @@ export const SCRIPTS: Script[] = [
   { file: 'timeline-browser.ts', rows: ['timeline-frame-p95-10m', 'timeline-frame-p50-10m'], browser: true, timeout: 420 },
   { file: 'ingest.ts', rows: ['ingest-cookies-105mb', 'ingest-full-105mb', 'parser-noop-105mb', 'cli-summary-process-105mb', 'ingest-bytes-per-event'], browser: false, timeout: 420 },
   { file: 'peers.ts', rows: ['flame-peers-1k', 'flame-peers-10k', 'flame-peers-100k', 'flame-peers-262k'], browser: true, timeout: 1500, args: ['--budget', '900'] },
-  { file: 'dump-ingest.ts', rows: ['dump-ingest-262k'], browser: false, timeout: 300 },
+  { file: 'dump-ingest.ts', rows: ['dump-ingest-262k', 'dump-ingest-262k-random'], browser: false, timeout: 300 },
   { file: 'linear.ts', rows: ['linear-worst-ratio', 'linear-line-shape-ratio'], browser: false, timeout: 120 },
   { file: 'zstd-linear.ts', rows: ['zstd-linear-worst-ratio'], browser: false, timeout: 300 },
   { file: 'whatif.ts', rows: ['whatif-replay-200k'], browser: false, timeout: 300 },

@@ -48,7 +48,7 @@ test('each generation of the multi-generation capture shows its own counts', asy
   }
   // the generations are not all alike: the filter did something
   expect(seen.size).toBeGreaterThan(1);
-  expect(urlParam(page, 'gen')).toBe('5');
+  await expect.poll(() => urlParam(page, 'gen')).toBe('5');
 });
 
 test('the generation diff lists stacks only in A, only in B and count changes', async ({ page }) => {
@@ -59,7 +59,7 @@ test('the generation diff lists stacks only in A, only in B and count changes', 
   await expect(diff.locator('h3').nth(0)).toContainText(String(d.onlyA.length));
   await expect(diff.locator('h3').nth(1)).toContainText(String(d.onlyB.length));
   await expect(diff.locator('h3').nth(2)).toContainText(String(d.changed.length));
-  expect(urlParam(page, 'diff')).toBe('4,5');
+  await expect.poll(() => urlParam(page, 'diff')).toBe('4,5');
 });
 
 test('a brushed range on the multi-generation capture filters the top stacks and the folded export', async ({ page }) => {
@@ -92,7 +92,7 @@ test('which code path allocates most on CPU 2 between two resets: a few clicks',
   await expect(page.getByTestId('top-stack-row').first()).toHaveAttribute('data-stack', String(want.rows[0].stack));
   const s = ex.selectionSummary(selection);
   await expect.poll(() => summaryNumbers(page)).toEqual(summaryOf(s));
-  expect(urlParam(page, 'cpus')).toBe('2');
+  await expect.poll(() => urlParam(page, 'cpus')).toBe('2');
   // the answer's frames, one click away
   await page.getByTestId('top-stack-row').first().click();
   await expect(page.getByTestId('stack-frames').locator('li')).toHaveCount(ex.stackFrames(want.rows[0].stack).length);

@@ -47,7 +47,7 @@ test('clicking a top stack selects it: frames listed, its path marked in the fla
   const after = await page.getByTestId('flamegraph').locator('canvas').first().evaluate((c) => (c as HTMLCanvasElement).toDataURL());
   expect(after).not.toBe(before);
   // the URL names the stack by stack_hash (DESIGN 3), computed here by a second method
-  expect(urlParam(page, 'stack')).toBe(fnv1a64(frames.join('\n')));
+  await expect.poll(() => urlParam(page, 'stack')).toBe(fnv1a64(frames.join('\n')));
 });
 
 /** FNV-1a 64 over UTF-8, with BigInt: an implementation apart from the app's. */
@@ -112,7 +112,7 @@ test('the filter narrows the top stacks; `/` focuses it', async ({ page }) => {
   const want = ex.topStacks({ selection: sel(), filter: '/wake_up/', limit: 200 });
   expect(want.rows.length).toBeGreaterThan(0);
   await expect(page.getByTestId('top-stack-row')).toHaveCount(want.rows.length);
-  expect(urlParam(page, 'filter')).toBe('/wake_up/');
+  await expect.poll(() => urlParam(page, 'filter')).toBe('/wake_up/');
 });
 
 test('a copied URL reopened restores the view', async ({ page, context }) => {
@@ -251,7 +251,7 @@ test('themes: the switch cycles system, light, dark and the pages follow', async
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   await page.getByTestId('theme-switch').click();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
-  expect(urlParam(page, 'theme')).toBe('light');
+  await expect.poll(() => urlParam(page, 'theme')).toBe('light');
   const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
   await page.getByTestId('theme-switch').click();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');

@@ -84,7 +84,7 @@ test('a reload with another capture drops the stale stack and generation, with a
   await page.getByTestId('generation-select').selectOption('2');
   const picked = await selectRow(page, 0);
   const oldUrl = page.url();
-  expect(urlParam(page, 'gen')).toBe('2');
+  await expect.poll(() => urlParam(page, 'gen')).toBe('2');
 
   // another capture through the file input, then the old link
   await page.getByTestId('file-input').setInputFiles(OTHER);
@@ -104,7 +104,7 @@ test('a reload with another capture drops the stale stack and generation, with a
   await expect(page.getByTestId('flamegraph')).toHaveAttribute('data-highlight-nodes', '0');
   await expect(page.getByTestId('generation-select')).toHaveValue('all');
   await expect.poll(() => urlParam(page, 'stack')).toBeNull();
-  expect(urlParam(page, 'gen')).toBeNull();
+  await expect.poll(() => urlParam(page, 'gen')).toBeNull();
   // the other capture's own stack: the CLI's one top stack, all of its occurrences
   await expect(page.getByTestId('top-stack-row')).toHaveCount(other.top.length);
   await expect(page.getByTestId('top-stack-row').first()).toHaveAttribute('data-count', String(other.top[0].count));
@@ -118,7 +118,7 @@ test('an old numeric ?stack= link selects nothing and says why', async ({ page }
   await expect(page.getByTestId('url-notice')).toHaveText("the link's stack 40 is an internal index of some other capture, not a stack_hash; dropped×");
   await expect(page.getByTestId('stack-frames')).toHaveCount(0);
   await expect(selectedRows(page)).toHaveCount(0);
-  expect(urlParam(page, 'stack')).toBeNull();
+  await expect.poll(() => urlParam(page, 'stack')).toBeNull();
   // what fits stays
   await expect(page.getByTestId('generation-select')).toHaveValue('3');
   await shots(page, 'notice-old-link');
@@ -151,7 +151,7 @@ test('Back undoes a stack selection, a range and a generation change, not every 
   await expect(page.getByTestId('stack-frames')).toHaveCount(0);
   await expect(selectedRows(page)).toHaveCount(0);
   await expect(page.getByTestId('flamegraph')).toHaveAttribute('data-highlight-nodes', '0');
-  expect(urlParam(page, 'stack')).toBeNull();
+  await expect.poll(() => urlParam(page, 'stack')).toBeNull();
   await expect(page.getByTestId('generation-select')).toHaveValue('2');
   await page.goBack();
   await expect(page.getByTestId('generation-select')).toHaveValue('all');
@@ -163,7 +163,7 @@ test('Back undoes a stack selection, a range and a generation change, not every 
   await page.goForward();
   await expect(page.getByTestId('stack-frames').locator('li')).toHaveCount(picked.frames.length);
   expect(await frames(page)).toEqual(picked.frames);
-  expect(urlParam(page, 'stack')).toBe(picked.hash);
+  await expect.poll(() => urlParam(page, 'stack')).toBe(picked.hash);
   await expect(page.getByTestId('url-notice')).toHaveCount(0);
 });
 

@@ -47,6 +47,8 @@ export const MAX_PRINT = MAX_LINE;
 // `COMM-PID [(TGID)] [CPU] [FLAGS] SECONDS.FRACTION: PAYLOAD` and the latency format
 // (`      ps-6143    2d..1  259us+: payload`) are scanned by event-line.ts in linear time.
 
+/** An event object to reuse: the parser fills it for each line it sends. */
+const emptyEvent = (): TraceEvent => ({ lineNo: 0, comm: '', pid: 0, tgid: null, cpu: 0, ts: 0, flags: '', name: '', payload: '' });
 const STACK_ID_RE = /^<stack_id (\d+)(?: gen (\d+))?>\s*$/;
 const LOST_RE = /^CPU:(\d+) \[(?:LOST (?:(\d+) )?EVENTS|(\d+) EVENTS DROPPED)\]/;
 const CPU_EMPTY_RE = /^CPU \d+ is empty\s*$/;
@@ -158,17 +160,7 @@ class TraceTextState {
   /** full or user stack whose frame lines are being read */
   private open: TraceStackRecord | null = null;
   /** reused for every event and every cookie (the sink copies what it keeps) */
-  private readonly ev: TraceEvent = {
-    lineNo: 0,
-    comm: '',
-    pid: 0,
-    tgid: null,
-    cpu: 0,
-    ts: 0,
-    flags: '',
-    name: '',
-    payload: '',
-  };
+  private readonly ev: TraceEvent = emptyEvent();
   private readonly cookie: TraceStackRecord = {
     lineNo: 0,
     kind: 'cookie',
@@ -184,17 +176,7 @@ class TraceTextState {
   private printOpen = false;
   /** ... and it waits in `printEv` for its continuation lines (a sink without ids) */
   private printPending = false;
-  private readonly printEv: TraceEvent = {
-    lineNo: 0,
-    comm: '',
-    pid: 0,
-    tgid: null,
-    cpu: 0,
-    ts: 0,
-    flags: '',
-    name: '',
-    payload: '',
-  };
+  private readonly printEv: TraceEvent = emptyEvent();
   /** the open print event's payload length so far (with a sink of ids too, so both join the same lines) */
   private printChars = 0;
   /** blank lines read since its last line: they join it only with a continuation line after them */
