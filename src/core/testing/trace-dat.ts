@@ -75,8 +75,12 @@ export interface ReportLine {
 export function reportLines(file: string): ReportLine[] {
   const out: ReportLine[] = [];
   for (const line of traceCmd(['report', '-i', file]).split('\n')) {
-    const m = /^\s*(.+?)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+\.\d+):\s+([\w-]+):\s*(.*)$/.exec(line);
-    if (m) out.push({ comm: m[1], pid: +m[2], cpu: +m[3], ts: m[4], name: m[5], text: m[6] });
+    // COMM-PID is what stands before ` [CPU]`, the PID after its last dash: no lazy group to retry
+    const open = line.indexOf(' [');
+    const dash = open < 0 ? -1 : line.lastIndexOf('-', open);
+    if (dash <= 0) continue;
+    const m = /^(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+\.\d+):\s+([\w-]+):\s*(.*)$/.exec(line.slice(dash + 1));
+    if (m) out.push({ comm: line.slice(0, dash).trim(), pid: +m[1], cpu: +m[2], ts: m[3], name: m[4], text: m[5] });
   }
   return out;
 }

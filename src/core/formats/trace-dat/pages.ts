@@ -205,10 +205,10 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
     }
     let slot: number;
     let generation: number | null = null;
-    if (f.size === 8) {
-      slot = v.getUint32(little ? f.offset : f.offset + 4, little);
-      generation = v.getUint32(little ? f.offset + 4 : f.offset, little);
-    } else slot = v.getUint32(f.offset, little); // the kernel's ids are slots, never negative: read as the u32 it prints
+    // v8: the cookie's high half the generation, its low half the slot; v7: the u32 id (a slot, never negative)
+    const [hi, lo] = halves(v, f.offset, f.size);
+    slot = lo;
+    if (f.size === 8) generation = hi;
     cookie.lineNo = at;
     cookie.comm = comm;
     cookie.pid = pid;
@@ -217,6 +217,12 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
     cookie.slot = slot;
     cookie.generation = generation;
     sink.stackRecord(cookie);
+  }
+
+  /** The high and low 32-bit halves of an unsigned field of 4 or 8 bytes at `off` (a 4-byte one's high half is 0). */
+  function halves(v: DataView, off: number, size: number): [number, number] {
+    if (size !== 8) return [0, v.getUint32(off, little)];
+    return [v.getUint32(little ? off + 4 : off, little), v.getUint32(little ? off : off + 4, little)];
   }
 
   /** `ip_symbol: text` of a bprint record, its format from the saved printk formats. */
@@ -231,11 +237,8 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
     }
     if (!ipF || !fmtF || !bufF || (ipF.size !== 4 && ipF.size !== 8) || fmtF.size !== ipF.size) return null;
     if (fmtF.offset + fmtF.size > rec.length || ipF.offset + ipF.size > rec.length || bufF.offset > rec.length) return null;
-    const wide = ipF.size === 8;
-    const ih = wide ? v.getUint32(little ? ipF.offset + 4 : ipF.offset, little) : 0;
-    const il = wide ? v.getUint32(little ? ipF.offset : ipF.offset + 4, little) : v.getUint32(ipF.offset, little);
-    const fh = wide ? v.getUint32(little ? fmtF.offset + 4 : fmtF.offset, little) : 0;
-    const fl = wide ? v.getUint32(little ? fmtF.offset : fmtF.offset + 4, little) : v.getUint32(fmtF.offset, little);
+    const [ih, il] = halves(v, ipF.offset, ipF.size);
+    const [fh, fl] = halves(v, fmtF.offset, fmtF.size);
     const ipText = symbolOf(ih, il, false) ?? '0x' + hexOf(ih, il);
     const addr = hexOf(fh, fl);
     return bprintText(ipText, printk.get(addr), addr, rec.subarray(bufF.offset), little, ipF.size, symbolOf);
@@ -253,9 +256,7 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
       else if (f.name === 'buf') bufF = f;
     }
     if (!ipF || !bufF || (ipF.size !== 4 && ipF.size !== 8) || ipF.offset + ipF.size > rec.length || bufF.offset > rec.length) return null;
-    const wide = ipF.size === 8;
-    const ih = wide ? v.getUint32(little ? ipF.offset + 4 : ipF.offset, little) : 0;
-    const il = wide ? v.getUint32(little ? ipF.offset : ipF.offset + 4, little) : v.getUint32(ipF.offset, little);
+    const [ih, il] = halves(v, ipF.offset, ipF.size);
     const ipText = symbolOf(ih, il, false) ?? (ih === 0 && il === 0 ? '0' : '0x' + hexOf(ih, il));
     const buf = rec.subarray(bufF.offset);
     const nul = buf.indexOf(0);
