@@ -1,21 +1,37 @@
 import type { DiagnosticLog } from '../formats/diagnostics.ts';
-import { IpFrames, type Symbolizer } from '../formats/kallsyms.ts';
+import { TRAMPOLINE } from '../formats/frames.ts';
+import { Located, type Symbolizer } from '../formats/kallsyms.ts';
 import type { DumpColumns, ParsedDump } from '../formats/types.ts';
+import type { FrameTable } from './frame-table.ts';
 import type { StackTable } from './stack-table.ts';
 
+/** A record's ips as 32-bit halves: which half comes first in a BigUint64Array's words. */
+const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 /**
- * What binary records' frames are read into, per dump index: ids into a per-ip cache, every
- * record's in one pool (a typed array per record would be 262,144 small buffers for the GC to
- * track), and those ids as the stack table's frame ids once interned.
+ * What binary records' frames are read into: every record's frame ids (of the stack table's
+ * frame table) in one pool, since a typed array per record would be 262,144 small buffers for
+ * the GC to track. Each ip is located in the symbol file on its own (Symbolizer.locate) and
+ * becomes a frame of integers, (function, offset) or the address: no string per ip, no cache of
+ * ips. Frames enter the frame table here; stacks enter the stack table only at `seal`.
  */
 class IpPool {
   ids = new Int32Array(1 << 16);
   length = 0;
-  /** each IpFrames id as a stack table frame id, -1 until interned */
-  tableIds = new Int32Array(0);
-  /** one stack's table frame ids, for internFrameIds */
-  scratch = new Int32Array(64);
-  constructor(readonly frames: IpFrames) {}
+  /** one record's located symbols and offsets */
+  private sym = new Int32Array(256);
+  private off = new Int32Array(256);
+  /** each symbol's function in the frame table, -1 until a frame names it */
+  private fnOfSym: Int32Array;
+  private trampoline = -1;
+  private readonly frames: FrameTable;
+  constructor(
+    private readonly table: StackTable,
+    private readonly symbolizer: Symbolizer | null,
+  ) {
+    this.frames = table.frames;
+    this.fnOfSym = new Int32Array(symbolizer ? symbolizer.names.length : 0).fill(-1);
+  }
 
   /** Room for `n` more ids. */
   reserve(n: number): void {
@@ -27,50 +43,67 @@ class IpPool {
     }
   }
 
-  /** Appends the ids of `ips`; returns where they start. */
-  add(ips: BigUint64Array): number {
+  /** Appends the frames of the `n` ips `hi[from + i]:lo[from + i]`; returns where they start. */
+  addHalves(hi: Uint32Array, lo: Uint32Array, from: number, n: number): number {
     const start = this.length;
-    this.reserve(ips.length);
-    this.frames.idsInto(ips, this.ids, start);
-    this.length = start + ips.length;
-    return start;
-  }
-
-  /** Appends the ids of record `r` of a binary dump's columns; returns where they start. */
-  addRecord(c: DumpColumns, r: number): number {
-    const start = this.length;
-    const n = c.depth[r];
     this.reserve(n);
-    const b = c.block[r];
-    this.frames.idsOfHalves(c.ipHi[b], c.ipLo[b], c.start[r], n, this.ids, start);
+    if (this.sym.length < n) {
+      this.sym = new Int32Array(n);
+      this.off = new Int32Array(n);
+    }
+    const sym = this.sym;
+    const off = this.off;
+    const ids = this.ids;
+    const frames = this.frames;
+    const symbolizer = this.symbolizer;
+    if (symbolizer) symbolizer.locate(hi, lo, from, n, sym, off, 0);
+    else for (let i = 0; i < n; i++) sym[i] = hi[from + i] === 0 && lo[from + i] === 0x7fffffff ? Located.Trampoline : Located.Raw;
+    const fnOfSym = this.fnOfSym;
+    for (let i = 0; i < n; i++) {
+      const s = sym[i];
+      let id: number;
+      if (s >= 0) {
+        let fn = fnOfSym[s];
+        if (fn < 0) fn = fnOfSym[s] = frames.functions.intern(symbolizer!.names[s]);
+        id = frames.site(fn, off[i]);
+      } else if (s === Located.Miss || s === Located.Raw) id = frames.address(hi[from + i], lo[from + i]);
+      else if (s === Located.Trampoline) id = this.trampoline >= 0 ? this.trampoline : (this.trampoline = frames.intern(TRAMPOLINE));
+      else id = frames.intern(symbolizer!.resolve(hi[from + i], lo[from + i]));
+      ids[start + i] = id;
+    }
     this.length = start + n;
     return start;
   }
 
+  /** Appends the frames of `ips`; returns where they start. */
+  add(ips: BigUint64Array): number {
+    const w = new Uint32Array(ips.buffer, ips.byteOffset, 2 * ips.length);
+    const n = ips.length;
+    const hi = new Uint32Array(n);
+    const lo = new Uint32Array(n);
+    const l = LITTLE ? 0 : 1;
+    for (let i = 0; i < n; i++) {
+      hi[i] = w[2 * i + 1 - l];
+      lo[i] = w[2 * i + l];
+    }
+    return this.addHalves(hi, lo, 0, n);
+  }
+
+  /** Appends the frames of record `r` of a binary dump's columns; returns where they start. */
+  addRecord(c: DumpColumns, r: number): number {
+    const b = c.block[r];
+    return this.addHalves(c.ipHi[b], c.ipLo[b], c.start[r], c.depth[r]);
+  }
+
   keys(start: number, n: number): string[] {
     const out: string[] = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = this.frames.key(this.ids[start + i]);
+    for (let i = 0; i < n; i++) out[i] = this.frames.name(this.ids[start + i]);
     return out;
   }
 
-  /** Interns the stack of ids [start, start + n) into `table`. */
-  intern(table: StackTable, start: number, n: number): number {
-    if (this.tableIds.length < this.frames.size) {
-      const grown = new Int32Array(Math.max(this.frames.size, 2 * this.tableIds.length)).fill(-1);
-      grown.set(this.tableIds);
-      this.tableIds = grown;
-    }
-    if (this.scratch.length < n) this.scratch = new Int32Array(n);
-    const map = this.tableIds;
-    const out = this.scratch;
-    const ids = this.ids;
-    for (let i = 0; i < n; i++) {
-      const id = ids[start + i];
-      let f = map[id];
-      if (f < 0) f = map[id] = table.frames.intern(this.frames.key(id));
-      out[i] = f;
-    }
-    return table.internFrameIds(out, 0, n);
+  /** Interns the stack of frames [start, start + n) into the stack table. */
+  intern(start: number, n: number): number {
+    return this.table.internFrameIds(this.ids, start, start + n);
   }
 }
 
@@ -79,7 +112,7 @@ class IpPool {
  * `DumpIndex.seal`, once every dump is in), so a reading replaced by a better one of the same
  * stack (a raw-address binary record by its symbolized text twin) never enters the stack
  * table and never counts as a distinct stack. A binary record's frames stay ids into the
- * symbolizer's per-ip cache until some merge reads them as strings or the stack is interned.
+ * frame table's frames (integers) until some merge reads them as strings or the stack is interned.
  */
 export class DumpSlot {
   private node = -1;
@@ -106,7 +139,7 @@ export class DumpSlot {
   get stack(): number {
     if (this.node < 0) {
       const p = this.pool;
-      this.node = p && this.pending === null ? p.intern(this.table, this.start, this.n) : this.table.intern(this.pending!);
+      this.node = p && this.pending === null ? p.intern(this.start, this.n) : this.table.intern(this.pending!);
       this.pending = null;
       this.pool = null;
     }
@@ -232,18 +265,15 @@ export class DumpIndex {
   /** every slot kept, in load order: the order their stacks are interned in */
   private readonly kept: DumpSlot[] = [];
 
-  /** raw ips as address keys, for dumps read without symbols: one key per distinct ip */
-  private addressFrames: IpFrames | null = null;
-  /** binary records' frames, per per-ip cache */
-  private readonly pools = new Map<IpFrames, IpPool>();
+  /** binary records' frames, per symbolizer (null: read without symbols, as addresses) */
+  private readonly pools = new Map<Symbolizer | null, IpPool>();
 
   constructor(private readonly stacks: StackTable) {}
 
-  /** The pool binary records are read into: the symbolizer's per-ip cache, or raw address keys without one. */
+  /** The pool binary records are read into, symbolized by `symbolizer` (or as addresses without one). */
   private poolFor(symbolizer: Symbolizer | null): IpPool {
-    const frames = symbolizer ? symbolizer.frames : (this.addressFrames ??= new IpFrames());
-    let pool = this.pools.get(frames);
-    if (!pool) this.pools.set(frames, (pool = new IpPool(frames)));
+    let pool = this.pools.get(symbolizer);
+    if (!pool) this.pools.set(symbolizer, (pool = new IpPool(this.stacks, symbolizer)));
     return pool;
   }
 
@@ -269,6 +299,7 @@ export class DumpIndex {
     if (cols) {
       // a binary dump, read as columns: every record's ips become ids in one pass over the halves
       pool.reserve(cols.ips);
+      this.stacks.frames.reserve(cols.ips);
       for (let r = 0; r < cols.count; r++) {
         const start = pool.addRecord(cols, r);
         this.addRecord(at, cols.slot[r], dump.generation, cols.refCount[r], cols.where[r], null, pool, start, cols.depth[r]);

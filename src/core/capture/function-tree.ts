@@ -1,4 +1,3 @@
-import { frameFunction } from '../formats/frames.ts';
 import type { FileKind } from '../formats/types.ts';
 import type { StackTable } from './stack-table.ts';
 
@@ -37,7 +36,7 @@ export function isPerfOnly(files: readonly { kind: FileKind }[]): boolean {
  * before their children), a hash of (parent, function) -> node; typed arrays throughout.
  */
 export interface FunctionTree {
-  /** function names, in the order frames first name them */
+  /** function names (the frame table's: see FrameTable.functionOf) */
   fnNames: string[];
   /** frame string index -> function index */
   fnOfFrame: Int32Array;
@@ -62,20 +61,9 @@ export function functionTree(stacks: StackTable): FunctionTree {
 
 function makeFunctionTree(stacks: StackTable): FunctionTree {
   const cols = stacks.columns();
-  const frames = stacks.frames.strings;
-  const fnOfFrame = new Int32Array(frames.length);
-  const fnIndex = new Map<string, number>();
-  const fnNames: string[] = [];
-  for (let i = 0; i < frames.length; i++) {
-    const fn = frameFunction(frames[i]);
-    let k = fnIndex.get(fn);
-    if (k === undefined) {
-      k = fnNames.length;
-      fnNames.push(fn);
-      fnIndex.set(fn, k);
-    }
-    fnOfFrame[i] = k;
-  }
+  // a site frame knows its function; the others are read as their key without `+0xoff` (frameFunction)
+  const fnOfFrame = stacks.frames.functionIds().slice();
+  const fnNames = stacks.frames.functionNames();
   const n = cols.parent.length;
   const ofNode = new Int32Array(n);
   // at most one function-path node per table node

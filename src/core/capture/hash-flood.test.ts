@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IpFrames } from '../formats/kallsyms.ts';
+import { FrameTable } from './frame-table.ts';
 import { hashRange, StringTable } from '../base/growable.ts';
 import { StackTable } from './stack-table.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
@@ -233,7 +233,7 @@ describe('StackTable children chosen to crowd the child table', () => {
   });
 });
 
-// The per-ip cache of raw ips (kallsyms.ts IpFrames): a dump or a perf script gives ips as they
+// The frame table's integer frames (frame-table.ts), raw addresses here: a dump gives ips as they
 // like. Under the old fixed slot (Fibonacci hashing of the two halves, written out again here)
 // the ips 0:k * 0x9e3779b1^-1 land in slot k >>> shift, slot 0 for the first 2^16 of them at
 // every size the table has for 32,768 ips: one chain. The random set: 32,768 random ips.
@@ -252,7 +252,7 @@ const randomIps = (() => {
   return Array.from({ length: IPS }, () => [0xffffffff - (next() & 0xffff), next() >>> 0] as const);
 })();
 
-/** Probes of a table as IpFrames keeps it (from 2^11 slots, at most 3/4 full) under `slot`: counted here. */
+/** Probes of a table as the old per-ip cache kept it (from 2^11 slots, at most 3/4 full) under `slot`: counted here. */
 function ipProbesUnder(slot: typeof oldIpSlot, ips: readonly (readonly [number, number])[]): number {
   let bits = 11;
   let t: (readonly [number, number] | null)[] = new Array(1 << bits).fill(null);
@@ -274,17 +274,14 @@ function ipProbesUnder(slot: typeof oldIpSlot, ips: readonly (readonly [number, 
   return probes;
 }
 
-describe('IpFrames (the per-ip cache) under ips chosen to share a slot', () => {
+describe('the frame table\'s integer frames under addresses chosen to share a slot', () => {
   const load = (ips: readonly (readonly [number, number])[]) => {
-    const f = new IpFrames();
-    const hi = Uint32Array.from(ips, (ip) => ip[0]);
-    const lo = Uint32Array.from(ips, (ip) => ip[1]);
-    const out = new Int32Array(ips.length);
-    f.idsOfHalves(hi, lo, 0, ips.length, out, 0);
+    const f = new FrameTable();
+    const out = ips.map(([hi, lo]) => f.address(hi, lo));
     expect(f.size).toBe(ips.length);
-    // each ip once, in order: its id is its index; and found again by idOf
+    // each ip once, in order: its frame is its index; and found again
     let wrong = 0;
-    out.forEach((id, i) => (wrong += +(id !== i || f.idOf(hi[i], lo[i]) !== i)));
+    out.forEach((id, i) => (wrong += +(id !== i || f.address(ips[i][0], ips[i][1]) !== i)));
     expect(wrong).toBe(0);
     return f.probes;
   };

@@ -1,7 +1,6 @@
-import { GUARD_PROBES_PER_LOOKUP, GUARD_SLACK, Growable, StringTable } from '../base/growable.ts';
+import { GUARD_PROBES_PER_LOOKUP, GUARD_SLACK, Growable } from '../base/growable.ts';
+import { FrameTable, type FrameTableMark } from './frame-table.ts';
 import { pairSlot, randomWords } from '../base/keyed-hash.ts';
-
-const FRAME_LIMIT = 1 << 22;
 
 const SIBLING_BITS = 10;
 
@@ -25,7 +24,7 @@ export interface StackTableOptions {
 /** Where a stack table stood: what rollback() returns it to. */
 export interface StackTableMark {
   nodes: number;
-  frames: number;
+  frames: FrameTableMark;
   stacks: number;
 }
 
@@ -39,7 +38,7 @@ export interface StackTableMark {
  * read-only table a capture holds while the session goes on.
  */
 export class StackTable {
-  readonly frames: StringTable;
+  readonly frames: FrameTable;
   /**
    * The node columns, [0, nodes) in use, the rest capacity (grown by doubling, or to what
    * `reserve` asked for). A snapshot shares the three read columns: nodes [0, sharedUpTo) are
@@ -92,7 +91,7 @@ export class StackTable {
     this.k1 = key[1] | 0;
     this.fixed = options.fixedHash ?? false;
     this.guard = options.guard ?? true;
-    this.frames = new StringTable();
+    this.frames = new FrameTable();
     const cap = 1024;
     this.nodeFrame = new Int32Array(cap);
     this.nodeParent = new Int32Array(cap);
@@ -114,9 +113,7 @@ export class StackTable {
     if (this.readOnly) throw new Error('a snapshot of the stack table is read-only');
     let node = 0;
     for (let i = leafFirst.length - 1; i >= 0; i--) {
-      const frame = this.frames.intern(leafFirst[i]);
-      if (frame >= FRAME_LIMIT) throw new Error('more than 4M distinct frames');
-      node = this.child(node, frame);
+      node = this.child(node, this.frames.intern(leafFirst[i]));
     }
     return this.markStack(node);
   }
@@ -358,24 +355,20 @@ export class StackTable {
   /** Frame keys of a stack, leaf first. */
   framesOf(node: number): string[] {
     const out: string[] = [];
-    const strings = this.frames.strings;
-    for (let n = node; n > 0; n = this.nodeParent[n]) out.push(strings[this.nodeFrame[n]]);
+    const frames = this.frames;
+    for (let n = node; n > 0; n = this.nodeParent[n]) out.push(frames.name(this.nodeFrame[n]));
     return out;
   }
 
-  /** Columnar copy for transfer to the UI thread. */
-  columns(): { frame: Int32Array; parent: Int32Array; depth: Int32Array; frameNames: string[] } {
+  /** The node columns, [0, nodeCount): views of a snapshot's (which no one writes again), copies of a live table's. */
+  columns(): { frame: Int32Array; parent: Int32Array; depth: Int32Array } {
     const n = this.nodes;
-    return {
-      frame: this.nodeFrame.slice(0, n),
-      parent: this.nodeParent.slice(0, n),
-      depth: this.nodeDepth.slice(0, n),
-      frameNames: this.frames.strings.slice(),
-    };
+    const cut = (a: Int32Array) => (this.readOnly ? a.subarray(0, n) : a.slice(0, n));
+    return { frame: cut(this.nodeFrame), parent: cut(this.nodeParent), depth: cut(this.nodeDepth) };
   }
 
   mark(): StackTableMark {
-    return { nodes: this.nodes, frames: this.frames.size, stacks: this.stackOrder.length };
+    return { nodes: this.nodes, frames: this.frames.mark(), stacks: this.stackOrder.length };
   }
 
   /** Forgets every node, frame and stack added since `m`. */

@@ -1,4 +1,3 @@
-import { pairSlot, randomWords } from '../base/keyed-hash.ts';
 import { TRAMPOLINE } from './frames.ts';
 import { LineSplitter, TOO_LONG } from './lines.ts';
 import type { ChunkParser, LineCount, ParseContext } from './types.ts';
@@ -112,214 +111,49 @@ export function addressKeyOf(hi: number, lo: number): string {
   return '0x' + hex64(hi, lo);
 }
 
-/** How an ip symbolized: not counted (the trampoline, or no usable symbols), inside a symbol, outside every symbol. */
-const enum Kind {
-  Uncounted = 0,
-  Hit = 1,
-  Miss = 2,
+/** What `locate` writes for an ip that is not inside a symbol (else the symbol's index). */
+export const enum Located {
+  /** outside every symbol: a miss, kept as its address */
+  Miss = -1,
+  /** the ftrace trampoline's marker ip, not counted */
+  Trampoline = -2,
+  /** no usable symbols: kept as its address, not counted */
+  Raw = -3,
+  /** inside a symbol at an offset of 2^32 or more: the caller takes `resolve`'s string */
+  Wide = -4,
 }
 
-/** Turns an ip given as two 32-bit halves into a frame key and what kind of answer it was. */
-interface Resolver {
-  /** the key of `hi:lo`; sets `kind` */
-  resolve(hi: number, lo: number): string;
-  kind: Kind;
-}
-
-/** Resolves every ip to its address key (no symbols loaded). */
-class AddressResolver implements Resolver {
-  kind = Kind.Uncounted;
-  resolve(hi: number, lo: number): string {
-    return addressKeyOf(hi, lo);
-  }
-}
-
-/** id + 1 in the low 30 bits of a table entry, the kind above */
-const ID_MASK = 0x3fffffff;
-
-/**
- * Frame keys of raw ips, each made once per distinct ip: an ip gets a dense id and its key
- * string when first seen; later occurrences cost one probe. The table is open addressing over
- * one Uint32Array of (lo, id + 1 | kind << 30) pairs (0: free), the high half kept per id: 8 bytes
- * a slot, up to 3/4 full, so 100,000 distinct ips fit in 1 MB (a probe of a dump's millions of
- * ips stays in the cache). Counts symbol hits and misses per occurrence, as a per-ip symbolizer
- * would. The slots are keyed (pairSlot, a random key per table): ips come from files, and with
- * a fixed hash a file can pick ips that all land in one chain.
- */
-export class IpFrames {
-  hits = 0;
-  misses = 0;
-  /** slots visited by lookups so far (test support: what a flood costs, counted) */
-  probes = 0;
-  private readonly k0: number;
-  private readonly k1: number;
-  /** frame key of each id */
-  readonly keys: string[] = [];
-  /** high half of each id's ip */
-  private hiOf = new Uint32Array(1024);
-  private table = new Uint32Array(2 << 11);
-  private shift = 32 - 11;
-
-  constructor(private readonly resolver: Resolver = new AddressResolver()) {
-    const key = randomWords(2);
-    this.k0 = key[0] | 0;
-    this.k1 = key[1] | 0;
-  }
-
-  get size(): number {
-    return this.keys.length;
-  }
-
-  key(id: number): string {
-    return this.keys[id];
-  }
-
-  /** The id of the ip `hi:lo` (unsigned 32-bit halves), counting it as a hit or miss. */
-  idOf(hi: number, lo: number): number {
-    const t = this.table;
-    const mask = (t.length >>> 1) - 1;
-    let h = pairSlot(hi, lo, this.k0, this.k1, this.shift);
-    for (;;) {
-      this.probes++;
-      const e = t[2 * h + 1];
-      if (e === 0) return this.add(hi, lo, h);
-      const id = (e & ID_MASK) - 1;
-      if (t[2 * h] === lo && this.hiOf[id] === hi) {
-        const kind = e >>> 30;
-        if (kind === Kind.Hit) this.hits++;
-        else if (kind === Kind.Miss) this.misses++;
-        return id;
-      }
-      h = (h + 1) & mask;
-    }
-  }
-
-  /**
-   * Writes into `out` from `at` on the ids of the `n` ips `hi[from + i]:lo[from + i]` (a
-   * dump's ip columns): the probe of `idOf` in one loop, hits and misses summed once.
-   */
-  idsOfHalves(hi: Uint32Array, lo: Uint32Array, from: number, n: number, out: Int32Array, at: number): void {
-    let hits = 0;
-    let misses = 0;
-    let probes = 0;
-    const k0 = this.k0;
-    const k1 = this.k1;
-    let t = this.table;
-    let hiOf = this.hiOf;
-    let mask = (t.length >>> 1) - 1;
-    let shift = this.shift;
-    for (let i = 0; i < n; i++) {
-      const H = hi[from + i];
-      const L = lo[from + i];
-      let h = pairSlot(H, L, k0, k1, shift);
-      for (;;) {
-        probes++;
-        const e = t[2 * h + 1];
-        if (e === 0) {
-          out[at + i] = this.add(H, L, h);
-          // add counted it and may have grown the arrays
-          t = this.table;
-          hiOf = this.hiOf;
-          mask = (t.length >>> 1) - 1;
-          shift = this.shift;
-          break;
-        }
-        const id = (e & ID_MASK) - 1;
-        if (t[2 * h] === L && hiOf[id] === H) {
-          const kind = e >>> 30;
-          hits += kind & 1;
-          misses += kind >>> 1;
-          out[at + i] = id;
-          break;
-        }
-        h = (h + 1) & mask;
-      }
-    }
-    this.hits += hits;
-    this.misses += misses;
-    this.probes += probes;
-  }
-
-  /** Writes the ids of a record's ips into `out` from `at` on. */
-  idsInto(ips: BigUint64Array, out: Int32Array, at: number): void {
-    const n = ips.length;
-    const w = new Uint32Array(ips.buffer, ips.byteOffset, 2 * n);
-    const l = LITTLE ? 0 : 1;
-    for (let i = 0; i < n; i++) out[at + i] = this.idOf(w[2 * i + 1 - l], w[2 * i + l]);
-  }
-
-  /** Ids of a record's ips, in order. */
-  idsOf(ips: BigUint64Array): Int32Array {
-    const out = new Int32Array(ips.length);
-    this.idsInto(ips, out, 0);
-    return out;
-  }
-
-  /** Frame keys of a record's ips, leaf first as given. */
-  keysOf(ips: BigUint64Array): string[] {
-    const ids = this.idsOf(ips);
-    const out: string[] = new Array(ids.length);
-    for (let i = 0; i < ids.length; i++) out[i] = this.keys[ids[i]];
-    return out;
-  }
-
-  /** A first sight of `hi:lo`, at free slot `h`: resolves it, counts it, gives it the next id. */
-  private add(hi: number, lo: number, h: number): number {
-    const id = this.keys.length;
-    if (id >= ID_MASK - 1) throw new RangeError('more than 2^30 distinct ips');
-    const key = this.resolver.resolve(hi, lo);
-    const kind = this.resolver.kind;
-    if (kind === Kind.Hit) this.hits++;
-    else if (kind === Kind.Miss) this.misses++;
-    this.keys.push(key);
-    if (id === this.hiOf.length) {
-      const grown = new Uint32Array(2 * id);
-      grown.set(this.hiOf);
-      this.hiOf = grown;
-    }
-    this.hiOf[id] = hi;
-    const t = this.table;
-    t[2 * h] = lo;
-    t[2 * h + 1] = (id + 1) | (kind << 30);
-    if (4 * this.keys.length > 3 * (t.length >>> 1)) this.rehash();
-    return id;
-  }
-
-  private rehash(): void {
-    const old = this.table;
-    const t = new Uint32Array(old.length * 2);
-    this.shift--;
-    const mask = (t.length >>> 1) - 1;
-    for (let q = 0; q < old.length; q += 2) {
-      const e = old[q + 1];
-      if (e === 0) continue;
-      let h = pairSlot(this.hiOf[(e & ID_MASK) - 1], old[q], this.k0, this.k1, this.shift);
-      while (t[2 * h + 1] !== 0) h = (h + 1) & mask;
-      t[2 * h] = old[q];
-      t[2 * h + 1] = e;
-    }
-    this.table = t;
-  }
-}
+/** At most this many buckets per symbol in the bucket index (and never more than 2^20). */
+const BUCKETS_PER_SYMBOL = 4;
 
 /**
  * A symbolizer over one symbol file: `sym+0xoff` when the ip falls inside a symbol (its size
  * being the distance to the next), else the address key. Counts hits and misses, so a map from
  * another boot or a KASLR-slid kernel can be told apart.
  *
- * The search runs over the addresses' 32-bit halves (no BigInt per ip), and each distinct ip is
- * resolved once: `frames`, the per-ip cache that `symbolize` and whole records (DumpIndex.add,
- * given this Symbolizer) share.
+ * Each ip is looked up on its own: no cache of ips seen (a dump of a kernel with millions of
+ * distinct return addresses made such a cache the slowest part of a load, issue 21). The search
+ * runs over the addresses' 32-bit halves (no BigInt per ip), and for the high half most symbols
+ * share (the kernel's, `0xffffffff`) a bucket index of the low half narrows it first: bucket k
+ * holds the last symbol at or below `base + k << bucketShift`, so an ip's symbol lies between
+ * its bucket's entry and the next one's (a few symbols; a binary search between them, so a file
+ * that crowds one bucket costs a log, not a scan).
  */
-export class Symbolizer implements Resolver {
-  kind: Kind = Kind.Uncounted;
-  readonly frames: IpFrames;
-  /** The key of one ip (a bound function: usable as `ips.map(s.symbolize)`). */
+export class Symbolizer {
+  /** ips inside a symbol, and outside every one, so far */
+  hits = 0;
+  misses = 0;
+  /** The key of one ip (a bound function: usable as `ips.map(s.symbolize)`), counted. */
   readonly symbolize: (ip: bigint) => string;
   private readonly hi: Uint32Array;
   private readonly lo: Uint32Array;
-  private readonly names: string[];
+  readonly names: string[];
   private readonly usable: boolean;
+  /** the bucket index: symbols [first, last] share high half `bucketHi` */
+  private readonly bucketHi: number = 0;
+  private readonly bucketBase: number = 0;
+  private readonly bucketShift: number = 0;
+  private readonly buckets: Int32Array = new Int32Array(0);
 
   constructor(syms: SymbolFile) {
     // a SymbolFile made by hand may lack the halves: derive them from addrs
@@ -328,54 +162,149 @@ export class Symbolizer implements Resolver {
     this.lo = syms.lo ?? Uint32Array.from(syms.addrs, (a) => Number(a & 0xffffffffn));
     this.names = syms.names;
     this.usable = !syms.allZero && n > 0;
-    this.frames = new IpFrames(this);
-    const frames = this.frames;
-    this.symbolize = (ip: bigint): string => frames.key(frames.idOf(Number(ip >> 32n) >>> 0, Number(ip & 0xffffffffn)));
+    this.symbolize = (ip: bigint): string => this.resolveCounted(Number(ip >> 32n) >>> 0, Number(ip & 0xffffffffn));
+    if (this.usable) {
+      const H = this.hi;
+      const L = this.lo;
+      const hi = H[n - 1];
+      let first = n - 1;
+      while (first > 0 && H[first - 1] === hi) first--;
+      const base = L[first];
+      const span = L[n - 1] - base;
+      const count = n - first;
+      let shift = 0;
+      const most = Math.min(1 << 20, Math.max(16, BUCKETS_PER_SYMBOL * count));
+      while (shift < 32 && Math.floor(span / 2 ** shift) + 1 > most) shift++;
+      const nb = Math.floor(span / 2 ** shift) + 2;
+      const buckets = new Int32Array(nb);
+      let a = first;
+      for (let k = 0; k < nb; k++) {
+        const at = base + k * 2 ** shift;
+        while (a + 1 < n && L[a + 1] <= at) a++;
+        buckets[k] = a;
+      }
+      this.bucketHi = hi;
+      this.bucketBase = base;
+      this.bucketShift = shift;
+      this.buckets = buckets;
+    }
   }
 
-  get hits(): number {
-    return this.frames.hits;
-  }
-  get misses(): number {
-    return this.frames.misses;
-  }
-
-  /** The key of the ip `hi:lo` (unsigned halves), and in `kind` whether it was a hit. */
-  resolve(hi: number, lo: number): string {
+  /**
+   * For the `count` ips `hi[from + i]:lo[from + i]`: writes to `sym[at + i]` the index of the
+   * symbol it is inside (or a `Located` code) and to `off[at + i]` its offset there (the low 32
+   * bits, unsigned in an int). Counts hits and misses.
+   */
+  locate(hi: Uint32Array, lo: Uint32Array, from: number, count: number, sym: Int32Array, off: Int32Array, at: number): void {
+    let hits = 0;
+    let misses = 0;
+    if (!this.usable) {
+      for (let i = 0; i < count; i++) sym[at + i] = hi[from + i] === 0 && lo[from + i] === 0x7fffffff ? Located.Trampoline : Located.Raw;
+      return;
+    }
     const H = this.hi;
     const L = this.lo;
     const n = H.length;
-    if (!this.usable || (hi === 0 && lo === 0x7fffffff)) {
-      this.kind = Kind.Uncounted;
-      return addressKeyOf(hi, lo);
+    const bHi = this.bucketHi;
+    const base = this.bucketBase;
+    const shift = this.bucketShift;
+    const buckets = this.buckets;
+    const nb = buckets.length - 1;
+    for (let i = 0; i < count; i++) {
+      const h = hi[from + i];
+      const l = lo[from + i];
+      let a: number;
+      const k = h === bHi && l >= base ? (l - base) >>> shift : -1;
+      if (k >= 0 && k < nb) {
+        // the last symbol at or below the ip lies in [buckets[k], buckets[k + 1]]
+        a = buckets[k];
+        let b = buckets[k + 1];
+        while (a < b) {
+          const mid = (a + b + 1) >> 1;
+          if (L[mid] <= l) a = mid;
+          else b = mid - 1;
+        }
+      } else {
+        if (h === 0 && l === 0x7fffffff) {
+          sym[at + i] = Located.Trampoline;
+          continue;
+        }
+        if (h < H[0] || (h === H[0] && l < L[0])) {
+          sym[at + i] = Located.Miss;
+          misses++;
+          continue;
+        }
+        a = 0;
+        let b = n - 1;
+        while (a < b) {
+          const mid = (a + b + 1) >> 1;
+          const mh = H[mid];
+          if (mh < h || (mh === h && L[mid] <= l)) a = mid;
+          else b = mid - 1;
+        }
+      }
+      if (h === 0 && l === 0x7fffffff) {
+        sym[at + i] = Located.Trampoline;
+        continue;
+      }
+      // ip - addr[a]
+      const dHi = h - H[a] - (l < L[a] ? 1 : 0);
+      const dLo = (l - L[a]) >>> 0;
+      if (a === n - 1 && (dHi > 0 || dLo >= LAST_SYMBOL_SPAN)) {
+        sym[at + i] = Located.Miss;
+        misses++;
+        continue;
+      }
+      hits++;
+      if (dHi > 0) {
+        sym[at + i] = Located.Wide;
+        continue;
+      }
+      sym[at + i] = a;
+      off[at + i] = dLo | 0;
     }
-    // the last symbol at or below the ip
-    if (hi < H[0] || (hi === H[0] && lo < L[0])) return this.miss(hi, lo);
-    let a = 0;
-    let b = n - 1;
-    while (a < b) {
-      const mid = (a + b + 1) >> 1;
-      const mh = H[mid];
-      if (mh < hi || (mh === hi && L[mid] <= lo)) a = mid;
-      else b = mid - 1;
-    }
-    // ip - addr[a], as dHi:dLo
-    let dHi = hi - H[a];
-    let dLo = lo - L[a];
-    if (dLo < 0) {
-      dLo += 0x100000000;
-      dHi--;
-    }
-    if (a + 1 < n) {
-      const eh = H[a + 1];
-      if (hi > eh || (hi === eh && lo >= L[a + 1])) return this.miss(hi, lo);
-    } else if (dHi > 0 || dLo >= LAST_SYMBOL_SPAN) return this.miss(hi, lo);
-    this.kind = Kind.Hit;
-    return this.names[a] + '+0x' + hex64(dHi, dLo);
+    this.hits += hits;
+    this.misses += misses;
   }
 
-  private miss(hi: number, lo: number): string {
-    this.kind = Kind.Miss;
+  /** The key of the ip `hi:lo` (unsigned halves), not counted. */
+  resolve(hi: number, lo: number): string {
+    const h = this.hits;
+    const m = this.misses;
+    const key = this.resolveCounted(hi, lo);
+    this.hits = h;
+    this.misses = m;
+    return key;
+  }
+
+  /** The key of the ip `hi:lo`, counted as a hit or miss. */
+  resolveCounted(hi: number, lo: number): string {
+    this.oneHi[0] = hi;
+    this.oneLo[0] = lo;
+    this.locate(this.oneHi, this.oneLo, 0, 1, this.oneSym, this.oneOff, 0);
+    const s = this.oneSym[0];
+    if (s >= 0) return this.names[s] + '+0x' + (this.oneOff[0] >>> 0).toString(16);
+    if (s === Located.Wide) return this.wide(hi, lo);
     return addressKeyOf(hi, lo);
+  }
+
+  private readonly oneHi = new Uint32Array(1);
+  private readonly oneLo = new Uint32Array(1);
+  private readonly oneSym = new Int32Array(1);
+  private readonly oneOff = new Int32Array(1);
+
+  /** The key of an ip 2^32 or more past its symbol's start. */
+  private wide(hi: number, lo: number): string {
+    const H = this.hi;
+    const L = this.lo;
+    let a = 0;
+    let b = H.length - 1;
+    while (a < b) {
+      const mid = (a + b + 1) >> 1;
+      if (H[mid] < hi || (H[mid] === hi && L[mid] <= lo)) a = mid;
+      else b = mid - 1;
+    }
+    const d = ((BigInt(hi) << 32n) | BigInt(lo)) - ((BigInt(H[a]) << 32n) | BigInt(L[a]));
+    return this.names[a] + '+0x' + d.toString(16);
   }
 }

@@ -287,7 +287,7 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
       const lo = longSize === 8 ? v.getUint32(little ? o : o + 4, little) : v.getUint32(o, little);
       const hi = longSize === 8 ? v.getUint32(little ? o + 4 : o, little) : 0;
       if ((hi === 0 && lo === 0) || (lo === 0xffffffff && (longSize === 4 || hi === 0xffffffff))) break;
-      frames.push(symbolizer ? symbolizer.frames.key(symbolizer.frames.idOf(hi, lo)) : addressKeyOf(hi, lo));
+      frames.push(symbolizer ? symbolizer.resolveCounted(hi, lo) : addressKeyOf(hi, lo));
     }
     return frames;
   }
