@@ -52,6 +52,7 @@ interface NodeFigures {
   refs: number;
   /** the app's default flame graph (top-down, occurrences, everything selected): its node count */
   appNodes: number;
+  appNodesWhole: number;
 }
 
 
@@ -66,7 +67,9 @@ async function nodeFigures(core: string, dir: string, rounds: number): Promise<N
   const all = { range: null, generation: null, cpus: null };
   // by function, as the peers and the rows before granularity existed measured it
   const req = { selection: all, mode: 'top-down', weight: 'occurrences', focus: null, highlightStack: null, granularity: 'function' } as const;
-  const appNodes = ex.flame(req).tree.parent.length;
+  // the page asks top-down with a cull (FlameGraph.tsx CULL_SHARE): the tree it draws; an older build (A) draws the whole
+  const appNodes = ex.flame({ ...req, cull: { minShare: 1 / 4096, zoom: [] } }).tree.parent.length;
+  const appNodesWhole = ex.flame(req).tree.parent.length;
   const stacks: number[] = [];
   const counts: number[] = [];
   let refs = 0;
@@ -103,7 +106,7 @@ async function nodeFigures(core: string, dir: string, rounds: number): Promise<N
   let rootKids = 0;
   for (let i = 1; i < tree!.parent.length; i++) if (tree!.parent[i] === 0) rootKids += tree!.value[i];
   if (tree!.total !== refs || rootKids + tree!.self[0] !== refs) throw new Error(`flame total ${tree!.total} (root children ${rootKids}), the dump holds ${refs} refs`);
-  return { ms, baseMs, nodes: tree!.parent.length, total: tree!.total, stacks: stacks.length, refs, appNodes };
+  return { ms, baseMs, nodes: tree!.parent.length, total: tree!.total, stacks: stacks.length, refs, appNodes, appNodesWhole };
 }
 
 function spawnNode(core: string, dir: string, rounds: number): NodeFigures {
@@ -266,7 +269,7 @@ async function main(): Promise<void> {
   try {
     for (let r = 0; r < ROUNDS; r++) {
       if (sA) {
-        gotA.push(await timePage(browser, sA.url, files, nb.appNodes, false));
+        gotA.push(await timePage(browser, sA.url, files, nb.appNodesWhole, false));
         log(`browser A ${basename(distA)}: ${gotA.at(-1)!.frameMs.toFixed(0)} ms (frame signal), read ${gotA.at(-1)!.readMs.toFixed(0)} ms, heap ${gotA.at(-1)!.heapMb.toFixed(0)} MB`);
       }
       gotB.push(await timePage(browser, sB.url, files, nb.appNodes, true));

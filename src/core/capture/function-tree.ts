@@ -1,4 +1,5 @@
 import type { FileKind } from '../formats/types.ts';
+import { pairSlot, randomWords } from '../base/keyed-hash.ts';
 import type { StackTable } from './stack-table.ts';
 
 /**
@@ -33,7 +34,8 @@ export function isPerfOnly(files: readonly { kind: FileKind }[]): boolean {
 /**
  * The stack table's prefix tree with each frame replaced by its function and equal paths merged:
  * one node per distinct function path. Made in one pass over the table's nodes (parents come
- * before their children), a hash of (parent, function) -> node; typed arrays throughout.
+ * before their children): each node's first child beside it, a keyed hash of (parent, function)
+ * -> node for the rest; typed arrays throughout.
  */
 export interface FunctionTree {
   /** function names (the frame table's: see FrameTable.functionOf) */
@@ -72,20 +74,60 @@ function makeFunctionTree(stacks: StackTable): FunctionTree {
   const depth = new Int32Array(Math.max(1, n));
   const rep = new Int32Array(Math.max(1, n));
   let count = 1;
-  const F = fnNames.length + 1;
-  const child = new Map<number, number>();
+  // (parent, function) -> child: each node's first child kept beside it (a walk down a dump's
+  // tree mostly meets nodes with one child), the others in an open-addressing table of
+  // (parent, function, child) triples, keyed (pairSlot: the functions come from files)
+  const firstChild = new Int32Array(Math.max(1, n));
+  const firstFn = new Int32Array(Math.max(1, n));
+  const key = randomWords(2);
+  const k0 = key[0] | 0;
+  const k1 = key[1] | 0;
+  let bits = 10;
+  let table = new Int32Array(3 << bits);
+  let used = 0;
+  const place = (t: Int32Array, b: number, p: number, f: number, c: number) => {
+    const mask = (1 << b) - 1;
+    let h = pairSlot(p, f, k0, k1, 32 - b);
+    while (t[3 * h + 2] !== 0) h = (h + 1) & mask;
+    t[3 * h] = p;
+    t[3 * h + 1] = f;
+    t[3 * h + 2] = c;
+  };
   for (let k = 1; k < n; k++) {
     const p = ofNode[cols.parent[k]];
     const f = fnOfFrame[cols.frame[k]];
-    const key = p * F + f;
-    let c = child.get(key);
-    if (c === undefined) {
+    let c = 0;
+    const first = firstChild[p];
+    if (first !== 0 && firstFn[p] === f) c = first;
+    else if (first !== 0) {
+      const mask = (1 << bits) - 1;
+      for (let h = pairSlot(p, f, k0, k1, 32 - bits); ; h = (h + 1) & mask) {
+        const e = table[3 * h + 2];
+        if (e === 0) break;
+        if (table[3 * h] === p && table[3 * h + 1] === f) {
+          c = e;
+          break;
+        }
+      }
+    }
+    if (c === 0) {
       c = count++;
-      child.set(key, c);
       parent[c] = p;
       fn[c] = f;
       depth[c] = depth[p] + 1;
       rep[c] = k;
+      if (first === 0) {
+        firstChild[p] = c;
+        firstFn[p] = f;
+      } else {
+        if (2 * (used + 1) > 1 << bits) {
+          const old = table;
+          table = new Int32Array(3 << ++bits);
+          for (let q = 0; q < old.length; q += 3) if (old[q + 2] !== 0) place(table, bits, old[q], old[q + 1], old[q + 2]);
+        }
+        place(table, bits, p, f, c);
+        used++;
+      }
     }
     ofNode[k] = c;
   }

@@ -162,6 +162,12 @@ export interface FlameRequest {
   focus: string | null;
   /** a stack whose path to mark */
   highlightStack: number | null;
+  /**
+   * top-down only: make only what a view shows, the nodes at least `minShare` of the zoomed node
+   * (`zoom`: names from the root, the root's first; empty: the root) and that node's ancestors,
+   * each with its exact total (flame-culled.ts). Absent: the whole tree.
+   */
+  cull?: { minShare: number; zoom: string[] };
 }
 
 /**

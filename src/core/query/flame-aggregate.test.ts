@@ -2,10 +2,9 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { frameFunction } from '../formats/frames.ts';
 import { ExplorerData } from './explorer-data.ts';
-import { line } from '../testing/explorer-fixtures.ts';
-import { flame, setFlameStrategy, stackWeights, type FlameTreeFrames } from './flame.ts';
+import { capture, FNS, recArb, stackArb, treeLines } from '../testing/flame-captures.ts';
+import { flame, setFlameStrategy, stackWeights } from './flame.ts';
 import { ALL, type FlameMode, type FlameWeight, type Selection } from './api.ts';
-import { ingestFiles } from '../testing/test-helpers.ts';
 
 /** The plain reference: a recursive tree of Maps, one path per stack, merged by function name. */
 interface Ref {
@@ -68,34 +67,6 @@ function refLines(d: ExplorerData, r: Ref, rootName: string): string[] {
   walk(r, rootName, 0);
   return out;
 }
-
-function treeLines(t: FlameTreeFrames): string[] {
-  return Array.from(t.value, (v, i) => {
-    const frames: string[] = [];
-    for (let j = t.frameStart[i]; j < t.frameStart[i + 1]; j++) frames.push(`${t.frameNames[t.frameOf[j]]}:${t.frameValue[j]}`);
-    return `${t.depth[i]} ${t.names[t.name[i]]} ${v}/${t.self[i]} [${frames.join(' ')}]`;
-  });
-}
-
-const FNS = ['f', 'g', 'h', 'k', 'm'];
-/** a stack, leaf first: functions with one of three offsets, so nodes merge several frames */
-const stackArb = fc.array(fc.tuple(fc.constantFrom(...FNS), fc.integer({ min: 1, max: 3 })), { minLength: 1, maxLength: 7 });
-
-function capture(recs: { cpu: number; stack: [string, number][] }[], dumps: [string, number][][]): ExplorerData {
-  const lines = ['# tracer: nop'];
-  recs.forEach((r, i) => {
-    const ts = (10 + i * 0.001).toFixed(6);
-    lines.push(line('p-1', r.cpu, ts, 'ev: x'));
-    if (r.stack.length) lines.push(line('p-1', r.cpu, ts, '<stack trace>'), ...r.stack.map(([f, o]) => ` => ${f}+0x${o}/0x40`));
-    else lines.push(line('p-1', r.cpu, ts, `<stack_id ${i % dumps.length} gen 1>`));
-  });
-  const dump = dumps
-    .map((st, slot) => `stack_id ${slot} gen 1 [ref ${slot + 2}, depth ${st.length}]\n` + st.map(([f, o]) => ` => ${f}+0x${o}/0x40\n`).join('') + '\n')
-    .join('');
-  return new ExplorerData(ingestFiles([['trace', lines.join('\n') + '\n'], ['map', dump]]));
-}
-
-const recArb = fc.record({ cpu: fc.integer({ min: 0, max: 2 }), stack: fc.oneof(stackArb, fc.constant([] as [string, number][])) });
 
 describe('flame aggregation (typed arrays) against a plain Map tree', () => {
   afterEach(() => setFlameStrategy('auto'));

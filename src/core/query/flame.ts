@@ -1,5 +1,6 @@
 import type { ExplorerData, FrameView } from './explorer-data.ts';
 import type { Granularity } from '../capture/function-tree.ts';
+import { culledLevel, culledTree, levelTotals, type CulledLevel, type LevelTotals } from './flame-culled.ts';
 import { type FlameTreeFrames, TreeBuilder } from './flame-tree.ts';
 import type { FlameRequest, FlameResult, FlameWeight, Selection } from './api.ts';
 import { SelectionFilter } from './selection.ts';
@@ -318,6 +319,58 @@ export function functionWeights(d: ExplorerData, w: StackWeights, text: string, 
   return out.slice(0, limit);
 }
 
+/** The last culled level's totals, by what they depend on: zooming and re-rooting reuse them. */
+let lastTotals: { d: ExplorerData; key: string; level: CulledLevel; totals: LevelTotals } | null = null;
+
+/** Top-down, only what a view shows (flame-culled.ts), searched the way searchTree does. */
+function culledFlame(d: ExplorerData, req: FlameQuery, cull: { minShare: number; zoom: string[] }, w: StackWeights, granularity: Granularity, search: string | null): FlameAnswer {
+  const key = JSON.stringify([req.selection, req.weight, granularity]);
+  if (!lastTotals || lastTotals.d !== d || lastTotals.key !== key) {
+    const level = culledLevel(d, granularity);
+    lastTotals = { d, key, level, totals: levelTotals(d, level, w) };
+  }
+  const { level, totals } = lastTotals;
+  let frameMask: Uint8Array | null = null;
+  let error: string | null = null;
+  let only: number | null = null;
+  const hash = search ? stackFilterHash(search) : null;
+  if (search && hash === null) {
+    try {
+      frameMask = frameMatchMask(d, search);
+    } catch (e) {
+      const message = patternMessage(e);
+      if (message === null) throw e;
+      error = message;
+    }
+  } else if (hash !== null) only = stackByHash(d, hash);
+  const minShare = Math.max(0, cull.minShare);
+  const culled = culledTree(d, level, totals, { minShare, zoom: cull.zoom, rootName: ROOT_NAME, highlightStack: req.highlightStack, frameMask });
+  const tree = culled.tree;
+  let answer: FlameSearchAnswer | null = null;
+  if (search) {
+    const mask = culled.mask ?? new Uint8Array(tree.parent.length);
+    let stacks = 0;
+    let value = 0;
+    if (hash !== null) {
+      const i = only === null ? -1 : w.stacks.indexOf(only);
+      if (i >= 0 && w.weights[i] > 0) {
+        const onPath = culledTree(d, level, totals, { minShare, zoom: cull.zoom, rootName: ROOT_NAME, highlightStack: only, frameMask: null }).tree.highlight;
+        for (const n of onPath) mask[n] = 1;
+        stacks = 1;
+        value = w.weights[i];
+      }
+    } else if (frameMask) {
+      for (let i = 0; i < w.stacks.length; i++) {
+        if (w.weights[i] === 0 || !stackMatches(d, w.stacks[i], frameMask)) continue;
+        stacks++;
+        value += w.weights[i];
+      }
+    }
+    answer = { mask, callerMask: null, stacks, value, share: tree.total > 0 ? value / tree.total : 0, error };
+  }
+  return { tree, callers: null, search: answer, suggestions: null, granularity };
+}
+
 /** how many functions a sandwich without one offers */
 export const SUGGESTIONS = 12;
 
@@ -332,8 +385,9 @@ export const SUGGESTIONS = 12;
 export function flame(d: ExplorerData, req: FlameQuery): FlameAnswer {
   const w = stackWeights(d, req.selection, req.weight);
   const granularity = d.granularityOf(req.granularity);
-  const view = d.frameView(granularity);
   const search = req.search?.trim() ? req.search : null;
+  if (req.mode === 'top-down' && req.cull) return culledFlame(d, req, req.cull, w, granularity, search);
+  const view = d.frameView(granularity);
   if (req.mode === 'top-down' || req.mode === 'bottom-up') {
     const built = buildTree(d, view, w, req.mode === 'top-down' ? topDownPath : bottomUpPath, ROOT_NAME, req.highlightStack, req.mode);
     return { tree: built.tree, callers: null, search: search ? searchTree(d, w, built, null, search, null) : null, suggestions: null, granularity };

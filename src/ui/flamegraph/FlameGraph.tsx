@@ -15,6 +15,13 @@ const MODES: [FlameMode, string, string][] = [
   ['sandwich', 'Sandwich', 'callers and callees of one function'],
 ];
 
+/**
+ * The smallest node the worker makes, as a share of the zoomed node: narrower than a pixel on a
+ * canvas up to 4,096 pixels wide. A zoom asks again (the totals stay in the worker), so what a
+ * zoom shows is as fine as the first view.
+ */
+const CULL_SHARE = 1 / 4096;
+
 /** The selection's stacks merged into a call tree, weighted by occurrences or ref_count. */
 export function FlameGraph() {
   const selection = useSelection();
@@ -32,6 +39,8 @@ export function FlameGraph() {
     focus: v.flameMode === 'sandwich' ? v.flameFocus : null,
     highlightStack: v.stack,
     ...(search ? { search } : {}),
+    // top-down: the worker makes only what a canvas can draw under the zoomed node (flame-culled.ts)
+    ...(v.flameMode === 'top-down' ? { cull: { minShare: CULL_SHARE, zoom: v.flameZoom } } : {}),
   };
   const q = useFlame(req);
   // the worker answers with the fields of FlameAnswer (core/query/flame.ts)

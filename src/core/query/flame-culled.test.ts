@@ -1,0 +1,88 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { capture, FNS, recArb, stackArb, treeLines } from '../testing/flame-captures.ts';
+import { flame, stackWeights } from './flame.ts';
+import { ALL, type FlameWeight, type Selection } from './api.ts';
+import type { Granularity } from '../capture/function-tree.ts';
+
+// The culled top-down tree (flame-culled.ts) held to the whole tree TreeBuilder merges stack by
+// stack (itself held to a plain Map tree in flame-aggregate.test.ts): with nothing culled the
+// same tree node for node; culled, the whole tree's nodes that are wide enough under the zoomed
+// node, and the zoomed node's ancestors, in the same order with the same totals.
+
+const base = { mode: 'top-down' as const, focus: null };
+
+describe('culled flame graph against the whole tree (property)', () => {
+  it('with nothing culled, is the whole tree: nodes, totals, frames, highlight and search marks', () => {
+    fc.assert(
+      fc.property(
+        fc.array(recArb, { minLength: 1, maxLength: 30 }),
+        fc.array(stackArb, { minLength: 3, maxLength: 3 }),
+        fc.constantFrom<FlameWeight>('occurrences', 'refcount'),
+        fc.constantFrom<Selection>(ALL, { ...ALL, cpus: [0, 2] }),
+        fc.constantFrom<Granularity>('function', 'site'),
+        fc.nat(),
+        fc.constantFrom('', 'g', '/^h/', 'f+0x2', 'zz'),
+        (recs, dumps, weight, selection, granularity, pick, search) => {
+          const d = capture(recs, dumps);
+          const w = stackWeights(d, selection, weight);
+          const highlightStack = w.stacks.length ? w.stacks[pick % w.stacks.length] : null;
+          const req = { ...base, selection, weight, granularity, highlightStack, ...(search ? { search } : {}) };
+          const whole = flame(d, req);
+          const culled = flame(d, { ...req, cull: { minShare: 0, zoom: [] } });
+          expect(treeLines(culled.tree)).toEqual(treeLines(whole.tree));
+          expect(culled.tree.names.length).toBeLessThanOrEqual(culled.tree.parent.length);
+          expect(Array.from(culled.tree.highlight)).toEqual(Array.from(whole.tree.highlight));
+          expect(culled.tree.total).toBe(whole.tree.total);
+          if (search) {
+            expect(Array.from(culled.search!.mask)).toEqual(Array.from(whole.search!.mask));
+            expect([culled.search!.stacks, culled.search!.value, culled.search!.error]).toEqual([whole.search!.stacks, whole.search!.value, whole.search!.error]);
+          }
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+
+  it('culled at a share under a zoomed node, keeps exactly the whole tree\'s nodes that wide there, and the ancestors', () => {
+    fc.assert(
+      fc.property(
+        fc.array(recArb, { minLength: 1, maxLength: 30 }),
+        fc.array(stackArb, { minLength: 3, maxLength: 3 }),
+        fc.constantFrom<Granularity>('function', 'site'),
+        fc.constantFrom(0.01, 0.1, 0.3, 0.5, 0.9, 1),
+        fc.nat(),
+        (recs, dumps, granularity, minShare, pick) => {
+          const d = capture(recs, dumps);
+          const req = { ...base, selection: ALL, weight: 'occurrences' as const, granularity, highlightStack: null };
+          const t = flame(d, req).tree;
+          // zoom into any node of the whole tree, by its names from the root
+          const z = pick % t.parent.length;
+          const path: number[] = [];
+          for (let n = z; n >= 0; n = t.parent[n]) path.unshift(n);
+          const zoom = path.map((n) => t.names[t.name[n]]);
+          const inZoom = (i: number) => {
+            for (let n = i; n >= 0; n = t.parent[n]) if (n === z) return true;
+            return false;
+          };
+          const keep = (i: number) => path.includes(i) || (inZoom(i) && t.value[i] > 0 && t.value[i] >= minShare * t.value[z]);
+          const want = treeLines(t).filter((_, i) => keep(i));
+          const culled = flame(d, { ...req, cull: { minShare, zoom } }).tree;
+          expect(treeLines(culled)).toEqual(want);
+          // parents as the whole tree has them, over the kept nodes
+          const ids = Array.from(t.value.keys()).filter(keep);
+          expect(Array.from(culled.parent, (p) => (p < 0 ? -1 : ids[p]))).toEqual(ids.map((i) => t.parent[i]));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('unknown zoom names stop at the deepest node found', () => {
+    const d = capture([{ cpu: 0, stack: [['f', 1], ['g', 2]] }], [[['h', 1]], [['k', 1]], [['m', 1]]]);
+    const req = { ...base, selection: ALL, weight: 'occurrences' as const, granularity: 'function' as const, highlightStack: null };
+    const t = flame(d, { ...req, cull: { minShare: 0, zoom: ['all', 'g', 'nosuch'] } }).tree;
+    expect(treeLines(t)).toEqual(treeLines(flame(d, { ...req, cull: { minShare: 0, zoom: ['all', 'g'] } }).tree));
+    expect(FNS).toContain('g');
+  });
+});

@@ -1,0 +1,337 @@
+import { functionTree, type Granularity } from '../capture/function-tree.ts';
+import type { ExplorerData } from './explorer-data.ts';
+import type { FlameTreeFrames } from './flame-tree.ts';
+
+/**
+ * The top-down flame graph of what a view can show, built from the prefix trees the capture
+ * already has instead of merged stack by stack. At call-site granularity the flame tree is the
+ * stack table itself (a node's children have distinct frames); by function it is the capture's
+ * function tree (function-tree.ts: one node per distinct function path). Either way the weights
+ * go to the stacks' nodes and one backward pass (parents come before children) sums them into
+ * every ancestor: exact totals for every node, in typed arrays, in the tree's node count.
+ *
+ * Only the nodes at least `minShare` of the view's top (the zoomed node, or the root) are made
+ * into the answer, with the view top's ancestors: a node's value is at least each child's, so
+ * those are a subtree, and what a 4,096-pixel canvas cannot draw is never named, sorted or sent.
+ * A dump whose every stack is in view has millions of nodes and a view draws a few thousand.
+ */
+export interface CulledLevel {
+  /** per tree node: parent (-1 for the root), label (a frame or a function) */
+  parent: Int32Array;
+  label: Int32Array;
+  /** per stack-table node: its node here (function granularity) */
+  ofTable: Int32Array | null;
+  name(label: number): string;
+  /** each node's children, [start[i], start[i + 1]) of list, made on first use */
+  children: Csr | null;
+  /** function granularity: each node's stack-table nodes, made on first use */
+  members: Csr | null;
+}
+
+interface Csr {
+  start: Int32Array;
+  list: Int32Array;
+}
+
+/** `of[k]`'s groups: the k of each group in increasing order (a counting sort). */
+function groups(of: Int32Array, count: number, from: number): Csr {
+  const start = new Int32Array(count + 1);
+  for (let k = from; k < of.length; k++) start[of[k] + 1]++;
+  for (let i = 0; i < count; i++) start[i + 1] += start[i];
+  const list = new Int32Array(start[count]);
+  const fill = start.slice(0, count);
+  for (let k = from; k < of.length; k++) list[fill[of[k]]++] = k;
+  return { start, list };
+}
+
+const levels = new WeakMap<ExplorerData, Map<Granularity, CulledLevel>>();
+
+/** The tree a granularity's flame graph is cut from (one per capture and granularity: its child lists are kept). */
+export function culledLevel(d: ExplorerData, granularity: Granularity): CulledLevel {
+  let byG = levels.get(d);
+  if (!byG) levels.set(d, (byG = new Map()));
+  let level = byG.get(granularity);
+  if (!level) byG.set(granularity, (level = makeLevel(d, granularity)));
+  return level;
+}
+
+function makeLevel(d: ExplorerData, granularity: Granularity): CulledLevel {
+  if (granularity === 'site') {
+    const frames = d.stacks.frames;
+    return { parent: d.node.parent, label: d.node.frame, ofTable: null, name: (f) => frames.name(f), children: null, members: null };
+  }
+  const ft = functionTree(d.stacks);
+  return { parent: ft.parent, label: ft.fn, ofTable: ft.ofNode, name: (f) => ft.fnNames[f], children: null, members: null };
+}
+
+/** Totals of every node of a level's tree for one set of stack weights (what zooming reuses). */
+export interface LevelTotals {
+  value: Float64Array;
+  /** weight of the stacks ending at each node that has any (a Map: most nodes end none) */
+  self: Map<number, number>;
+  /** per stack-table node at function granularity: its inclusive weight (its frame's share of a function node) */
+  tableValue: Float64Array | null;
+}
+
+/** Distinct stacks and their weights (flame.ts StackWeights). */
+export interface WeightedStacks {
+  stacks: Int32Array;
+  weights: Float64Array;
+}
+
+export function levelTotals(d: ExplorerData, level: CulledLevel, w: WeightedStacks): LevelTotals {
+  const n = level.parent.length;
+  const map = level.ofTable;
+  const tableN = d.node.parent.length;
+  // the weights on the stack table's nodes, summed up the table (a function node's value is the
+  // sum of its table nodes': two of them are never one another's ancestor, their paths differ in length)
+  const table = new Float64Array(tableN);
+  const self = new Map<number, number>();
+  for (let i = 0; i < w.stacks.length; i++) {
+    const x = w.weights[i];
+    if (x === 0) continue;
+    table[w.stacks[i]] += x;
+    const k = map ? map[w.stacks[i]] : w.stacks[i];
+    self.set(k, (self.get(k) ?? 0) + x);
+  }
+  const parent = d.node.parent;
+  for (let k = tableN - 1; k > 0; k--) {
+    const x = table[k];
+    if (x !== 0) table[parent[k]] += x;
+  }
+  if (!map) return { value: table, self, tableValue: null };
+  const value = new Float64Array(n);
+  for (let k = 0; k < tableN; k++) {
+    const x = table[k];
+    if (x !== 0) value[map[k]] += x;
+  }
+  return { value, self, tableValue: table };
+}
+
+export interface CulledRequest {
+  /** the smallest node made, as a share of the view top's value */
+  minShare: number;
+  /** the zoomed node as names from the root (the root's own name first, as the page keeps it); empty: the root */
+  zoom: readonly string[];
+  rootName: string;
+  highlightStack: number | null;
+  /** per frame: 1 where a search matches (frameMatchMask), for the answer's mask */
+  frameMask: Uint8Array | null;
+}
+
+export interface CulledTree {
+  tree: FlameTreeFrames;
+  /** per node: 1 where a frame of it matches the search */
+  mask: Uint8Array | null;
+  /** the nodes the full tree has (what was not made) */
+  fullNodes: number;
+}
+
+export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTotals, req: CulledRequest): CulledTree {
+  const { parent, label } = level;
+  const { value, self } = totals;
+  const n = parent.length;
+  const ch = (level.children ??= groups(parent, n, 1));
+  const nameOf = (k: number) => level.name(label[k]);
+  // the view's top: follow the zoom's names down the children with weight (siblings have distinct labels)
+  const path = [0];
+  for (let j = 1; j < req.zoom.length; j++) {
+    const at = path[path.length - 1];
+    let found = -1;
+    for (let c = ch.start[at]; c < ch.start[at + 1] && found < 0; c++) {
+      const k = ch.list[c];
+      if (value[k] !== 0 && nameOf(k) === req.zoom[j]) found = k;
+    }
+    if (found < 0) break;
+    path.push(found);
+  }
+  const top = path[path.length - 1];
+  const theta = req.minShare * value[top];
+  // made: the path above the top (each with its one child on the path), then the top's subtree
+  // breadth first, each node's children wide enough appended together: [kidStart[i], kidEnd[i])
+  const nodes: number[] = path.slice();
+  const kidStart: number[] = [];
+  const kidEnd: number[] = [];
+  for (let i = 0; i + 1 < path.length; i++) {
+    kidStart.push(i + 1);
+    kidEnd.push(i + 2);
+  }
+  for (let i = path.length - 1; i < nodes.length; i++) {
+    const k = nodes[i];
+    kidStart.push(nodes.length);
+    for (let c = ch.start[k]; c < ch.start[k + 1]; c++) {
+      const x = ch.list[c];
+      if (value[x] >= theta && value[x] > 0) nodes.push(x);
+    }
+    kidEnd.push(nodes.length);
+  }
+  const m = nodes.length;
+  const slot = new Map<number, number>();
+  for (let i = 0; i < m; i++) slot.set(nodes[i], i);
+  const names = nodes.map((k) => (k === 0 ? req.rootName : nameOf(k)));
+  // children by descending value, then name, then first seen (TreeBuilder.build's order)
+  const kids = Int32Array.from(nodes.keys());
+  const order = (a: number, b: number) => value[nodes[b]] - value[nodes[a]] || (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : nodes[a] - nodes[b]);
+  for (let i = 0; i < m; i++) if (kidEnd[i] - kidStart[i] > 1) kids.subarray(kidStart[i], kidEnd[i]).sort(order);
+  // pre-order
+  const pre = new Int32Array(m);
+  const ofPre = new Int32Array(m);
+  const tParent = new Int32Array(m);
+  const tDepth = new Int32Array(m);
+  const stack = new Int32Array(m);
+  const stackParent = new Int32Array(m);
+  let sp = 0;
+  let next = 0;
+  if (m > 0) {
+    stack[sp] = 0;
+    stackParent[sp++] = -1;
+  }
+  while (sp) {
+    const i = stack[--sp];
+    const p = stackParent[sp];
+    const id = next++;
+    pre[i] = id;
+    ofPre[id] = i;
+    tParent[id] = p;
+    tDepth[id] = p < 0 ? 0 : tDepth[p] + 1;
+    for (let j = kidEnd[i] - 1; j >= kidStart[i]; j--) {
+      stack[sp] = kids[j];
+      stackParent[sp++] = id;
+    }
+  }
+  const nameIndex = new Map<string, number>();
+  const treeNames: string[] = [];
+  const tName = new Int32Array(m);
+  const tValue = new Float64Array(m);
+  const tSelf = new Float64Array(m);
+  for (let id = 0; id < m; id++) {
+    const i = ofPre[id];
+    const s = names[i];
+    let x = nameIndex.get(s);
+    if (x === undefined) nameIndex.set(s, (x = treeNames.push(s) - 1));
+    tName[id] = x;
+    tValue[id] = value[nodes[i]];
+    tSelf[id] = self.get(nodes[i]) ?? 0;
+  }
+  // the highlighted stack's path, as far as it was made
+  let highlight = new Int32Array(0);
+  const hs = req.highlightStack;
+  if (hs !== null && hs >= 0 && hs < d.node.parent.length) {
+    const on: number[] = [];
+    const map = level.ofTable;
+    for (let t = hs; t > 0; t = d.node.parent[t]) {
+      const k = map ? map[t] : t;
+      const i = slot.get(k);
+      if (i !== undefined) on.push(pre[i]);
+    }
+    on.push(0);
+    highlight = Int32Array.from(on.reverse());
+  }
+  const frames = nodeFramesOf(d, level, totals, nodes, pre);
+  let mask: Uint8Array | null = null;
+  if (req.frameMask) {
+    const fm = req.frameMask;
+    mask = new Uint8Array(m);
+    for (let id = 0; id < m; id++) {
+      for (let j = frames.frameStart[id]; j < frames.frameStart[id + 1]; j++) {
+        if (fm[frames.frameIds[frames.frameOf[j]]]) {
+          mask[id] = 1;
+          break;
+        }
+      }
+    }
+  }
+  return {
+    tree: {
+      names: treeNames,
+      name: tName,
+      parent: tParent,
+      depth: tDepth,
+      value: tValue,
+      self: tSelf,
+      total: value[0],
+      highlight,
+      frameNames: frames.frameNames,
+      frameStart: frames.frameStart,
+      frameOf: frames.frameOf,
+      frameValue: frames.frameValue,
+    },
+    mask,
+    fullNodes: countWeighted(value),
+  };
+}
+
+function countWeighted(value: Float64Array): number {
+  let c = 0;
+  for (let i = 0; i < value.length; i++) if (value[i] !== 0 || i === 0) c++;
+  return c;
+}
+
+/**
+ * Each made node's frames (sym+0xoff), heaviest first: at call-site granularity its own; by
+ * function, those of the stack-table nodes it merges, each frame's weight summed.
+ */
+function nodeFramesOf(d: ExplorerData, level: CulledLevel, totals: LevelTotals, nodes: readonly number[], pre: Int32Array) {
+  const m = nodes.length;
+  const frame = d.node.frame;
+  const frames = d.stacks.frames;
+  // per made node (pre-order id): its frames as (frame, weight) entries, contiguous
+  const frameStart = new Int32Array(m + 1);
+  const ofPre = new Int32Array(m);
+  for (let i = 0; i < m; i++) ofPre[pre[i]] = i;
+  const entryFrame: number[] = [];
+  const entryValue: number[] = [];
+  const members = level.ofTable ? (level.members ??= groups(level.ofTable, level.parent.length, 0)) : null;
+  const tv = totals.tableValue;
+  const merged = new Map<number, number>();
+  for (let id = 0; id < m; id++) {
+    frameStart[id] = entryFrame.length;
+    const k = nodes[ofPre[id]];
+    if (k === 0) continue;
+    if (!members) {
+      entryFrame.push(frame[k]);
+      entryValue.push(totals.value[k]);
+      continue;
+    }
+    const from = entryFrame.length;
+    for (let j = members.start[k]; j < members.start[k + 1]; j++) {
+      const t = members.list[j];
+      const x = tv![t];
+      if (x === 0) continue;
+      const f = frame[t];
+      const at = merged.get(f);
+      if (at === undefined) {
+        merged.set(f, entryFrame.length);
+        entryFrame.push(f);
+        entryValue.push(x);
+      } else entryValue[at] += x;
+    }
+    merged.clear();
+    // heaviest first, then the frame table's order
+    if (entryFrame.length - from > 1) {
+      const idx = Array.from({ length: entryFrame.length - from }, (_, q) => from + q).sort((a, b) => entryValue[b] - entryValue[a] || entryFrame[a] - entryFrame[b]);
+      const f2 = idx.map((q) => entryFrame[q]);
+      const v2 = idx.map((q) => entryValue[q]);
+      for (let q = 0; q < idx.length; q++) {
+        entryFrame[from + q] = f2[q];
+        entryValue[from + q] = v2[q];
+      }
+    }
+  }
+  frameStart[m] = entryFrame.length;
+  const frameNames: string[] = [];
+  const frameIds: number[] = [];
+  const index = new Map<number, number>();
+  const frameOf = new Int32Array(entryFrame.length);
+  for (let e = 0; e < entryFrame.length; e++) {
+    const f = entryFrame[e];
+    let k = index.get(f);
+    if (k === undefined) {
+      index.set(f, (k = frameNames.length));
+      frameNames.push(frames.name(f));
+      frameIds.push(f);
+    }
+    frameOf[e] = k;
+  }
+  return { frameNames, frameIds, frameStart, frameOf, frameValue: Float64Array.from(entryValue) };
+}
