@@ -37,6 +37,11 @@ import { generated } from './generated.ts';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const SMOKE = flag('--smoke');
+/** the trace names every stack of the dump (generate --every-stack): the flame graph of the trace holds them all */
+const EVERY = flag('--every-stack');
+/** generate's --frames: call-graph walks (tens of thousands of distinct return addresses) or random frames (millions) */
+const SHAPE = arg('--shape', 'callgraph');
+if (SHAPE !== 'callgraph' && SHAPE !== 'random') throw new Error(`--shape callgraph|random, not ${SHAPE}`);
 const JSON_OUT = flag('--json');
 const STACKS = Number(arg('--stacks', SMOKE ? '3000' : '262144'));
 const ROUNDS = Number(arg('--rounds', SMOKE ? '1' : '3'));
@@ -53,6 +58,9 @@ interface NodeFigures {
   /** the app's default flame graph (top-down, occurrences, everything selected): its node count */
   appNodes: number;
   appNodesWhole: number;
+  /** the page's cut request over every stack of the dump: time (a fresh ExplorerData: its function tree included) and nodes made */
+  culledMs: number;
+  culledNodes: number;
 }
 
 
@@ -92,6 +100,18 @@ async function nodeFigures(core: string, dir: string, rounds: number): Promise<N
     if (w[0] !== refs) throw new Error(`the plain loop summed ${w[0]}, the dump holds ${refs}`);
     return ms;
   };
+  // the page's request (top-down, cut to what a view draws) over every stack: what a first paint asks the worker
+  const culledReq = { ...req, cull: { minShare: 1 / 4096, zoom: [] as string[] } };
+  let culledMs = Infinity;
+  let culledNodes = 0;
+  for (let r = 0; r < rounds; r++) {
+    // a fresh ExplorerData each round: the cut reuses totals for one, as a zoom does
+    const fresh = new Explorer(cap);
+    fresh.data.occurrences = () => whole;
+    const t = performance.now();
+    culledNodes = fresh.flame(culledReq).tree.parent.length;
+    culledMs = Math.min(culledMs, performance.now() - t);
+  }
   let ms = Infinity;
   let baseMs = Infinity;
   let tree = null as null | { parent: Int32Array; total: number; value: Float64Array; self: Float64Array };
@@ -106,7 +126,7 @@ async function nodeFigures(core: string, dir: string, rounds: number): Promise<N
   let rootKids = 0;
   for (let i = 1; i < tree!.parent.length; i++) if (tree!.parent[i] === 0) rootKids += tree!.value[i];
   if (tree!.total !== refs || rootKids + tree!.self[0] !== refs) throw new Error(`flame total ${tree!.total} (root children ${rootKids}), the dump holds ${refs} refs`);
-  return { ms, baseMs, nodes: tree!.parent.length, total: tree!.total, stacks: stacks.length, refs, appNodes, appNodesWhole };
+  return { ms, baseMs, nodes: tree!.parent.length, total: tree!.total, stacks: stacks.length, refs, appNodes, appNodesWhole, culledMs, culledNodes };
 }
 
 function spawnNode(core: string, dir: string, rounds: number): NodeFigures {
@@ -221,11 +241,14 @@ async function timePage(browser: Browser, url: string, files: string[], expected
 }
 
 async function main(): Promise<void> {
-  const capture = arg('--capture', '') || generated(['--stacks', String(STACKS), '--depth', arg('--depth', '4-64'), '--events', arg('--events', '1000')]).dir;
+  const genArgs = ['--stacks', String(STACKS), '--depth', arg('--depth', '4-64'), '--events', EVERY ? String(Math.max(STACKS, Number(arg('--events', '0')))) : arg('--events', '1000')];
+  if (SHAPE === 'random') genArgs.push('--frames', 'random', '--symbols', '50000');
+  if (EVERY) genArgs.push('--every-stack');
+  const capture = arg('--capture', '') || generated(genArgs).dir;
   const files = ['kallsyms', 'stack_map_bin', 'trace'].map((n) => join(capture, n));
   const against = arg('--against', '');
   const rows: Row[] = [];
-  const tag = STACKS >= 262144 ? '262k' : `${Math.round(STACKS / 1000)}k`;
+  const tag = (STACKS >= 262144 ? '262k' : `${Math.round(STACKS / 1000)}k`) + (EVERY ? '-every' : '') + (SHAPE === 'random' ? '-random' : '');
 
   // Node: B (and A) in alternating child processes
   const A = against ? coreAt(against) : null;
@@ -255,6 +278,16 @@ async function main(): Promise<void> {
     baseline: { what: 'a plain loop over the stack table nodes (weights summed into parents)', value: Math.round(nb.baseMs * 10) / 10, unit: 'ms' },
     ratio: nb.ms / nb.baseMs,
     ...(nodeA.length ? { note: `A (${against}) best ${best(nodeA).ms.toFixed(0)} ms (${(best(nodeA).ms / best(nodeA).baseMs).toFixed(1)}x its loop), B/A by the ratio to the loop ${(nb.ms / nb.baseMs / (best(nodeA).ms / best(nodeA).baseMs)).toFixed(3)}` } : {}),
+  });
+
+  rows.push({
+    id: `flame-culled-${tag}`,
+    what: `flame() top-down as the page asks it (cut to 1/4096 of the view) in Node over every stack of the dump (${nb.stacks}) -> ${nb.culledNodes} of ${nb.nodes} nodes made`,
+    value: Math.round(nb.culledMs),
+    unit: 'ms',
+    baseline: { what: 'a plain loop over the stack table nodes (weights summed into parents)', value: Math.round(nb.baseMs * 10) / 10, unit: 'ms' },
+    ratio: nb.culledMs / nb.baseMs,
+    note: `the whole tree (flame-aggregate) took ${nb.ms.toFixed(0)} ms in the same process`,
   });
 
   // the browser

@@ -1,4 +1,5 @@
 // The first flame graph in Chromium, ours against speedscope and d3-flame-graph (issue 11, point 1),
+// and FlameGraph's flamegraph.pl (perl, folded file to SVG, ../shared/peer-tools; issue 21),
 // on the same stacks at 1k, 10k, 100k and 262k unique stacks.
 //
 // Each size is one `cli generate` capture (v8, depth 4-64, uniform popularity, 4 events per
@@ -76,13 +77,13 @@ async function timeOurs(browser: Browser, url: string, files: string[], f: Folde
           const p = w.__smx.find((x: any) => w.__t0 && x.t > w.__t0 && x.nodes === nodes && x.painted > 0 && x.unique === unique);
           return p ? p.t - w.__t0 : null;
         },
-        { nodes: f.treeNodes, unique: f.uniqueStacks },
+        { nodes: f.pageNodes, unique: f.uniqueStacks },
         { timeout: CAP_S * 1000, polling: 100 },
       )
       .catch(() => null);
     if (!handle) {
       const last = await page.evaluate(() => (window as any).__smx.slice(-1)[0] ?? null);
-      return { ms: null, note: `not drawn in ${CAP_S} s (last paint: ${JSON.stringify(last)}; expected ${f.treeNodes} nodes, ${f.uniqueStacks} unique)` };
+      return { ms: null, note: `not drawn in ${CAP_S} s (last paint: ${JSON.stringify(last)}; expected ${f.pageNodes} nodes, ${f.uniqueStacks} unique)` };
     }
     const ms = (await handle.jsonValue()) as number;
     await shot(page, `ours-${f.uniqueStacks}`);
@@ -141,6 +142,21 @@ async function timeD3(browser: Browser, url: string, f: FoldedInput): Promise<Ti
   }
 }
 
+/** FlameGraph's flamegraph.pl (../shared/peer-tools, not vendored): the folded file to an SVG, a process timed from start to exit. */
+const FLAMEGRAPH_PL = join(repo, '../shared/peer-tools/flamegraph.pl');
+function timeFlamegraphPl(f: FoldedInput): Timing {
+  if (!existsSync(FLAMEGRAPH_PL)) return { ms: null, note: `not run: ${FLAMEGRAPH_PL} is absent` };
+  const t = performance.now();
+  const r = spawnSync('perl', [FLAMEGRAPH_PL, f.path], { encoding: 'utf8', maxBuffer: 1 << 30, timeout: CAP_S * 1000 });
+  const ms = performance.now() - t;
+  if (r.error && (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') return { ms: null, note: `not drawn in ${CAP_S} s` };
+  if (r.status !== 0) return { ms: null, note: `failed (exit ${r.status}): ${r.stderr.slice(0, 200)}` };
+  // an SVG with a rectangle per drawn frame
+  const rects = (r.stdout.match(/<rect /g) ?? []).length;
+  if (!r.stdout.startsWith('<?xml') || rects < 2) return { ms: null, note: `wrote no flame graph (${rects} rectangles)` };
+  return { ms };
+}
+
 const best = (xs: Timing[]): Timing => {
   const ok = xs.filter((x) => x.ms !== null);
   return ok.length ? ok.reduce((a, b) => (b.ms! < a.ms! ? b : a)) : xs[0];
@@ -175,7 +191,7 @@ async function main(): Promise<void> {
       const f = await foldedInput(cap);
       log(`${label}: ${f.uniqueStacks} unique stacks, ${f.lines} folded lines (${(f.bytes / 1e6).toFixed(1)} MB), ${f.treeNodes} flame nodes, ${f.leaves} leaves, weight ${f.total}`);
       const rounds = Number(arg('--rounds', SMOKE ? '1' : n <= 1000 ? '3' : n <= 10_000 ? '2' : '1'));
-      const got: Record<'ours' | 'speedscope' | 'd3', Timing[]> = { ours: [], speedscope: [], d3: [] };
+      const got: Record<'ours' | 'speedscope' | 'd3' | 'flamegraph', Timing[]> = { ours: [], speedscope: [], d3: [], flamegraph: [] };
       for (let r = 0; r < rounds; r++) {
         // alternating, so a slow spell of the machine falls on all three
         got.ours.push(await timeOurs(browser, served.url, cap.files, f));
@@ -193,16 +209,24 @@ async function main(): Promise<void> {
           }
           got[peer].push(t);
         }
+        const fgSkip = gaveUp.get('flamegraph');
+        if (r === 0 || (got.flamegraph[0].ms !== null && got.flamegraph[0].ms! <= REPEAT_S * 1000)) {
+          const t = fgSkip ? { ms: null, note: fgSkip } : timeFlamegraphPl(f);
+          if (t.ms === null && !fgSkip) gaveUp.set('flamegraph', `not tried: ${t.note} at ${label}`);
+          got.flamegraph.push(t);
+        }
         const show = (t: Timing[]) => (t[r] ? (t[r].ms?.toFixed(0) ?? t[r].note) : 'not repeated');
-        log(`  round ${r + 1}: ours ${show(got.ours)} ms, speedscope ${show(got.speedscope)}, d3-flame-graph ${show(got.d3)}`);
+        log(`  round ${r + 1}: ours ${show(got.ours)} ms, speedscope ${show(got.speedscope)}, d3-flame-graph ${show(got.d3)}, flamegraph.pl ${show(got.flamegraph)}`);
       }
       const ours = best(got.ours);
       const ss = best(got.speedscope);
       const d3 = best(got.d3);
+      const fg = best(got.flamegraph);
       const round = (x: number | null) => (x === null ? null : Math.round(x));
       const peers: Peer[] = [
         { name: 'speedscope', value: round(ss.ms), unit: 'ms', ...(ss.note ? { note: ss.note } : {}) },
         { name: 'd3-flame-graph', value: round(d3.ms), unit: 'ms', ...(d3.note ? { note: d3.note } : {}) },
+        { name: 'flamegraph.pl', value: round(fg.ms), unit: 'ms', note: `FlameGraph's perl script, folded file to SVG (a process)${fg.note ? `; ${fg.note}` : ''}` },
       ];
       const row: Row = {
         id: `flame-peers-${label}`,
@@ -212,12 +236,11 @@ async function main(): Promise<void> {
         peers,
         note: `ours reads the capture (trace ${(cap.report.files[0].bytes / 1e6).toFixed(0)} MB + stack_map_bin + kallsyms); the peers read its folded form (${(f.bytes / 1e6).toFixed(1)} MB, ${f.lines.toLocaleString('en-US')} lines)${ours.note ? `; ours: ${ours.note}` : ''}`,
       };
-      if (label === '100k' && !SMOKE) {
-        row.goal = 'faster than speedscope; >= 5x d3-flame-graph';
-        // a peer not drawn within the cap counts as slower than the cap
-        const ssMs = ss.ms ?? CAP_S * 1000;
-        const d3Ms = d3.ms ?? CAP_S * 1000;
-        row.met = ours.ms !== null && ours.ms < ssMs && ours.ms * 5 <= d3Ms;
+      if (!SMOKE) {
+        row.goal = 'faster than every peer that draws it';
+        // a peer not drawn within the cap is reported as that ("not drawn in N s"), never as a ratio
+        const drawn = [ss, d3, fg].filter((t) => t.ms !== null);
+        row.met = ours.ms !== null && drawn.every((t) => ours.ms! < t.ms!);
         if (ss.ms !== null) row.ratio = Math.round((ours.ms! / ss.ms) * 100) / 100;
         if (ss.ms !== null) row.baseline = { what: 'speedscope, same stacks', value: round(ss.ms)!, unit: 'ms' };
       }

@@ -35,11 +35,13 @@ export interface Script {
 /** In run order: Node and browser alternate, the heaviest browser ones furthest apart. */
 export const SCRIPTS: Script[] = [
   { file: 'cli-start.ts', rows: ['cli-start-help'], browser: false, timeout: 120 },
-  { file: 'flame-browser.ts', rows: ['flame-first-paint-262k', 'flame-aggregate-262k'], browser: true, timeout: 420 },
+  { file: 'flame-browser.ts', rows: ['flame-first-paint-262k', 'flame-aggregate-262k', 'flame-culled-262k'], browser: true, timeout: 420 },
   { file: 'sim-insert.ts', rows: ['sim-insert-hit-1w', 'sim-insert-hit-2w', 'sim-insert-hit-4w', 'sim-insert-hit-nohash-1w', 'sim-insert-hit-nohash-2w', 'sim-insert-hit-nohash-4w'], browser: false, timeout: 180 },
   { file: 'timeline-browser.ts', rows: ['timeline-frame-p95-10m', 'timeline-frame-p50-10m'], browser: true, timeout: 420 },
   { file: 'ingest.ts', rows: ['ingest-cookies-105mb', 'ingest-full-105mb', 'parser-noop-105mb', 'cli-summary-process-105mb', 'ingest-bytes-per-event'], browser: false, timeout: 420 },
   { file: 'peers.ts', rows: ['flame-peers-1k', 'flame-peers-10k', 'flame-peers-100k', 'flame-peers-262k'], browser: true, timeout: 1500, args: ['--budget', '900'] },
+  { file: 'flame-browser.ts', rows: ['flame-first-paint-262k-every', 'flame-aggregate-262k-every', 'flame-culled-262k-every'], browser: true, timeout: 900, args: ['--every-stack'] },
+  { file: 'flame-browser.ts', rows: ['flame-first-paint-262k-every-random', 'flame-aggregate-262k-every-random', 'flame-culled-262k-every-random'], browser: true, timeout: 900, args: ['--every-stack', '--shape', 'random'] },
   { file: 'dump-ingest.ts', rows: ['dump-ingest-262k', 'dump-ingest-262k-random'], browser: false, timeout: 300 },
   { file: 'linear.ts', rows: ['linear-worst-ratio', 'linear-line-shape-ratio'], browser: false, timeout: 120 },
   { file: 'zstd-linear.ts', rows: ['zstd-linear-worst-ratio'], browser: false, timeout: 300 },

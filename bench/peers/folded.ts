@@ -25,8 +25,10 @@ export interface FoldedInput {
   total: number;
   /** leaves of the merged tree (the trie below) */
   leaves: number;
-  /** our flame tree's nodes, its root included (the page's data-nodes) */
+  /** our whole flame tree's nodes, its root included */
   treeNodes: number;
+  /** the nodes the page draws from: the tree cut to what a view shows (FlameGraph.tsx asks with a cull) */
+  pageNodes: number;
   /** the summary's unique stacks (the page's summary-unique-stacks) */
   uniqueStacks: number;
   events: number;
@@ -77,7 +79,10 @@ function treeLeaves(parent: Int32Array): number {
 export async function foldedInput(cap: Generated): Promise<FoldedInput> {
   const path = join(cap.dir, 'flame.folded');
   const meta = join(cap.dir, 'flame.folded.json');
-  if (existsSync(meta) && existsSync(path)) return JSON.parse(readFileSync(meta, 'utf8')) as FoldedInput;
+  if (existsSync(meta) && existsSync(path)) {
+    const saved = JSON.parse(readFileSync(meta, 'utf8')) as FoldedInput;
+    if (saved.pageNodes !== undefined) return saved;
+  }
   const { capture, failed } = await readFiles(cap.files);
   if (failed.length) throw new Error(`cannot read ${failed.map((f) => `${f.file}: ${f.reason}`).join(', ')}`);
   const ex = new Explorer(capture);
@@ -90,7 +95,9 @@ export async function foldedInput(cap: Generated): Promise<FoldedInput> {
   }
   const text = [...merged].map(([k, w]) => `${k} ${w}`).join('\n') + '\n';
   // by function: the folded file above merges the frames by function for the peers
-  const { tree } = ex.flame({ selection: ALL, mode: 'top-down', weight: 'occurrences', focus: null, highlightStack: null, granularity: 'function' });
+  const req = { selection: ALL, mode: 'top-down', weight: 'occurrences', focus: null, highlightStack: null, granularity: 'function' } as const;
+  const { tree } = ex.flame(req);
+  const pageNodes = ex.flame({ ...req, cull: { minShare: 1 / 4096, zoom: [] } }).tree.parent.length;
   const trie = trieCounts(text);
   const ours = { nodes: tree.parent.length, leaves: treeLeaves(tree.parent), total: tree.total };
   if (trie.nodes !== ours.nodes || trie.leaves !== ours.leaves || trie.total !== ours.total) {
@@ -105,6 +112,7 @@ export async function foldedInput(cap: Generated): Promise<FoldedInput> {
     total: trie.total,
     leaves: trie.leaves,
     treeNodes: ours.nodes,
+    pageNodes,
     uniqueStacks: summarize(capture).uniqueStacks,
     events: cap.report.events,
   };

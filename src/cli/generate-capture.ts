@@ -34,6 +34,15 @@ export interface GenerateOptions {
   /** extra functions in the synthetic kernel (its kallsyms), beside the real-named ones */
   symbols: number;
   zipf: number;
+  /**
+   * how frames are drawn: 'callgraph', real call chains through the functions' 1-3 call sites
+   * (tens of thousands of distinct return addresses); 'random', every frame a random function at a
+   * random offset inside it (millions, as a kernel with many distinct return addresses or another
+   * generator gives)
+   */
+  frames: 'callgraph' | 'random';
+  /** the trace's first records name every stack once (in a random order), so a flame graph of the trace holds them all */
+  everyStack: boolean;
   /** also write the `stack_map` text dump (large: ~40 bytes per frame) */
   textDump: boolean;
   json: boolean;
@@ -49,16 +58,64 @@ export { UsageError };
 
 // ---------------------------------------------------------------- the synthetic kernel and its stacks
 
-/** Return addresses the stacks are made of: one per (function, call site), printed once. */
-interface Alphabet {
+/**
+ * Return addresses the stacks are made of: one per (function, call site), and with random frames
+ * one more per frame drawn. Each is a function and an offset; its text is made when written.
+ */
+class Alphabet {
   ips: BigUint64Array;
+  private sym: Uint32Array;
+  private off: Uint32Array;
+  size = 0;
+  readonly byName = new Map<string, number[]>();
+  /** indices of the added (synthetic) functions' call sites */
+  readonly filler: Uint32Array;
+
+  constructor(readonly symbols: readonly KernelSymbol[], realCount: number) {
+    this.ips = new BigUint64Array(1024);
+    this.sym = new Uint32Array(1024);
+    this.off = new Uint32Array(1024);
+    const filler: number[] = [];
+    symbols.forEach((s, si) => {
+      const idx: number[] = [];
+      for (const off of s.callSites) {
+        if (si >= realCount) filler.push(this.size);
+        idx.push(this.add(si, off));
+      }
+      this.byName.set(s.name, idx);
+    });
+    this.filler = Uint32Array.from(filler);
+  }
+
+  /** A return address `off` bytes into symbol `si`; its index. */
+  add(si: number, off: number): number {
+    if (this.size === this.ips.length) {
+      const grow = <T extends BigUint64Array | Uint32Array>(a: T, make: new (n: number) => T): T => {
+        const b = new make(2 * a.length);
+        b.set(a as never);
+        return b;
+      };
+      this.ips = grow(this.ips, BigUint64Array);
+      this.sym = grow(this.sym, Uint32Array);
+      this.off = grow(this.off, Uint32Array);
+    }
+    const i = this.size++;
+    this.sym[i] = si;
+    this.off[i] = off;
+    this.ips[i] = this.symbols[si].addr + BigInt(off);
+    return i;
+  }
+
   /** as the trace prints the frame: `sym+0xoff/0xsize [module]` */
-  printed: string[];
+  printed(i: number): string {
+    const s = this.symbols[this.sym[i]];
+    return `${s.name}+0x${this.off[i].toString(16)}/0x${s.size.toString(16)}${s.module ? ` [${s.module}]` : ''}`;
+  }
+
   /** `sym+0xoff`, for event payloads */
-  short: string[];
-  byName: Map<string, number[]>;
-  /** indices of the added (synthetic) functions' return addresses */
-  filler: Uint32Array;
+  short(i: number): string {
+    return `${this.symbols[this.sym[i]].name}+0x${this.off[i].toString(16)}`;
+  }
 }
 
 function buildKernel(rng: Rng, extra: number): { symbols: KernelSymbol[]; kernel: SyntheticKernel } {
@@ -75,27 +132,6 @@ function buildKernel(rng: Rng, extra: number): { symbols: KernelSymbol[]; kernel
     addr += BigInt(size + rng.range(0, 8) * 16);
   }
   return { symbols, kernel };
-}
-
-function buildAlphabet(symbols: readonly KernelSymbol[], realCount: number): Alphabet {
-  const ips: bigint[] = [];
-  const printed: string[] = [];
-  const short: string[] = [];
-  const byName = new Map<string, number[]>();
-  const filler: number[] = [];
-  symbols.forEach((s, si) => {
-    const idx: number[] = [];
-    for (const off of s.callSites) {
-      idx.push(ips.length);
-      if (si >= realCount) filler.push(ips.length);
-      ips.push(s.addr + BigInt(off));
-      const o = '0x' + off.toString(16);
-      printed.push(`${s.name}+${o}/0x${s.size.toString(16)}${s.module ? ` [${s.module}]` : ''}`);
-      short.push(`${s.name}+${o}`);
-    }
-    byName.set(s.name, idx);
-  });
-  return { ips: BigUint64Array.from(ips), printed, short, byName, filler: Uint32Array.from(filler) };
 }
 
 interface Population {
@@ -142,7 +178,13 @@ function buildPopulation(rng: Rng, alpha: Alphabet, kernel: SyntheticKernel, o: 
       const f = all.subarray(total, total + d);
       const { c, w } = chains[rng.int(chains.length)];
       const L = c.length;
-      if (!hasFiller) {
+      if (o.frames === 'random') {
+        // any function, anywhere inside it
+        for (let i = 0; i < d; i++) {
+          const si = rng.int(alpha.symbols.length);
+          f[i] = alpha.add(si, rng.range(1, Math.max(1, alpha.symbols[si].size - 1)));
+        }
+      } else if (!hasFiller) {
         // leaf first: the chain read from its leaf, cut at the depth (repeated when it is too short)
         for (let i = 0; i < d; i++) f[i] = pickSite(c[L - 1 - (i % L)]);
       } else {
@@ -214,9 +256,17 @@ export interface GenerateReport {
 export function writeCapture(o: GenerateOptions): GenerateReport {
   const rng = new Rng(o.seed);
   const { symbols, kernel } = buildKernel(rng, o.symbols);
-  const alpha = buildAlphabet(symbols, kernel.symbols.length);
+  const alpha = new Alphabet(symbols, kernel.symbols.length);
   const pop = buildPopulation(rng, alpha, kernel, o);
   const zipf = new Zipf(o.stacks, o.zipf);
+  // --every-stack: the first records name every stack once, in a random order (Fisher-Yates)
+  const cover = o.everyStack ? Uint32Array.from({ length: o.stacks }, (_, k) => k) : new Uint32Array(0);
+  for (let i = cover.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    const t = cover[i];
+    cover[i] = cover[j];
+    cover[j] = t;
+  }
   const occurrences = new Uint32Array(o.stacks);
   const files: GenerateReport['files'] = [];
   const dir = o.out;
@@ -264,7 +314,7 @@ export function writeCapture(o: GenerateOptions): GenerateReport {
       const cpu = rng.int(o.cpus);
       if (rng.next() < 0.15) cpuTask[cpu] = rng.pick(TASKS);
       const task = cpuTask[cpu];
-      const k = zipf.sample(rng);
+      const k = events < cover.length ? cover[events] : zipf.sample(rng);
       occurrences[k]++;
       const wake = pop.wakeup[k] === 1;
       const flags = wake ? 'd..3.' : '...1.';
@@ -275,7 +325,7 @@ export function writeCapture(o: GenerateOptions): GenerateReport {
         const wakee = rng.pick(TASKS);
         payload = `comm=${wakee.comm} pid=${wakee.pid} prio=120 target_cpu=${String(rng.int(o.cpus)).padStart(3, '0')}`;
       } else {
-        const caller = alpha.short[pop.frames[s0 + (d > 1 ? 1 : 0)]];
+        const caller = alpha.short(pop.frames[s0 + (d > 1 ? 1 : 0)]);
         payload =
           `call_site=${caller} ptr=0xffff8880${rng.u32().toString(16).padStart(8, '0')} bytes_req=${rng.pick([32, 64, 192, 256, 512, 4096])} ` +
           `bytes_alloc=${rng.pick([64, 256, 512, 4096])} gfp_flags=${rng.pick(GFP)}`;
@@ -284,7 +334,7 @@ export function writeCapture(o: GenerateOptions): GenerateReport {
       items.push({ type: 'event', ...base, tgid: null, name: wake ? 'sched_wakeup' : 'kmem_cache_alloc', payload });
       if (o.fullStacks) {
         const fr: string[] = new Array(d);
-        for (let i = 0; i < d; i++) fr[i] = alpha.printed[pop.frames[s0 + i]];
+        for (let i = 0; i < d; i++) fr[i] = alpha.printed(pop.frames[s0 + i]);
         items.push({ type: 'stack', kind: 'full', ...base, slot: 0, generation: null, frames: fr });
       } else {
         items.push({ type: 'stack', kind: 'cookie', ...base, slot: pop.slot[k], generation: v8 ? GENERATION : null, frames: null });
@@ -335,7 +385,7 @@ export function writeCapture(o: GenerateOptions): GenerateReport {
         for (let j = c; j < Math.min(o.stacks, c + CHUNK_ITEMS); j++) {
           const k = order[j];
           const fr: string[] = [];
-          for (let i = pop.start[k]; i < pop.start[k + 1]; i++) fr.push(alpha.printed[pop.frames[i]]);
+          for (let i = pop.start[k]; i < pop.start[k + 1]; i++) fr.push(alpha.printed(pop.frames[i]));
           records.push({ slot: pop.slot[k], refCount: ref(k), frames: fr });
         }
         const b = Buffer.from(writeStackMapText(records, { version: o.mode, generation: v8 ? GENERATION : null }));

@@ -102,6 +102,43 @@ describe('generate', () => {
     for (const t of s.top) for (const f of t.frames) expect(f).not.toMatch(/^0x/);
   }, 60_000);
 
+  it('--frames random draws millions-of-addresses stacks and --every-stack names each stack in the trace (counted from the files)', async () => {
+    const distinctIps = (dir: string) => {
+      const bin = readFileSync(join(dir, 'stack_map_bin'));
+      const dv = new DataView(bin.buffer, bin.byteOffset, bin.byteLength);
+      const ips = new Set<bigint>();
+      let frames = 0;
+      for (let off = 16; off < bin.length; ) {
+        const nr = dv.getUint32(off + 4, true);
+        for (let i = 0; i < nr; i++) ips.add(dv.getBigUint64(off + 16 + 8 * i, true));
+        frames += nr;
+        off += 16 + 8 * nr;
+      }
+      return { distinct: ips.size, frames };
+    };
+    const args = ['--events', '2000', '--stacks', '2000', '--depth', '8-16', '--seed', '3', '--symbols', '4000', '--zipf', '1'];
+    const graph = await gen(args);
+    const random = await gen([...args, '--frames', 'random', '--every-stack']);
+    expect([graph.code, random.code]).toEqual([0, 0]);
+    const g = distinctIps(graph.dir);
+    const r = distinctIps(random.dir);
+    // call sites: a few per function, shared by many stacks; random frames: nearly every frame its own address
+    expect(g.distinct).toBeLessThan(g.frames / 4);
+    expect(r.distinct).toBeGreaterThan(0.9 * r.frames);
+    // every stack of the dump named by the trace, by slot
+    const slotsIn = (dir: string) => new Set([...readFileSync(join(dir, 'trace'), 'utf8').matchAll(/: <stack_id (\d+) gen 1>$/gm)].map((m) => m[1]));
+    expect(slotsIn(random.dir).size).toBe(countIndependently(random.dir).nrStacks);
+    expect(slotsIn(graph.dir).size).toBeLessThan(countIndependently(graph.dir).nrStacks);
+    expect(random.report).toMatchObject({ stacks: 2000, stacksInTrace: 2000 });
+    // the random frames are inside the symbols kallsyms lists: summary reads none as a raw address
+    const files = readdirSync(random.dir).map((f) => join(random.dir, f));
+    const sum = JSON.parse((await run(tsx, [MAIN, 'summary', '--json', ...files], { encoding: 'utf8' })).stdout);
+    expect(sum.diagnostics).toEqual([]);
+    expect(sum.uniqueStacks).toBe(2000);
+    for (const t of sum.top) for (const f of t.frames) expect(f).not.toMatch(/^0x/);
+    expect((await gen(['--events', '10', '--stacks', '20', '--every-stack'])).code).toBe(2);
+  }, 60_000);
+
   it('writes full stacks for --full-stacks, v7 ids and a version 1 dump for --mode v7', async () => {
     const { dir, code } = await gen(['--events', '1500', '--mode', 'v7', '--stacks', '200', '--depth', '1-64', '--full-stacks', '--symbols', '300']);
     expect(code).toBe(0);

@@ -23,13 +23,16 @@ export const DEFAULT_GENERATE: Omit<GenerateOptions, 'out'> = {
   cpus: 4,
   symbols: 16_384,
   zipf: 1,
+  frames: 'callgraph',
+  everyStack: false,
   textDump: false,
   json: false,
 };
 const DEFAULT_EVENTS = 100_000;
 
 const USAGE = `usage: stackmap-explorer generate --out DIR [--events N | --mb N] [--mode v7|v8] [--stacks N]
-                                  [--depth MIN-MAX] [--full-stacks] [--seed S] [options] [--json]
+                                  [--depth MIN-MAX] [--full-stacks] [--frames callgraph|random]
+                                  [--every-stack] [--seed S] [options] [--json]
 
   Writes a synthetic capture for benchmarks to DIR: trace, stack_map_bin, stack_map_stat,
   kallsyms (and stack_map with --text-dump). One generation, no reset; every stack record in
@@ -51,6 +54,12 @@ const USAGE = `usage: stackmap-explorer generate --out DIR [--events N | --mb N]
   --symbols N       synthetic functions added to the kernel's real-named ones, 0..1000000
                     (default ${DEFAULT_GENERATE.symbols}); kallsyms lists them all
   --zipf S          skew of the stacks' popularity in the trace, 0 = uniform (default ${DEFAULT_GENERATE.zipf})
+  --frames callgraph|random
+                    callgraph: real call chains through each function's 1-3 call sites (tens of
+                    thousands of distinct return addresses); random: every frame a random
+                    function at a random offset inside it (millions) (default callgraph)
+  --every-stack     the trace's first records name every stack once, in a random order (so a
+                    flame graph of the trace holds every stack); needs --events >= --stacks
   --text-dump       also write the stack_map text dump
   --json            print the report as one JSON object
 
@@ -111,6 +120,15 @@ export function parseGenerateArgs(args: string[]): GenerateOptions {
       case '--zipf':
         o.zipf = num(a, v(), 0, 10, false);
         break;
+      case '--frames': {
+        const f = v();
+        if (f !== 'callgraph' && f !== 'random') throw new UsageError(`--frames callgraph|random, not ${f ?? 'nothing'}`);
+        o.frames = f;
+        break;
+      }
+      case '--every-stack':
+        o.everyStack = true;
+        break;
       case '--text-dump':
         o.textDump = true;
         break;
@@ -127,6 +145,7 @@ export function parseGenerateArgs(args: string[]): GenerateOptions {
   if (!o.out) throw new UsageError('--out DIR is required');
   if (o.events !== null && o.mb !== null) throw new UsageError('--events and --mb exclude each other');
   if (o.events === null && o.mb === null) o.events = DEFAULT_EVENTS;
+  if (o.everyStack && o.events !== null && o.events < o.stacks) throw new UsageError(`--every-stack needs --events of at least --stacks (${o.stacks})`);
   return o as GenerateOptions;
 }
 

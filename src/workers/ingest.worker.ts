@@ -24,7 +24,7 @@ const treeBuffers = (t: FlameTree): ArrayBuffer[] => {
   // the frames merged into each node (core/query/flame-tree.ts NodeFrames) travel the same way
   const f = t as FlameTree & { frameStart?: Int32Array; frameOf?: Int32Array; frameValue?: Float64Array };
   const frames = f.frameStart && f.frameOf && f.frameValue ? [f.frameStart, f.frameOf, f.frameValue] : [];
-  return [t.name, t.parent, t.depth, t.value, t.self, t.highlight, ...frames].map((a) => a.buffer as ArrayBuffer);
+  return [t.name, t.parent, t.depth, t.value, t.self, t.highlight, ...(t.hidden ? [t.hidden] : []), ...(t.hiddenCount ? [t.hiddenCount] : []), ...frames].map((a) => a.buffer as ArrayBuffer);
 };
 /** distinct buffers only: transferring one twice throws */
 const flameBuffers = (r: FlameResult): ArrayBuffer[] => [...new Set([...treeBuffers(r.tree), ...(r.callers ? treeBuffers(r.callers) : [])])];

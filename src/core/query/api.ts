@@ -188,6 +188,12 @@ export interface FlameTree {
   total: number;
   /** nodes on the highlighted stack's path */
   highlight: Int32Array;
+  /**
+   * a tree cut to what a view shows (FlameRequest.cull): per node, the weight and the count of
+   * its children not made (too narrow), which the view draws as one "..." span
+   */
+  hidden?: Float64Array;
+  hiddenCount?: Int32Array;
 }
 
 export interface FlameResult {

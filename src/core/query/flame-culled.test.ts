@@ -4,6 +4,20 @@ import { capture, FNS, recArb, stackArb, treeLines } from '../testing/flame-capt
 import { flame, stackWeights } from './flame.ts';
 import { ALL, type FlameWeight, type Selection } from './api.ts';
 import type { Granularity } from '../capture/function-tree.ts';
+import { subtreeEnds, visibleFlame } from './flame-layout.ts';
+import type { FlameTree } from './api.ts';
+
+/** The node reached by names from the root (the page's nodeByPath). */
+function nodeByNames(t: FlameTree, names: readonly string[]): number {
+  let node = 0;
+  for (const want of names.slice(1)) {
+    let found = -1;
+    for (let i = node + 1; i < t.parent.length && found < 0; i++) if (t.parent[i] === node && t.names[t.name[i]] === want) found = i;
+    if (found < 0) return -1;
+    node = found;
+  }
+  return node;
+}
 
 // The culled top-down tree (flame-culled.ts) held to the whole tree TreeBuilder merges stack by
 // stack (itself held to a plain Map tree in flame-aggregate.test.ts): with nothing culled the
@@ -72,6 +86,22 @@ describe('culled flame graph against the whole tree (property)', () => {
           // parents as the whole tree has them, over the kept nodes
           const ids = Array.from(t.value.keys()).filter(keep);
           expect(Array.from(culled.parent, (p) => (p < 0 ? -1 : ids[p]))).toEqual(ids.map((i) => t.parent[i]));
+          // under the zoomed node, what was not made: the weight and count of each node's dropped children
+          ids.forEach((i, at) => {
+            if (!inZoom(i)) return;
+            const dropped = Array.from(t.value.keys()).filter((c) => t.parent[c] === i && !keep(c) && t.value[c] > 0);
+            expect([culled.hidden![at], culled.hiddenCount![at]]).toEqual([dropped.reduce((x, c) => x + t.value[c], 0), dropped.length]);
+          });
+          // and a view at least as coarse as the cut draws the same as from the whole tree
+          const zc = culled.parent.length ? nodeByNames(culled, zoom) : -1;
+          for (const width of [minShare, Math.min(1, 2 * minShare), Math.max(minShare, 0.5)]) {
+            const a = visibleFlame(t, subtreeEnds(t), z, width);
+            const b = visibleFlame(culled, subtreeEnds(culled), zc, width);
+            expect(Array.from(b.nodes, (n) => ids[n])).toEqual(Array.from(a.nodes));
+            expect([Array.from(b.x0), Array.from(b.x1)]).toEqual([Array.from(a.x0), Array.from(a.x1)]);
+            expect(Array.from(b.moreParent, (n) => ids[n])).toEqual(Array.from(a.moreParent));
+            expect([Array.from(b.moreValue), Array.from(b.moreCount), Array.from(b.moreX0)]).toEqual([Array.from(a.moreValue), Array.from(a.moreCount), Array.from(a.moreX0)]);
+          }
         },
       ),
       { numRuns: 150 },

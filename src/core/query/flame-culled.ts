@@ -156,14 +156,25 @@ export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTot
     kidStart.push(i + 1);
     kidEnd.push(i + 2);
   }
+  // and each node's children not made: their weight and count
+  const hiddenOf: number[] = path.slice(0, -1).map(() => 0);
+  const hiddenN: number[] = path.slice(0, -1).map(() => 0);
   for (let i = path.length - 1; i < nodes.length; i++) {
     const k = nodes[i];
     kidStart.push(nodes.length);
+    let hw = 0;
+    let hn = 0;
     for (let c = ch.start[k]; c < ch.start[k + 1]; c++) {
       const x = ch.list[c];
       if (value[x] >= theta && value[x] > 0) nodes.push(x);
+      else if (value[x] > 0) {
+        hw += value[x];
+        hn++;
+      }
     }
     kidEnd.push(nodes.length);
+    hiddenOf.push(hw);
+    hiddenN.push(hn);
   }
   const m = nodes.length;
   const slot = new Map<number, number>();
@@ -204,8 +215,12 @@ export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTot
   const tName = new Int32Array(m);
   const tValue = new Float64Array(m);
   const tSelf = new Float64Array(m);
+  const tHidden = new Float64Array(m);
+  const tHiddenCount = new Int32Array(m);
   for (let id = 0; id < m; id++) {
     const i = ofPre[id];
+    tHidden[id] = hiddenOf[i];
+    tHiddenCount[id] = hiddenN[i];
     const s = names[i];
     let x = nameIndex.get(s);
     if (x === undefined) nameIndex.set(s, (x = treeNames.push(s) - 1));
@@ -251,6 +266,8 @@ export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTot
       self: tSelf,
       total: value[0],
       highlight,
+      hidden: tHidden,
+      hiddenCount: tHiddenCount,
       frameNames: frames.frameNames,
       frameStart: frames.frameStart,
       frameOf: frames.frameOf,

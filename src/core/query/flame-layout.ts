@@ -144,24 +144,27 @@ export function visibleFlame(tree: FlameTree, ends: Int32Array, zoom: number, mi
       x1.push(Math.min(1, start + w));
       let cursor = start;
       const kids: number[] = [];
+      // a cut tree's children that were never made (too narrow) join the "..." of those too narrow here
+      let rest = tree.hidden ? tree.hidden[i] : 0;
+      let count = tree.hiddenCount ? tree.hiddenCount[i] : 0;
       for (let c = i + 1; c < ends[i]; c = ends[c]) {
         const cw = (tree.value[c] / total) * scale;
         if (cw < minWidth) {
-          let rest = 0;
-          let count = 0;
           for (let d = c; d < ends[i]; d = ends[d]) {
             rest += tree.value[d];
             count++;
           }
-          mp.push(i);
-          m0.push(cursor);
-          m1.push(Math.min(1, cursor + (rest / total) * scale));
-          mv.push(rest);
-          mc.push(count);
           break;
         }
         kids.push(c, cursor);
         cursor += cw;
+      }
+      if (count > 0) {
+        mp.push(i);
+        m0.push(cursor);
+        m1.push(Math.min(1, cursor + (rest / total) * scale));
+        mv.push(rest);
+        mc.push(count);
       }
       // pushed in reverse so they come off the stack left to right (pre-order)
       for (let k = kids.length - 2; k >= 0; k -= 2) stack.push(kids[k], kids[k + 1]);
