@@ -204,47 +204,63 @@ export class ExplorerData {
    */
   occurrences(sel: Selection | SelectionFilter): Occurrences {
     const f = sel instanceof SelectionFilter ? sel : new SelectionFilter(sel);
-    const nodes = this.node.parent.length;
-    const counts = new Float64Array(nodes);
-    const first = new Int32Array(nodes).fill(-1);
-    const v7 = new Float64Array(nodes);
-    const v8 = new Float64Array(nodes);
-    const wsum = new Float64Array(nodes);
+    // per distinct stack, in the order the walk meets them: its position in `order` by node
+    // (a node-sized index kept between calls and reset after each: the selection's stacks are
+    // few beside the table's nodes, and a fresh node-sized array per call is that much memory to
+    // zero every time)
+    const at = (this.stackAt ??= new Int32Array(this.node.parent.length).fill(-1));
+    const scan = this.recordScan(f);
+    // at most one distinct stack per record walked
+    const room = Math.max(0, scan.p1 - scan.p0);
+    const order = new Int32Array(room);
+    const counts = new Float64Array(room);
+    const first = new Int32Array(room);
+    const v7 = new Float64Array(room);
+    const v8 = new Float64Array(room);
+    const wsum = new Float64Array(room);
+    let n = 0;
     const recWeight = this.recWeight;
-    const order: number[] = [];
     let total = 0;
     const { status, stack, kind } = this.rec;
-    const scan = this.recordScan(f);
-    for (let p = scan.p0; p < scan.p1; p++) {
-      const r = scan.order === null ? p : scan.order[p];
-      if (scan.check && !this.recordIn(f, r)) continue;
-      const st = status[r];
-      if (st !== RESOLVED && st !== UNVERIFIED && st !== FULL) continue;
-      const s = stack[r];
-      if (s < 0) continue;
-      if (counts[s] === 0) {
-        order.push(s);
-        first[s] = r;
-      } else if (r < first[s]) first[s] = r;
-      counts[s]++;
-      wsum[s] += recWeight[r];
-      const k = kind[r];
-      if (k === COOKIE_V7) v7[s]++;
-      else if (k === COOKIE_V8) v8[s]++;
-      total++;
+    try {
+      for (let p = scan.p0; p < scan.p1; p++) {
+        const r = scan.order === null ? p : scan.order[p];
+        if (scan.check && !this.recordIn(f, r)) continue;
+        const st = status[r];
+        if (st !== RESOLVED && st !== UNVERIFIED && st !== FULL) continue;
+        const s = stack[r];
+        if (s < 0) continue;
+        let i = at[s];
+        if (i < 0) {
+          i = at[s] = n++;
+          order[i] = s;
+          first[i] = r;
+        } else if (r < first[i]) first[i] = r;
+        counts[i]++;
+        wsum[i] += recWeight[r];
+        const k = kind[r];
+        if (k === COOKIE_V7) v7[i]++;
+        else if (k === COOKIE_V8) v8[i]++;
+        total++;
+      }
+    } finally {
+      for (let i = 0; i < n; i++) at[order[i]] = -1;
     }
-    // first-seen order in the file, whatever order the walk took
-    order.sort((a, b) => first[a] - first[b]);
-    return {
-      stacks: Int32Array.from(order),
-      counts: Float64Array.from(order, (s) => counts[s]),
-      first: Int32Array.from(order, (s) => first[s]),
-      weights: Float64Array.from(order, (s) => wsum[s]),
-      v7: Float64Array.from(order, (s) => v7[s]),
-      v8: Float64Array.from(order, (s) => v8[s]),
-      total,
+    // first-seen order in the file, whatever order the walk took (a walk in file order met them so)
+    if (scan.order === null) {
+      return { stacks: order.slice(0, n), counts: counts.slice(0, n), first: first.slice(0, n), weights: wsum.slice(0, n), v7: v7.slice(0, n), v8: v8.slice(0, n), total };
+    }
+    const byFirst = new Int32Array(n);
+    for (let i = 0; i < n; i++) byFirst[i] = i;
+    byFirst.sort((a, b) => first[a] - first[b]);
+    const pick = <T extends Int32Array | Float64Array>(src: T, make: new (k: number) => T): T => {
+      const out = new make(n);
+      for (let j = 0; j < n; j++) out[j] = src[byFirst[j]];
+      return out;
     };
+    return { stacks: pick(order, Int32Array), counts: pick(counts, Float64Array), first: pick(first, Int32Array), weights: pick(wsum, Float64Array), v7: pick(v7, Float64Array), v8: pick(v8, Float64Array), total };
   }
+  private stackAt: Int32Array | null = null;
 
   /** The function tree of the capture's stacks (function-tree.ts). */
   get functions(): FunctionTree {

@@ -123,27 +123,43 @@ export interface CulledTree {
   tree: FlameTreeFrames;
   /** per node: 1 where a frame of it matches the search */
   mask: Uint8Array | null;
-  /** the nodes the full tree has (what was not made) */
-  fullNodes: number;
 }
 
 export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTotals, req: CulledRequest): CulledTree {
   const { parent, label } = level;
   const { value, self } = totals;
   const n = parent.length;
-  const ch = (level.children ??= groups(parent, n, 1));
   const nameOf = (k: number) => level.name(label[k]);
-  // the view's top: follow the zoom's names down the children with weight (siblings have distinct labels)
+  // each node's children: the level's child lists once a zoom has asked for them (kept for the
+  // next zoom), else for the first view one forward pass collecting the children of the nodes
+  // kept so far (parents come before children), which touches no node-sized array but a mask
+  let childrenOf: (k: number) => ArrayLike<number>;
   const path = [0];
-  for (let j = 1; j < req.zoom.length; j++) {
-    const at = path[path.length - 1];
-    let found = -1;
-    for (let c = ch.start[at]; c < ch.start[at + 1] && found < 0; c++) {
-      const k = ch.list[c];
-      if (value[k] !== 0 && nameOf(k) === req.zoom[j]) found = k;
+  if (level.children || req.zoom.length > 1) {
+    const ch = (level.children ??= groups(parent, n, 1));
+    childrenOf = (k) => ch.list.subarray(ch.start[k], ch.start[k + 1]);
+    // the view's top: follow the zoom's names down the children with weight (siblings have distinct labels)
+    for (let j = 1; j < req.zoom.length; j++) {
+      const kids = childrenOf(path[path.length - 1]);
+      let found = -1;
+      for (let c = 0; c < kids.length && found < 0; c++) if (value[kids[c]] !== 0 && nameOf(kids[c]) === req.zoom[j]) found = kids[c];
+      if (found < 0) break;
+      path.push(found);
     }
-    if (found < 0) break;
-    path.push(found);
+  } else {
+    const theta0 = req.minShare * value[0];
+    const keepMask = new Uint8Array(n);
+    keepMask[0] = 1;
+    const lists = new Map<number, number[]>();
+    for (let k = 1; k < n; k++) {
+      const p = parent[k];
+      if (keepMask[p] === 0 || value[k] === 0) continue;
+      if (value[k] >= theta0) keepMask[k] = 1;
+      const l = lists.get(p);
+      if (l) l.push(k);
+      else lists.set(p, [k]);
+    }
+    childrenOf = (k) => lists.get(k) ?? [];
   }
   const top = path[path.length - 1];
   const theta = req.minShare * value[top];
@@ -160,12 +176,12 @@ export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTot
   const hiddenOf: number[] = path.slice(0, -1).map(() => 0);
   const hiddenN: number[] = path.slice(0, -1).map(() => 0);
   for (let i = path.length - 1; i < nodes.length; i++) {
-    const k = nodes[i];
+    const kids = childrenOf(nodes[i]);
     kidStart.push(nodes.length);
     let hw = 0;
     let hn = 0;
-    for (let c = ch.start[k]; c < ch.start[k + 1]; c++) {
-      const x = ch.list[c];
+    for (let c = 0; c < kids.length; c++) {
+      const x = kids[c];
       if (value[x] >= theta && value[x] > 0) nodes.push(x);
       else if (value[x] > 0) {
         hw += value[x];
@@ -242,7 +258,7 @@ export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTot
     on.push(0);
     highlight = Int32Array.from(on.reverse());
   }
-  const frames = nodeFramesOf(d, level, totals, nodes, pre);
+  const frames = nodeFramesOf(d, level, totals, nodes, pre, req.zoom.length > 1);
   let mask: Uint8Array | null = null;
   if (req.frameMask) {
     const fm = req.frameMask;
@@ -274,21 +290,14 @@ export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTot
       frameValue: frames.frameValue,
     },
     mask,
-    fullNodes: countWeighted(value),
   };
-}
-
-function countWeighted(value: Float64Array): number {
-  let c = 0;
-  for (let i = 0; i < value.length; i++) if (value[i] !== 0 || i === 0) c++;
-  return c;
 }
 
 /**
  * Each made node's frames (sym+0xoff), heaviest first: at call-site granularity its own; by
  * function, those of the stack-table nodes it merges, each frame's weight summed.
  */
-function nodeFramesOf(d: ExplorerData, level: CulledLevel, totals: LevelTotals, nodes: readonly number[], pre: Int32Array) {
+function nodeFramesOf(d: ExplorerData, level: CulledLevel, totals: LevelTotals, nodes: readonly number[], pre: Int32Array, zoomed: boolean) {
   const m = nodes.length;
   const frame = d.node.frame;
   const frames = d.stacks.frames;
@@ -298,21 +307,48 @@ function nodeFramesOf(d: ExplorerData, level: CulledLevel, totals: LevelTotals, 
   for (let i = 0; i < m; i++) ofPre[pre[i]] = i;
   const entryFrame: number[] = [];
   const entryValue: number[] = [];
-  const members = level.ofTable ? (level.members ??= groups(level.ofTable, level.parent.length, 0)) : null;
+  // a function node's table nodes: the level's lists once a zoom has asked (kept for the next),
+  // else one pass over the table's nodes for the nodes made (a mask, then their positions)
+  let memberList: Int32Array = new Int32Array(0);
+  let memberStart: (i: number, k: number) => number = () => 0;
+  let memberEnd: (i: number, k: number) => number = () => 0;
+  if (level.ofTable && (level.members || zoomed)) {
+    const mem = (level.members ??= groups(level.ofTable, level.parent.length, 0));
+    memberList = mem.list;
+    memberStart = (_, k) => mem.start[k];
+    memberEnd = (_, k) => mem.start[k + 1];
+  } else if (level.ofTable) {
+    const map = level.ofTable;
+    const mask = new Uint8Array(level.parent.length);
+    const madeAt = new Map<number, number>();
+    for (let i = 0; i < m; i++) {
+      mask[nodes[i]] = 1;
+      madeAt.set(nodes[i], i);
+    }
+    const count = new Int32Array(m + 1);
+    for (let t = 1; t < map.length; t++) if (mask[map[t]] !== 0) count[madeAt.get(map[t])! + 1]++;
+    for (let i = 0; i < m; i++) count[i + 1] += count[i];
+    memberList = new Int32Array(count[m]);
+    const fill = count.slice(0, m);
+    for (let t = 1; t < map.length; t++) if (mask[map[t]] !== 0) memberList[fill[madeAt.get(map[t])!]++] = t;
+    memberStart = (i) => count[i];
+    memberEnd = (i) => count[i + 1];
+  }
   const tv = totals.tableValue;
   const merged = new Map<number, number>();
   for (let id = 0; id < m; id++) {
     frameStart[id] = entryFrame.length;
     const k = nodes[ofPre[id]];
     if (k === 0) continue;
-    if (!members) {
+    if (!level.ofTable) {
       entryFrame.push(frame[k]);
       entryValue.push(totals.value[k]);
       continue;
     }
     const from = entryFrame.length;
-    for (let j = members.start[k]; j < members.start[k + 1]; j++) {
-      const t = members.list[j];
+    const i = ofPre[id];
+    for (let j = memberStart(i, k); j < memberEnd(i, k); j++) {
+      const t = memberList[j];
       const x = tv![t];
       if (x === 0) continue;
       const f = frame[t];
