@@ -48,8 +48,6 @@ export interface FunctionTree {
   parent: Int32Array;
   fn: Int32Array;
   depth: Int32Array;
-  /** per function-path node: the first stack-table node that maps to it (its representative) */
-  rep: Int32Array;
 }
 
 const trees = new WeakMap<StackTable, FunctionTree>();
@@ -72,13 +70,11 @@ function makeFunctionTree(stacks: StackTable): FunctionTree {
   const parent = new Int32Array(Math.max(1, n)).fill(-1);
   const fn = new Int32Array(Math.max(1, n)).fill(-1);
   const depth = new Int32Array(Math.max(1, n));
-  const rep = new Int32Array(Math.max(1, n));
   let count = 1;
   // (parent, function) -> child: each node's first child kept beside it (a walk down a dump's
   // tree mostly meets nodes with one child), the others in an open-addressing table of
   // (parent, function, child) triples, keyed (pairSlot: the functions come from files)
   const firstChild = new Int32Array(Math.max(1, n));
-  const firstFn = new Int32Array(Math.max(1, n));
   const key = randomWords(2);
   const k0 = key[0] | 0;
   const k1 = key[1] | 0;
@@ -98,7 +94,7 @@ function makeFunctionTree(stacks: StackTable): FunctionTree {
     const f = fnOfFrame[cols.frame[k]];
     let c = 0;
     const first = firstChild[p];
-    if (first !== 0 && firstFn[p] === f) c = first;
+    if (first !== 0 && fn[first] === f) c = first;
     else if (first !== 0) {
       const mask = (1 << bits) - 1;
       for (let h = pairSlot(p, f, k0, k1, 32 - bits); ; h = (h + 1) & mask) {
@@ -115,11 +111,8 @@ function makeFunctionTree(stacks: StackTable): FunctionTree {
       parent[c] = p;
       fn[c] = f;
       depth[c] = depth[p] + 1;
-      rep[c] = k;
-      if (first === 0) {
-        firstChild[p] = c;
-        firstFn[p] = f;
-      } else {
+      if (first === 0) firstChild[p] = c;
+      else {
         if (2 * (used + 1) > 1 << bits) {
           const old = table;
           table = new Int32Array(3 << ++bits);
@@ -131,7 +124,9 @@ function makeFunctionTree(stacks: StackTable): FunctionTree {
     }
     ofNode[k] = c;
   }
-  return { fnNames, fnOfFrame, ofNode, parent: parent.slice(0, count), fn: fn.slice(0, count), depth: depth.slice(0, count), rep: rep.slice(0, count) };
+  // most of a dump's table nodes are function paths of their own: a view of the arrays, not a copy, unless much is unused
+  const trim = (a: Int32Array) => (count > n / 2 ? a.subarray(0, count) : a.slice(0, count));
+  return { fnNames, fnOfFrame, ofNode, parent: trim(parent), fn: trim(fn), depth: trim(depth) };
 }
 
 /** The function names of a function-path node, leaf first. */

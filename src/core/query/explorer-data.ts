@@ -90,9 +90,10 @@ export class ExplorerData {
     this.evOrder = sortedOrder(this.ev.ts);
     this.recOrder = sortedOrder(this.rec.ts);
 
-    const ft = functionTree(this.stacks);
-    this.fnOfFrame = ft.fnOfFrame;
-    this.fnNames = ft.fnNames;
+    // each frame's function needs no tree (the frame table knows it); the function tree is made
+    // when something asks for paths by function (`functions`)
+    this.fnOfFrame = this.stacks.frames.functionIds().slice();
+    this.fnNames = this.stacks.frames.functionNames();
     this.granularity = defaultGranularity(capture.files);
     this.hasWeights = t.hasWeights;
     this.recWeight = t.recWeight.raw();

@@ -291,7 +291,7 @@ export class TreeBuilder {
   }
 
   /** The frames merged into each node of the tree build() made (pre-order ids), heaviest first. */
-  nodeFrames(frameStrings: readonly string[]): NodeFrames {
+  nodeFrames(frameCount: number, frameName: (f: number) => string): NodeFrames {
     const n = this.pre.length;
     const builderOf = this.builderOf;
     // each node's other frames, contiguous
@@ -305,7 +305,7 @@ export class TreeBuilder {
     for (let b = 0; b < n; b++) if (this.firstFrame[b] >= 0) entries += 1 + oStart[b + 1] - oStart[b];
     const names: string[] = [];
     // frame string index -> index into names (-1: not yet)
-    const nameIndex = new Int32Array(frameStrings.length).fill(-1);
+    const nameIndex = new Int32Array(frameCount).fill(-1);
     const frameStart = new Int32Array(n + 1);
     const frameOf = new Int32Array(entries);
     const frameValue = new Float64Array(entries);
@@ -313,7 +313,7 @@ export class TreeBuilder {
       let k = nameIndex[f];
       if (k < 0) {
         k = nameIndex[f] = names.length;
-        names.push(frameStrings[f]);
+        names.push(frameName(f));
       }
       return k;
     };

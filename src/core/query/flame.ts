@@ -184,7 +184,7 @@ function buildTree(
   highlightStack: number | null,
   whole: 'top-down' | 'bottom-up' | null = null,
 ): { tree: FlameTreeFrames; stacks: number[]; nodesOf(stack: number): number[] } {
-  const frameStrings = d.stacks.frames.strings;
+  const frames = d.stacks.frames;
   const b = new TreeBuilder(Math.max(1, view.names.length));
   const taking: number[] = [];
   if (whole) {
@@ -226,7 +226,7 @@ function buildTree(
     const p = path(fns);
     return p ? b.nodesOnPath(p.map((k) => fns[k])) : [];
   };
-  return { tree: { ...tree, ...b.nodeFrames(frameStrings) }, stacks: taking, nodesOf };
+  return { tree: { ...tree, ...b.nodeFrames(frames.size, (f) => frames.name(f)) }, stacks: taking, nodesOf };
 }
 
 /**

@@ -58,7 +58,7 @@ export function generationDiff(d: ExplorerData, a: number | 'none', b: number | 
   const row = (s: number, order: number) => {
     let x = rows.get(s);
     if (!x) {
-      x = { stack: s, leaf: s > 0 ? d.stacks.frames.strings[d.node.frame[s]] : '', a: 0, b: 0, order };
+      x = { stack: s, leaf: s > 0 ? d.stacks.frames.name(d.node.frame[s]) : '', a: 0, b: 0, order };
       rows.set(s, x);
     }
     return x;

@@ -148,7 +148,7 @@ export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer
       share: occ.total ? occ.counts[i] / occ.total : 0,
       refCount: d.refCount(s, refGens),
       generations: [...(rowGens.get(s) ?? [])].sort((a, b) => a - b).map(genValue),
-      leaf: s > 0 ? (granularity === 'function' ? d.fnNames[d.fnOfFrame[d.node.frame[s]]] : d.stacks.frames.strings[d.node.frame[s]]) : '',
+      leaf: s > 0 ? (granularity === 'function' ? d.fnNames[d.fnOfFrame[d.node.frame[s]]] : d.stacks.frames.name(d.node.frame[s])) : '',
       depth,
       bytesSaved: occ.v7[i] * bytesSaved(COOKIE_V7, depth) + occ.v8[i] * bytesSaved(COOKIE_V8, depth),
     };
@@ -192,7 +192,7 @@ function sortKey(
         return g.length ? g[0] * 1024 + g.length : -1;
       };
     case 'leaf':
-      return (i) => (occ.stacks[i] > 0 ? d.stacks.frames.strings[d.node.frame[occ.stacks[i]]] : '');
+      return (i) => (occ.stacks[i] > 0 ? d.stacks.frames.name(d.node.frame[occ.stacks[i]]) : '');
     case 'depth':
       return (i) => d.node.depth[occ.stacks[i]];
     case 'bytesSaved':
