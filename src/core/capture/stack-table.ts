@@ -51,8 +51,9 @@ export class StackTable {
   private sharedUpTo = 0;
   /**
    * Child lookup, (parent, frame) -> child, in two parts. Each node's first child (the earliest
-   * made) and that child's frame are stored with the node (`kids`, two per node: one cache line
-   * read per step down a known path), so a walk down a new tail (the common case: most nodes of
+   * made) is stored with the node (`kids`, one word per node; its frame is read from the frame
+   * column: four bytes a node fewer than keeping it here, which on a dump of millions of nodes is
+   * memory to fault in and zero), so a walk down a new tail (the common case: most nodes of
    * a large dump have one child) touches nothing but the arrays it appends to. The other children
    * are in `siblings`: open addressing with linear probing over an Int32Array of
    * (parent, frame, child) triples (child 0 = free: node 0 is nobody's child), at most half
@@ -96,7 +97,7 @@ export class StackTable {
     this.nodeFrame = new Int32Array(cap);
     this.nodeParent = new Int32Array(cap);
     this.nodeDepth = new Int32Array(cap);
-    this.kids = new Int32Array(2 * cap);
+    this.kids = new Int32Array(cap);
     this.isStack = new Uint8Array(cap);
     this.siblings = new Int32Array(3 << SIBLING_BITS);
     this.siblingShift = 32 - SIBLING_BITS;
@@ -134,9 +135,9 @@ export class StackTable {
     // down the nodes that exist
     for (; i >= from; i--) {
       const frame = leafFirst[i];
-      const first = this.kids[2 * node];
+      const first = this.kids[node];
       if (first === 0) break;
-      if (this.kids[2 * node + 1] === frame) {
+      if (this.nodeFrame[first] === frame) {
         node = first;
         continue;
       }
@@ -162,10 +163,9 @@ export class StackTable {
         frameCol[c] = leafFirst[i];
         parentCol[c] = node;
         depthCol[c] = ++depth;
-        kids[2 * c] = 0;
+        kids[c] = 0;
         this.isStack[c] = 0;
-        kids[2 * node] = c;
-        kids[2 * node + 1] = leafFirst[i];
+        kids[node] = c;
         node = c++;
       }
       this.nodes = c;
@@ -189,14 +189,13 @@ export class StackTable {
 
   /** The child of `node` with `frame`, made when there is none. */
   private child(node: number, frame: number): number {
-    const first = this.kids[2 * node];
+    const first = this.kids[node];
     if (first === 0) {
       const c = this.newNode(node, frame);
-      this.kids[2 * node] = c;
-      this.kids[2 * node + 1] = frame;
+      this.kids[node] = c;
       return c;
     }
-    if (this.kids[2 * node + 1] === frame) return first;
+    if (this.nodeFrame[first] === frame) return first;
     const c = this.sibling(node, frame);
     return c > 0 ? c : this.addSibling(node, frame, ~c);
   }
@@ -254,7 +253,7 @@ export class StackTable {
     this.nodeParent[c] = parent;
     this.nodeDepth[c] = this.nodeDepth[parent] + 1;
     this.isStack[c] = 0;
-    this.kids[2 * c] = 0;
+    this.kids[c] = 0;
     return c;
   }
 
@@ -275,7 +274,7 @@ export class StackTable {
     this.nodeFrame = copy(this.nodeFrame, Int32Array);
     this.nodeParent = copy(this.nodeParent, Int32Array);
     this.nodeDepth = copy(this.nodeDepth, Int32Array);
-    this.kids = copy(this.kids, Int32Array, 2);
+    this.kids = copy(this.kids, Int32Array);
     this.isStack = copy(this.isStack, Uint8Array);
     this.sharedUpTo = 0;
   }
@@ -310,8 +309,8 @@ export class StackTable {
    */
   private unlink(c: number): void {
     const parent = this.nodeParent[c];
-    if (this.kids[2 * parent] === c) {
-      this.kids[2 * parent] = 0;
+    if (this.kids[parent] === c) {
+      this.kids[parent] = 0;
       return;
     }
     const table = this.siblings;
