@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { frameFunction } from '../formats/frames.ts';
 import { ExplorerData } from './explorer-data.ts';
-import { capture, FNS, recArb, stackArb, treeLines } from '../testing/flame-captures.ts';
+import { capture, dumpsArb, FNS, recArb, recordsArb, stackArb, treeLines } from '../testing/flame-captures.ts';
 import { flame, setFlameStrategy, stackWeights } from './flame.ts';
 import { ALL, type FlameMode, type FlameWeight, type Selection } from './api.ts';
 
@@ -74,8 +74,8 @@ describe('flame aggregation (typed arrays) against a plain Map tree', () => {
   it('property: every mode, weight, selection and aggregation strategy builds the reference tree', () => {
     fc.assert(
       fc.property(
-        fc.array(recArb, { minLength: 1, maxLength: 30 }),
-        fc.array(stackArb, { minLength: 3, maxLength: 3 }),
+        recordsArb,
+        dumpsArb,
         fc.constantFrom<FlameWeight>('occurrences', 'refcount'),
         fc.constantFrom<Selection>(ALL, { ...ALL, cpus: [0, 2] }),
         fc.constantFrom(...FNS),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { capture, FNS, recArb, stackArb, treeLines } from '../testing/flame-captures.ts';
+import { capture, dumpsArb, FNS, recordsArb, treeLines } from '../testing/flame-captures.ts';
 import { flame, stackWeights } from './flame.ts';
 import { ALL, type FlameWeight, type Selection } from './api.ts';
 import type { Granularity } from '../capture/function-tree.ts';
@@ -30,8 +30,8 @@ describe('culled flame graph against the whole tree (property)', () => {
   it('with nothing culled, is the whole tree: nodes, totals, frames, highlight and search marks', () => {
     fc.assert(
       fc.property(
-        fc.array(recArb, { minLength: 1, maxLength: 30 }),
-        fc.array(stackArb, { minLength: 3, maxLength: 3 }),
+        recordsArb,
+        dumpsArb,
         fc.constantFrom<FlameWeight>('occurrences', 'refcount'),
         fc.constantFrom<Selection>(ALL, { ...ALL, cpus: [0, 2] }),
         fc.constantFrom<Granularity>('function', 'site'),
@@ -61,8 +61,8 @@ describe('culled flame graph against the whole tree (property)', () => {
   it('culled at a share under a zoomed node, keeps exactly the whole tree\'s nodes that wide there, and the ancestors', () => {
     fc.assert(
       fc.property(
-        fc.array(recArb, { minLength: 1, maxLength: 30 }),
-        fc.array(stackArb, { minLength: 3, maxLength: 3 }),
+        recordsArb,
+        dumpsArb,
         fc.constantFrom<Granularity>('function', 'site'),
         fc.constantFrom(0.01, 0.1, 0.3, 0.5, 0.9, 1),
         fc.nat(),

@@ -1,6 +1,6 @@
 import { functionTree, type Granularity } from '../capture/function-tree.ts';
 import type { ExplorerData } from './explorer-data.ts';
-import type { FlameTreeFrames } from './flame-tree.ts';
+import { preOrder, type FlameTreeFrames } from './flame-tree.ts';
 
 /**
  * The top-down flame graph of what a view can show, built from the prefix trees the capture
@@ -200,32 +200,9 @@ export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTot
   const kids = Int32Array.from(nodes.keys());
   const order = (a: number, b: number) => value[nodes[b]] - value[nodes[a]] || (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : nodes[a] - nodes[b]);
   for (let i = 0; i < m; i++) if (kidEnd[i] - kidStart[i] > 1) kids.subarray(kidStart[i], kidEnd[i]).sort(order);
-  // pre-order
-  const pre = new Int32Array(m);
-  const ofPre = new Int32Array(m);
   const tParent = new Int32Array(m);
   const tDepth = new Int32Array(m);
-  const stack = new Int32Array(m);
-  const stackParent = new Int32Array(m);
-  let sp = 0;
-  let next = 0;
-  if (m > 0) {
-    stack[sp] = 0;
-    stackParent[sp++] = -1;
-  }
-  while (sp) {
-    const i = stack[--sp];
-    const p = stackParent[sp];
-    const id = next++;
-    pre[i] = id;
-    ofPre[id] = i;
-    tParent[id] = p;
-    tDepth[id] = p < 0 ? 0 : tDepth[p] + 1;
-    for (let j = kidEnd[i] - 1; j >= kidStart[i]; j--) {
-      stack[sp] = kids[j];
-      stackParent[sp++] = id;
-    }
-  }
+  const { pre, ofPre } = preOrder(m, kidStart, kidEnd, kids, tParent, tDepth);
   const nameIndex = new Map<string, number>();
   const treeNames: string[] = [];
   const tName = new Int32Array(m);

@@ -80,6 +80,39 @@ export function nameRanks(fnNames: readonly string[]): Int32Array {
   return r;
 }
 
+/**
+ * Depth-first pre-order of a tree of `n` nodes whose node 0 is the root and node i's children,
+ * in order, are kids[kidStart[i] .. kidEnd[i]): each node's pre-order id (`pre`), the node at
+ * each id (`ofPre`), and per id its parent's id and depth written into `parent` and `depth`. An
+ * explicit stack, each entry carrying its parent's id: independent loads rather than a chain.
+ */
+export function preOrder(n: number, kidStart: ArrayLike<number>, kidEnd: ArrayLike<number>, kids: ArrayLike<number>, parent: Int32Array, depth: Int32Array): { pre: Int32Array<ArrayBuffer>; ofPre: Int32Array<ArrayBuffer> } {
+  const pre = new Int32Array(n);
+  const ofPre = new Int32Array(n);
+  const stack = new Int32Array(n);
+  const stackParent = new Int32Array(n);
+  let top = 0;
+  if (n > 0) {
+    stack[top] = 0;
+    stackParent[top++] = -1;
+  }
+  let next = 0;
+  while (top) {
+    const b = stack[--top];
+    const p = stackParent[top];
+    const id = next++;
+    pre[b] = id;
+    ofPre[id] = b;
+    parent[id] = p;
+    depth[id] = p < 0 ? 0 : depth[p] + 1;
+    for (let j = kidEnd[b] - 1; j >= kidStart[b]; j--) {
+      stack[top] = kids[j];
+      stackParent[top++] = id;
+    }
+  }
+  return { pre, ofPre };
+}
+
 /** Builds a merged call tree from paths of function indices; node 0 is the root. */
 export class TreeBuilder {
   private n = 1;
@@ -243,29 +276,8 @@ export class TreeBuilder {
     const tValue = new Float64Array(n);
     const tSelf = new Float64Array(n);
     const tree: FlameTree = { names, name: tName, parent: tParent, depth: tDepth, value: tValue, self: tSelf, total: value[0], highlight: new Int32Array(0) };
-    // the order first (only the child lists read, each stack entry carrying its parent's id),
-    // then the columns gathered in that order: independent loads rather than a chain of them
-    const pre = new Int32Array(n);
-    const builderOf = new Int32Array(n);
-    const stack = new Int32Array(n);
-    const stackParent = new Int32Array(n);
-    let top = 0;
-    stack[top] = 0;
-    stackParent[top++] = -1;
-    let next = 0;
-    while (top) {
-      const b = stack[--top];
-      const p = stackParent[top];
-      const id = next++;
-      pre[b] = id;
-      builderOf[id] = b;
-      tParent[id] = p;
-      tDepth[id] = p < 0 ? 0 : tDepth[p] + 1;
-      for (let j = start[b + 1] - 1; j >= start[b]; j--) {
-        stack[top] = kids[j];
-        stackParent[top++] = id;
-      }
-    }
+    // the order first (only the child lists read), then the columns gathered in that order
+    const { pre, ofPre: builderOf } = preOrder(n, start, start.subarray(1), kids, tParent, tDepth);
     for (let id = 0; id < n; id++) {
       const b = builderOf[id];
       tValue[id] = value[b];

@@ -36,3 +36,7 @@ export function capture(recs: { cpu: number; stack: [string, number][] }[], dump
 
 export const recArb = fc.record({ cpu: fc.integer({ min: 0, max: 2 }), stack: fc.oneof(stackArb, fc.constant([] as [string, number][])) });
 
+
+/** the records and the three dumped stacks of a capture(), as the property tests draw them */
+export const recordsArb = fc.array(recArb, { minLength: 1, maxLength: 30 });
+export const dumpsArb = fc.array(stackArb, { minLength: 3, maxLength: 3 });
