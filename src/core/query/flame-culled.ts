@@ -120,6 +120,8 @@ export interface CulledRequest {
 }
 
 export interface CulledTree {
+  /** a stack's nodes in this tree (pre-order ids, root first), as far as they were made */
+  pathOf(stack: number | null): Int32Array;
   tree: FlameTreeFrames;
   /** per node: 1 where a frame of it matches the search */
   mask: Uint8Array | null;
@@ -221,20 +223,20 @@ export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTot
     tValue[id] = value[nodes[i]];
     tSelf[id] = self.get(nodes[i]) ?? 0;
   }
-  // the highlighted stack's path, as far as it was made
-  let highlight = new Int32Array(0);
-  const hs = req.highlightStack;
-  if (hs !== null && hs >= 0 && hs < d.node.parent.length) {
+  // a stack's path (pre-order ids, root first), as far as it was made: the highlight, and a
+  // `stack:<hash>` search's marks
+  const pathOf = (stack: number | null): Int32Array => {
+    if (stack === null || stack < 0 || stack >= d.node.parent.length) return new Int32Array(0);
     const on: number[] = [];
     const map = level.ofTable;
-    for (let t = hs; t > 0; t = d.node.parent[t]) {
-      const k = map ? map[t] : t;
-      const i = slot.get(k);
+    for (let t = stack; t > 0; t = d.node.parent[t]) {
+      const i = slot.get(map ? map[t] : t);
       if (i !== undefined) on.push(pre[i]);
     }
     on.push(0);
-    highlight = Int32Array.from(on.reverse());
-  }
+    return Int32Array.from(on.reverse());
+  };
+  const highlight = pathOf(req.highlightStack);
   const frames = nodeFramesOf(d, level, totals, nodes, pre, req.zoom.length > 1);
   let mask: Uint8Array | null = null;
   if (req.frameMask) {
@@ -267,6 +269,7 @@ export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTot
       frameValue: frames.frameValue,
     },
     mask,
+    pathOf,
   };
 }
 

@@ -354,8 +354,7 @@ function culledFlame(d: ExplorerData, req: FlameQuery, cull: { minShare: number;
     if (hash !== null) {
       const i = only === null ? -1 : w.stacks.indexOf(only);
       if (i >= 0 && w.weights[i] > 0) {
-        const onPath = culledTree(d, level, totals, { minShare, zoom: cull.zoom, rootName: ROOT_NAME, highlightStack: only, frameMask: null }).tree.highlight;
-        for (const n of onPath) mask[n] = 1;
+        for (const n of culled.pathOf(only)) mask[n] = 1;
         stacks = 1;
         value = w.weights[i];
       }
