@@ -32,11 +32,14 @@ export function addressText(hi: number, lo: number): string {
 
 const isLowerHex = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
 
-/** The value of the lowercase hex `s[from, to)` without leading zeros (`0` alone allowed), else -1; at most 8 digits. */
-function hexWord(s: string, from: number, to: number): number {
+/**
+ * The value of the lowercase hex `s[from, to)`, at most 8 digits, else -1: without leading zeros
+ * (`0` alone allowed) unless `padded` (the low word of a long address keeps them).
+ */
+function hexWord(s: string, from: number, to: number, padded = false): number {
   const n = to - from;
   if (n < 1 || n > 8) return -1;
-  if (n > 1 && s.charCodeAt(from) === 48) return -1;
+  if (!padded && n > 1 && s.charCodeAt(from) === 48) return -1;
   let v = 0;
   for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i);
@@ -298,23 +301,17 @@ export class FrameTable {
     return s;
   }
 
-  /** `s` as an address key's halves, or null (only the exact form `name` renders). */
+  /** `s` as an address key's halves, or null (only the exact form `name` renders: `0x`, lowercase, no leading zeros). */
   private addressOf(s: string): [number, number] | null {
     const n = s.length;
     if (n < 3 || n > 18 || s.charCodeAt(0) !== 48 || s.charCodeAt(1) !== 120) return null;
-    const digits = n - 2;
-    const cut = Math.max(2, n - 8);
-    const lo = hexWord(s, cut, n);
-    if (digits <= 8) return lo >= 0 ? [0, lo] : null;
-    const hi = hexWord(s, 2, cut);
-    // the low word of a long address keeps its leading zeros
-    let loPadded = 0;
-    for (let i = cut; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (!isLowerHex(c)) return null;
-      loPadded = loPadded * 16 + (c <= 57 ? c - 48 : c - 87);
+    if (n <= 10) {
+      const lo = hexWord(s, 2, n);
+      return lo >= 0 ? [0, lo] : null;
     }
-    return hi > 0 ? [hi, loPadded] : null;
+    const hi = hexWord(s, 2, n - 8);
+    const lo = hexWord(s, n - 8, n, true);
+    return hi > 0 && lo >= 0 ? [hi, lo] : null;
   }
 
   /** A string seen for the first time (its index `t` in `texts`): the frame it reads back as. */
