@@ -1,5 +1,6 @@
 import { frameKey } from './frames.ts';
 import { encodingOf } from './lines.ts';
+import { DumpColumnsBuilder } from './dump-columns.ts';
 import { BIN_MAX_RECORDS, recordsOf } from './stack-map-bin.ts';
 import type { ChunkParser, DumpColumns, DumpRecord, ParseContext, ParsedDump } from './types.ts';
 import { concatBytes } from '../base/bytes.ts';
@@ -48,7 +49,6 @@ const NAMED_PER_REASON = 5;
 /** bytes decoded at once */
 const DECODE_PIECE = 1 << 16;
 /** ips per block of the ip columns once the first block has doubled up to it (1 MB per half) */
-const IP_BLOCK = 1 << 18;
 const U64_MAX = (1n << 64n) - 1n;
 
 // container roles
@@ -135,7 +135,9 @@ class DumpJsonReader {
   private secondStacks = false;
   private entries = 0;
   private usedThrough = 0;
-  private readonly cols = new Columns();
+  private readonly cols = new DumpColumnsBuilder();
+  /** each record's symbols, once an entry has them (null before and for one without) */
+  private frames: (string[] | null)[] | null = null;
   private readonly seen = new Set<number>();
   private readonly byReason = new Map<string, number>();
 
@@ -184,7 +186,7 @@ class DumpJsonReader {
     let used = 0;
     if (this.listFound) used = this.complete && !this.stopped ? total : Math.min(this.usedThrough, total);
     const columns = this.cols.done();
-    const frames = this.cols.frames;
+    const frames = this.frames;
     let records: DumpRecord[] | null = null;
     let from: DumpColumns | null = columns;
     const dump: ParsedDump = {
@@ -683,94 +685,14 @@ class DumpJsonReader {
       if (s !== false && s.length === n) frames = s.map(ownKey);
       else this.diag.atLine(this.entryLine, `entry ${i}: "symbols" is not a list of ${n} strings: the ips are used`);
     }
-    this.cols.record(slot, ref, this.entryLine, this.ipHi, this.ipLo, n, frames);
-  }
-
-}
-
-/**
- * The records as read, as columns (as stack-map-bin.ts keeps them): the record columns double (up
- * to BIN_MAX_RECORDS, the cap), the first ip block doubles up to IP_BLOCK ips, then each new block
- * is IP_BLOCK ips, so nothing is copied once the first block is full. `frames` only once an entry
- * has symbols.
- */
-class Columns {
-  count = 0;
-  private slot = new Uint32Array(64);
-  private refCount = new Uint32Array(64);
-  private where = new Uint32Array(64);
-  private block = new Uint16Array(64);
-  private start = new Int32Array(64);
-  private depth = new Uint8Array(64);
-  private ips = 0;
-  private readonly hiBlocks: Uint32Array[] = [];
-  private readonly loBlocks: Uint32Array[] = [];
-  private hi = new Uint32Array(256);
-  private lo = new Uint32Array(256);
-  private fill = 0;
-  frames: (string[] | null)[] | null = null;
-
-  record(slot: number, refCount: number, where: number, hi: Uint32Array, lo: Uint32Array, n: number, frames: string[] | null): void {
-    const r = this.count;
-    if (r === this.slot.length) {
-      const size = 2 * r;
-      this.slot = grown(this.slot, size);
-      this.refCount = grown(this.refCount, size);
-      this.where = grown(this.where, size);
-      this.block = grown(this.block, size);
-      this.start = grown(this.start, size);
-      this.depth = grown(this.depth, size);
-    }
-    let at = this.fill;
-    if (at + n > this.hi.length) {
-      if (this.hi.length < IP_BLOCK) {
-        const size = Math.max(2 * this.hi.length, at + n);
-        this.hi = grown(this.hi, size);
-        this.lo = grown(this.lo, size);
-      } else {
-        this.hiBlocks.push(this.hi.subarray(0, at));
-        this.loBlocks.push(this.lo.subarray(0, at));
-        this.hi = new Uint32Array(IP_BLOCK);
-        this.lo = new Uint32Array(IP_BLOCK);
-        at = 0;
-      }
-    }
-    this.hi.set(hi.subarray(0, n), at);
-    this.lo.set(lo.subarray(0, n), at);
-    this.slot[r] = slot;
-    this.refCount[r] = refCount;
-    this.where[r] = where;
-    this.block[r] = this.hiBlocks.length;
-    this.start[r] = at;
-    this.depth[r] = n;
-    this.fill = at + n;
-    this.ips += n;
+    const r = this.cols.count;
+    const at = this.cols.record(slot, ref, this.entryLine, n);
+    this.cols.hi.set(this.ipHi.subarray(0, n), at);
+    this.cols.lo.set(this.ipLo.subarray(0, n), at);
     if (frames && !this.frames) this.frames = new Array<string[] | null>(r).fill(null);
     if (this.frames) this.frames.push(frames);
-    this.count = r + 1;
   }
 
-  done(): DumpColumns {
-    const r = this.count;
-    return {
-      count: r,
-      ips: this.ips,
-      slot: this.slot.subarray(0, r),
-      refCount: this.refCount.subarray(0, r),
-      where: this.where.subarray(0, r),
-      block: this.block.subarray(0, r),
-      start: this.start.subarray(0, r),
-      depth: this.depth.subarray(0, r),
-      ipHi: [...this.hiBlocks, this.hi.subarray(0, this.fill)],
-      ipLo: [...this.loBlocks, this.lo.subarray(0, this.fill)],
-    };
-  }
-}
-
-function grown<T extends Uint32Array | Int32Array | Uint16Array | Uint8Array>(a: T, n: number): T {
-  const b = new (a.constructor as new (k: number) => T)(n);
-  b.set(a as never);
-  return b;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { FSMB_MAGIC } from './sniff.ts';
+import { DumpColumnsBuilder } from './dump-columns.ts';
 import type { ChunkParser, DumpColumns, DumpRecord, ParseContext, ParsedDump } from './types.ts';
 
 /**
@@ -34,94 +35,6 @@ export const BIN_MAX_RECORDS = 1 << 18;
 
 type State = 'header' | 'record' | 'extra' | 'skip';
 
-/** ips per block of the ip columns (1 MB per half): a block, once full, is never copied again */
-const IP_BLOCK = 1 << 18;
-
-/**
- * The records as read, as columns: record fields in typed arrays, every record's ips in blocks
- * of halves arrays (no BigInt and no buffer per record). Sized by what arrives, never by a count
- * in the file: the record columns double, the first ip block doubles up to IP_BLOCK ips, then
- * each new block is IP_BLOCK ips, so the ips are copied at most while the first block fills.
- */
-class ColumnsBuilder {
-  count = 0;
-  slot = new Uint32Array(256);
-  refCount = new Uint32Array(256);
-  where = new Uint32Array(256);
-  block = new Uint16Array(256);
-  start = new Int32Array(256);
-  depth = new Uint8Array(256);
-  ips = 0;
-  private readonly hiBlocks: Uint32Array[] = [];
-  private readonly loBlocks: Uint32Array[] = [];
-  /** the block being filled, and how much of it is */
-  hi = new Uint32Array(1024);
-  lo = new Uint32Array(1024);
-  private fill = 0;
-
-  /** Starts a record of `nr` ips; returns where its ips go in `hi` and `lo`. */
-  record(slot: number, refCount: number, where: number, nr: number): number {
-    const r = this.count;
-    if (r === this.slot.length) {
-      const n = 2 * r;
-      this.slot = grown(this.slot, n, r);
-      this.refCount = grown(this.refCount, n, r);
-      this.where = grown(this.where, n, r);
-      this.block = grown(this.block, n, r);
-      this.start = grown(this.start, n, r);
-      this.depth = grown(this.depth, n, r);
-    }
-    let at = this.fill;
-    if (at + nr > this.hi.length) {
-      if (this.hi.length < IP_BLOCK) {
-        this.hi = grown(this.hi, 2 * this.hi.length, at);
-        this.lo = grown(this.lo, 2 * this.lo.length, at);
-      } else {
-        this.hiBlocks.push(this.hi.subarray(0, at));
-        this.loBlocks.push(this.lo.subarray(0, at));
-        this.hi = new Uint32Array(IP_BLOCK);
-        this.lo = new Uint32Array(IP_BLOCK);
-        at = 0;
-      }
-    }
-    this.slot[r] = slot;
-    this.refCount[r] = refCount;
-    this.where[r] = where;
-    this.block[r] = this.hiBlocks.length;
-    this.start[r] = at;
-    this.depth[r] = nr;
-    this.count = r + 1;
-    this.fill = at + nr;
-    this.ips += nr;
-    return at;
-  }
-
-  /** The columns trimmed to what was read (the record columns copied when more than a quarter would be slack). */
-  done(): DumpColumns {
-    const fit = <T extends Uint32Array | Int32Array | Uint16Array | Uint8Array>(a: T, n: number): T =>
-      (4 * n < 3 * a.length ? a.slice(0, n) : a.subarray(0, n)) as T;
-    const r = this.count;
-    return {
-      count: r,
-      ips: this.ips,
-      slot: fit(this.slot, r),
-      refCount: fit(this.refCount, r),
-      where: fit(this.where, r),
-      block: fit(this.block, r),
-      start: fit(this.start, r),
-      depth: fit(this.depth, r),
-      ipHi: [...this.hiBlocks, this.hi.subarray(0, this.fill)],
-      ipLo: [...this.loBlocks, this.lo.subarray(0, this.fill)],
-    };
-  }
-}
-
-function grown<T extends Uint32Array | Int32Array | Uint16Array | Uint8Array>(a: T, n: number, keep: number): T {
-  const b = new (a.constructor as new (k: number) => T)(n);
-  b.set(a.subarray(0, keep) as never);
-  return b;
-}
-
 /** The columns as DumpRecords (`ips` as a BigUint64Array each), for readers that want objects. */
 export function recordsOf(c: DumpColumns, generation: number | null): DumpRecord[] {
   const out: DumpRecord[] = new Array(c.count);
@@ -154,7 +67,7 @@ export function createStackMapBinParser(ctx: ParseContext): ChunkParser<ParsedDu
   let version = 0;
   let nrStacks = 0;
   let generation: number | null = null;
-  const cols = new ColumnsBuilder();
+  const cols = new DumpColumnsBuilder();
   let lastSlot = -1;
   // current record header, once read (the slow path, for a record split across chunks)
   let recNr = -1;
