@@ -6,7 +6,8 @@
 //   npx tsx bench/ingest.ts [--mb 100] [--rounds 3] [--json] [--smoke]
 //   npx tsx bench/ingest.ts --against REV [--runs 3]     A (REV's src, or a folder's) and B (this tree) alternating
 //
-// Rows (bench contract, see bench/README.md): ingest-cookies-105mb (loadFiles, the CLI's path, on
+// Rows (bench contract, see bench/README.md): ingest-cookies-105mb (loadFiles, the CLI's path with
+// its second thread for the trace (trace-parts.ts) where the tree has it, on
 // a v8 cookie capture: trace, stack_map_bin, stack_map_stat, kallsyms), ingest-full-105mb (the
 // same with --full-stacks), parser-noop-105mb (the trace reader alone, a sink that does nothing),
 // cli-summary-process-105mb (the whole `summary` process of the bundled command line, against a
@@ -107,7 +108,12 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
       check = `${t.value.lines.total} lines, ${t.value.lines.unused} unused`;
     } else if (kind === 'ingest') {
       const named = await blobs();
-      const t = await best(1, () => loadFiles(named));
+      // the command line's second thread for the trace (trace-parts.ts), in a tree that has it
+      const partsTs = join(src, 'cli/trace-parts.ts');
+      const parts = existsSync(partsTs)
+        ? ((await import(pathToFileURL(partsTs).href)) as typeof import('../src/cli/trace-parts.ts')).nodeTraceParts(new Map(named.map((f) => [f.blob, join(dir, f.name)])))
+        : undefined;
+      const t = await best(1, () => loadFiles(named, { parts }));
       ms = Math.min(ms, t.ms);
       cpu = Math.min(cpu, t.cpu);
       const c = t.value;
@@ -159,7 +165,8 @@ async function bundleCli(root: string, out: string): Promise<string> {
   rmSync(out, { recursive: true, force: true });
   await build({
     absWorkingDir: root,
-    entryPoints: { 'stackmap-explorer': 'src/cli/main.ts' },
+    // with the large trace's second thread where the tree has one (as build:cli)
+    entryPoints: { 'stackmap-explorer': 'src/cli/main.ts', ...(existsSync(join(root, 'src/cli/trace-part-worker.ts')) ? { 'trace-part-worker': 'src/cli/trace-part-worker.ts' } : {}) },
     outdir: out,
     bundle: true,
     splitting: true,

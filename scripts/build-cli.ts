@@ -1,6 +1,7 @@
 // Builds the command line to plain JavaScript (npm run build:cli): dist-cli/stackmap-explorer.mjs,
 // the `bin` of the package, plus dist-cli/sim-worker.mjs, the simulator's worker_threads entry
-// (run-node.ts starts it when it runs from the bundle), and the chunks both share. Code splitting
+// (run-node.ts starts it when it runs from the bundle), dist-cli/trace-part-worker.mjs, the
+// second thread of a large trace's read (trace-parts.ts), and the chunks they share. Code splitting
 // keeps `--help` from parsing the readers and the simulator: each command's code is a chunk
 // loaded by its dynamic import in main.ts.
 import { build } from 'esbuild';
@@ -13,7 +14,7 @@ export async function buildCli(): Promise<string[]> {
   rmSync(outdir, { recursive: true, force: true });
   const r = await build({
     absWorkingDir: root,
-    entryPoints: { 'stackmap-explorer': 'src/cli/main.ts', 'sim-worker': 'src/core/sim/node-worker.ts' },
+    entryPoints: { 'stackmap-explorer': 'src/cli/main.ts', 'sim-worker': 'src/core/sim/node-worker.ts', 'trace-part-worker': 'src/cli/trace-part-worker.ts' },
     outdir,
     bundle: true,
     splitting: true,

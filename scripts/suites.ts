@@ -12,6 +12,7 @@ export const INTEGRATION = [
   'src/cli/simulate.test.ts',
   'src/cli/sql.test.ts',
   'src/cli/terminal-escapes.test.ts',
+  'src/cli/trace-parts.test.ts',
   'src/core/capture/dumps.integration.test.ts',
   'src/core/capture/segments.test.ts',
   'src/core/export/stackcollapse.test.ts',

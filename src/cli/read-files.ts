@@ -2,6 +2,7 @@ import { openAsBlob, statSync, type Stats } from 'node:fs';
 import { basename } from 'node:path';
 import type { Capture } from '../core/capture/ingest.ts';
 import { loadFiles, type LoadOptions, type NamedBlob } from '../core/capture/load.ts';
+import { nodeTraceParts } from './trace-parts.ts';
 
 export interface ReadOutcome {
   capture: Capture;
@@ -32,9 +33,9 @@ function differs(a: Stats, b: Stats): string | null {
  * path that is missing or a folder is reported (`failed`) and the others are read; each file is
  * stat'ed before it is opened and again once it has been read, and one that changed in between
  * gets a diagnostic (a file truncated or rewritten under the reader fails the read itself, and
- * load.ts reports that).
+ * load.ts reports that). A large trace text file is read on two threads (trace-parts.ts).
  */
-export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProgress' | 'progressEveryMs'> = {}): Promise<ReadOutcome> {
+export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProgress' | 'progressEveryMs'> & { partMinBytes?: number } = {}): Promise<ReadOutcome> {
   const files: NamedBlob[] = [];
   const failed: ReadOutcome['failed'] = [];
   const opened = new Map<Blob, { path: string; stat: Stats }>();
@@ -64,5 +65,7 @@ export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProg
     const d = differs(o.stat, now);
     return d && `changed while being read (${d}): what was read may mix its old and new contents`;
   };
-  return { capture: await loadFiles(files, { ...opts, changedSince }), failed };
+  const byBlob = new Map([...opened].map(([blob, o]) => [blob, o.path]));
+  const parts = nodeTraceParts(byBlob, opts.partMinBytes);
+  return { capture: await loadFiles(files, { ...opts, changedSince, parts }), failed };
 }

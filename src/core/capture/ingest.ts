@@ -5,11 +5,12 @@ import { Symbolizer, type SymbolFile } from '../formats/kallsyms.ts';
 import type { FileBudget } from '../formats/decompress-budget.ts';
 import { parserForKind } from '../formats/registry.ts';
 import { createTraceTextParser } from '../formats/trace-text.ts';
-import type { ByteCount, ChunkParser, FileKind, LineCount, ParsedDump, ParsedStat } from '../formats/types.ts';
+import type { ByteCount, ChunkParser, FileKind, LineCount, ParsedDump, ParsedStat, TraceTextResult } from '../formats/types.ts';
 import { resolveCookies } from './cookie-index.ts';
 import { DumpIndex } from './dumps.ts';
 import { StackTable, type StackTableMark } from './stack-table.ts';
 import { RecordStatus, TraceColumns, type TraceColumnsMark } from './trace-columns.ts';
+import type { TracePart } from './split-trace.ts';
 import { concatBytes } from '../base/bytes.ts';
 
 /** What was read of one file: every line or byte is either used or reported. */
@@ -30,6 +31,14 @@ const NOT_READ: ReadonlySet<FileKind> = new Set<FileKind>(['unknown']);
 
 /** Whether the explorer read anything of the file (a file of unknown kind is counted, not read). */
 export const understood = (r: FileReport): boolean => !NOT_READ.has(r.kind);
+
+/**
+ * A file being read into a session. `end(part)`: the rest of a trace text file was read apart
+ * (split-trace.ts), from the byte after the last one pushed here; its columns join this file's.
+ */
+export interface FileParser extends ChunkParser<FileReport> {
+  end(part?: TracePart): FileReport;
+}
 
 /** Where a session stood: what rollback() returns it to. */
 export interface IngestMark {
@@ -80,8 +89,9 @@ export class Ingest {
   private tracer: string | null = null;
 
   /** Starts a file; push its bytes into the returned parser, then call end(). `inflate`: the given file's decompression budget, for a reader that decompresses. */
-  open(file: string, inflate?: FileBudget): ChunkParser<FileReport> {
+  open(file: string, inflate?: FileBudget): FileParser {
     const log = new DiagnosticLog(file);
+    let sink: ReturnType<TraceColumns['sink']> | null = null;
     this.logs.push(log);
     let head: Uint8Array[] = [];
     let headLen = 0;
@@ -91,7 +101,7 @@ export class Ingest {
     const start = () => {
       const all = head.length === 1 ? head[0] : concatBytes(head);
       kind = sniffKind(all);
-      parser = this.parserFor(kind, file, log, inflate);
+      parser = parserForKind(kind, { file, diagnostics: log, inflate }, () => (sink = this.trace.sink(file)));
       head = [];
       if (all.length > 0) parser.push(all);
     };
@@ -106,19 +116,24 @@ export class Ingest {
         headLen += chunk.length;
         if (headLen >= SNIFF_BYTES) start();
       },
-      end: (): FileReport => {
+      end: (part?: TracePart): FileReport => {
         if (!parser) start();
-        const result = parser!.end();
+        let result = parser!.end();
+        if (part) {
+          if (kind !== 'trace_text' || !sink) throw new Error(`a part of a trace text file cannot join a file of kind ${kind}`);
+          const r = result as TraceTextResult;
+          sink.absorb(part.columns);
+          log.absorb(part.diagnostics, r.lines.total, size);
+          size += part.bytes;
+          const lines = { total: r.lines.total + part.lines.total, used: r.lines.used + part.lines.used, unused: r.lines.unused + part.lines.unused };
+          result = { lines, tracer: part.tracer ?? r.tracer, cpus: part.cpus ?? r.cpus } satisfies TraceTextResult;
+        }
         const report: FileReport = { file, kind, size, lines: null, bytes: null };
         this.collect(kind, result, report, log);
         this.files.push(report);
         return report;
       },
     };
-  }
-
-  private parserFor(kind: FileKind, file: string, log: DiagnosticLog, inflate?: FileBudget): ChunkParser<unknown> {
-    return parserForKind(kind, { file, diagnostics: log, inflate }, () => this.trace.sink(file));
   }
 
   private collect(kind: FileKind, result: unknown, report: FileReport, log: DiagnosticLog): void {

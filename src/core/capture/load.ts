@@ -3,6 +3,9 @@ import { Ingest, type Capture, type FileReport } from './ingest.ts';
 import { inflation, modified, SLICE, source, stillSame } from '../unpack/load-source.ts';
 import { unpack } from '../unpack/unpack.ts';
 import type { NamedStream } from '../unpack/types.ts';
+import { encodingOf } from '../formats/lines.ts';
+import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
+import { findSplit, type TracePart, type TracePartReader } from './split-trace.ts';
 
 /** A file as both the browser (File) and Node (fs.openAsBlob) hand it over. */
 export interface NamedBlob {
@@ -53,6 +56,34 @@ export interface LoadOptions {
   changedSince?: (file: NamedBlob) => string | null;
   /** the load's decompression limits (decompress-budget.ts: its defaults for what is not given) */
   decompressLimits?: Partial<DecompressLimits>;
+  /**
+   * Reads the second half of a large plain trace text file on another thread (split-trace.ts):
+   * the file is read as two pieces at once and joined as one reader would have read it.
+   */
+  parts?: TracePartReader;
+}
+
+/** Bytes looked at, from the middle of a file on, for a line to split it at. */
+const SPLIT_WINDOW = 1 << 20;
+
+/**
+ * Where to split a file for `parts`: a line boundary near its middle (findSplit) when it is a
+ * large plain UTF-8 trace text file, else null. Past the sniffed head, so both reads of the file
+ * see it as the same kind. A read that fails here leaves the file to one thread (whose read
+ * reports the failure).
+ */
+async function splitPoint(blob: Blob, parts: TracePartReader | undefined): Promise<number | null> {
+  const size = blob.size;
+  if (!parts || size < parts.minBytes || size < 4 * SNIFF_BYTES) return null;
+  try {
+    const head = new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer());
+    if (sniffKind(head) !== 'trace_text' || encodingOf(head) !== 'utf-8') return null;
+    const at = Math.max(SNIFF_BYTES, Math.floor(size / 2));
+    const s = findSplit(new Uint8Array(await blob.slice(at, Math.min(size, at + SPLIT_WINDOW)).arrayBuffer()), at);
+    return s > 0 ? s : null;
+  } catch {
+    return null;
+  }
 }
 
 export class CancelledError extends Error {
@@ -128,6 +159,8 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
     let inflatedTotal = trailerTotal;
     let inflated = 0;
     let whole = false;
+    /** bytes of this file read by a part reader on another thread */
+    let tailBytes = 0;
     const src = source(f.blob, isCancelled);
     const fileBudget = budget.forFile(f.name, () => src.state.bytes);
     const report = (file: string, force: boolean) => {
@@ -137,7 +170,7 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
       last = now;
       // the trailer spoke of the last member only (or of the size mod 4 GiB): unknown after all
       if (inflatedTotal !== null && inflated > inflatedTotal) inflatedTotal = null;
-      let within = src.state.bytes;
+      let within = src.state.bytes + tailBytes;
       if (whole) within = size;
       else if (compressed && inflatedTotal !== null) within = inflatedTotal === 0 ? size : Math.min(size, Math.round((size * inflated) / inflatedTotal));
       const secs = Math.max((now - started) / 1000, 1e-6);
@@ -219,8 +252,23 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
       const mark = ingest.mark();
       let at = 0;
       let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+      // a large trace: its second half read on another thread meanwhile, from a line boundary
+      const split = await splitPoint(f.blob, opts.parts);
+      const tail =
+        split === null
+          ? null
+          : opts.parts!.start(f.blob, split, f.name, (n) => {
+              const more = n - tailBytes;
+              tailBytes = n;
+              inflated += more;
+              fed += more;
+              report(f.name, false);
+            });
+      // a part given up (cancelled, or this read failed) is not waited for
+      tail?.part.catch(() => {});
       const fail = async (e: unknown) => {
         st.abandoned = true;
+        tail?.cancel();
         await reader?.cancel().catch(() => {});
         ingest.rollback(mark);
         diagnose(f.name, `the reader failed at byte ${at} (${reason(e)}): nothing of this file is kept`, at);
@@ -232,60 +280,86 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
       } catch (e) {
         return fail(e);
       }
-      let pending: Promise<ReadableStreamReadResult<Uint8Array>>;
-      try {
-        reader = f.blob.stream().getReader();
-        pending = reader.read();
-      } catch (e) {
-        pending = Promise.reject(e);
-      }
-      for (;;) {
-        if (isCancelled()) {
-          st.stopped = true;
-          pending.catch(() => {});
-          await reader?.cancel().catch(() => {});
-          throw new CancelledError();
-        }
-        let r: ReadableStreamReadResult<Uint8Array>;
+      /** Reads `blob` (the file, or a piece of it ending at `end`) into the parser; false when the parser failed (fail() was called). */
+      const pump = async (blob: Blob, end: number): Promise<boolean> => {
+        let pending: Promise<ReadableStreamReadResult<Uint8Array>>;
         try {
-          r = await pending;
+          reader = blob.stream().getReader();
+          pending = reader.read();
         } catch (e) {
-          st.failed = true;
-          st.error = e;
-          break;
+          pending = Promise.reject(e);
         }
-        if (r.done) {
-          st.ended = true;
-          break;
-        }
-        const chunk = r.value;
-        st.bytes += chunk.length;
-        // the next chunk is read while this one is parsed; after the last one, the read that
-        // ends the stream is awaited first (a change after it is for stillSame to see, as on the
-        // stream path, whose peek reads a small file to its end before anything is parsed)
-        pending = reader!.read();
-        pending.catch(() => {});
-        if (st.bytes >= size) {
-          const next = await pending.then((v) => ({ v }), () => null);
-          if (next) pending = Promise.resolve(next.v);
-        }
-        for (let o = 0; o < chunk.length; o += SLICE) {
-          const piece = o === 0 && chunk.length <= SLICE ? chunk : chunk.subarray(o, o + SLICE);
-          try {
-            parser.push(piece);
-          } catch (e) {
-            return fail(e);
+        for (;;) {
+          if (isCancelled()) {
+            st.stopped = true;
+            tail?.cancel();
+            pending.catch(() => {});
+            await reader?.cancel().catch(() => {});
+            throw new CancelledError();
           }
-          at += piece.length;
-          inflated += piece.length;
-          fed += piece.length;
-          report(f.name, false);
-          if (isCancelled()) break;
+          let r: ReadableStreamReadResult<Uint8Array>;
+          try {
+            r = await pending;
+          } catch (e) {
+            st.failed = true;
+            st.error = e;
+            return true;
+          }
+          if (r.done) {
+            st.ended = true;
+            return true;
+          }
+          const chunk = r.value;
+          st.bytes += chunk.length;
+          // the next chunk is read while this one is parsed; after the last one, the read that
+          // ends the stream is awaited first (a change after it is for stillSame to see, as on the
+          // stream path, whose peek reads a small file to its end before anything is parsed)
+          pending = reader!.read();
+          pending.catch(() => {});
+          if (st.bytes >= end) {
+            const next = await pending.then((v) => ({ v }), () => null);
+            if (next) pending = Promise.resolve(next.v);
+          }
+          for (let o = 0; o < chunk.length; o += SLICE) {
+            const piece = o === 0 && chunk.length <= SLICE ? chunk : chunk.subarray(o, o + SLICE);
+            try {
+              parser.push(piece);
+            } catch (e) {
+              await fail(e);
+              return false;
+            }
+            at += piece.length;
+            inflated += piece.length;
+            fed += piece.length;
+            report(f.name, false);
+            if (isCancelled()) break;
+          }
+        }
+      };
+      if (!(await pump(tail ? f.blob.slice(0, split!) : f.blob, tail ? split! : size))) return null;
+      let part: TracePart | undefined;
+      if (tail) {
+        if (st.failed || st.bytes !== split) tail.cancel();
+        else {
+          try {
+            part = await tail.part;
+            st.bytes += part.bytes;
+            inflated += part.bytes - tailBytes;
+            fed += part.bytes - tailBytes;
+            tailBytes = 0;
+          } catch {
+            // the other thread could not read it: this one reads the rest
+            inflated -= tailBytes;
+            fed -= tailBytes;
+            tailBytes = 0;
+            st.ended = false;
+            if (!(await pump(f.blob.slice(split!), size - split!))) return null;
+          }
         }
       }
       let rep: FileReport;
       try {
-        rep = parser.end();
+        rep = parser.end(part);
       } catch (e) {
         return fail(e);
       }

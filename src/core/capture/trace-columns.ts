@@ -34,6 +34,44 @@ export interface TraceColumnsMark {
   weights: number;
 }
 
+/**
+ * The columns of a piece of one trace file read by a TraceColumns of its own, over a stack table
+ * of its own (split-trace.ts), as plain arrays that can be posted to another thread: each
+ * column at its length, task and event names as strings, stacks as the table's nodes and frame
+ * keys. A record's `recEvent` indexes the piece's events; -1 for one whose event is not in the
+ * piece (its own values are kept, as for any orphan).
+ */
+export interface TraceColumnsPart {
+  evTs: Float64Array;
+  evCpu: Int32Array;
+  evPid: Int32Array;
+  evTask: Int32Array;
+  evName: Int32Array;
+  recEvent: Int32Array;
+  recKind: Uint8Array;
+  recSlot: Int32Array;
+  recGen: Int32Array;
+  recStack: Int32Array;
+  recStatus: Uint8Array;
+  ownRec: Int32Array;
+  ownTs: Float64Array;
+  ownCpu: Int32Array;
+  ownPid: Int32Array;
+  ownTask: Int32Array;
+  weightEv: Int32Array;
+  weightVal: Float64Array;
+  lostCpu: Int32Array;
+  lostCount: Int32Array;
+  lostTs: Float64Array;
+  userStacks: string[][];
+  tasks: string[];
+  names: string[];
+  /** the stack table's frame keys by id, and its nodes' frames and parents (node 0 the empty stack) */
+  frames: string[];
+  nodeFrame: Int32Array;
+  nodeParent: Int32Array;
+}
+
 /** A column read by index; a derived one is computed from the stored columns (`raw` makes the array). */
 export interface Column<T> {
   readonly length: number;
@@ -177,7 +215,7 @@ export class TraceColumns {
   }
 
   /** A sink for one trace file (its own "last event per CPU"). */
-  sink(file?: string): TraceSink & ColumnSink {
+  sink(file?: string): TraceSink & ColumnSink & { absorb(p: TraceColumnsPart): void } {
     if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
     this.fileStarts.push({ file: file ?? null, events: this.evTs.length, records: this.recEvent.length });
     /** the last event on CPUs 0..1023, on others in `farCpus` */
@@ -266,6 +304,111 @@ export class TraceColumns {
         this.lostCount.push(l.count ?? -1);
         this.lostTs.push(lastTs);
       },
+      absorb: (p: TraceColumnsPart) => {
+        const evBase = evTs.length;
+        const taskOf = p.tasks.map((t) => this.tasks.intern(t));
+        const nameOf = p.names.map((t) => this.names.intern(t));
+        // the piece's frames and stacks interned in the order it made them: the order one reader
+        // of the whole file would have made them in, so every id comes out the same
+        const frameOf = new Int32Array(p.frames.length);
+        for (let f = 0; f < p.frames.length; f++) frameOf[f] = stacks.frames.intern(p.frames[f]);
+        if (stacks.frames.size > FRAME_LIMIT) throw new Error('more than 4M distinct frames');
+        const nodeOf = new Int32Array(p.nodeFrame.length).fill(-1);
+        let path = new Int32Array(64);
+        const stackOf = (leaf: number): number => {
+          let n = 0;
+          for (let v = leaf; v > 0; v = p.nodeParent[v]) {
+            if (n === path.length) {
+              const next = new Int32Array(n * 2);
+              next.set(path);
+              path = next;
+            }
+            path[n++] = frameOf[p.nodeFrame[v]];
+          }
+          return (nodeOf[leaf] = stacks.internFrameIds(path, 0, n));
+        };
+        // records first: one whose event is in the piece before links to the last event of its
+        // CPU here, as it would have had the whole file been read by one reader
+        let o = 0;
+        for (let r = 0; r < p.recEvent.length; r++) {
+          const e = p.recEvent[r];
+          const own = o < p.ownRec.length && p.ownRec[o] === r;
+          if (e < 0) {
+            link(p.ownTs[o], p.ownCpu[o], p.ownPid[o], taskOf[p.ownTask[o]]);
+          } else {
+            recEvent.push(e + evBase);
+            if (own) {
+              this.ownRec.push(recEvent.length - 1);
+              this.ownTs.push(p.ownTs[o]);
+              this.ownCpu.push(p.ownCpu[o]);
+              this.ownPid.push(p.ownPid[o]);
+              this.ownTask.push(taskOf[p.ownTask[o]]);
+            }
+          }
+          if (own) o++;
+          recKind.push(p.recKind[r]);
+          recSlot.push(p.recSlot[r]);
+          recGen.push(p.recGen[r]);
+          const st = p.recStack[r];
+          recStack.push(st < 0 ? -1 : nodeOf[st] >= 0 ? nodeOf[st] : stackOf(st));
+          recStatus.push(p.recStatus[r]);
+        }
+        for (let k = 0; k < p.weightEv.length; k++) {
+          this.weightEv.push(p.weightEv[k] + evBase);
+          this.weightVal.push(p.weightVal[k]);
+        }
+        for (let i = 0; i < p.evTs.length; i++) {
+          const cpu = p.evCpu[i];
+          evTs.push(p.evTs[i]);
+          evCpu.push(cpu);
+          evPid.push(p.evPid[i]);
+          evTask.push(taskOf[p.evTask[i]]);
+          evName.push(nameOf[p.evName[i]]);
+          if (cpu >= 0 && cpu < 1024) lastOnCpu[cpu] = evBase + i;
+          else farCpus.set(cpu, evBase + i);
+        }
+        // (the piece starts with an event line, so each of its lost markers has a time of its own)
+        for (let k = 0; k < p.lostCpu.length; k++) {
+          this.lostCpu.push(p.lostCpu[k]);
+          this.lostCount.push(p.lostCount[k]);
+          this.lostTs.push(p.lostTs[k]);
+        }
+        for (const u of p.userStacks) this.userStacks.push(u);
+      },
+    };
+  }
+
+  /** The columns as a piece for another TraceColumns' sink to absorb (TraceColumnsPart). */
+  exportPart(): TraceColumnsPart {
+    const st = this.stacks.columns();
+    return {
+      evTs: this.evTs.view(),
+      evCpu: this.evCpu.view(),
+      evPid: this.evPid.view(),
+      evTask: this.evTask.view(),
+      evName: this.evName.view(),
+      recEvent: this.recEvent.view(),
+      recKind: this.recKind.view(),
+      recSlot: this.recSlot.view(),
+      recGen: this.recGen.view(),
+      recStack: this.recStack.view(),
+      recStatus: this.recStatus.view(),
+      ownRec: this.ownRec.view(),
+      ownTs: this.ownTs.view(),
+      ownCpu: this.ownCpu.view(),
+      ownPid: this.ownPid.view(),
+      ownTask: this.ownTask.view(),
+      weightEv: this.weightEv.view(),
+      weightVal: this.weightVal.view(),
+      lostCpu: this.lostCpu.view(),
+      lostCount: this.lostCount.view(),
+      lostTs: this.lostTs.view(),
+      userStacks: this.userStacks.slice(),
+      tasks: this.tasks.strings.slice(),
+      names: this.names.strings.slice(),
+      frames: this.stacks.frames.strings.slice(),
+      nodeFrame: st.frame,
+      nodeParent: st.parent,
     };
   }
 

@@ -10,12 +10,14 @@ export interface Diagnostic {
 
 const FIRST_FEW = 5;
 
-interface Group {
+/** One reason's occurrences in a file: the first few places and how many in all (what a log keeps). */
+export interface DiagnosticGroup {
   message: string;
   unit: 'line' | 'offset' | 'file';
   places: number[];
   count: number;
 }
+type Group = DiagnosticGroup;
 
 /**
  * Collects diagnostics for one file. Occurrences that share a reason are grouped, keeping
@@ -48,6 +50,30 @@ export class DiagnosticLog {
 
   get size(): number {
     return this.groups.size;
+  }
+
+  /** What the log holds, as plain data (a copy: it can be posted to another thread). */
+  exportGroups(): DiagnosticGroup[] {
+    return [...this.groups.values()].map((g) => ({ ...g, places: g.places.slice() }));
+  }
+
+  /**
+   * Adds the groups of a log of a later piece of the same file, read apart (split-trace.ts):
+   * its lines are shifted by `lineShift` and its offsets by `offsetShift`, so the log ends as if
+   * one reader had read both pieces in order.
+   */
+  absorb(groups: readonly DiagnosticGroup[], lineShift: number, offsetShift: number): void {
+    for (const o of groups) {
+      const shift = o.unit === 'line' ? lineShift : o.unit === 'offset' ? offsetShift : 0;
+      const key = o.unit + '\u0000' + o.message;
+      let g = this.groups.get(key);
+      if (!g) {
+        g = { message: o.message, unit: o.unit, places: [], count: 0 };
+        this.groups.set(key, g);
+      }
+      g.count += o.count;
+      for (const p of o.places) if (g.places.length < FIRST_FEW) g.places.push(p + shift);
+    }
   }
 
   list(): Diagnostic[] {

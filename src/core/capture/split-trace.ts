@@ -1,0 +1,112 @@
+import { DiagnosticLog, type DiagnosticGroup } from '../formats/diagnostics.ts';
+import { matchEventLine } from '../formats/event-line.ts';
+import { parserForKind } from '../formats/registry.ts';
+import type { ChunkParser, LineCount, TraceTextResult } from '../formats/types.ts';
+import { StackTable } from './stack-table.ts';
+import { TraceColumns, type TraceColumnsPart } from './trace-columns.ts';
+
+/**
+ * A large trace text file read on two threads: this one reads it up to a line boundary, another
+ * reads the rest into columns of its own (`readTracePart`), and the session absorbs them
+ * (Ingest.open's `end(part)`) so the capture is what one reader of the whole file makes, id for
+ * id: the same columns, line numbers, offsets and diagnostics (split-trace.property.test.ts
+ * holds it to that).
+ *
+ * The boundary is the start of a plain event line: one reader's state across lines (an open
+ * stack's frame block, a print event's continuation lines) ends at such a line whatever came
+ * before, so the second reader starting there in its initial state reads every line as the first
+ * would. What it cannot know, the absorb puts right: a record whose event line is before the
+ * boundary links to its CPU's last event there, a lost marker before any line of its own gets
+ * the time before, and lines and offsets are shifted by the first piece's.
+ */
+
+/** The rest of a file as read by another reader: its columns and what its reader said. */
+export interface TracePart {
+  columns: TraceColumnsPart;
+  lines: LineCount;
+  tracer: string | null;
+  cpus: number | null;
+  diagnostics: DiagnosticGroup[];
+  /** bytes read */
+  bytes: number;
+}
+
+/** A reader of a file's rest on another thread (the command line's worker_threads, the page's nested worker). */
+export interface TracePartReader {
+  /** files smaller than this are read on one thread (the second costs more than it gives) */
+  readonly minBytes: number;
+  /**
+   * Starts reading `blob` from byte `start` to its end as trace text named `file`; `onBytes` is
+   * told the bytes read so far. Null when it cannot (this reader does not know the blob).
+   */
+  start(blob: Blob, start: number, file: string, onBytes?: (n: number) => void): { part: Promise<TracePart>; cancel(): void } | null;
+}
+
+const C_NL = 0x0a;
+const C_TAB = 0x09;
+const C_SPACE = 0x20;
+/** a split candidate longer than this is passed over (event lines are short) */
+const MAX_CANDIDATE = 4096;
+
+/**
+ * Where to split a trace text file near `at`: the offset of the first line that starts inside
+ * `window` (the file's bytes from `at`) after a newline and is a plain event line, or -1 when
+ * the window holds none. Plain: printable ASCII only (no CR but a CRLF's, no NUL, no multi-byte character),
+ * not a header, frame, CPU or version line, and read as an event line by the trace reader.
+ */
+export function findSplit(window: Uint8Array, at: number): number {
+  let nl = window.indexOf(C_NL);
+  while (nl >= 0) {
+    const from = nl + 1;
+    const end = window.indexOf(C_NL, from);
+    if (end < 0) return -1;
+    if (plainEventLine(window, from, end)) return at + from;
+    nl = end;
+  }
+  return -1;
+}
+
+function plainEventLine(b: Uint8Array, from: number, end: number): boolean {
+  // a CRLF line is read without its CR
+  if (end > from && b[end - 1] === 0x0d) end--;
+  if (end === from || end - from > MAX_CANDIDATE) return false;
+  const c0 = b[from];
+  // `#` headers, and at the start of a line `CPU..`, `cpus=`, `version` are not read as events
+  if (c0 === 0x23 || c0 === 0x43 || c0 === 0x63 || c0 === 0x76) return false;
+  let lead = from;
+  while (lead < end && (b[lead] === C_SPACE || b[lead] === C_TAB)) lead++;
+  if (lead === end || b[lead] === 0x3d /* = */ || b[lead] === 0x23) return false;
+  let s = '';
+  for (let i = from; i < end; i++) {
+    const c = b[i];
+    if ((c < C_SPACE && c !== C_TAB) || c > 0x7e) return false;
+    s += String.fromCharCode(c);
+  }
+  return matchEventLine(s) !== null;
+}
+
+/** Reads a file's rest (from a split) into columns of its own: what another thread runs. */
+export function readTracePart(file: string): ChunkParser<TracePart> {
+  const stacks = new StackTable();
+  const columns = new TraceColumns(stacks);
+  const log = new DiagnosticLog(file);
+  const parser = parserForKind('trace_text', { file, diagnostics: log }, () => columns.sink(file)) as ChunkParser<TraceTextResult>;
+  let bytes = 0;
+  return {
+    push(chunk) {
+      bytes += chunk.length;
+      parser.push(chunk);
+    },
+    end() {
+      const r = parser.end();
+      return { columns: columns.exportPart(), lines: r.lines, tracer: r.tracer, cpus: r.cpus, diagnostics: log.exportGroups(), bytes };
+    },
+  };
+}
+
+/** The buffers of a part's columns, to transfer rather than copy. */
+export function partBuffers(p: TracePart): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  for (const v of Object.values(p.columns)) if (ArrayBuffer.isView(v)) out.push(v.buffer as ArrayBuffer);
+  return out;
+}
