@@ -21,6 +21,7 @@ export const PART_MIN_BYTES = 16 << 20;
 export function nodeTraceParts(paths: ReadonlyMap<Blob, string>, minBytes = PART_MIN_BYTES): TracePartReader {
   return {
     minBytes,
+    share: 0.5,
     start(blob, start, file, onBytes) {
       const path = paths.get(blob);
       if (path === undefined) return null;

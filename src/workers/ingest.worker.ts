@@ -7,6 +7,16 @@ import type { FlameResult, FlameTree } from '../core/query/api.ts';
 import { summarize } from '../core/capture/summary.ts';
 import { whatIfColumns, type WhatIfColumns } from '../core/whatif/whatif-input.ts';
 import { CANCELLED, NO_CAPTURE, TEST_HOOKS, type IngestApi, type NamedBlob } from './ingest-api.ts';
+import { browserTraceParts } from './trace-part-client.ts';
+
+/**
+ * A large trace's second half on a nested worker (trace-part-client.ts), where there are cores
+ * for it: on two (the ingest worker, the nested one, the browser process serving both reads and
+ * V8's GC helpers) it gave nothing (105 MB: 1,446-1,485 ms against 1,444-1,492 ms on one thread),
+ * so only with more than two. With the test hooks, for every trace past 64 KiB: the e2e tests
+ * then read through it in a real Chromium.
+ */
+const parts = self.name.includes(TEST_HOOKS) ? browserTraceParts(64 << 10) : (self.navigator?.hardwareConcurrency ?? 1) > 2 ? browserTraceParts() : undefined;
 
 /** the captures loaded, one load at a time; the last one's Explorer answers the queries */
 const loads = new CaptureLoads((capture) => ({ explorer: new Explorer(capture), summary: summarize(capture) }));
@@ -51,7 +61,7 @@ const api: IngestApi = {
   async ingest(req, onProgress) {
     try {
       const before = loads.current;
-      const r = await loads.load(req, { onProgress });
+      const r = await loads.load(req, { onProgress, parts });
       if (r.outcome === 'rejected') return r;
       captureFiles.set(r.built, req.mode === 'add' ? [...((before && captureFiles.get(before)) ?? []), ...req.files] : req.files);
       const { explorer, summary } = r.built;

@@ -317,6 +317,7 @@ describe('a large trace read on two threads (parts)', () => {
     const starts: number[] = [];
     const parts: TracePartReader = {
       minBytes: 0,
+      share: 0.5,
       start(b, start, file, onBytes) {
         starts.push(start);
         const part = (async () => {

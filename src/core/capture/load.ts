@@ -78,7 +78,7 @@ async function splitPoint(blob: Blob, parts: TracePartReader | undefined): Promi
   try {
     const head = new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer());
     if (sniffKind(head) !== 'trace_text' || encodingOf(head) !== 'utf-8') return null;
-    const at = Math.max(SNIFF_BYTES, Math.floor(size / 2));
+    const at = Math.max(SNIFF_BYTES, Math.floor(size * (1 - Math.min(Math.max(parts.share, 0.05), 0.95))));
     const s = findSplit(new Uint8Array(await blob.slice(at, Math.min(size, at + SPLIT_WINDOW)).arrayBuffer()), at);
     return s > 0 ? s : null;
   } catch {

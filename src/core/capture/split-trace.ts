@@ -35,6 +35,8 @@ export interface TracePart {
 export interface TracePartReader {
   /** files smaller than this are read on one thread (the second costs more than it gives) */
   readonly minBytes: number;
+  /** the share of a file's bytes the other thread reads (the rest from its start here): about 0.5, less where the other thread reads slower */
+  readonly share: number;
   /**
    * Starts reading `blob` from byte `start` to its end as trace text named `file`; `onBytes` is
    * told the bytes read so far. Null when it cannot (this reader does not know the blob).
