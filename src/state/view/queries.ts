@@ -79,7 +79,7 @@ export function useWorkerQuery<T>(key: string | null, ask: (api: Api) => Promise
   return { data: state.data, pending: state.pending, error: state.error };
 }
 
-// the timeline's counts: ui/timeline/useTimelineQuery.ts (one question in flight, not debounced)
+// the timeline's counts: ui/timeline/timeline-asker.ts (one question in flight, not debounced)
 
 export function useTopStacks(req: TopStacksRequest): QueryState<TopStacksResult> {
   const q = useWorkerQuery<TopStacksResult>(JSON.stringify(req), (api) => api.topStacks(req), 60);

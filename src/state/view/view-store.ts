@@ -109,11 +109,10 @@ if (inBrowser) {
   if (start !== location.search) history.replaceState(history.state, '', `${location.pathname}${start}${location.hash}`);
 
   // pushState for what a user would undo with Back, replaceState for the rest (every pan, every
-  // keystroke of a filter). Replacements come at most every REPLACE_MS, the last one of a burst
-  // written when it ends: a wheel zoom or a held key would otherwise write the URL on every frame,
-  // and Chromium drops history writes beyond a few hundred in ten seconds (the URL then stays behind).
+  // keystroke of a filter). A replacement is written once the view has stood still for REPLACE_MS:
+  // a wheel zoom or a held key is one write when the gesture ends, not one per frame (Chromium
+  // also drops history writes beyond a few hundred in ten seconds, and the URL then stays behind).
   const REPLACE_MS = 150;
-  let lastReplace = -Infinity;
   let pending: ReturnType<typeof setTimeout> | null = null;
   const cancelPending = () => {
     if (pending !== null) clearTimeout(pending);
@@ -125,22 +124,20 @@ if (inBrowser) {
     if (v.stack !== null && v.selectedStackHash === null) return;
     const next = formatView(v, location.search);
     if (next === location.search) return;
-    lastReplace = performance.now();
     history.replaceState(history.state, '', `${location.pathname}${next}${location.hash}`);
   };
   useViewStore.subscribe((v) => {
     // a stack chosen by index: the URL waits for its hash
     if (v.stack !== null && v.selectedStackHash === null) return;
-    const next = formatView(v, location.search);
-    if (next === location.search) return cancelPending();
     if (!replaceNext && differs(parseView(location.search), v)) {
+      const next = formatView(v, location.search);
       cancelPending();
-      history.pushState(null, '', `${location.pathname}${next}${location.hash}`);
+      if (next !== location.search) history.pushState(null, '', `${location.pathname}${next}${location.hash}`);
       return;
     }
-    const wait = lastReplace + REPLACE_MS - performance.now();
-    if (wait <= 0) write();
-    else pending ??= setTimeout(write, wait);
+    // the gesture goes on: the write waits for it to end
+    cancelPending();
+    pending = setTimeout(write, REPLACE_MS);
   });
 
   // Back and Forward: the entry's view, which the capture sync (queries.ts) then fits to the capture open now

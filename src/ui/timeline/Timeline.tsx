@@ -1,4 +1,5 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { EventInfo, TimelineRequest } from '../../core/query/api.ts';
 import type { Segment } from '../../core/capture/segments.ts';
 import { useLoadStore } from '../../state/load/load-store.ts';
@@ -13,69 +14,125 @@ import { CpuPicker } from './CpuPicker.tsx';
 import { StatusLegend } from './StatusLegend.tsx';
 import { EventTooltip } from './EventTooltip.tsx';
 import { useTimelineInput } from './useTimelineInput.ts';
-import { useTimelineQuery } from './useTimelineQuery.ts';
+import { TimelineAsker, type TimelineAnswer } from './timeline-asker.ts';
+
+const EMPTY_WINDOW: [number, number] = [0, 1];
 
 /**
  * One lane per CPU (or task), every event at its time, coloured by its stack record's status.
  * Unrelated time ranges (segments: trace files, or runs quoted in a prose file, far apart) are
  * laid side by side with a break between them, each with its own time axis.
+ *
+ * A zoom or pan does not render React: the canvas follows the view store's window through a
+ * subscription, drawn in the next animation frame (the last answer stretched to the new window
+ * until the worker's answer for it comes, TimelineAsker), and only the window label and the
+ * segment strip, components of their own, re-render. React renders this pane when what it
+ * shows otherwise changes (lanes, selection, the capture, the size, a brush).
  */
 export function Timeline() {
   const overview = useLoadStore((s) => s.overview);
-  const v = useViewStore();
+  const capture = useLoadStore((s) => (s.status === 'done' ? s.captureId : 0));
+  const v = useViewStore(
+    useShallow((s) => ({ lanes: s.lanes, generation: s.generation, cpus: s.cpus, stack: s.stack, range: s.range, zoomed: s.window !== null, set: s.set, selectStack: s.selectStack })),
+  );
   const axis = useMemo(() => {
     if (!overview) return null;
     const segs = overview.segments?.length ? overview.segments : Number.isFinite(overview.t0) ? [{ firstTs: overview.t0, lastTs: overview.t1 }] : [];
     return new SegmentAxis(segs);
   }, [overview]);
   const full = axis?.full ?? null;
-  const win: [number, number] = v.window ?? full ?? [0, 1];
+  /** the window shown: the store's, or the whole trace */
+  const windowNow = (): [number, number] => useViewStore.getState().window ?? full ?? EMPTY_WINDOW;
   const [laneCount, setLaneCount] = useState(v.lanes === 'cpu' ? (overview?.cpus.length ?? 1) : (overview?.tasks.length ?? 1));
   const { ref, size, context } = useCanvas(canvasHeight(laneCount));
   useResolvedTheme(); // redraw in the other theme's colours
-  const visible = useMemo(() => (axis && size.width > 0 ? axis.visible(win, size.width) : []), [axis, size.width, win[0], win[1]]);
-  // the timeline shows the generation and CPUs chosen, and the brushed range as an overlay (not a cut)
-  const req = useMemo<TimelineRequest | null>(() => {
+  const wrap = useRef<HTMLDivElement>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  /** the last answer (of this capture only), read when drawing and hovering */
+  const data = useRef<TimelineAnswer | null>(null);
+  // what the drawing and the questions read between renders: this render's values
+  const live = useRef({ axis, overview, size, context, capture, v, brushing: null as [number, number] | null });
+  live.current = { axis, overview, size, context, capture, v, brushing: live.current.brushing };
+
+  /** The question for a window: each visible segment with its own pixel columns, nothing for the breaks. */
+  const requestFor = (win: [number, number]): TimelineRequest | null => {
+    const { axis, overview, size, v } = live.current;
     if (!overview || !axis || size.width <= 0) return null;
     const base = { lanes: v.lanes, selection: { range: null, generation: v.generation, cpus: v.cpus }, highlightStack: v.stack };
     if (!axis.segmented) return { ...base, t0: win[0], t1: win[1], buckets: Math.max(1, Math.round(size.width - LABEL_W)) };
-    // each visible segment with its own pixel columns; nothing is asked for the breaks
-    const pieces = visible.map((p) => ({ t0: p.t0, t1: p.t1, buckets: Math.max(1, Math.round(p.x1 - p.x0)) }));
+    const pieces = axis.visible(win, size.width).map((p) => ({ t0: p.t0, t1: p.t1, buckets: Math.max(1, Math.round(p.x1 - p.x0)) }));
     if (pieces.length === 0) return null;
     return { ...base, t0: pieces[0].t0, t1: pieces[pieces.length - 1].t1, buckets: pieces.reduce((n, p) => n + p.buckets, 0), pieces };
-  }, [overview, axis, size.width, visible, win[0], win[1], v.lanes, v.generation, v.cpus, v.stack]);
-  const data = useTimelineQuery(req).data;
-  // the canvas is as tall as the lanes of the last answer (a CPU filter or task lanes change them)
-  useEffect(() => {
-    if (data && data.result.lanes.length !== laneCount) setLaneCount(data.result.lanes.length);
-  }, [data, laneCount]);
-  const highlighted = useMemo(() => (data ? data.result.highlight.reduce((a, b) => a + b, 0) : 0), [data]);
+  };
+
+  const draw = () => {
+    const { axis, overview, size, context, capture, v, brushing } = live.current;
+    const ctx = context();
+    if (!ctx || !overview || !axis) return;
+    const d = data.current && data.current.capture === capture ? data.current : null;
+    drawTimeline(ctx, { width: size.width, height: size.height, window: windowNow(), axis, overview, data: d, range: v.range, brushing, generation: v.generation });
+  };
+  const frame = useRef(0);
+  const drawSoon = () => {
+    if (frame.current === 0) frame.current = requestAnimationFrame(() => {
+      frame.current = 0;
+      draw();
+    });
+  };
+  useEffect(() => () => cancelAnimationFrame(frame.current), []);
+
+  /** the answer's numbers on the pane, for tests and tools: set here, not by React (answers do not render it) */
+  const showAnswer = (d: TimelineAnswer | null) => {
+    const el = wrap.current;
+    if (!el) return;
+    el.dataset.ready = d ? 'true' : 'false';
+    el.dataset.lanes = String(d?.result.lanes.length ?? 0);
+    el.dataset.highlightEvents = String(d ? d.result.highlight.reduce((a, b) => a + b, 0) : 0);
+  };
+
+  const asker = useRef<TimelineAsker | null>(null);
+  if (asker.current === null) {
+    asker.current = new TimelineAsker(
+      (a) => {
+        if (a.capture !== live.current.capture) return;
+        data.current = a;
+        setError(null);
+        showAnswer(a);
+        if (a.result.lanes.length !== laneCountRef.current) setLaneCount(a.result.lanes.length);
+        draw();
+      },
+      (message, c) => c === live.current.capture && setError(message),
+    );
+  }
+  const laneCountRef = useRef(laneCount);
+  laneCountRef.current = laneCount;
+  useEffect(() => () => asker.current?.close(), []);
 
   const [hover, setHover] = useState<{ x: number; y: number; info: EventInfo | null } | null>(null);
   const hoverSeq = useRef(0);
-  // a zoom or pan (wheel, keys) moves the events under a still pointer: the old answer is stale
-  useEffect(() => {
-    hoverSeq.current++;
-    setHover(null);
-  }, [win[0], win[1]]);
-  const lanesShown = data?.result.lanes ?? [];
+  const hoverShown = useRef(false);
+  hoverShown.current = hover !== null;
   const eventAt = async (x: number, y: number) => {
-    const lane = laneAt(y, lanesShown.length);
+    const { axis, size, v } = live.current;
+    const lanes = data.current?.capture === live.current.capture ? data.current.result.lanes : [];
+    const lane = laneAt(y, lanes.length);
     if (!axis || lane < 0 || x < LABEL_W) return null;
+    const win = windowNow();
     // on a break between segments there is no time to ask about
-    if (axis.segmented && !visible.some((p) => x >= p.x0 - 2 && x <= p.x1 + 2)) return null;
+    if (axis.segmented && !axis.visible(win, size.width).some((p) => x >= p.x0 - 2 && x <= p.x1 + 2)) return null;
     const scale = axis.scale(win, size.width);
     const t = scale.invert(x);
     const tolerance = Math.abs(scale.invert(x + 4) - t);
-    return ask.eventNear(t, lanesShown[lane].key, v.lanes, tolerance, { range: null, generation: v.generation, cpus: v.cpus });
+    return ask.eventNear(t, lanes[lane].key, v.lanes, tolerance, { range: null, generation: v.generation, cpus: v.cpus });
   };
 
-  const brushing = useTimelineInput({
+  const input = useTimelineInput({
     canvas: ref,
     width: size.width,
     height: size.height,
     axis,
-    window: win,
+    getWindow: windowNow,
     setWindow: (w) => v.set({ window: w }),
     setRange: (r) => v.set({ range: r }),
     onHover: (p) => {
@@ -92,15 +149,36 @@ export function Timeline() {
       });
     },
   });
+  live.current.brushing = input.brushing;
 
+  // a new capture: its answers only
   useEffect(() => {
-    const ctx = context();
-    if (!ctx || !overview || !axis) return;
-    drawTimeline(ctx, { width: size.width, height: size.height, window: win, axis, overview, data, range: v.range, brushing, generation: v.generation });
+    data.current = null;
+    showAnswer(null);
+  }, [capture]);
+
+  // the window, followed outside React: a frame drawn, the question for it, the zoom kept in step
+  useEffect(
+    () =>
+      useViewStore.subscribe((s, prev) => {
+        if (s.window === prev.window) return;
+        // a zoom or pan moves the events under a still pointer: the old answer is stale
+        hoverSeq.current++;
+        if (hoverShown.current) setHover(null);
+        input.sync(windowNow());
+        asker.current!.want(requestFor(windowNow()), live.current.capture);
+        drawSoon();
+      }),
+    [axis, input.sync],
+  );
+
+  // anything else React rendered for: asked and drawn now
+  useLayoutEffect(() => {
+    asker.current!.want(requestFor(windowNow()), capture);
+    draw();
   });
 
   const segments = overview?.segments ?? [];
-  const shown = visible.reduce((n, p) => n + (p.t1 - p.t0), 0);
   return (
     <section className="panel pane timeline-pane" aria-label="timeline">
       <div className="pane-head">
@@ -114,11 +192,8 @@ export function Timeline() {
             </select>
           </label>
           <CpuPicker />
-          <span className="quiet" data-testid="timeline-window">
-            {fmtTs(win[0])} – {fmtTs(win[1])} (
-            {axis?.segmented ? `${fmtDuration(shown)} of trace in ${fmtInt(visible.length)} of ${fmtInt(segments.length)} segments` : fmtDuration(win[1] - win[0])})
-          </span>
-          <button type="button" onClick={() => v.set({ window: null })} disabled={!v.window} title="show the whole trace">
+          <WindowLabel axis={axis} width={size.width} segments={segments.length} />
+          <button type="button" onClick={() => v.set({ window: null })} disabled={!v.zoomed} title="show the whole trace">
             Zoom out
           </button>
           {v.range && (
@@ -137,7 +212,7 @@ export function Timeline() {
       {axis?.segmented && (
         <SegmentStrip
           segments={segments}
-          visible={visible}
+          axis={axis}
           width={size.width}
           onZoom={(s) => {
             // zoom to it and select its range: every pane then counts this segment alone
@@ -145,14 +220,7 @@ export function Timeline() {
           }}
         />
       )}
-      <div
-        className="canvas-wrap"
-        data-testid="timeline"
-        data-lanes={lanesShown.length}
-        data-segments={segments.length}
-        data-ready={data ? 'true' : 'false'}
-        data-highlight-events={highlighted}
-      >
+      <div ref={wrap} className="canvas-wrap" data-testid="timeline" data-segments={segments.length} title={error ?? undefined}>
         <canvas ref={ref} tabIndex={0} aria-label="timeline: drag to select a range, wheel to zoom, drag the ruler or shift-drag to pan, WASD" />
         {hover?.info && <EventTooltip x={hover.x} y={hover.y} width={size.width} height={size.height} info={hover.info} />}
       </div>
@@ -164,6 +232,19 @@ export function Timeline() {
   );
 }
 
+/** The window in words: the only text a zoom or pan changes, rendered on its own. */
+function WindowLabel({ axis, width, segments }: { axis: SegmentAxis | null; width: number; segments: number }) {
+  const stored = useViewStore((s) => s.window);
+  const win = stored ?? axis?.full ?? EMPTY_WINDOW;
+  const visible = axis && width > 0 ? axis.visible(win, width) : [];
+  const shown = visible.reduce((n, p) => n + (p.t1 - p.t0), 0);
+  return (
+    <span className="quiet" data-testid="timeline-window">
+      {fmtTs(win[0])} – {fmtTs(win[1])} ({axis?.segmented ? `${fmtDuration(shown)} of trace in ${fmtInt(visible.length)} of ${fmtInt(segments)} segments` : fmtDuration(win[1] - win[0])})
+    </span>
+  );
+}
+
 const rate = (s: Segment) => (s.eventsPerSecond === null ? 'all at one instant' : `${fmtInt(Math.round(s.eventsPerSecond))} events/s`);
 
 /**
@@ -172,7 +253,9 @@ const rate = (s: Segment) => (s.eventsPerSecond === null ? 'all at one instant' 
  * A click zooms to the segment and selects its range, so every pane counts it alone (what
  * `summary --segments` prints under segments[i].counts).
  */
-function SegmentStrip({ segments, visible, width, onZoom }: { segments: Segment[]; visible: VisiblePart[]; width: number; onZoom: (s: Segment) => void }) {
+function SegmentStrip({ segments, axis, width, onZoom }: { segments: Segment[]; axis: SegmentAxis; width: number; onZoom: (s: Segment) => void }) {
+  const stored = useViewStore((s) => s.window);
+  const visible: VisiblePart[] = width > 0 ? axis.visible(stored ?? axis.full, width) : [];
   return (
     <div style={{ position: 'relative', height: 22, marginBottom: 2 }} role="group" aria-label="segments: unrelated time ranges, side by side; click one to zoom to it and select it">
       <span className="quiet" style={{ position: 'absolute', left: 6, top: 3, fontSize: 11 }} title="unrelated time ranges (trace files, or runs quoted in one file, far apart in time), side by side">

@@ -1,5 +1,5 @@
 import * as d3 from 'd3';
-import { useEffect, useRef, useState, type RefObject } from 'react';
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { LABEL_W, RULER_H, type SegmentAxis } from './geometry.ts';
 
 interface Input {
@@ -8,7 +8,8 @@ interface Input {
   height: number;
   /** the segments side by side; null before a capture */
   axis: SegmentAxis | null;
-  window: [number, number];
+  /** the window shown now (read when an input needs it: a zoom or pan does not render) */
+  getWindow(): [number, number];
   setWindow(w: [number, number] | null): void;
   setRange(r: [number, number]): void;
   onHover(p: { x: number; y: number } | null): void;
@@ -24,14 +25,17 @@ const typing = (e: KeyboardEvent) => {
  * The timeline's hands: wheel zooms and drag on the ruler (or shift-drag anywhere) pans, both
  * through d3-zoom; a plain drag over the lanes brushes a range; WASD (by KeyboardEvent.code, so
  * any keyboard layout) and the arrows zoom and pan. Zoom and pan work in the axis' units (the
- * segments side by side), the window they set is in trace seconds. Returns the brush being dragged.
+ * segments side by side), the window they set is in trace seconds. Returns the brush being dragged, and `sync`, which
+ * puts d3-zoom's transform in step with a window set elsewhere (keys, a button, the URL).
  */
-export function useTimelineInput(p: Input): [number, number] | null {
+export function useTimelineInput(p: Input): { brushing: [number, number] | null; sync(w: [number, number]): void } {
   const [brushing, setBrushing] = useState<[number, number] | null>(null);
   const latest = useRef(p);
   latest.current = p;
   const zoomRef = useRef<d3.ZoomBehavior<HTMLCanvasElement, unknown> | null>(null);
   const syncing = useRef(false);
+  /** inside d3-zoom's own handler: a sync waits until it returns */
+  const inZoom = useRef(false);
   const hovered = useRef(false);
 
   // d3-zoom for wheel and pan; its transform is kept in step with the store's window
@@ -56,7 +60,12 @@ export function useTimelineInput(p: Input): [number, number] | null {
       .on('zoom', (e: d3.D3ZoomEvent<HTMLCanvasElement, unknown>) => {
         if (syncing.current) return;
         const d = e.transform.rescaleX(xFull).domain() as [number, number];
-        latest.current.setWindow(axis.normalise(axis.fromUnits(d)));
+        inZoom.current = true;
+        try {
+          latest.current.setWindow(axis.normalise(axis.fromUnits(d)));
+        } finally {
+          inZoom.current = false;
+        }
       });
     const sel = d3.select(canvas);
     sel.call(zoom).on('dblclick.zoom', null);
@@ -67,19 +76,27 @@ export function useTimelineInput(p: Input): [number, number] | null {
     };
   }, [p.canvas, p.axis, p.width, p.height]);
 
-  const [w0, w1] = p.window;
-  useEffect(() => {
-    const canvas = p.canvas.current;
-    const zoom = zoomRef.current;
-    if (!canvas || !zoom || !p.axis || p.width === 0) return;
-    const xFull = unitScale(p.axis, p.width);
-    const [u0, u1] = p.axis.units([w0, w1]);
-    const k = p.axis.length / (u1 - u0);
-    const t = d3.zoomIdentity.translate(LABEL_W - k * xFull(u0), 0).scale(k);
-    syncing.current = true;
-    d3.select(canvas).call(zoom.transform, t);
-    syncing.current = false;
-  }, [p.canvas, p.axis, p.width, p.height, w0, w1]);
+  const sync = useCallback(
+    (w: [number, number]) => {
+      if (inZoom.current) {
+        queueMicrotask(() => sync(latest.current.getWindow()));
+        return;
+      }
+      const canvas = p.canvas.current;
+      const zoom = zoomRef.current;
+      if (!canvas || !zoom || !p.axis || p.width === 0) return;
+      const xFull = unitScale(p.axis, p.width);
+      const [u0, u1] = p.axis.units(w);
+      const k = p.axis.length / (u1 - u0);
+      const t = d3.zoomIdentity.translate(LABEL_W - k * xFull(u0), 0).scale(k);
+      syncing.current = true;
+      d3.select(canvas).call(zoom.transform, t);
+      syncing.current = false;
+    },
+    [p.canvas, p.axis, p.width, p.height],
+  );
+  // in step once the zoom is made (a new axis or size)
+  useEffect(() => sync(latest.current.getWindow()), [sync]);
 
   // brush and hover
   useEffect(() => {
@@ -92,7 +109,8 @@ export function useTimelineInput(p: Input): [number, number] | null {
       return { x: e.clientX - r.left, y: e.clientY - r.top };
     };
     const timeAt = (x: number) => {
-      const { window: w, width, axis } = latest.current;
+      const { width, axis } = latest.current;
+      const w = latest.current.getWindow();
       if (!axis) return NaN;
       return axis.scale(w, width).invert(Math.max(LABEL_W, Math.min(width, x)));
     };
@@ -148,8 +166,9 @@ export function useTimelineInput(p: Input): [number, number] | null {
     const key = (e: KeyboardEvent) => {
       // a key another pane took (arrows moving a table's selection) is not also a zoom or pan
       if (e.defaultPrevented || typing(e) || e.ctrlKey || e.metaKey || e.altKey) return;
-      const { axis, window: w, setWindow } = latest.current;
+      const { axis, setWindow } = latest.current;
       if (!axis) return;
+      const w = latest.current.getWindow();
       const onTimeline = hovered.current || document.activeElement === latest.current.canvas.current;
       const arrows = onTimeline && e.code.startsWith('Arrow');
       let next: [number, number] | null = null;
@@ -165,7 +184,7 @@ export function useTimelineInput(p: Input): [number, number] | null {
     return () => window.removeEventListener('keydown', key);
   }, []);
 
-  return brushing;
+  return { brushing, sync };
 }
 
 /** axis units -> x over the plot, for the whole axis (what d3-zoom's transform is relative to) */
