@@ -142,6 +142,21 @@ async function timeD3(browser: Browser, url: string, f: FoldedInput): Promise<Ti
   }
 }
 
+/**
+ * A peer's timing, given up on from this side CAP_S + 30 s after it started: a page stuck in one
+ * long task (d3-flame-graph on 100k stacks built a 10 GB renderer for 9 minutes) answers neither
+ * its own waitForFunction timeout nor a close, so the cap is kept here and the caller starts a
+ * new browser.
+ */
+function capped(t: Promise<Timing>): Promise<Timing> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<Timing>((ok) => {
+    timer = setTimeout(() => ok({ ms: null, note: `not drawn in ${CAP_S} s (the page stopped answering)` }), (CAP_S + 30) * 1000);
+  });
+  t.catch(() => {});
+  return Promise.race([t, late]).finally(() => clearTimeout(timer));
+}
+
 /** FlameGraph's flamegraph.pl (../shared/peer-tools, not vendored): the folded file to an SVG, a process timed from start to exit. */
 const FLAMEGRAPH_PL = join(repo, '../shared/peer-tools/flamegraph.pl');
 function timeFlamegraphPl(f: FoldedInput): Timing {
@@ -199,12 +214,12 @@ async function main(): Promise<void> {
           const skip = gaveUp.get(peer);
           // a peer that took over REPEAT_S seconds is timed once: its best of more would not change the row
           if (r > 0 && !skip && (got[peer][0].ms === null || got[peer][0].ms! > REPEAT_S * 1000)) continue;
-          const t = skip ? { ms: null, note: skip } : await fn(browser, served.url, f);
+          const t = skip ? { ms: null, note: skip } : await capped(fn(browser, served.url, f));
           if (t.ms === null && !skip) {
             gaveUp.set(peer, `not tried: ${t.note} at ${label}`);
             // a page still busy in one long task can keep its renderer (shared by the next pages)
             // running after its context is closed: a new browser, so it slows no later timing
-            await browser.close().catch(() => {});
+            await Promise.race([browser.close().catch(() => {}), new Promise((ok) => setTimeout(ok, 10_000))]);
             browser = await launch();
           }
           got[peer].push(t);
