@@ -34,9 +34,10 @@ async function open(page: Page, file: string) {
   await expect.poll(ready, { timeout: 30_000 }).toBe(true);
 }
 
+/** The pane's rows of `mode` against the CLI's: v7 by bits; v8 as posted (one row), then the proposed bits rows (in the closed "+ proposed" part). */
 async function expectRows(page: Page, cli: WhatIfResult, mode: 'v7' | 'v8') {
   const rows = page.getByTestId('whatif-row');
-  await expect(rows).toHaveCount(9);
+  await expect(rows).toHaveCount(mode === 'v7' ? 9 : 10);
   await expect(rows.first()).toHaveAttribute('data-mode', mode);
   const shown = await rows.evaluateAll((els) => els.map((e) => ({ ...(e as HTMLElement).dataset })));
   const want = cli.bits
@@ -45,6 +46,7 @@ async function expectRows(page: Page, cli: WhatIfResult, mode: 'v7' | 'v8') {
       testid: 'whatif-row',
       bits: String(b.bits),
       mode: b.mode,
+      variant: b.v8Variant ?? '',
       stored: String(b.stored),
       fallbacks: String(b.fallbacks),
       gravestones: String(b.gravestones),
@@ -54,9 +56,20 @@ async function expectRows(page: Page, cli: WhatIfResult, mode: 'v7' | 'v8') {
       gain: String(b.gain),
     }));
   expect(shown.map(({ testid: _t, ...d }) => d)).toEqual(want.map(({ testid: _t, ...d }) => d));
-  const rec = cli.recommendedByMode.find((m) => m.mode === mode)!;
+  if (mode === 'v8') {
+    // DESIGN 5.4: posted v8 has one row, capacity 16384; bits 10..18 only for the follow-up
+    expect(cli.bits.filter((b) => b.v8Variant === 'posted').map((b) => b.capacity)).toEqual([16384]);
+    expect(cli.bits.filter((b) => b.v8Variant === 'bin').map((b) => b.bits)).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18]);
+  }
+  const rec = cli.recommendedByMode.find((m) => m.mode === mode && (mode === 'v7' || m.v8Variant === 'posted'))!;
   await expect(page.getByTestId('whatif-recommendation')).toHaveAttribute('data-bits', String(rec.bits ?? ''));
   await expect(page.getByTestId('whatif-recommendation')).toContainText(rec.why);
+  if (mode === 'v8') {
+    const bin = cli.recommendedByMode.find((m) => m.v8Variant === 'bin')!;
+    await page.getByTestId('whatif-proposed').locator('summary').click();
+    await expect(page.getByTestId('whatif-proposed-recommendation')).toHaveAttribute('data-bits', String(bin.bits ?? ''));
+    await expect(page.getByTestId('whatif-proposed-recommendation')).toContainText(bin.why);
+  }
 }
 
 test('perf script capture: the pane equals `cli whatif --json`, also with another buffer size and v7', async ({ page }) => {
@@ -66,7 +79,7 @@ test('perf script capture: the pane equals `cli whatif --json`, also with anothe
   const pane = page.getByTestId('whatif');
   await pane.scrollIntoViewIfNeeded();
   await expectRows(page, cliWhatIf([PERF]), 'v8');
-  await expect(page.getByTestId('whatif-plot')).toBeVisible();
+  await expect(page.getByTestId('whatif-plot').first()).toBeVisible();
 
   await page.getByTestId('whatif-buffer-kb').fill('16');
   await page.getByTestId('whatif-mode-v7').click();
@@ -87,7 +100,7 @@ test("the buffer size a capture.txt recorded is the pane's (the CLI's the same: 
   await expect(page.getByTestId('whatif-buffer-kb')).toHaveValue('64');
   await expect(page.getByTestId('whatif-buffer-source')).toHaveAttribute('data-source', 'capture');
   await expect(page.getByTestId('whatif-basis')).toContainText('buffer 64 KB per CPU (as the capture recorded it: buffer_size_kb in capture.txt)');
-  await expect(page.getByTestId('whatif-row')).toHaveCount(9);
+  await expect(page.getByTestId('whatif-row')).toHaveCount(10);
 });
 
 test('a trace with <stack trace> records, and one without', async ({ page }) => {
@@ -109,7 +122,9 @@ for (const scheme of ['light', 'dark'] as const)
       await waitLoaded(page);
       await open(page, PERF);
       const pane = page.getByTestId('whatif');
-      await expect(page.getByTestId('whatif-row')).toHaveCount(9);
+      await expect(page.getByTestId('whatif-row')).toHaveCount(10);
+      // the proposed follow-up's sizes open, as a reviewer would look at them
+      await page.getByTestId('whatif-proposed').locator('summary').click();
       await pane.scrollIntoViewIfNeeded();
       await pane.screenshot({ path: `${OUT}/whatif-${w}x${h}-${scheme}.png` });
     });

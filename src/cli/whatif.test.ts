@@ -40,7 +40,14 @@ describe('cli whatif', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
-    expect(j.bits.map((b: { bits: number }) => b.bits)).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
+    // v7 by bits; v8 as posted, one row of its fixed 16,384 (DESIGN 5.4); then v8 with the proposed bits
+    expect(j.bits.map((b: { bits: number; mode: string; v8Variant?: string }) => `${b.mode}${b.v8Variant ? '-' + b.v8Variant : ''}:${b.bits}`)).toEqual([
+      ...[10, 11, 12, 13, 14, 15, 16, 17, 18].map((b) => `v7:${b}`),
+      'v8-posted:14',
+      ...[10, 11, 12, 13, 14, 15, 16, 17, 18].map((b) => `v8-bin:${b}`),
+    ]);
+    expect(j.bits.find((b: { v8Variant?: string }) => b.v8Variant === 'posted').capacity).toBe(16384);
+    expect(j.recommended.v8Variant).toBe('posted');
     for (const k of ['bits', 'stored', 'fallbacks', 'gravestones', 'dedupRate', 'bytesWithMap', 'bytesWithoutMap', 'gain', 'mapBytes', 'mode']) expect(j.bits[0]).toHaveProperty(k);
     expect(j.recommended).toHaveProperty('bits');
     expect(typeof j.recommended.why).toBe('string');

@@ -1,6 +1,6 @@
 import { escapeControls as esc, jsonForTerminal } from '../core/base/control-chars.ts';
 import { understood } from '../core/capture/ingest.ts';
-import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, whatIf, type WhatIfResult } from '../core/whatif/whatif.ts';
+import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, V8_POSTED_BITS, whatIf, type WhatIfResult, type WhatIfRow } from '../core/whatif/whatif.ts';
 import { readFiles } from './read-files.ts';
 import { parseOrExit, UsageError } from './usage.ts';
 
@@ -68,6 +68,7 @@ function parse(args: string[]): Parsed | 'help' {
 }
 
 const kb = (b: number) => (b / 1024).toFixed(1);
+const V8_POSTED_CAPACITY = 2 ** V8_POSTED_BITS;
 
 export function formatWhatIf(r: WhatIfResult): string {
   const lines = [
@@ -75,16 +76,19 @@ export function formatWhatIf(r: WhatIfResult): string {
     ...r.notes.map((n) => `  ${esc(n)}`),
   ];
   if (r.records === 0) return lines.concat(['', `no recommendation: ${esc(r.recommended.why)}`]).join('\n') + '\n';
-  lines.push(
-    '',
-    'mode bits  stored fallbacks graves  dedup  withMap KB  without KB   gain  steady   map MiB',
-  );
-  for (const b of r.bits)
-    lines.push(
-      `${b.mode.padEnd(4)} ${String(b.bits).padStart(4)} ${String(b.stored).padStart(7)} ${String(b.fallbacks).padStart(9)} ${String(b.gravestones).padStart(6)} ` +
-        `${(b.dedupRate * 100).toFixed(1).padStart(5)}% ${kb(b.bytesWithMap).padStart(11)} ${kb(b.bytesWithoutMap).padStart(11)} ${b.gain.toFixed(2).padStart(6)} ${b.steadyGain.toFixed(2).padStart(7)} ${(b.mapBytes / 2 ** 20).toFixed(1).padStart(9)}`,
-    );
-  lines.push('', `recommended: ${r.recommended.bits === null ? 'none' : `bits ${r.recommended.bits}`} (${r.recommended.mode})`);
+  const header = 'mode bits  stored fallbacks graves  dedup  withMap KB  without KB   gain  steady   map MiB';
+  const row = (b: WhatIfRow) =>
+    `${b.mode.padEnd(4)} ${String(b.bits).padStart(4)} ${String(b.stored).padStart(7)} ${String(b.fallbacks).padStart(9)} ${String(b.gravestones).padStart(6)} ` +
+    `${(b.dedupRate * 100).toFixed(1).padStart(5)}% ${kb(b.bytesWithMap).padStart(11)} ${kb(b.bytesWithoutMap).padStart(11)} ${b.gain.toFixed(2).padStart(6)} ${b.steadyGain.toFixed(2).padStart(7)} ${(b.mapBytes / 2 ** 20).toFixed(1).padStart(9)}`;
+  // v7 by bits; v8 as posted (one size), then v8 with the proposed bits parameter
+  const groups: [string, WhatIfRow[]][] = [
+    ['v7 (ftrace_stackmap.bits)', r.bits.filter((b) => b.mode === 'v7')],
+    [`v8 as posted (fixed ${V8_POSTED_CAPACITY} stacks)`, r.bits.filter((b) => b.mode === 'v8' && b.v8Variant === 'posted')],
+    ['+ proposed binary v2 and bits (v8 follow-up)', r.bits.filter((b) => b.mode === 'v8' && b.v8Variant === 'bin')],
+  ];
+  for (const [title, rows] of groups) if (rows.length) lines.push('', title, header, ...rows.map(row));
+  const rec = r.recommended;
+  lines.push('', `recommended: ${rec.bits === null ? 'none' : rec.v8Variant === 'posted' ? `v8 as posted (fixed ${V8_POSTED_CAPACITY} stacks)` : `bits ${rec.bits} (${rec.mode})`}`);
   for (const m of r.recommendedByMode) lines.push(`  ${esc(m.why)}`);
   return lines.join('\n') + '\n';
 }

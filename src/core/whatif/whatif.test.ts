@@ -7,7 +7,7 @@ import { Simulation } from '../sim/simulation.ts';
 import type { SimOptions } from '../sim/sim-options.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { prepareWhatIf, whatIfColumns } from './whatif-input.ts';
-import { mapMemoryBytes, whatIf, whatIfFromInput, whatIfSteps, WHATIF_BITS, type WhatIfRow } from './whatif.ts';
+import { mapMemoryBytes, mapPoolBytes, whatIf, whatIfFromInput, whatIfSteps, WHATIF_BITS, type WhatIfRow } from './whatif.ts';
 
 /** One CPU, in this thread: the map on, or options/stackmap off before the CPU starts (every stack in full). */
 function runOneCpu(opts: Partial<SimOptions>, mapOn: boolean) {
@@ -69,7 +69,11 @@ describe('whatIf against the simulator', () => {
       expect(r.stored).toBe(Math.min(distinct, r.capacity));
       if (r.capacity >= distinct) expect(r.fallbacks).toBe(0);
     }
-    expect(w.recommended.bits).toBe(WHATIF_BITS.find((b) => w.bits.find((r) => r.mode === 'v8' && r.bits === b)!.fallbackShare <= 0.01));
+    const bin = w.recommendedByMode.find((m) => m.v8Variant === 'bin')!;
+    expect(bin.bits).toBe(WHATIF_BITS.find((b) => w.bits.find((r) => r.v8Variant === 'bin' && r.bits === b)!.fallbackShare <= 0.01));
+    // v8 as posted has no size to choose: its fixed 16,384 (bits 14) holds all 1,500 distinct stacks
+    expect(w.recommended).toMatchObject({ mode: 'v8', v8Variant: 'posted', bits: 14 });
+    expect(w.recommended.why).toMatch(/^v8 as posted: a fixed 16384 stacks/);
    }, 30_000);
 });
 
@@ -125,11 +129,11 @@ describe('whatIf against a plain model', () => {
     );
   }, 30_000); // 8 captures, each replayed 18 times: slow on a loaded 2-core machine
 
-  it('counts the map memory as the v7 document does: about 8 MiB at bits 14, 130-135 MiB at bits 18', () => {
-    expect(mapMemoryBytes(14) / 2 ** 20).toBeGreaterThan(8);
-    expect(mapMemoryBytes(14) / 2 ** 20).toBeLessThan(9);
-    expect(mapMemoryBytes(18) / 2 ** 20).toBeGreaterThanOrEqual(130);
-    expect(mapMemoryBytes(18) / 2 ** 20).toBeLessThanOrEqual(135);
+  it('counts the map memory as the seeds do: "about 8.6 MiB" at 16,384 stacks (v8 letter), a pool of "roughly 8 MiB" at bits 14 and "130-135 MiB" at bits 18 (v7 document)', () => {
+    expect((mapMemoryBytes(14) / 2 ** 20).toFixed(1)).toBe('8.6');
+    expect(Math.round(mapPoolBytes(14) / 2 ** 20)).toBe(8);
+    expect(mapPoolBytes(18) / 2 ** 20).toBeGreaterThanOrEqual(130);
+    expect(mapPoolBytes(18) / 2 ** 20).toBeLessThanOrEqual(135);
   });
 
   it('says why when there is nothing to replay', () => {

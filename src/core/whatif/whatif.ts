@@ -35,8 +35,16 @@ export interface WhatIfOptions {
   hashSeed?: number;
 }
 
+/** The one size v8 as posted has (the cover letter: "Fixed capacity of 16384 stacks"): bits 14. */
+export const V8_POSTED_BITS = 14;
+
 export interface WhatIfRow {
   mode: 'v7' | 'v8';
+  /**
+   * v8 rows only: `posted`, v8 as posted (one row, its fixed 16,384 stacks), or `bin`, v8 with the
+   * proposed follow-up (`stack_map_bin` version 2 and the `bits` parameter), a row per bits
+   */
+  v8Variant?: 'posted' | 'bin';
   bits: number;
   /** capacity: 2^bits elements */
   capacity: number;
@@ -73,9 +81,10 @@ export interface WhatIfRow {
 export interface WhatIfResult {
   /** every row, mode by mode, bits ascending */
   bits: WhatIfRow[];
-  recommended: { bits: number | null; mode: 'v7' | 'v8'; why: string };
-  /** per mode: the recommendation under the same rule */
-  recommendedByMode: { mode: 'v7' | 'v8'; bits: number | null; why: string }[];
+  /** v8 as posted when v8 was replayed (what the kernel offers: its one size), else v7's */
+  recommended: { bits: number | null; mode: 'v7' | 'v8'; v8Variant?: 'posted' | 'bin'; why: string };
+  /** per mode (and v8 variant): the recommendation under the same rule; posted v8's `bits` is its fixed 14, or null when even that falls back too often */
+  recommendedByMode: { mode: 'v7' | 'v8'; v8Variant?: 'posted' | 'bin'; bits: number | null; why: string }[];
   records: number;
   distinctStacks: number;
   /** full stacks deeper than 64 frames: never reach the map, written in full in both columns */
@@ -93,9 +102,21 @@ export interface WhatIfResult {
   notes: string[];
 }
 
-/** The map's memory at `bits` as the v7 document counts it: 2^bits elements and 2^(bits+1) slots of a u32 key and an i32 val. */
+/** Bytes of one hash table entry as the kernel lays it out on 64-bit: a u32 key and a pointer to its element (tracing_map_entry), 16 with alignment. */
+export const TABLE_ENTRY_BYTES = 16;
+
+/** The element pool at `bits`: 2^bits elements of the stack's ips, depth and ref_count. */
+export function mapPoolBytes(bits: number): number {
+  return 2 ** bits * ELT_WORDS * 4;
+}
+
+/**
+ * The map's memory at `bits`: the element pool and the 2^(bits+1)-entry hash table. At bits 14
+ * 8.625 MiB, the v8 cover letter's "about 8.6 MiB"; the pool alone at bits 18 130 MiB, the v7
+ * document's "130-135 MiB" (the table is "additional").
+ */
 export function mapMemoryBytes(bits: number): number {
-  return 2 ** bits * ELT_WORDS * 4 + 2 ** (bits + 1) * 8;
+  return mapPoolBytes(bits) + 2 ** (bits + 1) * TABLE_ENTRY_BYTES;
 }
 
 /** Events a full buffer per CPU keeps with the map off (every stack in full): the same for every bits and mode. */
@@ -186,9 +207,9 @@ const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
 const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
 
 /** The smallest bits whose fallbacks stay at or below the share, with the reasoning in words. */
-export function recommend(rows: readonly WhatIfRow[], maxShare: number, distinct: number, buffer = 'the buffer per CPU'): { bits: number | null; why: string } {
+export function recommend(rows: readonly WhatIfRow[], maxShare: number, distinct: number, buffer = 'the buffer per CPU', label: string = rows[0]?.mode ?? ''): { bits: number | null; why: string } {
   if (rows.length === 0) return { bits: null, why: 'no rows' };
-  const mode = rows[0].mode;
+  const mode = label;
   const records = rows[0].records;
   if (records === 0) return { bits: null, why: 'the capture has no full stack records of 64 frames or fewer: there is nothing for the map to store' };
   const ok = rows.find((r) => r.fallbackShare <= maxShare);
@@ -205,6 +226,18 @@ export function recommend(rows: readonly WhatIfRow[], maxShare: number, distinct
     ` (${(ok.bytesWithoutMap / Math.max(1, ok.bytesWithMap)).toFixed(2)}x) and keeps ${ok.steadyGain.toFixed(2)}x the events per byte of buffer once it has wrapped` +
     (ok.gain > 1.0005 ? ` (${ok.gain.toFixed(2)}x more events retained in ${buffer})` : ` (with ${buffer}, this capture fits the buffer either way, so nothing more is retained in it)`);
   return { bits: ok.bits, why };
+}
+
+/** Posted v8's verdict: its one size fits (fallbacks within the share) or not; there is no bits to choose. */
+function postedVerdict(r: WhatIfRow, maxShare: number, distinct: number, buffer: string): { bits: number | null; why: string } {
+  if (r.records === 0) return { bits: null, why: 'the capture has no full stack records of 64 frames or fewer: there is nothing for the map to store' };
+  const fits = r.fallbackShare <= maxShare;
+  const why =
+    `v8 as posted: a fixed ${r.capacity} stacks (${mib(r.mapBytes)} of element pool and table; no bits parameter) stores ${r.stored} of the workload's ${distinct} distinct stacks` +
+    ` with ${r.fallbacks} fallbacks (${pct(r.fallbackShare)} of ${r.records} stack records, ${fits ? 'within' : 'above'} the ${pct(maxShare)} allowed)` +
+    `; it cuts the stack records from ${r.bytesWithoutMap} to ${r.bytesWithMap} bytes and keeps ${r.steadyGain.toFixed(2)}x the events per byte of buffer once it has wrapped` +
+    (r.gain > 1.0005 ? ` (${r.gain.toFixed(2)}x more events retained in ${buffer})` : ` (with ${buffer}, this capture fits the buffer either way)`);
+  return { bits: fits ? r.bits : null, why };
 }
 
 /** `whatIfFromInput` over the capture's own columns, in this thread (the CLI, tests). */
@@ -243,14 +276,22 @@ export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep
     const mine: WhatIfRow[] = [];
     for (const bits of WHATIF_BITS) {
       const r = replay(mode, bits, x, { eventBytes, hashSeed, ringBytes, hashes, keptOff });
-      mine.push({ ...r, dedupRate: r.records ? r.successes / r.records : 0, fallbackShare: r.records ? r.fallbacks / r.records : 0 });
+      mine.push({ ...r, ...(mode === 'v8' ? { v8Variant: 'bin' as const } : {}), dedupRate: r.records ? r.successes / r.records : 0, fallbackShare: r.records ? r.fallbacks / r.records : 0 });
       onStep?.(++done, total);
     }
-    rows.push(...mine);
-    byMode.push({ mode, ...recommend(mine, maxFallbackShare, x.words.length, bufferWords) });
+    if (mode === 'v8') {
+      // v8 as posted: one size, no parameter; its row is the replay at that size
+      const posted: WhatIfRow = { ...mine.find((r) => r.bits === V8_POSTED_BITS)!, v8Variant: 'posted' };
+      rows.push(posted, ...mine);
+      byMode.push({ mode, v8Variant: 'posted', ...postedVerdict(posted, maxFallbackShare, x.words.length, bufferWords) });
+      byMode.push({ mode, v8Variant: 'bin', ...recommend(mine, maxFallbackShare, x.words.length, bufferWords, 'v8 with the proposed follow-up (stack_map_bin v2 and the bits parameter)') });
+    } else {
+      rows.push(...mine);
+      byMode.push({ mode, ...recommend(mine, maxFallbackShare, x.words.length, bufferWords) });
+    }
   }
-  // the chosen mode: v8 when replayed (it detects stale cookies), else the only one
-  const main = byMode.find((m) => m.mode === 'v8') ?? byMode[0];
+  // the chosen one: v8 as posted when replayed (it detects stale cookies, and has no size to choose), else the only one
+  const main = byMode.find((m) => m.mode === 'v8' && m.v8Variant === 'posted') ?? byMode[0];
   let deep = 0;
   let events = 0;
   for (let i = 0; i < x.count; i++) {
@@ -265,7 +306,7 @@ export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep
         : 'the default: the capture does not record buffer_size_kb';
   return {
     bits: rows,
-    recommended: { bits: main.bits, mode: main.mode, why: main.why },
+    recommended: { bits: main.bits, mode: main.mode, ...(main.v8Variant ? { v8Variant: main.v8Variant } : {}), why: main.why },
     recommendedByMode: byMode,
     records: rows[0]?.records ?? 0,
     distinctStacks: x.words.length,

@@ -78,39 +78,61 @@ export function WhatIfPane() {
 }
 
 function WhatIfBody({ r, mode }: { r: WhatIfResult; mode: 'v7' | 'v8' }) {
-  const rows = r.bits.filter((b) => b.mode === mode);
-  const rec = r.recommendedByMode.find((m) => m.mode === mode);
+  // v8 as posted has one size (its fixed 16,384); its bits rows are the proposed follow-up's, apart
+  const rows = r.bits.filter((b) => b.mode === mode && (mode === 'v7' || b.v8Variant === 'posted'));
+  const rec = r.recommendedByMode.find((m) => m.mode === mode && (mode === 'v7' || m.v8Variant === 'posted'));
+  const proposed = mode === 'v8' ? r.bits.filter((b) => b.mode === 'v8' && b.v8Variant === 'bin') : [];
+  const proposedRec = r.recommendedByMode.find((m) => m.mode === 'v8' && m.v8Variant === 'bin');
+  const headline = rec?.bits == null ? 'No size fits.' : mode === 'v8' ? `Fits: v8 as posted, ${fmtInt(2 ** rec.bits)} stacks.` : `Recommended: bits ${rec.bits}.`;
   return (
     <>
-      <p data-testid="whatif-recommendation" data-bits={rec?.bits ?? ''}>
-        <strong>{rec?.bits == null ? 'No size fits.' : `Recommended: bits ${rec.bits}.`}</strong> {rec?.why}
+      <p data-testid="whatif-recommendation" data-bits={rec?.bits ?? ''} data-variant={rec?.v8Variant ?? ''}>
+        <strong>{headline}</strong> {rec?.why}
       </p>
       <p className="quiet" data-testid="whatif-basis">
         {fmtInt(r.records)} full stack records ({fmtInt(r.distinctStacks)} distinct) of {fmtInt(r.events)} events on {r.cpus} CPU{r.cpus === 1 ? '' : 's'}
         {r.deepRecords > 0 ? `, ${fmtInt(r.deepRecords)} deeper than 64 frames` : ''}. {r.notes.join('; ')}.
       </p>
       <div style={{ display: 'flex', gap: 16, flexWrap: 'wrap', alignItems: 'flex-start' }}>
-        <table className="grid" style={{ width: 'auto' }} data-testid="whatif-table">
-          <thead>
-            <tr>
-              <th>bits</th><th>stored</th><th>fallbacks</th><th>gravestones</th><th>dedup</th><th>with map</th><th>without</th><th>gain</th><th>wrapped</th><th>map memory</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((b) => <Row key={b.bits} b={b} best={b.bits === rec?.bits} />)}
-          </tbody>
-        </table>
-        <WhatIfPlot rows={rows} recommended={rec?.bits ?? null} />
+        <Table rows={rows} best={rec?.bits ?? null} posted={mode === 'v8'} />
+        {mode === 'v7' && <WhatIfPlot rows={rows} recommended={rec?.bits ?? null} />}
       </div>
+      {proposed.length > 0 && (
+        <details data-testid="whatif-proposed" style={{ marginTop: 8 }}>
+          <summary>+ proposed binary v2 and bits (the v8 follow-up: a size per boot)</summary>
+          <p data-testid="whatif-proposed-recommendation" data-bits={proposedRec?.bits ?? ''}>
+            <strong>{proposedRec?.bits == null ? 'No size fits.' : `Recommended: bits ${proposedRec.bits}.`}</strong> {proposedRec?.why}
+          </p>
+          <div style={{ display: 'flex', gap: 16, flexWrap: 'wrap', alignItems: 'flex-start' }}>
+            <Table rows={proposed} best={proposedRec?.bits ?? null} posted={false} />
+            <WhatIfPlot rows={proposed} recommended={proposedRec?.bits ?? null} />
+          </div>
+        </details>
+      )}
     </>
+  );
+}
+
+function Table({ rows, best, posted }: { rows: WhatIfRow[]; best: number | null; posted: boolean }) {
+  return (
+    <table className="grid" style={{ width: 'auto' }} data-testid="whatif-table">
+      <thead>
+        <tr>
+          <th>{posted ? 'size' : 'bits'}</th><th>stored</th><th>fallbacks</th><th>gravestones</th><th>dedup</th><th>with map</th><th>without</th><th>gain</th><th>wrapped</th><th>map memory</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((b) => <Row key={`${b.v8Variant ?? ''}${b.bits}`} b={b} best={b.bits === best} />)}
+      </tbody>
+    </table>
   );
 }
 
 function Row({ b, best }: { b: WhatIfRow; best: boolean }) {
   return (
-    <tr className={best ? 'selected' : undefined} data-testid="whatif-row" data-bits={b.bits} data-mode={b.mode} data-stored={b.stored} data-fallbacks={b.fallbacks}
+    <tr className={best ? 'selected' : undefined} data-testid="whatif-row" data-bits={b.bits} data-mode={b.mode} data-variant={b.v8Variant ?? ''} data-stored={b.stored} data-fallbacks={b.fallbacks}
       data-gravestones={b.gravestones} data-bytes-with-map={b.bytesWithMap} data-bytes-without-map={b.bytesWithoutMap} data-map-bytes={b.mapBytes} data-gain={b.gain}>
-      <td>{b.bits}</td>
+      <td>{b.v8Variant === 'posted' ? `${fmtInt(b.capacity)} (fixed, as posted)` : b.bits}</td>
       <td>{fmtInt(b.stored)}</td>
       <td>{fmtInt(b.fallbacks)} ({fmtPct(b.fallbackShare)})</td>
       <td>{fmtInt(b.gravestones)}</td>
