@@ -38,9 +38,23 @@ const CASES: [string, (page: Page, value: number) => Promise<void>][] = [
   ['estale', async (page, value) => {
     expect(value).toBeGreaterThanOrEqual(1);
     expect(await num(page, 'sim-counter-estale')).toBeGreaterThanOrEqual(1);
+    // the guided run logs the host's steps as a free-form one does: the reset and the ESTALE it caused, then the reread
+    const log = page.getByTestId('sim-log');
+    await expect(log).toHaveAttribute('data-total-estale', String(value));
+    await expect(log).toHaveAttribute('data-total-reset-done', /^[1-9]/);
+    await expect(log).toHaveAttribute('data-total-dump', /^[1-9]/);
   }],
-  ['text-splice', async (_page, value) => expect(value).toBe(2)],
+  ['text-splice', async (page, value) => {
+    expect(value).toBe(2);
+    await expect(page.getByTestId('sim-log')).toHaveAttribute('data-total-text-spliced', '1');
+  }],
   ['v4-refused', async (_page, value) => expect(value).toBeGreaterThanOrEqual(1)],
+  ['nmi-nested', async (page, value) => {
+    expect(value).toBeGreaterThan(0);
+    // every nested insert was logged on its CPU, at least as many as met their own stack unpublished
+    expect(Number(await page.getByTestId('sim-log').getAttribute('data-total-nested'))).toBeGreaterThanOrEqual(value);
+  }],
+  ['boot-window', async (_page, value) => expect(value).toBeGreaterThan(0)],
 ];
 
 for (const [name, check] of CASES) {

@@ -6,6 +6,7 @@ import { exportCapture, type TraceFormat } from '../core/sim/export.ts';
 import { maxCpus, runNode } from '../core/sim/run-node.ts';
 import { isScenarioName, SCENARIO_NAMES, SCENARIOS, scenarioReport, type ScenarioName } from '../core/sim/scenarios.ts';
 import { checkOptions, DEFAULT_OPTIONS, LIMITS, type OptionNames, type SimOptions } from '../core/sim/sim-options.ts';
+import type { SimReport } from '../core/sim/sim-report.ts';
 import { UsageError } from './usage.ts';
 
 const n = (x: number) => x.toLocaleString('en');
@@ -40,6 +41,13 @@ const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [opti
                            0 stationary, 1 a new population (default ${DEFAULT_OPTIONS.phaseShift})
   --rcu-off-share F        v8: share of stacks taken while RCU is not watching, which v8
                            discards (default ${DEFAULT_OPTIONS.rcuOffShare})
+  --irq-rate F, --nmi-rate F   at each point between an insert's claim and publish, the
+                           chance an IRQ / an NMI runs the insert path nested on that CPU,
+                           0..0.5 (default 0)
+  --boot-events N          events recorded before the map is published (the boot window):
+                           stacks in full (default 0)
+  --reserve-fail-share F   share of stack records whose ring reservation fails, 0..0.5:
+                           lost, counted, the map not asked (default 0)
   --ring-kb N              ring buffer per CPU, 1..${n(LIMITS.ringKb)} (default ${DEFAULT_OPTIONS.ringKb})
   --ring-model seed|kernel record sizes as the seeds count them, or with the ring buffer's
                            event headers and page-granular overwrite (default ${DEFAULT_OPTIONS.ringModel})
@@ -112,6 +120,18 @@ export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions
         break;
       case '--rcu-off-share':
         o.rcuOffShare = num(a, v(), false);
+        break;
+      case '--irq-rate':
+        o.irqRate = num(a, v(), false);
+        break;
+      case '--nmi-rate':
+        o.nmiRate = num(a, v(), false);
+        break;
+      case '--boot-events':
+        o.bootEvents = num(a, v());
+        break;
+      case '--reserve-fail-share':
+        o.reserveFailShare = num(a, v(), false);
         break;
       case '--mode': {
         const m = v();
@@ -236,10 +256,11 @@ export async function simulate(args: string[]): Promise<number> {
       process.stdout.write(
         [
           `${r.mode}: ${r.cpus} CPUs, ${r.events} events, bits ${r.bits}, ${r.generations} generations (${r.resets.ebusy} EBUSY, ${r.resets.refused} refused, ${r.estale} ESTALE)`,
+          eventsLine(r),
           `map: ${r.attempts} attempts = ${r.successes} successes + ${r.fallbacks} fallbacks + ${r.bypasses} bypasses; entries ${r.entries}/${r.capacity}, ${r.duplicates} duplicates, ${r.gravestones} gravestones`,
           `ledger: ${l.ids} ids/cookies: ${l.correct} correct, ${l.wrong} wrong, ${l.detected} detected, ${l.unresolved} unresolved; ${l.full} full stacks`,
-          `retention: off ${r.retention.eventsOff} events (${r.retention.bytesPerEventOff} B/event), on ${r.retention.eventsOn} (${r.retention.bytesPerEventOn} B/event)`,
-          `ns/insert per worker: ${r.workers.map((w) => w.nsPerInsert).join(', ')}`,
+          retentionLine(r),
+          `ns/insert per worker: ${r.workers.map((w) => w.nsPerInsert).join(', ')} (the kernel's algorithm at JavaScript's speed; the kernel's own insert is about 50 ns, v7 document)`,
           `wrote ${files.size} files to ${esc(dir)}`,
           ...(verdict ? [`scenario ${verdict.scenario}: ${verdict.effect.what}: ${verdict.effect.value} (expected ${verdict.effect.expected}) ${verdict.effect.ok ? 'seen' : 'NOT SEEN'}`] : []),
         ].join('\n') + '\n',
@@ -250,4 +271,24 @@ export async function simulate(args: string[]): Promise<number> {
     process.stderr.write(`simulation failed: ${escapeLines(String((e as Error).stack))}\n`);
     return 1;
   }
+}
+
+/** Where every event's stack went, adding up to the events: the map's attempts and what never reached it. */
+function eventsLine(r: SimReport): string {
+  const off = r.events - r.attempts - r.deepStacks - r.rcuDiscards - r.reserveFails - r.bootStacks;
+  const parts = [`${r.attempts} map attempts`, `${r.deepStacks} deeper than 64 frames (in full, not counted by the map)`, `${r.rcuDiscards} discarded (RCU not watching)`];
+  if (r.bootStacks > 0) parts.push(`${r.bootStacks} before the map was published (in full)`);
+  if (r.reserveFails > 0) parts.push(`${r.reserveFails} lost to a failed ring reservation`);
+  if (off !== 0) parts.push(`${off} with options/stackmap off (in full, not counted)`);
+  const nested = r.interrupts.events > 0 ? ` (${r.interrupts.events} of the events are interrupts nested in inserts; ${r.interrupts.sameStackInFlight} of their inserts met the same stack unpublished on their own CPU)` : '';
+  return `events: ${r.events} = ${parts.join(' + ')}${nested}`;
+}
+
+/** Events a full ring keeps without and with the map, saying when a ring never filled (then the gain is only a lower bound). */
+function retentionLine(r: SimReport): string {
+  const t = r.retention;
+  const base = `retention: off ${t.eventsOff} events (${t.bytesPerEventOff} B/event), on ${t.eventsOn} (${t.bytesPerEventOn} B/event), ${t.gain}x`;
+  if (t.eventsOn >= r.events && t.eventsOff >= r.events) return `${base}; neither ring filled (${r.events} events), so this says nothing of retention: run more --events or a smaller --ring-kb`;
+  if (t.eventsOn >= r.events) return `${base}; the rings with the map never wrapped (all ${r.events} events kept), so the gain is at least this`;
+  return base;
 }

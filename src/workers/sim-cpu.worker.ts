@@ -11,11 +11,15 @@ const api: SimCpuApi = {
     const ctl = new Int32Array(shared.map);
     const gen = () => Atomics.load(ctl, C.GENERATION);
     live.setState(cpu, LANE_STATE.RECORDING, -1, gen());
+    /** the slot this CPU's own insert claimed last (where a nested insert came in) */
+    let claimed = -1;
     const report = runCpu(shared, cpu, config, {
       map: {
         liveWindow: true,
         onEvent(kind, slot) {
+          if (kind === 'claim') claimed = slot;
           if (kind === 'claim') live.setState(cpu, LANE_STATE.CLAIMED, slot, gen());
+          else if (kind === 'nested') live.setState(cpu, LANE_STATE.NESTED, claimed, gen());
           else if (kind === 'bypass') live.setState(cpu, LANE_STATE.BYPASS, -1, gen());
           live.event(kind, cpu, slot, gen());
         },

@@ -1,4 +1,4 @@
-import { C, K, type MapParams, type Mode } from './map-layout.ts';
+import { C, INSERT_BOOT, K, type MapParams, type Mode } from './map-layout.ts';
 import { Rng, Weighted, Zipf } from './random.ts';
 import { REC, Ring, RECORD_SIZE, type RingModel } from './ring.ts';
 import { SharedStackMap, type MapOptions } from './shared-map.ts';
@@ -40,6 +40,13 @@ export interface SimConfig {
   phase: { size: number; shift: number };
   /** v8: the share of stacks taken while RCU is not watching (discarded without a record) */
   rcuOffShare: number;
+  /** per point between an insert's claim and publish: the chance of an IRQ / an NMI there (SimOptions) */
+  irqRate: number;
+  nmiRate: number;
+  /** each CPU's first events, recorded before the map is published (in full) */
+  bootEventsPerCpu: number;
+  /** the chance a stack record's ring reservation fails (the stack lost, counted) */
+  reserveFailShare: number;
   seed: number;
   /** performance.timeOrigin + performance.now() (ms) at the run's start, for timestamps */
   t0: number;
@@ -53,7 +60,9 @@ export interface SharedRefs {
 
 export interface CpuReport {
   cpu: number;
+  /** events recorded: the CPU's own and those of interrupts nested in its inserts (`nestedEvents`) */
   events: number;
+  nestedEvents: number;
   inserts: number;
   /**
    * median wall time of one insert (hash + probe + fill + publish), the cost of reading the
@@ -118,6 +127,114 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
   let inserts = 0;
   let resetsIssued = 0;
 
+  const bootEvents = cfg.bootEventsPerCpu;
+  let nestedEvents = 0;
+  /** the stack of the insert an interrupt comes into (the outer one) */
+  let interrupted = -1;
+  let eventSeq = 0;
+
+  function writeEvent(stack: number, ts: number): void {
+    const ev = ring.reserve(REC.EVENT, cfg.eventBytes, stack, -1, ts);
+    d[ev + 1] = task.pid;
+    d[ev + 2] = eventSeq++;
+    d[ev + 3] = rng.u32() | 0;
+    off.reserve(REC.EVENT, cfg.eventBytes, -1, -1, 0);
+  }
+
+  /**
+   * The stack path after an event: the ring reservation (which can fail: the stack is lost, the
+   * map never asked), the boot window (before the map is published: in full), v8's RCU discard
+   * (with options/stackmap set), then the map, and the id, cookie or full stack written.
+   * `outer`: the CPU's own event (timed); an interrupt's nested one is not.
+   */
+  function recordStack(stack: number, ts: number, boot: boolean, outer: boolean): void {
+    const w = words[stack];
+    const nr = depths[stack];
+    if (cfg.reserveFailShare > 0 && rng.next() < cfg.reserveFailShare) {
+      ctl[map.cpuWord(cpu, K.RESERVE_FAILS)]++;
+      return;
+    }
+    if (boot) {
+      // before publication the regular full-stack path records it (v7 document, boot-time activation)
+      ctl[map.cpuWord(cpu, K.BOOT)]++;
+      const r = ring.reserve(REC.FULL, RECORD_SIZE.full(nr), stack, INSERT_BOOT, ts);
+      d[r + 1] = task.pid;
+      d[r + 2] = nr;
+      d.set(w, r + 3);
+      onRecord?.(REC.FULL, INSERT_BOOT, -1, stack);
+      off.reserve(REC.FULL, RECORD_SIZE.full(nr), -1, -1, 0);
+      return;
+    }
+    // drawn whatever the option, so the option does not change which events are drawn next
+    const rcuOff = v8 && cfg.rcuOffShare > 0 && rng.next() < cfg.rcuOffShare;
+    if (rcuOff && Atomics.load(ctl, C.OPTION) !== 0) {
+      // the stack was taken while RCU was not watching: with options/stackmap set (the letter's
+      // scope), record_stackmap() discards it; with the option off the stack path records it below
+      map.discard(cpu);
+      off.reserve(REC.FULL, RECORD_SIZE.full(nr), -1, -1, 0); // with the map off, the stack path records it
+      return;
+    }
+
+    let slot: number;
+    if (outer) {
+      interrupted = stack;
+      const t = performance.now();
+      slot = map.insert(cpu, w, nr);
+      const dt = performance.now() - t;
+      insertMs += dt;
+      hist[Math.min(HIST_BUCKETS, Math.floor((dt * 1e6) / HIST_NS))]++;
+      inserts++;
+      interrupted = -1;
+    } else slot = map.insert(cpu, w, nr);
+
+    if (slot >= 0) {
+      const gen = map.lastGeneration;
+      if (v8) {
+        const r = ring.reserve(REC.COOKIE, RECORD_SIZE.cookie, stack, gen, ts);
+        d[r + 1] = task.pid;
+        d[r + 2] = slot;
+        d[r + 3] = gen;
+      } else {
+        const r = ring.reserve(REC.ID, RECORD_SIZE.id, stack, gen, ts);
+        d[r + 1] = task.pid;
+        d[r + 2] = slot;
+      }
+      onRecord?.(v8 ? REC.COOKIE : REC.ID, slot, gen, stack);
+    } else {
+      // the truth's generation field says why it is in full (INSERT_FALLBACK, _BYPASS, _DEEP, _OFF)
+      const r = ring.reserve(REC.FULL, RECORD_SIZE.full(nr), stack, slot, ts);
+      d[r + 1] = task.pid;
+      d[r + 2] = nr;
+      d.set(w, r + 3);
+      onRecord?.(REC.FULL, slot, -1, stack);
+    }
+    off.reserve(REC.FULL, RECORD_SIZE.full(nr), -1, -1, 0);
+  }
+
+  /**
+   * An IRQ or NMI arriving between an insert's claim and publish on this CPU (MapOptions.interrupt):
+   * it records an event and its stack through the same path, nested, on this CPU's ring. An IRQ
+   * comes only into the CPU's own insert; an NMI also into an IRQ's.
+   */
+  function interrupt(depth: number): void {
+    if (depth > 2) return;
+    const r = rng.next();
+    const nmi = r < cfg.nmiRate;
+    if (!nmi && (depth > 1 || r >= cfg.nmiRate + cfg.irqRate)) return;
+    const stack = rng.next() < 0.5 && interrupted >= 0 ? interrupted : pick();
+    const ts = (performance.timeOrigin + performance.now() - cfg.t0) / 1000 + 100;
+    nestedEvents++;
+    writeEvent(stack, ts);
+    recordStack(stack, ts, false, false);
+  }
+  if (cfg.irqRate + cfg.nmiRate > 0) map.setInterrupt(interrupt);
+
+  /** the next stack drawn from the workload (its phase: the resets done so far) */
+  function pick(): number {
+    const rank = zipf ? zipf.sample(rng) : (eventSeq * cfg.cpus + cpu) % n;
+    return shift === 0 ? rank : (rank + Atomics.load(ctl, C.RESETS) * shift) % total;
+  }
+
   // wait until the host has started every CPU
   while (Atomics.load(ctl, C.START) === 0) Atomics.wait(ctl, C.START, 0, 50);
 
@@ -151,64 +268,24 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
     if (Atomics.load(ctl, C.STOP) !== 0) break;
     const rank = zipf ? zipf.sample(rng) : (i * cfg.cpus + cpu) % n;
     const stack = shift === 0 ? rank : (rank + Atomics.load(ctl, C.RESETS) * shift) % total;
-    const w = words[stack];
-    const nr = depths[stack];
     if (rng.next() < 0.05) task = TASKS[rng.int(TASKS.length)];
     const ts = (performance.timeOrigin + performance.now() - cfg.t0) / 1000 + 100;
 
-    const ev = ring.reserve(REC.EVENT, cfg.eventBytes, stack, -1, ts);
-    d[ev + 1] = task.pid;
-    d[ev + 2] = i;
-    d[ev + 3] = rng.u32() | 0;
-    off.reserve(REC.EVENT, cfg.eventBytes, -1, -1, 0);
+    writeEvent(stack, ts);
 
     if (cfg.cpuResetEvery > 0 && (i + 1) % cfg.cpuResetEvery === 0) {
       resetsIssued++;
       outcomes[map.reset()]++;
     }
 
-    if (v8 && cfg.rcuOffShare > 0 && rng.next() < cfg.rcuOffShare) {
-      // the stack was taken while RCU was not watching: record_stackmap() discards it
-      map.discard(cpu);
-      off.reserve(REC.FULL, RECORD_SIZE.full(nr), -1, -1, 0); // with the map off, the stack path records it
-      Atomics.store(ctl, progress, i + 1);
-      continue;
-    }
-
-    const t = performance.now();
-    const slot = map.insert(cpu, w, nr);
-    const dt = performance.now() - t;
-    insertMs += dt;
-    hist[Math.min(HIST_BUCKETS, Math.floor((dt * 1e6) / HIST_NS))]++;
-    inserts++;
-
-    if (slot >= 0) {
-      const gen = map.lastGeneration;
-      if (v8) {
-        const r = ring.reserve(REC.COOKIE, RECORD_SIZE.cookie, stack, gen, ts);
-        d[r + 1] = task.pid;
-        d[r + 2] = slot;
-        d[r + 3] = gen;
-      } else {
-        const r = ring.reserve(REC.ID, RECORD_SIZE.id, stack, gen, ts);
-        d[r + 1] = task.pid;
-        d[r + 2] = slot;
-      }
-      onRecord?.(v8 ? REC.COOKIE : REC.ID, slot, gen, stack);
-    } else {
-      // the truth's generation field says why it is in full (INSERT_FALLBACK, _BYPASS, _DEEP, _OFF)
-      const r = ring.reserve(REC.FULL, RECORD_SIZE.full(nr), stack, slot, ts);
-      d[r + 1] = task.pid;
-      d[r + 2] = nr;
-      d.set(w, r + 3);
-      onRecord?.(REC.FULL, slot, -1, stack);
-    }
-    off.reserve(REC.FULL, RECORD_SIZE.full(nr), -1, -1, 0);
+    recordStack(stack, ts, i < bootEvents, true);
     Atomics.store(ctl, progress, i + 1);
   }
   return {
     cpu,
-    events: i,
+    // the CPU's own events and the interrupts' nested inside its inserts
+    events: i + nestedEvents,
+    nestedEvents,
     inserts,
     nsPerInsert: Math.max(0, quantile(hist, inserts, 0.5) - overhead),
     nsPerInsertMean: inserts ? Math.max(0, (insertMs / inserts) * 1e6 - overhead) : 0,

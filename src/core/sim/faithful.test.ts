@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BinDumpReader, decodeBinDump, ESTALE, readTextDump } from './dump-reader.ts';
 import { exportCapture } from './export.ts';
-import { C, createMapBuffer, ELT_WORDS, INSERT_DEEP, INSERT_OFF, MAX_DEPTH, type Mode } from './map-layout.ts';
+import { C, createMapBuffer, ELT_WORDS, INSERT_BOOT, INSERT_DEEP, INSERT_OFF, MAX_DEPTH, type Mode } from './map-layout.ts';
 import { REC } from './ring.ts';
 import { runNode } from './run-node.ts';
 import { SharedStackMap } from './shared-map.ts';
@@ -66,6 +66,76 @@ describe('v8 discards a stack taken while RCU is not watching', { timeout: 60_00
         expect(stacks).toBe(events);
       }
     }
+  });
+});
+
+describe('an IRQ or NMI inside an insert, on the same CPU (v7 document: "safe in NMI/IRQ/any context"; v8 letter: "records the stack in full instead of spinning")', { timeout: 120_000 }, () => {
+  // 3,000 distinct stacks, each claimed once: 3,000 inserts with a claim-to-publish stretch for an interrupt to land in
+  const opts = { cpus: 2, bits: 14, events: 12000, resets: 0, stacks: 3000, zipf: 0, irqRate: 0.05, nmiRate: 0.05, ringKb: 8192 } as const;
+  for (const mode of ['v8', 'v7'] as const)
+    it(`${mode}: nested inserts on the CPU's own worker_threads thread, nothing waits on itself`, async () => {
+      const r = await runNode({ ...opts, mode, v8Variant: 'bin' });
+      const i = r.report.interrupts;
+      // about 3,000 claims x 2 points x 10%
+      expect(i.events).toBeGreaterThan(200);
+      expect(i.inserts).toBe(i.events);
+      // every event recorded: the CPUs' own and the interrupts', each with its stack record
+      const events = r.items.filter((x) => x.rec.type === REC.EVENT).length;
+      expect(events).toBe(12000 + i.events);
+      expect(r.report.events).toBe(events);
+      expect(r.items.length - events).toBe(events);
+      expect(r.report.attempts).toBe(r.report.successes + r.report.fallbacks + r.report.bypasses);
+      // half the interrupts take the interrupted stack, whose slot their own CPU has claimed and not published
+      expect(i.sameStackInFlight).toBeGreaterThan(i.events / 4);
+      if (mode === 'v8') {
+        expect(r.report.duplicates).toBe(0);
+        expect(r.report.fallbackReasons.inFlight).toBeGreaterThanOrEqual(i.sameStackInFlight);
+      } else {
+        // v7: the insert advances past the unpublished slot and publishes a second copy (or, for an
+        // NMI inside an IRQ that already did, hits that copy)
+        expect(r.report.duplicates).toBeGreaterThan(i.sameStackInFlight / 2);
+        expect(r.report.fallbackReasons.inFlight).toBe(0);
+      }
+      // no reset: every id and cookie resolves to its own stack
+      expect(r.report.ledger.wrong).toBe(0);
+    });
+});
+
+describe('the boot window and ring reservation failures (v7 document: boot-time activation; "ring buffer reservation failures" bypass the map)', { timeout: 60_000 }, () => {
+  it('the first events of each CPU record full stacks, then the map; failed reservations lose the stack, counted, the map not asked', async () => {
+    const r = await runNode({ mode: 'v8', v8Variant: 'bin', cpus: 2, bits: 12, events: 6000, resets: 0, stacks: 200, bootEvents: 2000, reserveFailShare: 0.02, ringKb: 4096 });
+    const rep = r.report;
+    const stacks = r.items.filter((x) => x.rec.type !== REC.EVENT);
+    const boot = stacks.filter((x) => x.rec.truthGeneration === INSERT_BOOT);
+    expect(rep.bootStacks).toBe(boot.length);
+    // 1,000 per CPU before publication, less the reservations that failed among them (2%)
+    expect(boot.length).toBeGreaterThan(1900);
+    expect(boot.length).toBeLessThanOrEqual(2000);
+    for (const cpu of [0, 1]) {
+      const mine = r.items.filter((x) => x.cpu === cpu && x.rec.type !== REC.EVENT);
+      const firstMapped = mine.findIndex((x) => x.rec.truthGeneration !== INSERT_BOOT);
+      // every boot stack comes before the first from the map, and all of them are in full
+      expect(mine.slice(firstMapped).some((x) => x.rec.truthGeneration === INSERT_BOOT)).toBe(false);
+      expect(mine.slice(0, firstMapped).every((x) => x.rec.type === REC.FULL)).toBe(true);
+    }
+    expect(rep.reserveFails).toBeGreaterThan(60); // 2% of 6,000, drawn
+    expect(stacks.length).toBe(6000 - rep.reserveFails);
+    expect(rep.events).toBe(rep.attempts + rep.deepStacks + rep.rcuDiscards + rep.reserveFails + rep.bootStacks);
+    expect(rep.attempts).toBe(rep.successes + rep.fallbacks + rep.bypasses);
+  });
+});
+
+describe('the RCU discard is scoped to options/stackmap set (cover letter: "With options/stackmap set")', { timeout: 60_000 }, () => {
+  it('option off from the start: nothing discarded, every event has its stack in full (worker_threads)', async () => {
+    const r = await runNode(
+      { mode: 'v8', v8Variant: 'bin', cpus: 2, bits: 12, events: 6000, resets: 0, stacks: 200, rcuOffShare: 0.2, ringKb: 4096 },
+      { beforeStart: (sim) => sim.map.setOption(false) },
+    );
+    const events = r.items.filter((i) => i.rec.type === REC.EVENT).length;
+    const full = r.items.filter((i) => i.rec.type === REC.FULL).length;
+    expect(events).toBe(6000);
+    expect(r.report.rcuDiscards).toBe(0);
+    expect(full).toBe(events);
   });
 });
 

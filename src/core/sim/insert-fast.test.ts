@@ -166,7 +166,7 @@ function run(mode: Mode, ops: Op[], fill: number): void {
     }
   }
   const c = m.counters();
-  expect({ ...c }).toEqual({ ...r.c, bypasses: 0, lostSameHash: 0, rcuDiscards: 0 });
+  expect({ ...c }).toEqual({ ...r.c, bypasses: 0, lostSameHash: 0, rcuDiscards: 0, nested: 0, nestedSame: 0, reserveFails: 0, boot: 0 });
   expect(m.generation).toBe(r.generation);
   expect(m.entries).toBe(r.elts.length);
   const keys = Array.from({ length: r.slots }, (_, s) => m.key(s));

@@ -67,8 +67,8 @@ describe('live hooks', () => {
     expect(a.entries.map((e) => e.kind)).toEqual(['duplicate']);
     expect(a.next).toBe(pending);
     expect(a.skipped).toBe(0);
-    // the stopped writer resumes: its entry at the layout the header describes (32 words, 52 a CPU, 6 an entry), seq last
-    const at = 32 + cpus * 52 + pending * 6;
+    // the stopped writer resumes: its entry at the layout the header describes (48 words, 52 a CPU, 6 an entry), seq last
+    const at = 48 + cpus * 52 + pending * 6;
     live.i32.set([EVENT_KINDS.indexOf('free-wait'), -1, 1, 2, 5], at + 1);
     Atomics.store(live.i32, at, pending + 1);
     const b = live.readLog(a.next);

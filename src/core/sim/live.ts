@@ -29,6 +29,7 @@ export const EVENT_KINDS = [
   'fallback-inflight',
   'fallback-gravestone',
   'bypass',
+  'nested',
   'deep',
   'rcu-discard',
   'option-on',
@@ -54,9 +55,9 @@ const KIND_INDEX = new Map<LiveEventKind, number>(EVENT_KINDS.map((k, i) => [k, 
 /** Not logged (too frequent to read); they only move the lanes and the totals. */
 const QUIET = new Set<LiveEventKind>(['hit', 'claim', 'publish', 'rcu-discard', 'deep']);
 
-export const LANE_STATE = { WAITING: 0, RECORDING: 1, CLAIMED: 2, BYPASS: 3, STOPPED: 4 } as const;
+export const LANE_STATE = { WAITING: 0, RECORDING: 1, CLAIMED: 2, BYPASS: 3, STOPPED: 4, NESTED: 5 } as const;
 
-const LIVE_HEADER = 32;
+const LIVE_HEADER = 48;
 const RECENT = 12;
 const LANE_WORDS = 4 + RECENT * 4;
 export const LOG_ENTRIES = 4096;

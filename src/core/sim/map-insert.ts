@@ -20,6 +20,13 @@ export interface MapOptions {
   liveWindow?: boolean;
   /** notable steps of the insert and reset paths, for live views (`slot` -1 where none; `hash` 0 where none) */
   onEvent?: (kind: MapEventKind, slot: number, hash: number) => void;
+  /**
+   * Where an interrupt may come in: called between an insert's claim and its publish (right
+   * after the cmpxchg won, and again with the element filled), with how many inserts this CPU
+   * has open (1: its own). A handler may run `insert` again on the same CPU, as an IRQ or NMI
+   * does in the kernel (cpu-loop.ts).
+   */
+  interrupt?: (depth: number) => void;
 }
 
 /**
@@ -44,6 +51,7 @@ export type MapEventKind =
   | 'fallback-inflight'
   | 'fallback-gravestone'
   | 'bypass'
+  | 'nested'
   | 'deep'
   | 'rcu-discard'
   | 'option-on'
@@ -62,7 +70,10 @@ export class MapInsert extends MapView {
   private readonly sleep: boolean;
   protected readonly canBlock: boolean;
   private readonly liveWindow: boolean;
-  protected readonly onEvent: MapOptions['onEvent'];
+  protected onEvent: MapOptions['onEvent'];
+  private interrupt: MapOptions['interrupt'];
+  /** inserts open on this CPU (this object is one CPU's): 1 for its own, more while an interrupt's insert runs inside it */
+  private depth = 0;
   /** the generation the last successful insert on this object saw (the cookie's high half) */
   lastGeneration = 0;
   private readonly refMax: number;
@@ -77,6 +88,7 @@ export class MapInsert extends MapView {
     this.sleep = (opts.raceWait ?? 'sleep') === 'sleep' && this.canBlock;
     this.liveWindow = opts.liveWindow ?? false;
     this.onEvent = opts.onEvent;
+    this.interrupt = opts.interrupt;
     this.refMax = refLimit(params.mode);
     this.seed = params.hashSeed | 0;
   }
@@ -138,13 +150,19 @@ export class MapInsert extends MapView {
       return INSERT_DEEP;
     }
     const gate = Atomics.add(i32, base + K.INFLIGHT, 1);
+    const nested = ++this.depth > 1;
     // the option on implies an allocated map (setOption(true) allocates, free needs it off)
     if ((gate & GATE_OFF) !== 0) {
       this.leave(base);
       return INSERT_OFF;
     }
-    // this CPU's own counters: one writer, plain increments, read elsewhere with Atomics.load
+    // this CPU's own counters: one writer, plain increments, read elsewhere with Atomics.load (an
+    // interrupt's insert on this CPU runs whole between two of the CPU's own steps: still one writer)
     i32[base + K.ATTEMPTS]++;
+    if (nested) {
+      i32[base + K.NESTED]++;
+      this.onEvent?.('nested', -1, 0);
+    }
     if ((gate & GATE_RESET) !== 0) {
       this.leave(base);
       i32[base + K.BYPASSES]++;
@@ -177,6 +195,7 @@ export class MapInsert extends MapView {
         if (v === 0) {
           // with the pool empty no element can come: most likely a gravestone
           if (ev) ev(Atomics.load(i32, C.NEXT_ELT) >= this.capacity ? 'gravestone' : 'unpublished', idx, h >>> 0);
+          if (nested && !metSame) i32[base + K.NESTED_SAME]++;
           metSame = true;
           if (this.v8) {
             // unpublished, or a gravestone (the kernel cannot tell them apart either): v8 records
@@ -191,6 +210,8 @@ export class MapInsert extends MapView {
       const old = Atomics.compareExchange(i32, keysAt + idx, 0, h);
       if (old === 0) {
         ev?.('claim', idx, h >>> 0);
+        // claimed, not published: an interrupt here finds this slot's key with no element
+        this.interrupt?.(this.depth);
         const elt = this.takeElement();
         if (elt < 0) {
           reason = K.FB_POOL; // the key stays claimed: a gravestone
@@ -198,6 +219,7 @@ export class MapInsert extends MapView {
         }
         this.fill(elt, words, nr);
         this.window();
+        this.interrupt?.(this.depth);
         Atomics.store(i32, valsAt + idx, elt + 1); // publish (release)
         i32[base + K.NEW]++;
         result = idx;
@@ -232,8 +254,19 @@ export class MapInsert extends MapView {
     return result;
   }
 
+  /** Sets where the notable steps go (MapOptions.onEvent), e.g. the host's own map once a live view exists. */
+  setEventSink(f: MapOptions['onEvent']): void {
+    this.onEvent = f;
+  }
+
+  /** Sets where interrupts come in (MapOptions.interrupt), for a handler that needs the map made first. */
+  setInterrupt(f: MapOptions['interrupt']): void {
+    this.interrupt = f;
+  }
+
   /** rcu_read_unlock(): a reset waiting for this CPU (GATE_RESET in what the sub returns) is woken */
   private leave(base: number): void {
+    this.depth--;
     if ((Atomics.sub(this.i32, base + K.INFLIGHT, 1) & GATE_RESET) !== 0) Atomics.notify(this.i32, base + K.INFLIGHT);
   }
 

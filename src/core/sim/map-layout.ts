@@ -5,7 +5,7 @@
  *
  * Layout (32-bit words, in this order):
  *   control   CTL_WORDS words: the element cursor next_elt, the generation, the reset flag, ...
- *   per CPU   CPU_STRIDE words each (one 64-byte line): in-flight count and counters
+ *   per CPU   CPU_STRIDE words each (two 64-byte lines, the hot counters in the first): in-flight count and counters
  *   keys      2^(bits+1) u32 hashes, 0 = free
  *   vals      2^(bits+1) i32: element index + 1, 0 = empty (unpublished or a gravestone)
  *   elements  2^bits x ELT_WORDS: nr, ref_count, then 64 ips as (low u32, high u32) pairs
@@ -102,10 +102,18 @@ export const K = {
   DEEP: 14,
   /** v8: stacks taken while RCU is not watching, discarded without a record */
   RCU_DISCARDS: 15,
+  /** inserts run by an IRQ or NMI nested inside this CPU's own insert (between its claim and publish) */
+  NESTED: 16,
+  /** of those, the ones that met an unpublished slot of the same stack (their own CPU's insert): v8 in full, v7 advances */
+  NESTED_SAME: 17,
+  /** stack records whose ring-buffer reservation failed: the stack is lost, the map never asked (a bypass, counted) */
+  RESERVE_FAILS: 18,
+  /** stacks recorded before the map was published (the boot window): in full, never reaching the map */
+  BOOT: 19,
 } as const;
-export const CPU_STRIDE = 16;
+export const CPU_STRIDE = 32;
 
-/** K.INFLIGHT: the in-flight count (one insert at a time per CPU, so 0 or 1) */
+/** K.INFLIGHT: the in-flight count (the CPU's own insert, and an IRQ's and an NMI's nested inside it: at most 3) */
 export const GATE_COUNT = 0xffff;
 /** K.INFLIGHT: set by a reset (and a free) on every CPU's word from before it drains until after it clears */
 export const GATE_RESET = 1 << 16;
@@ -120,6 +128,8 @@ export const INSERT_BYPASS = -2;
 export const INSERT_DEEP = -3;
 /** options/stackmap is off, or the map is not allocated */
 export const INSERT_OFF = -4;
+/** before the map is published (the boot window): the regular full-stack path, the map never asked */
+export const INSERT_BOOT = -5;
 
 /** The deepest stack a workload may hold (the map keeps MAX_DEPTH; deeper ones bypass it). */
 export const MAX_WORKLOAD_DEPTH = 80;

@@ -17,6 +17,13 @@ export interface MapCounters {
   deep: number;
   /** v8: stacks discarded because RCU was not watching */
   rcuDiscards: number;
+  /** inserts run by an interrupt nested in a CPU's own insert, and those that met an unpublished slot of the same stack */
+  nested: number;
+  nestedSame: number;
+  /** stack records whose ring reservation failed (lost, the map not asked) */
+  reserveFails: number;
+  /** stacks recorded before the map was published (in full) */
+  boot: number;
 }
 
 /** What stack_map_stat prints for successes and drops/fallbacks (v4 zeroes them on reset; v7/v8 count since boot). */
@@ -98,6 +105,10 @@ export class MapView {
       probes: sum(K.PROBES),
       deep: sum(K.DEEP),
       rcuDiscards: sum(K.RCU_DISCARDS),
+      nested: sum(K.NESTED),
+      nestedSame: sum(K.NESTED_SAME),
+      reserveFails: sum(K.RESERVE_FAILS),
+      boot: sum(K.BOOT),
     };
   }
 

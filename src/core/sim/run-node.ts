@@ -27,6 +27,8 @@ const BOOT = BUNDLED ? new URL('./sim-worker.mjs', import.meta.url) : new URL('.
 const ENTRY = BUNDLED ? BOOT.href : new URL('./node-worker.ts', import.meta.url).href;
 
 export interface RunHooks {
+  /** runs on this thread once every CPU is ready, before any records (e.g. options/stackmap turned off) */
+  beforeStart?: (sim: Simulation) => void;
   /** runs on this thread while the CPUs record (alongside the resets), e.g. a reader racing them */
   during?: (sim: Simulation, host: { sleep: (ms: number) => Promise<void>; finished: () => boolean }) => Promise<void>;
 }
@@ -67,6 +69,7 @@ export async function runNode(opts: Partial<SimOptions>, hooks: RunHooks = {}): 
   }
   try {
     await Promise.all(readies);
+    hooks.beforeStart?.(sim);
     sim.start();
     const sleep = (ms: number) => new Promise<void>((r) => (ms > 0 ? setTimeout(r, ms) : setImmediate(r)));
     const finished = () => ended === workers.length || failed !== null;

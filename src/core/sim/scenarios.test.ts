@@ -4,6 +4,7 @@ import { summarize } from '../capture/summary.ts';
 import { exportCapture } from './export.ts';
 import { runNode } from './run-node.ts';
 import { SCENARIO_NAMES, SCENARIOS, scenarioReport } from './scenarios.ts';
+import { REC } from './ring.ts';
 
 // Every guided scenario on worker_threads: its effect must appear on every run (the workload and
 // the race window make it certain). The numbers are checked against the exported capture as the
@@ -85,5 +86,27 @@ describe('guided scenarios', { timeout: 60_000 }, () => {
     expect(rep.refused + rep.resets.ebusy).toBeGreaterThanOrEqual(16);
     expect(rep.refused).toBeGreaterThanOrEqual(8);
     expect(rep.resets.done).toBe(2);
+  });
+
+  it('nmi-nested: interrupts nested in inserts; v8 records their same-stack inserts in full, and the explorer counts their events and full stacks', async () => {
+    const { r, rep } = await run('nmi-nested');
+    expect(rep.effect.ok).toBe(true);
+    expect(rep.interrupts.sameStackInFlight).toBeGreaterThan(0);
+    expect(rep.duplicates).toBe(0);
+    const s = await explorerSummary(r);
+    // every event of the CPUs and of their interrupts, each with its stack record, as the files hold them
+    expect(s.summary.events).toBe(rep.events);
+    expect(s.summary.fullStacks).toBe(r.items.filter((x) => x.rec.type === REC.FULL).length);
+  });
+
+  it('boot-window: full stacks before the map is published, then cookies; lost reservations leave events without a stack', async () => {
+    const { r, rep } = await run('boot-window');
+    expect(rep.effect.ok).toBe(true);
+    const s = await explorerSummary(r);
+    expect(s.summary.events).toBe(rep.events);
+    // the files hold a full stack for each boot record and fallback, a cookie for each success
+    expect(s.summary.fullStacks).toBe(rep.bootStacks + rep.fallbacks + rep.bypasses + rep.deepStacks);
+    expect(s.summary.cookies).toBe(rep.successes);
+    expect(rep.events - s.summary.fullStacks - s.summary.cookies).toBe(rep.reserveFails + rep.rcuDiscards);
   });
 });

@@ -16,7 +16,7 @@ import type { Simulation } from './simulation.ts';
  * Node (`cli simulate --scenario`) and the page run the same definitions.
  */
 
-export const SCENARIO_NAMES = ['v7-wrong-stack', 'v8-detects', 'v7-duplicates', 'v8-fallback', 'pool-exhausted', 'estale', 'text-splice', 'v4-refused'] as const;
+export const SCENARIO_NAMES = ['v7-wrong-stack', 'v8-detects', 'v7-duplicates', 'v8-fallback', 'pool-exhausted', 'estale', 'text-splice', 'v4-refused', 'nmi-nested', 'boot-window'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 export interface ScenarioEffect {
@@ -85,6 +85,9 @@ const CONTENDED: Partial<SimOptions> = {
   dumps: 'end',
   seed: 1,
 };
+
+/** Many distinct stacks, each new to the map once per generation: many claims for an interrupt to come between claim and publish. */
+const CLAIMS: Partial<SimOptions> = { cpus: 2, bits: 14, events: 12000, resets: 3, stacks: 1500, zipf: 0.3, phaseShift: 1, ringKb: 4096, dumps: 'end', seed: 1 };
 
 const atLeast = (what: string, value: number, min: number): ScenarioEffect => ({ what, value, expected: `>= ${min}`, ok: value >= min });
 
@@ -167,7 +170,7 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
         for (;;) {
           const c = r.read();
           if (c === ESTALE) {
-            sim.estale++;
+            sim.noteEstale();
             break;
           }
           if (c === null) break;
@@ -199,7 +202,7 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
           /* the CPUs keep recording on other threads */
         }
       });
-      sim.dumps.push(dump);
+      sim.addDump(dump);
     },
     effect: (f) => atLeast('generations in one text dump', f.textDumpGenerations, 2),
   },
@@ -216,6 +219,38 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
       value: report.resets.refused,
       expected: '>= 1, and 2 resets done',
       ok: report.resets.refused >= 1 && report.resets.done === 2,
+    }),
+  },
+  'nmi-nested': {
+    name: 'nmi-nested',
+    title: 'an NMI inside an insert, on the same CPU (v8)',
+    watch:
+      'Each CPU takes IRQs and NMIs (5% each at every point between an insert\'s claim and its publish) that record an event and run the same insert ' +
+      'path nested inside the CPU\'s own insert; half of them take the interrupted stack. v8 finds that stack\'s slot claimed and unpublished by its ' +
+      'own CPU and records it in full instead of spinning (the cover letter), so nothing waits on itself; v7 advances past it and inserts a second copy (its document).',
+    expected: 'nested same-stack inserts recorded in full > 0, duplicates = 0, every event recorded',
+    options: { ...CLAIMS, mode: 'v8', irqRate: 0.05, nmiRate: 0.05 },
+    effect: ({ report }) => ({
+      what: `nested inserts that met their own CPU's unpublished slot of the same stack and recorded it in full (nested inserts: ${report.interrupts.inserts}, duplicates: ${report.duplicates})`,
+      value: report.interrupts.sameStackInFlight,
+      expected: '> 0, duplicates = 0',
+      ok: report.interrupts.sameStackInFlight > 0 && report.duplicates === 0 && report.events === 12000 + report.interrupts.events,
+    }),
+  },
+  'boot-window': {
+    name: 'boot-window',
+    title: 'the boot window: full stacks until the map is published',
+    watch:
+      'With trace_options=stackmap on the command line, tracing starts before the map is published: the first 1,000 events of each CPU record their ' +
+      'stacks in full through the regular path, whose ring reservation can fail (1% here: the stack is lost, counted). Then the map is published and ' +
+      'deduplication starts (the v7 document, boot-time activation).',
+    expected: 'boot stacks in full > 0, then ids from the map; reservation failures counted',
+    options: { mode: 'v8', cpus: 4, bits: 14, events: 20000, resets: 0, stacks: 500, zipf: 1.1, bootEvents: 4000, reserveFailShare: 0.01, dumps: 'end', seed: 1 },
+    effect: ({ report }) => ({
+      what: `stacks recorded in full before the map was published (then ${report.successes} from the map; ${report.reserveFails} reservations failed)`,
+      value: report.bootStacks,
+      expected: '> 0, then successes > 0, reservation failures > 0',
+      ok: report.bootStacks > 0 && report.successes > 0 && report.reserveFails > 0,
     }),
   },
 };

@@ -46,6 +46,18 @@ export interface SimOptions {
   /** v8: the share of stacks taken while RCU is not watching, which v8 discards */
   rcuOffShare: number;
   /**
+   * Interrupts inside an insert: the chance, at each point between an insert's claim and its
+   * publish, that an IRQ (`irqRate`) or an NMI (`nmiRate`) arrives on that CPU and records an
+   * event with a stack of its own through the same insert path, nested (half of them the
+   * interrupted stack, as a sample taken in the same code path). An NMI may also arrive inside an IRQ's insert.
+   */
+  irqRate: number;
+  nmiRate: number;
+  /** events each CPU records before the map is published (the boot window): stacks in full, never deduplicated */
+  bootEvents: number;
+  /** the share of stack records whose ring-buffer reservation fails: the stack is lost, counted (a bypass the map never sees) */
+  reserveFailShare: number;
+  /**
    * v8 as posted (fixed capacity 16,384, text `stack_map` only), or with the proposed follow-up
    * (`stack_map_bin` version 2 and the `bits` parameter)
    */
@@ -91,6 +103,10 @@ export const DEFAULT_OPTIONS: SimOptions = {
   gateSlack: 0.5,
   phaseShift: 0,
   rcuOffShare: 0,
+  irqRate: 0,
+  nmiRate: 0,
+  bootEvents: 0,
+  reserveFailShare: 0,
   v8Variant: 'posted',
 };
 
@@ -191,6 +207,10 @@ export function checkOptions(o: SimOptions, names: OptionNames = CORE_NAMES, bat
   if (!Number.isInteger(o.seed) || o.seed < 0 || o.seed > 0xffffffff) fail('seed must be an integer in [0, 4294967295]');
   if (!(o.phaseShift >= 0 && o.phaseShift <= 1)) fail(`${names.phaseShift} must be in [0, 1]`);
   if (!(o.rcuOffShare >= 0 && o.rcuOffShare <= 0.5)) fail('RCU-off share must be in [0, 0.5]');
+  if (!(o.irqRate >= 0 && o.irqRate <= 0.5)) fail('IRQ rate must be in [0, 0.5]');
+  if (!(o.nmiRate >= 0 && o.nmiRate <= 0.5)) fail('NMI rate must be in [0, 0.5]');
+  if (!(o.reserveFailShare >= 0 && o.reserveFailShare <= 0.5)) fail('reservation failure share must be in [0, 0.5]');
+  if (!(Number.isInteger(o.bootEvents) && o.bootEvents >= 0 && o.bootEvents <= o.events)) fail(`boot events must be a whole number in [0, ${fmt(o.events)}]`);
   if (!(o.depthMin >= 1 && o.depthMax <= MAX_WORKLOAD_DEPTH && o.depthMin <= o.depthMax)) fail(`${names.depth} must lie within 1-${MAX_WORKLOAD_DEPTH}`);
   if (o.mode === 'v8' && o.v8Variant === 'posted' && o.bits !== 14)
     fail('v8 as posted has a fixed capacity of 16,384 stacks (bits 14); other sizes come with the proposed follow-up (v8Variant "bin")');

@@ -24,6 +24,12 @@ export interface SimReport {
   deepStacks: number;
   /** v8: stacks taken while RCU was not watching, discarded without any record */
   rcuDiscards: number;
+  /** interrupts inside inserts (SimOptions irqRate, nmiRate): their events, their inserts, and those inserts that met the same stack unpublished on their own CPU (v8: in full; v7: advanced, a duplicate) */
+  interrupts: { events: number; inserts: number; sameStackInFlight: number };
+  /** stack records lost to a failed ring reservation (a bypass the map never sees) */
+  reserveFails: number;
+  /** stacks recorded in full before the map was published (the boot window) */
+  bootStacks: number;
   /** what stack_map_stat prints at the end: v4 counts since the last reset, v7/v8 since boot */
   stat: { successes: number; drops: number };
   /** v8: `free`s done */
@@ -121,6 +127,9 @@ export function buildReport({ config: cfg, map, reports, rings, counters, ledger
     bypasses: counters.bypasses,
     deepStacks: counters.deep,
     rcuDiscards: counters.rcuDiscards,
+    interrupts: { events: reports.reduce((n, r) => n + r.nestedEvents, 0), inserts: counters.nested, sameStackInFlight: counters.nestedSame },
+    reserveFails: counters.reserveFails,
+    bootStacks: counters.boot,
     stat: map.statCounters(),
     frees: Atomics.load(i32, C.FREES),
     fallbackReasons: {

@@ -5,6 +5,7 @@ import { C, createMapBuffer, K } from './map-layout.ts';
 import { Rng } from './random.ts';
 import { createRingBuffer, REC, Ring, type RingRecord } from './ring.ts';
 import { SharedStackMap, type ResetOutcome } from './shared-map.ts';
+import type { LiveEventKind } from './live.ts';
 import { DEFAULT_OPTIONS, hasBinExport, phaseOf, pickOf, validate, type SimOptions } from './sim-options.ts';
 import { buildReport, type RunResult, type TraceItem } from './sim-report.ts';
 import { captureMap, snapshotMap, snapshotOf, type GenerationSnapshot, type MapCopy } from './sim-snapshot.ts';
@@ -34,6 +35,8 @@ export class Simulation {
   readonly dumps: MapDump[] = [];
   readonly snapshots: GenerationSnapshot[] = [];
   estale = 0;
+  /** where the host's own steps are told (its resets, dumps, ESTALE, splices): a live view's log; none headless */
+  private hostEvents: ((kind: LiveEventKind, slot: number, generation: number) => void) | null = null;
   resetsDone = 0;
   private readonly started = performance.now();
   private readonly stackKeys: string[];
@@ -65,6 +68,10 @@ export class Simulation {
       pick: pickOf(o),
       phase: (({ size, shift }) => ({ size: o.replay ? this.population.ips.length : size, shift }))(phaseOf(o, live)),
       rcuOffShare: o.mode === 'v8' ? o.rcuOffShare : 0,
+      irqRate: o.irqRate,
+      nmiRate: o.nmiRate,
+      bootEventsPerCpu: Math.floor(o.bootEvents / o.cpus),
+      reserveFailShare: o.reserveFailShare,
       seed: o.seed,
       t0: performance.timeOrigin + performance.now(),
     };
@@ -75,6 +82,25 @@ export class Simulation {
       population: this.population.shared,
     };
     this.map = new SharedStackMap(mapSab, mapParams(this.config), { raceWindowUs: o.raceWindowUs, raceWait: o.raceWait, canBlock });
+  }
+
+  /** Tells `f` the host's steps (resets, dumps, ESTALE, text splices), as a free-form run's tracefs workers tell the live log. */
+  setHostEvents(f: (kind: LiveEventKind, slot: number, generation: number) => void): void {
+    this.hostEvents = f;
+    this.map.setEventSink((kind, slot) => f(kind, slot, this.map.generation));
+  }
+
+  /** A binary read failed with ESTALE (counted, and told). */
+  noteEstale(generation = this.map.generation): void {
+    this.estale++;
+    this.hostEvents?.('estale', -1, generation);
+  }
+
+  /** A dump read by the host, kept for the export (a text one spanning a reset is told as a splice). */
+  addDump(d: MapDump, generation = this.map.generation): void {
+    this.dumps.push(d);
+    if (d.format === 'text' && d.generationsSeen.length > 1) this.hostEvents?.('text-spliced', d.records.length, d.generationsSeen[d.generationsSeen.length - 1]);
+    else this.hostEvents?.('dump', d.records.length, d.generationsSeen[0] ?? generation);
   }
 
   /** Releases the CPUs (call once every worker is running). */
@@ -150,19 +176,20 @@ export class Simulation {
   /** The dump a user saves before a reset: `stack_map_bin` where the map has one, else the text `stack_map`. */
   takeDump(): void {
     if (hasBinExport(this.options) && this.map.allocated) this.takeBinDump();
-    else this.dumps.push(readTextDump(this.map));
+    else this.addDump(readTextDump(this.map));
   }
 
   /** Reads stack_map_bin until a read completes (each ESTALE is counted and the file reopened). */
   takeBinDump(): void {
     if (!hasBinExport(this.options)) throw new Error('v8 as posted has no stack_map_bin (it comes with the proposed follow-up)');
     for (let attempt = 0; attempt < 100; attempt++) {
+      const gen = this.map.generation;
       const bytes = readBinDump(this.map);
       if (bytes === ESTALE) {
-        this.estale++;
+        this.noteEstale(gen);
         continue;
       }
-      this.dumps.push({ ...decodeBinDump(bytes), bytes });
+      this.addDump({ ...decodeBinDump(bytes), bytes }, gen);
       return;
     }
   }

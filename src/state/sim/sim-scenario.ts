@@ -84,6 +84,8 @@ async function start(sim: Simulation): Promise<SimSession> {
   const cpus = sim.config.cpus;
   const liveSab = createLiveBuffer(cpus);
   const s: SimSession = { sim, live: new Live(liveSab, cpus, sim.config.t0), workers: [], ended: Array(cpus).fill(false), t0: sim.config.t0, run: null };
+  // the host's resets, dumps, ESTALE and splices in the log, as a free-form run's tracefs workers log them
+  sim.setHostEvents((kind, slot, generation) => s.live.event(kind, -1, slot, generation));
   setSimSession(s);
   await startWorkers(s, liveSab, (cpu, e) => {
     if (simSession() === s) useSimStore.setState({ status: 'error', error: `CPU ${cpu}: ${e.message}` });
@@ -110,5 +112,7 @@ function settingsOf(o: typeof DEFAULT_OPTIONS): Partial<SimSettings> {
     v8Variant: o.v8Variant,
     rcuOffShare: o.rcuOffShare,
     phaseShift: o.phaseShift,
+    irqRate: o.irqRate,
+    nmiRate: o.nmiRate,
   };
 }

@@ -33,6 +33,9 @@ export interface SimSettings {
   rcuOffShare: number;
   /** after each reset, this share of the stacks is replaced (0 stationary, 1 a new population; generated populations only) */
   phaseShift: number;
+  /** at each point between an insert's claim and publish, the chance an IRQ / an NMI runs the insert path nested on that CPU */
+  irqRate: number;
+  nmiRate: number;
 }
 
 export const DEFAULT_SETTINGS: SimSettings = {
@@ -52,6 +55,8 @@ export const DEFAULT_SETTINGS: SimSettings = {
   v8Variant: 'posted',
   rcuOffShare: 0.001,
   phaseShift: 0,
+  irqRate: 0,
+  nmiRate: 0,
 };
 
 /** The capacity v8 as posted is fixed at: 16,384 stacks. */
@@ -92,6 +97,8 @@ export const WINDOWS: readonly (readonly [number, string])[] = [
   [0, 'none'],
   [20, '20 µs'],
   [1000, '1 ms'],
+  // the contention scenarios' (v7-duplicates, v8-fallback): shown and kept in the URL as they run
+  [2000, '2 ms'],
   [20_000, '20 ms'],
   [100_000, '100 ms'],
   [300_000, '300 ms'],
@@ -106,6 +113,14 @@ export const RCU_SHARES: readonly (readonly [number, string])[] = [
   [0.05, '5%'],
   [0.2, '20%'],
   [0.5, '50%'],
+];
+
+/** The interrupt choices (SimOptions.irqRate, nmiRate): the chance at each point between claim and publish. */
+export const INTERRUPT_RATES: readonly (readonly [number, string])[] = [
+  [0, 'none'],
+  [0.01, '1%'],
+  [0.05, '5%'],
+  [0.2, '20%'],
 ];
 
 /** The workload's change after each reset (SimOptions.phaseShift). */
@@ -137,6 +152,8 @@ export function simOptionsOf(o: SimSettings, cpus: number, replay: ReturnType<ty
     v8Variant: o.v8Variant,
     // only v8 discards stacks taken while RCU is not watching (the core ignores the share elsewhere too)
     rcuOffShare: o.mode === 'v8' ? o.rcuOffShare : 0,
+    irqRate: o.irqRate,
+    nmiRate: o.nmiRate,
     // phases advance at each Reset (the CPUs read the reset count); a replay keeps its stacks
     phaseShift: o.workload === 'population' ? o.phaseShift : 0,
     // runs until stopped

@@ -33,6 +33,15 @@ describe('simulator settings <-> query string', () => {
 
   // Issue 18 point 11: the URL reaches the simulator's options; what it may not give is named in
   // the pane's notice with what the key takes, and the default stands (nothing clamped silently).
+  it("keeps the interrupt rates and a contention scenario's 2 ms race window (issue 22: the URL dropped the window)", () => {
+    const o = { ...DEFAULT_SETTINGS, irqRate: 0.05, nmiRate: 0.2, windowUs: 2000 };
+    const q = formatSimSettings(o);
+    expect(q).toContain('sim.irq=0.05');
+    expect(q).toContain('sim.nmi=0.2');
+    expect(q).toContain('sim.window=2000');
+    expect(parseSimSettings(q, 8)).toMatchObject({ irqRate: 0.05, nmiRate: 0.2, windowUs: 2000 });
+  });
+
   it('names every value it did not take, with what the key takes', () => {
     const q = '?sim.stacks=1000000&sim.depth=80-80&sim.window=1e300&sim.bits=99&sim.cpus=0&sim.zipf=1e300&sim.speed=1&sim.extra=1&view=simulator';
     const { settings, ignored } = parseSimSettingsNoted(q, 8);
@@ -43,7 +52,7 @@ describe('simulator settings <-> query string', () => {
       { key: 'sim.stacks', value: '1000000', takes: '1..100,000' },
       { key: 'sim.zipf', value: '1e300', takes: '0..4' },
       { key: 'sim.speed', value: '1', takes: '2, 5, 20, 200, 2000, 20000, 0' },
-      { key: 'sim.window', value: '1e300', takes: '0, 20, 1000, 20000, 100000, 300000, 1000000' },
+      { key: 'sim.window', value: '1e300', takes: '0, 20, 1000, 2000, 20000, 100000, 300000, 1000000' },
       { key: 'sim.extra', value: '1', takes: 'nothing (not a setting)' },
     ]);
     const notice = ignoredNotice(ignored)!;

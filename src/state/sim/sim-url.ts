@@ -1,6 +1,6 @@
 import { MAX_WORKLOAD_DEPTH, MODES } from '../../core/sim/map-layout.ts';
 import { LIMITS } from '../../core/sim/sim-options.ts';
-import { DEFAULT_SETTINGS, PHASE_SHIFTS, RCU_SHARES, RING_KBS, SPEEDS, WINDOWS, type SimSettings } from './sim-settings.ts';
+import { DEFAULT_SETTINGS, INTERRUPT_RATES, PHASE_SHIFTS, RCU_SHARES, RING_KBS, SPEEDS, WINDOWS, type SimSettings } from './sim-settings.ts';
 
 /**
  * The simulator's settings <-> the query string, beside the explorer's view (view-url.ts) and the
@@ -10,7 +10,7 @@ import { DEFAULT_SETTINGS, PHASE_SHIFTS, RCU_SHARES, RING_KBS, SPEEDS, WINDOWS, 
  * (the default stands) and named in the pane's notice (parseSimSettingsNoted, ignoredNotice).
  */
 
-export const SIM_KEYS = ['sim.mode', 'sim.workload', 'sim.bits', 'sim.cpus', 'sim.stacks', 'sim.zipf', 'sim.depth', 'sim.speed', 'sim.window', 'sim.ring', 'sim.seed', 'sim.v8', 'sim.rcu', 'sim.phase'] as const;
+export const SIM_KEYS = ['sim.mode', 'sim.workload', 'sim.bits', 'sim.cpus', 'sim.stacks', 'sim.zipf', 'sim.depth', 'sim.speed', 'sim.window', 'sim.ring', 'sim.seed', 'sim.v8', 'sim.rcu', 'sim.phase', 'sim.irq', 'sim.nmi'] as const;
 
 const num = (s: string | null) => (s === null || s.trim() === '' ? NaN : Number(s));
 const fmt = (n: number) => n.toLocaleString('en');
@@ -81,6 +81,8 @@ export function parseSimSettingsNoted(search: string, maxCpus: number): { settin
   set('v8Variant', take('sim.v8', 'posted, bin', word(['posted', 'bin'] as const)));
   set('rcuOffShare', take('sim.rcu', choices(RCU_SHARES), oneOf(RCU_SHARES)));
   set('phaseShift', take('sim.phase', choices(PHASE_SHIFTS), oneOf(PHASE_SHIFTS)));
+  set('irqRate', take('sim.irq', choices(INTERRUPT_RATES), oneOf(INTERRUPT_RATES)));
+  set('nmiRate', take('sim.nmi', choices(INTERRUPT_RATES), oneOf(INTERRUPT_RATES)));
   for (const [key, value] of q) if (key.startsWith('sim.') && !(SIM_KEYS as readonly string[]).includes(key)) ignored.push({ key, value, takes: 'nothing (not a setting)' });
   return { settings: out, ignored };
 }
@@ -116,6 +118,8 @@ export function formatSimSettings(o: SimSettings, search = ''): string {
   if (o.v8Variant !== d.v8Variant) q.set('sim.v8', o.v8Variant);
   if (o.rcuOffShare !== d.rcuOffShare) q.set('sim.rcu', String(o.rcuOffShare));
   if (o.phaseShift !== d.phaseShift) q.set('sim.phase', String(o.phaseShift));
+  if (o.irqRate !== d.irqRate) q.set('sim.irq', String(o.irqRate));
+  if (o.nmiRate !== d.nmiRate) q.set('sim.nmi', String(o.nmiRate));
   const s = q.toString();
   return s ? `?${s}` : '';
 }

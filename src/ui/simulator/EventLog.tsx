@@ -20,6 +20,7 @@ const TEXT: Record<LiveEventKind, (e: LogEntry, v8: boolean) => string> = {
   'fallback-inflight': (e) => `same stack in flight at slot ${e.slot}: stack in full (fallback)`,
   'fallback-gravestone': (e) => `met a gravestone at slot ${e.slot}: stack in full (fallback)`,
   bypass: () => `reset running: stack in full (bypass)`,
+  nested: () => `an interrupt (IRQ or NMI) ran the insert path inside this CPU's own insert, between its claim and publish`,
   deep: () => `deeper than 64 frames: stack in full, the map not asked (bypass)`,
   'rcu-discard': () => `RCU not watching: stack discarded, nothing recorded`,
   'option-on': (e, v8) => (e.slot === 1 ? `options/stackmap on: a new map is allocated${v8 ? `, generation ${e.generation}` : ''}` : `options/stackmap on: stacks go through the map again`),
@@ -132,6 +133,10 @@ export function EventLog({ session, runId }: { session: SimSession; runId: numbe
         // exact totals of the reset's steps, which a busy log can scroll past the rows kept
         data-total-reset-flag={session.live.total('reset-flag')}
         data-total-reset-done={session.live.total('reset-done')}
+        data-total-dump={session.live.total('dump')}
+        data-total-estale={session.live.total('estale')}
+        data-total-text-spliced={session.live.total('text-spliced')}
+        data-total-nested={session.live.total('nested')}
       >
         {lines.length === 0 && <li className="quiet">nothing yet: lost cmpxchgs, unpublished hits, duplicates, fallbacks, gravestones, resets and ESTALE show here</li>}
         {lines.slice(0, 150).map((l) => (

@@ -1,6 +1,6 @@
 import { LANE_STATE } from '../../core/sim/live.ts';
 import { writeStackMapStat } from '../../core/formats/stack-map-write.ts';
-import { C, INSERT_BYPASS, INSERT_DEEP, INSERT_OFF, K, MAX_DEPTH } from '../../core/sim/map-layout.ts';
+import { C, INSERT_BOOT, INSERT_BYPASS, INSERT_DEEP, INSERT_OFF, K, MAX_DEPTH } from '../../core/sim/map-layout.ts';
 import { REC } from '../../core/sim/ring.ts';
 import { hasBinExport } from '../../core/sim/sim-options.ts';
 import { simSession, type SimSession } from '../../state/sim/sim-session.ts';
@@ -13,6 +13,7 @@ const FULL_WHY: Record<number, { label: string; cls: string; why: string }> = {
   [INSERT_BYPASS]: { label: 'bypass', cls: 'bypass', why: 'bypass, a reset was running (uncounted)' },
   [INSERT_DEEP]: { label: 'deep', cls: 'deep', why: `deeper than ${MAX_DEPTH} frames: the map is not asked (uncounted)` },
   [INSERT_OFF]: { label: 'off', cls: 'off', why: 'options/stackmap off or the map freed (uncounted)' },
+  [INSERT_BOOT]: { label: 'boot', cls: 'off', why: 'before the map was published (the boot window): the regular full-stack path' },
 };
 
 /** What each CPU is doing, and its most recent stack records (newest left). */
@@ -34,6 +35,9 @@ export function CpuLanes({ session }: { session: SimSession }) {
           else if (parked) state = sim.config.mode === 'v4' && Atomics.load(i32, C.RECORDING) === 0 ? 'tracing off (v4 reset)' : 'parked (host reads the rings)';
           else if (l.state === LANE_STATE.CLAIMED) {
             state = `claimed slot ${l.slot}, not published yet`;
+            cls = 'claimed';
+          } else if (l.state === LANE_STATE.NESTED) {
+            state = `an interrupt's insert inside its own (slot ${l.slot} claimed, not published)`;
             cls = 'claimed';
           } else if (l.state === LANE_STATE.BYPASS) {
             state = 'reset running: writing full stacks';

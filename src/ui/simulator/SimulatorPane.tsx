@@ -13,6 +13,7 @@ import {
   PHASE_SHIFTS,
   RACE_PRESET,
   RCU_SHARES,
+  INTERRUPT_RATES,
   RING_KBS,
   ringLabel,
   SPEEDS,
@@ -59,6 +60,8 @@ export function SimulatorPane() {
   const runOpts = busy && session ? session.sim.options : null;
   const phaseShown = runOpts ? runOpts.phaseShift : o.phaseShift;
   const rcuShown = runOpts ? runOpts.rcuOffShare : o.rcuOffShare;
+  const irqShown = runOpts ? runOpts.irqRate : o.irqRate;
+  const nmiShown = runOpts ? runOpts.nmiRate : o.nmiRate;
   return (
     <main className="content simulator" data-testid="simulator" data-status={st.status} data-run={st.runId}>
       <section className="panel sim-controls" aria-label="simulator settings">
@@ -178,6 +181,21 @@ export function SimulatorPane() {
                 )}
               </select>
             </label>
+            {(['irq', 'nmi'] as const).map((k) => (
+              <label
+                key={k}
+                title={`the chance, at each point between an insert's claim and its publish, that ${k === 'irq' ? 'an IRQ' : 'an NMI (also inside an IRQ)'} arrives on that CPU and records an event with a stack through the same insert path, nested (half of them the interrupted stack): v8 records that stack in full, v7 inserts a second copy`}
+              >
+                {k === 'irq' ? 'IRQs in an insert' : 'NMIs in an insert'}
+                <select data-testid={`sim-${k}`} value={k === 'irq' ? irqShown : nmiShown} disabled={busy} onChange={(e) => set(k === 'irq' ? { irqRate: Number(e.target.value) } : { nmiRate: Number(e.target.value) })}>
+                  {INTERRUPT_RATES.map(([v, l]) => (
+                    <option key={v} value={v}>
+                      {l}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ))}
           </fieldset>
           <label title="events per second per CPU (changes a running simulation)">
             speed
