@@ -90,6 +90,18 @@ const EVENT_56: SizeNote = {
 
 export const RETENTION_SCENARIOS: RetentionScenario[] = [
   {
+    name: "the v7 document's stacks: 56 B events, stacks of 80-160 B (9-18 frames)",
+    kind: 'letter-shaped',
+    note: 'The stack sizes the v7 document gives ("full kernel stack traces (typically 80-160 bytes each)"): depths spread uniformly over 9..18 frames (12 + 8 x depth = 84..156 B) across the distinct stacks',
+    sizes: [
+      ...SEED_SIZES,
+      EVENT_56,
+      { what: 'full stack record', value: '12 + 8 x depth, 84..156 B', source: 'seed', where: 'v7 document, Overview: "full kernel stack traces (typically 80-160 bytes each)"; 12 + 8 x depth as the cookie ABI mail counts a record' },
+      { what: 'depth distribution', value: 'uniform 9..18 per distinct stack', source: 'assumed', where: 'the document gives the range, not how stacks spread in it' },
+    ],
+    options: { ...LETTER_SHAPE, eventBytes: 56, depthMin: 9, depthMax: 18 },
+  },
+  {
     name: 'letter-shaped: 56 B events, 20-frame stacks (172 B)',
     kind: 'letter-shaped',
     note: 'Every stack 20 frames deep: the 172 B full record the cookie ABI mail counts',
