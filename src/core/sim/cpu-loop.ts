@@ -26,6 +26,7 @@ export interface SimConfig {
   /** each CPU also writes `0 > stack_map` every N of its events (0: never); gives EBUSY and ESTALE */
   cpuResetEvery: number;
   raceWindowUs: number;
+  claimRaceUs: number;
   raceWait: 'sleep' | 'spin';
   eventBytes: number;
   ringBytes: number;
@@ -103,7 +104,7 @@ export function slackOf(cfg: SimConfig): number {
 }
 
 export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: CpuHooks = {}): CpuReport {
-  const map = new SharedStackMap(shared.map, mapParams(cfg), { raceWindowUs: cfg.raceWindowUs, raceWait: cfg.raceWait, ...hooks.map });
+  const map = new SharedStackMap(shared.map, mapParams(cfg), { raceWindowUs: cfg.raceWindowUs, claimRaceUs: cfg.claimRaceUs, raceWait: cfg.raceWait, ...hooks.map });
   const onRecord = hooks.onRecord;
   const paused = map.cpuWord(cpu, K.PAUSED);
   const ctl = map.i32;

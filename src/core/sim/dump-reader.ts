@@ -69,7 +69,7 @@ export class BinDumpReader {
     this.version = map.params.mode === 'v8' ? 2 : 1;
     this.openedDuringReset = Atomics.load(map.i32, C.RESET_BUSY) !== 0;
     map.openReader();
-    map.lock();
+    map.lockRead();
     try {
       this.seq = Atomics.load(map.i32, C.RESET_SEQ);
       this.generation = map.generation;
@@ -79,7 +79,7 @@ export class BinDumpReader {
         return { slot, refCount: map.elementRef(elt), ips: map.elementIps(elt) };
       }) : null;
     } finally {
-      map.unlock();
+      map.unlockRead();
     }
     this.pending = writeStackMapBin({ version: this.version, generation: this.version === 2 ? this.generation : null, littleEndian: true, records: [] });
     new DataView(this.pending.buffer).setUint32(8, this.slots.length, true);
@@ -121,7 +121,7 @@ export class BinDumpReader {
         return this.read(maxBytes);
       }
       const m = this.map;
-      m.lock();
+      m.lockRead();
       try {
         if (Atomics.load(m.i32, C.RESET_SEQ) !== this.seq) {
           this.close();
@@ -138,7 +138,7 @@ export class BinDumpReader {
         }
         this.pending = writeStackMapBin({ version: this.version, generation: null, littleEndian: true, records: recs }).subarray(16);
       } finally {
-        m.unlock();
+        m.unlockRead();
       }
     }
     const out = this.pending.subarray(0, maxBytes);
@@ -198,7 +198,7 @@ export function readTextDump(map: SharedStackMap, recordsPerPass = 64, between?:
   try {
     for (let pass = 0; slot < map.slots; pass++) {
       between?.(pass, slot);
-      map.lock();
+      map.lockRead();
       try {
         const gen = map.generation;
         let n = 0;
@@ -210,7 +210,7 @@ export function readTextDump(map: SharedStackMap, recordsPerPass = 64, between?:
           n++;
         }
       } finally {
-        map.unlock();
+        map.unlockRead();
       }
     }
   } finally {

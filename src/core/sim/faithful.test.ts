@@ -125,6 +125,34 @@ describe('the boot window and ring reservation failures (v7 document: boot-time 
   });
 });
 
+describe('stack_map readers share the rwsem from v7 on (v7 document: "serializes each seq_file pass against reset through the same rwsem")', () => {
+  it('v7 and v8: two dump passes hold the read side at once, a reset is the writer alone; v4: one holder at a time', () => {
+    for (const mode of ['v7', 'v8', 'v4'] as const) {
+      const m = newMap(mode);
+      const lock = () => Atomics.load(m.i32, C.MUTEX);
+      expect(m.tryLockRead()).toBe(true);
+      // a second reader, on another CPU's reader thread: shares it (v7, v8) or must wait (v4)
+      expect(m.tryLockRead()).toBe(mode !== 'v4');
+      expect(lock()).toBe(mode === 'v4' ? 1 : 2);
+      m.unlockRead();
+      if (mode !== 'v4') m.unlockRead();
+      expect(lock()).toBe(0);
+      // the writer: no reader while it holds the lock
+      m.lock();
+      expect(lock()).toBe(-1);
+      expect(m.tryLockRead()).toBe(false);
+      m.unlock();
+      // readers opened on the map still dump it whole
+      const slot = m.insert(0, pop.words[1], pop.depths[1]);
+      expect(slot).toBeGreaterThanOrEqual(0);
+      const [a, b] = [new BinDumpReader(m), new BinDumpReader(m)];
+      expect([a.nrStacks, b.nrStacks]).toEqual([1, 1]);
+      a.close();
+      b.close();
+    }
+  });
+});
+
 describe('the RCU discard is scoped to options/stackmap set (cover letter: "With options/stackmap set")', { timeout: 60_000 }, () => {
   it('option off from the start: nothing discarded, every event has its stack in full (worker_threads)', async () => {
     const r = await runNode(

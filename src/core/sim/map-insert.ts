@@ -18,6 +18,12 @@ export interface MapOptions {
   canBlock?: boolean;
   /** read the race window from the map's WINDOW_US word at every window (a live host changes it while running) */
   liveWindow?: boolean;
+  /**
+   * Microseconds held between reading a slot's key as empty and the cmpxchg that claims it: two
+   * CPUs inserting the same new stack both see the slot free, one wins the cmpxchg and the other
+   * loses it to the same hash (the v7 document's "the cmpxchg loser advances by one slot").
+   */
+  claimRaceUs?: number;
   /** notable steps of the insert and reset paths, for live views (`slot` -1 where none; `hash` 0 where none) */
   onEvent?: (kind: MapEventKind, slot: number, hash: number) => void;
   /**
@@ -67,6 +73,7 @@ export type MapEventKind =
 export class MapInsert extends MapView {
   protected readonly v8: boolean;
   private readonly windowMs: number;
+  private readonly claimRaceMs: number;
   private readonly sleep: boolean;
   protected readonly canBlock: boolean;
   private readonly liveWindow: boolean;
@@ -84,6 +91,7 @@ export class MapInsert extends MapView {
     super(sab, params);
     this.v8 = params.mode === 'v8';
     this.windowMs = (opts.raceWindowUs ?? 0) / 1000;
+    this.claimRaceMs = (opts.claimRaceUs ?? 0) / 1000;
     this.canBlock = opts.canBlock ?? true;
     this.sleep = (opts.raceWait ?? 'sleep') === 'sleep' && this.canBlock;
     this.liveWindow = opts.liveWindow ?? false;
@@ -207,6 +215,7 @@ export class MapInsert extends MapView {
         continue; // unpublished, a gravestone or a hash collision: advance
       }
       if (key !== 0) continue;
+      if (this.claimRaceMs > 0) this.hold(this.claimRaceMs);
       const old = Atomics.compareExchange(i32, keysAt + idx, 0, h);
       if (old === 0) {
         ev?.('claim', idx, h >>> 0);
@@ -331,7 +340,11 @@ export class MapInsert extends MapView {
 
   /** Holds the caller for the race window. */
   window(): void {
-    const ms = this.liveWindow ? Atomics.load(this.i32, C.WINDOW_US) / 1000 : this.windowMs;
+    this.hold(this.liveWindow ? Atomics.load(this.i32, C.WINDOW_US) / 1000 : this.windowMs);
+  }
+
+  /** Holds the caller `ms` milliseconds: asleep, or spinning where it must not block. */
+  private hold(ms: number): void {
     if (ms <= 0) return;
     if (this.sleep) {
       Atomics.wait(this.i32, C.DUMMY, 0, ms);

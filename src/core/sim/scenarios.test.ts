@@ -47,6 +47,8 @@ describe('guided scenarios', { timeout: 60_000 }, () => {
     const v7 = (await run('v7-duplicates')).rep;
     expect(v7.effect.ok).toBe(true);
     expect(v7.duplicates).toBeGreaterThan(0);
+    // the seed's own mechanism among them: the loser of the slot's cmpxchg to the same stack advanced
+    expect(v7.lostSameHash).toBeGreaterThan(0);
     const v8 = (await run('v8-fallback')).rep;
     expect(v8.effect.ok).toBe(true);
     expect(v8.duplicates).toBe(0);

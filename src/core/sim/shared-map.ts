@@ -14,15 +14,41 @@ export type ResetOutcome = 'ok' | 'ebusy' | 'refused';
 export type FreeOutcome = 'ok' | 'busy' | 'einval' | 'not-allocated';
 
 export class SharedStackMap extends MapInsert {
+  /**
+   * The stack_map lock, write side (a reset, a free): C.MUTEX -1 while held. From v7 on it is an
+   * rwsem: dump passes take the read side together (the v7 document: "serializes each seq_file
+   * pass against reset through the same rwsem"); v4's is a mutex, every holder alone.
+   */
   lock(): void {
-    while (Atomics.compareExchange(this.i32, C.MUTEX, 0, 1) !== 0) {
-      if (this.canBlock) Atomics.wait(this.i32, C.MUTEX, 1, 1);
+    for (;;) {
+      const v = Atomics.compareExchange(this.i32, C.MUTEX, 0, -1);
+      if (v === 0) return;
+      if (this.canBlock) Atomics.wait(this.i32, C.MUTEX, v, 1);
     }
   }
 
   unlock(): void {
     Atomics.store(this.i32, C.MUTEX, 0);
-    Atomics.notify(this.i32, C.MUTEX, 1);
+    Atomics.notify(this.i32, C.MUTEX);
+  }
+
+  /** The read side: with no writer, one more reader (v7, v8), or the only holder (v4). False when it must wait. */
+  tryLockRead(): boolean {
+    const v = Atomics.load(this.i32, C.MUTEX);
+    if (v < 0 || (v > 0 && this.params.mode === 'v4')) return false;
+    return Atomics.compareExchange(this.i32, C.MUTEX, v, v + 1) === v;
+  }
+
+  /** A dump pass's hold: the read side of the rwsem (v4: the mutex). */
+  lockRead(): void {
+    while (!this.tryLockRead()) {
+      const v = Atomics.load(this.i32, C.MUTEX);
+      if (this.canBlock && v !== 0) Atomics.wait(this.i32, C.MUTEX, v, 1);
+    }
+  }
+
+  unlockRead(): void {
+    if (Atomics.sub(this.i32, C.MUTEX, 1) === 1) Atomics.notify(this.i32, C.MUTEX);
   }
 
   /**

@@ -13,6 +13,8 @@ export interface SimOptions {
   events: number;
   resets: number;
   raceWindowUs: number;
+  /** held between reading a slot's key as empty and the cmpxchg claiming it (MapOptions.claimRaceUs) */
+  claimRaceUs: number;
   raceWait: 'sleep' | 'spin';
   seed: number;
   /** distinct stacks of the generated population */
@@ -84,6 +86,7 @@ export const DEFAULT_OPTIONS: SimOptions = {
   events: 40000,
   resets: 3,
   raceWindowUs: 0,
+  claimRaceUs: 0,
   raceWait: 'sleep',
   seed: 1,
   stacks: 500,
@@ -207,6 +210,7 @@ export function checkOptions(o: SimOptions, names: OptionNames = CORE_NAMES, bat
   if (!Number.isInteger(o.seed) || o.seed < 0 || o.seed > 0xffffffff) fail('seed must be an integer in [0, 4294967295]');
   if (!(o.phaseShift >= 0 && o.phaseShift <= 1)) fail(`${names.phaseShift} must be in [0, 1]`);
   if (!(o.rcuOffShare >= 0 && o.rcuOffShare <= 0.5)) fail('RCU-off share must be in [0, 0.5]');
+  if (!(o.claimRaceUs >= 0 && o.claimRaceUs <= 10_000)) fail('claim race window must be 0..10,000 µs');
   if (!(o.irqRate >= 0 && o.irqRate <= 0.5)) fail('IRQ rate must be in [0, 0.5]');
   if (!(o.nmiRate >= 0 && o.nmiRate <= 0.5)) fail('NMI rate must be in [0, 0.5]');
   if (!(o.reserveFailShare >= 0 && o.reserveFailShare <= 0.5)) fail('reservation failure share must be in [0, 0.5]');

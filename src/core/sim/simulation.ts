@@ -61,6 +61,7 @@ export class Simulation {
       gateSlack: o.gateSlack,
       cpuResetEvery: o.cpuResetEvery,
       raceWindowUs: o.raceWindowUs,
+      claimRaceUs: o.claimRaceUs,
       raceWait: o.raceWait,
       eventBytes: o.eventBytes,
       ringBytes: o.ringKb * 1024,
