@@ -26,6 +26,7 @@ export const INTEGRATION = [
   'src/core/sim/faithful.test.ts',
   'src/core/sim/insert-race.test.ts',
   'src/core/sim/replay.test.ts',
+  'src/core/sim/provenance.test.ts',
   'src/core/sim/retention.test.ts',
   'src/core/sim/run-node.test.ts',
   'src/core/sim/scenarios.test.ts',

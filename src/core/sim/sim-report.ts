@@ -64,6 +64,12 @@ export interface SimReport {
 }
 
 /** One record left in a ring buffer, in trace order (merged over CPUs by timestamp). */
+/** A reset the host did: when (the records' clock, seconds) and the generation it began. */
+export interface ResetMark {
+  ts: number;
+  generation: number;
+}
+
 export interface TraceItem {
   cpu: number;
   rec: RingRecord;
@@ -86,6 +92,10 @@ export interface RunResult {
   entries: number;
   ledger: Ledger;
   report: SimReport;
+  /** the population's stack keys by index (the ledger's stacks are keys) */
+  stackKeys: readonly string[];
+  /** the host's resets (provenance.ts) */
+  resets: ResetMark[];
 }
 
 /** What `Simulation.finish` builds the report from, once every CPU has ended. */

@@ -7,7 +7,7 @@ import { createRingBuffer, REC, Ring, type RingRecord } from './ring.ts';
 import { SharedStackMap, type ResetOutcome } from './shared-map.ts';
 import type { LiveEventKind } from './live.ts';
 import { DEFAULT_OPTIONS, hasBinExport, phaseOf, pickOf, validate, type SimOptions } from './sim-options.ts';
-import { buildReport, type RunResult, type TraceItem } from './sim-report.ts';
+import { buildReport, type ResetMark, type RunResult, type TraceItem } from './sim-report.ts';
 import { captureMap, snapshotMap, snapshotOf, type GenerationSnapshot, type MapCopy } from './sim-snapshot.ts';
 import { buildPopulation, type Population, type WorkloadSpec } from './workload.ts';
 
@@ -38,8 +38,11 @@ export class Simulation {
   /** where the host's own steps are told (its resets, dumps, ESTALE, splices): a live view's log; none headless */
   private hostEvents: ((kind: LiveEventKind, slot: number, generation: number) => void) | null = null;
   resetsDone = 0;
+  /** the host's resets, when (the records' clock) and the generation each began (provenance.ts) */
+  readonly resetLog: ResetMark[] = [];
   private readonly started = performance.now();
-  private readonly stackKeys: string[];
+  /** the population's stack keys by index */
+  readonly stackKeys: string[];
 
   /** `live`: a host that resets by hand (the browser), so the workload is built for MAX_PHASES phases */
   constructor(opts: Partial<SimOptions>, canBlock = true, live = false) {
@@ -163,13 +166,24 @@ export class Simulation {
     }
   }
 
+  /** The records' clock (cpu-loop.ts writes the same): seconds since the run's start, plus 100. */
+  now(): number {
+    return (performance.timeOrigin + performance.now() - this.config.t0) / 1000 + 100;
+  }
+
   /** One `echo 0 > stack_map` by the host, counted and snapshotted when it succeeds. */
   tryReset(): ResetOutcome {
     let copy: MapCopy | null = null;
-    const r = this.map.reset(() => (copy = captureMap(this.map)));
+    /** when the map was drained and about to be cleared: no record of the next generation is earlier */
+    let at = 0;
+    const r = this.map.reset(() => {
+      copy = captureMap(this.map);
+      at = this.now();
+    });
     if (r === 'ok') {
       this.snapshots.push(snapshotOf(copy!));
       this.resetsDone++;
+      this.resetLog.push({ ts: at, generation: this.map.generation });
     }
     return r;
   }
@@ -263,6 +277,8 @@ export class Simulation {
       entries: this.map.entries,
       ledger,
       report,
+      stackKeys: this.stackKeys,
+      resets: this.resetLog.slice(),
     };
   }
 }
