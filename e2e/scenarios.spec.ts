@@ -19,18 +19,49 @@ async function runScenario(page: Page, name: string): Promise<number> {
   return Number(await verdict.getAttribute('data-value'));
 }
 
+/**
+ * The run ends by playing the first wrong (v7) or detected (v8) id's story, a moment at a time;
+ * the stories are the ledger's (as many as it counts), and another one is a click away.
+ */
+async function expectStory(page: Page, total: number, outcome: 'wrong' | 'detected') {
+  const panel = page.getByTestId('sim-stories');
+  await expect(panel).toHaveAttribute('data-total', String(total));
+  const story = page.getByTestId('sim-story');
+  await expect(story).toHaveAttribute('data-step', '4', { timeout: 30_000 });
+  await expect(story).toHaveAttribute('data-outcome', outcome);
+  await expect(panel).toBeInViewport();
+  const items = page.getByTestId('sim-story-item');
+  expect(await items.count()).toBe(Math.min(total, 200));
+  for (const i of [0, 1]) {
+    await items.nth(i).click();
+    const slot = await items.nth(i).getAttribute('data-slot');
+    await expect(story).toHaveAttribute('data-slot', slot!);
+    const written = await story.getAttribute('data-written-stack');
+    const read = await story.getAttribute('data-read-stack');
+    // v7: read as another stack than the one written for; v8: not read as any
+    if (outcome === 'wrong') {
+      expect(read).not.toBe('');
+      expect(read).not.toBe(written);
+    } else expect(read).toBe('');
+    await expect(story.locator('li[data-moment]')).toHaveCount(4);
+  }
+  if (SHOTS) await panel.screenshot({ path: `${OUT}/why-${outcome}-id.png` });
+}
+
 const CASES: [string, (page: Page, value: number) => Promise<void>][] = [
   ['v7-wrong-stack', async (page, value) => {
     const wrong = await num(page, 'sim-ledger-wrong');
     expect(wrong).toBeGreaterThan(0);
     expect(value).toBe(wrong);
     expect(await num(page, 'sim-ledger-detected')).toBe(0);
+    await expectStory(page, wrong, 'wrong');
   }],
   ['v8-detects', async (page, value) => {
     expect(await num(page, 'sim-ledger-wrong')).toBe(0);
     const detected = await num(page, 'sim-ledger-detected');
     expect(detected).toBeGreaterThan(0);
     expect(value).toBe(detected);
+    await expectStory(page, detected, 'detected');
   }],
   ['v7-duplicates', async (_page, value) => expect(value).toBeGreaterThan(0)],
   ['v8-fallback', async (_page, value) => expect(value).toBeGreaterThan(0)],

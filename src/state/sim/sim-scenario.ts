@@ -7,7 +7,7 @@ import { DEFAULT_OPTIONS } from '../../core/sim/sim-options.ts';
 import { Simulation } from '../../core/sim/simulation.ts';
 import { cpuReports, setSimSession, simSession, sleep, startWorkers, terminate, type SimSession } from './sim-session.ts';
 import { maxSimCpus, type SimSettings } from './sim-settings.ts';
-import { useSimStore } from './sim-store.ts';
+import { storiesOf, useSimStore } from './sim-store.ts';
 
 /**
  * The guided scenarios in the page (core/sim/scenarios.ts): Run sets the pane's settings to the
@@ -19,6 +19,8 @@ import { useSimStore } from './sim-store.ts';
 
 export interface ScenarioState {
   running: ScenarioName | null;
+  /** the scenario run last (its stories are the sim store's until another run starts) */
+  last: ScenarioName | null;
   results: Partial<Record<ScenarioName, ScenarioReport>>;
   error: string | null;
   run(name: ScenarioName): Promise<void>;
@@ -26,6 +28,7 @@ export interface ScenarioState {
 
 export const useScenarioStore = create<ScenarioState>((set, get) => ({
   running: null,
+  last: null,
   results: {},
   error: null,
   async run(name) {
@@ -41,12 +44,12 @@ export const useScenarioStore = create<ScenarioState>((set, get) => ({
       set({ error: `${sc.title} needs ${o.cpus} CPU workers; this page allows ${maxSimCpus()}` });
       return;
     }
-    set({ running: name, error: null, results: { ...get().results, [name]: undefined } });
+    set({ running: name, last: name, error: null, results: { ...get().results, [name]: undefined } });
     terminate();
     setSimSession(null);
     // the controls show what the scenario runs with
     sim.set(settingsOf(o));
-    useSimStore.setState({ status: 'starting', error: null, ledger: null, current: null, snapshots: [], dumps: 0, estale: 0, resets: { ok: 0, ebusy: 0, refused: 0 }, pendingResets: 0, report: null });
+    useSimStore.setState({ status: 'starting', error: null, ledger: null, stories: null, current: null, snapshots: [], dumps: 0, estale: 0, resets: { ok: 0, ebusy: 0, refused: 0 }, pendingResets: 0, report: null });
     try {
       const s = await start(new Simulation(sc.options, false));
       const finished = () => s.ended.every(Boolean);
@@ -58,6 +61,8 @@ export const useScenarioStore = create<ScenarioState>((set, get) => ({
       useSimStore.setState({
         status: 'stopped',
         report: run.report,
+        // the story of the first wrong (v7) or detected (v8) id, played when the run ends
+        stories: storiesOf(run),
         ledger: { counts, events: run.items.filter((i) => i.rec.type === REC.EVENT).length, atMs: performance.timeOrigin + performance.now() - s.t0 },
         snapshots: [...run.snapshots],
         current: run.snapshots[run.snapshots.length - 1] ?? null,

@@ -5,7 +5,8 @@ import type { Ledger } from '../../core/sim/ledger.ts';
 import { createLiveBuffer, Live } from '../../core/sim/live.ts';
 import { C } from '../../core/sim/map-layout.ts';
 import { REC, Ring } from '../../core/sim/ring.ts';
-import type { SimReport } from '../../core/sim/sim-report.ts';
+import type { RunResult, SimReport } from '../../core/sim/sim-report.ts';
+import { idStories, type IdStory } from '../../core/sim/provenance.ts';
 import { snapshotMap, type GenerationSnapshot } from '../../core/sim/sim-snapshot.ts';
 import { hasBinExport } from '../../core/sim/sim-options.ts';
 import { Simulation } from '../../core/sim/simulation.ts';
@@ -70,6 +71,8 @@ export interface SimState {
   /** the last free's outcome this run */
   lastFree: FreeOutcome | null;
   report: SimReport | null;
+  /** once a run has ended: the stories of its wrong and detected ids (core/sim/provenance.ts), oldest first, and how many there are in all */
+  stories: { list: IdStory[]; total: number } | null;
   setPane(pane: SimPane): void;
   set(patch: Partial<SimSettings>): void;
   start(): Promise<void>;
@@ -95,6 +98,7 @@ export const useSimStore = create<SimState>((set, get) => ({
   error: initialNotice,
   runId: 0,
   ledger: null,
+  stories: null,
   current: null,
   snapshots: [],
   dumps: 0,
@@ -136,7 +140,7 @@ export const useSimStore = create<SimState>((set, get) => ({
       });
       return;
     }
-    set({ status: 'starting', error: null, ledger: null, current: null, snapshots: [], dumps: 0, estale: 0, resets: { ok: 0, ebusy: 0, refused: 0 }, pendingResets: 0, freeing: false, lastFree: null, report: null });
+    set({ status: 'starting', error: null, ledger: null, stories: null, current: null, snapshots: [], dumps: 0, estale: 0, resets: { ok: 0, ebusy: 0, refused: 0 }, pendingResets: 0, freeing: false, lastFree: null, report: null });
     try {
       const cpus = Math.min(Math.max(1, o.cpus), maxSimCpus());
       const replay = o.workload === 'replay' ? await replayOfLoadedCapture() : null;
@@ -181,6 +185,7 @@ export const useSimStore = create<SimState>((set, get) => ({
       set({
         status: 'stopped',
         report: run.report,
+        stories: storiesOf(run),
         ledger: { counts, events, atMs: performance.timeOrigin + performance.now() - s.t0 },
         snapshots: [...run.snapshots],
         current: run.snapshots[run.snapshots.length - 1] ?? null,
@@ -368,3 +373,9 @@ export const useSimStore = create<SimState>((set, get) => ({
 }));
 
 syncPane(useSimStore);
+
+/** The stories a finished run shows: the first STORIES of its wrong and detected ids. */
+const STORIES = 200;
+export function storiesOf(run: RunResult): { list: IdStory[]; total: number } {
+  return { list: idStories(run.items, run.ledger, run.stackKeys, run.resets, STORIES), total: run.ledger.wrong + run.ledger.detected };
+}

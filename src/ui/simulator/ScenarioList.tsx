@@ -1,7 +1,9 @@
+import { useEffect, useRef } from 'react';
 import { SCENARIO_NAMES, SCENARIOS, type ScenarioName } from '../../core/sim/scenarios.ts';
 import { useScenarioStore } from '../../state/sim/sim-scenario.ts';
 import { useSimStore } from '../../state/sim/sim-store.ts';
 import { fmtInt } from '../common/format.ts';
+import { IdStories } from './IdStories.tsx';
 
 /**
  * The guided scenarios: each a named preset with what to watch, a Run button that sets the pane
@@ -9,7 +11,7 @@ import { fmtInt } from '../common/format.ts';
  * `data-scenario`, `sim-verdict`).
  */
 export function ScenarioList() {
-  const { running, results, error, run } = useScenarioStore();
+  const { running, results, error, run, last } = useScenarioStore();
   const status = useSimStore((s) => s.status);
   const busy = running !== null || status === 'running' || status === 'starting' || status === 'stopping';
   const isolated = globalThis.crossOriginIsolated === true;
@@ -20,7 +22,7 @@ export function ScenarioList() {
       </h2>
       <ol>
         {SCENARIO_NAMES.map((name) => (
-          <Item key={name} name={name} busy={busy || !isolated} running={running === name} onRun={() => void run(name)} result={results[name]} />
+          <Item key={name} name={name} busy={busy || !isolated} running={running === name} onRun={() => void run(name)} result={results[name]} last={last === name && status === 'stopped'} />
         ))}
       </ol>
       {error && (
@@ -32,11 +34,18 @@ export function ScenarioList() {
   );
 }
 
-function Item({ name, busy, running, onRun, result }: { name: ScenarioName; busy: boolean; running: boolean; onRun: () => void; result: ReturnType<typeof useScenarioStore.getState>['results'][ScenarioName] }) {
+function Item({ name, busy, running, onRun, result, last }: { name: ScenarioName; busy: boolean; running: boolean; onRun: () => void; result: ReturnType<typeof useScenarioStore.getState>['results'][ScenarioName]; last: boolean }) {
   const sc = SCENARIOS[name];
   const state = running ? 'running' : result ? (result.effect.ok ? 'seen' : 'not-seen') : 'idle';
+  const ref = useRef<HTMLLIElement>(null);
+  const was = useRef(state);
+  // a run ends: its verdict into view (at 1280x720 it sat far below the fold)
+  useEffect(() => {
+    if (was.current === 'running' && state !== 'running') ref.current?.scrollIntoView({ block: 'start' });
+    was.current = state;
+  }, [state]);
   return (
-    <li data-testid="sim-scenario" data-scenario={name} data-state={state} className={`sim-scenario ${state}`}>
+    <li ref={ref} data-testid="sim-scenario" data-scenario={name} data-state={state} className={`sim-scenario ${state}`}>
       <div className="sim-scenario-head">
         <button type="button" data-testid="sim-scenario-run" disabled={busy} onClick={onRun} title={`runs: cli simulate --scenario ${name}`}>
           {running ? 'Running…' : '▶ Run'}
@@ -54,6 +63,8 @@ function Item({ name, busy, running, onRun, result }: { name: ScenarioName; busy
           </span>
         )}
       </p>
+      {/* the run just ended: the story of one of its wrong or detected ids, under the verdict */}
+      {result && last && <IdStories />}
     </li>
   );
 }

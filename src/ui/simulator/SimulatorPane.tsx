@@ -26,6 +26,7 @@ import { EventLog } from './EventLog.tsx';
 import { CpuLanes, LedgerPanel, SimCounters } from './LivePanels.tsx';
 import { MapLifecycle, ReportLine } from './SimStatusLines.tsx';
 import { ScenarioList } from './ScenarioList.tsx';
+import { IdStories } from './IdStories.tsx';
 import { SlotGrid } from './SlotGrid.tsx';
 import { useSimFrame } from './useSimFrame.ts';
 import './simulator.css';
@@ -49,6 +50,7 @@ export function SimulatorPane() {
   // the guided scenarios fold away once a run of one's own starts, so the live panels show without scrolling
   const [scenariosOpen, setScenariosOpen] = useState(true);
   const scenarioBusy = useScenarioStore((x) => x.running !== null);
+  const lastScenario = useScenarioStore((x) => x.last);
   const v8 = o.mode === 'v8';
   const posted = v8 && o.v8Variant === 'posted';
   const map = session?.sim.map ?? null;
@@ -239,6 +241,8 @@ export function SimulatorPane() {
             disabled={busy || !isolated}
             onClick={() => {
               setScenariosOpen(false);
+              // a free-form run: its stories go under its ledger, not under a scenario's verdict
+              useScenarioStore.setState({ last: null });
               void st.start();
             }}
           >
@@ -335,6 +339,8 @@ export function SimulatorPane() {
             <LedgerPanel />
             <EventLog session={session} runId={st.runId} />
           </div>
+          {/* a free-form run's stories, below its ledger (a guided one shows them under its verdict) */}
+          {!lastScenario && <IdStories />}
         </>
       ) : (
         <section className="panel quiet sim-intro" data-testid="sim-intro">

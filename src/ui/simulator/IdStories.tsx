@@ -1,0 +1,143 @@
+import { useEffect, useState } from 'react';
+import type { IdStory } from '../../core/sim/provenance.ts';
+import { simSession } from '../../state/sim/sim-session.ts';
+import { useSimStore } from '../../state/sim/sim-store.ts';
+import { fmtInt } from '../common/format.ts';
+
+/** ms between the moments of a story as it plays (human speed) */
+const STEP_MS = 900;
+const MOMENTS = 4;
+
+/**
+ * Why is this id wrong: once a run has ended, each wrong (v4/v7) or detected (v8) id with its
+ * story as the simulation knows it and no file holds (core/sim/provenance.ts): written for one
+ * stack, its slot emptied by a reset, taken by another stack, and what a reader then gets. The
+ * first one plays when the run ends, a moment at a time; any other is one click away.
+ */
+export function IdStories() {
+  const stories = useSimStore((s) => s.stories);
+  const mode = useSimStore((s) => s.report?.mode ?? s.settings.mode);
+  const runId = useSimStore((s) => s.runId);
+  const [chosen, setChosen] = useState(0);
+  const [step, setStep] = useState(0);
+  // a new run's stories: the first one plays
+  useEffect(() => {
+    setChosen(0);
+    setStep(0);
+  }, [stories]);
+  useEffect(() => {
+    if (!stories || stories.list.length === 0 || step >= MOMENTS) return;
+    const t = setTimeout(() => setStep((n) => n + 1), STEP_MS);
+    return () => clearTimeout(t);
+  }, [stories, step, chosen]);
+  if (!stories) return null;
+  const v8 = mode === 'v8';
+  const title = v8 ? 'Why a cookie is detected' : 'Why is this id wrong';
+  if (stories.list.length === 0)
+    return (
+      <section className="panel sim-stories" aria-label={title} data-testid="sim-stories" data-total={0}>
+        <h2>{title}</h2>
+        <p className="quiet">No id in this run {v8 ? 'was detected as stale' : 'resolves to another stack'}: every one left in the ring buffers reads as the stack it was written for.</p>
+      </section>
+    );
+  const s = stories.list[Math.min(chosen, stories.list.length - 1)];
+  return (
+    <section className="panel sim-stories" aria-label={title} data-testid="sim-stories" data-total={stories.total} key={runId}>
+      <div className="pane-head">
+        <h2>{title}</h2>
+        <span className="quiet">
+          {fmtInt(stories.total)} {v8 ? 'cookies detected' : 'ids read as another stack'}
+          {stories.total > stories.list.length ? `; the first ${fmtInt(stories.list.length)} listed` : ''}. The simulation knows what no file holds.
+        </span>
+      </div>
+      <div className="sim-stories-body">
+        <ol className="sim-story-list mono" aria-label="ids">
+          {stories.list.map((x, i) => (
+            <li key={x.record}>
+              <button
+                type="button"
+                data-testid="sim-story-item"
+                data-record={x.record}
+                data-slot={x.slot}
+                aria-pressed={i === chosen}
+                onClick={() => {
+                  setChosen(i);
+                  setStep(MOMENTS);
+                }}
+              >
+                {x.kind === 'cookie' ? `gen ${x.written.generation} slot ${x.slot}` : `id ${x.slot}`} · CPU {x.written.cpu} · {x.written.ts.toFixed(3)} s
+              </button>
+            </li>
+          ))}
+        </ol>
+        <Story s={s} step={step} v8={v8} onReplay={() => setStep(0)} />
+      </div>
+    </section>
+  );
+}
+
+/** A stack in a few words: its index and its leaf frames, as the population symbolizes them. */
+function stackWords(stack: number | null): string {
+  if (stack === null) return 'none';
+  const pop = simSession()?.sim.population;
+  const ips = pop?.ips[stack];
+  if (!pop || !ips) return `stack ${stack}`;
+  const frames = Array.from(ips.subarray(0, 3), (ip) => pop.kernel.printFrame(ip));
+  return `stack ${stack} (${frames.join(' ← ')}${ips.length > 3 ? ' ← …' : ''})`;
+}
+
+function Story({ s, step, v8, onReplay }: { s: IdStory; step: number; v8: boolean; onReplay: () => void }) {
+  const t0 = s.written.ts;
+  const tEnd = Math.max(t0, s.reset?.ts ?? t0, s.takenBy?.ts ?? t0);
+  const span = Math.max(tEnd - t0, 1e-6);
+  const x = (t: number) => `${4 + 80 * ((t - t0) / span)}%`;
+  const record = s.kind === 'cookie' ? `<stack_id ${s.slot} gen ${s.written.generation}>` : `<stack_id ${s.slot}>`;
+  const moments: { at: string; what: string; id: string }[] = [
+    { id: 'written', at: x(t0), what: `${s.written.ts.toFixed(6)} s, CPU ${s.written.cpu}: ${record} written for ${stackWords(s.written.stack)}` },
+    {
+      id: 'reset',
+      at: x(s.reset?.ts ?? (t0 + tEnd) / 2),
+      what: s.reset ? `${s.reset.ts === null ? 'a reset (by a CPU)' : `${s.reset.ts.toFixed(6)} s: echo 0 > stack_map`} empties the map${v8 ? `: generation ${s.reset.generation} begins` : ''}; the id stays in the ring buffer` : 'no reset after it',
+    },
+    {
+      id: 'taken',
+      at: x(s.takenBy?.ts ?? tEnd),
+      what: s.takenBy ? `${s.takenBy.ts.toFixed(6)} s, CPU ${s.takenBy.cpu}: slot ${s.slot} taken by ${stackWords(s.takenBy.stack)}${v8 ? ` in generation ${s.takenBy.generation}` : ''}` : `slot ${s.slot} not taken again in what the rings hold`,
+    },
+    {
+      id: 'read',
+      at: '92%',
+      what: v8
+        ? `read: ${s.read.status === 'no-dump' ? `no dump of generation ${s.written.generation}` : `generation ${s.written.generation}'s dump lacks slot ${s.slot}`}, so the cookie is reported as unresolvable, not misresolved`
+        : `read: the last stack_map has slot ${s.slot} as ${stackWords(s.read.stack)}, so the id reads as that stack, plausibly and wrongly; nothing in the files says so`,
+    },
+  ];
+  return (
+    <div
+      className="sim-story"
+      data-testid="sim-story"
+      data-step={step}
+      data-slot={s.slot}
+      data-outcome={s.outcome}
+      data-written-stack={s.written.stack}
+      data-taken-stack={s.takenBy?.stack ?? ''}
+      data-read-stack={s.read.stack ?? ''}
+    >
+      <div className="sim-story-axis" aria-hidden>
+        {moments.map((m, i) => (
+          <i key={m.id} className={`sim-story-dot ${m.id}${i < step ? ' shown' : ''}`} style={{ left: m.at }} />
+        ))}
+      </div>
+      <ol className="sim-story-moments">
+        {moments.map((m, i) => (
+          <li key={m.id} data-moment={m.id} className={i < step ? 'shown' : 'hidden'}>
+            {m.what}
+          </li>
+        ))}
+      </ol>
+      <button type="button" onClick={onReplay} disabled={step < MOMENTS}>
+        Replay
+      </button>
+    </div>
+  );
+}
