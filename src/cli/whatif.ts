@@ -4,7 +4,7 @@ import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, V8_POSTED_BITS, whatIf, 
 import { readFiles } from './read-files.ts';
 import { parseOrExit, UsageError } from './usage.ts';
 
-export const WHATIF_USAGE = `usage: stackmap-explorer whatif [--json] [--buffer-kb N] [--mode v7|v8] [--max-fallback-share X] [--] FILE...
+export const WHATIF_USAGE = `usage: stackmap-explorer whatif [--json] [--buffer-kb N] [--mode v7|v8] [--max-fallback-share X] [--boot-records N] [--] FILE...
 
   Would the stack map help this capture, and at which size? Replays the capture's full
   <stack trace> records in time order through the simulator's map (one map for every CPU)
@@ -19,6 +19,8 @@ export const WHATIF_USAGE = `usage: stackmap-explorer whatif [--json] [--buffer-
   --mode v7|v8             replay one ABI (default both; the recommendation is v8's)
   --max-fallback-share X   the recommendation's limit on fallbacks / stack records, 0..1
                            (default ${DEFAULT_MAX_FALLBACK_SHARE})
+  --boot-records N         take the first N stack records as recorded before the map was
+                           published (trace_options=stackmap at boot): in full either way
   --                       ends the options
 
 exit status: 0 when at least one file was read, 1 when none could be, 2 on a usage error`;
@@ -29,11 +31,12 @@ interface Parsed {
   bufferKb: number | null;
   modes: ('v7' | 'v8')[] | undefined;
   maxFallbackShare: number;
+  bootRecords: number;
   files: string[];
 }
 
 function parse(args: string[]): Parsed | 'help' {
-  const p: Parsed = { json: false, bufferKb: null, modes: undefined, maxFallbackShare: DEFAULT_MAX_FALLBACK_SHARE, files: [] };
+  const p: Parsed = { json: false, bufferKb: null, modes: undefined, maxFallbackShare: DEFAULT_MAX_FALLBACK_SHARE, bootRecords: 0, files: [] };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const value = (): string => {
@@ -55,6 +58,11 @@ function parse(args: string[]): Parsed | 'help' {
       const v = value();
       if (v !== 'v7' && v !== 'v8') throw new UsageError('--mode must be v7 or v8');
       p.modes = [v];
+    } else if (a === '--boot-records') {
+      const v = args[++i] ?? '';
+      const n = Number(v);
+      if (!/^\d{1,12}$/.test(v) || !Number.isSafeInteger(n)) throw new UsageError(`--boot-records must be a whole number: ${v}`);
+      p.bootRecords = n;
     } else if (a === '--max-fallback-share') {
       const v = value();
       const n = Number(v);
@@ -103,7 +111,7 @@ export async function whatif(args: string[]): Promise<number> {
     process.stderr.write('no file could be read\n');
     return 1;
   }
-  const r = whatIf(capture, { bufferKb: p.bufferKb, modes: p.modes, maxFallbackShare: p.maxFallbackShare });
+  const r = whatIf(capture, { bufferKb: p.bufferKb, modes: p.modes, maxFallbackShare: p.maxFallbackShare, bootRecords: p.bootRecords });
   process.stdout.write(p.json ? jsonForTerminal(r, 2) + '\n' : formatWhatIf(r));
   return 0;
 }

@@ -19,7 +19,8 @@ export type BannerId =
   | 'no-dump'
   | 'generation-without-dump'
   | 'no-kallsyms'
-  | 'symbols-mismatch';
+  | 'symbols-mismatch'
+  | 'stale-ids';
 
 /** What is missing from the capture or unusable in its files, said at the top of the page (DESIGN 5.2 `banner`). */
 export interface Banner {
@@ -44,6 +45,8 @@ export interface BannerInput {
   files: readonly FileReport[];
   diagnostics: readonly Diagnostic[];
   derived?: { generations: readonly { generation: number | null; cookies: number; dumpFormats: readonly string[] }[] };
+  /** v4/v7 ids beyond their slots' ref_counts (v7-evidence.ts) */
+  staleIds?: { slots: number; ids: number; excess: number } | null;
 }
 
 const TRACE_KINDS: ReadonlySet<FileKind> = new Set<FileKind>(['trace_text', 'systrace_html', 'trace_cmd_dat', 'perf_script']);
@@ -274,6 +277,24 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
         'Most addresses in the binary dumps fall outside every symbol in ', ...fileList(mismatched),
         ': it is probably from another boot, or KASLR is on (a System.map only matches with nokaslr), so those frames stay hex addresses. ',
         'Load ', code('/proc/kallsyms'), ' read as root on the traced machine during the same boot.',
+      ],
+    });
+  }
+
+  const stale = s.staleIds;
+  if (stale && stale.excess > 0) {
+    out.push({
+      id: 'stale-ids',
+      level: 'warn',
+      files: [...traces, ...dumps],
+      rejected: false,
+      title: 'Ids from before a reset',
+      body: [
+        num(stale.ids), ` id${stale.ids === 1 ? '' : 's'} (`, code('<stack_id N>'), ') name ', num(stale.slots), ` slot${stale.slots === 1 ? '' : 's'} more often than the dump’s `,
+        code('ref_count'), ' says their stack was recorded there: at least ', num(stale.excess),
+        ` of them ${stale.excess === 1 ? 'was' : 'were'} written before a reset, for whatever held the slot then, and may resolve to another stack. `,
+        'A v7 id carries no generation, so nothing tells which ones (if the dump was read after the trace stopped). ',
+        'Dump ', code(`${TRACEFS}/stack_map`), ' before each reset, or use v8, whose cookie carries its generation.',
       ],
     });
   }

@@ -4,6 +4,7 @@ import { derive, type Derived } from './derived.ts';
 import { defaultGranularity, functionPath, functionTree, type Granularity } from './function-tree.ts';
 import type { Capture, FileReport } from './ingest.ts';
 import { segmentsOf, type Segment } from './segments.ts';
+import { staleIdEvidence, type StaleIdEvidence } from './v7-evidence.ts';
 import { RecordKind, RecordStatus, STATUS_NAMES, type StatusName } from './trace-columns.ts';
 
 export interface TopStack {
@@ -47,6 +48,8 @@ export interface Summary {
   derived: Derived;
   /** the capture's disjoint time ranges (segments.ts), in time order */
   segments: Segment[];
+  /** v4/v7: ids that outnumber their slot's ref_count, so some were written before a reset (v7-evidence.ts); null without v7 ids and a generation-less dump */
+  staleIds: StaleIdEvidence | null;
   files: FileReport[];
   diagnostics: Diagnostic[];
 }
@@ -140,6 +143,7 @@ export function summarize(c: Capture, topN = 10, granularity: Granularity = defa
     lost: { markers: t.lostCount.length, events: lostEvents },
     derived: derive(c),
     segments: segmentsOf(c).segments,
+    staleIds: staleIdEvidence(c),
     files: c.files,
     // trace files that overlap on a CPU are reported here (segments.ts), like any reader's diagnostic
     diagnostics: [...c.diagnostics, ...segmentsOf(c).diagnostics],

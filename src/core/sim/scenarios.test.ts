@@ -32,6 +32,11 @@ describe('guided scenarios', { timeout: 60_000 }, () => {
     const s = await explorerSummary(r);
     // wrong ids look resolved to a reader of the files
     expect(s.summary.resolved).toBe(rep.ledger.correct + rep.ledger.wrong);
+    // but the files hold evidence (v7-evidence.ts): ids beyond their slot's ref_count, each one
+    // written before a reset as the simulation knows (a lower bound: at most the ids from before the last reset)
+    const stale = r.items.filter((x) => x.rec.type === REC.ID && x.rec.truthGeneration < r.finalGeneration).length;
+    expect(s.summary.staleIds!.excess).toBeGreaterThan(0);
+    expect(s.summary.staleIds!.excess).toBeLessThanOrEqual(stale);
   });
 
   it('v8-detects: the same run, no cookie misresolves and the stale ones are flagged', async () => {

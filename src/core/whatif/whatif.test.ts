@@ -136,6 +136,26 @@ describe('whatIf against a plain model', () => {
     expect(mapPoolBytes(18) / 2 ** 20).toBeLessThanOrEqual(135);
   });
 
+  it('the boot window: records before the map was published stay in full with the map on (issue 22)', () => {
+    const { run } = runOneCpu({ mode: 'v8', bits: 10, events: 3000, stacks: 300, zipf: 0.5, seed: 3, depthMin: 3, depthMax: 20, v8Variant: 'bin' }, false);
+    const c = ingestFiles(exportCapture(run));
+    const plain = whatIf(c, { modes: ['v8'] });
+    const some = whatIf(c, { modes: ['v8'], bootRecords: 1000 });
+    const all = whatIf(c, { modes: ['v8'], bootRecords: 1e9 });
+    expect(some.records).toBe(plain.records);
+    for (const [i, r] of some.bits.entries()) {
+      expect(r.boot).toBe(1000);
+      expect(r.records).toBe(plain.bits[i].records - 1000);
+      expect(r.bytesWithoutMap).toBe(plain.bits[i].bytesWithoutMap);
+      expect(r.bytesWithMap).toBeGreaterThan(plain.bits[i].bytesWithMap);
+    }
+    // every record before publication: the map changes nothing
+    for (const r of all.bits) {
+      expect(r.bytesWithMap).toBe(r.bytesWithoutMap);
+      expect(r.successes).toBe(0);
+    }
+  });
+
   it('says why when there is nothing to replay', () => {
     const w = whatIf(ingestFiles([['trace', '# tracer: nop\n          task-1     [000] .... 1.000000: sched_switch: x\n']]));
     expect(w.records).toBe(0);

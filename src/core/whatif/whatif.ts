@@ -33,6 +33,12 @@ export interface WhatIfOptions {
   /** the event record's data bytes (the capture does not say; the seeds' assumption) */
   eventBytes?: number;
   hashSeed?: number;
+  /**
+   * The boot window: this many of the capture's first stack records are taken to come before the
+   * map was published (trace_options=stackmap on the command line), so they stay in full with the
+   * map on too (the v7 document: "Early-boot stacks recorded before publication are not deduplicated")
+   */
+  bootRecords?: number;
 }
 
 /** The one size v8 as posted has (the cover letter: "Fixed capacity of 16384 stacks"): bits 14. */
@@ -76,6 +82,8 @@ export interface WhatIfRow {
   mapBytes: number;
   /** fallbacks / records */
   fallbackShare: number;
+  /** stack records before the map was published (WhatIfOptions.bootRecords): in full either way, not replayed */
+  boot: number;
 }
 
 export interface WhatIfResult {
@@ -135,7 +143,7 @@ function replay(
   mode: 'v7' | 'v8',
   bits: number,
   x: WhatIfInput,
-  o: Required<Pick<WhatIfOptions, 'eventBytes' | 'hashSeed'>> & { ringBytes: number; hashes: Uint32Array; keptOff: number },
+  o: Required<Pick<WhatIfOptions, 'eventBytes' | 'hashSeed' | 'bootRecords'>> & { ringBytes: number; hashes: Uint32Array; keptOff: number },
 ): Omit<WhatIfRow, 'fallbackShare' | 'dedupRate'> {
   const params = { mode: mode as Mode, bits, cpus: 1, hashSeed: o.hashSeed };
   const map = new MapInsert(createMapBuffer(params), params);
@@ -149,6 +157,7 @@ function replay(
   let withMap = 0;
   let without = 0;
   let events = 0;
+  let boot = 0;
   for (let i = 0; i < x.count; i++) {
     const c = cpuIndex[i];
     if (event[i]) {
@@ -160,6 +169,13 @@ function replay(
     const nr = depths[st];
     const full = RECORD_SIZE.full(nr);
     without += full;
+    if (boot < o.bootRecords) {
+      // before publication: the regular full-stack path, the map not asked
+      boot++;
+      withMap += full;
+      on[c].reserve(REC.FULL, full);
+      continue;
+    }
     if (nr > MAX_DEPTH) {
       withMap += full; // never reaches the map (INSERT_DEEP)
       on[c].reserve(REC.FULL, full);
@@ -188,6 +204,7 @@ function replay(
     bits,
     capacity: 2 ** bits,
     records,
+    boot,
     stored: map.entries,
     successes,
     fallbacks,
@@ -261,6 +278,8 @@ export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep
   const modes = opts.modes ?? ['v7', 'v8'];
   const eventBytes = opts.eventBytes ?? DEFAULT_EVENT_BYTES;
   const hashSeed = opts.hashSeed ?? WHATIF_HASH_SEED;
+  const bootRecords = opts.bootRecords ?? 0;
+  if (!(Number.isInteger(bootRecords) && bootRecords >= 0)) throw new RangeError('boot records must be a whole number >= 0');
   const total = whatIfSteps(modes.length);
   /** the buffer the gain is for, in the recommendation's words */
   const bufferWords = `${bufferKb} KB per CPU, ${bufferSource === 'capture' ? 'the size this capture recorded' : bufferSource === 'default' ? 'the default size' : 'the size asked for'}`;
@@ -275,7 +294,7 @@ export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep
   for (const mode of modes) {
     const mine: WhatIfRow[] = [];
     for (const bits of WHATIF_BITS) {
-      const r = replay(mode, bits, x, { eventBytes, hashSeed, ringBytes, hashes, keptOff });
+      const r = replay(mode, bits, x, { eventBytes, hashSeed, bootRecords, ringBytes, hashes, keptOff });
       mine.push({ ...r, ...(mode === 'v8' ? { v8Variant: 'bin' as const } : {}), dedupRate: r.records ? r.successes / r.records : 0, fallbackShare: r.records ? r.fallbacks / r.records : 0 });
       onStep?.(++done, total);
     }
@@ -308,7 +327,8 @@ export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep
     bits: rows,
     recommended: { bits: main.bits, mode: main.mode, ...(main.v8Variant ? { v8Variant: main.v8Variant } : {}), why: main.why },
     recommendedByMode: byMode,
-    records: rows[0]?.records ?? 0,
+    // every full stack record up to 64 frames: those replayed and those of the boot window
+    records: (rows[0]?.records ?? 0) + (rows[0]?.boot ?? 0),
     distinctStacks: x.words.length,
     deepRecords: deep,
     otherRecords: x.other,
@@ -323,6 +343,7 @@ export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep
       `record sizes as the seeds count them: event ${eventBytes} B (assumed), full stack 12 + 8 x depth B, v7 id 12 B, v8 cookie 16 B; no ring-buffer headers`,
       'one map shared by every CPU, replayed single-threaded in time order: no races, so no duplicates or in-flight fallbacks',
       `hash seed 0x${hashSeed.toString(16)} (a boot's own seed changes only probe-limit fallbacks)`,
+      ...(bootRecords > 0 ? [`the first ${bootRecords} stack records taken as before the map was published (the boot window): in full with the map on too`] : []),
     ],
   };
 }
