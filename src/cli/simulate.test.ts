@@ -72,6 +72,28 @@ describe('simulate', () => {
     expect(typeof r.effect.expected).toBe('string');
   }, 30_000);
 
+  it('the text report adds up: every event in the events line (boot window, lost reservations, RCU discards, nested interrupts), the kernel\'s 50 ns beside ns/insert, and a retention line that says when a ring never filled', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'smx-sim-')), 'cap');
+    const io = captureOutput();
+    const args = ['--mode', 'v8', '--v8-bin', '--cpus', '2', '--events', '4000', '--stacks', '800', '--zipf', '0', '--boot-events', '800', '--reserve-fail-share', '0.05', '--rcu-off-share', '0.05', '--nmi-rate', '0.2', '--out', dir];
+    expect(await simulate(args)).toBe(0);
+    vi.restoreAllMocks();
+    const lines = io.out.join('').split('\n');
+    const head = Number(/(\d+) events/.exec(lines[0])![1]);
+    const ev = lines.find((l) => l.startsWith('events: '))!;
+    const [total, rest] = ev.slice('events: '.length).split(' = ');
+    expect(Number(total)).toBe(head);
+    // the parts before the parenthesis (which says how many of the events were nested interrupts)
+    const parts = rest.replace(/ \(\d+ of the events are interrupts.*$/, '');
+    const sum = parts.split(' + ').reduce((n, p) => n + Number(/^(\d+)/.exec(p)![1]), 0);
+    expect(sum).toBe(head);
+    expect(ev).toMatch(/before the map was published/);
+    expect(ev).toMatch(/lost to a failed ring reservation/);
+    expect(ev).toMatch(/of the events are interrupts nested in inserts/);
+    expect(lines.find((l) => l.startsWith('ns/insert'))).toMatch(/the kernel's own insert is about 50 ns/);
+    expect(lines.find((l) => l.startsWith('retention:'))).toMatch(/neither ring filled|never wrapped|x$/);
+  });
+
   it('an unwritable --out fails at once with exit 1', async () => {
     const io = captureOutput();
     expect(await simulate(['--mode', 'v7', '--out', '/proc/nope'])).toBe(1);
