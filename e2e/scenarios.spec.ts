@@ -114,4 +114,8 @@ async function opensWithWrongAsResolved(page: Page) {
   const wrong = await num(page, 'sim-ledger-wrong');
   await page.getByTestId('sim-open').click();
   await expect(page.getByTestId('summary-resolved')).toHaveText(String(correct + wrong), { timeout: 30_000 });
+  // its ledger.json went with it: the explorer says how many of those unverified ids are wrong, the ledger's count
+  const truth = page.locator('[data-testid="banner"][data-banner="sim-truth"]');
+  await expect(truth).toContainText(wrong.toLocaleString('en-US'));
+  await expect(truth).toContainText('resolve to another stack');
 }

@@ -94,6 +94,9 @@ describe('simulate --format trace-dat: the trace.dat capture reads as its text c
         expect(dat.summary.fullStacks).toBe(l.full);
         expect(dat.summary.resolved).toBe(l.correct + l.wrong);
         expect(dat.summary.unresolved).toBe(l.detected + l.unresolved);
+        // its ledger.json lines up with either trace (a trace.dat keeps the CPUs apart, the text merges them by time)
+        for (const side of [dat, text]) expect(side.summary.simTruth).toMatchObject({ matched: true, records: side.report.ledger.records });
+        if (mode !== 'v8') expect((dat.summary.simTruth as { unverifiedWrong: number }).unverifiedWrong).toBe(l.wrong);
         if (mode === 'v8') expect((dat.summary.generations as number[]).length).toBeGreaterThan(1);
       }, 240_000);
 

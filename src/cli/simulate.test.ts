@@ -17,7 +17,7 @@ describe('simulate', () => {
     expect(await simulate(['--mode', 'v8', '--cpus', '1', '--events', '200', '--out', dir])).toBe(0);
     vi.restoreAllMocks();
     // written by hand: ESC and BEL as ls -b writes them
-    expect(io.out.join('')).toContain(`wrote 7 files to ${dir.replace('\x1b]0;pwned\x07\x1b[2J', '\\x1b]0;pwned\\x07\\x1b[2J')}\n`);
+    expect(io.out.join('')).toContain(`wrote 8 files to ${dir.replace('\x1b]0;pwned\x07\x1b[2J', '\\x1b]0;pwned\\x07\\x1b[2J')}\n`);
     expect(io.out.join('') + io.err.join('')).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
     io = captureOutput();
     expect(await simulate(['--bo\x1bgus', '--out', dir])).toBe(2);

@@ -20,7 +20,8 @@ export type BannerId =
   | 'generation-without-dump'
   | 'no-kallsyms'
   | 'symbols-mismatch'
-  | 'stale-ids';
+  | 'stale-ids'
+  | 'sim-truth';
 
 /** What is missing from the capture or unusable in its files, said at the top of the page (DESIGN 5.2 `banner`). */
 export interface Banner {
@@ -47,6 +48,8 @@ export interface BannerInput {
   derived?: { generations: readonly { generation: number | null; cookies: number; dumpFormats: readonly string[] }[] };
   /** v4/v7 ids beyond their slots' ref_counts (v7-evidence.ts) */
   staleIds?: { slots: number; ids: number; excess: number } | null;
+  /** a simulated run's ledger.json (sim-truth.ts) */
+  simTruth?: { matched: boolean; why: string | null; unverified: number; unverifiedWrong: number; unverifiedRight: number } | null;
 }
 
 const TRACE_KINDS: ReadonlySet<FileKind> = new Set<FileKind>(['trace_text', 'systrace_html', 'trace_cmd_dat', 'perf_script']);
@@ -277,6 +280,32 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
         'Most addresses in the binary dumps fall outside every symbol in ', ...fileList(mismatched),
         ': it is probably from another boot, or KASLR is on (a System.map only matches with nokaslr), so those frames stay hex addresses. ',
         'Load ', code('/proc/kallsyms'), ' read as root on the traced machine during the same boot.',
+      ],
+    });
+  }
+
+  const truth = s.simTruth;
+  const ledgers = kinds.get('sim_ledger') ?? [];
+  if (truth && !truth.matched) {
+    out.push({
+      id: 'sim-truth',
+      level: 'warn',
+      files: ledgers,
+      rejected: false,
+      title: 'A ledger that is not this trace\u2019s',
+      body: [...fileList(ledgers), ` does not line up with the trace (${truth.why}): it is from another run, so it says nothing of these ids.`],
+    });
+  } else if (truth && truth.unverifiedWrong > 0) {
+    out.push({
+      id: 'sim-truth',
+      level: 'warn',
+      files: ledgers,
+      rejected: false,
+      title: 'Unverified ids that are wrong, as the simulator knows',
+      body: [
+        'Of the trace\u2019s ', num(truth.unverified), ` unverified id${truth.unverified === 1 ? '' : 's'} (v7: no generation to check), `, ...fileList(ledgers),
+        ' says ', num(truth.unverifiedWrong), ' resolve to another stack than the one they were written for, and ', num(truth.unverifiedRight),
+        ' to their own. Only the simulator knows which: nothing in a real capture tells them apart.',
       ],
     });
   }

@@ -1,4 +1,5 @@
 import type { CaptureFacts, ParsedCaptureInfo } from '../formats/capture-info.ts';
+import type { ParsedLedger } from '../formats/sim-ledger.ts';
 import { DiagnosticLog, type Diagnostic } from '../formats/diagnostics.ts';
 import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
 import { Symbolizer, type SymbolFile } from '../formats/kallsyms.ts';
@@ -46,6 +47,7 @@ export interface IngestMark {
   trace: TraceColumnsMark;
   dumps: number;
   stats: number;
+  ledgers: number;
   symbols: number;
   files: number;
   logs: number;
@@ -63,6 +65,8 @@ export interface Capture {
   diagnostics: Diagnostic[];
   /** `# tracer:` of the first trace that names one */
   tracer: string | null;
+  /** a simulated run's ledger.json (the first one read): each record's truth, in the trace's order */
+  ledger: ParsedLedger | null;
 }
 
 /**
@@ -81,6 +85,8 @@ export class Ingest {
   readonly trace = new TraceColumns(this.stacks);
   private readonly dumps: { dump: ParsedDump; log: DiagnosticLog }[] = [];
   private readonly stats: ParsedStat[] = [];
+  /** simulator ledgers (ledger.json): the truth of a simulated run's records */
+  private readonly ledgers: ParsedLedger[] = [];
   private readonly symbols: { syms: SymbolFile; log: DiagnosticLog }[] = [];
   private readonly files: FileReport[] = [];
   private readonly logs: DiagnosticLog[] = [];
@@ -168,6 +174,12 @@ export class Ingest {
         this.symbols.push({ syms, log });
         break;
       }
+      case 'sim_ledger': {
+        const l = result as ParsedLedger;
+        report.lines = l.lines;
+        this.ledgers.push(l);
+        break;
+      }
       case 'capture_txt': {
         const c = result as ParsedCaptureInfo;
         report.lines = c.lines;
@@ -223,6 +235,7 @@ export class Ingest {
         return derived ? [...l.list(), ...derived.list()] : l.list();
       }),
       tracer: this.tracer,
+      ledger: this.ledgers[0] ?? null,
     };
   }
 
@@ -253,6 +266,7 @@ export class Ingest {
       trace: this.trace.mark(),
       dumps: this.dumps.length,
       stats: this.stats.length,
+      ledgers: this.ledgers.length,
       symbols: this.symbols.length,
       files: this.files.length,
       logs: this.logs.length,
@@ -276,6 +290,7 @@ export class Ingest {
     this.trace.rollback(m.trace);
     this.dumps.length = m.dumps;
     this.stats.length = m.stats;
+    this.ledgers.length = m.ledgers;
     this.symbols.length = m.symbols;
     this.files.length = m.files;
     this.logs.length = m.logs;

@@ -1,4 +1,5 @@
 import { createCaptureInfoParser } from './capture-info.ts';
+import { createSimLedgerParser } from './sim-ledger.ts';
 import { createDumpJsonParser } from './dump-json.ts';
 import { createPerfScriptParser } from './perf-script.ts';
 import { createKallsymsParser } from './kallsyms.ts';
@@ -43,6 +44,8 @@ function readerForKind(kind: FileKind, ctx: ParseContext, sink: () => TraceSink)
       return createPerfScriptParser(ctx, sink());
     case 'capture_txt':
       return createCaptureInfoParser(ctx);
+    case 'sim_ledger':
+      return createSimLedgerParser(ctx);
     case 'unknown':
       return unknownParser(ctx);
   }

@@ -1,4 +1,5 @@
 import { CAPTURE_TXT_HEAD } from './capture-info.ts';
+import { LEDGER_HEAD } from './sim-ledger.ts';
 import { matchEventLine } from './event-line.ts';
 import { encodingOf } from './lines.ts';
 import { isPerfFrameLine, parsePerfHeader } from './perf-script.ts';
@@ -59,6 +60,8 @@ export function sniffKind(whole: Uint8Array): FileKind {
   const start = text.replace(/^\uFEFF/, '').trimStart();
   // capture.sh's own record: its first line says so
   if (start.startsWith(CAPTURE_TXT_HEAD)) return 'capture_txt';
+  // the simulator's ledger.json: its first line says so
+  if (start.startsWith(LEDGER_HEAD)) return 'sim_ledger';
   // stackmap_dump.py --json: a list of {stack_id, ...} or {"stacks": [...]}
   if ((start.startsWith('[') || start.startsWith('{')) && (/"stack_id"\s*:/.test(start) || /^\{\s*"stacks"\s*:/.test(start))) {
     return 'dump_json';

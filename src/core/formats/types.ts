@@ -18,6 +18,8 @@ export type FileKind =
   | 'perf_script'
   /** scripts/capture.sh's `capture.txt`: the kernel release, buffer size, options set (capture-info.ts) */
   | 'capture_txt'
+  /** the simulator's `ledger.json`: each stack record's truth (sim-ledger.ts) */
+  | 'sim_ledger'
   | 'unknown';
 
 /** A push parser over byte chunks; `end` returns what it read. */

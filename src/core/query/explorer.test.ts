@@ -75,7 +75,7 @@ function syntheticCapture(n: number, shuffle: boolean): Capture {
     sink.event({ lineNo: 0, comm: `t${i % 40}`, pid: i % 40, tgid: null, cpu, ts, flags: '', name: 'ev', payload: '' });
     if (i % 2 === 0) sink.stackRecord({ lineNo: 0, kind: 'full', comm: `t${i % 40}`, pid: i % 40, cpu, ts, slot: 0, generation: null, frames: pool[i % 50] });
   }
-  return { stacks, trace, dumps: new DumpIndex(stacks), stats: [], files: [], diagnostics: [], tracer: null };
+  return { stacks, trace, dumps: new DumpIndex(stacks), stats: [], files: [], diagnostics: [], tracer: null, ledger: null };
 }
 
 describe('Explorer on a large synthetic capture', () => {

@@ -1,3 +1,4 @@
+import { writeSimLedger, type LedgerRecordOut } from '../formats/sim-ledger.ts';
 import { writeStackMapBin, writeStackMapStat, writeStackMapText } from '../formats/stack-map-write.ts';
 import { writeTraceText, type TraceTextItem } from '../formats/trace-text-write.ts';
 import { kmemFields, traceDatOf } from './export-trace-dat.ts';
@@ -87,7 +88,32 @@ export function exportCapture(run: RunResult, format: TraceFormat = 'text'): Map
       });
   files.set('stack_map_stat', enc.encode(run.allocated ? stat : 'stackmap not initialized\n'));
   files.set('kallsyms', enc.encode(kernel.kallsyms()));
+  files.set('ledger.json', ledgerFile(run));
   return files;
+}
+
+/**
+ * ledger.json (DESIGN 5.4): each stack record's truth in the trace's order, which the explorer
+ * reads beside the capture (core/capture/sim-truth.ts). The ledger's entries are the stack records
+ * of `run.items` in order, the order the trace is written in.
+ */
+export function ledgerFile(run: RunResult): Uint8Array {
+  const out: LedgerRecordOut[] = [];
+  let k = 0;
+  for (const { cpu, rec } of run.items) {
+    if (rec.type === REC.EVENT) continue;
+    const e = run.ledger.entries[k++];
+    out.push({
+      cpu,
+      ts: rec.ts,
+      kind: rec.type === REC.FULL ? 'full' : rec.type === REC.COOKIE ? 'cookie' : 'id',
+      slot: rec.type === REC.FULL ? -1 : rec.a,
+      generation: rec.type === REC.FULL ? -1 : rec.truthGeneration,
+      stack: rec.truthStack,
+      outcome: e.outcome,
+    });
+  }
+  return writeSimLedger(run.config.mode, out);
 }
 
 /** Frame keys of a stack as the explorer derives them from printed frames (sym+0xoff). */

@@ -37,6 +37,8 @@ describe('guided scenarios', { timeout: 60_000 }, () => {
     const stale = r.items.filter((x) => x.rec.type === REC.ID && x.rec.truthGeneration < r.finalGeneration).length;
     expect(s.summary.staleIds!.excess).toBeGreaterThan(0);
     expect(s.summary.staleIds!.excess).toBeLessThanOrEqual(stale);
+    // and its ledger.json, read with it, says which: every unverified id's truth, the ledger's counts
+    expect(s.summary.simTruth).toMatchObject({ matched: true, unverifiedWrong: rep.ledger.wrong, unverifiedRight: rep.ledger.correct });
   });
 
   it('v8-detects: the same run, no cookie misresolves and the stale ones are flagged', async () => {

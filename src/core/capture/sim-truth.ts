@@ -1,0 +1,86 @@
+import { LEDGER_KINDS, LEDGER_OUTCOMES } from '../formats/sim-ledger.ts';
+import type { Capture } from './ingest.ts';
+import { RecordKind, RecordStatus } from './trace-columns.ts';
+
+/**
+ * A simulated run's truth read with its capture (its ledger.json, formats/sim-ledger.ts): per CPU,
+ * the ledger's records are the trace's stack records in order (a text trace merges the CPUs by
+ * time, a trace.dat keeps them apart), so the k-th record of a CPU in one is the k-th of that CPU
+ * in the other (checked: the same kind and slot). What the files alone cannot say, it does: which of
+ * the `unverified` v7 ids resolve to the stack they were written for.
+ */
+export interface SimTruth {
+  /** the ledger's records and whether they line up with the trace's */
+  records: number;
+  matched: boolean;
+  /** where they stop lining up, when they do not */
+  why: string | null;
+  /** the trace's unverified ids (v4/v7 resolved with no generation to check), and the ledger's verdict on each */
+  unverified: number;
+  unverifiedRight: number;
+  unverifiedWrong: number;
+  /** every record's outcome as the ledger gives it */
+  outcomes: Record<(typeof LEDGER_OUTCOMES)[number], number>;
+}
+
+const KIND_OF: Record<number, number> = {
+  [RecordKind.CookieV7]: LEDGER_KINDS.indexOf('id'),
+  [RecordKind.CookieV8]: LEDGER_KINDS.indexOf('cookie'),
+  [RecordKind.Full]: LEDGER_KINDS.indexOf('full'),
+};
+
+export function simTruth(c: Capture): SimTruth | null {
+  const l = c.ledger;
+  if (!l) return null;
+  const t = c.trace;
+  const kinds = t.recKind.raw();
+  const slots = t.recSlot.raw();
+  const statuses = t.recStatus.raw();
+  const outcomes = Object.fromEntries(LEDGER_OUTCOMES.map((o) => [o, 0])) as SimTruth['outcomes'];
+  for (let i = 0; i < l.count; i++) outcomes[LEDGER_OUTCOMES[l.outcome[i]]]++;
+  const out: SimTruth = { records: l.count, matched: true, why: null, unverified: 0, unverifiedRight: 0, unverifiedWrong: 0, outcomes };
+  // each CPU's ledger records, in order
+  const byCpu = new Map<number, number[]>();
+  for (let j = 0; j < l.count; j++) {
+    let q = byCpu.get(l.cpu[j]);
+    if (!q) byCpu.set(l.cpu[j], (q = []));
+    q.push(j);
+  }
+  const next = new Map<number, number>();
+  const cpus = t.recCpu.raw();
+  let seen = 0;
+  for (let i = 0; i < kinds.length; i++) {
+    if (kinds[i] === RecordKind.User) continue;
+    const cpu = cpus[i];
+    const k = next.get(cpu) ?? 0;
+    const j = byCpu.get(cpu)?.[k];
+    if (j === undefined) {
+      out.matched = false;
+      out.why = `CPU ${cpu} has more stack records in the trace than in the ledger`;
+      break;
+    }
+    next.set(cpu, k + 1);
+    seen++;
+    if (KIND_OF[kinds[i]] !== l.kind[j] || (kinds[i] !== RecordKind.Full && slots[i] !== l.slot[j])) {
+      out.matched = false;
+      out.why = `CPU ${cpu}'s stack record ${k + 1} is ${LEDGER_KINDS[KIND_OF[kinds[i]]] ?? 'another record'} ${kinds[i] === RecordKind.Full ? '' : `of slot ${slots[i]} `}in the trace, ${LEDGER_KINDS[l.kind[j]]}${l.kind[j] === LEDGER_KINDS.indexOf('full') ? '' : ` of slot ${l.slot[j]}`} in the ledger`;
+      break;
+    }
+    if (statuses[i] === RecordStatus.Unverified) {
+      out.unverified++;
+      const o = LEDGER_OUTCOMES[l.outcome[j]];
+      if (o === 'correct') out.unverifiedRight++;
+      else if (o === 'wrong') out.unverifiedWrong++;
+    }
+  }
+  if (out.matched && seen < l.count) {
+    out.matched = false;
+    out.why = `the ledger has ${l.count} records, the trace ${seen} stack records`;
+  }
+  if (!out.matched) {
+    out.unverified = 0;
+    out.unverifiedRight = 0;
+    out.unverifiedWrong = 0;
+  }
+  return out;
+}
