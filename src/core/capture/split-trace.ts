@@ -106,6 +106,28 @@ export function readTracePart(file: string): ChunkParser<TracePart> {
   };
 }
 
+/** Bytes between a part reader's progress reports. */
+const REPORT_EVERY = 4 << 20;
+
+/**
+ * What a part reader's thread runs (the command line's worker_threads worker, the page's nested
+ * worker): `stream` (the file from the split on) read into a part, `onBytes` told every few MB.
+ */
+export async function readPartFrom(stream: ReadableStream<Uint8Array>, file: string, onBytes: (n: number) => void): Promise<TracePart> {
+  const reader = readTracePart(file);
+  const r = stream.getReader();
+  let n = 0;
+  let told = 0;
+  for (;;) {
+    const c = await r.read();
+    if (c.done) break;
+    reader.push(c.value);
+    n += c.value.length;
+    if (n - told >= REPORT_EVERY) onBytes((told = n));
+  }
+  return reader.end();
+}
+
 /** The buffers of a part's columns, to transfer rather than copy. */
 export function partBuffers(p: TracePart): ArrayBuffer[] {
   const out: ArrayBuffer[] = [];

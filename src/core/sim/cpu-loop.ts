@@ -158,11 +158,7 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
     if (boot) {
       // before publication the regular full-stack path records it (v7 document, boot-time activation)
       ctl[map.cpuWord(cpu, K.BOOT)]++;
-      const r = ring.reserve(REC.FULL, RECORD_SIZE.full(nr), stack, INSERT_BOOT, ts);
-      d[r + 1] = task.pid;
-      d[r + 2] = nr;
-      d.set(w, r + 3);
-      onRecord?.(REC.FULL, INSERT_BOOT, -1, stack);
+      writeFull(stack, INSERT_BOOT, ts);
       off.reserve(REC.FULL, RECORD_SIZE.full(nr), -1, -1, 0);
       return;
     }
@@ -202,14 +198,19 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
       }
       onRecord?.(v8 ? REC.COOKIE : REC.ID, slot, gen, stack);
     } else {
-      // the truth's generation field says why it is in full (INSERT_FALLBACK, _BYPASS, _DEEP, _OFF)
-      const r = ring.reserve(REC.FULL, RECORD_SIZE.full(nr), stack, slot, ts);
-      d[r + 1] = task.pid;
-      d[r + 2] = nr;
-      d.set(w, r + 3);
-      onRecord?.(REC.FULL, slot, -1, stack);
+      writeFull(stack, slot, ts);
     }
     off.reserve(REC.FULL, RECORD_SIZE.full(nr), -1, -1, 0);
+  }
+
+  /** A stack in full; `why` (the truth's generation field) says why: INSERT_FALLBACK, _BYPASS, _DEEP, _OFF or _BOOT. */
+  function writeFull(stack: number, why: number, ts: number): void {
+    const nr = depths[stack];
+    const r = ring.reserve(REC.FULL, RECORD_SIZE.full(nr), stack, why, ts);
+    d[r + 1] = task.pid;
+    d[r + 2] = nr;
+    d.set(words[stack], r + 3);
+    onRecord?.(REC.FULL, why, -1, stack);
   }
 
   /**
