@@ -146,7 +146,8 @@ export function SlotGrid({ session, tick }: { session: SimSession; tick: number 
     const claimedByCpu = new Set<number>();
     for (let c = 0; c < session.sim.config.cpus; c++) {
       const l = session.live.laneView(c);
-      if (l.state === LANE_STATE.CLAIMED) claimedByCpu.add(l.slot);
+      // a nested interrupt's insert runs inside the CPU's own, whose claimed slot it holds meanwhile
+      if (l.state === LANE_STATE.CLAIMED || l.state === LANE_STATE.NESTED) claimedByCpu.add(l.slot);
     }
     const gap = cell >= 5 ? 1 : 0;
     const n: Counts = { free: 0, claimed: 0, published: 0, gravestones: 0, firstPublished: -1 };
@@ -308,9 +309,13 @@ function SlotTip({ session, hover }: { session: SimSession; hover: Hover }) {
   const generation = m.generation;
   const resetting = Atomics.load(m.i32, C.RESET_FLAG) !== 0;
   let claimer = -1;
+  let nested = false;
   for (let c = 0; c < session.sim.config.cpus; c++) {
     const l = session.live.laneView(c);
-    if (l.state === LANE_STATE.CLAIMED && l.slot === s) claimer = c;
+    if ((l.state === LANE_STATE.CLAIMED || l.state === LANE_STATE.NESTED) && l.slot === s) {
+      claimer = c;
+      nested = l.state === LANE_STATE.NESTED;
+    }
   }
   const poolEmpty = Atomics.load(m.i32, C.NEXT_ELT) >= m.capacity;
   const state = key === 0 ? 'free' : elt >= 0 ? 'published' : claimer >= 0 || !poolEmpty ? 'claimed' : 'gravestone';
@@ -332,7 +337,7 @@ function SlotTip({ session, hover }: { session: SimSession; hover: Hover }) {
         slot {s}: <b>{state === 'claimed' ? 'claimed, not published yet' : state}</b>
         {key !== 0 && <span className="quiet"> · key 0x{key.toString(16).padStart(8, '0')}</span>}
       </div>
-      {state === 'claimed' && <div className="quiet">{claimer >= 0 ? `CPU ${claimer} is filling its element` : 'an insert is filling its element'}</div>}
+      {state === 'claimed' && <div className="quiet">{claimer >= 0 ? `CPU ${claimer} is filling its element${nested ? ', with an interrupt\u2019s insert running inside it on the same CPU' : ''}` : 'an insert is filling its element'}</div>}
       {state === 'gravestone' && <div className="quiet">claimed, no element left in the pool: later probes walk past it</div>}
       {elt >= 0 && (
         <>
