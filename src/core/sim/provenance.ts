@@ -16,7 +16,7 @@ export interface IdStory {
   slot: number;
   /** the write: CPU, time, the generation the map was in, the stack it stood for (a population index) */
   written: { cpu: number; ts: number; generation: number; stack: number };
-  /** the reset that ended that generation: its time when the host did it, null when a CPU did (`echo 0` from a workload) */
+  /** the reset that ended that generation: its time when the host's Simulation did it, null when not recorded (a live run's tracefs worker, a CPU's own reset) */
   reset: { ts: number | null; generation: number } | null;
   /** the first record naming the slot in a later generation: the CPU, time and stack that took it next */
   takenBy: { cpu: number; ts: number; generation: number; stack: number } | null;

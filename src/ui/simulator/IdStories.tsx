@@ -97,7 +97,7 @@ function Story({ s, step, v8, onReplay }: { s: IdStory; step: number; v8: boolea
     {
       id: 'reset',
       at: x(s.reset?.ts ?? (t0 + tEnd) / 2),
-      what: s.reset ? `${s.reset.ts === null ? 'a reset (by a CPU)' : `${s.reset.ts.toFixed(6)} s: echo 0 > stack_map`} empties the map${v8 ? `: generation ${s.reset.generation} begins` : ''}; the id stays in the ring buffer` : 'no reset after it',
+      what: s.reset ? `${s.reset.ts === null ? 'a reset (echo 0 > stack_map; its time was not recorded: a live run\u2019s Reset, or a CPU\u2019s)' : `${s.reset.ts.toFixed(6)} s: echo 0 > stack_map`} empties the map${v8 ? `: generation ${s.reset.generation} begins` : ''}; the id stays in the ring buffer` : 'no reset after it',
     },
     {
       id: 'taken',
