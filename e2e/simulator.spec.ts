@@ -468,6 +468,13 @@ test('after each reset, change the stacks: v7 ids from before a reset resolve to
   await expect.poll(() => num(page, 'sim-ledger-wrong'), { timeout: 20_000 }).toBeGreaterThan(0);
   await page.getByTestId('sim-stop').click();
   await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
+  // the run's stories, under its ledger: as many as the ledger counts wrong, and the Reset's time in them
+  const wrong = await num(page, 'sim-ledger-wrong');
+  await expect(page.getByTestId('sim-stories')).toHaveAttribute('data-total', String(wrong));
+  const story = page.getByTestId('sim-story');
+  await expect(story).toHaveAttribute('data-step', '4', { timeout: 30_000 });
+  await expect(story.locator('li[data-moment="reset"]')).toContainText(/^\d+\.\d{6} s: echo 0 > stack_map empties the map/);
+  expect(await story.getAttribute('data-read-stack')).not.toBe(await story.getAttribute('data-written-stack'));
 });
 
 

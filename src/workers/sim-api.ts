@@ -18,7 +18,8 @@ export interface SimCpuApi {
 export interface SimTracefsApi {
   init(map: SharedArrayBuffer, params: MapParams, live: SharedArrayBuffer, t0: number): void;
   /** the map's snapshot of the generation that ends (taken with no insert in flight), when 'ok' */
-  reset(): { outcome: ResetOutcome; snapshot: GenerationSnapshot | null };
+  /** `at`: when the map was drained and about to be cleared, in the records' clock (Simulation.now); the generation then begun */
+  reset(): { outcome: ResetOutcome; snapshot: GenerationSnapshot | null; at: number; generation: number };
   /** reads stack_map_bin, reopening after each ESTALE (counted); passes are paced by the race window */
   readBin(): { dump: MapDump | null; estale: number };
   /** reads stack_map (no check: it may splice two generations) */

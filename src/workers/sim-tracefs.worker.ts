@@ -20,8 +20,12 @@ const pace = () => {
   if (ms > 0) Atomics.wait(m().i32, C.DUMMY, 0, ms);
 };
 
+/** the run's start (performance.timeOrigin + performance.now(), ms), for the records' clock */
+let runT0 = 0;
+
 const api: SimTracefsApi = {
   init(sab, params, liveSab, t0) {
+    runT0 = t0;
     live = new Live(liveSab, params.cpus, t0);
     const l = live;
     map = new SharedStackMap(sab, params, {
@@ -34,8 +38,13 @@ const api: SimTracefsApi = {
   reset() {
     // copied inside the reset, computed after it: the look adds no bypasses
     let copy: MapCopy | null = null;
-    const outcome = m().reset(() => (copy = captureMap(m())));
-    return { outcome, snapshot: copy ? snapshotOf(copy) : null };
+    let at = 0;
+    const outcome = m().reset(() => {
+      copy = captureMap(m());
+      // the records' clock (cpu-loop.ts, Simulation.now)
+      at = (performance.timeOrigin + performance.now() - runT0) / 1000 + 100;
+    });
+    return { outcome, snapshot: copy ? snapshotOf(copy) : null, at, generation: m().generation };
   },
   readBin() {
     let estale = 0;

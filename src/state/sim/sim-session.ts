@@ -131,7 +131,7 @@ export function stopLedgerTimer(): void {
   ledgerTimer = null;
 }
 
-type ResetResult = { outcome: ResetOutcome; snapshot: GenerationSnapshot | null };
+type ResetResult = { outcome: ResetOutcome; snapshot: GenerationSnapshot | null; at?: number; generation?: number };
 
 /** v4: the first reset worker resets (the caller has parked the CPUs). */
 export const resetByFirstWriter = (): Promise<ResetResult> => writers[0].api.reset();

@@ -202,9 +202,11 @@ export const useSimStore = create<SimState>((set, get) => ({
   async reset() {
     const s = simSession();
     if (!s || get().status !== 'running') return;
-    const record = (r: { outcome: 'ok' | 'ebusy' | 'refused'; snapshot: GenerationSnapshot | null }) => {
+    const record = (r: { outcome: 'ok' | 'ebusy' | 'refused'; snapshot: GenerationSnapshot | null; at?: number; generation?: number }) => {
       if (r.snapshot) s.sim.snapshots.push(r.snapshot);
       if (r.outcome === 'ok') s.sim.resetsDone++;
+      // when it cleared the map, for the stories of the ids it made stale (provenance.ts)
+      if (r.outcome === 'ok' && r.at !== undefined && r.generation !== undefined) s.sim.resetLog.push({ ts: r.at, generation: r.generation });
       const resets = { ...get().resets, [r.outcome]: get().resets[r.outcome] + 1 };
       set({ resets, snapshots: [...s.sim.snapshots] });
     };
