@@ -30,6 +30,9 @@ async function expectStory(page: Page, total: number, outcome: 'wrong' | 'detect
   await expect(story).toHaveAttribute('data-step', '4', { timeout: 30_000 });
   await expect(story).toHaveAttribute('data-outcome', outcome);
   await expect(panel).toBeInViewport();
+  // the ledger's counts with it, the same as the ledger panel's
+  const led = page.getByTestId('sim-stories-ledger');
+  await expect(led).toContainText(`${(await num(page, outcome === 'wrong' ? 'sim-ledger-wrong' : 'sim-ledger-detected')).toLocaleString('en-US')} ${outcome}`);
   const items = page.getByTestId('sim-story-item');
   expect(await items.count()).toBe(Math.min(total, 200));
   for (const i of [0, 1]) {
@@ -119,3 +122,14 @@ async function opensWithWrongAsResolved(page: Page) {
   await expect(truth).toContainText(wrong.toLocaleString('en-US'));
   await expect(truth).toContainText('resolve to another stack');
 }
+
+test('at 1280x720 a guided run ends with its verdict, its story and the ledger\'s counts in view', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await runScenario(page, 'v7-wrong-stack');
+  const item = page.locator('[data-testid="sim-scenario"][data-scenario="v7-wrong-stack"]');
+  await expect(item.getByTestId('sim-verdict')).toBeInViewport();
+  await expect(page.getByTestId('sim-story')).toHaveAttribute('data-step', '4', { timeout: 30_000 });
+  await expect(page.getByTestId('sim-stories-ledger')).toBeInViewport();
+  await expect(page.getByTestId('sim-story').locator('li[data-moment="written"]')).toBeInViewport();
+});

@@ -16,6 +16,7 @@ const MOMENTS = 4;
  */
 export function IdStories() {
   const stories = useSimStore((s) => s.stories);
+  const ledger = useSimStore((s) => s.ledger?.counts ?? null);
   const mode = useSimStore((s) => s.report?.mode ?? s.settings.mode);
   const runId = useSimStore((s) => s.runId);
   const [chosen, setChosen] = useState(0);
@@ -50,6 +51,12 @@ export function IdStories() {
           {stories.total > stories.list.length ? `; the first ${fmtInt(stories.list.length)} listed` : ''}. The simulation knows what no file holds.
         </span>
       </div>
+      {ledger && (
+        // the ledger's verdict beside the story, so both are in view when a guided run ends
+        <p className="quiet mono" data-testid="sim-stories-ledger">
+          ledger: {fmtInt(ledger.ids)} {v8 ? 'cookies' : 'ids'} · {fmtInt(ledger.correct)} correct · {fmtInt(ledger.wrong)} wrong · {fmtInt(ledger.detected)} detected · {fmtInt(ledger.unresolved)} unresolved · {fmtInt(ledger.full)} full stacks
+        </p>
+      )}
       <div className="sim-stories-body">
         <ol className="sim-story-list mono" aria-label="ids">
           {stories.list.map((x, i) => (
