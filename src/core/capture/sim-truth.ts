@@ -34,11 +34,42 @@ export function simTruth(c: Capture): SimTruth | null {
   if (!l) return null;
   const t = c.trace;
   const kinds = t.recKind.raw();
-  const slots = t.recSlot.raw();
   const statuses = t.recStatus.raw();
   const outcomes = Object.fromEntries(LEDGER_OUTCOMES.map((o) => [o, 0])) as SimTruth['outcomes'];
   for (let i = 0; i < l.count; i++) outcomes[LEDGER_OUTCOMES[l.outcome[i]]]++;
   const out: SimTruth = { records: l.count, matched: true, why: null, unverified: 0, unverifiedRight: 0, unverifiedWrong: 0, outcomes };
+  const { index, why } = alignLedger(c);
+  if (!index) {
+    out.matched = false;
+    out.why = why;
+  } else
+    for (let i = 0; i < kinds.length; i++) {
+      const j = index[i];
+      if (j < 0 || statuses[i] !== RecordStatus.Unverified) continue;
+      out.unverified++;
+      const o = LEDGER_OUTCOMES[l.outcome[j]];
+      if (o === 'correct') out.unverifiedRight++;
+      else if (o === 'wrong') out.unverifiedWrong++;
+    }
+  if (!out.matched) {
+    out.unverified = 0;
+    out.unverifiedRight = 0;
+    out.unverifiedWrong = 0;
+  }
+  return out;
+}
+
+/**
+ * Each trace record's ledger record (-1 for a user stack), lined up per CPU and checked (the
+ * same kind and slot); null, with where it stops lining up, when the ledger is another run's.
+ */
+export function alignLedger(c: Capture): { index: Int32Array | null; why: string | null } {
+  const l = c.ledger;
+  if (!l) return { index: null, why: 'no ledger' };
+  const t = c.trace;
+  const kinds = t.recKind.raw();
+  const slots = t.recSlot.raw();
+  const cpus = t.recCpu.raw();
   // each CPU's ledger records, in order
   const byCpu = new Map<number, number[]>();
   for (let j = 0; j < l.count; j++) {
@@ -47,40 +78,24 @@ export function simTruth(c: Capture): SimTruth | null {
     q.push(j);
   }
   const next = new Map<number, number>();
-  const cpus = t.recCpu.raw();
+  const index = new Int32Array(kinds.length).fill(-1);
   let seen = 0;
   for (let i = 0; i < kinds.length; i++) {
     if (kinds[i] === RecordKind.User) continue;
     const cpu = cpus[i];
     const k = next.get(cpu) ?? 0;
     const j = byCpu.get(cpu)?.[k];
-    if (j === undefined) {
-      out.matched = false;
-      out.why = `CPU ${cpu} has more stack records in the trace than in the ledger`;
-      break;
-    }
+    if (j === undefined) return { index: null, why: `CPU ${cpu} has more stack records in the trace than in the ledger` };
     next.set(cpu, k + 1);
     seen++;
     if (KIND_OF[kinds[i]] !== l.kind[j] || (kinds[i] !== RecordKind.Full && slots[i] !== l.slot[j])) {
-      out.matched = false;
-      out.why = `CPU ${cpu}'s stack record ${k + 1} is ${LEDGER_KINDS[KIND_OF[kinds[i]]] ?? 'another record'} ${kinds[i] === RecordKind.Full ? '' : `of slot ${slots[i]} `}in the trace, ${LEDGER_KINDS[l.kind[j]]}${l.kind[j] === LEDGER_KINDS.indexOf('full') ? '' : ` of slot ${l.slot[j]}`} in the ledger`;
-      break;
+      return {
+        index: null,
+        why: `CPU ${cpu}'s stack record ${k + 1} is ${LEDGER_KINDS[KIND_OF[kinds[i]]] ?? 'another record'} ${kinds[i] === RecordKind.Full ? '' : `of slot ${slots[i]} `}in the trace, ${LEDGER_KINDS[l.kind[j]]}${l.kind[j] === LEDGER_KINDS.indexOf('full') ? '' : ` of slot ${l.slot[j]}`} in the ledger`,
+      };
     }
-    if (statuses[i] === RecordStatus.Unverified) {
-      out.unverified++;
-      const o = LEDGER_OUTCOMES[l.outcome[j]];
-      if (o === 'correct') out.unverifiedRight++;
-      else if (o === 'wrong') out.unverifiedWrong++;
-    }
+    index[i] = j;
   }
-  if (out.matched && seen < l.count) {
-    out.matched = false;
-    out.why = `the ledger has ${l.count} records, the trace ${seen} stack records`;
-  }
-  if (!out.matched) {
-    out.unverified = 0;
-    out.unverifiedRight = 0;
-    out.unverifiedWrong = 0;
-  }
-  return out;
+  if (seen < l.count) return { index: null, why: `the ledger has ${l.count} records, the trace ${seen} stack records` };
+  return { index, why: null };
 }

@@ -103,6 +103,12 @@ export interface EventInfo {
   stack: number;
   /** leaf first, at most 12 */
   frames: string[];
+  /**
+   * A simulated run's truth of its stack record, from the ledger.json read with it: the outcome a
+   * reader gets (correct, wrong, detected, unresolved, full), the generation it was written in, and
+   * the run's index of the stack it stood for. Absent without a ledger that lines up.
+   */
+  truth?: { outcome: string; generation: number; stack: number };
 }
 
 export interface TopStacksRequest {

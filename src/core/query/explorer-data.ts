@@ -1,5 +1,6 @@
 import { defaultGranularity, functionTree, type FunctionTree, type Granularity } from '../capture/function-tree.ts';
 import type { Capture } from '../capture/ingest.ts';
+import { alignLedger } from '../capture/sim-truth.ts';
 import type { Selection } from './api.ts';
 import { eventColumns, isOccurrence, lowerBound, NO_GEN, recordGenerations, SelectionFilter, sortedOrder, upperBound } from './selection.ts';
 import type { StackTable } from '../capture/stack-table.ts';
@@ -121,6 +122,13 @@ export class ExplorerData {
       kinds.add(d.sources[gl.source].format);
       this.dumpKinds.set(NO_GEN, [...kinds].sort());
     }
+  }
+
+  /** a simulated run's ledger.json, lined up with the records (sim-truth.ts): each record's ledger record, -1 for none; null without a ledger that lines up */
+  private ledgerIdx: Int32Array | null | undefined = undefined;
+  get ledgerIndex(): Int32Array | null {
+    if (this.ledgerIdx === undefined) this.ledgerIdx = this.capture.ledger ? alignLedger(this.capture).index : null;
+    return this.ledgerIdx;
   }
 
   get eventCount(): number {

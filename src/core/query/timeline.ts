@@ -1,3 +1,4 @@
+import { LEDGER_OUTCOMES } from '../formats/sim-ledger.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import { busiestTasks, STATUS_NAMES_WITH_NONE, TOP_TASKS } from './overview.ts';
 import { TIMELINE_STATUSES, type EventInfo, type Selection, type TimelineRequest, type TimelineResult } from './api.ts';
@@ -351,7 +352,17 @@ export function eventInfo(d: ExplorerData, e: number): EventInfo {
     slot: kind === COOKIE_V7 || kind === COOKIE_V8 ? d.rec.slot[r] : null,
     stack,
     frames: stack >= 0 ? d.stacks.framesOf(stack).slice(0, 12) : [],
+    ...truthOf(d, r),
   };
+}
+
+/** The record's truth from a simulated run's ledger (EventInfo.truth), or nothing. */
+function truthOf(d: ExplorerData, r: number): { truth?: EventInfo['truth'] } {
+  const idx = r >= 0 ? d.ledgerIndex : null;
+  const j = idx ? idx[r] : -1;
+  const l = d.capture.ledger;
+  if (!l || j < 0) return {};
+  return { truth: { outcome: LEDGER_OUTCOMES[l.outcome[j]], generation: l.generation[j], stack: l.stack[j] } };
 }
 
 /**

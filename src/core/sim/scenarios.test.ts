@@ -5,6 +5,8 @@ import { exportCapture } from './export.ts';
 import { runNode } from './run-node.ts';
 import { SCENARIO_NAMES, SCENARIOS, scenarioReport } from './scenarios.ts';
 import { REC } from './ring.ts';
+import { Explorer } from '../query/explorer.ts';
+import { eventInfo } from '../query/timeline.ts';
 
 // Every guided scenario on worker_threads: its effect must appear on every run (the workload and
 // the race window make it certain). The numbers are checked against the exported capture as the
@@ -19,7 +21,7 @@ async function run(name: (typeof SCENARIO_NAMES)[number]) {
 async function explorerSummary(r: Awaited<ReturnType<typeof runNode>>) {
   const files = [...exportCapture(r)].map(([name, bytes]) => ({ name, blob: new Blob([bytes as Uint8Array<ArrayBuffer>]) }));
   const c = await loadFiles(files);
-  return { summary: summarize(c), diagnostics: c.diagnostics };
+  return { summary: summarize(c), diagnostics: c.diagnostics, capture: c };
 }
 
 // each runs 4 worker_threads for real: seconds each, more on a loaded machine
@@ -39,6 +41,19 @@ describe('guided scenarios', { timeout: 60_000 }, () => {
     expect(s.summary.staleIds!.excess).toBeLessThanOrEqual(stale);
     // and its ledger.json, read with it, says which: every unverified id's truth, the ledger's counts
     expect(s.summary.simTruth).toMatchObject({ matched: true, unverifiedWrong: rep.ledger.wrong, unverifiedRight: rep.ledger.correct });
+    // the explorer's event info carries each record's truth: the events of wrong ids, counted, are the ledger's wrong ids
+    const ex = new Explorer(s.capture);
+    const d = ex.data;
+    let wrongEvents = 0;
+    for (let e = 0; e < d.eventCount; e++) {
+      const info = eventInfo(d, e);
+      if (info.truth?.outcome !== 'wrong') continue;
+      wrongEvents++;
+      // a wrong id resolved to a stack, and the run's stack it was written for is another than the one it resolves to
+      expect(info.status).toBe('unverified');
+      expect(r.stackKeys[info.truth.stack]).not.toBe(undefined);
+    }
+    expect(wrongEvents).toBe(rep.ledger.wrong);
   });
 
   it('v8-detects: the same run, no cookie misresolves and the stale ones are flagged', async () => {

@@ -19,6 +19,13 @@ export function EventTooltip({ x, y, width, height, info }: { x: number; y: numb
         {info.generation !== null ? ` · gen ${info.generation}` : ''}
         {info.slot !== null ? ` · slot ${info.slot}` : ''}
       </div>
+      {info.truth && (
+        <div className={info.truth.outcome === 'wrong' ? 'bad' : 'quiet'} data-testid="timeline-tooltip-truth" data-outcome={info.truth.outcome}>
+          {info.truth.outcome === 'wrong'
+            ? `the simulator's ledger: wrong. This id was written in generation ${info.truth.generation} for another stack (the run's stack ${info.truth.stack}); its slot held this one when the map was read`
+            : `the simulator's ledger: ${info.truth.outcome}${info.truth.outcome === 'correct' ? ` (the run's stack ${info.truth.stack})` : ''}`}
+        </div>
+      )}
       {info.frames.length > 0 && (
         <ol className="frames-preview">
           {info.frames.slice(0, 8).map((f, i) => (
