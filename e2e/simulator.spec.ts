@@ -475,6 +475,16 @@ test('after each reset, change the stacks: v7 ids from before a reset resolve to
   await expect(story).toHaveAttribute('data-step', '4', { timeout: 30_000 });
   await expect(story.locator('li[data-moment="reset"]')).toContainText(/^\d+\.\d{6} s: echo 0 > stack_map empties the map/);
   expect(await story.getAttribute('data-read-stack')).not.toBe(await story.getAttribute('data-written-stack'));
+  // a click on another story's slot in the grid shows that one
+  const items = page.getByTestId('sim-story-item');
+  if ((await items.count()) > 1) {
+    const slot = Number(await items.nth(1).getAttribute('data-slot'));
+    const g = grid(page);
+    const cols = Number(await g.getAttribute('data-cols'));
+    const px = Number(await g.getAttribute('data-cell-px'));
+    await g.locator('canvas').click({ position: { x: (slot % cols) * px + px / 2, y: Math.floor(slot / cols) * px + px / 2 } });
+    await expect(story).toHaveAttribute('data-slot', String(slot));
+  }
 });
 
 

@@ -73,6 +73,9 @@ export interface SimState {
   report: SimReport | null;
   /** once a run has ended: the stories of its wrong and detected ids (core/sim/provenance.ts), oldest first, and how many there are in all */
   stories: { list: IdStory[]; total: number } | null;
+  /** a slot clicked in the slot grid: the story of an id naming it is shown (IdStories), with the click's count so a second click on the same slot plays it again */
+  storyFocus: { slot: number; n: number } | null;
+  focusStory(slot: number): void;
   setPane(pane: SimPane): void;
   set(patch: Partial<SimSettings>): void;
   start(): Promise<void>;
@@ -99,6 +102,8 @@ export const useSimStore = create<SimState>((set, get) => ({
   runId: 0,
   ledger: null,
   stories: null,
+  storyFocus: null,
+  focusStory: (slot) => set({ storyFocus: { slot, n: (get().storyFocus?.n ?? 0) + 1 } }),
   current: null,
   snapshots: [],
   dumps: 0,

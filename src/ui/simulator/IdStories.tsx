@@ -19,6 +19,7 @@ export function IdStories() {
   const ledger = useSimStore((s) => s.ledger?.counts ?? null);
   const mode = useSimStore((s) => s.report?.mode ?? s.settings.mode);
   const runId = useSimStore((s) => s.runId);
+  const focus = useSimStore((s) => s.storyFocus);
   const [chosen, setChosen] = useState(0);
   const [step, setStep] = useState(0);
   // a new run's stories: the first one plays
@@ -26,6 +27,14 @@ export function IdStories() {
     setChosen(0);
     setStep(0);
   }, [stories]);
+  // a slot clicked in the grid: the first story of an id naming it plays
+  useEffect(() => {
+    if (!focus || !stories) return;
+    const i = stories.list.findIndex((x) => x.slot === focus.slot);
+    if (i < 0) return;
+    setChosen(i);
+    setStep(0);
+  }, [focus]);
   useEffect(() => {
     if (!stories || stories.list.length === 0 || step >= MOMENTS) return;
     const t = setTimeout(() => setStep((n) => n + 1), STEP_MS);

@@ -1,3 +1,4 @@
+import { useSimStore } from '../../state/sim/sim-store.ts';
 import * as d3 from 'd3';
 import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import { LANE_STATE } from '../../core/sim/live.ts';
@@ -253,6 +254,14 @@ export function SlotGrid({ session, tick }: { session: SimSession; tick: number 
             setHover(col < cols && s < slots ? { slot: s, x: e.clientX, y: e.clientY } : null);
           }}
           onMouseLeave={() => setHover(null)}
+          onClick={(e) => {
+            // after a run: the story of an id naming this slot (IdStories)
+            const r = e.currentTarget.getBoundingClientRect();
+            const col = Math.floor(((e.clientX - r.left) * dpr) / cell);
+            const row = Math.floor(((e.clientY - r.top) * dpr) / cell);
+            const s = row * cols + col;
+            if (col < cols && s < slots) useSimStore.getState().focusStory(s);
+          }}
         />
         {!allocated && (
           <div className="sim-grid-freed" data-testid="sim-grid-freed">
@@ -331,6 +340,7 @@ function SlotTip({ session, hover }: { session: SimSession; hover: Hover }) {
     maxHeight: Math.max(120, (hover.y > vh / 2 ? hover.y : vh - hover.y) - 28),
   };
   const filled = `filled ${fillWords(v8, generation)}`;
+  const storied = useSimStore.getState().stories?.list.some((x) => x.slot === s) ?? false;
   return (
     <div className="sim-tip mono" style={style} data-testid="sim-slot-tip" data-slot={s} data-state={state} data-ref-count={ref} data-depth={nr} data-filled-generation={elt >= 0 ? generation : ''}>
       <div className="sim-tip-head">
@@ -339,6 +349,7 @@ function SlotTip({ session, hover }: { session: SimSession; hover: Hover }) {
       </div>
       {state === 'claimed' && <div className="quiet">{claimer >= 0 ? `CPU ${claimer} is filling its element${nested ? ', with an interrupt\u2019s insert running inside it on the same CPU' : ''}` : 'an insert is filling its element'}</div>}
       {state === 'gravestone' && <div className="quiet">claimed, no element left in the pool: later probes walk past it</div>}
+      {storied && <div className="bad">click: why an id naming slot {s} is {v8 ? 'detected' : 'wrong'} (its story below)</div>}
       {elt >= 0 && (
         <>
           <div>
