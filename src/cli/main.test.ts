@@ -213,3 +213,34 @@ describe('each file fails alone (issue 10)', () => {
     expect(diag(s, 'trace')).toEqual([]);
   });
 });
+
+describe('as a Unix tool (DESIGN 5.4)', () => {
+  const dumps = ['stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'kallsyms'].map((f) => SAMPLES + f);
+  const piped = (args: string[], input: Buffer) =>
+    new Promise<{ code: number; stdout: string }>((resolve) => {
+      const child = execFile(TSX, [new URL('./main.ts', import.meta.url).pathname, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 }, (e, stdout) => resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, stdout }));
+      child.stdin!.end(input);
+    });
+
+  it('- reads standard input, sniffed like a file: the numbers the file gives, under the name stdin', async () => {
+    const fromFile = JSON.parse((await cli('summary', '--json', SAMPLES + 'trace', ...dumps)).stdout);
+    const r = await piped(['summary', '--json', '-', ...dumps], readFileSync(SAMPLES + 'trace'));
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.files[0]).toMatchObject({ file: 'stdin', kind: 'trace_text', size: fromFile.files[0].size, lines: fromFile.files[0].lines });
+    for (const k of ['events', 'cookies', 'resolved', 'unresolved', 'uniqueStacks', 'top', 'status']) expect([k, s[k]]).toEqual([k, fromFile[k]]);
+  }, 60_000);
+
+  it('--version on its own and after a command; --help and -h on summary too (exit 0)', async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const args of [['--version'], ['summary', '--version'], ['top', '--version'], ['whatif', '--version']]) {
+      const r = await cli(...args);
+      expect([args.join(' '), r.code, r.stdout]).toEqual([args.join(' '), 0, `stackmap-explorer ${pkg.version}\n`]);
+    }
+    for (const h of ['--help', '-h']) {
+      const r = await cli('summary', h);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^usage: stackmap-explorer summary/);
+    }
+  }, 60_000);
+});

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { escapeControls as esc, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
 import { Explorer } from '../core/query/explorer.ts';
 import { understood } from '../core/capture/ingest.ts';
@@ -15,6 +16,8 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--granula
        stackmap-explorer whatif [--json] [--buffer-kb N] [--mode v7|v8] [--max-fallback-share X] FILE...
        stackmap-explorer export --parquet DIR [--json] FILE...
        stackmap-explorer sql "QUERY" [--json] [--limit N | --all] FILE...|DIR
+       stackmap-explorer top [--limit N] [--generation G] [--cpu C] [--pid P] [--event E] FILE...
+       stackmap-explorer --version
 
   summary   read a capture and print what it holds: ftrace trace text (trace, trace_pipe,
             trace-cmd report, systrace HTML), trace-cmd trace.dat, perf script output,
@@ -31,6 +34,8 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--granula
             diagnostics) as Parquet to DIR, many captures to one folder (export --help)
   sql       run a query with DuckDB over those tables, of a capture or of a folder written by
             export (sql --help)
+  top       the busiest stacks as text, as perf report --stdio prints them (top --help)
+  FILE      - (or /dev/stdin, or any pipe) reads standard input, recognised by its content
   --json    one JSON object on stdout (DESIGN 5.1)
   --generation, --range, --cpus
             also count what the page shows for that selection, under "selection"
@@ -48,12 +53,28 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--granula
 exit status: 0 when at least one file was read, 1 when none could be (missing, a folder, or
 of no kind this tool reads), 2 on a usage error`;
 
+/** The package's version, from its package.json (beside dist-cli/ when installed, two folders up from source). */
+function version(): string {
+  const bundled = !/\.[cm]?ts$/.test(new URL(import.meta.url).pathname);
+  try {
+    return (JSON.parse(readFileSync(new URL(bundled ? '../package.json' : '../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE + '\n');
     return 0;
   }
+  // --version, before a command or after it (every command takes it)
+  if (command === '--version' || command === '-V' || (command !== 'sql' && rest.slice(0, rest.indexOf('--') < 0 ? rest.length : rest.indexOf('--')).includes('--version'))) {
+    process.stdout.write(`stackmap-explorer ${version()}\n`);
+    return 0;
+  }
+  if (command === 'top') return (await import('./top.ts')).topCommand(rest);
   if (command === 'simulate') return (await import('./simulate.ts')).simulate(rest);
   if (command === 'generate') return (await import('./generate.ts')).generate(rest);
   if (command === 'whatif') return (await import('./whatif.ts')).whatif(rest);
@@ -67,6 +88,10 @@ async function main(argv: string[]): Promise<number> {
   const dashes = rest.indexOf('--');
   const options = dashes < 0 ? rest : rest.slice(0, dashes);
   const afterDashes = dashes < 0 ? [] : rest.slice(dashes + 1);
+  if (options.includes('--help') || options.includes('-h')) {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
   const parsed = parseSelectionArgs(options);
   if ('error' in parsed) {
     process.stderr.write(`${esc(parsed.error)}\n${USAGE}\n`);
@@ -87,7 +112,7 @@ async function main(argv: string[]): Promise<number> {
         return 2;
       }
       granularity = v;
-    } else if (a.startsWith('-')) {
+    } else if (a.startsWith('-') && a !== '-') {
       process.stderr.write(`unknown option: ${esc(a)}\n${USAGE}\n`);
       return 2;
     } else files.push(a);
@@ -115,7 +140,7 @@ async function main(argv: string[]): Promise<number> {
   }
   for (const f of failed) summary.diagnostics.push({ file: f.file, where: 'file', message: `cannot read: ${f.reason}`, count: 1 });
   process.stdout.write(json ? jsonForTerminal(summary, 2) + '\n' : formatSummary(summary));
-  // DESIGN 5.1: 1 when no file could be read; a trace.dat or perf script output is recognised, not read
+  // DESIGN 5.1: 1 when no file could be read
   return capture.files.some(understood) ? 0 : 1;
 }
 

@@ -1,4 +1,5 @@
-import { openAsBlob, statSync, type Stats } from 'node:fs';
+import { createReadStream, openAsBlob, statSync, type Stats } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { basename } from 'node:path';
 import type { Capture } from '../core/capture/ingest.ts';
 import { loadFiles, type LoadOptions, type NamedBlob } from '../core/capture/load.ts';
@@ -17,6 +18,17 @@ function cannotOpen(e: unknown): string {
   if (err.code === 'EACCES' || err.code === 'EPERM') return 'permission denied';
   if (err.code === 'EISDIR') return 'is a directory';
   return err.message ?? String(e);
+}
+
+/**
+ * A stream that cannot be opened twice or asked its size (standard input, a pipe) read to its end
+ * into a Blob of its chunks, which the readers then stream as they do a file's. (Held in memory:
+ * a pipe's size is known only at its end.)
+ */
+async function drain(stream: Readable): Promise<Blob> {
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  for await (const c of stream) chunks.push(typeof c === 'string' ? new TextEncoder().encode(c) : new Uint8Array(c as Buffer));
+  return new Blob(chunks);
 }
 
 /** What of a stat tells a file was changed: replaced (inode), resized, or written (mtime). */
@@ -41,7 +53,16 @@ export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProg
   const opened = new Map<Blob, { path: string; stat: Stats }>();
   for (const path of paths) {
     try {
+      // standard input, a pipe (<(cmd), /dev/stdin) or a device: read to its end, then sniffed like a file
+      if (path === '-') {
+        files.push({ name: 'stdin', blob: await drain(process.stdin) });
+        continue;
+      }
       const stat = statSync(path);
+      if (stat.isFIFO() || stat.isCharacterDevice() || stat.isSocket()) {
+        files.push({ name: basename(path), blob: await drain(createReadStream(path)) });
+        continue;
+      }
       if (stat.isDirectory()) {
         failed.push({ file: path, reason: 'is a directory' });
         continue;
