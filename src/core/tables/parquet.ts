@@ -5,7 +5,7 @@
  * once beyond the columns themselves is one row group's values, whatever the table's size.
  * Plain Parquet (no extension, snappy): DuckDB, Spark, Trino, BigQuery read it as it is.
  */
-import { ParquetWriter, type ColumnSource, type SchemaElement, type Writer } from 'hyparquet-writer';
+import { ByteWriter, ParquetWriter, type ColumnSource, type SchemaElement, type Writer } from 'hyparquet-writer';
 import type { ColumnType, ColumnValues, TableData } from './schema.ts';
 
 export const ROW_GROUP = 1 << 17;
@@ -66,8 +66,11 @@ export const META_CAPTURE = 'stackmap_explorer.capture_id';
  */
 export async function writeParquet(t: TableData, writer: Writer, opts: { captureId: string; rowGroup?: number; scratch?: boolean }): Promise<void> {
   const rowGroup = opts.rowGroup ?? ROW_GROUP;
+  // a table without rows: written in memory (it is only its footer) and its empty row group list typed (emptyRowGroupsTyped)
+  const empty = t.rows === 0;
+  const target: Writer = empty ? new ByteWriter() : writer;
   const pq = new ParquetWriter({
-    writer,
+    writer: target,
     // scratch: a file read once and deleted (cli sql's temp folder), so no min/max statistics and no compression
     ...(opts.scratch ? { codec: 'UNCOMPRESSED', statistics: false } : {}),
     schema: parquetSchema(t),
@@ -84,4 +87,30 @@ export async function writeParquet(t: TableData, writer: Writer, opts: { capture
     await pq.write({ columnData, rowGroupSize: to - from });
   }
   await pq.finish();
+  if (empty) {
+    writer.appendBytes(emptyRowGroupsTyped(target.getBytes()));
+    await writer.finish();
+  }
+}
+
+/**
+ * hyparquet-writer 0.17 writes an empty Thrift list with element type 0, so a file without rows
+ * has `row_groups` as an empty list of no type, which arrow-rs (parquet-wasm, DataFusion, Polars)
+ * refuses ("Expected list element type of Struct but got Byte"; DuckDB and pyarrow accept it).
+ * In the footer's compact protocol, num_rows 0 then row_groups is `16 00 19 00` (field 3, i64 0;
+ * field 4, a list of 0 elements, type 0): the list header becomes 0x0C, 0 structs. The bytes are
+ * control characters, never in a column name or the key-value metadata; anything else is left as it is.
+ */
+export function emptyRowGroupsTyped(file: Uint8Array): Uint8Array {
+  const n = file.length;
+  if (n < 12) return file;
+  const len = new DataView(file.buffer, file.byteOffset, n).getUint32(n - 8, true);
+  const start = n - 8 - len;
+  if (start < 4) return file;
+  const at: number[] = [];
+  for (let i = start; i + 3 < n - 8; i++) if (file[i] === 0x16 && file[i + 1] === 0x00 && file[i + 2] === 0x19 && file[i + 3] === 0x00) at.push(i + 3);
+  if (at.length !== 1) return file;
+  const out = file.slice();
+  out[at[0]] = 0x0c;
+  return out;
 }
