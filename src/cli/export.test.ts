@@ -147,6 +147,10 @@ describe('cli export --parquet', () => {
     expect((await run([SAMPLE[0]])).code).toBe(2);
     expect((await run(['--parquet', none])).code).toBe(2);
     expect((await run(['--parquet', none, '--bogus', SAMPLE[0]])).code).toBe(2);
+    // a folder that cannot be made: said in one line, no stack trace (issue 23)
+    const proc = await run(['--parquet', '/proc/nope', SAMPLE[0]]);
+    expect(proc.code).toBe(1);
+    expect(proc.err).toBe("cannot write to /proc/nope: ENOENT: no such file or directory, mkdir '/proc/nope'\n");
   }, 30_000);
 
   it('the footer reader never throws on damaged bytes, and finds the metadata in whole files only', async () => {

@@ -10,7 +10,7 @@ import { CAPTURE_ID_HEAD_BYTES, captureIdOf, type CaptureFileId } from '../core/
 import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
 import { readFooter } from '../core/tables/parquet-footer.ts';
 import { META_CAPTURE, writeParquet } from '../core/tables/parquet.ts';
-import { makeDir } from './out-dir.ts';
+import { makeDir, prepareOutDir } from './out-dir.ts';
 import { exportSelection } from '../core/export/exports.ts';
 import { ALL, type FlameWeight, type Granularity } from '../core/query/api.ts';
 import { readFiles } from './read-files.ts';
@@ -301,6 +301,12 @@ export async function exportCommand(args: string[]): Promise<number> {
   if ('exit' in p) return p.exit;
   if (p.format !== 'parquet') return exportText(p);
   const dir = p.dir!;
+  // a folder that cannot be made or written is said at once, before the capture is read
+  const unwritable = prepareOutDir(dir);
+  if (unwritable) {
+    process.stderr.write(escapeLines(unwritable) + '\n');
+    return 1;
+  }
   const r = await exportParquet(p.files, dir, { log: (s) => process.stderr.write(escapeLines(s)) });
   if ('error' in r) {
     process.stderr.write(escapeLines(r.error) + '\n');

@@ -109,7 +109,10 @@ describe('summary --json', () => {
   }, 30_000);
 
   it('exits 1 when no file could be read, 2 on a usage error', async () => {
-    expect((await cli('summary', '--json', '/nonexistent/trace')).code).toBe(1);
+    const missing = await cli('summary', '--json', '/nonexistent/trace');
+    expect(missing.code).toBe(1);
+    // said on stderr too, not only at the bottom of the summary on stdout
+    expect(missing.stderr).toBe('/nonexistent/trace: cannot read: no such file\n');
     expect((await cli('summary', '--json')).code).toBe(2);
     expect((await cli('frobnicate')).code).toBe(2);
     expect((await cli('summary', '--bogus', SAMPLES + 'trace')).code).toBe(2);

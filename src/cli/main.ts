@@ -138,7 +138,11 @@ async function main(argv: string[]): Promise<number> {
       top: top.rows.map((r) => ({ count: r.count, frames: summary.granularity === 'function' ? ex.stackFunctions(r.stack) : ex.stackFrames(r.stack) })),
     };
   }
-  for (const f of failed) summary.diagnostics.push({ file: f.file, where: 'file', message: `cannot read: ${f.reason}`, count: 1 });
+  for (const f of failed) {
+    summary.diagnostics.push({ file: f.file, where: 'file', message: `cannot read: ${f.reason}`, count: 1 });
+    // said where a person sees it too, not only at the bottom of the summary
+    process.stderr.write(`${esc(f.file)}: cannot read: ${esc(f.reason)}\n`);
+  }
   process.stdout.write(json ? jsonForTerminal(summary, 2) + '\n' : formatSummary(summary));
   // DESIGN 5.1: 1 when no file could be read
   return capture.files.some(understood) ? 0 : 1;
