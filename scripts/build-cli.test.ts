@@ -31,7 +31,11 @@ describe('the packed command line', () => {
 
   it('holds only the bundle, and --help works through npx', async () => {
     const files = readdirSync(join(dir, 'node_modules/stackmap-explorer')).sort();
-    expect(files).toEqual(['README.md', 'dist-cli', 'package.json']);
+    expect(files).toEqual(['LICENSE', 'README.md', 'dist-cli', 'package.json']);
+    // the bundle holds the code: what the install adds is DuckDB's native addon for sql (and its own dependencies), not the page's libraries
+    const installed = readdirSync(join(dir, 'node_modules'));
+    for (const pageOnly of ['react', 'react-dom', 'd3', 'apache-arrow', 'comlink', 'zustand', 'hyparquet-writer']) expect(installed).not.toContain(pageOnly);
+    expect(readdirSync(join(dir, 'node_modules/@duckdb'))).not.toContain('duckdb-wasm');
     expect(readdirSync(join(dir, 'node_modules/stackmap-explorer/dist-cli'))).toEqual(expect.arrayContaining(['stackmap-explorer.mjs', 'sim-worker.mjs']));
     const r = await npx('--help');
     expect(r.stdout).toMatch(/^usage: stackmap-explorer summary/);
