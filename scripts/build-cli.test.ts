@@ -2,7 +2,7 @@
 // installed into an empty folder, `npx stackmap-explorer ...` there. It must print what the source
 // CLI (`npm run cli`, tsx) prints for the same files, and start its simulator workers.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -31,7 +31,7 @@ describe('the packed command line', () => {
 
   it('holds only the bundle, and --help works through npx', async () => {
     const files = readdirSync(join(dir, 'node_modules/stackmap-explorer')).sort();
-    expect(files).toEqual(['LICENSE', 'README.md', 'dist-cli', 'package.json']);
+    expect(files).toEqual(['LICENSE', 'README.md', 'bin', 'dist-cli', 'package.json']);
     // the bundle holds the code: what the install adds is DuckDB's native addon for sql (and its own dependencies), not the page's libraries
     const installed = readdirSync(join(dir, 'node_modules'));
     for (const pageOnly of ['react', 'react-dom', 'd3', 'apache-arrow', 'comlink', 'zustand', 'hyparquet-writer']) expect(installed).not.toContain(pageOnly);
@@ -61,6 +61,18 @@ describe('the packed command line', () => {
     expect(rep.effect.ok).toBe(true);
     expect(readdirSync(out)).toEqual(expect.arrayContaining(['trace', 'kallsyms']));
   }, 120_000);
+
+  it('in a checkout without the bundle, the command says how to build it (not npx\'s bare "not found")', async () => {
+    const bare = mkdtempSync(join(tmpdir(), 'smx-bare-'));
+    mkdirSync(join(bare, 'bin'));
+    copyFileSync(join(root, 'bin/stackmap-explorer.mjs'), join(bare, 'bin/stackmap-explorer.mjs'));
+    const r = await run(process.execPath, [join(bare, 'bin/stackmap-explorer.mjs'), '--help'], opts).then(
+      () => ({ code: 0, err: '' }),
+      (e: { code: number; stderr: string }) => ({ code: e.code, err: e.stderr }),
+    );
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('npm run build:cli');
+  }, 60_000);
 
   it('generate writes a capture from the bundle', async () => {
     const out = join(dir, 'gen-out');
