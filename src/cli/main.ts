@@ -7,6 +7,7 @@ import type { Granularity } from '../core/capture/function-tree.ts';
 import { parseSelectionArgs } from './selection-args.ts';
 import { readFiles } from './read-files.ts';
 import { formatSummary } from './format-summary.ts';
+import { ttyProgress } from './progress.ts';
 
 const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--granularity function|site] [--generation G|none] [--range T0,T1] [--cpus 0,2] [--] FILE...
        stackmap-explorer simulate --mode v4|v7|v8 --cpus N --bits B --events N --resets N
@@ -37,6 +38,7 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--granula
   top       the busiest stacks as text, as perf report --stdio prints them (top --help)
   FILE      - (or /dev/stdin, or any pipe) reads standard input, recognised by its content
   --json    one JSON object on stdout (DESIGN 5.1)
+  --quiet   no progress line on stderr (it shows only when stderr is a terminal)
   --generation, --range, --cpus
             also count what the page shows for that selection, under "selection"
   --granularity function|site
@@ -98,12 +100,14 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   let json = false;
+  let quiet = false;
   let perSegment = false;
   let granularity: Granularity | undefined;
   const files: string[] = [];
   for (let i = 0; i < parsed.rest.length; i++) {
     const a = parsed.rest[i];
     if (a === '--json') json = true;
+    else if (a === '--quiet' || a === '-q') quiet = true;
     else if (a === '--segments') perSegment = true;
     else if (a === '--granularity' || a.startsWith('--granularity=')) {
       const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : parsed.rest[++i];
@@ -122,7 +126,9 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write('no files given\n' + USAGE + '\n');
     return 2;
   }
-  const { capture, failed } = await readFiles(files);
+  const progress = ttyProgress(quiet);
+  const { capture, failed } = await readFiles(files, progress);
+  progress.done();
   const summary: ReturnType<typeof summarize> & { selection?: object } = summarize(capture, 10, granularity);
   const ex = parsed.selection || perSegment ? new Explorer(capture) : null;
   if (ex && perSegment) {

@@ -3,6 +3,7 @@ import { understood } from '../core/capture/ingest.ts';
 import { Explorer } from '../core/query/explorer.ts';
 import { isOccurrence, SelectionFilter } from '../core/query/selection.ts';
 import { readFiles } from './read-files.ts';
+import { ttyProgress } from './progress.ts';
 import { parseOrExit, UsageError } from './usage.ts';
 
 export const TOP_USAGE = `usage: stackmap-explorer top [--limit N] [--generation G|none] [--cpu C] [--pid P] [--event E] [--json] [--] FILE...
@@ -17,6 +18,7 @@ export const TOP_USAGE = `usage: stackmap-explorer top [--limit N] [--generation
   --pid P            only records of events of pid P (repeatable)
   --event E          only records of events named E, e.g. kmem_cache_alloc (repeatable)
   --json             {total, rows: [{count, share, frames}]}
+  --quiet            no progress line on stderr (shown only when stderr is a terminal)
   --                 ends the options
 
 exit status: 0 when at least one file was read, 1 when none could be, 2 on a usage error`;
@@ -28,6 +30,7 @@ interface Parsed {
   pids: number[] | null;
   events: string[] | null;
   json: boolean;
+  quiet: boolean;
   files: string[];
 }
 
@@ -38,7 +41,7 @@ const whole = (flag: string, v: string | undefined, min = 0): number => {
 };
 
 function parse(args: string[]): Parsed | 'help' {
-  const p: Parsed = { limit: 10, generation: null, cpus: null, pids: null, events: null, json: false, files: [] };
+  const p: Parsed = { limit: 10, generation: null, cpus: null, pids: null, events: null, json: false, quiet: false, files: [] };
   for (let i = 0; i < args.length; i++) {
     let a = args[i];
     let v: string | undefined;
@@ -53,6 +56,7 @@ function parse(args: string[]): Parsed | 'help' {
       break;
     } else if (a === '--help' || a === '-h') return 'help';
     else if (a === '--json') p.json = true;
+    else if (a === '--quiet' || a === '-q') p.quiet = true;
     else if (a === '--limit') p.limit = whole('--limit', value(), 1);
     else if (a === '--generation') {
       const g = value();
@@ -124,7 +128,9 @@ export function formatTop(total: number, rows: TopRow[]): string {
 export async function topCommand(args: string[]): Promise<number> {
   const p = parseOrExit(parse, args, TOP_USAGE);
   if ('exit' in p) return p.exit;
-  const { capture, failed } = await readFiles(p.files);
+  const progress = ttyProgress(p.quiet);
+  const { capture, failed } = await readFiles(p.files, progress);
+  progress.done();
   for (const f of failed) process.stderr.write(`${esc(f.file)}: cannot read: ${esc(f.reason)}\n`);
   if (!capture.files.some(understood)) {
     process.stderr.write('no file could be read\n');

@@ -1,0 +1,44 @@
+// Progress on a terminal (issue 23): one line on stderr rewritten in place while the files load,
+// cleared at the end; nothing when stderr is not a terminal or with --quiet.
+import { describe, expect, it } from 'vitest';
+import { progressLine, ttyProgress } from './progress.ts';
+import { readFiles } from './read-files.ts';
+
+const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;
+const FILES = ['trace', 'stack_map_bin.gen1', 'kallsyms'].map((f) => SAMPLES + f);
+
+const fake = (isTTY: boolean) => {
+  const out: string[] = [];
+  return { out, stream: { isTTY, columns: 100, write: (s: string) => out.push(s) > 0 } as unknown as NodeJS.WriteStream };
+};
+
+describe('progress on stderr', () => {
+  it('on a terminal: the line rewritten in place as the files load, at 100% of their bytes at the end, then cleared', async () => {
+    const { out, stream } = fake(true);
+    const p = ttyProgress(false, stream);
+    await readFiles(FILES, { ...p, progressEveryMs: 0 });
+    p.done();
+    expect(out.length).toBeGreaterThan(2);
+    for (const s of out) expect(s.startsWith('\r\x1b[K')).toBe(true);
+    expect(out.some((s) => s.includes('reading trace: '))).toBe(true);
+    expect(out.at(-2)).toMatch(/: 100% of [\d.]+ MB, \d+ MB\/s$/);
+    expect(out.at(-1)).toBe('\r\x1b[K');
+  });
+
+  it('silent in a pipe and with --quiet', async () => {
+    for (const [tty, quiet] of [[false, false], [true, true]] as const) {
+      const { out, stream } = fake(tty);
+      const p = ttyProgress(quiet, stream);
+      await readFiles(FILES, p);
+      p.done();
+      expect(out).toEqual([]);
+    }
+  });
+
+  it('says the phase and the share', () => {
+    const base = { file: 'trace', bytesRead: 50e6, totalBytes: 200e6, inflatedBytes: 0, inflatedTotal: null, mbPerSecond: 91.6 } as const;
+    expect(progressLine({ ...base, phase: 'reading' })).toBe('reading trace: 25% of 200.0 MB, 92 MB/s');
+    expect(progressLine({ ...base, phase: 'inflating' })).toBe('inflating trace: 25% of 200.0 MB, 92 MB/s');
+    expect(progressLine({ ...base, phase: 'indexing' })).toBe('indexing: 25% of 200.0 MB, 92 MB/s');
+  });
+});
