@@ -11,6 +11,7 @@ import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
 import { readFooter } from '../core/tables/parquet-footer.ts';
 import { META_CAPTURE, writeParquet } from '../core/tables/parquet.ts';
 import { makeDir, prepareOutDir } from './out-dir.ts';
+import { onInterrupt } from './interrupt.ts';
 import { exportSelection } from '../core/export/exports.ts';
 import { ALL, type FlameWeight, type Granularity } from '../core/query/api.ts';
 import { readFiles } from './read-files.ts';
@@ -205,21 +206,33 @@ export async function exportParquet(
   if ('error' in p) return { error: p.error, readAny };
   const explorer = new Explorer(capture);
   const diagnostics = [...capture.diagnostics, ...segmentsOf(capture).diagnostics, ...failed.map((f) => ({ file: f.file, where: 'file', message: `cannot read: ${f.reason}`, count: 1 }))];
-  const tables: Written[] = [];
-  for (const name of TABLE_NAMES) {
-    const [t] = buildTables(explorer, { captureId, diagnostics, only: [name] });
-    const file = p.fileOf(name);
-    makeDir(join(file, '..'));
-    const tmp = join(file, '..', `.${basename(file)}.tmp-${process.pid}`);
-    try {
+  // every table to a temporary name first, renamed once all are written: an export that fails or
+  // is interrupted (Ctrl-C removes the temporary files, exit 130) leaves no table of this capture
+  // behind, never some of them, which sql would query as a whole capture
+  const pending: { tmp: string; file: string; name: TableName; rows: number }[] = [];
+  const removeTemps = () => {
+    for (const w of pending) rmSync(w.tmp, { force: true });
+  };
+  const release = onInterrupt(removeTemps);
+  try {
+    for (const name of TABLE_NAMES) {
+      // a turn of the event loop between tables: a Ctrl-C is handled here, not once all is written
+      await new Promise((r) => setImmediate(r));
+      const [t] = buildTables(explorer, { captureId, diagnostics, only: [name] });
+      const file = p.fileOf(name);
+      makeDir(join(file, '..'));
+      const tmp = join(file, '..', `.${basename(file)}.tmp-${process.pid}`);
+      pending.push({ tmp, file, name, rows: t.rows });
       await writeParquet(t, fileWriter(tmp), { captureId, scratch: opts.scratch });
-      renameSync(tmp, file);
-    } catch (e) {
-      rmSync(tmp, { force: true });
-      throw e;
     }
-    tables.push({ table: name, rows: t.rows, bytes: statSync(file).size, file });
+    for (const w of pending) renameSync(w.tmp, w.file);
+  } catch (e) {
+    removeTemps();
+    throw e;
+  } finally {
+    release();
   }
+  const tables: Written[] = pending.map((w) => ({ table: w.name, rows: w.rows, bytes: statSync(w.file).size, file: w.file }));
   return { captureId, readAny, layout: p.layout, converted: p.converted, tables };
 }
 

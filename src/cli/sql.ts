@@ -5,6 +5,7 @@ import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/contr
 import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
 import { exportParquet } from './export.ts';
 import { parseOrExit, UsageError } from './usage.ts';
+import { onInterrupt } from './interrupt.ts';
 
 /** rows the table shows unless --limit or --all says otherwise */
 export const DEFAULT_LIMIT = 1000;
@@ -285,6 +286,7 @@ export async function sqlCommand(args: string[]): Promise<number> {
   if ('exit' in p) return p.exit;
   const folder = p.files.length === 1 ? tablesIn(p.files[0]) : new Map<TableName, string>();
   let tmp: string | null = null;
+  let releaseTmp: (() => void) | null = null;
   const out = new Out();
   try {
     let tables = folder;
@@ -296,6 +298,8 @@ export async function sqlCommand(args: string[]): Promise<number> {
       // a capture: its tables as Parquet in a temp folder, then queried like an exported one
       tmp = mkdtempSync(join(tmpdir(), 'stackmap-sql-'));
       const dir = tmp;
+      // Ctrl-C while the tables are made or queried: the scratch folder goes too
+      releaseTmp = onInterrupt(() => rmSync(dir, { recursive: true, force: true }));
       const r = await exportParquet(p.files, dir, { log: () => {}, place: () => ({ layout: 'flat', converted: null, fileOf: (t) => join(dir, `${t}.parquet`) }), scratch: true });
       if ('error' in r) {
         process.stderr.write(escapeLines(r.error) + '\n');
@@ -345,5 +349,6 @@ export async function sqlCommand(args: string[]): Promise<number> {
   } finally {
     out.end();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
+    releaseTmp?.();
   }
 }

@@ -85,6 +85,8 @@ export async function writeParquet(t: TableData, writer: Writer, opts: { capture
     const to = Math.min(t.rows, from + rowGroup);
     const columnData = t.spec.columns.map((c, k): ColumnSource => ({ name: c.name, data: slice(t.columns[k], from, to) }));
     await pq.write({ columnData, rowGroupSize: to - from });
+    // a macrotask between row groups: the host's events (a Ctrl-C, a cancel) are not held up until the whole table is written
+    if (to < t.rows) await new Promise((r) => setTimeout(r, 0));
   }
   await pq.finish();
   if (empty) {
