@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileWriter } from 'hyparquet-writer';
 import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
@@ -202,38 +202,94 @@ export async function exportParquet(
   const { capture, failed } = await readFiles(paths);
   const readAny = capture.files.some(understood);
   if (!readAny) return { error: 'no file could be read: nothing to export', readAny };
-  const p = place_(captureId);
-  if ('error' in p) return { error: p.error, readAny };
-  const explorer = new Explorer(capture);
-  const diagnostics = [...capture.diagnostics, ...segmentsOf(capture).diagnostics, ...failed.map((f) => ({ file: f.file, where: 'file', message: `cannot read: ${f.reason}`, count: 1 }))];
-  // every table to a temporary name first, renamed once all are written: an export that fails or
-  // is interrupted (Ctrl-C removes the temporary files, exit 130) leaves no table of this capture
-  // behind, never some of them, which sql would query as a whole capture
-  const pending: { tmp: string; file: string; name: TableName; rows: number }[] = [];
-  const removeTemps = () => {
-    for (const w of pending) rmSync(w.tmp, { force: true });
-  };
-  const release = onInterrupt(removeTemps);
-  try {
-    for (const name of TABLE_NAMES) {
-      // a turn of the event loop between tables: a Ctrl-C is handled here, not once all is written
-      await new Promise((r) => setImmediate(r));
-      const [t] = buildTables(explorer, { captureId, diagnostics, only: [name] });
-      const file = p.fileOf(name);
-      makeDir(join(file, '..'));
-      const tmp = join(file, '..', `.${basename(file)}.tmp-${process.pid}`);
-      pending.push({ tmp, file, name, rows: t.rows });
-      await writeParquet(t, fileWriter(tmp), { captureId, scratch: opts.scratch });
+  // one export at a time places and writes into a folder (two started together chose the flat
+  // layout both, and the second silently replaced the first): a lock file, taken exclusively
+  return withFolderLock(opts.place ? null : dir, async () => {
+    const p = place_(captureId);
+    if ('error' in p) return { error: p.error, readAny };
+    const explorer = new Explorer(capture);
+    const diagnostics = [...capture.diagnostics, ...segmentsOf(capture).diagnostics, ...failed.map((f) => ({ file: f.file, where: 'file', message: `cannot read: ${f.reason}`, count: 1 }))];
+    // every table to a temporary name first, renamed once all are written: an export that fails or
+    // is interrupted (Ctrl-C removes the temporary files, exit 130) leaves no table of this capture
+    // behind, never some of them, which sql would query as a whole capture
+    const pending: { tmp: string; file: string; name: TableName; rows: number }[] = [];
+    const removeTemps = () => {
+      for (const w of pending) rmSync(w.tmp, { force: true });
+    };
+    const release = onInterrupt(removeTemps);
+    try {
+      for (const name of TABLE_NAMES) {
+        // a turn of the event loop between tables: a Ctrl-C is handled here, not once all is written
+        await new Promise((r) => setImmediate(r));
+        const [t] = buildTables(explorer, { captureId, diagnostics, only: [name] });
+        const file = p.fileOf(name);
+        makeDir(join(file, '..'));
+        const tmp = join(file, '..', `.${basename(file)}.tmp-${process.pid}`);
+        pending.push({ tmp, file, name, rows: t.rows });
+        await writeParquet(t, fileWriter(tmp), { captureId, scratch: opts.scratch });
+      }
+      for (const w of pending) renameSync(w.tmp, w.file);
+    } catch (e) {
+      removeTemps();
+      throw e;
+    } finally {
+      release();
     }
-    for (const w of pending) renameSync(w.tmp, w.file);
-  } catch (e) {
-    removeTemps();
-    throw e;
+    const tables: Written[] = pending.map((w) => ({ table: w.name, rows: w.rows, bytes: statSync(w.file).size, file: w.file }));
+    return { captureId, readAny, layout: p.layout, converted: p.converted, tables };
+  });
+}
+
+/** The lock a folder's export holds while it places and writes its tables. */
+export const EXPORT_LOCK = '.stackmap-export.lock';
+
+/**
+ * Runs `fn` holding `dir`'s export lock (null: no lock): a file made with O_EXCL holding the
+ * holder's pid. Held by a live process, it is waited for; left by one that is gone (killed), taken.
+ */
+async function withFolderLock<T>(dir: string | null, fn: () => Promise<T>): Promise<T> {
+  if (dir === null) return fn();
+  makeDir(dir);
+  const lock = join(dir, EXPORT_LOCK);
+  for (;;) {
+    try {
+      const fd = openSync(lock, 'wx');
+      writeFileSync(fd, String(process.pid));
+      closeSync(fd);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      let holder = NaN;
+      try {
+        holder = Number(readFileSync(lock, 'utf8'));
+      } catch {
+        continue; // released meanwhile
+      }
+      if (!alive(holder)) {
+        rmSync(lock, { force: true });
+        continue;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  const release = onInterrupt(() => rmSync(lock, { force: true }));
+  try {
+    return await fn();
   } finally {
+    rmSync(lock, { force: true });
     release();
   }
-  const tables: Written[] = pending.map((w) => ({ table: w.name, rows: w.rows, bytes: statSync(w.file).size, file: w.file }));
-  return { captureId, readAny, layout: p.layout, converted: p.converted, tables };
+}
+
+/** Whether a process of this pid runs (a lock's holder); an unreadable pid counts as alive until it is written. */
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 type TextFormat = 'folded' | 'speedscope' | 'chrome';
