@@ -1,7 +1,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
 import { fileWriter, parquetWriteBuffer } from 'hyparquet-writer';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -12,7 +12,7 @@ import { buildTables } from '../core/tables/build.ts';
 import { cellAt, TABLE_NAMES } from '../core/tables/schema.ts';
 import { footerKeyValues, parquetKeyValues, readFooter, type FooterRead } from '../core/tables/parquet-footer.ts';
 import { writeParquet } from '../core/tables/parquet.ts';
-import { exportCommand, footerCaptureId, parquetCaptureId } from './export.ts';
+import { captureIdOfPaths, exportCommand, footerCaptureId, parquetCaptureId } from './export.ts';
 import { writeCapture } from './generate-capture.ts';
 import { DEFAULT_GENERATE } from './generate.ts';
 import { readFiles } from './read-files.ts';
@@ -130,6 +130,24 @@ describe('cli export --parquet', () => {
       expect(kv).toEqual(new Map(duck.map((r) => [String(r.k), String(r.v)])));
     }
   }, 30_000);
+
+  it('two captures differing in one byte past their first 4 KiB get two ids (a trace.dat\'s head is a static header)', () => {
+    const dir = tmp('one-byte');
+    const body = readFileSync(SAMPLE[0]);
+    const other = Buffer.from(body);
+    other[body.length - 10] ^= 1;
+    writeFileSync(join(dir, 'a'), body);
+    writeFileSync(join(dir, 'b'), other);
+    // the same name for both, as two machines' captures would have
+    const [a, b] = ['a', 'b'].map((d) => {
+      const sub = join(dir, d + '-dir');
+      mkdirSync(sub);
+      writeFileSync(join(sub, 'trace'), d === 'a' ? body : other);
+      return join(sub, 'trace');
+    });
+    expect(captureIdOfPaths([a])).not.toBe(captureIdOfPaths([b]));
+    expect(captureIdOfPaths([a])).toBe(captureIdOfPaths([a]));
+  });
 
   it('refuses a folder whose flat files are not its own, and keeps summary\'s exit statuses', async () => {
     const dir = tmp('foreign');

@@ -6,7 +6,7 @@ import { Explorer } from '../core/query/explorer.ts';
 import { understood } from '../core/capture/ingest.ts';
 import { segmentsOf } from '../core/capture/segments.ts';
 import { buildTables } from '../core/tables/build.ts';
-import { CAPTURE_ID_HEAD_BYTES, captureIdOf, type CaptureFileId } from '../core/tables/id.ts';
+import { CAPTURE_ID_HEAD_BYTES, captureIdOf, Fnv1a64, type CaptureFileId } from '../core/tables/id.ts';
 import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
 import { readFooter } from '../core/tables/parquet-footer.ts';
 import { META_CAPTURE, writeParquet } from '../core/tables/parquet.ts';
@@ -53,7 +53,7 @@ exit status: 0 when at least one file was read, 1 when none could be or DIR cann
 tables, 2 on a usage error`;
 
 
-/** The capture_id of files on disk: their names (no folder), sizes and first 4 KiB. Unopenable paths are left out. */
+/** The capture_id of files on disk: their names (no folder), sizes, first 4 KiB and content digests. Unopenable paths are left out. */
 export function captureIdOfPaths(paths: readonly string[]): string {
   const files: CaptureFileId[] = [];
   for (const p of paths) {
@@ -69,7 +69,16 @@ export function captureIdOfPaths(paths: readonly string[]): string {
           if (n === 0) break;
           got += n;
         }
-        files.push({ name: basename(p), size: st.size, head: head.subarray(0, got) });
+        // every byte, 1 MiB at a time, for the content digest (as contentDigest reads a stream)
+        const h = new Fnv1a64();
+        const buf = new Uint8Array(1 << 20);
+        for (let at = 0; ; ) {
+          const n = readSync(fd, buf, 0, buf.length, at);
+          if (n === 0) break;
+          h.update(buf.subarray(0, n));
+          at += n;
+        }
+        files.push({ name: basename(p), size: st.size, head: head.subarray(0, got), digest: h.hex() });
       } finally {
         closeSync(fd);
       }

@@ -119,8 +119,16 @@ const api: IngestApi = {
   async tables() {
     const built = loads.current;
     if (!built) throw new Error(NO_CAPTURE);
-    const [{ buildTables }, { captureIdOf }, { tablesToIpc }] = await Promise.all([import('../core/tables/build.ts'), import('../core/tables/id.ts'), import('../core/tables/arrow.ts')]);
-    const files = await Promise.all((captureFiles.get(built) ?? []).map(async (f) => ({ name: f.name.split('/').pop() ?? f.name, size: f.blob.size, head: new Uint8Array(await f.blob.slice(0, 4096).arrayBuffer()) })));
+    const [{ buildTables }, { captureIdOf, contentDigest }, { tablesToIpc }] = await Promise.all([import('../core/tables/build.ts'), import('../core/tables/id.ts'), import('../core/tables/arrow.ts')]);
+    const files = await Promise.all(
+      (captureFiles.get(built) ?? []).map(async (f) => ({
+        name: f.name.split('/').pop() ?? f.name,
+        size: f.blob.size,
+        head: new Uint8Array(await f.blob.slice(0, 4096).arrayBuffer()),
+        // every byte, streamed: the same digest the command line computes (core/tables/id.ts)
+        digest: await contentDigest(f.blob.stream() as unknown as AsyncIterable<Uint8Array>),
+      })),
+    );
     const t = tablesToIpc(buildTables(built.explorer, { captureId: captureIdOf(files) }));
     return Comlink.transfer(t, [...new Set(t.map((x) => x.ipc.buffer as ArrayBuffer))]);
   },

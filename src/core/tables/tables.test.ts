@@ -7,7 +7,7 @@ import { handCapture, sampleCapture } from '../testing/explorer-fixtures.ts';
 import type { Capture } from '../capture/ingest.ts';
 import { summarize } from '../capture/summary.ts';
 import { buildTables, KIND_NAMES } from './build.ts';
-import { captureIdOf } from './id.ts';
+import { captureIdOf, contentDigest } from './id.ts';
 import { cellAt, TABLE_NAMES, TABLES, type TableData, type TableName } from './schema.ts';
 import { Fnv1a64 } from './id.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
@@ -230,16 +230,27 @@ describe('capture_id', () => {
     }));
   });
 
-  it('is the documented bytes: files sorted by name, name 0 size 0 headLength 0 head; the order given does not matter', () => {
+  it('is the documented bytes: files sorted by name, name 0 size 0 headLength 0 head 0 digest; the order given does not matter', async () => {
     const head = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 255);
-    const a = { name: 'trace', size: 10_000, head: head(5000, 1) };
-    const b = { name: 'kallsyms', size: 3, head: head(3, 2) };
-    const bytes = [...utf8('kallsyms'), 0, ...utf8('3'), 0, ...utf8('3'), 0, ...b.head, ...utf8('trace'), 0, ...utf8('10000'), 0, ...utf8('4096'), 0, ...a.head.subarray(0, 4096)];
+    const whole = head(10_000, 1);
+    // the digest of the whole content, streamed in pieces, is FNV-1a 64 of all its bytes
+    async function* pieces() {
+      for (let i = 0; i < whole.length; i += 777) yield whole.subarray(i, i + 777);
+    }
+    const digest = await contentDigest(pieces());
+    expect(digest).toBe(fnvRef(whole));
+    const a = { name: 'trace', size: 10_000, head: whole.subarray(0, 5000), digest };
+    const b = { name: 'kallsyms', size: 3, head: head(3, 2), digest: fnvRef(head(3, 2)) };
+    const bytes = [...utf8('kallsyms'), 0, ...utf8('3'), 0, ...utf8('3'), 0, ...b.head, 0, ...utf8(b.digest), ...utf8('trace'), 0, ...utf8('10000'), 0, ...utf8('4096'), 0, ...a.head.subarray(0, 4096), 0, ...utf8(a.digest)];
     expect(captureIdOf([a, b])).toBe(fnvRef(Uint8Array.from(bytes)));
     expect(captureIdOf([b, a])).toBe(captureIdOf([a, b]));
     expect(captureIdOf([a, { ...b, size: 4 }])).not.toBe(captureIdOf([a, b]));
     expect(captureIdOf([a, { ...b, name: 'kallsyms2' }])).not.toBe(captureIdOf([a, b]));
     expect(captureIdOf([a])).toMatch(/^[0-9a-f]{16}$/);
+    // one byte past the head differs: so does the id (it did not, with the head alone)
+    const changed = whole.slice();
+    changed[9000] ^= 1;
+    expect(captureIdOf([{ ...a, digest: fnvRef(changed) }, b])).not.toBe(captureIdOf([a, b]));
   });
 
   it('every table carries it in every row', () => {
