@@ -247,3 +247,21 @@ describe('as a Unix tool (DESIGN 5.4)', () => {
     }
   }, 60_000);
 });
+
+describe('--name=value (issue 23)', () => {
+  it('every command takes a long option as --name=value, the same as --name value', async () => {
+    const f = SAMPLES + 'trace';
+    const eq = await cli('whatif', '--json', '--buffer-kb=64', '--mode=v7', f);
+    const sp = await cli('whatif', '--json', '--buffer-kb', '64', '--mode', 'v7', f);
+    expect(eq.code).toBe(0);
+    expect(eq.stdout).toBe(sp.stdout);
+    const out = mkdtempSync(join(tmpdir(), 'smx-eq-'));
+    const g = await cli('generate', `--out=${out}`, '--events=300', '--stacks=20', '--json');
+    expect(g.code).toBe(0);
+    expect(JSON.parse(g.stdout)).toMatchObject({ events: 300, stacks: 20 });
+    const top = await cli('top', '--limit=1', '--json', f, SAMPLES + 'stack_map_bin.gen1');
+    expect(JSON.parse(top.stdout).rows.length).toBe(1);
+    // after --, a file named like an option stays a file
+    expect((await cli('summary', '--json', '--', '--x=1')).stdout).toContain('"file": "--x=1"');
+  }, 90_000);
+});

@@ -65,8 +65,26 @@ function version(): string {
   }
 }
 
+/**
+ * `--name=value` as `--name value`, for every command (each parser takes the second form), up to
+ * a `--` that ends the options. Only a long option's first `=` splits: a value may hold more.
+ */
+export function splitLongOptions(args: readonly string[]): string[] {
+  const out: string[] = [];
+  let options = true;
+  for (const a of args) {
+    if (options && a === '--') options = false;
+    const m = options ? /^(--[a-z][a-z0-9-]*)=([\s\S]*)$/.exec(a) : null;
+    if (m) out.push(m[1], m[2]);
+    else out.push(a);
+  }
+  return out;
+}
+
 async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
+  const [command, ...given] = argv;
+  // sql's first argument is the query, which is not an option, whatever it looks like
+  const rest = command === 'sql' && given.length > 0 ? [given[0], ...splitLongOptions(given.slice(1))] : splitLongOptions(given);
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE + '\n');
     return 0;
