@@ -42,6 +42,20 @@ beforeAll(async () => {
 });
 
 describe('cli sql', () => {
+  it('several statements: each result in turn (issue 23: only the last was printed), tables and JSON lines', async () => {
+    const t = await sql('SELECT count(*) AS n FROM events; SELECT count(DISTINCT stack_hash) AS s FROM stacks', folder);
+    expect(t.code).toBe(0);
+    expect(t.stdout).toBe(
+      `-- statement 1 of 2\n${formatTable({ columns: [{ name: 'n', type: 'BIGINT' }], rows: [[summary.events]] })}\n-- statement 2 of 2\n` +
+        formatTable({ columns: [{ name: 's', type: 'BIGINT' }], rows: [[summary.uniqueStacks]] }),
+    );
+    const j = await sql('--json', 'SELECT 1 AS a; SELECT 2 AS b', folder);
+    expect(j.stdout.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([
+      { columns: [{ name: 'a', type: 'INTEGER' }], rows: [[1]] },
+      { columns: [{ name: 'b', type: 'INTEGER' }], rows: [[2]] },
+    ]);
+  }, 30_000);
+
   it('--json over a capture: the numbers summary --json prints, the top stack by its hash', async () => {
     const q = `SELECT (SELECT count(*) FROM events) AS events,
         (SELECT count(*) FROM stacks) AS stacks,

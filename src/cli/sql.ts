@@ -30,6 +30,9 @@ export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--json] [--limit
   --all      print every row
   --         ends the options
 
+  Several statements (SELECT 1; SELECT 2) run in turn, each result printed: tables headed
+  "-- statement i of n", or one JSON object a line with --json.
+
 exit status: 0 when the query ran, 1 when it failed (DuckDB's message on stderr) or no file
 could be read, 2 on a usage error`;
 
@@ -106,6 +109,8 @@ export interface QuerySink {
   rows(rows: Cell[][]): void | Promise<void>;
   /** true: stop reading (stdout is gone) */
   stopped(): boolean;
+  /** the statement's result has ended: `total` rows in all */
+  end?(total: number): void | Promise<void>;
 }
 
 /** a value of the JS converter as the output holds it; undefined: take the JSON converter's */
@@ -123,6 +128,17 @@ function cellOf(v: unknown): Cell | undefined {
  * thrown as it is.
  */
 export async function streamQuery(tables: Map<TableName, string>, query: string, sink: QuerySink): Promise<number> {
+  // the last statement's result (a query of one statement: its result)
+  const discard: QuerySink = { columns: () => {}, wanted: () => 0, rows: () => {}, stopped: () => false };
+  const totals = await streamQueries(tables, query, (i, n) => (i === n - 1 ? sink : discard));
+  return totals[totals.length - 1] ?? 0;
+}
+
+/**
+ * `query`'s statements in turn (`SELECT 1; SELECT 2` is two), each streamed into the sink
+ * `sinkFor(i, count)` gives it, as streamQuery does one. Returns each statement's rows.
+ */
+export async function streamQueries(tables: Map<TableName, string>, query: string, sinkFor: (index: number, count: number) => QuerySink): Promise<number[]> {
   // loaded here only: a native addon, outside the bundle, that --help and the other commands never load
   let duck: typeof import('@duckdb/node-api');
   try {
@@ -135,26 +151,34 @@ export async function streamQuery(tables: Map<TableName, string>, query: string,
   const con = await db.connect();
   try {
     for (const [t, path] of tables) await con.run(`CREATE VIEW ${ident(t)} AS SELECT * FROM read_parquet(${quote(path)}, union_by_name = true)`);
-    const r = await con.stream(query);
-    await sink.columns(r.columnNames().map((name, k) => ({ name, type: r.columnType(k).toString() })));
-    let total = 0;
-    while (!sink.stopped()) {
-      const chunk = await r.fetchChunk();
-      if (!chunk || chunk.rowCount === 0) break;
-      const n = chunk.rowCount;
-      const take = Math.min(n, sink.wanted());
-      if (take > 0) {
-        const rows: Cell[][] = new Array(take);
-        for (let i = 0; i < take; i++) {
-          const js = chunk.convertRowValues(i, JSDuckDBValueConverter);
-          let json: unknown[] | null = null;
-          rows[i] = js.map((v, k) => cellOf(v) ?? ((json ??= chunk.convertRowValues(i, JsonDuckDBValueConverter))[k] as Cell));
+    const statements = await con.extractStatements(query);
+    const totals: number[] = [];
+    for (let s = 0; s < statements.count; s++) {
+      const sink = sinkFor(s, statements.count);
+      const r = await (await statements.prepare(s)).stream();
+      await sink.columns(r.columnNames().map((name, k) => ({ name, type: r.columnType(k).toString() })));
+      let total = 0;
+      while (!sink.stopped()) {
+        const chunk = await r.fetchChunk();
+        if (!chunk || chunk.rowCount === 0) break;
+        const n = chunk.rowCount;
+        const take = Math.min(n, sink.wanted());
+        if (take > 0) {
+          const rows: Cell[][] = new Array(take);
+          for (let i = 0; i < take; i++) {
+            const js = chunk.convertRowValues(i, JSDuckDBValueConverter);
+            let json: unknown[] | null = null;
+            rows[i] = js.map((v, k) => cellOf(v) ?? ((json ??= chunk.convertRowValues(i, JsonDuckDBValueConverter))[k] as Cell));
+          }
+          await sink.rows(rows);
         }
-        await sink.rows(rows);
+        total += n;
       }
-      total += n;
+      totals.push(total);
+      await sink.end?.(total);
+      if (sink.stopped()) break;
     }
-    return total;
+    return totals;
   } finally {
     con.closeSync();
     db.closeSync();
@@ -308,43 +332,53 @@ export async function sqlCommand(args: string[]): Promise<number> {
       tables = tablesIn(dir);
     }
     const limit = p.limit ?? (p.json ? Infinity : DEFAULT_LIMIT);
-    let shown = 0;
-    let table: TableWriter | null = null;
-    // --json: the object's head waits for the first rows, so a query that fails at its first chunk prints nothing
-    let jsonHead: string | null = null;
-    const sink: QuerySink = {
-      columns: (cols) => {
-        if (p.json) jsonHead = `{"columns":${jsonForTerminal(cols)},"rows":[`;
-        else table = new TableWriter(cols);
-      },
-      wanted: () => limit - shown,
-      rows: async (rows) => {
-        if (table) {
+    /** one statement's printing: its table (or JSON object, one a line), each statement's in turn */
+    const printerFor = (index: number, count: number): QuerySink => {
+      let shown = 0;
+      let table: TableWriter | null = null;
+      // --json: the object's head waits for the first rows, so a query that fails at its first chunk prints nothing
+      let jsonHead: string | null = null;
+      // several statements: each result headed by which it is (tables), or one JSON object a line
+      const head = count > 1 && !p.json ? `${index > 0 ? '\n' : ''}-- statement ${index + 1} of ${count}\n` : '';
+      const sink: QuerySink = {
+        columns: async (cols) => {
+          if (p.json) jsonHead = `{"columns":${jsonForTerminal(cols)},"rows":[`;
+          else {
+            table = new TableWriter(cols);
+            if (head) await out.write(head);
+          }
+        },
+        wanted: () => limit - shown,
+        rows: async (rows) => {
+          if (table) {
+            shown += rows.length;
+            return out.write(table.rows(rows));
+          }
+          let s = jsonHead ?? '';
+          jsonHead = null;
+          for (let i = 0; i < rows.length; i++) s += (shown + i > 0 ? ',' : '') + jsonForTerminal(rows[i]);
           shown += rows.length;
-          return out.write(table.rows(rows));
-        }
-        let s = jsonHead ?? '';
-        jsonHead = null;
-        for (let i = 0; i < rows.length; i++) s += (shown + i > 0 ? ',' : '') + jsonForTerminal(rows[i]);
-        shown += rows.length;
-        await out.write(s);
-      },
-      stopped: () => out.closed,
+          await out.write(s);
+        },
+        stopped: () => out.closed,
+      };
+      sink.end = async (total) => {
+        if (out.closed) return;
+        const t = table as TableWriter | null;
+        if (t) await out.write(t.end(total));
+        else await out.write((jsonHead ?? '') + (shown < total ? `],"total":${total}}\n` : ']}\n'));
+        // the table's footer says it; the JSON's reader learns it from "total", the person from stderr
+        if (!t && shown < total) process.stderr.write(`${shown} of ${total} rows printed, ${total - shown} cut: --limit N or --all prints more\n`);
+      };
+      return sink;
     };
-    let total: number;
     try {
-      total = await streamQuery(tables, p.query, sink);
+      await streamQueries(tables, p.query, printerFor);
     } catch (e) {
       // what was printed stays (the table's first rows); the message says why the rest is not there
       process.stderr.write(`${escapeLines((e as Error).message)}\n`);
       return 1;
     }
-    if (out.closed) return 0;
-    const t = table as TableWriter | null;
-    if (t) await out.write(t.end(total));
-    else await out.write((jsonHead ?? '') + (shown < total ? `],"total":${total}}\n` : ']}\n'));
-    // the table's footer says it; the JSON's reader learns it from "total", the person from stderr
-    if (!t && shown < total) process.stderr.write(`${shown} of ${total} rows printed, ${total - shown} cut: --limit N or --all prints more\n`);
     return 0;
   } finally {
     out.end();
