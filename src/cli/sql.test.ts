@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -42,6 +42,34 @@ beforeAll(async () => {
 });
 
 describe('cli sql', () => {
+  it('--csv: what DuckDB reads back as the same rows (its CSV reader, the second method); --file: the query from a file', async () => {
+    const q = `SELECT task, count(*) AS n FROM events GROUP BY task ORDER BY n DESC, task LIMIT 5; SELECT 'a,"b"' || chr(10) || 'c' AS tricky, NULL AS none, 7 AS seven`;
+    const dir = mkdtempSync(join(tmpdir(), 'smx-csv-'));
+    const qf = join(dir, 'q.sql');
+    writeFileSync(qf, q);
+    const r = await sql('--csv', '--file', qf, folder);
+    expect(r.code).toBe(0);
+    const [first, second] = r.stdout.split('\r\n\r\n');
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const db = await DuckDBInstance.create(':memory:');
+    const con = await db.connect();
+    try {
+      const back = async (csv: string) => {
+        const f = join(dir, `r${Math.random()}.csv`);
+        writeFileSync(f, csv.endsWith('\r\n') ? csv : csv + '\r\n');
+        return (await con.runAndReadAll(`SELECT * FROM read_csv('${f}', header = true, all_varchar = true)`)).getRowsJS();
+      };
+      const j = JSON.parse((await sql('--json', q.split(';')[0], folder)).stdout) as { rows: unknown[][] };
+      expect(await back(first)).toEqual(j.rows.map((row) => row.map((v) => (v === null ? null : String(v)))));
+      expect(await back(second)).toEqual([['a,"b"\nc', null, '7']]);
+    } finally {
+      con.closeSync();
+      db.closeSync();
+    }
+    expect((await sql('--csv', '--json', 'SELECT 1', folder)).code).toBe(2);
+    expect((await sql('--file', join(dir, 'missing.sql'), folder)).code).toBe(2);
+  }, 30_000);
+
   it('several statements: each result in turn (issue 23: only the last was printed), tables and JSON lines', async () => {
     const t = await sql('SELECT count(*) AS n FROM events; SELECT count(DISTINCT stack_hash) AS s FROM stacks', folder);
     expect(t.code).toBe(0);

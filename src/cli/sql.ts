@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
@@ -10,7 +10,8 @@ import { onInterrupt } from './interrupt.ts';
 /** rows the table shows unless --limit or --all says otherwise */
 export const DEFAULT_LIMIT = 1000;
 
-export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--json] [--limit N | --all] [--] FILE...
+export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--json | --csv] [--limit N | --all] [--] FILE...
+       stackmap-explorer sql --file QUERY.sql [--json | --csv] [--limit N | --all] [--] FILE...
 
   Runs QUERY with DuckDB (in memory) over the capture's tables: ${TABLE_NAMES.join(', ')}
   (export --help; the columns are documented in src/core/tables/schema.ts). FILE... is a
@@ -26,12 +27,15 @@ export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--json] [--limit
 
   --json     print {columns: [{name, type}], rows: [[...]]} (a BIGINT beyond 2^53 as a string),
              every row unless --limit is given (with "total", the result's rows, when it cut some)
-  --limit N  print at most N rows (default ${DEFAULT_LIMIT} for the table, every row for --json)
+  --csv      print CSV (RFC 4180: a header line, then the rows; quotes doubled), every row
+             unless --limit is given
+  --file F   the query from file F (-f F)
+  --limit N  print at most N rows (default ${DEFAULT_LIMIT} for the table, every row for --json and --csv)
   --all      print every row
   --         ends the options
 
   Several statements (SELECT 1; SELECT 2) run in turn, each result printed: tables headed
-  "-- statement i of n", or one JSON object a line with --json.
+  "-- statement i of n", one JSON object a line with --json, CSVs apart by a blank line.
 
 exit status: 0 when the query ran, 1 when it failed (DuckDB's message on stderr) or no file
 could be read, 2 on a usage error`;
@@ -39,6 +43,7 @@ could be read, 2 on a usage error`;
 interface Parsed {
   query: string;
   json: boolean;
+  csv: boolean;
   /** rows to print; null: the default (DEFAULT_LIMIT for the table, all for --json) */
   limit: number | null;
   files: string[];
@@ -46,31 +51,48 @@ interface Parsed {
 
 function parse(args: string[]): Parsed | 'help' {
   let query: string | null = null;
+  let queryFile: string | null = null;
   let json = false;
+  let csv = false;
   let limit: number | null = null;
   let all = false;
   const files: string[] = [];
+  // with --file, every argument that is no option is a file
+  const positional = (a: string) => (query === null && queryFile === null ? (query = a) : files.push(a));
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === '--') {
-      for (const f of args.slice(i + 1)) query === null ? (query = f) : files.push(f);
+      for (const f of args.slice(i + 1)) positional(f);
       break;
     } else if (a === '--help' || a === '-h') return 'help';
     else if (a === '--json') json = true;
+    else if (a === '--csv') csv = true;
     else if (a === '--all') all = true;
-    else if (a === '--limit' || a.startsWith('--limit=')) {
+    else if (a === '--file' || a === '-f') {
+      const v = args[++i];
+      if (v === undefined) throw new UsageError('--file needs the path of a file of SQL');
+      queryFile = v;
+    } else if (a === '--limit' || a.startsWith('--limit=')) {
       const v = a === '--limit' ? args[++i] : a.slice('--limit='.length);
       if (v === undefined) throw new UsageError('--limit needs a number of rows');
       if (!/^\d{1,15}$/.test(v)) throw new UsageError(`--limit takes a whole number of rows, not ${escapeControls(v)}`);
       limit = Number(v);
     } else if (a.startsWith('-')) throw new UsageError(`unknown option: ${escapeControls(a)} (a query that starts with - goes after --)`);
-    else if (query === null) query = a;
-    else files.push(a);
+    else positional(a);
   }
   if (all && limit !== null) throw new UsageError('--limit and --all contradict each other: give one');
+  if (json && csv) throw new UsageError('--json and --csv contradict each other: give one');
+  if (queryFile !== null) {
+    if (query !== null) files.unshift(query);
+    try {
+      query = readFileSync(queryFile, 'utf8');
+    } catch (e) {
+      throw new UsageError(`cannot read the query file ${escapeControls(queryFile)}: ${(e as Error).message}`);
+    }
+  }
   if (query === null || query.trim() === '') throw new UsageError('no query given');
   if (files.length === 0) throw new UsageError('no files given');
-  return { query, json, limit: all ? Infinity : limit, files };
+  return { query, json, csv, limit: all ? Infinity : limit, files };
 }
 
 /** The tables a folder written by export holds: table -> the glob or file DuckDB reads. Empty: none. */
@@ -264,6 +286,19 @@ export class TableWriter {
   }
 }
 
+/** One CSV line (RFC 4180): a field with a comma, a quote or a line break quoted, its quotes doubled; null empty. */
+export function csvLine(cells: readonly Cell[]): string {
+  return (
+    cells
+      .map((c) => {
+        if (c === null) return '';
+        const v = typeof c === 'string' ? c : typeof c === 'object' ? JSON.stringify(c) : String(c);
+        return /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
+      })
+      .join(',') + '\r\n'
+  );
+}
+
 /** An aligned text table of a whole result, every row. */
 export function formatTable(r: QueryResult): string {
   const t = new TableWriter(r.columns);
@@ -331,7 +366,7 @@ export async function sqlCommand(args: string[]): Promise<number> {
       }
       tables = tablesIn(dir);
     }
-    const limit = p.limit ?? (p.json ? Infinity : DEFAULT_LIMIT);
+    const limit = p.limit ?? (p.json || p.csv ? Infinity : DEFAULT_LIMIT);
     /** one statement's printing: its table (or JSON object, one a line), each statement's in turn */
     const printerFor = (index: number, count: number): QuerySink => {
       let shown = 0;
@@ -342,7 +377,8 @@ export async function sqlCommand(args: string[]): Promise<number> {
       const head = count > 1 && !p.json ? `${index > 0 ? '\n' : ''}-- statement ${index + 1} of ${count}\n` : '';
       const sink: QuerySink = {
         columns: async (cols) => {
-          if (p.json) jsonHead = `{"columns":${jsonForTerminal(cols)},"rows":[`;
+          if (p.csv) await out.write((count > 1 && index > 0 ? '\r\n' : '') + csvLine(cols.map((c) => c.name)));
+          else if (p.json) jsonHead = `{"columns":${jsonForTerminal(cols)},"rows":[`;
           else {
             table = new TableWriter(cols);
             if (head) await out.write(head);
@@ -350,6 +386,10 @@ export async function sqlCommand(args: string[]): Promise<number> {
         },
         wanted: () => limit - shown,
         rows: async (rows) => {
+          if (p.csv) {
+            shown += rows.length;
+            return out.write(rows.map(csvLine).join(''));
+          }
           if (table) {
             shown += rows.length;
             return out.write(table.rows(rows));
@@ -364,6 +404,10 @@ export async function sqlCommand(args: string[]): Promise<number> {
       };
       sink.end = async (total) => {
         if (out.closed) return;
+        if (p.csv) {
+          if (shown < total) process.stderr.write(`${shown} of ${total} rows printed, ${total - shown} cut: --limit N or --all prints more\n`);
+          return;
+        }
         const t = table as TableWriter | null;
         if (t) await out.write(t.end(total));
         else await out.write((jsonHead ?? '') + (shown < total ? `],"total":${total}}\n` : ']}\n'));
