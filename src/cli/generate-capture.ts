@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeStackMapBin, writeStackMapStat, writeStackMapText, type BinRecordInput, type TextRecordInput } from '../core/formats/stack-map-write.ts';
 import { writeTraceText, type TraceTextHeader, type TraceTextItem } from '../core/formats/trace-text-write.ts';
@@ -270,6 +270,13 @@ export function writeCapture(o: GenerateOptions): GenerateReport {
   const occurrences = new Uint32Array(o.stacks);
   const files: GenerateReport['files'] = [];
   const dir = o.out;
+  // each file under a hidden temporary name, renamed once all are written: a run killed part way
+  // (Ctrl-C) leaves no trace whose dumps say entries 0/0 to be read as a capture
+  const written: string[] = [];
+  const part = (name: string) => {
+    written.push(name);
+    return join(dir, `.${name}.tmp-${process.pid}`);
+  };
   const v8 = o.mode === 'v8';
 
   // ---- trace: a header whose entry count is patched at the end, then chunks through writeTraceText
@@ -285,7 +292,7 @@ export function writeCapture(o: GenerateOptions): GenerateReport {
     .map((l) => (l.includes('entries-in-buffer') ? entriesLine(0) : l))
     .join('\n');
   const entriesOffset = Buffer.byteLength(head.slice(0, head.indexOf('# entries-in-buffer')));
-  const tracePath = join(dir, 'trace');
+  const tracePath = part('trace');
   const fd = openSync(tracePath, 'w');
   let bytes = 0;
   const put = (s: string) => {
@@ -360,7 +367,7 @@ export function writeCapture(o: GenerateOptions): GenerateReport {
     for (let i = 0; i < d; i++) ips[i] = alpha.ips[pop.frames[s0 + i]];
     return ips;
   };
-  const binFd = openSync(join(dir, 'stack_map_bin'), 'w');
+  const binFd = openSync(part('stack_map_bin'), 'w');
   let binBytes = 0;
   try {
     for (let c = 0; c < o.stacks; c += CHUNK_ITEMS) {
@@ -377,7 +384,7 @@ export function writeCapture(o: GenerateOptions): GenerateReport {
   files.push({ name: 'stack_map_bin', bytes: binBytes });
 
   if (o.textDump) {
-    const tfd = openSync(join(dir, 'stack_map'), 'w');
+    const tfd = openSync(part('stack_map'), 'w');
     let tBytes = 0;
     try {
       for (let c = 0; c < o.stacks; c += CHUNK_ITEMS) {
@@ -410,15 +417,16 @@ export function writeCapture(o: GenerateOptions): GenerateReport {
       ? { version: 'v8', generation: GENERATION, entries: o.stacks, capacity, successes, fallbacks: 0 }
       : { version: 'v7', entries: o.stacks, capacity, tableSize: 2 * capacity, successes, drops: 0, successRate: 100 },
   );
-  writeFileSync(join(dir, 'stack_map_stat'), stat);
+  writeFileSync(part('stack_map_stat'), stat);
   files.push({ name: 'stack_map_stat', bytes: Buffer.byteLength(stat) });
 
   const kallsyms = [...symbols]
     .sort((a, b) => (a.addr < b.addr ? -1 : a.addr > b.addr ? 1 : 0))
     .map((s) => `${s.addr.toString(16)} ${s.module ? 't' : 'T'} ${s.name}${s.module ? `\t[${s.module}]` : ''}\n`)
     .join('');
-  writeFileSync(join(dir, 'kallsyms'), kallsyms);
+  writeFileSync(part('kallsyms'), kallsyms);
   files.push({ name: 'kallsyms', bytes: Buffer.byteLength(kallsyms) });
+  for (const name of written) renameSync(join(dir, `.${name}.tmp-${process.pid}`), join(dir, name));
 
   return {
     out: dir,
