@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { captureIdOfPaths, EXPORT_LOCK } from './export.ts';
+import { captureIdOfPaths, EXPORT_LOCK } from './export-folder.ts';
 
 const MAIN = new URL('./main.ts', import.meta.url).pathname;
 const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;

@@ -1,0 +1,196 @@
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { CAPTURE_ID_HEAD_BYTES, captureIdOf, Fnv1a64, type CaptureFileId } from '../core/tables/id.ts';
+import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
+import { readFooter } from '../core/tables/parquet-footer.ts';
+import { META_CAPTURE } from '../core/tables/parquet.ts';
+import { onInterrupt } from './interrupt.ts';
+import { makeDir } from './out-dir.ts';
+
+/**
+ * Where a capture's tables go in an export folder: the capture's id from its files on disk, the
+ * capture_id a table file already there holds, the folder's layout (flat for one capture, a
+ * folder per table for many, converted when a second capture comes), and the lock one export
+ * holds while it places and writes.
+ */
+
+/** The capture_id of files on disk: their names (no folder), sizes, first 4 KiB and content digests. Unopenable paths are left out. */
+export function captureIdOfPaths(paths: readonly string[]): string {
+  const files: CaptureFileId[] = [];
+  for (const p of paths) {
+    try {
+      const st = statSync(p);
+      if (!st.isFile()) continue;
+      const fd = openSync(p, 'r');
+      try {
+        const head = new Uint8Array(Math.min(CAPTURE_ID_HEAD_BYTES, st.size));
+        let got = 0;
+        while (got < head.length) {
+          const n = readSync(fd, head, got, head.length - got, got);
+          if (n === 0) break;
+          got += n;
+        }
+        // every byte, 1 MiB at a time, for the content digest (as contentDigest reads a stream)
+        const h = new Fnv1a64();
+        const buf = new Uint8Array(1 << 20);
+        for (let at = 0; ; ) {
+          const n = readSync(fd, buf, 0, buf.length, at);
+          if (n === 0) break;
+          h.update(buf.subarray(0, n));
+          at += n;
+        }
+        files.push({ name: basename(p), size: st.size, head: head.subarray(0, got), digest: h.hex() });
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      // missing or unreadable: readFiles reports it; the id is of the files that can be read
+    }
+  }
+  return captureIdOf(files);
+}
+
+/** The footer's capture_id of a table file this tool wrote, or null. */
+export function parquetCaptureId(path: string): string | null {
+  const r = footerCaptureId(path);
+  return 'id' in r ? r.id : null;
+}
+
+/** The footer's capture_id of a table file this tool wrote, or why there is none: the byte it is at, and the reason. */
+export function footerCaptureId(path: string): { id: string } | { why: string } {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    return { why: `cannot be opened: ${(e as Error).message}` };
+  }
+  try {
+    const read = (offset: number, length: number) => {
+      const b = new Uint8Array(length);
+      let got = 0;
+      while (got < length) {
+        const n = readSync(fd, b, got, length - got, offset + got);
+        if (n === 0) break;
+        got += n;
+      }
+      return b.subarray(0, got);
+    };
+    const r = readFooter(fstatSync(fd).size, read);
+    if ('problem' in r) return { why: `byte ${r.problem.offset}: ${r.problem.reason}` };
+    const id = r.keyValues.get(META_CAPTURE);
+    return id === undefined ? { why: `no ${META_CAPTURE} in its footer's key-value metadata` } : { id };
+  } catch (e) {
+    return { why: `cannot be read: ${(e as Error).message}` };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export type Layout = 'flat' | 'folders';
+
+/** What DIR holds: its flat table files, its table folders. */
+function survey(dir: string): { flat: TableName[]; folders: TableName[] } {
+  const flat: TableName[] = [];
+  const folders: TableName[] = [];
+  if (!existsSync(dir)) return { flat, folders };
+  const names = new Set(readdirSync(dir));
+  for (const t of TABLE_NAMES) {
+    if (names.has(`${t}.parquet`) && statSync(join(dir, `${t}.parquet`)).isFile()) flat.push(t);
+    if (names.has(t) && statSync(join(dir, t)).isDirectory()) folders.push(t);
+  }
+  return { flat, folders };
+}
+
+export interface Placement {
+  layout: Layout;
+  /** the capture whose flat files were moved into DIR/<table>/<id>.parquet, or null */
+  converted: string | null;
+  /** where each table of this capture goes */
+  fileOf: (t: TableName) => string;
+}
+
+/**
+ * Where a capture's tables go in DIR: flat into an empty DIR (or one holding this capture's
+ * flat files), else by capture. One earlier capture's flat files are moved into the folder
+ * layout first; flat files of no known capture are refused rather than moved or overwritten.
+ */
+export function place(dir: string, captureId: string, log: (s: string) => void): Placement | { error: string } {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) return { error: `${dir} is not a folder` };
+  const { flat, folders } = survey(dir);
+  const flatIds = new Set<string>();
+  for (const t of flat) {
+    const file = join(dir, `${t}.parquet`);
+    const r = footerCaptureId(file);
+    if ('why' in r) return { error: `${file} is no table file of this tool (${r.why}): move it away, or export to another folder` };
+    flatIds.add(r.id);
+  }
+  const flatFile = (t: TableName) => join(dir, `${t}.parquet`);
+  const folderFile = (t: TableName, id: string) => join(dir, t, `${id}.parquet`);
+  if (folders.length === 0 && (flat.length === 0 || (flatIds.size === 1 && flatIds.has(captureId)))) {
+    return { layout: 'flat', converted: null, fileOf: flatFile };
+  }
+  let converted: string | null = null;
+  if (flat.length) {
+    if (flatIds.size > 1) return { error: `${dir} holds flat table files of ${flatIds.size} captures (${[...flatIds].join(', ')}): sort them into ${dir}/<table>/<capture_id>.parquet first` };
+    converted = [...flatIds][0]!;
+    for (const t of flat) {
+      makeDir(join(dir, t));
+      renameSync(flatFile(t), folderFile(t, converted));
+    }
+    log(`${dir} held capture ${converted} as ${dir}/<table>.parquet: moved to ${dir}/<table>/${converted}.parquet to add capture ${captureId} beside it\n`);
+  }
+  return { layout: 'folders', converted, fileOf: (t) => folderFile(t, captureId) };
+}
+
+/** The lock a folder's export holds while it places and writes its tables. */
+export const EXPORT_LOCK = '.stackmap-export.lock';
+
+/**
+ * Runs `fn` holding `dir`'s export lock (null: no lock): a file made with O_EXCL holding the
+ * holder's pid. Held by a live process, it is waited for; left by one that is gone (killed), taken.
+ */
+export async function withFolderLock<T>(dir: string | null, fn: () => Promise<T>): Promise<T> {
+  if (dir === null) return fn();
+  makeDir(dir);
+  const lock = join(dir, EXPORT_LOCK);
+  for (;;) {
+    try {
+      const fd = openSync(lock, 'wx');
+      writeFileSync(fd, String(process.pid));
+      closeSync(fd);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      let holder = NaN;
+      try {
+        holder = Number(readFileSync(lock, 'utf8'));
+      } catch {
+        continue; // released meanwhile
+      }
+      if (!alive(holder)) {
+        rmSync(lock, { force: true });
+        continue;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  const release = onInterrupt(() => rmSync(lock, { force: true }));
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { force: true });
+    release();
+  }
+}
+
+/** Whether a process of this pid runs (a lock's holder); an unreadable pid counts as alive until it is written. */
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
