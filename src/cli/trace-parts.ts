@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { TracePart, TracePartReader } from '../core/capture/split-trace.ts';
+import { PART_MIN_BYTES, type TracePart, type TracePartReader } from '../core/capture/split-trace.ts';
 import type { TracePartWorkerData } from './trace-part-worker.ts';
 
 /**
@@ -10,8 +10,6 @@ const BUNDLED = !/\.[cm]?ts$/.test(new URL(import.meta.url).pathname);
 const BOOT = BUNDLED ? new URL('./trace-part-worker.mjs', import.meta.url) : new URL('../core/sim/node-worker-boot.mjs', import.meta.url);
 const ENTRY = BUNDLED ? BOOT.href : new URL('./trace-part-worker.ts', import.meta.url).href;
 
-/** Files below this are read on one thread: a worker takes tens of milliseconds to start. */
-export const PART_MIN_BYTES = 16 << 20;
 
 /**
  * The command line's second thread for large traces (split-trace.ts): a worker_threads worker

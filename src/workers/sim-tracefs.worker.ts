@@ -1,4 +1,5 @@
 import * as Comlink from 'comlink';
+import { recordClock } from '../core/sim/cpu-loop.ts';
 import { decodeBinDump, ESTALE, readBinDump, readTextDump } from '../core/sim/dump-reader.ts';
 import { Live } from '../core/sim/live.ts';
 import { C } from '../core/sim/map-layout.ts';
@@ -41,8 +42,7 @@ const api: SimTracefsApi = {
     let at = 0;
     const outcome = m().reset(() => {
       copy = captureMap(m());
-      // the records' clock (cpu-loop.ts, Simulation.now)
-      at = (performance.timeOrigin + performance.now() - runT0) / 1000 + 100;
+      at = recordClock(runT0);
     });
     return { outcome, snapshot: copy ? snapshotOf(copy) : null, at, generation: m().generation };
   },

@@ -1,8 +1,6 @@
-import type { TracePart, TracePartReader } from '../core/capture/split-trace.ts';
+import { PART_MIN_BYTES, type TracePart, type TracePartReader } from '../core/capture/split-trace.ts';
 import type { TracePartJob } from './trace-part.worker.ts';
 
-/** Files below this are read on one thread: a worker takes tens of milliseconds to start. */
-export const PART_MIN_BYTES = 16 << 20;
 
 /**
  * The page's second thread for large traces (core/capture/split-trace.ts): the ingest worker

@@ -3,9 +3,7 @@ import { Ingest, type Capture, type FileReport } from './ingest.ts';
 import { inflation, modified, SLICE, source, stillSame } from '../unpack/load-source.ts';
 import { unpack } from '../unpack/unpack.ts';
 import type { NamedStream } from '../unpack/types.ts';
-import { encodingOf } from '../formats/lines.ts';
-import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
-import { findSplit, type TracePart, type TracePartReader } from './split-trace.ts';
+import { splitPoint, type TracePart, type TracePartReader } from './split-trace.ts';
 
 /** A file as both the browser (File) and Node (fs.openAsBlob) hand it over. */
 export interface NamedBlob {
@@ -61,29 +59,6 @@ export interface LoadOptions {
    * the file is read as two pieces at once and joined as one reader would have read it.
    */
   parts?: TracePartReader;
-}
-
-/** Bytes looked at, from the middle of a file on, for a line to split it at. */
-const SPLIT_WINDOW = 1 << 20;
-
-/**
- * Where to split a file for `parts`: a line boundary near its middle (findSplit) when it is a
- * large plain UTF-8 trace text file, else null. Past the sniffed head, so both reads of the file
- * see it as the same kind. A read that fails here leaves the file to one thread (whose read
- * reports the failure).
- */
-async function splitPoint(blob: Blob, parts: TracePartReader | undefined): Promise<number | null> {
-  const size = blob.size;
-  if (!parts || size < parts.minBytes || size < 4 * SNIFF_BYTES) return null;
-  try {
-    const head = new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer());
-    if (sniffKind(head) !== 'trace_text' || encodingOf(head) !== 'utf-8') return null;
-    const at = Math.max(SNIFF_BYTES, Math.floor(size * (1 - Math.min(Math.max(parts.share, 0.05), 0.95))));
-    const s = findSplit(new Uint8Array(await blob.slice(at, Math.min(size, at + SPLIT_WINDOW)).arrayBuffer()), at);
-    return s > 0 ? s : null;
-  } catch {
-    return null;
-  }
 }
 
 export class CancelledError extends Error {

@@ -64,6 +64,15 @@ export function simTruth(c: Capture): SimTruth | null {
  * same kind and slot); null, with where it stops lining up, when the ledger is another run's.
  */
 export function alignLedger(c: Capture): { index: Int32Array | null; why: string | null } {
+  // the summary and the explorer both ask, once each per capture: made once
+  let a = aligned.get(c);
+  if (!a) aligned.set(c, (a = align(c)));
+  return a;
+}
+
+const aligned = new WeakMap<Capture, { index: Int32Array | null; why: string | null }>();
+
+function align(c: Capture): { index: Int32Array | null; why: string | null } {
   const l = c.ledger;
   if (!l) return { index: null, why: 'no ledger' };
   const t = c.trace;

@@ -1,6 +1,8 @@
 import { DiagnosticLog, type DiagnosticGroup } from '../formats/diagnostics.ts';
 import { matchEventLine } from '../formats/event-line.ts';
+import { encodingOf } from '../formats/lines.ts';
 import { parserForKind } from '../formats/registry.ts';
+import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
 import type { ChunkParser, LineCount, TraceTextResult } from '../formats/types.ts';
 import { StackTable } from './stack-table.ts';
 import { TraceColumns, type TraceColumnsPart } from './trace-columns.ts';
@@ -86,6 +88,32 @@ function plainEventLine(b: Uint8Array, from: number, end: number): boolean {
   }
   return matchEventLine(s) !== null;
 }
+
+/** Bytes looked at, from the middle of a file on, for a line to split it at. */
+const SPLIT_WINDOW = 1 << 20;
+
+/**
+ * Where to split a file for `parts`: a line boundary near its middle (findSplit) when it is a
+ * large plain UTF-8 trace text file, else null. Past the sniffed head, so both reads of the file
+ * see it as the same kind. A read that fails here leaves the file to one thread (whose read
+ * reports the failure).
+ */
+export async function splitPoint(blob: Blob, parts: TracePartReader | undefined): Promise<number | null> {
+  const size = blob.size;
+  if (!parts || size < parts.minBytes || size < 4 * SNIFF_BYTES) return null;
+  try {
+    const head = new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer());
+    if (sniffKind(head) !== 'trace_text' || encodingOf(head) !== 'utf-8') return null;
+    const at = Math.max(SNIFF_BYTES, Math.floor(size * (1 - Math.min(Math.max(parts.share, 0.05), 0.95))));
+    const s = findSplit(new Uint8Array(await blob.slice(at, Math.min(size, at + SPLIT_WINDOW)).arrayBuffer()), at);
+    return s > 0 ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Files below this are read on one thread by default: a worker takes tens of milliseconds to start. */
+export const PART_MIN_BYTES = 16 << 20;
 
 /** Reads a file's rest (from a split) into columns of its own: what another thread runs. */
 export function readTracePart(file: string): ChunkParser<TracePart> {

@@ -90,6 +90,9 @@ export interface CpuHooks {
   onRecord?: (type: number, slot: number, generation: number, stack: number) => void;
 }
 
+/** The records' clock: seconds since the run's start `t0` (performance.timeOrigin + performance.now(), ms), plus 100. */
+export const recordClock = (t0: number): number => (performance.timeOrigin + performance.now() - t0) / 1000 + 100;
+
 export function mapParams(cfg: SimConfig): MapParams {
   return { mode: cfg.mode, bits: cfg.bits, cpus: cfg.cpus, hashSeed: cfg.hashSeed };
 }
@@ -224,7 +227,7 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
     const nmi = r < cfg.nmiRate;
     if (!nmi && (depth > 1 || r >= cfg.nmiRate + cfg.irqRate)) return;
     const stack = rng.next() < 0.5 && interrupted >= 0 ? interrupted : pick();
-    const ts = (performance.timeOrigin + performance.now() - cfg.t0) / 1000 + 100;
+    const ts = recordClock(cfg.t0);
     nestedEvents++;
     writeEvent(stack, ts);
     recordStack(stack, ts, false, false);
@@ -271,7 +274,7 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
     const rank = zipf ? zipf.sample(rng) : (i * cfg.cpus + cpu) % n;
     const stack = shift === 0 ? rank : (rank + Atomics.load(ctl, C.RESETS) * shift) % total;
     if (rng.next() < 0.05) task = TASKS[rng.int(TASKS.length)];
-    const ts = (performance.timeOrigin + performance.now() - cfg.t0) / 1000 + 100;
+    const ts = recordClock(cfg.t0);
 
     writeEvent(stack, ts);
 

@@ -1,4 +1,4 @@
-import { gateOf, mapParams, type CpuReport, type SharedRefs, type SimConfig } from './cpu-loop.ts';
+import { gateOf, mapParams, recordClock, type CpuReport, type SharedRefs, type SimConfig } from './cpu-loop.ts';
 import { decodeBinDump, ESTALE, readBinDump, readTextDump, type MapDump } from './dump-reader.ts';
 import { computeLedger, stackKey, type Ledger, type LedgerInput } from './ledger.ts';
 import { C, createMapBuffer, K } from './map-layout.ts';
@@ -168,7 +168,7 @@ export class Simulation {
 
   /** The records' clock (cpu-loop.ts writes the same): seconds since the run's start, plus 100. */
   now(): number {
-    return (performance.timeOrigin + performance.now() - this.config.t0) / 1000 + 100;
+    return recordClock(this.config.t0);
   }
 
   /** One `echo 0 > stack_map` by the host, counted and snapshotted when it succeeds. */

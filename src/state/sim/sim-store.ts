@@ -73,8 +73,8 @@ export interface SimState {
   report: SimReport | null;
   /** once a run has ended: the stories of its wrong and detected ids (core/sim/provenance.ts), oldest first, and how many there are in all */
   stories: { list: IdStory[]; total: number } | null;
-  /** a slot clicked in the slot grid: the story of an id naming it is shown (IdStories), with the click's count so a second click on the same slot plays it again */
-  storyFocus: { slot: number; n: number } | null;
+  /** a slot clicked in the slot grid: the story of an id naming it is shown (IdStories); a new object per click, so a second click on the same slot plays it again */
+  storyFocus: { slot: number } | null;
   focusStory(slot: number): void;
   setPane(pane: SimPane): void;
   set(patch: Partial<SimSettings>): void;
@@ -103,7 +103,7 @@ export const useSimStore = create<SimState>((set, get) => ({
   ledger: null,
   stories: null,
   storyFocus: null,
-  focusStory: (slot) => set({ storyFocus: { slot, n: (get().storyFocus?.n ?? 0) + 1 } }),
+  focusStory: (slot) => set({ storyFocus: { slot } }),
   current: null,
   snapshots: [],
   dumps: 0,
