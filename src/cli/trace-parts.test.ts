@@ -1,5 +1,6 @@
 // The command line's second thread for a large trace (trace-parts.ts): a real worker_threads
 // worker reads the file from the split, and the capture is what one thread makes of it.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, openAsBlob, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,12 +38,18 @@ describe('a large trace on two threads (worker_threads)', () => {
     expect(part.bytes).toBe(big.length - start);
   });
 
-  it('readFiles splits a large trace and gives what one thread gives', async () => {
+  it('readFiles splits a large trace and gives what one thread gives, and the records grep counts in the file', async () => {
     const two = await readFiles([tracePath, binPath], { partMinBytes: 0 });
     const one = await readFiles([tracePath, binPath], { partMinBytes: Infinity });
     expect(summarize(two.capture)).toEqual(summarize(one.capture));
     expect(two.capture.trace.eventCount).toBe(one.capture.trace.eventCount);
     expect(one.capture.trace.eventCount).toBeGreaterThan(0);
+    // a count by another tool: grep over the same file (its cookie lines and its full-stack lines)
+    const grep = (pattern: string) => Number(execFileSync('grep', ['-c', '-F', pattern, tracePath], { encoding: 'utf8' }).trim());
+    const s = summarize(two.capture);
+    expect(s.cookies).toBe(grep('<stack_id '));
+    expect(s.fullStacks).toBe(grep('<stack trace>'));
+    expect(s.cookies + s.fullStacks).toBe(two.capture.trace.recordCount);
   });
 
   it('a file gone before the worker opens it: the worker says why, and a Blob it was not given is not read there', async () => {
