@@ -33,6 +33,8 @@ export interface Fake {
   texts: string[];
   bins: Uint8Array[];
   trace: string;
+  /** what trace_marker held when each reset came: the script writes its marker just before */
+  markersAtReset: string[];
   /** how many generations the fake has moved to so far (1 at the start) */
   served(): number;
   stop(): void;
@@ -65,6 +67,8 @@ export function makeFake(opts: FakeOptions = {}): Fake {
   // tracefs has a per_cpu/cpuN folder for each CPU with a ring buffer: the generated capture's
   for (let c = 0; c < FAKE_CPUS; c++) mkdirSync(join(dir, 'per_cpu', `cpu${c}`), { recursive: true });
   writeFileSync(join(dir, 'trace'), '# stale: events from before the capture\n');
+  writeFileSync(join(dir, 'trace_marker'), '');
+  const markersAtReset: string[] = [];
   let gen = 0;
   const serve = () => {
     writeFileSync(join(dir, 'stack_map'), texts[Math.min(gen, texts.length - 1)]);
@@ -79,6 +83,7 @@ export function makeFake(opts: FakeOptions = {}): Fake {
     try {
       if (stackmap && readFileSync(join(dir, 'stack_map'), 'utf8').trim() === '0') {
         gen++;
+        markersAtReset.push(readFileSync(join(dir, 'trace_marker'), 'utf8').trim());
         serve();
       }
       if (!filled && readFileSync(join(dir, 'trace')).length === 0) {
@@ -90,7 +95,7 @@ export function makeFake(opts: FakeOptions = {}): Fake {
     }
   }, 5);
   return {
-    dir, capture, texts, bins, trace,
+    dir, capture, texts, bins, trace, markersAtReset,
     served: () => gen + 1,
     stop: () => { clearInterval(timer); rmSync(dir, { recursive: true, force: true }); },
   };

@@ -1,3 +1,4 @@
+import { RESET_MARKER } from '../src/core/formats/event-line.ts';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, openAsBlob, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -91,6 +92,8 @@ describe.each(SHELLS)('capture.sh under $name', (shell) => {
     expect(r.code, r.stderr).toBe(0);
     expect(optionValues(fake.dir)).toEqual(INITIAL);
     expect(fake.served()).toBe(3);
+    // each reset came right after its trace_marker line, the form the explorer reads (RESET_MARKER)
+    expect(fake.markersAtReset).toEqual([`${RESET_MARKER} 1`, `${RESET_MARKER} 2`]);
     const expected = ['capture.txt', 'kallsyms', 'stack_map_stat', 'trace', ...numbered('stack_map', 3), ...numbered('stack_map_bin', 3)];
     expect([...r.files.keys()].sort()).toEqual(expected.sort());
     for (let g = 0; g < 3; g++) {

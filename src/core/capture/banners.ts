@@ -21,6 +21,7 @@ export type BannerId =
   | 'no-kallsyms'
   | 'symbols-mismatch'
   | 'stale-ids'
+  | 'before-reset'
   | 'sim-truth';
 
 /** What is missing from the capture or unusable in its files, said at the top of the page (DESIGN 5.2 `banner`). */
@@ -48,6 +49,8 @@ export interface BannerInput {
   derived?: { generations: readonly { generation: number | null; cookies: number; dumpFormats: readonly string[] }[] };
   /** v4/v7 ids beyond their slots' ref_counts (v7-evidence.ts) */
   staleIds?: { slots: number; ids: number; excess: number } | null;
+  /** v4/v7 ids before the last reset marker in the trace (v7-evidence.ts) */
+  beforeReset?: { resets: number; lastTs: number; ids: number; of: number } | null;
   /** a simulated run's ledger.json (sim-truth.ts) */
   simTruth?: { matched: boolean; why: string | null; unverified: number; unverifiedWrong: number; unverifiedRight: number } | null;
 }
@@ -324,6 +327,22 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
         ` of them ${stale.excess === 1 ? 'was' : 'were'} written before a reset, for whatever held the slot then, and may resolve to another stack. `,
         'A v7 id carries no generation, so nothing tells which ones (if the dump was read after the trace stopped). ',
         'Dump ', code(`${TRACEFS}/stack_map`), ' before each reset, or use v8, whose cookie carries its generation.',
+      ],
+    });
+  }
+  const before = s.beforeReset;
+  if (before && before.ids > 0) {
+    out.push({
+      id: 'before-reset',
+      level: 'warn',
+      files: traces,
+      rejected: false,
+      title: 'Ids recorded before a reset the trace shows',
+      body: [
+        'The trace marks ', num(before.resets), ` reset${before.resets === 1 ? '' : 's'} of the stack map (`, code('stackmap reset'),
+        ' written to trace_marker), the last at ', code(before.lastTs.toFixed(6)), ' s. ', num(before.ids), ' of its ', num(before.of),
+        ` id${before.of === 1 ? '' : 's'} (`, code('<stack_id N>'), `) ${before.ids === 1 ? 'was' : 'were'} recorded before it, for the map as it was then: `,
+        'a dump read after the reset may hold another stack in their slots, and v7 cannot tell. Resolve them against the dump saved before that reset.',
       ],
     });
   }

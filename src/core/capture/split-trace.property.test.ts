@@ -54,6 +54,7 @@ function contents(c: Capture) {
     ownKept: t.mark().own,
     weights: arr(t.evWeight.raw()),
     lost: [t.lostCpu, t.lostCount, t.lostTs].map((col) => arr(col.view())),
+    resetMarks: arr(t.resetMarks.view()),
     userStacks: t.userStacks,
     tasks: t.tasks.strings,
     names: t.names.strings,
@@ -107,6 +108,8 @@ const group: fc.Arbitrary<string[]> = fc.oneof(
   fc
     .tuple(head, fc.array(fc.constantFrom('continued message', '', 'more: of it'), { maxLength: 3 }))
     .map(([h, more]) => [line(h, 'bprint: do_work: n=3'), ...more]),
+  // the capture script's reset marker (the columns keep where it is), in the kernel's and trace-cmd's forms
+  fc.tuple(head, fc.constantFrom('tracing_mark_write: stackmap reset 1', 'print: tracing_mark_write: stackmap reset 2', 'tracing_mark_write: stackmap resets')).map(([h, p]) => [line(h, p)]),
   // a record alone (its event before the split, or nowhere)
   fc.tuple(head, fc.nat({ max: 40 })).map(([h, slot]) => [line(h, `<stack_id ${slot} gen 1>`)]),
 );

@@ -4,7 +4,7 @@ import { derive, type Derived } from './derived.ts';
 import { defaultGranularity, functionPath, functionTree, type Granularity } from './function-tree.ts';
 import type { Capture, FileReport } from './ingest.ts';
 import { segmentsOf, type Segment } from './segments.ts';
-import { staleIdEvidence, type StaleIdEvidence } from './v7-evidence.ts';
+import { resetMarkEvidence, staleIdEvidence, type ResetMarkEvidence, type StaleIdEvidence } from './v7-evidence.ts';
 import { simTruth, type SimTruth } from './sim-truth.ts';
 import { RecordKind, RecordStatus, STATUS_NAMES, type StatusName } from './trace-columns.ts';
 
@@ -51,6 +51,8 @@ export interface Summary {
   segments: Segment[];
   /** v4/v7: ids that outnumber their slot's ref_count, so some were written before a reset (v7-evidence.ts); null without v7 ids and a generation-less dump */
   staleIds: StaleIdEvidence | null;
+  /** v4/v7 ids recorded before the last reset the trace's markers show (v7-evidence.ts) */
+  beforeReset: ResetMarkEvidence | null;
   /** a simulated run's ledger.json read with it: each unverified id's truth (sim-truth.ts); null without one */
   simTruth: SimTruth | null;
   files: FileReport[];
@@ -147,6 +149,7 @@ export function summarize(c: Capture, topN = 10, granularity: Granularity = defa
     derived: derive(c),
     segments: segmentsOf(c).segments,
     staleIds: staleIdEvidence(c),
+    beforeReset: resetMarkEvidence(c),
     simTruth: simTruth(c),
     files: c.files,
     // trace files that overlap on a CPU are reported here (segments.ts), like any reader's diagnostic

@@ -1,5 +1,6 @@
 import type { TraceEvent, TraceLost, TraceSink, TraceStackRecord } from '../formats/types.ts';
 import type { ColumnSink } from '../formats/trace-text.ts';
+import { isResetMarker } from '../formats/event-line.ts';
 import { Growable, SmallInts, StringTable } from '../base/growable.ts';
 import type { StackTable } from './stack-table.ts';
 
@@ -32,6 +33,7 @@ export interface TraceColumnsMark {
   userStacks: number;
   fileStarts: number;
   weights: number;
+  resetMarks: number;
 }
 
 /**
@@ -63,6 +65,7 @@ export interface TraceColumnsPart {
   lostCpu: Int32Array;
   lostCount: Int32Array;
   lostTs: Float64Array;
+  resetMarks: Int32Array;
   userStacks: string[][];
   tasks: string[];
   names: string[];
@@ -133,6 +136,9 @@ export class TraceColumns {
   readonly lostCount = new Growable(Int32Array, 16);
   /** time of the last event before the marker on any CPU (NaN if none) */
   readonly lostTs = new Growable(Float64Array, 16);
+
+  /** events that are the capture tool's `stackmap reset` trace_marker writes (RESET_MARKER), ascending */
+  readonly resetMarks = new Growable(Int32Array, 4);
 
   /** user stacks are kept apart from the kernel stack table */
   readonly userStacks: string[][] = [];
@@ -278,6 +284,7 @@ export class TraceColumns {
           this.weightVal.push(e.weight);
         }
         eventIds(e.ts, e.cpu, e.pid, this.tasks.intern(e.comm), this.names.intern(e.name));
+        if (e.name === 'print' && isResetMarker(e.payload)) this.resetMarks.push(evTs.length - 1);
       },
       stackRecord: (r: TraceStackRecord) => {
         const task = this.tasks.intern(r.comm);
@@ -373,6 +380,7 @@ export class TraceColumns {
           this.lostCount.push(p.lostCount[k]);
           this.lostTs.push(p.lostTs[k]);
         }
+        for (let k = 0; k < p.resetMarks.length; k++) this.resetMarks.push(p.resetMarks[k] + evBase);
         for (const u of p.userStacks) this.userStacks.push(u);
       },
     };
@@ -403,6 +411,7 @@ export class TraceColumns {
       lostCpu: this.lostCpu.view(),
       lostCount: this.lostCount.view(),
       lostTs: this.lostTs.view(),
+      resetMarks: this.resetMarks.view(),
       userStacks: this.userStacks.slice(),
       tasks: this.tasks.strings.slice(),
       names: this.names.strings.slice(),
@@ -423,13 +432,14 @@ export class TraceColumns {
       userStacks: this.userStacks.length,
       fileStarts: this.fileStarts.length,
       weights: this.weightEv.length,
+      resetMarks: this.resetMarks.length,
     };
   }
 
   /** Forgets every event, stack record, lost marker, task and event name added since `m`. */
   rollback(m: TraceColumnsMark): void {
     if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
-    const groups = [this.eventColumns(), this.recordColumns(), this.ownColumns(), this.lostColumns(), this.weightColumns()];
+    const groups = [this.eventColumns(), this.recordColumns(), this.ownColumns(), this.lostColumns(), this.weightColumns(), [this.resetMarks]];
     const columns = Object.values(this).filter((v) => v instanceof Growable || v instanceof SmallInts).length;
     if (columns !== groups.flat().length) throw new Error('TraceColumns.rollback: a column is missing from its groups');
     for (const g of this.eventColumns()) g.truncate(m.events);
@@ -437,6 +447,7 @@ export class TraceColumns {
     for (const g of this.ownColumns()) g.truncate(m.own);
     for (const g of this.lostColumns()) g.truncate(m.lost);
     for (const g of this.weightColumns()) g.truncate(m.weights);
+    this.resetMarks.truncate(m.resetMarks);
     this.tasks.truncate(m.tasks);
     this.names.truncate(m.names);
     this.userStacks.length = m.userStacks;

@@ -36,3 +36,43 @@ describe('ids from before a reset, as the files show them', () => {
     expect(summarize(ingestFiles([['trace', v8], ['stack_map', dump8]])).staleIds).toBeNull();
   });
 });
+
+describe('ids recorded before a reset the trace shows', () => {
+  // capture.sh writes `stackmap reset N` to trace_marker before each reset; the kernel prints it
+  // as `tracing_mark_write: ...`, trace-cmd report as `print: tracing_mark_write: ...`
+  const marker = (ts: string, form: 'kernel' | 'trace-cmd', n: number) =>
+    `              sh-1       [001] .....  ${ts}: ${form === 'kernel' ? '' : 'print: '}tracing_mark_write: stackmap reset ${n}`;
+  const trace = [
+    '# tracer: nop',
+    ids(5, 3, 100), // 3 ids at 100..102
+    marker('150.000000', 'kernel', 1),
+    ids(9, 2, 200), // 2 ids at 200..201
+    marker('250.000000', 'trace-cmd', 2),
+    line(1, '260.000000', 'tracing_mark_write: stackmap resets are not this'),
+    ids(9, 4, 300), // 4 ids at 300..303
+    '',
+  ].join('\n');
+
+  it('two markers, the last at 250 s: the 5 ids before it, of 9; chunked and renamed alike', () => {
+    for (const name of ['trace', 'unknown'])
+      for (const chunk of [0, 1, 7]) {
+        const s = summarize(ingestFiles([[name, trace], ['stack_map', DUMP]], chunk));
+        expect(s.beforeReset).toEqual({ resets: 2, lastTs: 250, ids: 5, of: 9 });
+        const b = sessionBanners(s).find((x) => x.id === 'before-reset')!;
+        expect(b.level).toBe('warn');
+        expect(b.files).toEqual([name]);
+        expect(b.body).toContainEqual({ num: 5 });
+        expect(b.body).toContainEqual({ code: '250.000000' });
+      }
+  });
+
+  it('no evidence without a marker, with the ids all after it, or with v8 cookies only', () => {
+    const none = summarize(ingestFiles([['trace', ['# tracer: nop', ids(5, 3, 100), ''].join('\n')], ['stack_map', DUMP]]));
+    expect(none.beforeReset).toBeNull();
+    const after = summarize(ingestFiles([['trace', ['# tracer: nop', marker('50.000000', 'kernel', 1), ids(5, 3, 100), ''].join('\n')]]));
+    expect(after.beforeReset).toEqual({ resets: 1, lastTs: 50, ids: 0, of: 3 });
+    expect(sessionBanners(after).some((b) => b.id === 'before-reset')).toBe(false);
+    const v8 = ['# tracer: nop', line(0, '1.000001', 'x <-y'), line(0, '1.000002', '<stack_id 5 gen 1>'), marker('2.000000', 'kernel', 1), ''].join('\n');
+    expect(summarize(ingestFiles([['trace', v8]])).beforeReset).toBeNull();
+  });
+});

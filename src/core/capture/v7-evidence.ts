@@ -46,3 +46,40 @@ export function staleIdEvidence(c: Capture): StaleIdEvidence | null {
   }
   return out;
 }
+
+/**
+ * The resets the trace itself shows: scripts/capture.sh (and the simulator's export) writes
+ * `stackmap reset N` to trace_marker just before each `echo 0 > stack_map` (RESET_MARKER; the
+ * kernel traces no reset). A v4/v7 id recorded before the last of them was written for the map of
+ * an earlier generation; a dump read after that reset may hold another stack in its slot.
+ */
+export interface ResetMarkEvidence {
+  /** the trace's reset markers */
+  resets: number;
+  /** the last marker's time, seconds */
+  lastTs: number;
+  /** v4/v7 ids recorded before it */
+  ids: number;
+  /** of the trace's v4/v7 ids, all of them */
+  of: number;
+}
+
+/** The evidence, or null when the trace shows no reset or holds no v4/v7 id. */
+export function resetMarkEvidence(c: Capture): ResetMarkEvidence | null {
+  const t = c.trace;
+  const marks = t.resetMarks.raw();
+  if (marks.length === 0) return null;
+  const evTs = t.evTs.raw();
+  let lastTs = -Infinity;
+  for (let k = 0; k < marks.length; k++) lastTs = Math.max(lastTs, evTs[marks[k]]);
+  const kinds = t.recKind.raw();
+  const ts = t.recTs.raw();
+  let ids = 0;
+  let of = 0;
+  for (let i = 0; i < kinds.length; i++) {
+    if (kinds[i] !== RecordKind.CookieV7) continue;
+    of++;
+    if (ts[i] < lastTs) ids++;
+  }
+  return of === 0 ? null : { resets: marks.length, lastTs, ids, of };
+}

@@ -184,6 +184,24 @@ function latencyRest(s: string, d: number, lastTerm: number): Omit<EventHead, 'c
 
 // ---------------------------------------------------------------- trace_printk and trace_marker
 
+/**
+ * What scripts/capture.sh and the simulator's export write to trace_marker just before each
+ * `echo 0 > stack_map`, `stackmap reset N`: the kernel does not trace a reset, so this is how a
+ * trace shows one (a v7 id recorded before it may name another stack in a dump read after it).
+ */
+export const RESET_MARKER = 'stackmap reset';
+
+/**
+ * Whether a `print` event's payload (`CALLER: message`, as the text and trace.dat readers both
+ * give it) is a RESET_MARKER write: the message is the marker, alone or followed by a space.
+ */
+export function isResetMarker(payload: string, from = 0, to = payload.length): boolean {
+  const k = payload.indexOf(': ', from);
+  if (k < 0 || k + 2 + RESET_MARKER.length > to || !payload.startsWith(RESET_MARKER, k + 2)) return false;
+  const after = k + 2 + RESET_MARKER.length;
+  return after === to || payload.charCodeAt(after) === 32;
+}
+
 /** What `printkName` tells: nothing (an ordinary `name: fields` event, or not that shape), `bprint`, `print`. */
 export const PRINTK_NONE = 0;
 export const PRINTK_BPRINT = 1;

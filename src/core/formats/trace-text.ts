@@ -12,7 +12,7 @@
  * string, no regex, no match arrays; see `range` and `fastEvent`), giving exactly what the regexes
  * give; anything unusual falls back to them. One event object and one cookie record are reused.
  */
-import { matchEventLine, matchLatencyLine, printkName, PRINTK_BPRINT, PRINTK_NONE } from './event-line.ts';
+import { matchEventLine, matchLatencyLine, printkName, PRINTK_BPRINT, PRINTK_NONE, isResetMarker } from './event-line.ts';
 import { LineSplitter, MAX_LINE, TOO_LONG } from './lines.ts';
 import { frameKey, simpleFrameKeyEnd } from './frames.ts';
 import type {
@@ -794,7 +794,8 @@ class TraceTextState {
     this.printChars = p1 - p0;
     this.printBlanks = 0;
     const fast = this.fast;
-    if (fast) {
+    // a reset marker goes to the sink with its message (the columns keep where it is)
+    if (fast && !(name === 'print' && isResetMarker(line, p0, p1))) {
       let id = this.printIds[name];
       if (id < 0) id = this.printIds[name] = fast.names.intern(name);
       fast.eventIds(ts, cpu, pid, this.task(fast, pid), id);

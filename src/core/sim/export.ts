@@ -6,6 +6,7 @@ import { wordsToIps } from './map-layout.ts';
 import { REC } from './ring.ts';
 import type { RunResult } from './sim-report.ts';
 import { commOf } from './kernel-symbols.ts';
+import { RESET_MARKER } from '../formats/event-line.ts';
 
 /** How the capture's trace is written: ftrace's text (`trace`) or trace-cmd's binary (`trace.dat`). */
 export type TraceFormat = 'text' | 'trace-dat';
@@ -23,6 +24,11 @@ export type TraceFormat = 'text' | 'trace-dat';
  *   stack_map_stat            v7 keys (entries, table_size, successes, drops, success_rate) for
  *                             v4/v7; v8 keys (generation, entries, capacity, successes, fallbacks)
  *   kallsyms                  the synthetic kernel's symbols
+ *   ledger.json               each stack record's truth (below)
+ *
+ * The text trace also holds the host's `stackmap reset N` trace_marker writes (RESET_MARKER), as
+ * scripts/capture.sh writes them before each reset, on CPU 0's ring: those its ring still holds.
+ * trace.dat has none (its writer makes bprint events only).
  */
 export function exportCapture(run: RunResult, format: TraceFormat = 'text'): Map<string, Uint8Array> {
   const enc = new TextEncoder();
@@ -54,7 +60,7 @@ export function exportCapture(run: RunResult, format: TraceFormat = 'text'): Map
         items.push({ type: 'stack', kind: 'cookie', ...base, flags: '...1.', slot: rec.a, generation: rec.type === REC.COOKIE ? rec.b : null, frames: null });
       }
     }
-    files.set('trace', enc.encode(writeTraceText(items, { tracer: 'nop', cpus: run.config.cpus })));
+    files.set('trace', enc.encode(writeTraceText(withResetMarks(items, run), { tracer: 'nop', cpus: run.config.cpus })));
   }
   let n = 0;
   for (const d of run.dumps) {
@@ -120,4 +126,31 @@ export function ledgerFile(run: RunResult): Uint8Array {
 export function frameKeysOf(run: RunResult, ips: BigUint64Array): string[] {
   const k = run.population.kernel;
   return Array.from(ips, (ip) => k.printFrame(ip).replace(/\/0x[0-9a-f]+.*$/, ''));
+}
+
+/**
+ * `items` with a `tracing_mark_write: stackmap reset N` event at each reset's time, written from
+ * the host's shell on CPU 0 the moment before the reset, placed before the first event at or after
+ * it: only those at or after the oldest record CPU 0's ring still holds (older ones were
+ * overwritten with it).
+ */
+function withResetMarks(items: TraceTextItem[], run: RunResult): TraceTextItem[] {
+  if (run.resets.length === 0) return items;
+  let oldest = Infinity;
+  for (const it of items) if (it.cpu === 0 && it.type !== 'lost') { oldest = it.ts; break; }
+  const marks = run.resets.map((r, k) => ({ ts: r.ts, n: k + 1 })).filter((m) => m.ts >= oldest || oldest === Infinity);
+  if (marks.length === 0) return items;
+  const out: TraceTextItem[] = [];
+  let m = 0;
+  for (const it of items) {
+    // before an event, never between an event and its stack record
+    while (m < marks.length && it.type === 'event' && marks[m].ts <= it.ts) out.push(mark(marks[m++]));
+    out.push(it);
+  }
+  while (m < marks.length) out.push(mark(marks[m++]));
+  return out;
+}
+
+function mark(m: { ts: number; n: number }): TraceTextItem {
+  return { type: 'event', comm: 'sh', pid: 1, tgid: null, cpu: 0, ts: m.ts, flags: '.....', name: '', payload: `tracing_mark_write: ${RESET_MARKER} ${m.n}` };
 }

@@ -39,6 +39,9 @@ describe('guided scenarios', { timeout: 60_000 }, () => {
     const stale = r.items.filter((x) => x.rec.type === REC.ID && x.rec.truthGeneration < r.finalGeneration).length;
     expect(s.summary.staleIds!.excess).toBeGreaterThan(0);
     expect(s.summary.staleIds!.excess).toBeLessThanOrEqual(stale);
+    // and the trace's reset markers (written as capture.sh writes them) show the ids from before the
+    // last reset: exactly the ids of the generations before the last, as the simulator knows them
+    expect(s.summary.beforeReset).toMatchObject({ resets: r.resets.length, ids: stale });
     // and its ledger.json, read with it, says which: every unverified id's truth, the ledger's counts
     expect(s.summary.simTruth).toMatchObject({ matched: true, unverifiedWrong: rep.ledger.wrong, unverifiedRight: rep.ledger.correct });
     // the explorer's event info carries each record's truth: the events of wrong ids, counted, are the ledger's wrong ids
