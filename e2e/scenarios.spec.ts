@@ -115,12 +115,36 @@ for (const [name, check] of CASES) {
 async function opensWithWrongAsResolved(page: Page) {
   const correct = await num(page, 'sim-ledger-correct');
   const wrong = await num(page, 'sim-ledger-wrong');
+  // the simulator's first two stories, as it tells them from what it knows: "id SLOT · CPU C · T s"
+  const simItems = await page.getByTestId('sim-story-item').evaluateAll((els) => els.slice(0, 2).map((e) => e.textContent ?? ''));
   await page.getByTestId('sim-open').click();
   await expect(page.getByTestId('summary-resolved')).toHaveText(String(correct + wrong), { timeout: 30_000 });
   // its ledger.json went with it: the explorer says how many of those unverified ids are wrong, the ledger's count
   const truth = page.locator('[data-testid="banner"][data-banner="sim-truth"]');
   await expect(truth).toContainText(wrong.toLocaleString('en-US'));
   await expect(truth).toContainText('resolve to another stack');
+  // the trace's reset markers show the ids from before the last reset
+  await expect(page.locator('[data-testid="banner"][data-banner="before-reset"]')).toBeVisible();
+  // and each wrong id's story, told from the files and the ledger, is the simulator's: the same id,
+  // CPU and time, in the same order, as many as the ledger counts
+  const panel = page.getByTestId('explorer-id-story');
+  await expect(panel).toHaveAttribute('data-total', String(wrong));
+  for (const [i, item] of simItems.entries()) {
+    if (i > 0) await page.getByTestId('explorer-id-story-next').click();
+    await expect(page.getByTestId('explorer-id-story-pos')).toHaveText(`${i + 1} of ${wrong.toLocaleString('en-US')}`);
+    const [, slot, cpu, ts] = /^id (\d+) · CPU (\d+) · ([\d.]+) s$/.exec(item.trim())!;
+    const story = page.getByTestId('explorer-story');
+    await expect(story).toHaveAttribute('data-slot', slot);
+    await expect(story).toHaveAttribute('data-outcome', 'wrong');
+    await expect(story.locator('li[data-moment="written"]')).toContainText(`CPU ${cpu}: <stack_id ${slot}> written for`);
+    expect(Number(await story.getAttribute('data-written-ts'))).toBeCloseTo(Number(ts), 3);
+    // the reset the trace marks falls between the write and the slot's next stack
+    const [w, r, t] = await Promise.all(['data-written-ts', 'data-reset-ts', 'data-taken-ts'].map(async (a) => Number(await story.getAttribute(a))));
+    expect(w < r && r < t).toBe(true);
+  }
+  await page.getByTestId('explorer-story-zoom').click();
+  await expect(page.getByTestId('explorer-id-story')).toBeVisible();
+  if (SHOTS) await page.getByTestId('explorer-id-story').screenshot({ path: `${OUT}/explorer-id-story.png` });
 }
 
 test('at 1280x720 a guided run ends with its verdict, its story and the ledger\'s counts in view', async ({ page }) => {
@@ -131,5 +155,11 @@ test('at 1280x720 a guided run ends with its verdict, its story and the ledger\'
   await expect(item.getByTestId('sim-verdict')).toBeInViewport();
   await expect(page.getByTestId('sim-story')).toHaveAttribute('data-step', '4', { timeout: 30_000 });
   await expect(page.getByTestId('sim-stories-ledger')).toBeInViewport();
+  // the ledger itself, its bar and counts, the ledger panel's numbers
+  for (const k of ['correct', 'wrong', 'detected', 'unresolved']) {
+    await expect(page.getByTestId(`sim-stories-ledger-${k}`)).toBeInViewport();
+    expect(await num(page, `sim-stories-ledger-${k}`)).toBe(await num(page, `sim-ledger-${k}`));
+  }
   await expect(page.getByTestId('sim-story').locator('li[data-moment="written"]')).toBeInViewport();
+  await expect(page.getByTestId('sim-story').locator('li[data-moment="read"]')).toBeInViewport();
 });

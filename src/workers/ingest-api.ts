@@ -19,6 +19,7 @@ import type {
   Warning,
 } from '../core/query/api.ts';
 import type { ExportOptions } from '../core/export/exports.ts';
+import type { IdStoryView } from '../core/query/id-story.ts';
 import type { Summary } from '../core/capture/summary.ts';
 import type { WhatIfColumns } from '../core/whatif/whatif-input.ts';
 
@@ -74,6 +75,10 @@ export interface IngestApi {
 
   timeline(req: TimelineRequest): TimelineResult;
   eventNear(t: number, lane: number, lanes: 'cpu' | 'task', tolerance: number, selection: Selection): EventInfo | null;
+  /** a simulated capture read with its ledger.json: its wrong (v7) or detected (v8) ids and each one's story (core/query/id-story.ts) */
+  idStoryCount(): number;
+  idStoryAt(n: number): IdStoryView | null;
+  idStoryOfEvent(e: number): number;
   topStacks(req: TopStacksRequest): TopStacksResult;
   stackFrames(stack: number): string[];
   /** a stack's identity across captures (core/query/stack-hash.ts) */

@@ -93,6 +93,9 @@ const api: IngestApi = {
     return Comlink.transfer(r, [...new Set([r.counts.buffer as ArrayBuffer, r.highlight.buffer as ArrayBuffer])]);
   },
   eventNear: (t, lane, lanes, tolerance, selection) => ex().eventNear(t, lane, lanes, tolerance, selection),
+  idStoryCount: () => ex().idStoryCount(),
+  idStoryAt: (n) => ex().idStoryAt(n),
+  idStoryOfEvent: (e) => ex().idStoryOfEvent(e),
   topStacks: (req) => ex().topStacks(req),
   stackFrames: (stack) => ex().stackFrames(stack),
   stackHash: (stack) => ex().stackHash(stack),

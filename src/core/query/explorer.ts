@@ -20,6 +20,7 @@ import type {
 import { selectionSummary } from './selection-summary.ts';
 import { stackByHash, stackHashOf } from './stack-hash.ts';
 import { eventNear, timeline } from './timeline.ts';
+import { idStoryAt, idStoryCount, idStoryOfEvent, type IdStoryView } from './id-story.ts';
 import { stackOccurrences, topStacks } from './top-stacks.ts';
 import { warnings } from './warnings.ts';
 
@@ -46,6 +47,16 @@ export class Explorer {
   /** lane: a CPU number for 'cpu' lanes, a task key (TimelineResult.lanes[].key) for 'task' lanes */
   eventNear(t: number, lane: number, lanes: 'cpu' | 'task', tolerance: number, selection: Selection): EventInfo | null {
     return eventNear(this.data, t, lane, lanes, tolerance, selection);
+  }
+  /** a simulated capture's wrong (v7) or detected (v8) ids, with its ledger.json (id-story.ts) */
+  idStoryCount(): number {
+    return idStoryCount(this.data);
+  }
+  idStoryAt(n: number): IdStoryView | null {
+    return idStoryAt(this.data, n);
+  }
+  idStoryOfEvent(e: number): number {
+    return idStoryOfEvent(this.data, e);
   }
   topStacks(req: TopStacksRequest): TopStacksResult {
     return topStacks(this.data, req);

@@ -11,6 +11,7 @@ import type {
   TopStacksResult,
 } from '../../core/query/api.ts';
 import type { ExportOptions, IngestApi } from '../../workers/ingest-api.ts';
+import type { IdStoryView } from '../../core/query/id-story.ts';
 import { useLoadStore } from '../load/load-store.ts';
 import { ingestWorker } from '../load/load-worker.ts';
 import { setQuietly, stackIds, useViewStore } from './view-store.ts';
@@ -94,6 +95,9 @@ export function useTopStacks(req: TopStacksRequest): QueryState<TopStacksResult>
   return q;
 }
 
+export const useIdStoryCount = () => useWorkerQuery<number>('count', (api) => api.idStoryCount());
+export const useIdStory = (n: number | null) => useWorkerQuery<IdStoryView | null>(n === null ? null : String(n), (api) => api.idStoryAt(n!));
+
 export const useFlame = (req: FlameRequest) => useWorkerQuery<FlameResult>(JSON.stringify(req), (api) => api.flame(req), 30);
 
 export const useSelectionSummary = (sel: Selection | null) =>
@@ -108,6 +112,7 @@ export const useGenerationDiff = (pair: [number | 'none', number | 'none'] | nul
 /** One-off questions (hover, export) outside a render. */
 export const ask = {
   eventNear: (...args: Parameters<IngestApi['eventNear']>): Promise<EventInfo | null> => ingestWorker().eventNear(...args),
+  idStoryOfEvent: (e: number): Promise<number> => ingestWorker().idStoryOfEvent(e),
   exportSelection: (kind: ExportKind, sel: Selection, opts: ExportOptions): Promise<string> =>
     ingestWorker().exportSelection(kind, sel, opts),
 };

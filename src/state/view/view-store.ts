@@ -19,6 +19,8 @@ export interface ViewState extends UrlView {
   urlEpoch: number;
   /** the keyboard help is open */
   help: boolean;
+  /** which of a simulated capture's wrong or detected ids has its story shown (ui/idstory), null for none */
+  idStory: number | null;
   set(patch: Partial<ViewState>): void;
   /** a stack selected in one pane is shown in every pane; selecting it again clears it */
   selectStack(stack: number | null): void;
@@ -79,10 +81,11 @@ export const useViewStore = create<ViewState>((set, get) => ({
   ...initial,
   urlEpoch: 0,
   help: false,
+  idStory: null,
   set: (patch) => set(withStackIdentity(patch)),
   selectStack: (stack) => set(withStackIdentity({ stack: get().stack === stack ? null : stack })),
   // the theme and an explicit frames choice are the user's preferences, not the capture's view
-  reset: () => setQuietly({ ...DEFAULT_VIEW, stack: null, selectedStackSlots: null, notice: null, theme: get().theme, flameFrames: get().flameFrames, help: false }),
+  reset: () => setQuietly({ ...DEFAULT_VIEW, stack: null, selectedStackSlots: null, notice: null, theme: get().theme, flameFrames: get().flameFrames, help: false, idStory: null }),
   dismissNotice: () => set({ notice: null }),
 }));
 

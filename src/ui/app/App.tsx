@@ -12,6 +12,7 @@ import { TopStacks } from '../stacks/TopStacks.tsx';
 import { StatDashboard } from '../stats/StatDashboard.tsx';
 import { SummaryPanel } from '../summary/SummaryPanel.tsx';
 import { Timeline } from '../timeline/Timeline.tsx';
+import { IdStoryPanel } from '../idstory/IdStoryPanel.tsx';
 import { WhatIfPane } from '../whatif/WhatIfPane.tsx';
 import { SqlPane } from '../sql/SqlPane.tsx';
 import { Header } from './Header.tsx';
@@ -43,6 +44,7 @@ export function App() {
         {hasCapture && (
           <>
             <Timeline />
+            <IdStoryPanel />
             <div className="split">
               <TopStacks />
               <FlameGraph />

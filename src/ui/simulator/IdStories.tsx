@@ -3,6 +3,7 @@ import type { IdStory } from '../../core/sim/provenance.ts';
 import { simSession } from '../../state/sim/sim-session.ts';
 import { useSimStore } from '../../state/sim/sim-store.ts';
 import { fmtInt } from '../common/format.ts';
+import { LedgerCells } from './LivePanels.tsx';
 
 /** ms between the moments of a story as it plays (human speed) */
 const STEP_MS = 900;
@@ -62,9 +63,15 @@ export function IdStories() {
       </div>
       {ledger && (
         // the ledger's verdict beside the story, so both are in view when a guided run ends
-        <p className="quiet mono" data-testid="sim-stories-ledger">
-          ledger: {fmtInt(ledger.ids)} {v8 ? 'cookies' : 'ids'} · {fmtInt(ledger.correct)} correct · {fmtInt(ledger.wrong)} wrong · {fmtInt(ledger.detected)} detected · {fmtInt(ledger.unresolved)} unresolved · {fmtInt(ledger.full)} full stacks
-        </p>
+        <div className="sim-stories-ledger" data-testid="sim-stories-ledger">
+          <p className="quiet mono">
+            ledger: {fmtInt(ledger.ids)} {v8 ? 'cookies' : 'ids'} · {fmtInt(ledger.correct)} correct · {fmtInt(ledger.wrong)} wrong · {fmtInt(ledger.detected)} detected · {fmtInt(ledger.unresolved)} unresolved · {fmtInt(ledger.full)} full stacks{' '}
+            <a href="#sim-ledger" onClick={(e) => { e.preventDefault(); document.querySelector('[data-testid="sim-ledger"]')?.scrollIntoView({ block: 'center' }); }}>
+              the ledger ↓
+            </a>
+          </p>
+          <LedgerCells counts={ledger} mode={mode} where="stories" />
+        </div>
       )}
       <div className="sim-stories-body">
         <ol className="sim-story-list mono" aria-label="ids">

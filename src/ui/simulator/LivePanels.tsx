@@ -191,15 +191,7 @@ export function LedgerPanel() {
       </section>
     );
   const l = ledger.counts;
-  const v8 = mode === 'v8';
-  const what = v8 ? 'cookies' : 'ids';
-  const parts: [string, string, number, string][] = [
-    ['correct', 'correct', l.correct, 'resolved to the stack it stood for'],
-    ['wrong', 'wrong stack', l.wrong, 'resolved to another stack, silently: the slot was reused after a reset'],
-    ['detected', 'detected', l.detected, v8 ? 'the reader is told: no dump of the cookie’s generation, or the slot is missing' : 'ambiguous: the dumps disagree about the slot'],
-    ['unresolved', 'unresolved', l.unresolved, 'no dump, or the dump lacks the slot'],
-  ];
-  const total = Math.max(1, l.ids);
+  const what = mode === 'v8' ? 'cookies' : 'ids';
   // with no dump, nothing can resolve: that is not a finding about the mode, so no shares are shown
   const noDump = dumps === 0;
   return (
@@ -224,24 +216,7 @@ export function LedgerPanel() {
         </p>
       ) : (
         <>
-          <div className="sim-ledger-bar" aria-hidden>
-            {parts.map(([id, , n]) => (
-              <i key={id} className={id} style={{ width: `${(100 * n) / total}%` }} />
-            ))}
-          </div>
-          <div className="cells sim-cells">
-            {parts.map(([id, label, n, title]) => (
-              <div className={`cell ledger-${id}`} key={id} title={title}>
-                <div className="value" data-testid={`sim-ledger-${id}`}>
-                  {fmtInt(n)}
-                </div>
-                <div className="label">
-                  {label} · {fmtPct(n / total)}
-                </div>
-              </div>
-            ))}
-            <FullCell n={l.full} />
-          </div>
+          <LedgerCells counts={l} mode={mode} />
         </>
       )}
       {noDump && (
@@ -255,6 +230,47 @@ export function LedgerPanel() {
         unresolved = detected + unresolved.
       </p>
     </section>
+  );
+}
+
+type LedgerCounts = { correct: number; wrong: number; detected: number; unresolved: number; ids: number; full: number };
+
+/**
+ * The ledger's verdict on every id or cookie left in the rings: a bar of the four outcomes and
+ * their counts with shares. The ledger panel's, and beside a finished run's stories (`where`
+ * 'stories': test ids of their own, so both can be on the page at once).
+ */
+export function LedgerCells({ counts: l, mode, where = 'ledger' }: { counts: LedgerCounts; mode: string; where?: 'ledger' | 'stories' }) {
+  const v8 = mode === 'v8';
+  const parts: [string, string, number, string][] = [
+    ['correct', 'correct', l.correct, 'resolved to the stack it stood for'],
+    ['wrong', 'wrong stack', l.wrong, 'resolved to another stack, silently: the slot was reused after a reset'],
+    ['detected', 'detected', l.detected, v8 ? 'the reader is told: no dump of the cookie’s generation, or the slot is missing' : 'ambiguous: the dumps disagree about the slot'],
+    ['unresolved', 'unresolved', l.unresolved, 'no dump, or the dump lacks the slot'],
+  ];
+  const total = Math.max(1, l.ids);
+  const id = (k: string) => (where === 'ledger' ? `sim-ledger-${k}` : `sim-stories-ledger-${k}`);
+  return (
+    <>
+      <div className="sim-ledger-bar" aria-hidden>
+        {parts.map(([k, , n]) => (
+          <i key={k} className={k} style={{ width: `${(100 * n) / total}%` }} />
+        ))}
+      </div>
+      <div className="cells sim-cells">
+        {parts.map(([k, label, n, title]) => (
+          <div className={`cell ledger-${k}`} key={k} title={title}>
+            <div className="value" data-testid={id(k)}>
+              {fmtInt(n)}
+            </div>
+            <div className="label">
+              {label} · {fmtPct(n / total)}
+            </div>
+          </div>
+        ))}
+        {where === 'ledger' && <FullCell n={l.full} />}
+      </div>
+    </>
   );
 }
 

@@ -45,7 +45,7 @@ function Item({ name, busy, running, onRun, result, last }: { name: ScenarioName
     was.current = state;
   }, [state]);
   return (
-    <li ref={ref} data-testid="sim-scenario" data-scenario={name} data-state={state} className={`sim-scenario ${state}`}>
+    <li ref={ref} data-testid="sim-scenario" data-scenario={name} data-state={state} className={`sim-scenario ${state}${result && last ? ' with-story' : ''}`}>
       <div className="sim-scenario-head">
         <button type="button" data-testid="sim-scenario-run" disabled={busy} onClick={onRun} title={`runs: cli simulate --scenario ${name}`}>
           {running ? 'Running…' : '▶ Run'}

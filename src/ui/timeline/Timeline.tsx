@@ -146,6 +146,9 @@ export function Timeline() {
     onClick: (p) => {
       void eventAt(p.x, p.y).then((info) => {
         if (info && info.stack >= 0) v.selectStack(info.stack);
+        // a simulated capture's wrong or detected id: its story in the panel below (ui/idstory)
+        if (info?.truth && (info.truth.outcome === 'wrong' || info.truth.outcome === 'detected'))
+          void ask.idStoryOfEvent(info.index).then((n) => n >= 0 && useViewStore.getState().set({ idStory: n }));
       });
     },
   });
