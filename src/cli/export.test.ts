@@ -121,8 +121,10 @@ describe('cli export --parquet', () => {
       // tiny row groups: the cells cross group boundaries
       await writeParquet(t, fileWriter(file), { captureId: 'cap', rowGroup: 3 });
       const back = (await con.runAndReadAll(`SELECT * FROM read_parquet('${file}')`)).getRowsJS();
-      const expected = Array.from({ length: t.rows }, (_, i) => t.columns.map((col) => cellAt(col, i)));
-      expect(back.map((r) => r.map((v) => (typeof v === 'bigint' ? Number(v) : v)))).toEqual(expected);
+      // int64 as DuckDB gives it, a bigint, and as cellAt does (a number, or a bigint for ts_ns): compared as decimal text
+      const plain = (v: unknown) => (typeof v === 'bigint' || typeof v === 'number' ? String(v) : v);
+      const expected = Array.from({ length: t.rows }, (_, i) => t.columns.map((col) => plain(cellAt(col, i))));
+      expect(back.map((r) => r.map(plain))).toEqual(expected);
       const kv = parquetKeyValues(new Uint8Array(readFileSync(file)));
       expect(kv?.get('stackmap_explorer.table')).toBe(t.spec.name);
       expect(kv?.get('stackmap_explorer.capture_id')).toBe('cap');

@@ -23,6 +23,8 @@ export interface FileReport {
   bytes: ByteCount | null;
   /** capture_txt: what capture.sh recorded (kernel release, buffer size, options set) */
   capture?: CaptureFacts;
+  /** trace text: the most digits after the point of its event times (6: microseconds; ts_ns is exact at any uptime up to 6) */
+  timeDigits?: number;
   /** perf script: the file ended inside its last sample (no blank line after it) */
   unterminated?: boolean;
 }
@@ -132,7 +134,7 @@ export class Ingest {
           log.absorb(part.diagnostics, r.lines.total, size);
           size += part.bytes;
           const lines = { total: r.lines.total + part.lines.total, used: r.lines.used + part.lines.used, unused: r.lines.unused + part.lines.unused };
-          result = { lines, tracer: part.tracer ?? r.tracer, cpus: part.cpus ?? r.cpus } satisfies TraceTextResult;
+          result = { lines, tracer: part.tracer ?? r.tracer, cpus: part.cpus ?? r.cpus, timeDigits: Math.max(r.timeDigits ?? 0, part.timeDigits ?? 0) } satisfies TraceTextResult;
         }
         const report: FileReport = { file, kind, size, lines: null, bytes: null };
         this.collect(kind, result, report, log);
@@ -149,6 +151,7 @@ export class Ingest {
       case 'perf_script': {
         const r = result as ReturnType<ReturnType<typeof createTraceTextParser>['end']>;
         report.lines = r.lines;
+        if (r.timeDigits) report.timeDigits = r.timeDigits;
         this.tracer ??= r.tracer;
         if (kind === 'perf_script' && (result as { unterminated?: boolean }).unterminated) report.unterminated = true;
         break;

@@ -27,6 +27,8 @@ export interface TracePart {
   columns: TraceColumnsPart;
   lines: LineCount;
   tracer: string | null;
+  /** the most digits after the point of its event times */
+  timeDigits?: number;
   cpus: number | null;
   diagnostics: DiagnosticGroup[];
   /** bytes read */
@@ -129,7 +131,7 @@ export function readTracePart(file: string): ChunkParser<TracePart> {
     },
     end() {
       const r = parser.end();
-      return { columns: columns.exportPart(), lines: r.lines, tracer: r.tracer, cpus: r.cpus, diagnostics: log.exportGroups(), bytes };
+      return { columns: columns.exportPart(), lines: r.lines, tracer: r.tracer, cpus: r.cpus, timeDigits: r.timeDigits, diagnostics: log.exportGroups(), bytes };
     },
   };
 }

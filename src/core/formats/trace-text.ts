@@ -147,6 +147,7 @@ export function createTraceTextParser(ctx: ParseContext, sink: TraceSink): Chunk
         lines: { total, used: st.used, unused: st.unused },
         tracer: st.tracer,
         cpus: st.cpus,
+        timeDigits: st.timeDigits,
       };
     },
   };
@@ -157,6 +158,8 @@ class TraceTextState {
   unused = 0;
   tracer: string | null = null;
   cpus: number | null = null;
+  /** the most digits after the point any event time had (6: microseconds, 9: nanoseconds) */
+  timeDigits = 0;
   /** full or user stack whose frame lines are being read */
   private open: TraceStackRecord | null = null;
   /** reused for every event and every cookie (the sink copies what it keeps) */
@@ -366,6 +369,7 @@ class TraceTextState {
       const t = m.tgid;
       const tgid = t === null || t.charCodeAt(0) === 45 /* - */ ? null : +t;
       this.setHead(m.comm, 0, m.comm.length, m.flags, 0, m.flags.length);
+      this.noteDigits(m.time);
       this.payload(line, m.payload, n, m.pid, tgid, m.cpu, parseFloat(m.time), lineNo);
       return;
     }
@@ -556,6 +560,12 @@ class TraceTextState {
     return FAST_DONE;
   }
 
+  private noteDigits(time: string): void {
+    const dot = time.indexOf('.');
+    const frac = dot < 0 ? 0 : time.length - dot - 1;
+    if (frac > this.timeDigits) this.timeDigits = frac;
+  }
+
   /** `\d+\.\d+` at `start` as parseFloat reads it (NaN if not there); `numEnd` is set after it. */
   private timeAt(line: string, start: number): number {
     const whole = this.accumulate(line, start, 0);
@@ -565,6 +575,7 @@ class TraceTextState {
     const i = this.numEnd;
     if (i === dot + 1) return NaN;
     const frac = i - dot - 1;
+    if (frac > this.timeDigits) this.timeDigits = frac;
     // exact integer over an exact power of ten: one correctly rounded division, as parseFloat
     if (i - start - 1 <= 15 && frac <= 22) return v / POW10[frac];
     return parseFloat(line.slice(start, i));

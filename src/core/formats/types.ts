@@ -105,6 +105,8 @@ export interface TraceTextResult {
   tracer: string | null;
   /** `#P:N` or `cpus=N` */
   cpus: number | null;
+  /** the most digits after the point of any event time (6: the kernel's microseconds, 9: nanoseconds; 0 for none or a latency-format trace's microsecond integers) */
+  timeDigits?: number;
 }
 
 // ---------------------------------------------------------------- stack map dumps

@@ -11,18 +11,19 @@ import { realIt, realTrace } from '../testing/real-traces.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 
 /** the plain reading of a TableData cell: what the Arrow stream must give back */
-function expected(c: ColumnValues, i: number): number | string | boolean | null {
+function expected(c: ColumnValues, i: number): number | bigint | string | boolean | null {
   if (c.valid !== null && c.valid[i] === 0) return null;
   if (c.type === 'utf8') return c.dict[c.codes[i]];
   if (c.type === 'bool') return c.values[i] === 1;
+  if (c.type === 'int64') return BigInt(c.values[i]);
   return c.values[i];
 }
 
 /** a cell as apache-arrow's reader gives it, in the same plain terms (int64 comes as a bigint) */
-function read(t: Table, col: number, i: number): number | string | boolean | null {
+function read(t: Table, col: number, i: number): number | bigint | string | boolean | null {
   const v: unknown = t.getChildAt(col)!.get(i);
   if (v === null || v === undefined) return null;
-  return typeof v === 'bigint' ? Number(v) : (v as number | string | boolean);
+  return v as number | bigint | string | boolean;
 }
 
 function roundTrip(tables: TableData[]): void {

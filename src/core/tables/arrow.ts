@@ -105,7 +105,8 @@ function columnData(spec: ColumnSpec, v: ColumnValues, rows: number, dictId: num
     }
     case 'int64': {
       const type = new Int64();
-      return { type, data: makeData({ type, length: rows, data: int64Words(v.values, rows), ...nullProps }) };
+      const words = v.values instanceof BigInt64Array ? v.values.subarray(0, rows) : int64Words(v.values, rows);
+      return { type, data: makeData({ type, length: rows, data: words, ...nullProps }) };
     }
     case 'float64': {
       const type = new Float64();

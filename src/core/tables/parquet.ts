@@ -37,13 +37,20 @@ function slice(c: ColumnValues, from: number, to: number): ColumnSource['data'] 
     return out;
   }
   if (c.type === 'int64') {
+    const vs = c.values;
+    if (vs instanceof BigInt64Array) {
+      if (!valid) return vs.slice(from, to);
+      const out: (bigint | null)[] = new Array(n);
+      for (let i = 0; i < n; i++) out[i] = valid[from + i] ? vs[from + i] : null;
+      return out;
+    }
     if (!valid) {
       const out = new BigInt64Array(n);
-      for (let i = 0; i < n; i++) out[i] = BigInt(c.values[from + i]);
+      for (let i = 0; i < n; i++) out[i] = BigInt(vs[from + i]);
       return out;
     }
     const out: (bigint | null)[] = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = valid[from + i] ? BigInt(c.values[from + i]) : null;
+    for (let i = 0; i < n; i++) out[i] = valid[from + i] ? BigInt(vs[from + i]) : null;
     return out;
   }
   if (c.type === 'bool') {

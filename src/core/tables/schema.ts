@@ -31,14 +31,15 @@ export type TableName = (typeof TABLE_NAMES)[number];
  * One column's values, read-only (they may share the explorer's own arrays). Nulls: `valid` is
  * null when the column has none, else one byte per row, 0 for null (the value there is
  * meaningless). Integers: `int32` as Int32Array; `int64` as a Float64Array of safe integers
- * (every int64 column here counts bytes, slots or references, far below 2^53); `float64` as
+ * (bytes, slots, references: far below 2^53) or, where values pass 2^53 (`ts_ns`: nanoseconds
+ * past 104 days of uptime), a BigInt64Array; `float64` as
  * Float64Array; `bool` as Uint8Array (0 or 1); `utf8` always as a dictionary: row i is
  * `dict[codes[i]]` (a null row's code is -1). The dictionaries are the capture's own string
  * tables (tasks, event names, frame keys, functions), so a 10M-event table makes no string.
  */
 export type ColumnValues =
   | { type: 'int32'; values: Int32Array; valid: Uint8Array | null }
-  | { type: 'int64'; values: Float64Array; valid: Uint8Array | null }
+  | { type: 'int64'; values: Float64Array | BigInt64Array; valid: Uint8Array | null }
   | { type: 'float64'; values: Float64Array; valid: Uint8Array | null }
   | { type: 'utf8'; codes: Int32Array; dict: readonly string[]; valid: Uint8Array | null }
   | { type: 'bool'; values: Uint8Array; valid: Uint8Array | null };
@@ -55,6 +56,12 @@ const CAPTURE = col('capture_id', 'utf8', false, 'the capture: FNV-1a 64 of its 
 const HASH = (doc: string) => col('stack_hash', 'utf8', true, doc);
 const KIND = col('kind', 'utf8', true, 'the stack record: cookie-v7 (<stack_id N>), cookie-v8 (<stack_id N gen G>), full (<stack trace>), user (<user stack trace>)');
 const STATUS = col('status', 'utf8', true, 'how the record resolved: resolved, no-dump, no-slot, unverified (a v7 id: its slot may have been reused), ambiguous, full, user');
+const TS_NS = col(
+  'ts_ns',
+  'int64',
+  false,
+  'timestamp in integer nanoseconds: exact at any uptime for a trace printed in microseconds (the kernel\'s default) or seconds, to the nanosecond up to 104 days of uptime for trace.dat and nanosecond text (the readers hold times as double seconds)',
+);
 const SLOT = col('slot', 'int64', true, "the cookie's stack_id (the map slot); null for a full or user stack");
 
 export const TABLES: readonly TableSpec[] = [
@@ -65,6 +72,7 @@ export const TABLES: readonly TableSpec[] = [
       CAPTURE,
       col('event_id', 'int32', false, 'the event\'s index in the capture, from 0 (records.event_id points here)'),
       col('ts', 'float64', false, 'timestamp in seconds, as printed'),
+      TS_NS,
       col('cpu', 'int32', false, 'CPU number'),
       col('pid', 'int32', false, 'pid of the task (the thread id)'),
       col('tgid', 'int32', true, 'thread group id: null where unknown (the trace columns do not keep the TGID column yet, so null throughout for now)'),
@@ -84,6 +92,7 @@ export const TABLES: readonly TableSpec[] = [
       CAPTURE,
       col('event_id', 'int32', true, 'the event that triggered it (events.event_id); null for an orphan (no event before it on its CPU)'),
       col('ts', 'float64', false, 'timestamp in seconds'),
+      TS_NS,
       col('cpu', 'int32', false, 'CPU number'),
       col('pid', 'int32', false, 'pid of the task'),
       col('task', 'utf8', false, 'the task\'s comm'),
@@ -166,7 +175,7 @@ export const TABLES: readonly TableSpec[] = [
 export const tableSpec = (name: TableName): TableSpec => TABLES.find((t) => t.name === name)!;
 
 /** Row i of a column as a plain value (null for a null): for printing and tests, not for bulk work. */
-export function cellAt(c: ColumnValues, i: number): number | string | boolean | null {
+export function cellAt(c: ColumnValues, i: number): number | bigint | string | boolean | null {
   if (c.valid && c.valid[i] === 0) return null;
   switch (c.type) {
     case 'utf8':

@@ -22,7 +22,7 @@ function fnvRef(bytes: Uint8Array): string {
 }
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
-type Row = Record<string, number | string | boolean | null>;
+type Row = Record<string, number | bigint | string | boolean | null>;
 function rowsOf(t: TableData): Row[] {
   const out: Row[] = [];
   for (let i = 0; i < t.rows; i++) out.push(Object.fromEntries(t.spec.columns.map((c, k) => [c.name, cellAt(t.columns[k], i)])));
@@ -83,7 +83,8 @@ function checkRowsAgainstColumns(c: Capture, t: Record<TableName, TableData>) {
   const evGot: Row[] = [];
   const evWant: Row[] = [];
   for (let e = 0; e < tr.eventCount; e++) {
-    const { generation: _g, ...rest } = ev[e];
+    // ts_ns: its own test below, against the printed times
+    const { generation: _g, ts_ns: _ns, ...rest } = ev[e];
     evGot.push(rest);
     evWant.push({
       capture_id: 'cap',
@@ -103,7 +104,7 @@ function checkRowsAgainstColumns(c: Capture, t: Record<TableName, TableData>) {
   const recGot: Row[] = [];
   const recWant: Row[] = [];
   for (let r = 0; r < tr.recordCount; r++) {
-    const { generation: _g, ...rest } = rec[r];
+    const { generation: _g, ts_ns: _ns, ...rest } = rec[r];
     const e = tr.recEvent.get(r);
     recGot.push(rest);
     recWant.push({ capture_id: 'cap', event_id: e < 0 ? null : e, ts: tr.recTs.get(r), cpu: tr.recCpu.get(r), pid: tr.recPid.get(r), task: tr.tasks.strings[tr.recTask.get(r)], ...recordPart(r) });
@@ -112,6 +113,34 @@ function checkRowsAgainstColumns(c: Capture, t: Record<TableName, TableData>) {
   // v8 cookies carry their own generation
   for (let r = 0; r < tr.recordCount; r++) if (tr.recKind.get(r) === 1) expect(rec[r].generation).toBe(tr.recGen.get(r));
 }
+
+/** A printed time `S.F` in nanoseconds, by decimal digits in BigInt (no double on the way): the second method for ts_ns. */
+function printedNs(time: string): bigint {
+  const [sec, frac = ''] = time.split('.');
+  return BigInt(sec) * 1_000_000_000n + BigInt((frac + '000000000').slice(0, 9));
+}
+
+describe('ts_ns: integer nanoseconds', () => {
+  const line = (time: string, what: string) => `            cat-2211    [000] ...1.  ${time}: ${what}`;
+  const cases: [string, string[]][] = [
+    // the kernel's microseconds at 200 days of uptime: 1 us apart, where double seconds hold ~2 ns
+    ['microseconds at 200 days', ['17280000.000001', '17280000.000002', '17280000.999999', '17280001.000000']],
+    // nanosecond text below 104 days (2^53 ns): every nanosecond
+    ['nanoseconds at 11 days', ['1000000.000000001', '1000000.000000002', '1000000.999999999']],
+    ['seconds since boot, small', ['0.000001', '5.123456']],
+  ];
+  it.each(cases)('%s: each as printed, in events and records alike, chunked and renamed', (_, times) => {
+    const text = ['# tracer: nop', ...times.flatMap((t, i) => [line(t, 'do_sys_openat2 <-__x64_sys_openat'), line(t, `<stack_id ${i + 1}>`)]), ''].join('\n');
+    for (const name of ['trace', 'unknown'])
+      for (const chunk of [0, 1, 7]) {
+        const t = buildTables(new Explorer(ingestFiles([[name, text]], chunk)), { captureId: 'cap' });
+        const col = (table: TableData) => Array.from({ length: table.rows }, (_, i) => cellAt(table.columns[table.spec.columns.findIndex((c) => c.name === 'ts_ns')], i));
+        const want = times.map(printedNs);
+        expect(col(t.find((x) => x.spec.name === 'events')!)).toEqual(want);
+        expect(col(t.find((x) => x.spec.name === 'records')!)).toEqual(want);
+      }
+  });
+});
 
 describe('tables', () => {
   it('are defined once: every table starts with capture_id, names unique, types known', () => {
