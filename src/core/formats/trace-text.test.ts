@@ -14,6 +14,7 @@ import { writeTraceText, type TraceTextItem } from './trace-text-write.ts';
 import type { TraceEvent, TraceLost, TraceStackRecord, TraceTextResult } from './types.ts';
 
 interface Parsed {
+  timeDigits: number;
   result: TraceTextResult;
   events: TraceEvent[];
   stacks: TraceStackRecord[];
@@ -30,8 +31,18 @@ function parse(bytes: Uint8Array, chunkSize = 0, file = 'trace'): Parsed {
     { file, diagnostics },
     { event: (e) => events.push({ ...e }), stackRecord: (r) => stacks.push({ ...r }), lost: (l) => lost.push(l) },
   );
-  const result = feedChunks(parser, bytes, chunkSize);
-  return { result, events, stacks, lost, diagnostics: diagnostics.list() };
+  const { timeDigits, ...result } = feedChunks(parser, bytes, chunkSize);
+  return { result, timeDigits: timeDigits ?? 0, events, stacks, lost, diagnostics: diagnostics.list() };
+}
+
+/** The most digits after the point of any line's time (`  12.345678: `), by a regex over the text: the second method for timeDigits. */
+function printedTimeDigits(bytes: Uint8Array): number {
+  let most = 0;
+  for (const line of new TextDecoder().decode(bytes).split('\n')) {
+    const m = /\s(\d+)\.(\d+):(?:\s|$)/.exec(line);
+    if (m && !line.startsWith('#')) most = Math.max(most, m[2].length);
+  }
+  return most;
 }
 
 /** Parses with every chunk size, checks they agree and the line invariant, returns the first. */
@@ -40,6 +51,7 @@ function parseAll(bytes: Uint8Array): Parsed {
   for (const size of CHUNK_SIZES.slice(1)) expect(parse(bytes, size), `chunk size ${size}`).toEqual(first);
   const { lines } = first.result;
   expect(lines.total).toBe(lines.used + lines.unused);
+  expect(first.timeDigits).toBe(printedTimeDigits(bytes));
   const diagnosed = first.diagnostics.reduce((n, d) => n + d.count, 0);
   expect(diagnosed).toBe(lines.unused);
   // "renamed unknown": kind comes from content alone

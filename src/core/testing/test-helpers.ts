@@ -13,3 +13,9 @@ export function ingestFiles(files: Iterable<[string, string | Uint8Array]>, chun
   }
   return ingest.finish();
 }
+
+/** The trace's `tracing_mark_write: stackmap reset N` lines, counted in its text (0 for a trace.dat). */
+export function resetMarkLines(files: Map<string, Uint8Array>): number {
+  const trace = files.get('trace');
+  return trace ? new TextDecoder().decode(trace).split('\n').filter((l) => l.includes(': tracing_mark_write: stackmap reset ')).length : 0;
+}

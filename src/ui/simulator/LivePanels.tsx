@@ -226,7 +226,7 @@ export function LedgerPanel() {
       )}
       <p className="quiet">
         Left in the ring buffers: <b data-testid="sim-retained-events">{ledger.events}</b> events, <b data-testid="sim-ledger-records">{l.records}</b> stack records (
-        <b data-testid="sim-ledger-ids">{l.ids}</b> {what} + {l.full} full). Opened in the explorer: events = events left, cookies = ids, resolved = correct + wrong,
+        <b data-testid="sim-ledger-ids">{l.ids}</b> {what} + {l.full} full). Opened in the explorer: events = events left + the reset markers (a trace_marker line per reset), cookies = ids, resolved = correct + wrong,
         unresolved = detected + unresolved.
       </p>
     </section>
