@@ -165,6 +165,10 @@ function recordColumns(d: ExplorerData, n: number, recOf: (i: number) => number)
  */
 function nanoseconds(d: ExplorerData, ts: Float64Array, rows: 'events' | 'records'): BigInt64Array {
   const out = new BigInt64Array(ts.length);
+  // written as little-endian 32-bit halves in doubles, each step exact: no BigInt per row (10M
+  // rows: 296-333 ms against 535-867 ms through BigInt, one run alternating)
+  const words = new Uint32Array(out.buffer);
+  const TWO32 = 4294967296;
   const starts = d.t.fileStarts;
   const digits = new Map(d.capture.files.map((f) => [f.file, f.timeDigits]));
   for (let k = 0; k < starts.length; k++) {
@@ -175,7 +179,18 @@ function nanoseconds(d: ExplorerData, ts: Float64Array, rows: 'events' | 'record
     for (let i = from; i < to; i++) {
       const t = ts[i];
       if (!Number.isFinite(t)) continue;
-      out[i] = micro ? BigInt(Math.round(t * 1e6)) * 1000n : BigInt(Math.round(t * 1e9));
+      if (t < 0) {
+        out[i] = BigInt(micro ? Math.round(t * 1e6) * 1000 : Math.round(t * 1e9));
+        continue;
+      }
+      // micro: us * 1000 as hi * 1000 * 2^32 + lo * 1000, the carry of the low half moved up
+      const v = micro ? Math.round(t * 1e6) : Math.round(t * 1e9);
+      const scale = micro ? 1000 : 1;
+      const hi = Math.floor(v / TWO32);
+      const lo = (v - hi * TWO32) * scale;
+      const carry = Math.floor(lo / TWO32);
+      words[2 * i] = lo - carry * TWO32;
+      words[2 * i + 1] = hi * scale + carry;
     }
   }
   return out;
