@@ -65,7 +65,7 @@ export function IdStories() {
         // the ledger's verdict beside the story, so both are in view when a guided run ends
         <div className="sim-stories-ledger" data-testid="sim-stories-ledger">
           <p className="quiet mono">
-            ledger: {fmtInt(ledger.ids)} {v8 ? 'cookies' : 'ids'} · {fmtInt(ledger.correct)} correct · {fmtInt(ledger.wrong)} wrong · {fmtInt(ledger.detected)} detected · {fmtInt(ledger.unresolved)} unresolved · {fmtInt(ledger.full)} full stacks{' '}
+            ledger: {fmtInt(ledger.ids)} {v8 ? 'cookies' : 'ids'} left in the rings, {fmtInt(ledger.full)} full stacks{' '}
             <a href="#sim-ledger" onClick={(e) => { e.preventDefault(); document.querySelector('[data-testid="sim-ledger"]')?.scrollIntoView({ block: 'center' }); }}>
               the ledger ↓
             </a>
