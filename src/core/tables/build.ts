@@ -12,6 +12,7 @@ import { stackHashOf } from '../query/stack-hash.ts';
 import { TABLE_NAMES, tableSpec, type ColumnValues, type TableData, type TableName } from './schema.ts';
 import type { Explorer } from '../query/explorer.ts';
 import { RecordKind, STATUS_NAMES } from '../capture/trace-columns.ts';
+import { nanosecondsOf } from './ns-time.ts';
 
 /** The record kinds by RecordKind value (trace-columns.ts): the `kind` columns' values. */
 export const KIND_NAMES = ['cookie-v7', 'cookie-v8', 'full', 'user'] as const;
@@ -156,44 +157,17 @@ function recordColumns(d: ExplorerData, n: number, recOf: (i: number) => number)
   };
 }
 
-/**
- * Times in integer nanoseconds, row by row from seconds. A file whose times were printed with at
- * most 6 digits after the point (the kernel's microseconds) gets its microseconds exactly, at any
- * uptime: the double nearest the printed value is within far less than half a microsecond of it.
- * Other files (trace.dat, nanosecond text) get the nanosecond nearest the double: exact while the
- * value stays below 2^53 ns (104 days).
- */
+/** Each file's rows as nanoseconds (ns-time.ts): microsecond files exact, the others to the nearest nanosecond. */
 function nanoseconds(d: ExplorerData, ts: Float64Array, rows: 'events' | 'records'): BigInt64Array {
-  const out = new BigInt64Array(ts.length);
-  // written as little-endian 32-bit halves in doubles, each step exact: no BigInt per row (10M
-  // rows: 296-333 ms against 535-867 ms through BigInt, one run alternating)
-  const words = new Uint32Array(out.buffer);
-  const TWO32 = 4294967296;
   const starts = d.t.fileStarts;
   const digits = new Map(d.capture.files.map((f) => [f.file, f.timeDigits]));
-  for (let k = 0; k < starts.length; k++) {
-    const from = starts[k][rows];
-    const to = k + 1 < starts.length ? starts[k + 1][rows] : ts.length;
-    const dg = digits.get(starts[k].file ?? '');
-    const micro = dg !== undefined && dg <= 6;
-    for (let i = from; i < to; i++) {
-      const t = ts[i];
-      if (!Number.isFinite(t)) continue;
-      if (t < 0) {
-        out[i] = BigInt(micro ? Math.round(t * 1e6) * 1000 : Math.round(t * 1e9));
-        continue;
-      }
-      // micro: us * 1000 as hi * 1000 * 2^32 + lo * 1000, the carry of the low half moved up
-      const v = micro ? Math.round(t * 1e6) : Math.round(t * 1e9);
-      const scale = micro ? 1000 : 1;
-      const hi = Math.floor(v / TWO32);
-      const lo = (v - hi * TWO32) * scale;
-      const carry = Math.floor(lo / TWO32);
-      words[2 * i] = lo - carry * TWO32;
-      words[2 * i + 1] = hi * scale + carry;
-    }
-  }
-  return out;
+  return nanosecondsOf(
+    ts,
+    starts.map((f, k) => {
+      const dg = digits.get(f.file ?? '');
+      return { from: f[rows], to: k + 1 < starts.length ? starts[k + 1][rows] : ts.length, micro: dg !== undefined && dg <= 6 };
+    }),
+  );
 }
 
 function events(d: ExplorerData): { rows: number; columns: Columns } {

@@ -32,7 +32,7 @@ export type TableName = (typeof TABLE_NAMES)[number];
  * null when the column has none, else one byte per row, 0 for null (the value there is
  * meaningless). Integers: `int32` as Int32Array; `int64` as a Float64Array of safe integers
  * (bytes, slots, references: far below 2^53) or, where values pass 2^53 (`ts_ns`: nanoseconds
- * past 104 days of uptime), a BigInt64Array; `float64` as
+ * past 2^53 once an uptime passes 104 days), a BigInt64Array; `float64` as
  * Float64Array; `bool` as Uint8Array (0 or 1); `utf8` always as a dictionary: row i is
  * `dict[codes[i]]` (a null row's code is -1). The dictionaries are the capture's own string
  * tables (tasks, event names, frame keys, functions), so a 10M-event table makes no string.
@@ -60,7 +60,7 @@ const TS_NS = col(
   'ts_ns',
   'int64',
   false,
-  'timestamp in integer nanoseconds: exact at any uptime for a trace printed in microseconds (the kernel\'s default) or seconds, to the nanosecond up to 104 days of uptime for trace.dat and nanosecond text (the readers hold times as double seconds)',
+  'timestamp in integer nanoseconds: exact for a trace printed in microseconds (the kernel\'s default) below 136 years of uptime; for trace.dat and nanosecond text exact below 48 days, past that within a few nanoseconds (the readers hold times as double seconds)',
 );
 const SLOT = col('slot', 'int64', true, "the cookie's stack_id (the map slot); null for a full or user stack");
 

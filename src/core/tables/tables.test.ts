@@ -125,7 +125,7 @@ describe('ts_ns: integer nanoseconds', () => {
   const cases: [string, string[]][] = [
     // the kernel's microseconds at 200 days of uptime: 1 us apart, where double seconds hold ~2 ns
     ['microseconds at 200 days', ['17280000.000001', '17280000.000002', '17280000.999999', '17280001.000000']],
-    // nanosecond text below 104 days (2^53 ns): every nanosecond
+    // nanosecond text below 48 days (2^22 s): every nanosecond
     ['nanoseconds at 11 days', ['1000000.000000001', '1000000.000000002', '1000000.999999999']],
     ['seconds since boot, small', ['0.000001', '5.123456']],
   ];
