@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionBanners } from './banners.ts';
 import { summarize } from './summary.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
+import { realIt, realTrace } from '../testing/real-traces.ts';
 
 const line = (cpu: number, ts: string, payload: string) => `            cat-2211    [00${cpu}] ...1.  ${ts}: ${payload}`;
 /** `n` events, each with an id naming `slot` */
@@ -74,5 +75,25 @@ describe('ids recorded before a reset the trace shows', () => {
     expect(sessionBanners(after).some((b) => b.id === 'before-reset')).toBe(false);
     const v8 = ['# tracer: nop', line(0, '1.000001', 'x <-y'), line(0, '1.000002', '<stack_id 5 gen 1>'), marker('2.000000', 'kernel', 1), ''].join('\n');
     expect(summarize(ingestFiles([['trace', v8]])).beforeReset).toBeNull();
+  });
+});
+
+describe('reset markers among real trace_marker writes', () => {
+  // catapult's decompressed atrace (Android, published by the catapult project): 1,042
+  // tracing_mark_write lines, none a reset marker. Each is still one print event, as grep counts them
+  realIt('catapult-decompressed_atrace_data.txt: every tracing_mark_write line a print event, no reset marker', () => {
+    const bytes = realTrace('catapult-decompressed_atrace_data.txt');
+    const lines = new TextDecoder().decode(bytes).split('\n').filter((l) => l.includes(': tracing_mark_write: ')).length;
+    expect(lines).toBe(1042);
+    for (const chunk of [0, 7]) {
+      const c = ingestFiles([['unknown', bytes]], chunk);
+      const print = c.trace.names.strings.indexOf('print');
+      const names = c.trace.evName.raw();
+      let prints = 0;
+      for (let i = 0; i < names.length; i++) if (names[i] === print) prints++;
+      expect(prints).toBe(lines);
+      expect(c.trace.resetMarks.length).toBe(0);
+      expect(summarize(c).beforeReset).toBeNull();
+    }
   });
 });

@@ -3,11 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nanosecondsOf } from './ns-time.ts';
+import { printedNs } from '../testing/test-helpers.ts';
 
-function printedNs(time: string): bigint {
-  const [sec, frac = ''] = time.split('.');
-  return BigInt(sec) * 1_000_000_000n + BigInt((frac + '000000000').slice(0, 9));
-}
 const printed = (sec: number, frac: number, digits: number) => `${sec}.${String(frac).padStart(digits, '0')}`;
 const convert = (times: string[], micro: boolean) => Array.from(nanosecondsOf(Float64Array.from(times, parseFloat), [{ from: 0, to: times.length, micro }]));
 

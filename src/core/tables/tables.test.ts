@@ -10,7 +10,7 @@ import { buildTables, KIND_NAMES } from './build.ts';
 import { captureIdOf, contentDigest } from './id.ts';
 import { cellAt, TABLE_NAMES, TABLES, type TableData, type TableName } from './schema.ts';
 import { Fnv1a64 } from './id.ts';
-import { ingestFiles } from '../testing/test-helpers.ts';
+import { ingestFiles, printedNs } from '../testing/test-helpers.ts';
 import { STATUS_NAMES } from '../capture/trace-columns.ts';
 import { realIt, realTrace } from '../testing/real-traces.ts';
 
@@ -114,11 +114,6 @@ function checkRowsAgainstColumns(c: Capture, t: Record<TableName, TableData>) {
   for (let r = 0; r < tr.recordCount; r++) if (tr.recKind.get(r) === 1) expect(rec[r].generation).toBe(tr.recGen.get(r));
 }
 
-/** A printed time `S.F` in nanoseconds, by decimal digits in BigInt (no double on the way): the second method for ts_ns. */
-function printedNs(time: string): bigint {
-  const [sec, frac = ''] = time.split('.');
-  return BigInt(sec) * 1_000_000_000n + BigInt((frac + '000000000').slice(0, 9));
-}
 
 describe('ts_ns: integer nanoseconds', () => {
   const line = (time: string, what: string) => `            cat-2211    [000] ...1.  ${time}: ${what}`;

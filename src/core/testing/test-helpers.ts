@@ -19,3 +19,9 @@ export function resetMarkLines(files: Map<string, Uint8Array>): number {
   const trace = files.get('trace');
   return trace ? new TextDecoder().decode(trace).split('\n').filter((l) => l.includes(': tracing_mark_write: stackmap reset ')).length : 0;
 }
+
+/** A printed time `S.F` in nanoseconds, by decimal digits in BigInt (no double on the way): the second method for ts_ns. */
+export function printedNs(time: string): bigint {
+  const [sec, frac = ''] = time.split('.');
+  return BigInt(sec) * 1_000_000_000n + BigInt((frac + '000000000').slice(0, 9));
+}

@@ -2,6 +2,7 @@ import type { IdStoryView } from '../../core/query/id-story.ts';
 import { useIdStory, useIdStoryCount, useStackFrames } from '../../state/view/queries.ts';
 import { useViewStore } from '../../state/view/view-store.ts';
 import { fmtInt, fmtTs } from '../common/format.ts';
+import { READ_AT, StoryMoments, storyAxis, type StoryMoment } from '../common/StoryMoments.tsx';
 
 /**
  * Why is this id wrong, in the explorer: a capture the simulator exported, read with its
@@ -62,14 +63,61 @@ function Story({ s, v8 }: { s: IdStoryView; v8: boolean }) {
   const selectStack = useViewStore((st) => st.selectStack);
   const t0 = s.written.ts;
   const tEnd = Math.max(t0, s.reset?.ts ?? t0, s.taken?.ts ?? t0);
-  const span = Math.max(tEnd - t0, 1e-6);
-  const x = (t: number) => `${4 + 80 * ((t - t0) / span)}%`;
+  const x = storyAxis(t0, tEnd);
   const record = v8 ? `<stack_id ${s.written.slot} gen ${s.written.generation}>` : `<stack_id ${s.written.slot}>`;
   const zoom = () => {
-    const pad = Math.max(span * 0.1, 1e-4);
+    const pad = Math.max((tEnd - t0) * 0.1, 1e-4);
     set({ window: [t0 - pad, tEnd + pad] });
     if (s.read.stack >= 0 && useViewStore.getState().stack !== s.read.stack) selectStack(s.read.stack);
   };
+  const moments: StoryMoment[] = [
+    {
+      id: 'written',
+      at: x(t0),
+      shown: true,
+      content: (
+        <>
+          {fmtTs(s.written.ts)} s, CPU {s.written.cpu}: <code>{record}</code> written for <StackWords stack={s.written.stack} none={`the run's stack ${s.written.runStack} (no record here resolves to it)`} />
+        </>
+      ),
+    },
+    {
+      id: 'reset',
+      at: s.reset ? x(s.reset.ts) : null,
+      shown: true,
+      content: s.reset ? (
+        <>
+          {fmtTs(s.reset.ts)} s: the trace marks a reset (<code>stackmap reset</code>); the id stays in the ring buffer
+        </>
+      ) : (
+        'a reset the trace does not mark'
+      ),
+    },
+    {
+      id: 'taken',
+      at: s.taken ? x(s.taken.ts) : null,
+      shown: true,
+      content: s.taken ? (
+        <>
+          {fmtTs(s.taken.ts)} s, CPU {s.taken.cpu}: slot {s.written.slot} taken in generation {s.taken.generation} by <StackWords stack={s.taken.stack} none={`the run's stack ${s.taken.runStack}`} />
+        </>
+      ) : (
+        `slot ${s.written.slot} not named again in what the rings hold`
+      ),
+    },
+    {
+      id: 'read',
+      at: READ_AT,
+      shown: true,
+      content: v8 ? (
+        <>read: {s.read.status}: the cookie's generation does not match a dump holding the slot, so it is reported, not misresolved</>
+      ) : (
+        <>
+          read: the dump has slot {s.written.slot} as <StackWords stack={s.read.stack} none="no stack" />, so the explorer shows it as {s.read.status}: plausible, and wrong
+        </>
+      ),
+    },
+  ];
   return (
     <div
       className="sim-story"
@@ -82,44 +130,7 @@ function Story({ s, v8 }: { s: IdStoryView; v8: boolean }) {
       data-read-stack={s.read.stack}
       data-event={s.event}
     >
-      <div className="sim-story-axis" aria-hidden>
-        <i className="sim-story-dot written shown" style={{ left: x(t0) }} />
-        {s.reset && <i className="sim-story-dot reset shown" style={{ left: x(s.reset.ts) }} />}
-        {s.taken && <i className="sim-story-dot taken shown" style={{ left: x(s.taken.ts) }} />}
-        <i className="sim-story-dot read shown" style={{ left: '92%' }} />
-      </div>
-      <ol className="sim-story-moments">
-        <li data-moment="written">
-          {fmtTs(s.written.ts)} s, CPU {s.written.cpu}: <code>{record}</code> written for <StackWords stack={s.written.stack} none={`the run's stack ${s.written.runStack} (no record here resolves to it)`} />
-        </li>
-        <li data-moment="reset">
-          {s.reset ? (
-            <>
-              {fmtTs(s.reset.ts)} s: the trace marks a reset (<code>stackmap reset</code>); the id stays in the ring buffer
-            </>
-          ) : (
-            'a reset the trace does not mark'
-          )}
-        </li>
-        <li data-moment="taken">
-          {s.taken ? (
-            <>
-              {fmtTs(s.taken.ts)} s, CPU {s.taken.cpu}: slot {s.written.slot} taken in generation {s.taken.generation} by <StackWords stack={s.taken.stack} none={`the run's stack ${s.taken.runStack}`} />
-            </>
-          ) : (
-            `slot ${s.written.slot} not named again in what the rings hold`
-          )}
-        </li>
-        <li data-moment="read">
-          {v8 ? (
-            <>read: {s.read.status}: the cookie's generation does not match a dump holding the slot, so it is reported, not misresolved</>
-          ) : (
-            <>
-              read: the dump has slot {s.written.slot} as <StackWords stack={s.read.stack} none="no stack" />, so the explorer shows it as {s.read.status}: plausible, and wrong
-            </>
-          )}
-        </li>
-      </ol>
+      <StoryMoments moments={moments} />
       <button type="button" onClick={zoom} data-testid="explorer-story-zoom" title="zoom the timeline from the write to the slot's next stack, and select the stack it reads as">
         Show on the timeline
       </button>

@@ -4,6 +4,7 @@ import { simSession } from '../../state/sim/sim-session.ts';
 import { useSimStore } from '../../state/sim/sim-store.ts';
 import { fmtInt } from '../common/format.ts';
 import { LedgerCells } from './LivePanels.tsx';
+import { READ_AT, StoryMoments, storyAxis, type StoryMoment } from '../common/StoryMoments.tsx';
 
 /** ms between the moments of a story as it plays (human speed) */
 const STEP_MS = 900;
@@ -112,10 +113,9 @@ function stackWords(stack: number | null): string {
 function Story({ s, step, v8, onReplay }: { s: IdStory; step: number; v8: boolean; onReplay: () => void }) {
   const t0 = s.written.ts;
   const tEnd = Math.max(t0, s.reset?.ts ?? t0, s.takenBy?.ts ?? t0);
-  const span = Math.max(tEnd - t0, 1e-6);
-  const x = (t: number) => `${4 + 80 * ((t - t0) / span)}%`;
+  const x = storyAxis(t0, tEnd);
   const record = s.kind === 'cookie' ? `<stack_id ${s.slot} gen ${s.written.generation}>` : `<stack_id ${s.slot}>`;
-  const moments: { at: string; what: string; id: string }[] = [
+  const moments: { at: string; what: string; id: StoryMoment['id'] }[] = [
     { id: 'written', at: x(t0), what: `${s.written.ts.toFixed(6)} s, CPU ${s.written.cpu}: ${record} written for ${stackWords(s.written.stack)}` },
     {
       id: 'reset',
@@ -129,7 +129,7 @@ function Story({ s, step, v8, onReplay }: { s: IdStory; step: number; v8: boolea
     },
     {
       id: 'read',
-      at: '92%',
+      at: READ_AT,
       what: v8
         ? `read: ${s.read.status === 'no-dump' ? `no dump of generation ${s.written.generation}` : `generation ${s.written.generation}'s dump lacks slot ${s.slot}`}, so the cookie is reported as unresolvable, not misresolved`
         : `read: the last stack_map has slot ${s.slot} as ${stackWords(s.read.stack)}, so the id reads as that stack, plausibly and wrongly; nothing in the files says so`,
@@ -146,18 +146,7 @@ function Story({ s, step, v8, onReplay }: { s: IdStory; step: number; v8: boolea
       data-taken-stack={s.takenBy?.stack ?? ''}
       data-read-stack={s.read.stack ?? ''}
     >
-      <div className="sim-story-axis" aria-hidden>
-        {moments.map((m, i) => (
-          <i key={m.id} className={`sim-story-dot ${m.id}${i < step ? ' shown' : ''}`} style={{ left: m.at }} />
-        ))}
-      </div>
-      <ol className="sim-story-moments">
-        {moments.map((m, i) => (
-          <li key={m.id} data-moment={m.id} className={i < step ? 'shown' : 'hidden'}>
-            {m.what}
-          </li>
-        ))}
-      </ol>
+      <StoryMoments moments={moments.map((m, i) => ({ id: m.id, at: m.at, shown: i < step, content: m.what }))} />
       <button type="button" onClick={onReplay} disabled={step < MOMENTS}>
         Replay
       </button>
