@@ -64,7 +64,9 @@ test('opens on demand, and the top-stacks example counts what the top stacks pan
   await expect(page.getByTestId('sql-status')).toHaveAttribute('data-status', 'ready', { timeout: 60_000 });
   // every table of the list, with its rows
   const tables = await page.getByTestId('sql-table').evaluateAll((ds) => ds.map((d) => (d as HTMLElement).dataset.table));
-  expect(tables).toEqual(expect.arrayContaining(['events', 'records', 'stacks', 'frames', 'dumps', 'stat', 'files', 'diagnostics']));
+  expect(tables).toEqual(expect.arrayContaining(['events', 'records', 'stacks', 'frames', 'dumps', 'stat', 'files', 'diagnostics', 'captures']));
+  // the captures table's one row: the sample's files by name, as many as the files table has at its top level
+  await expect(page.locator('[data-table=captures] [data-testid=sql-table-rows]')).toHaveText('1');
   const events = Number((await page.getByTestId('summary-events').textContent()) ?? '');
   await expect(page.locator('[data-table=events] [data-testid=sql-table-rows]')).toHaveText(events.toLocaleString('en-US'));
   await page.getByTestId('sql-example-top-stacks').click();

@@ -220,6 +220,8 @@ else
   rm -f "$STAGE/kallsyms"
 fi
 RELEASE=$(uname -r 2>/dev/null) || say 'uname -r failed'
+HOST=$(uname -n 2>/dev/null) || HOST=
+MACHINE=$(uname -m 2>/dev/null) || MACHINE=
 # the ring buffer in force (after -b, before the restore), and the CPUs that have one
 BUF_NOW=unknown
 if [ -e "$T/buffer_size_kb" ]; then BUF_NOW=$(opt_value "$T/buffer_size_kb"); [ -n "$BUF_NOW" ] || BUF_NOW=unknown; fi
@@ -231,6 +233,8 @@ restore
   printf '# stackmap explorer capture, by capture.sh, %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   printf '# tracefs: %s\n' "$T"
   printf '# kernel release (uname -r): %s\n' "$RELEASE"
+  printf '# host (uname -n): %s\n' "$HOST"
+  printf '# machine (uname -m): %s\n' "$MACHINE"
   printf '# buffer_size_kb: %s (per CPU, read from tracefs before the restore)\n' "$BUF_NOW"
   if [ "$NCPU" -gt 0 ]; then printf '# cpus: %s (per_cpu/cpu* in tracefs)\n' "$NCPU"; else printf '# cpus: unknown (no per_cpu/cpu* in tracefs)\n'; fi
   if [ "$HAVE_MAP" = 1 ]; then printf '# stack map: yes, %s dumps, %s resets\n' "$DUMPS" "$n"; else printf '# stack map: none (options/stackmap absent), full stacks via options/stacktrace\n'; fi

@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadFiles } from '../src/core/capture/load.ts';
+import { Explorer } from '../src/core/query/explorer.ts';
+import { buildTables } from '../src/core/tables/build.ts';
+import { cellAt } from '../src/core/tables/schema.ts';
 import { busyboxPath, FAKE_CPUS, INITIAL, makeFake, optionValues, type Fake } from './capture-fake-tracefs.ts';
 
 // scripts/capture.sh against a fake tracefs (capture-fake-tracefs.ts), under busybox sh (with
@@ -104,6 +107,8 @@ describe.each(SHELLS)('capture.sh under $name', (shell) => {
     expect(r.files.get('kallsyms')!.toString()).toBe(readFileSync(ksym, 'utf8'));
     const txt = r.files.get('capture.txt')!.toString();
     expect(txt).toContain(`# kernel release (uname -r): ${execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim()}\n`);
+    expect(txt).toContain(`# host (uname -n): ${execFileSync('uname', ['-n'], { encoding: 'utf8' }).trim()}\n`);
+    expect(txt).toContain(`# machine (uname -m): ${execFileSync('uname', ['-m'], { encoding: 'utf8' }).trim()}\n`);
     for (const line of ['options/stackmap = 1 (was 0)', 'options/stacktrace = 1 (was 0)', 'buffer_size_kb = 4096 (was 1408)', 'events/kmem/kmalloc/enable = 1 (was 0)'])
       expect(txt).toContain(line);
     // the buffer in force as tracefs read it after -b, and the fake's per_cpu/cpuN folders
@@ -122,6 +127,13 @@ describe.each(SHELLS)('capture.sh under $name', (shell) => {
     expect(info.lines!.used).toBe(txt.split('\n').length - 1);
     expect(info.capture).toMatchObject({ tool: 'capture.sh', bufferKb: 4096, cpus: FAKE_CPUS, stackMap: 'yes', dumps: 3, resets: 2, interrupted: false, tracefs: fake.dir });
     expect(info.capture!.set).toContainEqual({ file: 'buffer_size_kb', value: '4096', was: '1408' });
+    // the captures table's row: the machine as uname names it here, where the script ran
+    const [t] = buildTables(new Explorer(cap), { captureId: 'x', only: ['captures'] });
+    const cell = (name: string) => cellAt(t.columns[t.spec.columns.findIndex((c) => c.name === name)], 0);
+    const uname = (flag: string) => execFileSync('uname', [flag], { encoding: 'utf8' }).trim();
+    expect([cell('host'), cell('machine'), cell('kernel_release')]).toEqual([uname('-n'), uname('-m'), uname('-r')]);
+    expect([cell('cpus'), cell('buffer_kb'), cell('stack_map'), cell('interrupted')]).toEqual([FAKE_CPUS, 4096, 'yes', false]);
+    expect(cell('captured_at')).toBe(txt.split('\n')[0].split(', ').pop());
   }, 30_000);
 
   it('on SIGINT mid-run it saves what it has and restores every option', async () => {

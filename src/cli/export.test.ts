@@ -1,7 +1,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
 import { fileWriter, parquetWriteBuffer } from 'hyparquet-writer';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -74,7 +74,32 @@ async function countsInFolder(dir: string, id: string) {
 }
 const fromSummary = (s: Summary) => ({ events: s.events, cookies: s.cookies, fullStacks: s.fullStacks, resolved: s.resolved, unresolved: s.unresolved, uniqueStacks: s.uniqueStacks, top0: s.top[0].count });
 
+/** FNV-1a 64 as its definition gives it, in BigInt: a second implementation of the digest */
+function fnv1a64(bytes: Uint8Array): string {
+  let h = 0xcbf29ce484222325n;
+  for (const b of bytes) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, '0');
+}
+
 describe('cli export --parquet', () => {
+  it('the captures table: one row per capture, its files as given with sizes and digests, the label; written last', async () => {
+    const dir = join(tmp('captures'), 'out');
+    const a = await run(['--parquet', dir, '--label', 'pixel-7 build 42', '--json', ...SAMPLE]);
+    expect([a.code, a.err]).toEqual([0, '']);
+    const ja = JSON.parse(a.out);
+    expect(ja.tables.at(-1).table).toBe('captures');
+    const [row] = await rows(`SELECT * FROM read_parquet('${dir}/captures.parquet')`);
+    const s = summarize((await readFiles(SAMPLE)).capture);
+    expect(row).toMatchObject({ capture_id: ja.captureId, label: 'pixel-7 build 42', exported_by: expect.stringMatching(/^stackmap-explorer \d+\.\d+\.\d+/), host: null, kernel_release: null });
+    expect([num(row.events), num(row.records), num(row.source_count)]).toEqual([s.events, s.cookies + s.fullStacks + s.userStacks, SAMPLE.length]);
+    // the paths as given, the sizes as the file system says, the digests by a second implementation
+    const want = SAMPLE.map((f) => ({ path: f, size: statSync(f).size, digest: fnv1a64(readFileSync(f)) }));
+    expect(JSON.parse(String(row.sources))).toEqual(want);
+    expect(num(row.source_bytes)).toBe(want.reduce((n, f) => n + f.size, 0));
+    // every other table's rows carry the id the captures row has
+    for (const t of TABLE_NAMES) expect(parquetCaptureId(join(dir, `${t}.parquet`))).toBe(row.capture_id);
+  }, 60_000);
+
   it('writes two captures into one folder; DuckDB counts per capture_id equal each summary', async () => {
     const dir = join(tmp('fleet'), 'out');
     const a = await run(['--parquet', dir, '--json', ...SAMPLE]);

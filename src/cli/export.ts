@@ -5,22 +5,25 @@ import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/contr
 import { Explorer } from '../core/query/explorer.ts';
 import { understood } from '../core/capture/ingest.ts';
 import { segmentsOf } from '../core/capture/segments.ts';
-import { buildTables } from '../core/tables/build.ts';
+import { buildTables, type CaptureOrigin } from '../core/tables/build.ts';
 import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
 import { writeParquet } from '../core/tables/parquet.ts';
-import { captureIdOfPaths, place, withFolderLock, type Layout, type Placement } from './export-folder.ts';
+import { place, withFolderLock, type Layout, type Placement } from './export-folder.ts';
 import { makeDir, prepareOutDir } from './out-dir.ts';
 import { onInterrupt } from './interrupt.ts';
 import { exportSelection } from '../core/export/exports.ts';
 import { ALL, type FlameWeight, type Granularity } from '../core/query/api.ts';
-import { readFiles } from './read-files.ts';
+import { captureIdOfSources, readFiles } from './read-files.ts';
+import { version } from './version.ts';
+import { ttyProgress } from './progress.ts';
+import type { LoadOptions } from '../core/capture/load.ts';
 import { parseOrExit, UsageError } from './usage.ts';
 
 export const EXPORT_USAGE = `usage: stackmap-explorer export --format folded|speedscope|chrome [--output FILE]
                                 [--granularity function|site] [--weight occurrences|refcount|period]
                                 [--stackcollapse] [--] FILE...
-       stackmap-explorer export --format parquet --out DIR [--json] [--] FILE...
-       stackmap-explorer export --parquet DIR [--json] [--] FILE...
+       stackmap-explorer export --format parquet --out DIR [--label TEXT] [--json] [--] FILE...
+       stackmap-explorer export --parquet DIR [--label TEXT] [--json] [--] FILE...
 
   --format folded|speedscope|chrome
                   the capture's stacks as folded lines (root;...;leaf COUNT: flamegraph.pl,
@@ -40,11 +43,15 @@ export const EXPORT_USAGE = `usage: stackmap-explorer export --format folded|spe
   row with the capture's capture_id: DIR/<table>.parquet into an empty or new DIR, or
   DIR/<table>/<capture_id>.parquet when DIR already holds captures (a DIR of one earlier
   capture's DIR/<table>.parquet is converted to that layout first, said on stderr). Exporting
-  the same capture again replaces its files. Query the folder with DuckDB:
+  the same capture again replaces its files. The \`captures\` table, written last, says where the
+  capture came from (paths, sizes, digests, --label, capture.txt's host and kernel); sql refuses a
+  capture whose export did not finish. Query the folder with DuckDB:
     duckdb -c "SELECT capture_id, count(*) FROM 'DIR/events/*.parquet' GROUP BY 1"
   or load it into Spark, Trino or BigQuery as it is (plain Parquet, snappy).
 
   --parquet DIR   the folder to write (made if missing)
+  --label TEXT    the capture's name in the captures table (a device, a build, a run)
+  --quiet         no progress line on stderr (shown only when stderr is a terminal)
   --json          print {captureId, layout, converted, tables: [{table, rows, bytes, file}]}
   --              ends the options
 
@@ -75,11 +82,12 @@ export interface ExportResult {
 export async function exportParquet(
   paths: string[],
   dir: string,
-  opts: { log: (s: string) => void; place?: (id: string) => Placement | { error: string }; scratch?: boolean },
+  opts: { log: (s: string) => void; place?: (id: string) => Placement | { error: string }; scratch?: boolean; label?: string | null; progress?: Pick<LoadOptions, 'onProgress' | 'progressEveryMs'>; onTable?: (table: TableName, k: number, of: number) => void },
 ): Promise<ExportResult | { error: string; readAny: boolean }> {
   const place_ = opts.place ?? ((id: string) => place(dir, id, opts.log));
-  const captureId = captureIdOfPaths(paths);
-  const { capture, failed } = await readFiles(paths);
+  const { capture, failed, sources } = await readFiles(paths, { digests: true, ...opts.progress });
+  const captureId = captureIdOfSources(sources);
+  const origin: CaptureOrigin = { sources: sources.map(({ path, size, digest }) => ({ path, size, digest })), label: opts.label ?? null, exportedBy: `stackmap-explorer ${version()}` };
   const readAny = capture.files.some(understood);
   if (!readAny) return { error: 'no file could be read: nothing to export', readAny };
   // one export at a time places and writes into a folder (two started together chose the flat
@@ -99,15 +107,19 @@ export async function exportParquet(
     const release = onInterrupt(removeTemps);
     try {
       for (const name of TABLE_NAMES) {
+        opts.onTable?.(name, pending.length, TABLE_NAMES.length);
         // a turn of the event loop between tables: a Ctrl-C is handled here, not once all is written
         await new Promise((r) => setImmediate(r));
-        const [t] = buildTables(explorer, { captureId, diagnostics, only: [name] });
+        const [t] = buildTables(explorer, { captureId, diagnostics, origin, only: [name] });
         const file = p.fileOf(name);
         makeDir(join(file, '..'));
         const tmp = join(file, '..', `.${basename(file)}.tmp-${process.pid}`);
         pending.push({ tmp, file, name, rows: t.rows });
         await writeParquet(t, fileWriter(tmp), { captureId, scratch: opts.scratch });
       }
+      // captures last (TABLE_NAMES ends with it): the mark that the capture is whole. An earlier
+      // export's mark goes first, so a reader never takes old and new tables for one capture.
+      rmSync(p.fileOf('captures'), { force: true });
       for (const w of pending) renameSync(w.tmp, w.file);
     } catch (e) {
       removeTemps();
@@ -126,6 +138,8 @@ interface ExportArgs {
   dir: string | null;
   output: string | null;
   json: boolean;
+  quiet: boolean;
+  label: string | null;
   stackcollapse: boolean;
   granularity: Granularity | undefined;
   weight: FlameWeight;
@@ -133,7 +147,7 @@ interface ExportArgs {
 }
 
 function parse(args: string[]): ExportArgs | 'help' {
-  const p: ExportArgs = { format: 'parquet', dir: null, output: null, json: false, stackcollapse: false, granularity: undefined, weight: 'occurrences', files: [] };
+  const p: ExportArgs = { format: 'parquet', dir: null, output: null, json: false, quiet: false, label: null, stackcollapse: false, granularity: undefined, weight: 'occurrences', files: [] };
   let format: string | null = null;
   for (let i = 0; i < args.length; i++) {
     const raw = args[i];
@@ -151,6 +165,8 @@ function parse(args: string[]): ExportArgs | 'help' {
     };
     if (a === '--help' || a === '-h') return 'help';
     else if (a === '--json') p.json = true;
+    else if (a === '--quiet' || a === '-q') p.quiet = true;
+    else if (a === '--label') p.label = value('a label');
     else if (a === '--stackcollapse') p.stackcollapse = true;
     else if (a === '--parquet' || a === '--out') {
       p.dir = value('a folder');
@@ -172,6 +188,7 @@ function parse(args: string[]): ExportArgs | 'help' {
   if (format !== 'folded' && format !== 'speedscope' && format !== 'chrome' && format !== 'parquet') throw new UsageError(`--format takes folded, speedscope, chrome or parquet, not ${format}`);
   p.format = format;
   if (p.format === 'parquet' && p.dir === null) throw new UsageError('--format parquet needs --out DIR');
+  if (p.label !== null && p.format !== 'parquet') throw new UsageError('--label names a capture in a Parquet export (--format parquet)');
   if (p.stackcollapse && p.format !== 'folded') throw new UsageError('--stackcollapse is a form of --format folded');
   if (p.files.length === 0) throw new UsageError('no files given');
   return p;
@@ -179,7 +196,9 @@ function parse(args: string[]): ExportArgs | 'help' {
 
 /** folded, speedscope or Chrome trace JSON of the whole capture, to stdout or --output FILE */
 async function exportText(p: ExportArgs): Promise<number> {
-  const { capture, failed } = await readFiles(p.files);
+  const progress = ttyProgress(p.quiet);
+  const { capture, failed } = await readFiles(p.files, progress);
+  progress.done();
   for (const f of failed) process.stderr.write(`${escapeControls(f.file)}: cannot read: ${escapeControls(f.reason)}\n`);
   for (const d of capture.diagnostics) process.stderr.write(escapeLines(`${d.file}: ${d.where}: ${d.message}`) + '\n');
   if (!capture.files.some(understood)) return 1;
@@ -204,7 +223,9 @@ export async function exportCommand(args: string[]): Promise<number> {
     process.stderr.write(escapeLines(unwritable) + '\n');
     return 1;
   }
-  const r = await exportParquet(p.files, dir, { log: (s) => process.stderr.write(escapeLines(s)) });
+  const progress = ttyProgress(p.quiet);
+  const r = await exportParquet(p.files, dir, { log: (s) => process.stderr.write(escapeLines(s)), label: p.label, progress, onTable: progress.step });
+  progress.done();
   if ('error' in r) {
     process.stderr.write(escapeLines(r.error) + '\n');
     return 1;

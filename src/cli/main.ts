@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { escapeControls as esc, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
 import { Explorer } from '../core/query/explorer.ts';
 import { understood } from '../core/capture/ingest.ts';
@@ -8,6 +7,7 @@ import { parseSelectionArgs } from './selection-args.ts';
 import { readFiles } from './read-files.ts';
 import { formatSummary } from './format-summary.ts';
 import { ttyProgress } from './progress.ts';
+import { version } from './version.ts';
 
 const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--granularity function|site] [--generation G|none] [--range T0,T1] [--cpus 0,2] [--] FILE...
        stackmap-explorer simulate --mode v4|v7|v8 --cpus N --bits B --events N --resets N
@@ -54,16 +54,6 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--granula
 
 exit status: 0 when at least one file was read, 1 when none could be (missing, a folder, or
 of no kind this tool reads), 2 on a usage error`;
-
-/** The package's version, from its package.json (beside dist-cli/ when installed, two folders up from source). */
-function version(): string {
-  const bundled = !/\.[cm]?ts$/.test(new URL(import.meta.url).pathname);
-  try {
-    return (JSON.parse(readFileSync(new URL(bundled ? '../package.json' : '../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
 
 /**
  * `--name=value` as `--name value`, for every command (each parser takes the second form), up to

@@ -3,6 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { progressLine, ttyProgress } from './progress.ts';
 import { readFiles } from './read-files.ts';
+import { exportParquet } from './export.ts';
+import { TABLE_NAMES } from '../core/tables/schema.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;
 const FILES = ['trace', 'stack_map_bin.gen1', 'kallsyms'].map((f) => SAMPLES + f);
@@ -22,6 +27,18 @@ describe('progress on stderr', () => {
     for (const s of out) expect(s.startsWith('\r\x1b[K')).toBe(true);
     expect(out.some((s) => s.includes('reading trace: '))).toBe(true);
     expect(out.at(-2)).toMatch(/: 100% of [\d.]+ MB, \d+ MB\/s$/);
+    expect(out.at(-1)).toBe('\r\x1b[K');
+  });
+
+  it('export: the load, then each table as it is written, one line in place', async () => {
+    const { out, stream } = fake(true);
+    const p = ttyProgress(false, stream);
+    const r = await exportParquet(FILES, join(mkdtempSync(join(tmpdir(), 'smx-prog-')), 'out'), { log: () => {}, progress: { ...p, progressEveryMs: 0 }, onTable: p.step });
+    p.done();
+    expect('error' in r).toBe(false);
+    const steps = out.filter((s) => s.includes('writing '));
+    expect(steps).toEqual(TABLE_NAMES.map((t, k) => `\r\x1b[Kwriting ${t}: ${k + 1} of ${TABLE_NAMES.length}`));
+    expect(out.indexOf(steps[0])).toBeGreaterThan(out.findIndex((s) => s.includes('reading trace: ')));
     expect(out.at(-1)).toBe('\r\x1b[K');
   });
 

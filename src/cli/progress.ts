@@ -12,10 +12,15 @@ export function progressLine(p: LoadProgress): string {
  * Progress on stderr while files load, when stderr is a terminal and --quiet was not given: one
  * line rewritten in place, cleared by `done()`. Silent in a pipe, a file or CI logs.
  */
-export function ttyProgress(quiet: boolean, stream: NodeJS.WriteStream = process.stderr): { onProgress?: (p: LoadProgress) => void; progressEveryMs?: number; done(): void } {
-  if (quiet || !stream.isTTY) return { done() {} };
+export function ttyProgress(quiet: boolean, stream: NodeJS.WriteStream = process.stderr): { onProgress?: (p: LoadProgress) => void; progressEveryMs?: number; step(what: string, k: number, of: number): void; done(): void } {
+  if (quiet || !stream.isTTY) return { step() {}, done() {} };
   let shown = false;
   return {
+    // a later phase of a command, counted (export's tables: "writing events: 1 of 9")
+    step(what, k, of) {
+      shown = true;
+      stream.write(`\r\x1b[Kwriting ${what}: ${k + 1} of ${of}`);
+    },
     progressEveryMs: 100,
     onProgress(p) {
       shown = true;

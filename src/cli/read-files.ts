@@ -4,12 +4,27 @@ import { basename } from 'node:path';
 import type { Capture } from '../core/capture/ingest.ts';
 import { loadFiles, type LoadOptions, type NamedBlob } from '../core/capture/load.ts';
 import { nodeTraceParts } from './trace-parts.ts';
+import { CAPTURE_ID_HEAD_BYTES, captureIdOf, contentDigest } from '../core/tables/id.ts';
+import type { CaptureSource } from '../core/tables/build.ts';
+
+/** A file given, as the capture's id and the `captures` table see it. */
+export interface SourceFile extends CaptureSource {
+  /** its name for the id: the base name, `stdin` for `-` */
+  name: string;
+  /** its first CAPTURE_ID_HEAD_BYTES bytes */
+  head: Uint8Array;
+}
 
 export interface ReadOutcome {
   capture: Capture;
   /** files that could not be opened (missing, a folder, no permission), with the reason */
   failed: { file: string; reason: string }[];
+  /** with `digests`: every file that was opened, its size, first bytes and digest of every byte */
+  sources: SourceFile[];
 }
+
+/** The capture_id of what was read (id.ts): of the bytes the readers saw, standard input included. */
+export const captureIdOfSources = (sources: readonly SourceFile[]): string => captureIdOf(sources);
 
 /** Why a path is not a file to read, in words: "no such file", "is a directory". */
 function cannotOpen(e: unknown): string {
@@ -47,8 +62,9 @@ function differs(a: Stats, b: Stats): string | null {
  * gets a diagnostic (a file truncated or rewritten under the reader fails the read itself, and
  * load.ts reports that). A large trace text file is read on two threads (trace-parts.ts).
  */
-export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProgress' | 'progressEveryMs'> & { partMinBytes?: number } = {}): Promise<ReadOutcome> {
+export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProgress' | 'progressEveryMs'> & { partMinBytes?: number; digests?: boolean } = {}): Promise<ReadOutcome> {
   const files: NamedBlob[] = [];
+  const given = new Map<Blob, string>();
   const failed: ReadOutcome['failed'] = [];
   const opened = new Map<Blob, { path: string; stat: Stats }>();
   for (const path of paths) {
@@ -56,11 +72,13 @@ export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProg
       // standard input, a pipe (<(cmd), /dev/stdin) or a device: read to its end, then sniffed like a file
       if (path === '-') {
         files.push({ name: 'stdin', blob: await drain(process.stdin) });
+        given.set(files[files.length - 1].blob, path);
         continue;
       }
       const stat = statSync(path);
       if (stat.isFIFO() || stat.isCharacterDevice() || stat.isSocket()) {
         files.push({ name: basename(path), blob: await drain(createReadStream(path)) });
+        given.set(files[files.length - 1].blob, path);
         continue;
       }
       if (stat.isDirectory()) {
@@ -69,6 +87,7 @@ export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProg
       }
       const blob = await openAsBlob(path);
       files.push({ name: basename(path), blob });
+      given.set(blob, path);
       opened.set(blob, { path, stat });
     } catch (e) {
       failed.push({ file: path, reason: cannotOpen(e) });
@@ -88,5 +107,16 @@ export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProg
   };
   const byBlob = new Map([...opened].map(([blob, o]) => [blob, o.path]));
   const parts = nodeTraceParts(byBlob, opts.partMinBytes);
-  return { capture: await loadFiles(files, { ...opts, changedSince, parts }), failed };
+  const capture = await loadFiles(files, { ...opts, changedSince, parts });
+  // the digests, once the load is done: a second read of each file (from the page cache for a
+  // file just read, from memory for a pipe), FNV-1a 64 over every byte
+  const sources: SourceFile[] = [];
+  if (opts.digests) {
+    for (const f of files) {
+      const head = new Uint8Array(await f.blob.slice(0, CAPTURE_ID_HEAD_BYTES).arrayBuffer());
+      const digest = await contentDigest(f.blob.stream() as unknown as AsyncIterable<Uint8Array>);
+      sources.push({ name: f.name, path: given.get(f.blob) ?? f.name, size: f.blob.size, head, digest });
+    }
+  }
+  return { capture, failed, sources };
 }

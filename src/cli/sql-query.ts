@@ -20,6 +20,41 @@ export function tablesIn(dir: string): Map<TableName, string> {
   return out;
 }
 
+/**
+ * The captures of an export folder whose tables are not all in place: each table file's capture
+ * (its name in DIR/<table>/<id>.parquet, its footer's id in a flat DIR/<table>.parquet) without
+ * its `captures` file, which export writes last. Each with where it was seen.
+ */
+export function incompleteCaptures(dir: string, footerId: (file: string) => string | null): { id: string; seen: string }[] {
+  const out = new Map<string, string>();
+  const names = new Set(readdirSync(dir));
+  const complete = new Set<string>();
+  const capturesDir = join(dir, 'captures');
+  if (names.has('captures') && statSync(capturesDir).isDirectory())
+    for (const f of readdirSync(capturesDir)) if (f.endsWith('.parquet') && !f.startsWith('.')) complete.add(f.slice(0, -'.parquet'.length));
+  if (names.has('captures.parquet')) {
+    const id = footerId(join(dir, 'captures.parquet'));
+    if (id !== null) complete.add(id);
+  }
+  for (const t of TABLE_NAMES) {
+    if (t === 'captures') continue;
+    const folder = join(dir, t);
+    if (names.has(t) && statSync(folder).isDirectory()) {
+      for (const f of readdirSync(folder)) {
+        if (!f.endsWith('.parquet') || f.startsWith('.')) continue;
+        const id = f.slice(0, -'.parquet'.length);
+        if (!complete.has(id) && !out.has(id)) out.set(id, join(folder, f));
+      }
+    }
+    if (names.has(`${t}.parquet`)) {
+      const file = join(dir, `${t}.parquet`);
+      const id = footerId(file) ?? '(unknown)';
+      if (!complete.has(id) && !out.has(id)) out.set(id, file);
+    }
+  }
+  return [...out].map(([id, seen]) => ({ id, seen }));
+}
+
 const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
 const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
 

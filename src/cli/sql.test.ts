@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -124,6 +124,42 @@ describe('cli sql', () => {
     const big = await sql('SELECT 9007199254740993::BIGINT AS big, 42::BIGINT AS small, NULL AS nothing, 1.5 AS x', '--json', folder);
     expect(JSON.parse(big.stdout).rows).toEqual([['9007199254740993', 42, null, 1.5]]);
   }, 30_000);
+
+  it('refuses a capture whose export did not finish (no captures row), naming it; a whole one beside it is not enough', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'smx-half-')), 'fleet');
+    const one = captureOutput();
+    expect(await exportCommand(['--parquet', dir, ...SAMPLE])).toBe(0);
+    expect(await exportCommand(['--parquet', dir, SAMPLES + 'trace'])).toBe(0);
+    vi.restoreAllMocks();
+    void one;
+    const ids = readdirSync(join(dir, 'captures')).map((f) => f.replace('.parquet', ''));
+    expect(ids.length).toBe(2);
+    expect((await sql('SELECT count(*) FROM captures', '--csv', dir)).stdout).toBe('count_star()\r\n2\r\n');
+    // as an export interrupted between its tables and its mark leaves it
+    rmSync(join(dir, 'captures', `${ids[1]}.parquet`));
+    const r = await sql('SELECT count(*) FROM events', dir);
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect(r.stderr).toContain(`${join(dir, 'events', ids[1] + '.parquet')}: capture ${ids[1]} is not complete`);
+    expect(r.stderr).toContain('export the capture again');
+    expect(r.stderr).not.toContain(ids[0]);
+  }, 60_000);
+
+  it('--format csv|json|table says what --csv and --json do; --output FILE writes there, atomically, and nothing on stdout', async () => {
+    const q = 'SELECT cpu, count(*) AS n FROM events GROUP BY cpu ORDER BY cpu';
+    expect((await sql('--format', 'csv', q, folder)).stdout).toBe((await sql('--csv', q, folder)).stdout);
+    expect((await sql('--format', 'json', q, folder)).stdout).toBe((await sql('--json', q, folder)).stdout);
+    expect((await sql('--format=table', q, folder)).stdout).toBe((await sql(q, folder)).stdout);
+    expect((await sql('--format', 'xml', q, folder)).code).toBe(2);
+    const dir = mkdtempSync(join(tmpdir(), 'smx-out-'));
+    const file = join(dir, 'cpus.csv');
+    const w = await sql('--format', 'csv', '--output', file, q, folder);
+    expect([w.code, w.stdout, w.stderr]).toEqual([0, '', '']);
+    expect(readFileSync(file, 'utf8')).toBe((await sql('--csv', q, folder)).stdout);
+    // a failed query leaves no file and no temporary one
+    const bad = await sql('--output', join(dir, 'bad.txt'), 'SELECT nope FROM events', folder);
+    expect(bad.code).toBe(1);
+    expect(readdirSync(dir)).toEqual(['cpus.csv']);
+  }, 60_000);
 
   it('formats a table: numbers right, text left, NULL for null', () => {
     const t = formatTable({ columns: [{ name: 'task', type: 'VARCHAR' }, { name: 'n', type: 'BIGINT' }], rows: [['bash', 12], ['kworker/0:1', null]] });

@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
 import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
-import { streamQueries, tablesIn, type Cell, type Column, type QueryResult, type QuerySink } from './sql-query.ts';
+import { EXPORT_LOCK, parquetCaptureId } from './export-folder.ts';
+import { incompleteCaptures, streamQueries, tablesIn, type Cell, type Column, type QueryResult, type QuerySink } from './sql-query.ts';
 import { exportParquet } from './export.ts';
 import { parseOrExit, UsageError } from './usage.ts';
 import { onInterrupt } from './interrupt.ts';
@@ -11,8 +12,8 @@ import { onInterrupt } from './interrupt.ts';
 /** rows the table shows unless --limit or --all says otherwise */
 export const DEFAULT_LIMIT = 1000;
 
-export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--json | --csv] [--limit N | --all] [--] FILE...
-       stackmap-explorer sql --file QUERY.sql [--json | --csv] [--limit N | --all] [--] FILE...
+export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--format table|csv|json] [--output FILE] [--limit N | --all] [--] FILE...
+       stackmap-explorer sql --file QUERY.sql [--format table|csv|json] [--output FILE] [--limit N | --all] [--] FILE...
 
   Runs QUERY with DuckDB (in memory) over the capture's tables: ${TABLE_NAMES.join(', ')}
   (export --help; the columns are documented in src/core/tables/schema.ts). FILE... is a
@@ -30,6 +31,10 @@ export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--json | --csv] 
              every row unless --limit is given (with "total", the result's rows, when it cut some)
   --csv      print CSV (RFC 4180: a header line, then the rows; quotes doubled), every row
              unless --limit is given
+  --format table|csv|json
+             the aligned table (default), CSV or JSON; --csv and --json say the same
+  --output F write the result to file F (-o F) instead of stdout: to a temporary name beside
+             it, renamed once the last row is written (Ctrl-C or an error leaves no F)
   --file F   the query from file F (-f F)
   --limit N  print at most N rows (default ${DEFAULT_LIMIT} for the table, every row for --json and --csv)
   --all      print every row
@@ -47,6 +52,8 @@ interface Parsed {
   csv: boolean;
   /** rows to print; null: the default (DEFAULT_LIMIT for the table, all for --json) */
   limit: number | null;
+  /** --output FILE: the result there (written to a temporary name beside it, renamed at the end) */
+  output: string | null;
   files: string[];
 }
 
@@ -57,10 +64,16 @@ function parse(args: string[]): Parsed | 'help' {
   let csv = false;
   let limit: number | null = null;
   let all = false;
+  let format: string | null = null;
+  let output: string | null = null;
   const files: string[] = [];
   // with --file, every argument that is no option is a file
   const positional = (a: string) => (query === null && queryFile === null ? (query = a) : files.push(a));
+  args = [...args];
   for (let i = 0; i < args.length; i++) {
+    // --format=csv is --format csv (main leaves sql's arguments whole: a query may hold "=")
+    const eq = /^(--(?:format|output|file|limit))=([\s\S]*)$/.exec(args[i]);
+    if (eq) args.splice(i, 1, eq[1], eq[2]);
     const a = args[i];
     if (a === '--') {
       for (const f of args.slice(i + 1)) positional(f);
@@ -69,12 +82,19 @@ function parse(args: string[]): Parsed | 'help' {
     else if (a === '--json') json = true;
     else if (a === '--csv') csv = true;
     else if (a === '--all') all = true;
+    else if (a === '--format') {
+      format = args[++i] ?? null;
+      if (format !== 'table' && format !== 'csv' && format !== 'json') throw new UsageError(`--format takes table, csv or json, not ${escapeControls(String(format))}`);
+    } else if (a === '--output' || a === '-o') {
+      output = args[++i] ?? null;
+      if (!output) throw new UsageError('--output needs a file');
+    }
     else if (a === '--file' || a === '-f') {
       const v = args[++i];
       if (v === undefined) throw new UsageError('--file needs the path of a file of SQL');
       queryFile = v;
-    } else if (a === '--limit' || a.startsWith('--limit=')) {
-      const v = a === '--limit' ? args[++i] : a.slice('--limit='.length);
+    } else if (a === '--limit') {
+      const v = args[++i];
       if (v === undefined) throw new UsageError('--limit needs a number of rows');
       if (!/^\d{1,15}$/.test(v)) throw new UsageError(`--limit takes a whole number of rows, not ${escapeControls(v)}`);
       limit = Number(v);
@@ -82,6 +102,11 @@ function parse(args: string[]): Parsed | 'help' {
     else positional(a);
   }
   if (all && limit !== null) throw new UsageError('--limit and --all contradict each other: give one');
+  if (format !== null) {
+    if ((json && format !== 'json') || (csv && format !== 'csv')) throw new UsageError(`--format ${format} contradicts ${json ? '--json' : '--csv'}: give one`);
+    json = format === 'json';
+    csv = format === 'csv';
+  }
   if (json && csv) throw new UsageError('--json and --csv contradict each other: give one');
   if (queryFile !== null) {
     if (query !== null) files.unshift(query);
@@ -93,7 +118,7 @@ function parse(args: string[]): Parsed | 'help' {
   }
   if (query === null || query.trim() === '') throw new UsageError('no query given');
   if (files.length === 0) throw new UsageError('no files given');
-  return { query, json, csv, limit: all ? Infinity : limit, files };
+  return { query, json, csv, limit: all ? Infinity : limit, output, files };
 }
 
 const text = (c: Cell) => escapeControls(c === null ? 'NULL' : typeof c === 'object' ? JSON.stringify(c) : String(c));
@@ -228,12 +253,44 @@ export async function sqlCommand(args: string[]): Promise<number> {
   const folder = p.files.length === 1 ? tablesIn(p.files[0]) : new Map<TableName, string>();
   let tmp: string | null = null;
   let releaseTmp: (() => void) | null = null;
-  const out = new Out();
+  let outFile: { tmp: string; stream: WriteStream } | null = null;
+  let releaseOut: (() => void) | null = null;
+  if (p.output !== null) {
+    const tmp = join(dirname(p.output), `.${basename(p.output)}.tmp-${process.pid}`);
+    try {
+      outFile = { tmp, stream: createWriteStream(tmp, { flags: 'wx' }) };
+      await new Promise<void>((resolve, reject) => outFile!.stream.once('open', () => resolve()).once('error', reject));
+    } catch (e) {
+      process.stderr.write(escapeLines(`cannot write ${p.output}: ${(e as Error).message}`) + '\n');
+      return 1;
+    }
+    releaseOut = onInterrupt(() => rmSync(tmp, { force: true }));
+  }
+  const out = new Out((outFile?.stream as unknown as NodeJS.WriteStream | undefined) ?? process.stdout);
+  let ok = false;
   try {
     let tables = folder;
     if (tables.size === 0 && p.files.length === 1 && existsSync(p.files[0]) && statSync(p.files[0]).isDirectory()) {
       process.stderr.write(`${escapeControls(p.files[0])} holds no tables (export --parquet DIR FILE... writes them)\n`);
       return 1;
+    }
+    if (tables.size > 0) {
+      // a capture whose export has not finished (interrupted, still running, or written before
+      // the captures table was) is refused, not queried as if it were whole
+      const dir = p.files[0];
+      const missing = incompleteCaptures(dir, parquetCaptureId);
+      if (missing.length > 0) {
+        const running = existsSync(join(dir, EXPORT_LOCK));
+        for (const m of missing) process.stderr.write(escapeLines(`${m.seen}: capture ${m.id} is not complete: it has no row in ${dir}/captures, which export writes last`) + '\n');
+        process.stderr.write(
+          escapeLines(
+            running
+              ? `an export into ${dir} is running (${EXPORT_LOCK}): query again once it has ended`
+              : `its export was interrupted, or was written before the captures table existed: export the capture again (export --parquet ${dir} FILE...)`,
+          ) + '\n',
+        );
+        return 1;
+      }
     }
     if (tables.size === 0) {
       // a capture: its tables as Parquet in a temp folder, then queried like an exported one
@@ -305,9 +362,17 @@ export async function sqlCommand(args: string[]): Promise<number> {
       process.stderr.write(`${escapeLines((e as Error).message)}\n`);
       return 1;
     }
+    ok = true;
     return 0;
   } finally {
     out.end();
+    if (outFile) {
+      const f = outFile;
+      await new Promise<void>((resolve) => f.stream.end(() => resolve()));
+      if (ok) renameSync(f.tmp, p.output!);
+      else rmSync(f.tmp, { force: true });
+      releaseOut?.();
+    }
     if (tmp) rmSync(tmp, { recursive: true, force: true });
     releaseTmp?.();
   }

@@ -132,7 +132,9 @@ const api: IngestApi = {
         digest: await contentDigest(f.blob.stream() as unknown as AsyncIterable<Uint8Array>),
       })),
     );
-    const t = tablesToIpc(buildTables(built.explorer, { captureId: captureIdOf(files) }));
+    // the captures row: the files dropped, by name (a page has no paths), sizes and digests
+    const origin = { sources: files.map((f) => ({ path: f.name, size: f.size, digest: f.digest })), exportedBy: 'stackmap-explorer page' };
+    const t = tablesToIpc(buildTables(built.explorer, { captureId: captureIdOf(files), origin }));
     return Comlink.transfer(t, [...new Set(t.map((x) => x.ipc.buffer as ArrayBuffer))]);
   },
 };

@@ -24,6 +24,8 @@ function parseAll(text: string) {
 /** capture.txt as scripts/capture.sh prints it (the reference writer: the script's printf lines, in TypeScript). */
 function write(f: CaptureFacts): string {
   const out = [`# stackmap explorer capture, by ${f.tool}, ${f.date}`, `# tracefs: ${f.tracefs}`, `# kernel release (uname -r): ${f.kernelRelease ?? ''}`];
+  if (f.host !== null) out.push(`# host (uname -n): ${f.host}`);
+  if (f.machine !== null) out.push(`# machine (uname -m): ${f.machine}`);
   out.push(`# buffer_size_kb: ${f.bufferKb ?? 'unknown'} (per CPU, read from tracefs before the restore)`);
   out.push(f.cpus === null ? '# cpus: unknown (no per_cpu/cpu* in tracefs)' : `# cpus: ${f.cpus} (per_cpu/cpu* in tracefs)`);
   out.push(f.stackMap === 'yes' ? `# stack map: yes, ${f.dumps} dumps, ${f.resets} resets` : '# stack map: none (options/stackmap absent), full stacks via options/stacktrace');
@@ -36,6 +38,8 @@ function write(f: CaptureFacts): string {
 const SCRIPT_OUTPUT = `# stackmap explorer capture, by capture.sh, 2026-12-01T10:00:00Z
 # tracefs: /sys/kernel/tracing
 # kernel release (uname -r): 6.1.0-13-amd64
+# host (uname -n): pixel-7
+# machine (uname -m): aarch64
 # buffer_size_kb: 4096 (per CPU, read from tracefs before the restore)
 # cpus: 8 (per_cpu/cpu* in tracefs)
 # stack map: yes, 3 dumps, 2 resets
@@ -50,12 +54,14 @@ describe('capture.txt', () => {
   it('reads what capture.sh writes, every line used', () => {
     const r = parseAll(SCRIPT_OUTPUT);
     expect(r.diags).toEqual([]);
-    expect(r.lines).toEqual({ total: 11, used: 11, unused: 0 });
+    expect(r.lines).toEqual({ total: 13, used: 13, unused: 0 });
     expect(r.facts).toEqual({
       tool: 'capture.sh',
       date: '2026-12-01T10:00:00Z',
       tracefs: '/sys/kernel/tracing',
       kernelRelease: '6.1.0-13-amd64',
+      host: 'pixel-7',
+      machine: 'aarch64',
       bufferKb: 4096,
       cpus: 8,
       stackMap: 'yes',
@@ -75,22 +81,22 @@ describe('capture.txt', () => {
   it('an older capture.txt without the buffer lines, and a kernel without the map', () => {
     const r = parseAll('# stackmap explorer capture, by capture.sh, 2026-11-30T09:00:00Z\n# tracefs: /t\n# kernel release (uname -r): 5.10\n# stack map: none (options/stackmap absent), full stacks via options/stacktrace\n');
     expect(r.diags).toEqual([]);
-    expect(r.facts).toMatchObject({ bufferKb: null, cpus: null, stackMap: 'none', dumps: null, interrupted: false });
+    expect(r.facts).toMatchObject({ host: null, machine: null, bufferKb: null, cpus: null, stackMap: 'none', dumps: null, interrupted: false });
     expect(describeCapture(r.facts!)).toContain('buffer size not recorded');
   });
 
   it('keeps every line it does not know as unused, with its line number, never silently', () => {
     const text = SCRIPT_OUTPUT + 'free text\n# favourite colour: blue\n# set nonsense\n# buffer_size_kb: lots\n' + 'x'.repeat(MAX_INFO_LINE + 1) + '\n';
     const r = parseAll(text);
-    expect(r.lines).toEqual({ total: 16, used: 12, unused: 4 });
+    expect(r.lines).toEqual({ total: 18, used: 14, unused: 4 });
     expect(r.facts!.bufferKb).toBeNull(); // the second, unreadable value is the last one
     expect(r.diags.map((d) => `${d.where} ${d.message}`)).toEqual([
-      'line 12 not a line capture.sh writes (each starts with "# ")',
-      'line 13 not a line capture.sh writes',
-      'line 14 a "# set" line that is not "FILE = VALUE (was OLD)"',
-      'line 15 "buffer_size_kb" appears twice: the last value is used',
-      'line 15 value of "buffer_size_kb" is not a number: lots',
-      'line 16 line longer than 4,096 characters: not read (capture.sh writes short lines)',
+      'line 14 not a line capture.sh writes (each starts with "# ")',
+      'line 15 not a line capture.sh writes',
+      'line 16 a "# set" line that is not "FILE = VALUE (was OLD)"',
+      'line 17 "buffer_size_kb" appears twice: the last value is used',
+      'line 17 value of "buffer_size_kb" is not a number: lots',
+      'line 18 line longer than 4,096 characters: not read (capture.sh writes short lines)',
     ]);
   });
 
@@ -109,6 +115,8 @@ describe('capture.txt', () => {
       date: fc.constant('2026-12-01T10:00:00Z'),
       tracefs: word,
       kernelRelease: word,
+      host: fc.option(word, { nil: null }),
+      machine: fc.option(word, { nil: null }),
       bufferKb: fc.option(fc.integer({ min: 1, max: 1 << 20 }), { nil: null }),
       cpus: fc.option(fc.integer({ min: 1, max: 4096 }), { nil: null }),
       stackMap: fc.constantFrom('yes' as const, 'none' as const),

@@ -7,6 +7,8 @@ import type { ChunkParser, LineCount, ParseContext } from './types.ts';
  *   # stackmap explorer capture, by capture.sh, 2026-12-01T10:00:00Z
  *   # tracefs: /sys/kernel/tracing
  *   # kernel release (uname -r): 6.1.0
+ *   # host (uname -n): pixel-7                   (since issue 23; older captures lack it)
+ *   # machine (uname -m): aarch64
  *   # buffer_size_kb: 4096 (per CPU, read from tracefs before the restore)
  *   # cpus: 8 (per_cpu/cpu* in tracefs)
  *   # stack map: yes, 3 dumps, 2 resets          (or: # stack map: none (options/stackmap absent), ...)
@@ -40,6 +42,10 @@ export interface CaptureFacts {
   date: string;
   tracefs: string | null;
   kernelRelease: string | null;
+  /** the machine's node name (uname -n); null when capture.sh did not record it (before issue 23) */
+  host: string | null;
+  /** its hardware name (uname -m: x86_64, aarch64); null when not recorded */
+  machine: string | null;
   /** per-CPU ring buffer in force during the capture, KB; null when unknown */
   bufferKb: number | null;
   /** CPUs with a ring buffer (per_cpu/cpu* in tracefs); null when unknown */
@@ -122,7 +128,7 @@ export function createCaptureInfoParser(ctx: ParseContext): ChunkParser<ParsedCa
       facts = {
         tool: (comma < 0 ? rest : rest.slice(0, comma)).trim(),
         date: comma < 0 ? '' : rest.slice(comma + 1).trim(),
-        tracefs: null, kernelRelease: null, bufferKb: null, cpus: null, stackMap: null, dumps: null, resets: null,
+        tracefs: null, kernelRelease: null, host: null, machine: null, bufferKb: null, cpus: null, stackMap: null, dumps: null, resets: null,
         interrupted: false, warnings: [], set: [],
       };
       used++;
@@ -159,6 +165,14 @@ export function createCaptureInfoParser(ctx: ParseContext): ChunkParser<ParsedCa
       case 'kernel release (uname -r)':
         once(key, lineNo);
         f.kernelRelease = value === '' ? null : value;
+        break;
+      case 'host (uname -n)':
+        once(key, lineNo);
+        f.host = value === '' ? null : value;
+        break;
+      case 'machine (uname -m)':
+        once(key, lineNo);
+        f.machine = value === '' ? null : value;
         break;
       case 'buffer_size_kb':
       case 'cpus': {
@@ -205,6 +219,8 @@ export function createCaptureInfoParser(ctx: ParseContext): ChunkParser<ParsedCa
 /** The facts in a few words, for the Files pane and `cli summary`. */
 export function describeCapture(f: CaptureFacts): string {
   const parts = [`by ${f.tool}${f.date ? ` at ${f.date}` : ''}`];
+  if (f.host) parts.push(`host ${f.host}${f.machine ? ` (${f.machine})` : ''}`);
+  else if (f.machine) parts.push(f.machine);
   if (f.kernelRelease) parts.push(`kernel ${f.kernelRelease}`);
   parts.push(f.bufferKb !== null ? `buffer ${f.bufferKb} KB per CPU` : 'buffer size not recorded');
   if (f.cpus !== null) parts.push(`${f.cpus} CPU${f.cpus === 1 ? '' : 's'}`);

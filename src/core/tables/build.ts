@@ -353,8 +353,57 @@ function diagnostics(list: readonly Diagnostic[]): { rows: number; columns: Colu
   };
 }
 
+/** A source file of a capture as the `captures` table names it. */
+export interface CaptureSource {
+  /** the path as given (the page: the file's name) */
+  path: string;
+  size: number;
+  /** FNV-1a 64 of every byte (id.ts's contentDigest), 16 hex digits */
+  digest: string;
+}
+
+/** What the `captures` row says beyond the capture itself: where it came from. */
+export interface CaptureOrigin {
+  sources: readonly CaptureSource[];
+  label?: string | null;
+  /** `stackmap-explorer 0.1.0`, or the page */
+  exportedBy: string;
+}
+
+const nullableUtf8 = (v: string | null): ColumnValues => (v === null ? utf8(new Int32Array([-1]), [], new Uint8Array(1)) : utf8(new Int32Array(1), [v]));
+
+function captures(d: ExplorerData, origin: CaptureOrigin): { rows: number; columns: Columns } {
+  // capture.txt's facts: the first capture.txt read (a capture has one)
+  const f = d.capture.files.find((r) => r.capture)?.capture ?? null;
+  const one = (v: number | null): Float64Array => Float64Array.of(v ?? 0);
+  const validIf = (v: unknown) => (v === null || v === undefined ? new Uint8Array(1) : null);
+  return {
+    rows: 1,
+    columns: {
+      label: nullableUtf8(origin.label ?? null),
+      sources: utf8(new Int32Array(1), [JSON.stringify(origin.sources.map((s) => ({ path: s.path, size: s.size, digest: s.digest })))]),
+      source_count: int64(Float64Array.of(origin.sources.length)),
+      source_bytes: int64(Float64Array.of(origin.sources.reduce((a, s) => a + s.size, 0))),
+      host: nullableUtf8(f?.host ?? null),
+      machine: nullableUtf8(f?.machine ?? null),
+      kernel_release: nullableUtf8(f?.kernelRelease ?? null),
+      captured_at: nullableUtf8(f?.date || null),
+      buffer_kb: int64(one(f?.bufferKb ?? null), validIf(f?.bufferKb)),
+      cpus: int32(Int32Array.of(f?.cpus ?? 0), validIf(f?.cpus)),
+      stack_map: nullableUtf8(f?.stackMap ?? null),
+      interrupted: { type: 'bool', values: Uint8Array.of(f?.interrupted ? 1 : 0), valid: validIf(f) },
+      events: int64(Float64Array.of(d.eventCount)),
+      records: int64(Float64Array.of(d.recordCount)),
+      exported_by: utf8(new Int32Array(1), [origin.exportedBy]),
+    },
+  };
+}
+
+/** The capture's own files as sources, where nothing more is known of them (no digest: ''). */
+const sourcesOfFiles = (list: readonly FileReport[]): CaptureSource[] => list.filter((f) => !f.file.includes('/')).map((f) => ({ path: f.file, size: f.size, digest: '' }));
+
 /** One table's columns by name (capture_id apart: tables.ts adds it). */
-export function buildColumns(d: ExplorerData, name: TableName, opts: { files?: FileReport[]; diagnostics?: Diagnostic[] }): { rows: number; columns: Columns } {
+export function buildColumns(d: ExplorerData, name: TableName, opts: { files?: FileReport[]; diagnostics?: Diagnostic[]; origin?: CaptureOrigin }): { rows: number; columns: Columns } {
   switch (name) {
     case 'events':
       return events(d);
@@ -372,6 +421,8 @@ export function buildColumns(d: ExplorerData, name: TableName, opts: { files?: F
       return files(opts.files ?? d.capture.files);
     case 'diagnostics':
       return diagnostics(opts.diagnostics ?? [...d.capture.diagnostics, ...segmentsOf(d.capture).diagnostics]);
+    case 'captures':
+      return captures(d, opts.origin ?? { sources: sourcesOfFiles(opts.files ?? d.capture.files), exportedBy: 'stackmap-explorer' });
   }
 }
 
@@ -381,6 +432,8 @@ export interface BuildOptions {
   files?: FileReport[];
   /** default: the capture's diagnostics and its segments' (as summary has them) */
   diagnostics?: Diagnostic[];
+  /** the `captures` row's sources, label and writer (default: the capture's files by name, no digests) */
+  origin?: CaptureOrigin;
   /** only these tables (default: all, in TABLE_NAMES order) */
   only?: readonly TableName[];
 }

@@ -22,8 +22,12 @@ export interface TableSpec {
   columns: ColumnSpec[];
 }
 
-/** `records` (one row per stack record) was added after the first seven: extend only by adding. */
-export const TABLE_NAMES = ['events', 'stacks', 'frames', 'dumps', 'stat', 'files', 'diagnostics', 'records'] as const;
+/**
+ * `records` (one row per stack record) was added after the first seven, `captures` after it:
+ * extend only by adding. `captures` stays last: export writes it last, as the mark that a
+ * capture's tables are all in place (sql refuses a capture without its row).
+ */
+export const TABLE_NAMES = ['events', 'stacks', 'frames', 'dumps', 'stat', 'files', 'diagnostics', 'records', 'captures'] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
 
@@ -52,7 +56,7 @@ export interface TableData {
 }
 
 const col = (name: string, type: ColumnType, nullable: boolean, doc: string): ColumnSpec => ({ name, type, doc, nullable });
-const CAPTURE = col('capture_id', 'utf8', false, 'the capture: FNV-1a 64 of its files (names, sizes, first 4 KiB), 16 hex digits');
+const CAPTURE = col('capture_id', 'utf8', false, 'the capture: FNV-1a 64 of its files (names, sizes, first 4 KiB, a digest of every byte), 16 hex digits');
 const HASH = (doc: string) => col('stack_hash', 'utf8', true, doc);
 const KIND = col('kind', 'utf8', true, 'the stack record: cookie-v7 (<stack_id N>), cookie-v8 (<stack_id N gen G>), full (<stack trace>), user (<user stack trace>)');
 const STATUS = col('status', 'utf8', true, 'how the record resolved: resolved, no-dump, no-slot, unverified (a v7 id: its slot may have been reused), ambiguous, full, user');
@@ -168,6 +172,28 @@ export const TABLES: readonly TableSpec[] = [
       col('where', 'utf8', false, '"line 12", "lines 12, 40 (+7 more)", "offset 0x40" or "file"'),
       col('message', 'utf8', false, 'the reason'),
       col('count', 'int64', false, 'occurrences it stands for'),
+    ],
+  },
+  {
+    name: 'captures',
+    doc: 'One row per capture: where it came from (the files given, their sizes and digests, a label) and what capture.sh recorded of the machine. export writes it last: a capture is complete in a folder once its row is there, and sql refuses one without it.',
+    columns: [
+      CAPTURE,
+      col('label', 'utf8', true, 'what `export --label` named the capture; null when none was given'),
+      col('sources', 'utf8', false, 'the files given, as a JSON array of {path, size, digest}: the path as given (the page: the file name), its bytes, FNV-1a 64 of every byte (16 hex digits)'),
+      col('source_count', 'int64', false, 'how many files were given'),
+      col('source_bytes', 'int64', false, 'their bytes in all'),
+      col('host', 'utf8', true, 'capture.txt: the machine\'s node name (uname -n); null without a capture.txt that records it'),
+      col('machine', 'utf8', true, 'capture.txt: its hardware name (uname -m)'),
+      col('kernel_release', 'utf8', true, 'capture.txt: the kernel release (uname -r)'),
+      col('captured_at', 'utf8', true, 'capture.txt: when capture.sh wrote the capture (ISO 8601, UTC)'),
+      col('buffer_kb', 'int64', true, 'capture.txt: the per-CPU ring buffer in force, KB'),
+      col('cpus', 'int32', true, 'capture.txt: CPUs with a ring buffer'),
+      col('stack_map', 'utf8', true, 'capture.txt: yes (options/stackmap on) or none (full stacks)'),
+      col('interrupted', 'bool', true, 'capture.txt: the capture was stopped by a signal'),
+      col('events', 'int64', false, 'rows of `events` for this capture'),
+      col('records', 'int64', false, 'rows of `records` for this capture'),
+      col('exported_by', 'utf8', false, 'what wrote the tables: stackmap-explorer and its version, or the page'),
     ],
   },
 ];
