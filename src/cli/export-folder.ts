@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { CAPTURE_ID_HEAD_BYTES, captureIdOf, Fnv1a64, type CaptureFileId } from '../core/tables/id.ts';
 import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
@@ -107,6 +107,8 @@ export interface Placement {
   converted: string | null;
   /** where each table of this capture goes */
   fileOf: (t: TableName) => string;
+  /** puts a conversion back (the moved files where they were, the folders made for them gone): an export that fails or is interrupted leaves the folder as it found it */
+  undo?: () => void;
 }
 
 /**
@@ -130,16 +132,31 @@ export function place(dir: string, captureId: string, log: (s: string) => void):
     return { layout: 'flat', converted: null, fileOf: flatFile };
   }
   let converted: string | null = null;
+  let undo: (() => void) | undefined;
   if (flat.length) {
     if (flatIds.size > 1) return { error: `${dir} holds flat table files of ${flatIds.size} captures (${[...flatIds].join(', ')}): sort them into ${dir}/<table>/<capture_id>.parquet first` };
-    converted = [...flatIds][0]!;
+    const id = (converted = [...flatIds][0]!);
+    const moved: TableName[] = [];
+    const made: string[] = [];
+    undo = () => {
+      for (const t of moved) renameSync(folderFile(t, id), flatFile(t));
+      for (const d of made.reverse()) {
+        try {
+          rmdirSync(d);
+        } catch {
+          // something else was put there meanwhile: it stays
+        }
+      }
+    };
     for (const t of flat) {
+      if (!existsSync(join(dir, t))) made.push(join(dir, t));
       makeDir(join(dir, t));
-      renameSync(flatFile(t), folderFile(t, converted));
+      renameSync(flatFile(t), folderFile(t, id));
+      moved.push(t);
     }
     log(`${dir} held capture ${converted} as ${dir}/<table>.parquet: moved to ${dir}/<table>/${converted}.parquet to add capture ${captureId} beside it\n`);
   }
-  return { layout: 'folders', converted, fileOf: (t) => folderFile(t, captureId) };
+  return { layout: 'folders', converted, fileOf: (t) => folderFile(t, captureId), undo };
 }
 
 /** The lock a folder's export holds while it places and writes its tables. */

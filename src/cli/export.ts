@@ -1,4 +1,4 @@
-import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileWriter } from 'hyparquet-writer';
 import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
@@ -103,7 +103,11 @@ export async function exportParquet(
     const pending: { tmp: string; file: string; name: TableName; rows: number }[] = [];
     const removeTemps = () => {
       for (const w of pending) rmSync(w.tmp, { force: true });
+      // a folder's conversion to the layout by capture is put back, and the folders made for this capture's files go
+      for (const d of madeDirs.reverse()) rmdirIfEmpty(d);
+      p.undo?.();
     };
+    const madeDirs: string[] = [];
     const release = onInterrupt(removeTemps);
     try {
       for (const name of TABLE_NAMES) {
@@ -112,6 +116,7 @@ export async function exportParquet(
         await new Promise((r) => setImmediate(r));
         const [t] = buildTables(explorer, { captureId, diagnostics, origin, only: [name] });
         const file = p.fileOf(name);
+        if (!existsSync(join(file, '..'))) madeDirs.push(join(file, '..'));
         makeDir(join(file, '..'));
         const tmp = join(file, '..', `.${basename(file)}.tmp-${process.pid}`);
         pending.push({ tmp, file, name, rows: t.rows });
@@ -130,6 +135,14 @@ export async function exportParquet(
     const tables: Written[] = pending.map((w) => ({ table: w.name, rows: w.rows, bytes: statSync(w.file).size, file: w.file }));
     return { captureId, readAny, layout: p.layout, converted: p.converted, tables };
   });
+}
+
+function rmdirIfEmpty(d: string): void {
+  try {
+    rmdirSync(d);
+  } catch {
+    // not empty (other captures' files): it stays
+  }
 }
 
 type TextFormat = 'folded' | 'speedscope' | 'chrome';
@@ -217,14 +230,25 @@ export async function exportCommand(args: string[]): Promise<number> {
   if ('exit' in p) return p.exit;
   if (p.format !== 'parquet') return exportText(p);
   const dir = p.dir!;
+  const existed = existsSync(dir);
   // a folder that cannot be made or written is said at once, before the capture is read
   const unwritable = prepareOutDir(dir);
   if (unwritable) {
     process.stderr.write(escapeLines(unwritable) + '\n');
     return 1;
   }
+  // Ctrl-C at any point, the read included: exit 130, and the folder made for this export goes
+  // again when nothing else was put in it (the tables' own cleanups run first, see exportParquet)
+  const release = onInterrupt(() => {
+    if (!existed) rmdirSync(dir);
+  });
   const progress = ttyProgress(p.quiet);
-  const r = await exportParquet(p.files, dir, { log: (s) => process.stderr.write(escapeLines(s)), label: p.label, progress, onTable: progress.step });
+  let r: Awaited<ReturnType<typeof exportParquet>>;
+  try {
+    r = await exportParquet(p.files, dir, { log: (s) => process.stderr.write(escapeLines(s)), label: p.label, progress, onTable: progress.step });
+  } finally {
+    release();
+  }
   progress.done();
   if ('error' in r) {
     process.stderr.write(escapeLines(r.error) + '\n');

@@ -1,12 +1,13 @@
 /**
  * Ctrl-C (SIGINT) and SIGTERM while a command writes: each cleanup registered removes what the
  * command started (temporary files, a scratch folder), then the process exits 130, as a shell
- * reports a job ended by Ctrl-C. Without a cleanup registered, Node's default applies.
+ * reports a job ended by Ctrl-C. Cleanups run newest first. Without a cleanup registered, Node's default applies.
  */
 const cleanups = new Set<() => void>();
 
 const handler = () => {
-  for (const c of [...cleanups]) {
+  // the last registered first, as finally blocks unwind: a file's cleanup before its folder's
+  for (const c of [...cleanups].reverse()) {
     try {
       c();
     } catch {
