@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TABLE_NAMES } from '../src/core/tables/schema.ts';
 
 const run = promisify(execFile);
 const root = new URL('../', import.meta.url).pathname;
@@ -239,7 +240,7 @@ describe('the packed command line as a Unix tool', () => {
       const { tableFromIPC } = await import('apache-arrow');
       const norm = (v: unknown) => (typeof v === 'bigint' ? Number(v) : v);
       const parquetFiles = tree(fleet).filter((f) => f.endsWith('.parquet'));
-      expect(parquetFiles.length).toBe(9 * 4);
+      expect(parquetFiles.length).toBe(TABLE_NAMES.length * 4);
       let empty = 0;
       let cells = 0;
       for (const f of parquetFiles) {

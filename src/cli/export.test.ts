@@ -18,6 +18,8 @@ import { writeCapture } from './generate-capture.ts';
 import { DEFAULT_GENERATE } from './generate.ts';
 import { readFiles } from './read-files.ts';
 import { captureOutput } from './test-io.ts';
+import { realIt, realTrace, realTracePath } from '../core/testing/real-traces.ts';
+import { hasTraceCmd, reportLines } from '../core/testing/trace-dat.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -280,3 +282,63 @@ describe('cli export --parquet', () => {
   }, 30_000);
 });
 
+
+describe('cli export --parquet: each event\'s payload, TGID and fields', () => {
+  const exportOne = async (files: string[]) => {
+    const dir = join(tmp('details'), 'out');
+    const r = await run(['--parquet', dir, '--json', ...files]);
+    expect(r.code).toBe(0);
+    return (t: string) => `read_parquet('${dir}/${t}.parquet')`;
+  };
+  const key = (name: string, text: string) => `${name}\u0000${text}`;
+  const tally = (list: string[]) => {
+    const m = new Map<string, number>();
+    for (const k of list) m.set(k, (m.get(k) ?? 0) + 1);
+    return [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  };
+
+  realIt.skipIf(!hasTraceCmd && !process.env.CI)('a trace.dat: every payload as `trace-cmd report` prints it', async () => {
+    if (!hasTraceCmd) throw new Error('CI is set and trace-cmd is missing: install Debian\'s trace-cmd, this test\'s peer tool');
+    const file = realTracePath('trappy-trace.dat');
+    const t = await exportOne([file]);
+    const ours = (await rows(`SELECT event, payload FROM ${t('events')}`)).map((r) => key(String(r.event), String(r.payload)));
+    const theirs = reportLines(file).map((l) => key(l.name, l.text));
+    expect(ours.length).toBe(theirs.length);
+    expect(tally(ours)).toEqual(tally(theirs));
+  }, 60_000);
+
+  realIt('a trace with a TGID column: each event\'s TGID and payload as a plain reading of its lines gives them', async () => {
+    const name = 'catapult-decompressed_atrace_data.txt';
+    const t = await exportOne([realTracePath(name)]);
+    // the test's own reading: `comm-pid (tgid) [cpu] flags ts: name: text`, a print's text with its caller
+    const expected: { tgid: number | null; payload: string }[] = [];
+    for (const line of new TextDecoder().decode(realTrace(name)).split('\n')) {
+      const m = /^\s*.+?-\d+\s+\(\s*([\d-]+)\)\s+\[\d+\]\s+\S+\s+\d+\.\d+: ([\w.]+): (.*)$/.exec(line);
+      if (!m) continue;
+      expected.push({ tgid: m[1].startsWith('-') ? null : Number(m[1]), payload: m[2] === 'tracing_mark_write' ? `${m[2]}: ${m[3]}` : m[3] });
+    }
+    const got = (await rows(`SELECT tgid, payload FROM ${t('events')} ORDER BY event_id`)).map((r) => ({ tgid: r.tgid === null ? null : num(r.tgid), payload: String(r.payload) }));
+    // (this one prints `(-----)` on most lines, a TGID on four)
+    expect([expected.filter((e) => e.tgid !== null).length, expected.length]).toEqual([4, 1042]);
+    expect(got).toEqual(expected);
+  }, 60_000);
+
+  it('the sample: args holds every key=value of every payload, bytes_alloc summed as grep and a sum would', async () => {
+    const t = await exportOne(SAMPLE);
+    const text = readFileSync(SAMPLES + 'trace', 'utf8');
+    let bytes = 0;
+    let allocs = 0;
+    for (const m of text.matchAll(/ bytes_alloc=(\d+) /g)) {
+      bytes += Number(m[1]);
+      allocs++;
+    }
+    const [r] = await rows(`SELECT count(*) AS n, sum(int_value) AS bytes FROM ${t('args')} WHERE key = 'bytes_alloc'`);
+    expect([num(r.n), num(r.bytes)]).toEqual([allocs, bytes]);
+    // a field's event is the event whose payload holds it
+    const [bad] = await rows(`SELECT count(*) AS n FROM ${t('args')} a JOIN ${t('events')} e USING (event_id) WHERE position(a.key || '=' || a.value IN e.payload) = 0`);
+    expect(num(bad.n)).toBe(0);
+    // the sample prints no TGID column
+    const [tg] = await rows(`SELECT count(tgid) AS n FROM ${t('events')}`);
+    expect(num(tg.n)).toBe(0);
+  }, 60_000);
+});

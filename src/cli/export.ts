@@ -85,7 +85,7 @@ export async function exportParquet(
   opts: { log: (s: string) => void; place?: (id: string) => Placement | { error: string }; scratch?: boolean; label?: string | null; progress?: Pick<LoadOptions, 'onProgress' | 'progressEveryMs'>; onTable?: (table: TableName, k: number, of: number) => void },
 ): Promise<ExportResult | { error: string; readAny: boolean }> {
   const place_ = opts.place ?? ((id: string) => place(dir, id, opts.log));
-  const { capture, failed, sources } = await readFiles(paths, { digests: true, ...opts.progress });
+  const { capture, failed, sources } = await readFiles(paths, { digests: true, details: true, ...opts.progress });
   const captureId = captureIdOfSources(sources);
   const origin: CaptureOrigin = { sources: sources.map(({ path, size, digest }) => ({ path, size, digest })), label: opts.label ?? null, exportedBy: `stackmap-explorer ${version()}` };
   const readAny = capture.files.some(understood);

@@ -62,7 +62,7 @@ function differs(a: Stats, b: Stats): string | null {
  * gets a diagnostic (a file truncated or rewritten under the reader fails the read itself, and
  * load.ts reports that). A large trace text file is read on two threads (trace-parts.ts).
  */
-export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProgress' | 'progressEveryMs'> & { partMinBytes?: number; digests?: boolean } = {}): Promise<ReadOutcome> {
+export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProgress' | 'progressEveryMs' | 'details'> & { partMinBytes?: number; digests?: boolean } = {}): Promise<ReadOutcome> {
   const files: NamedBlob[] = [];
   const given = new Map<Blob, string>();
   const failed: ReadOutcome['failed'] = [];

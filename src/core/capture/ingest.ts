@@ -84,7 +84,7 @@ export interface Capture {
  */
 export class Ingest {
   readonly stacks = new StackTable();
-  readonly trace = new TraceColumns(this.stacks);
+  readonly trace: TraceColumns;
   private readonly dumps: { dump: ParsedDump; log: DiagnosticLog }[] = [];
   private readonly stats: ParsedStat[] = [];
   /** simulator ledgers (ledger.json): the truth of a simulated run's records */
@@ -95,6 +95,11 @@ export class Ingest {
   /** logs before this index belong to files of an earlier load: report() does not add to them */
   private sealedLogs = 0;
   private tracer: string | null = null;
+
+  /** `details`: keep each event's TGID and payload (event-details.ts), as an export of its tables needs */
+  constructor(opts: { details?: boolean } = {}) {
+    this.trace = new TraceColumns(this.stacks, opts);
+  }
 
   /** Starts a file; push its bytes into the returned parser, then call end(). `inflate`: the given file's decompression budget, for a reader that decompresses. */
   open(file: string, inflate?: FileBudget): FileParser {

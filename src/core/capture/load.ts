@@ -59,6 +59,8 @@ export interface LoadOptions {
    * the file is read as two pieces at once and joined as one reader would have read it.
    */
   parts?: TracePartReader;
+  /** a new session keeps each event's TGID and payload (event-details.ts); a large trace is then read on one thread */
+  details?: boolean;
 }
 
 export class CancelledError extends Error {
@@ -78,7 +80,7 @@ export class CancelledError extends Error {
  * only its own file; either is a diagnostic naming the file, and the other files load.
  */
 export async function loadFiles(files: readonly NamedBlob[], opts: LoadOptions = {}): Promise<Capture> {
-  const ingest = opts.session ?? new Ingest();
+  const ingest = opts.session ?? new Ingest({ details: opts.details });
   await readFiles(ingest, files, opts);
   return ingest.finish();
 }
@@ -228,7 +230,7 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
       let at = 0;
       let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
       // a large trace: its second half read on another thread meanwhile, from a line boundary
-      const split = await splitPoint(f.blob, opts.parts);
+      const split = ingest.trace.details ? null : await splitPoint(f.blob, opts.parts);
       const tail =
         split === null
           ? null

@@ -20,12 +20,13 @@ interface PlainRows {
 }
 
 /** The old TraceColumns.sink, on plain arrays. */
-function plainSink(out: PlainRows): TraceSink {
+function plainSink(out: PlainRows, details: { tgid: number; payload: string }[] = []): TraceSink {
   const lastOnCpu = new Map<number, number>();
   let lastTs = NaN;
   return {
     event(e: TraceEvent) {
       out.ev.push({ ts: e.ts, cpu: e.cpu, pid: e.pid, task: e.comm, name: e.name, record: -1 });
+      details.push({ tgid: e.tgid ?? -1, payload: e.payload });
       lastOnCpu.set(e.cpu, out.ev.length - 1);
       lastTs = e.ts;
     },
@@ -61,7 +62,7 @@ const text = (h: { comm: string; pid: number; cpu: number; tgid: string | null; 
 const frame = fc.constantFrom('do_sys_open+0x1f/0x210', 'vfs_read+0x9/0x10 [ext4]', '0xffffffff81000010', 'sym <ffffffff81234567>', '[FTRACE TRAMPOLINE]');
 /** a line (or a block of lines) and whether it repeats the head of the line before it (or all but its time or COMM) */
 const piece = fc.oneof(
-  fc.record({ h: head, same: fc.constantFrom('same', 'new', 'ts', 'comm'), body: fc.oneof(fc.constantFrom(...NAMES).map((n) => `${n}: a=1 b=2`), fc.constant('do_sys_open <-__x64_sys_openat'), fc.constant('free text')) }),
+  fc.record({ h: head, same: fc.constantFrom('same', 'new', 'ts', 'comm'), body: fc.oneof(fc.constantFrom(...NAMES).map((n) => `${n}: a=1 b=2`), fc.constant('do_sys_open <-__x64_sys_openat'), fc.constant('free text'), fc.constant('tracing_mark_write: B|12|draw'), fc.constant('tracing_mark_write: stackmap reset gen 3')) }),
   fc.record({ h: head, same: fc.constantFrom('same', 'new', 'ts', 'comm'), body: fc.tuple(fc.nat(70_000), fc.option(fc.nat(40_000), { nil: null })).map(([s, g]) => (g === null ? `<stack_id ${s}>` : `<stack_id ${s} gen ${g}>`)) }),
   fc.record({ h: head, same: fc.constantFrom('same', 'new', 'ts', 'comm'), body: fc.array(frame, { maxLength: 5 }).map((f) => ['<stack trace>', ...f.map((x) => ` => ${x}`)].join('\n')) }),
   fc.record({ h: head, same: fc.constantFrom('same', 'new', 'ts', 'comm'), body: fc.array(fc.constantFrom('<00007f12>', '<0000000000400000>', 'main+0x10'), { maxLength: 3 }).map((f) => ['<user stack trace>', ...f.map((x) => ` => ${x}`)].join('\n')) }),
@@ -99,7 +100,18 @@ describe('the column sink against the old layout', () => {
       fc.property(fc.array(piece, { maxLength: 60 }), fc.array(fc.integer({ min: 1, max: 17 }), { minLength: 1, maxLength: 8 }), fc.boolean(), (pieces, sizes, crlf) => {
         const bytes = new TextEncoder().encode(traceOf(pieces, crlf));
         const want: PlainRows = { ev: [], rec: [], lost: [], user: [] };
-        feed(bytes, sizes, plainSink(want));
+        const wantDetails: { tgid: number; payload: string }[] = [];
+        feed(bytes, sizes, plainSink(want, wantDetails));
+        // with details kept: each event's TGID and payload as the parser's objects give them (a
+        // print's continuation lines joined), and the columns as without
+        const withDetails = new TraceColumns(new StackTable(), { details: true });
+        feed(bytes, sizes, withDetails.sink('trace'));
+        for (const d of [withDetails.details!, withDetails.snapshot(new StackTable()).details!]) {
+          expect(d.payload).toEqual(wantDetails.map((x) => x.payload));
+          expect(Array.from(d.tgid.raw())).toEqual(wantDetails.map((x) => x.tgid));
+        }
+        expect(Array.from({ length: withDetails.eventCount }, (_, i) => withDetails.names.strings[withDetails.evName.get(i)])).toEqual(want.ev.map((e) => e.name));
+        expect(withDetails.recordCount).toBe(want.rec.length);
         const stacks = new StackTable();
         const t = new TraceColumns(stacks);
         feed(bytes, sizes, t.sink('trace'));
@@ -141,19 +153,20 @@ describe('the column sink against the old layout', () => {
       fc.property(fc.array(piece, { maxLength: 30 }), fc.array(piece, { maxLength: 30 }), (a, b) => {
         const enc = (p: typeof a) => new TextEncoder().encode(traceOf(p, false));
         const stacks = new StackTable();
-        const t = new TraceColumns(stacks);
+        const t = new TraceColumns(stacks, { details: true });
         feed(enc(a), [64], t.sink('a'));
         const m = t.mark();
         const before = t.snapshot(stacks);
         feed(enc(b), [7], t.sink('b'));
         t.rollback(m);
         t.trim();
-        const alone = new TraceColumns(new StackTable());
+        const alone = new TraceColumns(new StackTable(), { details: true });
         feed(enc(a), [3], alone.sink('a'));
         const rows = (c: TraceColumns) => ({
           ev: Array.from({ length: c.eventCount }, (_, i) => [c.evTs.get(i), c.evCpu.get(i), c.evPid.get(i), c.tasks.strings[c.evTask.get(i)], c.names.strings[c.evName.get(i)], c.evRecord.get(i)]),
           rec: Array.from({ length: c.recordCount }, (_, i) => [c.recTs.get(i), c.recCpu.get(i), c.recPid.get(i), c.tasks.strings[c.recTask.get(i)], c.recKind.get(i), c.recSlot.get(i), c.recGen.get(i), c.recEvent.get(i)]),
           lost: Array.from({ length: c.lostCpu.length }, (_, i) => [c.lostCpu.get(i), c.lostCount.get(i)]),
+          details: [c.details!.payload, Array.from(c.details!.tgid.raw())],
         });
         expect(rows(t)).toEqual(rows(alone));
         expect(rows(before)).toEqual(rows(alone));

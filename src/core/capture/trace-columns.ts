@@ -3,6 +3,7 @@ import type { ColumnSink } from '../formats/trace-text.ts';
 import { isResetMarker } from '../formats/event-line.ts';
 import { Growable, SmallInts, StringTable } from '../base/growable.ts';
 import type { StackTable } from './stack-table.ts';
+import { EventDetails } from './event-details.ts';
 
 /** What a stack record is and, once the cookie index ran, how it resolved. */
 export const RecordStatus = {
@@ -150,7 +151,15 @@ export class TraceColumns {
   /** where each trace file's rows begin, one entry per sink in the order the files were read (segments.ts) */
   readonly fileStarts: { file: string | null; events: number; records: number }[] = [];
 
-  constructor(private readonly stacks: StackTable) {}
+  /** each event's TGID and payload, when the load keeps them (event-details.ts); null otherwise */
+  readonly details: EventDetails | null;
+
+  constructor(
+    private readonly stacks: StackTable,
+    opts: { details?: boolean } = {},
+  ) {
+    this.details = opts.details ? new EventDetails() : null;
+  }
 
   get eventCount(): number {
     return this.evTs.length;
@@ -228,7 +237,7 @@ export class TraceColumns {
     const lastOnCpu = new Int32Array(1024).fill(-1);
     const farCpus = new Map<number, number>();
     let lastTs = NaN;
-    const { evTs, evCpu, evPid, evTask, evName, recEvent, recKind, recSlot, recGen, recStack, recStatus } = this;
+    const { evTs, evCpu, evPid, evTask, evName, recEvent, recKind, recSlot, recGen, recStack, recStatus, details } = this;
     const eventIds = (ts: number, cpu: number, pid: number, task: number, name: number) => {
       const i = evTs.length;
       evTs.push(ts);
@@ -278,12 +287,14 @@ export class TraceColumns {
       eventIds,
       cookieIds,
       fullIds,
+      ...(details && { eventMore: (tgid: number, line: string, from: number, to: number) => details.push(tgid, line.slice(from, to)) }),
       event: (e: TraceEvent) => {
         if (e.weight !== undefined) {
           this.weightEv.push(evTs.length);
           this.weightVal.push(e.weight);
         }
         eventIds(e.ts, e.cpu, e.pid, this.tasks.intern(e.comm), this.names.intern(e.name));
+        details?.push(e.tgid ?? -1, e.payload);
         if (e.name === 'print' && isResetMarker(e.payload)) this.resetMarks.push(evTs.length - 1);
       },
       stackRecord: (r: TraceStackRecord) => {
@@ -312,6 +323,8 @@ export class TraceColumns {
         this.lostTs.push(lastTs);
       },
       absorb: (p: TraceColumnsPart) => {
+        // a piece carries no details: a load that keeps them reads each file on one thread (load.ts)
+        if (details) throw new Error('a trace read in pieces has no event details');
         const evBase = evTs.length;
         const taskOf = p.tasks.map((t) => this.tasks.intern(t));
         const nameOf = p.names.map((t) => this.names.intern(t));
@@ -452,11 +465,13 @@ export class TraceColumns {
     this.names.truncate(m.names);
     this.userStacks.length = m.userStacks;
     this.fileStarts.length = m.fileStarts;
+    this.details?.truncate(m.events);
   }
 
   /** Drops every column's growth slack (at a finish; a later append grows it again). */
   trim(): void {
     for (const v of Object.values(this)) if (v instanceof Growable || v instanceof SmallInts) v.trim();
+    this.details?.trim();
   }
 
   /**
@@ -474,6 +489,7 @@ export class TraceColumns {
       names: this.names.snapshot(),
       userStacks: this.userStacks.slice(),
       fileStarts: this.fileStarts.slice(),
+      details: this.details && this.details.frozen(),
     };
     for (const [k, v] of Object.entries(own)) if (v instanceof Growable || v instanceof SmallInts) fields[k] = v.frozen();
     Object.assign(s, fields);

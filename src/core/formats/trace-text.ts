@@ -100,6 +100,11 @@ export interface ColumnSink {
   readonly frames?: InternTable;
   /** a full kernel stack: `ids[0, n)`, leaf first, ids into `frames` */
   fullIds?(ts: number, cpu: number, pid: number, task: number, ids: Int32Array, n: number): void;
+  /**
+   * With it, the event just given to `eventIds` has its TGID (-1: none) and payload `line[from, to)`
+   * said too, and a print event (whose message may go on over the next lines) reaches `event` whole.
+   */
+  eventMore?(tgid: number, line: string, from: number, to: number): void;
 }
 
 function columnSink(sink: TraceSink): ColumnSink | null {
@@ -607,6 +612,7 @@ class TraceTextState {
     const fast = this.fast;
     if (fast) {
       fast.eventIds(ts, cpu, pid, this.task(fast, pid), this.name(fast, nameText, nameFrom, nameTo));
+      fast.eventMore?.(tgid ?? -1, line, p0, p1);
       return;
     }
     const name = nameFrom === 0 && nameTo === nameText.length ? nameText : this.nameAt(nameText, nameFrom, nameTo);
@@ -806,7 +812,7 @@ class TraceTextState {
     this.printBlanks = 0;
     const fast = this.fast;
     // a reset marker goes to the sink with its message (the columns keep where it is)
-    if (fast && !(name === 'print' && isResetMarker(line, p0, p1))) {
+    if (fast && !fast.eventMore && !(name === 'print' && isResetMarker(line, p0, p1))) {
       let id = this.printIds[name];
       if (id < 0) id = this.printIds[name] = fast.names.intern(name);
       fast.eventIds(ts, cpu, pid, this.task(fast, pid), id);

@@ -13,6 +13,8 @@ import { TABLE_NAMES, tableSpec, type ColumnValues, type TableData, type TableNa
 import type { Explorer } from '../query/explorer.ts';
 import { RecordKind, STATUS_NAMES } from '../capture/trace-columns.ts';
 import { nanosecondsOf } from './ns-time.ts';
+import { Growable } from '../base/growable.ts';
+import { fieldInteger, payloadFields } from '../formats/payload-fields.ts';
 
 /** The record kinds by RecordKind value (trace-columns.ts): the `kind` columns' values. */
 export const KIND_NAMES = ['cookie-v7', 'cookie-v8', 'full', 'user'] as const;
@@ -181,11 +183,65 @@ function events(d: ExplorerData): { rows: number; columns: Columns } {
       ts_ns: { type: 'int64', values: nanoseconds(d, d.ev.ts, 'events'), valid: null },
       cpu: int32(d.ev.cpu),
       pid: int32(d.ev.pid),
-      tgid: int32(new Int32Array(n), new Uint8Array(n)),
+      tgid: tgids(d, n),
       task: utf8(d.ev.task, d.t.tasks.strings),
       event: utf8(d.ev.name, d.t.names.strings),
       ...recordColumns(d, n, (e) => record[e]),
       generation: int32(d.evGen, maskOf(d.evGen, NO_GEN)),
+      payload: payloads(d, n),
+    },
+  };
+}
+
+/** Each event's TGID where the load kept details and the line printed one; null otherwise. */
+function tgids(d: ExplorerData, n: number): ColumnValues {
+  const det = d.t.details;
+  if (!det) return int32(new Int32Array(n), new Uint8Array(n));
+  const values = det.tgid.raw().length === n ? Int32Array.from(det.tgid.raw()) : new Int32Array(n).fill(-1);
+  return int32(values, maskOf(values, -1));
+}
+
+function payloads(d: ExplorerData, n: number): ColumnValues {
+  const det = d.t.details;
+  if (!det || det.length !== n) return utf8(new Int32Array(n), [''], new Uint8Array(n));
+  return utf8(iota(n), det.payload);
+}
+
+/** The payloads' fields (payload-fields.ts), one row each; none without kept payloads. */
+function args(d: ExplorerData): { rows: number; columns: Columns } {
+  const det = d.t.details;
+  const ev = new Growable(Int32Array);
+  const keyCodes = new Growable(Int32Array);
+  const valueCodes = new Growable(Int32Array);
+  const ints = new Growable(Float64Array);
+  const keys = new Map<string, number>();
+  const values = new Map<string, number>();
+  const code = (m: Map<string, number>, s: string) => {
+    let c = m.get(s);
+    if (c === undefined) m.set(s, (c = m.size));
+    return c;
+  };
+  if (det && det.length === d.eventCount) {
+    const list = det.payload;
+    for (let e = 0; e < list.length; e++) {
+      payloadFields(list[e], (k, v) => {
+        ev.push(e);
+        keyCodes.push(code(keys, k));
+        valueCodes.push(code(values, v));
+        ints.push(fieldInteger(v));
+      });
+    }
+  }
+  const intValues = ints.view();
+  const valid = new Uint8Array(intValues.length);
+  for (let i = 0; i < intValues.length; i++) valid[i] = intValues[i] === intValues[i] ? 1 : 0;
+  return {
+    rows: ev.length,
+    columns: {
+      event_id: int32(ev.view()),
+      key: utf8(keyCodes.view(), [...keys.keys()]),
+      value: utf8(valueCodes.view(), [...values.keys()]),
+      int_value: int64(intValues, valid),
     },
   };
 }
@@ -421,6 +477,8 @@ export function buildColumns(d: ExplorerData, name: TableName, opts: { files?: F
       return files(opts.files ?? d.capture.files);
     case 'diagnostics':
       return diagnostics(opts.diagnostics ?? [...d.capture.diagnostics, ...segmentsOf(d.capture).diagnostics]);
+    case 'args':
+      return args(d);
     case 'captures':
       return captures(d, opts.origin ?? { sources: sourcesOfFiles(opts.files ?? d.capture.files), exportedBy: 'stackmap-explorer' });
   }

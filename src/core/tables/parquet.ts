@@ -90,7 +90,7 @@ export async function writeParquet(t: TableData, writer: Writer, opts: { capture
   // a table without rows is a file with the schema and no row group
   for (let from = 0; from < t.rows; from += rowGroup) {
     const to = Math.min(t.rows, from + rowGroup);
-    const columnData = t.spec.columns.map((c, k): ColumnSource => ({ name: c.name, data: slice(t.columns[k], from, to) }));
+    const columnData = t.spec.columns.map((c, k): ColumnSource => ({ name: c.name, data: slice(t.columns[k], from, to), ...(c.distinct && { encoding: 'PLAIN', statistics: false }) }));
     await pq.write({ columnData, rowGroupSize: to - from });
     // a macrotask between row groups: the host's events (a Ctrl-C, a cancel) are not held up until the whole table is written
     if (to < t.rows) await new Promise((r) => setTimeout(r, 0));

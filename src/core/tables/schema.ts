@@ -15,6 +15,8 @@ export interface ColumnSpec {
   type: ColumnType;
   doc: string;
   nullable: boolean;
+  /** text whose values are mostly distinct (a payload): written PLAIN, without min/max statistics, where a dictionary and bounds would cost time and save nothing */
+  distinct?: true;
 }
 export interface TableSpec {
   name: TableName;
@@ -27,7 +29,7 @@ export interface TableSpec {
  * extend only by adding. `captures` stays last: export writes it last, as the mark that a
  * capture's tables are all in place (sql refuses a capture without its row).
  */
-export const TABLE_NAMES = ['events', 'stacks', 'frames', 'dumps', 'stat', 'files', 'diagnostics', 'records', 'captures'] as const;
+export const TABLE_NAMES = ['events', 'stacks', 'frames', 'dumps', 'stat', 'files', 'diagnostics', 'records', 'args', 'captures'] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
 
@@ -79,7 +81,7 @@ export const TABLES: readonly TableSpec[] = [
       TS_NS,
       col('cpu', 'int32', false, 'CPU number'),
       col('pid', 'int32', false, 'pid of the task (the thread id)'),
-      col('tgid', 'int32', true, 'thread group id: null where unknown (the trace columns do not keep the TGID column yet, so null throughout for now)'),
+      col('tgid', 'int32', true, 'thread group id (the process), where the trace prints it (`(  1234)` after the task with options/record-tgid); null where it does not, and in the page\'s tables, which keep no per-event text'),
       col('task', 'utf8', false, 'the task\'s comm as printed'),
       col('event', 'utf8', false, 'event name (kmem_cache_alloc, sched_switch, ...)'),
       { ...KIND, doc: KIND.doc + '; null for an event without a stack record' },
@@ -87,6 +89,7 @@ export const TABLES: readonly TableSpec[] = [
       HASH('the stack the event stands for (resolved or unverified cookie, or full stack); null when unresolved or without a stack record'),
       col('generation', 'int32', true, 'the v8 generation in force: its record\'s, else the last v8 cookie\'s before it in its file (the page\'s generation filter); null for none (v7 and older)'),
       SLOT,
+ { ...col('payload', 'utf8', true, 'the event\'s text after its name, as printed (`call_site=... bytes_alloc=64 ...`; a print event\'s whole message): the command line\'s export keeps it, the page\'s tables hold null (it keeps no per-event text)'), distinct: true },
     ],
   },
   {
@@ -172,6 +175,17 @@ export const TABLES: readonly TableSpec[] = [
       col('where', 'utf8', false, '"line 12", "lines 12, 40 (+7 more)", "offset 0x40" or "file"'),
       col('message', 'utf8', false, 'the reason'),
       col('count', 'int64', false, 'occurrences it stands for'),
+    ],
+  },
+  {
+    name: 'args',
+    doc: 'The `key=value` fields of each event\'s payload, one row per field in payload order (kmem_cache_alloc\'s bytes_req and bytes_alloc, sched_switch\'s prev_pid and next_comm, ...); a word without `=` goes on the value before it. As `payload`: rows only where the export kept payloads.',
+    columns: [
+      CAPTURE,
+      col('event_id', 'int32', false, 'the event (events.event_id)'),
+      col('key', 'utf8', false, 'the field\'s name'),
+      col('value', 'utf8', false, 'its value as printed'),
+      col('int_value', 'int64', true, 'the value as an integer where it is one exactly (decimal up to 15 digits, 0x hex up to 13); null otherwise (addresses, hashed pointers, flags, names)'),
     ],
   },
   {
