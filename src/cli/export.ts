@@ -17,7 +17,7 @@ import { captureIdOfSources, readFiles } from './read-files.ts';
 import { version } from './version.ts';
 import { ttyProgress } from './progress.ts';
 import type { LoadOptions } from '../core/capture/load.ts';
-import { parseOrExit, UsageError } from './usage.ts';
+import { parseOptions, parseOrExit, UsageError } from './usage.ts';
 
 export const EXPORT_USAGE = `usage: stackmap-explorer export --format folded|speedscope|chrome [--output FILE]
                                 [--granularity function|site] [--weight occurrences|refcount|period]
@@ -160,42 +160,38 @@ interface ExportArgs {
 }
 
 function parse(args: string[]): ExportArgs | 'help' {
-  const p: ExportArgs = { format: 'parquet', dir: null, output: null, json: false, quiet: false, label: null, stackcollapse: false, granularity: undefined, weight: 'occurrences', files: [] };
-  let format: string | null = null;
-  for (let i = 0; i < args.length; i++) {
-    const raw = args[i];
-    if (raw === '--') {
-      p.files.push(...args.slice(i + 1));
-      break;
-    }
-    // `--opt=value` is `--opt value`
-    const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
-    const a = eq > 0 ? raw.slice(0, eq) : raw;
-    const value = (what: string) => {
-      const v = eq > 0 ? raw.slice(eq + 1) : args[++i];
-      if (v === undefined || v === '') throw new UsageError(`${a} needs ${what}`);
-      return v;
-    };
-    if (a === '--help' || a === '-h') return 'help';
-    else if (a === '--json') p.json = true;
-    else if (a === '--quiet' || a === '-q') p.quiet = true;
-    else if (a === '--label') p.label = value('a label');
-    else if (a === '--stackcollapse') p.stackcollapse = true;
-    else if (a === '--parquet' || a === '--out') {
-      p.dir = value('a folder');
-      if (a === '--parquet') format ??= 'parquet';
-    } else if (a === '--output') p.output = value('a file');
-    else if (a === '--format') format = value('a format');
-    else if (a === '--granularity') {
-      const v = value('function or site');
-      if (v !== 'function' && v !== 'site') throw new UsageError(`--granularity takes function or site, not ${v}`);
-      p.granularity = v;
-    } else if (a === '--weight') {
-      const v = value('a weight');
-      if (v !== 'occurrences' && v !== 'refcount' && v !== 'period') throw new UsageError(`--weight takes occurrences, refcount or period, not ${v}`);
-      p.weight = v;
-    } else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option: ${a}`);
-    else p.files.push(raw);
+  const o = parseOptions(args, {
+    json: { type: 'boolean' },
+    quiet: { type: 'boolean', short: 'q' },
+    label: { type: 'string' },
+    stackcollapse: { type: 'boolean' },
+    parquet: { type: 'string' },
+    out: { type: 'string' },
+    output: { type: 'string', short: 'o' },
+    format: { type: 'string' },
+    granularity: { type: 'string' },
+    weight: { type: 'string' },
+  });
+  if (o.help) return 'help';
+  const p: ExportArgs = { format: 'parquet', dir: null, output: null, json: o.flag('json'), quiet: o.flag('quiet'), label: null, stackcollapse: o.flag('stackcollapse'), granularity: undefined, weight: 'occurrences', files: o.positionals };
+  const nonEmpty = (name: string, what: string) => {
+    const v = o.string(name);
+    if (v === '') throw new UsageError(`--${name} needs ${what}`);
+    return v ?? null;
+  };
+  p.label = nonEmpty('label', 'a label');
+  p.dir = nonEmpty('out', 'a folder') ?? nonEmpty('parquet', 'a folder');
+  p.output = nonEmpty('output', 'a file');
+  const format = nonEmpty('format', 'a format') ?? (o.string('parquet') !== undefined ? 'parquet' : null);
+  const granularity = nonEmpty('granularity', 'function or site');
+  if (granularity !== null) {
+    if (granularity !== 'function' && granularity !== 'site') throw new UsageError(`--granularity takes function or site, not ${granularity}`);
+    p.granularity = granularity;
+  }
+  const weight = nonEmpty('weight', 'a weight');
+  if (weight !== null) {
+    if (weight !== 'occurrences' && weight !== 'refcount' && weight !== 'period') throw new UsageError(`--weight takes occurrences, refcount or period, not ${weight}`);
+    p.weight = weight;
   }
   if (format === null) throw new UsageError('--format folded|speedscope|chrome (to stdout) or --format parquet --out DIR is required');
   if (format !== 'folded' && format !== 'speedscope' && format !== 'chrome' && format !== 'parquet') throw new UsageError(`--format takes folded, speedscope, chrome or parquet, not ${format}`);

@@ -2,6 +2,7 @@ import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/contr
 import { prepareOutDir } from './out-dir.ts';
 import { resolve } from 'node:path';
 import { MAX_DEPTH, MAX_STACKS, UsageError, writeCapture, type GenerateOptions, type GenerateReport } from './generate-capture.ts';
+import { parseOptions } from './usage.ts';
 
 /**
  * `generate`: a synthetic capture for benchmarks (DESIGN 5.3), of any size up to ~1 GB: its
@@ -74,74 +75,58 @@ export function parseGenerateArgs(args: string[]): GenerateOptions {
     if (n < lo || n > hi) throw new UsageError(`${flag} must be in [${lo}, ${hi}]`);
     return n;
   };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    const v = () => args[++i];
-    switch (a) {
-      case '--out':
-        o.out = v() ?? null;
-        if (!o.out) throw new UsageError('--out needs a directory');
-        break;
-      case '--events':
-        o.events = num(a, v(), 1, 1e9);
-        break;
-      case '--mb':
-        o.mb = num(a, v(), 0.001, 4096, false);
-        break;
-      case '--mode': {
-        const m = v();
-        if (m !== 'v7' && m !== 'v8') throw new UsageError('--mode must be v7 or v8');
-        o.mode = m;
-        break;
-      }
-      case '--stacks':
-        o.stacks = num(a, v(), 1, MAX_STACKS);
-        break;
-      case '--depth': {
-        const m = /^(\d+)-(\d+)$/.exec(v() ?? '');
-        if (!m) throw new UsageError('--depth MIN-MAX, e.g. 4-64');
-        o.depthMin = Number(m[1]);
-        o.depthMax = Number(m[2]);
-        if (o.depthMin < 1 || o.depthMax > MAX_DEPTH || o.depthMin > o.depthMax) throw new UsageError(`--depth must lie within 1-${MAX_DEPTH}`);
-        break;
-      }
-      case '--full-stacks':
-        o.fullStacks = true;
-        break;
-      case '--seed':
-        o.seed = num(a, v(), 0, 2 ** 32 - 1);
-        break;
-      case '--cpus':
-        o.cpus = num(a, v(), 1, 256);
-        break;
-      case '--symbols':
-        o.symbols = num(a, v(), 0, 1_000_000);
-        break;
-      case '--zipf':
-        o.zipf = num(a, v(), 0, 10, false);
-        break;
-      case '--frames': {
-        const f = v();
-        if (f !== 'callgraph' && f !== 'random') throw new UsageError(`--frames callgraph|random, not ${f ?? 'nothing'}`);
-        o.frames = f;
-        break;
-      }
-      case '--every-stack':
-        o.everyStack = true;
-        break;
-      case '--text-dump':
-        o.textDump = true;
-        break;
-      case '--json':
-        o.json = true;
-        break;
-      case '--':
-        if (i !== args.length - 1) throw new UsageError(`generate takes no file arguments: ${args[i + 1]}`);
-        break;
-      default:
-        throw new UsageError(`unknown option: ${a}`);
-    }
+  const p = parseOptions(args, {
+    out: { type: 'string' },
+    events: { type: 'string' },
+    mb: { type: 'string' },
+    mode: { type: 'string' },
+    stacks: { type: 'string' },
+    depth: { type: 'string' },
+    'full-stacks': { type: 'boolean' },
+    seed: { type: 'string' },
+    cpus: { type: 'string' },
+    symbols: { type: 'string' },
+    zipf: { type: 'string' },
+    frames: { type: 'string' },
+    'every-stack': { type: 'boolean' },
+    'text-dump': { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  if (p.positionals.length > 0) throw new UsageError(`generate takes no file arguments: ${p.positionals[0]}`);
+  const given = (name: string) => p.string(name);
+  if (given('out') !== undefined) {
+    o.out = given('out') || null;
+    if (!o.out) throw new UsageError('--out needs a directory');
   }
+  if (given('events') !== undefined) o.events = num('--events', given('events'), 1, 1e9);
+  if (given('mb') !== undefined) o.mb = num('--mb', given('mb'), 0.001, 4096, false);
+  const mode = given('mode');
+  if (mode !== undefined) {
+    if (mode !== 'v7' && mode !== 'v8') throw new UsageError('--mode must be v7 or v8');
+    o.mode = mode;
+  }
+  if (given('stacks') !== undefined) o.stacks = num('--stacks', given('stacks'), 1, MAX_STACKS);
+  const depth = given('depth');
+  if (depth !== undefined) {
+    const m = /^(\d{1,6})-(\d{1,6})$/.exec(depth);
+    if (!m) throw new UsageError('--depth MIN-MAX, e.g. 4-64');
+    o.depthMin = Number(m[1]);
+    o.depthMax = Number(m[2]);
+    if (o.depthMin < 1 || o.depthMax > MAX_DEPTH || o.depthMin > o.depthMax) throw new UsageError(`--depth must lie within 1-${MAX_DEPTH}`);
+  }
+  if (p.flag('full-stacks')) o.fullStacks = true;
+  if (given('seed') !== undefined) o.seed = num('--seed', given('seed'), 0, 2 ** 32 - 1);
+  if (given('cpus') !== undefined) o.cpus = num('--cpus', given('cpus'), 1, 256);
+  if (given('symbols') !== undefined) o.symbols = num('--symbols', given('symbols'), 0, 1_000_000);
+  if (given('zipf') !== undefined) o.zipf = num('--zipf', given('zipf'), 0, 10, false);
+  const frames = given('frames');
+  if (frames !== undefined) {
+    if (frames !== 'callgraph' && frames !== 'random') throw new UsageError(`--frames callgraph|random, not ${frames}`);
+    o.frames = frames;
+  }
+  if (p.flag('every-stack')) o.everyStack = true;
+  if (p.flag('text-dump')) o.textDump = true;
+  if (p.flag('json')) o.json = true;
   if (!o.out) throw new UsageError('--out DIR is required');
   if (o.events !== null && o.mb !== null) throw new UsageError('--events and --mb exclude each other');
   if (o.events === null && o.mb === null) o.events = DEFAULT_EVENTS;
@@ -151,7 +136,9 @@ export function parseGenerateArgs(args: string[]): GenerateOptions {
 
 /** `generate ...`: writes the capture, prints the report; returns the exit status. */
 export async function generate(args: string[]): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
+  // --help or -h among the options (not after --)
+  const dashes = args.indexOf('--');
+  if ((dashes < 0 ? args : args.slice(0, dashes)).some((a) => a === '--help' || a === '-h')) {
     process.stdout.write(USAGE + '\n');
     return 0;
   }

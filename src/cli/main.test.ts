@@ -263,5 +263,21 @@ describe('--name=value (issue 23)', () => {
     expect(JSON.parse(top.stdout).rows.length).toBe(1);
     // after --, a file named like an option stays a file
     expect((await cli('summary', '--json', '--', '--x=1')).stdout).toContain('"file": "--x=1"');
+    // a value that starts with a dash goes after `=`; the bare form is said to be ambiguous
+    const neg = await cli('summary', '--json', '--range=-1,99999', f);
+    expect([neg.code, JSON.parse(neg.stdout).selection.events]).toEqual([0, 4000]);
+    const bare = await cli('summary', '--json', '--range', '-1,99999', f);
+    expect([bare.code, bare.stderr.split('\n')[0]]).toEqual([2, '--range takes a value that starts with -: write it as --range=VALUE']);
   }, 90_000);
+
+  it('one parser for every command: an unknown option is named (exit 2), a missing value said, -h prints the usage (exit 0)', async () => {
+    const commands = ['summary', 'top', 'whatif', 'export', 'sql', 'generate', 'simulate'];
+    const results = await Promise.all(commands.map(async (c) => ({ c, bogus: await cli(c, '--bogus=1', SAMPLES + 'trace'), help: await cli(c, '-h') })));
+    for (const { c, bogus, help } of results) {
+      expect([c, bogus.code, bogus.stderr.split('\n')[0]]).toEqual([c, 2, 'unknown option: --bogus (a file whose name starts with - goes after --)']);
+      expect([c, help.code, help.stdout.length > 100]).toEqual([c, 0, true]);
+    }
+    const missing = await cli('top', SAMPLES + 'trace', '--limit');
+    expect([missing.code, missing.stderr.split('\n')[0]]).toEqual([2, '--limit needs a value']);
+  }, 120_000);
 });

@@ -3,7 +3,8 @@ import { Explorer } from '../core/query/explorer.ts';
 import { understood } from '../core/capture/ingest.ts';
 import { summarize } from '../core/capture/summary.ts';
 import type { Granularity } from '../core/capture/function-tree.ts';
-import { parseSelectionArgs } from './selection-args.ts';
+import { SELECTION_OPTIONS, selectionOf } from './selection-args.ts';
+import { parseOptions, UsageError, type ParsedOptions } from './usage.ts';
 import { readFiles } from './read-files.ts';
 import { formatSummary } from './format-summary.ts';
 import { ttyProgress } from './progress.ts';
@@ -55,26 +56,10 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--granula
 exit status: 0 when at least one file was read, 1 when none could be (missing, a folder, or
 of no kind this tool reads), 2 on a usage error`;
 
-/**
- * `--name=value` as `--name value`, for every command (each parser takes the second form), up to
- * a `--` that ends the options. Only a long option's first `=` splits: a value may hold more.
- */
-export function splitLongOptions(args: readonly string[]): string[] {
-  const out: string[] = [];
-  let options = true;
-  for (const a of args) {
-    if (options && a === '--') options = false;
-    const m = options ? /^(--[a-z][a-z0-9-]*)=([\s\S]*)$/.exec(a) : null;
-    if (m) out.push(m[1], m[2]);
-    else out.push(a);
-  }
-  return out;
-}
-
 async function main(argv: string[]): Promise<number> {
   const [command, ...given] = argv;
-  // sql's first argument is the query, which is not an option, whatever it looks like
-  const rest = command === 'sql' && given.length > 0 ? [given[0], ...splitLongOptions(given.slice(1))] : splitLongOptions(given);
+  // every command reads its arguments with parseOptions (usage.ts: node:util's parseArgs)
+  const rest = given;
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE + '\n');
     return 0;
@@ -94,42 +79,33 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write((command ? `unknown command: ${esc(command)}\n` : '') + USAGE + '\n');
     return 2;
   }
-  // `--` ends the options: every argument after it is a file, even one that starts with `-`
-  const dashes = rest.indexOf('--');
-  const options = dashes < 0 ? rest : rest.slice(0, dashes);
-  const afterDashes = dashes < 0 ? [] : rest.slice(dashes + 1);
-  if (options.includes('--help') || options.includes('-h')) {
+  let o: ParsedOptions;
+  try {
+    o = parseOptions(rest, { ...SELECTION_OPTIONS, json: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' }, segments: { type: 'boolean' }, granularity: { type: 'string' } });
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`${esc(e.message)}\n${USAGE}\n`);
+    return 2;
+  }
+  if (o.help) {
     process.stdout.write(USAGE + '\n');
     return 0;
   }
-  const parsed = parseSelectionArgs(options);
+  const parsed = selectionOf({ generation: o.string('generation'), range: o.string('range'), cpus: o.string('cpus') });
   if ('error' in parsed) {
     process.stderr.write(`${esc(parsed.error)}\n${USAGE}\n`);
     return 2;
   }
-  let json = false;
-  let quiet = false;
-  let perSegment = false;
-  let granularity: Granularity | undefined;
-  const files: string[] = [];
-  for (let i = 0; i < parsed.rest.length; i++) {
-    const a = parsed.rest[i];
-    if (a === '--json') json = true;
-    else if (a === '--quiet' || a === '-q') quiet = true;
-    else if (a === '--segments') perSegment = true;
-    else if (a === '--granularity' || a.startsWith('--granularity=')) {
-      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : parsed.rest[++i];
-      if (v !== 'function' && v !== 'site') {
-        process.stderr.write(`--granularity takes function or site, not ${esc(String(v))}\n${USAGE}\n`);
-        return 2;
-      }
-      granularity = v;
-    } else if (a.startsWith('-') && a !== '-') {
-      process.stderr.write(`unknown option: ${esc(a)}\n${USAGE}\n`);
-      return 2;
-    } else files.push(a);
+  const json = o.flag('json');
+  const quiet = o.flag('quiet');
+  const perSegment = o.flag('segments');
+  const g = o.string('granularity');
+  if (g !== undefined && g !== 'function' && g !== 'site') {
+    process.stderr.write(`--granularity takes function or site, not ${esc(g)}\n${USAGE}\n`);
+    return 2;
   }
-  files.push(...afterDashes);
+  const granularity: Granularity | undefined = g;
+  const files = o.positionals;
   if (files.length === 0) {
     process.stderr.write('no files given\n' + USAGE + '\n');
     return 2;

@@ -46,7 +46,8 @@ describe('simulate --format', () => {
     expect(parseSimulateArgs(['--format', 'trace-dat', '--out', 'd']).format).toBe('trace-dat');
     expect(parseSimulateArgs(['--scenario', 'v8-detects', '--format', 'trace-dat', '--out', 'd'])).toMatchObject({ scenario: 'v8-detects', format: 'trace-dat' });
     expect(() => parseSimulateArgs(['--format', 'dat', '--out', 'd'])).toThrow(UsageError);
-    expect(() => parseSimulateArgs(['--format'])).toThrow('--format must be text or trace-dat');
+    expect(() => parseSimulateArgs(['--format'])).toThrow('--format needs a value');
+    expect(() => parseSimulateArgs(['--out', 'x', '--format=text=1'])).toThrow('--format must be text or trace-dat');
   });
 });
 

@@ -7,7 +7,7 @@ import { maxCpus, runNode } from '../core/sim/run-node.ts';
 import { isScenarioName, SCENARIO_NAMES, SCENARIOS, scenarioReport, type ScenarioName } from '../core/sim/scenarios.ts';
 import { checkOptions, DEFAULT_OPTIONS, LIMITS, type OptionNames, type SimOptions } from '../core/sim/sim-options.ts';
 import type { SimReport } from '../core/sim/sim-report.ts';
-import { UsageError } from './usage.ts';
+import { parseOptions, UsageError } from './usage.ts';
 
 const n = (x: number) => x.toLocaleString('en');
 
@@ -99,13 +99,18 @@ export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions
     if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new UsageError(`${flag}: not a${integer ? 'n integer' : ' number'}: ${v}`);
     return n;
   };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    const v = () => args[++i];
+  const string = { type: 'string' } as const;
+  const parsed = parseOptions(args, {
+    ...Object.fromEntries(
+      ['scenario', 'phase-shift', 'rcu-off-share', 'irq-rate', 'nmi-rate', 'boot-events', 'reserve-fail-share', 'mode', 'cpus', 'bits', 'events', 'resets', 'race-window-us', 'seed', 'stacks', 'zipf', 'depth', 'ring-kb', 'ring-model', 'event-bytes', 'dumps', 'cpu-resets-every', 'out', 'format'].map((n) => [n, string]),
+    ),
+    'v8-bin': { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  if (parsed.positionals.length > 0) throw new UsageError(`simulate takes no file arguments: ${parsed.positionals[0]}`);
+  for (const { flag: a, value } of parsed.given) {
+    const v = () => value;
     switch (a) {
-      case '--':
-        if (i !== args.length - 1) throw new UsageError(`simulate takes no file arguments: ${args[i + 1]}`);
-        break;
       case '--scenario': {
         const n = v() ?? '';
         if (!isScenarioName(n)) throw new UsageError(`--scenario must be one of ${SCENARIO_NAMES.join(', ')}`);

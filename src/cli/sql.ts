@@ -6,7 +6,7 @@ import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
 import { EXPORT_LOCK, parquetCaptureId } from './export-folder.ts';
 import { incompleteCaptures, streamQueries, tablesIn, type Cell, type Column, type QueryResult, type QuerySink } from './sql-query.ts';
 import { exportParquet } from './export.ts';
-import { parseOrExit, UsageError } from './usage.ts';
+import { parseOptions, parseOrExit, UsageError } from './usage.ts';
 import { onInterrupt } from './interrupt.ts';
 
 /** rows the table shows unless --limit or --all says otherwise */
@@ -58,49 +58,33 @@ interface Parsed {
 }
 
 function parse(args: string[]): Parsed | 'help' {
-  let query: string | null = null;
-  let queryFile: string | null = null;
-  let json = false;
-  let csv = false;
+  const o = parseOptions(args, {
+    json: { type: 'boolean' },
+    csv: { type: 'boolean' },
+    all: { type: 'boolean' },
+    format: { type: 'string' },
+    output: { type: 'string', short: 'o' },
+    file: { type: 'string', short: 'f' },
+    limit: { type: 'string' },
+  });
+  if (o.help) return 'help';
+  let json = o.flag('json');
+  let csv = o.flag('csv');
+  const all = o.flag('all');
+  const format = o.string('format') ?? null;
+  if (format !== null && format !== 'table' && format !== 'csv' && format !== 'json') throw new UsageError(`--format takes table, csv or json, not ${escapeControls(format)}`);
+  const output = o.string('output') ?? null;
+  if (output === '') throw new UsageError('--output needs a file');
+  const queryFile = o.string('file') ?? null;
   let limit: number | null = null;
-  let all = false;
-  let format: string | null = null;
-  let output: string | null = null;
-  const files: string[] = [];
-  // with --file, every argument that is no option is a file
-  const positional = (a: string) => (query === null && queryFile === null ? (query = a) : files.push(a));
-  args = [...args];
-  for (let i = 0; i < args.length; i++) {
-    // --format=csv is --format csv (main leaves sql's arguments whole: a query may hold "=")
-    const eq = /^(--(?:format|output|file|limit))=([\s\S]*)$/.exec(args[i]);
-    if (eq) args.splice(i, 1, eq[1], eq[2]);
-    const a = args[i];
-    if (a === '--') {
-      for (const f of args.slice(i + 1)) positional(f);
-      break;
-    } else if (a === '--help' || a === '-h') return 'help';
-    else if (a === '--json') json = true;
-    else if (a === '--csv') csv = true;
-    else if (a === '--all') all = true;
-    else if (a === '--format') {
-      format = args[++i] ?? null;
-      if (format !== 'table' && format !== 'csv' && format !== 'json') throw new UsageError(`--format takes table, csv or json, not ${escapeControls(String(format))}`);
-    } else if (a === '--output' || a === '-o') {
-      output = args[++i] ?? null;
-      if (!output) throw new UsageError('--output needs a file');
-    }
-    else if (a === '--file' || a === '-f') {
-      const v = args[++i];
-      if (v === undefined) throw new UsageError('--file needs the path of a file of SQL');
-      queryFile = v;
-    } else if (a === '--limit') {
-      const v = args[++i];
-      if (v === undefined) throw new UsageError('--limit needs a number of rows');
-      if (!/^\d{1,15}$/.test(v)) throw new UsageError(`--limit takes a whole number of rows, not ${escapeControls(v)}`);
-      limit = Number(v);
-    } else if (a.startsWith('-')) throw new UsageError(`unknown option: ${escapeControls(a)} (a query that starts with - goes after --)`);
-    else positional(a);
+  const l = o.string('limit');
+  if (l !== undefined) {
+    if (!/^\d{1,15}$/.test(l)) throw new UsageError(`--limit takes a whole number of rows, not ${escapeControls(l)}`);
+    limit = Number(l);
   }
+  // the first argument that is no option is the query, unless --file gives it: then every one is a file
+  const files = [...o.positionals];
+  let query: string | null = queryFile === null ? (files.shift() ?? null) : null;
   if (all && limit !== null) throw new UsageError('--limit and --all contradict each other: give one');
   if (format !== null) {
     if ((json && format !== 'json') || (csv && format !== 'csv')) throw new UsageError(`--format ${format} contradicts ${json ? '--json' : '--csv'}: give one`);
@@ -109,7 +93,6 @@ function parse(args: string[]): Parsed | 'help' {
   }
   if (json && csv) throw new UsageError('--json and --csv contradict each other: give one');
   if (queryFile !== null) {
-    if (query !== null) files.unshift(query);
     try {
       query = readFileSync(queryFile, 'utf8');
     } catch (e) {

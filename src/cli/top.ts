@@ -4,7 +4,7 @@ import { Explorer } from '../core/query/explorer.ts';
 import { isOccurrence, SelectionFilter } from '../core/query/selection.ts';
 import { readFiles } from './read-files.ts';
 import { ttyProgress } from './progress.ts';
-import { parseOrExit, UsageError } from './usage.ts';
+import { parseOptions, parseOrExit, UsageError } from './usage.ts';
 
 export const TOP_USAGE = `usage: stackmap-explorer top [--limit N] [--generation G|none] [--cpu C] [--pid P] [--event E] [--json] [--] FILE...
 
@@ -41,34 +41,26 @@ const whole = (flag: string, v: string | undefined, min = 0): number => {
 };
 
 function parse(args: string[]): Parsed | 'help' {
-  const p: Parsed = { limit: 10, generation: null, cpus: null, pids: null, events: null, json: false, quiet: false, files: [] };
-  for (let i = 0; i < args.length; i++) {
-    let a = args[i];
-    let v: string | undefined;
-    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
-    if (eq > 0) {
-      v = a.slice(eq + 1);
-      a = a.slice(0, eq);
-    }
-    const value = () => v ?? args[++i];
-    if (a === '--') {
-      p.files.push(...args.slice(i + 1));
-      break;
-    } else if (a === '--help' || a === '-h') return 'help';
-    else if (a === '--json') p.json = true;
-    else if (a === '--quiet' || a === '-q') p.quiet = true;
-    else if (a === '--limit') p.limit = whole('--limit', value(), 1);
-    else if (a === '--generation') {
-      const g = value();
-      p.generation = g === 'none' ? 'none' : whole('--generation', g);
-    } else if (a === '--cpu') (p.cpus ??= []).push(...(value() ?? '').split(',').map((c) => whole('--cpu', c)));
-    else if (a === '--pid') (p.pids ??= []).push(whole('--pid', value()));
-    else if (a === '--event') {
-      const e = value();
-      if (!e) throw new UsageError('--event takes an event name');
-      (p.events ??= []).push(e);
-    } else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option: ${a}`);
-    else p.files.push(a);
+  const o = parseOptions(args, {
+    json: { type: 'boolean' },
+    quiet: { type: 'boolean', short: 'q' },
+    limit: { type: 'string' },
+    generation: { type: 'string' },
+    cpu: { type: 'string', multiple: true },
+    pid: { type: 'string', multiple: true },
+    event: { type: 'string', multiple: true },
+  });
+  if (o.help) return 'help';
+  const p: Parsed = { limit: 10, generation: null, cpus: null, pids: null, events: null, json: o.flag('json'), quiet: o.flag('quiet'), files: o.positionals };
+  const limit = o.string('limit');
+  if (limit !== undefined) p.limit = whole('--limit', limit, 1);
+  const g = o.string('generation');
+  if (g !== undefined) p.generation = g === 'none' ? 'none' : whole('--generation', g);
+  for (const c of o.strings('cpu')) (p.cpus ??= []).push(...c.split(',').map((x) => whole('--cpu', x)));
+  for (const pid of o.strings('pid')) (p.pids ??= []).push(whole('--pid', pid));
+  for (const e of o.strings('event')) {
+    if (!e) throw new UsageError('--event takes an event name');
+    (p.events ??= []).push(e);
   }
   if (p.files.length === 0) throw new UsageError('no files given');
   return p;

@@ -2,7 +2,7 @@ import { escapeControls as esc, jsonForTerminal } from '../core/base/control-cha
 import { understood } from '../core/capture/ingest.ts';
 import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, V8_POSTED_BITS, whatIf, type WhatIfResult, type WhatIfRow } from '../core/whatif/whatif.ts';
 import { readFiles } from './read-files.ts';
-import { parseOrExit, UsageError } from './usage.ts';
+import { parseOptions, parseOrExit, UsageError } from './usage.ts';
 
 export const WHATIF_USAGE = `usage: stackmap-explorer whatif [--json] [--buffer-kb N] [--mode v7|v8] [--max-fallback-share X] [--boot-records N] [--] FILE...
 
@@ -36,40 +36,37 @@ interface Parsed {
 }
 
 function parse(args: string[]): Parsed | 'help' {
-  const p: Parsed = { json: false, bufferKb: null, modes: undefined, maxFallbackShare: DEFAULT_MAX_FALLBACK_SHARE, bootRecords: 0, files: [] };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    const value = (): string => {
-      const v = args[++i];
-      if (v === undefined) throw new UsageError(`${a} needs a value`);
-      return v;
-    };
-    if (a === '--') {
-      p.files.push(...args.slice(i + 1));
-      break;
-    } else if (a === '--help' || a === '-h') return 'help';
-    else if (a === '--json') p.json = true;
-    else if (a === '--buffer-kb') {
-      const v = value();
-      const n = Number(v);
-      if (v.trim() === '' || !Number.isInteger(n) || n < 1 || n > 1 << 20) throw new UsageError(`--buffer-kb must be a whole number in [1, ${1 << 20}]: ${v}`);
-      p.bufferKb = n;
-    } else if (a === '--mode') {
-      const v = value();
-      if (v !== 'v7' && v !== 'v8') throw new UsageError('--mode must be v7 or v8');
-      p.modes = [v];
-    } else if (a === '--boot-records') {
-      const v = args[++i] ?? '';
-      const n = Number(v);
-      if (!/^\d{1,12}$/.test(v) || !Number.isSafeInteger(n)) throw new UsageError(`--boot-records must be a whole number: ${v}`);
-      p.bootRecords = n;
-    } else if (a === '--max-fallback-share') {
-      const v = value();
-      const n = Number(v);
-      if (v.trim() === '' || !(n >= 0 && n <= 1)) throw new UsageError(`--max-fallback-share must be a number in [0, 1]: ${v}`);
-      p.maxFallbackShare = n;
-    } else if (a.startsWith('-')) throw new UsageError(`unknown option: ${a}`);
-    else p.files.push(a);
+  const o = parseOptions(args, {
+    json: { type: 'boolean' },
+    'buffer-kb': { type: 'string' },
+    mode: { type: 'string' },
+    'boot-records': { type: 'string' },
+    'max-fallback-share': { type: 'string' },
+  });
+  if (o.help) return 'help';
+  const p: Parsed = { json: o.flag('json'), bufferKb: null, modes: undefined, maxFallbackShare: DEFAULT_MAX_FALLBACK_SHARE, bootRecords: 0, files: o.positionals };
+  const kb = o.string('buffer-kb');
+  if (kb !== undefined) {
+    const n = Number(kb);
+    if (kb.trim() === '' || !Number.isInteger(n) || n < 1 || n > 1 << 20) throw new UsageError(`--buffer-kb must be a whole number in [1, ${1 << 20}]: ${kb}`);
+    p.bufferKb = n;
+  }
+  const mode = o.string('mode');
+  if (mode !== undefined) {
+    if (mode !== 'v7' && mode !== 'v8') throw new UsageError('--mode must be v7 or v8');
+    p.modes = [mode];
+  }
+  const boot = o.string('boot-records');
+  if (boot !== undefined) {
+    const n = Number(boot);
+    if (!/^\d{1,12}$/.test(boot) || !Number.isSafeInteger(n)) throw new UsageError(`--boot-records must be a whole number: ${boot}`);
+    p.bootRecords = n;
+  }
+  const share = o.string('max-fallback-share');
+  if (share !== undefined) {
+    const n = Number(share);
+    if (share.trim() === '' || !(n >= 0 && n <= 1)) throw new UsageError(`--max-fallback-share must be a number in [0, 1]: ${share}`);
+    p.maxFallbackShare = n;
   }
   if (p.files.length === 0) throw new UsageError('no files given');
   return p;
