@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { fileWriter, parquetWriteBuffer } from 'hyparquet-writer';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Explorer } from '../core/query/explorer.ts';
@@ -82,6 +83,32 @@ function fnv1a64(bytes: Uint8Array): string {
   for (const b of bytes) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
   return h.toString(16).padStart(16, '0');
 }
+
+describe('readFiles digests', () => {
+  it('are taken as the load reads each file once: whole files, an unknown one it stops reading after its sniff, a gzip, a trace read in two pieces', async () => {
+    const dir = tmp('digest');
+    const junk = join(dir, 'junk.bin');
+    const bytes = new Uint8Array(200_000);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 2654435761) >>> 24;
+    writeFileSync(junk, bytes);
+    const gz = join(dir, 'stack_map_stat.gz');
+    writeFileSync(gz, gzipSync(readFileSync(SAMPLES + 'stack_map_stat')));
+    const files = [...SAMPLE, junk, gz];
+    const streams = vi.spyOn(Blob.prototype, 'stream');
+    try {
+      for (const partMinBytes of [undefined, 4096]) {
+        streams.mockClear();
+        const { sources } = await readFiles(files, { digests: true, partMinBytes });
+        expect(sources.map((x) => x.digest)).toEqual(files.map((f) => fnv1a64(readFileSync(f))));
+        // one stream per file read by the load, one more for the rest of the file the load left
+        // (the unknown one) and, read in two pieces, for the second piece
+        expect(streams.mock.calls.length).toBeLessThanOrEqual(files.length + 2);
+      }
+    } finally {
+      streams.mockRestore();
+    }
+  }, 60_000);
+});
 
 describe('cli export --parquet', () => {
   it('the captures table: one row per capture, its files as given with sizes and digests, the label; written last', async () => {

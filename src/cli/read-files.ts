@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import type { Capture } from '../core/capture/ingest.ts';
 import { loadFiles, type LoadOptions, type NamedBlob } from '../core/capture/load.ts';
 import { nodeTraceParts } from './trace-parts.ts';
-import { CAPTURE_ID_HEAD_BYTES, captureIdOf, contentDigest } from '../core/tables/id.ts';
+import { CAPTURE_ID_HEAD_BYTES, captureIdOf, Fnv1a64 } from '../core/tables/id.ts';
 import type { CaptureSource } from '../core/tables/build.ts';
 
 /** A file given, as the capture's id and the `captures` table see it. */
@@ -107,15 +107,25 @@ export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProg
   };
   const byBlob = new Map([...opened].map(([blob, o]) => [blob, o.path]));
   const parts = nodeTraceParts(byBlob, opts.partMinBytes);
-  const capture = await loadFiles(files, { ...opts, changedSince, parts });
-  // the digests, once the load is done: a second read of each file (from the page cache for a
-  // file just read, from memory for a pipe), FNV-1a 64 over every byte
+  // the digests as the load reads the bytes (FNV-1a 64 of every byte, no second read), each
+  // continued from where the load stopped for a file it did not read to the end itself
+  const digests = new Map<Blob, { h: Fnv1a64; bytes: number }>();
+  const onBytes = opts.digests
+    ? (f: NamedBlob, chunk: Uint8Array) => {
+        let d = digests.get(f.blob);
+        if (!d) digests.set(f.blob, (d = { h: new Fnv1a64(), bytes: 0 }));
+        d.h.update(chunk);
+        d.bytes += chunk.length;
+      }
+    : undefined;
+  const capture = await loadFiles(files, { ...opts, changedSince, parts, onBytes });
   const sources: SourceFile[] = [];
   if (opts.digests) {
     for (const f of files) {
       const head = new Uint8Array(await f.blob.slice(0, CAPTURE_ID_HEAD_BYTES).arrayBuffer());
-      const digest = await contentDigest(f.blob.stream() as unknown as AsyncIterable<Uint8Array>);
-      sources.push({ name: f.name, path: given.get(f.blob) ?? f.name, size: f.blob.size, head, digest });
+      const d = digests.get(f.blob) ?? { h: new Fnv1a64(), bytes: 0 };
+      if (d.bytes < f.blob.size) for await (const c of f.blob.slice(d.bytes).stream() as unknown as AsyncIterable<Uint8Array>) d.h.update(c);
+      sources.push({ name: f.name, path: given.get(f.blob) ?? f.name, size: f.blob.size, head, digest: d.h.hex() });
     }
   }
   return { capture, failed, sources };

@@ -59,6 +59,13 @@ export interface LoadOptions {
    * the file is read as two pieces at once and joined as one reader would have read it.
    */
   parts?: TracePartReader;
+  /**
+   * Each given file's own bytes (a compressed file's as given), in order, as the load reads them:
+   * what a digest of every byte needs without a second read. A file read in pieces (`parts`) or
+   * abandoned early (an unknown kind past its sniff) stops short of its end: bytes after the last
+   * one given here were not seen.
+   */
+  onBytes?: (file: NamedBlob, chunk: Uint8Array) => void;
   /** a new session keeps each event's TGID and payload (event-details.ts); a large trace is then read on one thread */
   details?: boolean;
 }
@@ -138,7 +145,8 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
     let whole = false;
     /** bytes of this file read by a part reader on another thread */
     let tailBytes = 0;
-    const src = source(f.blob, isCancelled);
+    const onBytes = opts.onBytes;
+    const src = source(f.blob, isCancelled, onBytes && ((c) => onBytes(f, c)));
     const fileBudget = budget.forFile(f.name, () => src.state.bytes);
     const report = (file: string, force: boolean) => {
       if (!opts.onProgress) return;
@@ -288,6 +296,7 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
           }
           const chunk = r.value;
           st.bytes += chunk.length;
+          onBytes?.(f, chunk);
           // the next chunk is read while this one is parsed; after the last one, the read that
           // ends the stream is awaited first (a change after it is for stillSame to see, as on the
           // stream path, whose peek reads a small file to its end before anything is parsed)

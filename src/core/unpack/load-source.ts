@@ -10,7 +10,7 @@ import { sniffContainer } from './unpack.ts';
  * to its end by itself; `abandoned`: a layer stopped reading it early (junk after a gzip, an
  * unknown file past its sniff window, a reader that failed); `stopped`: the load was cancelled.
  */
-export function source(blob: Blob, isCancelled: () => boolean) {
+export function source(blob: Blob, isCancelled: () => boolean, onBytes?: (chunk: Uint8Array) => void) {
   const state = { bytes: 0, error: null as unknown, failed: false, ended: false, abandoned: false, stopped: false };
   let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   const stream = new ReadableStream<Uint8Array>(
@@ -38,6 +38,7 @@ export function source(blob: Blob, isCancelled: () => boolean) {
           return;
         }
         state.bytes += r.value.length;
+        onBytes?.(r.value);
         c.enqueue(r.value);
       },
       cancel() {
