@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { Explorer } from '../core/query/explorer.ts';
 import { handCapture } from '../core/testing/explorer-fixtures.ts';
 import { summarize, type Summary } from '../core/capture/summary.ts';
+import { Ingest } from '../core/capture/ingest.ts';
 import { buildTables } from '../core/tables/build.ts';
 import { cellAt, TABLE_NAMES } from '../core/tables/schema.ts';
 import { footerKeyValues, parquetKeyValues, readFooter, type FooterRead } from '../core/tables/parquet-footer.ts';
@@ -348,6 +349,39 @@ describe('cli export --parquet: each event\'s payload, TGID and fields', () => {
     // (this one prints `(-----)` on most lines, a TGID on four)
     expect([expected.filter((e) => e.tgid !== null).length, expected.length]).toEqual([4, 1042]);
     expect(got).toEqual(expected);
+  }, 60_000);
+
+  it('frames.module: the module kallsyms names for a function, and the one a printed frame names, read in any chunk size', async () => {
+    const t = await exportOne(SAMPLE);
+    // the test's own reading of kallsyms: `ADDR t NAME [module]`
+    const want = new Map<string, string>();
+    for (const line of readFileSync(SAMPLES + 'kallsyms', 'utf8').split('\n')) {
+      const m = /^[0-9a-f]+ [tTwW] (\S+)\s+\[(\S+)\]$/.exec(line);
+      if (m) want.set(m[1], m[2]);
+    }
+    const got = await rows(`SELECT symbol, any_value(module) AS module, count(*) AS n, count(module) AS known FROM ${t('frames')} GROUP BY symbol`);
+    expect(got.filter((r) => r.module !== null).length).toBeGreaterThan(3);
+    for (const r of got) expect([r.symbol, r.module, num(r.known)]).toEqual([r.symbol, want.get(String(r.symbol)) ?? null, want.has(String(r.symbol)) ? num(r.n) : 0]);
+    // a full stack printed with a module, in a trace cut into 1-7 byte chunks: the same module
+    const dir = tmp('module');
+    const trace = join(dir, 'unknown');
+    writeFileSync(trace, ['# tracer: nop', '  cat-1 [000] ...1. 1.000001: kmem_cache_alloc: bytes_alloc=8', '  cat-1 [000] ...1. 1.000001: <stack trace>', ' => ext4_map_blocks+0x10/0x200 [ext4]', ' => vfs_read+0x9/0x10', ''].join('\n'));
+    expect([...((await readFiles([trace])).capture.modules ?? [])]).toEqual([['ext4_map_blocks', 'ext4']]);
+    const bytes = readFileSync(trace);
+    for (const size of [1, 3, 7]) {
+      const session = new Ingest();
+      const parser = session.open('unknown');
+      for (let at = 0; at < bytes.length; at += size) parser.push(bytes.subarray(at, at + size));
+      parser.end();
+      expect([...(session.finish().modules ?? [])], `chunks of ${size}`).toEqual([['ext4_map_blocks', 'ext4']]);
+      // a file read and then rolled back (a cancelled Add) leaves no module behind
+      const mark = session.mark();
+      const more = session.open('kallsyms');
+      more.push(new TextEncoder().encode('ffffffffc0a01280 t e1000_intr\t[e1000]\n'));
+      more.end();
+      session.rollback(mark);
+      expect([...(session.finish().modules ?? [])]).toEqual([['ext4_map_blocks', 'ext4']]);
+    }
   }, 60_000);
 
   it('the sample: args holds every key=value of every payload, bytes_alloc summed as grep and a sum would', async () => {

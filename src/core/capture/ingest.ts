@@ -55,6 +55,7 @@ export interface IngestMark {
   logs: number;
   sealedLogs: number;
   tracer: string | null;
+  modules: number;
 }
 
 /** Everything rebuilt from a set of files. */
@@ -69,6 +70,8 @@ export interface Capture {
   tracer: string | null;
   /** a simulated run's ledger.json (the first one read): each record's truth, in the trace's order */
   ledger: ParsedLedger | null;
+  /** each function's kernel module, where a frame or kallsyms line named one (`[ext4]`); absent in hand-made captures */
+  modules?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -95,6 +98,8 @@ export class Ingest {
   /** logs before this index belong to files of an earlier load: report() does not add to them */
   private sealedLogs = 0;
   private tracer: string | null = null;
+  /** function -> module, in the order first seen (rollback drops the entries past a mark) */
+  private readonly modules = new Map<string, string>();
 
   /** `details`: keep each event's TGID and payload (event-details.ts), as an export of its tables needs */
   constructor(opts: { details?: boolean } = {}) {
@@ -114,7 +119,7 @@ export class Ingest {
     const start = () => {
       const all = head.length === 1 ? head[0] : concatBytes(head);
       kind = sniffKind(all);
-      parser = parserForKind(kind, { file, diagnostics: log, inflate }, () => (sink = this.trace.sink(file)));
+      parser = parserForKind(kind, { file, diagnostics: log, inflate, modules: this.modules }, () => (sink = this.trace.sink(file)));
       head = [];
       if (all.length > 0) parser.push(all);
     };
@@ -244,6 +249,7 @@ export class Ingest {
       }),
       tracer: this.tracer,
       ledger: this.ledgers[0] ?? null,
+      modules: new Map(this.modules),
     };
   }
 
@@ -280,6 +286,7 @@ export class Ingest {
       logs: this.logs.length,
       sealedLogs: this.sealedLogs,
       tracer: this.tracer,
+      modules: this.modules.size,
     };
   }
 
@@ -304,6 +311,9 @@ export class Ingest {
     this.logs.length = m.logs;
     this.sealedLogs = m.sealedLogs;
     this.tracer = m.tracer;
+    // a Map keeps insertion order: the entries past the mark are the ones added since
+    let k = 0;
+    for (const key of [...this.modules.keys()]) if (k++ >= m.modules) this.modules.delete(key);
   }
 
   /** A diagnostic about a file not opened as such, e.g. a bundle cut short (see unpack.ts). */

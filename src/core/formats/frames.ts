@@ -126,3 +126,20 @@ export function addressKey(ip: bigint): string {
   if (ip === TRAMPOLINE_IP) return TRAMPOLINE;
   return '0x' + ip.toString(16);
 }
+
+/**
+ * The module a printed frame names, `vfs_read+0x9/0x10 [ext4]` (as `stack_trace` and the stack
+ * map print a module's frame): noted in `modules` under its function (`vfs_read`), the first
+ * module seen for a function kept. Frame keys drop the module (DESIGN 2.2); this keeps it beside
+ * them for the tables' `frames.module`. `s[start, end)` is the printed frame, trimmed.
+ */
+export function noteFrameModule(s: string, start: number, end: number, modules: Map<string, string> | undefined): void {
+  if (!modules || end - start < 4 || s.charCodeAt(end - 1) !== 93 /* ] */ || s.charCodeAt(start) === 91 /* [ */) return;
+  const open = s.lastIndexOf('[', end - 2);
+  if (open <= start || !isBlank(s.charCodeAt(open - 1)) || open + 1 >= end - 1) return;
+  let symEnd = start;
+  while (symEnd < open && s.charCodeAt(symEnd) !== 43 /* + */ && !isBlank(s.charCodeAt(symEnd))) symEnd++;
+  if (symEnd === start) return;
+  const symbol = s.slice(start, symEnd);
+  if (!modules.has(symbol)) modules.set(symbol, s.slice(open + 1, end - 1));
+}

@@ -55,6 +55,7 @@ export function createKallsymsParser(ctx: ParseContext): ChunkParser<SymbolFile>
       his.push(hi);
       los.push(lo);
       names.push(m[3]);
+      if (m[4] && ctx.modules && !ctx.modules.has(m[3])) ctx.modules.set(m[3], m[4]);
     }
   }, undefined, (lineNo) => {
     unused++;

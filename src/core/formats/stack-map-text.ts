@@ -1,5 +1,5 @@
 import { LineSplitter, TOO_LONG } from './lines.ts';
-import { frameKey } from './frames.ts';
+import { frameKey, noteFrameModule } from './frames.ts';
 import type { ChunkParser, DumpRecord, ParseContext, ParsedDump } from './types.ts';
 
 /**
@@ -123,6 +123,8 @@ export function createStackMapTextParser(ctx: ParseContext): ChunkParser<ParsedD
       } else {
         open.frames.push(frameKey(v8![1]));
       }
+      const printed = (v7 ? v7[2] : v8![1]).trim();
+      noteFrameModule(printed, 0, printed.length, ctx.modules);
       used++;
       return;
     }

@@ -14,7 +14,7 @@
  */
 import { matchEventLine, matchLatencyLine, printkName, PRINTK_BPRINT, PRINTK_NONE, isResetMarker } from './event-line.ts';
 import { LineSplitter, MAX_LINE, TOO_LONG } from './lines.ts';
-import { frameKey, simpleFrameKeyEnd } from './frames.ts';
+import { frameKey, noteFrameModule, simpleFrameKeyEnd } from './frames.ts';
 import type {
   ChunkParser,
   ParseContext,
@@ -402,6 +402,7 @@ class TraceTextState {
       return;
     }
     const printed = line.slice(from, end).trim();
+    if (r.kind === 'full') noteFrameModule(printed, 0, printed.length, this.ctx.modules);
     let key: string;
     const u = r.kind === 'user' && printed.charCodeAt(0) === C_LT ? USER_HEX_RE.exec(printed) : null;
     if (u) key = '0x' + (u[1].toLowerCase().replace(/^0+(?=.)/, ''));
@@ -418,6 +419,7 @@ class TraceTextState {
     while (a < b && ((c = line.charCodeAt(a)) === C_SPACE || c === C_TAB)) a++;
     while (b > a && ((c = line.charCodeAt(b - 1)) === C_SPACE || c === C_TAB)) b--;
     const keyEnd = simpleFrameKeyEnd(line, a, b);
+    if (line.charCodeAt(b - 1) === 93 /* ] */) noteFrameModule(line, a, b, this.ctx.modules);
     const id = keyEnd >= 0 ? table.internRange(line, a, keyEnd) : table.intern(frameKey(line.slice(from, end).trim()));
     if (this.frameCount === this.frameIds.length) {
       const next = new Int32Array(this.frameIds.length * 2);

@@ -189,4 +189,6 @@ export interface ParseContext {
   diagnostics: DiagnosticLog;
   /** the given file's decompression budget, for a reader that decompresses (trace.dat v7); one of its own when absent */
   inflate?: FileBudget;
+  /** where a reader notes the kernel module of each function a frame or symbol line names (`[ext4]`), the first one seen kept (frames.ts noteFrameModule) */
+  modules?: Map<string, string>;
 }

@@ -335,9 +335,33 @@ function frames(d: ExplorerData): { rows: number; columns: Columns } {
       frame: utf8(frame, d.stacks.frames.strings),
       symbol: utf8(symbol, d.fnNames),
       offset: int64(offset, hasOffset),
-      module: utf8(new Int32Array(rows).fill(-1), [], new Uint8Array(rows)),
+      module: modules(d, symbol),
     },
   };
+}
+
+/** Each frame row's kernel module, by its function (Capture.modules); null where none was named. */
+function modules(d: ExplorerData, symbol: Int32Array): ColumnValues {
+  const known = d.capture.modules;
+  const rows = symbol.length;
+  if (!known || known.size === 0) return utf8(new Int32Array(rows), [''], new Uint8Array(rows));
+  const dict: string[] = [];
+  const codeOf = new Map<string, number>();
+  const ofFn = new Int32Array(d.fnNames.length).fill(-1);
+  for (let f = 0; f < d.fnNames.length; f++) {
+    const m = known.get(d.fnNames[f]);
+    if (m === undefined) continue;
+    let c = codeOf.get(m);
+    if (c === undefined) codeOf.set(m, (c = dict.push(m) - 1));
+    ofFn[f] = c;
+  }
+  const codes = new Int32Array(rows);
+  const valid = new Uint8Array(rows);
+  for (let i = 0; i < rows; i++) {
+    const c = ofFn[symbol[i]];
+    if (c >= 0) (codes[i] = c), (valid[i] = 1);
+  }
+  return utf8(codes, dict.length ? dict : [''], valid);
 }
 
 function dumps(d: ExplorerData): { rows: number; columns: Columns } {

@@ -131,7 +131,7 @@ export const TABLES: readonly TableSpec[] = [
       col('frame', 'utf8', false, 'frame key: sym+0xoff, sym, 0x... (an address without symbol) or a [marker]'),
       col('symbol', 'utf8', false, 'the function: sym of sym+0xoff (the key itself when it has no offset)'),
       col('offset', 'int64', true, 'the offset into the function (0xoff); null when the key has none'),
-      col('module', 'utf8', true, 'the kernel module: null throughout for now (frame keys drop [module], DESIGN 2.2)'),
+      col('module', 'utf8', true, 'the kernel module of the frame\'s function, as a kallsyms line (`ADDR t NAME [ext4]`) or a printed frame (`sym+0x9/0x10 [ext4]`) of the capture names it (frame keys drop it, DESIGN 2.2); null for a function no file names a module for (the kernel image itself)'),
     ],
   },
   {
