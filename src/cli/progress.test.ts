@@ -1,6 +1,9 @@
 // Progress on a terminal (issue 23): one line on stderr rewritten in place while the files load,
 // cleared at the end; nothing when stderr is not a terminal or with --quiet.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { whatif } from './whatif.ts';
+import { sqlCommand } from './sql.ts';
+import { captureOutput } from './test-io.ts';
 import { progressLine, ttyProgress } from './progress.ts';
 import { readFiles } from './read-files.ts';
 import { exportParquet } from './export.ts';
@@ -41,6 +44,29 @@ describe('progress on stderr', () => {
     expect(out.indexOf(steps[0])).toBeGreaterThan(out.findIndex((s) => s.includes('reading trace: ')));
     expect(out.at(-1)).toBe('\r\x1b[K');
   });
+
+  it('whatif and sql on a capture show it too on a terminal; --quiet silences them', async () => {
+    const tty = Object.getOwnPropertyDescriptor(process.stderr, 'isTTY');
+    Object.defineProperty(process.stderr, 'isTTY', { value: true, configurable: true });
+    try {
+      for (const [name, run] of [
+        ['whatif', (q: string[]) => whatif([...q, '--json', ...FILES])],
+        ['sql', (q: string[]) => sqlCommand(['SELECT count(*) FROM events', ...q, ...FILES])],
+      ] as const) {
+        for (const quiet of [false, true]) {
+          const { err } = captureOutput();
+          expect(await run(quiet ? ['--quiet'] : [])).toBe(0);
+          vi.restoreAllMocks();
+          const lines = err.filter((s) => s.startsWith('\r\x1b[K'));
+          expect([name, quiet, lines.length > 0]).toEqual([name, quiet, !quiet]);
+          if (!quiet) expect(lines.at(-1)).toBe('\r\x1b[K');
+        }
+      }
+    } finally {
+      if (tty) Object.defineProperty(process.stderr, 'isTTY', tty);
+      else delete (process.stderr as { isTTY?: boolean }).isTTY;
+    }
+  }, 60_000);
 
   it('silent in a pipe and with --quiet', async () => {
     for (const [tty, quiet] of [[false, false], [true, true]] as const) {

@@ -6,6 +6,7 @@ import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
 import { EXPORT_LOCK, parquetCaptureId } from './export-folder.ts';
 import { incompleteCaptures, streamQueries, tablesIn, type Cell, type Column, type QueryResult, type QuerySink } from './sql-query.ts';
 import { exportParquet } from './export.ts';
+import { ttyProgress } from './progress.ts';
 import { parseOptions, parseOrExit, UsageError } from './usage.ts';
 import { onInterrupt } from './interrupt.ts';
 
@@ -38,6 +39,8 @@ export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--format table|c
   --file F   the query from file F (-f F)
   --limit N  print at most N rows (default ${DEFAULT_LIMIT} for the table, every row for --json and --csv)
   --all      print every row
+  -q, --quiet
+             no progress line on stderr while a capture's files are read (only on a terminal)
   --         ends the options
 
   Several statements (SELECT 1; SELECT 2) run in turn, each result printed: tables headed
@@ -54,6 +57,7 @@ interface Parsed {
   limit: number | null;
   /** --output FILE: the result there (written to a temporary name beside it, renamed at the end) */
   output: string | null;
+  quiet: boolean;
   files: string[];
 }
 
@@ -66,6 +70,7 @@ function parse(args: string[]): Parsed | 'help' {
     output: { type: 'string', short: 'o' },
     file: { type: 'string', short: 'f' },
     limit: { type: 'string' },
+    quiet: { type: 'boolean', short: 'q' },
   });
   if (o.help) return 'help';
   let json = o.flag('json');
@@ -101,7 +106,7 @@ function parse(args: string[]): Parsed | 'help' {
   }
   if (query === null || query.trim() === '') throw new UsageError('no query given');
   if (files.length === 0) throw new UsageError('no files given');
-  return { query, json, csv, limit: all ? Infinity : limit, output, files };
+  return { query, json, csv, limit: all ? Infinity : limit, output, quiet: o.flag('quiet'), files };
 }
 
 const text = (c: Cell) => escapeControls(c === null ? 'NULL' : typeof c === 'object' ? JSON.stringify(c) : String(c));
@@ -281,7 +286,9 @@ export async function sqlCommand(args: string[]): Promise<number> {
       const dir = tmp;
       // Ctrl-C while the tables are made or queried: the scratch folder goes too
       releaseTmp = onInterrupt(() => rmSync(dir, { recursive: true, force: true }));
-      const r = await exportParquet(p.files, dir, { log: () => {}, place: () => ({ layout: 'flat', converted: null, fileOf: (t) => join(dir, `${t}.parquet`) }), scratch: true });
+      const progress = ttyProgress(p.quiet);
+      const r = await exportParquet(p.files, dir, { log: () => {}, place: () => ({ layout: 'flat', converted: null, fileOf: (t) => join(dir, `${t}.parquet`) }), scratch: true, progress, onTable: progress.step });
+      progress.done();
       if ('error' in r) {
         process.stderr.write(escapeLines(r.error) + '\n');
         return 1;

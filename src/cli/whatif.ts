@@ -2,6 +2,7 @@ import { escapeControls as esc, jsonForTerminal } from '../core/base/control-cha
 import { understood } from '../core/capture/ingest.ts';
 import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, V8_POSTED_BITS, whatIf, type WhatIfResult, type WhatIfRow } from '../core/whatif/whatif.ts';
 import { readFiles } from './read-files.ts';
+import { ttyProgress } from './progress.ts';
 import { parseOptions, parseOrExit, UsageError } from './usage.ts';
 
 export const WHATIF_USAGE = `usage: stackmap-explorer whatif [--json] [--buffer-kb N] [--mode v7|v8] [--max-fallback-share X] [--boot-records N] [--] FILE...
@@ -14,6 +15,7 @@ export const WHATIF_USAGE = `usage: stackmap-explorer whatif [--json] [--buffer-
   the share.
 
   --json                   one JSON object on stdout (DESIGN 5.3)
+  -q, --quiet              no progress line on stderr (shown only on a terminal)
   --buffer-kb N            ring buffer per CPU for the retention gain (default: the capture's own,
                            buffer_size_kb in capture.sh's capture.txt, else ${DEFAULT_BUFFER_KB})
   --mode v7|v8             replay one ABI (default both; the recommendation is v8's)
@@ -32,19 +34,21 @@ interface Parsed {
   modes: ('v7' | 'v8')[] | undefined;
   maxFallbackShare: number;
   bootRecords: number;
+  quiet: boolean;
   files: string[];
 }
 
 function parse(args: string[]): Parsed | 'help' {
   const o = parseOptions(args, {
     json: { type: 'boolean' },
+    quiet: { type: 'boolean', short: 'q' },
     'buffer-kb': { type: 'string' },
     mode: { type: 'string' },
     'boot-records': { type: 'string' },
     'max-fallback-share': { type: 'string' },
   });
   if (o.help) return 'help';
-  const p: Parsed = { json: o.flag('json'), bufferKb: null, modes: undefined, maxFallbackShare: DEFAULT_MAX_FALLBACK_SHARE, bootRecords: 0, files: o.positionals };
+  const p: Parsed = { json: o.flag('json'), bufferKb: null, modes: undefined, maxFallbackShare: DEFAULT_MAX_FALLBACK_SHARE, bootRecords: 0, quiet: o.flag('quiet'), files: o.positionals };
   const kb = o.string('buffer-kb');
   if (kb !== undefined) {
     const n = Number(kb);
@@ -102,7 +106,9 @@ export function formatWhatIf(r: WhatIfResult): string {
 export async function whatif(args: string[]): Promise<number> {
   const p = parseOrExit(parse, args, WHATIF_USAGE);
   if ('exit' in p) return p.exit;
-  const { capture, failed } = await readFiles(p.files);
+  const progress = ttyProgress(p.quiet);
+  const { capture, failed } = await readFiles(p.files, progress);
+  progress.done();
   for (const f of failed) process.stderr.write(`${esc(f.file)}: cannot read: ${esc(f.reason)}\n`);
   if (!capture.files.some(understood)) {
     process.stderr.write('no file could be read\n');
