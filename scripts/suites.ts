@@ -7,6 +7,7 @@ export const INTEGRATION = [
   'scripts/build-cli.test.ts',
   'scripts/capture.test.ts',
   'src/cli/export.integration.test.ts',
+  'src/cli/export.test.ts',
   'src/cli/generate.test.ts',
   'src/cli/interrupt.test.ts',
   'src/cli/main.test.ts',
