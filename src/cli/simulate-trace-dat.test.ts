@@ -152,3 +152,47 @@ describe('simulate --format trace-dat: the trace.dat capture reads as its text c
     });
   }
 });
+
+describe('simulate --format trace-dat: the host resets', () => {
+  const title = "the trace_marker writes before each reset are print events: trace-cmd report's equal what the explorer reads";
+  it.skipIf(!hasTraceCmd && !needTraceCmd)(hasTraceCmd ? title : `${title} (skipped: trace-cmd is not installed; with CI set it fails instead)`, async () => {
+    if (!hasTraceCmd) throw new Error('CI is set and trace-cmd is missing: install Debian\'s trace-cmd, this test\'s peer tool');
+    const dir = mkdtempSync(join(tmpdir(), 'smx-simdat-marks-'));
+    try {
+      await run(['simulate', '--scenario', 'v7-wrong-stack', '--format', 'trace-dat', '--out', dir, '--json']);
+      const files = readdirSync(dir).map((f) => join(dir, f));
+      const summary = JSON.parse(await run(['summary', '--json', ...files]));
+      // trace-cmd's lines: the markers (`sh-1 [000] ts: print: tracing_mark_write: stackmap reset N`) and the ids before the last
+      const marks: { ts: number; text: string }[] = [];
+      const ids: number[] = [];
+      let allocs = 0;
+      for (const line of traceCmd(['report', '-i', join(dir, 'trace.dat')]).split('\n')) {
+        const m = /\] +(\d+\.\d+): (print|stack_id|kmem_cache_alloc): +(.*)$/.exec(line);
+        if (!m) continue;
+        if (m[2] === 'kmem_cache_alloc') {
+          allocs++;
+          continue;
+        }
+        if (m[2] === 'print') marks.push({ ts: Number(m[1]), text: m[3].trim() });
+        else ids.push(Number(m[1]));
+      }
+      expect(marks.length).toBeGreaterThan(0);
+      // consecutive resets, from the oldest one CPU 0's ring still holds
+      const first = Number(/ (\d+)$/.exec(marks[0].text)?.[1]);
+      expect(marks.map((x) => x.text)).toEqual(marks.map((_, k) => `tracing_mark_write: stackmap reset ${first + k}`));
+      const last = marks[marks.length - 1].ts;
+      expect(summary.beforeReset.resets).toBe(marks.length);
+      expect(summary.beforeReset.lastTs).toBeCloseTo(last, 6);
+      // the ids timed before the last marker, as trace-cmd prints them (times to the microsecond: within the marker's own microsecond, either side)
+      const before = ids.filter((t) => t < last).length;
+      const atMark = ids.filter((t) => t === last).length;
+      expect(summary.beforeReset.of).toBe(ids.length);
+      expect(summary.beforeReset.ids).toBeGreaterThanOrEqual(before);
+      expect(summary.beforeReset.ids).toBeLessThanOrEqual(before + atMark);
+      // the events: kmem_cache_alloc and the markers
+      expect(summary.events).toBe(allocs + marks.length);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
+});

@@ -3,7 +3,9 @@ import type { DatWriteEvent } from '../formats/trace-dat/write.ts';
 import { commOf } from './kernel-symbols.ts';
 import { wordsToIps } from './map-layout.ts';
 import { REC, type RingRecord } from './ring.ts';
-import type { RunResult } from './sim-report.ts';
+import type { RunResult, TraceItem } from './sim-report.ts';
+import { withResetMarks, type ResetMark } from './reset-marks.ts';
+import { RESET_MARKER } from '../formats/event-line.ts';
 
 /** The ID of kmem_cache_alloc in the written file (the kernel assigns one per boot; readers go by the format). */
 export const KMEM_CACHE_ALLOC_ID = 300;
@@ -40,6 +42,19 @@ export function kmemFields(run: RunResult, rec: RingRecord): { callSite: bigint;
   return { callSite: ips[Math.min(1, ips.length - 1)], ptr: 0xffff888000000000n | BigInt(aux), bytesReq: req, bytesAlloc: req < 64 ? 64 : req, gfpKernel: (aux >>> 8) % 4 !== 0 };
 }
 
+/** The host shell that writes the markers (the text trace's `sh-1`). */
+const MARKER_PID = 1;
+
+/**
+ * An address for tracing_mark_write, the caller a trace_marker write records: 64 KiB below the
+ * lowest symbol of the run's kernel, so that no stack ip (each inside its function) resolves to it.
+ */
+function markerIp(kallsyms: string): bigint {
+  const first = kallsyms.slice(0, kallsyms.indexOf(' '));
+  const lowest = first ? BigInt('0x' + first) : 0n;
+  return lowest > 0x10000n ? lowest - 0x10000n : 0n;
+}
+
 const GFP_KERNEL = 0xcc0n;
 const GFP_ATOMIC = 0x820n;
 
@@ -53,7 +68,21 @@ const GFP_ATOMIC = 0x820n;
 export function traceDatOf(run: RunResult): Uint8Array {
   const events: DatWriteEvent[] = [];
   const pids = new Set<number>();
-  for (const { cpu, rec } of run.items) {
+  // the host's trace_marker writes before each reset, where the text trace has them (reset-marks.ts)
+  const items = withResetMarks<TraceItem | { mark: ResetMark }>(
+    run.items,
+    run,
+    (it) => ('mark' in it ? { ts: it.mark.ts, cpu: 0, event: true, lost: false } : { ts: it.rec.ts, cpu: it.cpu, event: it.rec.type === REC.EVENT, lost: false }),
+    (mark) => ({ mark }),
+  );
+  const kallsyms = run.population.kernel.kallsyms();
+  const markIp = markerIp(kallsyms);
+  for (const it of items) {
+    if ('mark' in it) {
+      events.push({ kind: 'marker', cpu: 0, ts: Math.round(it.mark.ts * 1e9), pid: MARKER_PID, ip: markIp, text: `${RESET_MARKER} ${it.mark.n}\n` });
+      continue;
+    }
+    const { cpu, rec } = it;
     const ts = Math.round(rec.ts * 1e9);
     const pid = rec.pid;
     pids.add(pid);
@@ -76,12 +105,13 @@ export function traceDatOf(run: RunResult): Uint8Array {
     }
   }
   const comms: [number, string][] = [...pids].sort((a, b) => a - b).flatMap((p): [number, string][] => (commOf(p) === '<...>' ? [] : [[p, commOf(p)]]));
+  if (items.length > run.items.length && !pids.has(MARKER_PID)) comms.unshift([MARKER_PID, 'sh']);
   return writeTraceDatV7({
     littleEndian: true,
     longSize: 8,
     cpus: run.config.cpus,
     comms,
-    kallsyms: run.population.kernel.kallsyms(),
+    kallsyms: markIp === 0n ? kallsyms : `${markIp.toString(16)} T tracing_mark_write\n${kallsyms}`,
     stackIdAbi: run.config.mode === 'v8' ? 'v8' : 'v7',
     eventSystems: [['kmem', [KMEM_CACHE_ALLOC_FORMAT]]],
     events,

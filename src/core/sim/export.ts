@@ -7,6 +7,7 @@ import { REC } from './ring.ts';
 import type { RunResult } from './sim-report.ts';
 import { commOf } from './kernel-symbols.ts';
 import { RESET_MARKER } from '../formats/event-line.ts';
+import { withResetMarks } from './reset-marks.ts';
 
 /** How the capture's trace is written: ftrace's text (`trace`) or trace-cmd's binary (`trace.dat`). */
 export type TraceFormat = 'text' | 'trace-dat';
@@ -26,9 +27,9 @@ export type TraceFormat = 'text' | 'trace-dat';
  *   kallsyms                  the synthetic kernel's symbols
  *   ledger.json               each stack record's truth (below)
  *
- * The text trace also holds the host's `stackmap reset N` trace_marker writes (RESET_MARKER), as
- * scripts/capture.sh writes them before each reset, on CPU 0's ring: those its ring still holds.
- * trace.dat has none (its writer makes bprint events only).
+ * Both traces also hold the host's `stackmap reset N` trace_marker writes (RESET_MARKER), as
+ * scripts/capture.sh writes them before each reset, on CPU 0's ring: those its ring still holds
+ * (reset-marks.ts); in trace.dat as ftrace `print` events, as `trace-cmd record` saves them.
  */
 export function exportCapture(run: RunResult, format: TraceFormat = 'text'): Map<string, Uint8Array> {
   const enc = new TextEncoder();
@@ -60,7 +61,7 @@ export function exportCapture(run: RunResult, format: TraceFormat = 'text'): Map
         items.push({ type: 'stack', kind: 'cookie', ...base, flags: '...1.', slot: rec.a, generation: rec.type === REC.COOKIE ? rec.b : null, frames: null });
       }
     }
-    files.set('trace', enc.encode(writeTraceText(withResetMarks(items, run), { tracer: 'nop', cpus: run.config.cpus })));
+    files.set('trace', enc.encode(writeTraceText(withResetMarks(items, run, (it) => ({ ts: it.type === 'lost' ? NaN : it.ts, cpu: it.cpu, event: it.type === 'event', lost: it.type === 'lost' }), mark), { tracer: 'nop', cpus: run.config.cpus })));
   }
   let n = 0;
   for (const d of run.dumps) {
@@ -126,29 +127,6 @@ export function ledgerFile(run: RunResult): Uint8Array {
 export function frameKeysOf(run: RunResult, ips: BigUint64Array): string[] {
   const k = run.population.kernel;
   return Array.from(ips, (ip) => k.printFrame(ip).replace(/\/0x[0-9a-f]+.*$/, ''));
-}
-
-/**
- * `items` with a `tracing_mark_write: stackmap reset N` event at each reset's time, written from
- * the host's shell on CPU 0 the moment before the reset, placed before the first event at or after
- * it: only those at or after the oldest record CPU 0's ring still holds (older ones were
- * overwritten with it).
- */
-function withResetMarks(items: TraceTextItem[], run: RunResult): TraceTextItem[] {
-  if (run.resets.length === 0) return items;
-  let oldest = Infinity;
-  for (const it of items) if (it.cpu === 0 && it.type !== 'lost') { oldest = it.ts; break; }
-  const marks = run.resets.map((r, k) => ({ ts: r.ts, n: k + 1 })).filter((m) => m.ts >= oldest || oldest === Infinity);
-  if (marks.length === 0) return items;
-  const out: TraceTextItem[] = [];
-  let m = 0;
-  for (const it of items) {
-    // before an event, never between an event and its stack record
-    while (m < marks.length && it.type === 'event' && marks[m].ts <= it.ts) out.push(mark(marks[m++]));
-    out.push(it);
-  }
-  while (m < marks.length) out.push(mark(marks[m++]));
-  return out;
 }
 
 function mark(m: { ts: number; n: number }): TraceTextItem {

@@ -77,7 +77,18 @@ export interface DatRaw {
   lostBefore?: number;
 }
 
-export type DatWriteEvent = DatSample | DatStack | DatPrint | DatStackId | DatRaw;
+/** A trace_marker write (the ftrace `print` event): `ip` (tracing_mark_write's address) and the text written. */
+export interface DatMarker {
+  kind: 'marker';
+  cpu: number;
+  ts: number;
+  pid: number;
+  ip: bigint;
+  text: string;
+  lostBefore?: number;
+}
+
+export type DatWriteEvent = DatSample | DatStack | DatPrint | DatStackId | DatRaw | DatMarker;
 
 export interface DatWriteOptions {
   littleEndian: boolean;
@@ -107,6 +118,8 @@ export interface DatWriteOptions {
 export const SAMPLE_ID = 100;
 export const STACK_ID = 4;
 export const BPRINT_ID = 6;
+/** ftrace's print event (TRACE_PRINT), what a trace_marker write records */
+export const PRINT_ID = 5;
 /**
  * The `stack_id` entry's ID (the kernel's TRACE_STACK_ID is a trace_type enum value that
  * depends on the kernel's other entries; the reader goes by the format, never by the ID).
@@ -177,6 +190,11 @@ function stackFormat(longSize: number): string {
   return `name: kernel_stack\nID: ${STACK_ID}\nformat:\n${COMMON}\n\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:unsigned long caller[8];\toffset:${callerOffset(longSize)};\tsize:${8 * longSize};\tsigned:0;\n\nprint fmt: "\\t=> %ps\\n"\n`;
 }
 
+/** ftrace's print entry as the kernel's format file has it: the caller's ip, then the text to its NUL. */
+function printFormat(longSize: number): string {
+  return `name: print\nID: ${PRINT_ID}\nformat:\n${COMMON}\n\tfield:unsigned long ip;\toffset:8;\tsize:${longSize};\tsigned:0;\n\tfield:char buf[];\toffset:${8 + longSize};\tsize:0;\tsigned:1;\n\nprint fmt: "%ps: %s", (void *)REC->ip, REC->buf\n`;
+}
+
 function bprintFormat(longSize: number): string {
   return `name: bprint\nID: ${BPRINT_ID}\nformat:\n${COMMON}\n\tfield:unsigned long ip;\toffset:8;\tsize:${longSize};\tsigned:0;\n\tfield:const char * fmt;\toffset:${8 + longSize};\tsize:${longSize};\tsigned:0;\n\tfield:u32 buf;\toffset:${8 + 2 * longSize};\tsize:0;\tsigned:0;\n\nprint fmt: "%ps: %s", (void *)REC->ip, REC->fmt\n`;
 }
@@ -209,6 +227,7 @@ export function stackIdAbiOf(o: DatWriteOptions): 'v7' | 'v8' | null {
 export function ftraceFormatTexts(longSize: number, o?: DatWriteOptions): string[] {
   const abi = o ? stackIdAbiOf(o) : null;
   const out = [stackFormat(longSize), bprintFormat(longSize)];
+  if (o?.events.some((e) => e.kind === 'marker')) out.push(printFormat(longSize));
   if (o?.stackIdFormat !== undefined) out.push(o.stackIdFormat);
   else if (abi) out.push(stackIdFormatText(abi));
   return out;
@@ -274,6 +293,19 @@ function record(e: DatWriteEvent, o: DatWriteOptions, abi: 'v7' | 'v8' | null = 
     v.setInt32(4, e.pid, o.littleEndian);
     if (abi === 'v8') v.setBigUint64(8, (BigInt(e.generation! >>> 0) << 32n) | BigInt(e.slot >>> 0), o.littleEndian);
     else v.setUint32(8, e.slot >>> 0, o.littleEndian);
+    return rec;
+  }
+  if (e.kind === 'marker') {
+    const text = new TextEncoder().encode(e.text);
+    const rec = new Uint8Array(8 + L + text.length + 1);
+    const v = new DataView(rec.buffer);
+    v.setUint16(0, PRINT_ID, o.littleEndian);
+    rec[2] = 0x01;
+    rec[3] = 1;
+    v.setInt32(4, e.pid, o.littleEndian);
+    if (L === 8) v.setBigUint64(8, e.ip, o.littleEndian);
+    else v.setUint32(8, Number(e.ip & 0xffffffffn), o.littleEndian);
+    rec.set(text, 8 + L);
     return rec;
   }
   if (e.kind === 'raw') {
