@@ -11,15 +11,24 @@ export function makeDir(dir: string): void {
     if (dirname(d) === d) break;
     missing.unshift(d);
   }
-  for (const d of missing) mkdirSync(d);
+  for (const d of missing) {
+    try {
+      mkdirSync(d);
+    } catch (e) {
+      // another process (a second export started at once) made it in between: as good
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
 }
 
 /** Makes the output folder and checks it can be written before a long run; the error's message, or null. */
 export function prepareOutDir(dir: string): string | null {
   try {
     makeDir(dir);
-    writeFileSync(join(dir, '.stackmap-write-test'), '');
-    rmSync(join(dir, '.stackmap-write-test'));
+    // a probe of this process's own: exports started together into one folder each probe theirs
+    const probe = join(dir, `.stackmap-write-test-${process.pid}`);
+    writeFileSync(probe, '');
+    rmSync(probe);
     return null;
   } catch (e) {
     return `cannot write to ${dir}: ${(e as Error).message}`;
