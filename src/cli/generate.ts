@@ -75,19 +75,20 @@ export function parseGenerateArgs(args: string[]): GenerateOptions {
     if (n < lo || n > hi) throw new UsageError(`${flag} must be in [${lo}, ${hi}]`);
     return n;
   };
+  // the numeric options, each with its bounds: declared to parseOptions and read from one list
+  const numbers: [flag: string, key: 'events' | 'mb' | 'stacks' | 'seed' | 'cpus' | 'symbols' | 'zipf', lo: number, hi: number, integer: boolean][] = [
+    ['events', 'events', 1, 1e9, true],
+    ['mb', 'mb', 0.001, 4096, false],
+    ['stacks', 'stacks', 1, MAX_STACKS, true],
+    ['seed', 'seed', 0, 2 ** 32 - 1, true],
+    ['cpus', 'cpus', 1, 256, true],
+    ['symbols', 'symbols', 0, 1_000_000, true],
+    ['zipf', 'zipf', 0, 10, false],
+  ];
+  const string = { type: 'string' } as const;
   const p = parseOptions(args, {
-    out: { type: 'string' },
-    events: { type: 'string' },
-    mb: { type: 'string' },
-    mode: { type: 'string' },
-    stacks: { type: 'string' },
-    depth: { type: 'string' },
+    ...Object.fromEntries(['out', 'mode', 'depth', 'frames', ...numbers.map(([f]) => f)].map((f) => [f, string])),
     'full-stacks': { type: 'boolean' },
-    seed: { type: 'string' },
-    cpus: { type: 'string' },
-    symbols: { type: 'string' },
-    zipf: { type: 'string' },
-    frames: { type: 'string' },
     'every-stack': { type: 'boolean' },
     'text-dump': { type: 'boolean' },
     json: { type: 'boolean' },
@@ -98,14 +99,15 @@ export function parseGenerateArgs(args: string[]): GenerateOptions {
     o.out = given('out') || null;
     if (!o.out) throw new UsageError('--out needs a directory');
   }
-  if (given('events') !== undefined) o.events = num('--events', given('events'), 1, 1e9);
-  if (given('mb') !== undefined) o.mb = num('--mb', given('mb'), 0.001, 4096, false);
+  for (const [flag, key, lo, hi, integer] of numbers) {
+    const v = given(flag);
+    if (v !== undefined) o[key] = num(`--${flag}`, v, lo, hi, integer);
+  }
   const mode = given('mode');
   if (mode !== undefined) {
     if (mode !== 'v7' && mode !== 'v8') throw new UsageError('--mode must be v7 or v8');
     o.mode = mode;
   }
-  if (given('stacks') !== undefined) o.stacks = num('--stacks', given('stacks'), 1, MAX_STACKS);
   const depth = given('depth');
   if (depth !== undefined) {
     const m = /^(\d{1,6})-(\d{1,6})$/.exec(depth);
@@ -115,10 +117,6 @@ export function parseGenerateArgs(args: string[]): GenerateOptions {
     if (o.depthMin < 1 || o.depthMax > MAX_DEPTH || o.depthMin > o.depthMax) throw new UsageError(`--depth must lie within 1-${MAX_DEPTH}`);
   }
   if (p.flag('full-stacks')) o.fullStacks = true;
-  if (given('seed') !== undefined) o.seed = num('--seed', given('seed'), 0, 2 ** 32 - 1);
-  if (given('cpus') !== undefined) o.cpus = num('--cpus', given('cpus'), 1, 256);
-  if (given('symbols') !== undefined) o.symbols = num('--symbols', given('symbols'), 0, 1_000_000);
-  if (given('zipf') !== undefined) o.zipf = num('--zipf', given('zipf'), 0, 10, false);
   const frames = given('frames');
   if (frames !== undefined) {
     if (frames !== 'callgraph' && frames !== 'random') throw new UsageError(`--frames callgraph|random, not ${frames}`);

@@ -57,9 +57,8 @@ exit status: 0 when at least one file was read, 1 when none could be (missing, a
 of no kind this tool reads), 2 on a usage error`;
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...given] = argv;
   // every command reads its arguments with parseOptions (usage.ts: node:util's parseArgs)
-  const rest = given;
+  const [command, ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE + '\n');
     return 0;

@@ -197,14 +197,15 @@ function events(d: ExplorerData): { rows: number; columns: Columns } {
 function tgids(d: ExplorerData, n: number): ColumnValues {
   const det = d.t.details;
   if (!det) return int32(new Int32Array(n), new Uint8Array(n));
-  const values = det.tgid.raw().length === n ? Int32Array.from(det.tgid.raw()) : new Int32Array(n).fill(-1);
+  // one entry per event (TraceColumns keeps them in step): a mismatch fails buildTables' row check
+  const values = Int32Array.from(det.tgid.raw());
   return int32(values, maskOf(values, -1));
 }
 
 function payloads(d: ExplorerData, n: number): ColumnValues {
   const det = d.t.details;
-  if (!det || det.length !== n) return utf8(new Int32Array(n), [''], new Uint8Array(n));
-  return utf8(iota(n), det.payload);
+  if (!det) return utf8(new Int32Array(n), [''], new Uint8Array(n));
+  return utf8(iota(det.length), det.payload);
 }
 
 /** The payloads' fields (payload-fields.ts), one row each; none without kept payloads. */
@@ -221,7 +222,7 @@ function args(d: ExplorerData): { rows: number; columns: Columns } {
     if (c === undefined) m.set(s, (c = m.size));
     return c;
   };
-  if (det && det.length === d.eventCount) {
+  if (det) {
     const list = det.payload;
     for (let e = 0; e < list.length; e++) {
       payloadFields(list[e], (k, v) => {
