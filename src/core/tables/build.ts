@@ -274,9 +274,17 @@ function stacks(d: ExplorerData): { rows: number; columns: Columns } {
   const depth = new Int32Array(n);
   const leaf = new Int32Array(n);
   const leafFrame = new Int32Array(n);
+  // a stack of no frames (a bin record with nr 0, an empty <stack trace>, depth 0 in stack_map,
+  // a dump JSON without ips) is the root node: a row of depth 0 whose leaf is null
+  let valid: Uint8Array | null = null;
   for (let i = 0; i < n; i++) {
     const s = h.stacks[i];
     depth[i] = d.node.depth[s];
+    if (depth[i] === 0) {
+      (valid ??= new Uint8Array(n).fill(1))[i] = 0;
+      leafFrame[i] = leaf[i] = -1;
+      continue;
+    }
     leafFrame[i] = d.node.frame[s];
     leaf[i] = d.fnOfFrame[leafFrame[i]];
   }
@@ -285,8 +293,8 @@ function stacks(d: ExplorerData): { rows: number; columns: Columns } {
     columns: {
       stack_hash: utf8(iota(n), h.dict),
       depth: int32(depth),
-      leaf: utf8(leaf, d.fnNames),
-      leaf_frame: utf8(leafFrame, d.stacks.frames.strings),
+      leaf: utf8(leaf, d.fnNames, valid),
+      leaf_frame: utf8(leafFrame, d.stacks.frames.strings, valid),
     },
   };
 }

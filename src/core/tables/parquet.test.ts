@@ -9,6 +9,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cellAt, type ColumnType, type ColumnValues, type TableData } from './schema.ts';
 import { writeParquet } from './parquet.ts';
+import { parquetReadObjects } from 'hyparquet';
+import { ingestFiles } from '../testing/test-helpers.ts';
+import { Explorer } from '../query/explorer.ts';
+import { buildTables } from './build.ts';
+import { writeStackMapBin } from '../formats/stack-map-write.ts';
 
 const TYPES: ColumnType[] = ['int32', 'int64', 'float64', 'utf8', 'bool'];
 
@@ -96,4 +101,53 @@ describe('tables-parquet', () => {
       db.closeSync();
     }
   }, 30_000);
+});
+
+describe('tables-parquet: a stack of no frames (issue 34, 14)', () => {
+  // each source of a stack, listing no frame; the trace's event before it is what the record belongs to
+  const trace = [
+    '# tracer: nop',
+    '#',
+    '            bash-1234    [002] ...1.   812.106512: kmem_cache_alloc: call_site=x',
+    '            bash-1234    [002] ...1.   812.106530: <stack trace>',
+    '            bash-1234    [002] ...1.   812.106540: kmem_cache_alloc: call_site=y',
+    '',
+  ].join('\n');
+  const cases: [string, string, string | Uint8Array][] = [
+    ['an empty <stack trace>', 'trace', trace],
+    ['[ref 1, depth 0] in stack_map text', 'stack_map', 'stack_id 3 [ref 1, depth 0]\n\n'],
+    ['a dump JSON with no ips', 'dump.json', '[{"stack_id": 3, "ref_count": 1, "ips": []}]'],
+    ['a stack_map_bin record with nr 0', 'stack_map_bin', writeStackMapBin({ version: 1, generation: null, littleEndian: true, records: [{ slot: 3, refCount: 1, ips: [] }] })],
+  ];
+  const arrayBufferOf = (file: string): ArrayBuffer => {
+    const b = readFileSync(file);
+    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  };
+  // FNV-1a 64 of no bytes is its offset basis (the joined frame keys of no frame are the empty string)
+  const EMPTY_HASH = 0xcbf29ce484222325n.toString(16);
+  for (const [what, name, content] of cases) {
+    for (const [chunk, as] of [[0, name], [1, name], [3, 'unknown']] as const) {
+      it(`${what} (${as}, chunks of ${chunk || 'all'}): a stacks row of depth 0, leaf null, no frames rows; every table writes Parquet`, async () => {
+        const c = ingestFiles([[as, content]], chunk);
+        expect(c.files.map((f) => f.kind)).toEqual([{ trace: 'trace_text', stack_map: 'stack_map_text', 'dump.json': 'dump_json', stack_map_bin: 'stack_map_bin' }[name]]);
+        expect(c.diagnostics).toEqual([]);
+        const dir = mkdtempSync(join(tmpdir(), 'smx-pq-zero-'));
+        const tables = buildTables(new Explorer(c), { captureId: 'x' });
+        for (const t of tables) await writeParquet(t, fileWriter(join(dir, `${t.spec.name}.parquet`)), { captureId: 'x' });
+        const stacksFile = join(dir, 'stacks.parquet');
+        // arrow-rs (parquet-wasm) and hyparquet read the row back
+        expect(arrowRsRows(stacksFile)).toEqual([['x', EMPTY_HASH, 0, null, null]]);
+        const rows = await parquetReadObjects({ file: arrayBufferOf(stacksFile) });
+        expect(rows).toEqual([{ capture_id: 'x', stack_hash: EMPTY_HASH, depth: 0, leaf: null, leaf_frame: null }]);
+        expect(arrowRsRows(join(dir, 'frames.parquet'))).toEqual([]);
+        if (name !== 'trace') {
+          const dumps = await parquetReadObjects({ file: arrayBufferOf(join(dir, 'dumps.parquet')), columns: ['slot', 'stack_hash'] });
+          expect(dumps).toEqual([{ slot: 3n, stack_hash: EMPTY_HASH }]);
+        } else {
+          const recs = arrowRsRows(join(dir, 'records.parquet'));
+          expect(recs.map((r) => r.slice(7, 10))).toEqual([['full', 'full', EMPTY_HASH]]);
+        }
+      });
+    }
+  }
 });

@@ -27,7 +27,7 @@ export function parquetSchema(t: TableData): SchemaElement[] {
 }
 
 /** Rows [from, to) of a column as the writer takes them. */
-function slice(c: ColumnValues, from: number, to: number): ColumnSource['data'] {
+function slice(c: ColumnValues, from: number, to: number, where: string): ColumnSource['data'] {
   const n = to - from;
   const valid = c.valid;
   if (c.type === 'int32' || c.type === 'float64') {
@@ -59,7 +59,16 @@ function slice(c: ColumnValues, from: number, to: number): ColumnSource['data'] 
     return out;
   }
   const out: (string | null)[] = new Array(n);
-  for (let i = 0; i < n; i++) out[i] = valid && !valid[from + i] ? null : c.dict[c.codes[from + i]];
+  for (let i = 0; i < n; i++) {
+    if (valid && !valid[from + i]) {
+      out[i] = null;
+      continue;
+    }
+    const v = c.dict[c.codes[from + i]];
+    // a code outside the dictionary is a fault of the table's builder: said with its row, not left to the writer's 'expected Uint8Array value'
+    if (v === undefined) throw new Error(`${where} row ${from + i}: code ${c.codes[from + i]} is outside the column's dictionary of ${c.dict.length} and the row is not null`);
+    out[i] = v;
+  }
   return out;
 }
 
@@ -90,7 +99,7 @@ export async function writeParquet(t: TableData, writer: Writer, opts: { capture
   // a table without rows is a file with the schema and no row group
   for (let from = 0; from < t.rows; from += rowGroup) {
     const to = Math.min(t.rows, from + rowGroup);
-    const columnData = t.spec.columns.map((c, k): ColumnSource => ({ name: c.name, data: slice(t.columns[k], from, to), ...(c.distinct && { encoding: 'PLAIN', statistics: false }) }));
+    const columnData = t.spec.columns.map((c, k): ColumnSource => ({ name: c.name, data: slice(t.columns[k], from, to, `${t.spec.name}.${c.name}`), ...(c.distinct && { encoding: 'PLAIN', statistics: false }) }));
     await pq.write({ columnData, rowGroupSize: to - from });
     // a macrotask between row groups: the host's events (a Ctrl-C, a cancel) are not held up until the whole table is written
     if (to < t.rows) await new Promise((r) => setTimeout(r, 0));

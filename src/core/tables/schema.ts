@@ -117,8 +117,8 @@ export const TABLES: readonly TableSpec[] = [
       CAPTURE,
       HASH('FNV-1a 64 over the UTF-8 frame keys, leaf first, joined by \\n: the same stack has the same hash in every capture'),
       col('depth', 'int32', false, 'number of frames'),
-      col('leaf', 'utf8', false, 'function of the leaf frame (sym of sym+0xoff)'),
-      col('leaf_frame', 'utf8', false, 'frame key of the leaf (sym+0xoff, 0x... for an address without symbol)'),
+      col('leaf', 'utf8', true, 'function of the leaf frame (sym of sym+0xoff); null for a stack of no frames (depth 0: a dump record or full stack that lists none)'),
+      col('leaf_frame', 'utf8', true, 'frame key of the leaf (sym+0xoff, 0x... for an address without symbol); null for a stack of no frames'),
     ],
   },
   {
