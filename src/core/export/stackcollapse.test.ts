@@ -82,6 +82,19 @@ realDescribe.skipIf(!hasPerl)('the command line: export --format folded --stackc
 /** Inputs in shapes the real files lack, each folded by the script itself as the expected answer. */
 const SHAPES: [string, string][] = [
   [
+    'older perf: callchain lines without leading blanks, headers without a time (issue 34, 18)',
+    'java 19983 cycles: \nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\nffffffff81015efc intel_pmu_enable_all+0x1f ([kernel.kallsyms])\n' +
+      '7f722d142778 Ljava/io/PrintStream;::print (/tmp/perf-19982.map)\n7f722d13b8e0 [unknown] (/usr/lib/jvm/libjvm.so)\n\n' +
+      'java 19983 cycles: \nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\n\n' +
+      'java 19990 cycles: \nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\n\tffffffff81015efc intel_pmu_enable_all ([kernel.kallsyms])\n\n',
+  ],
+  [
+    'a frame whose symbol perf printed empty (IP, two blanks, (DSO)): the script names it a blank, not after its DSO (issue 34, 18)',
+    'ls 5 [000] 1.500000: 1 cycles:\n\t7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)\n\t7f1e2215d100 main (/bin/ls)\n\n' +
+      'ls 5 [000] 1.600000: 1 cycles:\n\t7f1e2215d058   (/lib/x86_64-linux-gnu/libc-2.15.so)\n\t7f1e2215d100 main (/bin/ls)\n\n' +
+      'ls 5 [000] 1.700000: 3 cycles:\n7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)\n\t7f1e2215d100 [unknown] (/bin/ls)\n\n',
+  ],
+  [
     'no timestamps (older perf, perf script -F comm,pid,event,ip,sym,dso)',
     'java 19983 cycles:\n\tffffffff8103d0ca native_write_msr_safe+0x6 ([kernel.kallsyms])\n\tffffffff81023b8f intel_pmu_enable_all+0x1f ([kernel.kallsyms])\n\n' +
       'java 19983 cycles:\n\tffffffff8103d0c4 native_write_msr_safe+0x0 ([kernel.kallsyms])\n\tffffffff81023b8f intel_pmu_enable_all+0x1f ([kernel.kallsyms])\n\n' +

@@ -232,6 +232,38 @@ describe('perf script: malformed input', () => {
       expect(r.result.userFrames).toBe(1);
     }
   });
+
+  it('older perf: callchain lines without leading blanks are frames of the open sample, an empty symbol is a blank (issue 34, 18)', () => {
+    const input = [
+      'ffffffff8103d0ca early (x)', // 1: a frame shape before any header: an orphan
+      'java 19983 cycles: ', // 2
+      'ffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])', // 3
+      '7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)', // 4: symbol printed empty
+      '\t7f1e2215d059 (/lib/x86_64-linux-gnu/libc-2.15.so)', // 5: no symbol at all (one blank)
+      'ffffffff8103d0cb no dso here', // 6: neither a header nor IP SYM (DSO)
+      '', // (the newline ending line 6)
+    ].join('\n');
+    // the second method: each line's shape by the script's own regexes
+    const lines = input.split('\n');
+    const header = /^(\S.+?)\s+(\d+)\/*(\d+)*\s+/;
+    const frame = /^\s*(\w+)\s*(.+) \((.*)\)/;
+    expect(lines.map((l) => (l === '' ? 'blank' : header.test(l) ? 'header' : frame.test(l) ? 'frame' : 'other'))).toEqual(['frame', 'header', 'frame', 'frame', 'frame', 'other', 'blank']);
+    expect(frame.exec(lines[3])![2]).toBe(' ');
+    for (const chunk of [0, 1, 3, 4096]) {
+      const r = read(enc(input), chunk);
+      expect(r.diagnostics).toEqual([
+        { where: 'line 1', message: PERF_REASON.orphan },
+        { where: 'line 2', message: PERF_REASON.untimed },
+        { where: 'line 6', message: PERF_REASON.header },
+      ]);
+      expect(r.result.lines).toEqual({ total: 6, used: 4, unused: 2 });
+      // line 6 is no header: it closes the sample before it, as an unreadable line does
+      expect(r.stacks.map((s) => s.frames)).toEqual([['native_write_msr_safe', ' ', '[libc-2.15.so]']]);
+      expect([r.result.kernelFrames, r.result.userFrames]).toEqual([1, 2]);
+    }
+    // renamed `unknown`: sniffed from its bytes
+    expect(sniffKind(enc(input))).toBe('perf_script');
+  });
 });
 
 // ---------------------------------------------------------------- property: random perf script text

@@ -27,6 +27,11 @@ import type { ChunkParser, ParseContext, TraceEvent, TraceSink, TraceStackRecord
  * are counted in `userFrames`. A callchain line with `SYM` in parentheses (perf's process-name
  * marker) is used and not a frame, as in stackcollapse-perf.
  *
+ * Older perf printed callchain lines without leading blanks: a line that is no header but is
+ * `IP SYM (DSO)` is a frame of the open sample, as stackcollapse-perf reads it. A frame whose
+ * symbol perf printed empty (`IP  (DSO)`, two blanks) is named one blank (`BLANK_SYMBOL`), as the
+ * script names it, not after its DSO.
+ *
  * Lines starting with `#` (`perf script --header`) and blank lines are used. A header that does
  * not parse, a callchain line outside a sample or one without an address are unused and
  * diagnosed (file, line, reason). Linear: every line is scanned a constant number of times,
@@ -257,7 +262,15 @@ export interface PerfFrame {
   dso: string | null;
 }
 
-/** A callchain line (`IP [SYM] [(DSO)]` after its leading blanks), or null. */
+/**
+ * The symbol of a callchain line that printed an empty one (`7f1e2215d058  (/lib/libc-2.15.so)`,
+ * older perf): one blank, the name stackcollapse-perf.pl reads there (its `\s*(.+) \(` leaves
+ * the last blank before ` (` to `.+`), so the folded exports print what the script prints. It is
+ * also the frame's key: no other key is a blank (frameKey trims).
+ */
+export const BLANK_SYMBOL = ' ';
+
+/** A callchain line (`IP [SYM] [(DSO)]` after its leading blanks, if any), or null. */
 export function parsePerfFrame(line: string): PerfFrame | null {
   let a = 0;
   let b = line.length;
@@ -267,6 +280,7 @@ export function parsePerfFrame(line: string): PerfFrame | null {
   while (i < b && isHex(line.charCodeAt(i))) i++;
   if (i === a || (i < b && !isBlank(line.charCodeAt(i)))) return null;
   const ip = line.slice(a, i);
+  const ipEnd = i;
   while (i < b && isBlank(line.charCodeAt(i))) i++;
   if (i === b) return { ip, sym: null, dso: null };
   let dso: string | null = null;
@@ -279,6 +293,9 @@ export function parsePerfFrame(line: string): PerfFrame | null {
       symEnd = open;
       while (symEnd > i && isBlank(line.charCodeAt(symEnd - 1))) symEnd--;
     } else if (line.charCodeAt(i) === 40 /* ( */) {
+      // `IP  (DSO)`, two blanks or more: older perf printing an empty symbol name between them;
+      // stackcollapse-perf's `\s*(.+) \(` takes the blank before ` (` as the name (BLANK_SYMBOL)
+      if (i - ipEnd >= 2) return { ip, sym: BLANK_SYMBOL, dso: line.slice(i + 1, b - 1) };
       // `IP (DSO)`: no symbol printed
       return { ip, sym: null, dso: line.slice(i + 1, b - 1) };
     }
@@ -286,9 +303,8 @@ export function parsePerfFrame(line: string): PerfFrame | null {
   return { ip, sym: symEnd > i ? line.slice(i, symEnd) : null, dso };
 }
 
-/** A callchain line as the sniffer sees one: leading blanks, then `IP SYM (DSO)` or `IP (DSO)`. */
+/** A callchain line as the sniffer sees one: `IP SYM (DSO)` or `IP (DSO)`, after leading blanks or (older perf) none. */
 export function isPerfFrameLine(line: string): boolean {
-  if (!isBlank(line.charCodeAt(0))) return false;
   const f = parsePerfFrame(line);
   return f !== null && f.dso !== null;
 }
@@ -302,6 +318,7 @@ export function isKernelDso(dso: string | null): boolean {
 
 /** The frame key of a callchain frame (see the file comment). */
 export function perfFrameKey(f: PerfFrame): string {
+  if (f.sym === BLANK_SYMBOL) return BLANK_SYMBOL;
   if (f.sym !== null && f.sym !== '[unknown]') return frameKey(f.sym);
   if (f.dso !== null && f.dso !== '[unknown]') {
     const base = f.dso.slice(f.dso.lastIndexOf('/') + 1);
@@ -347,6 +364,14 @@ export function createPerfScriptParser(ctx: ParseContext, sink: TraceSink): Chun
     frames = [];
   };
 
+  const frame = (f: PerfFrame) => {
+    used++;
+    if (f.sym !== null && f.sym.charCodeAt(0) === 40 /* ( */) return; // a process name, not a frame
+    frames.push(perfFrameKey(f));
+    if (isKernelDso(f.dso)) kernelFrames++;
+    else userFrames++;
+  };
+
   const onLine = (line: string, lineNo: number) => {
     const c0 = line.charCodeAt(0);
     if (line.length === 0 || line.trim().length === 0) {
@@ -370,14 +395,24 @@ export function createPerfScriptParser(ctx: ParseContext, sink: TraceSink): Chun
         diag.atLine(lineNo, PERF_REASON.frame);
         return;
       }
-      used++;
-      if (f.sym !== null && f.sym.charCodeAt(0) === 40 /* ( */) return; // a process name, not a frame
-      frames.push(perfFrameKey(f));
-      if (isKernelDso(f.dso)) kernelFrames++;
-      else userFrames++;
+      frame(f);
       return;
     }
     const h = parsePerfHeader(line);
+    if (!h) {
+      // older perf printed callchain lines without leading blanks (`ffffffff8103d0ca
+      // native_write_msr_safe ([kernel.kallsyms])`): stackcollapse-perf reads a line that is no
+      // header as a frame when it is `IP SYM (DSO)`, indented or not
+      const f = parsePerfFrame(line);
+      if (f && f.dso !== null) {
+        if (open) frame(f);
+        else {
+          unused++;
+          diag.atLine(lineNo, PERF_REASON.orphan);
+        }
+        return;
+      }
+    }
     if (!h) {
       // a line that is no header also ends the sample before it: its frames are not guessed into the next
       close();
