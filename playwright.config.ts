@@ -34,6 +34,10 @@ function chromiumPath(): string | undefined {
 // PW_PORT and PW_DIST let several runs share a machine (each its own port and build folder)
 const PORT = Number(process.env.PW_PORT ?? 4173);
 const DIST = process.env.PW_DIST ?? 'dist';
+// the dev server (`npm start`'s Vite, React StrictMode on) for the `dev` project
+const DEV_PORT = Number(process.env.PW_DEV_PORT ?? PORT + 1001);
+/** The specs the dev project runs: the README's walk as a person takes it after `npm start`. */
+const DEV_SPECS = /readme-walk\.spec\.ts$/;
 
 export default defineConfig({
   testDir: 'e2e',
@@ -46,18 +50,31 @@ export default defineConfig({
   // tests that only take screenshots run under `npm run shots` (SHOTS=1; e2e/shots.ts)
   grepInvert: process.env.SHOTS === '1' ? undefined : /@shots/,
   outputDir: process.env.PW_DIST ? `test-results-${PORT}` : 'test-results',
+  projects: [
+    // the production bundle (vite preview): every spec
+    { name: 'build', use: { baseURL: `http://127.0.0.1:${PORT}` } },
+    // the README's first command, `npm start`: the walk again, against the dev server
+    { name: 'dev', testMatch: DEV_SPECS, use: { baseURL: `http://127.0.0.1:${DEV_PORT}` } },
+  ],
   use: {
-    baseURL: `http://127.0.0.1:${PORT}`,
     browserName: 'chromium',
     launchOptions: {
       executablePath: chromiumPath(),
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     },
   },
-  webServer: {
-    command: `npx vite preview --host 127.0.0.1 --port ${PORT} --strictPort --outDir ${DIST}`,
-    url: `http://127.0.0.1:${PORT}`,
-    reuseExistingServer: false,
-    timeout: 60_000,
-  },
+  webServer: [
+    {
+      command: `npx vite preview --host 127.0.0.1 --port ${PORT} --strictPort --outDir ${DIST}`,
+      url: `http://127.0.0.1:${PORT}`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+    {
+      command: `npx vite --host 127.0.0.1 --port ${DEV_PORT} --strictPort`,
+      url: `http://127.0.0.1:${DEV_PORT}`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+  ],
 });

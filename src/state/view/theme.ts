@@ -1,4 +1,4 @@
-import { useEffect, useSyncExternalStore } from 'react';
+import { useSyncExternalStore } from 'react';
 import { useViewStore } from './view-store.ts';
 
 const query = () => window.matchMedia('(prefers-color-scheme: dark)');
@@ -15,12 +15,24 @@ export function useResolvedTheme(): 'light' | 'dark' {
   return choice === 'system' ? (systemDark ? 'dark' : 'light') : choice;
 }
 
-/** Puts the resolved theme on <html> (CSS variables follow it) and returns it. */
+/** The theme on <html> (CSS variables follow it), set from the store's choice and the system's. */
+function applyTheme(): void {
+  const choice = useViewStore.getState().theme;
+  const theme = choice === 'system' ? (query().matches ? 'dark' : 'light') : choice;
+  document.documentElement.dataset.theme = theme;
+  document.documentElement.style.colorScheme = theme;
+}
+
+// Set the moment the choice changes, before React renders for it: canvases redraw in their layout
+// effects, which run before any effect of the App that holds them, so a theme put on <html> by an
+// effect came too late and every canvas kept the old colours until its next redraw.
+if (typeof window !== 'undefined' && typeof document !== 'undefined') {
+  applyTheme();
+  useViewStore.subscribe((s, prev) => s.theme !== prev.theme && applyTheme());
+  query().addEventListener('change', applyTheme);
+}
+
+/** The resolved theme (on <html> already, see applyTheme). */
 export function useApplyTheme(): 'light' | 'dark' {
-  const theme = useResolvedTheme();
-  useEffect(() => {
-    document.documentElement.dataset.theme = theme;
-    document.documentElement.style.colorScheme = theme;
-  }, [theme]);
-  return theme;
+  return useResolvedTheme();
 }

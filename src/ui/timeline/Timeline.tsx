@@ -91,9 +91,14 @@ export function Timeline() {
     el.dataset.highlightEvents = String(d ? d.result.highlight.reduce((a, b) => a + b, 0) : 0);
   };
 
+  /**
+   * The asker lives from mount to unmount: made on first use, closed and dropped on teardown, so
+   * a remount (StrictMode's double mount in development, a pane shown again) makes a new one. One
+   * made during render and only closed would leave a remounted timeline asking nothing, for good.
+   */
   const asker = useRef<TimelineAsker | null>(null);
-  if (asker.current === null) {
-    asker.current = new TimelineAsker(
+  const askerNow = (): TimelineAsker =>
+    (asker.current ??= new TimelineAsker(
       (a) => {
         if (a.capture !== live.current.capture) return;
         data.current = a;
@@ -103,11 +108,16 @@ export function Timeline() {
         draw();
       },
       (message, c) => c === live.current.capture && setError(message),
-    );
-  }
+    ));
   const laneCountRef = useRef(laneCount);
   laneCountRef.current = laneCount;
-  useEffect(() => () => asker.current?.close(), []);
+  useEffect(
+    () => () => {
+      asker.current?.close();
+      asker.current = null;
+    },
+    [],
+  );
 
   const [hover, setHover] = useState<{ x: number; y: number; info: EventInfo | null } | null>(null);
   const hoverSeq = useRef(0);
@@ -169,7 +179,7 @@ export function Timeline() {
         hoverSeq.current++;
         if (hoverShown.current) setHover(null);
         input.sync(windowNow());
-        asker.current!.want(requestFor(windowNow()), live.current.capture);
+        askerNow().want(requestFor(windowNow()), live.current.capture);
         drawSoon();
       }),
     [axis, input.sync],
@@ -177,7 +187,7 @@ export function Timeline() {
 
   // anything else React rendered for: asked and drawn now
   useLayoutEffect(() => {
-    asker.current!.want(requestFor(windowNow()), capture);
+    askerNow().want(requestFor(windowNow()), capture);
     draw();
   });
 
