@@ -4,10 +4,13 @@ import { formatSimSettings, ignoredNotice, parseSimSettingsNoted } from './sim-u
 
 /** Which pane shows (explorer or simulator), kept in the URL as ?view=simulator, and the simulator's settings (`sim.*`, sim-url.ts). */
 
+/** The pane a query string names. */
+export const paneOf = (search: string): SimPane => (new URLSearchParams(search).get('view') === 'simulator' ? 'simulator' : 'explorer');
+
 const inBrowser = typeof window !== 'undefined' && typeof location !== 'undefined';
 
 /** The pane the page opens on, read from the URL when the store is created. */
-export const initialPane: SimPane = inBrowser && new URLSearchParams(location.search).get('view') === 'simulator' ? 'simulator' : 'explorer';
+export const initialPane: SimPane = inBrowser ? paneOf(location.search) : 'explorer';
 
 const fromUrl = inBrowser ? parseSimSettingsNoted(location.search, maxSimCpus()) : null;
 
@@ -18,6 +21,8 @@ export const initialSettings: SimSettings = fromUrl ? { ...DEFAULT_SETTINGS, ...
 export const initialNotice: string | null = fromUrl ? ignoredNotice(fromUrl.ignored) : null;
 
 const replaceQuery = (q: string) => history.replaceState(history.state, '', `${location.pathname}${q}${location.hash}`);
+const pushQuery = (q: string) => history.pushState(null, '', `${location.pathname}${q}${location.hash}`);
+
 
 /** What syncPane reads of the simulator's store, and asks of it. */
 export interface PaneStore {
@@ -28,17 +33,31 @@ export interface PaneStore {
 /** In a browser: writes the store's pane and settings to the URL, and shows the explorer when files are opened. */
 export function syncPane(store: PaneStore): void {
   if (!inBrowser) return;
-  // the pane lives in the URL as ?view=simulator (the view store leaves keys it does not own alone)
+  // the pane lives in the URL as ?view=simulator (the view store leaves keys it does not own alone).
+  // A switch is a history entry of its own, as a page of its own would be: Back leaves the
+  // simulator for the explorer as it was (its generation, range and stack kept in the entry), and
+  // Forward returns. A switch made by Back or Forward writes nothing.
+  let fromHistory = false;
   const sync = () => {
     const q = new URLSearchParams(location.search);
     const want = store.getState().pane === 'simulator';
-    if (want === (q.get('view') === 'simulator')) return;
+    if (want === (q.get('view') === 'simulator') || fromHistory) return;
     if (want) q.set('view', 'simulator');
     else q.delete('view');
     const qs = q.toString();
-    replaceQuery(qs ? `?${qs}` : '');
+    pushQuery(qs ? `?${qs}` : '');
   };
   store.subscribe((s, prev) => s.pane !== prev.pane && sync());
+  window.addEventListener('popstate', () => {
+    const pane = paneOf(location.search);
+    if (store.getState().pane === pane) return;
+    fromHistory = true;
+    try {
+      store.getState().setPane(pane);
+    } finally {
+      fromHistory = false;
+    }
+  });
   // the settings, as the explorer's view: replaceState on every change, defaults left out
   const syncSettings = () => {
     const next = formatSimSettings(store.getState().settings, location.search);
