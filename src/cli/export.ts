@@ -8,7 +8,7 @@ import { segmentsOf } from '../core/capture/segments.ts';
 import { buildTables, type CaptureOrigin } from '../core/tables/build.ts';
 import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
 import { writeParquet } from '../core/tables/parquet.ts';
-import { place, withFolderLock, type Layout, type Placement } from './export-folder.ts';
+import { place, removeDeadTemps, withFolderLock, type Layout, type LockOptions, type Placement } from './export-folder.ts';
 import { makeDir, prepareOutDir } from './out-dir.ts';
 import { onInterrupt } from './interrupt.ts';
 import { exportSelection } from '../core/export/exports.ts';
@@ -82,7 +82,16 @@ export interface ExportResult {
 export async function exportParquet(
   paths: string[],
   dir: string,
-  opts: { log: (s: string) => void; place?: (id: string) => Placement | { error: string }; scratch?: boolean; label?: string | null; progress?: Pick<LoadOptions, 'onProgress' | 'progressEveryMs'>; onTable?: (table: TableName, k: number, of: number) => void },
+  opts: {
+    log: (s: string) => void;
+    place?: (id: string) => Placement | { error: string };
+    scratch?: boolean;
+    label?: string | null;
+    progress?: Pick<LoadOptions, 'onProgress' | 'progressEveryMs'>;
+    onTable?: (table: TableName, k: number, of: number) => void;
+    /** the folder lock's wait and grace (tests); its messages go to `log` */
+    lock?: Omit<LockOptions, 'log'>;
+  },
 ): Promise<ExportResult | { error: string; readAny: boolean }> {
   const place_ = opts.place ?? ((id: string) => place(dir, id, opts.log));
   const { capture, failed, sources } = await readFiles(paths, { digests: true, details: true, ...opts.progress });
@@ -92,7 +101,12 @@ export async function exportParquet(
   if (!readAny) return { error: 'no file could be read: nothing to export', readAny };
   // one export at a time places and writes into a folder (two started together chose the flat
   // layout both, and the second silently replaced the first): a lock file, taken exclusively
-  return withFolderLock(opts.place ? null : dir, async () => {
+  const r = await withFolderLock(opts.place ? null : dir, async (): Promise<ExportResult | { error: string; readAny: boolean }> => {
+    // what an export killed (SIGKILL) left: no process removes its temporary files but the next export
+    if (!opts.place) {
+      const gone = removeDeadTemps(dir);
+      if (gone.length) opts.log(`removed ${gone.length} temporary file${gone.length === 1 ? '' : 's'} left by an export that did not finish: ${gone.join(', ')}\n`);
+    }
     const p = place_(captureId);
     if ('error' in p) return { error: p.error, readAny };
     const explorer = new Explorer(capture);
@@ -120,7 +134,12 @@ export async function exportParquet(
         makeDir(join(file, '..'));
         const tmp = join(file, '..', `.${basename(file)}.tmp-${process.pid}`);
         pending.push({ tmp, file, name, rows: t.rows });
-        await writeParquet(t, fileWriter(tmp), { captureId, scratch: opts.scratch });
+        try {
+          await writeParquet(t, fileWriter(tmp), { captureId, scratch: opts.scratch });
+        } catch (e) {
+          // a full disk (ENOSPC), a quota, an I/O error: the file it happened to, in one line
+          throw systemError(e) ? new ExportWriteError(`cannot write ${tmp}: ${(e as Error).message}`) : e;
+        }
       }
       // captures last (TABLE_NAMES ends with it): the mark that the capture is whole. An earlier
       // export's mark goes first, so a reader never takes old and new tables for one capture.
@@ -134,8 +153,15 @@ export async function exportParquet(
     }
     const tables: Written[] = pending.map((w) => ({ table: w.name, rows: w.rows, bytes: statSync(w.file).size, file: w.file }));
     return { captureId, readAny, layout: p.layout, converted: p.converted, tables };
-  });
+  }, { ...opts.lock, log: opts.log });
+  return 'lockError' in r ? { error: r.lockError, readAny } : r;
 }
+
+/** A table file that could not be written: its message names the file and the reason, said as it is (no stack). */
+export class ExportWriteError extends Error {}
+
+/** An error of the system (ENOSPC, EACCES, ENOENT of a dangling link), whose message names the call and, mostly, the path. */
+const systemError = (e: unknown): boolean => e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && typeof (e as NodeJS.ErrnoException).syscall === 'string';
 
 function rmdirIfEmpty(d: string): void {
   try {
@@ -214,8 +240,14 @@ async function exportText(p: ExportArgs): Promise<number> {
   const ex = new Explorer(capture);
   const kind = p.format === 'chrome' ? 'chrome-trace' : (p.format as 'folded' | 'speedscope');
   const text = exportSelection(ex.data, kind, ALL, { weight: p.weight, granularity: p.granularity, stackcollapse: p.stackcollapse, title: basename(p.files[0]) });
-  if (p.output) writeFileSync(p.output, text);
-  else process.stdout.write(text);
+  if (p.output) {
+    try {
+      writeFileSync(p.output, text);
+    } catch (e) {
+      process.stderr.write(escapeLines(`cannot write ${p.output}: ${(e as Error).message}`) + '\n');
+      return 1;
+    }
+  } else process.stdout.write(text);
   return 0;
 }
 
@@ -242,6 +274,13 @@ export async function exportCommand(args: string[]): Promise<number> {
   let r: Awaited<ReturnType<typeof exportParquet>>;
   try {
     r = await exportParquet(p.files, dir, { log: (s) => process.stderr.write(escapeLines(s)), label: p.label, progress, onTable: progress.step });
+  } catch (e) {
+    // a write that failed (a full disk), a folder in the way (a dangling link where a table's
+    // folder goes): one line, the lock released and the temporary files gone (exportParquet's cleanups)
+    if (!(e instanceof ExportWriteError) && !systemError(e)) throw e;
+    progress.done();
+    process.stderr.write(escapeLines(`export to ${dir} failed: ${(e as Error).message}`) + '\n');
+    return 1;
   } finally {
     release();
   }

@@ -138,17 +138,25 @@ async function main(argv: string[]): Promise<number> {
 }
 
 // `| head`: the reader has gone, which ends the output, not in an error (DESIGN 5.4); a command
-// that streams (sql) watches for it too and stops reading its result
+// that streams (sql) watches for it too and stops reading its result. Any other write error (a
+// full disk, /dev/full: ENOSPC) is said in one line, and the exit status is 1 whatever the command returned.
+let stdoutFailed = false;
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-  if (e.code !== 'EPIPE') throw e;
+  if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') return;
+  if (!stdoutFailed) process.stderr.write(`cannot write standard output: ${escapeLines(e.message)}\n`);
+  stdoutFailed = true;
+  process.exitCode = 1;
 });
+
+/** An error of the system (a file that cannot be written, a folder that is a dangling link): its message names the call and the path, a stack would say nothing more. */
+const systemError = (e: unknown): e is NodeJS.ErrnoException => e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && typeof (e as NodeJS.ErrnoException).syscall === 'string';
 
 main(process.argv.slice(2)).then(
   (code) => {
-    process.exitCode = code;
+    process.exitCode = stdoutFailed ? Math.max(code, 1) : code;
   },
   (e) => {
-    process.stderr.write(`internal error: ${escapeLines(String((e as Error).stack ?? e))}\n`);
+    process.stderr.write(systemError(e) ? `${escapeLines(e.message)}\n` : `internal error: ${escapeLines(String((e as Error).stack ?? e))}\n`);
     process.exitCode = 1;
   },
 );

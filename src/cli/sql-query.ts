@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
 
@@ -8,14 +8,31 @@ import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
  * sql.ts's.
  */
 
-/** The tables a folder written by export holds: table -> the glob or file DuckDB reads. Empty: none. */
-export function tablesIn(dir: string): Map<TableName, string> {
-  const out = new Map<TableName, string>();
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) return out;
+/** Whether `p` is a folder (false for a missing path or a dangling symlink, rather than a throw). */
+const statOf = (p: string): Stats | undefined => {
+  try {
+    return statSync(p);
+  } catch {
+    return undefined;
+  }
+};
+const isDir = (p: string) => statOf(p)?.isDirectory() === true;
+const isFile = (p: string) => statOf(p)?.isFile() === true;
+
+/**
+ * The tables a folder written by export holds: table -> its files, each named as node:fs lists
+ * it (never a glob: a folder named `cap[12]` is no pattern for `cap1`). Empty: none. A table
+ * folder's hidden files (an export's temporary files) are no table files.
+ */
+export function tablesIn(dir: string): Map<TableName, string[]> {
+  const out = new Map<TableName, string[]>();
+  if (!isDir(dir)) return out;
   const names = new Set(readdirSync(dir));
   for (const t of TABLE_NAMES) {
-    if (names.has(t) && statSync(join(dir, t)).isDirectory() && readdirSync(join(dir, t)).some((f) => f.endsWith('.parquet'))) out.set(t, join(dir, t, '*.parquet'));
-    else if (names.has(`${t}.parquet`)) out.set(t, join(dir, `${t}.parquet`));
+    const folder = join(dir, t);
+    const files = names.has(t) && isDir(folder) ? readdirSync(folder).filter((f) => f.endsWith('.parquet') && !f.startsWith('.') && isFile(join(folder, f))).sort().map((f) => join(folder, f)) : [];
+    if (files.length > 0) out.set(t, files);
+    else if (names.has(`${t}.parquet`) && isFile(join(dir, `${t}.parquet`))) out.set(t, [join(dir, `${t}.parquet`)]);
   }
   return out;
 }
@@ -30,7 +47,7 @@ export function incompleteCaptures(dir: string, footerId: (file: string) => stri
   const names = new Set(readdirSync(dir));
   const complete = new Set<string>();
   const capturesDir = join(dir, 'captures');
-  if (names.has('captures') && statSync(capturesDir).isDirectory())
+  if (names.has('captures') && isDir(capturesDir))
     for (const f of readdirSync(capturesDir)) if (f.endsWith('.parquet') && !f.startsWith('.')) complete.add(f.slice(0, -'.parquet'.length));
   if (names.has('captures.parquet')) {
     const id = footerId(join(dir, 'captures.parquet'));
@@ -39,7 +56,7 @@ export function incompleteCaptures(dir: string, footerId: (file: string) => stri
   for (const t of TABLE_NAMES) {
     if (t === 'captures') continue;
     const folder = join(dir, t);
-    if (names.has(t) && statSync(folder).isDirectory()) {
+    if (names.has(t) && isDir(folder)) {
       for (const f of readdirSync(folder)) {
         if (!f.endsWith('.parquet') || f.startsWith('.')) continue;
         const id = f.slice(0, -'.parquet'.length);
@@ -56,6 +73,18 @@ export function incompleteCaptures(dir: string, footerId: (file: string) => stri
 }
 
 const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+/**
+ * A file's path as a DuckDB file pattern that matches it alone: DuckDB globs every path it reads
+ * (a list's entries too) and has no escape character, so each of `[`, `*`, `?` goes in a
+ * bracket class of its own (`cap[[]12]` is the folder `cap[12]`).
+ */
+export const literalPattern = (path: string) => path.replace(/[[*?]/g, (c) => `[${c}]`);
+
+/** What a query may reach: the capture's tables only (the default), or every file DuckDB can (--allow-external-access). */
+export interface QueryAccess {
+  externalAccess?: boolean;
+}
 const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
 
 export type Cell = number | string | boolean | null | object;
@@ -97,18 +126,23 @@ function cellOf(v: unknown): Cell | undefined {
  * Returns the rows of the result (those counted before the sink stopped). DuckDB's error is
  * thrown as it is.
  */
-export async function streamQuery(tables: Map<TableName, string>, query: string, sink: QuerySink): Promise<number> {
+export async function streamQuery(tables: Map<TableName, string[]>, query: string, sink: QuerySink, access: QueryAccess = {}): Promise<number> {
   // the last statement's result (a query of one statement: its result)
   const discard: QuerySink = { columns: () => {}, wanted: () => 0, rows: () => {}, stopped: () => false };
-  const totals = await streamQueries(tables, query, (i, n) => (i === n - 1 ? sink : discard));
+  const totals = await streamQueries(tables, query, (i, n) => (i === n - 1 ? sink : discard), access);
   return totals[totals.length - 1] ?? 0;
 }
 
 /**
  * `query`'s statements in turn (`SELECT 1; SELECT 2` is two), each streamed into the sink
  * `sinkFor(i, count)` gives it, as streamQuery does one. Returns each statement's rows.
+ *
+ * Unless `access.externalAccess`, the query reaches the tables' own files and nothing else: once
+ * the views are made, DuckDB's external access is off with only those files allowed (each as
+ * its pattern and as its path: DuckDB checks both), the configuration locked, and a statement
+ * that writes files (COPY, EXPORT DATABASE: the allowed files could be overwritten) refused.
  */
-export async function streamQueries(tables: Map<TableName, string>, query: string, sinkFor: (index: number, count: number) => QuerySink): Promise<number[]> {
+export async function streamQueries(tables: Map<TableName, string[]>, query: string, sinkFor: (index: number, count: number) => QuerySink, access: QueryAccess = {}): Promise<number[]> {
   // loaded here only: a native addon, outside the bundle, that --help and the other commands never load
   let duck: typeof import('@duckdb/node-api');
   try {
@@ -116,16 +150,26 @@ export async function streamQueries(tables: Map<TableName, string>, query: strin
   } catch (e) {
     throw new Error(`sql needs DuckDB's Node package, which did not load (${(e as Error).message}): npm install @duckdb/node-api`);
   }
-  const { DuckDBInstance, JSDuckDBValueConverter, JsonDuckDBValueConverter } = duck;
+  const { DuckDBInstance, JSDuckDBValueConverter, JsonDuckDBValueConverter, StatementType } = duck;
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
   try {
-    for (const [t, path] of tables) await con.run(`CREATE VIEW ${ident(t)} AS SELECT * FROM read_parquet(${quote(path)}, union_by_name = true)`);
+    const list = (paths: readonly string[]) => `[${paths.map(quote).join(', ')}]`;
+    for (const [t, paths] of tables) await con.run(`CREATE VIEW ${ident(t)} AS SELECT * FROM read_parquet(${list(paths.map(literalPattern))}, union_by_name = true)`);
+    if (!access.externalAccess) {
+      const files = [...tables.values()].flat();
+      await con.run(`SET allowed_paths = ${list([...new Set([...files, ...files.map(literalPattern)])])}`);
+      await con.run('SET enable_external_access = false');
+      await con.run('SET lock_configuration = true');
+    }
     const statements = await con.extractStatements(query);
     const totals: number[] = [];
     for (let s = 0; s < statements.count; s++) {
       const sink = sinkFor(s, statements.count);
-      const r = await (await statements.prepare(s)).stream();
+      const prepared = await statements.prepare(s);
+      if (!access.externalAccess && (prepared.statementType === StatementType.COPY || prepared.statementType === StatementType.EXPORT))
+        throw new Error(`statement ${s + 1}: ${StatementType[prepared.statementType]} writes files, and sql reaches only the capture's tables (--allow-external-access lifts that)`);
+      const r = await prepared.stream();
       await sink.columns(r.columnNames().map((name, k) => ({ name, type: r.columnType(k).toString() })));
       let total = 0;
       while (!sink.stopped()) {
@@ -156,9 +200,9 @@ export async function streamQueries(tables: Map<TableName, string>, query: strin
 }
 
 /** Runs `query` and keeps its whole result (tests; the command streams). */
-export async function runQuery(tables: Map<TableName, string>, query: string): Promise<QueryResult> {
+export async function runQuery(tables: Map<TableName, string[]>, query: string, access: QueryAccess = {}): Promise<QueryResult> {
   const out: QueryResult = { columns: [], rows: [] };
-  await streamQuery(tables, query, { columns: (c) => void (out.columns = c), wanted: () => Infinity, rows: (r) => void out.rows.push(...r), stopped: () => false });
+  await streamQuery(tables, query, { columns: (c) => void (out.columns = c), wanted: () => Infinity, rows: (r) => void out.rows.push(...r), stopped: () => false }, access);
   return out;
 }
 

@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { closeSync, createReadStream, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -217,4 +217,149 @@ describe('cli sql', () => {
     expect(got).toBe(10000);
     expect(most).toBeLessThanOrEqual(2048);
   }, 30_000);
+});
+
+// issue 34 (what an adversary broke): paths DuckDB globs, file access a query should not have,
+// --output onto what is not a regular file, and write errors that crashed with a stack
+describe('cli sql, issue 34', () => {
+  const MAIN = new URL('./main.ts', import.meta.url).pathname;
+  /** the CLI as a process whose stdout is the file `stdout` (opened here), as a shell's `> FILE` does */
+  const cliTo = (stdout: string, ...args: string[]) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const fd = openSync(stdout, 'w');
+      const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', fd, 'pipe'] });
+      closeSync(fd);
+      let stderr = '';
+      child.stderr!.on('data', (d) => (stderr += d));
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+
+  it('10: a folder named cap[12] is its own capture, not a glob matching cap1', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'smx-glob-'));
+    // cap[12]: the sample trace's first 1,500 lines, a capture other than cap1's whole trace
+    const part = join(base, 'trace');
+    writeFileSync(part, readFileSync(SAMPLES + 'trace', 'utf8').split('\n').slice(0, 1500).join('\n') + '\n');
+    const io = captureOutput();
+    expect(await exportCommand(['--parquet', join(base, 'cap1'), SAMPLES + 'trace'])).toBe(0);
+    expect(await exportCommand(['--parquet', join(base, 'cap[12]'), part])).toBe(0);
+    // and the layout by capture: a table's folder lists its files, no pattern either
+    expect(await exportCommand(['--parquet', join(base, 'c*'), part])).toBe(0);
+    expect(await exportCommand(['--parquet', join(base, 'c*'), SAMPLES + 'stack_map_bin.gen1', part])).toBe(0);
+    vi.restoreAllMocks();
+    void io;
+    // the second method: summary's count of each folder's input
+    const own = summarize((await readFiles([part])).capture).events;
+    const whole = summarize((await readFiles([SAMPLES + 'trace'])).capture).events;
+    expect(own).not.toBe(whole);
+    const count = async (dir: string) => {
+      const r = await sql('--csv', 'SELECT count(*) FROM events', dir);
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      return Number(r.stdout.split('\r\n')[1]);
+    };
+    expect(await count(join(base, 'cap[12]'))).toBe(own);
+    expect(await count(join(base, 'cap1'))).toBe(whole);
+    expect(await count(join(base, 'c*'))).toBe(2 * own);
+  }, 60_000);
+
+  it("19: a query reaches the capture's tables and no other file; --allow-external-access lifts it", async () => {
+    // DuckDB itself (a connection of the test's own) says what read_text gives the file
+    expect((await sql('SELECT count(*) FROM events', folder)).code).toBe(0);
+    const read = await sql('--csv', "SELECT content FROM read_text('/etc/hostname')", folder);
+    expect(read.code).toBe(1);
+    expect(read.stderr).toMatch(/Permission Error: Cannot access file "\/etc\/hostname"/);
+    // the tables still answer in the same run, and a capture read from files (a scratch folder) is closed too
+    const both = await sql('--csv', "SELECT (SELECT count(*) FROM events) AS n; SELECT * FROM read_csv('/etc/passwd')", folder);
+    expect(both.code).toBe(1);
+    expect(both.stdout).toBe(`n\r\n${summary.events}\r\n`);
+    expect((await sql("SELECT * FROM read_text('/etc/hostname')", SAMPLES + 'trace')).stderr).toMatch(/Permission Error/);
+    // a write: elsewhere refused by DuckDB, onto the tables' own files refused before it runs
+    const dir = mkdtempSync(join(tmpdir(), 'smx-ext-'));
+    const w = await sql(`COPY (SELECT 1) TO '${join(dir, 'x.csv')}'`, folder);
+    expect(w.code).toBe(1);
+    const own = join(folder, 'events.parquet');
+    const before = readFileSync(own);
+    const over = await sql(`COPY (SELECT 1 AS a) TO '${own}' (FORMAT parquet)`, folder);
+    expect([over.code, over.stderr]).toEqual([1, "statement 1: COPY writes files, and sql reaches only the capture's tables (--allow-external-access lifts that)\n"]);
+    expect(readFileSync(own).equals(before)).toBe(true);
+    expect((await sql('SET enable_external_access = true', folder)).stderr).toMatch(/locked/);
+    expect(readdirSync(dir)).toEqual([]);
+    const allowed = await sql('--allow-external-access', '--json', "SELECT content FROM read_text('/etc/hostname')", folder);
+    expect(allowed.code).toBe(0);
+    expect(JSON.parse(allowed.stdout).rows).toEqual([[readFileSync('/etc/hostname', 'utf8')]]);
+    expect((await sql('--allow-external-access', `COPY (SELECT 1 AS a) TO '${join(dir, 'x.csv')}'`, folder)).code).toBe(0);
+    expect(readFileSync(join(dir, 'x.csv'), 'utf8')).toBe('a\n1\n');
+  }, 60_000);
+
+  it('11: --output onto /dev/null, a FIFO, a symlink and a folder: each kept what it is', async () => {
+    const q = 'SELECT cpu, count(*) AS n FROM events GROUP BY cpu ORDER BY cpu';
+    const expected = (await sql('--csv', q, folder)).stdout;
+    const dir = mkdtempSync(join(tmpdir(), 'smx-outkind-'));
+    const devnull = statSync('/dev/null');
+    // as root the rename deleted /dev/null: it stays the same character device
+    expect((await sql('--csv', '-o', '/dev/null', q, folder)).code).toBe(0);
+    const after = statSync('/dev/null');
+    expect([after.isCharacterDevice(), after.rdev, after.ino]).toEqual([true, devnull.rdev, devnull.ino]);
+    // a FIFO: written in place, read here as sql writes it
+    const fifo = join(dir, 'rows.fifo');
+    await exec('mkfifo', [fifo]);
+    const chunks: Buffer[] = [];
+    const reader = new Promise<void>((resolve, reject) => createReadStream(fifo).on('data', (c) => chunks.push(c as Buffer)).on('end', resolve).on('error', reject));
+    const f = await sql('--csv', '-o', fifo, q, folder);
+    await reader;
+    expect([f.code, f.stderr]).toEqual([0, '']);
+    expect(Buffer.concat(chunks).toString()).toBe(expected);
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    // a symlink: its target written, the link kept; a dangling one's target made
+    const target = join(dir, 'target.csv');
+    writeFileSync(target, 'old');
+    symlinkSync('target.csv', join(dir, 'link.csv'));
+    expect((await sql('--csv', '-o', join(dir, 'link.csv'), q, folder)).code).toBe(0);
+    expect(lstatSync(join(dir, 'link.csv')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toBe(expected);
+    symlinkSync('made.csv', join(dir, 'dangling.csv'));
+    expect((await sql('--csv', '-o', join(dir, 'dangling.csv'), q, folder)).code).toBe(0);
+    expect([lstatSync(join(dir, 'dangling.csv')).isSymbolicLink(), readFileSync(join(dir, 'made.csv'), 'utf8')]).toEqual([true, expected]);
+    // a folder: refused in one line, nothing left in it or beside it
+    mkdirSync(join(dir, 'folder'));
+    const before = readdirSync(dir).sort();
+    const d = await sql('--csv', '-o', join(dir, 'folder'), q, folder);
+    expect([d.code, d.stdout, d.stderr]).toEqual([1, '', `cannot write ${join(dir, 'folder')}: it is a folder (give a file name in it)\n`]);
+    expect([readdirSync(dir).sort(), readdirSync(join(dir, 'folder'))]).toEqual([before, []]);
+  }, 60_000);
+
+  it('16: a full device (/dev/full) as stdout or --output: one line naming it, exit 1, no temporary file', async () => {
+    const q = 'SELECT * FROM range(100000)';
+    const out = await cliTo('/dev/full', 'sql', '--csv', q, folder);
+    expect([out.code, out.stderr]).toEqual([1, 'cannot write standard output: ENOSPC: no space left on device, write\n']);
+    const o = await sql('--csv', '-o', '/dev/full', q, folder);
+    expect([o.code, o.stdout, o.stderr]).toEqual([1, '', 'cannot write /dev/full: ENOSPC: no space left on device, write\n']);
+    // a full disk under a regular file: a symlink whose target is /dev/full is written in place too
+    const dir = mkdtempSync(join(tmpdir(), 'smx-full-'));
+    symlinkSync('/dev/full', join(dir, 'full'));
+    const l = await sql('--csv', '-o', join(dir, 'full'), q, folder);
+    expect([l.code, l.stderr]).toEqual([1, `cannot write ${join(dir, 'full')}: ENOSPC: no space left on device, write\n`]);
+    expect(readdirSync(dir)).toEqual(['full']);
+    // summary's output too (main.ts watches stdout for every command)
+    const s = await cliTo('/dev/full', 'summary', SAMPLES + 'trace');
+    expect([s.code, s.stderr]).toEqual([1, 'cannot write standard output: ENOSPC: no space left on device, write\n']);
+  }, 60_000);
+
+  it('16: a dangling symlink named events in an export folder: sql reads the folder, export says what is in the way', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'smx-dangle-'));
+    symlinkSync(join(dir, 'nowhere'), join(dir, 'events'));
+    const io = captureOutput();
+    // flat: the link is beside events.parquet, in no one's way
+    expect(await exportCommand(['--parquet', dir, SAMPLES + 'trace'])).toBe(0);
+    vi.restoreAllMocks();
+    void io;
+    const r = await sql('--csv', 'SELECT count(*) FROM events', dir);
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, `count_star()\r\n${summarize((await readFiles([SAMPLES + 'trace'])).capture).events}\r\n`, '']);
+    // a second capture needs the folder events/: the link is in the way, said in one line, the first capture put back
+    const flat = readdirSync(dir).sort();
+    const e = captureOutput();
+    const code = await exportCommand(['--parquet', dir, SAMPLES + 'trace', SAMPLES + 'kallsyms']);
+    vi.restoreAllMocks();
+    expect([code, e.err.join('')]).toEqual([1, `export to ${dir} failed: ${join(dir, 'events')} is in the way of a folder: a symbolic link to nothing\n`]);
+    expect(readdirSync(dir).sort()).toEqual(flat);
+  }, 60_000);
 });

@@ -1,6 +1,6 @@
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
 import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
 import { EXPORT_LOCK, parquetCaptureId } from './export-folder.ts';
@@ -9,6 +9,7 @@ import { exportParquet } from './export.ts';
 import { ttyProgress } from './progress.ts';
 import { parseOptions, parseOrExit, UsageError } from './usage.ts';
 import { onInterrupt } from './interrupt.ts';
+import { finished } from 'node:stream/promises';
 
 /** rows the table shows unless --limit or --all says otherwise */
 export const DEFAULT_LIMIT = 1000;
@@ -35,12 +36,17 @@ export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--format table|c
   --format table|csv|json
              the aligned table (default), CSV or JSON; --csv and --json say the same
   --output F write the result to file F (-o F) instead of stdout: to a temporary name beside
-             it, renamed once the last row is written (Ctrl-C or an error leaves no F)
+             it, renamed once the last row is written (Ctrl-C or an error leaves no F); a
+             symlink's target is written (the link stays), a pipe or a character device
+             (/dev/null, /dev/stdout) is written in place, a folder is refused
   --file F   the query from file F (-f F)
   --limit N  print at most N rows (default ${DEFAULT_LIMIT} for the table, every row for --json and --csv)
   --all      print every row
   -q, --quiet
              no progress line on stderr while a capture's files are read (only on a terminal)
+  --allow-external-access
+             let the query read and write other files (read_text, read_csv, COPY ... TO,
+             ATTACH): without it, the query reaches the capture's tables and nothing else
   --         ends the options
 
   Several statements (SELECT 1; SELECT 2) run in turn, each result printed: tables headed
@@ -58,6 +64,8 @@ interface Parsed {
   /** --output FILE: the result there (written to a temporary name beside it, renamed at the end) */
   output: string | null;
   quiet: boolean;
+  /** --allow-external-access: DuckDB's file access left on */
+  externalAccess: boolean;
   files: string[];
 }
 
@@ -71,6 +79,7 @@ function parse(args: string[]): Parsed | 'help' {
     file: { type: 'string', short: 'f' },
     limit: { type: 'string' },
     quiet: { type: 'boolean', short: 'q' },
+    'allow-external-access': { type: 'boolean' },
   });
   if (o.help) return 'help';
   let json = o.flag('json');
@@ -106,7 +115,7 @@ function parse(args: string[]): Parsed | 'help' {
   }
   if (query === null || query.trim() === '') throw new UsageError('no query given');
   if (files.length === 0) throw new UsageError('no files given');
-  return { query, json, csv, limit: all ? Infinity : limit, output, quiet: o.flag('quiet'), files };
+  return { query, json, csv, limit: all ? Infinity : limit, output, quiet: o.flag('quiet'), externalAccess: o.flag('allow-external-access'), files };
 }
 
 const text = (c: Cell) => escapeControls(c === null ? 'NULL' : typeof c === 'object' ? JSON.stringify(c) : String(c));
@@ -201,17 +210,20 @@ export function formatTable(r: QueryResult): string {
 }
 
 /**
- * stdout for a stream of writes: waits for 'drain' when the stream's buffer is full (a slow
- * pipe), and stops (closed) once the reader has gone (`| head`: EPIPE), which is no error.
+ * stdout (or --output's stream) for a stream of writes: waits for 'drain' when the stream's
+ * buffer is full (a slow pipe), and stops (closed) once the reader has gone (`| head`: EPIPE),
+ * which is no error, or a write failed (a full disk, /dev/full: ENOSPC), which is: `error`.
  */
 class Out {
   closed = false;
+  /** the write error, other than the reader gone: what was not written is lost, the command fails */
+  error: Error | null = null;
   private readonly onError = (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') this.closed = true;
-    else throw e;
+    this.closed = true;
+    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') this.error ??= e;
   };
 
-  constructor(private readonly stream: NodeJS.WriteStream = process.stdout) {
+  constructor(private readonly stream: NodeJS.WritableStream = process.stdout) {
     stream.on('error', this.onError);
   }
 
@@ -222,10 +234,12 @@ class Out {
         const done = () => {
           this.stream.off('drain', done);
           this.stream.off('close', done);
+          this.stream.off('error', done);
           resolve();
         };
         this.stream.on('drain', done);
         this.stream.on('close', done);
+        this.stream.on('error', done);
       });
     }
   };
@@ -235,28 +249,73 @@ class Out {
   }
 }
 
+/**
+ * Where --output writes, by what is at the path: a regular file or nothing is replaced (a
+ * temporary file beside it, renamed over it at the end), a pipe or a character device is written
+ * in place (a rename would put a regular file where /dev/null was), a symlink leads to what it
+ * points to (its target replaced, the link kept; a dangling one's target made), a folder or
+ * anything else is refused.
+ */
+export function outputTarget(path: string): { replace: string } | { inPlace: string } | { error: string } {
+  const refuse = (why: string) => ({ error: `cannot write ${path}: ${why}` });
+  let at = path;
+  try {
+    for (let hops = 0; hops <= 40; hops++) {
+      const l = lstatSync(at, { throwIfNoEntry: false });
+      if (l === undefined) return { replace: at };
+      let st = l;
+      if (l.isSymbolicLink()) {
+        const to = statSync(at, { throwIfNoEntry: false });
+        if (to === undefined) {
+          // dangling: the file it names is made (one link at a time: a chain may dangle anywhere)
+          at = resolve(dirname(at), readlinkSync(at));
+          continue;
+        }
+        // a regular file's real path, to rename over it; a pipe or device through the link
+        // (/dev/stdout leads to /proc/self/fd/1, whose target pipe:[N] is no path)
+        if (to.isFile()) return { replace: realpathSync(at) };
+        st = to;
+      }
+      if (st.isFile()) return { replace: at };
+      if (st.isFIFO() || st.isCharacterDevice()) return { inPlace: at };
+      if (st.isDirectory()) return refuse('it is a folder (give a file name in it)');
+      return refuse('it is neither a regular file, a pipe nor a character device');
+    }
+    return refuse('too many levels of symbolic links');
+  } catch (e) {
+    return refuse((e as Error).message);
+  }
+}
+
 export async function sqlCommand(args: string[]): Promise<number> {
   const p = parseOrExit(parse, args, SQL_USAGE);
   if ('exit' in p) return p.exit;
-  const folder = p.files.length === 1 ? tablesIn(p.files[0]) : new Map<TableName, string>();
-  let tmp: string | null = null;
-  let releaseTmp: (() => void) | null = null;
-  let outFile: { tmp: string; stream: WriteStream } | null = null;
+  const folder = p.files.length === 1 ? tablesIn(p.files[0]) : new Map<TableName, string[]>();
+  /** the scratch folder of a capture's tables (sql over capture files), gone at the end */
+  const scratch: { dir: string | null; release: (() => void) | null } = { dir: null, release: null };
+  /** the file written: `tmp` renamed over `file` at the end, or `file` itself (a pipe, a device) when tmp is null */
+  let outFile: { tmp: string | null; file: string; stream: WriteStream } | null = null;
   let releaseOut: (() => void) | null = null;
   if (p.output !== null) {
-    const tmp = join(dirname(p.output), `.${basename(p.output)}.tmp-${process.pid}`);
+    const target = outputTarget(p.output);
+    if ('error' in target) {
+      process.stderr.write(escapeLines(target.error) + '\n');
+      return 1;
+    }
+    const file = 'replace' in target ? target.replace : target.inPlace;
+    const tmp = 'replace' in target ? join(dirname(file), `.${basename(file)}.tmp-${process.pid}`) : null;
     try {
-      outFile = { tmp, stream: createWriteStream(tmp, { flags: 'wx' }) };
-      await new Promise<void>((resolve, reject) => outFile!.stream.once('open', () => resolve()).once('error', reject));
+      const stream = createWriteStream(tmp ?? file, { flags: tmp ? 'wx' : 'w' });
+      outFile = { tmp, file, stream };
+      await new Promise<void>((resolve, reject) => stream.once('open', () => resolve()).once('error', reject));
     } catch (e) {
       process.stderr.write(escapeLines(`cannot write ${p.output}: ${(e as Error).message}`) + '\n');
       return 1;
     }
-    releaseOut = onInterrupt(() => rmSync(tmp, { force: true }));
+    if (tmp !== null) releaseOut = onInterrupt(() => rmSync(tmp, { force: true }));
   }
-  const out = new Out((outFile?.stream as unknown as NodeJS.WriteStream | undefined) ?? process.stdout);
-  let ok = false;
-  try {
+  const out = new Out(outFile?.stream ?? process.stdout);
+  const run = async (): Promise<number> => {
     let tables = folder;
     if (tables.size === 0 && p.files.length === 1 && existsSync(p.files[0]) && statSync(p.files[0]).isDirectory()) {
       process.stderr.write(`${escapeControls(p.files[0])} holds no tables (export --parquet DIR FILE... writes them)\n`);
@@ -282,10 +341,9 @@ export async function sqlCommand(args: string[]): Promise<number> {
     }
     if (tables.size === 0) {
       // a capture: its tables as Parquet in a temp folder, then queried like an exported one
-      tmp = mkdtempSync(join(tmpdir(), 'stackmap-sql-'));
-      const dir = tmp;
+      const dir = (scratch.dir = mkdtempSync(join(tmpdir(), 'stackmap-sql-')));
       // Ctrl-C while the tables are made or queried: the scratch folder goes too
-      releaseTmp = onInterrupt(() => rmSync(dir, { recursive: true, force: true }));
+      scratch.release = onInterrupt(() => rmSync(dir, { recursive: true, force: true }));
       const progress = ttyProgress(p.quiet);
       const r = await exportParquet(p.files, dir, { log: () => {}, place: () => ({ layout: 'flat', converted: null, fileOf: (t) => join(dir, `${t}.parquet`) }), scratch: true, progress, onTable: progress.step });
       progress.done();
@@ -346,24 +404,37 @@ export async function sqlCommand(args: string[]): Promise<number> {
       return sink;
     };
     try {
-      await streamQueries(tables, p.query, printerFor);
+      await streamQueries(tables, p.query, printerFor, { externalAccess: p.externalAccess });
     } catch (e) {
       // what was printed stays (the table's first rows); the message says why the rest is not there
       process.stderr.write(`${escapeLines((e as Error).message)}\n`);
       return 1;
     }
-    ok = true;
     return 0;
+  };
+  let ok = false;
+  let code = 1;
+  try {
+    code = await run();
+    ok = code === 0;
   } finally {
-    out.end();
     if (outFile) {
       const f = outFile;
-      await new Promise<void>((resolve) => f.stream.end(() => resolve()));
-      if (ok) renameSync(f.tmp, p.output!);
-      else rmSync(f.tmp, { force: true });
-      releaseOut?.();
+      f.stream.end();
+      await finished(f.stream).catch((e: Error) => void (out.error ??= e));
     }
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-    releaseTmp?.();
+    out.end();
+    // a write that failed (ENOSPC, EIO): said in one line; the result is not where it was asked for
+    // (standard output's failure is said by main.ts, which watches stdout for every command)
+    if (out.error && outFile) process.stderr.write(escapeLines(`cannot write ${p.output}: ${out.error.message}`) + '\n');
+    if (out.error) ok = false;
+    if (outFile?.tmp) {
+      if (ok) renameSync(outFile.tmp, outFile.file);
+      else rmSync(outFile.tmp, { force: true });
+    }
+    releaseOut?.();
+    if (scratch.dir) rmSync(scratch.dir, { recursive: true, force: true });
+    scratch.release?.();
   }
+  return out.error ? 1 : code;
 }
