@@ -29,11 +29,12 @@ export function resolveCookies(trace: TraceColumns, dumps: DumpIndex): void {
   for (let i = 0; i < n; i++) {
     const kind = kinds[i];
     if (kind !== RecordKind.CookieV7 && kind !== RecordKind.CookieV8) continue;
-    const slot = slots[i];
+    // u32s stored as their 32 bits (trace-columns.ts)
+    const slot = slots[i] >>> 0;
     let status: number = RecordStatus.NoDump;
     let stack = -1;
     if (kind === RecordKind.CookieV8) {
-      const g = gens[i];
+      const g = gens[i] >>> 0;
       if (g !== lastGen) {
         lastGen = g;
         lastDump = dumps.byGeneration.get(g);

@@ -267,9 +267,9 @@ export function derive(c: Capture): Derived {
       bytes.full(depth);
       continue;
     }
-    const g = kind === RecordKind.CookieV8 ? t.recGen.get(i) : null;
+    const g = kind === RecordKind.CookieV8 ? t.recGen.get(i) >>> 0 : null;
     const st = t.recStatus.get(i);
-    bytes.cookie(g, t.recSlot.get(i), st === RecordStatus.Ambiguous ? -1 : depth);
+    bytes.cookie(g, t.recSlot.get(i) >>> 0, st === RecordStatus.Ambiguous ? -1 : depth);
     const s = gen(g);
     const ts = t.recTs.get(i);
     if (!(s.firstTs <= ts)) s.firstTs = ts;

@@ -97,10 +97,10 @@ function align(c: Capture): { index: Int32Array | null; why: string | null } {
     if (j === undefined) return { index: null, why: `CPU ${cpu} has more stack records in the trace than in the ledger` };
     next.set(cpu, k + 1);
     seen++;
-    if (KIND_OF[kinds[i]] !== l.kind[j] || (kinds[i] !== RecordKind.Full && slots[i] !== l.slot[j])) {
+    if (KIND_OF[kinds[i]] !== l.kind[j] || (kinds[i] !== RecordKind.Full && slots[i] >>> 0 !== l.slot[j])) {
       return {
         index: null,
-        why: `CPU ${cpu}'s stack record ${k + 1} is ${LEDGER_KINDS[KIND_OF[kinds[i]]] ?? 'another record'} ${kinds[i] === RecordKind.Full ? '' : `of slot ${slots[i]} `}in the trace, ${LEDGER_KINDS[l.kind[j]]}${l.kind[j] === LEDGER_KINDS.indexOf('full') ? '' : ` of slot ${l.slot[j]}`} in the ledger`,
+        why: `CPU ${cpu}'s stack record ${k + 1} is ${LEDGER_KINDS[KIND_OF[kinds[i]]] ?? 'another record'} ${kinds[i] === RecordKind.Full ? '' : `of slot ${slots[i] >>> 0} `}in the trace, ${LEDGER_KINDS[l.kind[j]]}${l.kind[j] === LEDGER_KINDS.indexOf('full') ? '' : ` of slot ${l.slot[j]}`} in the ledger`,
       };
     }
     index[i] = j;

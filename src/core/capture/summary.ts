@@ -82,7 +82,7 @@ export function summarize(c: Capture, topN = 10, granularity: Granularity = defa
     byStatus[st]++;
     if (kind === RecordKind.CookieV7 || kind === RecordKind.CookieV8) {
       cookies++;
-      if (kind === RecordKind.CookieV8 && recGen[i] !== lastGen) gens.add((lastGen = recGen[i]));
+      if (kind === RecordKind.CookieV8 && recGen[i] >>> 0 !== lastGen) gens.add((lastGen = recGen[i] >>> 0));
       if (!hasStack(st)) continue;
       resolved++;
     } else if (st !== RecordStatus.Full) continue;

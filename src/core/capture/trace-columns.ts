@@ -64,7 +64,7 @@ export interface TraceColumnsPart {
   weightEv: Int32Array;
   weightVal: Float64Array;
   lostCpu: Int32Array;
-  lostCount: Int32Array;
+  lostCount: Float64Array;
   lostTs: Float64Array;
   resetMarks: Int32Array;
   userStacks: string[][];
@@ -87,6 +87,28 @@ export interface Column<T> {
 }
 
 type Ints = Int8Array | Int16Array | Int32Array;
+
+/**
+ * A cookie's slot and generation are the kernel's u32s: the columns store their 32 bits (so
+ * 2^32 - 1 sits as -1 in an Int32), and every reader takes them back with `>>> 0` where the
+ * record is a cookie (recSlot) or a v8 cookie (recGen); -1 stands for none only elsewhere.
+ */
+export const cookieSlotAt = (kind: number, raw: number): number => (kind === RecordKind.CookieV7 || kind === RecordKind.CookieV8 ? raw >>> 0 : -1);
+export const cookieGenAt = (kind: number, raw: number): number => (kind === RecordKind.CookieV8 ? raw >>> 0 : -1);
+
+/** Every record's slot as a u32, -1 for a full or user stack. */
+export function cookieSlots(kinds: Uint8Array, raw: Ints): Float64Array {
+  const out = new Float64Array(kinds.length);
+  for (let i = 0; i < kinds.length; i++) out[i] = cookieSlotAt(kinds[i], raw[i]);
+  return out;
+}
+
+/** Every record's generation as a u32, -1 for none (v7 ids, full and user stacks). */
+export function cookieGenerations(kinds: Uint8Array, raw: Ints): Float64Array {
+  const out = new Float64Array(kinds.length);
+  for (let i = 0; i < kinds.length; i++) out[i] = cookieGenAt(kinds[i], raw[i]);
+  return out;
+}
 
 /** As many distinct frames as the stack table takes (stack-table.ts). */
 const FRAME_LIMIT = 1 << 22;
@@ -134,7 +156,7 @@ export class TraceColumns {
 
   readonly lostCpu = new Growable(Int32Array, 16);
   /** -1: unknown count */
-  readonly lostCount = new Growable(Int32Array, 16);
+  readonly lostCount = new Growable(Float64Array, 16);
   /** time of the last event before the marker on any CPU (NaN if none) */
   readonly lostTs = new Growable(Float64Array, 16);
 

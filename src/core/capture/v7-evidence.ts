@@ -30,7 +30,8 @@ export function staleIdEvidence(c: Capture): StaleIdEvidence | null {
   const perSlot = new Map<number, number>();
   for (let i = 0; i < kinds.length; i++) {
     if (kinds[i] !== RecordKind.CookieV7) continue;
-    perSlot.set(slots[i], (perSlot.get(slots[i]) ?? 0) + 1);
+    const slot = slots[i] >>> 0; // a u32 stored as its 32 bits
+    perSlot.set(slot, (perSlot.get(slot) ?? 0) + 1);
   }
   if (perSlot.size === 0) return null;
   const out: StaleIdEvidence = { slots: 0, ids: 0, excess: 0 };

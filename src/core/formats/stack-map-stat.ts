@@ -64,7 +64,12 @@ export function createStackMapStatParser(ctx: ParseContext): ChunkParser<ParsedS
     seen.add(key);
     if (V8_KEYS.has(key)) v8 = true;
     const int = (): number | null => {
-      if (INT.test(value)) return Number(value);
+      if (INT.test(value)) {
+        const v = Number(value);
+        if (Number.isSafeInteger(v)) return v;
+        diag.atLine(lineNo, `value of "${key}" beyond 2^53 (not exact as a number): kept as text only`);
+        return null;
+      }
       diag.atLine(lineNo, `value of "${key}" is not a number`);
       return null;
     };

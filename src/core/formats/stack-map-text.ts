@@ -76,6 +76,11 @@ export function createStackMapTextParser(ctx: ParseContext): ChunkParser<ParsedD
         bad(lineNo, 'record header with a number out of range');
         return;
       }
+      if (slot > 0xffffffff || (gen !== null && gen > 0xffffffff)) {
+        // the kernel's stack_id and generation are u32s: a larger one would wrap in every reader of it
+        bad(lineNo, 'stack_id or generation beyond 32 bits');
+        return;
+      }
       used++;
       if (gen === null) sawV7Header = true;
       else {

@@ -36,6 +36,13 @@ export const REASON = {
 
 /** The largest slot or generation a cookie may carry: the kernel's are u32. */
 const MAX_ID = 0xffffffff;
+/** The largest pid or CPU the columns hold (Int32): the kernel's pid_t is an int, PID_MAX_LIMIT 2^22, NR_CPUS at most 8192. */
+const MAX_I32 = 0x7fffffff;
+/** Times from here on are past 2^63 - 1 nanoseconds: ts_ns (INT64) cannot hold them. */
+export const MAX_TS_NS_SECONDS = 9223372036.854775;
+
+/** A number as a diagnostic names it: exact when it is, else its magnitude. */
+const shown = (v: number): string => (Number.isSafeInteger(v) ? String(v) : `~${v.toPrecision(4)}`);
 
 /**
  * The most characters a trace_printk or trace_marker event's payload grows to with its
@@ -345,7 +352,17 @@ class TraceTextState {
         if (m) {
           this.flushPrint();
           const count = m[2] ?? m[3];
-          this.sink.lost({ lineNo, cpu: +m[1], count: count === undefined ? null : +count });
+          let cpu = +m[1];
+          let n = count === undefined ? null : +count;
+          if (cpu > MAX_I32) {
+            this.ctx.diagnostics.atLine(lineNo, `lost-events marker's CPU ${shown(cpu)} beyond 2^31 - 1: kept on CPU -1`);
+            cpu = -1;
+          }
+          if (n !== null && !Number.isSafeInteger(n)) {
+            this.ctx.diagnostics.atLine(lineNo, `lost-events count ${count} beyond 2^53 (not exact as a number): the marker is kept, its count unknown`);
+            n = null;
+          }
+          this.sink.lost({ lineNo, cpu, count: n });
           this.used++;
           return;
         }
@@ -709,6 +726,14 @@ class TraceTextState {
   /** The payload is `line` from `ps` up to `n` (the end of the line); the COMM and FLAGS are setHead's. */
   private payload(line: string, ps: number, n: number, pid: number, tgid: number | null, cpu: number, ts: number, lineNo: number): void {
     this.flushPrint();
+    if (pid > MAX_I32 || cpu > MAX_I32 || (tgid !== null && tgid > MAX_I32) || ts >= MAX_TS_NS_SECONDS) {
+      // a value no column holds: said, the line kept (never wrapped into another pid or CPU)
+      const d = this.ctx.diagnostics;
+      if (pid > MAX_I32) d.atLine(lineNo, `pid ${shown(pid)} beyond 2^31 - 1 (the kernel's pid_t): the event is kept with pid -1`), (pid = -1);
+      if (tgid !== null && tgid > MAX_I32) d.atLine(lineNo, `TGID ${shown(tgid)} beyond 2^31 - 1: the event is kept without one`), (tgid = null);
+      if (cpu > MAX_I32) d.atLine(lineNo, `CPU ${shown(cpu)} beyond 2^31 - 1: the event is kept on CPU -1`), (cpu = -1);
+      if (ts >= MAX_TS_NS_SECONDS) d.atLine(lineNo, `time ${shown(ts)} s beyond 2^63 - 1 ns: its ts_ns is null in the tables`);
+    }
     const c0 = line.charCodeAt(ps);
     if (c0 === C_LT) {
       if (line.startsWith('<stack_id', ps)) {

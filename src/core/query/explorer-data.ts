@@ -4,7 +4,7 @@ import { alignLedger } from '../capture/sim-truth.ts';
 import type { Selection } from './api.ts';
 import { eventColumns, isOccurrence, lowerBound, NO_GEN, recordGenerations, SelectionFilter, sortedOrder, upperBound } from './selection.ts';
 import type { StackTable } from '../capture/stack-table.ts';
-import { int32, RecordKind, RecordStatus, type TraceColumns } from '../capture/trace-columns.ts';
+import { cookieGenerations, cookieSlots, int32, RecordKind, RecordStatus, type TraceColumns } from '../capture/trace-columns.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
 const { Full: FULL, Resolved: RESOLVED, Unverified: UNVERIFIED } = RecordStatus;
@@ -42,11 +42,12 @@ export class ExplorerData {
   readonly stacks: StackTable;
   /** the trace's event columns as typed arrays (see columns-raw.ts) */
   readonly ev: { ts: Float64Array; cpu: Int32Array; pid: Int32Array; task: Int32Array; name: Int32Array; record: Int32Array };
-  readonly rec: { ts: Float64Array; cpu: Int32Array; kind: Uint8Array; slot: Int32Array; gen: Int32Array; stack: Int32Array; status: Uint8Array };
+  readonly rec: { ts: Float64Array; cpu: Int32Array; kind: Uint8Array; slot: Float64Array; gen: Float64Array; stack: Int32Array; status: Uint8Array };
   /** the stack table's nodes (a copy: small next to the trace) */
   readonly node: { parent: Int32Array; frame: Int32Array; depth: Int32Array };
-  readonly recGen: Int32Array;
-  readonly evGen: Int32Array;
+  /** per record and per event: the generation (a u32) or NO_GEN */
+  readonly recGen: Float64Array;
+  readonly evGen: Float64Array;
   readonly evStatus: Uint8Array;
   /** sorted position -> event index; null: identity */
   readonly evOrder: Int32Array | null;
@@ -76,8 +77,9 @@ export class ExplorerData {
       ts: t.recTs.raw(),
       cpu: t.recCpu.raw(),
       kind: t.recKind.raw(),
-      slot: int32(t.recSlot.raw()),
-      gen: int32(t.recGen.raw()),
+      // u32 slots and generations, -1 where a record has none (cookieSlots, cookieGenerations)
+      slot: cookieSlots(t.recKind.raw(), t.recSlot.raw()),
+      gen: cookieGenerations(t.recKind.raw(), t.recGen.raw()),
       stack: t.recStack.raw(),
       status: t.recStatus.raw(),
     };

@@ -6,7 +6,7 @@ const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;
 const { Full: FULL, Resolved: RESOLVED, Unverified: UNVERIFIED } = RecordStatus;
 
 /**
- * Generations are kept in Int32 columns: a generation number, or NO_GEN for 'none'
+ * Generations are kept in Float64 columns: a generation number (a u32, up to 2^32 - 1), or NO_GEN for 'none'
  * (v4..v7 ids, and records/events before any v8 cookie in a trace without one).
  */
 export const NO_GEN = -1;
@@ -25,8 +25,9 @@ export function isOccurrence(status: number): boolean {
  * cookie's before it in file (record) order, or, before the first v8 cookie, the first one's
  * (the best guess: no reset is known to lie between). Traces without v8 cookies: all NO_GEN.
  */
-export function recordGenerations(rec: { kind: Uint8Array; gen: Int32Array }, fileStarts: readonly number[] = []): Int32Array {
-  const out = new Int32Array(rec.kind.length);
+export function recordGenerations(rec: { kind: Uint8Array; gen: ArrayLike<number> }, fileStarts: readonly number[] = []): Float64Array {
+  // Float64: a generation is a u32 (2^32 - 1 held exactly) and NO_GEN stays apart from every one
+  const out = new Float64Array(rec.kind.length);
   // each trace file is its own: a generation in force does not carry over into an unrelated file
   for (const [from, to] of ranges(fileStarts, rec.kind.length)) {
     let first = NO_GEN;
@@ -60,10 +61,10 @@ function ranges(starts: readonly number[], n: number): [number, number][] {
  * generation: its record's, or for an event without a record the generation of the last
  * event with a v8-generation record before it in file order (the first such one's before any).
  */
-export function eventColumns(evRecord: Int32Array, recStatus: Uint8Array, recGen: Int32Array, fileStarts: readonly number[] = []): { status: Uint8Array; gen: Int32Array } {
+export function eventColumns(evRecord: Int32Array, recStatus: Uint8Array, recGen: ArrayLike<number>, fileStarts: readonly number[] = []): { status: Uint8Array; gen: Float64Array } {
   const n = evRecord.length;
   const status = new Uint8Array(n);
-  const gen = new Int32Array(n);
+  const gen = new Float64Array(n);
   const none = NO_STACK_RECORD;
   for (const [from, to] of ranges(fileStarts, n)) {
     let first = NO_GEN;

@@ -13,6 +13,7 @@ import { TABLE_NAMES, tableSpec, type ColumnValues, type TableData, type TableNa
 import type { Explorer } from '../query/explorer.ts';
 import { RecordKind, STATUS_NAMES } from '../capture/trace-columns.ts';
 import { nanosecondsOf } from './ns-time.ts';
+import { MAX_TS_NS_SECONDS } from '../formats/trace-text.ts';
 import { Growable } from '../base/growable.ts';
 import { fieldInteger, payloadFields } from '../formats/payload-fields.ts';
 
@@ -172,6 +173,16 @@ function nanoseconds(d: ExplorerData, ts: Float64Array, rows: 'events' | 'record
   );
 }
 
+/**
+ * ts_ns where INT64 nanoseconds hold the time: null from 2^63 - 1 ns on (about 292 years), which
+ * the trace reader reports line by line, instead of a wrapped number.
+ */
+function nsValid(ts: Float64Array): Uint8Array | null {
+  let valid: Uint8Array | null = null;
+  for (let i = 0; i < ts.length; i++) if (!(Math.abs(ts[i]) < MAX_TS_NS_SECONDS)) (valid ??= new Uint8Array(ts.length).fill(1))[i] = 0;
+  return valid;
+}
+
 function events(d: ExplorerData): { rows: number; columns: Columns } {
   const n = d.eventCount;
   const record = d.ev.record;
@@ -180,14 +191,14 @@ function events(d: ExplorerData): { rows: number; columns: Columns } {
     columns: {
       event_id: int32(iota(n)),
       ts: { type: 'float64', values: d.ev.ts, valid: null },
-      ts_ns: { type: 'int64', values: nanoseconds(d, d.ev.ts, 'events'), valid: null },
+      ts_ns: { type: 'int64', values: nanoseconds(d, d.ev.ts, 'events'), valid: nsValid(d.ev.ts) },
       cpu: int32(d.ev.cpu),
       pid: int32(d.ev.pid),
       tgid: tgids(d, n),
       task: utf8(d.ev.task, d.t.tasks.strings),
       event: utf8(d.ev.name, d.t.names.strings),
       ...recordColumns(d, n, (e) => record[e]),
-      generation: int32(d.evGen, maskOf(d.evGen, NO_GEN)),
+      generation: int64(d.evGen, maskOf(d.evGen, NO_GEN)),
       payload: payloads(d, n),
     },
   };
@@ -256,14 +267,14 @@ function records(d: ExplorerData): { rows: number; columns: Columns } {
     columns: {
       event_id: int32(recEvent, maskOf(recEvent, -1)),
       ts: { type: 'float64', values: d.rec.ts, valid: null },
-      ts_ns: { type: 'int64', values: nanoseconds(d, d.rec.ts, 'records'), valid: null },
+      ts_ns: { type: 'int64', values: nanoseconds(d, d.rec.ts, 'records'), valid: nsValid(d.rec.ts) },
       cpu: int32(d.rec.cpu),
       pid: int32(d.t.recPid.raw()),
       task: utf8(d.t.recTask.raw(), d.t.tasks.strings),
       ...cols,
       kind: { ...cols.kind, valid: null },
       status: { ...cols.status, valid: null },
-      generation: int32(d.recGen, maskOf(d.recGen, NO_GEN)),
+      generation: int64(d.recGen, maskOf(d.recGen, NO_GEN)),
     },
   };
 }
@@ -388,11 +399,11 @@ function dumps(d: ExplorerData): { rows: number; columns: Columns } {
     sources.push(s.source);
   });
   const src = d.capture.dumps.sources;
-  const gen = Int32Array.from(gens);
+  const gen = Float64Array.from(gens);
   return {
     rows: gens.length,
     columns: {
-      generation: int32(gen, maskOf(gen, NO_GEN)),
+      generation: int64(gen, maskOf(gen, NO_GEN)),
       slot: int64(Float64Array.from(slots)),
       stack_hash: utf8(Int32Array.from(codes), h.dict),
       ref_count: int64(Float64Array.from(refs)),

@@ -65,8 +65,8 @@ const STATUS = col('status', 'utf8', true, 'how the record resolved: resolved, n
 const TS_NS = col(
   'ts_ns',
   'int64',
-  false,
-  'timestamp in integer nanoseconds: exact for a trace printed in microseconds (the kernel\'s default) below 136 years of uptime; for trace.dat and nanosecond text exact below 48 days, past that within a few nanoseconds (the readers hold times as double seconds)',
+  true,
+  'timestamp in integer nanoseconds: exact for a trace printed in microseconds (the kernel\'s default) below 136 years of uptime; for trace.dat and nanosecond text exact below 48 days, past that within a few nanoseconds (the readers hold times as double seconds); null past 2^63 - 1 ns (292 years), which the diagnostics name',
 );
 const SLOT = col('slot', 'int64', true, "the cookie's stack_id (the map slot); null for a full or user stack");
 
@@ -87,7 +87,7 @@ export const TABLES: readonly TableSpec[] = [
       { ...KIND, doc: KIND.doc + '; null for an event without a stack record' },
       { ...STATUS, doc: STATUS.doc + '; null for an event without a stack record' },
       HASH('the stack the event stands for (resolved or unverified cookie, or full stack); null when unresolved or without a stack record'),
-      col('generation', 'int32', true, 'the v8 generation in force: its record\'s, else the last v8 cookie\'s before it in its file (the page\'s generation filter); null for none (v7 and older)'),
+      col('generation', 'int64', true, 'the v8 generation in force (a u32, up to 4294967295): its record\'s, else the last v8 cookie\'s before it in its file (the page\'s generation filter); null for none (v7 and older)'),
       SLOT,
  { ...col('payload', 'utf8', true, 'the event\'s text after its name, as printed (`call_site=... bytes_alloc=64 ...`; a print event\'s whole message): the command line\'s export keeps it, the page\'s tables hold null (it keeps no per-event text)'), distinct: true },
     ],
@@ -106,7 +106,7 @@ export const TABLES: readonly TableSpec[] = [
       { ...KIND, nullable: false },
       { ...STATUS, nullable: false },
       HASH('the stack it stands for (resolved, unverified or full); null otherwise'),
-      col('generation', 'int32', true, 'a v8 cookie\'s generation; for a full or user stack the one in force; null for none'),
+      col('generation', 'int64', true, 'a v8 cookie\'s generation (a u32); for a full or user stack the one in force; null for none'),
       SLOT,
     ],
   },
@@ -139,7 +139,7 @@ export const TABLES: readonly TableSpec[] = [
     doc: 'The stack map dumps, one row per slot: per v8 generation its slots merged over every dump of it (text and binary), then each generation-less dump (v7 text, bin v1, dump JSON) on its own.',
     columns: [
       CAPTURE,
-      col('generation', 'int32', true, 'the generation of the map dumped; null for a generation-less dump'),
+      col('generation', 'int64', true, 'the generation of the map dumped (a u32); null for a generation-less dump'),
       col('slot', 'int64', false, 'the slot (stack_id)'),
       { ...HASH('the stack in the slot'), nullable: false },
       col('ref_count', 'int64', false, 'the slot\'s reference count as dumped'),
