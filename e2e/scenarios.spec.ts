@@ -123,7 +123,12 @@ async function opensWithWrongAsResolved(page: Page) {
   await expect(truth).toContainText(wrong.toLocaleString('en-US'));
   await expect(truth).toContainText('resolve to another stack');
   // the trace's reset markers show the ids from before the last reset
-  await expect(page.locator('[data-testid="banner"][data-banner="before-reset"]')).toBeVisible();
+  const before = page.locator('[data-testid="banner"][data-banner="before-reset"]');
+  await expect(before).toBeVisible();
+  // a v7 trace has no generations: the timeline draws its resets at the markers, as many as the banner counts
+  const marks = Number(/marks ([\d,]+) resets?/.exec((await before.textContent()) ?? '')![1].replace(/,/g, ''));
+  expect(marks).toBeGreaterThan(0);
+  await expect(page.getByTestId('timeline')).toHaveAttribute('data-resets', String(marks));
   // and each wrong id's story, told from the files and the ledger, is the simulator's: the same id,
   // CPU and time, in the same order, as many as the ledger counts
   const panel = page.getByTestId('explorer-id-story');
@@ -150,6 +155,10 @@ async function opensWithWrongAsResolved(page: Page) {
   expect(win[0]).toBeLessThan(w);
   expect(win[1]).toBeGreaterThan(t);
   await expect(page).toHaveURL(/[?&]stack=[0-9a-f]{16}/);
+  // and the one record the story is about is pinned on its CPU's lane
+  await expect(page.getByTestId('timeline')).toHaveAttribute('data-pin-ts', String(w));
+  const cpu = /CPU (\d+):/.exec((await story.locator('li[data-moment="written"]').textContent()) ?? '')![1];
+  await expect(page.getByTestId('timeline')).toHaveAttribute('data-pin-cpu', cpu);
   if (SHOTS) await page.getByTestId('explorer-id-story').screenshot({ path: `${OUT}/explorer-id-story.png` });
 }
 

@@ -52,7 +52,8 @@ export interface Overview {
   tasks: { task: number; name: string; events: number }[];
   generations: GenerationInfo[];
   /** where one generation ends and the next begins (between the two spans) */
-  resets: { ts: number; from: number | 'none'; to: number }[];
+  /** generation changes, or where the trace's own reset markers are (`marker`, v4/v7: no generation to change) */
+  resets: { ts: number; from: number | 'none'; to: number | 'none'; marker?: boolean }[];
   lost: { ts: number; cpu: number; count: number | null }[];
   statusNames: readonly string[];
   /** the capture's disjoint time ranges, in time order (one for a single capture) */

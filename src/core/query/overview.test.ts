@@ -100,3 +100,37 @@ describe('overview', () => {
     expect(g2.segments.map((s) => s.segment)).toEqual([0]);
   });
 });
+
+describe('resets of a v7 trace, from its own markers', () => {
+  // capture.sh and the simulator write `stackmap reset N` to trace_marker before each reset; the
+  // kernel prints it as `tracing_mark_write: ...`, trace-cmd report as `print: tracing_mark_write: ...`
+  const ev = (ts: string) => `            cat-2211    [000] ...1.  ${ts}: do_sys_openat2 <-__x64_sys_openat`;
+  const id = (ts: string, slot: number) => `            cat-2211    [000] ...1.  ${ts}: <stack_id ${slot}>`;
+  const marker = (ts: string, form: 'kernel' | 'trace-cmd', n: number) =>
+    `              sh-1       [001] .....  ${ts}: ${form === 'kernel' ? '' : 'print: '}tracing_mark_write: stackmap reset ${n}`;
+  const trace = [
+    '# tracer: nop',
+    ev('100.000001'),
+    id('100.000002', 5),
+    marker('150.000000', 'kernel', 1),
+    ev('200.000001'),
+    id('200.000002', 5),
+    marker('250.000000', 'trace-cmd', 2),
+    '              sh-1       [001] .....  260.000000: tracing_mark_write: stackmap resets are not this',
+    ev('300.000001'),
+    id('300.000002', 9),
+    '',
+  ].join('\n');
+  const dump = ['stack_id 5 [ref 2, depth 1]', '  [0] schedule+0x48/0xc0', '', 'stack_id 9 [ref 1, depth 1]', '  [0] vfs_write+0x2b4/0x3c0', ''].join('\n');
+
+  it('a line at each marker (the times the lines above print), none for other prints; chunked and renamed alike', () => {
+    // the second method: the marker lines' times, read from the text with a regex
+    const want = [...trace.matchAll(/ (\d+\.\d+): (?:print: )?tracing_mark_write: stackmap reset \d+$/gm)].map((m) => Number(m[1]));
+    expect(want).toEqual([150, 250]);
+    for (const name of ['trace', 'unknown'])
+      for (const chunk of [0, 1, 7]) {
+        const o = overview(new ExplorerData(ingestFiles([[name, trace], ['stack_map', dump]], chunk)));
+        expect(o.resets).toEqual(want.map((ts) => ({ ts, from: 'none', to: 'none', marker: true })));
+      }
+  });
+});

@@ -106,6 +106,23 @@ export function resetsOf(gens: GenerationInfo[]): Overview['resets'] {
   return out;
 }
 
+/**
+ * The resets a v4/v7 trace marks itself: with no generations to tell one map from the next, the
+ * `stackmap reset N` markers written to trace_marker before each reset (scripts/capture.sh, the
+ * simulator's export) are where the lines go. A trace whose generations already show its resets
+ * keeps those (a marker sits in the gap they are drawn across).
+ */
+function withMarkers(resets: Overview['resets'], d: ExplorerData): Overview['resets'] {
+  if (resets.length > 0) return resets;
+  const t = d.capture.trace;
+  const marks = t.resetMarks.raw();
+  if (marks.length === 0) return resets;
+  const evTs = t.evTs.raw();
+  const out: Overview['resets'] = [];
+  for (let k = 0; k < marks.length; k++) out.push({ ts: evTs[marks[k]], from: 'none', to: 'none', marker: true });
+  return out.sort((a, b) => a.ts - b.ts);
+}
+
 export function overview(d: ExplorerData): Overview {
   const t = d.t;
   let t0 = Infinity;
@@ -138,7 +155,7 @@ export function overview(d: ExplorerData): Overview {
     cpus: [...cpus].sort((a, b) => a - b),
     tasks: busiestTasks(d),
     generations,
-    resets: resetsOf(generations),
+    resets: withMarkers(resetsOf(generations), d),
     lost,
     statusNames: STATUS_NAMES_WITH_NONE,
     segments: segmentsOf(d.capture).segments,

@@ -21,6 +21,8 @@ export interface ViewState extends UrlView {
   help: boolean;
   /** which of a simulated capture's wrong or detected ids has its story shown (ui/idstory), null for none */
   idStory: number | null;
+  /** one event singled out on the timeline (Show on the timeline from an id's story); not in the URL */
+  pin: { ts: number; cpu: number } | null;
   set(patch: Partial<ViewState>): void;
   /** a stack selected in one pane is shown in every pane; selecting it again clears it */
   selectStack(stack: number | null): void;
@@ -82,10 +84,11 @@ export const useViewStore = create<ViewState>((set, get) => ({
   urlEpoch: 0,
   help: false,
   idStory: null,
+  pin: null,
   set: (patch) => set(withStackIdentity(patch)),
   selectStack: (stack) => set(withStackIdentity({ stack: get().stack === stack ? null : stack })),
   // the theme and an explicit frames choice are the user's preferences, not the capture's view
-  reset: () => setQuietly({ ...DEFAULT_VIEW, stack: null, selectedStackSlots: null, notice: null, theme: get().theme, flameFrames: get().flameFrames, help: false, idStory: null }),
+  reset: () => setQuietly({ ...DEFAULT_VIEW, stack: null, selectedStackSlots: null, notice: null, theme: get().theme, flameFrames: get().flameFrames, help: false, idStory: null, pin: null }),
   dismissNotice: () => set({ notice: null }),
 }));
 

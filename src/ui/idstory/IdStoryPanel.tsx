@@ -30,13 +30,13 @@ export function IdStoryPanel() {
           {fmtInt(count)} {v8 ? 'cookies the ledger says are detected as stale' : 'ids the ledger says resolve to another stack'}: click one on the timeline, or step through them.
         </span>
         <span style={{ flex: 1 }} />
-        <button type="button" onClick={() => set({ idStory: Math.max(0, n - 1) })} disabled={n === 0} aria-label="previous id" data-testid="explorer-id-story-prev">
+        <button type="button" onClick={() => set({ idStory: Math.max(0, n - 1), pin: null })} disabled={n === 0} aria-label="previous id" data-testid="explorer-id-story-prev">
           ◀
         </button>
         <span className="mono" data-testid="explorer-id-story-pos">
           {fmtInt(n + 1)} of {fmtInt(count)}
         </span>
-        <button type="button" onClick={() => set({ idStory: Math.min(count - 1, n + 1) })} disabled={n >= count - 1} aria-label="next id" data-testid="explorer-id-story-next">
+        <button type="button" onClick={() => set({ idStory: Math.min(count - 1, n + 1), pin: null })} disabled={n >= count - 1} aria-label="next id" data-testid="explorer-id-story-next">
           ▶
         </button>
       </div>
@@ -67,7 +67,7 @@ function Story({ s, v8 }: { s: IdStoryView; v8: boolean }) {
   const record = v8 ? `<stack_id ${s.written.slot} gen ${s.written.generation}>` : `<stack_id ${s.written.slot}>`;
   const zoom = () => {
     const pad = Math.max((tEnd - t0) * 0.1, 1e-4);
-    set({ window: [t0 - pad, tEnd + pad] });
+    set({ window: [t0 - pad, tEnd + pad], pin: { ts: s.written.ts, cpu: s.written.cpu } });
     if (s.read.stack >= 0 && useViewStore.getState().stack !== s.read.stack) selectStack(s.read.stack);
   };
   const moments: StoryMoment[] = [

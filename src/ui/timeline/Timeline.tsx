@@ -33,7 +33,7 @@ export function Timeline() {
   const overview = useLoadStore((s) => s.overview);
   const capture = useLoadStore((s) => (s.status === 'done' ? s.captureId : 0));
   const v = useViewStore(
-    useShallow((s) => ({ lanes: s.lanes, generation: s.generation, cpus: s.cpus, stack: s.stack, range: s.range, zoomed: s.window !== null, set: s.set, selectStack: s.selectStack })),
+    useShallow((s) => ({ lanes: s.lanes, generation: s.generation, cpus: s.cpus, stack: s.stack, range: s.range, pin: s.pin, zoomed: s.window !== null, set: s.set, selectStack: s.selectStack })),
   );
   const axis = useMemo(() => {
     if (!overview) return null;
@@ -71,7 +71,7 @@ export function Timeline() {
     const ctx = context();
     if (!ctx || !overview || !axis) return;
     const d = data.current && data.current.capture === capture ? data.current : null;
-    drawTimeline(ctx, { width: size.width, height: size.height, window: windowNow(), axis, overview, data: d, range: v.range, brushing, generation: v.generation });
+    drawTimeline(ctx, { width: size.width, height: size.height, window: windowNow(), axis, overview, data: d, range: v.range, brushing, generation: v.generation, pin: v.pin });
   };
   const frame = useRef(0);
   const drawSoon = () => {
@@ -233,7 +233,7 @@ export function Timeline() {
           }}
         />
       )}
-      <div ref={wrap} className="canvas-wrap" data-testid="timeline" data-segments={segments.length} title={error ?? undefined}>
+      <div ref={wrap} className="canvas-wrap" data-testid="timeline" data-segments={segments.length} data-pin-ts={v.pin?.ts ?? ''} data-pin-cpu={v.pin?.cpu ?? ''} data-resets={overview?.resets.length ?? 0} title={error ?? undefined}>
         <canvas ref={ref} tabIndex={0} aria-label="timeline: drag to select a range, wheel to zoom, drag the ruler or shift-drag to pan, WASD" />
         {hover?.info && <EventTooltip x={hover.x} y={hover.y} width={size.width} height={size.height} info={hover.info} />}
       </div>

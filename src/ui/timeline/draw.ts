@@ -18,6 +18,8 @@ export interface TimelineFrame {
   /** a brush being dragged, in trace seconds */
   brushing: [number, number] | null;
   generation: number | 'none' | null;
+  /** one event singled out (an id's story: the record written), marked on its CPU's lane */
+  pin: { ts: number; cpu: number } | null;
 }
 
 /** Draws the whole timeline: generation bands, lanes of events by status, highlights, resets, lost events, segment breaks, ruler, brush. */
@@ -97,6 +99,7 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, f: TimelineFrame) {
 
   drawBreaks(ctx, f, x, plotBottom, panel, muted);
   drawRuler(ctx, f, muted, line);
+  if (f.pin) drawPin(ctx, f, x, lanes, plotBottom, fg, accent);
 
   // the brushed range (or the one being dragged): the outside dimmed
   const r = f.brushing ?? f.range;
@@ -113,6 +116,39 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, f: TimelineFrame) {
     ctx.fillStyle = withAlpha(accent, 0.18);
     if (x1 > x0) ctx.fillRect(x0, 0, x1 - x0, RULER_H);
   }
+}
+
+/**
+ * The pinned event: a line down the plot at its time, and on its CPU's lane (per-CPU lanes) a ring
+ * around the spot and a pointer from the ruler, so one event stands out among its neighbours.
+ */
+function drawPin(ctx: CanvasRenderingContext2D, f: TimelineFrame, x: d3.ScaleLinear<number, number>, lanes: { key: number }[], plotBottom: number, fg: string, accent: string) {
+  const pin = f.pin!;
+  const px = Math.round(x(pin.ts)) + 0.5;
+  if (!Number.isFinite(px) || px < LABEL_W || px > f.width) return;
+  ctx.strokeStyle = fg;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  ctx.moveTo(px, RULER_H);
+  ctx.lineTo(px, plotBottom);
+  ctx.stroke();
+  // the pointer on the ruler
+  ctx.fillStyle = accent;
+  ctx.beginPath();
+  ctx.moveTo(px - 6, 2);
+  ctx.lineTo(px + 6, 2);
+  ctx.lineTo(px, RULER_H - 2);
+  ctx.fill();
+  const lane = f.data?.req.lanes === 'cpu' ? lanes.findIndex((l) => l.key === pin.cpu) : -1;
+  if (lane < 0) return;
+  const laneH = laneHeight(lanes.length);
+  const cy = RULER_H + lane * laneH + laneH / 2;
+  ctx.lineWidth = 2.5;
+  ctx.strokeStyle = accent;
+  ctx.beginPath();
+  ctx.arc(px, cy, Math.max(3, laneH / 2 - 1), 0, Math.PI * 2);
+  ctx.stroke();
+  ctx.lineWidth = 1;
 }
 
 /** Where each column of an answer starts in trace seconds (its pieces side by side), and the column's width in seconds. */
