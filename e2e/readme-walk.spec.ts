@@ -47,6 +47,16 @@ test('a selection: a generation picked fills every pane with its counts, a top s
   const count = Number(await row.getAttribute('data-count'));
   await row.click();
   await expect(page.getByTestId('timeline')).toHaveAttribute('data-highlight-events', String(count));
+  // the table scrolled: its header stays on top of the rows passing under it (a share bar once painted over it)
+  const table = page.getByTestId('top-stacks');
+  await table.evaluate((el) => (el.scrollTop = 200));
+  await expect.poll(() => table.evaluate((el) => el.scrollTop)).toBeGreaterThan(100);
+  for (const name of ['count', 'share', 'leaf frame']) {
+    const th = table.locator('thead th', { hasText: name }).first();
+    const box = (await th.boundingBox())!;
+    const onTop = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.closest('th')?.textContent ?? null, [box.x + box.width / 2, box.y + box.height / 2]);
+    expect(onTop).toContain(name);
+  }
 });
 
 test('Back and Forward between the explorer and the simulator, the view kept on each side', async ({ page }) => {
