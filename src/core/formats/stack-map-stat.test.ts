@@ -78,6 +78,16 @@ describe('stack_map_stat fixtures', () => {
 });
 
 describe('stack_map_stat variants and damage', () => {
+  it('a value past 2^53 is said and kept as text, not rounded; 2^32 - 1 is exact (issue 34, 13)', () => {
+    const { stat, diags } = parseAll(enc.encode('generation: 4294967295\nentries: 3\ncapacity: 4\nsuccesses: 18446744073709551615\nfallbacks: 9007199254740993\n'));
+    expect([stat.generation, stat.successes, stat.drops]).toEqual([4294967295, null, null]);
+    expect(stat.values).toContainEqual(['successes', '18446744073709551615']);
+    expect(diags.map((d) => [d.where, d.message])).toEqual([
+      ['line 4', 'value of "successes" beyond 2^53 (not exact as a number): kept as text only'],
+      ['line 5', 'value of "fallbacks" beyond 2^53 (not exact as a number): kept as text only'],
+    ]);
+  });
+
   it('v7 without success_rate', () => {
     const { stat, diags } = parseAll(enc.encode('entries:      0 / 1024\ntable_size:   2048\nsuccesses:    0\ndrops:        0\n'));
     expect(diags).toEqual([]);
