@@ -249,6 +249,9 @@ function takeOver(lock: string, ino: number, token: string): void {
   rmSync(moved, { force: true });
 }
 
+/** seconds as a person reads them: 60, 0.2 */
+const seconds = (ms: number) => String(Math.round(ms / 100) / 10);
+
 const waitDefault = (): number => {
   const v = Number(process.env[LOCK_WAIT_ENV]);
   return process.env[LOCK_WAIT_ENV] !== undefined && Number.isFinite(v) && v >= 0 ? v * 1000 : LOCK_WAIT_DEFAULT_MS;
@@ -289,10 +292,10 @@ export async function withFolderLock<T>(dir: string | null, fn: () => Promise<T>
         continue;
       }
       if (Date.now() - began >= waitMs)
-        return { lockError: `gave up after ${Math.round(waitMs / 1000)} s waiting for ${lock} (${h.why}): another export into ${dir} is running; try again once it has ended (${LOCK_WAIT_ENV}=SECONDS waits longer)` };
+        return { lockError: `gave up after ${seconds(waitMs)} s waiting for ${lock} (${h.why}): another export into ${dir} is running; try again once it has ended (${LOCK_WAIT_ENV}=SECONDS waits longer)` };
       if (said !== h.held) {
         said = h.held;
-        log(`waiting for ${lock} (${h.why}): another export into ${dir} is running; waiting up to ${Math.round(waitMs / 1000)} s\n`);
+        log(`waiting for ${lock} (${h.why}): another export into ${dir} is running; waiting up to ${seconds(waitMs)} s\n`);
       }
       await new Promise((r) => setTimeout(r, 50));
     }

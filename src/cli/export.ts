@@ -55,8 +55,12 @@ export const EXPORT_USAGE = `usage: stackmap-explorer export --format folded|spe
   --json          print {captureId, layout, converted, tables: [{table, rows, bytes, file}]}
   --              ends the options
 
+  One export at a time writes into a DIR: another waits for its lock (DIR/.stackmap-export.lock,
+  naming the holder's pid), saying so on stderr, for at most 60 s (STACKMAP_EXPORT_LOCK_WAIT=
+  SECONDS); a lock whose export has ended is taken over, as are the temporary files it left.
+
 exit status: 0 when at least one file was read, 1 when none could be or DIR cannot take the
-tables, 2 on a usage error`;
+tables (a write failed, the lock was not had), 2 on a usage error`;
 
 
 export interface Written {
