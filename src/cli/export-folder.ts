@@ -24,7 +24,8 @@ export function captureIdOfPaths(paths: readonly string[]): string {
       if (!st.isFile()) continue;
       const fd = openSync(p, 'r');
       try {
-        const head = new Uint8Array(Math.min(CAPTURE_ID_HEAD_BYTES, st.size));
+        // read to the end, not to the size the file says (a file of /proc says 0): as readFiles reads it
+        const head = new Uint8Array(CAPTURE_ID_HEAD_BYTES);
         let got = 0;
         while (got < head.length) {
           const n = readSync(fd, head, got, head.length - got, got);
@@ -34,13 +35,14 @@ export function captureIdOfPaths(paths: readonly string[]): string {
         // every byte, 1 MiB at a time, for the content digest (as contentDigest reads a stream)
         const h = new Fnv1a64();
         const buf = new Uint8Array(1 << 20);
-        for (let at = 0; ; ) {
+        let at = 0;
+        for (;;) {
           const n = readSync(fd, buf, 0, buf.length, at);
           if (n === 0) break;
           h.update(buf.subarray(0, n));
           at += n;
         }
-        files.push({ name: basename(p), size: st.size, head: head.subarray(0, got), digest: h.hex() });
+        files.push({ name: basename(p), size: at, head: head.subarray(0, got), digest: h.hex() });
       } finally {
         closeSync(fd);
       }

@@ -1,4 +1,4 @@
-import { createReadStream, openAsBlob, statSync, type Stats } from 'node:fs';
+import { createReadStream, openAsBlob, statfsSync, statSync, type Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { basename } from 'node:path';
 import type { Capture } from '../core/capture/ingest.ts';
@@ -6,6 +6,7 @@ import { loadFiles, type LoadOptions, type NamedBlob } from '../core/capture/loa
 import { nodeTraceParts } from './trace-parts.ts';
 import { CAPTURE_ID_HEAD_BYTES, captureIdOf, Fnv1a64 } from '../core/tables/id.ts';
 import type { CaptureSource } from '../core/tables/build.ts';
+import { DEFAULT_DECOMPRESS_LIMITS } from '../core/formats/decompress-budget.ts';
 
 /** A file given, as the capture's id and the `captures` table see it. */
 export interface SourceFile extends CaptureSource {
@@ -35,15 +36,61 @@ function cannotOpen(e: unknown): string {
   return err.message ?? String(e);
 }
 
+/** Blob parts of at most this many bytes while a stream is drained: its chunks joined as it goes, not held one by one. */
+const DRAIN_PART = 64 * 2 ** 20;
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
 /**
- * A stream that cannot be opened twice or asked its size (standard input, a pipe) read to its end
- * into a Blob of its chunks, which the readers then stream as they do a file's. (Held in memory:
- * a pipe's size is known only at its end.)
+ * A stream that cannot be opened twice or asked its size (standard input, a pipe, a device, a
+ * file of /proc, /sys or tracefs) read to its end into a Blob of its chunks, which the readers
+ * then stream as they do a file's. Held in memory (a pipe's size is known only at its end), so
+ * bounded: past `limit` bytes (the budget one file may decompress to, 4 GiB) the read stops,
+ * what was read is kept, and `over` says so.
  */
-async function drain(stream: Readable): Promise<Blob> {
-  const chunks: Uint8Array<ArrayBuffer>[] = [];
-  for await (const c of stream) chunks.push(typeof c === 'string' ? new TextEncoder().encode(c) : new Uint8Array(c as Buffer));
-  return new Blob(chunks);
+async function drain(stream: Readable, limit: number): Promise<{ blob: Blob; over: string | null }> {
+  const parts: Blob[] = [];
+  let chunks: Uint8Array<ArrayBuffer>[] = [];
+  let held = 0;
+  let total = 0;
+  let over: string | null = null;
+  for await (const c of stream) {
+    let chunk = typeof c === 'string' ? new TextEncoder().encode(c) : new Uint8Array(c as Buffer);
+    if (total + chunk.length > limit) {
+      chunk = chunk.subarray(0, limit - total);
+      over = `read stopped at ${fmt(limit)} bytes, the most read from a pipe, a device or a file that gives no size: what was read before is kept`;
+    }
+    chunks.push(chunk);
+    held += chunk.length;
+    total += chunk.length;
+    if (held >= DRAIN_PART) {
+      parts.push(new Blob(chunks));
+      chunks = [];
+      held = 0;
+    }
+    if (over) {
+      stream.destroy();
+      break;
+    }
+  }
+  parts.push(new Blob(chunks));
+  return { blob: new Blob(parts), over };
+}
+
+/**
+ * Filesystems whose files say a size that is not their content's: /proc (0), sysfs (4096),
+ * tracefs and debugfs (0 for `trace`, `stack_map*`). statfs's f_type, as <linux/magic.h> has them.
+ */
+const PSEUDO_FS = new Set([0x9fa0 /* proc */, 0x62656572 /* sysfs */, 0x74726163 /* tracefs */, 0x64626720 /* debugfs */, 0x27e0eb /* cgroup */, 0x63677270 /* cgroup2 */]);
+
+/** Whether a file's reported size cannot be trusted: 0 (a file of /proc says 0 and holds 121,437 symbols), or on such a filesystem. */
+function sizeUntrusted(path: string, stat: Stats): boolean {
+  if (stat.size === 0) return true;
+  try {
+    return PSEUDO_FS.has(Number(statfsSync(path).type));
+  } catch {
+    return false;
+  }
 }
 
 /** What of a stat tells a file was changed: replaced (inode), resized, or written (mtime). */
@@ -62,27 +109,43 @@ function differs(a: Stats, b: Stats): string | null {
  * gets a diagnostic (a file truncated or rewritten under the reader fails the read itself, and
  * load.ts reports that). A large trace text file is read on two threads (trace-parts.ts).
  */
-export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProgress' | 'progressEveryMs' | 'details'> & { partMinBytes?: number; digests?: boolean } = {}): Promise<ReadOutcome> {
+export async function readFiles(
+  paths: string[],
+  opts: Pick<LoadOptions, 'onProgress' | 'progressEveryMs' | 'details'> & {
+    partMinBytes?: number;
+    digests?: boolean;
+    /** the most bytes read from a pipe, a device or a file whose size says 0 (default: 4 GiB, the decompression budget of one file) */
+    drainLimit?: number;
+  } = {},
+): Promise<ReadOutcome> {
+  const { drainLimit = DEFAULT_DECOMPRESS_LIMITS.fileBytes, ...loadOpts } = opts;
   const files: NamedBlob[] = [];
   const given = new Map<Blob, string>();
   const failed: ReadOutcome['failed'] = [];
   const opened = new Map<Blob, { path: string; stat: Stats }>();
+  /** a drained file's name and why its read stopped short */
+  const cut: { name: string; over: string }[] = [];
+  const drained = async (name: string, path: string, stream: Readable) => {
+    const { blob, over } = await drain(stream, drainLimit);
+    files.push({ name, blob });
+    given.set(blob, path);
+    if (over) cut.push({ name, over });
+  };
   for (const path of paths) {
     try {
       // standard input, a pipe (<(cmd), /dev/stdin) or a device: read to its end, then sniffed like a file
       if (path === '-') {
-        files.push({ name: 'stdin', blob: await drain(process.stdin) });
-        given.set(files[files.length - 1].blob, path);
+        await drained('stdin', path, process.stdin);
         continue;
       }
       const stat = statSync(path);
-      if (stat.isFIFO() || stat.isCharacterDevice() || stat.isSocket()) {
-        files.push({ name: basename(path), blob: await drain(createReadStream(path)) });
-        given.set(files[files.length - 1].blob, path);
-        continue;
-      }
       if (stat.isDirectory()) {
         failed.push({ file: path, reason: 'is a directory' });
+        continue;
+      }
+      // a file whose size is not its content's (/proc/kallsyms says 0): to its end, as a pipe is
+      if (stat.isFIFO() || stat.isCharacterDevice() || stat.isSocket() || (stat.isFile() && sizeUntrusted(path, stat))) {
+        await drained(basename(path), path, createReadStream(path));
         continue;
       }
       const blob = await openAsBlob(path);
@@ -106,11 +169,11 @@ export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProg
     return d && `changed while being read (${d}): what was read may mix its old and new contents`;
   };
   const byBlob = new Map([...opened].map(([blob, o]) => [blob, o.path]));
-  const parts = nodeTraceParts(byBlob, opts.partMinBytes);
+  const parts = nodeTraceParts(byBlob, loadOpts.partMinBytes);
   // the digests as the load reads the bytes (FNV-1a 64 of every byte, no second read), each
   // continued from where the load stopped for a file it did not read to the end itself
   const digests = new Map<Blob, { h: Fnv1a64; bytes: number }>();
-  const onBytes = opts.digests
+  const onBytes = loadOpts.digests
     ? (f: NamedBlob, chunk: Uint8Array) => {
         let d = digests.get(f.blob);
         if (!d) digests.set(f.blob, (d = { h: new Fnv1a64(), bytes: 0 }));
@@ -118,9 +181,10 @@ export async function readFiles(paths: string[], opts: Pick<LoadOptions, 'onProg
         d.bytes += chunk.length;
       }
     : undefined;
-  const capture = await loadFiles(files, { ...opts, changedSince, parts, onBytes });
+  const capture = await loadFiles(files, { ...loadOpts, changedSince, parts, onBytes });
+  for (const c of cut) capture.diagnostics.push({ file: c.name, where: 'file', message: c.over, count: 1 });
   const sources: SourceFile[] = [];
-  if (opts.digests) {
+  if (loadOpts.digests) {
     for (const f of files) {
       const head = new Uint8Array(await f.blob.slice(0, CAPTURE_ID_HEAD_BYTES).arrayBuffer());
       const d = digests.get(f.blob) ?? { h: new Fnv1a64(), bytes: 0 };
