@@ -284,7 +284,14 @@ export async function withFolderLock<T>(dir: string | null, fn: () => Promise<T>
   const releaseWait = onInterrupt(() => {});
   try {
     for (;;) {
-      if (tryLock(lock, line, token)) break;
+      let got: boolean;
+      try {
+        got = tryLock(lock, line, token);
+      } catch (e) {
+        // a full disk, a read-only folder: said with the lock's name; no lock is left
+        return { lockError: `cannot make the lock ${lock}: ${(e as Error).message}` };
+      }
+      if (got) break;
       const h = inspect(lock, graceMs);
       if ('gone' in h) continue;
       if ('refuse' in h) return { lockError: h.refuse };
