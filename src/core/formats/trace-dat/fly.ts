@@ -26,17 +26,27 @@ export function* readSpans(c: FlyCtx, spans: DatCpuData[], end: number): Pull<bo
   const sorted = spans.filter((s) => s.size > 0).sort((a, b) => a.offset - b.offset);
   for (let i = 0; i < sorted.length; i++) {
     const sp = sorted[i];
+    const prev = i > 0 ? sorted[i - 1] : null;
+    if (prev && prev.offset === sp.offset) {
+      // trace-cmd reads the same bytes for both CPUs; a forward read has them once
+      rd.diag(sp.offset, `CPU ${sp.cpu} data at 0x${sp.offset.toString(16)} is CPU ${prev.cpu}'s too (the same offset): read once, its records counted as CPU ${prev.cpu}'s`);
+      continue;
+    }
     if (sp.offset < rd.pos) {
       rd.diag(rd.pos, `CPU ${sp.cpu} data at 0x${sp.offset.toString(16)} overlaps what was read: skipped`);
       continue;
     }
+    // the next span that starts after this one (spans at the same offset are read once)
+    let j = i + 1;
+    while (j < sorted.length && sorted[j].offset === sp.offset) j++;
+    const nextAt = j < sorted.length ? sorted[j].offset : end;
     // compressed: the chunks say where they end (trace-cmd's size for them is 4 bytes short), up to the next span
-    const spanEnd = c.codec ? Math.min(end, i + 1 < sorted.length ? sorted[i + 1].offset : end) : sp.offset + sp.size;
+    const spanEnd = c.codec ? Math.min(end, nextAt) : sp.offset + sp.size;
     if (spanEnd > end || sp.offset >= end) {
       rd.diag(sp.offset, `CPU ${sp.cpu} data (${sp.size} bytes at 0x${sp.offset.toString(16)}) goes beyond its section's end 0x${end.toString(16)}: skipped`);
       continue;
     }
-    if (!(yield* rd.skipUsed(sp.offset - rd.pos))) return void rd.truncated(`the padding before CPU ${sp.cpu} data`), false;
+    if (!(yield* padding(rd, sp.offset - rd.pos, prev ? `after CPU ${prev.cpu}'s data, before CPU ${sp.cpu}'s` : `before CPU ${sp.cpu}'s data`, i === 0))) return void rd.truncated(`the padding before CPU ${sp.cpu} data`), false;
     if (c.codec) {
       if (!(yield* chunks(c, c.codec, sp.cpu, spanEnd))) return false;
       const took = rd.pos - sp.offset;
@@ -45,9 +55,13 @@ export function* readSpans(c: FlyCtx, spans: DatCpuData[], end: number): Pull<bo
       while (rd.pos < spanEnd) {
         const at = rd.pos;
         const k = Math.min(spanEnd - at, pageSize);
-        const p = yield* rd.src.take(k);
+        // a size that ends inside a page: trace-cmd reads the whole page (its commit says how much
+        // of it is data), so it is read whole when the file has it before the next span
+        const whole = k < pageSize && at + pageSize <= Math.min(end, nextAt);
+        const p = yield* rd.src.take(whole ? pageSize : k);
         if (!p) return void rd.truncated(`CPU ${sp.cpu} data`), false;
-        if (k < pageSize) {
+        if (whole) rd.diag(at, `CPU ${sp.cpu}: its size ${sp.size} ends ${k} bytes into a page: the whole page read, as trace-cmd reads it`);
+        else if (k < pageSize) {
           rd.src.unused(at, k, `CPU ${sp.cpu}: a partial page of ${k} bytes`);
           continue;
         }
@@ -56,6 +70,36 @@ export function* readSpans(c: FlyCtx, spans: DatCpuData[], end: number): Pull<bo
     }
   }
   return true;
+}
+
+/**
+ * The bytes between spans: used when they are zeros (page alignment), else not used and named
+ * (data no CPU's size covers, e.g. a page left out of a span one page short: trace-cmd does not
+ * read it either). Before the first span they may start with the trace clock as version 6
+ * writes it there (a u64 size, then its text): those bytes are used.
+ */
+function* padding(rd: Rd, n: number, where: string, first: boolean): Pull<boolean> {
+  const at = rd.pos;
+  let got = 0;
+  let head: Uint8Array | null = null;
+  let firstNonZero = -1;
+  let lastNonZero = -1;
+  const ok = yield* rd.pieces(n, (b, o) => {
+    if (!head) head = b.slice(0, 8);
+    for (let k = 0; k < b.length; k++) {
+      if (b[k] !== 0) {
+        if (firstNonZero < 0) firstNonZero = o + k;
+        lastNonZero = o + k;
+      }
+    }
+    got += b.length;
+  });
+  const h = head as Uint8Array | null;
+  const clock = first && h !== null && h.length === 8 ? 8 + new DataView(h.buffer).getUint32(rd.little ? 0 : 4, rd.little) : -1;
+  const clockHigh = h !== null && h.length === 8 ? new DataView(h.buffer).getUint32(rd.little ? 4 : 0, rd.little) : 1;
+  if (firstNonZero < 0 || (clock > 8 && clockHigh === 0 && clock <= got && lastNonZero < at + clock)) rd.src.use(got);
+  else rd.src.unused(at, got, `${got} bytes ${where} are not zero padding (the first non-zero at 0x${firstNonZero.toString(16)}; data no CPU's size covers): not read, as trace-cmd does not`);
+  return ok;
 }
 
 /** One CPU's compressed span: a u32 count, then that many chunks of whole pages, before `spanEnd`. */

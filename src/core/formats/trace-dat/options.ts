@@ -6,6 +6,25 @@
  * GUEST, TRACEID, DATE, CPUSTAT, PROCMAPS). Each decode reads only inside the option's bytes.
  */
 
+import type { Pull, Rd } from './read.ts';
+
+/** Largest part of an option that is looked at: past it, its bytes are reported, not read. */
+export const MAX_OPTION = 1 << 20;
+
+/**
+ * An option's bytes after its id and size: all of them, or past MAX_OPTION its first MAX_OPTION
+ * (what trace-cmd uses of a text option is at its start) and the rest reported as not read; null
+ * when the file ends inside it.
+ */
+export function* optionBytes(rd: Rd, id: number, size: number): Pull<Uint8Array | null> {
+  if (size <= MAX_OPTION) return yield* rd.blob(size);
+  const data = yield* rd.blob(MAX_OPTION);
+  if (!data) return null;
+  const name = OPT_NAME[id] ?? `option ${id}`;
+  if (!(yield* rd.skipUnused(size - MAX_OPTION, `option ${name} of ${size} bytes: only its first ${MAX_OPTION} bytes read, the other ${size - MAX_OPTION} not`))) return null;
+  return data;
+}
+
 export const OPT = {
   DONE: 0,
   DATE: 1,
@@ -182,7 +201,15 @@ export function applyOption(id: number, data: Uint8Array, little: boolean, v7: b
         // each CPU takes 20 bytes: the count cannot claim more than the option holds
         if (cpus * 20 > data.length - r.o) return void bad(`${cpus} CPUs do not fit in its ${data.length - r.o} bytes left`);
         buf.pageSize = pageSize;
-        for (let i = 0; i < cpus; i++) buf.cpus.push({ cpu: r.u32()!, offset: r.u64()!, size: r.u64()! });
+        const firstAt = new Map<number, number>();
+        for (let i = 0; i < cpus; i++) {
+          const cpu = r.u32()!;
+          buf.cpus.push({ cpu, offset: r.u64()!, size: r.u64()! });
+          const was = firstAt.get(cpu);
+          // (trace-cmd 3.1 reads no event of such a buffer; both spans are read here, their events under the one id)
+          if (was !== undefined) bad(`CPU id ${cpu} given twice (entries ${was} and ${i}): both read, their events all counted as CPU ${cpu}'s`);
+          else firstAt.set(cpu, i);
+        }
       }
       opts.buffers.push(buf);
       return;

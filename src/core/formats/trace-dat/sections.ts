@@ -49,8 +49,11 @@ export function* headerInfo(rd: Rd, longSize: number, meta: DatMeta): Pull<boole
 
 function addFormat(rd: Rd, meta: DatMeta, t: string, system: string, at: number): void {
   const f = parseEventFormat(t, system);
-  if (typeof f === 'string') rd.diag(at, f);
-  else meta.formats.set(f.id, f);
+  if (typeof f === 'string') return void rd.diag(at, f);
+  const was = meta.formats.get(f.id);
+  // trace-cmd report decodes the id's records by the later format too
+  if (was) rd.diag(at, `event format ${f.system}/${f.name}: ID ${f.id} is also ${was.system}/${was.name}'s: its records are read as ${f.name}, the later one (as trace-cmd does), not as ${was.name}`);
+  meta.formats.set(f.id, f);
 }
 
 /** u32 count, then that many u64-sized ftrace format files. */

@@ -4,15 +4,13 @@
  * then `options` and `flyrecord` (or `latency`) tagged parts, one after another.
  */
 import { readSpans } from './fly.ts';
-import { applyOption, emptyOptions, tsMap } from './options.ts';
+import { applyOption, emptyOptions, optionBytes, tsMap } from './options.ts';
 import { cmdlines, emptyMeta, eventFormats, ftraceFormats, headerInfo, kallsyms, printkFormats } from './sections.ts';
 import type { DatCpuData } from './options.ts';
 import type { Pull, Rd } from './read.ts';
 import type { DatBody } from './types.ts';
 
 const ascii = new TextDecoder('latin1');
-/** Largest option whose bytes are looked at (the rest are skipped as used). */
-const MAX_OPTION = 1 << 20;
 
 export function* readV6(rd: Rd, b: DatBody): Pull<void> {
   const { res, ctx } = b;
@@ -42,11 +40,7 @@ export function* readV6(rd: Rd, b: DatBody): Pull<void> {
         if (id === 0) break;
         const sz = yield* rd.u32();
         if (sz === null) return void rd.truncated('an option');
-        if (sz > MAX_OPTION) {
-          if (!(yield* rd.skipUsed(sz))) return void rd.truncated('an option');
-          continue;
-        }
-        const data = yield* rd.blob(sz);
+        const data = yield* optionBytes(rd, id, sz);
         if (!data) return void rd.truncated('an option');
         applyOption(id, data, rd.little, false, opts, (m) => rd.diag(oat, m));
       }

@@ -12,7 +12,7 @@
 import { codecOf, MAX_SECTION_BLOCK, readBlock, type Codec } from './compress.ts';
 import { standaloneBudget } from '../decompress-budget.ts';
 import { readSpans } from './fly.ts';
-import { applyOption, OPT, OPT_NAME, tsMap, type DatBuffer, type DatOptions } from './options.ts';
+import { applyOption, optionBytes, OPT, OPT_NAME, tsMap, type DatBuffer, type DatOptions } from './options.ts';
 import { MemSrc, Rd, WindowSrc, type Pull } from './read.ts';
 import { cmdlines, emptyMeta, eventFormats, ftraceFormats, headerInfo, kallsyms, printkFormats } from './sections.ts';
 import { emptyOptions } from './options.ts';
@@ -20,8 +20,6 @@ import type { DatBody } from './types.ts';
 import type { ParseContext } from '../types.ts';
 
 /** What a version's body reader gets from the header. */
-/** Largest option whose bytes are looked at (the rest are skipped as used). */
-const MAX_OPTION = 1 << 20;
 /** Highest CPU id read. */
 const MAX_CPU = 4096;
 
@@ -212,11 +210,7 @@ function* options(r: Rd, opts: DatOptions, ctx: ParseContext, secAt: number): Pu
       r.diag(at, `options section at ${hex(secAt)} ends without DONE`);
       return null;
     }
-    if (size > MAX_OPTION) {
-      if (!(yield* r.skipUsed(size))) return void r.truncated('an option'), null;
-      continue;
-    }
-    const data = yield* r.blob(size);
+    const data = yield* optionBytes(r, id, size);
     if (!data) return void r.truncated(`option ${OPT_NAME[id] ?? id}`), null;
     const next = applyOption(id, data, r.little, true, opts, (m) => r.diag(at, m));
     if (id === OPT.DONE) return next ?? null;
