@@ -8,6 +8,7 @@ import { parserForKind } from '../formats/registry.ts';
 import { createTraceTextParser } from '../formats/trace-text.ts';
 import type { ByteCount, ChunkParser, FileKind, LineCount, ParsedDump, ParsedStat, TraceTextResult } from '../formats/types.ts';
 import { resolveCookies } from './cookie-index.ts';
+import { compareSymbolFiles, slotsPastTable, statTable } from './cross-checks.ts';
 import { DumpIndex } from './dumps.ts';
 import { StackTable, type StackTableMark } from './stack-table.ts';
 import { RecordStatus, TraceColumns, type TraceColumnsMark } from './trace-columns.ts';
@@ -225,6 +226,10 @@ export class Ingest {
     const dumps = new DumpIndex(this.stacks);
     const sym = this.symbols.find((s) => !s.syms.allZero);
     const symbolizer = sym ? new Symbolizer(sym.syms) : null;
+    // what the other files contradict is said on them: symbols named otherwise, slots no table holds
+    if (sym) for (const s of this.symbols) if (s !== sym) compareSymbolFiles(sym.syms, s.syms, derivedLog(s.log));
+    const table = statTable(this.stats);
+    for (const { dump, log } of this.dumps) slotsPastTable(dump, table, derivedLog(log));
     for (const { dump, log } of this.dumps) dumps.add(dump, derivedLog(log), symbolizer);
     if (sym && symbolizer && symbolizer.misses > symbolizer.hits) {
       derivedLog(sym.log).forFile(

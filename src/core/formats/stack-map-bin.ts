@@ -120,6 +120,8 @@ export function createStackMapBinParser(ctx: ParseContext): ChunkParser<ParsedDu
         lo[at + k] = view.getUint32(p + 4, false);
       }
     }
+    // (the offset goes with the diagnostic, not in its text: every such record groups as one)
+    if (view.getUint32(off + 12, le) !== 0) diag.atOffset(used, 'record reserved word is not 0 (the kernel writes 0): the record is read as if it were');
     if (slot <= lastSlot) {
       diag.atOffset(used, slot === lastSlot ? 'slot appears twice in the dump' : 'slots not in ascending order');
     }
