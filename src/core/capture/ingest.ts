@@ -98,6 +98,8 @@ export class Ingest {
   private readonly logs: DiagnosticLog[] = [];
   /** logs before this index belong to files of an earlier load: report() does not add to them */
   private sealedLogs = 0;
+  /** a file's newest log by name, as its index in `logs` (checked before use: a rollback may have dropped it) */
+  private readonly reportLogs = new Map<string, number>();
   private tracer: string | null = null;
   /** function -> module, in the order first seen (rollback drops the entries past a mark) */
   private readonly modules = new Map<string, string>();
@@ -112,6 +114,7 @@ export class Ingest {
     const log = new DiagnosticLog(file);
     let sink: ReturnType<TraceColumns['sink']> | null = null;
     this.logs.push(log);
+    this.reportLogs.set(file, this.logs.length - 1);
     let head: Uint8Array[] = [];
     let headLen = 0;
     let size = 0;
@@ -317,14 +320,21 @@ export class Ingest {
     this.sealedLogs = m.sealedLogs;
     this.tracer = m.tracer;
     // a Map keeps insertion order: the entries past the mark are the ones added since
-    let k = 0;
-    for (const key of [...this.modules.keys()]) if (k++ >= m.modules) this.modules.delete(key);
+    if (this.modules.size > m.modules) {
+      let k = 0;
+      for (const key of [...this.modules.keys()]) if (k++ >= m.modules) this.modules.delete(key);
+    }
   }
 
   /** A diagnostic about a file not opened as such, e.g. a bundle cut short (see unpack.ts). */
   report(file: string, message: string, offset?: number): void {
-    let log = this.logs.slice(this.sealedLogs).find((l) => l.file === file);
-    if (!log) this.logs.push((log = new DiagnosticLog(file)));
+    // the file's open log, found by name in O(1) (a slice and scan per report was quadratic in an archive's members)
+    const i = this.reportLogs.get(file);
+    let log = i !== undefined && i >= this.sealedLogs && i < this.logs.length && this.logs[i].file === file ? this.logs[i] : undefined;
+    if (!log) {
+      this.logs.push((log = new DiagnosticLog(file)));
+      this.reportLogs.set(file, this.logs.length - 1);
+    }
     if (offset === undefined) log.forFile(message);
     else log.atOffset(offset, message);
   }

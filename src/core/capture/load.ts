@@ -86,6 +86,9 @@ export class CancelledError extends Error {
  * while being read: NotReadableError) keeps what was read of it, and a reader that throws loses
  * only its own file; either is a diagnostic naming the file, and the other files load.
  */
+/** Members of one given file that no reader takes, each reported with its own diagnostics; the rest are counted in one. */
+export const MEMBER_CAP = 100;
+
 export async function loadFiles(files: readonly NamedBlob[], opts: LoadOptions = {}): Promise<Capture> {
   const ingest = opts.session ?? new Ingest({ details: opts.details });
   await readFiles(ingest, files, opts);
@@ -358,6 +361,11 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
       if (r) reports.push(r);
     } else {
       const members = unpack({ name: f.name, stream: src.stream }, diagnose, fileBudget);
+      /** members no reader takes, past the first MEMBER_CAP: counted here, not each a report and a log */
+      let unread = 0;
+      let unreadBytes = 0;
+      let unreadFirst = '';
+      let unknownKept = 0;
       try {
         for (;;) {
           let next: IteratorResult<NamedStream>;
@@ -369,9 +377,21 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
             break;
           }
           if (next.done) break;
+          const mark = ingest.mark();
           const r = await readOne(next.value);
+          if (r && r.kind === 'unknown') {
+            if (unknownKept >= MEMBER_CAP) {
+              ingest.rollback(mark);
+              if (unread === 0) unreadFirst = r.file;
+              unread++;
+              unreadBytes += r.size;
+              continue;
+            }
+            unknownKept++;
+          }
           if (r) reports.push(r);
         }
+        if (unread > 0) diagnose(f.name, `${unread} more members that no reader takes (${unreadBytes} bytes, the first ${unreadFirst}), past the first ${MEMBER_CAP} reported one by one: not listed`);
       } finally {
         await members.return(undefined).catch(() => {});
         await src.stream.cancel().catch(() => {});
