@@ -22,7 +22,12 @@ export interface DatEventFormat {
   name: string;
   /** common_* fields first, as in the file */
   fields: DatField[];
+  /** fields past MAX_FIELDS, not kept (each record's decoding walks the fields: issue 34, 15) */
+  cut?: number;
 }
+
+/** Fields kept of one format (the kernel's largest have a few dozen). */
+export const MAX_FIELDS = 1024;
 
 const FIELD = /^\s*field:(.*);\s*offset:(\d+);\s*size:(\d+);(?:\s*signed:(-?\d+);)?/;
 
@@ -31,20 +36,24 @@ export function parseEventFormat(text: string, system: string): DatEventFormat |
   let name: string | null = null;
   let id: number | null = null;
   const fields: DatField[] = [];
+  let cut = 0;
   for (const line of text.split('\n')) {
     if (line.startsWith('name: ')) name = line.slice(6).trim();
     else if (line.startsWith('ID: ')) id = /^\d+$/.test(line.slice(4).trim()) ? +line.slice(4).trim() : null;
     else {
       const m = FIELD.exec(line);
       if (m) {
-        const f = parseField(m[1].trim(), +m[2], +m[3], m[4] === '1');
-        if (f) fields.push(f);
+        if (fields.length >= MAX_FIELDS) cut++;
+        else {
+          const f = parseField(m[1].trim(), +m[2], +m[3], m[4] === '1');
+          if (f) fields.push(f);
+        }
       }
     }
   }
   if (name === null) return 'event format without `name:`';
   if (id === null) return `event format ${name} without a numeric \`ID:\``;
-  return { id, system, name, fields };
+  return cut > 0 ? { id, system, name, fields, cut } : { id, system, name, fields };
 }
 
 function parseField(decl: string, offset: number, size: number, signed: boolean): DatField | null {

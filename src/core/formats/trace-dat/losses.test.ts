@@ -207,3 +207,35 @@ describe.skipIf(!hasTraceCmd)('trace.dat losses said, and read where trace-cmd r
     expect(o.msgs).toEqual([`offset 0x${(tag + 6 + (1 << 20)).toString(16)} option OFFSET of ${size} bytes: only its first ${1 << 20} bytes read, the other ${size - (1 << 20)} not`]);
   });
 });
+
+// Issue 34, 15: an event format of 20,000 fields cost each record a walk of them all (and a
+// payload of them all); the fields past MAX_FIELDS are cut with one diagnostic.
+describe('an event format with 20,000 fields', () => {
+  const COMMON = '\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n';
+  const wide = `name: wide\nID: 200\nformat:\n${COMMON}\n${Array.from({ length: 20_000 }, (_, k) => `\tfield:unsigned char f${k};\toffset:${8 + (k % 8)};\tsize:1;\tsigned:0;\n`).join('')}\nprint fmt: "f0=%u", REC->f0\n`;
+  const n = 1000;
+  const evs: DatWriteOptions['events'] = Array.from({ length: n }, (_, i) => ({ kind: 'raw' as const, cpu: i % 2, ts: 1000 + i * 100, pid: 7, id: 200, data: new Uint8Array([i & 255, 1, 2, 3, 4, 5, 6, 7]) }));
+  const b = writeTraceDat({ ...base, events: evs, eventSystems: [['test', [SAMPLE_FORMAT, wide]]] });
+
+  it('keeps the first MAX_FIELDS with one diagnostic; what each record costs is bounded by them (counted by payload bytes)', async () => {
+    const { MAX_FIELDS } = await import('./format.ts');
+    const declared = (wide.match(/^\tfield:/gm) ?? []).length - 4;
+    expect(declared).toBe(20_000);
+    for (const size of [0, 7]) {
+      const { r, got, log } = readDat(b, size);
+      expect(r.events).toBe(n);
+      expect(r.used).toBe(b.length);
+      expect(log.list().map((d) => d.message)).toEqual([`event format test/wide: ${declared + 4} fields, the first ${MAX_FIELDS} kept: its records show those`]);
+      // every payload names at most the fields kept: `fK=V` of at most 10 bytes and a blank each
+      const bytes = got.events.reduce((k, e) => k + e.payload.length, 0);
+      expect(bytes).toBeLessThanOrEqual(n * MAX_FIELDS * 11);
+      expect(got.events.every((e) => /^f0=\d+ f1=1 f2=2 /.test(e.payload))).toBe(true);
+    }
+  });
+
+  it.skipIf(!hasTraceCmd)('trace-cmd report reads the same records', () => {
+    const t = report(b);
+    expect(t.byName).toEqual({ wide: n });
+    expect(perCpuOf(readDat(b, 0).got)).toEqual(t.perCpu);
+  });
+});

@@ -5,7 +5,7 @@
  * (the file, a section window of it, or a decompressed block) into `DatMeta`.
  */
 import { createKallsymsParser, Symbolizer } from '../kallsyms.ts';
-import { parseEventFormat, parseHeaderPage, type DatEventFormat, type PageHeader } from './format.ts';
+import { MAX_FIELDS, parseEventFormat, parseHeaderPage, type DatEventFormat, type PageHeader } from './format.ts';
 import { parsePrintkFormats } from './printk.ts';
 import type { Pull, Rd } from './read.ts';
 import type { ParseContext } from '../types.ts';
@@ -50,6 +50,7 @@ export function* headerInfo(rd: Rd, longSize: number, meta: DatMeta): Pull<boole
 function addFormat(rd: Rd, meta: DatMeta, t: string, system: string, at: number): void {
   const f = parseEventFormat(t, system);
   if (typeof f === 'string') return void rd.diag(at, f);
+  if (f.cut) rd.diag(at, `event format ${f.system}/${f.name}: ${MAX_FIELDS + f.cut} fields, the first ${MAX_FIELDS} kept: its records show those`);
   const was = meta.formats.get(f.id);
   // trace-cmd report decodes the id's records by the later format too
   if (was) rd.diag(at, `event format ${f.system}/${f.name}: ID ${f.id} is also ${was.system}/${was.name}'s: its records are read as ${f.name}, the later one (as trace-cmd does), not as ${was.name}`);
