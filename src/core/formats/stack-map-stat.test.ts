@@ -168,3 +168,30 @@ describe('stack_map_stat round trip', () => {
     expect(stat.uninitialized).toBe(true);
   });
 });
+
+// Issue 34, 15: a million unknown keys made a value (and a summary line) each.
+describe('50,000 unknown keys', () => {
+  it('keeps the known ones and the first MAX_UNKNOWN_KEYS others; the rest are one diagnostic with their count', async () => {
+    const { MAX_UNKNOWN_KEYS, createStackMapStatParser } = await import('./stack-map-stat.ts');
+    const { DiagnosticLog } = await import('./diagnostics.ts');
+    const n = 50_000;
+    const text = 'generation: 3\nentries: 10\ncapacity: 16384\n' + Array.from({ length: n }, (_, k) => `junk_${k}: ${k}\n`).join('') + 'fallbacks: 2\n';
+    // the second method: the lines of keys no kernel writes, by a regex over the text
+    const unknown = (text.match(/^junk_\d+:/gm) ?? []).length;
+    for (const chunk of [0, 3, 4096]) {
+      const log = new DiagnosticLog('unknown');
+      const p = createStackMapStatParser({ file: 'unknown', diagnostics: log });
+      const bytes = new TextEncoder().encode(text);
+      if (chunk === 0) p.push(bytes);
+      else for (let i = 0; i < bytes.length; i += chunk) p.push(bytes.subarray(i, i + chunk));
+      const r = p.end();
+      expect(r).toMatchObject({ version: 'v8', generation: 3, entries: 10, capacity: 16384, drops: 2 });
+      expect(r.values.length).toBe(4 + MAX_UNKNOWN_KEYS);
+      expect(r.lines).toEqual({ total: unknown + 4, used: 4 + MAX_UNKNOWN_KEYS, unused: unknown - MAX_UNKNOWN_KEYS });
+      const d = log.list();
+      expect(d).toHaveLength(1);
+      expect(d[0]).toMatchObject({ count: unknown - MAX_UNKNOWN_KEYS, message: `a key no kernel writes, past the first ${MAX_UNKNOWN_KEYS} kept: not kept` });
+      expect(d[0].where).toMatch(/^lines 104, 105, 106, 107, 108 \(\+\d+ more\)$/);
+    }
+  });
+});

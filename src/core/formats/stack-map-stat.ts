@@ -22,11 +22,15 @@ const INT = /^\d+$/;
 const ENTRIES_V7 = /^(\d+)\s*\/\s*(\d+)$/;
 const RATE = /^(\d+(?:\.\d+)?)\s*%?$/;
 const V8_KEYS = new Set(['fallbacks', 'generation', 'capacity']);
+const KNOWN_KEYS = new Set(['entries', 'capacity', 'table_size', 'successes', 'drops', 'fallbacks', 'generation', 'success_rate']);
+/** Distinct unknown keys kept (and shown); lines of others are counted in one diagnostic (issue 34, 15). */
+export const MAX_UNKNOWN_KEYS = 100;
 
 export function createStackMapStatParser(ctx: ParseContext): ChunkParser<ParsedStat> {
   const diag = ctx.diagnostics;
   const values: [string, string][] = [];
   const seen = new Set<string>();
+  let unknownKept = 0;
   let used = 0;
   let unused = 0;
   let uninitialized = false;
@@ -56,8 +60,17 @@ export function createStackMapStatParser(ctx: ParseContext): ChunkParser<ParsedS
       diag.atLine(lineNo, 'unrecognized line (not "key: value")');
       return;
     }
-    used++;
     const key = m[1];
+    if (!KNOWN_KEYS.has(key) && !seen.has(key)) {
+      if (unknownKept >= MAX_UNKNOWN_KEYS) {
+        // one grouped diagnostic (its first lines and a count), not a kept value each
+        unused++;
+        diag.atLine(lineNo, `a key no kernel writes, past the first ${MAX_UNKNOWN_KEYS} kept: not kept`);
+        return;
+      }
+      unknownKept++;
+    }
+    used++;
     const value = line.slice(m[0].length).trim();
     values.push([key, value]);
     if (seen.has(key)) diag.atLine(lineNo, `key "${key}" appears twice: the last value is used`);
