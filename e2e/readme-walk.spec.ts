@@ -1,5 +1,9 @@
 import { expect, test, type Page } from './fixtures.ts';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { canvasInk, expectSummary, nodeExplorer, sampleFiles, sel, urlParam, waitLoaded } from './explorer-helpers.ts';
+import { cliAsync } from './cli.ts';
 
 /**
  * The README's walk as a person takes it, run by both projects: `build` (vite preview of the
@@ -96,4 +100,23 @@ test('Back and Forward between the explorer and the simulator, the view kept on 
   await page.goBack();
   await expect(page.getByTestId('generation-select')).toHaveValue('all');
   expect(urlParam(page, 'gen')).toBeNull();
+});
+
+test('files opened over the sample: the timeline draws their span, not the sample\'s', async ({ page }) => {
+  test.setTimeout(120_000);
+  // a simulated v7 run (its own span, about 100 s of uptime, the sample's is 5123 s; 4 CPUs as the sample, so no new lane count re-renders the pane), written by the command line
+  const dir = mkdtempSync(join(tmpdir(), 'smx-walk-'));
+  await cliAsync(['simulate', '--mode', 'v7', '--cpus', '4', '--events', '4000', '--resets', '2', '--out', dir]);
+  const files = readdirSync(dir).map((f) => join(dir, f));
+  const want = (await nodeExplorer(files)).overview();
+  await page.goto('/');
+  await waitLoaded(page);
+  await page.getByTestId('file-input').setInputFiles(files);
+  await expect(page.getByTestId('summary-events')).toHaveText(String((await nodeExplorer(files)).selectionSummary(sel()).events));
+  await waitLoaded(page);
+  // the whole of the new capture drawn: its span (a draw across the sample's span left the plot blank)
+  await expect(page.getByTestId('timeline')).toHaveAttribute('data-drawn', `${want.t0},${want.t1}`);
+  // and its resets, from the trace's markers (a v7 run has no generations)
+  await expect(page.getByTestId('timeline')).toHaveAttribute('data-resets', String(want.resets.length));
+  expect(want.resets.length).toBe(2);
 });

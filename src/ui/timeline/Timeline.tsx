@@ -40,9 +40,12 @@ export function Timeline() {
     const segs = overview.segments?.length ? overview.segments : Number.isFinite(overview.t0) ? [{ firstTs: overview.t0, lastTs: overview.t1 }] : [];
     return new SegmentAxis(segs);
   }, [overview]);
-  const full = axis?.full ?? null;
-  /** the window shown: the store's, or the whole trace */
-  const windowNow = (): [number, number] => useViewStore.getState().window ?? full ?? EMPTY_WINDOW;
+  /**
+   * The window shown: the store's, or the whole trace. Read through `live` (this render's axis):
+   * the asker's callbacks are made once, so a closure over this render's axis would draw a new
+   * capture's answer across the old capture's span, a blank plot, until the next zoom.
+   */
+  const windowNow = (): [number, number] => useViewStore.getState().window ?? live.current.axis?.full ?? EMPTY_WINDOW;
   const [laneCount, setLaneCount] = useState(v.lanes === 'cpu' ? (overview?.cpus.length ?? 1) : (overview?.tasks.length ?? 1));
   const { ref, size, context } = useCanvas(canvasHeight(laneCount));
   useResolvedTheme(); // redraw in the other theme's colours
@@ -71,7 +74,10 @@ export function Timeline() {
     const ctx = context();
     if (!ctx || !overview || !axis) return;
     const d = data.current && data.current.capture === capture ? data.current : null;
-    drawTimeline(ctx, { width: size.width, height: size.height, window: windowNow(), axis, overview, data: d, range: v.range, brushing, generation: v.generation, pin: v.pin });
+    const win = windowNow();
+    drawTimeline(ctx, { width: size.width, height: size.height, window: win, axis, overview, data: d, range: v.range, brushing, generation: v.generation, pin: v.pin });
+    // the span last drawn, for tests and tools (set here, not by React: a draw does not render)
+    if (wrap.current) wrap.current.dataset.drawn = d ? `${win[0]},${win[1]}` : '';
   };
   const frame = useRef(0);
   const drawSoon = () => {
