@@ -47,8 +47,10 @@ describe('banners', () => {
     const text = bannerText(b[0].body);
     expect(text).toContain(`trace holds ${groupDigits(cookies)} stack ids`);
     expect(text).toContain('generations 1, 2 and 3');
-    expect(text).toContain('`/sys/kernel/tracing/stack_map_bin`');
-    expect(text).toContain('before each reset');
+    // the v8 cover letter: "the binary export, its parser and the capacity boot parameter will
+    // follow as a separate series", so v8 as posted is read through its text stack_map
+    expect(text).toContain('Copy `/sys/kernel/tracing/stack_map` before each reset');
+    expect(text).toContain('`stack_map_bin` is the proposed follow-up series');
   });
 
   it('a v7 trace and no dump: copy stack_map before any reset', () => {
@@ -115,6 +117,19 @@ describe('banners', () => {
     const u = sessionBanners(summarize(ingestFiles([['noise.bin', noise]])));
     expect(ids(u)).toEqual(['unrecognized']);
     expect(u[0].files).toEqual(['noise.bin']);
+    expect(u[0].level).toBe('error');
+  });
+
+  it('an unknown file beside a capture that loaded is a note, and the sample folder’s index.json says what it is', () => {
+    // the whole of public/samples/, as a folder drop gives it: its index.json among the capture's files
+    const names = [...sampleNames, 'index.json'];
+    const b = bannersOf(names.map((n) => SAMPLE + n));
+    const u = b.filter((x) => x.id === 'unrecognized');
+    expect(u).toHaveLength(1);
+    expect(u[0]).toMatchObject({ level: 'note', files: ['index.json'], title: 'Not read' });
+    expect(bannerText(u[0].body)).toContain('`index.json` is how the sample folder lists its files');
+    // no other banner is about it, and nothing in the load is an error
+    expect(b.filter((x) => x.level === 'error')).toEqual([]);
   });
 
   it('a load that understood nothing: the rejected files first, said to have left the capture as it was', () => {

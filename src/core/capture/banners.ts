@@ -27,7 +27,8 @@ export type BannerId =
 /** What is missing from the capture or unusable in its files, said at the top of the page (DESIGN 5.2 `banner`). */
 export interface Banner {
   id: BannerId;
-  level: 'warn' | 'error';
+  /** `note`: nothing is wrong with the capture (a file beside it that is not part of one) */
+  level: 'note' | 'warn' | 'error';
   /** the files it is about, as named in the load */
   files: string[];
   /** about files of a load in which nothing was understood, which left the capture as it was */
@@ -149,11 +150,26 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
   if (!s) return out;
 
   const kinds = byKind(s.files);
-  for (const kind of ['unknown'] as const) {
-    const files = kinds.get(kind);
-    if (!files) continue;
-    const { what: _, ...u } = unreadable(kind, files);
-    out.push({ ...u, level: 'error', files, rejected: false });
+  const unknown = kinds.get('unknown');
+  if (unknown) {
+    // beside files that loaded, a file no reader takes is a note: the capture is there, that file is not part of it
+    const others = s.files.some((f) => f.kind !== 'unknown');
+    const { what: _, ...u } = unreadable('unknown', unknown);
+    if (!others) out.push({ ...u, level: 'error', files: unknown, rejected: false });
+    else {
+      const index = unknown.filter((f) => f === 'index.json' || f.endsWith('/index.json'));
+      out.push({
+        id: 'unrecognized',
+        level: 'note',
+        files: unknown,
+        rejected: false,
+        title: 'Not read',
+        body: [
+          ...fileList(unknown), ` ${is(unknown)} not a format this app reads, so ${unknown.length === 1 ? 'it was' : 'they were'} left out; the other files loaded.`,
+          ...(index.length ? [' (', code('index.json'), ' is how the sample folder lists its files: not part of a capture.)'] : []),
+        ],
+      });
+    }
   }
 
   const traces = s.files.filter((f) => TRACE_KINDS.has(f.kind)).map((f) => f.file);
@@ -210,8 +226,9 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
         ') and no dump of the map is loaded, so none of them can be turned into its stack. ',
         ...(v8
           ? [
-              'Copy ', code(`${TRACEFS}/stack_map_bin`), ' (or the text ', code('stack_map'), ') before each reset (', code(`echo 0 > ${TRACEFS}/stack_map`),
-              ') and once after the trace stops, one file per generation, and load them with the trace.',
+              'Copy ', code(`${TRACEFS}/stack_map`), ' before each reset (', code(`echo 0 > ${TRACEFS}/stack_map`),
+              ') and once after the trace stops, one file per generation, and load them with the trace (v8 as posted exports the text ',
+              code('stack_map'), ' only; ', code('stack_map_bin'), ' is the proposed follow-up series).',
             ]
           : [
               'Copy ', code(`${TRACEFS}/stack_map`), ' (or ', code('stack_map_bin'), ') right after stopping the trace and before any reset ',
@@ -230,7 +247,7 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
       body.push(
         ` with no dump of ${missing.length === 1 ? 'that generation' : 'those generations'} among `, ...fileList(dumps),
         ', so they stay unresolved. A generation\u2019s dump has to be copied before the reset that ends it (',
-        code(`cat ${TRACEFS}/stack_map_bin`), ' before ', code(`echo 0 > ${TRACEFS}/stack_map`), '); load it if you have it.',
+        code(`cat ${TRACEFS}/stack_map`), ' before ', code(`echo 0 > ${TRACEFS}/stack_map`), '); load it if you have it.',
       );
       out.push({ id: 'generation-without-dump', level: 'warn', files: traces, rejected: false, title: 'Generations without a dump', body });
     }
@@ -313,8 +330,35 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
     });
   }
 
+  // Two readings of one fact, ids written before a reset: the dump's ref_counts outnumbered
+  // (stale-ids) and the trace's own reset markers (before-reset). With both, one banner says both.
   const stale = s.staleIds;
-  if (stale && stale.excess > 0) {
+  const staleParts: BannerPart[] =
+    stale && stale.excess > 0
+      ? [
+          num(stale.ids), ` id${stale.ids === 1 ? '' : 's'} (`, code('<stack_id N>'), ') name ', num(stale.slots), ` slot${stale.slots === 1 ? '' : 's'} more often than the dump’s `,
+          code('ref_count'), ' says their stack was recorded there: at least ', num(stale.excess),
+          ` of them ${stale.excess === 1 ? 'was' : 'were'} written before a reset, for whatever held the slot then, and may resolve to another stack. `,
+        ]
+      : [];
+  const before = s.beforeReset;
+  if (before && before.ids > 0) {
+    out.push({
+      id: 'before-reset',
+      level: 'warn',
+      files: staleParts.length ? [...traces, ...dumps] : traces,
+      rejected: false,
+      title: staleParts.length ? 'Ids from before a reset' : 'Ids recorded before a reset the trace shows',
+      body: [
+        'The trace marks ', num(before.resets), ` reset${before.resets === 1 ? '' : 's'} of the stack map (`, code('stackmap reset'),
+        ' written to trace_marker), the last at ', code(before.lastTs.toFixed(6)), ' s. ', num(before.ids), ' of its ', num(before.of),
+        ` id${before.of === 1 ? '' : 's'} (`, code('<stack_id N>'), `) ${before.ids === 1 ? 'was' : 'were'} recorded before it, for the map as it was then: `,
+        'a dump read after the reset may hold another stack in their slots, and v7 cannot tell. ',
+        ...(staleParts.length ? ['The dump agrees: ', ...staleParts] : []),
+        'Resolve them against the dump saved before that reset.',
+      ],
+    });
+  } else if (staleParts.length) {
     out.push({
       id: 'stale-ids',
       level: 'warn',
@@ -322,27 +366,9 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
       rejected: false,
       title: 'Ids from before a reset',
       body: [
-        num(stale.ids), ` id${stale.ids === 1 ? '' : 's'} (`, code('<stack_id N>'), ') name ', num(stale.slots), ` slot${stale.slots === 1 ? '' : 's'} more often than the dump’s `,
-        code('ref_count'), ' says their stack was recorded there: at least ', num(stale.excess),
-        ` of them ${stale.excess === 1 ? 'was' : 'were'} written before a reset, for whatever held the slot then, and may resolve to another stack. `,
+        ...staleParts,
         'A v7 id carries no generation, so nothing tells which ones (if the dump was read after the trace stopped). ',
         'Dump ', code(`${TRACEFS}/stack_map`), ' before each reset, or use v8, whose cookie carries its generation.',
-      ],
-    });
-  }
-  const before = s.beforeReset;
-  if (before && before.ids > 0) {
-    out.push({
-      id: 'before-reset',
-      level: 'warn',
-      files: traces,
-      rejected: false,
-      title: 'Ids recorded before a reset the trace shows',
-      body: [
-        'The trace marks ', num(before.resets), ` reset${before.resets === 1 ? '' : 's'} of the stack map (`, code('stackmap reset'),
-        ' written to trace_marker), the last at ', code(before.lastTs.toFixed(6)), ' s. ', num(before.ids), ' of its ', num(before.of),
-        ` id${before.of === 1 ? '' : 's'} (`, code('<stack_id N>'), `) ${before.ids === 1 ? 'was' : 'were'} recorded before it, for the map as it was then: `,
-        'a dump read after the reset may hold another stack in their slots, and v7 cannot tell. Resolve them against the dump saved before that reset.',
       ],
     });
   }

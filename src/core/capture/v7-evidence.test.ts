@@ -2,7 +2,7 @@
 // dump's ref_count. Expected numbers are counted by hand from the files below; the simulator's
 // truth checks the same evidence in src/core/sim/scenarios.test.ts.
 import { describe, expect, it } from 'vitest';
-import { sessionBanners } from './banners.ts';
+import { bannerText, sessionBanners } from './banners.ts';
 import { summarize } from './summary.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { realIt, realTrace } from '../testing/real-traces.ts';
@@ -61,7 +61,11 @@ describe('ids recorded before a reset the trace shows', () => {
         expect(s.beforeReset).toEqual({ resets: 2, lastTs: 250, ids: 5, of: 9 });
         const b = sessionBanners(s).find((x) => x.id === 'before-reset')!;
         expect(b.level).toBe('warn');
-        expect(b.files).toEqual([name]);
+        // slot 5 is named 3 times with ref 2: the dump's evidence too, said in the same banner
+        expect(s.staleIds).toEqual({ slots: 1, ids: 3, excess: 1 });
+        expect(b.files).toEqual([name, 'stack_map']);
+        expect(sessionBanners(s).some((x) => x.id === 'stale-ids')).toBe(false);
+        expect(bannerText(b.body)).toContain('at least 1 of them was written before a reset');
         expect(b.body).toContainEqual({ num: 5 });
         expect(b.body).toContainEqual({ code: '250.000000' });
       }

@@ -23,12 +23,20 @@ export function Banners() {
   const scope = useMemo(() => ({}), [summary, rejected]);
   const [dismissed, setDismissed] = useState<{ scope: object; keys: ReadonlySet<string> }>({ scope, keys: new Set() });
   const gone = dismissed.scope === scope ? dismissed.keys : new Set<string>();
+  // each banner folded to one line until opened (its whole text is there for search and screen readers)
+  const [opened, setOpened] = useState<{ scope: object; keys: ReadonlySet<string> }>({ scope, keys: new Set() });
+  const open = opened.scope === scope ? opened.keys : new Set<string>();
+  const toggle = (b: Banner) => {
+    const next = new Set(open);
+    if (!next.delete(keyOf(b))) next.add(keyOf(b));
+    setOpened({ scope, keys: next });
+  };
   const shown = banners.filter((b) => !gone.has(keyOf(b)));
   if (shown.length === 0) return null;
   const dismiss = (b: Banner) => setDismissed({ scope, keys: new Set([...gone, keyOf(b)]) });
   return (
     <section className="banners" aria-label="what is missing or unusable">
-      {shown.map((b) => (
+      {shown.map((b, i) => (
         <div
           key={keyOf(b)}
           className={`banner banner-${b.level}`}
@@ -41,9 +49,19 @@ export function Banners() {
           <span className="banner-mark" aria-hidden="true">
             {b.level === 'error' ? '!' : 'i'}
           </span>
-          <p className="banner-text">
+          <p className={open.has(keyOf(b)) ? 'banner-text' : 'banner-text folded'} id={`banner-text-${i}`}>
             <strong className="banner-title">{b.title}.</strong> <Parts parts={b.body} />
           </p>
+          <button
+            type="button"
+            className="banner-more"
+            data-testid="banner-more"
+            aria-expanded={open.has(keyOf(b))}
+            aria-controls={`banner-text-${i}`}
+            onClick={() => toggle(b)}
+          >
+            {open.has(keyOf(b)) ? 'less' : 'more'}
+          </button>
           <button type="button" className="banner-dismiss" data-testid="banner-dismiss" aria-label={`Dismiss: ${b.title}`} title="Dismiss" onClick={() => dismiss(b)}>
             ×
           </button>
