@@ -64,6 +64,16 @@ async function expectRows(page: Page, cli: WhatIfResult, mode: 'v7' | 'v8') {
   const rec = cli.recommendedByMode.find((m) => m.mode === mode && (mode === 'v7' || m.v8Variant === 'posted'))!;
   await expect(page.getByTestId('whatif-recommendation')).toHaveAttribute('data-bits', String(rec.bits ?? ''));
   await expect(page.getByTestId('whatif-recommendation')).toContainText(rec.why);
+  if (rec.bits !== null) {
+    // the words give the stack records' bytes as the table beside them does (issue 34, 8): the recommended row's cells
+    const best = page.locator(`[data-testid="whatif-row"][data-bits="${rec.bits}"]`).first();
+    const [withMap, without] = await Promise.all([best.locator('td').nth(5).textContent(), best.locator('td').nth(6).textContent()]);
+    await expect(page.getByTestId('whatif-recommendation')).toContainText(`from ${without} to ${withMap}`);
+  }
+  // the two gains say what they are
+  const head = page.getByTestId('whatif-table').first().locator('th');
+  await expect(head.filter({ hasText: /^gain$/ })).toHaveAttribute('title', /with the map/);
+  await expect(head.filter({ hasText: /^wrapped$/ })).toHaveAttribute('title', /once wrapped/);
   if (mode === 'v8') {
     const bin = cli.recommendedByMode.find((m) => m.v8Variant === 'bin')!;
     await page.getByTestId('whatif-proposed').locator('summary').click();
@@ -84,7 +94,7 @@ test('perf script capture: the pane equals `cli whatif --json`, also with anothe
   await page.getByTestId('whatif-buffer-kb').fill('16');
   await page.getByTestId('whatif-mode-v7').click();
   await expect(page.getByTestId('whatif-row').first()).toHaveAttribute('data-mode', 'v7');
-  await expect.poll(async () => page.getByTestId('whatif-basis').textContent()).toContain('buffer 16 KB');
+  await expect.poll(async () => page.getByTestId('whatif-basis').textContent()).toContain('buffer 16 KiB');
   await expectRows(page, cliWhatIf([PERF], ['--buffer-kb', '16']), 'v7');
 });
 
@@ -99,7 +109,7 @@ test("the buffer size a capture.txt recorded is the pane's (the CLI's the same: 
   if (await replace.isVisible()) await replace.click();
   await expect(page.getByTestId('whatif-buffer-kb')).toHaveValue('64');
   await expect(page.getByTestId('whatif-buffer-source')).toHaveAttribute('data-source', 'capture');
-  await expect(page.getByTestId('whatif-basis')).toContainText('buffer 64 KB per CPU (as the capture recorded it: buffer_size_kb in capture.txt)');
+  await expect(page.getByTestId('whatif-basis')).toContainText('buffer 64 KiB per CPU (as the capture recorded it: buffer_size_kb in capture.txt)');
   await expect(page.getByTestId('whatif-row')).toHaveCount(10);
 });
 

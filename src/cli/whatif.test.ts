@@ -60,6 +60,23 @@ describe('cli whatif', () => {
     expect(j).toEqual(JSON.parse(JSON.stringify(direct)));
   });
 
+  it('labels the byte columns kB and divides by 1,000, as the page prints sizes', async () => {
+    const r = await run([traceFile()]);
+    expect(r.code).toBe(0);
+    const lines = r.out.split('\n');
+    const header = lines.find((l) => l.startsWith('mode bits'))!;
+    expect(header).toContain('withMap kB');
+    expect(header).toContain('without kB');
+    expect(header).not.toMatch(/KB|KiB/);
+    // by hand: 40 records of depth 3 + (i % 5), 12 + 8 x depth B each in full = 2,080 B (2.1 kB; in KiB it would be 2.0);
+    // with the map every one is a 12 B v7 id: 480 B (0.5 kB)
+    const v7 = lines.find((l) => /^v7\s+10\s/.test(l))!.trim().split(/\s+/);
+    expect([v7[6], v7[7]]).toEqual(['0.5', '2.1']);
+    // the words say the same sizes in the same unit
+    expect(r.out).toContain('from 2.1 kB to 480 B');
+    expect(r.out).toContain('buffer 1408 KiB per CPU');
+  });
+
   realIt('--mode and --max-fallback-share, and a real trace with stacks', async () => {
     const r = await run(['--json', '--mode', 'v7', '--max-fallback-share', '0', REAL]);
     expect(r.code).toBe(0);

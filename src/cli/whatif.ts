@@ -16,7 +16,8 @@ export const WHATIF_USAGE = `usage: stackmap-explorer whatif [--json] [--buffer-
 
   --json                   one JSON object on stdout (DESIGN 5.3)
   -q, --quiet              no progress line on stderr (shown only on a terminal)
-  --buffer-kb N            ring buffer per CPU for the retention gain (default: the capture's own,
+  --buffer-kb N            ring buffer per CPU in KiB (1,024 B, as buffer_size_kb counts) for the
+                           retention gain (default: the capture's own,
                            buffer_size_kb in capture.sh's capture.txt, else ${DEFAULT_BUFFER_KB})
   --mode v7|v8             replay one ABI (default both; the recommendation is v8's)
   --max-fallback-share X   the recommendation's limit on fallbacks / stack records, 0..1
@@ -76,7 +77,8 @@ function parse(args: string[]): Parsed | 'help' {
   return p;
 }
 
-const kb = (b: number) => (b / 1024).toFixed(1);
+/** kB as the page prints sizes (1,000 B; core/base/units.ts): the table's columns say kB */
+const kb = (b: number) => (b / 1000).toFixed(1);
 const V8_POSTED_CAPACITY = 2 ** V8_POSTED_BITS;
 
 export function formatWhatIf(r: WhatIfResult): string {
@@ -85,7 +87,7 @@ export function formatWhatIf(r: WhatIfResult): string {
     ...r.notes.map((n) => `  ${esc(n)}`),
   ];
   if (r.records === 0) return lines.concat(['', `no recommendation: ${esc(r.recommended.why)}`]).join('\n') + '\n';
-  const header = 'mode bits  stored fallbacks graves  dedup  withMap KB  without KB   gain  steady   map MiB';
+  const header = 'mode bits  stored fallbacks graves  dedup  withMap kB  without kB   gain  steady   map MiB';
   const row = (b: WhatIfRow) =>
     `${b.mode.padEnd(4)} ${String(b.bits).padStart(4)} ${String(b.stored).padStart(7)} ${String(b.fallbacks).padStart(9)} ${String(b.gravestones).padStart(6)} ` +
     `${(b.dedupRate * 100).toFixed(1).padStart(5)}% ${kb(b.bytesWithMap).padStart(11)} ${kb(b.bytesWithoutMap).padStart(11)} ${b.gain.toFixed(2).padStart(6)} ${b.steadyGain.toFixed(2).padStart(7)} ${(b.mapBytes / 2 ** 20).toFixed(1).padStart(9)}`;

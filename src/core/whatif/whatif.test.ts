@@ -164,6 +164,22 @@ describe('whatIf against a plain model', () => {
   });
 });
 
+describe("the recommendation's words", () => {
+  it('give the stack records\' bytes in the decimal units the page\'s table prints (kB = 1,000 B), not as raw counts', () => {
+    // 60 records of stack 0 (depth 20) and 60 of stack 1 (depth 4): in full 12 + 8 x depth B each, by hand
+    const stream = Array.from({ length: 120 }, (_, i) => i % 2);
+    const w = whatIf(ingestFiles([['trace', traceOf(stream, [20, 4])]]));
+    const without = 60 * (12 + 8 * 20) + 60 * (12 + 8 * 4); // 12,960 B
+    const v8 = 120 * 16; // every record a 16 B cookie: 1,920 B
+    const v7 = 120 * 12; // a 12 B id: 1,440 B
+    const posted = w.recommendedByMode.find((m) => m.v8Variant === 'posted')!;
+    expect(posted.why).toContain('cuts the stack records from 13.0 kB to 1.9 kB');
+    const v7why = w.recommendedByMode.find((m) => m.mode === 'v7')!.why;
+    expect(v7why).toContain('the map cuts the stack records from 13.0 kB to 1.4 kB');
+    for (const m of w.recommendedByMode) expect(m.why).not.toMatch(new RegExp(`\\b(${without}|${v8}|${v7})\\b`));
+  });
+});
+
 describe('whatIf inputs', () => {
   const captureTxt = (kb: string) => `# stackmap explorer capture, by capture.sh, 2026-12-01T10:00:00Z\n# tracefs: /t\n# buffer_size_kb: ${kb} (per CPU, read from tracefs before the restore)\n# cpus: 1 (per_cpu/cpu* in tracefs)\n`;
   const trace = traceOf([0, 1, 0, 2, 1, 0], [3, 5, 2]);
@@ -172,8 +188,8 @@ describe('whatIf inputs', () => {
     const cap = ingestFiles([['trace', trace], ['capture.txt', captureTxt('8')]]);
     const w = whatIf(cap);
     expect([w.bufferKb, w.bufferSource]).toEqual([8, 'capture']);
-    expect(w.notes[0]).toBe('buffer 8 KB per CPU (as the capture recorded it: buffer_size_kb in capture.txt)');
-    // the same figures as asking for 8 KB outright
+    expect(w.notes[0]).toBe('buffer 8 KiB per CPU (as the capture recorded it: buffer_size_kb in capture.txt)');
+    // the same figures as asking for 8 KiB outright
     const asked = whatIf(ingestFiles([['trace', trace]]), { bufferKb: 8 });
     expect(asked.bufferSource).toBe('option');
     expect(w.bits).toEqual(asked.bits);

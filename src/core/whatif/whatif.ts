@@ -4,6 +4,7 @@ import { createMapBuffer, ELT_WORDS, MAX_DEPTH, type Mode } from '../sim/map-lay
 import { MapInsert } from '../sim/map-insert.ts';
 import { DEFAULT_EVENT_BYTES, REC, RECORD_SIZE } from '../sim/ring.ts';
 import { CountRing } from './whatif-ring.ts';
+import { fmtBytes } from '../base/units.ts';
 
 /**
  * What-if (issue 12 point 3, DESIGN 5.3): would the stack map help this capture, and at which
@@ -24,7 +25,7 @@ export const DEFAULT_MAX_FALLBACK_SHARE = 0.01;
 export const WHATIF_HASH_SEED = 0x2545f491;
 
 export interface WhatIfOptions {
-  /** per-CPU ring buffer in KB; null: the capture's own (capture.txt's buffer_size_kb), else the default */
+  /** per-CPU ring buffer in KiB (buffer_size_kb counts 1,024 B); null: the capture's own (capture.txt's buffer_size_kb), else the default */
   bufferKb?: number | null;
   /** the modes to replay; default both */
   modes?: readonly ('v7' | 'v8')[];
@@ -239,7 +240,7 @@ export function recommend(rows: readonly WhatIfRow[], maxShare: number, distinct
     `${mode}: bits ${ok.bits} (${ok.capacity} elements, ${mib(ok.mapBytes)} of element pool and table) stores ${ok.stored} stacks` +
     ` with ${ok.fallbacks} fallbacks (${pct(ok.fallbackShare)} of ${records} stack records, at most ${pct(maxShare)} allowed)` +
     (below ? `; bits ${below.bits} falls back on ${pct(below.fallbackShare)}` : '; it is the smallest size the model has') +
-    `. The workload has ${distinct} distinct stacks; the map cuts the stack records from ${ok.bytesWithoutMap} to ${ok.bytesWithMap} bytes` +
+    `. The workload has ${distinct} distinct stacks; the map cuts the stack records from ${fmtBytes(ok.bytesWithoutMap)} to ${fmtBytes(ok.bytesWithMap)}` +
     ` (${(ok.bytesWithoutMap / Math.max(1, ok.bytesWithMap)).toFixed(2)}x) and keeps ${ok.steadyGain.toFixed(2)}x the events per byte of buffer once it has wrapped` +
     (ok.gain > 1.0005 ? ` (${ok.gain.toFixed(2)}x more events retained in ${buffer})` : ` (with ${buffer}, this capture fits the buffer either way, so nothing more is retained in it)`);
   return { bits: ok.bits, why };
@@ -252,7 +253,7 @@ function postedVerdict(r: WhatIfRow, maxShare: number, distinct: number, buffer:
   const why =
     `v8 as posted: a fixed ${r.capacity} stacks (${mib(r.mapBytes)} of element pool and table; no bits parameter) stores ${r.stored} of the workload's ${distinct} distinct stacks` +
     ` with ${r.fallbacks} fallbacks (${pct(r.fallbackShare)} of ${r.records} stack records, ${fits ? 'within' : 'above'} the ${pct(maxShare)} allowed)` +
-    `; it cuts the stack records from ${r.bytesWithoutMap} to ${r.bytesWithMap} bytes and keeps ${r.steadyGain.toFixed(2)}x the events per byte of buffer once it has wrapped` +
+    `; it cuts the stack records from ${fmtBytes(r.bytesWithoutMap)} to ${fmtBytes(r.bytesWithMap)} and keeps ${r.steadyGain.toFixed(2)}x the events per byte of buffer once it has wrapped` +
     (r.gain > 1.0005 ? ` (${r.gain.toFixed(2)}x more events retained in ${buffer})` : ` (with ${buffer}, this capture fits the buffer either way)`);
   return { bits: fits ? r.bits : null, why };
 }
@@ -272,7 +273,7 @@ export const whatIfSteps = (modes: number): number => 1 + modes * WHATIF_BITS.le
 export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep?: (done: number, total: number) => void): WhatIfResult {
   const bufferSource: WhatIfResult['bufferSource'] = opts.bufferKb != null ? 'option' : x.captureBufferKb != null ? 'capture' : 'default';
   const bufferKb = opts.bufferKb ?? x.captureBufferKb ?? DEFAULT_BUFFER_KB;
-  if (!Number.isInteger(bufferKb) || bufferKb < 1 || bufferKb > 1 << 20) throw new RangeError(`buffer size must be a whole number of KB in [1, ${1 << 20}]`);
+  if (!Number.isInteger(bufferKb) || bufferKb < 1 || bufferKb > 1 << 20) throw new RangeError(`buffer size must be a whole number of KiB in [1, ${1 << 20}]`);
   const maxFallbackShare = opts.maxFallbackShare ?? DEFAULT_MAX_FALLBACK_SHARE;
   if (!(maxFallbackShare >= 0 && maxFallbackShare <= 1)) throw new RangeError('max fallback share must be in [0, 1]');
   const modes = opts.modes ?? ['v7', 'v8'];
@@ -282,7 +283,7 @@ export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep
   if (!(Number.isInteger(bootRecords) && bootRecords >= 0)) throw new RangeError('boot records must be a whole number >= 0');
   const total = whatIfSteps(modes.length);
   /** the buffer the gain is for, in the recommendation's words */
-  const bufferWords = `${bufferKb} KB per CPU, ${bufferSource === 'capture' ? 'the size this capture recorded' : bufferSource === 'default' ? 'the default size' : 'the size asked for'}`;
+  const bufferWords = `${bufferKb} KiB per CPU, ${bufferSource === 'capture' ? 'the size this capture recorded' : bufferSource === 'default' ? 'the default size' : 'the size asked for'}`;
   let done = 0;
   const ringBytes = bufferKb * 1024;
   const keptOff = keptWithoutMap(x, ringBytes, eventBytes);
@@ -339,7 +340,7 @@ export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep
     eventBytes,
     maxFallbackShare,
     notes: [
-      `buffer ${bufferKb} KB per CPU (${bufferWhy})`,
+      `buffer ${bufferKb} KiB per CPU (${bufferWhy})`,
       `record sizes as the seeds count them: event ${eventBytes} B (assumed), full stack 12 + 8 x depth B, v7 id 12 B, v8 cookie 16 B; no ring-buffer headers`,
       'one map shared by every CPU, replayed single-threaded in time order: no races, so no duplicates or in-flight fallbacks',
       `hash seed 0x${hashSeed.toString(16)} (a boot's own seed changes only probe-limit fallbacks)`,

@@ -2,8 +2,8 @@ import * as d3 from 'd3';
 
 export const fmtInt = d3.format(',d');
 export const fmtPct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(x < 0.001 && x > 0 ? 2 : 1)}%` : '–');
-export const fmtBytes = (n: number) =>
-  n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(2)} MB` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} kB` : `${Math.round(n)} B`;
+/** byte counts in decimal units (kB = 1,000 B): core/base/units.ts, shared with the what-if's words */
+export { fmtBytes } from '../../core/base/units.ts';
 /** trace seconds as ftrace prints them */
 export const fmtTs = (t: number) => (Number.isFinite(t) ? t.toFixed(6) : '–');
 /** a duration in the largest unit that keeps it readable */

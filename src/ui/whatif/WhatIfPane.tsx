@@ -50,7 +50,7 @@ export function WhatIfPane() {
               buffer per CPU{' '}
               <input type="number" min={1} max={1 << 20} step={1} value={bufferKb} style={{ width: 80 }} data-testid="whatif-buffer-kb"
                 onChange={(e) => { const n = Number(e.target.value); if (Number.isInteger(n) && n >= 1 && n <= 1 << 20) setAsked(n); }} />{' '}
-              KB{' '}
+              <span title="KiB: 1,024 bytes, as the kernel's buffer_size_kb counts">KiB</span>{' '}
               <span className="quiet" data-testid="whatif-buffer-source" data-source={bufferKb !== fallback ? 'option' : recorded !== null ? 'capture' : 'default'}>
                 {bufferKb !== fallback ? '(asked)' : recorded !== null ? '(as the capture recorded it)' : '(default: the capture does not say)'}
               </span>
@@ -113,12 +113,18 @@ function WhatIfBody({ r, mode }: { r: WhatIfResult; mode: 'v7' | 'v8' }) {
   );
 }
 
+/** what the two gains are (core/whatif/whatif.ts: WhatIfRow.gain, steadyGain), as the headers' tooltips */
+const GAIN_TITLE =
+  'gain in this buffer: the events the per-CPU ring buffers of the size above still hold at the end of the capture with the map, divided by those they hold without it (summed over CPUs). 1.00× when the capture fits the buffer either way';
+const WRAPPED_TITLE =
+  'gain once wrapped: the ring-buffer bytes per event (the event and its stack record) without the map, divided by those with it. How many times the events a buffer of any size keeps once it has wrapped and overwrites its oldest records';
+
 function Table({ rows, best, posted }: { rows: WhatIfRow[]; best: number | null; posted: boolean }) {
   return (
     <table className="grid" style={{ width: 'auto' }} data-testid="whatif-table">
       <thead>
         <tr>
-          <th>{posted ? 'size' : 'bits'}</th><th>stored</th><th>fallbacks</th><th>gravestones</th><th>dedup</th><th>with map</th><th>without</th><th>gain</th><th>wrapped</th><th>map memory</th>
+          <th>{posted ? 'size' : 'bits'}</th><th>stored</th><th>fallbacks</th><th>gravestones</th><th>dedup</th><th>with map</th><th>without</th><th title={GAIN_TITLE}>gain</th><th title={WRAPPED_TITLE}>wrapped</th><th>map memory</th>
         </tr>
       </thead>
       <tbody>
