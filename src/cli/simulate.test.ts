@@ -132,7 +132,7 @@ describe('simulate', () => {
     [['--stacks', '1000000', '--depth', '80-80'], '--stacks x the deepest --depth must be at most 8,000,000 frames, not 1,000,000 x 80 = 80,000,000'],
     [['--events', '1000000000'], '--events must be 4..100,000,000'],
     [['--ring-kb', '65536'], '--ring-kb must be 1..8,192'],
-    [['--ring-kb', '8192', '--cpus', '4'], '--ring-kb x --cpus must be at most 16,384 KB, not 8,192 x 4 = 32,768'],
+    [['--ring-kb', '8192', '--cpus', '4'], '--ring-kb x --cpus must be at most 16,384 KiB, not 8,192 x 4 = 32,768'],
     [['--mode', 'v7', '--bits', '18', '--stacks', '200000', '--resets', '100', '--events', '20000000'], '(--resets + 1) generations x 198,020 entries each x 20 frames'],
     [['--race-window-us', '1000000'], 'the race window would hold the run for up to 509 s'],
   ])('refuses %j with exit 2 and its bound', async (args, message) => {
@@ -149,7 +149,7 @@ describe('simulate', () => {
     expect(await simulate(['--help'])).toBe(0);
     vi.restoreAllMocks();
     const help = io.out.join('');
-    for (const s of ['0..1,000 (default 3)', '0..1,000,000 (default 0)', 'CPUs..100,000,000', '1..8,192', 'at most\n      8,000,000 frames', 'at most 16,384 KB', 'at most 50,000,000 frames', 'at most 300 s'])
+    for (const s of ['0..1,000 (default 3)', '0..1,000,000 (default 0)', 'CPUs..100,000,000', '1..8,192', 'at most\n      8,000,000 frames', 'at most 16,384 KiB', 'at most 50,000,000 frames', 'at most 300 s'])
       expect(help).toContain(s);
   });
 });

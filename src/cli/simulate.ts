@@ -64,7 +64,7 @@ const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [opti
   limits, so that a run ends within minutes and about 1 GB (measured on 2 cores):
     --stacks x the deepest --depth (every phase's stacks with --phase-shift): at most
       ${n(LIMITS.populationFrames)} frames (100,000 stacks of 80 frames take ~0.8 GB)
-    --ring-kb x --cpus: at most ${n(LIMITS.ringKbAll)} KB (a filled ring takes ~40x its size)
+    --ring-kb x --cpus: at most ${n(LIMITS.ringKbAll)} KiB (a filled ring takes ~40x its size)
     (--resets + 1) x the entries a generation holds (its stacks, 2^bits, its events)
       x the deepest --depth: at most ${n(LIMITS.generationFrames)} frames (each generation is copied and dumped)
     the race window's waits (a generation's first inserts, 3 a reset): at most ${LIMITS.raceWindowSeconds} s

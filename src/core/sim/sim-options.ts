@@ -130,9 +130,9 @@ export const LIMITS = {
   raceWindowUs: 1_000_000,
   /** seconds a run may spend in race windows, estimated by raceWindowSeconds() (10 ms took 4 s of 5 estimated) */
   raceWindowSeconds: 300,
-  /** ring buffer per CPU, KB (the pane's largest) */
+  /** ring buffer per CPU, KiB (the pane's largest) */
   ringKb: 8192,
-  /** all CPUs' ring buffers together, KB, for a run that ends by itself (filled and written out, 4 x 4 MB took 0.86 GB and 11 s, 4 x 8 MB 1.6 GB, 4 x 64 MB ran out of memory at 4.5 GB after 103 s) */
+  /** all CPUs' ring buffers together, KiB, for a run that ends by itself (filled and written out, 4 x 4 MB took 0.86 GB and 11 s, 4 x 8 MB 1.6 GB, 4 x 64 MB ran out of memory at 4.5 GB after 103 s) */
   ringKbAll: 16384,
   /** distinct stacks x the deepest depth, every phase's stacks counted: the population is built in memory (100,000 x 80 took 0.83 GB, 200,000 x 40 0.98 GB; 1,000,000 x 80 5.1 GB) */
   populationFrames: 8_000_000,
@@ -149,7 +149,7 @@ export const CORE_NAMES: OptionNames = {
   resets: 'resets',
   stacks: 'stacks',
   depth: 'depth',
-  ringKb: 'ring KB',
+  ringKb: 'ring KiB',
   eventBytes: 'event bytes',
   raceWindowUs: 'race window (µs)',
   phaseShift: 'phase shift',
@@ -229,7 +229,7 @@ export function checkOptions(o: SimOptions, names: OptionNames = CORE_NAMES, bat
   if (!batch) return;
   const ringAll = o.ringKb * o.cpus;
   if (ringAll > LIMITS.ringKbAll)
-    fail(`${names.ringKb} x ${names.cpus} must be at most ${fmt(LIMITS.ringKbAll)} KB, not ${fmt(o.ringKb)} x ${o.cpus} = ${fmt(ringAll)}: a filled ring buffer takes ~40 times its size while the run is written out`);
+    fail(`${names.ringKb} x ${names.cpus} must be at most ${fmt(LIMITS.ringKbAll)} KiB, not ${fmt(o.ringKb)} x ${o.cpus} = ${fmt(ringAll)}: a filled ring buffer takes ~40 times its size while the run is written out`);
   const gens = generationsOf(o).host;
   const entries = entriesPerGeneration(o);
   const dumped = gens * entries * o.depthMax;

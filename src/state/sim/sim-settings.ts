@@ -134,9 +134,9 @@ export const PHASE_SHIFTS: readonly (readonly [number, string])[] = [
 /** A live run with a changing workload builds every phase up front (MAX_PHASES): at most this many distinct stacks in all. */
 export const MAX_LIVE_STACKS = 200_000;
 
-/** The ring buffer sizes per CPU (KB), as buffer_size_kb. */
+/** The ring buffer sizes per CPU (KiB: 1,024 B, as buffer_size_kb counts). */
 export const RING_KBS: readonly number[] = [64, 128, 256, 512, 1024, 2048, 4096, 8192];
-export const ringLabel = (kb: number) => (kb >= 1024 ? `${kb / 1024} MB` : `${kb} KB`);
+export const ringLabel = (kb: number) => (kb >= 1024 ? `${kb / 1024} MiB` : `${kb} KiB`);
 
 /** The pause between events for `speed` events per second (C.PACE_US). */
 export function paceUs(speed: number): number {
