@@ -3,6 +3,21 @@ import type { Summary } from '../core/capture/summary.ts';
 
 const int = (n: number) => n.toLocaleString('en-US');
 
+/** generations printed one by one in the text summary: the first and the last few of the list */
+const TEXT_HEAD = 20;
+const TEXT_TAIL = 3;
+
+/** The generations on one line: a long list (or one the summary already cut) as its first and last few, the rest counted. */
+function generationsLine(s: Summary): string {
+  const g = s.generations;
+  if (g.length === 0) return '-';
+  if (g.length <= TEXT_HEAD + TEXT_TAIL && !s.generationsCut) return g.join(', ');
+  const head = g.slice(0, Math.min(TEXT_HEAD, g.length - TEXT_TAIL));
+  const tail = g.slice(g.length - TEXT_TAIL);
+  const left = g.length - head.length - tail.length + s.generationsCut;
+  return `${head.join(', ')}, ... ${int(left)} more ..., ${tail.join(', ')} (${int(g.length + s.generationsCut)} in all)`;
+}
+
 /** The summary as a person reads it in a terminal: what came from the files (names, frames, messages) with its control characters escaped. */
 export function formatSummary(s: Summary): string {
   const out: string[] = [];
@@ -13,7 +28,7 @@ export function formatSummary(s: Summary): string {
   row('resolved', s.resolved);
   row('unresolved', s.unresolved);
   row('unique stacks', s.uniqueStacks);
-  row('generations', s.generations.join(', ') || '-');
+  row('generations', generationsLine(s));
   row('status', Object.entries(s.status).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || '-');
   const rb = s.derived.ringBuffer;
   if (rb.why !== null) {

@@ -43,8 +43,10 @@ export interface BannerInput {
   cookies: number;
   fullStacks: number;
   userStacks: number;
-  /** generation numbers seen in the trace or in dumps */
+  /** generation numbers seen in the trace or in dumps (a list that may leave some out: generationsCut) */
   generations: number[];
+  /** generations `generations` and `derived.generations` leave out (summary.ts) */
+  generationsCut?: number;
   files: readonly FileReport[];
   diagnostics: readonly Diagnostic[];
   derived?: { generations: readonly { generation: number | null; cookies: number; dumpFormats: readonly string[] }[] };
@@ -71,6 +73,9 @@ function fileList(files: readonly string[]): BannerPart[] {
   });
   return out;
 }
+/** generations a banner names one by one; the rest are counted */
+const NAMED_GENERATIONS = 20;
+
 const words = (parts: readonly string[]) => (parts.length < 2 ? parts.join('') : parts.slice(0, -1).join(', ') + ' and ' + parts[parts.length - 1]);
 const is = (files: readonly string[]) => (files.length === 1 ? 'is' : 'are');
 const has = (files: readonly string[]) => (files.length === 1 ? 'has' : 'have');
@@ -212,7 +217,8 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
 
   if (s.cookies > 0 && dumps.length === 0) {
     const v8 = s.generations.length > 0;
-    const gens = words(s.generations.map(String));
+    const more = Math.max(0, s.generations.length - NAMED_GENERATIONS) + (s.generationsCut ?? 0);
+    const gens = words([...s.generations.slice(0, NAMED_GENERATIONS).map(String), ...(more ? [`${more.toLocaleString('en-US')} more`] : [])]);
     out.push({
       id: 'no-dump',
       level: 'error',
@@ -240,10 +246,19 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
     const missing = s.derived.generations.filter((g) => g.generation !== null && g.cookies > 0 && g.dumpFormats.length === 0);
     if (missing.length) {
       const body: BannerPart[] = [...fileList(traces), ` ${has(traces)} ids of generation${missing.length === 1 ? '' : 's'} `];
-      missing.forEach((g, i) => {
-        if (i > 0) body.push(i === missing.length - 1 ? ' and ' : ', ');
+      // the first few by name; the rest (and the generations the list left out) counted
+      const named = missing.slice(0, NAMED_GENERATIONS);
+      const more = missing.length - named.length;
+      const cut = s.generationsCut ?? 0;
+      const last = named.length - 1 + (more || cut ? 1 : 0);
+      named.forEach((g, i) => {
+        if (i > 0) body.push(i === last ? ' and ' : ', ');
         body.push(`${g.generation} (`, num(g.cookies), ` id${g.cookies === 1 ? '' : 's'})`);
       });
+      if (more || cut) {
+        body.push(' and ');
+        body.push(...(more ? [num(more), ' more'] : []), ...(cut ? [more ? ' (and perhaps some of the ' : 'perhaps some of the ', num(cut), ` generations the list leaves out${more ? ')' : ''}`] : []));
+      }
       body.push(
         ` with no dump of ${missing.length === 1 ? 'that generation' : 'those generations'} among `, ...fileList(dumps),
         ', so they stay unresolved. A generation\u2019s dump has to be copied before the reset that ends it (',

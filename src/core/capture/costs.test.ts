@@ -1,6 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { GENERATIONS_HEAD, GENERATIONS_TAIL } from './derived.ts';
 import { loadFiles, MEMBER_CAP } from './load.ts';
+import { summarize } from './summary.ts';
 
 // Issue 34, 15: costs in proportion to the input, measured by counting what is kept (reports,
 // diagnostic objects), never by time. Scaled down from the adversary's inputs.
@@ -47,5 +49,70 @@ describe('an archive of many members no reader takes', () => {
     const cap = await loadFiles([{ name: 'few.tar', blob: new Blob([tarOfOneByteMembers(3) as Uint8Array<ArrayBuffer>]) }]);
     expect(cap.files.map((f) => f.file)).toEqual(['few.tar/m0', 'few.tar/m1', 'few.tar/m2']);
     expect(cap.diagnostics.some((d) => d.file === 'few.tar')).toBe(false);
+  });
+});
+
+/**
+ * A v8 trace whose cookies name `n` generations (1..n), a few of them twice and every 50th event
+ * with a full stack instead, and the kernel's header: the shape of the adversary's million.
+ */
+function manyGenerationsTrace(n: number): string {
+  const out = ['# tracer: nop', '#'];
+  for (let i = 1; i <= n; i++) {
+    const ts = (1000 + i / 1e6).toFixed(6);
+    const head = `    kworker/u8:2-88      [00${i % 4}] ...1.  ${ts}:`;
+    out.push(`${head} kmem_cache_alloc: call_site=kmalloc_trace+0x25c ptr=0x${i.toString(16)}`);
+    if (i % 50 === 0) out.push(`${head} <stack trace>`, ' => __kmalloc+0x294/0x3a0', ' => kmalloc_trace+0x260/0x330');
+    else out.push(`${head} <stack_id ${i % 7} gen ${i}>`);
+    if (i % 1000 === 0) out.push(`${head} kmem_cache_alloc: call_site=kmalloc_trace+0x25c ptr=0x0`, `${head} <stack_id 3 gen ${i - 1}>`);
+  }
+  return out.join('\n') + '\n';
+}
+
+describe('a trace of many generations', () => {
+  it(`20,000 generations: the lists keep ${GENERATIONS_HEAD} + ${GENERATIONS_TAIL}, the JSON stays small, the totals count every record`, async () => {
+    const text = manyGenerationsTrace(20_000);
+    // the expectations, from the text itself
+    const events = text.match(/: kmem_cache_alloc: /g)!.length;
+    const cookieGens = [...text.matchAll(/<stack_id \d+ gen (\d+)>/g)].map((m) => Number(m[1]));
+    const fulls = text.match(/<stack trace>/g)!.length;
+    const distinct = [...new Set(cookieGens)].sort((a, b) => a - b);
+    expect(distinct.length).toBeGreaterThan(GENERATIONS_HEAD + GENERATIONS_TAIL);
+    const cap = await loadFiles([{ name: 'trace', blob: new Blob([text]) }]);
+    const s = summarize(cap);
+    expect([s.events, s.cookies, s.fullStacks]).toEqual([events, cookieGens.length, fulls]);
+    expect(Object.values(s.status).reduce((a, b) => a + b, 0)).toBe(cookieGens.length + fulls);
+    expect(s.status['no-dump']).toBe(cookieGens.length);
+    // the list: the first generations in order and the last few, the rest counted
+    const kept = GENERATIONS_HEAD + GENERATIONS_TAIL;
+    expect(s.generations).toEqual([...distinct.slice(0, GENERATIONS_HEAD), ...distinct.slice(-GENERATIONS_TAIL)]);
+    expect(s.generationsCut).toBe(distinct.length - kept);
+    expect(s.derived.generations.map((g) => g.generation)).toEqual(s.generations);
+    expect(s.derived.generationsCut).toBe(distinct.length - kept);
+    // a listed generation's own stats are whole: its cookies as the text counts them
+    for (const g of [s.derived.generations[0], s.derived.generations[kept - 1]]) {
+      expect(g.cookies).toBe(cookieGens.filter((x) => x === g.generation).length);
+    }
+    expect(s.derived.ringBuffer.records.v8Cookies).toBe(cookieGens.length);
+    expect(s.derived.ringBuffer.records.fullStacks).toBe(fulls);
+    // one diagnostic says how many were left out, naming the file
+    const said = s.diagnostics.filter((d) => /generations are left out/.test(d.message));
+    expect(said.map((d) => [d.file, d.message.match(/^([\d,]+) of ([\d,]+) /)!.slice(1).map((x) => Number(x.replace(/,/g, '')))])).toEqual([
+      ['trace', [distinct.length - kept, distinct.length]],
+    ]);
+    // what --json prints (two-space indent): bounded by the kept generations, not the 20,000
+    const json = JSON.stringify(s, null, 2);
+    expect(json.length).toBeLessThan(kept * 600 + 20_000);
+    expect(JSON.parse(json).generationsCut).toBe(distinct.length - kept);
+  });
+
+  it('a few generations are listed whole, with nothing cut and nothing said', async () => {
+    const text = manyGenerationsTrace(30);
+    const cap = await loadFiles([{ name: 'trace', blob: new Blob([text]) }]);
+    const s = summarize(cap);
+    const distinct = new Set([...text.matchAll(/gen (\d+)>/g)].map((m) => Number(m[1])));
+    expect(s.generations.length).toBe(distinct.size);
+    expect([s.generationsCut, s.derived.generationsCut]).toEqual([0, 0]);
+    expect(s.diagnostics.some((d) => /left out/.test(d.message))).toBe(false);
   });
 });

@@ -193,8 +193,38 @@ export class RingBytes {
   }
 }
 
+/**
+ * A per-generation list (the summary's `generations`, `derived.generations`, the overview's) names
+ * at most the first GENERATIONS_HEAD generations in order and the last GENERATIONS_TAIL: a trace
+ * whose cookies name a million generations printed 475 MB of JSON (issue 34, 15). The totals
+ * (events, cookies, statuses, ring-buffer bytes) still count every record; the list says how many
+ * it left out (`generationsCut`) and the summary says it in one diagnostic.
+ */
+export const GENERATIONS_HEAD = 1000;
+export const GENERATIONS_TAIL = 10;
+
+/** Of ascending keys, those a per-generation list names (the first GENERATIONS_HEAD and the last GENERATIONS_TAIL), and how many it leaves out. */
+export function listedKeys(sorted: readonly number[]): { kept: number[]; cut: number } {
+  if (sorted.length <= GENERATIONS_HEAD + GENERATIONS_TAIL) return { kept: sorted.slice(), cut: 0 };
+  return {
+    kept: [...sorted.slice(0, GENERATIONS_HEAD), ...sorted.slice(sorted.length - GENERATIONS_TAIL)],
+    cut: sorted.length - GENERATIONS_HEAD - GENERATIONS_TAIL,
+  };
+}
+
+/** The generations a list leaves out, in words: one line for the summary's diagnostics. */
+export function generationsCutMessage(cut: number, total: number): string {
+  return (
+    `${int(cut)} of ${int(total)} generations are left out of the per-generation lists (the first ${int(GENERATIONS_HEAD)} and the last ${int(GENERATIONS_TAIL)} are listed); ` +
+    'the totals (events, cookies, statuses, bytes) still count their records'
+  );
+}
+
 export interface Derived {
+  /** at most GENERATIONS_HEAD + GENERATIONS_TAIL of them (listedKeys), ascending, null first */
   generations: GenerationStats[];
+  /** generations with records or dumps that `generations` leaves out */
+  generationsCut: number;
   /** share of cookie records that reused a stack already in the map (1 - distinct slots / cookies) */
   dedupRate: number;
   ringBuffer: RingBufferStats;
@@ -236,6 +266,21 @@ export class SpanCounter {
 export function derive(c: Capture): Derived {
   const t = c.trace;
   const { segments } = segmentsOf(c);
+  const kinds = t.recKind.raw();
+  const recGen = t.recGen.raw();
+  // first pass: every generation's key (null as -1), so that only the listed ones get their stats
+  const keys = new Set<number>();
+  for (const d of c.dumps.byGeneration.values()) keys.add(d.generation);
+  if (c.dumps.generationless.length) keys.add(-1);
+  let lastKey = NaN;
+  for (let i = 0; i < kinds.length; i++) {
+    const kind = kinds[i];
+    if (kind === RecordKind.User || kind === RecordKind.Full) continue;
+    const k = kind === RecordKind.CookieV8 ? recGen[i] >>> 0 : -1;
+    if (k !== lastKey) keys.add((lastKey = k));
+  }
+  const listed = listedKeys([...keys].sort((a, b) => a - b));
+  const keep = new Set(listed.kept);
   const gens = new Map<number | null, GenerationStats>();
   const spans = new Map<number | null, SpanCounter>();
   const gen = (g: number | null) => {
@@ -248,18 +293,20 @@ export function derive(c: Capture): Derived {
     return s;
   };
   for (const d of c.dumps.byGeneration.values()) {
+    if (!keep.has(d.generation)) continue;
     const s = gen(d.generation);
     s.dumpSlots = d.slots.size;
     s.dumpFormats = [...new Set(d.sources.map((i) => c.dumps.sources[i].format))].sort();
   }
   for (const d of c.dumps.generationless) {
+    if (!keep.has(-1)) break;
     const s = gen(null);
     s.dumpSlots = Math.max(s.dumpSlots, d.slots.size);
     s.dumpFormats = [...new Set([...s.dumpFormats, c.dumps.sources[d.source].format])].sort();
   }
   const bytes = new RingBytes();
   for (let i = 0; i < t.recordCount; i++) {
-    const kind = t.recKind.get(i);
+    const kind = kinds[i];
     if (kind === RecordKind.User) continue;
     const stack = t.recStack.get(i);
     const depth = stack >= 0 ? c.stacks.depth(stack) : -1;
@@ -267,9 +314,10 @@ export function derive(c: Capture): Derived {
       bytes.full(depth);
       continue;
     }
-    const g = kind === RecordKind.CookieV8 ? t.recGen.get(i) >>> 0 : null;
+    const g = kind === RecordKind.CookieV8 ? recGen[i] >>> 0 : null;
     const st = t.recStatus.get(i);
     bytes.cookie(g, t.recSlot.get(i) >>> 0, st === RecordStatus.Ambiguous ? -1 : depth);
+    if (!keep.has(g ?? -1)) continue;
     const s = gen(g);
     const ts = t.recTs.get(i);
     if (!(s.firstTs <= ts)) s.firstTs = ts;
@@ -284,6 +332,7 @@ export function derive(c: Capture): Derived {
   }
   return {
     generations: [...gens.values()].sort((a, b) => (a.generation ?? -1) - (b.generation ?? -1)),
+    generationsCut: listed.cut,
     dedupRate: bytes.dedupRate,
     ringBuffer: bytes.result(),
   };

@@ -1,6 +1,6 @@
 import type { Diagnostic } from '../formats/diagnostics.ts';
 import { hasStack } from './cookie-index.ts';
-import { derive, type Derived } from './derived.ts';
+import { derive, generationsCutMessage, listedKeys, type Derived } from './derived.ts';
 import { defaultGranularity, functionPath, functionTree, type Granularity } from './function-tree.ts';
 import type { Capture, FileReport } from './ingest.ts';
 import { segmentsOf, type Segment } from './segments.ts';
@@ -36,7 +36,10 @@ export interface Summary {
   fullStacks: number;
   resolved: number;
   unresolved: number;
+  /** sorted generation numbers seen in the trace or in dumps: at most the first GENERATIONS_HEAD and the last GENERATIONS_TAIL (derived.ts) */
   generations: number[];
+  /** generations left out of `generations` (and said in one diagnostic); 0 when it lists them all */
+  generationsCut: number;
   uniqueStacks: number;
   /** what `top` merges by: 'site' (frame keys) or 'function' (the default for perf script input) */
   granularity: Granularity;
@@ -57,6 +60,13 @@ export interface Summary {
   simTruth: SimTruth | null;
   files: FileReport[];
   diagnostics: Diagnostic[];
+}
+
+/** The files whose generations a list cut: the trace files, else (dumps alone) the dumps. */
+function cutFiles(c: Capture, segments: Segment[]): string {
+  const files = new Set(segments.flatMap((s) => s.files));
+  if (files.size === 0) for (const d of c.dumps.sources) files.add(d.file);
+  return [...files].join(', ');
 }
 
 export function summarize(c: Capture, topN = 10, granularity: Granularity = defaultGranularity(c.files)): Summary {
@@ -119,6 +129,11 @@ export function summarize(c: Capture, topN = 10, granularity: Granularity = defa
       .map((stack) => ({ count: occurrences[stack], frames: c.stacks.framesOf(stack) }));
   }
   const stat = c.stats.length ? c.stats[c.stats.length - 1] : null;
+  const listed = listedKeys([...gens].sort((a, b) => a - b));
+  const { segments, diagnostics: overlaps } = segmentsOf(c);
+  const cutDiagnostics: Diagnostic[] = listed.cut
+    ? [{ file: cutFiles(c, segments), where: 'file', message: generationsCutMessage(listed.cut, gens.size), count: 1 }]
+    : [];
   let lostEvents = 0;
   for (let i = 0; i < t.lostCount.length; i++) lostEvents += Math.max(0, t.lostCount.get(i));
   return {
@@ -127,7 +142,8 @@ export function summarize(c: Capture, topN = 10, granularity: Granularity = defa
     fullStacks: status.full,
     resolved,
     unresolved: cookies - resolved,
-    generations: [...gens].sort((a, b) => a - b),
+    generations: listed.kept,
+    generationsCut: listed.cut,
     uniqueStacks: c.stacks.size,
     granularity,
     top,
@@ -147,12 +163,12 @@ export function summarize(c: Capture, topN = 10, granularity: Granularity = defa
     userStacks: status.user,
     lost: { markers: t.lostCount.length, events: lostEvents },
     derived: derive(c),
-    segments: segmentsOf(c).segments,
+    segments,
     staleIds: staleIdEvidence(c),
     beforeReset: resetMarkEvidence(c),
     simTruth: simTruth(c),
     files: c.files,
     // trace files that overlap on a CPU are reported here (segments.ts), like any reader's diagnostic
-    diagnostics: [...c.diagnostics, ...segmentsOf(c).diagnostics],
+    diagnostics: [...c.diagnostics, ...overlaps, ...cutDiagnostics],
   };
 }

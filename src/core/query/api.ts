@@ -50,7 +50,10 @@ export interface Overview {
   cpus: number[];
   /** the busiest tasks, for per-task lanes */
   tasks: { task: number; name: string; events: number }[];
+  /** at most GENERATIONS_HEAD + GENERATIONS_TAIL (capture/derived.ts): the first generations in order and the last few */
   generations: GenerationInfo[];
+  /** generations with records or dumps that `generations` (and so the page's generation list and `resets`) leaves out */
+  generationsCut: number;
   /** where one generation ends and the next begins (between the two spans) */
   /** generation changes, or where the trace's own reset markers are (`marker`, v4/v7: no generation to change) */
   resets: { ts: number; from: number | 'none'; to: number | 'none'; marker?: boolean }[];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { derive } from '../capture/derived.ts';
+import { derive, GENERATIONS_HEAD, GENERATIONS_TAIL } from '../capture/derived.ts';
 import { ExplorerData } from './explorer-data.ts';
 import { handCapture, line, sampleCapture } from '../testing/explorer-fixtures.ts';
 import { overview } from './overview.ts';
@@ -132,5 +132,25 @@ describe('resets of a v7 trace, from its own markers', () => {
         const o = overview(new ExplorerData(ingestFiles([[name, trace], ['stack_map', dump]], chunk)));
         expect(o.resets).toEqual(want.map((ts) => ({ ts, from: 'none', to: 'none', marker: true })));
       }
+  });
+});
+
+describe('overview of a trace of many generations', () => {
+  it('lists the first generations and the last few (what the generation menu draws), counting the rest', () => {
+    const n = 3_000;
+    const lines: string[] = [];
+    for (let i = 1; i <= n; i++) {
+      const ts = (1000 + i / 1e6).toFixed(6);
+      lines.push(`  kworker/u8:2-88  [001] ...1.  ${ts}: kmem_cache_alloc: call_site=x+0x1`, `  kworker/u8:2-88  [001] ...1.  ${ts}: <stack_id ${i % 5} gen ${i}>`);
+    }
+    const text = lines.join('\n') + '\n';
+    const distinct = [...new Set([...text.matchAll(/<stack_id \d+ gen (\d+)>/g)].map((m) => Number(m[1])))].sort((a, b) => a - b);
+    const o = overview(new ExplorerData(ingestFiles([['trace', text]])));
+    const listed = [...distinct.slice(0, GENERATIONS_HEAD), ...distinct.slice(-GENERATIONS_TAIL)];
+    expect(o.generations.map((g) => g.generation)).toEqual(listed);
+    expect(o.generationsCut).toBe(distinct.length - listed.length);
+    expect(o.generations.every((g) => g.records === 1 && g.cookies === 1)).toBe(true);
+    // resets between the listed generations only
+    expect(o.resets.length).toBe(listed.length - 1);
   });
 });

@@ -1,5 +1,5 @@
 import { hasStack } from '../capture/cookie-index.ts';
-import { SpanCounter } from '../capture/derived.ts';
+import { listedKeys, SpanCounter } from '../capture/derived.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import { NO_STACK_RECORD, type GenerationInfo, type Overview } from './api.ts';
 import { segmentsOf } from '../capture/segments.ts';
@@ -31,10 +31,26 @@ export function busiestTasks(d: ExplorerData, limit = TOP_TASKS): { task: number
   return ids.slice(0, limit).map((task) => ({ task, name: d.t.tasks.strings[task], events: counts[task] }));
 }
 
-/** Generations by their records in the trace and the dumps loaded for them, with their span in each segment. */
-export function generationInfos(d: ExplorerData): GenerationInfo[] {
+/**
+ * Generations by their records in the trace and the dumps loaded for them, with their span in each
+ * segment: at most the first GENERATIONS_HEAD keys in order and the last GENERATIONS_TAIL
+ * (listedKeys), `cut` the number left out.
+ */
+export function generationInfos(d: ExplorerData): { list: GenerationInfo[]; cut: number } {
   const t = d.t;
   const { segments } = segmentsOf(d.capture);
+  const dumps = d.capture.dumps;
+  // first pass: every key, so that only the listed generations get their stats
+  const keys = new Set<number>();
+  let lastKey = NaN;
+  for (let r = 0; r < t.recordCount; r++) {
+    const g = d.recGen[r];
+    if (g !== lastKey) keys.add((lastKey = g));
+  }
+  for (const gd of dumps.byGeneration.values()) keys.add(gd.generation);
+  if (dumps.generationless.length) keys.add(NO_GEN);
+  const listed = listedKeys([...keys].sort((a, b) => a - b));
+  const keep = new Set(listed.kept);
   const gens = new Map<number, GenerationInfo>();
   const spans = new Map<number, SpanCounter>();
   const get = (g: number): GenerationInfo => {
@@ -48,6 +64,7 @@ export function generationInfos(d: ExplorerData): GenerationInfo[] {
   };
   for (let r = 0; r < t.recordCount; r++) {
     const g = d.recGen[r];
+    if (!keep.has(g)) continue;
     const s = get(g);
     const ts = d.rec.ts[r];
     if (!(s.firstTs <= ts)) s.firstTs = ts;
@@ -60,8 +77,8 @@ export function generationInfos(d: ExplorerData): GenerationInfo[] {
       if (hasStack(d.rec.status[r])) s.resolved++;
     }
   }
-  const dumps = d.capture.dumps;
   for (const gd of dumps.byGeneration.values()) {
+    if (!keep.has(gd.generation)) continue;
     const s = get(gd.generation);
     s.dumpSlots = gd.slots.size;
     s.dumpKinds = d.dumpKinds.get(gd.generation) ?? [];
@@ -76,7 +93,7 @@ export function generationInfos(d: ExplorerData): GenerationInfo[] {
     s.coverage = s.cookies ? s.resolved / s.cookies : NaN;
     Object.assign(s, spans.get(g)!.result());
   }
-  return [...gens.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+  return { list: [...gens.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]), cut: listed.cut };
 }
 
 /**
@@ -143,7 +160,7 @@ export function overview(d: ExplorerData): Overview {
   scan(d.ev.ts, d.ev.cpu);
   scan(d.rec.ts, d.rec.cpu);
   for (let c = 0; c < seenCpu.length; c++) if (seenCpu[c]) cpus.add(c);
-  const generations = generationInfos(d);
+  const { list: generations, cut: generationsCut } = generationInfos(d);
   const lost: Overview['lost'] = [];
   for (let i = 0; i < t.lostCpu.length; i++) {
     const count = t.lostCount.get(i);
@@ -155,6 +172,8 @@ export function overview(d: ExplorerData): Overview {
     cpus: [...cpus].sort((a, b) => a - b),
     tasks: busiestTasks(d),
     generations,
+    generationsCut,
+    // between the listed generations only: a million generations would draw a million lines
     resets: withMarkers(resetsOf(generations), d),
     lost,
     statusNames: STATUS_NAMES_WITH_NONE,

@@ -17,6 +17,9 @@ const pct = (x: number) =>
 const plural = (n: number, one: string, many = one + 's') => `${groupDigits(n)} ${n === 1 ? one : many}`;
 const int = groupDigits;
 
+/** generations without a dump named one by one in the warning; the rest are counted */
+const MISSING_NAMED = 20;
+
 /** What the capture says the user should do something about, in words they can act on. */
 export function warnings(d: ExplorerData): Warning[] {
   const out: Warning[] = [];
@@ -131,9 +134,14 @@ export function warnings(d: ExplorerData): Warning[] {
     out.push({ level: 'warn', id: 'text-dump-across-reset', message: `${diag.file}: ${diag.message}. Read the text dump with no reset running, or use stack_map_bin.` });
   }
 
-  const missing = generationInfos(d).filter((g) => g.generation !== 'none' && g.cookies > 0 && g.dumpKinds.length === 0);
+  const infos = generationInfos(d);
+  const missing = infos.list.filter((g) => g.generation !== 'none' && g.cookies > 0 && g.dumpKinds.length === 0);
   if (missing.length) {
-    const list = missing.map((g) => `${g.generation} (${plural(g.cookies, 'cookie')})`).join(', ');
+    // the first few by name, the rest counted (a trace can name a million generations)
+    const named = missing.slice(0, MISSING_NAMED).map((g) => `${g.generation} (${plural(g.cookies, 'cookie')})`);
+    if (missing.length > MISSING_NAMED) named.push(`${plural(missing.length - MISSING_NAMED, 'more generation')}`);
+    if (infos.cut) named.push(`and perhaps some of the ${plural(infos.cut, 'generation')} the generation list leaves out`);
+    const list = named.join(', ');
     out.push({
       level: 'warn',
       id: 'generation-without-dump',
