@@ -182,6 +182,31 @@ test('each export of the selection downloads a file that parses', async ({ page 
   expect(parsed.rects).toBeGreaterThan(5);
 });
 
+for (const frames of ['function', 'site'] as const)
+  test(`the folded and speedscope exports hold the flame graph's frames (frames=${frames}), as the SVG does`, async ({ page }) => {
+    await open(page, `?frames=${frames}`);
+    const download = async (kind: string) => {
+      const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId(`export-${kind}`).click()]);
+      return readFileSync((await d.path())!, 'utf8');
+    };
+    // a call site is printed sym+0xoff; a function is the symbol alone
+    const site = /\+0x[0-9a-f]+/;
+    const lines = (await download('folded')).trim().split('\n');
+    expect(lines.length).toBeGreaterThan(10);
+    const folded = lines.map((l) => l.slice(0, l.lastIndexOf(' ')).split(';'));
+    const ss = JSON.parse(await download('speedscope')) as { shared: { frames: { name: string }[] } };
+    const svg = await download('svg');
+    if (frames === 'function') {
+      for (const f of folded.flat()) expect(f).not.toMatch(site);
+      for (const f of ss.shared.frames) expect(f.name).not.toMatch(site);
+      expect(svg).not.toMatch(site);
+    } else {
+      for (const path of folded) expect(path.some((f) => site.test(f))).toBe(true);
+      expect(ss.shared.frames.filter((f) => site.test(f.name)).length).toBeGreaterThan(ss.shared.frames.length / 2);
+      expect(svg).toMatch(site);
+    }
+  });
+
 test('keyboard and mouse: WASD, wheel and ruler drag zoom and pan the timeline, ? opens the help', async ({ page }) => {
   await open(page);
   await page.locator('body').click({ position: { x: 5, y: 5 } });

@@ -7,7 +7,7 @@ import { exportFileName } from './file-name.ts';
 import { useLoadStore } from '../../state/load/load-store.ts';
 
 const KINDS: { kind: ExportKind; label: string; type: string; title: string; stackcollapse?: boolean }[] = [
-  { kind: 'folded', label: 'Folded', type: 'text/plain', title: 'folded stacks, frames as sym+0xoff (by function for perf script input: flamegraph.pl, inferno, speedscope)' },
+  { kind: 'folded', label: 'Folded', type: 'text/plain', title: 'folded stacks (flamegraph.pl, inferno, speedscope), frames as the flame graph shows them: by call site (sym+0xoff) or by function' },
   {
     kind: 'folded',
     label: 'stackcollapse',
@@ -16,7 +16,7 @@ const KINDS: { kind: ExportKind; label: string; type: string; title: string; sta
     stackcollapse: true,
   },
   { kind: 'svg', label: 'SVG', type: 'image/svg+xml', title: 'the flame graph as it is shown, as SVG' },
-  { kind: 'speedscope', label: 'speedscope', type: 'application/json', title: 'a speedscope profile (speedscope.app), frames as sym+0xoff' },
+  { kind: 'speedscope', label: 'speedscope', type: 'application/json', title: 'a speedscope profile (speedscope.app), frames as the flame graph shows them: by call site (sym+0xoff) or by function' },
   { kind: 'chrome-trace', label: 'Chrome trace', type: 'application/json', title: 'Chrome trace event JSON: opens in Perfetto (ui.perfetto.dev) and chrome://tracing' },
 ];
 
@@ -36,13 +36,14 @@ export function ExportMenu() {
     setBusy(k.label);
     setError(null);
     try {
-      // the SVG is the graph as shown (its frames); folded and speedscope follow the capture's granularity
+      // the SVG, folded and speedscope files hold the frames the flame graph shows (its frames= setting,
+      // else the capture's own granularity); stackcollapse-perf.pl's form has its own
       const text = await ask.exportSelection(k.kind, selection, {
         mode: flameMode,
         weight: flameWeight,
         focus: flameFocus,
         title: 'stackmap explorer selection',
-        ...(k.kind === 'svg' && flameFrames ? { granularity: flameFrames } : {}),
+        ...(k.kind !== 'chrome-trace' && !k.stackcollapse && flameFrames ? { granularity: flameFrames } : {}),
         ...(k.stackcollapse ? { stackcollapse: true } : {}),
       });
       const url = URL.createObjectURL(new Blob([text], { type: k.type }));
