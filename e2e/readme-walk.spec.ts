@@ -120,3 +120,20 @@ test('files opened over the sample: the timeline draws their span, not the sampl
   await expect(page.getByTestId('timeline')).toHaveAttribute('data-resets', String(want.resets.length));
   expect(want.resets.length).toBe(2);
 });
+
+test('the simulator: Start runs one worker per CPU, a reset clears the grid into generation 2, Stop ends the run', async ({ page }) => {
+  await page.goto('/?view=simulator');
+  await expect(page.getByTestId('simulator')).toBeVisible();
+  await page.getByTestId('sim-cpus').fill('2');
+  await page.getByTestId('sim-start').click();
+  await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'running');
+  // one Web Worker per simulated CPU (StrictMode's double mount starts no second set), each recording
+  await expect.poll(() => page.workers().filter((w) => w.url().includes('sim-cpu')).length).toBe(2);
+  await expect(page.getByTestId('sim-lane')).toHaveCount(2);
+  for (let cpu = 0; cpu < 2; cpu++) await expect.poll(async () => Number(await page.getByTestId('sim-lane').nth(cpu).getAttribute('data-events'))).toBeGreaterThan(0);
+  await expect.poll(async () => Number(await page.getByTestId('sim-grid').getAttribute('data-published'))).toBeGreaterThan(10);
+  await page.getByTestId('sim-reset').click();
+  await expect(page.getByTestId('sim-grid')).toHaveAttribute('data-generation', '2');
+  await page.getByTestId('sim-stop').click();
+  await expect(page.getByTestId('simulator')).not.toHaveAttribute('data-status', 'running');
+});
