@@ -207,6 +207,22 @@ for (const frames of ['function', 'site'] as const)
     }
   });
 
+for (const [w, h] of [[1280, 720], [1600, 1000]] as const)
+  test(`the generations' span is shown whole, not cut (${w}x${h})`, async ({ page }) => {
+    await page.setViewportSize({ width: w, height: h });
+    await open(page);
+    const gens = (await explorer).overview().generations;
+    const cells = page.getByTestId('generation-span');
+    await expect(cells).toHaveCount(gens.length);
+    for (const [i, g] of gens.entries()) {
+      const cell = cells.nth(i);
+      // the start as ftrace prints it, from the node explorer over the same files
+      await expect(cell).toContainText(`from ${g.firstTs.toFixed(6)}`);
+      const fits = await cell.evaluate((e) => e.scrollWidth <= e.clientWidth);
+      expect(fits).toBe(true);
+    }
+  });
+
 test('keyboard and mouse: WASD, wheel and ruler drag zoom and pan the timeline, ? opens the help', async ({ page }) => {
   await open(page);
   await page.locator('body').click({ position: { x: 5, y: 5 } });

@@ -140,7 +140,7 @@ function GenRow({ g, chosen, onChoose, onZoom }: { g: GenerationInfo; chosen: bo
       aria-selected={chosen}
     >
       <td>{g.generation === 'none' ? 'none' : fmtInt(g.generation)}</td>
-      <td className="ellipsis" title={span ? `${fmtTs(g.firstTs)} – ${fmtTs(g.lastTs)} (double-click: zoom the timeline to it)` : 'no stack records'}>
+      <td className="g-span-cell" data-testid="generation-span" title={span ? `${fmtTs(g.firstTs)} – ${fmtTs(g.lastTs)} (double-click: zoom the timeline to it)` : 'no stack records'}>
         {spanText}
       </td>
       <td className="num">{fmtInt(g.records)}</td>
