@@ -177,4 +177,15 @@ test('at 1280x720 a guided run ends with its verdict, its story and the ledger\'
   }
   await expect(page.getByTestId('sim-story').locator('li[data-moment="written"]')).toBeInViewport();
   await expect(page.getByTestId('sim-story').locator('li[data-moment="read"]')).toBeInViewport();
+  // one layout for every card (issue 34, 8): the card with the story and those without share the same column, width and inner columns
+  const cards = await page.getByTestId('sim-scenario').evaluateAll((els) =>
+    els.map((e) => {
+      const r = e.getBoundingClientRect();
+      const run = e.querySelector('[data-testid="sim-scenario-run"]')!.getBoundingClientRect();
+      const watch = e.querySelector('.sim-scenario-watch')!.getBoundingClientRect();
+      return [Math.round(r.left), Math.round(r.width), Math.round(run.left), Math.round(watch.left), Math.round(watch.width)].join(',');
+    }),
+  );
+  expect(cards.length).toBeGreaterThan(5);
+  expect(new Set(cards).size).toBe(1);
 });

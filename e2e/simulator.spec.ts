@@ -495,6 +495,28 @@ test('after each reset, change the stacks: v7 ids from before a reset resolve to
 
 
 // one run, shot light then dark (the grid and lanes redraw in the scheme put on <html>)
+for (const [w, h] of [[1280, 720], [1600, 1000]] as const)
+  test(`the slot table's legend is under its drawing area, clear of its last row (${w}x${h})`, async ({ page }) => {
+    await page.setViewportSize({ width: w, height: h });
+    await openSimulator(page);
+    await startRun(page);
+    await expect.poll(async () => Number(await grid(page).getAttribute('data-published'))).toBeGreaterThan(0);
+    await page.getByTestId('sim-stop').click();
+    await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped');
+    const g = grid(page);
+    // the drawing area: every row of cells, the last one partly empty when the slots do not fill it
+    const cols = Number(await g.getAttribute('data-cols'));
+    const cell = Number(await g.getAttribute('data-cell-px'));
+    const slots = Number(await g.getAttribute('data-slots'));
+    const canvas = (await g.locator('canvas').boundingBox())!;
+    expect(canvas.height).toBeCloseTo(Math.ceil(slots / cols) * cell, 0);
+    const legend = (await page.locator('section.sim-grid .sim-legend').boundingBox())!;
+    expect(legend.y).toBeGreaterThanOrEqual(canvas.y + canvas.height + 4);
+    // and nothing of the legend is drawn over the grid's box
+    const box = (await g.boundingBox())!;
+    expect(legend.y).toBeGreaterThanOrEqual(box.y + box.height);
+  });
+
 test('simulator screenshot, light and dark', SHOTS_TAG, async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 1100 });
   await page.emulateMedia({ colorScheme: 'light' });

@@ -45,24 +45,28 @@ function Item({ name, busy, running, onRun, result, last }: { name: ScenarioName
     was.current = state;
   }, [state]);
   return (
-    <li ref={ref} data-testid="sim-scenario" data-scenario={name} data-state={state} className={`sim-scenario ${state}${result && last ? ' with-story' : ''}`}>
+    <li ref={ref} data-testid="sim-scenario" data-scenario={name} data-state={state} className={`sim-scenario ${state}`}>
       <div className="sim-scenario-head">
         <button type="button" data-testid="sim-scenario-run" disabled={busy} onClick={onRun} title={`runs: cli simulate --scenario ${name}`}>
           {running ? 'Running…' : '▶ Run'}
         </button>
-        <b>{sc.title}</b>
-        <code className="sim-hint">{name}</code>
+        <span className="sim-scenario-name">
+          <b>{sc.title}</b>
+          <code className="sim-hint">{name}</code>
+        </span>
       </div>
-      <p className="sim-scenario-watch">{sc.watch}</p>
-      <p className="sim-scenario-verdict">
-        expected: {sc.expected}
-        {result && (
-          <span data-testid="sim-verdict" data-ok={String(result.effect.ok)} data-value={result.effect.value} className={result.effect.ok ? 'ok' : 'bad'}>
-            {' · '}
-            {result.effect.ok ? 'seen' : 'not seen'}: {fmtInt(result.effect.value)} {result.effect.what}
-          </span>
-        )}
-      </p>
+      <div className="sim-scenario-body">
+        <p className="sim-scenario-watch">{sc.watch}</p>
+        <p className="sim-scenario-verdict">
+          expected: {sc.expected}
+          {result && (
+            <span data-testid="sim-verdict" data-ok={String(result.effect.ok)} data-value={result.effect.value} className={result.effect.ok ? 'ok' : 'bad'}>
+              {' · '}
+              {result.effect.ok ? 'seen' : 'not seen'}: {fmtInt(result.effect.value)} {result.effect.what}
+            </span>
+          )}
+        </p>
+      </div>
       {/* the run just ended: the story of one of its wrong or detected ids, under the verdict */}
       {result && last && <IdStories />}
     </li>
