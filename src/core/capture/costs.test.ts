@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { GENERATIONS_HEAD, GENERATIONS_TAIL } from './derived.ts';
 import { loadFiles, MEMBER_CAP } from './load.ts';
 import { summarize } from './summary.ts';
+import { Ingest } from './ingest.ts';
+import { readTracePart } from './split-trace.ts';
 
 // Issue 34, 15: costs in proportion to the input, measured by counting what is kept (reports,
 // diagnostic objects), never by time. Scaled down from the adversary's inputs.
@@ -114,5 +116,81 @@ describe('a trace of many generations', () => {
     expect(s.generations.length).toBe(distinct.size);
     expect([s.generationsCut, s.derived.generationsCut]).toEqual([0, 0]);
     expect(s.diagnostics.some((d) => /left out/.test(d.message))).toBe(false);
+  });
+});
+
+/** A trace of `n` events, each with a full stack of `depth` frames no other stack shares (`f<s>_<k>+0x..`). */
+function distinctFramesTrace(n: number, depth: number): string {
+  const out = ['# tracer: nop'];
+  for (let s = 0; s < n; s++) {
+    const head = `    kworker/u8:2-88      [00${s % 2}] ...1.  ${(100 + s / 1e6).toFixed(6)}:`;
+    out.push(`${head} kmem_cache_alloc: call_site=x+0x1`, `${head} <stack trace>`);
+    // the first frame of every stack is shared: a frame seen before costs nothing
+    out.push(' => common_leaf+0x10/0x20');
+    for (let k = 1; k < depth; k++) out.push(` => f${s}_${k}+0x${k.toString(16)}/0x100`);
+  }
+  return out.join('\n') + '\n';
+}
+
+/** The stacks a reader keeps under `limit` distinct frames, counted over the text: those before the first that needs a frame past it. */
+function stacksWithin(text: string, limit: number): { stacks: number; line: number } {
+  const seen = new Set<string>();
+  const lines = text.split('\n');
+  let stacks = 0;
+  for (let i = 0; i < lines.length; i++) {
+    if (!/<stack trace>$/.test(lines[i])) continue;
+    let ok = true;
+    for (let j = i + 1; j < lines.length && /^ => /.test(lines[j]); j++) {
+      const key = / => (\S+)\/0x/.exec(lines[j])![1];
+      if (!seen.has(key)) seen.add(key);
+      if (seen.size > limit) ok = false;
+    }
+    if (!ok) return { stacks, line: i + 1 };
+    stacks++;
+  }
+  return { stacks, line: -1 };
+}
+
+describe('a trace of more distinct frames than a file may add', () => {
+  const limit = 1_000;
+  const text = distinctFramesTrace(300, 12);
+  const want = stacksWithin(text, limit);
+  const events = text.match(/: kmem_cache_alloc: /g)!.length;
+  const allStacks = text.match(/<stack trace>/g)!.length;
+
+  it('read on one thread: the first stacks are kept, the rest said in one diagnostic at the line it stopped', () => {
+    expect(want.stacks).toBeGreaterThan(40);
+    expect(want.stacks).toBeLessThan(allStacks);
+    const ingest = new Ingest({ frameLimit: limit });
+    const p = ingest.open('trace');
+    p.push(new TextEncoder().encode(text));
+    p.end();
+    const cap = ingest.finish();
+    expect(cap.trace.recordCount).toBe(want.stacks);
+    expect(cap.stacks.size).toBe(want.stacks);
+    // the event of the stack record it stopped at is kept, nothing after it
+    expect(cap.trace.eventCount).toBe(want.stacks + 1);
+    const said = cap.diagnostics.filter((d) => /distinct frames/.test(d.message));
+    expect(said.map((d) => [d.file, d.where])).toEqual([['trace', `line ${want.line}`]]);
+    expect(said[0].message).toContain(`${events - want.stacks - 1} events, ${allStacks - want.stacks} stack records`);
+    // the lines from there on are counted unused
+    const lines = cap.files.find((f) => f.file === 'trace')!.lines!;
+    expect(lines.used).toBe(want.line - 1);
+    expect(lines.used + lines.unused).toBe(lines.total);
+  });
+
+  it('a second half read apart and absorbed: kept up to the same stack, one diagnostic', () => {
+    // split at an event line near the middle, as the command line's second thread reads it
+    const at = text.indexOf('\n    kworker', text.length >> 1) + 1;
+    const ingest = new Ingest({ frameLimit: limit });
+    const p = ingest.open('trace');
+    p.push(new TextEncoder().encode(text.slice(0, at)));
+    const part = readTracePart('trace');
+    part.push(new TextEncoder().encode(text.slice(at)));
+    p.end(part.end());
+    const cap = ingest.finish();
+    expect(cap.stacks.size).toBe(want.stacks);
+    expect(cap.trace.recordCount).toBe(want.stacks);
+    expect(cap.diagnostics.filter((d) => /distinct frames/.test(d.message)).length).toBe(1);
   });
 });

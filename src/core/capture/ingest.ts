@@ -11,7 +11,7 @@ import { resolveCookies } from './cookie-index.ts';
 import { compareSymbolFiles, slotsPastTable, statTable } from './cross-checks.ts';
 import { DumpIndex } from './dumps.ts';
 import { StackTable, type StackTableMark } from './stack-table.ts';
-import { RecordStatus, TraceColumns, type TraceColumnsMark } from './trace-columns.ts';
+import { linesAfterStop, RecordStatus, TraceColumns, type TraceColumnsMark } from './trace-columns.ts';
 import type { TracePart } from './split-trace.ts';
 import { concatBytes } from '../base/bytes.ts';
 
@@ -104,8 +104,11 @@ export class Ingest {
   /** function -> module, in the order first seen (rollback drops the entries past a mark) */
   private readonly modules = new Map<string, string>();
 
-  /** `details`: keep each event's TGID and payload (event-details.ts), as an export of its tables needs */
-  constructor(opts: { details?: boolean } = {}) {
+  /**
+   * `details`: keep each event's TGID and payload (event-details.ts), as an export of its tables
+   * needs. `frameLimit`: the most distinct frames one trace file adds (FRAME_LIMIT; a test's smaller one)
+   */
+  constructor(opts: { details?: boolean; frameLimit?: number } = {}) {
     this.trace = new TraceColumns(this.stacks, opts);
   }
 
@@ -123,7 +126,7 @@ export class Ingest {
     const start = () => {
       const all = head.length === 1 ? head[0] : concatBytes(head);
       kind = sniffKind(all);
-      parser = parserForKind(kind, { file, diagnostics: log, inflate, modules: this.modules }, () => (sink = this.trace.sink(file)));
+      parser = parserForKind(kind, { file, diagnostics: log, inflate, modules: this.modules }, () => (sink = this.trace.sink(file, { log, unit: kind === 'trace_cmd_dat' ? 'offset' : 'line' })));
       head = [];
       if (all.length > 0) parser.push(all);
     };
@@ -144,7 +147,7 @@ export class Ingest {
         if (part) {
           if (kind !== 'trace_text' || !sink) throw new Error(`a part of a trace text file cannot join a file of kind ${kind}`);
           const r = result as TraceTextResult;
-          sink.absorb(part.columns);
+          sink.absorb(part.columns, r.lines.total + 1);
           log.absorb(part.diagnostics, r.lines.total, size);
           size += part.bytes;
           const lines = { total: r.lines.total + part.lines.total, used: r.lines.used + part.lines.used, unused: r.lines.unused + part.lines.unused };
@@ -152,6 +155,9 @@ export class Ingest {
         }
         const report: FileReport = { file, kind, size, lines: null, bytes: null };
         this.collect(kind, result, report, log);
+        // a trace that stopped at its frame limit: the lines from there on were read, not kept
+        const stop = sink?.close() ?? null;
+        if (report.lines) report.lines = linesAfterStop(report.lines, stop);
         this.files.push(report);
         return report;
       },

@@ -5,7 +5,7 @@ import { parserForKind } from '../formats/registry.ts';
 import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
 import type { ChunkParser, LineCount, TraceTextResult } from '../formats/types.ts';
 import { StackTable } from './stack-table.ts';
-import { TraceColumns, type TraceColumnsPart } from './trace-columns.ts';
+import { linesAfterStop, TraceColumns, type TraceColumnsPart } from './trace-columns.ts';
 
 /**
  * A large trace text file read on two threads: this one reads it up to a line boundary, another
@@ -122,7 +122,8 @@ export function readTracePart(file: string): ChunkParser<TracePart> {
   const stacks = new StackTable();
   const columns = new TraceColumns(stacks);
   const log = new DiagnosticLog(file);
-  const parser = parserForKind('trace_text', { file, diagnostics: log }, () => columns.sink(file)) as ChunkParser<TraceTextResult>;
+  let sink: ReturnType<TraceColumns['sink']> | null = null;
+  const parser = parserForKind('trace_text', { file, diagnostics: log }, () => (sink = columns.sink(file, { log }))) as ChunkParser<TraceTextResult>;
   let bytes = 0;
   return {
     push(chunk) {
@@ -131,7 +132,8 @@ export function readTracePart(file: string): ChunkParser<TracePart> {
     },
     end() {
       const r = parser.end();
-      return { columns: columns.exportPart(), lines: r.lines, tracer: r.tracer, cpus: r.cpus, timeDigits: r.timeDigits, diagnostics: log.exportGroups(), bytes };
+      const lines = linesAfterStop(r.lines, (sink as ReturnType<TraceColumns['sink']> | null)?.close() ?? null);
+      return { columns: columns.exportPart(), lines, tracer: r.tracer, cpus: r.cpus, timeDigits: r.timeDigits, diagnostics: log.exportGroups(), bytes };
     },
   };
 }

@@ -1,5 +1,7 @@
 import type { TraceEvent, TraceLost, TraceSink, TraceStackRecord } from '../formats/types.ts';
-import type { ColumnSink } from '../formats/trace-text.ts';
+import type { ColumnSink, InternTable } from '../formats/trace-text.ts';
+import type { DiagnosticLog } from '../formats/diagnostics.ts';
+import type { LineCount } from '../formats/types.ts';
 import { isResetMarker } from '../formats/event-line.ts';
 import { Growable, SmallInts, StringTable } from '../base/growable.ts';
 import type { StackTable } from './stack-table.ts';
@@ -110,8 +112,29 @@ export function cookieGenerations(kinds: Uint8Array, raw: Ints): Float64Array {
   return out;
 }
 
-/** As many distinct frames as the stack table takes (stack-table.ts). */
-const FRAME_LIMIT = 1 << 22;
+/**
+ * The most distinct frames one trace file may add to the stack table: past it the file's stacks
+ * so far are kept and the rest of the file is not (one diagnostic says where it stopped and what
+ * it left). A file of 6 million distinct frames threw, and kept nothing (issue 34, 15).
+ */
+export const FRAME_LIMIT = 1 << 22;
+
+/** Where a trace file's sink stopped keeping records (past its frame limit), and what it left. */
+export interface SinkStop {
+  /** the line (text) or offset (trace.dat) of the first stack record not kept; null: not known (a piece absorbed) */
+  place: number | null;
+  events: number;
+  records: number;
+  lost: number;
+}
+
+/** `lines` with the lines from `stop.place` on counted unused: read, but nothing of them kept. */
+export function linesAfterStop(lines: LineCount, stop: SinkStop | null): LineCount {
+  if (!stop || stop.place === null) return lines;
+  const moved = Math.max(0, lines.total - stop.place + 1);
+  const used = Math.max(0, lines.used - moved);
+  return { total: lines.total, used, unused: lines.total - used };
+}
 
 /**
  * Events and stack records of every trace file, in columns. Events are the lines that are not
@@ -175,12 +198,15 @@ export class TraceColumns {
 
   /** each event's TGID and payload, when the load keeps them (event-details.ts); null otherwise */
   readonly details: EventDetails | null;
+  /** the most distinct frames one file's sink adds (FRAME_LIMIT unless a test injects less) */
+  private readonly frameLimit: number;
 
   constructor(
     private readonly stacks: StackTable,
-    opts: { details?: boolean } = {},
+    opts: { details?: boolean; frameLimit?: number } = {},
   ) {
     this.details = opts.details ? new EventDetails() : null;
+    this.frameLimit = opts.frameLimit ?? FRAME_LIMIT;
   }
 
   get eventCount(): number {
@@ -251,9 +277,44 @@ export class TraceColumns {
     return this.recordField('recTask', this.evTask, this.ownTask, () => new Int32Array(this.recordCount));
   }
 
-  /** A sink for one trace file (its own "last event per CPU"). */
-  sink(file?: string): TraceSink & ColumnSink & { absorb(p: TraceColumnsPart): void } {
+  /**
+   * A sink for one trace file (its own "last event per CPU"). Past `frameLimit` new distinct
+   * frames it stops: the stack record that crossed it and everything after are counted, not kept,
+   * and `close()` says so once in `log` (at the record's line, or `offset` for trace.dat).
+   */
+  sink(
+    file?: string,
+    opts: { log?: DiagnosticLog; unit?: 'line' | 'offset' } = {},
+  ): TraceSink & ColumnSink & { absorb(p: TraceColumnsPart, partLine?: number): void; close(): SinkStop | null } {
     if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
+    const frameTable = this.stacks.frames;
+    const frameEnd = frameTable.size + this.frameLimit;
+    let stop: SinkStop | null = null;
+    /** set by the frame table's wrapper: a frame past the limit was asked for, the open stack is not kept */
+    let crossed = false;
+    /** (a piece absorbed past the limit) the line the piece began at, for the diagnostic */
+    let partAt: number | null = null;
+    const halt = (place: number | null) => {
+      stop = { place, events: 0, records: 1, lost: 0 };
+    };
+    /** frames for the reader: each new one counted against the limit, none interned once past it */
+    const frames: InternTable = {
+      get strings() {
+        return frameTable.strings;
+      },
+      intern: (s: string) => {
+        if (crossed || stop) return 0;
+        const id = frameTable.intern(s);
+        if (id >= frameEnd) crossed = true;
+        return id;
+      },
+      internRange: (text: string, from: number, to: number) => {
+        if (crossed || stop) return 0;
+        const id = frameTable.internRange(text, from, to);
+        if (id >= frameEnd) crossed = true;
+        return id;
+      },
+    };
     this.fileStarts.push({ file: file ?? null, events: this.evTs.length, records: this.recEvent.length });
     /** the last event on CPUs 0..1023, on others in `farCpus` */
     const lastOnCpu = new Int32Array(1024).fill(-1);
@@ -261,6 +322,10 @@ export class TraceColumns {
     let lastTs = NaN;
     const { evTs, evCpu, evPid, evTask, evName, recEvent, recKind, recSlot, recGen, recStack, recStatus, details } = this;
     const eventIds = (ts: number, cpu: number, pid: number, task: number, name: number) => {
+      if (stop) {
+        stop.events++;
+        return;
+      }
       const i = evTs.length;
       evTs.push(ts);
       evCpu.push(cpu);
@@ -285,6 +350,10 @@ export class TraceColumns {
       lastTs = ts;
     };
     const cookieIds = (ts: number, cpu: number, pid: number, task: number, slot: number, generation: number) => {
+      if (stop) {
+        stop.records++;
+        return;
+      }
       link(ts, cpu, pid, task);
       recKind.push(generation < 0 ? RecordKind.CookieV7 : RecordKind.CookieV8);
       recSlot.push(slot);
@@ -293,8 +362,15 @@ export class TraceColumns {
       recStatus.push(RecordStatus.NoDump);
     };
     const stacks = this.stacks;
-    const fullIds = (ts: number, cpu: number, pid: number, task: number, ids: Int32Array, n: number) => {
-      if (stacks.frames.size > FRAME_LIMIT) throw new Error('more than 4M distinct frames');
+    const fullIds = (ts: number, cpu: number, pid: number, task: number, ids: Int32Array, n: number, lineNo?: number) => {
+      if (stop) {
+        stop.records++;
+        return;
+      }
+      if (crossed) {
+        halt(lineNo ?? null);
+        return;
+      }
       link(ts, cpu, pid, task);
       recSlot.push(-1);
       recGen.push(-1);
@@ -305,12 +381,16 @@ export class TraceColumns {
     return {
       tasks: this.tasks,
       names: this.names,
-      frames: stacks.frames,
+      frames,
       eventIds,
       cookieIds,
       fullIds,
       ...(details && { eventMore: (tgid: number, line: string, from: number, to: number) => details.push(tgid, line.slice(from, to)) }),
       event: (e: TraceEvent) => {
+        if (stop) {
+          stop.events++;
+          return;
+        }
         if (e.weight !== undefined) {
           this.weightEv.push(evTs.length);
           this.weightVal.push(e.weight);
@@ -320,6 +400,15 @@ export class TraceColumns {
         if (e.name === 'print' && isResetMarker(e.payload)) this.resetMarks.push(evTs.length - 1);
       },
       stackRecord: (r: TraceStackRecord) => {
+        if (stop) {
+          stop.records++;
+          return;
+        }
+        // a full stack once the file's frames reach the limit: the first not kept
+        if (r.kind === 'full' && (crossed || frameTable.size >= frameEnd)) {
+          halt(r.lineNo);
+          return;
+        }
         const task = this.tasks.intern(r.comm);
         if (r.kind === 'cookie') {
           cookieIds(r.ts, r.cpu, r.pid, task, r.slot, r.generation ?? -1);
@@ -340,23 +429,39 @@ export class TraceColumns {
         }
       },
       lost: (l: TraceLost) => {
+        if (stop) {
+          stop.lost++;
+          return;
+        }
         this.lostCpu.push(l.cpu);
         this.lostCount.push(l.count ?? -1);
         this.lostTs.push(lastTs);
       },
-      absorb: (p: TraceColumnsPart) => {
+      absorb: (p: TraceColumnsPart, partLine?: number) => {
         // a piece carries no details: a load that keeps them reads each file on one thread (load.ts)
         if (details) throw new Error('a trace read in pieces has no event details');
+        if (stop) {
+          // the file stopped before the piece: none of it is kept
+          stop.events += p.evTs.length;
+          stop.records += p.recEvent.length;
+          stop.lost += p.lostCpu.length;
+          return;
+        }
         const evBase = evTs.length;
         const taskOf = p.tasks.map((t) => this.tasks.intern(t));
         const nameOf = p.names.map((t) => this.names.intern(t));
         // the piece's frames and stacks interned in the order it made them: the order one reader
-        // of the whole file would have made them in, so every id comes out the same
-        const frameOf = new Int32Array(p.frames.length);
-        for (let f = 0; f < p.frames.length; f++) frameOf[f] = stacks.frames.intern(p.frames[f]);
-        if (stacks.frames.size > FRAME_LIMIT) throw new Error('more than 4M distinct frames');
+        // of the whole file would have made them in, so every id comes out the same; past the
+        // file's frame limit, none (-1), and the piece is kept up to the first record that needs one
+        const frameOf = new Int32Array(p.frames.length).fill(-1);
+        for (let f = 0; f < p.frames.length; f++) {
+          const id = stacks.frames.intern(p.frames[f]);
+          if (id >= frameEnd) break;
+          frameOf[f] = id;
+        }
         const nodeOf = new Int32Array(p.nodeFrame.length).fill(-1);
         let path = new Int32Array(64);
+        /** the stack of the piece's node `leaf` here, or -1 when a frame of it is past the limit */
         const stackOf = (leaf: number): number => {
           let n = 0;
           for (let v = leaf; v > 0; v = p.nodeParent[v]) {
@@ -365,16 +470,32 @@ export class TraceColumns {
               next.set(path);
               path = next;
             }
-            path[n++] = frameOf[p.nodeFrame[v]];
+            const f = frameOf[p.nodeFrame[v]];
+            if (f < 0) return -1;
+            path[n++] = f;
           }
           return (nodeOf[leaf] = stacks.internFrameIds(path, 0, n));
         };
         // records first: one whose event is in the piece before links to the last event of its
         // CPU here, as it would have had the whole file been read by one reader
         let o = 0;
+        let keptRecords = p.recEvent.length;
+        let keptEvents = p.evTs.length;
+        let stopTs = Infinity;
+        let users = 0;
         for (let r = 0; r < p.recEvent.length; r++) {
           const e = p.recEvent[r];
           const own = o < p.ownRec.length && p.ownRec[o] === r;
+          const st = p.recStack[r];
+          const stack = st < 0 ? -1 : nodeOf[st] >= 0 ? nodeOf[st] : stackOf(st);
+          if (st >= 0 && stack < 0) {
+            // past the limit: this record and everything after it in the piece are not kept
+            keptRecords = r;
+            stopTs = own ? p.ownTs[o] : p.evTs[e];
+            keptEvents = e >= 0 ? e + 1 : p.evTs.findIndex((t) => t > stopTs);
+            if (keptEvents < 0) keptEvents = p.evTs.length;
+            break;
+          }
           if (e < 0) {
             link(p.ownTs[o], p.ownCpu[o], p.ownPid[o], taskOf[p.ownTask[o]]);
           } else {
@@ -388,18 +509,18 @@ export class TraceColumns {
             }
           }
           if (own) o++;
+          if (p.recKind[r] === RecordKind.User) users++;
           recKind.push(p.recKind[r]);
           recSlot.push(p.recSlot[r]);
           recGen.push(p.recGen[r]);
-          const st = p.recStack[r];
-          recStack.push(st < 0 ? -1 : nodeOf[st] >= 0 ? nodeOf[st] : stackOf(st));
+          recStack.push(stack);
           recStatus.push(p.recStatus[r]);
         }
-        for (let k = 0; k < p.weightEv.length; k++) {
+        for (let k = 0; k < p.weightEv.length && p.weightEv[k] < keptEvents; k++) {
           this.weightEv.push(p.weightEv[k] + evBase);
           this.weightVal.push(p.weightVal[k]);
         }
-        for (let i = 0; i < p.evTs.length; i++) {
+        for (let i = 0; i < keptEvents; i++) {
           const cpu = p.evCpu[i];
           evTs.push(p.evTs[i]);
           evCpu.push(cpu);
@@ -410,13 +531,33 @@ export class TraceColumns {
           else farCpus.set(cpu, evBase + i);
         }
         // (the piece starts with an event line, so each of its lost markers has a time of its own)
-        for (let k = 0; k < p.lostCpu.length; k++) {
+        let keptLost = 0;
+        for (let k = 0; k < p.lostCpu.length && p.lostTs[k] <= stopTs; k++, keptLost++) {
           this.lostCpu.push(p.lostCpu[k]);
           this.lostCount.push(p.lostCount[k]);
           this.lostTs.push(p.lostTs[k]);
         }
-        for (let k = 0; k < p.resetMarks.length; k++) this.resetMarks.push(p.resetMarks[k] + evBase);
-        for (const u of p.userStacks) this.userStacks.push(u);
+        for (let k = 0; k < p.resetMarks.length && p.resetMarks[k] < keptEvents; k++) this.resetMarks.push(p.resetMarks[k] + evBase);
+        for (let k = 0; k < (keptRecords < p.recEvent.length ? users : p.userStacks.length); k++) this.userStacks.push(p.userStacks[k]);
+        if (keptRecords < p.recEvent.length) {
+          stop = { place: null, events: p.evTs.length - keptEvents, records: p.recEvent.length - keptRecords, lost: p.lostCpu.length - keptLost };
+          partAt = partLine ?? null;
+        }
+      },
+      close: (): SinkStop | null => {
+        if (stop && opts.log) {
+          const limit = this.frameLimit.toLocaleString('en-US');
+          const left = `${stop.events.toLocaleString('en-US')} events, ${stop.records.toLocaleString('en-US')} stack records and ${stop.lost.toLocaleString('en-US')} lost-event markers`;
+          if (stop.place !== null) {
+            const msg = `more than ${limit} distinct frames: the stacks before this stack record are kept, nothing from it on (${left} read, not kept)`;
+            if (opts.unit === 'offset') opts.log.atOffset(stop.place, msg);
+            else opts.log.atLine(stop.place, msg);
+          } else {
+            const from = partAt !== null ? ` in the part read from line ${partAt.toLocaleString('en-US')} on` : '';
+            opts.log.forFile(`more than ${limit} distinct frames${from}: the stacks before the first record past them are kept, nothing from it on (${left} read, not kept)`);
+          }
+        }
+        return stop;
       },
     };
   }

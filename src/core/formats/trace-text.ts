@@ -105,8 +105,8 @@ export interface ColumnSink {
   cookieIds(ts: number, cpu: number, pid: number, task: number, slot: number, generation: number): void;
   /** with `fullIds`: a full kernel stack's frame keys interned here, the stack given as their ids */
   readonly frames?: InternTable;
-  /** a full kernel stack: `ids[0, n)`, leaf first, ids into `frames` */
-  fullIds?(ts: number, cpu: number, pid: number, task: number, ids: Int32Array, n: number): void;
+  /** a full kernel stack: `ids[0, n)`, leaf first, ids into `frames`; `lineNo` its `<stack trace>` line */
+  fullIds?(ts: number, cpu: number, pid: number, task: number, ids: Int32Array, n: number, lineNo?: number): void;
   /**
    * With it, the event just given to `eventIds` has its TGID (-1: none) and payload `line[from, to)`
    * said too, and a print event (whose message may go on over the next lines) reaches `event` whole.
@@ -260,7 +260,7 @@ class TraceTextState {
       this.open = null;
       const fast = this.fast;
       if (r.kind === 'full' && this.frameTable && fast) {
-        fast.fullIds!(r.ts, r.cpu, r.pid, fast.tasks.intern(r.comm), this.frameIds, this.frameCount);
+        fast.fullIds!(r.ts, r.cpu, r.pid, fast.tasks.intern(r.comm), this.frameIds, this.frameCount, r.lineNo);
         this.frameCount = 0;
         return;
       }
