@@ -52,7 +52,7 @@ test('a bundle from capture.sh opens in one drop with every generation', async (
   await expect(info.locator('td').nth(3)).toHaveText('0');
   const facts = page.getByTestId('file-capture-facts');
   await expect(facts).toHaveAttribute('data-buffer-kb', '1408');
-  await expect(facts).toContainText('buffer 1408 KB per CPU; 2 CPUs; stack map on, 3 dumps, 2 resets');
+  await expect(facts).toContainText('buffer 1408 KiB per CPU (buffer_size_kb); 2 CPUs; stack map on, 3 dumps, 2 resets');
   await expect(facts).toContainText('set tracing_on = 0 (was 1)');
   await expect(page.getByTestId('diagnostic').filter({ hasText: 'capture.txt' })).toHaveCount(0);
 });

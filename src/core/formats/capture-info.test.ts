@@ -75,7 +75,7 @@ describe('capture.txt', () => {
         { file: 'options/stackmap', value: '1', was: '0' },
       ],
     } satisfies CaptureFacts);
-    expect(describeCapture(r.facts!)).toContain('kernel 6.1.0-13-amd64; buffer 4096 KB per CPU; 8 CPUs; stack map on, 3 dumps, 2 resets; interrupted');
+    expect(describeCapture(r.facts!)).toContain('kernel 6.1.0-13-amd64; buffer 4096 KiB per CPU (buffer_size_kb); 8 CPUs; stack map on, 3 dumps, 2 resets; interrupted');
   });
 
   it('an older capture.txt without the buffer lines, and a kernel without the map', () => {

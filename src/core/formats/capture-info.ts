@@ -46,7 +46,7 @@ export interface CaptureFacts {
   host: string | null;
   /** its hardware name (uname -m: x86_64, aarch64); null when not recorded */
   machine: string | null;
-  /** per-CPU ring buffer in force during the capture, KB; null when unknown */
+  /** per-CPU ring buffer in force during the capture, KiB (tracefs's buffer_size_kb counts 1024-byte units); null when unknown */
   bufferKb: number | null;
   /** CPUs with a ring buffer (per_cpu/cpu* in tracefs); null when unknown */
   cpus: number | null;
@@ -222,7 +222,7 @@ export function describeCapture(f: CaptureFacts): string {
   if (f.host) parts.push(`host ${f.host}${f.machine ? ` (${f.machine})` : ''}`);
   else if (f.machine) parts.push(f.machine);
   if (f.kernelRelease) parts.push(`kernel ${f.kernelRelease}`);
-  parts.push(f.bufferKb !== null ? `buffer ${f.bufferKb} KB per CPU` : 'buffer size not recorded');
+  parts.push(f.bufferKb !== null ? `buffer ${f.bufferKb} KiB per CPU (buffer_size_kb)` : 'buffer size not recorded');
   if (f.cpus !== null) parts.push(`${f.cpus} CPU${f.cpus === 1 ? '' : 's'}`);
   if (f.stackMap === 'yes') parts.push(`stack map on${f.dumps !== null ? `, ${f.dumps} dumps` : ''}${f.resets !== null ? `, ${f.resets} resets` : ''}`);
   else if (f.stackMap === 'none') parts.push('no stack map (full stacks)');
