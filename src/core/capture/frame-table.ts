@@ -182,6 +182,18 @@ export class FrameTable {
     return this.texts.strings[a];
   }
 
+  /** The offset of `sym+0xoff` in frame `f`'s key (a site's own, read from the key otherwise), NaN for a key without one. */
+  offsetOf(f: number): number {
+    const k = this.kind[f];
+    if (k === FrameKind.Site) return this.b[f] >>> 0;
+    if (k === FrameKind.Address) return NaN;
+    const key = this.texts.strings[this.a[f]];
+    const plus = key.lastIndexOf('+0x');
+    if (plus <= 0 || plus + 3 >= key.length) return NaN;
+    const v = Number(key.slice(plus + 1));
+    return Number.isSafeInteger(v) ? v : NaN;
+  }
+
   /** Every frame's key by index (made once and kept: for exports and searches that read them all). */
   get strings(): readonly string[] {
     const n = this.size;

@@ -6,14 +6,14 @@ import { Explorer } from '../query/explorer.ts';
 import { sampleCapture } from '../testing/explorer-fixtures.ts';
 import { int64Words, tablesToIpc, validityBitmap } from './arrow.ts';
 import { buildTables } from './build.ts';
-import { TABLES, type ColumnSpec, type ColumnType, type ColumnValues, type TableData, type TableSpec } from './schema.ts';
+import { dictAt, TABLES, type ColumnSpec, type ColumnType, type ColumnValues, type TableData, type TableSpec } from './schema.ts';
 import { realIt, realTrace } from '../testing/real-traces.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 
 /** the plain reading of a TableData cell: what the Arrow stream must give back */
 function expected(c: ColumnValues, i: number): number | bigint | string | boolean | null {
   if (c.valid !== null && c.valid[i] === 0) return null;
-  if (c.type === 'utf8') return c.dict[c.codes[i]];
+  if (c.type === 'utf8') return dictAt(c.dict, c.codes[i])!;
   if (c.type === 'bool') return c.values[i] === 1;
   if (c.type === 'int64') return BigInt(c.values[i]);
   return c.values[i];

@@ -24,7 +24,7 @@ import {
   type Data,
   type DataType,
 } from 'apache-arrow';
-import type { ColumnSpec, ColumnValues, TableData } from './schema.ts';
+import { dictArray, type ColumnSpec, type ColumnValues, type TableData } from './schema.ts';
 
 /** One table as Arrow IPC stream bytes. */
 export interface TableIpc {
@@ -118,7 +118,7 @@ function columnData(spec: ColumnSpec, v: ColumnValues, rows: number, dictId: num
     }
     case 'utf8': {
       // an empty dictionary (every row null, or no rows) still needs an entry for the codes to point at
-      const dict = v.dict.length > 0 ? v.dict : [''];
+      const dict = v.dict.length > 0 ? dictArray(v.dict) : [''];
       const type = new Dictionary(new Utf8(), new Int32(), dictId, false);
       const dictionary = new Vector([utf8Data(dict)]);
       return { type, data: makeData({ type, length: rows, data: safeCodes(v.codes, rows, dict.length), dictionary, ...nullProps }) };

@@ -9,7 +9,7 @@ import type { FileReport } from '../capture/ingest.ts';
 import { segmentsOf } from '../capture/segments.ts';
 import { isOccurrence, NO_GEN } from '../query/selection.ts';
 import { stackHashOf } from '../query/stack-hash.ts';
-import { TABLE_NAMES, tableSpec, type ColumnValues, type TableData, type TableName } from './schema.ts';
+import { TABLE_NAMES, tableSpec, type ColumnValues, type Dict, type TableData, type TableName, type TableSpec } from './schema.ts';
 import type { Explorer } from '../query/explorer.ts';
 import { RecordKind, STATUS_NAMES } from '../capture/trace-columns.ts';
 import { nanosecondsOf } from './ns-time.ts';
@@ -24,7 +24,17 @@ type Columns = Record<string, ColumnValues>;
 
 const int32 = (values: Int32Array, valid: Uint8Array | null = null): ColumnValues => ({ type: 'int32', values, valid });
 const int64 = (values: Float64Array, valid: Uint8Array | null = null): ColumnValues => ({ type: 'int64', values, valid });
-const utf8 = (codes: Int32Array, dict: readonly string[], valid: Uint8Array | null = null): ColumnValues => ({ type: 'utf8', codes, dict, valid });
+const utf8 = (codes: Int32Array, dict: Dict, valid: Uint8Array | null = null): ColumnValues => ({ type: 'utf8', codes, dict, valid });
+
+/**
+ * The frame keys as a dictionary whose strings are made when a row asks (FrameTable.name): a dump
+ * of the largest map with random frames has 16.7M of them, which as strings held at once took
+ * most of an export's memory (issue 34, 15); a writer asks one row group's worth at a time.
+ */
+function frameKeys(d: ExplorerData): Dict {
+  const frames = d.stacks.frames;
+  return { length: frames.size, at: (f: number) => frames.name(f) };
+}
 
 /** 0, 1, ..., n - 1 */
 function iota(n: number): Int32Array {
@@ -305,76 +315,97 @@ function stacks(d: ExplorerData): { rows: number; columns: Columns } {
       stack_hash: utf8(iota(n), h.dict),
       depth: int32(depth),
       leaf: utf8(leaf, d.fnNames, valid),
-      leaf_frame: utf8(leafFrame, d.stacks.frames.strings, valid),
+      leaf_frame: utf8(leafFrame, frameKeys(d), valid),
     },
   };
 }
 
-/** `0xoff` of `sym+0xoff` per frame key, NaN without one */
-function offsets(keys: readonly string[]): Float64Array {
-  const out = new Float64Array(keys.length).fill(NaN);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i];
-    const plus = k.lastIndexOf('+0x');
-    if (plus <= 0 || plus + 3 >= k.length) continue;
-    const v = Number(k.slice(plus + 1));
-    if (Number.isSafeInteger(v)) out[i] = v;
-  }
-  return out;
+/** Rows of `frames` before each stack of `hashes(d).stacks` (its depths summed), and the total after the last. */
+function frameRowStarts(d: ExplorerData): Float64Array {
+  const h = hashes(d);
+  const starts = new Float64Array(h.stacks.length + 1);
+  for (let i = 0; i < h.stacks.length; i++) starts[i + 1] = starts[i] + d.node.depth[h.stacks[i]];
+  return starts;
 }
 
 function frames(d: ExplorerData): { rows: number; columns: Columns } {
+  const starts = frameRowStarts(d);
+  const rows = starts[starts.length - 1];
+  return { rows, columns: frameRows(d, starts, 0, rows) };
+}
+
+/**
+ * Rows [from, to) of `frames` alone: what a writer takes a row group at a time, so the 16.7M
+ * rows of the largest map's frames are never all columns at once (issue 34, 15).
+ */
+function frameRows(d: ExplorerData, starts: Float64Array, from: number, to: number): Columns {
   const h = hashes(d);
-  let rows = 0;
-  for (let i = 0; i < h.stacks.length; i++) rows += d.node.depth[h.stacks[i]];
-  const hashCodes = new Int32Array(rows);
-  const depth = new Int32Array(rows);
-  const frame = new Int32Array(rows);
-  const symbol = new Int32Array(rows);
-  const offset = new Float64Array(rows);
-  const hasOffset = new Uint8Array(rows);
-  const offsetOf = offsets(d.stacks.frames.strings);
+  const n = to - from;
+  const hashCodes = new Int32Array(n);
+  const depth = new Int32Array(n);
+  const frame = new Int32Array(n);
+  const symbol = new Int32Array(n);
+  const offset = new Float64Array(n);
+  const hasOffset = new Uint8Array(n);
+  const frameTable = d.stacks.frames;
+  // the stack whose rows hold `from`: the last start at or before it
+  let lo = 0;
+  let hi = h.stacks.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (starts[mid] <= from) lo = mid;
+    else hi = mid - 1;
+  }
   let row = 0;
-  for (let i = 0; i < h.stacks.length; i++) {
+  for (let i = lo; i < h.stacks.length && row < n; i++) {
     let k = 0;
-    for (let node = h.stacks[i]; node > 0; node = d.node.parent[node], k++, row++) {
+    for (let node = h.stacks[i]; node > 0; node = d.node.parent[node], k++) {
+      const at = starts[i] + k;
+      if (at < from) continue;
+      if (at >= to) break;
       const f = d.node.frame[node];
       hashCodes[row] = i;
       depth[row] = k;
       frame[row] = f;
       symbol[row] = d.fnOfFrame[f];
-      const o = offsetOf[f];
+      const o = frameTable.offsetOf(f);
       if (o === o) (offset[row] = o), (hasOffset[row] = 1);
+      row++;
     }
   }
   return {
-    rows,
-    columns: {
-      stack_hash: utf8(hashCodes, h.dict),
-      depth: int32(depth),
-      frame: utf8(frame, d.stacks.frames.strings),
-      symbol: utf8(symbol, d.fnNames),
-      offset: int64(offset, hasOffset),
-      module: modules(d, symbol),
-    },
+    stack_hash: utf8(hashCodes, h.dict),
+    depth: int32(depth),
+    frame: utf8(frame, frameKeys(d)),
+    symbol: utf8(symbol, d.fnNames),
+    offset: int64(offset, hasOffset),
+    module: modules(d, symbol),
   };
 }
+
+/** Each function's module as a code into `dict` (-1: none), made once per capture. */
+const moduleCodes = new WeakMap<ExplorerData, { ofFn: Int32Array; dict: string[] }>();
 
 /** Each frame row's kernel module, by its function (Capture.modules); null where none was named. */
 function modules(d: ExplorerData, symbol: Int32Array): ColumnValues {
   const known = d.capture.modules;
   const rows = symbol.length;
   if (!known || known.size === 0) return utf8(new Int32Array(rows), [''], new Uint8Array(rows));
-  const dict: string[] = [];
-  const codeOf = new Map<string, number>();
-  const ofFn = new Int32Array(d.fnNames.length).fill(-1);
-  for (let f = 0; f < d.fnNames.length; f++) {
-    const m = known.get(d.fnNames[f]);
-    if (m === undefined) continue;
-    let c = codeOf.get(m);
-    if (c === undefined) codeOf.set(m, (c = dict.push(m) - 1));
-    ofFn[f] = c;
+  let m = moduleCodes.get(d);
+  if (!m) {
+    const dict: string[] = [];
+    const codeOf = new Map<string, number>();
+    const ofFn = new Int32Array(d.fnNames.length).fill(-1);
+    for (let f = 0; f < d.fnNames.length; f++) {
+      const name = known.get(d.fnNames[f]);
+      if (name === undefined) continue;
+      let c = codeOf.get(name);
+      if (c === undefined) codeOf.set(name, (c = dict.push(name) - 1));
+      ofFn[f] = c;
+    }
+    moduleCodes.set(d, (m = { ofFn, dict }));
   }
+  const { ofFn, dict } = m;
   const codes = new Int32Array(rows);
   const valid = new Uint8Array(rows);
   for (let i = 0; i < rows; i++) {
@@ -540,22 +571,44 @@ export interface BuildOptions {
   only?: readonly TableName[];
 }
 
-/** The capture's tables, in TABLE_NAMES order (or `only`'s). */
-export function buildTables(x: Explorer, opts: BuildOptions): TableData[] {
+/**
+ * The capture's tables, in TABLE_NAMES order (or `only`'s). With `rowGroups`, a table that can
+ * (frames) is made a row group at a time when written (`TableData.rowsIn`): its columns are
+ * built whole only if something reads `columns`.
+ */
+export function buildTables(x: Explorer, opts: BuildOptions & { rowGroups?: boolean }): TableData[] {
   const names = opts.only ?? TABLE_NAMES;
   return names.map((name) => {
     const spec = tableSpec(name);
+    if (opts.rowGroups && name === 'frames') {
+      const d = x.data;
+      const starts = frameRowStarts(d);
+      const rows = starts[starts.length - 1];
+      let whole: ColumnValues[] | null = null;
+      return {
+        spec,
+        rows,
+        get columns(): ColumnValues[] {
+          return (whole ??= inSpecOrder(spec, name, rows, frameRows(d, starts, 0, rows), opts.captureId));
+        },
+        rowsIn: (from: number, to: number) => inSpecOrder(spec, name, to - from, frameRows(d, starts, from, to), opts.captureId),
+      };
+    }
     const { rows, columns } = buildColumns(x.data, name, opts);
-    const out: ColumnValues[] = spec.columns.map((c) => {
-      const v = c.name === 'capture_id' ? constantUtf8(opts.captureId, rows) : columns[c.name];
-      if (!v) throw new Error(`table ${name}: no column ${c.name}`);
-      if (v.type !== c.type) throw new Error(`table ${name}: column ${c.name} is ${v.type}, not ${c.type}`);
-      const n = v.type === 'utf8' ? v.codes.length : v.values.length;
-      if (n !== rows || (v.valid && v.valid.length !== rows)) throw new Error(`table ${name}: column ${c.name} has ${n} rows, not ${rows}`);
-      if (v.valid && !c.nullable) throw new Error(`table ${name}: column ${c.name} is not nullable`);
-      return v;
-    });
-    return { spec, rows, columns: out };
+    return { spec, rows, columns: inSpecOrder(spec, name, rows, columns, opts.captureId) };
+  });
+}
+
+/** A builder's columns in the table's order, capture_id added, each checked against the schema. */
+function inSpecOrder(spec: TableSpec, name: TableName, rows: number, columns: Columns, captureId: string): ColumnValues[] {
+  return spec.columns.map((c) => {
+    const v = c.name === 'capture_id' ? constantUtf8(captureId, rows) : columns[c.name];
+    if (!v) throw new Error(`table ${name}: no column ${c.name}`);
+    if (v.type !== c.type) throw new Error(`table ${name}: column ${c.name} is ${v.type}, not ${c.type}`);
+    const n = v.type === 'utf8' ? v.codes.length : v.values.length;
+    if (n !== rows || (v.valid && v.valid.length !== rows)) throw new Error(`table ${name}: column ${c.name} has ${n} rows, not ${rows}`);
+    if (v.valid && !c.nullable) throw new Error(`table ${name}: column ${c.name} is not nullable`);
+    return v;
   });
 }
 

@@ -13,6 +13,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { Explorer } from '../query/explorer.ts';
 import { buildTables } from './build.ts';
+import { sampleCapture } from '../testing/explorer-fixtures.ts';
 import { writeStackMapBin } from '../formats/stack-map-write.ts';
 
 const TYPES: ColumnType[] = ['int32', 'int64', 'float64', 'utf8', 'bool'];
@@ -150,4 +151,37 @@ describe('tables-parquet: a stack of no frames (issue 34, 14)', () => {
       });
     }
   }
+});
+
+describe('tables-parquet: frames made a row group at a time (issue 34, 15)', () => {
+  it('writes the same bytes as the whole columns, at row groups that cut stacks anywhere; offsets read from the keys', async () => {
+    const x = new Explorer(sampleCapture());
+    const [whole] = buildTables(x, { captureId: 'x', only: ['frames'] });
+    const [parts] = buildTables(x, { captureId: 'x', only: ['frames'], rowGroups: true });
+    expect(whole.rowsIn).toBeUndefined();
+    expect(parts.rowsIn).toBeDefined();
+    expect(parts.rows).toBe(whole.rows);
+    const dir = mkdtempSync(join(tmpdir(), 'smx-pq-frames-'));
+    for (const rowGroup of [97, 1000, 1 << 17]) {
+      const a = join(dir, `whole-${rowGroup}.parquet`);
+      const b = join(dir, `parts-${rowGroup}.parquet`);
+      await writeParquet(whole, fileWriter(a), { captureId: 'x', rowGroup });
+      await writeParquet(parts, fileWriter(b), { captureId: 'x', rowGroup });
+      expect(readFileSync(b).equals(readFileSync(a))).toBe(true);
+    }
+    // read back: every row's offset is the one its frame key prints, rows as many as the stacks' depths
+    const rows = await parquetReadObjects({ file: new Uint8Array(readFileSync(join(dir, 'parts-97.parquet'))).buffer, columns: ['frame', 'offset'] });
+    expect(rows.length).toBe(whole.rows);
+    for (const r of rows) {
+      const m = /\+0x([0-9a-f]+)$/.exec(r.frame as string);
+      expect(r.offset).toBe(m ? BigInt('0x' + m[1]) : null);
+    }
+    const stackDepths = buildTables(x, { captureId: 'x', only: ['stacks'] })[0];
+    const depthCol = stackDepths.columns[stackDepths.spec.columns.findIndex((c) => c.name === 'depth')];
+    expect(depthCol.type === 'int32' && depthCol.values.reduce((s, v) => s + v, 0)).toBe(rows.length);
+    // the lazy table's columns, if read, are the whole ones
+    expect(parts.columns.map((c) => Array.from({ length: Math.min(50, parts.rows) }, (_, i) => cellAt(c, i)))).toEqual(
+      whole.columns.map((c) => Array.from({ length: Math.min(50, whole.rows) }, (_, i) => cellAt(c, i))),
+    );
+  });
 });

@@ -6,7 +6,7 @@
  * Plain Parquet (no extension, snappy): DuckDB, Spark, Trino, BigQuery read it as it is.
  */
 import { ByteWriter, ParquetWriter, type ColumnSource, type SchemaElement, type Writer } from 'hyparquet-writer';
-import type { ColumnType, ColumnValues, TableData } from './schema.ts';
+import { dictAt, type ColumnType, type ColumnValues, type TableData } from './schema.ts';
 
 export const ROW_GROUP = 1 << 17;
 
@@ -26,8 +26,8 @@ export function parquetSchema(t: TableData): SchemaElement[] {
   ];
 }
 
-/** Rows [from, to) of a column as the writer takes them. */
-function slice(c: ColumnValues, from: number, to: number, where: string): ColumnSource['data'] {
+/** Rows [from, to) of a column as the writer takes them (`base`: the table's row of the column's first, for a fault's message). */
+function slice(c: ColumnValues, from: number, to: number, where: string, base = 0): ColumnSource['data'] {
   const n = to - from;
   const valid = c.valid;
   if (c.type === 'int32' || c.type === 'float64') {
@@ -64,9 +64,9 @@ function slice(c: ColumnValues, from: number, to: number, where: string): Column
       out[i] = null;
       continue;
     }
-    const v = c.dict[c.codes[from + i]];
+    const v = dictAt(c.dict, c.codes[from + i]);
     // a code outside the dictionary is a fault of the table's builder: said with its row, not left to the writer's 'expected Uint8Array value'
-    if (v === undefined) throw new Error(`${where} row ${from + i}: code ${c.codes[from + i]} is outside the column's dictionary of ${c.dict.length} and the row is not null`);
+    if (v === undefined) throw new Error(`${where} row ${base + from + i}: code ${c.codes[from + i]} is outside the column's dictionary of ${c.dict.length} and the row is not null`);
     out[i] = v;
   }
   return out;
@@ -99,7 +99,15 @@ export async function writeParquet(t: TableData, writer: Writer, opts: { capture
   // a table without rows is a file with the schema and no row group
   for (let from = 0; from < t.rows; from += rowGroup) {
     const to = Math.min(t.rows, from + rowGroup);
-    const columnData = t.spec.columns.map((c, k): ColumnSource => ({ name: c.name, data: slice(t.columns[k], from, to, `${t.spec.name}.${c.name}`), ...(c.distinct && { encoding: 'PLAIN', statistics: false }) }));
+    // a table made a row group at a time (build.ts: frames) gives this group's rows alone
+    const part = t.rowsIn ? t.rowsIn(from, to) : null;
+    const columnData = t.spec.columns.map(
+      (c, k): ColumnSource => ({
+        name: c.name,
+        data: part ? slice(part[k], 0, to - from, `${t.spec.name}.${c.name}`, from) : slice(t.columns[k], from, to, `${t.spec.name}.${c.name}`),
+        ...(c.distinct && { encoding: 'PLAIN', statistics: false }),
+      }),
+    );
     await pq.write({ columnData, rowGroupSize: to - from });
     // a macrotask between row groups: the host's events (a Ctrl-C, a cancel) are not held up until the whole table is written
     if (to < t.rows) await new Promise((r) => setTimeout(r, 0));

@@ -43,11 +43,27 @@ export type TableName = (typeof TABLE_NAMES)[number];
  * `dict[codes[i]]` (a null row's code is -1). The dictionaries are the capture's own string
  * tables (tasks, event names, frame keys, functions), so a 10M-event table makes no string.
  */
+/**
+ * A utf8 column's strings by code: an array, or names made when asked (a frame table's keys:
+ * millions of frames are never all strings at once, so an export holds one row group's).
+ */
+export interface Dict {
+  readonly length: number;
+  /** the string of `code` in [0, length) */
+  at(code: number): string | undefined;
+}
+
+/** The string of `code`, undefined outside [0, dict.length) (Array's `at` would count a negative from the end). */
+export const dictAt = (dict: Dict, code: number): string | undefined => (code >= 0 && code < dict.length ? dict.at(code) : undefined);
+
+/** Every string of a dictionary, as an array (what an Arrow dictionary vector is built from). */
+export const dictArray = (dict: Dict): readonly string[] => (Array.isArray(dict) ? (dict as readonly string[]) : Array.from({ length: dict.length }, (_, i) => dict.at(i)!));
+
 export type ColumnValues =
   | { type: 'int32'; values: Int32Array; valid: Uint8Array | null }
   | { type: 'int64'; values: Float64Array | BigInt64Array; valid: Uint8Array | null }
   | { type: 'float64'; values: Float64Array; valid: Uint8Array | null }
-  | { type: 'utf8'; codes: Int32Array; dict: readonly string[]; valid: Uint8Array | null }
+  | { type: 'utf8'; codes: Int32Array; dict: Dict; valid: Uint8Array | null }
   | { type: 'bool'; values: Uint8Array; valid: Uint8Array | null };
 
 /** A table's rows: `columns[k]` holds `spec.columns[k]`, each of length `rows`. */
@@ -55,6 +71,8 @@ export interface TableData {
   spec: TableSpec;
   rows: number;
   columns: ColumnValues[];
+  /** rows [from, to) alone, as `columns` would hold them (to - from values each): a writer's row group, made when asked */
+  rowsIn?: (from: number, to: number) => ColumnValues[];
 }
 
 const col = (name: string, type: ColumnType, nullable: boolean, doc: string): ColumnSpec => ({ name, type, doc, nullable });
@@ -219,7 +237,7 @@ export function cellAt(c: ColumnValues, i: number): number | bigint | string | b
   if (c.valid && c.valid[i] === 0) return null;
   switch (c.type) {
     case 'utf8':
-      return c.dict[c.codes[i]];
+      return dictAt(c.dict, c.codes[i])!;
     case 'bool':
       return c.values[i] !== 0;
     default:
