@@ -153,3 +153,29 @@ describe('banners', () => {
     expect(bannerText(['a ', { num: 16384 }, ' ', { code: 'x' }, ' ', { file: 'f' }])).toBe('a 16,384 `x` f');
   });
 });
+
+describe('banners of a trace of many generations (issue 34, 15)', () => {
+  const manyGens = (n: number) => trace(Array.from({ length: 2 * n }, (_, i) => (i % 2 ? `<stack_id 1 gen ${(i + 1) / 2}>` : 'kmem_cache_alloc: call_site=x')));
+
+  it('no dump: the first generations named, the rest counted, those the list left out included', () => {
+    const text = manyGens(1_500);
+    const gens = new Set([...text.matchAll(/gen (\d+)>/g)].map((m) => m[1]));
+    const [b] = sessionBanners(summarize(ingestFiles([['trace', text]])));
+    expect(b.id).toBe('no-dump');
+    const words = bannerText(b.body);
+    expect(words).toContain('generations 1, 2, 3, ');
+    const named = /generations ([\d, ]+) and ([\d,]+) more\)/.exec(words)!;
+    const listed = named[1].split(', ').length;
+    expect(listed + Number(named[2].replace(/,/g, ''))).toBe(gens.size);
+  });
+
+  it('a dump of one generation: the generations without one named up to a bound, the rest counted', () => {
+    const text = manyGens(1_500);
+    const dump = 'stack_id 1 gen 1 [ref 1, depth 1]\n => a+0x1/0x2\n\n';
+    const b = sessionBanners(summarize(ingestFiles([['trace', text], ['stack_map', dump]]))).find((x) => x.id === 'generation-without-dump')!;
+    const words = bannerText(b.body);
+    // the parts of the body: at most 20 generations by name, then a count of the listed rest and of those the list left out
+    expect((words.match(/\(1 id\)/g) ?? []).length).toBe(20);
+    expect(words).toMatch(/ and [\d,]+ more \(and perhaps some of the [\d,]+ generations the list leaves out\)/);
+  });
+});
