@@ -79,3 +79,17 @@ describe('warnings', () => {
     if (fallbacks > 0) expect(w[0]).toMatchObject({ level: 'info' });
   });
 });
+
+describe('warnings of a trace of many generations (issue 34, 15)', () => {
+  it('generations without a dump: 20 named, the rest counted, with those the list left out', () => {
+    const n = 1_500;
+    const text = trace(Array.from({ length: 2 * n }, (_, i) => (i % 2 ? `<stack_id 1 gen ${(i + 1) / 2}>` : 'kmem_cache_alloc: call_site=x')));
+    const dump = 'stack_id 1 gen 1 [ref 1, depth 1]\n => a+0x1/0x2\n\n';
+    const gens = new Set([...text.matchAll(/gen (\d+)>/g)].map((m) => m[1]));
+    const w = warnings(new ExplorerData(ingestFiles([['trace', text], ['stack_map', dump]]))).find((x) => x.id === 'generation-without-dump')!;
+    expect((w.message.match(/\(1 cookie\)/g) ?? []).length).toBe(20);
+    const more = /, ([\d,]+) more generations, and perhaps some of the ([\d,]+) generations the generation list leaves out/.exec(w.message)!;
+    // 20 named + the listed rest + gen 1 (has its dump) + those cut = every generation
+    expect(20 + Number(more[1].replace(/,/g, '')) + 1 + Number(more[2].replace(/,/g, ''))).toBe(gens.size);
+  });
+});
