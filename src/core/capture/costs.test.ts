@@ -194,3 +194,39 @@ describe('a trace of more distinct frames than a file may add', () => {
     expect(cap.diagnostics.filter((d) => /distinct frames/.test(d.message)).length).toBe(1);
   });
 });
+
+describe('perf script of more distinct frames than a file may add', () => {
+  it('the samples before the one past the limit are kept, one diagnostic at its header line', () => {
+    const out: string[] = [];
+    for (let s = 0; s < 200; s++) {
+      out.push(`dd 1234 [000] ${(100 + s / 1e6).toFixed(6)}: 1 cycles:`);
+      for (let k = 0; k < 10; k++) out.push(`\tffffffff81${String(s).padStart(4, '0')}${k}0 g${s}_${k}+0x${(k + 1).toString(16)} ([kernel.kallsyms])`);
+      out.push('');
+    }
+    const text = out.join('\n');
+    const limit = 555;
+    // a second reading: frame keys (function+offset) in order of first sight, the first sample that needs one past the limit
+    const seen = new Set<string>();
+    let kept = 0;
+    let stopLine = -1;
+    const lines = text.split('\n');
+    for (let i = 0; i < lines.length && stopLine < 0; i++) {
+      if (!/ cycles:$/.test(lines[i])) continue;
+      // a sample is taken when its frames end; those past the limit are not
+      if (seen.size >= limit) stopLine = i + 1;
+      else {
+        for (let j = i + 1; /^\t/.test(lines[j] ?? ''); j++) seen.add(/ (\S+) \(/.exec(lines[j])![1]);
+        kept++;
+      }
+    }
+    const ingest = new Ingest({ frameLimit: limit });
+    const p = ingest.open('perf.txt');
+    p.push(new TextEncoder().encode(text));
+    p.end();
+    const cap = ingest.finish();
+    expect(cap.files[0].kind).toBe('perf_script');
+    expect(cap.trace.recordCount).toBe(kept);
+    const said = cap.diagnostics.filter((d) => /distinct frames/.test(d.message));
+    expect(said.map((d) => d.where)).toEqual([`line ${stopLine}`]);
+  });
+});
