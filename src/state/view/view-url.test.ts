@@ -132,3 +132,13 @@ describe('a view fitted to the capture', () => {
     expect([out.generation, out.cpus, out.range]).toEqual([null, [1], null]);
   });
 });
+
+describe('a link into a capture of more generations than its list holds', () => {
+  it('keeps a numbered generation the list left out, and still drops one of a capture that lists them all', () => {
+    const v = { ...DEFAULT_VIEW, generation: 15000 };
+    const listed = { t0: 0, t1: 1, cpus: [0], generations: [1, 2, 3] as (number | 'none')[] };
+    expect(fitView(v, { ...listed, generationsCut: 18990 }).view.generation).toBe(15000);
+    expect(fitView(v, listed).view.generation).toBeNull();
+    expect(fitView({ ...DEFAULT_VIEW, generation: 'none' }, { ...listed, generationsCut: 18990 }).view.generation).toBeNull();
+  });
+});

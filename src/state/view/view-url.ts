@@ -156,9 +156,17 @@ export interface CaptureShape {
   t1: number;
   cpus: number[];
   generations: (number | 'none')[];
+  /** generations the overview's list left out (a capture of very many): a link may name one of them */
+  generationsCut?: number;
 }
 
-export const shapeOf = (o: Overview): CaptureShape => ({ t0: o.t0, t1: o.t1, cpus: o.cpus, generations: o.generations.map((g) => g.generation) });
+export const shapeOf = (o: Overview): CaptureShape => ({
+  t0: o.t0,
+  t1: o.t1,
+  cpus: o.cpus,
+  generations: o.generations.map((g) => g.generation),
+  generationsCut: o.generationsCut,
+});
 
 /**
  * The view with what does not fit the capture dropped: a generation it lacks (also in the diff),
@@ -168,7 +176,8 @@ export const shapeOf = (o: Overview): CaptureShape => ({ t0: o.t0, t1: o.t1, cpu
 export function fitView(v: UrlView, c: CaptureShape): { view: UrlView; dropped: Dropped[] } {
   const dropped: Dropped[] = [];
   const out = { ...v };
-  const hasGen = (g: number | 'none') => c.generations.includes(g);
+  // past the listed generations' cap a numbered generation is kept: the worker's selection counts it
+  const hasGen = (g: number | 'none') => c.generations.includes(g) || (typeof g === 'number' && (c.generationsCut ?? 0) > 0);
   if (v.generation !== null && !hasGen(v.generation)) {
     dropped.push({ what: 'generation', generation: v.generation });
     out.generation = null;

@@ -45,7 +45,7 @@ export function SummaryPanel() {
         ) : (
           <>
             <b>Whole capture</b>
-            <span className="quiet">generations {whole.generations.map(fmtInt).join(', ') || 'none'}</span>
+            <span className="quiet">generations {generationsLabel(whole.generations, whole.generationsCut ?? 0)}</span>
           </>
         )}
       </div>
@@ -64,4 +64,12 @@ export function SummaryPanel() {
       </span>
     </section>
   );
+}
+
+/** The capture's generations in a line: all of a few; of many the first and last, and how many in all (the list itself is capped, `generationsCut` more were left out of it). */
+function generationsLabel(gens: readonly number[], cut: number): string {
+  if (gens.length === 0) return 'none';
+  const long = gens.length > 12;
+  const shown = long ? [...gens.slice(0, 10).map(fmtInt), '…', ...gens.slice(-2).map(fmtInt)] : gens.map(fmtInt);
+  return shown.join(', ') + (long || cut > 0 ? ` (${fmtInt(gens.length + cut)} in all)` : '');
 }
