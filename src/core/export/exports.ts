@@ -8,6 +8,7 @@ import { exportStackcollapse } from './stackcollapse.ts';
 import { NO_GEN } from '../query/selection.ts';
 import { stackHashOf } from '../query/stack-hash.ts';
 import { RecordKind } from '../capture/trace-columns.ts';
+import { weighStacks, type EventGroups } from '../query/weigh.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
 const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;
@@ -26,7 +27,26 @@ export interface ExportOptions {
   granularity?: Granularity;
   /** folded: stackcollapse-perf.pl's own output, line for line (stackcollapse.ts); weight and granularity are its */
   stackcollapse?: boolean;
+  /** folded, speedscope: per event its weight (weigh.ts fieldValues; NaN weighs 0), in place of `weight` */
+  eventWeights?: Float64Array | ((e: number) => number) | null;
+  /** folded, speedscope: a root frame per group (weigh.ts eventGroups), as stackcollapse-perf.pl's comm */
+  groups?: EventGroups | null;
+  /** folded, speedscope with eventWeights or groups: what was counted (the records, their weight, those that weighed 0 for want of the field) */
+  onWeighed?: (w: { total: number; totalWeight: number; unweighed: number }) => void;
 }
+
+/** How foldedPaths weighs and groups beyond `weight` (ExportOptions' fields of the same names). */
+export type FoldedBy = Pick<ExportOptions, 'eventWeights' | 'groups' | 'onWeighed'>;
+
+/** A path of foldedPaths: root-first name indices, its weight, and its group's name when grouped. */
+export interface FoldedPath {
+  path: number[];
+  weight: number;
+  group: string | null;
+}
+
+/** the group of a record without an event (grouped folded lines) */
+export const NO_GROUP = '[no event]';
 
 /** the folded name of a stack with no frames (a `<stack trace>` with nothing under it) */
 export const NO_FRAMES = '[no frames]';
@@ -41,28 +61,40 @@ const foldedName = (s: string) => escapeControls(s).replace(/;/g, '_');
 /**
  * Frame paths (root first, as name indices into `names`: frame keys `sym+0xoff` at 'site'
  * granularity, like the Chrome trace export, or functions at 'function') of the selection's
- * stacks with their weights, merged by path, sorted by path.
+ * stacks with their weights, merged by path, sorted by path. With `by.groups`, a path per group
+ * and stack, its group's name in `group` (the root-most frame of the line); with
+ * `by.eventWeights`, each record weighs its event's weight (weigh.ts weighStacks).
  */
 export function foldedPaths(
   d: ExplorerData,
   sel: Selection,
   weight: FlameWeight,
   granularity?: Granularity,
-): { names: readonly string[]; paths: { path: number[]; weight: number }[] } {
+  by: FoldedBy = {},
+): { names: readonly string[]; paths: FoldedPath[] } {
   const view = d.frameView(d.granularityOf(granularity));
-  const w = stackWeights(d, sel, weight);
-  const byKey = new Map<string, { path: number[]; weight: number }>();
+  let w: { stacks: ArrayLike<number>; weights: ArrayLike<number>; groups: ArrayLike<number> | null };
+  let groupNames: readonly string[] = [];
+  if (by.eventWeights || by.groups) {
+    const r = weighStacks(d, { selection: sel, weight, eventWeights: by.eventWeights, groups: by.groups });
+    by.onWeighed?.({ total: r.total, totalWeight: r.totalWeight, unweighed: r.unweighed });
+    w = { stacks: r.rows.map((x) => x.stack), weights: r.rows.map((x) => x.weight), groups: by.groups ? r.rows.map((x) => x.group) : null };
+    groupNames = by.groups?.names ?? [];
+  } else w = { ...stackWeights(d, sel, weight), groups: null };
+  const byKey = new Map<string, FoldedPath>();
   for (let i = 0; i < w.stacks.length; i++) {
     if (w.weights[i] === 0) continue;
     const path = d.functionsOf(w.stacks[i], view).reverse();
-    const key = path.join(',');
+    const g = w.groups ? w.groups[i] : -1;
+    const group = w.groups ? (g >= 0 ? groupNames[g] : NO_GROUP) : null;
+    const key = (w.groups ? g + ':' : '') + path.join(',');
     const x = byKey.get(key);
     if (x) x.weight += w.weights[i];
-    else byKey.set(key, { path, weight: w.weights[i] });
+    else byKey.set(key, { path, weight: w.weights[i], group });
   }
   const out = [...byKey.values()];
-  const text = (p: number[]) => p.map((f) => view.names[f]).join(';');
-  const keys = new Map(out.map((x) => [x, text(x.path)]));
+  const text = (p: FoldedPath) => (p.group === null ? '' : p.group + ';') + p.path.map((f) => view.names[f]).join(';');
+  const keys = new Map(out.map((x) => [x, text(x)]));
   return { names: view.names, paths: out.sort((a, b) => (keys.get(a)! < keys.get(b)! ? -1 : keys.get(a)! > keys.get(b)! ? 1 : 0)) };
 }
 
@@ -74,15 +106,15 @@ export function foldedPaths(
  * occurrences (or ref_counts with weight 'refcount', periods with 'period'). For the script's
  * own output, line for line, see stackcollapse.ts.
  */
-export function exportFolded(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences', granularity?: Granularity): string {
-  const { names, paths } = foldedPaths(d, sel, weight, granularity);
-  const lines = paths.map((x) => (x.path.length ? x.path.map((f) => foldedName(names[f])).join(';') : NO_FRAMES) + ' ' + x.weight);
+export function exportFolded(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences', granularity?: Granularity, by: FoldedBy = {}): string {
+  const { names, paths } = foldedPaths(d, sel, weight, granularity, by);
+  const lines = paths.map((x) => (x.group === null ? '' : foldedName(x.group) + ';') + (x.path.length ? x.path.map((f) => foldedName(names[f])).join(';') : NO_FRAMES) + ' ' + x.weight);
   return lines.length ? lines.join('\n') + '\n' : '';
 }
 
 /** A speedscope file (https://www.speedscope.app/file-format-schema.json): one sampled profile, a sample per stack, frames as `sym+0xoff` (or functions, at 'function' granularity). */
-export function exportSpeedscope(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences', title = 'stackmap selection', granularity?: Granularity): string {
-  const { names, paths } = foldedPaths(d, sel, weight, granularity);
+export function exportSpeedscope(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences', title = 'stackmap selection', granularity?: Granularity, by: FoldedBy = {}): string {
+  const { names, paths } = foldedPaths(d, sel, weight, granularity, by);
   const frames: { name: string }[] = [];
   const frameOf = new Map<number, number>();
   let noFrames = -1;
@@ -95,14 +127,21 @@ export function exportSpeedscope(d: ExplorerData, sel: Selection, weight: FlameW
     }
     return i;
   };
+  const groupFrame = new Map<string, number>();
+  const groupIdx = (g: string) => {
+    let i = groupFrame.get(g);
+    if (i === undefined) groupFrame.set(g, (i = frames.length)), frames.push({ name: g });
+    return i;
+  };
   const samples: number[][] = [];
   const weights: number[] = [];
   let total = 0;
   for (const p of paths) {
-    if (p.path.length) samples.push(p.path.map(idx));
+    const root = p.group === null ? [] : [groupIdx(p.group)];
+    if (p.path.length) samples.push(root.concat(p.path.map(idx)));
     else {
       if (noFrames < 0) frames.push({ name: NO_FRAMES }), (noFrames = frames.length - 1);
-      samples.push([noFrames]);
+      samples.push(root.concat([noFrames]));
     }
     weights.push(p.weight);
     total += p.weight;
@@ -166,9 +205,9 @@ export function exportSelection(d: ExplorerData, kind: ExportKind, sel: Selectio
   const weight = opts.weight ?? 'occurrences';
   switch (kind) {
     case 'folded':
-      return opts.stackcollapse ? exportStackcollapse(d, sel) : exportFolded(d, sel, weight, opts.granularity);
+      return opts.stackcollapse ? exportStackcollapse(d, sel) : exportFolded(d, sel, weight, opts.granularity, opts);
     case 'speedscope':
-      return exportSpeedscope(d, sel, weight, opts.title, opts.granularity);
+      return exportSpeedscope(d, sel, weight, opts.title, opts.granularity, opts);
     case 'chrome-trace':
       return exportChromeTrace(d, sel, opts.title);
     case 'svg': {
