@@ -172,6 +172,8 @@ export interface FlameRequest {
   focus: string | null;
   /** a stack whose path to mark */
   highlightStack: number | null;
+  /** rewrites of every stack before the merge, in order (flame-transforms.ts): focus, merge, collapse recursion, drop */
+  transforms?: import('./flame-transforms.ts').FlameTransform[];
   /**
    * top-down only: make only what a view shows, the nodes at least `minShare` of the zoomed node
    * (`zoom`: names from the root, the root's first; empty: the root) and that node's ancestors,

@@ -7,6 +7,7 @@ import { SelectionFilter } from './selection.ts';
 import { compilePattern, patternMessage } from '../base/text-match.ts';
 import { frameMatchMask, stackFilterHash, stackMatches } from './top-stacks.ts';
 import { stackByHash } from './stack-hash.ts';
+import { compileTransforms, type StackFrames } from './flame-transforms.ts';
 
 export { type FlameTreeFrames, type NodeFrames, TreeBuilder } from './flame-tree.ts';
 
@@ -183,11 +184,27 @@ function buildTree(
   rootName: string,
   highlightStack: number | null,
   whole: 'top-down' | 'bottom-up' | null = null,
+  xf: ((s: StackFrames) => StackFrames | null) | null = null,
 ): { tree: FlameTreeFrames; stacks: number[]; nodesOf(stack: number): number[] } {
   const frames = d.stacks.frames;
   const b = new TreeBuilder(Math.max(1, view.names.length));
   const taking: number[] = [];
-  if (whole) {
+  /** a stack's frames, leaf first, as the transforms leave them (null: it drops out) */
+  const framesOf = (stack: number): StackFrames | null => {
+    const sf = { fns: d.functionsOf(stack, view), frames: framesOfStack(d, stack) };
+    return xf ? xf(sf) : sf;
+  };
+  if (xf) {
+    // transformed stacks share no prefix with the table's: each is added along its own path
+    for (let i = 0; i < w.stacks.length; i++) {
+      if (w.weights[i] === 0) continue;
+      const sf = framesOf(w.stacks[i]);
+      const p = sf && path(sf.fns);
+      if (!sf || !p) continue;
+      b.addAt(sf.fns, p, sf.frames, w.weights[i]);
+      taking.push(i);
+    }
+  } else if (whole) {
     // every stack of weight takes part, along its whole path
     let steps = 0;
     for (let i = 0; i < w.stacks.length; i++) {
@@ -217,14 +234,14 @@ function buildTree(
   }
   let hp: number[] | null = null;
   if (highlightStack !== null && highlightStack >= 0 && highlightStack < d.stacks.nodeCount) {
-    const fns = d.functionsOf(highlightStack, view);
-    hp = path(fns)?.map((k) => fns[k]) ?? null;
+    const fns = framesOf(highlightStack)?.fns;
+    hp = (fns && path(fns)?.map((k) => fns[k])) ?? null;
   }
   const tree = b.build(view.names as string[], rootName, hp);
   const nodesOf = (stack: number) => {
-    const fns = d.functionsOf(stack, view);
-    const p = path(fns);
-    return p ? b.nodesOnPath(p.map((k) => fns[k])) : [];
+    const fns = framesOf(stack)?.fns;
+    const p = fns && path(fns);
+    return fns && p ? b.nodesOnPath(p.map((k) => fns[k])) : [];
   };
   return { tree: { ...tree, ...b.nodeFrames(frames.size, (f) => frames.name(f)) }, stacks: taking, nodesOf };
 }
@@ -385,18 +402,21 @@ export function flame(d: ExplorerData, req: FlameQuery): FlameAnswer {
   const w = stackWeights(d, req.selection, req.weight);
   const granularity = d.granularityOf(req.granularity);
   const search = req.search?.trim() ? req.search : null;
-  if (req.mode === 'top-down' && req.cull) return culledFlame(d, req, req.cull, w, granularity, search);
+  const transforms = req.transforms?.length ? req.transforms : null;
+  // the culled tree's totals come from the stack table's own prefixes, which transforms change: the whole tree then
+  if (req.mode === 'top-down' && req.cull && !transforms) return culledFlame(d, req, req.cull, w, granularity, search);
   const view = d.frameView(granularity);
+  const xf = transforms ? compileTransforms(transforms, view) : null;
   if (req.mode === 'top-down' || req.mode === 'bottom-up') {
-    const built = buildTree(d, view, w, req.mode === 'top-down' ? topDownPath : bottomUpPath, ROOT_NAME, req.highlightStack, req.mode);
+    const built = buildTree(d, view, w, req.mode === 'top-down' ? topDownPath : bottomUpPath, ROOT_NAME, req.highlightStack, req.mode, xf);
     return { tree: built.tree, callers: null, search: search ? searchTree(d, w, built, null, search, null) : null, suggestions: null, granularity };
   }
   const focusName = req.focus ?? '';
   const focus = view.names.indexOf(focusName);
   const callee = (lf: number[]) => (focus < 0 ? null : calleePath(lf, focus));
   const caller = (lf: number[]) => (focus < 0 ? null : callerPath(lf, focus));
-  const built = buildTree(d, view, w, callee, focusName, req.highlightStack);
-  const callers = buildTree(d, view, w, caller, focusName, req.highlightStack);
+  const built = buildTree(d, view, w, callee, focusName, req.highlightStack, null, xf);
+  const callers = buildTree(d, view, w, caller, focusName, req.highlightStack, null, xf);
   return {
     tree: built.tree,
     callers: callers.tree,

@@ -105,8 +105,8 @@ export function setQuietly(patch: Partial<ViewState>): void {
   }
 }
 
-/** What Back undoes: the stack selection and the selection every pane is filtered by (range, generation, CPUs). */
-const UNDOABLE = ['selectedStackHash', 'range', 'generation', 'cpus'] as const;
+/** What Back undoes: the stack selection, the selection every pane is filtered by (range, generation, CPUs), and the flame graph's transforms. */
+const UNDOABLE = ['selectedStackHash', 'range', 'generation', 'cpus', 'flameTransforms'] as const;
 const differs = (a: UrlView, b: UrlView) => UNDOABLE.some((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
 
 if (inBrowser) {

@@ -1,5 +1,6 @@
 import type { FlameMode, FlameWeight, Granularity, Overview } from '../../core/query/api.ts';
 import { isStackHash } from '../../core/query/stack-hash.ts';
+import { formatTransforms, parseTransforms, type FlameTransform } from '../../core/query/flame-transforms.ts';
 
 /** What the URL carries: a link reproduces what the sender saw. */
 export interface UrlView {
@@ -18,6 +19,8 @@ export interface UrlView {
   /** flame graph zoomed to this path of functions, root first */
   flameZoom: string[];
   flameSearch: string;
+  /** the flame graph's transforms, in the order applied (`?tf=`; flame-transforms.ts) */
+  flameTransforms: FlameTransform[];
   /** top stacks filter: a function name or /regex/ */
   filter: string;
   lanes: 'cpu' | 'task';
@@ -38,6 +41,7 @@ export const DEFAULT_VIEW: UrlView = {
   flameFocus: null,
   flameZoom: [],
   flameSearch: '',
+  flameTransforms: [],
   filter: '',
   lanes: 'cpu',
   theme: 'system',
@@ -113,6 +117,7 @@ export function parseView(search: string): UrlView {
     flameFocus: q.get('focus') || null,
     flameZoom: q.get('fzoom') ? q.get('fzoom')!.split(';') : [],
     flameSearch: q.get('fsearch') ?? '',
+    flameTransforms: parseTransforms(q.get('tf') ?? ''),
     filter: q.get('filter') ?? '',
     lanes: q.get('lanes') === 'task' ? 'task' : 'cpu',
     theme: theme === 'light' || theme === 'dark' ? theme : 'system',
@@ -122,7 +127,7 @@ export function parseView(search: string): UrlView {
 }
 
 /** The query keys the view owns; any other (the simulator's `view`) is left as it is. */
-export const VIEW_KEYS = ['range', 'window', 'gen', 'cpus', 'stack', 'flame', 'weight', 'frames', 'focus', 'fzoom', 'fsearch', 'filter', 'lanes', 'theme', 'diff'];
+export const VIEW_KEYS = ['range', 'window', 'gen', 'cpus', 'stack', 'flame', 'weight', 'frames', 'focus', 'fzoom', 'fsearch', 'tf', 'filter', 'lanes', 'theme', 'diff'];
 
 /**
  * The query string for a view, keeping the keys of `search` the view does not own; defaults are
@@ -142,6 +147,7 @@ export function formatView(v: UrlView, search = ''): string {
   if (v.flameFocus) q.set('focus', v.flameFocus);
   if (v.flameZoom.length) q.set('fzoom', v.flameZoom.join(';'));
   if (v.flameSearch) q.set('fsearch', v.flameSearch);
+  if (v.flameTransforms.length) q.set('tf', formatTransforms(v.flameTransforms));
   if (v.filter) q.set('filter', v.filter);
   if (v.lanes !== 'cpu') q.set('lanes', v.lanes);
   if (v.theme !== 'system') q.set('theme', v.theme);

@@ -8,6 +8,7 @@ import { useLoadStore } from '../../state/load/load-store.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
 import { FlameCanvas } from './FlameCanvas.tsx';
 import { nodeByPath, pathTo } from './layout.ts';
+import { TransformCrumbs } from './TransformCrumbs.tsx';
 
 const MODES: [FlameMode, string, string][] = [
   ['top-down', 'Top-down', 'icicle: callers above callees'],
@@ -27,7 +28,7 @@ export function FlameGraph() {
   const selection = useSelection();
   // its own slice of the view: a timeline zoom or a hover elsewhere renders nothing here
   const v = useViewStore(
-    useShallow((s) => ({ flameMode: s.flameMode, flameWeight: s.flameWeight, flameFrames: s.flameFrames, flameFocus: s.flameFocus, flameZoom: s.flameZoom, flameSearch: s.flameSearch, stack: s.stack, set: s.set })),
+    useShallow((s) => ({ flameMode: s.flameMode, flameWeight: s.flameWeight, flameFrames: s.flameFrames, flameFocus: s.flameFocus, flameZoom: s.flameZoom, flameSearch: s.flameSearch, flameTransforms: s.flameTransforms, stack: s.stack, set: s.set })),
   );
   const search = v.flameSearch.trim() ? v.flameSearch : '';
   // the search runs in the worker, over every stack's frames: the count says stacks and occurrences
@@ -39,6 +40,7 @@ export function FlameGraph() {
     focus: v.flameMode === 'sandwich' ? v.flameFocus : null,
     highlightStack: v.stack,
     ...(search ? { search } : {}),
+    ...(v.flameTransforms.length ? { transforms: v.flameTransforms } : {}),
     // top-down: the worker makes only what a canvas can draw under the zoomed node (flame-culled.ts)
     ...(v.flameMode === 'top-down' ? { cull: { minShare: CULL_SHARE, zoom: v.flameZoom } } : {}),
   };
@@ -115,6 +117,7 @@ export function FlameGraph() {
           {searchError}
         </p>
       )}
+      <TransformCrumbs />
       <nav className="breadcrumb" aria-label="flame graph zoom">
         {tree &&
           crumbs.map((n, i) => (

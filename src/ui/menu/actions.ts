@@ -1,4 +1,5 @@
 import { useViewStore } from '../../state/view/view-store.ts';
+import type { FlameTransform } from '../../core/query/flame-transforms.ts';
 import { copyText, useMenuStore, type MenuItem } from './menu-store.ts';
 
 /** `sym+0xoff` -> `sym` (the function a flame graph node merges), as the core's frameFunction does for offsets */
@@ -21,6 +22,14 @@ export function focusFunction(fn: string): void {
 function focusNode(name: string): void {
   view().set({ flameMode: 'sandwich', flameFocus: name, flameZoom: [] });
 }
+
+/** A transform added to the flame graph's (a history entry: Back takes it off); the zoom starts over, since the tree changes shape. */
+export function addTransform(t: FlameTransform): void {
+  view().set({ flameTransforms: [...view().flameTransforms, t], flameZoom: [] });
+}
+
+/** A regular expression matching exactly this text, for RE2 (text-match.ts). */
+const exactly = (text: string) => `/^${text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$/`;
 
 /** Top stacks and the flame graph search keep only this stack; it is selected too. */
 export function filterToStack(stack: number, hash: string): void {
@@ -98,7 +107,18 @@ export function flameNodeMenu(t: FlameNodeTarget): MenuItem[] {
         run: () => copyText(stackText([...t.path].reverse()), 'call path'),
       },
       { id: 'focus-function', label: 'Focus on this function', detail: t.name, hint: 'sandwich: its callers above, its callees below', run: () => focusNode(t.name) },
-      { id: 'highlight-frame', label: 'Highlight this function', detail: t.name, run: () => view().set({ flameSearch: `/^${t.name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$/` }) },
+      { id: 'highlight-frame', label: 'Highlight this function', detail: t.name, run: () => view().set({ flameSearch: exactly(t.name) }) },
+      // transforms (flame-transforms.ts), by function: a call site's node takes every site of its function
+      {
+        id: 'transform-focus',
+        label: 'Focus on its subtree',
+        detail: functionOf(t.name),
+        hint: 'every stack from the outermost call of this function down, merged over every place it is called from',
+        run: () => addTransform({ kind: 'focus', fn: functionOf(t.name) }),
+      },
+      { id: 'transform-merge', label: 'Merge function', detail: functionOf(t.name), hint: 'take it out of every stack: its callees join its caller', run: () => addTransform({ kind: 'merge', fn: functionOf(t.name) }) },
+      { id: 'transform-rec', label: 'Collapse recursion', detail: functionOf(t.name), hint: 'from its outermost call to its innermost, the frames between go', run: () => addTransform({ kind: 'rec', fn: functionOf(t.name) }) },
+      { id: 'transform-drop', label: 'Drop this function’s frames', detail: functionOf(t.name), hint: 'as merge; the breadcrumb’s drop box takes any pattern', run: () => addTransform({ kind: 'drop', pattern: exactly(functionOf(t.name)) }) },
     );
   }
   items.push({ id: 'zoom', label: 'Zoom to fit', hint: 'double-click does the same', run: () => t.zoom() });
