@@ -12,16 +12,18 @@ import { place, removeDeadTemps, withFolderLock, type Layout, type LockOptions, 
 import { makeDir, prepareOutDir } from './out-dir.ts';
 import { onInterrupt } from './interrupt.ts';
 import { exportSelection } from '../core/export/exports.ts';
-import { ALL, type FlameWeight, type Granularity } from '../core/query/api.ts';
+import { ALL, type Granularity } from '../core/query/api.ts';
 import { captureIdOfSources, readFiles } from './read-files.ts';
 import { version } from './version.ts';
 import { ttyProgress } from './progress.ts';
 import type { LoadOptions } from '../core/capture/load.ts';
 import { parseOptions, parseOrExit, UsageError } from './usage.ts';
+import { fieldOf, type GroupBy, type WeightBy } from '../core/query/weigh.ts';
+import { groupArg, needsDetails, unweighedNote, weightArg, weighing } from './weigh-args.ts';
 
 export const EXPORT_USAGE = `usage: stackmap-explorer export --format folded|speedscope|chrome [--output FILE]
-                                [--granularity function|site] [--weight occurrences|refcount|period]
-                                [--stackcollapse] [--] FILE...
+                                [--granularity function|site] [--weight occurrences|ref_count|period|field:NAME]
+                                [--group task|process|event|field:NAME] [--stackcollapse] [--] FILE...
        stackmap-explorer export --format parquet --out DIR [--label TEXT] [--json] [--] FILE...
        stackmap-explorer export --parquet DIR [--label TEXT] [--json] [--] FILE...
 
@@ -32,9 +34,15 @@ export const EXPORT_USAGE = `usage: stackmap-explorer export --format folded|spe
   --granularity function|site
                   frames by function (offsets dropped; the default for perf script input) or
                   by call site sym+0xoff (the default for ftrace stacks)
-  --weight occurrences|refcount|period
-                  what a stack weighs: its occurrences (default), the dumps' ref_count, or
-                  perf's sample period (1 where perf printed none)
+  --weight occurrences|ref_count|period|field:NAME
+                  what a stack weighs: its occurrences (default), the dumps' ref_count
+                  (refcount too), perf's sample period (1 where perf printed none), or the sum
+                  of a numeric field of its events (field:bytes_alloc; folded and speedscope:
+                  an event without it weighs 0, and how many is said on stderr)
+  --group task|process|event|field:NAME
+                  folded and speedscope: a root frame per task (comm), process (comm-TGID where
+                  the trace prints a TGID, else comm-pid), event (its name) or field:NAME (its
+                  value), as stackcollapse-perf.pl's comm root
   --stackcollapse with --format folded: what FlameGraph's stackcollapse-perf.pl prints with its
                   default options, line for line (process name first, names tidied, periods,
                   the first event only)
@@ -186,7 +194,8 @@ interface ExportArgs {
   label: string | null;
   stackcollapse: boolean;
   granularity: Granularity | undefined;
-  weight: FlameWeight;
+  weight: WeightBy;
+  group: GroupBy | null;
   files: string[];
 }
 
@@ -202,9 +211,10 @@ function parse(args: string[]): ExportArgs | 'help' {
     format: { type: 'string' },
     granularity: { type: 'string' },
     weight: { type: 'string' },
+    group: { type: 'string' },
   });
   if (o.help) return 'help';
-  const p: ExportArgs = { format: 'parquet', dir: null, output: null, json: o.flag('json'), quiet: o.flag('quiet'), label: null, stackcollapse: o.flag('stackcollapse'), granularity: undefined, weight: 'occurrences', files: o.positionals };
+  const p: ExportArgs = { format: 'parquet', dir: null, output: null, json: o.flag('json'), quiet: o.flag('quiet'), label: null, stackcollapse: o.flag('stackcollapse'), granularity: undefined, weight: 'occurrences', group: null, files: o.positionals };
   const nonEmpty = (name: string, what: string) => {
     const v = o.string(name);
     if (v === '') throw new UsageError(`--${name} needs ${what}`);
@@ -219,17 +229,17 @@ function parse(args: string[]): ExportArgs | 'help' {
     if (granularity !== 'function' && granularity !== 'site') throw new UsageError(`--granularity takes function or site, not ${granularity}`);
     p.granularity = granularity;
   }
-  const weight = nonEmpty('weight', 'a weight');
-  if (weight !== null) {
-    if (weight !== 'occurrences' && weight !== 'refcount' && weight !== 'period') throw new UsageError(`--weight takes occurrences, refcount or period, not ${weight}`);
-    p.weight = weight;
-  }
+  p.weight = weightArg(nonEmpty('weight', 'a weight'));
+  p.group = groupArg(nonEmpty('group', 'a group'), p.weight);
   if (format === null) throw new UsageError('--format folded|speedscope|chrome (to stdout) or --format parquet --out DIR is required');
   if (format !== 'folded' && format !== 'speedscope' && format !== 'chrome' && format !== 'parquet') throw new UsageError(`--format takes folded, speedscope, chrome or parquet, not ${format}`);
   p.format = format;
   if (p.format === 'parquet' && p.dir === null) throw new UsageError('--format parquet needs --out DIR');
   if (p.label !== null && p.format !== 'parquet') throw new UsageError('--label names a capture in a Parquet export (--format parquet)');
   if (p.stackcollapse && p.format !== 'folded') throw new UsageError('--stackcollapse is a form of --format folded');
+  if ((p.group !== null || fieldOf(p.weight) !== null) && (p.stackcollapse || (p.format !== 'folded' && p.format !== 'speedscope'))) {
+    throw new UsageError(`${p.group !== null ? '--group' : '--weight field:NAME'} is for --format folded or speedscope${p.stackcollapse ? ', not --stackcollapse (its own comm root and periods)' : ''}`);
+  }
   if (p.files.length === 0) throw new UsageError('no files given');
   return p;
 }
@@ -237,14 +247,20 @@ function parse(args: string[]): ExportArgs | 'help' {
 /** folded, speedscope or Chrome trace JSON of the whole capture, to stdout or --output FILE */
 async function exportText(p: ExportArgs): Promise<number> {
   const progress = ttyProgress(p.quiet);
-  const { capture, failed } = await readFiles(p.files, progress);
+  // a field's weights and a process's TGID are in the payloads and TGIDs, kept only when asked
+  const { capture, failed } = await readFiles(p.files, { ...progress, details: needsDetails(p.weight, p.group) });
   progress.done();
   for (const f of failed) process.stderr.write(`${escapeControls(f.file)}: cannot read: ${escapeControls(f.reason)}\n`);
   for (const d of capture.diagnostics) process.stderr.write(escapeLines(`${d.file}: ${d.where}: ${d.message}`) + '\n');
   if (!capture.files.some(understood)) return 1;
   const ex = new Explorer(capture);
   const kind = p.format === 'chrome' ? 'chrome-trace' : (p.format as 'folded' | 'speedscope');
-  const text = exportSelection(ex.data, kind, ALL, { weight: p.weight, granularity: p.granularity, stackcollapse: p.stackcollapse, title: basename(p.files[0]) });
+  const w = weighing(ex.data, p.weight, p.group);
+  for (const note of w.groups?.notes ?? []) process.stderr.write(escapeLines(note) + '\n');
+  const onWeighed = ({ unweighed }: { unweighed: number }) => {
+    if (w.field !== null && unweighed) process.stderr.write(escapeLines(unweighedNote(unweighed, w.field)) + '\n');
+  };
+  const text = exportSelection(ex.data, kind, ALL, { weight: w.weight, eventWeights: w.eventWeights, groups: w.groups, onWeighed, granularity: p.granularity, stackcollapse: p.stackcollapse, title: basename(p.files[0]) });
   if (p.output) {
     try {
       writeFileSync(p.output, text);

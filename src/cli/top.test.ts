@@ -36,13 +36,14 @@ describe('top', () => {
     expect(topRows(ex, { ...all, events: ['no_such_event'] }).total).toBe(0);
   });
 
-  it('prints as perf report --stdio: overhead, count, the frames leaf first', async () => {
+  it('prints as perf report --stdio: overhead, count, weight, the frames leaf first', async () => {
     const ex = new Explorer((await readFiles(FILES)).capture);
     const r = topRows(ex, { ...all, limit: 2 });
+    expect(r.totalWeight).toBe(r.total);
     const text = formatTop(r.total, r.rows);
     const lines = text.split('\n');
-    expect(lines[0]).toBe(`# ${r.total.toLocaleString('en-US')} stack records counted, the 2 busiest stacks`);
-    expect(lines[4]).toBe(`${(r.rows[0].share * 100).toFixed(2).padStart(8)}%  ${String(r.rows[0].count).padStart(8)}  ${r.rows[0].frames[0]}`);
+    expect(lines[0]).toBe(`# ${r.total.toLocaleString('en-US')} stack records counted, the 2 heaviest stacks`);
+    expect(lines[4]).toBe(`${(r.rows[0].share * 100).toFixed(2).padStart(8)}%  ${String(r.rows[0].count).padStart(8)}  ${String(r.rows[0].weight).padStart(8)}  ${r.rows[0].frames[0]}`);
     expect(lines[5].trim()).toBe(r.rows[0].frames[1]);
   });
 });
