@@ -9,8 +9,9 @@ import { readFiles } from './read-files.ts';
 import { formatSummary } from './format-summary.ts';
 import { ttyProgress } from './progress.ts';
 import { version } from './version.ts';
+import { FILTER_OPTIONS, FILTER_USAGE, filterOf } from './filter-args.ts';
 
-const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--granularity function|site] [--generation G|none] [--range T0,T1] [--cpus 0,2] [--] FILE...
+const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--filter EXPR]... [--granularity function|site] [--generation G|none] [--range T0,T1] [--cpus 0,2] [--] FILE...
        stackmap-explorer simulate --mode v4|v7|v8 --cpus N --bits B --events N --resets N
                                   [--race-window-us N] [--seed S] --out DIR [--json]
        stackmap-explorer generate --out DIR [--events N | --mb N] [--mode v7|v8] [--stacks N]
@@ -50,6 +51,8 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--granula
             also count each segment (a trace file, or a run quoted in a prose file, whose time
             range is apart from the others) as the page does with its range selected, under
             "segments[i].counts"
+${FILTER_USAGE}
+            (summary, top, export and sql take it)
 
   --        ends the options: every argument after it is a file
 
@@ -80,7 +83,7 @@ async function main(argv: string[]): Promise<number> {
   }
   let o: ParsedOptions;
   try {
-    o = parseOptions(rest, { ...SELECTION_OPTIONS, json: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' }, segments: { type: 'boolean' }, granularity: { type: 'string' } });
+    o = parseOptions(rest, { ...SELECTION_OPTIONS, json: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' }, segments: { type: 'boolean' }, granularity: { type: 'string' }, ...FILTER_OPTIONS });
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     process.stderr.write(`${esc(e.message)}\n${USAGE}\n`);
@@ -93,6 +96,12 @@ async function main(argv: string[]): Promise<number> {
   const parsed = selectionOf({ generation: o.string('generation'), range: o.string('range'), cpus: o.string('cpus') });
   if ('error' in parsed) {
     process.stderr.write(`${esc(parsed.error)}\n${USAGE}\n`);
+    return 2;
+  }
+  // a filter that does not parse is said before any file is read
+  const filtered = filterOf(o);
+  if ('error' in filtered) {
+    process.stderr.write(`${esc(filtered.error)}\n`);
     return 2;
   }
   const json = o.flag('json');
@@ -110,7 +119,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const progress = ttyProgress(quiet);
-  const { capture, failed } = await readFiles(files, progress);
+  const { capture, failed } = await readFiles(files, { ...progress, filter: filtered.filter });
   progress.done();
   const summary: ReturnType<typeof summarize> & { selection?: object } = summarize(capture, 10, granularity);
   const ex = parsed.selection || perSegment ? new Explorer(capture) : null;

@@ -111,7 +111,7 @@ function differs(a: Stats, b: Stats): string | null {
  */
 export async function readFiles(
   paths: string[],
-  opts: Pick<LoadOptions, 'onProgress' | 'progressEveryMs' | 'details'> & {
+  opts: Pick<LoadOptions, 'onProgress' | 'progressEveryMs' | 'details' | 'filter'> & {
     partMinBytes?: number;
     digests?: boolean;
     /** the most bytes read from a pipe, a device or a file whose size says 0 (default: 4 GiB, the decompression budget of one file) */

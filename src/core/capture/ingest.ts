@@ -14,6 +14,7 @@ import { StackTable, type StackTableMark } from './stack-table.ts';
 import { linesAfterStop, RecordStatus, TraceColumns, type TraceColumnsMark } from './trace-columns.ts';
 import type { TracePart } from './split-trace.ts';
 import { concatBytes } from '../base/bytes.ts';
+import type { EventFilter } from './event-filter.ts';
 
 /** What was read of one file: every line or byte is either used or reported. */
 export interface FileReport {
@@ -106,9 +107,9 @@ export class Ingest {
 
   /**
    * `details`: keep each event's TGID and payload (event-details.ts), as an export of its tables
-   * needs. `frameLimit`: the most distinct frames one trace file adds (FRAME_LIMIT; a test's smaller one)
+   * needs. `filter`: only the events it matches are kept, with their stack records (`--filter`). `frameLimit`: the most distinct frames one trace file adds (FRAME_LIMIT; a test's smaller one)
    */
-  constructor(opts: { details?: boolean; frameLimit?: number } = {}) {
+  constructor(opts: { details?: boolean; frameLimit?: number; filter?: EventFilter } = {}) {
     this.trace = new TraceColumns(this.stacks, opts);
   }
 

@@ -4,6 +4,7 @@ import { inflation, modified, SLICE, source, stillSame } from '../unpack/load-so
 import { unpack } from '../unpack/unpack.ts';
 import type { NamedStream } from '../unpack/types.ts';
 import { splitPoint, type TracePart, type TracePartReader } from './split-trace.ts';
+import type { EventFilter } from './event-filter.ts';
 
 /** A file as both the browser (File) and Node (fs.openAsBlob) hand it over. */
 export interface NamedBlob {
@@ -68,6 +69,8 @@ export interface LoadOptions {
   onBytes?: (file: NamedBlob, chunk: Uint8Array) => void;
   /** a new session keeps each event's TGID and payload (event-details.ts); a large trace is then read on one thread */
   details?: boolean;
+  /** a new session keeps only the events this matches (event-filter.ts), with their stack records; a large trace is then read on one thread */
+  filter?: EventFilter;
 }
 
 export class CancelledError extends Error {
@@ -90,7 +93,7 @@ export class CancelledError extends Error {
 export const MEMBER_CAP = 100;
 
 export async function loadFiles(files: readonly NamedBlob[], opts: LoadOptions = {}): Promise<Capture> {
-  const ingest = opts.session ?? new Ingest({ details: opts.details });
+  const ingest = opts.session ?? new Ingest({ details: opts.details, filter: opts.filter });
   await readFiles(ingest, files, opts);
   return ingest.finish();
 }
@@ -241,7 +244,7 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
       let at = 0;
       let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
       // a large trace: its second half read on another thread meanwhile, from a line boundary
-      const split = ingest.trace.details ? null : await splitPoint(f.blob, opts.parts);
+      const split = ingest.trace.details || ingest.trace.filter ? null : await splitPoint(f.blob, opts.parts);
       const tail =
         split === null
           ? null

@@ -6,6 +6,7 @@ import { isResetMarker } from '../formats/event-line.ts';
 import { Growable, SmallInts, StringTable } from '../base/growable.ts';
 import type { StackTable } from './stack-table.ts';
 import { EventDetails } from './event-details.ts';
+import type { EventFilter } from './event-filter.ts';
 
 /** What a stack record is and, once the cookie index ran, how it resolved. */
 export const RecordStatus = {
@@ -200,13 +201,16 @@ export class TraceColumns {
   readonly details: EventDetails | null;
   /** the most distinct frames one file's sink adds (FRAME_LIMIT unless a test injects less) */
   private readonly frameLimit: number;
+  /** the events kept, when a load asks for some only (`--filter`); the stack records of the others go with them */
+  readonly filter: EventFilter | null;
 
   constructor(
     private readonly stacks: StackTable,
-    opts: { details?: boolean; frameLimit?: number } = {},
+    opts: { details?: boolean; frameLimit?: number; filter?: EventFilter } = {},
   ) {
     this.details = opts.details ? new EventDetails() : null;
     this.frameLimit = opts.frameLimit ?? FRAME_LIMIT;
+    this.filter = opts.filter ?? null;
   }
 
   get eventCount(): number {
@@ -320,6 +324,9 @@ export class TraceColumns {
     const lastOnCpu = new Int32Array(1024).fill(-1);
     const farCpus = new Map<number, number>();
     let lastTs = NaN;
+    const filter = this.filter;
+    /** with a filter: whether the last event on `cpu` was left out (or none came), so its stack records are too */
+    const leftOut = (cpu: number): boolean => (cpu >= 0 && cpu < 1024 ? lastOnCpu[cpu] : (farCpus.get(cpu) ?? -1)) < 0;
     const { evTs, evCpu, evPid, evTask, evName, recEvent, recKind, recSlot, recGen, recStack, recStatus, details } = this;
     const eventIds = (ts: number, cpu: number, pid: number, task: number, name: number) => {
       if (stop) {
@@ -382,13 +389,19 @@ export class TraceColumns {
       tasks: this.tasks,
       names: this.names,
       frames,
-      eventIds,
-      cookieIds,
+      // with a filter every event comes as an object, its payload and fields with it: no column fast path
+      eventIds: filter ? (undefined as never) : eventIds,
+      cookieIds: filter ? (undefined as never) : cookieIds,
       fullIds,
       ...(details && { eventMore: (tgid: number, line: string, from: number, to: number) => details.push(tgid, line.slice(from, to)) }),
       event: (e: TraceEvent) => {
         if (stop) {
           stop.events++;
+          return;
+        }
+        if (filter && !filter.matches(e)) {
+          if (e.cpu >= 0 && e.cpu < 1024) lastOnCpu[e.cpu] = -2;
+          else farCpus.set(e.cpu, -2);
           return;
         }
         if (e.weight !== undefined) {
@@ -404,6 +417,7 @@ export class TraceColumns {
           stop.records++;
           return;
         }
+        if (filter && leftOut(r.cpu)) return;
         // a full stack once the file's frames reach the limit: the first not kept
         if (r.kind === 'full' && (crossed || frameTable.size >= frameEnd)) {
           halt(r.lineNo);
@@ -440,6 +454,7 @@ export class TraceColumns {
       absorb: (p: TraceColumnsPart, partLine?: number) => {
         // a piece carries no details: a load that keeps them reads each file on one thread (load.ts)
         if (details) throw new Error('a trace read in pieces has no event details');
+        if (filter) throw new Error('a trace read in pieces is not filtered');
         if (stop) {
           // the file stopped before the piece: none of it is kept
           stop.events += p.evTs.length;

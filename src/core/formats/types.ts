@@ -59,6 +59,22 @@ export interface TraceEvent {
   payload: string;
   /** what the event weighs besides counting once: perf's sample period, where perf printed one */
   weight?: number;
+  /** trace.dat: the event's system (`kmem`, `sched`, `ftrace`) */
+  system?: string;
+  /** trace.dat: the record's fields as its format names them, read only during the `event` call (an event filter's) */
+  raw?: RawFields;
+}
+
+/**
+ * A trace.dat record's fields as libtraceevent's filter sees them, valid while its event is given.
+ * `int`: the field as an unsigned 64-bit integer (a signed one sign-extended), undefined when the
+ * event has no such integer field. `text`: the field for a string compare: a string field's text;
+ * a numeric one's function name when it is a long or a pointer with a symbol, else `0x%llx` for
+ * `==`/`!=` and '' for a regular expression (`regex`), as trace-cmd compares them.
+ */
+export interface RawFields {
+  int(name: string): bigint | undefined;
+  text(name: string, regex: boolean): string | undefined;
 }
 
 export type StackRecordKind = 'cookie' | 'full' | 'user';

@@ -8,7 +8,7 @@
 import { addressKeyOf, type Symbolizer } from '../kallsyms.ts';
 import { formatPayload, type DatEventFormat, type DatField, type PageHeader } from './format.ts';
 import { bprintText } from './printk.ts';
-import type { TraceEvent, TraceSink, TraceStackRecord } from '../types.ts';
+import type { RawFields, TraceEvent, TraceSink, TraceStackRecord } from '../types.ts';
 
 /**
  * The id field of the stack map's entry (`options/stackmap`), or null when `fmt` is not that
@@ -59,6 +59,68 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
   const cookie: TraceStackRecord = { lineNo: 0, kind: 'cookie', comm: '', pid: 0, cpu: 0, ts: 0, slot: -1, generation: null, frames: null };
   /** each format's stack id field (null: not the stack map's entry), found once */
   const idFields = new Map<DatEventFormat, DatField | null>();
+  /** the record being given to the sink, for `raw` (an event filter's field reads) */
+  let curFmt: DatEventFormat | null = null;
+  let curRec: Uint8Array = new Uint8Array(0);
+  let curView: DataView = new DataView(curRec.buffer);
+  const byName = new Map<DatEventFormat, Map<string, DatField>>();
+  const fieldOf = (name: string): DatField | undefined => {
+    if (!curFmt) return undefined;
+    let m = byName.get(curFmt);
+    if (!m) {
+      byName.set(curFmt, (m = new Map()));
+      for (const f of curFmt.fields) if (!m.has(f.name)) m.set(f.name, f);
+    }
+    return m.get(name);
+  };
+  const rawInt = (f: DatField): bigint | undefined => {
+    if (f.dataLoc || f.array > 0 || f.offset + f.size > curRec.length) return undefined;
+    const v = curView;
+    const o = f.offset;
+    switch (f.size) {
+      case 1:
+        return BigInt.asUintN(64, BigInt(f.signed ? v.getInt8(o) : v.getUint8(o)));
+      case 2:
+        return BigInt.asUintN(64, BigInt(f.signed ? v.getInt16(o, little) : v.getUint16(o, little)));
+      case 4:
+        return BigInt.asUintN(64, BigInt(f.signed ? v.getInt32(o, little) : v.getUint32(o, little)));
+      case 8:
+        return v.getBigUint64(o, little);
+    }
+    return undefined;
+  };
+  /** libtraceevent's fields: integers as u64, char arrays as strings, a long or pointer as its function for a string compare */
+  const raw: RawFields = {
+    int(name) {
+      const f = fieldOf(name);
+      return f ? rawInt(f) : undefined;
+    },
+    text(name, regex) {
+      const f = fieldOf(name);
+      if (!f) return undefined;
+      if (/^(?:const\s+)?(?:unsigned\s+)?char\b/.test(f.type) && (f.dataLoc || f.array > 0 || f.size === 0 || f.type.endsWith(']'))) {
+        let from = f.offset;
+        let to = f.offset + f.size;
+        if (f.dataLoc) {
+          if (f.size !== 4 || f.offset + 4 > curRec.length) return undefined;
+          const w = curView.getUint32(f.offset, little);
+          from = w & 0xffff;
+          to = from + (w >>> 16);
+        } else if (f.size === 0) to = curRec.length;
+        if (to > curRec.length) return undefined;
+        let e = from;
+        while (e < to && curRec[e] !== 0) e++;
+        return new TextDecoder().decode(curRec.subarray(from, e));
+      }
+      const x = rawInt(f);
+      if (x === undefined) return undefined;
+      if ((/\blong\b/.test(f.type) || f.type.includes('*')) && symbolizer) {
+        const sym = symbolOf(Number(x >> 32n), Number(x & 0xffffffffn), false);
+        if (sym !== null) return sym;
+      }
+      return regex ? '' : '0x' + x.toString(16);
+    },
+  };
   return readPage;
 
   function readPage(p: Uint8Array, at: number, cpu: number): void {
@@ -185,7 +247,13 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
     // bprint is the ftrace system's; a `print` with the kernel's ip and buf fields is trace_marker's
     const own = fmt.name === 'bprint' && fmt.system === 'ftrace' ? bprint(fmt, rec, v) : fmt.name === 'print' ? print(fmt, rec, v) : null;
     ev.payload = own ?? formatPayload(fmt, rec, little);
+    ev.system = fmt.system;
+    ev.raw = raw;
+    curFmt = fmt;
+    curRec = rec;
+    curView = v;
     sink.event(ev);
+    curFmt = null;
   }
 
   /**
