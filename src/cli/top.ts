@@ -4,12 +4,14 @@ import { Explorer } from '../core/query/explorer.ts';
 import { SelectionFilter } from '../core/query/selection.ts';
 import type { GroupBy, WeightBy } from '../core/query/weigh.ts';
 import { readFiles } from './read-files.ts';
+import { FILTER_OPTIONS, filterHelp, filterOf } from './filter-args.ts';
+import type { EventFilter } from '../core/capture/event-filter.ts';
 import { ttyProgress } from './progress.ts';
 import { parseOptions, parseOrExit, UsageError } from './usage.ts';
 import { weighStacks } from '../core/query/weigh.ts';
 import { GROUP_HELP, groupArg, needsDetails, unweighedNote, WEIGHT_HELP, weightArg, weighing } from './weigh-args.ts';
 
-export const TOP_USAGE = `usage: stackmap-explorer top [--limit N] [--weight W] [--group G] [--generation G|none] [--cpu C] [--pid P] [--event E] [--json] [--] FILE...
+export const TOP_USAGE = `usage: stackmap-explorer top [--limit N] [--weight W] [--group G] [--generation G|none] [--cpu C] [--pid P] [--event E] [--filter EXPR]... [--json] [--] FILE...
 
   The capture's heaviest kernel stacks as text, as perf report --stdio prints them: per stack its
   share of the weight, its count (resolved ids and cookies, and full stacks), its weight, and its
@@ -22,6 +24,7 @@ export const TOP_USAGE = `usage: stackmap-explorer top [--limit N] [--weight W] 
   --event E          only records of events named E, e.g. kmem_cache_alloc (repeatable)
   ${WEIGHT_HELP}
   ${GROUP_HELP}
+${filterHelp(21)}
   --json             {total, totalWeight, rows: [{count, weight, share, frames}]} (share: weight /
                      totalWeight; rows have group with --group; unweighed with --weight field:NAME)
   --quiet            no progress line on stderr (shown only when stderr is a terminal)
@@ -40,6 +43,8 @@ interface Parsed {
   json: boolean;
   quiet: boolean;
   files: string[];
+  /** --filter: only the events it matches are read into the capture */
+  filter?: EventFilter;
 }
 
 const whole = (flag: string, v: string | undefined, min = 0): number => {
@@ -59,10 +64,13 @@ function parse(args: string[]): Parsed | 'help' {
     event: { type: 'string', multiple: true },
     weight: { type: 'string' },
     group: { type: 'string' },
+    ...FILTER_OPTIONS,
   });
   if (o.help) return 'help';
+  const filtered = filterOf(o);
+  if ('error' in filtered) throw new UsageError(filtered.error);
   const weight = weightArg(o.string('weight'));
-  const p: Parsed = { limit: 10, generation: null, cpus: null, pids: null, events: null, weight, group: groupArg(o.string('group'), weight), json: o.flag('json'), quiet: o.flag('quiet'), files: o.positionals };
+  const p: Parsed = { limit: 10, generation: null, cpus: null, pids: null, events: null, weight, group: groupArg(o.string('group'), weight), json: o.flag('json'), quiet: o.flag('quiet'), files: o.positionals, filter: filtered.filter };
   const limit = o.string('limit');
   if (limit !== undefined) p.limit = whole('--limit', limit, 1);
   const g = o.string('generation');
@@ -159,7 +167,7 @@ export async function topCommand(args: string[]): Promise<number> {
   if ('exit' in p) return p.exit;
   const progress = ttyProgress(p.quiet);
   // a field's weights and a process's TGID are in the payloads and TGIDs, kept only when asked
-  const { capture, failed } = await readFiles(p.files, { ...progress, details: needsDetails(p.weight, p.group) });
+  const { capture, failed } = await readFiles(p.files, { ...progress, details: needsDetails(p.weight, p.group), filter: p.filter });
   progress.done();
   for (const f of failed) process.stderr.write(`${esc(f.file)}: cannot read: ${esc(f.reason)}\n`);
   if (!capture.files.some(understood)) {
