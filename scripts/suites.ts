@@ -17,6 +17,7 @@ export const INTEGRATION = [
   'src/cli/sql.test.ts',
   'src/cli/terminal-escapes.test.ts',
   'src/cli/trace-parts.test.ts',
+  'src/cli/weigh-args.test.ts',
   'src/core/capture/dumps.integration.test.ts',
   'src/core/capture/segments.test.ts',
   'src/core/export/stackcollapse.test.ts',
