@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { Explorer } from '../core/query/explorer.ts';
 import { readFiles } from './read-files.ts';
 import { formatTop, topRows } from './top.ts';
+import { stackWeights } from '../core/query/flame.ts';
+import { ALL } from '../core/query/api.ts';
 
 const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;
 const FILES = ['trace', 'stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'kallsyms'].map((f) => SAMPLES + f);
@@ -34,6 +36,18 @@ describe('top', () => {
     expect(names.reduce((n, name) => n + topRows(ex, { ...all, events: [name] }).total, 0)).toBe(total);
     expect(topRows(ex, { ...all, events: [...names] }).total).toBe(total);
     expect(topRows(ex, { ...all, events: ['no_such_event'] }).total).toBe(0);
+  });
+
+  it("--weight ref_count: each stack weighs what the page's flame graph weighs it (the dumps' ref_count over the selection's generations)", async () => {
+    const ex = new Explorer((await readFiles(FILES)).capture);
+    const mine = topRows(ex, { ...all, weight: 'refcount' });
+    const page = stackWeights(ex.data, ALL, 'refcount');
+    const byFrames = (frames: string[]) => frames.join(';');
+    const want = new Map<string, number>();
+    for (let i = 0; i < page.stacks.length; i++) want.set(byFrames(ex.data.stacks.framesOf(page.stacks[i])), page.weights[i]);
+    expect(new Map(mine.rows.map((r) => [byFrames(r.frames), r.weight]))).toEqual(want);
+    expect(mine.totalWeight).toBe(page.total);
+    expect(mine.totalWeight).toBeGreaterThan(0);
   });
 
   it('prints as perf report --stdio: overhead, count, weight, the frames leaf first', async () => {
