@@ -20,11 +20,13 @@ import type { LoadOptions } from '../core/capture/load.ts';
 import { parseOptions, parseOrExit, UsageError } from './usage.ts';
 import { fieldOf, type GroupBy, type WeightBy } from '../core/query/weigh.ts';
 import { groupArg, needsDetails, unweighedNote, weightArg, weighing } from './weigh-args.ts';
+import { FILTER_OPTIONS, filterHelp, filterOf } from './filter-args.ts';
+import type { EventFilter } from '../core/capture/event-filter.ts';
 
 export const EXPORT_USAGE = `usage: stackmap-explorer export --format folded|speedscope|chrome [--output FILE]
                                 [--granularity function|site] [--weight occurrences|ref_count|period|field:NAME]
-                                [--group task|process|event|field:NAME] [--stackcollapse] [--] FILE...
-       stackmap-explorer export --format parquet --out DIR [--label TEXT] [--json] [--] FILE...
+                                [--group task|process|event|field:NAME] [--stackcollapse] [--filter EXPR]... [--] FILE...
+       stackmap-explorer export --format parquet --out DIR [--label TEXT] [--filter EXPR]... [--json] [--] FILE...
        stackmap-explorer export --parquet DIR [--label TEXT] [--json] [--] FILE...
 
   --format folded|speedscope|chrome
@@ -46,6 +48,8 @@ export const EXPORT_USAGE = `usage: stackmap-explorer export --format folded|spe
   --stackcollapse with --format folded: what FlameGraph's stackcollapse-perf.pl prints with its
                   default options, line for line (process name first, names tidied, periods,
                   the first event only)
+${filterHelp(18)}
+                  (the tables of --format parquet hold only those events and their records)
 
   --format parquet writes the capture's tables (${TABLE_NAMES.join(', ')}) as Parquet, each
   row with the capture's capture_id: DIR/<table>.parquet into an empty or new DIR, or
@@ -103,10 +107,12 @@ export async function exportParquet(
     onTable?: (table: TableName, k: number, of: number) => void;
     /** the folder lock's wait and grace (tests); its messages go to `log` */
     lock?: Omit<LockOptions, 'log'>;
+    /** only the events it matches, and their stack records, in the tables */
+    filter?: EventFilter;
   },
 ): Promise<ExportResult | { error: string; readAny: boolean }> {
   const place_ = opts.place ?? ((id: string) => place(dir, id, opts.log));
-  const { capture, failed, sources } = await readFiles(paths, { digests: true, details: true, ...opts.progress });
+  const { capture, failed, sources } = await readFiles(paths, { digests: true, details: true, ...opts.progress, filter: opts.filter });
   const captureId = captureIdOfSources(sources);
   const origin: CaptureOrigin = { sources: sources.map(({ path, size, digest }) => ({ path, size, digest })), label: opts.label ?? null, exportedBy: `stackmap-explorer ${version()}` };
   const readAny = capture.files.some(understood);
@@ -197,6 +203,8 @@ interface ExportArgs {
   weight: WeightBy;
   group: GroupBy | null;
   files: string[];
+  /** --filter: only the events it matches are read into the capture */
+  filter?: EventFilter;
 }
 
 function parse(args: string[]): ExportArgs | 'help' {
@@ -212,9 +220,12 @@ function parse(args: string[]): ExportArgs | 'help' {
     granularity: { type: 'string' },
     weight: { type: 'string' },
     group: { type: 'string' },
+    ...FILTER_OPTIONS,
   });
   if (o.help) return 'help';
-  const p: ExportArgs = { format: 'parquet', dir: null, output: null, json: o.flag('json'), quiet: o.flag('quiet'), label: null, stackcollapse: o.flag('stackcollapse'), granularity: undefined, weight: 'occurrences', group: null, files: o.positionals };
+  const filtered = filterOf(o);
+  if ('error' in filtered) throw new UsageError(filtered.error);
+  const p: ExportArgs = { format: 'parquet', dir: null, output: null, json: o.flag('json'), quiet: o.flag('quiet'), label: null, stackcollapse: o.flag('stackcollapse'), granularity: undefined, weight: 'occurrences', group: null, files: o.positionals, filter: filtered.filter };
   const nonEmpty = (name: string, what: string) => {
     const v = o.string(name);
     if (v === '') throw new UsageError(`--${name} needs ${what}`);
@@ -248,7 +259,7 @@ function parse(args: string[]): ExportArgs | 'help' {
 async function exportText(p: ExportArgs): Promise<number> {
   const progress = ttyProgress(p.quiet);
   // a field's weights and a process's TGID are in the payloads and TGIDs, kept only when asked
-  const { capture, failed } = await readFiles(p.files, { ...progress, details: needsDetails(p.weight, p.group) });
+  const { capture, failed } = await readFiles(p.files, { ...progress, details: needsDetails(p.weight, p.group), filter: p.filter });
   progress.done();
   for (const f of failed) process.stderr.write(`${escapeControls(f.file)}: cannot read: ${escapeControls(f.reason)}\n`);
   for (const d of capture.diagnostics) process.stderr.write(escapeLines(`${d.file}: ${d.where}: ${d.message}`) + '\n');
@@ -294,7 +305,7 @@ export async function exportCommand(args: string[]): Promise<number> {
   const progress = ttyProgress(p.quiet);
   let r: Awaited<ReturnType<typeof exportParquet>>;
   try {
-    r = await exportParquet(p.files, dir, { log: (s) => process.stderr.write(escapeLines(s)), label: p.label, progress, onTable: progress.step });
+    r = await exportParquet(p.files, dir, { log: (s) => process.stderr.write(escapeLines(s)), label: p.label, progress, onTable: progress.step, filter: p.filter });
   } catch (e) {
     // a write that failed (a full disk), a folder in the way (a dangling link where a table's
     // folder goes): one line, the lock released and the temporary files gone (exportParquet's cleanups)

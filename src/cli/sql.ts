@@ -8,13 +8,15 @@ import { incompleteCaptures, streamQueries, tablesIn, type Cell, type Column, ty
 import { exportParquet } from './export.ts';
 import { ttyProgress } from './progress.ts';
 import { parseOptions, parseOrExit, UsageError } from './usage.ts';
+import { FILTER_OPTIONS, filterHelp, filterOf } from './filter-args.ts';
+import type { EventFilter } from '../core/capture/event-filter.ts';
 import { onInterrupt } from './interrupt.ts';
 import { finished } from 'node:stream/promises';
 
 /** rows the table shows unless --limit or --all says otherwise */
 export const DEFAULT_LIMIT = 1000;
 
-export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--format table|csv|json] [--output FILE] [--limit N | --all] [--] FILE...
+export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--format table|csv|json] [--output FILE] [--limit N | --all] [--filter EXPR]... [--] FILE...
        stackmap-explorer sql --file QUERY.sql [--format table|csv|json] [--output FILE] [--limit N | --all] [--] FILE...
 
   Runs QUERY with DuckDB (in memory) over the capture's tables: ${TABLE_NAMES.join(', ')}
@@ -42,6 +44,8 @@ export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--format table|c
   --file F   the query from file F (-f F)
   --limit N  print at most N rows (default ${DEFAULT_LIMIT} for the table, every row for --json and --csv)
   --all      print every row
+${filterHelp(13)}
+             (a capture's files only: its tables hold only those events and their records)
   -q, --quiet
              no progress line on stderr while a capture's files are read (only on a terminal)
   --allow-external-access
@@ -67,6 +71,8 @@ interface Parsed {
   /** --allow-external-access: DuckDB's file access left on */
   externalAccess: boolean;
   files: string[];
+  /** --filter: only the events it matches are read into the capture's tables */
+  filter?: EventFilter;
 }
 
 function parse(args: string[]): Parsed | 'help' {
@@ -80,8 +86,11 @@ function parse(args: string[]): Parsed | 'help' {
     limit: { type: 'string' },
     quiet: { type: 'boolean', short: 'q' },
     'allow-external-access': { type: 'boolean' },
+    ...FILTER_OPTIONS,
   });
   if (o.help) return 'help';
+  const filtered = filterOf(o);
+  if ('error' in filtered) throw new UsageError(filtered.error);
   let json = o.flag('json');
   let csv = o.flag('csv');
   const all = o.flag('all');
@@ -115,7 +124,7 @@ function parse(args: string[]): Parsed | 'help' {
   }
   if (query === null || query.trim() === '') throw new UsageError('no query given');
   if (files.length === 0) throw new UsageError('no files given');
-  return { query, json, csv, limit: all ? Infinity : limit, output, quiet: o.flag('quiet'), externalAccess: o.flag('allow-external-access'), files };
+  return { query, json, csv, limit: all ? Infinity : limit, output, quiet: o.flag('quiet'), externalAccess: o.flag('allow-external-access'), files, filter: filtered.filter };
 }
 
 const text = (c: Cell) => escapeControls(c === null ? 'NULL' : typeof c === 'object' ? JSON.stringify(c) : String(c));
@@ -321,6 +330,10 @@ export async function sqlCommand(args: string[]): Promise<number> {
       process.stderr.write(`${escapeControls(p.files[0])} holds no tables (export --parquet DIR FILE... writes them)\n`);
       return 1;
     }
+    if (tables.size > 0 && p.filter) {
+      process.stderr.write(`--filter reads a capture's files: the tables in ${escapeControls(p.files[0])} are made already (export --parquet DIR --filter EXPR FILE... makes filtered ones)\n`);
+      return 2;
+    }
     if (tables.size > 0) {
       // a capture whose export has not finished (interrupted, still running, or written before
       // the captures table was) is refused, not queried as if it were whole
@@ -345,7 +358,7 @@ export async function sqlCommand(args: string[]): Promise<number> {
       // Ctrl-C while the tables are made or queried: the scratch folder goes too
       scratch.release = onInterrupt(() => rmSync(dir, { recursive: true, force: true }));
       const progress = ttyProgress(p.quiet);
-      const r = await exportParquet(p.files, dir, { log: () => {}, place: () => ({ layout: 'flat', converted: null, fileOf: (t) => join(dir, `${t}.parquet`) }), scratch: true, progress, onTable: progress.step });
+      const r = await exportParquet(p.files, dir, { log: () => {}, place: () => ({ layout: 'flat', converted: null, fileOf: (t) => join(dir, `${t}.parquet`) }), scratch: true, progress, onTable: progress.step, filter: p.filter });
       progress.done();
       if ('error' in r) {
         process.stderr.write(escapeLines(r.error) + '\n');
