@@ -79,7 +79,8 @@ export interface IngestApi {
   idStoryCount(): number;
   idStoryAt(n: number): IdStoryView | null;
   idStoryOfEvent(e: number): number;
-  topStacks(req: TopStacksRequest): TopStacksResult;
+  /** weighed by a field (`req.weight`), the first ask reads the capture's files again (core/query/weighted-view.ts) */
+  topStacks(req: TopStacksRequest): Promise<TopStacksResult>;
   stackFrames(stack: number): string[];
   /** a stack's identity across captures (core/query/stack-hash.ts) */
   stackHash(stack: number): string;
@@ -88,15 +89,17 @@ export interface IngestApi {
   /** the selection's stacks and occurrence counts, busiest first, for the simulator's replay */
   replayStacks(selection: Selection, limit: number): { frames: string[][]; counts: number[] };
   stackOccurrences(stack: number, selection: Selection): Float64Array;
-  flame(req: FlameRequest): FlameResult;
+  flame(req: FlameRequest): Promise<FlameResult>;
   selectionSummary(selection: Selection): SelectionSummary;
   generationDiff(a: number | 'none', b: number | 'none'): GenerationDiff;
-  exportSelection(kind: ExportKind, selection: Selection, opts: ExportOptions): string;
+  exportSelection(kind: ExportKind, selection: Selection, opts: ExportOptions): Promise<string>;
   /**
    * What the what-if replay needs of this capture (core/whatif/whatif-input.ts), made once per
    * capture: the page replays it in a worker of its own (whatif-client.ts), not in this one.
    */
   whatIfColumns(): WhatIfColumns;
+  /** the payload fields with numbers (what the flame graph can weigh by), the most common first; the first ask reads the files again */
+  numericFields(): Promise<{ name: string; events: number }[]>;
   /** the capture's tables (core/tables/schema.ts) as Arrow IPC streams, for the SQL pane; the buffers are transferred */
   tables(): Promise<import('./sql-api.ts').SqlTableIpc[]>;
 }

@@ -8,6 +8,12 @@ import { summarize } from '../core/capture/summary.ts';
 import { whatIfColumns, type WhatIfColumns } from '../core/whatif/whatif-input.ts';
 import { CANCELLED, NO_CAPTURE, TEST_HOOKS, type IngestApi, type NamedBlob } from './ingest-api.ts';
 import { browserTraceParts } from './trace-part-client.ts';
+import { loadFiles } from '../core/capture/load.ts';
+import { flame } from '../core/query/flame.ts';
+import { topStacks } from '../core/query/top-stacks.ts';
+import type { ExplorerData } from '../core/query/explorer-data.ts';
+import type { FlameWeight } from '../core/query/api.ts';
+import { numericFields, weightedView, type WeightedView } from '../core/query/weighted-view.ts';
 
 /**
  * A large trace's second half on a nested worker (trace-part-client.ts), where there are cores
@@ -57,6 +63,29 @@ const held: Promise<string | null> = locks
 /** each capture's files (an Add's are the capture's before it plus its own), for the tables' capture_id */
 const captureFiles = new WeakMap<object, NamedBlob[]>();
 
+/** per capture, its views weighed by a field (weighted-view.ts), each made once: its files read again with payloads */
+const weighted = new WeakMap<object, Map<string, Promise<WeightedView>>>();
+
+/** per capture, the numeric payload fields its events have (a weight's choices), found once */
+const fieldLists = new WeakMap<object, Promise<{ name: string; events: number }[]>>();
+
+/** The data a query weighed `weight` reads: the capture's, or its view weighed by a field. */
+async function dataFor(weight: FlameWeight | undefined): Promise<ExplorerData> {
+  const built = loads.current;
+  if (!built) throw new Error(NO_CAPTURE);
+  if (!weight?.startsWith('field:')) return built.explorer.data;
+  const field = weight.slice('field:'.length);
+  let views = weighted.get(built);
+  if (!views) weighted.set(built, (views = new Map()));
+  let v = views.get(field);
+  if (!v) {
+    v = loadFiles(captureFiles.get(built) ?? [], { details: true }).then((detailed) => weightedView(built.explorer.data, detailed, field));
+    views.set(field, v);
+    v.catch(() => views.delete(field));
+  }
+  return (await v).data;
+}
+
 const api: IngestApi = {
   async ingest(req, onProgress) {
     try {
@@ -96,7 +125,7 @@ const api: IngestApi = {
   idStoryCount: () => ex().idStoryCount(),
   idStoryAt: (n) => ex().idStoryAt(n),
   idStoryOfEvent: (e) => ex().idStoryOfEvent(e),
-  topStacks: (req) => ex().topStacks(req),
+  topStacks: async (req) => topStacks(await dataFor(req.weight), req),
   stackFrames: (stack) => ex().stackFrames(stack),
   stackHash: (stack) => ex().stackHash(stack),
   stackByHash: (hash) => ex().stackByHash(hash),
@@ -105,13 +134,20 @@ const api: IngestApi = {
     const r = ex().stackOccurrences(stack, selection);
     return Comlink.transfer(r, [r.buffer as ArrayBuffer]);
   },
-  flame(req) {
-    const r = ex().flame(req);
+  async flame(req) {
+    const r = flame(await dataFor(req.weight), req);
     return Comlink.transfer(r, flameBuffers(r));
   },
   selectionSummary: (selection) => ex().selectionSummary(selection),
   generationDiff: (a, b) => ex().generationDiff(a, b),
-  exportSelection: (kind, selection, opts) => exportSelection(ex().data, kind, selection, opts),
+  exportSelection: async (kind, selection, opts) => exportSelection(await dataFor(opts.weight), kind, selection, opts),
+  numericFields() {
+    const built = loads.current;
+    if (!built) throw new Error(NO_CAPTURE);
+    let list = fieldLists.get(built);
+    if (!list) fieldLists.set(built, (list = loadFiles(captureFiles.get(built) ?? [], { details: true }).then((c) => numericFields(c))));
+    return list;
+  },
   whatIfColumns() {
     const capture = ex().capture;
     let c = whatIfCache.get(capture);

@@ -122,6 +122,8 @@ export interface TopStacksRequest {
   limit: number;
   /** 'function': stacks that differ only in offsets are one row; absent: the capture's default (function-tree.ts) */
   granularity?: import('../capture/function-tree.ts').Granularity;
+  /** what each row's `weight` sums: the records' own weights (default), or `field:NAME` (the page's worker weighs the records by it) */
+  weight?: FlameWeight;
 }
 
 export interface TopStackRow {
@@ -158,8 +160,12 @@ export interface TopStacksResult {
 }
 
 export type FlameMode = 'top-down' | 'bottom-up' | 'sandwich';
-/** occurrences; the dumps' ref_count; or each record's own weight (perf's sample period, 1 where none was printed) */
-export type FlameWeight = 'occurrences' | 'refcount' | 'period';
+/**
+ * occurrences; the dumps' ref_count; or each record's own weight (perf's sample period, 1 where
+ * none was printed); or `field:NAME`, a numeric field of each record's event, read into the
+ * record weights of a view made for it (the page's worker: weighted-view.ts), then as 'period'
+ */
+export type FlameWeight = 'occurrences' | 'refcount' | 'period' | `field:${string}`;
 export type { Granularity } from '../capture/function-tree.ts';
 
 export interface FlameRequest {

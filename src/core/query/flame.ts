@@ -32,7 +32,8 @@ export function stackWeights(d: ExplorerData, sel: Selection, weight: FlameWeigh
   const f = new SelectionFilter(sel);
   const occ = d.occurrences(f);
   if (weight === 'occurrences') return { stacks: occ.stacks, weights: occ.counts, total: occ.total };
-  if (weight === 'period') {
+  // a field's weights are the record weights of the view made for it (weighted-view.ts)
+  if (weight === 'period' || weight.startsWith('field:')) {
     let total = 0;
     for (const w of occ.weights) total += w;
     return { stacks: occ.stacks, weights: occ.weights, total };

@@ -66,7 +66,7 @@ export function bytesSaved(kind: number, depth: number): number {
 }
 
 /** Columns the top stacks can be sorted by (share sorts as count). */
-export type TopStacksSortKey = 'count' | 'refCount' | 'generations' | 'leaf' | 'depth' | 'bytesSaved';
+export type TopStacksSortKey = 'count' | 'weight' | 'refCount' | 'generations' | 'leaf' | 'depth' | 'bytesSaved';
 export interface TopStacksSort {
   key: TopStacksSortKey;
   dir: 'asc' | 'desc';
@@ -176,6 +176,9 @@ function sortKey(
   switch (key) {
     case 'count':
       return (i) => occ.counts[i];
+    case 'weight':
+      // the records' own weights summed (perf's period, or a field the page's worker weighs by)
+      return (i) => occ.weights[i];
     case 'refCount': {
       // a stack no dump holds sorts below every ref_count
       const cache = new Map<number, number>();

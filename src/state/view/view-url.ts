@@ -50,6 +50,13 @@ export const DEFAULT_VIEW: UrlView = {
 };
 
 const MODES: readonly FlameMode[] = ['top-down', 'bottom-up', 'sandwich'];
+/** `occurrences`, `refcount` (or `ref_count`), `period`, `field:NAME` (a payload key); else the default */
+function weightOf(s: string | null): FlameWeight {
+  if (s === 'refcount' || s === 'ref_count') return 'refcount';
+  if (s === 'period') return 'period';
+  const m = s === null ? null : /^field:([A-Za-z_][A-Za-z0-9_.]{0,63})$/.exec(s);
+  return m ? `field:${m[1]}` : 'occurrences';
+}
 const num = (s: string) => (s.trim() === '' ? NaN : Number(s));
 // microsecond-and-finer trace times survive the round trip; nine decimals is what ftrace prints at most
 const fmt = (n: number) => String(+n.toFixed(9));
@@ -112,7 +119,7 @@ export function parseView(search: string): UrlView {
     // DESIGN prints it in lowercase; a hand-typed uppercase one is the same hash
     selectedStackHash: stack !== null && isStackHash(stack.toLowerCase()) ? stack.toLowerCase() : null,
     flameMode: mode && MODES.includes(mode) ? mode : DEFAULT_VIEW.flameMode,
-    flameWeight: q.get('weight') === 'refcount' ? 'refcount' : q.get('weight') === 'period' ? 'period' : 'occurrences',
+    flameWeight: weightOf(q.get('weight')),
     flameFrames: q.get('frames') === 'site' ? 'site' : q.get('frames') === 'function' ? 'function' : null,
     flameFocus: q.get('focus') || null,
     flameZoom: q.get('fzoom') ? q.get('fzoom')!.split(';') : [],

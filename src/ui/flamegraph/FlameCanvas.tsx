@@ -109,7 +109,7 @@ export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, test
   const parent = node >= 0 ? tree.parent[node] : -1;
   const frames = node >= 0 ? nodeFrames(tree, node) : [];
   return (
-    <div ref={wrapRef} className="canvas-wrap flame-canvas" data-testid={testId} data-nodes={tree.parent.length} data-highlight-nodes={tree.highlight.length}>
+    <div ref={wrapRef} className="canvas-wrap flame-canvas" data-testid={testId} data-nodes={tree.parent.length} data-total={tree.total} data-highlight-nodes={tree.highlight.length}>
       <canvas
         ref={ref}
         {...menu}

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { FlameAnswer, FlameQuery, FunctionWeight } from '../../core/query/flame.ts';
 import type { FlameMode, FlameRequest, FlameTree } from '../../core/query/api.ts';
@@ -9,6 +9,7 @@ import { fmtInt, fmtPct } from '../common/format.ts';
 import { FlameCanvas } from './FlameCanvas.tsx';
 import { nodeByPath, pathTo } from './layout.ts';
 import { TransformCrumbs } from './TransformCrumbs.tsx';
+import { useNumericFields } from '../../state/view/numeric-fields.ts';
 
 const MODES: [FlameMode, string, string][] = [
   ['top-down', 'Top-down', 'icicle: callers above callees'],
@@ -51,7 +52,11 @@ export function FlameGraph() {
   const zoom = useMemo(() => (tree && v.flameZoom.length ? nodeByPath(tree, v.flameZoom) : -1), [tree, v.flameZoom]);
   const found = search && data?.search && !data.search.error ? data.search : null;
   const searchError = search && data?.search?.error ? data.search.error : null;
-  const weightLabel = v.flameWeight === 'refcount' ? 'refs' : v.flameWeight === 'period' ? 'period' : 'occurrences';
+  const fieldWeight = v.flameWeight.startsWith('field:') ? v.flameWeight.slice('field:'.length) : null;
+  const weightLabel = v.flameWeight === 'refcount' ? 'refs' : v.flameWeight === 'period' ? 'period' : (fieldWeight ?? 'occurrences');
+  // the payload fields a weight can be: asked once the menu is first opened (or a field is the weight)
+  const [menuOpened, setMenuOpened] = useState(false);
+  const fields = useNumericFields(menuOpened || fieldWeight !== null);
   const hasWeights = useLoadStore((s) => s.overview?.hasWeights ?? false);
   // without a choice in the URL: the capture's (function for perf script input, call site for ftrace stacks)
   const capFrames = useLoadStore((s) => s.overview?.granularity ?? 'site');
@@ -72,12 +77,28 @@ export function FlameGraph() {
               </button>
             ))}
           </div>
-          <label title="weight each stack by its occurrences in the trace, or by the dump's ref_count">
+          <label title="weight each stack by its occurrences in the trace, by the dump's ref_count, by perf's period, or by a numeric field of its events (bytes_alloc: a memory flame graph); an event without the field weighs 0">
             weight{' '}
-            <select value={v.flameWeight} onChange={(e) => v.set({ flameWeight: e.target.value as FlameRequest['weight'] })} data-testid="flame-weight">
+            <select
+              value={v.flameWeight}
+              onChange={(e) => v.set({ flameWeight: e.target.value as FlameRequest['weight'] })}
+              onFocus={() => setMenuOpened(true)}
+              onPointerDown={() => setMenuOpened(true)}
+              data-testid="flame-weight"
+            >
               <option value="occurrences">occurrences</option>
               <option value="refcount">ref_count</option>
               {(hasWeights || v.flameWeight === 'period') && <option value="period">period</option>}
+              {fieldWeight !== null && !fields.some((f) => f.name === fieldWeight) && <option value={v.flameWeight}>{fieldWeight}</option>}
+              {fields.length > 0 && (
+                <optgroup label="a field of the events (summed)">
+                  {fields.map((f) => (
+                    <option key={f.name} value={`field:${f.name}`}>
+                      {f.name} ({fmtInt(f.events)} events)
+                    </option>
+                  ))}
+                </optgroup>
+              )}
             </select>
           </label>
           <label title="merge frames by function (offsets dropped, as perf report and speedscope do; each node lists its call sites), or keep each call site sym+0xoff apart (the stack map's identity). Default: function for perf script input, call site for ftrace stacks">

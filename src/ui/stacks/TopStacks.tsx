@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import type { TopStackRow } from '../../core/query/api.ts';
+import type { FlameWeight, TopStackRow } from '../../core/query/api.ts';
 import type { TopStacksAnswer, TopStacksQuery, TopStacksSort, TopStacksSortKey } from '../../core/query/top-stacks.ts';
 import { useTopStacks } from '../../state/view/queries.ts';
 import { useSelection, useViewStore } from '../../state/view/view-store.ts';
@@ -12,7 +12,8 @@ import { StackFrames } from './StackFrames.tsx';
 const LIMIT = 200;
 
 /** Columns: the sort key each header sorts by, and which way a first click sorts. */
-const COLUMNS: { id: string; key: TopStacksSortKey; label: string; title: string; first: 'asc' | 'desc'; num: boolean; className: string }[] = [
+type Column = { id: string; key: TopStacksSortKey; label: string; title: string; first: 'asc' | 'desc'; num: boolean; className: string };
+const COLUMNS: Column[] = [
   { id: 'count', key: 'count', label: 'count', title: 'occurrences in the selection: resolved cookies and full stacks', first: 'desc', num: true, className: 'c-count' },
   { id: 'share', key: 'count', label: 'share', title: 'share of all occurrences in the selection', first: 'desc', num: true, className: 'c-share' },
   { id: 'ref_count', key: 'refCount', label: 'ref_count', title: 'ref_count from the dumps of the generations it is in', first: 'desc', num: true, className: 'c-ref' },
@@ -24,6 +25,22 @@ const COLUMNS: { id: string; key: TopStacksSortKey; label: string; title: string
 
 const DEFAULT_SORT: TopStacksSort = { key: 'count', dir: 'desc' };
 
+/** The columns, with a weight column after the count when the flame graph weighs by period or a field (its weight is the rows' `weight`). */
+function columnsFor(weight: FlameWeight): Column[] {
+  if (weight !== 'period' && !weight.startsWith('field:')) return COLUMNS;
+  const name = weight === 'period' ? 'period' : weight.slice('field:'.length);
+  const col: Column = {
+    id: 'weight',
+    key: 'weight',
+    label: name,
+    title: weight === 'period' ? 'the records’ sample periods summed' : `${name} summed over the stack’s events (an event without it weighs 0)`,
+    first: 'desc',
+    num: true,
+    className: 'c-weight',
+  };
+  return [COLUMNS[0], col, ...COLUMNS.slice(1)];
+}
+
 /** Stacks ranked by occurrences (or a column) in the selection; a row selects its stack in every pane. */
 export function TopStacks() {
   const selection = useSelection();
@@ -32,7 +49,11 @@ export function TopStacks() {
   const set = useViewStore((v) => v.set);
   const selectStack = useViewStore((v) => v.selectStack);
   const [sort, setSort] = useState<TopStacksSort>(DEFAULT_SORT);
-  const req: TopStacksQuery = { selection, filter, limit: LIMIT, ...(sort === DEFAULT_SORT ? {} : { sort }) };
+  // the flame graph's weight: by period or a field, a weight column beside the count
+  const weight = useViewStore((v) => v.flameWeight);
+  const weighing = weight === 'period' || weight.startsWith('field:');
+  const columns = columnsFor(weight);
+  const req: TopStacksQuery = { selection, filter, limit: LIMIT, ...(sort === DEFAULT_SORT ? {} : { sort }), ...(weight.startsWith('field:') ? { weight } : {}) };
   const q = useTopStacks(req);
   // the worker answers the query with the fields of TopStacksAnswer (core/query/top-stacks.ts)
   const data = q.data as TopStacksAnswer | null;
@@ -85,7 +106,7 @@ export function TopStacks() {
     table.current?.querySelector(`[data-testid=top-stack-row][data-stack="${stack}"]`)?.scrollIntoView({ block: 'nearest' });
   }, [stack, rows.length]);
 
-  const toggleSort = (c: (typeof COLUMNS)[number]) =>
+  const toggleSort = (c: Column) =>
     setSort((s) => {
       if (s.key !== c.key) return c.key === DEFAULT_SORT.key && c.first === DEFAULT_SORT.dir ? DEFAULT_SORT : { key: c.key, dir: c.first };
       const dir = s.dir === 'asc' ? 'desc' : 'asc';
@@ -133,13 +154,13 @@ export function TopStacks() {
       >
         <table className="grid fixed">
           <colgroup>
-            {COLUMNS.map((c) => (
+            {columns.map((c) => (
               <col key={c.id} className={c.className} />
             ))}
           </colgroup>
           <thead>
             <tr>
-              {COLUMNS.map((c) => {
+              {columns.map((c) => {
                 // share sorts as count; count's header shows the order
                 const active = sort.key === c.key;
                 const primary = c.id !== 'share';
@@ -158,7 +179,7 @@ export function TopStacks() {
           </thead>
           <tbody>
             {rows.map((r) => (
-              <Row key={r.stack} r={r} selected={stack === r.stack} maxShare={maxShare} onSelect={() => selectStack(r.stack)} />
+              <Row key={r.stack} r={r} weighing={weighing} selected={stack === r.stack} maxShare={maxShare} onSelect={() => selectStack(r.stack)} />
             ))}
           </tbody>
         </table>
@@ -174,7 +195,7 @@ function openRowMenu(r: TopStackRow, x: number, y: number) {
   useMenuStore.getState().show(x, y, title, stackMenu({ stack: r.stack, hash: r.stackHash ?? null, frame: r.leaf, frames: null }), r.stack);
 }
 
-function Row({ r, selected, maxShare, onSelect }: { r: TopStackRow; selected: boolean; maxShare: number; onSelect(): void }) {
+function Row({ r, weighing, selected, maxShare, onSelect }: { r: TopStackRow; weighing: boolean; selected: boolean; maxShare: number; onSelect(): void }) {
   const menu = useContextMenu<HTMLTableRowElement>((x, y) => openRowMenu(r, x, y));
   const gens = useMemo(() => r.generations.map((g) => (g === 'none' ? 'none' : fmtInt(g))).join(', '), [r.generations]);
   return (
@@ -183,6 +204,7 @@ function Row({ r, selected, maxShare, onSelect }: { r: TopStackRow; selected: bo
       data-stack={r.stack}
       data-stack-hash={r.stackHash ?? undefined}
       data-count={r.count}
+      data-weight={r.weight}
       aria-selected={selected}
       className={selected ? 'selected' : ''}
       onClick={onSelect}
@@ -191,6 +213,7 @@ function Row({ r, selected, maxShare, onSelect }: { r: TopStackRow; selected: bo
       onKeyDown={undefined}
     >
       <td className="num">{fmtInt(r.count)}</td>
+      {weighing && <td className="num">{fmtInt(r.weight)}</td>}
       <td className="num share">
         <span className="bar" style={{ width: `${(100 * r.share) / maxShare}%` }} />
         {fmtPct(r.share)}

@@ -1,0 +1,61 @@
+import { expect, test } from './fixtures.ts';
+import { sampleFiles, urlParam, waitLoaded } from './explorer-helpers.ts';
+import { cli } from './cli.ts';
+
+/**
+ * Weights by a field of the events in the page (DESIGN 5.5): `?weight=field:NAME` gives each
+ * top-stack-row `data-count` and `data-weight` equal to the command line's `top --json --weight
+ * field:NAME` rows for the same files, matched by stack_hash (computed here from the CLI's frames).
+ */
+function fnv1a64(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (const b of new TextEncoder().encode(text)) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, '0');
+}
+
+interface TopJson {
+  total: number;
+  totalWeight: number;
+  rows: { count: number; weight: number; frames: string[] }[];
+}
+
+test('weight=field:bytes_alloc: every top stack row has the command line’s count and summed bytes', async ({ page }) => {
+  const cliTop = JSON.parse(cli(['top', '--json', '--quiet', '--weight', 'field:bytes_alloc', '--limit', '100000', ...sampleFiles])) as TopJson;
+  const want = new Map(cliTop.rows.map((r) => [fnv1a64(r.frames.join('\n')), r]));
+  expect(cliTop.totalWeight).toBeGreaterThan(0);
+  await page.goto('/?weight=field:bytes_alloc');
+  await waitLoaded(page);
+  const rows = page.getByTestId('top-stack-row');
+  await expect(rows.first()).toHaveAttribute('data-weight', /^[1-9]\d*$/);
+  const got = await rows.evaluateAll((els) => els.map((e) => ({ hash: e.getAttribute('data-stack-hash')!, count: Number(e.getAttribute('data-count')), weight: Number(e.getAttribute('data-weight')) })));
+  expect(got.length).toBeGreaterThan(10);
+  for (const g of got) {
+    const w = want.get(g.hash);
+    expect(w, g.hash).toBeDefined();
+    expect([g.count, g.weight]).toEqual([w!.count, w!.weight]);
+  }
+  // the weight column is there, named after the field, and sorts
+  await expect(page.getByTestId('sort-weight')).toContainText('bytes_alloc');
+  await page.getByTestId('sort-weight').click();
+  await expect(page.getByTestId('top-stacks')).toHaveAttribute('data-sort', 'weight:desc');
+  await expect(page.getByTestId('top-stacks')).toHaveAttribute('aria-busy', 'false');
+  const sorted = await rows.evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-weight'))));
+  expect(sorted).toEqual([...sorted].sort((a, b) => b - a));
+  expect(sorted[0]).toBe(Math.max(...cliTop.rows.map((r) => r.weight)));
+});
+
+test('the weight menu offers the events’ numeric fields; choosing one weighs the flame graph by it', async ({ page }) => {
+  await page.goto('/');
+  await waitLoaded(page);
+  const select = page.getByTestId('flame-weight');
+  await select.focus();
+  await expect(select.locator('option[value="field:bytes_alloc"]')).toHaveCount(1);
+  await expect(select.locator('option[value="field:bytes_req"]')).toHaveCount(1);
+  await select.selectOption('field:bytes_alloc');
+  await expect.poll(() => urlParam(page, 'weight')).toBe('field:bytes_alloc');
+  await expect(page.getByTestId('flamegraph')).toHaveAttribute('data-ready', 'true');
+  await expect(page.locator('html')).toHaveAttribute('data-queries', '0');
+  const cliTop = JSON.parse(cli(['top', '--json', '--quiet', '--weight', 'field:bytes_alloc', '--limit', '1', ...sampleFiles])) as TopJson;
+  // the flame graph's root holds every byte allocated (its title reads the root's value)
+  await expect(page.getByTestId('flame-main')).toHaveAttribute('data-total', String(cliTop.totalWeight));
+});

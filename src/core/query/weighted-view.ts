@@ -1,0 +1,65 @@
+import type { Capture } from '../capture/ingest.ts';
+import { ExplorerData } from './explorer-data.ts';
+import { fieldValues } from './weigh.ts';
+import { fieldInteger, payloadFields } from '../formats/payload-fields.ts';
+
+/** A capture's data with each record weighing a numeric field of its event, and what could not be weighed. */
+export interface WeightedView {
+  data: ExplorerData;
+  field: string;
+  /** records whose event has no such field, or a value that is not a number: they weigh 0 */
+  unweighed: number;
+  /** records in all */
+  records: number;
+}
+
+/**
+ * The page keeps no per-event text (a tab's memory on large traces): to weigh by a field, the
+ * capture's files are read again with payloads kept (`detailed`, the same files in the same
+ * order, so the same events in the same order), the field's numbers taken per event, and the
+ * payloads dropped. The view is `d` with its record weights replaced (each record its event's
+ * value, 0 where there is none), so every query that sums record weights ('period': top stacks'
+ * weight column, the flame graph, the exports) sums the field. Throws when the second reading does
+ * not line up with the first (another number of events).
+ */
+export function weightedView(d: ExplorerData, detailed: Capture, field: string): WeightedView {
+  const again = new ExplorerData(detailed);
+  const n = d.ev.ts.length;
+  if (again.ev.ts.length !== n || again.recordCount !== d.recordCount)
+    throw new Error(`the files read again hold ${again.ev.ts.length} events and ${again.recordCount} records, not ${n} and ${d.recordCount}: not weighed by ${field}`);
+  const values = fieldValues(again, field);
+  const recEvent = d.t.recEvent.raw();
+  const weights = new Float64Array(d.recordCount);
+  let unweighed = 0;
+  for (let r = 0; r < weights.length; r++) {
+    const e = recEvent[r];
+    const v = e >= 0 ? values[e] : NaN;
+    if (v === v) weights[r] = v;
+    else unweighed++;
+  }
+  // d's columns and caches, with the record weights replaced (ExplorerData's queries read them through `this`)
+  const data = Object.create(d, { recWeight: { value: weights }, hasWeights: { value: true } }) as ExplorerData;
+  return { data, field, unweighed, records: weights.length };
+}
+
+/**
+ * The payload keys of a capture read with payloads kept whose value is a number in at least one
+ * event (what a weight can be), the most common first, at most `limit` (a field list, not every
+ * key a hostile payload invents).
+ */
+export function numericFields(detailed: Capture, limit = 200): { name: string; events: number }[] {
+  const det = detailed.trace.details;
+  const seen = new Map<string, number>();
+  if (det) {
+    for (let e = 0; e < det.length; e++) {
+      payloadFields(det.payload[e], (k, v) => {
+        if (seen.size >= 10_000 && !seen.has(k)) return;
+        if (fieldInteger(v) === fieldInteger(v)) seen.set(k, (seen.get(k) ?? 0) + 1);
+      });
+    }
+  }
+  return [...seen]
+    .map(([name, events]) => ({ name, events }))
+    .sort((a, b) => b.events - a.events || (a.name < b.name ? -1 : 1))
+    .slice(0, limit);
+}
