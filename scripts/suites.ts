@@ -9,6 +9,7 @@ export const INTEGRATION = [
   'src/cli/export.integration.test.ts',
   'src/cli/export.test.ts',
   'src/cli/export-folder.test.ts',
+  'src/cli/filter.test.ts',
   'src/cli/generate.test.ts',
   'src/cli/interrupt.test.ts',
   'src/cli/main.test.ts',

@@ -1,0 +1,250 @@
+// --filter held to trace-cmd's -F: on the simulator's trace.dat and the real trappy-trace.dat,
+// `summary --filter F` counts as many events as `trace-cmd report -F F` prints event lines (its
+// stack_id and kernel_stack lines are stack records here, not events); a filter trace-cmd
+// refuses (or crashes on) is refused; on text traces the counts equal a regex over the lines;
+// export --parquet --filter holds exactly those events (DuckDB counts them).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { summarize } from '../core/capture/summary.ts';
+import { EventFilter, FilterError } from '../core/capture/event-filter.ts';
+import { realIt, realTracePath } from '../core/testing/real-traces.ts';
+import { hasTraceCmd } from '../core/testing/trace-dat.ts';
+import { readFiles } from './read-files.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const SAMPLES = join(ROOT, 'public', 'samples');
+const cli = (args: string[]) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+/** trace-cmd report -F ... FILE: its event lines (not stack_id or kernel_stack, not `cpus=`, not a stack's `=>` lines), or null when it refuses or crashes */
+const reportEvents = (file: string, filters: string[]) =>
+  new Promise<number | null>((resolve) =>
+    execFile('trace-cmd', ['report', ...filters.flatMap((f) => ['-F', f]), file], { encoding: 'utf8', maxBuffer: 1 << 28 }, (err, stdout, stderr) => {
+      if (err || /Failed to create event filter/.test(stderr)) return resolve(null);
+      let n = 0;
+      for (const line of stdout.split('\n')) {
+        const m = /^.*\[\d+\]\s+\d+\.\d+:\s+([^\s:]+):/.exec(line);
+        if (m && m[1] !== 'stack_id' && m[1] !== 'kernel_stack') n++;
+      }
+      resolve(n);
+    }),
+  );
+const ours = async (files: string[], filters: string[]) => {
+  const { capture } = await readFiles(files, { filter: EventFilter.parse(filters) });
+  return summarize(capture, 10);
+};
+const refused = (filters: string[]) => {
+  try {
+    EventFilter.parse(filters);
+    return false;
+  } catch (e) {
+    if (e instanceof FilterError) return true;
+    throw e;
+  }
+};
+
+const needTraceCmd = !hasTraceCmd && !!process.env.CI;
+let dir = '';
+let sim: string[] = [];
+let dat = '';
+
+/** filters on the simulator's kmem_cache_alloc trace.dat (stack_id cookies, 3 trace_marker prints) */
+const SIM_FILTERS: string[][] = [
+  ['kmem_cache_alloc'],
+  ['kmem'],
+  ['kmem/kmem_cache_alloc'],
+  ['KMEM_.*'],
+  ['k.*'],
+  ['ftrace/print'],
+  ['kmem_cache_alloc\\|print'],
+  ['kmem_cache_alloc,print'],
+  ['kmem_cache_alloc: bytes_alloc == 512'],
+  ['kmem_cache_alloc: bytes_alloc != 512'],
+  ['kmem_cache_alloc: bytes_alloc > 256'],
+  ['kmem_cache_alloc: bytes_alloc >= 0x200'],
+  ['kmem_cache_alloc: bytes_alloc <= 0400'],
+  ['kmem_cache_alloc: bytes_req < 200'],
+  ['kmem_cache_alloc: bytes_alloc & 256'],
+  ['kmem_cache_alloc: bytes_alloc | 0'],
+  ['kmem_cache_alloc: bytes_alloc ^ 512'],
+  ['kmem_cache_alloc: bytes_alloc + 0'],
+  ['kmem_cache_alloc: bytes_alloc - 512'],
+  ['kmem_cache_alloc: bytes_alloc * 0'],
+  ['kmem_cache_alloc: bytes_alloc / 512'],
+  ['kmem_cache_alloc: bytes_alloc % 3'],
+  ['kmem_cache_alloc: gfp_flags == 0x820'],
+  ['kmem_cache_alloc: gfp_flags & 0x20'],
+  ['kmem_cache_alloc: call_site > 0'],
+  ['kmem_cache_alloc: ptr & 1'],
+  ['kmem_cache_alloc: ptr > 0xffff888080000000'],
+  ['kmem_cache_alloc: node == -1'],
+  ['kmem_cache_alloc: node < 0'],
+  ['kmem_cache_alloc: COMM == "kworker/u8:2"'],
+  ["kmem_cache_alloc: COMM != 'sh'"],
+  ['kmem_cache_alloc: COMM =~ "KW.*U8"'],
+  ['kmem_cache_alloc: COMM !~ "^system"'],
+  ['kmem_cache_alloc: COMM =~ "u8\\+"'],
+  ['kmem_cache_alloc: COMM =~ "u8+"'],
+  ['kmem_cache_alloc: call_site =~ "init"'],
+  ['kmem_cache_alloc: call_site == "init_file"'],
+  ['kmem_cache_alloc: bytes_alloc == "0x200"'],
+  ['kmem_cache_alloc: bytes_alloc =~ "0"'],
+  ['print: ip =~ "tracing"'],
+  ['kmem_cache_alloc: common_pid == 88'],
+  ['kmem_cache_alloc: CPU < 2'],
+  ['kmem_cache_alloc: TGID == 88'],
+  ['kmem_cache_alloc: nosuch == 1'],
+  ['kmem_cache_alloc: !(nosuch == 1)'],
+  ['kmem_cache_alloc: !bytes_alloc == 512'],
+  ['kmem_cache_alloc: CPU == 1 || bytes_alloc == 512 && CPU == 2'],
+  ['kmem_cache_alloc: bytes_alloc == 512 && (CPU == 1 || CPU == 2) && !(bytes_req < 300)'],
+  ['kmem_cache_alloc : bytes_alloc==512'],
+  ['kmem_cache_alloc: CPU == 1', 'kmem_cache_alloc: CPU == 2'],
+  ['print', 'kmem_cache_alloc: bytes_alloc > 512'],
+];
+
+/** filters trace-cmd refuses or crashes on (checked here), refused by the parser too */
+const REFUSED = [
+  'kmem_cache_alloc: bytes_alloc & 256 == 256',
+  'kmem_cache_alloc: bytes_alloc + 1 > 256',
+  'kmem_cache_alloc: bytes_alloc == 512 & 1',
+  'kmem_cache_alloc: bytes_req != bytes_alloc',
+  'kmem_cache_alloc: 512 == bytes_alloc',
+  'kmem_cache_alloc: COMM > "a"',
+  'kmem_cache_alloc: bytes_alloc = 3',
+  'kmem_cache_alloc: COMM ~= "x"',
+  'kmem_cache_alloc: common_pid',
+  'kmem_cache_alloc:',
+  'kmem_cache_alloc: ()',
+  ':bytes_alloc > 1',
+  'kmem_cache_alloc: ((bytes_alloc == 512',
+  'kmem_cache_alloc: bytes_alloc == 512)',
+  'kmem_cache_alloc: bytes_alloc ==',
+  'kmem_cache_alloc: bytes_alloc == 512 &&',
+  'kmem_cache_alloc: COMM == "kworker',
+  'kmem_cache_alloc: bytes_alloc / 0',
+];
+
+describe.skipIf(!hasTraceCmd && !needTraceCmd)('--filter against trace-cmd report -F', () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'smx-filter-'));
+    const r = await cli(['simulate', '--mode', 'v8', '--format', 'trace-dat', '--events', '4000', '--seed', '5', '--out', join(dir, 'v8')]);
+    expect(r.code, r.stderr).toBe(0);
+    sim = readdirSync(join(dir, 'v8')).map((f) => join(dir, 'v8', f));
+    dat = join(dir, 'v8', 'trace.dat');
+  }, 60_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const half = Math.ceil(SIM_FILTERS.length / 2);
+  it.each([
+    ['first', SIM_FILTERS.slice(0, half)],
+    ['second', SIM_FILTERS.slice(half)],
+  ])(`${SIM_FILTERS.length} filters (the %s half) count the events trace-cmd prints, on the simulator's trace.dat`, async (_, filters) => {
+    const seen: string[] = [];
+    for (const f of filters) {
+      const want = await reportEvents(dat, f);
+      expect(want, `trace-cmd refused ${f.join(' -F ')}`).not.toBeNull();
+      const s = await ours(sim, f);
+      expect(s.events, f.join(' -F ')).toBe(want);
+      // every stack record kept is one of a kept event (the simulator writes one per event)
+      expect(s.cookies + s.fullStacks, f.join(' -F ')).toBeLessThanOrEqual(s.events);
+      seen.push(`${want}`);
+    }
+    // the filters select different sets, not all or nothing
+    expect(new Set(seen).size).toBeGreaterThan(filters.length / 3);
+  }, 20_000);
+
+  it.each(REFUSED)('refuses %s, as trace-cmd does', async (f) => {
+    expect(await reportEvents(dat, [f])).toBeNull();
+    expect(refused([f])).toBe(true);
+  });
+
+  realIt('counts what trace-cmd prints on trappy-trace.dat (bprint, thermal and cdev events)', async () => {
+    const file = realTracePath('trappy-trace.dat');
+    for (const f of [
+      'thermal',
+      'thermal/thermal_temperature: temp > 40000',
+      'thermal_.*: id == 0 || temp_prev < 30000',
+      'bprint: CPU == 3',
+      'cdev_update: type =~ "cpu"',
+      'cdev_update,thermal_temperature: !(CPU == 0)',
+      'thermal_temperature: thermal_zone == "exynos-therm" && temp_prev != 53808',
+      'bprint: ip =~ "0xc0"',
+    ]) {
+      const want = await reportEvents(file, [f]);
+      expect(want, f).not.toBeNull();
+      expect((await ours([file], [f])).events, f).toBe(want);
+    }
+  });
+
+  it('summary --json --filter and export --parquet --filter hold the events trace-cmd prints', async () => {
+    const f = 'kmem_cache_alloc: bytes_alloc > 256 && COMM !~ "^kworker"';
+    const want = await reportEvents(dat, [f]);
+    const s = await cli(['summary', '--json', '--filter', f, ...sim]);
+    expect(s.code, s.stderr).toBe(0);
+    const j = JSON.parse(s.stdout);
+    expect(j.events).toBe(want);
+    expect(Object.values(j.status as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(j.cookies + j.fullStacks);
+    const out = join(dir, 'pq');
+    const e = await cli(['export', '--parquet', out, '--filter', f, ...sim]);
+    expect(e.code, e.stderr).toBe(0);
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const db = await DuckDBInstance.create(':memory:');
+    const con = await db.connect();
+    try {
+      const rows = (await con.runAndReadAll(`SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE event <> 'kmem_cache_alloc')::INTEGER AS other FROM '${join(out, 'events.parquet')}'`)).getRowsJS();
+      expect(rows[0]).toEqual([want, 0]);
+      const recs = (await con.runAndReadAll(`SELECT count(*)::INTEGER FROM '${join(out, 'records.parquet')}'`)).getRowsJS();
+      expect(recs[0][0]).toBe(j.cookies + j.fullStacks);
+    } finally {
+      con.closeSync();
+    }
+  }, 20_000);
+});
+
+describe('--filter on text traces', () => {
+  it('counts what a regex over the sample trace counts', async () => {
+    const text = readFileSync(join(SAMPLES, 'trace'), 'utf8').split('\n');
+    const files = ['trace', 'stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'kallsyms'].map((f) => join(SAMPLES, f));
+    const head = /^\s*(.+?)-(\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(\d+)\]\s+\S+\s+[\d.]+:\s+([^\s:]+):\s?(.*)$/;
+    const lines = text.map((l) => head.exec(l)).filter((m): m is RegExpExecArray => m !== null && !m[5].startsWith('<stack_id') && m[4] !== 'kernel_stack');
+    const count = (p: (m: RegExpExecArray) => boolean) => lines.filter(p).length;
+    const field = (m: RegExpExecArray, k: string) => new RegExp(`(?:^| )${k}=(\\S+)`).exec(m[5])?.[1];
+    const cases: [string[], (m: RegExpExecArray) => boolean][] = [
+      [['kmem_cache_alloc'], (m) => m[4] === 'kmem_cache_alloc'],
+      [['sched_.*'], (m) => m[4].startsWith('sched_')],
+      [['kmem_cache_alloc: bytes_alloc > 256'], (m) => m[4] === 'kmem_cache_alloc' && Number(field(m, 'bytes_alloc')) > 256],
+      [['kmem_cache_alloc: bytes_alloc & 64'], (m) => m[4] === 'kmem_cache_alloc' && (Number(field(m, 'bytes_alloc')) & 64) !== 0],
+      [['kmem_cache_alloc: COMM =~ "^kworker" || CPU == 0'], (m) => m[4] === 'kmem_cache_alloc' && (/^kworker/i.test(m[1]) || m[3] === '000')],
+      [['sched_wakeup: common_pid != 0 && !(CPU == 1)'], (m) => m[4] === 'sched_wakeup' && m[2] !== '0' && Number(m[3]) !== 1],
+      [['sched_wakeup: nosuch == 1'], () => false],
+      [['kmem_cache_alloc: gfp_flags == "GFP_KERNEL"', 'sched_wakeup: CPU == 2'], (m) => (m[4] === 'kmem_cache_alloc' && field(m, 'gfp_flags') === 'GFP_KERNEL') || (m[4] === 'sched_wakeup' && m[3] === '002')],
+    ];
+    const got: number[] = [];
+    for (const [f, p] of cases) {
+      const want = count(p);
+      const s = await ours(files, f);
+      expect(s.events, f.join(' --filter ')).toBe(want);
+      got.push(want);
+    }
+    expect(got[0]).toBeGreaterThan(100);
+    expect(got[2]).toBeGreaterThan(0);
+    expect(got[2]).toBeLessThan(got[0]);
+  });
+
+  it('a malformed filter: exit 2, its column named, nothing on stdout, no file read', async () => {
+    for (const cmd of [['summary', '--json'], ['top'], ['export', '--format', 'folded'], ['sql', 'SELECT 1']]) {
+      const r = await cli([...cmd, '--filter', 'kmem_cache_alloc: bytes_alloc = 3', '/nonexistent/file']);
+      expect(r.code, cmd[0]).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain("filter: column 31: expected an operator after 'bytes_alloc'");
+      expect(r.stderr).not.toContain('nonexistent');
+    }
+  }, 30_000);
+});
