@@ -59,3 +59,20 @@ test('the weight menu offers the events’ numeric fields; choosing one weighs t
   // the flame graph's root holds every byte allocated (its title reads the root's value)
   await expect(page.getByTestId('flame-main')).toHaveAttribute('data-total', String(cliTop.totalWeight));
 });
+
+test('group=task&weight=field:bytes_alloc: a root frame per task holding its bytes, as top --json --group task sums them', async ({ page }) => {
+  const cliTop = JSON.parse(cli(['top', '--json', '--quiet', '--group', 'task', '--weight', 'field:bytes_alloc', '--limit', '100000', ...sampleFiles])) as TopJson & { rows: { group: string }[] };
+  const perTask = new Map<string, number>();
+  for (const r of cliTop.rows) perTask.set(r.group, (perTask.get(r.group) ?? 0) + r.weight);
+  await page.goto('/?group=task&weight=field:bytes_alloc');
+  await waitLoaded(page);
+  await expect(page.getByTestId('flame-group')).toHaveValue('task');
+  const main = page.getByTestId('flame-main');
+  await expect(main).toHaveAttribute('data-total', String(cliTop.totalWeight));
+  const shown = new Map(((await main.getAttribute('data-root-children')) ?? '').split('\n').map((l) => [l.slice(0, l.lastIndexOf('=')), Number(l.slice(l.lastIndexOf('=') + 1))] as const));
+  const want = new Map([...perTask].filter(([, v]) => v > 0));
+  expect(shown).toEqual(want);
+  // Back to no groups: the group select is part of the URL's view
+  await page.getByTestId('flame-group').selectOption('');
+  await expect.poll(() => urlParam(page, 'group')).toBeNull();
+});

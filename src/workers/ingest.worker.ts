@@ -14,6 +14,8 @@ import { topStacks } from '../core/query/top-stacks.ts';
 import type { ExplorerData } from '../core/query/explorer-data.ts';
 import type { FlameWeight } from '../core/query/api.ts';
 import { numericFields, weightedView, type WeightedView } from '../core/query/weighted-view.ts';
+import { eventGroups, parseGroupBy, type EventGroups } from '../core/query/weigh.ts';
+import { ExplorerData as Data } from '../core/query/explorer-data.ts';
 
 /**
  * A large trace's second half on a nested worker (trace-part-client.ts), where there are cores
@@ -68,6 +70,34 @@ const weighted = new WeakMap<object, Map<string, Promise<WeightedView>>>();
 
 /** per capture, the numeric payload fields its events have (a weight's choices), found once */
 const fieldLists = new WeakMap<object, Promise<{ name: string; events: number }[]>>();
+
+/** per capture, its events' groups by each grouping asked (weigh.ts eventGroups) */
+const grouped = new WeakMap<object, Map<string, Promise<EventGroups>>>();
+
+/** Each event's group: task and event from the capture itself, process and field:NAME from its files read again with payloads and TGIDs kept. */
+async function groupsFor(by: string): Promise<EventGroups> {
+  const built = loads.current;
+  if (!built) throw new Error(NO_CAPTURE);
+  const g = parseGroupBy(by);
+  if (g === null) throw new Error(`not a grouping: ${by} (task, process, event or field:NAME)`);
+  let m = grouped.get(built);
+  if (!m) grouped.set(built, (m = new Map()));
+  let p = m.get(g);
+  if (!p) {
+    const d = built.explorer.data;
+    p =
+      g === 'task' || g === 'event'
+        ? Promise.resolve(eventGroups(d, g))
+        : loadFiles(captureFiles.get(built) ?? [], { details: true }).then((detailed) => {
+            const again = new Data(detailed);
+            if (again.ev.ts.length !== d.ev.ts.length) throw new Error(`the files read again hold ${again.ev.ts.length} events, not ${d.ev.ts.length}: not grouped`);
+            return eventGroups(again, g);
+          });
+    m.set(g, p);
+    p.catch(() => m.delete(g));
+  }
+  return p;
+}
 
 /** The data a query weighed `weight` reads: the capture's, or its view weighed by a field. */
 async function dataFor(weight: FlameWeight | undefined): Promise<ExplorerData> {
@@ -135,7 +165,7 @@ const api: IngestApi = {
     return Comlink.transfer(r, [r.buffer as ArrayBuffer]);
   },
   async flame(req) {
-    const r = flame(await dataFor(req.weight), req);
+    const r = flame(await dataFor(req.weight), req, req.group ? await groupsFor(req.group) : null);
     return Comlink.transfer(r, flameBuffers(r));
   },
   selectionSummary: (selection) => ex().selectionSummary(selection),

@@ -178,6 +178,8 @@ export interface FlameRequest {
   focus: string | null;
   /** a stack whose path to mark */
   highlightStack: number | null;
+  /** a root frame per group (weigh.ts GroupBy: task, process, event, field:NAME), top-down and bottom-up; the worker finds each event's group */
+  group?: string;
   /** rewrites of every stack before the merge, in order (flame-transforms.ts): focus, merge, collapse recursion, drop */
   transforms?: import('./flame-transforms.ts').FlameTransform[];
   /**

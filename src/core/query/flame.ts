@@ -8,6 +8,7 @@ import { compilePattern, patternMessage } from '../base/text-match.ts';
 import { frameMatchMask, stackFilterHash, stackMatches } from './top-stacks.ts';
 import { stackByHash } from './stack-hash.ts';
 import { compileTransforms, type StackFrames } from './flame-transforms.ts';
+import { weighStacks, type EventGroups } from './weigh.ts';
 
 export { type FlameTreeFrames, type NodeFrames, TreeBuilder } from './flame-tree.ts';
 
@@ -399,7 +400,8 @@ export const SUGGESTIONS = 12;
  * Each node lists the frames (sym+0xoff) merged into it. With `search`, what matches is marked
  * and counted; a sandwich whose function is not in the selection offers the busiest ones.
  */
-export function flame(d: ExplorerData, req: FlameQuery): FlameAnswer {
+export function flame(d: ExplorerData, req: FlameQuery, groups: EventGroups | null = null): FlameAnswer {
+  if (groups && req.mode !== 'sandwich') return groupedFlame(d, req, groups);
   const w = stackWeights(d, req.selection, req.weight);
   const granularity = d.granularityOf(req.granularity);
   const search = req.search?.trim() ? req.search : null;
@@ -425,4 +427,34 @@ export function flame(d: ExplorerData, req: FlameQuery): FlameAnswer {
     suggestions: built.tree.total > 0 ? null : functionWeights(d, w, focus < 0 ? focusName : '', SUGGESTIONS, view),
     granularity,
   };
+}
+
+/**
+ * Top-down or bottom-up with a root frame per group (`perf report --sort comm`): each group's
+ * stacks merged under it, weighed per record (weigh.ts weighStacks, so a record counts in its
+ * event's group), transformed as the request says. Groups are names after the view's functions.
+ */
+function groupedFlame(d: ExplorerData, req: FlameQuery, groups: EventGroups): FlameAnswer {
+  const granularity = d.granularityOf(req.granularity);
+  const view = d.frameView(granularity);
+  const xf = req.transforms?.length ? compileTransforms(req.transforms, view) : null;
+  const weighed = weighStacks(d, { selection: req.selection, weight: req.weight.startsWith('field:') ? 'period' : req.weight, groups });
+  const base = view.names.length;
+  const names = [...view.names, ...groups.names, '[no event]'];
+  const noGroup = base + groups.names.length;
+  const b = new TreeBuilder(names.length);
+  const topDown = req.mode === 'top-down';
+  for (const row of weighed.rows) {
+    if (row.weight === 0) continue;
+    let sf: StackFrames | null = { fns: d.functionsOf(row.stack, view), frames: framesOfStack(d, row.stack) };
+    if (xf) sf = xf(sf);
+    if (!sf) continue;
+    // leaf first, the group as the outermost frame (it has no frame string of its own)
+    const fns = [...sf.fns, row.group >= 0 ? base + row.group : noGroup];
+    const frames = [...sf.frames, -1];
+    b.addAt(fns, topDown ? topDownPath(fns) : [fns.length - 1, ...bottomUpPath(sf.fns)], frames, row.weight);
+  }
+  const tree = b.build(names, ROOT_NAME, null);
+  const frames = d.stacks.frames;
+  return { tree: { ...tree, ...b.nodeFrames(frames.size, (f) => frames.name(f)) }, callers: null, search: null, suggestions: null, granularity };
 }

@@ -1,6 +1,7 @@
 import type { FlameMode, FlameWeight, Granularity, Overview } from '../../core/query/api.ts';
 import { isStackHash } from '../../core/query/stack-hash.ts';
 import { formatTransforms, parseTransforms, type FlameTransform } from '../../core/query/flame-transforms.ts';
+import { parseGroupBy } from '../../core/query/weigh.ts';
 
 /** What the URL carries: a link reproduces what the sender saw. */
 export interface UrlView {
@@ -19,6 +20,8 @@ export interface UrlView {
   /** flame graph zoomed to this path of functions, root first */
   flameZoom: string[];
   flameSearch: string;
+  /** a root frame per group in the flame graph (`?group=`: task, process, event, field:NAME); null: none */
+  flameGroup: string | null;
   /** the flame graph's transforms, in the order applied (`?tf=`; flame-transforms.ts) */
   flameTransforms: FlameTransform[];
   /** top stacks filter: a function name or /regex/ */
@@ -42,6 +45,7 @@ export const DEFAULT_VIEW: UrlView = {
   flameZoom: [],
   flameSearch: '',
   flameTransforms: [],
+  flameGroup: null,
   filter: '',
   lanes: 'cpu',
   theme: 'system',
@@ -125,6 +129,7 @@ export function parseView(search: string): UrlView {
     flameZoom: q.get('fzoom') ? q.get('fzoom')!.split(';') : [],
     flameSearch: q.get('fsearch') ?? '',
     flameTransforms: parseTransforms(q.get('tf') ?? ''),
+    flameGroup: parseGroupBy(q.get('group') ?? ''),
     filter: q.get('filter') ?? '',
     lanes: q.get('lanes') === 'task' ? 'task' : 'cpu',
     theme: theme === 'light' || theme === 'dark' ? theme : 'system',
@@ -134,7 +139,7 @@ export function parseView(search: string): UrlView {
 }
 
 /** The query keys the view owns; any other (the simulator's `view`) is left as it is. */
-export const VIEW_KEYS = ['range', 'window', 'gen', 'cpus', 'stack', 'flame', 'weight', 'frames', 'focus', 'fzoom', 'fsearch', 'tf', 'filter', 'lanes', 'theme', 'diff'];
+export const VIEW_KEYS = ['range', 'window', 'gen', 'cpus', 'stack', 'flame', 'weight', 'frames', 'focus', 'fzoom', 'fsearch', 'tf', 'group', 'filter', 'lanes', 'theme', 'diff'];
 
 /**
  * The query string for a view, keeping the keys of `search` the view does not own; defaults are
@@ -155,6 +160,7 @@ export function formatView(v: UrlView, search = ''): string {
   if (v.flameZoom.length) q.set('fzoom', v.flameZoom.join(';'));
   if (v.flameSearch) q.set('fsearch', v.flameSearch);
   if (v.flameTransforms.length) q.set('tf', formatTransforms(v.flameTransforms));
+  if (v.flameGroup) q.set('group', v.flameGroup);
   if (v.filter) q.set('filter', v.filter);
   if (v.lanes !== 'cpu') q.set('lanes', v.lanes);
   if (v.theme !== 'system') q.set('theme', v.theme);

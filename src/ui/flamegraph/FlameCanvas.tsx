@@ -109,7 +109,7 @@ export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, test
   const parent = node >= 0 ? tree.parent[node] : -1;
   const frames = node >= 0 ? nodeFrames(tree, node) : [];
   return (
-    <div ref={wrapRef} className="canvas-wrap flame-canvas" data-testid={testId} data-nodes={tree.parent.length} data-total={tree.total} data-highlight-nodes={tree.highlight.length}>
+    <div ref={wrapRef} className="canvas-wrap flame-canvas" data-testid={testId} data-nodes={tree.parent.length} data-total={tree.total} data-root-children={rootChildren(tree)} data-highlight-nodes={tree.highlight.length}>
       <canvas
         ref={ref}
         {...menu}
@@ -161,4 +161,11 @@ export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, test
       )}
     </div>
   );
+}
+
+/** The root's children as `name=value` lines (at most 64, heaviest first), for tests and tools: what a grouped graph's groups hold. */
+function rootChildren(t: FlameTreeFrames): string {
+  const out: string[] = [];
+  for (let i = 1; i < t.parent.length && out.length < 64; i++) if (t.parent[i] === 0) out.push(`${t.names[t.name[i]]}=${t.value[i]}`);
+  return out.join('\n');
 }

@@ -29,7 +29,7 @@ export function FlameGraph() {
   const selection = useSelection();
   // its own slice of the view: a timeline zoom or a hover elsewhere renders nothing here
   const v = useViewStore(
-    useShallow((s) => ({ flameMode: s.flameMode, flameWeight: s.flameWeight, flameFrames: s.flameFrames, flameFocus: s.flameFocus, flameZoom: s.flameZoom, flameSearch: s.flameSearch, flameTransforms: s.flameTransforms, stack: s.stack, set: s.set })),
+    useShallow((s) => ({ flameMode: s.flameMode, flameWeight: s.flameWeight, flameFrames: s.flameFrames, flameFocus: s.flameFocus, flameZoom: s.flameZoom, flameSearch: s.flameSearch, flameTransforms: s.flameTransforms, flameGroup: s.flameGroup, stack: s.stack, set: s.set })),
   );
   const search = v.flameSearch.trim() ? v.flameSearch : '';
   // the search runs in the worker, over every stack's frames: the count says stacks and occurrences
@@ -42,6 +42,7 @@ export function FlameGraph() {
     highlightStack: v.stack,
     ...(search ? { search } : {}),
     ...(v.flameTransforms.length ? { transforms: v.flameTransforms } : {}),
+    ...(v.flameGroup && v.flameMode !== 'sandwich' ? { group: v.flameGroup } : {}),
     // top-down: the worker makes only what a canvas can draw under the zoomed node (flame-culled.ts)
     ...(v.flameMode === 'top-down' ? { cull: { minShare: CULL_SHARE, zoom: v.flameZoom } } : {}),
   };
@@ -56,7 +57,7 @@ export function FlameGraph() {
   const weightLabel = v.flameWeight === 'refcount' ? 'refs' : v.flameWeight === 'period' ? 'period' : (fieldWeight ?? 'occurrences');
   // the payload fields a weight can be: asked once the menu is first opened (or a field is the weight)
   const [menuOpened, setMenuOpened] = useState(false);
-  const fields = useNumericFields(menuOpened || fieldWeight !== null);
+  const fields = useNumericFields(menuOpened || fieldWeight !== null || (v.flameGroup?.startsWith('field:') ?? false));
   const hasWeights = useLoadStore((s) => s.overview?.hasWeights ?? false);
   // without a choice in the URL: the capture's (function for perf script input, call site for ftrace stacks)
   const capFrames = useLoadStore((s) => s.overview?.granularity ?? 'site');
@@ -95,6 +96,32 @@ export function FlameGraph() {
                   {fields.map((f) => (
                     <option key={f.name} value={`field:${f.name}`}>
                       {f.name} ({fmtInt(f.events)} events)
+                    </option>
+                  ))}
+                </optgroup>
+              )}
+            </select>
+          </label>
+          <label title="a root frame per task (comm), process (TGID, where the trace prints it), event or value of a field, as perf report --sort comm; top-down and bottom-up">
+            group{' '}
+            <select
+              value={v.flameGroup ?? ''}
+              onChange={(e) => v.set({ flameGroup: e.target.value || null, flameZoom: [] })}
+              onFocus={() => setMenuOpened(true)}
+              onPointerDown={() => setMenuOpened(true)}
+              disabled={sandwich}
+              data-testid="flame-group"
+            >
+              <option value="">none</option>
+              <option value="task">task</option>
+              <option value="process">process</option>
+              <option value="event">event</option>
+              {v.flameGroup?.startsWith('field:') && !fields.some((f) => `field:${f.name}` === v.flameGroup) && <option value={v.flameGroup}>{v.flameGroup.slice(6)}</option>}
+              {fields.length > 0 && (
+                <optgroup label="a field's value">
+                  {fields.map((f) => (
+                    <option key={f.name} value={`field:${f.name}`}>
+                      {f.name}
                     </option>
                   ))}
                 </optgroup>
