@@ -42,6 +42,10 @@ test('weight=field:bytes_alloc: every top stack row has the command line’s cou
   const sorted = await rows.evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-weight'))));
   expect(sorted).toEqual([...sorted].sort((a, b) => b - a));
   expect(sorted[0]).toBe(Math.max(...cliTop.rows.map((r) => r.weight)));
+  // the records without a bytes_alloc (sched_wakeup's), said as the command line counts them
+  const unweighed = (JSON.parse(cli(['top', '--json', '--quiet', '--weight', 'field:bytes_alloc', ...sampleFiles])) as { unweighed: number }).unweighed;
+  expect(unweighed).toBeGreaterThan(0);
+  await expect(page.getByTestId('flame-unweighed')).toHaveAttribute('data-records', String(unweighed));
 });
 
 test('the weight menu offers the events’ numeric fields; choosing one weighs the flame graph by it', async ({ page }) => {

@@ -101,9 +101,14 @@ async function groupsFor(by: string): Promise<EventGroups> {
 
 /** The data a query weighed `weight` reads: the capture's, or its view weighed by a field. */
 async function dataFor(weight: FlameWeight | undefined): Promise<ExplorerData> {
+  return (await viewFor(weight))?.data ?? ex().data;
+}
+
+/** The view weighed by a field, null for the other weights. */
+async function viewFor(weight: FlameWeight | undefined): Promise<WeightedView | null> {
   const built = loads.current;
   if (!built) throw new Error(NO_CAPTURE);
-  if (!weight?.startsWith('field:')) return built.explorer.data;
+  if (!weight?.startsWith('field:')) return null;
   const field = weight.slice('field:'.length);
   let views = weighted.get(built);
   if (!views) weighted.set(built, (views = new Map()));
@@ -113,7 +118,7 @@ async function dataFor(weight: FlameWeight | undefined): Promise<ExplorerData> {
     views.set(field, v);
     v.catch(() => views.delete(field));
   }
-  return (await v).data;
+  return v;
 }
 
 const api: IngestApi = {
@@ -165,8 +170,11 @@ const api: IngestApi = {
     return Comlink.transfer(r, [r.buffer as ArrayBuffer]);
   },
   async flame(req) {
-    const r = flame(await dataFor(req.weight), req, req.group ? await groupsFor(req.group) : null);
-    return Comlink.transfer(r, flameBuffers(r));
+    const view = await viewFor(req.weight);
+    const r = flame(view?.data ?? ex().data, req, req.group ? await groupsFor(req.group) : null);
+    // what a field's weight could not weigh, for the pane's note
+    const answer = view ? { ...r, unweighed: { field: view.field, records: view.unweighed, of: view.records } } : r;
+    return Comlink.transfer(answer, flameBuffers(r));
   },
   selectionSummary: (selection) => ex().selectionSummary(selection),
   generationDiff: (a, b) => ex().generationDiff(a, b),

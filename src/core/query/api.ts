@@ -220,6 +220,8 @@ export interface FlameResult {
   tree: FlameTree;
   /** sandwich only */
   callers: FlameTree | null;
+  /** weighed by a field: the records whose event has no number there (they weigh 0), of all */
+  unweighed?: { field: string; records: number; of: number };
 }
 
 export interface SelectionSummary {

@@ -1,15 +1,16 @@
 import type { Capture } from '../capture/ingest.ts';
 import { ExplorerData } from './explorer-data.ts';
 import { fieldValues } from './weigh.ts';
+import { isOccurrence } from './selection.ts';
 import { fieldInteger, payloadFields } from '../formats/payload-fields.ts';
 
 /** A capture's data with each record weighing a numeric field of its event, and what could not be weighed. */
 export interface WeightedView {
   data: ExplorerData;
   field: string;
-  /** records whose event has no such field, or a value that is not a number: they weigh 0 */
+  /** stack occurrences (the records the panes count) whose event has no such field, or a value that is not a number: they weigh 0 */
   unweighed: number;
-  /** records in all */
+  /** stack occurrences in all */
   records: number;
 }
 
@@ -31,15 +32,19 @@ export function weightedView(d: ExplorerData, detailed: Capture, field: string):
   const recEvent = d.t.recEvent.raw();
   const weights = new Float64Array(d.recordCount);
   let unweighed = 0;
+  let records = 0;
+  const { status, stack } = d.rec;
   for (let r = 0; r < weights.length; r++) {
     const e = recEvent[r];
     const v = e >= 0 ? values[e] : NaN;
     if (v === v) weights[r] = v;
-    else unweighed++;
+    if (!isOccurrence(status[r]) || stack[r] < 0) continue;
+    records++;
+    if (v !== v) unweighed++;
   }
   // d's columns and caches, with the record weights replaced (ExplorerData's queries read them through `this`)
   const data = Object.create(d, { recWeight: { value: weights }, hasWeights: { value: true } }) as ExplorerData;
-  return { data, field, unweighed, records: weights.length };
+  return { data, field, unweighed, records };
 }
 
 /**

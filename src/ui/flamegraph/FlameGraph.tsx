@@ -160,6 +160,11 @@ export function FlameGraph() {
           )}
         </div>
       </div>
+      {data?.unweighed && data.unweighed.records > 0 && (
+        <p className="quiet sub" data-testid="flame-unweighed" data-records={data.unweighed.records}>
+          {fmtInt(data.unweighed.records)} of {fmtInt(data.unweighed.of)} stack records belong to events without a number in {data.unweighed.field}: they weigh 0.
+        </p>
+      )}
       {searchError && (
         <p className="field-error" id="flame-search-error" role="alert" data-testid="flame-search-error">
           {searchError}
