@@ -8,7 +8,7 @@ import type { Summary } from '../src/core/capture/summary.ts';
  * started directly (not through `npx tsx`, whose package lookup and second process cost a
  * second or more per call on a loaded machine); the program and its output are the same.
  */
-const CLI = [process.execPath, ['--import', 'tsx', 'src/cli/main.ts']] as const;
+export const CLI = [process.execPath, ['--import', 'tsx', 'src/cli/main.ts']] as const;
 
 /** Runs the command line with these arguments and returns its stdout (throws on a non-zero exit). */
 export function cli(args: string[]): string {

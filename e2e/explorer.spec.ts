@@ -112,7 +112,7 @@ test('the filter narrows the top stacks; `/` focuses it', async ({ page }) => {
   const want = ex.topStacks({ selection: sel(), filter: '/wake_up/', limit: 200 });
   expect(want.rows.length).toBeGreaterThan(0);
   await expect(page.getByTestId('top-stack-row')).toHaveCount(want.rows.length);
-  await expect.poll(() => urlParam(page, 'filter')).toBe('/wake_up/');
+  await expect.poll(() => urlParam(page, 'find')).toBe('/wake_up/');
 });
 
 test('a copied URL reopened restores the view', async ({ page, context }) => {

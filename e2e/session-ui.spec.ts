@@ -92,7 +92,7 @@ test('an invalid regex shows its error under the field; a nested repeat answers 
 
   // from the URL, before the first answer: a pattern a backtracking engine takes exponential time
   // on (no frame ends in '!') is answered, empty, with no error: search runs on RE2
-  await page.goto('/?filter=' + encodeURIComponent('/^(\\w+)*!$/'));
+  await page.goto('/?find=' + encodeURIComponent('/^(\\w+)*!$/'));
   await expect(page.getByTestId('stack-filter')).toHaveValue('/^(\\w+)*!$/');
   await waitLoaded(page);
   await answered();

@@ -45,6 +45,11 @@ export type IngestAnswer =
   | ({ outcome: 'loaded' } & IngestResult)
   | { outcome: 'rejected'; files: FileReport[]; diagnostics: Diagnostic[]; elapsedMs: number };
 
+/** What an event filter (trace-cmd's -F syntax, core/capture/event-filter.ts) made of the capture: its filtered figures, or where the filter is wrong. */
+export type FilterAnswer =
+  | { outcome: 'applied'; text: string; summary: Summary; overview: Overview; warnings: Warning[]; elapsedMs: number }
+  | { outcome: 'error'; text: string; column: number; message: string };
+
 /**
  * The ingest worker's API, called through Comlink. After a load the worker keeps the capture as
  * an Explorer; the query methods answer about the last capture loaded (they reject before one).
@@ -61,6 +66,12 @@ export interface IngestApi {
    * A load that already finished (its answer dropped by the page) is taken back, if it was the last.
    */
   cancel(id: number): void;
+  /**
+   * Filters the capture loaded last to the events `text` selects (trace-cmd's -F syntax; '' for
+   * none): its files are read again keeping only those events and their stack records, and every
+   * query from here on answers about that (until another filter or another load).
+   */
+  applyFilter(text: string): Promise<FilterAnswer>;
   /**
    * Resolves once this worker holds its liveness lock, with the lock's name: a Web Lock named
    * after the worker, held for as long as it lives. The page then asks for the same lock, which is
@@ -98,6 +109,8 @@ export interface IngestApi {
    * capture: the page replays it in a worker of its own (whatif-client.ts), not in this one.
    */
   whatIfColumns(): WhatIfColumns;
+  /** the capture's event names (for completing a filter) */
+  eventNames(): string[];
   /** the payload fields with numbers (what the flame graph can weigh by), the most common first; the first ask reads the files again */
   numericFields(): Promise<{ name: string; events: number }[]>;
   /** the capture's tables (core/tables/schema.ts) as Arrow IPC streams, for the SQL pane; the buffers are transferred */

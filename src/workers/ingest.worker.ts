@@ -16,6 +16,7 @@ import type { FlameWeight } from '../core/query/api.ts';
 import { numericFields, weightedView, type WeightedView } from '../core/query/weighted-view.ts';
 import { eventGroups, parseGroupBy, type EventGroups } from '../core/query/weigh.ts';
 import { ExplorerData as Data } from '../core/query/explorer-data.ts';
+import { EventFilter, FilterError } from '../core/capture/event-filter.ts';
 
 /**
  * A large trace's second half on a nested worker (trace-part-client.ts), where there are cores
@@ -32,11 +33,23 @@ const loads = new CaptureLoads((capture) => ({ explorer: new Explorer(capture), 
 /** the what-if's columns of the capture they were made for (one linear pass, then copied to each asker) */
 const whatIfCache = new WeakMap<object, WhatIfColumns>();
 
-const ex = (): Explorer => {
-  const built = loads.current;
-  if (!built) throw new Error(NO_CAPTURE);
-  return built.explorer;
-};
+/**
+ * The capture loaded last filtered by an event filter (applyFilter): its own explorer and
+ * summary, made from the base capture's files read again keeping only the events it selects.
+ * Held only while `base` is the capture loaded last.
+ */
+let filtered: { base: object; text: string; filter: EventFilter; built: { explorer: Explorer; summary: ReturnType<typeof summarize> } } | null = null;
+
+/** What the queries answer about: the capture loaded last, or its filtered form. */
+function active(): { key: object; explorer: Explorer; files: NamedBlob[]; filter: EventFilter | null } {
+  const base = loads.current;
+  if (!base) throw new Error(NO_CAPTURE);
+  const files = captureFiles.get(base) ?? [];
+  if (filtered && filtered.base === base) return { key: filtered.built, explorer: filtered.built.explorer, files, filter: filtered.filter };
+  return { key: base, explorer: base.explorer, files, filter: null };
+}
+
+const ex = (): Explorer => active().explorer;
 
 const treeBuffers = (t: FlameTree): ArrayBuffer[] => {
   // the frames merged into each node (core/query/flame-tree.ts NodeFrames) travel the same way
@@ -76,19 +89,18 @@ const grouped = new WeakMap<object, Map<string, Promise<EventGroups>>>();
 
 /** Each event's group: task and event from the capture itself, process and field:NAME from its files read again with payloads and TGIDs kept. */
 async function groupsFor(by: string): Promise<EventGroups> {
-  const built = loads.current;
-  if (!built) throw new Error(NO_CAPTURE);
+  const a = active();
   const g = parseGroupBy(by);
   if (g === null) throw new Error(`not a grouping: ${by} (task, process, event or field:NAME)`);
-  let m = grouped.get(built);
-  if (!m) grouped.set(built, (m = new Map()));
+  let m = grouped.get(a.key);
+  if (!m) grouped.set(a.key, (m = new Map()));
   let p = m.get(g);
   if (!p) {
-    const d = built.explorer.data;
+    const d = a.explorer.data;
     p =
       g === 'task' || g === 'event'
         ? Promise.resolve(eventGroups(d, g))
-        : loadFiles(captureFiles.get(built) ?? [], { details: true }).then((detailed) => {
+        : loadFiles(a.files, { details: true, ...(a.filter ? { filter: a.filter } : {}) }).then((detailed) => {
             const again = new Data(detailed);
             if (again.ev.ts.length !== d.ev.ts.length) throw new Error(`the files read again hold ${again.ev.ts.length} events, not ${d.ev.ts.length}: not grouped`);
             return eventGroups(again, g);
@@ -106,15 +118,14 @@ async function dataFor(weight: FlameWeight | undefined): Promise<ExplorerData> {
 
 /** The view weighed by a field, null for the other weights. */
 async function viewFor(weight: FlameWeight | undefined): Promise<WeightedView | null> {
-  const built = loads.current;
-  if (!built) throw new Error(NO_CAPTURE);
+  const a = active();
   if (!weight?.startsWith('field:')) return null;
   const field = weight.slice('field:'.length);
-  let views = weighted.get(built);
-  if (!views) weighted.set(built, (views = new Map()));
+  let views = weighted.get(a.key);
+  if (!views) weighted.set(a.key, (views = new Map()));
   let v = views.get(field);
   if (!v) {
-    v = loadFiles(captureFiles.get(built) ?? [], { details: true }).then((detailed) => weightedView(built.explorer.data, detailed, field));
+    v = loadFiles(a.files, { details: true, ...(a.filter ? { filter: a.filter } : {}) }).then((detailed) => weightedView(a.explorer.data, detailed, field));
     views.set(field, v);
     v.catch(() => views.delete(field));
   }
@@ -180,11 +191,40 @@ const api: IngestApi = {
   generationDiff: (a, b) => ex().generationDiff(a, b),
   exportSelection: async (kind, selection, opts) => exportSelection(await dataFor(opts.weight), kind, selection, opts),
   numericFields() {
+    // the fields of the whole capture, filtered or not: what a filter or a weight may name
     const built = loads.current;
     if (!built) throw new Error(NO_CAPTURE);
     let list = fieldLists.get(built);
     if (!list) fieldLists.set(built, (list = loadFiles(captureFiles.get(built) ?? [], { details: true }).then((c) => numericFields(c))));
     return list;
+  },
+  eventNames: () => {
+    const built = loads.current;
+    if (!built) throw new Error(NO_CAPTURE);
+    return [...built.explorer.data.t.names.strings];
+  },
+  async applyFilter(text) {
+    const base = loads.current;
+    if (!base) throw new Error(NO_CAPTURE);
+    const t0 = performance.now();
+    if (!text.trim()) {
+      filtered = null;
+      return { outcome: 'applied', text, summary: base.summary, overview: base.explorer.overview(), warnings: base.explorer.warnings(), elapsedMs: 0 };
+    }
+    let filter: EventFilter;
+    try {
+      filter = EventFilter.parse([text]);
+    } catch (e) {
+      if (e instanceof FilterError) return { outcome: 'error', text, column: e.column, message: e.message };
+      throw e;
+    }
+    const capture = await loadFiles(captureFiles.get(base) ?? [], { filter });
+    // a newer load while this one read: it answers about that, not this
+    if (loads.current !== base) throw new Error('another capture was opened while the filter was applied');
+    const explorer = new Explorer(capture);
+    const summary = summarize(capture);
+    filtered = { base, text, filter, built: { explorer, summary } };
+    return { outcome: 'applied', text, summary, overview: explorer.overview(), warnings: explorer.warnings(), elapsedMs: performance.now() - t0 };
   },
   whatIfColumns() {
     const capture = ex().capture;
@@ -194,11 +234,13 @@ const api: IngestApi = {
   },
   // the SQL pane's tables: Arrow (apache-arrow) is imported only when the pane first asks
   async tables() {
-    const built = loads.current;
-    if (!built) throw new Error(NO_CAPTURE);
+    const base = loads.current;
+    if (!base) throw new Error(NO_CAPTURE);
+    // the SQL pane's tables hold what the panes show: the filtered capture's events when a filter is on
+    const built = filtered && filtered.base === base ? filtered.built : base;
     const [{ buildTables }, { captureIdOf, contentDigest }, { tablesToIpc }] = await Promise.all([import('../core/tables/build.ts'), import('../core/tables/id.ts'), import('../core/tables/arrow.ts')]);
     const files = await Promise.all(
-      (captureFiles.get(built) ?? []).map(async (f) => ({
+      (captureFiles.get(base) ?? []).map(async (f) => ({
         name: f.name.split('/').pop() ?? f.name,
         size: f.blob.size,
         head: new Uint8Array(await f.blob.slice(0, 4096).arrayBuffer()),

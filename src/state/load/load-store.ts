@@ -59,8 +59,12 @@ export interface LoadState {
   overview: Overview | null;
   warnings: Warning[];
   stats: ParsedStat[];
-  /** bumps with every capture loaded; queries are keyed by it so answers about an older one are dropped */
+  /** bumps with every capture loaded (and every event filter applied); queries are keyed by it so answers about an older one are dropped */
   captureId: number;
+  /** the event filter the capture shown is filtered by ('' for none): its summary and overview are the filtered capture's */
+  filterOf: string;
+  /** the capture before any filter: its summary (what "of all" counts) */
+  unfiltered: Summary | null;
   error: string | null;
   elapsedMs: number | null;
   /**
@@ -100,6 +104,8 @@ export interface LoadState {
   /** leaves the kept capture that could not be opened in the store, for the next visit */
   keepStored(): void;
   dismissFault(): void;
+  /** the capture shown filtered by an event filter (the worker's applyFilter answer), as a capture of its own: every query asks again */
+  showFiltered(a: { text: string; summary: Summary; overview: Overview; warnings: Warning[] }): void;
 }
 
 /** Where the embedded capture lives (public/samples/, listed by its index.json). */
@@ -158,6 +164,8 @@ export const useLoadStore = create<LoadState>((set, get) => {
     warnings: [],
     stats: [],
     captureId: 0,
+    filterOf: '',
+    unfiltered: null,
     error: null,
     elapsedMs: null,
     rejected: null,
@@ -262,6 +270,8 @@ export const useLoadStore = create<LoadState>((set, get) => {
           stats: answer.stats,
           elapsedMs: answer.elapsedMs,
           captureId: get().captureId + 1,
+          filterOf: '',
+          unfiltered: answer.summary,
           rejected: null,
           rejectedDiagnostics: [],
           fault: null,
@@ -281,6 +291,11 @@ export const useLoadStore = create<LoadState>((set, get) => {
       } finally {
         h.idle(id);
       }
+    },
+
+    showFiltered(a) {
+      if (get().status !== 'done') return;
+      set({ summary: a.summary, overview: a.overview, warnings: a.warnings, filterOf: a.text, captureId: get().captureId + 1 });
     },
 
     offerFiles(files) {

@@ -95,6 +95,9 @@ export function useTopStacks(req: TopStacksRequest): QueryState<TopStacksResult>
   return q;
 }
 
+/** the capture's event names, once `wanted` (a filter being typed or applied) */
+export const useEventNames = (wanted: boolean) => useWorkerQuery<string[]>(wanted ? 'event-names' : null, (api) => api.eventNames());
+
 export const useIdStoryCount = () => useWorkerQuery<number>('count', (api) => api.idStoryCount());
 export const useIdStory = (n: number | null) => useWorkerQuery<IdStoryView | null>(n === null ? null : String(n), (api) => api.idStoryAt(n!));
 

@@ -21,6 +21,8 @@ export interface ViewState extends UrlView {
   help: boolean;
   /** which of a simulated capture's wrong or detected ids has its story shown (ui/idstory), null for none */
   idStory: number | null;
+  /** where the event filter typed last is wrong (its column, 1-based), null when it applied; not in the URL */
+  eventFilterError: { text: string; column: number; message: string } | null;
   /** one event singled out on the timeline (Show on the timeline from an id's story); not in the URL */
   pin: { ts: number; cpu: number } | null;
   set(patch: Partial<ViewState>): void;
@@ -85,10 +87,11 @@ export const useViewStore = create<ViewState>((set, get) => ({
   help: false,
   idStory: null,
   pin: null,
+  eventFilterError: null,
   set: (patch) => set(withStackIdentity(patch)),
   selectStack: (stack) => set(withStackIdentity({ stack: get().stack === stack ? null : stack })),
   // the theme and an explicit frames choice are the user's preferences, not the capture's view
-  reset: () => setQuietly({ ...DEFAULT_VIEW, stack: null, selectedStackSlots: null, notice: null, theme: get().theme, flameFrames: get().flameFrames, help: false, idStory: null, pin: null }),
+  reset: () => setQuietly({ ...DEFAULT_VIEW, stack: null, selectedStackSlots: null, notice: null, theme: get().theme, flameFrames: get().flameFrames, help: false, idStory: null, pin: null, eventFilterError: null }),
   dismissNotice: () => set({ notice: null }),
 }));
 
@@ -106,7 +109,7 @@ export function setQuietly(patch: Partial<ViewState>): void {
 }
 
 /** What Back undoes: the stack selection, the selection every pane is filtered by (range, generation, CPUs), and the flame graph's transforms. */
-const UNDOABLE = ['selectedStackHash', 'range', 'generation', 'cpus', 'flameTransforms'] as const;
+const UNDOABLE = ['selectedStackHash', 'range', 'generation', 'cpus', 'flameTransforms', 'eventFilter'] as const;
 const differs = (a: UrlView, b: UrlView) => UNDOABLE.some((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
 
 if (inBrowser) {

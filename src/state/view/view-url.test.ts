@@ -88,7 +88,7 @@ describe('a view fitted to the capture', () => {
     // the link written back carries none of it
     const q = new URLSearchParams(formatView(out));
     expect(['gen', 'range', 'window', 'diff'].map((k) => q.get(k))).toEqual([null, null, null, null]);
-    expect([q.get('cpus'), q.get('stack'), q.get('filter')]).toEqual(['0', HASH, 'kmalloc']);
+    expect([q.get('cpus'), q.get('stack'), q.get('find')]).toEqual(['0', HASH, 'kmalloc']);
   });
 
   it('drops the CPU list when none of it is in the capture, and "none" when no record lacks a generation', () => {

@@ -24,8 +24,10 @@ export interface UrlView {
   flameGroup: string | null;
   /** the flame graph's transforms, in the order applied (`?tf=`; flame-transforms.ts) */
   flameTransforms: FlameTransform[];
-  /** top stacks filter: a function name or /regex/ */
+  /** top stacks filter: a function name or /regex/ (`?find=`) */
   filter: string;
+  /** the event filter every pane answers for (`?filter=`): trace-cmd's -F syntax, '' for none */
+  eventFilter: string;
   lanes: 'cpu' | 'task';
   theme: 'system' | 'light' | 'dark';
   /** the timeline's visible window; null: the whole trace */
@@ -47,6 +49,7 @@ export const DEFAULT_VIEW: UrlView = {
   flameTransforms: [],
   flameGroup: null,
   filter: '',
+  eventFilter: '',
   lanes: 'cpu',
   theme: 'system',
   window: null,
@@ -130,7 +133,8 @@ export function parseView(search: string): UrlView {
     flameSearch: q.get('fsearch') ?? '',
     flameTransforms: parseTransforms(q.get('tf') ?? ''),
     flameGroup: parseGroupBy(q.get('group') ?? ''),
-    filter: q.get('filter') ?? '',
+    filter: q.get('find') ?? '',
+    eventFilter: q.get('filter') ?? '',
     lanes: q.get('lanes') === 'task' ? 'task' : 'cpu',
     theme: theme === 'light' || theme === 'dark' ? theme : 'system',
     window: pair(q.get('window')),
@@ -139,7 +143,7 @@ export function parseView(search: string): UrlView {
 }
 
 /** The query keys the view owns; any other (the simulator's `view`) is left as it is. */
-export const VIEW_KEYS = ['range', 'window', 'gen', 'cpus', 'stack', 'flame', 'weight', 'frames', 'focus', 'fzoom', 'fsearch', 'tf', 'group', 'filter', 'lanes', 'theme', 'diff'];
+export const VIEW_KEYS = ['range', 'window', 'gen', 'cpus', 'stack', 'flame', 'weight', 'frames', 'focus', 'fzoom', 'fsearch', 'tf', 'group', 'find', 'filter', 'lanes', 'theme', 'diff'];
 
 /**
  * The query string for a view, keeping the keys of `search` the view does not own; defaults are
@@ -161,7 +165,8 @@ export function formatView(v: UrlView, search = ''): string {
   if (v.flameSearch) q.set('fsearch', v.flameSearch);
   if (v.flameTransforms.length) q.set('tf', formatTransforms(v.flameTransforms));
   if (v.flameGroup) q.set('group', v.flameGroup);
-  if (v.filter) q.set('filter', v.filter);
+  if (v.filter) q.set('find', v.filter);
+  if (v.eventFilter) q.set('filter', v.eventFilter);
   if (v.lanes !== 'cpu') q.set('lanes', v.lanes);
   if (v.theme !== 'system') q.set('theme', v.theme);
   if (v.diff) q.set('diff', v.diff.join(','));

@@ -16,6 +16,7 @@ import { IdStoryPanel } from '../idstory/IdStoryPanel.tsx';
 import { WhatIfPane } from '../whatif/WhatIfPane.tsx';
 import { SqlPane } from '../sql/SqlPane.tsx';
 import { Header } from './Header.tsx';
+import { FilterBar } from '../filter/FilterBar.tsx';
 import { useSimStore } from '../../state/sim/sim-store.ts';
 import { SimulatorPane } from '../simulator/SimulatorPane.tsx';
 
@@ -40,6 +41,7 @@ export function App() {
         <Banners />
         <LoadProgressBar />
         {status === 'error' && <ErrorBox />}
+        {hasCapture && <FilterBar />}
         <SummaryPanel />
         {hasCapture && (
           <>

@@ -10,6 +10,7 @@ import { fmtInt, fmtTs, genLabel } from '../common/format.ts';
  */
 export function SummaryPanel() {
   const whole = useLoadStore((st) => st.summary);
+  const filterOf = useLoadStore((st) => st.filterOf);
   const selection = useSelection();
   const filtered = isFiltered(selection);
   const sel = useSelectionSummary(filtered ? selection : null);
@@ -44,7 +45,8 @@ export function SummaryPanel() {
           </>
         ) : (
           <>
-            <b>Whole capture</b>
+            <b>{filterOf ? 'Filtered capture' : 'Whole capture'}</b>
+            {filterOf && <code className="chip mono" title="the event filter every pane answers for">{filterOf}</code>}
             <span className="quiet">generations {generationsLabel(whole.generations, whole.generationsCut ?? 0)}</span>
           </>
         )}

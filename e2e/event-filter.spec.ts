@@ -1,0 +1,89 @@
+import { execFileSync } from 'node:child_process';
+import { expect, test, type Page } from './fixtures.ts';
+import { sampleFiles, summaryNumbers, urlParam, waitLoaded } from './explorer-helpers.ts';
+import { cli, CLI } from './cli.ts';
+
+/**
+ * The event filter in the page (issue 35, DESIGN 5.5): trace-cmd's -F syntax typed with completion,
+ * applied to every pane, its error at its column, undone by Back, and the same from the URL. The
+ * expected numbers are the command line's for the same files and filter.
+ */
+function fnv1a64(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (const b of new TextEncoder().encode(text)) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, '0');
+}
+
+const F = 'kmem_cache_alloc: bytes_alloc > 512';
+
+async function applied(page: Page, text: string) {
+  await expect(page.getByTestId('event-filter-status')).toHaveAttribute('data-applied', text);
+  await waitLoaded(page);
+}
+
+test('?filter=F&weight=field:bytes_alloc: every top stack row is top --json --filter F --weight field:bytes_alloc’s, and the summary summary --json --filter F’s', async ({ page }) => {
+  const top = JSON.parse(cli(['top', '--json', '--quiet', '--filter', F, '--weight', 'field:bytes_alloc', '--limit', '100000', ...sampleFiles])) as {
+    total: number;
+    rows: { count: number; weight: number; frames: string[] }[];
+  };
+  const want = new Map(top.rows.map((r) => [fnv1a64(r.frames.join('\n')), r]));
+  const summary = JSON.parse(cli(['summary', '--json', '--filter', F, ...sampleFiles])) as { events: number; cookies: number; resolved: number };
+  await page.goto(`/?filter=${encodeURIComponent(F)}&weight=field:bytes_alloc`);
+  await applied(page, F);
+  const got = await page.getByTestId('top-stack-row').evaluateAll((els) => els.map((e) => ({ hash: e.getAttribute('data-stack-hash')!, count: Number(e.getAttribute('data-count')), weight: Number(e.getAttribute('data-weight')) })));
+  expect(got.length).toBe(Math.min(200, top.rows.length));
+  for (const g of got) expect([g.count, g.weight], g.hash).toEqual([want.get(g.hash)?.count, want.get(g.hash)?.weight]);
+  const shown = await summaryNumbers(page);
+  expect([shown.events, shown.cookies, shown.resolved]).toEqual([summary.events, summary.cookies, summary.resolved]);
+});
+
+test('typed with completion, a malformed filter’s column, Back and the URL in a new page', async ({ page, context }) => {
+  await page.goto('/');
+  await waitLoaded(page);
+  const all = (await summaryNumbers(page)).events;
+  const input = page.getByTestId('event-filter');
+  await input.click();
+  // completion: the capture's event names, then after `EVENT:` its numeric fields
+  await input.fill('kmem');
+  await expect(page.locator('#event-filter-complete option[value="kmem_cache_alloc"]')).toHaveCount(1);
+  await input.fill('kmem_cache_alloc: bytes_');
+  await expect(page.locator('#event-filter-complete option[value="kmem_cache_alloc: bytes_alloc"]')).toHaveCount(1);
+
+  // a malformed filter: the command line's column, and the panes keep what they showed
+  const bad = 'kmem_cache_alloc: bytes_alloc >> 512';
+  let stderr = '';
+  try {
+    execFileSync(CLI[0], [...CLI[1], 'summary', '--json', '--filter', bad, ...sampleFiles], { encoding: 'utf8', stdio: 'pipe' });
+  } catch (e) {
+    stderr = (e as { stderr: string }).stderr;
+  }
+  const column = /column (\d+)/.exec(stderr)![1];
+  await input.fill(bad);
+  await input.press('Enter');
+  await expect(page.getByTestId('event-filter-error')).toHaveAttribute('data-column', column);
+  await expect(page.getByTestId('event-filter-error')).toContainText(`column ${column}`);
+  expect((await summaryNumbers(page)).events).toBe(all);
+
+  // a good one: every pane answers for it
+  const want = (JSON.parse(cli(['summary', '--json', '--filter', F, ...sampleFiles])) as { events: number }).events;
+  await input.fill(F);
+  await input.press('Enter');
+  await applied(page, F);
+  await expect(page.getByTestId('event-filter-error')).toHaveCount(0);
+  expect((await summaryNumbers(page)).events).toBe(want);
+  await expect(page.getByTestId('event-filter-status')).toHaveText(`${want.toLocaleString('en-US')} of ${all.toLocaleString('en-US')} events`);
+  await expect.poll(() => urlParam(page, 'filter')).toBe(F);
+
+  // the URL in a new page: the same
+  const other = await context.newPage();
+  await other.goto(page.url());
+  await applied(other, F);
+  expect((await summaryNumbers(other)).events).toBe(want);
+
+  // Back: the filter before (the malformed one never applied), then none
+  await page.goBack();
+  await expect.poll(() => urlParam(page, 'filter')).toBe(bad);
+  await page.goBack();
+  await applied(page, '');
+  expect((await summaryNumbers(page)).events).toBe(all);
+});
