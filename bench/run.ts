@@ -42,6 +42,7 @@ export const SCRIPTS: Script[] = [
   { file: 'peers.ts', rows: ['flame-peers-1k', 'flame-peers-10k', 'flame-peers-100k', 'flame-peers-262k'], browser: true, timeout: 1500, args: ['--budget', '900'] },
   { file: 'flame-browser.ts', rows: ['flame-first-paint-262k-every', 'flame-aggregate-262k-every', 'flame-culled-262k-every'], browser: true, timeout: 900, args: ['--every-stack'] },
   { file: 'flame-browser.ts', rows: ['flame-first-paint-262k-every-random', 'flame-aggregate-262k-every-random', 'flame-culled-262k-every-random'], browser: true, timeout: 900, args: ['--every-stack', '--shape', 'random'] },
+  { file: 'filter.ts', rows: ['filter-ratio-105mb', 'filter-fields-bytes-per-event'], browser: false, timeout: 600 },
   { file: 'dump-ingest.ts', rows: ['dump-ingest-262k', 'dump-ingest-262k-random'], browser: false, timeout: 300 },
   { file: 'linear.ts', rows: ['linear-worst-ratio', 'linear-line-shape-ratio'], browser: false, timeout: 120 },
   { file: 'zstd-linear.ts', rows: ['zstd-linear-worst-ratio'], browser: false, timeout: 300 },
