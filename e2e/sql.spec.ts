@@ -1,6 +1,8 @@
 import { expect, test, type Page } from './fixtures.ts';
 import { waitLoaded } from './explorer-helpers.ts';
 import { needsRealTraces, realTracePath } from './real-traces.ts';
+import { sampleFiles } from './explorer-helpers.ts';
+import { cli } from './cli.ts';
 
 // The SQL pane on the sample, one page load for every check: DuckDB-WASM opens on demand, the
 // top-stacks example counts what the top stacks pane counts, DuckDB's errors are shown, a
@@ -114,6 +116,22 @@ test('a runaway query is cancelled, and the pane then runs the next one', async 
   const [row] = await resultRows();
   expect(row[0]).toBe('42');
   expect(Number(row[1])).toBe(Number(await page.getByTestId('summary-events').textContent()));
+});
+
+test('payload and args hold what the events say: bytes_alloc summed as the command line’s sql sums it', async () => {
+  const q = "SELECT count(*) AS n, sum(int_value) AS bytes FROM args WHERE key = 'bytes_alloc'";
+  const want = cli(['sql', '--format', 'csv', q, ...sampleFiles]).trim().split('\n')[1].split(',');
+  expect(Number(want[1])).toBeGreaterThan(0);
+  await runQuery(q);
+  await expect(page.getByTestId('sql-count')).toHaveAttribute('data-total', '1');
+  expect(await resultRows()).toEqual([want]);
+  // a DECIMAL keeps its point (arrow hands over its unscaled digits)
+  await runQuery('SELECT 12.34::DECIMAL(6,2) AS d, -0.05::DECIMAL(4,2) AS e, 10000000000000000000000::HUGEINT AS h');
+  await expect(page.getByTestId('sql-count')).toHaveAttribute('data-total', '1');
+  expect(await resultRows()).toEqual([['12.34', '-0.05', '10000000000000000000000']]);
+  await runQuery("SELECT count(*) FROM events WHERE payload IS NULL");
+  await expect(page.getByTestId('sql-count')).toHaveAttribute('data-total', '1');
+  expect(await resultRows()).toEqual([['0']]);
 });
 
 test('a click on a stack_hash selects that stack in the other panes', async () => {

@@ -250,7 +250,11 @@ const api: IngestApi = {
     );
     // the captures row: the files dropped, by name (a page has no paths), sizes and digests
     const origin = { sources: files.map((f) => ({ path: f.name, size: f.size, digest: f.digest })), exportedBy: 'stackmap-explorer page' };
-    const t = tablesToIpc(buildTables(built.explorer, { captureId: captureIdOf(files), origin }));
+    // the page keeps no per-event text: for the tables' payload, tgid and args the files are read
+    // again with details kept (and the filter, when one is on), and that reading dropped once built
+    const detailed = new Explorer(await loadFiles(captureFiles.get(base) ?? [], { details: true, ...(filtered && filtered.base === base ? { filter: filtered.filter } : {}) }));
+    if (detailed.data.ev.ts.length !== built.explorer.data.ev.ts.length) throw new Error('the files read again do not hold the events read first: the tables were not made');
+    const t = tablesToIpc(buildTables(detailed, { captureId: captureIdOf(files), origin }));
     return Comlink.transfer(t, [...new Set(t.map((x) => x.ipc.buffer as ArrayBuffer))]);
   },
 };

@@ -29,12 +29,20 @@ export interface StartProgress {
 const NUMERIC = new Set([2, 3, 7]);
 
 /** a value as the table holds it: text longer than CELL_CHARS cut (its whole kept for Copy, never in the DOM) */
-const cell = (v: unknown): SqlCell => {
+const cell = (v: unknown, scale = 0): SqlCell => {
   if (v === null || v === undefined) return null;
   if (typeof v === 'number' || typeof v === 'boolean') return v;
   if (typeof v === 'string') return textCell(v);
   if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
   if (v instanceof Date) return v.toISOString();
+  // apache-arrow's big numbers (HUGEINT, sum() of a BIGINT, and DECIMAL) print their unscaled digits: the column's scale places the point
+  const text = typeof (v as { toString?: unknown }).toString === 'function' ? String(v) : '';
+  if (/^-?\d{1,40}$/.test(text)) {
+    if (scale === 0) return Number.isSafeInteger(Number(text)) ? Number(text) : text;
+    const neg = text.startsWith('-');
+    const digits = (neg ? text.slice(1) : text).padStart(scale + 1, '0');
+    return (neg ? '-' : '') + digits.slice(0, -scale) + '.' + digits.slice(-scale);
+  }
   try {
     const json = (v as { toJSON?: () => unknown }).toJSON ? (v as { toJSON: () => unknown }).toJSON() : v;
     return textCell(JSON.stringify(json, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)));
@@ -113,7 +121,8 @@ export class DuckEngine {
         const take = Math.min(n, Math.max(0, cap - rows.length));
         if (take > 0) {
           const cols = batch.schema.fields.map((_f, j) => batch.getChildAt(j));
-          for (let i = 0; i < take; i++) rows.push(cols.map((c) => cell(c?.get(i))));
+          const scales = batch.schema.fields.map((f) => (f.typeId === 7 ? ((f.type as { scale?: number }).scale ?? 0) : 0));
+          for (let i = 0; i < take; i++) rows.push(cols.map((c, j) => cell(c?.get(i), scales[j])));
         }
         total += n;
       }
