@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect, test } from './fixtures.ts';
 import { sampleFiles, urlParam, waitLoaded } from './explorer-helpers.ts';
 import { cli } from './cli.ts';
@@ -79,4 +80,15 @@ test('group=task&weight=field:bytes_alloc: a root frame per task holding its byt
   // Back to no groups: the group select is part of the URL's view
   await page.getByTestId('flame-group').selectOption('');
   await expect.poll(() => urlParam(page, 'group')).toBeNull();
+});
+
+test('the folded export follows the weight and the groups: the command line’s export --weight field:bytes_alloc --group task, line for line', async ({ page }) => {
+  const want = cli(['export', '--format', 'folded', '--quiet', '--weight', 'field:bytes_alloc', '--group', 'task', ...sampleFiles]).trim().split('\n').sort();
+  expect(want.length).toBeGreaterThan(10);
+  await page.goto('/?group=task&weight=field:bytes_alloc');
+  await waitLoaded(page);
+  const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-folded').click()]);
+  expect(d.suggestedFilename()).toBe('stackmap-all-bytes_alloc.folded');
+  const got = readFileSync((await d.path())!, 'utf8').trim().split('\n').sort();
+  expect(got).toEqual(want);
 });

@@ -103,7 +103,8 @@ export interface IngestApi {
   flame(req: FlameRequest): Promise<FlameResult>;
   selectionSummary(selection: Selection): SelectionSummary;
   generationDiff(a: number | 'none', b: number | 'none'): GenerationDiff;
-  exportSelection(kind: ExportKind, selection: Selection, opts: ExportOptions): Promise<string>;
+  /** `opts.group` (task, process, event, field:NAME): a root frame per group in the folded and speedscope files, as the flame graph shows */
+  exportSelection(kind: ExportKind, selection: Selection, opts: ExportOptions & { group?: string }): Promise<string>;
   /**
    * What the what-if replay needs of this capture (core/whatif/whatif-input.ts), made once per
    * capture: the page replays it in a worker of its own (whatif-client.ts), not in this one.

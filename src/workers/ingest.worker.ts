@@ -189,7 +189,10 @@ const api: IngestApi = {
   },
   selectionSummary: (selection) => ex().selectionSummary(selection),
   generationDiff: (a, b) => ex().generationDiff(a, b),
-  exportSelection: async (kind, selection, opts) => exportSelection(await dataFor(opts.weight), kind, selection, opts),
+  exportSelection: async (kind, selection, { group, ...opts }) => {
+    const grouping = group && (kind === 'folded' || kind === 'speedscope') && !opts.stackcollapse ? await groupsFor(group) : null;
+    return exportSelection(await dataFor(opts.weight), kind, selection, grouping ? { ...opts, groups: grouping } : opts);
+  },
   numericFields() {
     // the fields of the whole capture, filtered or not: what a filter or a weight may name
     const built = loads.current;

@@ -171,7 +171,8 @@ export function weighStacks(d: ExplorerData, o: WeighOptions): Weighed {
   const ew = o.eventWeights ?? null;
   const byArray = ew instanceof Float64Array ? ew : null;
   const byFn = typeof ew === 'function' ? ew : null;
-  const kind = ew ? 'event' : o.weight;
+  // a field's weight without its per-event numbers: the record weights of a view weighed by it (weighted-view.ts)
+  const kind = ew ? 'event' : o.weight.startsWith('field:') ? 'period' : o.weight;
   if (kind === 'refcount' && o.groups) throw new Error('ref_count weighs a stack, not an event: it cannot be split by group');
   const groupOf = o.groups?.of ?? null;
   // a row's key: stack and group in one number (exact: nodes times groups stays far below 2^53)

@@ -116,7 +116,7 @@ export const useGenerationDiff = (pair: [number | 'none', number | 'none'] | nul
 export const ask = {
   eventNear: (...args: Parameters<IngestApi['eventNear']>): Promise<EventInfo | null> => ingestWorker().eventNear(...args),
   idStoryOfEvent: (e: number): Promise<number> => ingestWorker().idStoryOfEvent(e),
-  exportSelection: (kind: ExportKind, sel: Selection, opts: ExportOptions): Promise<string> =>
+  exportSelection: (kind: ExportKind, sel: Selection, opts: ExportOptions & { group?: string }): Promise<string> =>
     ingestWorker().exportSelection(kind, sel, opts),
 };
 

@@ -24,8 +24,8 @@ const KINDS: { kind: ExportKind; label: string; type: string; title: string; sta
 export function ExportMenu() {
   const selection = useSelection();
   // its own slice: a zoom or pan of the timeline does not re-render the menu
-  const { flameMode, flameWeight, flameFocus, flameFrames } = useViewStore(
-    useShallow((v) => ({ flameMode: v.flameMode, flameWeight: v.flameWeight, flameFocus: v.flameFocus, flameFrames: v.flameFrames })),
+  const { flameMode, flameWeight, flameFocus, flameFrames, flameGroup } = useViewStore(
+    useShallow((v) => ({ flameMode: v.flameMode, flameWeight: v.flameWeight, flameFocus: v.flameFocus, flameFrames: v.flameFrames, flameGroup: v.flameGroup })),
   );
   // the stackcollapse-perf.pl form is offered for perf script input, what that script reads
   const perf = useLoadStore((s) => s.overview?.granularity === 'function');
@@ -45,6 +45,8 @@ export function ExportMenu() {
         title: 'stackmap explorer selection',
         ...(k.kind !== 'chrome-trace' && !k.stackcollapse && flameFrames ? { granularity: flameFrames } : {}),
         ...(k.stackcollapse ? { stackcollapse: true } : {}),
+        // the flame graph's groups: a root frame per group in the folded and speedscope files
+        ...(flameGroup && (k.kind === 'folded' || k.kind === 'speedscope') && !k.stackcollapse ? { group: flameGroup } : {}),
       });
       const url = URL.createObjectURL(new Blob([text], { type: k.type }));
       const a = document.createElement('a');

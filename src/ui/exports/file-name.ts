@@ -34,5 +34,7 @@ export function exportFileName(kind: ExportKind, sel: Selection, opts: { mode?: 
     if (opts.mode === 'sandwich' && opts.focus) parts.push(opts.focus);
   }
   if (kind !== 'chrome-trace' && (opts.weight === 'refcount' || opts.weight === 'period')) parts.push(opts.weight);
+  // a field's weight names the field: stackmap-all-bytes_alloc.folded
+  if (kind !== 'chrome-trace' && opts.weight?.startsWith('field:')) parts.push(opts.weight.slice('field:'.length));
   return `${safe(parts.join('-'))}.${EXT[kind]}`;
 }
