@@ -102,10 +102,32 @@ export class EventFilter {
     );
   }
 
+  /** per event name (and system), which of the filters its name passes: RE2 asked once per name, not per event */
+  private readonly nameHits = new Map<string, boolean[]>();
+
+  private hitsOf(name: string, system: string | undefined): boolean[] {
+    const key = system === undefined ? name : `${system}/${name}`;
+    let hits = this.nameHits.get(key);
+    if (!hits) {
+      const e = { name, system } as FilterEvent;
+      hits = this.all.map((f) => f.events.some((p) => eventMatches(p, e)));
+      // names come from the input: a bounded cache, asked again past it
+      if (this.nameHits.size < 4096) this.nameHits.set(key, hits);
+    }
+    return hits;
+  }
+
+  /** Whether an event of this name (text traces: no system) can match at all, before its payload is looked at. */
+  selectsName(name: string, system?: string): boolean {
+    return this.hitsOf(name, system).some(Boolean);
+  }
+
   matches(e: FilterEvent): boolean {
     let fieldsOf: string | null = null;
-    for (const f of this.all) {
-      if (!f.events.some((p) => eventMatches(p, e))) continue;
+    const hits = this.hitsOf(e.name, e.system);
+    for (let k = 0; k < this.all.length; k++) {
+      const f = this.all[k];
+      if (!hits[k]) continue;
       if (!f.expr) return true;
       if (f.needsFields && !e.raw && fieldsOf !== e.payload) {
         this.fields.clear();

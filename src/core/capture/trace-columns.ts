@@ -361,6 +361,8 @@ export class TraceColumns {
         stop.records++;
         return;
       }
+      // a filter left its event out: its stack records go with it
+      if (filter && leftOut(cpu)) return;
       link(ts, cpu, pid, task);
       recKind.push(generation < 0 ? RecordKind.CookieV7 : RecordKind.CookieV8);
       recSlot.push(slot);
@@ -378,6 +380,7 @@ export class TraceColumns {
         halt(lineNo ?? null);
         return;
       }
+      if (filter && leftOut(cpu)) return;
       link(ts, cpu, pid, task);
       recSlot.push(-1);
       recGen.push(-1);
@@ -389,11 +392,36 @@ export class TraceColumns {
       tasks: this.tasks,
       names: this.names,
       frames,
-      // with a filter every event comes as an object, its payload and fields with it: no column fast path
-      eventIds: filter ? (undefined as never) : eventIds,
-      cookieIds: filter ? (undefined as never) : cookieIds,
+      // the column fast path, with a filter too: an event is taken, then its payload (eventMore)
+      // decides whether it stays; one the filter leaves out is taken back, and its stack records with it
+      eventIds,
+      cookieIds,
       fullIds,
-      ...(details && { eventMore: (tgid: number, line: string, from: number, to: number) => details.push(tgid, line.slice(from, to)) }),
+      ...((details || filter) && {
+        eventMore: (tgid: number, line: string, from: number, to: number) => {
+          if (stop) return;
+          if (filter) {
+            const i = evTs.length - 1;
+            const cpu = evCpu.get(i);
+            const name = this.names.strings[evName.get(i)];
+            // most events are left out by their name alone: no payload string for them
+            const payload = filter.selectsName(name) ? line.slice(from, to) : null;
+            if (payload === null || !filter.matches({ name, comm: this.tasks.strings[evTask.get(i)], pid: evPid.get(i), cpu, tgid: tgid >= 0 ? tgid : null, payload })) {
+              evTs.truncate(i);
+              evCpu.truncate(i);
+              evPid.truncate(i);
+              evTask.truncate(i);
+              evName.truncate(i);
+              if (cpu >= 0 && cpu < 1024) lastOnCpu[cpu] = -2;
+              else farCpus.set(cpu, -2);
+              return;
+            }
+            details?.push(tgid, payload);
+            return;
+          }
+          details!.push(tgid, line.slice(from, to));
+        },
+      }),
       event: (e: TraceEvent) => {
         if (stop) {
           stop.events++;
