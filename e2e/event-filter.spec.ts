@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { expect, test, type Page } from './fixtures.ts';
 import { sampleFiles, summaryNumbers, urlParam, waitLoaded } from './explorer-helpers.ts';
@@ -73,6 +74,18 @@ test('typed with completion, a malformed filter’s column, Back and the URL in 
   expect((await summaryNumbers(page)).events).toBe(want);
   await expect(page.getByTestId('event-filter-status')).toHaveText(`${want.toLocaleString('en-US')} of ${all.toLocaleString('en-US')} events`);
   await expect.poll(() => urlParam(page, 'filter')).toBe(F);
+  // the timeline keeps the events the filter left out, dimmed behind the ones it kept: those in the
+  // span it draws (the filtered events'), counted here from the trace's lines
+  await expect(page.getByTestId('timeline')).toHaveAttribute('data-drawn', /,/);
+  const [t0, t1] = ((await page.getByTestId('timeline').getAttribute('data-drawn')) ?? '').split(',').map(Number);
+  let inSpan = 0;
+  for (const line of readFileSync('public/samples/trace', 'utf8').split('\n')) {
+    const m = /^\s*.+?-\d+\s+\[\d+\]\s+\S+\s+(\d+\.\d+): (.*)$/.exec(line);
+    if (!m || m[2].startsWith('<stack_id') || m[2] === '<stack trace>') continue;
+    if (Number(m[1]) >= t0 && Number(m[1]) <= t1) inSpan++;
+  }
+  expect(inSpan).toBeLessThanOrEqual(all);
+  await expect(page.getByTestId('timeline')).toHaveAttribute('data-rest-events', String(inSpan - want));
 
   // the URL in a new page: the same
   const other = await context.newPage();

@@ -12,7 +12,7 @@ import { loadFiles } from '../core/capture/load.ts';
 import { flame } from '../core/query/flame.ts';
 import { topStacks } from '../core/query/top-stacks.ts';
 import type { ExplorerData } from '../core/query/explorer-data.ts';
-import type { FlameWeight } from '../core/query/api.ts';
+import { TIMELINE_STATUSES, type FlameWeight } from '../core/query/api.ts';
 import { numericFields, weightedView, type WeightedView } from '../core/query/weighted-view.ts';
 import { eventGroups, parseGroupBy, type EventGroups } from '../core/query/weigh.ts';
 import { ExplorerData as Data } from '../core/query/explorer-data.ts';
@@ -164,8 +164,28 @@ const api: IngestApi = {
 
   // large typed arrays are fresh per answer, so they are transferred, not copied
   timeline(req) {
-    const r = ex().timeline(req);
-    return Comlink.transfer(r, [...new Set([r.counts.buffer as ArrayBuffer, r.highlight.buffer as ArrayBuffer])]);
+    const a = active();
+    const r = a.explorer.timeline(req);
+    const base = loads.current;
+    // filtered, per CPU: what the filter left out, per lane and column, for the timeline to dim
+    if (a.filter && base && req.lanes === 'cpu') {
+      const all = base.explorer.timeline(req);
+      const S = TIMELINE_STATUSES;
+      const B = r.buckets;
+      const laneOf = new Map(all.lanes.map((l, i) => [l.key, i]));
+      const rest = new Uint32Array(r.lanes.length * B);
+      r.lanes.forEach((l, i) => {
+        const j = laneOf.get(l.key);
+        if (j === undefined || all.buckets !== B) return;
+        for (let b = 0; b < B; b++) {
+          let n = 0;
+          for (let s = 0; s < S; s++) n += all.counts[(j * B + b) * S + s] - r.counts[(i * B + b) * S + s];
+          rest[i * B + b] = Math.max(0, n);
+        }
+      });
+      r.rest = rest;
+    }
+    return Comlink.transfer(r, [...new Set([r.counts.buffer as ArrayBuffer, r.highlight.buffer as ArrayBuffer, ...(r.rest ? [r.rest.buffer as ArrayBuffer] : [])])]);
   },
   eventNear: (t, lane, lanes, tolerance, selection) => ex().eventNear(t, lane, lanes, tolerance, selection),
   idStoryCount: () => ex().idStoryCount(),

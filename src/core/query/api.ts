@@ -92,6 +92,11 @@ export interface TimelineResult {
   counts: Uint32Array;
   /** highlight[lane * buckets + bucket]: events whose stack is the highlighted one */
   highlight: Uint32Array;
+  /**
+   * with an event filter on (per-CPU lanes): rest[lane * buckets + bucket], the events of the
+   * capture the filter left out, drawn dimmed behind the ones it kept
+   */
+  rest?: Uint32Array;
 }
 
 export interface EventInfo {

@@ -95,6 +95,8 @@ export function Timeline() {
     el.dataset.ready = d ? 'true' : 'false';
     el.dataset.lanes = String(d?.result.lanes.length ?? 0);
     el.dataset.highlightEvents = String(d ? d.result.highlight.reduce((a, b) => a + b, 0) : 0);
+    // with an event filter: the events it left out in view, drawn dimmed
+    el.dataset.restEvents = String(d?.result.rest ? d.result.rest.reduce((a, b) => a + b, 0) : 0);
   };
 
   /**

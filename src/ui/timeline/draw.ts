@@ -177,14 +177,35 @@ function drawBars(ctx: CanvasRenderingContext2D, f: TimelineFrame, x: d3.ScaleLi
   const bx1s = Float64Array.from(cols.t, (t, b) => x(t + cols.dt[b]));
   let max = 1;
   const totals = new Uint32Array(result.lanes.length * B);
+  const rest = result.rest ?? null;
   for (let i = 0; i < totals.length; i++) {
     let n = 0;
     for (let s = 0; s < TIMELINE_STATUSES; s++) n += result.counts[i * TIMELINE_STATUSES + s];
     totals[i] = n;
-    if (n > max) max = n;
+    // with a filter, the scale is the whole capture's: the kept events stand in the height of all
+    if (n + (rest ? rest[i] : 0) > max) max = n + (rest ? rest[i] : 0);
   }
   // sqrt: a lone event stays visible beside a busy burst
   const h = d3.scaleSqrt().domain([0, max]).range([0, LANE_H - 4]);
+  // what an event filter left out, dimmed: a grey bar of every event, the kept ones drawn over it
+  if (rest) {
+    ctx.globalAlpha = 0.22;
+    ctx.fillStyle = cssVar('--muted');
+    for (let lane = 0; lane < result.lanes.length; lane++) {
+      const floorY = RULER_H + (lane + 1) * LANE_H - 1;
+      for (let b = 0; b < B; b++) {
+        const i = lane * B + b;
+        const all = totals[i] + rest[i];
+        if (rest[i] === 0) continue;
+        const bx0 = bx0s[b];
+        const bx1 = bx1s[b];
+        if (bx1 < LABEL_W || bx0 > f.width) continue;
+        const hh = Math.max(2, h(all));
+        ctx.fillRect(Math.max(LABEL_W, bx0), floorY - hh, Math.max(1, bx1 - bx0), hh);
+      }
+    }
+    ctx.globalAlpha = 1;
+  }
   const highlighting = req.highlightStack !== null;
   ctx.globalAlpha = highlighting ? 0.35 : 1;
   // each cell's bar: where it starts and how tall it is (0: nothing to draw)
