@@ -92,3 +92,18 @@ test('the folded export follows the weight and the groups: the command line’s 
   const got = readFileSync((await d.path())!, 'utf8').trim().split('\n').sort();
   expect(got).toEqual(want);
 });
+
+test('group=task: top stacks has a row per task and stack, each the command line’s top --json --group task row', async ({ page }) => {
+  const cliTop = JSON.parse(cli(['top', '--json', '--quiet', '--group', 'task', '--weight', 'field:bytes_alloc', '--limit', '100000', ...sampleFiles])) as {
+    rows: { group: string; count: number; weight: number; frames: string[] }[];
+  };
+  const want = new Map(cliTop.rows.map((r) => [`${r.group}|${fnv1a64(r.frames.join('\n'))}`, r]));
+  await page.goto('/?group=task&weight=field:bytes_alloc');
+  await waitLoaded(page);
+  const rows = page.getByTestId('top-stack-row');
+  await expect(rows.first()).toHaveAttribute('data-group', /./);
+  const got = await rows.evaluateAll((els) => els.map((e) => ({ key: `${e.getAttribute('data-group')}|${e.getAttribute('data-stack-hash')}`, count: Number(e.getAttribute('data-count')), weight: Number(e.getAttribute('data-weight')) })));
+  expect(got.length).toBe(Math.min(200, want.size));
+  for (const g of got) expect([g.count, g.weight], g.key).toEqual([want.get(g.key)?.count, want.get(g.key)?.weight]);
+  await expect(page.getByTestId('sort-group')).toContainText('task');
+});

@@ -11,6 +11,7 @@ import { browserTraceParts } from './trace-part-client.ts';
 import { loadFiles } from '../core/capture/load.ts';
 import { flame } from '../core/query/flame.ts';
 import { topStacks } from '../core/query/top-stacks.ts';
+import { groupedTopStacks } from '../core/query/top-stacks-grouped.ts';
 import type { ExplorerData } from '../core/query/explorer-data.ts';
 import { TIMELINE_STATUSES, type FlameWeight } from '../core/query/api.ts';
 import { numericFields, weightedView, type WeightedView } from '../core/query/weighted-view.ts';
@@ -191,7 +192,7 @@ const api: IngestApi = {
   idStoryCount: () => ex().idStoryCount(),
   idStoryAt: (n) => ex().idStoryAt(n),
   idStoryOfEvent: (e) => ex().idStoryOfEvent(e),
-  topStacks: async (req) => topStacks(await dataFor(req.weight), req),
+  topStacks: async (req) => (req.group ? groupedTopStacks(await dataFor(req.weight), req, await groupsFor(req.group)) : topStacks(await dataFor(req.weight), req)),
   stackFrames: (stack) => ex().stackFrames(stack),
   stackHash: (stack) => ex().stackHash(stack),
   stackByHash: (hash) => ex().stackByHash(hash),

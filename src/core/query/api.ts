@@ -129,6 +129,8 @@ export interface TopStacksRequest {
   granularity?: import('../capture/function-tree.ts').Granularity;
   /** what each row's `weight` sums: the records' own weights (default), or `field:NAME` (the page's worker weighs the records by it) */
   weight?: FlameWeight;
+  /** a row per group and stack (weigh.ts GroupBy: task, process, event, field:NAME); the worker finds each event's group */
+  group?: string;
 }
 
 export interface TopStackRow {
@@ -153,6 +155,8 @@ export interface TopStackRow {
   weight: number;
   /** ring-buffer bytes these occurrences saved: full-stack bytes minus the cookie bytes recorded */
   bytesSaved: number;
+  /** grouped (TopStacksRequest.group): the row's group, a task, process, event or field value */
+  group?: string;
 }
 
 export interface TopStacksResult {

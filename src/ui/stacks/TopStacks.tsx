@@ -26,7 +26,15 @@ const COLUMNS: Column[] = [
 const DEFAULT_SORT: TopStacksSort = { key: 'count', dir: 'desc' };
 
 /** The columns, with a weight column after the count when the flame graph weighs by period or a field (its weight is the rows' `weight`). */
-function columnsFor(weight: FlameWeight): Column[] {
+function columnsFor(weight: FlameWeight, group: string | null): Column[] {
+  const cols = weightColumns(weight);
+  if (!group) return cols;
+  // grouped: the group first (sorted as its rows come: by count)
+  const col: Column = { id: 'group', key: 'count', label: group.startsWith('field:') ? group.slice(6) : group, title: 'the row’s group: a root frame per group in the flame graph too', first: 'desc', num: false, className: 'c-group' };
+  return [col, ...cols];
+}
+
+function weightColumns(weight: FlameWeight): Column[] {
   if (weight !== 'period' && !weight.startsWith('field:')) return COLUMNS;
   const name = weight === 'period' ? 'period' : weight.slice('field:'.length);
   const col: Column = {
@@ -51,9 +59,18 @@ export function TopStacks() {
   const [sort, setSort] = useState<TopStacksSort>(DEFAULT_SORT);
   // the flame graph's weight: by period or a field, a weight column beside the count
   const weight = useViewStore((v) => v.flameWeight);
+  const group = useViewStore((v) => v.flameGroup);
   const weighing = weight === 'period' || weight.startsWith('field:');
-  const columns = columnsFor(weight);
-  const req: TopStacksQuery = { selection, filter, limit: LIMIT, ...(sort === DEFAULT_SORT ? {} : { sort }), ...(weight.startsWith('field:') ? { weight } : {}) };
+  const columns = columnsFor(weight, group);
+  const req: TopStacksQuery = {
+    selection,
+    filter,
+    limit: LIMIT,
+    ...(sort === DEFAULT_SORT ? {} : { sort }),
+    ...(weight.startsWith('field:') ? { weight } : {}),
+    // the flame graph's groups: a row per group and stack
+    ...(group ? { group } : {}),
+  };
   const q = useTopStacks(req);
   // the worker answers the query with the fields of TopStacksAnswer (core/query/top-stacks.ts)
   const data = q.data as TopStacksAnswer | null;
@@ -179,7 +196,7 @@ export function TopStacks() {
           </thead>
           <tbody>
             {rows.map((r) => (
-              <Row key={r.stack} r={r} weighing={weighing} selected={stack === r.stack} maxShare={maxShare} onSelect={() => selectStack(r.stack)} />
+              <Row key={`${r.group ?? ''}\u0000${r.stack}`} r={r} weighing={weighing} selected={stack === r.stack} maxShare={maxShare} onSelect={() => selectStack(r.stack)} />
             ))}
           </tbody>
         </table>
@@ -205,6 +222,7 @@ function Row({ r, weighing, selected, maxShare, onSelect }: { r: TopStackRow; we
       data-stack-hash={r.stackHash ?? undefined}
       data-count={r.count}
       data-weight={r.weight}
+      data-group={r.group}
       aria-selected={selected}
       className={selected ? 'selected' : ''}
       onClick={onSelect}
@@ -212,6 +230,11 @@ function Row({ r, weighing, selected, maxShare, onSelect }: { r: TopStackRow; we
       {...menu}
       onKeyDown={undefined}
     >
+      {r.group !== undefined && (
+        <td className="ellipsis" title={r.group}>
+          {r.group}
+        </td>
+      )}
       <td className="num">{fmtInt(r.count)}</td>
       {weighing && <td className="num">{fmtInt(r.weight)}</td>}
       <td className="num share">
