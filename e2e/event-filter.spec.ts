@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { expect, test, type Page } from './fixtures.ts';
-import { sampleFiles, summaryNumbers, urlParam, waitLoaded } from './explorer-helpers.ts';
+import { sampleFiles, summaryNumbers, urlParam, waitLoaded, fnv1a64 } from './explorer-helpers.ts';
 import { cli, CLI } from './cli.ts';
 
 /**
@@ -9,12 +9,6 @@ import { cli, CLI } from './cli.ts';
  * applied to every pane, its error at its column, undone by Back, and the same from the URL. The
  * expected numbers are the command line's for the same files and filter.
  */
-function fnv1a64(text: string): string {
-  let h = 0xcbf29ce484222325n;
-  for (const b of new TextEncoder().encode(text)) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
-  return h.toString(16).padStart(16, '0');
-}
-
 const F = 'kmem_cache_alloc: bytes_alloc > 512';
 
 async function applied(page: Page, text: string) {

@@ -104,3 +104,10 @@ export const summaryOf = (s: { events: number; cookies: number; resolved: number
   fullStacks: s.fullStacks,
   uniqueStacks: s.uniqueStacks,
 });
+
+/** FNV-1a 64 over UTF-8, with BigInt: stack_hash (DESIGN 3) by an implementation apart from the app's. */
+export function fnv1a64(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (const b of new TextEncoder().encode(text)) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, '0');
+}

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from './fixtures.ts';
-import { sampleFiles, urlParam, waitLoaded } from './explorer-helpers.ts';
+import { sampleFiles, urlParam, waitLoaded, fnv1a64 } from './explorer-helpers.ts';
 import { cli } from './cli.ts';
 
 /**
@@ -8,12 +8,6 @@ import { cli } from './cli.ts';
  * top-stack-row `data-count` and `data-weight` equal to the command line's `top --json --weight
  * field:NAME` rows for the same files, matched by stack_hash (computed here from the CLI's frames).
  */
-function fnv1a64(text: string): string {
-  let h = 0xcbf29ce484222325n;
-  for (const b of new TextEncoder().encode(text)) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
-  return h.toString(16).padStart(16, '0');
-}
-
 interface TopJson {
   total: number;
   totalWeight: number;
