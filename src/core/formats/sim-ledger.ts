@@ -6,15 +6,25 @@ import type { ChunkParser, LineCount, ParseContext } from './types.ts';
  * in the trace's order, as the simulator knows it and no other file holds: the CPU, time, kind,
  * slot and generation it was written with, the stack it stood for (the population's index), and
  * what a reader of the capture gets (`outcome`: correct, wrong, detected, unresolved, full; the
- * simulator resolves as the explorer does). One JSON document, one record a line:
+ * simulator resolves as the explorer does). One JSON document, one stack or record a line:
  *
- *   {"format":"stackmap-sim-ledger","version":1,"mode":"v7","records":[
- *   {"cpu":0,"ts":100.123456,"kind":"id","slot":12,"generation":0,"stack":87,"outcome":"wrong"},
+ *   {"format":"stackmap-sim-ledger","version":2,"mode":"v7","stacks":[
+ *   ["__kmalloc+0x64","kmalloc_trace+0x284",...],
+ *   ...
+ *   ],"records":[
+ *   {"cpu":0,"ts":100.123456,"kind":"id","slot":12,"generation":0,"stack":87,"event":5,"trueStack":0,"resolvedTo":1,"outcome":"wrong"},
  *   ...
  *   ]}
  *
- * The reader takes it line by line (a run holds millions of records), each record line parsed
- * alone; a line it cannot read is a diagnostic and the others are kept.
+ * Version 2 adds the `stacks` table (frame keys `sym+0xoff`, leaf first: the stacks the records
+ * name) and per record `event` (the index of the event it belongs to among the trace's events in
+ * file order, as `events.event_id` counts them: the last event before it on its CPU; null for an
+ * orphan), `trueStack` (the stack it was written for, an index into `stacks`) and `resolvedTo`
+ * (the stack a reader of the capture gets for it, an index into `stacks`; null when none:
+ * unresolved, detected). Version 1 (no table, none of the three) is still read: those columns -1.
+ *
+ * The reader takes it line by line (a run holds millions of records), each line parsed alone; a
+ * line it cannot read is a diagnostic and the others are kept.
  */
 
 export const LEDGER_FORMAT = 'stackmap-sim-ledger';
@@ -32,14 +42,24 @@ export interface LedgerRecordOut {
   slot: number;
   generation: number;
   stack: number;
+  /** the event's index (events.event_id), null for an orphan */
+  event: number | null;
+  /** index into the stacks table */
+  trueStack: number;
+  /** index into the stacks table, null when the record resolves to none */
+  resolvedTo: number | null;
   outcome: LedgerOutcomeName;
 }
 
-/** The file's bytes for `records` of a run in `mode`. */
-export function writeSimLedger(mode: string, records: readonly LedgerRecordOut[]): Uint8Array {
-  const parts = [`${LEDGER_HEAD},"version":1,"mode":${JSON.stringify(mode)},"records":[\n`];
+/** The file's bytes (version 2) for `records` of a run in `mode`, `stacks` the table their trueStack and resolvedTo index. */
+export function writeSimLedger(mode: string, records: readonly LedgerRecordOut[], stacks: readonly (readonly string[])[]): Uint8Array {
+  const parts = [`${LEDGER_HEAD},"version":2,"mode":${JSON.stringify(mode)},"stacks":[\n`];
+  stacks.forEach((s, i) => parts.push(JSON.stringify(s), i < stacks.length - 1 ? ',\n' : '\n'));
+  parts.push('],"records":[\n');
   records.forEach((r, i) => {
-    parts.push(JSON.stringify({ cpu: r.cpu, ts: r.ts, kind: r.kind, slot: r.slot, generation: r.generation, stack: r.stack, outcome: r.outcome }));
+    parts.push(
+      JSON.stringify({ cpu: r.cpu, ts: r.ts, kind: r.kind, slot: r.slot, generation: r.generation, stack: r.stack, event: r.event, trueStack: r.trueStack, resolvedTo: r.resolvedTo, outcome: r.outcome }),
+    );
     parts.push(i < records.length - 1 ? ',\n' : '\n');
   });
   parts.push(']}\n');
@@ -49,6 +69,8 @@ export function writeSimLedger(mode: string, records: readonly LedgerRecordOut[]
 /** A ledger read back: the records as columns (kind and outcome as indices of LEDGER_KINDS and LEDGER_OUTCOMES). */
 export interface ParsedLedger {
   mode: string | null;
+  /** 1 or 2; null without a readable header */
+  version: number | null;
   count: number;
   kind: Uint8Array;
   outcome: Uint8Array;
@@ -57,6 +79,14 @@ export interface ParsedLedger {
   stack: Int32Array;
   cpu: Int32Array;
   ts: Float64Array;
+  /** version 2: the event's index (events.event_id); -1 for an orphan and in version 1 */
+  event: Int32Array;
+  /** version 2: the true stack, an index into `stacks`; -1 in version 1 */
+  trueStack: Int32Array;
+  /** version 2: the stack a reader gets, an index into `stacks`; -1 for none and in version 1 */
+  resolvedTo: Int32Array;
+  /** version 2: the stacks table, frame keys leaf first; empty in version 1 */
+  stacks: string[][];
   lines: LineCount;
 }
 
@@ -67,6 +97,10 @@ export function createSimLedgerParser(ctx: ParseContext): ChunkParser<ParsedLedg
   let used = 0;
   let unused = 0;
   let mode: string | null = null;
+  let version: number | null = null;
+  /** version 2: reading the stacks table, until its `],"records":[` line */
+  let inStacks = false;
+  const stacks: string[][] = [];
   let header = false;
   let closed = false;
   let n = 0;
@@ -92,7 +126,9 @@ export function createSimLedgerParser(ctx: ParseContext): ChunkParser<ParsedLedg
       if (!t.startsWith(LEDGER_HEAD)) return bad(lineNo, `not a simulator ledger: the first line does not start with ${LEDGER_HEAD}`);
       try {
         const h = JSON.parse(t.endsWith('[') ? t + ']}' : t) as { version?: unknown; mode?: unknown };
-        if (h.version !== 1) return bad(lineNo, `ledger version ${String(h.version)}: only version 1 is read`);
+        if (h.version !== 1 && h.version !== 2) return bad(lineNo, `ledger version ${String(h.version)}: only versions 1 and 2 are read`);
+        version = h.version;
+        inStacks = version === 2;
         mode = typeof h.mode === 'string' ? h.mode : null;
         used++;
       } catch {
@@ -106,6 +142,25 @@ export function createSimLedgerParser(ctx: ParseContext): ChunkParser<ParsedLedg
       return;
     }
     if (closed) return bad(lineNo, 'after the end of the ledger');
+    if (inStacks) {
+      if (t === '],"records":[') {
+        inStacks = false;
+        used++;
+        return;
+      }
+      let s: unknown;
+      try {
+        s = JSON.parse(t.endsWith(',') ? t.slice(0, -1) : t);
+      } catch {
+        s = null;
+      }
+      // a bad stack line still takes its index, so the records' indices keep their meaning
+      const ok = Array.isArray(s) && s.every((f) => typeof f === 'string');
+      stacks.push(ok ? (s as string[]) : []);
+      if (!ok) return bad(lineNo, 'not a ledger stack (an array of frames)');
+      used++;
+      return;
+    }
     let r: Record<string, unknown>;
     try {
       r = JSON.parse(t.endsWith(',') ? t.slice(0, -1) : t) as Record<string, unknown>;
@@ -117,6 +172,16 @@ export function createSimLedgerParser(ctx: ParseContext): ChunkParser<ParsedLedg
     if (kind < 0 || outcome < 0 || !int(r.cpu) || !int(r.slot) || !int(r.generation) || !int(r.stack) || typeof r.ts !== 'number' || !Number.isFinite(r.ts)) {
       return bad(lineNo, 'not a ledger record (a field missing or of the wrong type)');
     }
+    const index = (v: unknown, max: number) => (v === null ? -1 : int(v) && v >= 0 && v < max ? v : -2);
+    let event = -1;
+    let trueStack = -1;
+    let resolvedTo = -1;
+    if (version === 2) {
+      event = index(r.event, 2 ** 31 - 1);
+      trueStack = r.trueStack === null ? -2 : index(r.trueStack, stacks.length);
+      resolvedTo = index(r.resolvedTo, stacks.length);
+      if (event < -1 || trueStack < 0 || resolvedTo < -1) return bad(lineNo, 'not a ledger record (event, trueStack or resolvedTo missing, or not an index of the stacks table)');
+    }
     if (n === cap) grow();
     cols.kind[n] = kind;
     cols.outcome[n] = outcome;
@@ -125,6 +190,9 @@ export function createSimLedgerParser(ctx: ParseContext): ChunkParser<ParsedLedg
     cols.stack[n] = r.stack;
     cols.cpu[n] = r.cpu;
     cols.ts[n] = r.ts;
+    cols.event[n] = event;
+    cols.trueStack[n] = trueStack;
+    cols.resolvedTo[n] = resolvedTo;
     n++;
     used++;
   };
@@ -137,6 +205,7 @@ export function createSimLedgerParser(ctx: ParseContext): ChunkParser<ParsedLedg
       const cut = <T extends { subarray(a: number, b: number): T }>(a: T) => a.subarray(0, n);
       return {
         mode,
+        version,
         count: n,
         kind: cut(cols.kind),
         outcome: cut(cols.outcome),
@@ -145,6 +214,10 @@ export function createSimLedgerParser(ctx: ParseContext): ChunkParser<ParsedLedg
         stack: cut(cols.stack),
         cpu: cut(cols.cpu),
         ts: cut(cols.ts),
+        event: cut(cols.event),
+        trueStack: cut(cols.trueStack),
+        resolvedTo: cut(cols.resolvedTo),
+        stacks,
         lines: { total, used, unused },
       };
     },
@@ -160,5 +233,8 @@ function alloc(n: number) {
     stack: new Int32Array(n),
     cpu: new Int32Array(n),
     ts: new Float64Array(n),
+    event: new Int32Array(n),
+    trueStack: new Int32Array(n),
+    resolvedTo: new Int32Array(n),
   };
 }

@@ -4,7 +4,7 @@ import { writeTraceText, type TraceTextItem } from '../formats/trace-text-write.
 import { kmemFields, traceDatOf } from './export-trace-dat.ts';
 import { wordsToIps } from './map-layout.ts';
 import { REC } from './ring.ts';
-import type { RunResult } from './sim-report.ts';
+import type { RunResult, TraceItem } from './sim-report.ts';
 import { commOf } from './kernel-symbols.ts';
 import { RESET_MARKER } from '../formats/event-line.ts';
 import { withResetMarks } from './reset-marks.ts';
@@ -100,27 +100,72 @@ export function exportCapture(run: RunResult, format: TraceFormat = 'text'): Map
 }
 
 /**
- * ledger.json (DESIGN 5.4): each stack record's truth in the trace's order, which the explorer
+ * ledger.json (DESIGN 5.4, 5.5): each stack record's truth in the trace's order, which the explorer
  * reads beside the capture (core/capture/sim-truth.ts). The ledger's entries are the stack records
  * of `run.items` in order, the order the trace is written in.
  */
 export function ledgerFile(run: RunResult): Uint8Array {
-  const out: LedgerRecordOut[] = [];
+  const { records, stacks } = ledgerRows(run);
+  return writeSimLedger(run.config.mode, records, stacks);
+}
+
+/**
+ * The ledger's records and their stacks table (frame keys, leaf first). A record's `event` is
+ * counted as the explorer numbers `events.event_id` (core/capture/trace-columns.ts): the trace's
+ * events in file order, the host's reset marks among them (reset-marks.ts), and a stack record's
+ * event the last one before it on its CPU (null when none: an orphan).
+ */
+export function ledgerRows(run: RunResult): { records: LedgerRecordOut[]; stacks: string[][] } {
+  const records: LedgerRecordOut[] = [];
+  const stacks: string[][] = [];
+  const index = new Map<string, number>();
+  const stackOf = (key: string) => {
+    let i = index.get(key);
+    if (i === undefined) {
+      index.set(key, (i = stacks.length));
+      stacks.push(framesOfKey(run, key));
+    }
+    return i;
+  };
+  const marked = withResetMarks<TraceItem | null>(
+    run.items,
+    run,
+    (it) => (it === null ? { ts: NaN, cpu: 0, event: true, lost: false } : { ts: it.rec.ts, cpu: it.cpu, event: it.rec.type === REC.EVENT, lost: false }),
+    () => null,
+  );
+  const lastEvent = new Map<number, number>();
+  let events = 0;
   let k = 0;
-  for (const { cpu, rec } of run.items) {
-    if (rec.type === REC.EVENT) continue;
+  for (const it of marked) {
+    if (it === null) {
+      lastEvent.set(0, events++); // a reset mark: an event on CPU 0
+      continue;
+    }
+    const { cpu, rec } = it;
+    if (rec.type === REC.EVENT) {
+      lastEvent.set(cpu, events++);
+      continue;
+    }
     const e = run.ledger.entries[k++];
-    out.push({
+    records.push({
       cpu,
       ts: rec.ts,
       kind: rec.type === REC.FULL ? 'full' : rec.type === REC.COOKIE ? 'cookie' : 'id',
       slot: rec.type === REC.FULL ? -1 : rec.a,
       generation: rec.type === REC.FULL ? -1 : rec.truthGeneration,
       stack: rec.truthStack,
+      event: lastEvent.get(cpu) ?? null,
+      trueStack: stackOf(run.stackKeys[rec.truthStack]),
+      resolvedTo: e.resolved === null ? null : stackOf(e.resolved),
       outcome: e.outcome,
     });
   }
-  return writeSimLedger(run.config.mode, out);
+  return { records, stacks };
+}
+
+/** A stack's frame keys (sym+0xoff, leaf first) from its key in the ledger (stackKey: the ips in hex). */
+export function framesOfKey(run: RunResult, key: string): string[] {
+  return key === '' ? [] : frameKeysOf(run, BigUint64Array.from(key.split(','), (h) => BigInt('0x' + h)));
 }
 
 /** Frame keys of a stack as the explorer derives them from printed frames (sym+0xoff). */
