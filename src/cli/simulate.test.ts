@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { captureOutput } from './test-io.ts';
@@ -152,4 +152,111 @@ describe('simulate', () => {
     for (const s of ['0..1,000 (default 3)', '0..1,000,000 (default 0)', 'CPUs..100,000,000', '1..8,192', 'at most\n      8,000,000 frames', 'at most 16,384 KiB', 'at most 50,000,000 frames', 'at most 300 s'])
       expect(help).toContain(s);
   });
+});
+
+// Issue 36: the wrong ids as evidence. Checked by a second reading of the files written: the
+// text stack_map's frames for each id's slot by a regex, the ledger's stacks table for the truth,
+// and each stack record's event by a regex walk over the text trace (events in file order, the
+// last one on the record's CPU).
+describe('simulate: wrongIds and the ledger as evidence (issue 36)', () => {
+  /** the text stack_map (v7): slot -> frame keys (sym+0xoff), leaf first */
+  const dumpFrames = (text: string) => {
+    const out = new Map<number, string[]>();
+    let cur: string[] | null = null;
+    for (const line of text.split('\n')) {
+      const h = /^stack_id (\d+) \[/.exec(line);
+      if (h) {
+        if (!out.has(Number(h[1]))) out.set(Number(h[1]), (cur = []));
+        else cur = null;
+        continue;
+      }
+      const f = /^\s+\[\d+\] (\S+?)(?:\/0x[0-9a-f]+)?(?: \[\S+\])?$/.exec(line);
+      if (f && cur) cur.push(f[1]);
+    }
+    return out;
+  };
+  /** the text trace's stack records, in order: CPU, slot (-1 for a full stack), and the index of the last event line before it on its CPU */
+  const traceRecords = (text: string) => {
+    const out: { cpu: number; slot: number; event: number | null }[] = [];
+    const last = new Map<number, number>();
+    let events = 0;
+    for (const line of text.split('\n')) {
+      const m = /^\s*.+-\d+\s+\[(\d+)\] \S+\s+[\d.]+: (.*)$/.exec(line);
+      if (!m) continue;
+      const cpu = Number(m[1]);
+      const id = /^<stack_id (\d+)>$/.exec(m[2]);
+      if (id || m[2] === '<stack trace>') out.push({ cpu, slot: id ? Number(id[1]) : -1, event: last.get(cpu) ?? null });
+      else last.set(cpu, events++);
+    }
+    return { records: out, events };
+  };
+  const PHASED_V7 = ['--mode', 'v7', '--cpus', '4', '--bits', '14', '--events', '40000', '--resets', '3', '--stacks', '1500', '--zipf', '0.6', '--phase-shift', '1', '--dumps', 'end', '--ring-kb', '1024'];
+
+  const runs: [string, string[]][] = [
+    ['the v7-wrong-stack scenario (seed 1)', ['--scenario', 'v7-wrong-stack']],
+    // --scenario fixes its options, so the other seeds are its options given one by one
+    ['its options with seed 2', [...PHASED_V7, '--seed', '2']],
+    ['its options with seed 3', [...PHASED_V7, '--seed', '3']],
+  ];
+  it.each(runs)('%s: >= 20 wrongIds, resolved as the stack_map text has the slot, true frames from the ledger and different; every ledger record names the event it follows', async (_, args) => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'smx-wrong-')), 'cap');
+    const io = captureOutput();
+    expect(await simulate([...args, '--out', dir, '--json'])).toBe(0);
+    vi.restoreAllMocks();
+    const r = JSON.parse(io.out.join(''));
+    expect(r.mode).toBe('v7');
+    expect(r.ledger.wrong).toBeGreaterThanOrEqual(20);
+    expect(r.wrongIds.length).toBe(Math.min(50, r.ledger.wrong));
+
+    const dumpName = readdirSync(dir).find((f) => /^stack_map\.\d+$/.test(f))!;
+    const dump = dumpFrames(readFileSync(join(dir, dumpName), 'utf8'));
+    const ledger = JSON.parse(readFileSync(join(dir, 'ledger.json'), 'utf8')) as {
+      version: number;
+      stacks: string[][];
+      records: { cpu: number; ts: number; kind: string; slot: number; generation: number; event: number | null; trueStack: number; resolvedTo: number | null; outcome: string }[];
+    };
+    expect(ledger.version).toBe(2);
+    const wrongInLedger = ledger.records.filter((x) => x.outcome === 'wrong');
+    for (const [k, w] of (r.wrongIds as { cpu: number; ts: number; id: number; generation: number; resolvedFrames: string[]; trueFrames: string[] }[]).entries()) {
+      expect(w.resolvedFrames.length).toBeGreaterThan(0);
+      expect(w.trueFrames.length).toBeGreaterThan(0);
+      expect(w.resolvedFrames).toEqual(dump.get(w.id));
+      expect(w.trueFrames).not.toEqual(w.resolvedFrames);
+      // the first wrong records of the ledger, in trace order, are these
+      const l = wrongInLedger[k];
+      expect([l.cpu, l.ts, l.slot, l.generation]).toEqual([w.cpu, w.ts, w.id, w.generation]);
+      expect(w.trueFrames).toEqual(ledger.stacks[l.trueStack]);
+      expect(ledger.stacks[l.resolvedTo!]).toEqual(dump.get(w.id));
+    }
+    // every id the ledger says resolves (correct or wrong) resolves to what the dump holds for its slot
+    for (const l of ledger.records) if (l.kind === 'id' && l.resolvedTo !== null) expect(ledger.stacks[l.resolvedTo]).toEqual(dump.get(l.slot));
+
+    const t = traceRecords(readFileSync(join(dir, 'trace'), 'utf8'));
+    expect(t.records.length).toBe(ledger.records.length);
+    expect(t.events).toBeGreaterThan(0);
+    const got = ledger.records.map((l) => ({ cpu: l.cpu, slot: l.kind === 'full' ? -1 : l.slot, event: l.event }));
+    expect(got).toEqual(t.records);
+  }, 60_000);
+
+  it('the text report shows the first three wrong ids side by side, * where the frames differ', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'smx-wrong-')), 'cap');
+    const io = captureOutput();
+    expect(await simulate(['--scenario', 'v7-wrong-stack', '--out', dir])).toBe(0);
+    vi.restoreAllMocks();
+    const lines = io.out.join('').split('\n');
+    const dump = dumpFrames(readFileSync(join(dir, readdirSync(dir).find((f) => /^stack_map\.\d+$/.test(f))!), 'utf8'));
+    const heads = lines.flatMap((l, i) => (/^id \d+ on CPU \d+ at [\d.]+, written in generation \d+:$/.test(l) ? [i] : []));
+    expect(heads).toHaveLength(3);
+    for (const h of heads) {
+      const slot = Number(/^id (\d+)/.exec(lines[h])![1]);
+      expect(lines[h + 1]).toMatch(/^ {2}resolved to +\| written for$/);
+      const rows: string[][] = [];
+      for (let i = h + 2; i < lines.length && /^[* ] /.test(lines[i]); i++) rows.push([lines[i][0], ...lines[i].slice(2).split(' | ').map((x) => x.trim())]);
+      const left = rows.map((x) => x[1]).filter((f) => f !== '-');
+      const right = rows.map((x) => x[2]).filter((f) => f !== '-');
+      expect(left).toEqual(dump.get(slot));
+      expect(right).not.toEqual(left);
+      for (const [mark, a, b] of rows) expect(mark).toBe(a === b ? ' ' : '*');
+    }
+  }, 60_000);
 });

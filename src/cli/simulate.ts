@@ -7,6 +7,7 @@ import { maxCpus, runNode } from '../core/sim/run-node.ts';
 import { isScenarioName, SCENARIO_NAMES, SCENARIOS, scenarioReport, type ScenarioName } from '../core/sim/scenarios.ts';
 import { checkOptions, DEFAULT_OPTIONS, LIMITS, type OptionNames, type SimOptions } from '../core/sim/sim-options.ts';
 import type { SimReport } from '../core/sim/sim-report.ts';
+import { sideBySide, wrongIds, type WrongId } from '../core/sim/wrong-ids.ts';
 import { parseOptions, UsageError } from './usage.ts';
 
 const n = (x: number) => x.toLocaleString('en');
@@ -253,7 +254,8 @@ export async function simulate(args: string[]): Promise<number> {
     const files = exportCapture(run, parsed.format);
     for (const [name, bytes] of files) writeFileSync(join(dir, name), bytes);
     const verdict = sc ? scenarioReport(sc, run) : null;
-    const report = { ...(verdict ?? run.report), out: dir, files: [...files.keys()] };
+    const wrong = wrongIds(run, WRONG_IDS);
+    const report = { ...(verdict ?? run.report), out: dir, files: [...files.keys()], wrongIds: wrong };
     if (parsed.json) process.stdout.write(jsonForTerminal(report, 2) + '\n');
     else {
       const r = run.report;
@@ -268,6 +270,7 @@ export async function simulate(args: string[]): Promise<number> {
           `ns/insert per worker: ${r.workers.map((w) => w.nsPerInsert).join(', ')} (the kernel's algorithm at JavaScript's speed; the kernel's own insert is about 50 ns, v7 document)`,
           `wrote ${files.size} files to ${esc(dir)}`,
           ...(verdict ? [`scenario ${verdict.scenario}: ${verdict.effect.what}: ${verdict.effect.value} (expected ${verdict.effect.expected}) ${verdict.effect.ok ? 'seen' : 'NOT SEEN'}`] : []),
+          ...wrongLines(wrong, l.wrong),
         ].join('\n') + '\n',
       );
     }
@@ -276,6 +279,22 @@ export async function simulate(args: string[]): Promise<number> {
     process.stderr.write(`simulation failed: ${escapeLines(String((e as Error).stack))}\n`);
     return 1;
   }
+}
+
+/** How many wrong ids `--json` lists (the first in trace order), and how many the text shows side by side. */
+const WRONG_IDS = 50;
+const WRONG_SHOWN = 3;
+
+/** The first wrong ids' two stacks side by side: what the dumps resolve the id to, and what it was written for. */
+function wrongLines(wrong: readonly WrongId[], total: number): string[] {
+  if (wrong.length === 0) return [];
+  const shown = wrong.slice(0, WRONG_SHOWN);
+  const out = [`wrong ids: ${total}; the first ${shown.length}, resolved | true stack, leaf first, * where they differ (--json lists the first ${WRONG_IDS}):`];
+  for (const w of shown) {
+    out.push(`id ${w.id} on CPU ${w.cpu} at ${w.ts.toFixed(6)}, written in generation ${w.generation}:`);
+    out.push(...sideBySide(w, esc));
+  }
+  return out;
 }
 
 /** Where every event's stack went, adding up to the events: the map's attempts and what never reached it. */

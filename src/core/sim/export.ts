@@ -95,7 +95,7 @@ export function exportCapture(run: RunResult, format: TraceFormat = 'text'): Map
       });
   files.set('stack_map_stat', enc.encode(run.allocated ? stat : 'stackmap not initialized\n'));
   files.set('kallsyms', enc.encode(kernel.kallsyms()));
-  files.set('ledger.json', ledgerFile(run));
+  files.set('ledger.json', ledgerFile(run, format));
   return files;
 }
 
@@ -104,8 +104,8 @@ export function exportCapture(run: RunResult, format: TraceFormat = 'text'): Map
  * reads beside the capture (core/capture/sim-truth.ts). The ledger's entries are the stack records
  * of `run.items` in order, the order the trace is written in.
  */
-export function ledgerFile(run: RunResult): Uint8Array {
-  const { records, stacks } = ledgerRows(run);
+export function ledgerFile(run: RunResult, format: TraceFormat = 'text'): Uint8Array {
+  const { records, stacks } = ledgerRows(run, format);
   return writeSimLedger(run.config.mode, records, stacks);
 }
 
@@ -113,9 +113,11 @@ export function ledgerFile(run: RunResult): Uint8Array {
  * The ledger's records and their stacks table (frame keys, leaf first). A record's `event` is
  * counted as the explorer numbers `events.event_id` (core/capture/trace-columns.ts): the trace's
  * events in file order, the host's reset marks among them (reset-marks.ts), and a stack record's
- * event the last one before it on its CPU (null when none: an orphan).
+ * event the last one before it on its CPU (null when none: an orphan). File order is the text
+ * trace's (CPUs merged by time) or the trace.dat's (each CPU's records in turn, CPU 0 first, by
+ * time in nanoseconds, as write.ts lays them out).
  */
-export function ledgerRows(run: RunResult): { records: LedgerRecordOut[]; stacks: string[][] } {
+export function ledgerRows(run: RunResult, format: TraceFormat = 'text'): { records: LedgerRecordOut[]; stacks: string[][] } {
   const records: LedgerRecordOut[] = [];
   const stacks: string[][] = [];
   const index = new Map<string, number>();
@@ -127,25 +129,17 @@ export function ledgerRows(run: RunResult): { records: LedgerRecordOut[]; stacks
     }
     return i;
   };
-  const marked = withResetMarks<TraceItem | null>(
+  const marked = withResetMarks<Marked>(
     run.items,
     run,
-    (it) => (it === null ? { ts: NaN, cpu: 0, event: true, lost: false } : { ts: it.rec.ts, cpu: it.cpu, event: it.rec.type === REC.EVENT, lost: false }),
-    () => null,
+    (it) => ('markTs' in it ? { ts: it.markTs, cpu: 0, event: true, lost: false } : { ts: it.rec.ts, cpu: it.cpu, event: it.rec.type === REC.EVENT, lost: false }),
+    (m) => ({ markTs: m.ts }),
   );
-  const lastEvent = new Map<number, number>();
-  let events = 0;
+  const eventOf = format === 'trace-dat' ? datEvents(marked) : textEvents(marked);
   let k = 0;
-  for (const it of marked) {
-    if (it === null) {
-      lastEvent.set(0, events++); // a reset mark: an event on CPU 0
-      continue;
-    }
+  marked.forEach((it, i) => {
+    if ('markTs' in it || it.rec.type === REC.EVENT) return;
     const { cpu, rec } = it;
-    if (rec.type === REC.EVENT) {
-      lastEvent.set(cpu, events++);
-      continue;
-    }
     const e = run.ledger.entries[k++];
     records.push({
       cpu,
@@ -154,13 +148,60 @@ export function ledgerRows(run: RunResult): { records: LedgerRecordOut[]; stacks
       slot: rec.type === REC.FULL ? -1 : rec.a,
       generation: rec.type === REC.FULL ? -1 : rec.truthGeneration,
       stack: rec.truthStack,
-      event: lastEvent.get(cpu) ?? null,
+      event: eventOf[i] < 0 ? null : eventOf[i],
       trueStack: stackOf(run.stackKeys[rec.truthStack]),
       resolvedTo: e.resolved === null ? null : stackOf(e.resolved),
       outcome: e.outcome,
     });
-  }
+  });
   return { records, stacks };
+}
+
+/** a trace item, or a host's reset mark (an event on CPU 0) */
+type Marked = TraceItem | { markTs: number };
+const isEvent = (it: Marked) => 'markTs' in it || it.rec.type === REC.EVENT;
+const cpuOf = (it: Marked) => ('markTs' in it ? 0 : it.cpu);
+
+/** Per item of the text trace (reset marks among them), a stack record's event index in file order; -1 for an orphan or an event. */
+function textEvents(marked: readonly Marked[]): Int32Array {
+  const out = new Int32Array(marked.length).fill(-1);
+  const last = new Map<number, number>();
+  let events = 0;
+  marked.forEach((it, i) => {
+    if (isEvent(it)) last.set(cpuOf(it), events++);
+    else out[i] = last.get(cpuOf(it)) ?? -1;
+  });
+  return out;
+}
+
+/** The same for the trace.dat: each CPU's items in turn, CPU 0 first, each CPU's stably sorted by nanoseconds (write.ts). */
+function datEvents(marked: readonly Marked[]): Int32Array {
+  const out = new Int32Array(marked.length).fill(-1);
+  const byCpu = new Map<number, number[]>();
+  marked.forEach((it, i) => {
+    const c = cpuOf(it);
+    let l = byCpu.get(c);
+    if (!l) byCpu.set(c, (l = []));
+    l.push(i);
+  });
+  // as export-trace-dat.ts writes the times
+  const ns = (i: number) => {
+    const it = marked[i];
+    return Math.round(('markTs' in it ? it.markTs : it.rec.ts) * 1e9);
+  };
+  let events = 0;
+  for (const c of [...byCpu.keys()].sort((a, b) => a - b)) {
+    const l = byCpu.get(c)!;
+    const key = l.map(ns);
+    const order = l.map((_, k) => k).sort((a, b) => key[a] - key[b] || a - b);
+    let last = -1;
+    for (const k of order) {
+      const i = l[k];
+      if (isEvent(marked[i])) last = events++;
+      else out[i] = last;
+    }
+  }
+  return out;
 }
 
 /** A stack's frame keys (sym+0xoff, leaf first) from its key in the ledger (stackKey: the ips in hex). */
