@@ -20,6 +20,7 @@ export const INTEGRATION = [
   'src/cli/trace-parts.test.ts',
   'src/cli/weigh-args.test.ts',
   'src/core/capture/dumps.integration.test.ts',
+  'src/core/capture/field-evidence.integration.test.ts',
   'src/core/capture/segments.test.ts',
   'src/core/export/stackcollapse.test.ts',
   'src/core/formats/perf-script.test.ts',

@@ -8,6 +8,7 @@ import { parserForKind } from '../formats/registry.ts';
 import { createTraceTextParser } from '../formats/trace-text.ts';
 import type { ByteCount, ChunkParser, FileKind, LineCount, ParsedDump, ParsedStat, TraceTextResult } from '../formats/types.ts';
 import { resolveCookies } from './cookie-index.ts';
+import { contradictIds } from './field-evidence.ts';
 import { compareSymbolFiles, slotsPastTable, statTable } from './cross-checks.ts';
 import { DumpIndex } from './dumps.ts';
 import { StackTable, type StackTableMark } from './stack-table.ts';
@@ -248,6 +249,8 @@ export class Ingest {
       );
     }
     resolveCookies(this.trace, dumps);
+    // v4/v7 ids whose event's own fields name a function their stack lacks (issue 36)
+    contradictIds(this.trace, this.stacks, symbolizer);
     // the columns' growth slack is not kept by the capture
     this.trace.trim();
     this.sealedLogs = this.logs.length;

@@ -15,10 +15,17 @@ export interface SimTruth {
   matched: boolean;
   /** where they stop lining up, when they do not */
   why: string | null;
-  /** the trace's unverified ids (v4/v7 resolved with no generation to check), and the ledger's verdict on each */
+  /**
+   * the trace's v4/v7 ids resolved with no generation to check (status unverified, and contradicted
+   * ones too: found a stack their event's fields deny), and the ledger's verdict on each
+   */
   unverified: number;
   unverifiedRight: number;
   unverifiedWrong: number;
+  /** of those, the contradicted ids (their event's own fields name a function the stack lacks: field-evidence.ts), and the ledger's verdict on each */
+  contradicted: number;
+  contradictedRight: number;
+  contradictedWrong: number;
   /** every record's outcome as the ledger gives it */
   outcomes: Record<(typeof LEDGER_OUTCOMES)[number], number>;
 }
@@ -37,7 +44,7 @@ export function simTruth(c: Capture): SimTruth | null {
   const statuses = t.recStatus.raw();
   const outcomes = Object.fromEntries(LEDGER_OUTCOMES.map((o) => [o, 0])) as SimTruth['outcomes'];
   for (let i = 0; i < l.count; i++) outcomes[LEDGER_OUTCOMES[l.outcome[i]]]++;
-  const out: SimTruth = { records: l.count, matched: true, why: null, unverified: 0, unverifiedRight: 0, unverifiedWrong: 0, outcomes };
+  const out: SimTruth = { records: l.count, matched: true, why: null, unverified: 0, unverifiedRight: 0, unverifiedWrong: 0, contradicted: 0, contradictedRight: 0, contradictedWrong: 0, outcomes };
   const { index, why } = alignLedger(c);
   if (!index) {
     out.matched = false;
@@ -45,16 +52,26 @@ export function simTruth(c: Capture): SimTruth | null {
   } else
     for (let i = 0; i < kinds.length; i++) {
       const j = index[i];
-      if (j < 0 || statuses[i] !== RecordStatus.Unverified) continue;
-      out.unverified++;
+      if (j < 0) continue;
+      const st = statuses[i];
       const o = LEDGER_OUTCOMES[l.outcome[j]];
+      if (st !== RecordStatus.Unverified && st !== RecordStatus.Contradicted) continue;
+      out.unverified++;
       if (o === 'correct') out.unverifiedRight++;
       else if (o === 'wrong') out.unverifiedWrong++;
+      if (st === RecordStatus.Contradicted) {
+        out.contradicted++;
+        if (o === 'correct') out.contradictedRight++;
+        else if (o === 'wrong') out.contradictedWrong++;
+      }
     }
   if (!out.matched) {
     out.unverified = 0;
     out.unverifiedRight = 0;
     out.unverifiedWrong = 0;
+    out.contradicted = 0;
+    out.contradictedRight = 0;
+    out.contradictedWrong = 0;
   }
   return out;
 }

@@ -6,6 +6,7 @@ import { isResetMarker } from '../formats/event-line.ts';
 import { Growable, SmallInts, StringTable } from '../base/growable.ts';
 import type { StackTable } from './stack-table.ts';
 import { EventDetails } from './event-details.ts';
+import { FieldKind, fieldFunctions, fieldKindOf } from './event-fields.ts';
 import type { EventFilter } from './event-filter.ts';
 
 /** What a stack record is and, once the cookie index ran, how it resolved. */
@@ -19,9 +20,14 @@ export const RecordStatus = {
   Full: 5,
   /** a user stack (not part of the kernel stack table) */
   User: 6,
+  /**
+   * a v4/v7 id whose event's own fields (`call_site=`, `ip=`, the function tracer's `FUNC <-PARENT`)
+   * name a function the stack it resolves to lacks: the slot held another stack (field-evidence.ts)
+   */
+  Contradicted: 7,
 } as const;
 
-export const STATUS_NAMES = ['resolved', 'no-dump', 'no-slot', 'unverified', 'ambiguous', 'full', 'user'] as const;
+export const STATUS_NAMES = ['resolved', 'no-dump', 'no-slot', 'unverified', 'ambiguous', 'full', 'user', 'contradicted'] as const;
 export type StatusName = (typeof STATUS_NAMES)[number];
 
 export const RecordKind = { CookieV7: 0, CookieV8: 1, Full: 2, User: 3 } as const;
@@ -38,6 +44,8 @@ export interface TraceColumnsMark {
   fileStarts: number;
   weights: number;
   resetMarks: number;
+  evidence: number;
+  evidNames: number;
 }
 
 /**
@@ -66,6 +74,10 @@ export interface TraceColumnsPart {
   ownTask: Int32Array;
   weightEv: Int32Array;
   weightVal: Float64Array;
+  evidRec: Int32Array;
+  evidA: Int32Array;
+  evidB: Int32Array;
+  evidNames: string[];
   lostCpu: Int32Array;
   lostCount: Float64Array;
   lostTs: Float64Array;
@@ -177,6 +189,15 @@ export class TraceColumns {
   /** events that carry a weight (perf's sample period), ascending, and the weights */
   private readonly weightEv = new Growable(Int32Array, 16);
   private readonly weightVal = new Growable(Float64Array, 16);
+
+  /**
+   * v4/v7 id records whose event names functions in its own fields (field-evidence.ts), ascending,
+   * and the names (ids into `evidNames`; `evidB` -1 for none): the stack must hold one of them
+   */
+  readonly evidRec = new Growable(Int32Array, 16);
+  readonly evidA = new Growable(Int32Array, 16);
+  readonly evidB = new Growable(Int32Array, 16);
+  readonly evidNames = new StringTable();
 
   readonly lostCpu = new Growable(Int32Array, 16);
   /** -1: unknown count */
@@ -323,6 +344,25 @@ export class TraceColumns {
     /** the last event on CPUs 0..1023, on others in `farCpus` */
     const lastOnCpu = new Int32Array(1024).fill(-1);
     const farCpus = new Map<number, number>();
+    /** per CPU 0..1023: the event whose fields named functions (pendEv), and the names' ids */
+    const pendEv = new Int32Array(1024).fill(-1);
+    const pendA = new Int32Array(1024);
+    const pendB = new Int32Array(1024);
+    /** per event name id: which field names its functions (field-evidence.ts FieldKind), -1 not yet known */
+    const fieldKind: number[] = [];
+    const evidNames = this.evidNames;
+    const found: [string | null, string | null] = [null, null];
+    /** the fields of event `i` (name id `nm`, payload line[from, to)) noted for its CPU's next v7 id */
+    const noteFields = (i: number, cpu: number, nm: number, line: string, from: number, to: number) => {
+      if (cpu < 0 || cpu >= 1024) return;
+      let k = fieldKind[nm];
+      if (k === undefined || k < 0) k = fieldKind[nm] = fieldKindOf(this.names.strings[nm], line, from, to);
+      if (k === FieldKind.None || !fieldFunctions(k, line, from, to, found)) return;
+      pendEv[cpu] = i;
+      pendA[cpu] = evidNames.intern(found[0]!);
+      pendB[cpu] = found[1] === null ? -1 : evidNames.intern(found[1]);
+    };
+    const { evidRec, evidA, evidB } = this;
     let lastTs = NaN;
     const filter = this.filter;
     /** with a filter: whether the last event on `cpu` was left out (or none came), so its stack records are too */
@@ -364,6 +404,11 @@ export class TraceColumns {
       // a filter left its event out: its stack records go with it
       if (filter && leftOut(cpu)) return;
       link(ts, cpu, pid, task);
+      if (generation < 0 && cpu >= 0 && cpu < 1024 && pendEv[cpu] >= 0 && pendEv[cpu] === lastOnCpu[cpu]) {
+        evidRec.push(recEvent.length - 1);
+        evidA.push(pendA[cpu]);
+        evidB.push(pendB[cpu]);
+      }
       recKind.push(generation < 0 ? RecordKind.CookieV7 : RecordKind.CookieV8);
       recSlot.push(slot);
       recGen.push(generation);
@@ -397,9 +442,13 @@ export class TraceColumns {
       eventIds,
       cookieIds,
       fullIds,
-      ...((details || filter) && {
-        eventMore: (tgid: number, line: string, from: number, to: number) => {
+      eventMore: (tgid: number, line: string, from: number, to: number) => {
           if (stop) return;
+          if (!details && !filter) {
+            const i = evTs.length - 1;
+            noteFields(i, evCpu.get(i), evName.get(i), line, from, to);
+            return;
+          }
           if (filter) {
             const i = evTs.length - 1;
             const cpu = evCpu.get(i);
@@ -417,11 +466,13 @@ export class TraceColumns {
               return;
             }
             details?.push(tgid, payload);
+            noteFields(i, cpu, evName.get(i), line, from, to);
             return;
           }
+          const i = evTs.length - 1;
           details!.push(tgid, line.slice(from, to));
+          noteFields(i, evCpu.get(i), evName.get(i), line, from, to);
         },
-      }),
       event: (e: TraceEvent) => {
         if (stop) {
           stop.events++;
@@ -438,6 +489,7 @@ export class TraceColumns {
         }
         eventIds(e.ts, e.cpu, e.pid, this.tasks.intern(e.comm), this.names.intern(e.name));
         details?.push(e.tgid ?? -1, e.payload);
+        noteFields(evTs.length - 1, e.cpu, evName.get(evTs.length - 1), e.payload, 0, e.payload.length);
         if (e.name === 'print' && isResetMarker(e.payload)) this.resetMarks.push(evTs.length - 1);
       },
       stackRecord: (r: TraceStackRecord) => {
@@ -559,6 +611,13 @@ export class TraceColumns {
           recStack.push(stack);
           recStatus.push(p.recStatus[r]);
         }
+        const recBase = recEvent.length - keptRecords;
+        const evidOf = p.evidNames.map((t) => this.evidNames.intern(t));
+        for (let k = 0; k < p.evidRec.length && p.evidRec[k] < keptRecords; k++) {
+          this.evidRec.push(p.evidRec[k] + recBase);
+          this.evidA.push(evidOf[p.evidA[k]]);
+          this.evidB.push(p.evidB[k] < 0 ? -1 : evidOf[p.evidB[k]]);
+        }
         for (let k = 0; k < p.weightEv.length && p.weightEv[k] < keptEvents; k++) {
           this.weightEv.push(p.weightEv[k] + evBase);
           this.weightVal.push(p.weightVal[k]);
@@ -627,6 +686,10 @@ export class TraceColumns {
       ownTask: this.ownTask.view(),
       weightEv: this.weightEv.view(),
       weightVal: this.weightVal.view(),
+      evidRec: this.evidRec.view(),
+      evidA: this.evidA.view(),
+      evidB: this.evidB.view(),
+      evidNames: this.evidNames.strings.slice(),
       lostCpu: this.lostCpu.view(),
       lostCount: this.lostCount.view(),
       lostTs: this.lostTs.view(),
@@ -652,13 +715,15 @@ export class TraceColumns {
       fileStarts: this.fileStarts.length,
       weights: this.weightEv.length,
       resetMarks: this.resetMarks.length,
+      evidence: this.evidRec.length,
+      evidNames: this.evidNames.size,
     };
   }
 
   /** Forgets every event, stack record, lost marker, task and event name added since `m`. */
   rollback(m: TraceColumnsMark): void {
     if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
-    const groups = [this.eventColumns(), this.recordColumns(), this.ownColumns(), this.lostColumns(), this.weightColumns(), [this.resetMarks]];
+    const groups = [this.eventColumns(), this.recordColumns(), this.ownColumns(), this.lostColumns(), this.weightColumns(), [this.resetMarks], this.evidColumns()];
     const columns = Object.values(this).filter((v) => v instanceof Growable || v instanceof SmallInts).length;
     if (columns !== groups.flat().length) throw new Error('TraceColumns.rollback: a column is missing from its groups');
     for (const g of this.eventColumns()) g.truncate(m.events);
@@ -667,6 +732,8 @@ export class TraceColumns {
     for (const g of this.lostColumns()) g.truncate(m.lost);
     for (const g of this.weightColumns()) g.truncate(m.weights);
     this.resetMarks.truncate(m.resetMarks);
+    for (const g of this.evidColumns()) g.truncate(m.evidence);
+    this.evidNames.truncate(m.evidNames);
     this.tasks.truncate(m.tasks);
     this.names.truncate(m.names);
     this.userStacks.length = m.userStacks;
@@ -693,6 +760,7 @@ export class TraceColumns {
       derivedCache: new Map(),
       tasks: this.tasks.snapshot(),
       names: this.names.snapshot(),
+      evidNames: this.evidNames.snapshot(),
       userStacks: this.userStacks.slice(),
       fileStarts: this.fileStarts.slice(),
       details: this.details && this.details.frozen(),
@@ -752,6 +820,9 @@ export class TraceColumns {
   }
   private weightColumns() {
     return [this.weightEv, this.weightVal];
+  }
+  private evidColumns() {
+    return [this.evidRec, this.evidA, this.evidB];
   }
   private lostColumns() {
     return [this.lostCpu, this.lostCount, this.lostTs];

@@ -19,9 +19,9 @@ export interface Selection {
 
 export const ALL: Selection = { range: null, generation: null, cpus: null };
 
-/** Status codes as in trace-columns.ts STATUS_NAMES, plus 7 for an event with no stack record. */
-export const NO_STACK_RECORD = 7;
-export const TIMELINE_STATUSES = 8;
+/** Status codes as in trace-columns.ts STATUS_NAMES (0..7), plus 8 for an event with no stack record. */
+export const NO_STACK_RECORD = 8;
+export const TIMELINE_STATUSES = 9;
 
 export interface GenerationInfo {
   generation: number | 'none';

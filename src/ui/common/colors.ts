@@ -3,7 +3,7 @@ import { TIMELINE_STATUSES } from '../../core/query/api.ts';
 
 /**
  * Stack record status -> colour, index as in the timeline's counts (trace-columns STATUS_NAMES,
- * then 7: an event without a stack record). Chosen to read on light and dark backgrounds.
+ * then 8: an event without a stack record). Chosen to read on light and dark backgrounds.
  */
 export const STATUS_COLORS: readonly string[] = [
   '#3b9c5a', // resolved
@@ -13,6 +13,7 @@ export const STATUS_COLORS: readonly string[] = [
   '#c2479b', // ambiguous
   '#f07c27', // full: fallback, stack written in full
   '#3aa5b8', // user
+  '#7a1f1a', // contradicted: a v7 id its event's own fields contradict
   '#9aa0a8', // no stack record
 ];
 export const STATUS_LABELS: readonly string[] = [
@@ -23,6 +24,7 @@ export const STATUS_LABELS: readonly string[] = [
   'ambiguous',
   'fallback: full stack',
   'user stack',
+  'contradicted (v7)',
   'no stack record',
 ];
 if (STATUS_COLORS.length !== TIMELINE_STATUSES) throw new Error('one colour per timeline status');

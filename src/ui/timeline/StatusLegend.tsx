@@ -8,6 +8,7 @@ const TITLES = [
   'a v7 id that generation-less dumps disagree on',
   'the map could not store it, so the kernel wrote the stack in full (not a loss)',
   'a user-space stack',
+  'a v7 id whose event names a function (call_site=, ip=, FUNC <-PARENT) that its resolved stack lacks: the slot held another stack',
   'an event without a stack record',
 ];
 
