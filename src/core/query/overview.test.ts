@@ -28,7 +28,7 @@ describe('overview', () => {
       { ts: (101.000003 + 101.000002) / 2, from: 2, to: 3 },
     ]);
     expect(o.lost).toEqual([]);
-    expect(o.statusNames).toEqual(['resolved', 'no-dump', 'no-slot', 'unverified', 'ambiguous', 'full', 'user', 'no-stack-record']);
+    expect(o.statusNames).toEqual(['resolved', 'no-dump', 'no-slot', 'unverified', 'ambiguous', 'full', 'user', 'contradicted', 'no-stack-record']);
   });
 
   it("v7 records are generation 'none'; lost markers carry the last time before them", () => {

@@ -79,7 +79,7 @@ const col = (name: string, type: ColumnType, nullable: boolean, doc: string): Co
 const CAPTURE = col('capture_id', 'utf8', false, 'the capture: FNV-1a 64 of its files (names, sizes, first 4 KiB, a digest of every byte), 16 hex digits');
 const HASH = (doc: string) => col('stack_hash', 'utf8', true, doc);
 const KIND = col('kind', 'utf8', true, 'the stack record: cookie-v7 (<stack_id N>), cookie-v8 (<stack_id N gen G>), full (<stack trace>), user (<user stack trace>)');
-const STATUS = col('status', 'utf8', true, 'how the record resolved: resolved, no-dump, no-slot, unverified (a v7 id: its slot may have been reused), ambiguous, full, user');
+const STATUS = col('status', 'utf8', true, 'how the record resolved: resolved, no-dump, no-slot, unverified (a v7 id: its slot may have been reused), ambiguous, full, user, contradicted (a v7 id whose event\'s own fields, call_site= ip= or FUNC <-PARENT, name a call site or function its resolved stack lacks: the slot held another stack)');
 const TS_NS = col(
   'ts_ns',
   'int64',
