@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { captureOutput } from './test-io.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { summarize } from '../core/capture/summary.ts';
+import { alignLedger } from '../core/capture/sim-truth.ts';
 import { readFiles } from './read-files.ts';
 import { simulate } from './simulate.ts';
 
@@ -236,6 +237,24 @@ describe('simulate: wrongIds and the ledger as evidence (issue 36)', () => {
     expect(t.events).toBeGreaterThan(0);
     const got = ledger.records.map((l) => ({ cpu: l.cpu, slot: l.kind === 'full' ? -1 : l.slot, event: l.event }));
     expect(got).toEqual(t.records);
+  }, 60_000);
+
+  it("a trace.dat run's ledger names each record's event as the explorer numbers them (CPU by CPU in the file), the text run's likewise", async () => {
+    for (const format of ['trace-dat', 'text']) {
+      const dir = join(mkdtempSync(join(tmpdir(), 'smx-ev-')), 'cap');
+      captureOutput();
+      expect(await simulate(['--mode', 'v7', '--cpus', '4', '--events', '4000', '--resets', '3', '--stacks', '300', '--format', format, '--out', dir])).toBe(0);
+      vi.restoreAllMocks();
+      const c = (await readFiles(readdirSync(dir).map((f) => join(dir, f)))).capture;
+      // the explorer's own link of each record to its event (trace-columns.ts), a reader apart from
+      // the simulator; a trace.dat keeps the CPUs apart, so each trace record's ledger record by alignLedger
+      const { index } = alignLedger(c);
+      expect(index).not.toBeNull();
+      const rec = c.trace.recEvent.raw();
+      expect(Array.from(index!, (j) => c.ledger!.event[j])).toEqual(Array.from(rec));
+      if (format === 'text') expect(Array.from(c.ledger!.event)).toEqual(Array.from(rec));
+      expect(c.trace.resetMarks.length).toBe(3);
+    }
   }, 60_000);
 
   it('the text report shows the first three wrong ids side by side, * where the frames differ', async () => {
