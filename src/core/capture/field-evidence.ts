@@ -21,11 +21,27 @@ import { RecordStatus, type TraceColumns } from './trace-columns.ts';
 export const CALL_SITE_FRAMES = 6;
 
 export function contradictIds(trace: TraceColumns, stacks: StackTable, symbolizer: Symbolizer | null): number {
+  const status = trace.recStatus.writable();
+  return scan(trace, stacks, symbolizer, RecordStatus.Unverified, (r) => (status[r] = RecordStatus.Contradicted));
+}
+
+/**
+ * The same rule held against the stacks the kernel wrote in full: records whose event's fields
+ * name a call site or function their own stack lacks. On a real kernel's trace it should find
+ * none (the rule's false alarms); symbolic fields only (no kallsyms asked).
+ */
+export function fullStackContradictions(trace: TraceColumns, stacks: StackTable): number[] {
+  const out: number[] = [];
+  scan(trace, stacks, null, RecordStatus.Full, (r) => out.push(r));
+  return out;
+}
+
+function scan(trace: TraceColumns, stacks: StackTable, symbolizer: Symbolizer | null, judged: number, hit: (record: number) => void): number {
   const recs = trace.evidRec.raw();
   if (recs.length === 0) return 0;
+  const status = trace.recStatus.raw();
   const as = trace.evidA.raw();
   const bs = trace.evidB.raw();
-  const status = trace.recStatus.writable();
   const recStack = trace.recStack.raw();
   const names = trace.evidNames.strings;
   const frames = stacks.frames;
@@ -80,7 +96,7 @@ export function contradictIds(trace: TraceColumns, stacks: StackTable, symbolize
   let n = 0;
   for (let k = 0; k < recs.length; k++) {
     const r = recs[k];
-    if (status[r] !== RecordStatus.Unverified) continue;
+    if (status[r] !== judged) continue;
     const fns = functionsOf(recStack[r]);
     if (fns === null) continue;
     const a = nameOf(as[k]);
@@ -90,7 +106,7 @@ export function contradictIds(trace: TraceColumns, stacks: StackTable, symbolize
       const b = nameOf(bs[k]);
       if (b === '' || holds(fns, b)) continue;
     }
-    status[r] = RecordStatus.Contradicted;
+    hit(r);
     n++;
   }
   return n;

@@ -363,6 +363,13 @@ export class TraceColumns {
       pendB[cpu] = found[1] === null ? -1 : evidNames.intern(found[1]);
     };
     const { evidRec, evidA, evidB } = this;
+    /** the record just linked (a v4/v7 id or a full stack) takes its event's noted fields */
+    const noteRecord = (cpu: number) => {
+      if (cpu < 0 || cpu >= 1024 || pendEv[cpu] < 0 || pendEv[cpu] !== lastOnCpu[cpu]) return;
+      evidRec.push(this.recEvent.length - 1);
+      evidA.push(pendA[cpu]);
+      evidB.push(pendB[cpu]);
+    };
     let lastTs = NaN;
     const filter = this.filter;
     /** with a filter: whether the last event on `cpu` was left out (or none came), so its stack records are too */
@@ -404,11 +411,7 @@ export class TraceColumns {
       // a filter left its event out: its stack records go with it
       if (filter && leftOut(cpu)) return;
       link(ts, cpu, pid, task);
-      if (generation < 0 && cpu >= 0 && cpu < 1024 && pendEv[cpu] >= 0 && pendEv[cpu] === lastOnCpu[cpu]) {
-        evidRec.push(recEvent.length - 1);
-        evidA.push(pendA[cpu]);
-        evidB.push(pendB[cpu]);
-      }
+      if (generation < 0) noteRecord(cpu);
       recKind.push(generation < 0 ? RecordKind.CookieV7 : RecordKind.CookieV8);
       recSlot.push(slot);
       recGen.push(generation);
@@ -427,6 +430,7 @@ export class TraceColumns {
       }
       if (filter && leftOut(cpu)) return;
       link(ts, cpu, pid, task);
+      noteRecord(cpu);
       recSlot.push(-1);
       recGen.push(-1);
       recKind.push(RecordKind.Full);
@@ -509,6 +513,7 @@ export class TraceColumns {
           return;
         }
         link(r.ts, r.cpu, r.pid, task);
+        if (r.kind === 'full') noteRecord(r.cpu);
         recSlot.push(-1);
         recGen.push(-1);
         if (r.kind === 'full') {
