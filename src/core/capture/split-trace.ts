@@ -123,7 +123,7 @@ export function readTracePart(file: string): ChunkParser<TracePart> {
   const columns = new TraceColumns(stacks);
   const log = new DiagnosticLog(file);
   let sink: ReturnType<TraceColumns['sink']> | null = null;
-  const parser = parserForKind('trace_text', { file, diagnostics: log }, () => (sink = columns.sink(file, { log }))) as ChunkParser<TraceTextResult>;
+  const parser = parserForKind('trace_text', { file, diagnostics: log }, () => (sink = columns.sink(file, { log, piece: true }))) as ChunkParser<TraceTextResult>;
   let bytes = 0;
   return {
     push(chunk) {

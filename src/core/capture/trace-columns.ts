@@ -3,6 +3,7 @@ import type { ColumnSink, InternTable } from '../formats/trace-text.ts';
 import type { DiagnosticLog } from '../formats/diagnostics.ts';
 import type { LineCount } from '../formats/types.ts';
 import { isResetMarker } from '../formats/event-line.ts';
+import { CONTEXTS, contextOf } from '../formats/types.ts';
 import { Growable, SmallInts, StringTable } from '../base/growable.ts';
 import type { StackTable } from './stack-table.ts';
 import { EventDetails } from './event-details.ts';
@@ -46,6 +47,7 @@ export interface TraceColumnsMark {
   resetMarks: number;
   evidence: number;
   evidNames: number;
+  ctxRecs: number;
 }
 
 /**
@@ -75,6 +77,9 @@ export interface TraceColumnsPart {
   weightEv: Int32Array;
   weightVal: Float64Array;
   evidRec: Int32Array;
+  /** records linked with no event of their context before them in the piece, and that context: the whole file may have one */
+  ctxRec: Int32Array;
+  ctxKey: Int32Array;
   evidA: Int32Array;
   evidB: Int32Array;
   evidNames: string[];
@@ -195,6 +200,13 @@ export class TraceColumns {
    * and the names (ids into `evidNames`; `evidB` -1 for none): the stack must hold one of them
    */
   readonly evidRec = new Growable(Int32Array, 16);
+  /**
+   * stack records whose flags name a context no event before them in this sink had on their CPU
+   * (linked to the CPU's last event), and that context: a piece's absorb links them again where the
+   * file before the piece had an event of that context, as one reader of the whole file would
+   */
+  readonly ctxRec = new Growable(Int32Array, 16);
+  readonly ctxKey = new Growable(Int32Array, 16);
   readonly evidA = new Growable(Int32Array, 16);
   readonly evidB = new Growable(Int32Array, 16);
   readonly evidNames = new StringTable();
@@ -309,7 +321,8 @@ export class TraceColumns {
    */
   sink(
     file?: string,
-    opts: { log?: DiagnosticLog; unit?: 'line' | 'offset' } = {},
+    /** `piece`: the rest of a file read on another thread; its records without an event of their context are counted where it is absorbed */
+    opts: { log?: DiagnosticLog; unit?: 'line' | 'offset'; piece?: boolean } = {},
   ): TraceSink & ColumnSink & { absorb(p: TraceColumnsPart, partLine?: number): void; close(): SinkStop | null } {
     if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
     const frameTable = this.stacks.frames;
@@ -344,6 +357,27 @@ export class TraceColumns {
     /** the last event on CPUs 0..1023, on others in `farCpus` */
     const lastOnCpu = new Int32Array(1024).fill(-1);
     const farCpus = new Map<number, number>();
+    /**
+     * per CPU 0..1023 and context (types.ts contextOf: the latency flags' irq column and preempt
+     * depth), the last event of that context (-1 none yet, -2 left out by a filter): under nested
+     * interrupts a stack record belongs to the last event of its own context, which the kernel
+     * wrote it for, not to the nested event written in between
+     */
+    const lastOnCtx = new Int32Array(1024 * CONTEXTS).fill(-1);
+    /** the context of the event taken last (eventIds), for a filter taking it back */
+    let lastEventCtx = -1;
+    /** the event a stack record of `ctx` on `cpu` belongs to (-1 none, -2 left out by a filter) */
+    const eventFor = (cpu: number, ctx: number): number => {
+      if (cpu < 0 || cpu >= 1024) return farCpus.get(cpu) ?? -1;
+      if (ctx >= 0) {
+        const e = lastOnCtx[cpu * CONTEXTS + ctx];
+        if (e !== -1) return e;
+        // flags that name a context no event of this file had on this CPU: the last event on it, said once
+        if (lastOnCpu[cpu] !== -1) ctxFallbacks++;
+      }
+      return lastOnCpu[cpu];
+    };
+    let ctxFallbacks = 0;
     /** per CPU 0..1023: the event whose fields named functions (pendEv), and the names' ids */
     const pendEv = new Int32Array(1024).fill(-1);
     const pendA = new Int32Array(1024);
@@ -365,7 +399,7 @@ export class TraceColumns {
     const { evidRec, evidA, evidB } = this;
     /** the record just linked (a v4/v7 id or a full stack) takes its event's noted fields */
     const noteRecord = (cpu: number) => {
-      if (cpu < 0 || cpu >= 1024 || pendEv[cpu] < 0 || pendEv[cpu] !== lastOnCpu[cpu]) return;
+      if (cpu < 0 || cpu >= 1024 || pendEv[cpu] < 0 || pendEv[cpu] !== this.recEvent.get(this.recEvent.length - 1)) return;
       evidRec.push(this.recEvent.length - 1);
       evidA.push(pendA[cpu]);
       evidB.push(pendB[cpu]);
@@ -373,14 +407,16 @@ export class TraceColumns {
     let lastTs = NaN;
     const filter = this.filter;
     /** with a filter: whether the last event on `cpu` was left out (or none came), so its stack records are too */
-    const leftOut = (cpu: number): boolean => (cpu >= 0 && cpu < 1024 ? lastOnCpu[cpu] : (farCpus.get(cpu) ?? -1)) < 0;
+    const leftOut = (cpu: number, ctx = -1): boolean => eventFor(cpu, ctx) < 0;
     const { evTs, evCpu, evPid, evTask, evName, recEvent, recKind, recSlot, recGen, recStack, recStatus, details } = this;
-    const eventIds = (ts: number, cpu: number, pid: number, task: number, name: number) => {
+    const eventIds = (ts: number, cpu: number, pid: number, task: number, name: number, ctx = -1) => {
       if (stop) {
         stop.events++;
         return;
       }
       const i = evTs.length;
+      lastEventCtx = ctx;
+      if (ctx >= 0 && cpu >= 0 && cpu < 1024) lastOnCtx[cpu * CONTEXTS + ctx] = i;
       evTs.push(ts);
       evCpu.push(cpu);
       evPid.push(pid);
@@ -391,9 +427,13 @@ export class TraceColumns {
       lastTs = ts;
     };
     /** a record's link to its event, its own values kept when they are not the event's */
-    const link = (ts: number, cpu: number, pid: number, task: number): void => {
-      const ev = cpu >= 0 && cpu < 1024 ? lastOnCpu[cpu] : (farCpus.get(cpu) ?? -1);
+    const link = (ts: number, cpu: number, pid: number, task: number, ctx = -1): void => {
+      const ev = eventFor(cpu, ctx);
       recEvent.push(ev);
+      if (ctx >= 0 && cpu >= 0 && cpu < 1024 && lastOnCtx[cpu * CONTEXTS + ctx] === -1) {
+        this.ctxRec.push(recEvent.length - 1);
+        this.ctxKey.push(ctx);
+      }
       if (ev < 0 || evTs.get(ev) !== ts || evPid.get(ev) !== pid || evTask.get(ev) !== task) {
         this.ownRec.push(recEvent.length - 1);
         this.ownTs.push(ts);
@@ -403,14 +443,14 @@ export class TraceColumns {
       }
       lastTs = ts;
     };
-    const cookieIds = (ts: number, cpu: number, pid: number, task: number, slot: number, generation: number) => {
+    const cookieIds = (ts: number, cpu: number, pid: number, task: number, slot: number, generation: number, ctx = -1) => {
       if (stop) {
         stop.records++;
         return;
       }
       // a filter left its event out: its stack records go with it
-      if (filter && leftOut(cpu)) return;
-      link(ts, cpu, pid, task);
+      if (filter && leftOut(cpu, ctx)) return;
+      link(ts, cpu, pid, task, ctx);
       if (generation < 0) noteRecord(cpu);
       recKind.push(generation < 0 ? RecordKind.CookieV7 : RecordKind.CookieV8);
       recSlot.push(slot);
@@ -419,7 +459,7 @@ export class TraceColumns {
       recStatus.push(RecordStatus.NoDump);
     };
     const stacks = this.stacks;
-    const fullIds = (ts: number, cpu: number, pid: number, task: number, ids: Int32Array, n: number, lineNo?: number) => {
+    const fullIds = (ts: number, cpu: number, pid: number, task: number, ids: Int32Array, n: number, lineNo?: number, ctx = -1) => {
       if (stop) {
         stop.records++;
         return;
@@ -428,8 +468,8 @@ export class TraceColumns {
         halt(lineNo ?? null);
         return;
       }
-      if (filter && leftOut(cpu)) return;
-      link(ts, cpu, pid, task);
+      if (filter && leftOut(cpu, ctx)) return;
+      link(ts, cpu, pid, task, ctx);
       noteRecord(cpu);
       recSlot.push(-1);
       recGen.push(-1);
@@ -465,8 +505,10 @@ export class TraceColumns {
               evPid.truncate(i);
               evTask.truncate(i);
               evName.truncate(i);
-              if (cpu >= 0 && cpu < 1024) lastOnCpu[cpu] = -2;
-              else farCpus.set(cpu, -2);
+              if (cpu >= 0 && cpu < 1024) {
+                lastOnCpu[cpu] = -2;
+                if (lastEventCtx >= 0) lastOnCtx[cpu * CONTEXTS + lastEventCtx] = -2;
+              } else farCpus.set(cpu, -2);
               return;
             }
             details?.push(tgid, payload);
@@ -482,16 +524,19 @@ export class TraceColumns {
           stop.events++;
           return;
         }
+        const ctx = contextOf(e.flags, 0, e.flags.length);
         if (filter && !filter.matches(e)) {
-          if (e.cpu >= 0 && e.cpu < 1024) lastOnCpu[e.cpu] = -2;
-          else farCpus.set(e.cpu, -2);
+          if (e.cpu >= 0 && e.cpu < 1024) {
+            lastOnCpu[e.cpu] = -2;
+            if (ctx >= 0) lastOnCtx[e.cpu * CONTEXTS + ctx] = -2;
+          } else farCpus.set(e.cpu, -2);
           return;
         }
         if (e.weight !== undefined) {
           this.weightEv.push(evTs.length);
           this.weightVal.push(e.weight);
         }
-        eventIds(e.ts, e.cpu, e.pid, this.tasks.intern(e.comm), this.names.intern(e.name));
+        eventIds(e.ts, e.cpu, e.pid, this.tasks.intern(e.comm), this.names.intern(e.name), ctx);
         details?.push(e.tgid ?? -1, e.payload);
         noteFields(evTs.length - 1, e.cpu, evName.get(evTs.length - 1), e.payload, 0, e.payload.length);
         if (e.name === 'print' && isResetMarker(e.payload)) this.resetMarks.push(evTs.length - 1);
@@ -501,7 +546,8 @@ export class TraceColumns {
           stop.records++;
           return;
         }
-        if (filter && leftOut(r.cpu)) return;
+        const ctx = r.ctx ?? -1;
+        if (filter && leftOut(r.cpu, ctx)) return;
         // a full stack once the file's frames reach the limit: the first not kept
         if (r.kind === 'full' && (crossed || frameTable.size >= frameEnd)) {
           halt(r.lineNo);
@@ -509,10 +555,10 @@ export class TraceColumns {
         }
         const task = this.tasks.intern(r.comm);
         if (r.kind === 'cookie') {
-          cookieIds(r.ts, r.cpu, r.pid, task, r.slot, r.generation ?? -1);
+          cookieIds(r.ts, r.cpu, r.pid, task, r.slot, r.generation ?? -1, ctx);
           return;
         }
-        link(r.ts, r.cpu, r.pid, task);
+        link(r.ts, r.cpu, r.pid, task, ctx);
         if (r.kind === 'full') noteRecord(r.cpu);
         recSlot.push(-1);
         recGen.push(-1);
@@ -583,9 +629,17 @@ export class TraceColumns {
         let keptEvents = p.evTs.length;
         let stopTs = Infinity;
         let users = 0;
+        // the piece's records it linked with no event of their context before them: here that context may have one
+        const ctxOf = new Map<number, number>();
+        for (let k = 0; k < p.ctxRec.length; k++) ctxOf.set(p.ctxRec[k], p.ctxKey[k]);
         for (let r = 0; r < p.recEvent.length; r++) {
           const e = p.recEvent[r];
           const own = o < p.ownRec.length && p.ownRec[o] === r;
+          const k = ctxOf.get(r);
+          const cpuHere = k === undefined ? -1 : own ? p.ownCpu[o] : e >= 0 ? p.evCpu[e] : -1;
+          const byCtx = k !== undefined && cpuHere >= 0 && cpuHere < 1024 ? lastOnCtx[cpuHere * CONTEXTS + k] : -1;
+          // no event of its context in the whole file before it, but one on its CPU: said, as one reader says it
+          if (k !== undefined && byCtx === -1 && cpuHere >= 0 && cpuHere < 1024 && (e >= 0 || lastOnCpu[cpuHere] !== -1)) ctxFallbacks++;
           const st = p.recStack[r];
           const stack = st < 0 ? -1 : nodeOf[st] >= 0 ? nodeOf[st] : stackOf(st);
           if (st >= 0 && stack < 0) {
@@ -596,7 +650,20 @@ export class TraceColumns {
             if (keptEvents < 0) keptEvents = p.evTs.length;
             break;
           }
-          if (e < 0) {
+          if (byCtx >= 0) {
+            // an event of its context before the piece: the one a reader of the whole file gives it
+            const ts = own ? p.ownTs[o] : p.evTs[e];
+            const pid = own ? p.ownPid[o] : p.evPid[e];
+            const task = own ? taskOf[p.ownTask[o]] : taskOf[p.evTask[e]];
+            recEvent.push(byCtx);
+            if (evTs.get(byCtx) !== ts || evPid.get(byCtx) !== pid || evTask.get(byCtx) !== task) {
+              this.ownRec.push(recEvent.length - 1);
+              this.ownTs.push(ts);
+              this.ownCpu.push(cpuHere);
+              this.ownPid.push(pid);
+              this.ownTask.push(task);
+            }
+          } else if (e < 0) {
             link(p.ownTs[o], p.ownCpu[o], p.ownPid[o], taskOf[p.ownTask[o]]);
           } else {
             recEvent.push(e + evBase);
@@ -652,6 +719,11 @@ export class TraceColumns {
         }
       },
       close: (): SinkStop | null => {
+        if (ctxFallbacks > 0 && opts.log && !opts.piece) {
+          // flags that name a context no earlier event on the CPU had: the files cannot tell whose record it is
+          const msg = `${ctxFallbacks.toLocaleString('en-US')} stack record${ctxFallbacks === 1 ? '' : 's'} in a context (latency flags) no earlier event on ${ctxFallbacks === 1 ? 'its' : 'their'} CPU had: given to the last event on the CPU, as when a trace prints no flags`;
+          opts.log.forFile(msg);
+        }
         if (stop && opts.log) {
           const limit = this.frameLimit.toLocaleString('en-US');
           const left = `${stop.events.toLocaleString('en-US')} events, ${stop.records.toLocaleString('en-US')} stack records and ${stop.lost.toLocaleString('en-US')} lost-event markers`;
@@ -692,6 +764,8 @@ export class TraceColumns {
       weightEv: this.weightEv.view(),
       weightVal: this.weightVal.view(),
       evidRec: this.evidRec.view(),
+      ctxRec: this.ctxRec.view(),
+      ctxKey: this.ctxKey.view(),
       evidA: this.evidA.view(),
       evidB: this.evidB.view(),
       evidNames: this.evidNames.strings.slice(),
@@ -722,13 +796,14 @@ export class TraceColumns {
       resetMarks: this.resetMarks.length,
       evidence: this.evidRec.length,
       evidNames: this.evidNames.size,
+      ctxRecs: this.ctxRec.length,
     };
   }
 
   /** Forgets every event, stack record, lost marker, task and event name added since `m`. */
   rollback(m: TraceColumnsMark): void {
     if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
-    const groups = [this.eventColumns(), this.recordColumns(), this.ownColumns(), this.lostColumns(), this.weightColumns(), [this.resetMarks], this.evidColumns()];
+    const groups = [this.eventColumns(), this.recordColumns(), this.ownColumns(), this.lostColumns(), this.weightColumns(), [this.resetMarks], this.evidColumns(), [this.ctxRec, this.ctxKey]];
     const columns = Object.values(this).filter((v) => v instanceof Growable || v instanceof SmallInts).length;
     if (columns !== groups.flat().length) throw new Error('TraceColumns.rollback: a column is missing from its groups');
     for (const g of this.eventColumns()) g.truncate(m.events);
@@ -738,6 +813,8 @@ export class TraceColumns {
     for (const g of this.weightColumns()) g.truncate(m.weights);
     this.resetMarks.truncate(m.resetMarks);
     for (const g of this.evidColumns()) g.truncate(m.evidence);
+    this.ctxRec.truncate(m.ctxRecs);
+    this.ctxKey.truncate(m.ctxRecs);
     this.evidNames.truncate(m.evidNames);
     this.tasks.truncate(m.tasks);
     this.names.truncate(m.names);

@@ -288,7 +288,7 @@ describe('trace text round trip', () => {
           got = [];
           const sink: TraceSink = {
             event: ({ lineNo: _l, ...e }) => got.push({ type: 'event', ...e }),
-            stackRecord: ({ lineNo: _l, ...r }) => got.push({ type: 'stack', ...r }),
+            stackRecord: ({ lineNo: _l, ctx: _c, ...r }) => got.push({ type: 'stack', ...r }),
             lost: ({ lineNo: _l, ...l }) => got.push({ type: 'lost', ...l }),
           };
           return createTraceTextParser(ctx, sink);

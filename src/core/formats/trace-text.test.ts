@@ -366,7 +366,8 @@ describe('writeTraceText', () => {
     const want = items.filter((i) => i.type === 'event').map(({ type: _, ...e }) => e);
     expect(p.events.map(strip)).toEqual(want);
     const wantStacks = items.filter((i) => i.type === 'stack').map(({ type: _, flags: __, ...s }) => s);
-    expect(p.stacks.map(strip)).toEqual(wantStacks);
+    // a record's context (its latency flags as a key) is nested-context.test.ts's to check
+    expect(p.stacks.map(strip).map(({ ctx: _, ...r }) => r)).toEqual(wantStacks);
     expect(p.lost.map(strip)).toEqual([{ cpu: 3, count: 17 }, { cpu: 0, count: null }]);
   });
 
@@ -397,7 +398,9 @@ describe('writeTraceText', () => {
     const q = parse(new TextEncoder().encode(writeTraceText(again, { tracer: 'function', cpus: 4 })));
     const drop = <T extends { lineNo: number }>(xs: T[]) => xs.map(({ lineNo: _, ...r }) => r);
     expect(drop(q.events)).toEqual(drop(p.events));
-    expect(drop(q.stacks)).toEqual(drop(p.stacks));
+    // the writer prints a stack record's flags only when given them: its context is not round-tripped here
+    const noCtx = <T extends { ctx?: number }>(xs: T[]) => xs.map(({ ctx: _, ...r }) => r);
+    expect(noCtx(drop(q.stacks))).toEqual(noCtx(drop(p.stacks)));
   });
 });
 

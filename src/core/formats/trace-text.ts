@@ -12,6 +12,7 @@
  * string, no regex, no match arrays; see `range` and `fastEvent`), giving exactly what the regexes
  * give; anything unusual falls back to them. One event object and one cookie record are reused.
  */
+import { contextOf } from './types.ts';
 import { matchEventLine, matchLatencyLine, printkName, PRINTK_BPRINT, PRINTK_NONE, isResetMarker } from './event-line.ts';
 import { LineSplitter, MAX_LINE, TOO_LONG } from './lines.ts';
 import { frameKey, noteFrameModule, simpleFrameKeyEnd } from './frames.ts';
@@ -101,12 +102,13 @@ export interface InternTable {
 export interface ColumnSink {
   readonly tasks: InternTable;
   readonly names: InternTable;
-  eventIds(ts: number, cpu: number, pid: number, task: number, name: number): void;
-  cookieIds(ts: number, cpu: number, pid: number, task: number, slot: number, generation: number): void;
+  /** `ctx`: the line's context (types.ts contextOf), -1 when its flags do not say */
+  eventIds(ts: number, cpu: number, pid: number, task: number, name: number, ctx?: number): void;
+  cookieIds(ts: number, cpu: number, pid: number, task: number, slot: number, generation: number, ctx?: number): void;
   /** with `fullIds`: a full kernel stack's frame keys interned here, the stack given as their ids */
   readonly frames?: InternTable;
   /** a full kernel stack: `ids[0, n)`, leaf first, ids into `frames`; `lineNo` its `<stack trace>` line */
-  fullIds?(ts: number, cpu: number, pid: number, task: number, ids: Int32Array, n: number, lineNo?: number): void;
+  fullIds?(ts: number, cpu: number, pid: number, task: number, ids: Int32Array, n: number, lineNo?: number, ctx?: number): void;
   /**
    * With it, the event just given to `eventIds` has its TGID (-1: none) and payload `line[from, to)`
    * said too, and a print event (whose message may go on over the next lines) reaches `event` whole.
@@ -247,6 +249,11 @@ class TraceTextState {
     return this.commAt(t, this.commFrom, this.commTo, pid);
   }
 
+  /** the line's context from its flags (types.ts contextOf) */
+  private lineCtx(): number {
+    return contextOf(this.flagsText, this.flagsFrom, this.flagsTo);
+  }
+
   private flags(): string {
     const t = this.flagsText;
     if (this.flagsFrom === this.flagsTo) return '';
@@ -260,7 +267,7 @@ class TraceTextState {
       this.open = null;
       const fast = this.fast;
       if (r.kind === 'full' && this.frameTable && fast) {
-        fast.fullIds!(r.ts, r.cpu, r.pid, fast.tasks.intern(r.comm), this.frameIds, this.frameCount, r.lineNo);
+        fast.fullIds!(r.ts, r.cpu, r.pid, fast.tasks.intern(r.comm), this.frameIds, this.frameCount, r.lineNo, r.ctx ?? -1);
         this.frameCount = 0;
         return;
       }
@@ -630,7 +637,7 @@ class TraceTextState {
   private emit(lineNo: number, pid: number, tgid: number | null, cpu: number, ts: number, nameText: string, nameFrom: number, nameTo: number, line: string, p0: number, p1: number): void {
     const fast = this.fast;
     if (fast) {
-      fast.eventIds(ts, cpu, pid, this.task(fast, pid), this.name(fast, nameText, nameFrom, nameTo));
+      fast.eventIds(ts, cpu, pid, this.task(fast, pid), this.name(fast, nameText, nameFrom, nameTo), this.lineCtx());
       fast.eventMore?.(tgid ?? -1, line, p0, p1);
       return;
     }
@@ -686,10 +693,11 @@ class TraceTextState {
   private emitCookie(lineNo: number, pid: number, cpu: number, ts: number, slot: number, generation: number | null): void {
     const fast = this.fast;
     if (fast) {
-      fast.cookieIds(ts, cpu, pid, this.task(fast, pid), slot, generation ?? -1);
+      fast.cookieIds(ts, cpu, pid, this.task(fast, pid), slot, generation ?? -1, this.lineCtx());
       return;
     }
     const r = this.cookie;
+    r.ctx = this.lineCtx();
     r.lineNo = lineNo;
     r.comm = this.comm(pid);
     r.pid = pid;
@@ -842,7 +850,7 @@ class TraceTextState {
     if (fast && !fast.eventMore && !(name === 'print' && isResetMarker(line, p0, p1))) {
       let id = this.printIds[name];
       if (id < 0) id = this.printIds[name] = fast.names.intern(name);
-      fast.eventIds(ts, cpu, pid, this.task(fast, pid), id);
+      fast.eventIds(ts, cpu, pid, this.task(fast, pid), id, this.lineCtx());
       return;
     }
     this.fill(this.printEv, lineNo, pid, tgid, cpu, ts, name, line.slice(p0, p1));
@@ -851,7 +859,7 @@ class TraceTextState {
 
   private openStack(kind: 'full' | 'user', pid: number, cpu: number, ts: number, lineNo: number): void {
     this.used++;
-    this.open = { lineNo, kind, comm: this.comm(pid), pid, cpu, ts, slot: -1, generation: null, frames: kind === 'full' && this.frameTable ? null : [] };
+    this.open = { lineNo, kind, comm: this.comm(pid), pid, cpu, ts, slot: -1, generation: null, frames: kind === 'full' && this.frameTable ? null : [], ctx: this.lineCtx() };
     this.frameCount = 0;
   }
 }

@@ -92,7 +92,29 @@ export interface TraceStackRecord {
   generation: number | null;
   /** full and user stacks: frame keys, leaf first */
   frames: string[] | null;
+  /** the context the record was written in (contextOf its latency flags); -1 or absent: not said */
+  ctx?: number;
 }
+
+/**
+ * The execution context a line's latency flags name, as one number: the hardirq/softirq/NMI
+ * column (`.` none, `s` softirq, `h` hardirq, `H` hardirq in softirq, `z` NMI, `Z` NMI in
+ * hardirq) times 16, plus the preempt depth (a hex digit, `.` for 0). An event and the stack
+ * record the kernel writes after it share them (the same trace_ctx), so under nested contexts a
+ * stack record belongs to the last event of its own context on its CPU. -1: no flags, or flags
+ * of another shape.
+ */
+export function contextOf(text: string, from: number, to: number): number {
+  if (to - from < 4) return -1;
+  const irq = '.shHzZ'.indexOf(text[from + 2]);
+  if (irq < 0) return -1;
+  const d = text.charCodeAt(from + 3);
+  const depth = d === 46 ? 0 : d >= 48 && d <= 57 ? d - 48 : d >= 97 && d <= 102 ? d - 87 : -1;
+  return depth < 0 ? -1 : irq * 16 + depth;
+}
+
+/** contextOf's keys: 6 columns of 16 depths */
+export const CONTEXTS = 96;
 
 export interface TraceLost {
   lineNo: number;
