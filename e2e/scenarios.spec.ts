@@ -117,7 +117,13 @@ async function opensWithWrongAsResolved(page: Page) {
   // the simulator's first two stories, as it tells them from what it knows: "id SLOT · CPU C · T s"
   const simItems = await page.getByTestId('sim-story-item').evaluateAll((els) => els.slice(0, 2).map((e) => e.textContent ?? ''));
   await page.getByTestId('sim-open').click();
-  await expect(page.getByTestId('summary-resolved')).toHaveText(String(correct + wrong), { timeout: 30_000 });
+  // the wrong ids whose event's own call_site= contradicts the stack they resolve to are not counted as resolved
+  await expect(page.getByTestId('summary-events')).not.toHaveText('4000', { timeout: 30_000 });
+  await expect(page.getByTestId('load-progress')).toHaveAttribute('data-status', 'done');
+  const contradicted = Number(await page.getByTestId('summary-contradicted').textContent());
+  expect(contradicted).toBeGreaterThan(0);
+  expect(contradicted).toBeLessThanOrEqual(wrong);
+  await expect(page.getByTestId('summary-resolved')).toHaveText(String(correct + wrong - contradicted), { timeout: 30_000 });
   // its ledger.json went with it: the explorer says how many of those unverified ids are wrong, the ledger's count
   const truth = page.locator('[data-testid="banner"][data-banner="sim-truth"]');
   await expect(truth).toContainText(wrong.toLocaleString('en-US'));

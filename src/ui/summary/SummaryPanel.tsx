@@ -61,6 +61,8 @@ export function SummaryPanel() {
           </div>
         ))}
       </div>
+      {/* v4/v7 ids their event's own fields contradict (not counted as resolved): for tests and tools */}
+      <span hidden data-testid="summary-contradicted">{s?.status?.contradicted ?? 0}</span>
       <span hidden data-testid="summary-generations">
         {whole.generations.join(', ') || 'none'}
       </span>
