@@ -61,13 +61,14 @@ describe('contradicted: a v7 id whose event names a call site or function its st
     expect(s.unresolved).toBe(3);
   });
 
-  it('a raw call_site address is named through the capture\u2019s kallsyms', () => {
+  it('a raw call_site address is not judged, with kallsyms or without', () => {
     const kallsyms = 'ffffffff81234500 T seq_read\nffffffff81234600 T vfs_read\nffffffff81300000 T dup_task_struct\nffffffff81300100 T copy_process\n';
     const raw = (addr: string, slot: number) =>
       `# tracer: nop\n            bash-1234    [001] ...1.   100.000001: kmem_cache_alloc: call_site=${addr} ptr=0x5\n            bash-1234    [001] ...1.   100.000001: <stack_id ${slot}>\n`;
-    // seq_read+0x10 is in stack 1, not in stack 2
+    // seq_read+0x10 is in stack 1, not in stack 2; named through kallsyms it would contradict stack 2,
+    // but addresses are not judged: a simulated trace.dat's named call sites did not line up with its dumps' frames
     const at = (slot: number) => ingestFiles([['trace', raw('ffffffff81234510', slot)], ['stack_map', dump], ['kallsyms', kallsyms]]).trace.recStatus.get(0);
-    expect([at(1), at(2)]).toEqual([RecordStatus.Unverified, RecordStatus.Contradicted]);
+    expect([at(1), at(2)]).toEqual([RecordStatus.Unverified, RecordStatus.Unverified]);
     // without kallsyms the address names nothing: not judged
     expect(ingestFiles([['trace', raw('ffffffff81234510', 2)], ['stack_map', dump]]).trace.recStatus.get(0)).toBe(RecordStatus.Unverified);
   });
