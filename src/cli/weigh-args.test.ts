@@ -1,3 +1,4 @@
+import type { TopRow } from './top.ts';
 // `--weight` and `--group` on `top` and `export` (issue 35, DESIGN 5.5), on a text capture written
 // here (testing/weighed-capture.ts): counts and weights against a regex reading of its lines with
 // stacks resolved through the dump text, and the folded export drawn by FlameGraph's own
@@ -31,14 +32,7 @@ async function run(cmd: (a: string[]) => Promise<number>, args: string[]) {
   return { code, out: io.out.join(''), err: io.err.join('') };
 }
 
-interface JsonRow {
-  count: number;
-  weight: number;
-  share: number;
-  frames: string[];
-  group?: string;
-  unweighed?: number;
-}
+type JsonRow = TopRow;
 
 describe('--weight and --group', () => {
   it('top --json --weight field:bytes_alloc: {total, totalWeight, rows: [{count, weight, share, frames}]} as the regex sums them; the events without it said on stderr', async () => {

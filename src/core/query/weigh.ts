@@ -38,9 +38,12 @@ export function fieldOf(s: string): string | null {
  * when the load kept them (LoadOptions.details): without them every event is NaN.
  */
 export function fieldValues(d: ExplorerData, name: string): Float64Array {
-  const n = d.ev.ts.length;
+  return payloadFieldValues(d.t.details, d.ev.ts.length, name);
+}
+
+/** The same from the payloads a load kept (`details`) for `n` events, without the explorer's columns. */
+export function payloadFieldValues(det: { length: number; payload: readonly string[] } | null | undefined, n: number, name: string): Float64Array {
   const out = new Float64Array(n).fill(NaN);
-  const det = d.t.details;
   if (!det) return out;
   const m = Math.min(n, det.length);
   for (let e = 0; e < m; e++) {

@@ -1,6 +1,6 @@
 import type { Capture } from '../capture/ingest.ts';
 import { ExplorerData } from './explorer-data.ts';
-import { fieldValues } from './weigh.ts';
+import { payloadFieldValues } from './weigh.ts';
 import { isOccurrence } from './selection.ts';
 import { fieldInteger, payloadFields } from '../formats/payload-fields.ts';
 
@@ -24,11 +24,12 @@ export interface WeightedView {
  * not line up with the first (another number of events).
  */
 export function weightedView(d: ExplorerData, detailed: Capture, field: string): WeightedView {
-  const again = new ExplorerData(detailed);
+  // the payloads of the second reading only: no explorer columns made for it
+  const t = detailed.trace;
   const n = d.ev.ts.length;
-  if (again.ev.ts.length !== n || again.recordCount !== d.recordCount)
-    throw new Error(`the files read again hold ${again.ev.ts.length} events and ${again.recordCount} records, not ${n} and ${d.recordCount}: not weighed by ${field}`);
-  const values = fieldValues(again, field);
+  if (t.evTs.length !== n || t.recordCount !== d.recordCount)
+    throw new Error(`the files read again hold ${t.evTs.length} events and ${t.recordCount} records, not ${n} and ${d.recordCount}: not weighed by ${field}`);
+  const values = payloadFieldValues(t.details, n, field);
   const recEvent = d.t.recEvent.raw();
   const weights = new Float64Array(d.recordCount);
   let unweighed = 0;
