@@ -8,7 +8,7 @@ export const INTEGRATION = [
   'scripts/capture.test.ts',
   'src/cli/export.integration.test.ts',
   'src/cli/export.test.ts',
-  'src/cli/export-folder.test.ts',
+  'src/cli/export-lock.test.ts',
   'src/cli/filter.test.ts',
   'src/cli/generate.test.ts',
   'src/cli/interrupt.test.ts',

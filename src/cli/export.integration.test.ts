@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { captureIdOfPaths, EXPORT_LOCK } from './export-folder.ts';
+import { captureIdOfPaths } from './export-folder.ts';
+import { EXPORT_LOCK } from './export-lock.ts';
 
 const MAIN = new URL('./main.ts', import.meta.url).pathname;
 const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;

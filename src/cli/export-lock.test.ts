@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TABLE_NAMES } from '../core/tables/schema.ts';
 import { exportCommand } from './export.ts';
-import { EXPORT_LOCK, LOCK_WAIT_ENV, processStart, withFolderLock } from './export-folder.ts';
+import { EXPORT_LOCK, LOCK_WAIT_ENV, processStart, withFolderLock } from './export-lock.ts';
 import { writeCapture } from './generate-capture.ts';
 import { DEFAULT_GENERATE } from './generate.ts';
 import { captureOutput } from './test-io.ts';
