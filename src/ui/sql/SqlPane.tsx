@@ -54,7 +54,7 @@ function Open() {
   const s = useSqlStore();
   const ready = s.status === 'ready';
   return (
-    <div className="sql-body">
+    <div className="sql-body" data-testid="sql-body" data-ran={s.ran ?? undefined} data-running={s.running}>
       <SqlSchema />
       <div className="sql-main">
         <div className="sql-examples" role="group" aria-label="example queries">
