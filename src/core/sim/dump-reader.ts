@@ -8,7 +8,7 @@ import { concatBytes } from '../base/bytes.ts';
  *
  * Binary (`stack_map_bin`): at open, the set of published slots is recorded (the kernel's
  * bitmap) and `nr_stacks` is set to its size; records are then streamed a page per pass, each
- * pass under the stack_map mutex reading the live elements. A pass that must resume iteration
+ * pass under the stack_map lock (v7's rwsem, read side; v8's mutex) reading the live elements. A pass that must resume iteration
  * after a reset started since the open fails with ESTALE; bytes already produced by a pass are
  * still handed out, and a reader that has produced everything reaches EOF as usual.
  *
@@ -18,7 +18,7 @@ import { concatBytes } from '../base/bytes.ts';
  * Every reader counts as a file open on the map (C.READERS) from open to EOF or error, so v8's
  * `free` waits for it.
  *
- * Text (`stack_map`): no check. Each pass (under the mutex) prints the next published slots in
+ * Text (`stack_map`): no check. Each pass (under the lock) prints the next published slots in
  * ascending order with the generation current at that pass, so a read spanning a reset splices
  * records of two generations.
  */

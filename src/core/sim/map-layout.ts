@@ -26,7 +26,7 @@ export const C = {
   RESET_FLAG: 2,
   /** one reset at a time: 1 while a reset runs */
   RESET_BUSY: 3,
-  /** the stack_map lock: -1 while a reset (or free) holds it for its whole run, else the dump passes holding its read side (an rwsem from v7 on; v4's a mutex: at most 1) */
+  /** the stack_map lock: -1 while a reset (or free) holds it for its whole run, else the dump passes holding its read side (v7's an rwsem; v4's and v8's a mutex: at most 1) */
   MUTEX: 4,
   /** bumped when a reset starts: a binary dump opened before it fails with ESTALE */
   RESET_SEQ: 5,

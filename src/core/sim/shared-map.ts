@@ -6,7 +6,7 @@ export type { MapEventKind, MapOptions } from './map-insert.ts';
 /**
  * The stack map of DESIGN section 1 on one SharedArrayBuffer: the insert path (map-insert.ts)
  * and, here, what tracefs writes do to the map: reset (`echo 0 > stack_map`), options/stackmap,
- * v8's free, and the stack_map mutex and open-file count the dumps take.
+ * v8's free, and the stack_map lock (v7's rwsem, v4's and v8's mutex) and open-file count the dumps take.
  */
 
 export type ResetOutcome = 'ok' | 'ebusy' | 'refused';
@@ -15,9 +15,10 @@ export type FreeOutcome = 'ok' | 'busy' | 'einval' | 'not-allocated';
 
 export class SharedStackMap extends MapInsert {
   /**
-   * The stack_map lock, write side (a reset, a free): C.MUTEX -1 while held. From v7 on it is an
-   * rwsem: dump passes take the read side together (the v7 document: "serializes each seq_file
-   * pass against reset through the same rwsem"); v4's is a mutex, every holder alone.
+   * The stack_map lock, write side (a reset, a free): C.MUTEX -1 while held. v7's is an rwsem:
+   * dump passes take the read side together (the v7 document: "serializes each seq_file pass
+   * against reset through the same rwsem"). v8's is a mutex (the v8 letter, changes since v7:
+   * "Use a mutex instead of an rwsem for the readers (Steven)."), as v4's: every holder alone.
    */
   lock(): void {
     for (;;) {
@@ -32,14 +33,14 @@ export class SharedStackMap extends MapInsert {
     Atomics.notify(this.i32, C.MUTEX);
   }
 
-  /** The read side: with no writer, one more reader (v7, v8), or the only holder (v4). False when it must wait. */
+  /** The read side: with no writer, one more reader (v7's rwsem), or the only holder (v4's and v8's mutex). False when it must wait. */
   tryLockRead(): boolean {
     const v = Atomics.load(this.i32, C.MUTEX);
-    if (v < 0 || (v > 0 && this.params.mode === 'v4')) return false;
+    if (v < 0 || (v > 0 && this.params.mode !== 'v7')) return false;
     return Atomics.compareExchange(this.i32, C.MUTEX, v, v + 1) === v;
   }
 
-  /** A dump pass's hold: the read side of the rwsem (v4: the mutex). */
+  /** A dump pass's hold: the read side of v7's rwsem (v4, v8: the mutex). */
   lockRead(): void {
     while (!this.tryLockRead()) {
       const v = Atomics.load(this.i32, C.MUTEX);
