@@ -1,5 +1,6 @@
 import type { SimConfig } from './cpu-loop.ts';
 import { MAX_WORKLOAD_DEPTH, type Mode } from './map-layout.ts';
+import { Rng } from './random.ts';
 import type { SymbolSource } from './replay.ts';
 import { DEFAULT_EVENT_BYTES, type RingModel } from './ring.ts';
 
@@ -27,6 +28,8 @@ export interface SimOptions {
   /** 'weights': drawn by replayWeights (a loaded capture's occurrence counts) */
   replayOrder: 'sequential' | 'zipf' | 'weights';
   replayWeights: number[] | null;
+  /** a replay in phases of this many stacks: after each reset the CPUs move to the next ones (0: one population) */
+  replayPhase: number;
   /** the symbols replayed ips were made for (see replay.ts), used to export the run */
   replaySymbols: SymbolSource | null;
   ringKb: number;
@@ -70,11 +73,15 @@ export interface SimOptions {
 export const MAX_PHASES = 16;
 
 /** How many distinct stacks the workload holds, and how far the ranks shift per phase. */
-export function phaseOf(o: Pick<SimOptions, 'stacks' | 'phaseShift' | 'resets' | 'replay'>, live = false): { size: number; shift: number; total: number } {
+export function phaseOf(o: Pick<SimOptions, 'stacks' | 'phaseShift' | 'resets' | 'replay'> & { replayPhase?: number }, live = false): { size: number; shift: number; total: number } {
+  if (o.replay && o.replayPhase) return { size: o.replayPhase, shift: o.replayPhase, total: o.replay.length };
   const shift = o.replay ? 0 : Math.round(o.phaseShift * o.stacks);
   const phases = shift === 0 ? 1 : live ? MAX_PHASES : Math.min(MAX_PHASES, o.resets + 1);
   return { size: o.stacks, shift, total: o.stacks + (phases - 1) * shift };
 }
+
+/** The per-boot jhash seed a run draws: the first u32 of its seed's generator. */
+export const hashSeedOf = (seed: number): number => new Rng(seed).u32();
 
 /** The map can hold a binary dump (v4, v7, v8 with the proposed follow-up). */
 export const hasBinExport = (o: Pick<SimOptions, 'mode' | 'v8Variant'>): boolean => o.mode !== 'v8' || o.v8Variant === 'bin';
@@ -96,6 +103,7 @@ export const DEFAULT_OPTIONS: SimOptions = {
   replay: null,
   replayOrder: 'sequential',
   replayWeights: null,
+  replayPhase: 0,
   replaySymbols: null,
   ringKb: 512,
   ringModel: 'seed',

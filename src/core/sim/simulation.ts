@@ -2,11 +2,10 @@ import { gateOf, mapParams, recordClock, type CpuReport, type SharedRefs, type S
 import { decodeBinDump, ESTALE, readBinDump, readTextDump, type MapDump } from './dump-reader.ts';
 import { computeLedger, stackKey, type Ledger, type LedgerInput } from './ledger.ts';
 import { C, createMapBuffer, K } from './map-layout.ts';
-import { Rng } from './random.ts';
 import { createRingBuffer, REC, Ring, type RingRecord } from './ring.ts';
 import { SharedStackMap, type ResetOutcome } from './shared-map.ts';
 import type { LiveEventKind } from './live.ts';
-import { DEFAULT_OPTIONS, hasBinExport, phaseOf, pickOf, validate, type SimOptions } from './sim-options.ts';
+import { DEFAULT_OPTIONS, hashSeedOf, hasBinExport, phaseOf, pickOf, validate, type SimOptions } from './sim-options.ts';
 import { buildReport, type ResetMark, type RunResult, type TraceItem } from './sim-report.ts';
 import { captureMap, snapshotMap, snapshotOf, type GenerationSnapshot, type MapCopy } from './sim-snapshot.ts';
 import { buildPopulation, type Population, type WorkloadSpec } from './workload.ts';
@@ -48,7 +47,6 @@ export class Simulation {
   constructor(opts: Partial<SimOptions>, canBlock = true, live = false) {
     const o = (this.options = { ...DEFAULT_OPTIONS, ...opts });
     validate(o);
-    const rng = new Rng(o.seed);
     const spec: WorkloadSpec = o.replay
       ? { kind: 'replay', stacks: o.replay, order: o.replayOrder, zipf: o.zipf, seed: o.seed, symbols: o.replaySymbols ?? undefined }
       : { kind: 'population', stacks: phaseOf(o, live).total, zipf: o.zipf, depthMin: o.depthMin, depthMax: o.depthMax, seed: o.seed };
@@ -58,7 +56,7 @@ export class Simulation {
       mode: o.mode,
       bits: o.bits,
       cpus: o.cpus,
-      hashSeed: rng.u32(),
+      hashSeed: hashSeedOf(o.seed),
       eventsPerCpu: Math.floor(o.events / o.cpus),
       resets: o.resets,
       gateSlack: o.gateSlack,
@@ -70,7 +68,7 @@ export class Simulation {
       ringBytes: o.ringKb * 1024,
       ringModel: o.ringModel,
       pick: pickOf(o),
-      phase: (({ size, shift }) => ({ size: o.replay ? this.population.ips.length : size, shift }))(phaseOf(o, live)),
+      phase: (({ size, shift }) => ({ size: o.replay && !o.replayPhase ? this.population.ips.length : size, shift }))(phaseOf(o, live)),
       rcuOffShare: o.mode === 'v8' ? o.rcuOffShare : 0,
       irqRate: o.irqRate,
       nmiRate: o.nmiRate,
