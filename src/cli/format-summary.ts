@@ -18,6 +18,26 @@ function generationsLine(s: Summary): string {
   return `${head.join(', ')}, ... ${int(left)} more ..., ${tail.join(', ')} (${int(g.length + s.generationsCut)} in all)`;
 }
 
+/**
+ * stack_map_stat's counters under the kernel's own names, only those the file printed: v7's
+ * `entries E / C`, `table_size`, `successes`, `drops`, `success_rate` (the v7 document); v8's
+ * `generation`, `entries`, `capacity`, `successes`, `fallbacks` (the v8 cover letter: it "drops
+ * table_size and success_rate, and renames drops to fallbacks, since those stacks are recorded in
+ * full, not lost"). Nothing computed is printed as the kernel's.
+ */
+export function statLine(stat: NonNullable<Summary['stat']>): string {
+  if (stat.values.length === 0) return `${esc(stat.file)}: stackmap not initialized`;
+  const counter = stat.version === 'v8' ? 'fallbacks' : 'drops';
+  const parts: string[] = [];
+  if (stat.generation !== null) parts.push(`generation ${stat.generation}`);
+  if (stat.entries !== null) parts.push(`entries ${stat.entries}${stat.capacity !== null ? ` of ${stat.capacity}` : ''}`);
+  if (stat.tableSize !== null) parts.push(`table_size ${stat.tableSize}`);
+  if (stat.successes !== null) parts.push(`successes ${stat.successes}`);
+  if (stat.drops !== null) parts.push(`${counter} ${stat.drops}`);
+  if (stat.successRate !== null) parts.push(`success_rate ${stat.successRate}%`);
+  return `${parts.join(', ')} (${stat.version}, ${esc(stat.file)})`;
+}
+
 /** The summary as a person reads it in a terminal: what came from the files (names, frames, messages) with its control characters escaped. */
 export function formatSummary(s: Summary): string {
   const out: string[] = [];
@@ -43,7 +63,7 @@ export function formatSummary(s: Summary): string {
       out.push(`  ${String(g.index).padStart(3)}  ${g.firstTs.toFixed(6)} - ${g.lastTs.toFixed(6)}  (${span.toFixed(3)} s)  ${int(g.events).padStart(9)} events  ${esc(g.file)}`);
     }
   }
-  if (s.stat) row('stack_map_stat', `entries ${s.stat.entries} of ${s.stat.capacity}, successes ${s.stat.successes}, drops ${s.stat.drops}`);
+  if (s.stat) row('stack_map_stat', statLine(s.stat));
   out.push('', 'files:');
   for (const f of s.files) {
     const acc = f.lines ? `${f.lines.used}/${f.lines.total} lines used` : f.bytes ? `${f.bytes.used}/${f.bytes.total} bytes used` : '';

@@ -25,7 +25,10 @@ export interface StatSummary {
   entries: number | null;
   capacity: number | null;
   successes: number | null;
+  /** v7 `drops` or v8 `fallbacks` (DESIGN 2.3: they share this key) */
   drops: number | null;
+  /** v8 only: `fallbacks` as read, the same number as `drops` (DESIGN 2.3); null for v7, which prints `drops` */
+  fallbacks: number | null;
   generation: number | null;
 }
 
@@ -157,6 +160,7 @@ export function summarize(c: Capture, topN = 10, granularity: Granularity = defa
       capacity: stat.capacity,
       successes: stat.successes,
       drops: stat.drops,
+      fallbacks: stat.version === 'v8' ? stat.drops : null,
       generation: stat.generation,
     },
     status,

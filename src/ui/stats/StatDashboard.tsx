@@ -8,8 +8,8 @@ import { isFiltered, useSelection } from '../../state/view/view-store.ts';
 import { STATUS_COLORS } from '../common/colors.ts';
 import { fmtBytes, fmtInt, fmtPct } from '../common/format.ts';
 import { Gauge } from './Gauge.tsx';
+import { computedFields, kernelFields, KNOWN_STAT_KEYS } from './stat-fields.ts';
 
-const KNOWN = new Set(['entries', 'capacity', 'table_size', 'successes', 'drops', 'fallbacks', 'success_rate', 'generation']);
 
 /** What the kernel says (stack_map_stat) beside what the trace shows, and what to do about it. */
 export function StatDashboard() {
@@ -57,6 +57,7 @@ export function StatDashboard() {
           <TraceSide rb={rb} dedup={dedup} />
         </div>
       </div>
+      {stat && <ComputedSide stat={stat} />}
       <h3>Resolution {filtered ? '(selection)' : ''}</h3>
       <div className="status-bar" role="img" aria-label="stack records by status">
         {Object.entries(status).map(([k, n]) =>
@@ -149,35 +150,54 @@ function Note({ children, testid }: { children: ReactNode; testid?: string }) {
   );
 }
 
+/** The kernel's fields exactly as stack_map_stat printed them, under its own names (stat-fields.ts). */
 function KernelSide({ stat }: { stat: ParsedStat }) {
   if (stat.uninitialized) return <p className="quiet">stackmap not initialized (the map was never used or was freed).</p>;
-  const attempts = (stat.successes ?? 0) + (stat.drops ?? 0);
-  const rate = stat.successRate !== null ? stat.successRate / 100 : attempts ? (stat.successes ?? 0) / attempts : NaN;
-  const unknown = stat.values.filter(([k]) => !KNOWN.has(k));
+  const unknown = stat.values.filter(([k]) => !KNOWN_STAT_KEYS.has(k));
   return (
-    <div className="kernel-side">
+    <div className="kernel-side" data-testid="stat-kernel" data-version={stat.version}>
       {stat.entries !== null && stat.capacity !== null && <Gauge value={stat.entries} max={stat.capacity} label={`${fmtInt(stat.entries)} of ${fmtInt(stat.capacity)}`} />}
       <dl className="facts">
-        <dt>table size</dt>
-        <dd>{stat.tableSize !== null ? `${fmtInt(stat.tableSize)} slots` : stat.capacity !== null ? `${fmtInt(2 * stat.capacity)} slots (2 × capacity)` : '–'}</dd>
-        <dt>successes</dt>
-        <dd>{stat.successes !== null ? fmtInt(stat.successes) : '–'}</dd>
-        <dt>{stat.version === 'v8' ? 'fallbacks' : 'drops'}</dt>
-        <dd className={stat.drops ? 'warn' : ''}>{stat.drops !== null ? fmtInt(stat.drops) : '–'}</dd>
-        <dt>success rate</dt>
-        <dd data-testid="stat-success-rate">{fmtPct(rate)}</dd>
-        {stat.generation !== null && (
-          <>
-            <dt>generation</dt>
-            <dd>{stat.generation}</dd>
-          </>
-        )}
+        {kernelFields(stat).map((f) => (
+          <Fragment key={f.key}>
+            <dt data-testid="stat-kernel-key">{f.key}</dt>
+            <dd className={f.warn ? 'warn' : ''} data-testid={f.key === 'success_rate' ? 'stat-success-rate' : `stat-kernel-${f.key.replace('_', '-')}`}>
+              {f.value}
+            </dd>
+          </Fragment>
+        ))}
         {unknown.map(([k, v]) => (
           <Fragment key={k}>
             <dt className="unknown" title="a key this explorer does not know; shown as read">
               {k}
             </dt>
             <dd>{v}</dd>
+          </Fragment>
+        ))}
+      </dl>
+    </div>
+  );
+}
+
+/**
+ * What this explorer computes from stack_map_stat where the kernel printed nothing (v8's success
+ * share and table size, which the v8 cover letter dropped), outside the kernel's column and
+ * labelled as the explorer's.
+ */
+function ComputedSide({ stat }: { stat: ParsedStat }) {
+  const fields = computedFields(stat);
+  if (fields.length === 0) return null;
+  return (
+    <div data-testid="stat-computed" style={{ marginTop: 8 }}>
+      <h3>Computed by this explorer from stack_map_stat (not printed by the kernel)</h3>
+      <dl className="facts">
+        {fields.map((f) => (
+          <Fragment key={f.id}>
+            <dt title={f.how}>{f.label} (computed)</dt>
+            <dd data-testid={`stat-computed-${f.id}`} title={f.how}>
+              {f.value}
+            </dd>
+            <Note>{f.how}</Note>
           </Fragment>
         ))}
       </dl>
