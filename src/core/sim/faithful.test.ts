@@ -69,11 +69,11 @@ describe('v8 discards a stack taken while RCU is not watching', { timeout: 60_00
   });
 });
 
-describe('an IRQ or NMI inside an insert, on the same CPU (v7 document: "safe in NMI/IRQ/any context"; v8 letter: "records the stack in full instead of spinning")', { timeout: 120_000 }, () => {
+describe('an IRQ or NMI inside an insert, on the same CPU (v7 document: "safe in NMI/IRQ/any context"; v8 letter: "records the stack in full instead of spinning", "instead of waiting")', { timeout: 120_000 }, () => {
   // 3,000 distinct stacks, each claimed once: 3,000 inserts with a claim-to-publish stretch for an interrupt to land in
   const opts = { cpus: 2, bits: 14, events: 12000, resets: 0, stacks: 3000, zipf: 0, irqRate: 0.05, nmiRate: 0.05, ringKb: 8192 } as const;
   for (const mode of ['v8', 'v7'] as const)
-    it(`${mode}: nested inserts on the CPU's own worker_threads thread, nothing waits on itself`, async () => {
+    it(`${mode}: nested inserts on the CPU's own worker_threads thread, nothing waits on itself for ever`, async () => {
       const r = await runNode({ ...opts, mode, v8Variant: 'bin' });
       const i = r.report.interrupts;
       // about 3,000 claims x 2 points x 10%
@@ -87,15 +87,13 @@ describe('an IRQ or NMI inside an insert, on the same CPU (v7 document: "safe in
       expect(r.report.attempts).toBe(r.report.successes + r.report.fallbacks + r.report.bypasses);
       // half the interrupts take the interrupted stack, whose slot their own CPU has claimed and not published
       expect(i.sameStackInFlight).toBeGreaterThan(i.events / 4);
-      if (mode === 'v8') {
-        expect(r.report.duplicates).toBe(0);
-        expect(r.report.fallbackReasons.inFlight).toBeGreaterThanOrEqual(i.sameStackInFlight);
-      } else {
-        // v7: the insert advances past the unpublished slot and publishes a second copy (or, for an
-        // NMI inside an IRQ that already did, hits that copy)
-        expect(r.report.duplicates).toBeGreaterThan(i.sameStackInFlight / 2);
-        expect(r.report.fallbackReasons.inFlight).toBe(0);
-      }
+      // v8 records the stack in full at once; v7 waits for its own CPU's publish, which cannot come
+      // while the interrupt runs, so its bounded wait gives up and records it in full too: no copy
+      expect(r.report.fallbackReasons.inFlight).toBeGreaterThanOrEqual(i.sameStackInFlight);
+      if (mode === 'v8') expect(r.report.duplicates).toBe(0);
+      // v7 document: "the `cmpxchg` loser advances by one slot and may insert the same stack again":
+      // the only second copies are after a lost cmpxchg (between the two CPUs), none from the interrupts
+      else expect(r.report.duplicates).toBeLessThanOrEqual(r.report.lostSameHash);
       // no reset: every id and cookie resolves to its own stack
       expect(r.report.ledger.wrong).toBe(0);
     });

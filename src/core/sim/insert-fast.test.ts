@@ -55,7 +55,9 @@ class Reference {
           this.c.successes++;
           return idx;
         }
-        if (v === 0 && this.mode === 'v8') {
+        // the same hash with no element: v8 records in full "instead of waiting" (v8 letter); v7
+        // waits, and in one thread nobody publishes, so its bounded wait gives up: in full too
+        if (v === 0 && this.mode !== 'v4') {
           this.c.fallbacks++;
           if (this.elts.length >= this.capacity) this.c.fallbacksGravestone++;
           else this.c.fallbacksInFlight++;
@@ -193,11 +195,11 @@ describe('the insert path against a plain model (single thread)', () => {
           examples: [
             // a run of foreign keys over a stack's start: its insert meets the probe limit
             [[{ k: 'plant', i: shallow[0], len: 66, own: false, key: 12345 }, { k: 'insert', i: shallow[0] }, { k: 'cached', i: shallow[0] }], 0],
-            // the stack's own hash with no element, the pool not empty: v8's in-flight fallback
+            // the stack's own hash with no element, the pool not empty: v7's and v8's in-flight fallback
             [[{ k: 'plant', i: shallow[1], len: 1, own: true, key: 1 }, { k: 'insert', i: shallow[1] }, { k: 'cached', i: shallow[1] }], 0],
             // a forgery that differs in the last word only (the memcmp's tail pair)
             [[{ k: 'collide', i: odd, p: 2 * pop.depths[odd] - 1, shape: 'flip' }], 0],
-            // a stack the pool had no element for, again: v8's gravestone fallback
+            // a stack the pool had no element for, again: v7's and v8's gravestone fallback
             [[{ k: 'insert', i: late }, { k: 'insert', i: late }], 1100],
           ],
         },
@@ -205,7 +207,7 @@ describe('the insert path against a plain model (single thread)', () => {
     }, 60_000);
   }
 
-  it('the sequences reached every outcome: pool empty, probe limit, gravestone and in-flight (v8), deep', () => {
+  it('the sequences reached every outcome: pool empty, probe limit, gravestone and in-flight (v7, v8), deep', () => {
     for (const [k, v] of Object.entries(reached)) expect(v, k).toBeGreaterThan(0);
   });
 

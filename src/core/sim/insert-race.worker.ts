@@ -3,7 +3,7 @@ import type { MapParams } from './map-layout.ts';
 import { SharedStackMap } from './shared-map.ts';
 import { populationViews, type PopulationShared } from './workload.ts';
 
-/** A worker for insert-race.test.ts: `inserts` inserts of random stacks on one CPU, after every worker is ready. */
+/** A worker for insert-race.test.ts: `inserts` inserts of random stacks on one CPU, after every worker (and the test's own thread, where it counts itself in `sync`) is ready. */
 export interface RaceJob {
   entry: string;
   map: SharedArrayBuffer;
@@ -15,6 +15,10 @@ export interface RaceJob {
   inserts: number;
   /** draw among the first `stacks` of the population */
   stacks: number;
+  /** MapOptions.raceWindowUs: each insert held between filling its element and publishing it */
+  raceWindowUs?: number;
+  /** MapOptions.claimRaceUs: each insert held between reading a key as empty and its cmpxchg */
+  claimRaceUs?: number;
 }
 
 export interface RaceResult {
@@ -25,7 +29,7 @@ export interface RaceResult {
 }
 
 const job = workerData as RaceJob;
-const map = new SharedStackMap(job.map, job.params);
+const map = new SharedStackMap(job.map, job.params, { raceWindowUs: job.raceWindowUs, claimRaceUs: job.claimRaceUs });
 const { words, depths } = populationViews(job.pop);
 const hashes = words.map((w, i) => map.hash(w, depths[i]));
 const sync = new Int32Array(job.sync);

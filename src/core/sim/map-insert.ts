@@ -37,10 +37,10 @@ export interface MapOptions {
 
 /**
  * What `MapOptions.onEvent` reports. Insert: `hit` (an existing element), `claim` (won the
- * cmpxchg), `publish`, `unpublished` (met the same hash with no element), `gravestone` (the same,
+ * cmpxchg), `publish`, `unpublished` (met the same hash with no element: v7 then waits, v8 records in full, v4 advances), `gravestone` (the same,
  * with the pool empty), `lost` / `lost-same`
  * (cmpxchg lost to another / the same hash), `duplicate` (v4/v7: published a second copy after
- * meeting the same hash), `fallback-*` (the reason), `bypass`. Reset: `reset-flag`,
+ * meeting the same hash: v7 only after a lost cmpxchg, v4 also past an unpublished slot), `fallback-*` (the reason), `bypass`. Reset: `reset-flag`,
  * `reset-drained`, `reset-cleared`, `reset-done`, `ebusy`, `refused`.
  */
 export type MapEventKind =
@@ -72,6 +72,7 @@ export type MapEventKind =
   | 'refused';
 export class MapInsert extends MapView {
   protected readonly v8: boolean;
+  private readonly v4: boolean;
   private readonly windowMs: number;
   private readonly claimRaceMs: number;
   private readonly sleep: boolean;
@@ -90,6 +91,7 @@ export class MapInsert extends MapView {
   constructor(sab: SharedArrayBuffer, params: MapParams, opts: MapOptions = {}) {
     super(sab, params);
     this.v8 = params.mode === 'v8';
+    this.v4 = params.mode === 'v4';
     this.windowMs = (opts.raceWindowUs ?? 0) / 1000;
     this.claimRaceMs = (opts.claimRaceUs ?? 0) / 1000;
     this.canBlock = opts.canBlock ?? true;
@@ -188,7 +190,8 @@ export class MapInsert extends MapView {
     let result = INSERT_FALLBACK;
     let reason: number = K.FB_PROBE;
     let probes = 0;
-    let metSame = false; // v4/v7: passed the same hash (unpublished or a lost cmpxchg): a claim now is a second copy
+    let metSame = false; // passed the same hash (v4: unpublished or a lost cmpxchg; v7: a lost cmpxchg only): a claim now is a second copy
+    let metUnpublished = false; // met the same hash with no element (counted once for a nested insert)
     const ev = this.onEvent;
     for (; probes < PROBE_LIMIT; probes++, idx = (idx + 1) & mask) {
       const key = i32[keysAt + idx]; // plain (2.): read once
@@ -203,16 +206,30 @@ export class MapInsert extends MapView {
         if (v === 0) {
           // with the pool empty no element can come: most likely a gravestone
           if (ev) ev(Atomics.load(i32, C.NEXT_ELT) >= this.capacity ? 'gravestone' : 'unpublished', idx, h >>> 0);
-          if (nested && !metSame) i32[base + K.NESTED_SAME]++;
-          metSame = true;
-          if (this.v8) {
-            // unpublished, or a gravestone (the kernel cannot tell them apart either): v8 records
-            // in full. Counted apart when the pool is empty, where it is most likely a gravestone.
+          if (nested && !metSame && !metUnpublished) i32[base + K.NESTED_SAME]++;
+          metUnpublished = true;
+          if (this.v4) {
+            metSame = true; // v4 advances past it: a claim further on is a second copy
+            continue;
+          }
+          // v7 waits for the element (bounded); v8 does not wait (the v8 letter: "If another
+          // context is inserting the same stack, that stack is recorded in full instead of waiting")
+          const w = this.v8 ? 0 : this.awaitPublish(valsAt + idx);
+          if (w === 0) {
+            // unpublished, or a gravestone (the kernel cannot tell them apart either): recorded in
+            // full. Counted apart when the pool is empty, where it is most likely a gravestone.
             reason = Atomics.load(i32, C.NEXT_ELT) >= this.capacity ? K.FB_GRAVE : K.FB_INFLIGHT;
             break;
           }
+          // v7: published while we waited; the same stack or a hash collision
+          if (this.equals(w - 1, words, nr)) {
+            this.incRef(w - 1);
+            result = idx;
+            ev?.('hit', idx, h >>> 0);
+            break;
+          }
         }
-        continue; // unpublished, a gravestone or a hash collision: advance
+        continue; // a hash collision (or v4's unpublished slot): advance
       }
       if (key !== 0) continue;
       if (this.claimRaceMs > 0) this.hold(this.claimRaceMs);
@@ -261,6 +278,46 @@ export class MapInsert extends MapView {
     }
     this.leave(base);
     return result;
+  }
+
+  /**
+   * v7: an insert that meets its own hash with no element waits for the element, re-reading
+   * `val` (an Atomics.load: the acquire of 3., each time) until it is published. The seeds give
+   * v7's wait, not its bound: the v8 letter says v8 records such a stack "in full instead of
+   * waiting" and, of the map it is modeled on (tracing_map), "instead of spinning". The bound is
+   * tracing_map's (kernel/trace/tracing_map.c, not a seed): it gives up, counting a drop, once
+   * `dup_try > map_size`, map_size being the slot count.
+   * It must be bounded: an IRQ or NMI inserting the stack its own CPU has claimed and not yet
+   * published would otherwise spin forever; bounded, it gives up and the stack is recorded in full.
+   * The insert stays in flight while it waits (a reset's drain waits for it, as synchronize_rcu
+   * waits for a spinning reader); the key cannot change meanwhile (2.). Returns `val`, or 0 when
+   * it gives up.
+   *
+   * The simulator stretches an insert's claim-to-publish by the race window (`window()`), which
+   * the kernel's bound was never sized for (its claim-to-publish is an element index and a
+   * memcpy). So where a window is set, the wait also lasts out twice the window plus 1 ms, asleep
+   * between re-reads where it may, so that a wait across CPUs ends as in the kernel (the element
+   * published), not by the stretch. Not with the pool empty: the slot is then most likely a
+   * gravestone, which nothing will publish.
+   */
+  private awaitPublish(at: number): number {
+    const i32 = this.i32;
+    for (let n = 0; n <= this.slots; n++) {
+      const v = Atomics.load(i32, at);
+      if (v !== 0) return v;
+    }
+    const stretch = this.liveWindow ? Atomics.load(i32, C.WINDOW_US) / 1000 : this.windowMs;
+    if (stretch <= 0 || Atomics.load(i32, C.NEXT_ELT) >= this.capacity) return 0;
+    const end = performance.now() + 2 * stretch + 1;
+    const step = Math.max(0.05, stretch / 20);
+    for (;;) {
+      const v = Atomics.load(i32, at);
+      if (v !== 0) return v;
+      const left = end - performance.now();
+      if (left <= 0) return 0;
+      // no publisher notifies: a timed sleep (it returns at once if val is no longer 0)
+      if (this.sleep) Atomics.wait(i32, at, 0, Math.min(left, step));
+    }
   }
 
   /** Sets where the notable steps go (MapOptions.onEvent), e.g. the host's own map once a live view exists. */

@@ -87,14 +87,14 @@ export const K = {
   FB_POOL: 6,
   /** fallbacks after PROBE_LIMIT probes */
   FB_PROBE: 7,
-  /** v8 fallbacks: the same hash was being inserted elsewhere (unpublished or lost cmpxchg) */
+  /** fallbacks because the same hash was being inserted elsewhere: v8 (unpublished or lost cmpxchg, at once), v7 (unpublished, after its bounded wait) */
   FB_INFLIGHT: 8,
   /** v4/v7: cmpxchg lost to the same hash (the loser advanced) */
   LOST_SAME: 9,
   /** events this CPU recorded (the runner's progress) */
   PROGRESS: 10,
   PROBES: 11,
-  /** v8 fallbacks on key == hash with no element while the pool is empty: most likely a gravestone */
+  /** v7/v8 fallbacks on key == hash with no element while the pool is empty: most likely a gravestone */
   FB_GRAVE: 12,
   /** live hosts: 1 while this CPU is parked by C.PAUSE */
   PAUSED: 13,
@@ -104,7 +104,7 @@ export const K = {
   RCU_DISCARDS: 15,
   /** inserts run by an IRQ or NMI nested inside this CPU's own insert (between its claim and publish) */
   NESTED: 16,
-  /** of those, the ones that met an unpublished slot of the same stack (their own CPU's insert): v8 in full, v7 advances */
+  /** of those, the ones that met an unpublished slot of the same stack (their own CPU's insert): v8 in full, v7 in full after its bounded wait, v4 advances */
   NESTED_SAME: 17,
   /** stack records whose ring-buffer reservation failed: the stack is lost, the map never asked (a bypass, counted) */
   RESERVE_FAILS: 18,

@@ -104,6 +104,9 @@ describe('guided scenarios', { timeout: 60_000 }, () => {
     expect(v7.duplicates).toBeGreaterThan(0);
     // the seed's own mechanism among them: the loser of the slot's cmpxchg to the same stack advanced
     expect(v7.lostSameHash).toBeGreaterThan(0);
+    // and the only one: a CPU meeting the winner's unpublished slot waits for it (v8 letter: v8
+    // records the stack "in full instead of waiting"), so no copy comes without a lost cmpxchg
+    expect(v7.duplicates).toBeLessThanOrEqual(v7.lostSameHash);
     const v8 = (await run('v8-fallback')).rep;
     expect(v8.effect.ok).toBe(true);
     expect(v8.duplicates).toBe(0);

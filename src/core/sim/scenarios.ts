@@ -123,7 +123,8 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
     watch:
       'Four CPUs hit the same four stacks. After each reset two CPUs can find the same stack\'s slot empty at once: one wins the cmpxchg and the other, ' +
       'losing it to the same stack, advances by one slot and inserts it again (the v7 document). The winner is then held 2 ms before it publishes, ' +
-      'and a CPU meeting the unpublished slot advances too. ref_count is split across the copies.',
+      'and a CPU meeting the unpublished slot waits for it (the v8 letter records such a stack "in full instead of waiting"), so only the cmpxchg\'s loser makes a copy. ' +
+      'ref_count is split across the copies.',
     expected: 'duplicates > 0, some after a lost cmpxchg',
     options: { ...CONTENDED, mode: 'v7', bits: 10, claimRaceUs: 500 },
     effect: ({ report }) => ({
@@ -233,7 +234,8 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
     watch:
       'Each CPU takes IRQs and NMIs (5% each at every point between an insert\'s claim and its publish) that record an event and run the same insert ' +
       'path nested inside the CPU\'s own insert; half of them take the interrupted stack. v8 finds that stack\'s slot claimed and unpublished by its ' +
-      'own CPU and records it in full instead of spinning (the cover letter), so nothing waits on itself; v7 advances past it and inserts a second copy (its document).',
+      'own CPU and records it in full instead of spinning (the cover letter), so nothing waits on itself; v7 waits for the publish, which cannot come while ' +
+      'the interrupt runs, until its wait\'s bound (tracing_map\'s, the seeds give none), then records it in full too.',
     expected: 'nested same-stack inserts recorded in full > 0, duplicates = 0, every event recorded',
     options: { ...CLAIMS, mode: 'v8', irqRate: 0.05, nmiRate: 0.05 },
     effect: ({ report }) => ({

@@ -24,7 +24,7 @@ export interface SimReport {
   deepStacks: number;
   /** v8: stacks taken while RCU was not watching, discarded without any record */
   rcuDiscards: number;
-  /** interrupts inside inserts (SimOptions irqRate, nmiRate): their events, their inserts, and those inserts that met the same stack unpublished on their own CPU (v8: in full; v7: advanced, a duplicate) */
+  /** interrupts inside inserts (SimOptions irqRate, nmiRate): their events, their inserts, and those inserts that met the same stack unpublished on their own CPU (v8: in full at once; v7: in full after its bounded wait) */
   interrupts: { events: number; inserts: number; sameStackInFlight: number };
   /** stack records lost to a failed ring reservation (a bypass the map never sees) */
   reserveFails: number;
@@ -34,7 +34,7 @@ export interface SimReport {
   stat: { successes: number; drops: number };
   /** v8: `free`s done */
   frees: number;
-  /** poolEmpty: a claim found no element (each leaves a gravestone); probeLimit; inFlight (v8): the same hash unpublished or a lost cmpxchg to it; gravestone (v8): met key == hash with no element while the pool is empty */
+  /** poolEmpty: a claim found no element (each leaves a gravestone); probeLimit; inFlight: the same hash unpublished (v7 after its bounded wait, v8 at once) or a lost cmpxchg to it (v8); gravestone (v7, v8): met key == hash with no element while the pool is empty */
   fallbackReasons: { poolEmpty: number; probeLimit: number; inFlight: number; gravestone: number };
   /** v4/v7: cmpxchg lost to the same hash (the loser advanced) */
   lostSameHash: number;
