@@ -157,13 +157,19 @@ describe('the RCU discard is scoped to options/stackmap set (cover letter: "With
   it('option off from the start: nothing discarded, every event has its stack in full (worker_threads)', async () => {
     const r = await runNode(
       { mode: 'v8', v8Variant: 'bin', cpus: 2, bits: 12, events: 6000, resets: 0, stacks: 200, rcuOffShare: 0.2, ringKb: 4096 },
-      { beforeStart: (sim) => sim.map.setOption(false) },
+      { beforeStart: (sim) => sim.map.bootOptionOff() },
     );
     const events = r.items.filter((i) => i.rec.type === REC.EVENT).length;
     const full = r.items.filter((i) => i.rec.type === REC.FULL).length;
     expect(events).toBe(6000);
     expect(r.report.rcuDiscards).toBe(0);
     expect(full).toBe(events);
+    // and no map: "The map is allocated when the option is enabled at runtime" (never, here)
+    expect(r.allocated).toBe(false);
+    const files = exportCapture(r);
+    const text = (name: string) => new TextDecoder().decode(files.get(name)!);
+    expect(text('stack_map_stat')).toBe('stackmap not initialized\n');
+    expect([...files.keys()].filter((n) => n.startsWith('stack_map.')).map(text)).toEqual(['stackmap not initialized\n']);
   });
 });
 

@@ -52,7 +52,7 @@ export const C = {
   WINDOW_US: 16,
   /** options/stackmap: 1 on, 0 off (the record path then writes every stack in full, uncounted) */
   OPTION: 17,
-  /** 1 while the map is allocated (v8: allocated when the option is enabled, released by `free`) */
+  /** 1 while the map is allocated (v8: at tracefs initialization with trace_options=stackmap, else when the option is enabled; released by `free`) */
   ALLOCATED: 18,
   /** stack_map / stack_map_bin files open on the map (v8's free waits for them) */
   READERS: 19,
@@ -156,6 +156,9 @@ export function createMapBuffer(p: MapParams): SharedArrayBuffer {
   const i32 = new Int32Array(sab);
   Atomics.store(i32, C.GENERATION, 1);
   Atomics.store(i32, C.RECORDING, 1);
+  // options/stackmap on from the start, as booted with trace_options=stackmap: the map allocated
+  // during tracefs initialization, in every mode (the v8 letter says so of that boot; the v7
+  // document of every boot). SharedStackMap.bootOptionOff starts it off instead.
   Atomics.store(i32, C.OPTION, 1);
   Atomics.store(i32, C.ALLOCATED, 1);
   return sab;

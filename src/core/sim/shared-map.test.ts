@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BinDumpReader, decodeBinDump, ESTALE, readBinDump, readTextDump } from './dump-reader.ts';
 import { stackHash } from './jhash.ts';
 import { computeLedger } from './ledger.ts';
-import { C, createMapBuffer, INSERT_BYPASS, INSERT_FALLBACK, type Mode } from './map-layout.ts';
+import { C, createMapBuffer, INSERT_BYPASS, INSERT_FALLBACK, INSERT_OFF, type Mode } from './map-layout.ts';
 import { REC, Ring, RECORD_SIZE } from './ring.ts';
 import { SharedStackMap } from './shared-map.ts';
 import { buildPopulation } from './workload.ts';
@@ -105,6 +105,56 @@ describe('SharedStackMap (single thread)', () => {
       expect(m.counters()).toMatchObject({ fallbacks: 1, fallbacksInFlight: 1, newElements: 0 });
       expect(m.entries).toBe(0);
     }
+  });
+});
+
+describe('when the map exists (v8 letter: "The map is allocated when the option is enabled at runtime; with trace_options=stackmap it is allocated during tracefs initialization. It stays allocated when the option is disabled, until "free" is written to stack_map."; v7 document: "This allocation happens even if the runtime ``stackmap`` option remains disabled.")', () => {
+  it('booted with trace_options=stackmap (a new map): allocated from the start, in every mode', () => {
+    for (const mode of ['v4', 'v7', 'v8'] as const) {
+      const m = newMap(mode);
+      expect([m.optionOn, m.allocated]).toEqual([true, true]);
+      expect(readTextDump(m).uninitialized).toBeUndefined();
+    }
+  });
+
+  it('v8 booted with the option off: no map, stack_map reads "stackmap not initialized", until the option is enabled; then kept when disabled', () => {
+    const m = newMap('v8');
+    m.bootOptionOff();
+    expect([m.optionOn, m.allocated]).toEqual([false, false]);
+    expect(readTextDump(m).uninitialized).toBe(true);
+    // every stack in full, no map operation
+    expect(m.insert(0, pop.words[1], pop.depths[1])).toBe(INSERT_OFF);
+    expect(m.counters().attempts).toBe(0);
+    // "allocated when the option is enabled at runtime"
+    m.setOption(true);
+    expect(m.allocated).toBe(true);
+    const slot = m.insert(0, pop.words[1], pop.depths[1]);
+    expect(slot).toBeGreaterThanOrEqual(0);
+    // "It stays allocated when the option is disabled, until "free" is written"
+    m.setOption(false);
+    expect(m.allocated).toBe(true);
+    expect(readTextDump(m).records.map((r) => r.slot)).toEqual([slot]);
+    expect(m.free()).toBe('ok');
+    expect(m.allocated).toBe(false);
+    expect(readTextDump(m).uninitialized).toBe(true);
+  });
+
+  it('v7 booted with the option off: allocated all the same, an empty map to read', () => {
+    for (const mode of ['v7', 'v4'] as const) {
+      const m = newMap(mode);
+      m.bootOptionOff();
+      expect([m.optionOn, m.allocated]).toEqual([false, true]);
+      const d = readTextDump(m);
+      expect(d.uninitialized).toBeUndefined();
+      expect(d.records).toEqual([]);
+      expect(m.insert(0, pop.words[1], pop.depths[1])).toBe(INSERT_OFF);
+    }
+  });
+
+  it('the boot state is set before anything records', () => {
+    const m = newMap('v8');
+    m.insert(0, pop.words[1], pop.depths[1]);
+    expect(() => m.bootOptionOff()).toThrow(/already recorded/);
   });
 });
 

@@ -152,6 +152,28 @@ export class SharedStackMap extends MapInsert {
     Atomics.add(i32, C.GENERATION, 1);
   }
 
+  /**
+   * Tracefs initialization without `trace_options=stackmap`: options/stackmap starts off. A map
+   * made by createMapBuffer starts with the option on, as if booted with trace_options=stackmap,
+   * and allocated: the v8 letter, "with trace_options=stackmap it is allocated during tracefs
+   * initialization". Started off, v8 has no map until the option is enabled ("The map is
+   * allocated when the option is enabled at runtime"): stack_map and stack_map_stat read
+   * "stackmap not initialized", as after `free`, and `setOption(true)` allocates it. v7's map is
+   * allocated all the same (its document: "This allocation happens even if the runtime
+   * ``stackmap`` option remains disabled"), and v4's (no seed) as v7's. Call before anything
+   * records; a runtime `setOption(false)` instead keeps the map ("It stays allocated when the
+   * option is disabled").
+   */
+  bootOptionOff(): void {
+    const i32 = this.i32;
+    if (Atomics.load(i32, C.NEXT_ELT) !== 0 || this.counters().attempts !== 0) throw new Error('bootOptionOff: the map has already recorded');
+    this.lockOption();
+    Atomics.store(i32, C.OPTION, 0);
+    for (let cpu = 0; cpu < this.params.cpus; cpu++) Atomics.or(i32, this.cpuWord(cpu, K.INFLIGHT), GATE_OFF);
+    if (this.v8) Atomics.store(i32, C.ALLOCATED, 0);
+    this.unlockOption();
+  }
+
   /** `echo 1 > options/stackmap` / `echo 0`: v8 allocates the map when the option is enabled and keeps it when disabled. */
   setOption(on: boolean): void {
     const i32 = this.i32;
