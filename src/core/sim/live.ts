@@ -81,6 +81,8 @@ export interface LaneView {
   state: number;
   slot: number;
   generation: number;
+  /** records written on this CPU so far (the last RECENT of them are in `recent`) */
+  count: number;
   /** most recent first: REC type, slot (-1 fallback, -2 bypass), generation, stack */
   recent: { type: number; slot: number; generation: number; stack: number }[];
 }
@@ -192,6 +194,6 @@ export class Live {
       const r = at + 4 + ((n - j) % RECENT) * 4;
       recent.push({ type: this.i32[r], slot: this.i32[r + 1], generation: this.i32[r + 2], stack: this.i32[r + 3] });
     }
-    return { state: Atomics.load(this.i32, at), slot: Atomics.load(this.i32, at + 1), generation: Atomics.load(this.i32, at + 2), recent };
+    return { state: Atomics.load(this.i32, at), slot: Atomics.load(this.i32, at + 1), generation: Atomics.load(this.i32, at + 2), count: n, recent };
   }
 }

@@ -8,7 +8,7 @@ import { REC, Ring } from '../../core/sim/ring.ts';
 import type { RunResult, SimReport } from '../../core/sim/sim-report.ts';
 import { idStories, type IdStory } from '../../core/sim/provenance.ts';
 import { snapshotMap, type GenerationSnapshot } from '../../core/sim/sim-snapshot.ts';
-import { hasBinExport } from '../../core/sim/sim-options.ts';
+import { hasBinExport, type SimOptions } from '../../core/sim/sim-options.ts';
 import { Simulation } from '../../core/sim/simulation.ts';
 import { useLoadStore } from '../load/load-store.ts';
 import { initialNotice, initialPane, initialSettings, syncPane } from './sim-pane.ts';
@@ -78,7 +78,8 @@ export interface SimState {
   focusStory(slot: number): void;
   setPane(pane: SimPane): void;
   set(patch: Partial<SimSettings>): void;
-  start(): Promise<void>;
+  /** a run of the pane's settings, or of `run`'s options at its pace (slow motion) */
+  start(run?: { options: Partial<SimOptions>; paceUs: number }): Promise<void>;
   stop(): Promise<void>;
   reset(): Promise<void>;
   dump(): Promise<void>;
@@ -128,7 +129,7 @@ export const useSimStore = create<SimState>((set, get) => ({
     }
   },
 
-  async start() {
+  async start(run) {
     if (get().status === 'running' || get().status === 'starting' || get().status === 'stopping') return;
     terminate();
     setSimSession(null);
@@ -137,7 +138,7 @@ export const useSimStore = create<SimState>((set, get) => ({
       set({ status: 'error', error: 'SharedArrayBuffer is unavailable: the page is not cross-origin isolated (COOP/COEP)' });
       return;
     }
-    const stacks = liveStacksOf(o);
+    const stacks = run ? 0 : liveStacksOf(o);
     if (stacks > MAX_LIVE_STACKS) {
       set({
         status: 'error',
@@ -147,12 +148,12 @@ export const useSimStore = create<SimState>((set, get) => ({
     }
     set({ status: 'starting', error: null, ledger: null, stories: null, current: null, snapshots: [], dumps: 0, estale: 0, resets: { ok: 0, ebusy: 0, refused: 0 }, pendingResets: 0, freeing: false, lastFree: null, report: null });
     try {
-      const cpus = Math.min(Math.max(1, o.cpus), maxSimCpus());
-      const replay = o.workload === 'replay' ? await replayOfLoadedCapture() : null;
-      const sim = new Simulation(simOptionsOf(o, cpus, replay), false, true);
+      const cpus = run?.options.cpus ?? Math.min(Math.max(1, o.cpus), maxSimCpus());
+      const replay = !run && o.workload === 'replay' ? await replayOfLoadedCapture() : null;
+      const sim = new Simulation(run ? run.options : simOptionsOf(o, cpus, replay), false, true);
       const i32 = sim.map.i32;
-      Atomics.store(i32, C.PACE_US, paceUs(o.speed));
-      Atomics.store(i32, C.WINDOW_US, o.windowUs);
+      Atomics.store(i32, C.PACE_US, run ? run.paceUs : paceUs(o.speed));
+      Atomics.store(i32, C.WINDOW_US, run ? 0 : o.windowUs);
       const t0 = sim.config.t0;
       const liveSab = createLiveBuffer(cpus);
       const s: SimSession = { sim, live: new Live(liveSab, cpus, t0), workers: [], ended: Array(cpus).fill(false), t0, run: null };

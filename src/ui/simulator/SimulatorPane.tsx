@@ -25,6 +25,7 @@ import { fmtInt } from '../common/format.ts';
 import { EventLog } from './EventLog.tsx';
 import { CpuLanes, LedgerPanel, SimCounters } from './LivePanels.tsx';
 import { MapLifecycle, ReportLine } from './SimStatusLines.tsx';
+import { SlowMotion } from './SlowMotion.tsx';
 import { ScenarioList } from './ScenarioList.tsx';
 import { IdStories } from './IdStories.tsx';
 import { SlotGrid } from './SlotGrid.tsx';
@@ -317,6 +318,7 @@ export function SimulatorPane() {
         {session && <MapLifecycle session={session} freeing={st.freeing} />}
         {st.report && <ReportLine report={st.report} windowUs={o.windowUs} />}
       </section>
+      <SlowMotion />
       <details
         className="sim-scenarios-fold"
         data-testid="sim-scenarios-fold"
