@@ -40,10 +40,13 @@ const api: SimTracefsApi = {
     // copied inside the reset, computed after it: the look adds no bypasses
     let copy: MapCopy | null = null;
     let at = 0;
-    const outcome = m().reset(() => {
-      copy = captureMap(m());
-      at = recordClock(runT0);
-    });
+    // echo 0 > stack_map, parsed as the version's stack_map does ("0" is a reset in every version)
+    const outcome = m().write('0\n', {
+      beforeClear: () => {
+        copy = captureMap(m());
+        at = recordClock(runT0);
+      },
+    }).reset!;
     return { outcome, snapshot: copy ? snapshotOf(copy) : null, at, generation: m().generation };
   },
   readBin() {
@@ -72,7 +75,8 @@ const api: SimTracefsApi = {
   },
   free() {
     const readers = Math.max(0, Atomics.load(m().i32, C.READERS));
-    return { outcome: m().free(true), readers };
+    // echo free > stack_map: only v8 takes the word (elsewhere -EINVAL)
+    return { outcome: m().write('free\n', { wait: true }).free ?? 'einval', readers };
   },
 };
 

@@ -280,7 +280,7 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
 
     if (cfg.cpuResetEvery > 0 && (i + 1) % cfg.cpuResetEvery === 0) {
       resetsIssued++;
-      outcomes[map.reset()]++;
+      outcomes[map.write('0\n').reset!]++; // echo 0 > stack_map (a reset in every version)
     }
 
     recordStack(stack, ts, i < bootEvents, true);

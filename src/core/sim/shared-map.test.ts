@@ -4,7 +4,7 @@ import { stackHash } from './jhash.ts';
 import { computeLedger } from './ledger.ts';
 import { C, createMapBuffer, INSERT_BYPASS, INSERT_FALLBACK, INSERT_OFF, type Mode } from './map-layout.ts';
 import { REC, Ring, RECORD_SIZE } from './ring.ts';
-import { SharedStackMap } from './shared-map.ts';
+import { EBUSY, EINVAL, SharedStackMap } from './shared-map.ts';
 import { buildPopulation } from './workload.ts';
 
 const pop = buildPopulation({ kind: 'population', stacks: 3000, zipf: 0, depthMin: 4, depthMax: 16, seed: 7 });
@@ -105,6 +105,80 @@ describe('SharedStackMap (single thread)', () => {
       expect(m.counters()).toMatchObject({ fallbacks: 1, fallbacksInFlight: 1, newElements: 0 });
       expect(m.entries).toBe(0);
     }
+  });
+});
+
+describe('writes to stack_map (v7 document: "Writing ``0`` or ``reset`` clears all entries.", "Reset returns ``-EBUSY`` only if another reset is already in progress."; v8 letter: "Reset is "echo 0 > stack_map" only", "until "free" is written to stack_map")', () => {
+  /** a map holding 10 stacks, the option off (so v8's free may run) */
+  function holding(mode: Mode): SharedStackMap {
+    const m = newMap(mode);
+    for (let i = 0; i < 10; i++) m.insert(0, pop.words[i], pop.depths[i]);
+    m.setOption(false);
+    if (mode === 'v4') Atomics.store(m.i32, C.RECORDING, 0); // v4 resets with tracing off
+    return m;
+  }
+  // echo writes the word and a newline; a write(2) of the word alone is the same command
+  const cases: [Mode, string, 'reset' | 'free' | null][] = [
+    ['v7', '0', 'reset'],
+    ['v7', '0\n', 'reset'],
+    ['v7', 'reset', 'reset'],
+    ['v7', 'reset\n', 'reset'],
+    ['v7', 'free\n', null],
+    ['v7', '1\n', null],
+    ['v8', '0', 'reset'],
+    ['v8', '0\n', 'reset'],
+    ['v8', 'free', 'free'],
+    ['v8', 'free\n', 'free'],
+    ['v8', 'reset', null],
+    ['v8', 'reset\n', null],
+    ['v8', '1\n', null],
+    // neither version names these
+    ['v7', '', null],
+    ['v8', '', null],
+    ['v7', ' 0\n', null],
+    ['v8', '0 \n', null],
+    ['v7', 'reset\n\n', null],
+    ['v8', 'free\n\n', null],
+    ['v7', 'RESET\n', null],
+    ['v8', 'FREE\n', null],
+  ];
+  it.each(cases)('%s: %j is %s', (mode, text, command) => {
+    const m = holding(mode);
+    const gen = m.generation;
+    const w = m.write(text);
+    expect(w.command).toBe(command);
+    if (command === null) {
+      // not a command: -EINVAL, and the map untouched
+      expect(w.ret).toBe(-EINVAL);
+      expect([m.entries, m.generation, m.allocated]).toEqual([10, gen, true]);
+    } else if (command === 'reset') {
+      // "clears all entries"; write(2) returns the bytes it took
+      expect(w).toMatchObject({ ret: text.length, reset: 'ok' });
+      expect([m.entries, m.generation, m.allocated]).toEqual([0, gen + 1, true]);
+    } else {
+      // free: the map released (stack_map then reads "stackmap not initialized")
+      expect(w).toMatchObject({ ret: text.length, free: 'ok' });
+      expect(m.allocated).toBe(false);
+      expect(readTextDump(m).uninitialized).toBe(true);
+    }
+  });
+
+  it('v4 (no seed) takes v7\'s words', () => {
+    for (const text of ['0\n', 'reset\n']) expect(holding('v4').write(text)).toMatchObject({ ret: text.length, command: 'reset', reset: 'ok' });
+    expect(holding('v4').write('free\n')).toEqual({ ret: -EINVAL, command: null });
+  });
+
+  it('-EBUSY: a reset while another is in progress; v8\'s free while options/stackmap is on', () => {
+    for (const mode of ['v7', 'v8'] as const) {
+      const m = holding(mode);
+      let inner = null as ReturnType<SharedStackMap['write']> | null;
+      expect(m.write('0\n', { beforeClear: () => (inner = m.write('0\n')) }).ret).toBe(2);
+      expect(inner).toEqual({ ret: -EBUSY, command: 'reset', reset: 'ebusy' });
+    }
+    const m = holding('v8');
+    m.setOption(true);
+    expect(m.write('free\n')).toEqual({ ret: -EBUSY, command: 'free', free: 'busy' });
+    expect(m.allocated).toBe(true);
   });
 });
 

@@ -1,19 +1,74 @@
-import { C, ELT_WORDS, GATE_COUNT, GATE_OFF, GATE_RESET, K } from './map-layout.ts';
+import { C, ELT_WORDS, GATE_COUNT, GATE_OFF, GATE_RESET, K, type Mode } from './map-layout.ts';
 import { MapInsert } from './map-insert.ts';
 
 export type { MapEventKind, MapOptions } from './map-insert.ts';
 
 /**
  * The stack map of DESIGN section 1 on one SharedArrayBuffer: the insert path (map-insert.ts)
- * and, here, what tracefs writes do to the map: reset (`echo 0 > stack_map`), options/stackmap,
- * v8's free, and the stack_map lock (v7's rwsem, v4's and v8's mutex) and open-file count the dumps take.
+ * and, here, what tracefs writes do to the map: stack_map's writes as each version parses them
+ * (`write`: reset, v8's free), options/stackmap, and the stack_map lock (v7's rwsem, v4's and
+ * v8's mutex) and open-file count the dumps take.
  */
 
 export type ResetOutcome = 'ok' | 'ebusy' | 'refused';
 /** `echo free > stack_map` (v8): 'busy' while the option is on or a reset runs, 'einval' before v8 */
 export type FreeOutcome = 'ok' | 'busy' | 'einval' | 'not-allocated';
 
+/** errno values a stack_map write returns negated (Linux's asm-generic/errno-base.h) */
+export const EBUSY = 16;
+export const EINVAL = 22;
+
+/**
+ * A write to stack_map: what write(2) returns (`ret`: the bytes written, or -errno), the command
+ * the text named (null: none this version takes), and that command's outcome.
+ */
+export interface StackMapWrite {
+  ret: number;
+  command: 'reset' | 'free' | null;
+  reset?: ResetOutcome;
+  free?: FreeOutcome;
+}
+
+/**
+ * The words each version's stack_map takes. v7 document: "Writing ``0`` or ``reset`` clears all
+ * entries." v8 letter: "Reset is "echo 0 > stack_map" only", and the map stays allocated "until
+ * "free" is written to stack_map". v4 has no seed; it takes v7's words.
+ */
+const WRITE_WORDS: Record<Mode, Readonly<Record<string, 'reset' | 'free'>>> = {
+  v4: { '0': 'reset', reset: 'reset' },
+  v7: { '0': 'reset', reset: 'reset' },
+  v8: { '0': 'reset', free: 'free' },
+};
+
+/** The command a write to stack_map names, or null: the word alone or with one trailing newline, as `echo` writes it (sysfs_streq). */
+export function parseStackMapWrite(mode: Mode, text: string): 'reset' | 'free' | null {
+  const word = text.endsWith('\n') ? text.slice(0, -1) : text;
+  return Object.hasOwn(WRITE_WORDS[mode], word) ? WRITE_WORDS[mode][word] : null;
+}
+
 export class SharedStackMap extends MapInsert {
+  /**
+   * `echo TEXT > stack_map`: parses the text as this version's stack_map does and runs the reset
+   * or free it names (`beforeClear` and `wait` as `reset` and `free` take them). Returns the
+   * bytes written, or -EINVAL for a text this version does not take, -EBUSY for a reset while
+   * another runs (the v7 document: "Reset returns ``-EBUSY`` only if another reset is already in
+   * progress") or a free refused while the option is on, a reset runs or files are open. Not in
+   * the seeds, the model's choices: v4's reset refused while recording is -EBUSY, a free of a map
+   * already freed -EINVAL.
+   */
+  write(text: string, opts: { beforeClear?: () => void; wait?: boolean } = {}): StackMapWrite {
+    const command = parseStackMapWrite(this.params.mode, text);
+    if (command === 'reset') {
+      const reset = this.reset(opts.beforeClear);
+      return { ret: reset === 'ok' ? text.length : -EBUSY, command, reset };
+    }
+    if (command === 'free') {
+      const free = this.free(opts.wait ?? true);
+      return { ret: free === 'ok' ? text.length : free === 'busy' ? -EBUSY : -EINVAL, command, free };
+    }
+    return { ret: -EINVAL, command: null };
+  }
+
   /**
    * The stack_map lock, write side (a reset, a free): C.MUTEX -1 while held. v7's is an rwsem:
    * dump passes take the read side together (the v7 document: "serializes each seq_file pass

@@ -174,10 +174,12 @@ export class Simulation {
     let copy: MapCopy | null = null;
     /** when the map was drained and about to be cleared: no record of the next generation is earlier */
     let at = 0;
-    const r = this.map.reset(() => {
-      copy = captureMap(this.map);
-      at = this.now();
-    });
+    const r = this.map.write('0\n', {
+      beforeClear: () => {
+        copy = captureMap(this.map);
+        at = this.now();
+      },
+    }).reset!; // "0" is a reset in every version
     if (r === 'ok') {
       this.snapshots.push(snapshotOf(copy!));
       this.resetsDone++;
