@@ -138,7 +138,8 @@ test('the sample trace without dumps: retention gain and bytes without the map a
   await expect(pane.getByTestId('stat-gain-why')).toHaveText(`Unknown: ${rb.why}`);
   await expect(pane.getByTestId('stat-gain-why')).toHaveAttribute('data-basis', 'unknown');
   // the bounds, and the dedup rate's basis: the counts the command line has
-  await expect(pane).toContainText(`between ${rb.bounds!.gain[0].toFixed(1)}× and ${rb.bounds!.gain[1].toFixed(1)}×`);
+  await expect(pane).toContainText(`between ${rb.bounds!.gain[0].toFixed(1)}× and ${rb.bounds!.gain[1].toFixed(1)}× (the events kept)`);
+  await expect(pane.getByTestId('stat-bounds')).toContainText(`the stack bytes alone between ${rb.bounds!.stackBytesRatio[0].toFixed(1)}× and ${rb.bounds!.stackBytesRatio[1].toFixed(1)}×`);
   await expect(pane.getByTestId('stat-dedup-basis')).toHaveText(
     `1 − ${rb.records.distinctSlots.toLocaleString('en-US')} distinct (generation, slot) / ${want.cookies.toLocaleString('en-US')} cookies`,
   );
@@ -154,6 +155,14 @@ test('the whole sample: the gain is estimated from the resolved cookies and full
   const pane = page.getByTestId('stat-dashboard');
   await expect(pane.getByTestId('stat-gain')).toHaveText(`${rb.gain!.toFixed(1)}×`);
   await expect(pane.getByTestId('stat-gain-why')).toHaveText(`Estimated: ${rb.why}`);
+  // the gain is the events kept (the cookie ABI mail's retention), not the stack bytes: the summary's
+  // event count, each event 56 B (assumed), beside the stack bytes with and without the map
+  const ev = want.events * 56;
+  expect(rb.gain!).toBeCloseTo((ev + rb.bytesWithoutMap!) / (ev + rb.bytesWithMap), 9);
+  expect(rb.stackBytesRatio!).toBeCloseTo(rb.bytesWithoutMap! / rb.bytesWithMap, 9);
+  await expect(pane.getByTestId('stat-gain')).not.toHaveText(`${rb.stackBytesRatio!.toFixed(1)}×`);
+  await expect(pane.getByTestId('stat-stack-ratio')).toHaveText(`${rb.stackBytesRatio!.toFixed(1)}×`);
+  await expect(pane.getByTestId('stat-gain-basis')).toContainText(`over ${want.events.toLocaleString('en-US')} events; each event's own record taken as 56 B (assumed`);
   await shots(page, 'stat-sample', 'stack map statistics');
 });
 

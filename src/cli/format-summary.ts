@@ -19,6 +19,28 @@ function generationsLine(s: Summary): string {
 }
 
 /**
+ * The retention gain in words: the events the same ring buffer keeps with the map, as the cookie
+ * ABI mail counts retention ("drops from about 2.17x to about 2.0x": events kept, not bytes), with
+ * the ring bytes per event it comes from, the assumed event size, and the stack bytes' own ratio
+ * under that name.
+ */
+export function retentionLine(rb: Summary['derived']['ringBuffer']): string {
+  const x = (v: number) => `${v.toFixed(1)}x`;
+  const b = (v: number) => `${v.toFixed(1)} B`;
+  const assumed = `each event's own record taken as ${rb.eventBytes} B, assumed`;
+  if (rb.basis === 'unknown') {
+    return (
+      `unknown (between ${x(rb.bounds!.gain[0])} and ${x(rb.bounds!.gain[1])} the events kept; ${assumed}; ` +
+      `the stack bytes alone between ${x(rb.bounds!.stackBytesRatio[0])} and ${x(rb.bounds!.stackBytesRatio[1])}): ${esc(rb.why ?? '')}`
+    );
+  }
+  const perEvent = Number.isFinite(rb.bytesPerEventWithMap)
+    ? `ring bytes per event ${b(rb.bytesPerEventWithoutMap)} without the map / ${b(rb.bytesPerEventWithMap)} with it (${assumed})`
+    : `no events: the stack bytes alone`;
+  return `${x(rb.gain)} the events kept${rb.basis === 'estimated' ? ' (estimated)' : ''}: ${perEvent}; the stack bytes alone ${x(rb.stackBytesRatio)}. ${esc(rb.why ?? '')}`;
+}
+
+/**
  * stack_map_stat's counters under the kernel's own names, only those the file printed: v7's
  * `entries E / C`, `table_size`, `successes`, `drops`, `success_rate` (the v7 document); v8's
  * `generation`, `entries`, `capacity`, `successes`, `fallbacks` (the v8 cover letter: it "drops
@@ -52,9 +74,7 @@ export function formatSummary(s: Summary): string {
   row('status', Object.entries(s.status).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || '-');
   const rb = s.derived.ringBuffer;
   if (rb.why !== null) {
-    const x = (v: number) => `${v.toFixed(1)}x`;
-    const gain = rb.basis === 'unknown' ? `unknown (between ${x(rb.bounds!.gain[0])} and ${x(rb.bounds!.gain[1])})` : `${x(rb.gain)}${rb.basis === 'estimated' ? ' (estimated)' : ''}`;
-    row('retention gain', `${gain}: ${esc(rb.why)}`);
+    row('retention gain', retentionLine(rb));
   }
   if (s.segments.length > 1) {
     out.push('', `segments (${s.segments.length} unrelated time ranges, each its own timeline):`);

@@ -49,6 +49,14 @@ export interface GenerationStats {
  */
 export type DepthBasis = 'exact' | 'estimated' | 'unknown' | 'none';
 
+/**
+ * The bytes of one event's own record in the ring buffer, which a text trace does not give: 56 B,
+ * a kmem_cache_alloc record on a 64-bit 6.x kernel, the same assumption as the simulator's and the
+ * what-if's (sim/ring.ts DEFAULT_EVENT_BYTES; the seeds give no event size). Only the retention
+ * gain uses it: events kept depend on the events' bytes as well as the stacks'.
+ */
+export const EVENT_BYTES = 56;
+
 /** Above this share of cookies without a stack, bytes without the map are unknown rather than estimated. */
 export const MAX_ESTIMATED_SHARE = 0.1;
 /** the kernel's bound on a stack in the map (DESIGN 1): what bounds an unknown depth */
@@ -59,8 +67,23 @@ export interface RingBufferStats {
   bytesWithMap: number;
   /** the same records had every one been a full stack; NaN (null in JSON) when unknown: see basis and why */
   bytesWithoutMap: number;
-  /** bytesWithoutMap / bytesWithMap: how many more stack records the same buffer holds; NaN (null in JSON) when unknown */
+  /**
+   * The retention gain: how many times the events the same ring buffer keeps with the map, as the
+   * cookie ABI mail's "Retention on that workload drops from about 2.17x to about 2.0x" counts
+   * (events kept, not bytes): ring bytes per event without the map / with it, an event being its
+   * own record (`eventBytes`) and its stack records. NaN (null in JSON) when unknown.
+   */
   gain: number;
+  /** bytesWithoutMap / bytesWithMap: the stack records' bytes alone, not events kept (not the retention gain); NaN (null in JSON) when unknown */
+  stackBytesRatio: number;
+  /** the events counted (event lines, stack records not counted) */
+  events: number;
+  /** each event's own record, assumed (EVENT_BYTES): a text trace does not give it */
+  eventBytes: number;
+  /** (events x eventBytes + bytesWithMap) / events: ring bytes per event with the map (NaN without events) */
+  bytesPerEventWithMap: number;
+  /** the same without the map; NaN (null in JSON) when unknown or without events */
+  bytesPerEventWithoutMap: number;
   basis: DepthBasis;
   /** the depth taken for each cookie without a stack ('estimated' only, else NaN) */
   assumedDepth: number;
@@ -79,7 +102,7 @@ export interface RingBufferStats {
    * What bytes without the map could be whatever the unknown depths are (each cookie without a
    * stack between 1 and MAX_DEPTH frames); null when every depth is known.
    */
-  bounds: { bytesWithoutMap: [number, number]; gain: [number, number] } | null;
+  bounds: { bytesWithoutMap: [number, number]; gain: [number, number]; stackBytesRatio: [number, number] } | null;
   /** in words: what the figures assumed, or why they are unknown (null without stack records) */
   why: string | null;
 }
@@ -136,8 +159,20 @@ export class RingBytes {
     return cookies ? 1 - this.distinct.size / cookies : NaN;
   }
 
-  result(): RingBufferStats {
+  /**
+   * The figures, for `events` events each of `eventBytes` (their own records): the retention gain
+   * counts the events a buffer keeps, so their bytes count beside the stacks'.
+   */
+  result(events: number, eventBytes: number = EVENT_BYTES): RingBufferStats {
     const cookies = this.v7 + this.v8;
+    const ev = events * eventBytes;
+    const perEvent = (stackBytes: number) => (events > 0 ? (ev + stackBytes) / events : NaN);
+    const figures = (without: number) => ({
+      bytesWithoutMap: without,
+      gain: Number.isFinite(without) && ev + this.bytesWith > 0 ? (ev + without) / (ev + this.bytesWith) : NaN,
+      stackBytesRatio: Number.isFinite(without) && this.bytesWith ? without / this.bytesWith : NaN,
+      bytesPerEventWithoutMap: Number.isFinite(without) ? perEvent(without) : NaN,
+    });
     const unknown = this.withoutStack;
     const records = {
       v8Cookies: this.v8,
@@ -147,14 +182,13 @@ export class RingBytes {
       cookiesWithoutStack: unknown,
       distinctSlots: this.distinct.size,
     };
-    const base = { bytesWithMap: this.bytesWith, records };
-    if (cookies + this.fulls === 0) return { ...base, bytesWithoutMap: NaN, gain: NaN, basis: 'none', assumedDepth: NaN, bounds: null, why: null };
+    const base = { bytesWithMap: this.bytesWith, records, events, eventBytes, bytesPerEventWithMap: perEvent(this.bytesWith) };
+    if (cookies + this.fulls === 0) return { ...base, ...figures(NaN), basis: 'none', assumedDepth: NaN, bounds: null, why: null };
     const known = `${plural(this.withStack, 'cookie')} with a stack and ${plural(this.fulls, 'full stack')}`;
     if (unknown === 0) {
       return {
         ...base,
-        bytesWithoutMap: this.bytesKnown,
-        gain: this.bytesWith ? this.bytesKnown / this.bytesWith : NaN,
+        ...figures(this.bytesKnown),
         basis: 'exact',
         assumedDepth: NaN,
         bounds: null,
@@ -163,14 +197,17 @@ export class RingBytes {
     }
     const lo = this.bytesKnown + unknown * RECORD_BYTES.full(1);
     const hi = this.bytesKnown + unknown * RECORD_BYTES.full(MAX_DEPTH);
-    const bounds = { bytesWithoutMap: [lo, hi] as [number, number], gain: [lo / this.bytesWith, hi / this.bytesWith] as [number, number] };
+    const bounds = {
+      bytesWithoutMap: [lo, hi] as [number, number],
+      gain: [figures(lo).gain, figures(hi).gain] as [number, number],
+      stackBytesRatio: [lo / this.bytesWith, hi / this.bytesWith] as [number, number],
+    };
     const missing = `${plural(unknown, 'cookie')} ${unknown === 1 ? 'has' : 'have'} no stack`;
     const their = unknown === 1 ? 'its' : 'their';
     if (unknown > MAX_ESTIMATED_SHARE * cookies || this.knownCount === 0) {
       return {
         ...base,
-        bytesWithoutMap: NaN,
-        gain: NaN,
+        ...figures(NaN),
         basis: 'unknown',
         assumedDepth: NaN,
         bounds,
@@ -183,8 +220,7 @@ export class RingBytes {
     const without = Math.round(this.bytesKnown + unknown * RECORD_BYTES.full(assumedDepth));
     return {
       ...base,
-      bytesWithoutMap: without,
-      gain: without / this.bytesWith,
+      ...figures(without),
       basis: 'estimated',
       assumedDepth,
       bounds,
@@ -334,6 +370,6 @@ export function derive(c: Capture): Derived {
     generations: [...gens.values()].sort((a, b) => (a.generation ?? -1) - (b.generation ?? -1)),
     generationsCut: listed.cut,
     dedupRate: bytes.dedupRate,
-    ringBuffer: bytes.result(),
+    ringBuffer: bytes.result(t.eventCount),
   };
 }

@@ -62,6 +62,6 @@ export function selectionSummary(d: ExplorerData, sel: Selection): SelectionSumm
     uniqueStacks: all ? d.stacks.size : unique,
     status,
     dedupRate: bytes.dedupRate,
-    ringBuffer: bytes.result(),
+    ringBuffer: bytes.result(events),
   };
 }

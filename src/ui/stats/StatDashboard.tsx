@@ -80,6 +80,11 @@ export function StatDashboard() {
 
 const times = (x: number) => `${x.toFixed(1)}×`;
 
+/** what the retention gain is (derived.ts RingBufferStats.gain), as its tooltip */
+const GAIN_TITLE =
+  "how many times the events the same ring buffer keeps with the map: ring bytes per event (the event's own record, its size assumed, and its stack record) " +
+  'without the map, divided by those with it. Events kept, as the cookie ABI mail counts retention ("drops from about 2.17x to about 2.0x"), not stack bytes';
+
 /**
  * The trace's derived figures, each with what it rests on (derived.ts): the records counted, and
  * where a depth is not known, whether it was estimated (and from what) or is unknown (and why).
@@ -117,15 +122,31 @@ function TraceSide({ rb, dedup }: { rb: RingBufferStats; dedup: number }) {
           <span data-testid="stat-without">{unknown ? 'unknown' : Number.isFinite(rb.bytesWithoutMap) ? fmtBytes(rb.bytesWithoutMap) : '–'}</span>
           {estimated}
         </dd>
-        <dt title="how many more stack records the same ring buffer holds with the map">retention gain</dt>
-        <dd data-basis={rb.basis}>
+        <dt title={GAIN_TITLE}>retention gain</dt>
+        <dd data-basis={rb.basis} title={GAIN_TITLE}>
           <span data-testid="stat-gain">{unknown ? 'unknown' : Number.isFinite(rb.gain) ? times(rb.gain) : '–'}</span>
+          {estimated} <span className="quiet">the events kept</span>
+        </dd>
+        {rb.basis !== 'none' && (
+          <Note testid="stat-gain-basis">
+            {rb.events > 0 && !unknown
+              ? `ring bytes per event without the map / with it: ${rb.bytesPerEventWithoutMap.toFixed(1)} B / ${rb.bytesPerEventWithMap.toFixed(1)} B, over ${fmtInt(rb.events)} events`
+              : rb.events > 0
+                ? `ring bytes per event with the map: ${rb.bytesPerEventWithMap.toFixed(1)} B, over ${fmtInt(rb.events)} events`
+                : 'no events: the stack records alone'}
+            {`; each event's own record taken as ${rb.eventBytes} B (assumed: the trace does not give it)`}
+          </Note>
+        )}
+        <dt title="the stack records' bytes alone, without the map / with it: not events kept, so not the retention gain">stack bytes, without / with</dt>
+        <dd data-basis={rb.basis}>
+          <span data-testid="stat-stack-ratio">{unknown ? 'unknown' : Number.isFinite(rb.stackBytesRatio) ? times(rb.stackBytesRatio) : '–'}</span>
           {estimated}
         </dd>
         {rb.bounds && unknown && (
           <Note testid="stat-bounds">
             whatever their depth (1 to 64 frames, the map's limit): without the map between {fmtBytes(rb.bounds.bytesWithoutMap[0])} and{' '}
-            {fmtBytes(rb.bounds.bytesWithoutMap[1])}, a gain between {times(rb.bounds.gain[0])} and {times(rb.bounds.gain[1])}
+            {fmtBytes(rb.bounds.bytesWithoutMap[1])}, a gain between {times(rb.bounds.gain[0])} and {times(rb.bounds.gain[1])} (the events kept), the stack bytes
+            alone between {times(rb.bounds.stackBytesRatio[0])} and {times(rb.bounds.stackBytesRatio[1])}
           </Note>
         )}
         <dt title="ring-buffer bytes per stack record, as the v8 cover letter counts them">bytes per record</dt>
