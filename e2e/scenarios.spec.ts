@@ -30,6 +30,13 @@ async function expectStory(page: Page, total: number, outcome: 'wrong' | 'detect
   await expect(story).toHaveAttribute('data-step', '4', { timeout: 30_000 });
   await expect(story).toHaveAttribute('data-outcome', outcome);
   await expect(panel).toBeInViewport();
+  // v8's first story is a cookie whose slot another stack took: it contrasts with something
+  if (outcome === 'detected') await expect(story).not.toHaveAttribute('data-taken-stack', '');
+  // both stacks in full, side by side, the frames that differ marked
+  const pair = story.getByTestId('sim-story-pair');
+  await expect(pair.getByTestId('stack-pair-differs').first()).toBeVisible();
+  expect(Number(await pair.getAttribute('data-differing'))).toBeGreaterThan(0);
+  await expect(pair.locator('td').last()).toHaveText(/\+0x[0-9a-f]+/);
   // the ledger's counts with it, the same as the ledger panel's
   expect(await num(page, `sim-stories-ledger-${outcome}`)).toBe(await num(page, `sim-ledger-${outcome}`));
   const items = page.getByTestId('sim-story-item');
@@ -142,7 +149,7 @@ async function opensWithWrongAsResolved(page: Page) {
   for (const [i, item] of simItems.entries()) {
     if (i > 0) await page.getByTestId('explorer-id-story-next').click();
     await expect(page.getByTestId('explorer-id-story-pos')).toHaveText(`${i + 1} of ${wrong.toLocaleString('en-US')}`);
-    const [, slot, cpu, ts] = /^id (\d+) · CPU (\d+) · ([\d.]+) s$/.exec(item.trim())!;
+    const [, slot, cpu, ts, leaf] = /^id (\d+) · CPU (\d+) · ([\d.]+) s · (\S+)$/.exec(item.trim())!;
     const story = page.getByTestId('explorer-story');
     await expect(story).toHaveAttribute('data-slot', slot);
     await expect(story).toHaveAttribute('data-outcome', 'wrong');
@@ -151,6 +158,14 @@ async function opensWithWrongAsResolved(page: Page) {
     // the reset the trace marks falls between the write and the slot's next stack
     const [w, r, t] = await Promise.all(['data-written-ts', 'data-reset-ts', 'data-taken-ts'].map(async (a) => Number(await story.getAttribute(a))));
     expect(w < r && r < t).toBe(true);
+    // the stack it was written for, in full from ledger.json, beside what the explorer reads it as: the
+    // simulator's frames (sym+0xoff/0xsize) as the explorer names them (sym+0xoff), the leaf the simulator listed
+    const frames = (id: string, col: number) =>
+      page.getByTestId(id).first().locator(`tbody tr td:nth-child(${col})`).evaluateAll((tds) => tds.map((td) => td.textContent ?? '').filter((x) => x !== ''));
+    const explorerWritten = await frames('explorer-story-pair', 1);
+    expect(explorerWritten.length).toBeGreaterThan(0);
+    expect(explorerWritten[0].split('+')[0]).toBe(leaf);
+    expect(await page.getByTestId('explorer-story-pair').getByTestId('stack-pair-differs').count()).toBeGreaterThan(0);
   }
   // Show on the timeline: the window spans the write to the slot's next stack, and the stack it reads as is selected
   const story = page.getByTestId('explorer-story');

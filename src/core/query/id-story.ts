@@ -24,9 +24,10 @@ export interface IdStoryView {
   record: number;
   event: number;
   outcome: 'wrong' | 'detected';
-  written: { ts: number; cpu: number; generation: number; slot: number; runStack: number; stack: number };
+  /** `frames`: the run's true stack from the ledger's stacks table (frame keys, leaf first; null for a version 1 ledger) */
+  written: { ts: number; cpu: number; generation: number; slot: number; runStack: number; stack: number; frames: string[] | null };
   reset: { ts: number } | null;
-  taken: { ts: number; cpu: number; generation: number; runStack: number; stack: number } | null;
+  taken: { ts: number; cpu: number; generation: number; runStack: number; stack: number; frames: string[] | null } | null;
   read: { stack: number; status: string };
 }
 
@@ -94,7 +95,8 @@ function storyOf(d: ExplorerData, x: StoryIndex, r: number): IdStoryView {
   const slot = l.slot[j];
   const gen = l.generation[j];
   const ts = l.ts[j];
-  const written = { ts, cpu: l.cpu[j], generation: gen, slot, runStack: l.stack[j], stack: x.stackOfRun.get(l.stack[j]) ?? -1 };
+  const framesOf = (k: number) => (l.trueStack[k] >= 0 ? (l.stacks[l.trueStack[k]] ?? null) : null);
+  const written = { ts, cpu: l.cpu[j], generation: gen, slot, runStack: l.stack[j], stack: x.stackOfRun.get(l.stack[j]) ?? -1, frames: framesOf(j) };
   // the first reset marker after the write
   const t = d.capture.trace;
   const marks = t.resetMarks.raw();
@@ -111,7 +113,7 @@ function storyOf(d: ExplorerData, x: StoryIndex, r: number): IdStoryView {
     const k = x.ledgerOf[q];
     if (k < 0 || d.rec.kind[q] !== kind || l.slot[k] !== slot || l.generation[k] <= gen) continue;
     if (taken === null || l.generation[k] < taken.generation)
-      taken = { ts: l.ts[k], cpu: l.cpu[k], generation: l.generation[k], runStack: l.stack[k], stack: x.stackOfRun.get(l.stack[k]) ?? d.rec.stack[q] };
+      taken = { ts: l.ts[k], cpu: l.cpu[k], generation: l.generation[k], runStack: l.stack[k], stack: x.stackOfRun.get(l.stack[k]) ?? d.rec.stack[q], frames: framesOf(k) };
   }
   const event = t.recEvent.get(r);
   return {

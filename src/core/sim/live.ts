@@ -15,6 +15,14 @@ import type { MapEventKind } from './shared-map.ts';
  * reader skips an entry whose seq does not match (being written, or already overwritten).
  */
 
+/**
+ * The one clock the simulator's views share: the trace's timestamps (records are stamped with
+ * seconds since the run started plus 100, as an uptime, cpu-loop.ts recordClock), so the event
+ * log, the stories, slow motion and the explorer's timeline print the same second for one moment.
+ * `ms`: milliseconds since the run started, the log's own unit.
+ */
+export const traceSeconds = (ms: number): number => ms / 1000 + 100;
+
 export const EVENT_KINDS = [
   'hit',
   'claim',

@@ -85,6 +85,9 @@ describe('guided scenarios', { timeout: 60_000 }, () => {
       expect(view.taken!.ts).toBeCloseTo(sim.takenBy!.ts, 6);
       expect(ex.stackFrames(view.read.stack)).toEqual(framesOfRun(sim.read.stack!));
       if (view.written.stack >= 0) expect(ex.stackFrames(view.written.stack)).toEqual(framesOfRun(sim.written.stack));
+      // the true stacks' frames, from ledger.json's stacks table, whether or not the capture resolves any record to them
+      expect(view.written.frames).toEqual(framesOfRun(sim.written.stack));
+      expect(view.taken!.frames).toEqual(framesOfRun(sim.takenBy!.stack));
       expect(ex.idStoryOfEvent(view.event)).toBe(n);
     });
   });

@@ -70,3 +70,13 @@ describe('slow motion: after each reset, the new stacks take the old ones’ slo
     expect(sim.population.ips.slice(0, 3 * SLOW.perPhase).map(stackKey)).toEqual(keys);
   });
 });
+
+describe('one clock', () => {
+  it('the log’s milliseconds since the start print as the records’ trace seconds (recordClock)', async () => {
+    const { traceSeconds } = await import('./live.ts');
+    const { recordClock } = await import('./cpu-loop.ts');
+    const t0 = performance.timeOrigin + performance.now() - 12_345;
+    const ms = performance.timeOrigin + performance.now() - t0;
+    expect(traceSeconds(ms)).toBeCloseTo(recordClock(t0), 2);
+  });
+});

@@ -2,6 +2,7 @@ import type { IdStoryView } from '../../core/query/id-story.ts';
 import { useIdStory, useIdStoryCount, useStackFrames } from '../../state/view/queries.ts';
 import { useViewStore } from '../../state/view/view-store.ts';
 import { fmtInt, fmtTs } from '../common/format.ts';
+import { StackPair } from '../common/StackPair.tsx';
 import { READ_AT, StoryMoments, storyAxis, type StoryMoment } from '../common/StoryMoments.tsx';
 
 /**
@@ -45,16 +46,29 @@ export function IdStoryPanel() {
   );
 }
 
-/** A stack in a few words: its leaf frames. */
-function StackWords({ stack, none }: { stack: number; none: string }) {
-  const frames = useStackFrames(stack >= 0 ? stack : null).data;
-  if (stack < 0) return <>{none}</>;
-  if (!frames) return <>stack {stack}</>;
+/** A stack in a few words: its leaf frames (the capture's stack, else the ledger's frames of the run's stack). */
+function StackWords({ stack, frames: known, none }: { stack: number; frames?: readonly string[] | null; none: string }) {
+  const own = useStackFrames(stack >= 0 ? stack : null).data;
+  const frames = stack >= 0 ? own : known;
+  if (!frames || frames.length === 0) return <>{stack >= 0 ? '…' : none}</>;
   return (
     <span className="mono" data-stack={stack}>
       {frames.slice(0, 3).join(' ← ')}
       {frames.length > 3 ? ' ← …' : ''}
     </span>
+  );
+}
+
+/** The stack an id was written for (the ledger's truth) beside what the explorer reads it as (v7) or what took its slot (v8). */
+function Evidence({ s, v8 }: { s: IdStoryView; v8: boolean }) {
+  const read = useStackFrames(!v8 && s.read.stack >= 0 ? s.read.stack : null).data ?? null;
+  const right = v8 ? (s.taken?.frames ?? null) : read;
+  return (
+    <StackPair
+      left={{ title: `written for (ledger.json's truth)`, frames: s.written.frames }}
+      right={{ title: v8 ? (s.taken ? `slot ${s.written.slot} taken in generation ${s.taken.generation} by` : `slot ${s.written.slot} not taken again`) : `the explorer reads it as (the dump's slot ${s.written.slot})`, frames: right }}
+      testId="explorer-story-pair"
+    />
   );
 }
 
@@ -77,7 +91,7 @@ function Story({ s, v8 }: { s: IdStoryView; v8: boolean }) {
       shown: true,
       content: (
         <>
-          {fmtTs(s.written.ts)} s, CPU {s.written.cpu}: <code>{record}</code> written for <StackWords stack={s.written.stack} none={`the run's stack ${s.written.runStack} (no record here resolves to it)`} />
+          {fmtTs(s.written.ts)} s, CPU {s.written.cpu}: <code>{record}</code> written for <StackWords stack={s.written.stack} frames={s.written.frames} none="a stack no record here resolves to, and no ledger.json stacks table names" />
         </>
       ),
     },
@@ -99,7 +113,7 @@ function Story({ s, v8 }: { s: IdStoryView; v8: boolean }) {
       shown: true,
       content: s.taken ? (
         <>
-          {fmtTs(s.taken.ts)} s, CPU {s.taken.cpu}: slot {s.written.slot} taken in generation {s.taken.generation} by <StackWords stack={s.taken.stack} none={`the run's stack ${s.taken.runStack}`} />
+          {fmtTs(s.taken.ts)} s, CPU {s.taken.cpu}: slot {s.written.slot} taken in generation {s.taken.generation} by <StackWords stack={s.taken.stack} frames={s.taken.frames} none="a stack no record here resolves to" />
         </>
       ) : (
         `slot ${s.written.slot} not named again in what the rings hold`
@@ -131,6 +145,7 @@ function Story({ s, v8 }: { s: IdStoryView; v8: boolean }) {
       data-event={s.event}
     >
       <StoryMoments moments={moments} />
+      <Evidence s={s} v8={v8} />
       <button type="button" onClick={zoom} data-testid="explorer-story-zoom" title="zoom the timeline from the write to the slot's next stack, and select the stack it reads as">
         Show on the timeline
       </button>

@@ -1,5 +1,5 @@
 import { useRef } from 'react';
-import type { LiveEventKind, LogEntry } from '../../core/sim/live.ts';
+import { traceSeconds, type LiveEventKind, type LogEntry } from '../../core/sim/live.ts';
 import { hostNotes, type HostNote, type SimSession } from '../../state/sim/sim-session.ts';
 import { fmtInt } from '../common/format.ts';
 import { fillWords, resetsBefore } from './sim-words.ts';
@@ -141,7 +141,7 @@ export function EventLog({ session, runId }: { session: SimSession; runId: numbe
         {lines.length === 0 && <li className="quiet">nothing yet: lost cmpxchgs, unpublished hits, duplicates, fallbacks, gravestones, resets and ESTALE show here</li>}
         {lines.slice(0, 150).map((l) => (
           <li key={l.key} className={l.cls} data-kind={l.kind}>
-            <span className="t">{(l.ms / 1000).toFixed(3)}</span>
+            <span className="t">{traceSeconds(l.ms).toFixed(3)}</span>
             <span className="who">{l.who}</span>
             <span>
               {l.text}

@@ -4,6 +4,7 @@ import { simSession } from '../../state/sim/sim-session.ts';
 import { useSimStore } from '../../state/sim/sim-store.ts';
 import { fmtInt } from '../common/format.ts';
 import { LedgerCells } from './LivePanels.tsx';
+import { StackPair } from '../common/StackPair.tsx';
 import { READ_AT, StoryMoments, storyAxis, type StoryMoment } from '../common/StoryMoments.tsx';
 
 /** ms between the moments of a story as it plays (human speed) */
@@ -24,9 +25,10 @@ export function IdStories() {
   const focus = useSimStore((s) => s.storyFocus);
   const [chosen, setChosen] = useState(0);
   const [step, setStep] = useState(0);
-  // a new run's stories: the first one plays
+  // a new run's stories: the first one plays (v8: the first whose slot another stack took, so it contrasts with something)
   useEffect(() => {
-    setChosen(0);
+    const reused = stories?.list.findIndex((x) => x.kind === 'cookie' && x.takenBy !== null) ?? -1;
+    setChosen(Math.max(0, reused));
     setStep(0);
   }, [stories]);
   // a slot clicked in the grid: the first story of an id naming it plays
@@ -89,7 +91,7 @@ export function IdStories() {
                   setStep(MOMENTS);
                 }}
               >
-                {x.kind === 'cookie' ? `gen ${x.written.generation} slot ${x.slot}` : `id ${x.slot}`} · CPU {x.written.cpu} · {x.written.ts.toFixed(3)} s
+                {x.kind === 'cookie' ? `gen ${x.written.generation} slot ${x.slot}` : `id ${x.slot}`} · CPU {x.written.cpu} · {x.written.ts.toFixed(6)} s · {leafOf(x.written.stack)}
               </button>
             </li>
           ))}
@@ -100,15 +102,22 @@ export function IdStories() {
   );
 }
 
-/** A stack in a few words: its index and its leaf frames, as the population symbolizes them. */
-function stackWords(stack: number | null): string {
-  if (stack === null) return 'none';
+/** A stack's frames as the run's kernel prints them, leaf first (null: none). */
+function framesOf(stack: number | null): string[] | null {
   const pop = simSession()?.sim.population;
-  const ips = pop?.ips[stack];
-  if (!pop || !ips) return `stack ${stack}`;
-  const frames = Array.from(ips.subarray(0, 3), (ip) => pop.kernel.printFrame(ip));
-  return `stack ${stack} (${frames.join(' ← ')}${ips.length > 3 ? ' ← …' : ''})`;
+  const ips = stack === null ? undefined : pop?.ips[stack];
+  return pop && ips ? Array.from(ips, (ip) => pop.kernel.printFrame(ip)) : null;
 }
+
+/** A stack in a few words: its leaf frames, as the population symbolizes them. */
+function stackWords(stack: number | null): string {
+  const frames = framesOf(stack);
+  if (!frames) return 'none';
+  return `${frames.slice(0, 3).join(' ← ')}${frames.length > 3 ? ' ← …' : ''}`;
+}
+
+/** The leaf function of a stack, to tell the listed ids apart. */
+const leafOf = (stack: number) => framesOf(stack)?.[0]?.split('+')[0] ?? '';
 
 function Story({ s, step, v8, onReplay }: { s: IdStory; step: number; v8: boolean; onReplay: () => void }) {
   const t0 = s.written.ts;
@@ -147,6 +156,15 @@ function Story({ s, step, v8, onReplay }: { s: IdStory; step: number; v8: boolea
       data-read-stack={s.read.stack ?? ''}
     >
       <StoryMoments moments={moments.map((m, i) => ({ id: m.id, at: m.at, shown: i < step, content: m.what }))} />
+      <StackPair
+        left={{ title: `written for (${s.written.ts.toFixed(6)} s)`, frames: framesOf(s.written.stack) }}
+        right={
+          v8
+            ? { title: s.takenBy ? `slot ${s.slot} taken by (${s.takenBy.ts.toFixed(6)} s, generation ${s.takenBy.generation})` : `slot ${s.slot} not taken again`, frames: framesOf(s.takenBy?.stack ?? null) }
+            : { title: `a reader gets (the last stack_map's slot ${s.slot})`, frames: framesOf(s.read.stack) }
+        }
+        testId="sim-story-pair"
+      />
       <button type="button" onClick={onReplay} disabled={step < MOMENTS}>
         Replay
       </button>

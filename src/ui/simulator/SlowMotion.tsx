@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import { traceSeconds } from '../../core/sim/live.ts';
 import type { Beat } from '../../core/sim/slow-motion.ts';
 import { simSession } from '../../state/sim/sim-session.ts';
 import { useSimStore } from '../../state/sim/sim-store.ts';
@@ -26,7 +27,8 @@ function leafWords(stack: number): string {
   return `stack ${nameOf(stack)} (${leaf} ← …)`;
 }
 
-const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+/** the trace's clock, as the event log, the stories and the explorer's timeline print it */
+const secs = (ms: number) => `${traceSeconds(ms).toFixed(3)} s`;
 
 function recordOf(b: Beat, v8: boolean): string {
   return v8 ? `<stack_id ${b.slot} gen ${b.generation}>` : `<stack_id ${b.slot}>`;
