@@ -187,7 +187,7 @@ export function SimulatorPane() {
             {(['irq', 'nmi'] as const).map((k) => (
               <label
                 key={k}
-                title={`the chance, at each point between an insert's claim and its publish, that ${k === 'irq' ? 'an IRQ' : 'an NMI (also inside an IRQ)'} arrives on that CPU and records an event with a stack through the same insert path, nested (half of them the interrupted stack): v8 records that stack in full, v7 inserts a second copy`}
+                title={`the chance, at each point between an insert's claim and its publish, that ${k === 'irq' ? 'an IRQ' : 'an NMI (also inside an IRQ)'} arrives on that CPU and records an event with a stack through the same insert path, nested (half of them the interrupted stack): v8 records that stack in full; v7 waits for the interrupted insert to publish, which it cannot do on its own CPU, so after its bound it records the stack in full`}
               >
                 {k === 'irq' ? 'IRQs in an insert' : 'NMIs in an insert'}
                 <select data-testid={`sim-${k}`} value={k === 'irq' ? irqShown : nmiShown} disabled={busy} onChange={(e) => set(k === 'irq' ? { irqRate: Number(e.target.value) } : { nmiRate: Number(e.target.value) })}>
