@@ -53,9 +53,10 @@ describe('cli whatif', () => {
     expect(typeof j.recommended.why).toBe('string');
     expect(j.bufferKb).toBe(64);
     expect(j.bufferSource).toBe('option');
-    // 40 records of 5 distinct stacks: 5 stored, the other 35 are hits
+    // 40 records of 5 distinct stacks: 5 stored, the other 35 are hits, a dedup rate of 35 / 40 (not successes / records, 1)
     expect(j.bits[0].stored).toBe(5);
-    expect(j.bits[0].dedupRate).toBe(1);
+    expect(j.bits[0].reused).toBe(35);
+    expect(j.bits[0].dedupRate).toBe(35 / 40);
     const direct = whatIf((await readFiles([f])).capture, { bufferKb: 64 });
     expect(j).toEqual(JSON.parse(JSON.stringify(direct)));
   });

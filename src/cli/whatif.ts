@@ -9,7 +9,8 @@ export const WHATIF_USAGE = `usage: stackmap-explorer whatif [--json] [--buffer-
 
   Would the stack map help this capture, and at which size? Replays the capture's full
   <stack trace> records in time order through the simulator's map (one map for every CPU)
-  at bits 10..18 and reports per bits: stacks stored, fallbacks, gravestones, dedup rate,
+  at bits 10..18 and reports per bits: stacks stored, fallbacks, gravestones, dedup rate (the
+  share of stack records that reused a stored stack, as the v7 document's "Dedup rate"),
   the stack records' ring-buffer bytes with and without the map, the retention gain, and the
   map's memory (element pool + table); then the smallest bits whose fallbacks stay within
   the share.

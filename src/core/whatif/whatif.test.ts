@@ -84,9 +84,12 @@ function plainFigures(stream: number[], depths: number[], bits: number, mode: 'v
   let fallbacks = 0;
   let withMap = 0;
   let without = 0;
+  /** records whose stack was already stored: the v7 document's "Dedup rate" counts these */
+  let reused = 0;
   for (const s of stream) {
     const full = 12 + 8 * depths[s];
     without += full;
+    if (stored.has(s)) reused++;
     if (stored.has(s) || stored.size < cap) {
       stored.add(s);
       withMap += mode === 'v8' ? 16 : 12;
@@ -95,7 +98,7 @@ function plainFigures(stream: number[], depths: number[], bits: number, mode: 'v
       withMap += full;
     }
   }
-  return { stored: stored.size, fallbacks, withMap, without };
+  return { stored: stored.size, fallbacks, withMap, without, reused };
 }
 
 function traceOf(stream: number[], depths: number[]): string {
@@ -110,6 +113,23 @@ function traceOf(stream: number[], depths: number[]): string {
 }
 
 describe('whatIf against a plain model', () => {
+  it('the dedup rate, as the v7 document means it: the share of stack records that reused a stored stack (40 records of 5 stacks: 35 of 40)', () => {
+    // the stacks counted another way: the text's distinct frame sequences, by regex
+    const stream = Array.from({ length: 40 }, (_, i) => i % 5);
+    const text = traceOf(stream, [3, 4, 5, 6, 7]);
+    const seqs = text.split(/^.*<stack trace>\n/m).slice(1).map((b) => b.split('\n').filter((l) => l.startsWith(' => ')).join('|'));
+    const distinct = new Set(seqs).size;
+    expect([seqs.length, distinct]).toEqual([40, 5]);
+    const w = whatIf(ingestFiles([['trace', text]]));
+    for (const r of w.bits) {
+      expect(r.fallbacks).toBe(0);
+      expect(r.reused).toBe(seqs.length - distinct);
+      expect(r.dedupRate).toBe((seqs.length - distinct) / seqs.length);
+      // every record a success: successes / records would say 100%
+      expect(r.successes).toBe(seqs.length);
+    }
+  });
+
   it('stored, fallbacks and bytes match a first-come-first-stored model for random streams (a stack beyond capacity falls back whichever way it does)', () => {
     fc.assert(
       fc.property(
@@ -120,7 +140,9 @@ describe('whatIf against a plain model', () => {
           const w = whatIf(ingestFiles([['trace', traceOf(stream, depths)]]));
           for (const r of w.bits as WhatIfRow[]) {
             const p = plainFigures(stream, depths, r.bits, r.mode);
-            expect([r.stored, r.fallbacks, r.bytesWithMap, r.bytesWithoutMap]).toEqual([p.stored, p.fallbacks, p.withMap, p.without]);
+            expect([r.stored, r.fallbacks, r.bytesWithMap, r.bytesWithoutMap, r.reused]).toEqual([p.stored, p.fallbacks, p.withMap, p.without, p.reused]);
+            // the dedup rate is the share of records that reused a stored stack, not successes / records
+            expect(r.dedupRate).toBeCloseTo(p.reused / stream.length, 12);
             expect(r.mapBytes).toBe(mapMemoryBytes(r.bits));
           }
         },

@@ -69,7 +69,16 @@ export interface WhatIfRow {
   fallbacksProbeLimit: number;
   /** slots whose key was claimed with no element (v8: the pool ran out mid-insert) */
   gravestones: number;
-  /** successes / records */
+  /**
+   * records that reused a stack already stored (a hit on a filled element): successes less the
+   * inserts that stored a stack. Counted by the slot each record got, seen before or not
+   */
+  reused: number;
+  /**
+   * reused / records: the share of stack records that reused a stored stack, the v7 document's
+   * "Dedup rate" (its Performance section). Not successes / records, which counts each stack's
+   * first record, the one that stored it, as well
+   */
   dedupRate: number;
   /** ring-buffer bytes of the stack records with the map (ids or cookies, fallbacks in full, deep stacks in full) */
   bytesWithMap: number;
@@ -159,6 +168,9 @@ function replay(
   let without = 0;
   let events = 0;
   let boot = 0;
+  let reused = 0;
+  /** the slots a record got so far: a record whose slot was seen reused a stored stack */
+  let seen = new Uint8Array(2 ** (bits + 1));
   for (let i = 0; i < x.count; i++) {
     const c = cpuIndex[i];
     if (event[i]) {
@@ -187,6 +199,13 @@ function replay(
     const slot = map.insertHashed(0, words[st], nr, o.hashes[st]);
     if (slot >= 0) {
       successes++;
+      if (slot >= seen.length) {
+        const grown = new Uint8Array(Math.max(slot + 1, 2 * seen.length));
+        grown.set(seen);
+        seen = grown;
+      }
+      if (seen[slot]) reused++;
+      else seen[slot] = 1;
       withMap += id;
       on[c].reserve(idKind, id);
     } else {
@@ -208,6 +227,7 @@ function replay(
     boot,
     stored: map.entries,
     successes,
+    reused,
     fallbacks,
     fallbacksPoolEmpty: counts.fallbacksPoolEmpty,
     fallbacksGravestone: counts.fallbacksGravestone,
@@ -296,7 +316,7 @@ export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep
     const mine: WhatIfRow[] = [];
     for (const bits of WHATIF_BITS) {
       const r = replay(mode, bits, x, { eventBytes, hashSeed, bootRecords, ringBytes, hashes, keptOff });
-      mine.push({ ...r, ...(mode === 'v8' ? { v8Variant: 'bin' as const } : {}), dedupRate: r.records ? r.successes / r.records : 0, fallbackShare: r.records ? r.fallbacks / r.records : 0 });
+      mine.push({ ...r, ...(mode === 'v8' ? { v8Variant: 'bin' as const } : {}), dedupRate: r.records ? r.reused / r.records : 0, fallbackShare: r.records ? r.fallbacks / r.records : 0 });
       onStep?.(++done, total);
     }
     if (mode === 'v8') {

@@ -113,6 +113,10 @@ function WhatIfBody({ r, mode }: { r: WhatIfResult; mode: 'v7' | 'v8' }) {
   );
 }
 
+/** what the dedup column is (WhatIfRow.dedupRate), as its header's tooltip */
+const DEDUP_TITLE =
+  "dedup rate: the share of the stack records that reused a stack the map already stored (the v7 document's \"Dedup rate\"): records less the stacks stored and the fallbacks, over records";
+
 /** what the two gains are (core/whatif/whatif.ts: WhatIfRow.gain, steadyGain), as the headers' tooltips */
 const GAIN_TITLE =
   'gain in this buffer: the events the per-CPU ring buffers of the size above still hold at the end of the capture with the map, divided by those they hold without it (summed over CPUs). 1.00× when the capture fits the buffer either way';
@@ -124,7 +128,7 @@ function Table({ rows, best, posted }: { rows: WhatIfRow[]; best: number | null;
     <table className="grid" style={{ width: 'auto' }} data-testid="whatif-table">
       <thead>
         <tr>
-          <th>{posted ? 'size' : 'bits'}</th><th>stored</th><th>fallbacks</th><th>gravestones</th><th>dedup</th><th>with map</th><th>without</th><th title={GAIN_TITLE}>gain</th><th title={WRAPPED_TITLE}>wrapped</th><th>map memory</th>
+          <th>{posted ? 'size' : 'bits'}</th><th>stored</th><th>fallbacks</th><th>gravestones</th><th title={DEDUP_TITLE}>dedup</th><th>with map</th><th>without</th><th title={GAIN_TITLE}>gain</th><th title={WRAPPED_TITLE}>wrapped</th><th>map memory</th>
         </tr>
       </thead>
       <tbody>
@@ -142,7 +146,7 @@ function Row({ b, best }: { b: WhatIfRow; best: boolean }) {
       <td>{fmtInt(b.stored)}</td>
       <td>{fmtInt(b.fallbacks)} ({fmtPct(b.fallbackShare)})</td>
       <td>{fmtInt(b.gravestones)}</td>
-      <td>{fmtPct(b.dedupRate)}</td>
+      <td data-testid="whatif-dedup" data-reused={b.reused}>{fmtPct(b.dedupRate)}</td>
       <td>{fmtBytes(b.bytesWithMap)}</td>
       <td>{fmtBytes(b.bytesWithoutMap)}</td>
       <td>{b.gain.toFixed(2)}×</td>
