@@ -163,6 +163,15 @@ test('the whole sample: the gain is estimated from the resolved cookies and full
   await expect(pane.getByTestId('stat-gain')).not.toHaveText(`${rb.stackBytesRatio!.toFixed(1)}×`);
   await expect(pane.getByTestId('stat-stack-ratio')).toHaveText(`${rb.stackBytesRatio!.toFixed(1)}×`);
   await expect(pane.getByTestId('stat-gain-basis')).toContainText(`over ${want.events.toLocaleString('en-US')} events; each event's own record taken as 56 B (assumed`);
+  // the v7 document's own figures beside the trace's, in the document's words (its Performance section)
+  const doc = pane.getByTestId('stat-v7-doc');
+  await expect(doc).toContainText("The v7 document's own figures");
+  await expect(doc.getByTestId('stat-v7-doc-row')).toHaveText([
+    `stack records~3000${(want.cookies + want.fullStacks).toLocaleString('en-US')}`,
+    /^dedup rate84-98% \(depends on workload diversity\)\d+\.\d%, (within|below|above) the document's range$/,
+    `ring buffer savings~80% for stack data${(100 * (1 - rb.bytesWithMap / rb.bytesWithoutMap!)).toFixed(1)}% of the stack records' bytes`,
+  ]);
+  await expect(doc.getByTestId('stat-v7-doc-model').nth(1)).toHaveText(new RegExp(`^${(100 * want.derived.dedupRate).toFixed(1)}%`));
   await shots(page, 'stat-sample', 'stack map statistics');
 });
 

@@ -70,6 +70,17 @@ async function expectRows(page: Page, cli: WhatIfResult, mode: 'v7' | 'v8') {
     const [withMap, without] = await Promise.all([best.locator('td').nth(5).textContent(), best.locator('td').nth(6).textContent()]);
     await expect(page.getByTestId('whatif-recommendation')).toContainText(`from ${without} to ${withMap}`);
   }
+  // the v7 document's own figures beside the recommended row's (or the largest size's when none fits)
+  const docRows = cli.bits.filter((b) => b.mode === mode && (mode === 'v7' ? true : b.v8Variant === 'posted'));
+  const shownRow = docRows.find((b) => b.bits === rec.bits) ?? docRows[docRows.length - 1];
+  const doc = page.getByTestId('whatif-v7-doc');
+  await expect(doc).toHaveAttribute('data-bits', String(shownRow.bits));
+  await expect(doc.getByTestId('whatif-v7-doc-doc')).toHaveText(['~3000', '84-98% (depends on workload diversity)', '~80% for stack data']);
+  await expect(doc.getByTestId('whatif-v7-doc-model')).toHaveText([
+    shownRow.records.toLocaleString('en-US'),
+    new RegExp(`^${(100 * shownRow.reused / shownRow.records).toFixed(1)}%`),
+    `${(100 * (1 - shownRow.bytesWithMap / shownRow.bytesWithoutMap)).toFixed(1)}% of the stack records' bytes`,
+  ]);
   // the two gains say what they are
   const head = page.getByTestId('whatif-table').first().locator('th');
   await expect(head.filter({ hasText: /^gain$/ })).toHaveAttribute('title', /with the map/);

@@ -78,6 +78,26 @@ describe('cli whatif', () => {
     expect(r.out).toContain('buffer 1408 KiB per CPU');
   });
 
+  it("puts the v7 document's figures beside the recommended row's, labelled as the document's", async () => {
+    const f = traceFile();
+    const r = await run([f]);
+    expect(r.code).toBe(0);
+    const lines = r.out.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('the v7 document, Performance: "Typical results on an aarch64 SMP system (function tracer, 2 seconds)"'));
+    expect(at).toBeGreaterThan(0);
+    // the recommendation is v8 as posted: its row beside the document's
+    expect(lines[at]).toContain('v8 as posted (fixed 16384 stacks)');
+    expect(lines[at + 1]).toMatch(/the v7 document's\s+this capture$/);
+    // by hand: 40 <stack trace> records of 5 stacks (35 reused); 2,080 B in full, 40 x 16 B as cookies
+    const text = (await import('node:fs')).readFileSync(f, 'utf8');
+    const records = text.split('\n').filter((l) => l.endsWith('<stack trace>')).length;
+    expect(records).toBe(40);
+    const cell = (what: string) => lines.slice(at + 2, at + 5).find((l) => l.trimStart().startsWith(what))!;
+    expect(cell('stack records')).toMatch(new RegExp(`~3000\\s+${records}$`));
+    expect(cell('dedup rate')).toMatch(/84-98% \(depends on workload diversity\)\s+87\.5%, within the document's range$/);
+    expect(cell('ring buffer savings')).toMatch(new RegExp(`~80% for stack data\\s+${(100 * (1 - 640 / 2080)).toFixed(1)}% of the stack records' bytes$`));
+  });
+
   realIt('--mode and --max-fallback-share, and a real trace with stacks', async () => {
     const r = await run(['--json', '--mode', 'v7', '--max-fallback-share', '0', REAL]);
     expect(r.code).toBe(0);

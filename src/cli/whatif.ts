@@ -1,6 +1,7 @@
 import { escapeControls as esc, jsonForTerminal } from '../core/base/control-chars.ts';
 import { understood } from '../core/capture/ingest.ts';
 import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, V8_POSTED_BITS, whatIf, type WhatIfResult, type WhatIfRow } from '../core/whatif/whatif.ts';
+import { besideV7Doc, V7_DOC_FIGURES } from '../core/capture/v7-doc-figures.ts';
 import { readFiles } from './read-files.ts';
 import { ttyProgress } from './progress.ts';
 import { parseOptions, parseOrExit, UsageError } from './usage.ts';
@@ -99,10 +100,35 @@ export function formatWhatIf(r: WhatIfResult): string {
     ['+ proposed binary v2 and bits (v8 follow-up)', r.bits.filter((b) => b.mode === 'v8' && b.v8Variant === 'bin')],
   ];
   for (const [title, rows] of groups) if (rows.length) lines.push('', title, header, ...rows.map(row));
+  lines.push('', ...v7DocLines(r));
   const rec = r.recommended;
   lines.push('', `recommended: ${rec.bits === null ? 'none' : rec.v8Variant === 'posted' ? `v8 as posted (fixed ${V8_POSTED_CAPACITY} stacks)` : `bits ${rec.bits} (${rec.mode})`}`);
   for (const m of r.recommendedByMode) lines.push(`  ${esc(m.why)}`);
   return lines.join('\n') + '\n';
+}
+
+/**
+ * The row the recommendation is about (v8 as posted, its one size; else the recommended bits), or
+ * the largest size of that mode when none fits: the row the v7 document's figures sit beside.
+ */
+export function docRow(r: WhatIfResult): WhatIfRow | undefined {
+  const rec = r.recommended;
+  const mine = r.bits.filter((b) => b.mode === rec.mode && (b.v8Variant ?? null) === (rec.v8Variant ?? null));
+  return mine.find((b) => b.bits === rec.bits) ?? mine[mine.length - 1];
+}
+
+/** The v7 document's figures beside the replay's, each labelled as the document's. */
+function v7DocLines(r: WhatIfResult): string[] {
+  const b = docRow(r);
+  if (!b) return [];
+  const size = b.v8Variant === 'posted' ? `v8 as posted (fixed ${V8_POSTED_CAPACITY} stacks)` : `${b.mode} at bits ${b.bits}`;
+  const rows = besideV7Doc({ records: b.records, dedupRate: b.dedupRate, bytesWithMap: b.bytesWithMap, bytesWithoutMap: b.bytesWithoutMap });
+  const w = Math.max(...rows.map((x) => x.doc.length));
+  return [
+    `${V7_DOC_FIGURES.where}, beside this capture's replay, ${size}:`,
+    `  ${''.padEnd(20)} ${"the v7 document's".padEnd(w)}  this capture`,
+    ...rows.map((x) => `  ${x.what.padEnd(20)} ${x.doc.padEnd(w)}  ${x.model}`),
+  ];
 }
 
 /** `whatif`: returns the exit status. */

@@ -3,7 +3,7 @@ import type { Capture } from './ingest.ts';
 import { segmentAt, segmentsOf, type Segment } from './segments.ts';
 import { RecordKind, RecordStatus } from './trace-columns.ts';
 
-/** Ring-buffer record sizes as the v8 cover letter counts them. */
+/** Ring-buffer record sizes as the cookie ABI mail counts them ("trace_entry + size + 8*20 = 172 B", "trace_entry + 4 = 12 B", "trace_entry + 8 = 16 B"). */
 export const RECORD_BYTES = {
   /** trace_entry + size + 8 bytes per frame */
   full: (depth: number) => 12 + 8 * depth,

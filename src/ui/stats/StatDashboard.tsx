@@ -7,6 +7,7 @@ import { useSelectionSummary } from '../../state/view/queries.ts';
 import { isFiltered, useSelection } from '../../state/view/view-store.ts';
 import { STATUS_COLORS } from '../common/colors.ts';
 import { fmtBytes, fmtInt, fmtPct } from '../common/format.ts';
+import { besideV7Doc, V7_DOC_FIGURES } from '../../core/capture/v7-doc-figures.ts';
 import { Gauge } from './Gauge.tsx';
 import { computedFields, kernelFields, KNOWN_STAT_KEYS } from './stat-fields.ts';
 
@@ -149,7 +150,7 @@ function TraceSide({ rb, dedup }: { rb: RingBufferStats; dedup: number }) {
             alone between {times(rb.bounds.stackBytesRatio[0])} and {times(rb.bounds.stackBytesRatio[1])}
           </Note>
         )}
-        <dt title="ring-buffer bytes per stack record, as the v8 cover letter counts them">bytes per record</dt>
+        <dt title="ring-buffer bytes per stack record, as the cookie ABI mail counts them">bytes per record</dt>
         <dd>v8 cookie 16, v7 id 12, full stack 12 + 8 × depth</dd>
       </dl>
       {rb.why && (
@@ -158,7 +159,41 @@ function TraceSide({ rb, dedup }: { rb: RingBufferStats; dedup: number }) {
           {rb.why}
         </p>
       )}
+      {rb.basis !== 'none' && <V7DocBeside rb={rb} dedup={dedup} />}
     </>
+  );
+}
+
+/**
+ * The v7 document's own figures (its Performance section) beside the trace's: stack records
+ * (cookies and full stacks), the dedup rate, and the savings for stack data (1 - bytes with the
+ * map / without). Labelled as the document's: its measurement, not this capture's.
+ */
+function V7DocBeside({ rb, dedup }: { rb: RingBufferStats; dedup: number }) {
+  const records = rb.records.v8Cookies + rb.records.v7Ids + rb.records.fullStacks;
+  const rows = besideV7Doc({ records, dedupRate: dedup, bytesWithMap: rb.bytesWithMap, bytesWithoutMap: rb.bytesWithoutMap });
+  return (
+    <table className="grid seed-figures" style={{ marginTop: 8, fontSize: 12 }} data-testid="stat-v7-doc">
+      <caption className="quiet">
+        The v7 document&apos;s own figures ({V7_DOC_FIGURES.where.replace(/^the v7 document, /, '')}) beside the trace&apos;s
+      </caption>
+      <thead>
+        <tr>
+          <th />
+          <th title="Documentation/trace/ftrace-stackmap.rst as the v7 patch adds it: its measurement, not this capture's">the v7 document&apos;s</th>
+          <th>the trace</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((f) => (
+          <tr key={f.id} data-testid="stat-v7-doc-row" data-id={f.id}>
+            <td>{f.what}</td>
+            <td>{f.doc}</td>
+            <td data-testid="stat-v7-doc-model">{f.model}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
