@@ -41,6 +41,24 @@ test('every pane draws on the sample', async ({ page }) => {
   await expect(page.getByTestId('stat-computed-table')).toHaveText(`${(2 * field('capacity')).toLocaleString('en-US')} slots`);
 });
 
+test("the sample says what it is: simulated, and its stack_map_bin dumps are version 2, the proposed follow-up series (not v8 as posted)", async ({ page }) => {
+  await open(page);
+  // the sample's binary dumps, from its own index.json
+  const index = JSON.parse(readFileSync('public/samples/index.json', 'utf8')) as { files: string[] };
+  const bins = index.files.filter((f) => f.startsWith('stack_map_bin'));
+  expect(bins.length).toBeGreaterThan(0);
+  const note = page.getByTestId('file-seed-note');
+  await expect(note).toHaveCount(1);
+  await expect(note).toHaveAttribute('data-version', '2');
+  await expect(note).toContainText(`${bins.join(', ')}: stack_map_bin version 2: the cookie ABI mail's proposal`);
+  // the v8 cover letter's words
+  await expect(note).toContainText('"the binary export, its parser and the capacity boot parameter will follow as a separate series"');
+  await expect(note).toContainText('v8 as posted writes no stack_map_bin');
+  await expect(page.getByTestId('sample-note')).toContainText('simulated v8');
+  await expect(page.getByTestId('sample-note')).toHaveAttribute('title', /stack_map_bin dumps are version 2.*v8 as posted exports only the text stack_map/);
+  await expect(page.getByTestId('open-sample')).toHaveAttribute('title', /simulated v8 capture/);
+});
+
 test('clicking a top stack selects it: frames listed, its path marked in the flame graph and on the timeline', async ({ page }) => {
   await open(page);
   const row = page.getByTestId('top-stack-row').nth(1);

@@ -68,6 +68,24 @@ function countIndependently(dir: string) {
 }
 
 describe('generate', () => {
+  it("says what each stack_map_bin version is by the seeds: v8's version 2 is the proposed follow-up series, v7's version 1 the v7 document's", async () => {
+    for (const [mode, version, words] of [
+      ['v8', 2, /stack_map_bin version 2: the cookie ABI mail's proposal .*\("the binary export, its parser and the capacity boot parameter will follow as a separate series"\); v8 as posted writes no stack_map_bin/],
+      ['v7', 1, /stack_map_bin version 1: the v7 document's format/],
+    ] as const) {
+      const dir = join(mkdtempSync(join(tmpdir(), 'smx-gen-')), 'cap');
+      const io = captureOutput();
+      const code = await generate(['--out', dir, '--events', '200', '--stacks', '50', '--mode', mode]);
+      vi.restoreAllMocks();
+      expect(code).toBe(0);
+      // the header's version, read from the file's bytes
+      const bin = readFileSync(join(dir, 'stack_map_bin'));
+      expect(new DataView(bin.buffer, bin.byteOffset).getUint32(4, true)).toBe(version);
+      const line = io.out.join('').split('\n').find((l) => l.trimStart().startsWith('stack_map_bin '))!;
+      expect(line).toMatch(words);
+    }
+  });
+
   it('writes a v8 capture whose summary --json matches counts taken from the files themselves', async () => {
     const { dir, code, report, err } = await gen(['--events', '3000', '--mode', 'v8', '--stacks', '700', '--depth', '4-64', '--seed', '7', '--symbols', '2000', '--text-dump']);
     expect(err).toBe('');

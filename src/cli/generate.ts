@@ -3,6 +3,7 @@ import { prepareOutDir } from './out-dir.ts';
 import { resolve } from 'node:path';
 import { MAX_DEPTH, MAX_STACKS, UsageError, writeCapture, type GenerateOptions, type GenerateReport } from './generate-capture.ts';
 import { parseOptions } from './usage.ts';
+import { binVersionNote } from '../core/formats/seed-notes.ts';
 
 /**
  * `generate`: a synthetic capture for benchmarks (DESIGN 5.3), of any size up to ~1 GB: its
@@ -43,8 +44,11 @@ const USAGE = `usage: stackmap-explorer generate --out DIR [--events N | --mb N]
                     (default ${DEFAULT_EVENTS.toLocaleString('en-US')} unless --mb)
   --mb N            instead: stop once the trace holds N MiB (up to 4096; may overshoot by one
                     chunk, < 1 MiB)
-  --mode v7|v8      <stack_id N> and stack_map_bin version 1, or <stack_id N gen 1> and
-                    stack_map_bin version 2 (generation 1) (default ${DEFAULT_GENERATE.mode})
+  --mode v7|v8      <stack_id N> and stack_map_bin version 1 (the v7 document's), or
+                    <stack_id N gen 1> and stack_map_bin version 2 (generation 1) (default
+                    ${DEFAULT_GENERATE.mode}). Version 2 is the cookie ABI mail's proposal for the
+                    follow-up series the v8 cover letter announces: v8 as posted has no
+                    stack_map_bin
   --stacks N        distinct stacks in the map and its dumps, 1..${MAX_STACKS.toLocaleString('en-US')} (default ${DEFAULT_GENERATE.stacks});
                     the map's bits are the fewest in 10..18 that hold them
   --depth MIN-MAX   frames per stack, 1-${MAX_DEPTH} (default ${DEFAULT_GENERATE.depthMin}-${DEFAULT_GENERATE.depthMax})
@@ -172,7 +176,7 @@ export async function generate(args: string[]): Promise<number> {
     process.stdout.write(
       `${report.mode}: ${report.events} events on ${report.cpus} CPUs, ${report.cookies ? `${report.cookies} cookies` : `${report.fullStacks} full stacks`}; ` +
         `${report.stacks} stacks (${report.stacksInTrace} in the trace), bits ${report.bits}; ${report.symbols} symbols\n` +
-        report.files.map((f) => `  ${f.name}  ${mb(f.bytes)} MiB\n`).join('') +
+        report.files.map((f) => `  ${f.name}  ${mb(f.bytes)} MiB${f.name === 'stack_map_bin' ? `  (${binVersionNote(report.mode === 'v8' ? '2' : '1')})` : ''}\n`).join('') +
         `wrote ${report.files.length} files to ${escapeControls(dir)}\n`,
     );
   }

@@ -30,6 +30,8 @@ export interface FileReport {
   timeDigits?: number;
   /** perf script: the file ended inside its last sample (no blank line after it) */
   unterminated?: boolean;
+  /** stack_map_bin: its header's version as read ('1', '2', another number, or 'unknown' without a magic) */
+  binVersion?: string;
 }
 
 /** Kinds the explorer cannot read: a load of only these leaves the capture as it was. */
@@ -184,6 +186,7 @@ export class Ingest {
         const d = result as ParsedDump;
         report.lines = d.lines;
         report.bytes = d.bytes;
+        if (kind === 'stack_map_bin') report.binVersion = d.version;
         this.dumps.push({ dump: d, log });
         break;
       }

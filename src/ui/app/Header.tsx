@@ -6,6 +6,7 @@ import { fmtBytes } from '../common/format.ts';
 import { ExportMenu } from '../exports/ExportMenu.tsx';
 import { ThemeSwitch } from './ThemeSwitch.tsx';
 import { Notice } from '../common/Notice.tsx';
+import { SAMPLE_NOTE } from '../../core/formats/seed-notes.ts';
 
 export function Header() {
   const input = useRef<HTMLInputElement>(null);
@@ -50,7 +51,7 @@ export function Header() {
             offerFiles(files.map((f) => ({ name: f.name, blob: f })));
           }}
         />
-        <button type="button" onClick={() => void loadSample()}>
+        <button type="button" onClick={() => void loadSample()} title={`the sample: ${SAMPLE_NOTE}`} data-testid="open-sample">
           Open sample
         </button>
         <KeptCapture />

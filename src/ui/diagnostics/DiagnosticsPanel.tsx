@@ -1,5 +1,7 @@
 import { Fragment } from 'react';
 import { describeCapture } from '../../core/formats/capture-info.ts';
+import { binVersionNote } from '../../core/formats/seed-notes.ts';
+import type { FileReport } from '../../core/capture/ingest.ts';
 import { useLoadStore } from '../../state/load/load-store.ts';
 import { fmtInt } from '../common/format.ts';
 
@@ -42,6 +44,7 @@ export function DiagnosticsPanel() {
           })}
         </tbody>
       </table>
+      <BinVersionNotes files={s.files} />
       <h2>
         Diagnostics <span className="count">{s.diagnostics.length}</span>
       </h2>
@@ -59,5 +62,21 @@ export function DiagnosticsPanel() {
         </ul>
       )}
     </section>
+  );
+}
+
+/** What the seeds say of each stack_map_bin version loaded (seed-notes.ts), once per version, naming its files. */
+function BinVersionNotes({ files }: { files: readonly FileReport[] }) {
+  const byVersion = new Map<string, string[]>();
+  for (const f of files) if (f.kind === 'stack_map_bin' && f.binVersion) byVersion.set(f.binVersion, [...(byVersion.get(f.binVersion) ?? []), f.file]);
+  if (byVersion.size === 0) return null;
+  return (
+    <>
+      {[...byVersion].map(([version, names]) => (
+        <p key={version} className="quiet" data-testid="file-seed-note" data-version={version} style={{ fontSize: 12, margin: '4px 0' }}>
+          {names.join(', ')}: {binVersionNote(version)}
+        </p>
+      ))}
+    </>
   );
 }

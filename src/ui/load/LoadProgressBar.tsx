@@ -4,6 +4,7 @@ import { faultText } from '../../state/load/load-worker.ts';
 import type { LoadProgress } from '../../core/capture/load.ts';
 import { fmtBytes } from '../common/format.ts';
 import './load.css';
+import { SAMPLE_NOTE } from '../../core/formats/seed-notes.ts';
 
 /** The share of the load done in percent, or null when it is unknown (a compressed file whose decompressed size is not known). */
 function loadPercent(p: LoadProgress | null): number | null {
@@ -78,6 +79,12 @@ export function LoadProgressBar() {
         ) : open ? (
           <span>
             {source === 'sample' ? 'Sample capture' : `${files.length} file${files.length === 1 ? '' : 's'}`}: {files.join(', ')}
+            {source === 'sample' && (
+              <span className="quiet" data-testid="sample-note" title={SAMPLE_NOTE}>
+                {' '}
+                (simulated v8, with the proposed follow-up series&apos; stack_map_bin version 2)
+              </span>
+            )}
             {activity === 'done' ? ` · ${mode === 'add' ? 'added' : 'read'} in ${Math.round(elapsedMs ?? 0)} ms` : ''}
             {activity === 'done' && progress ? ` · ${fmtBytes(progress.totalBytes)}` : ''}
           </span>
