@@ -23,6 +23,7 @@ describe('seed notes', () => {
     expect(binVersionNote('2')).toContain('v8 as posted writes no stack_map_bin');
     expect(binVersionNote('1')).toContain("the v7 document's format");
     expect(binVersionNote('7')).toContain('no seed describes it');
+    expect(binVersionNote('unknown')).toContain('no version');
     expect(SAMPLE_NOTE).toContain('simulated');
     expect(SAMPLE_NOTE).toContain(V8_FOLLOW_UP);
   });

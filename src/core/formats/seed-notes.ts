@@ -20,6 +20,7 @@ export function binVersionNote(version: string): string {
       "stack_map_bin version 2: the cookie ABI mail's proposal (the generation in the header's reserved word), for the follow-up series " +
       `the v8 cover letter announces (${V8_FOLLOW_UP}); v8 as posted writes no stack_map_bin`
     );
+  if (version === 'unknown') return 'stack_map_bin with no header read (no magic): no version to name';
   return `stack_map_bin version ${version}: no seed describes it (read as version 2)`;
 }
 
