@@ -1,6 +1,6 @@
 import { C, INSERT_BOOT, K, type MapParams, type Mode } from './map-layout.ts';
 import { Rng, Weighted, Zipf } from './random.ts';
-import { REC, Ring, RECORD_SIZE, type RingModel } from './ring.ts';
+import { CTX, packEvent, REC, Ring, RECORD_SIZE, type RingModel } from './ring.ts';
 import { SharedStackMap, type MapOptions } from './shared-map.ts';
 import { TASKS } from './kernel-symbols.ts';
 import { populationViews, type PopulationShared } from './workload.ts';
@@ -136,22 +136,32 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
   /** the stack of the insert an interrupt comes into (the outer one) */
   let interrupted = -1;
   let eventSeq = 0;
+  /** the time of the CPU's last record: a record is stamped no earlier (its own time, or this) */
+  let lastStamp = 0;
+  const stamp = (ts: number): number => (lastStamp = ts > lastStamp ? ts : lastStamp);
 
-  function writeEvent(stack: number, ts: number): void {
-    const ev = ring.reserve(REC.EVENT, cfg.eventBytes, stack, -1, ts);
+  /** Writes an event in `context`; returns its sequence number and context (packEvent), which its stack record carries as its truth. */
+  function writeEvent(stack: number, ts: number, context: number): number {
+    const seq = eventSeq++;
+    const ev = ring.reserve(REC.EVENT, cfg.eventBytes, stack, -1, stamp(ts), packEvent(seq, context));
     d[ev + 1] = task.pid;
-    d[ev + 2] = eventSeq++;
+    d[ev + 2] = seq;
     d[ev + 3] = rng.u32() | 0;
     off.reserve(REC.EVENT, cfg.eventBytes, -1, -1, 0);
+    return packEvent(seq, context);
   }
 
   /**
    * The stack path after an event: the ring reservation (which can fail: the stack is lost, the
    * map never asked), the boot window (before the map is published: in full), v8's RCU discard
    * (with options/stackmap set), then the map, and the id, cookie or full stack written.
-   * `outer`: the CPU's own event (timed); an interrupt's nested one is not.
+   * `outer`: the CPU's own event (timed); an interrupt's nested one is not. `event`: the event's
+   * sequence number, kept beside the record as the truth of which event it belongs to. The record
+   * has its event's time, but never earlier than the CPU's last record: an outer event's stack
+   * record comes after the events and stacks of the interrupts nested in its insert, and the ring
+   * buffer's times on a CPU never go back.
    */
-  function recordStack(stack: number, ts: number, boot: boolean, outer: boolean): void {
+  function recordStack(stack: number, ts: number, boot: boolean, outer: boolean, event: number): void {
     const w = words[stack];
     const nr = depths[stack];
     if (cfg.reserveFailShare > 0 && rng.next() < cfg.reserveFailShare) {
@@ -161,7 +171,7 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
     if (boot) {
       // before publication the regular full-stack path records it (v7 document, boot-time activation)
       ctl[map.cpuWord(cpu, K.BOOT)]++;
-      writeFull(stack, INSERT_BOOT, ts);
+      writeFull(stack, INSERT_BOOT, ts, event);
       off.reserve(REC.FULL, RECORD_SIZE.full(nr), -1, -1, 0);
       return;
     }
@@ -190,26 +200,26 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
     if (slot >= 0) {
       const gen = map.lastGeneration;
       if (v8) {
-        const r = ring.reserve(REC.COOKIE, RECORD_SIZE.cookie, stack, gen, ts);
+        const r = ring.reserve(REC.COOKIE, RECORD_SIZE.cookie, stack, gen, stamp(ts), event);
         d[r + 1] = task.pid;
         d[r + 2] = slot;
         d[r + 3] = gen;
       } else {
-        const r = ring.reserve(REC.ID, RECORD_SIZE.id, stack, gen, ts);
+        const r = ring.reserve(REC.ID, RECORD_SIZE.id, stack, gen, stamp(ts), event);
         d[r + 1] = task.pid;
         d[r + 2] = slot;
       }
       onRecord?.(v8 ? REC.COOKIE : REC.ID, slot, gen, stack);
     } else {
-      writeFull(stack, slot, ts);
+      writeFull(stack, slot, ts, event);
     }
     off.reserve(REC.FULL, RECORD_SIZE.full(nr), -1, -1, 0);
   }
 
   /** A stack in full; `why` (the truth's generation field) says why: INSERT_FALLBACK, _BYPASS, _DEEP, _OFF or _BOOT. */
-  function writeFull(stack: number, why: number, ts: number): void {
+  function writeFull(stack: number, why: number, ts: number, event: number): void {
     const nr = depths[stack];
-    const r = ring.reserve(REC.FULL, RECORD_SIZE.full(nr), stack, why, ts);
+    const r = ring.reserve(REC.FULL, RECORD_SIZE.full(nr), stack, why, stamp(ts), event);
     d[r + 1] = task.pid;
     d[r + 2] = nr;
     d.set(words[stack], r + 3);
@@ -229,8 +239,7 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
     const stack = rng.next() < 0.5 && interrupted >= 0 ? interrupted : pick();
     const ts = recordClock(cfg.t0);
     nestedEvents++;
-    writeEvent(stack, ts);
-    recordStack(stack, ts, false, false);
+    recordStack(stack, ts, false, false, writeEvent(stack, ts, nmi ? (depth > 1 ? CTX.NMI_IN_IRQ : CTX.NMI) : CTX.IRQ));
   }
   if (cfg.irqRate + cfg.nmiRate > 0) map.setInterrupt(interrupt);
 
@@ -276,14 +285,14 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
     if (rng.next() < 0.05) task = TASKS[rng.int(TASKS.length)];
     const ts = recordClock(cfg.t0);
 
-    writeEvent(stack, ts);
+    const event = writeEvent(stack, ts, CTX.PROCESS);
 
     if (cfg.cpuResetEvery > 0 && (i + 1) % cfg.cpuResetEvery === 0) {
       resetsIssued++;
       outcomes[map.write('0\n').reset!]++; // echo 0 > stack_map (a reset in every version)
     }
 
-    recordStack(stack, ts, i < bootEvents, true);
+    recordStack(stack, ts, i < bootEvents, true, event);
     Atomics.store(ctl, progress, i + 1);
   }
   return {

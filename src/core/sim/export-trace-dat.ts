@@ -4,7 +4,7 @@ import { commOf } from './kernel-symbols.ts';
 import { wordsToIps } from './map-layout.ts';
 import { REC, type RingRecord } from './ring.ts';
 import type { RunResult, TraceItem } from './sim-report.ts';
-import { withResetMarks, type ResetMark } from './reset-marks.ts';
+import { outerEvent, withResetMarks, type ResetMark } from './reset-marks.ts';
 import { RESET_MARKER } from '../formats/event-line.ts';
 
 /** The ID of kmem_cache_alloc in the written file (the kernel assigns one per boot; readers go by the format). */
@@ -65,6 +65,13 @@ const GFP_ATOMIC = 0x820n;
  * 4-byte id for v4/v7, the u64 cookie gen << 32 | slot for v8) or a `kernel_stack` record of the
  * stack's ips; the file's own kallsyms symbolizes them.
  */
+/**
+ * common_flags by the context a record was written in (ring-records.ts CTX), the kernel's bits:
+ * the CPU's own path none; an IRQ irqs-off (0x01) and hardirq (0x08); an NMI irqs-off and NMI
+ * (0x40); an NMI inside an IRQ all three. An event and its stack record share them (trace_ctx).
+ */
+const DAT_FLAGS = [0x00, 0x09, 0x41, 0x49];
+
 export function traceDatOf(run: RunResult): Uint8Array {
   const events: DatWriteEvent[] = [];
   const pids = new Set<number>();
@@ -72,7 +79,7 @@ export function traceDatOf(run: RunResult): Uint8Array {
   const items = withResetMarks<TraceItem | { mark: ResetMark }>(
     run.items,
     run,
-    (it) => ('mark' in it ? { ts: it.mark.ts, cpu: 0, event: true, lost: false } : { ts: it.rec.ts, cpu: it.cpu, event: it.rec.type === REC.EVENT, lost: false }),
+    (it) => ('mark' in it ? { ts: it.mark.ts, cpu: 0, event: true, lost: false } : { ts: it.rec.ts, cpu: it.cpu, event: outerEvent(it.rec), lost: false }),
     (mark) => ({ mark }),
   );
   const kallsyms = run.population.kernel.kallsyms();
@@ -97,11 +104,11 @@ export function traceDatOf(run: RunResult): Uint8Array {
       v.setBigUint64(32, k.gfpKernel ? GFP_KERNEL : GFP_ATOMIC, true);
       v.setInt32(40, -1, true); // node
       data[44] = 0; // accounted
-      events.push({ kind: 'raw', cpu, ts, pid, id: KMEM_CACHE_ALLOC_ID, data, flags: 0, preempt: 1 });
+      events.push({ kind: 'raw', cpu, ts, pid, id: KMEM_CACHE_ALLOC_ID, data, flags: DAT_FLAGS[rec.context] ?? 0, preempt: 1 });
     } else if (rec.type === REC.FULL) {
-      events.push({ kind: 'stack', cpu, ts, pid, ips: Array.from(wordsToIps(rec.words!, 0, rec.a)) });
+      events.push({ kind: 'stack', cpu, ts, pid, ips: Array.from(wordsToIps(rec.words!, 0, rec.a)), flags: DAT_FLAGS[rec.context] ?? 0, preempt: 1 });
     } else {
-      events.push({ kind: 'stack_id', cpu, ts, pid, slot: rec.a, generation: rec.type === REC.COOKIE ? rec.b : null });
+      events.push({ kind: 'stack_id', cpu, ts, pid, slot: rec.a, generation: rec.type === REC.COOKIE ? rec.b : null, flags: DAT_FLAGS[rec.context] ?? 0, preempt: 1 });
     }
   }
   const comms: [number, string][] = [...pids].sort((a, b) => a - b).flatMap((p): [number, string][] => (commOf(p) === '<...>' ? [] : [[p, commOf(p)]]));

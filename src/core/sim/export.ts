@@ -3,11 +3,11 @@ import { writeStackMapBin, writeStackMapStat, writeStackMapText } from '../forma
 import { writeTraceText, type TraceTextItem } from '../formats/trace-text-write.ts';
 import { kmemFields, traceDatOf } from './export-trace-dat.ts';
 import { wordsToIps } from './map-layout.ts';
-import { REC } from './ring.ts';
+import { CTX, REC } from './ring.ts';
 import type { RunResult, TraceItem } from './sim-report.ts';
 import { commOf } from './kernel-symbols.ts';
 import { RESET_MARKER } from '../formats/event-line.ts';
-import { withResetMarks } from './reset-marks.ts';
+import { outerEvent, withResetMarks } from './reset-marks.ts';
 
 /** How the capture's trace is written: ftrace's text (`trace`) or trace-cmd's binary (`trace.dat`). */
 export type TraceFormat = 'text' | 'trace-dat';
@@ -53,15 +53,15 @@ export function exportCapture(run: RunResult, format: TraceFormat = 'text'): Map
         const payload =
           `call_site=${callSite} ptr=0x${k.ptr.toString(16)} bytes_req=${k.bytesReq} ` +
           `bytes_alloc=${k.bytesAlloc} gfp_flags=${k.gfpKernel ? 'GFP_KERNEL' : 'GFP_ATOMIC'} node=-1 accounted=false`;
-        items.push({ type: 'event', ...base, tgid: null, flags: '...1.', name: 'kmem_cache_alloc', payload });
+        items.push({ type: 'event', ...base, tgid: null, flags: flagsOf(rec.context), name: 'kmem_cache_alloc', payload });
       } else if (rec.type === REC.FULL) {
         const frames = Array.from(wordsToIps(rec.words!, 0, rec.a), print);
-        items.push({ type: 'stack', kind: 'full', ...base, flags: '...1.', slot: 0, generation: null, frames });
+        items.push({ type: 'stack', kind: 'full', ...base, flags: flagsOf(rec.context), slot: 0, generation: null, frames });
       } else {
-        items.push({ type: 'stack', kind: 'cookie', ...base, flags: '...1.', slot: rec.a, generation: rec.type === REC.COOKIE ? rec.b : null, frames: null });
+        items.push({ type: 'stack', kind: 'cookie', ...base, flags: flagsOf(rec.context), slot: rec.a, generation: rec.type === REC.COOKIE ? rec.b : null, frames: null });
       }
     }
-    files.set('trace', enc.encode(writeTraceText(withResetMarks(items, run, (it) => ({ ts: it.type === 'lost' ? NaN : it.ts, cpu: it.cpu, event: it.type === 'event', lost: it.type === 'lost' }), mark), { tracer: 'nop', cpus: run.config.cpus })));
+    files.set('trace', enc.encode(writeTraceText(withResetMarks(items, run, (it) => ({ ts: it.type === 'lost' ? NaN : it.ts, cpu: it.cpu, event: it.type === 'event' && it.flags === flagsOf(CTX.PROCESS), lost: it.type === 'lost' }), mark), { tracer: 'nop', cpus: run.config.cpus })));
   }
   let n = 0;
   for (const d of run.dumps) {
@@ -132,10 +132,10 @@ export function ledgerRows(run: RunResult, format: TraceFormat = 'text'): { reco
   const marked = withResetMarks<Marked>(
     run.items,
     run,
-    (it) => ('markTs' in it ? { ts: it.markTs, cpu: 0, event: true, lost: false } : { ts: it.rec.ts, cpu: it.cpu, event: it.rec.type === REC.EVENT, lost: false }),
+    (it) => ('markTs' in it ? { ts: it.markTs, cpu: 0, event: true, lost: false } : { ts: it.rec.ts, cpu: it.cpu, event: outerEvent(it.rec), lost: false }),
     (m) => ({ markTs: m.ts }),
   );
-  const eventOf = format === 'trace-dat' ? datEvents(marked) : textEvents(marked);
+  const eventOf = trueEvents(marked, format === 'trace-dat' ? datEventOrder(marked) : textEventOrder(marked));
   let k = 0;
   marked.forEach((it, i) => {
     if ('markTs' in it || it.rec.type === REC.EVENT) return;
@@ -162,20 +162,27 @@ type Marked = TraceItem | { markTs: number };
 const isEvent = (it: Marked) => 'markTs' in it || it.rec.type === REC.EVENT;
 const cpuOf = (it: Marked) => ('markTs' in it ? 0 : it.cpu);
 
-/** Per item of the text trace (reset marks among them), a stack record's event index in file order; -1 for an orphan or an event. */
-function textEvents(marked: readonly Marked[]): Int32Array {
+/**
+ * The latency flags a record is printed with, by the context it was written in (CTX): the CPU's
+ * own path at preempt depth 1; an IRQ (irqs off, hardirq); an NMI; an NMI inside an IRQ. An event
+ * and its stack record share them, as they share trace_ctx in the kernel, so a reader can give each
+ * stack record to its own event under nesting (formats/types.ts contextOf).
+ */
+const FLAGS = ['...1.', 'd.h1.', 'd.z1.', 'd.Z1.'];
+const flagsOf = (context: number) => FLAGS[context] ?? FLAGS[0];
+
+/** Each event item's index in the text trace's file order (reset marks among them), -1 for a stack record. */
+function textEventOrder(marked: readonly Marked[]): Int32Array {
   const out = new Int32Array(marked.length).fill(-1);
-  const last = new Map<number, number>();
   let events = 0;
   marked.forEach((it, i) => {
-    if (isEvent(it)) last.set(cpuOf(it), events++);
-    else out[i] = last.get(cpuOf(it)) ?? -1;
+    if (isEvent(it)) out[i] = events++;
   });
   return out;
 }
 
 /** The same for the trace.dat: each CPU's items in turn, CPU 0 first, each CPU's stably sorted by nanoseconds (write.ts). */
-function datEvents(marked: readonly Marked[]): Int32Array {
+function datEventOrder(marked: readonly Marked[]): Int32Array {
   const out = new Int32Array(marked.length).fill(-1);
   const byCpu = new Map<number, number[]>();
   marked.forEach((it, i) => {
@@ -194,13 +201,29 @@ function datEvents(marked: readonly Marked[]): Int32Array {
     const l = byCpu.get(c)!;
     const key = l.map(ns);
     const order = l.map((_, k) => k).sort((a, b) => key[a] - key[b] || a - b);
-    let last = -1;
-    for (const k of order) {
-      const i = l[k];
-      if (isEvent(marked[i])) last = events++;
-      else out[i] = last;
-    }
+    for (const k of order) if (isEvent(marked[l[k]])) out[l[k]] = events++;
   }
+  return out;
+}
+
+/**
+ * Per item, a stack record's own event's index in the file (`order`): the event it was written
+ * for, as the simulation knows it (the record's truthEvent, that event's sequence number on its
+ * CPU), -1 where the ring no longer holds that event (an orphan) and for events.
+ */
+function trueEvents(marked: readonly Marked[], order: Int32Array): Int32Array {
+  const bySeq = new Map<number, Map<number, number>>();
+  marked.forEach((it, i) => {
+    if ('markTs' in it || it.rec.type !== REC.EVENT) return;
+    let m = bySeq.get(it.cpu);
+    if (!m) bySeq.set(it.cpu, (m = new Map()));
+    m.set(it.rec.truthEvent, order[i]);
+  });
+  const out = new Int32Array(marked.length).fill(-1);
+  marked.forEach((it, i) => {
+    if ('markTs' in it || it.rec.type === REC.EVENT) return;
+    out[i] = bySeq.get(it.cpu)?.get(it.rec.truthEvent) ?? -1;
+  });
   return out;
 }
 

@@ -53,6 +53,12 @@ export function kernelPages(size: number): number {
   return Math.max(2, Math.ceil(size / RB.PAGE_DATA));
 }
 
+/** The context a record is written in: the CPU's own path, an IRQ, an NMI, an NMI inside an IRQ (cpu-loop.ts interrupt). */
+export const CTX = { PROCESS: 0, IRQ: 1, NMI: 2, NMI_IN_IRQ: 3 } as const;
+
+/** An event's sequence number and context as one ring truth word (seq < 2^29: 536M events a CPU). */
+export const packEvent = (seq: number, context: number): number => (seq << 2) | context;
+
 export interface RingRecord {
   type: number;
   /** data bytes (the seed's size; no ring-buffer header) */
@@ -66,6 +72,10 @@ export interface RingRecord {
   words: Uint32Array | null;
   truthStack: number;
   truthGeneration: number;
+  /** the event the record belongs to: its sequence number (`a`) on its CPU (an event's own; a stack record's, the event it was written for); -1 unknown */
+  truthEvent: number;
+  /** the context it was written in (CTX): the CPU's own path, or an interrupt nested in one of its inserts; -1 unknown */
+  context: number;
   /** seconds */
   ts: number;
 }

@@ -84,9 +84,9 @@ function regionBytes(size: number): number {
 }
 
 export function ringBytes(size: number): number {
-  // header, data, truth stack (i32), truth generation (i32), timestamp (f64)
+  // header, data, truth stack (i32), truth generation (i32), timestamp (f64), truth event (i32)
   const r = regionBytes(size);
-  return HEADER_WORDS * 4 + r + r + r + 2 * r;
+  return HEADER_WORDS * 4 + r + r + r + 2 * r + r;
 }
 
 export function createRingBuffer(size: number): SharedArrayBuffer {
@@ -105,6 +105,8 @@ export class Ring {
   private readonly truthStack: Int32Array | null;
   private readonly truthGen: Int32Array | null;
   private readonly tsArr: Float64Array | null;
+  /** the record's event and context (packEvent): an event's own, a stack record's event's */
+  private readonly truthEvent: Int32Array | null;
   // local copies of the header (single writer).
   // seed: byte offsets of the oldest record and of the write position, bytes in use.
   // kernel: head = byte offset of the oldest page, used = bytes from there to the write
@@ -132,18 +134,21 @@ export class Ring {
       this.truthStack = new Int32Array(sab, HEADER_WORDS * 4 + r, r / 4);
       this.truthGen = new Int32Array(sab, HEADER_WORDS * 4 + 2 * r, r / 4);
       this.tsArr = new Float64Array(sab, HEADER_WORDS * 4 + 3 * r, r / 4);
+      this.truthEvent = new Int32Array(sab, HEADER_WORDS * 4 + 5 * r, r / 4);
     } else {
       this.hdr = new Int32Array(HEADER_WORDS);
       this.data = new Int32Array(r / 4);
       this.truthStack = this.truthGen = null;
       this.tsArr = null;
+      this.truthEvent = null;
     }
     this.sync();
   }
 
   /** Reserves a record of `bytes` data bytes (evicting the oldest records as needed); returns the word offset of its tag. */
-  reserve(type: number, bytes: number, truthStack: number, truthGen: number, ts: number): number {
-    if (this.model === 'kernel') return this.reserveKernel(type, bytes, truthStack, truthGen, ts);
+  /** `truthEvent`: the record's event and context (packEvent), -1 unknown */
+  reserve(type: number, bytes: number, truthStack: number, truthGen: number, ts: number, truthEvent = -1): number {
+    if (this.model === 'kernel') return this.reserveKernel(type, bytes, truthStack, truthGen, ts, truthEvent);
     if (this.tail + bytes > this.size) {
       const pad = this.size - this.tail;
       this.makeRoom(pad);
@@ -155,7 +160,7 @@ export class Ring {
     this.makeRoom(bytes);
     const off = this.tail >> 2;
     this.data[off] = (type << 24) | bytes;
-    this.setTruth(off, truthStack, truthGen, ts);
+    this.setTruth(off, truthStack, truthGen, ts, truthEvent);
     this.tail += bytes;
     if (this.tail === this.size) this.tail = 0;
     this.used += bytes;
@@ -164,10 +169,11 @@ export class Ring {
     return off;
   }
 
-  private setTruth(off: number, truthStack: number, truthGen: number, ts: number): void {
+  private setTruth(off: number, truthStack: number, truthGen: number, ts: number, truthEvent: number): void {
     if (this.truthStack) {
       this.truthStack[off] = truthStack;
       this.truthGen![off] = truthGen;
+      this.truthEvent![off] = truthEvent;
       this.tsArr![off] = ts;
     }
   }
@@ -207,7 +213,7 @@ export class Ring {
     return Math.ceil(this.used / RB.PAGE);
   }
 
-  private reserveKernel(type: number, bytes: number, truthStack: number, truthGen: number, ts: number): number {
+  private reserveKernel(type: number, bytes: number, truthStack: number, truthGen: number, ts: number, truthEvent: number): number {
     if (bytes <= 0 || bytes % RB.ALIGN !== 0) throw new RangeError(`record data must be a positive multiple of ${RB.ALIGN} bytes`);
     const len = kernelRecordBytes(bytes);
     if (len > RB.PAGE_DATA) throw new RangeError(`a ${bytes}-byte record does not fit in a ring-buffer page (the kernel drops it)`);
@@ -246,7 +252,7 @@ export class Ring {
       off = w + 1;
     }
     d[off] = (type << 24) | bytes;
-    this.setTruth(off, truthStack, truthGen, ts);
+    this.setTruth(off, truthStack, truthGen, ts, truthEvent);
     at += len;
     d[tailPage * PAGE_WORDS + 2] = at - RB.PAGE_HEADER; // commit: bytes of events in the page
     this.used = (n - 1) * RB.PAGE + at;
@@ -393,6 +399,8 @@ export class Ring {
       words: type === REC.FULL ? new Uint32Array(d.slice(off + 3, off + 3 + 2 * d[off + 2]).buffer) : null,
       truthStack: this.truthStack ? this.truthStack[off] : -1,
       truthGeneration: this.truthGen ? this.truthGen[off] : -1,
+      truthEvent: this.truthEvent && this.truthEvent[off] >= 0 ? this.truthEvent[off] >> 2 : -1,
+      context: this.truthEvent && this.truthEvent[off] >= 0 ? this.truthEvent[off] & 3 : -1,
       ts: this.tsArr ? this.tsArr[off] : 0,
     };
   }

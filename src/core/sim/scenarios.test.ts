@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bump, hasTraceCmd, readDat, sorted, traceCmd } from '../testing/trace-dat.ts';
 import { loadFiles } from '../capture/load.ts';
+import { alignLedger } from '../capture/sim-truth.ts';
 import { summarize } from '../capture/summary.ts';
-import { exportCapture, frameKeysOf } from './export.ts';
+import { exportCapture, frameKeysOf, ledgerRows } from './export.ts';
 import { idStories } from './provenance.ts';
 import { resetMarkLines } from '../testing/test-helpers.ts';
 import { runNode } from './run-node.ts';
@@ -48,8 +53,12 @@ describe('guided scenarios', { timeout: 60_000 }, () => {
     // the last reset, as the simulator timed them; those are the ids of the earlier generations but
     // for the odd one timed just before the reset and inserted after it (as in the kernel: the
     // event's time is taken before its stack is recorded)
-    const lastReset = Math.max(...r.resets.map((x) => x.ts));
-    const beforeLast = r.items.filter((x) => x.rec.type === REC.ID && x.rec.ts < lastReset).length;
+    // (each marker is stamped no earlier than CPU 0's record before it, as a shell's write cannot come
+    // between an event and its stack record: its time read from the trace's text, as printed)
+    const text = new TextDecoder().decode(exportCapture(r).get('trace')!);
+    const lastReset = Math.max(...[...text.matchAll(/ (\d+\.\d{6}): tracing_mark_write: stackmap reset \d+/g)].map((m) => Number(m[1])));
+    expect(lastReset).toBeGreaterThanOrEqual(Math.max(...r.resets.map((x) => x.ts)) - 1e-6);
+    const beforeLast = r.items.filter((x) => x.rec.type === REC.ID && Number(x.rec.ts.toFixed(6)) < lastReset).length;
     expect(s.summary.beforeReset).toMatchObject({ resets: r.resets.length, ids: beforeLast });
     expect(Math.abs(beforeLast - stale)).toBeLessThanOrEqual(r.config.cpus * r.resets.length);
     // and its ledger.json, read with it, says which: every unverified id's truth, the ledger's counts
@@ -160,6 +169,61 @@ describe('guided scenarios', { timeout: 60_000 }, () => {
     // every event of the CPUs and of their interrupts, each with its stack record, as the files hold them
     expect(s.summary.events).toBe(rep.events + resetMarkLines(exportCapture(r)));
     expect(s.summary.fullStacks).toBe(r.items.filter((x) => x.rec.type === REC.FULL).length);
+    // each stack record to its own event: the explorer, reading each record's latency flags, gives every
+    // record the event the simulation wrote it for (ledger.json's event), where "the last event on the
+    // CPU" would give the outer stacks to the nested events
+    const { records } = ledgerRows(r);
+    const t = s.capture.trace;
+    expect(t.recordCount).toBe(records.length);
+    // records whose own event is not the last event before them on their CPU: the nested runs
+    let nested = 0;
+    const lastOnCpu = new Map<number, number>();
+    for (const it of r.items) {
+      if (it.rec.type === REC.EVENT) lastOnCpu.set(it.cpu, it.rec.truthEvent);
+      else if (lastOnCpu.get(it.cpu) !== it.rec.truthEvent) nested++;
+    }
+    for (let i = 0; i < records.length; i++) expect(t.recEvent.get(i), `record ${i}`).toBe(records[i].event ?? -1);
+    // the same as a trace.dat, whose records carry the context in common_flags (hardirq 0x08, NMI 0x40)
+    const dat = await loadFiles([...exportCapture(r, 'trace-dat')].map(([name, bytes]) => ({ name, blob: new Blob([bytes as Uint8Array<ArrayBuffer>]) })));
+    // its records in the trace.dat's order (each CPU in turn), lined up with ledger.json's by the explorer (sim-truth.ts)
+    const aligned = alignLedger(dat);
+    expect(aligned.why).toBe(null);
+    const index = aligned.index!;
+    expect(dat.trace.recordCount).toBe(records.length);
+    for (let i = 0; i < dat.trace.recordCount; i++) {
+      expect(index[i], `trace.dat record ${i} lined up`).toBeGreaterThanOrEqual(0);
+      expect(dat.trace.recEvent.get(i), `trace.dat record ${i}`).toBe(dat.ledger!.event[index[i]]);
+    }
+    // the flags it carries read as trace-cmd reads them (`report -l`): irqs-off and hardirq per event,
+    // this machine's libtraceevent printing no NMI letter (an NMI reads '.', one inside an IRQ 'h'),
+    // where the reader gives the kernel's z and Z
+    if (hasTraceCmd || process.env.CI) {
+      const dir = mkdtempSync(join(tmpdir(), 'smx-nmi-'));
+      try {
+        const bytes = exportCapture(r, 'trace-dat').get('trace.dat')!;
+        writeFileSync(join(dir, 'trace.dat'), bytes);
+        const peer = new Map<string, number>();
+        for (const line of traceCmd(['report', '-l', '-i', join(dir, 'trace.dat')]).split('\n')) {
+          const m = /-\d+\s+(\d+)([d.])[.Nnp]([.hsH])[\d.a-f]\S*\s+(\d+\.\d+): kmem_cache_alloc:/.exec(line);
+          if (m) bump(peer, `${m[1]} ${m[4]} ${m[2]}${m[3]}`);
+        }
+        const ours = new Map<string, number>();
+        for (const e of readDat(bytes, bytes.length).got.events) {
+          if (e.name !== 'kmem_cache_alloc') continue;
+          const hs = e.flags[2] === 'z' ? '.' : e.flags[2] === 'Z' ? 'h' : e.flags[2];
+          // trace-cmd prints microseconds rounded half up from the record's nanoseconds
+          const us = Math.floor((Math.round(e.ts * 1e9) + 500) / 1000);
+          bump(ours, `${e.cpu} ${Math.floor(us / 1e6)}.${String(us % 1e6).padStart(6, '0')} ${e.flags[0]}${hs}`);
+        }
+        expect(sorted(ours)).toEqual(sorted(peer));
+        // and every kind of context is there: the CPUs' own, IRQs, NMIs, NMIs inside IRQs
+        const kinds = new Set(readDat(bytes, bytes.length).got.events.map((e) => e.flags[2]));
+        for (const k of ['.', 'h', 'z', 'Z']) expect(kinds, k).toContain(k);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    expect(nested).toBeGreaterThan(0);
   });
 
   it('boot-window: full stacks before the map is published, then cookies; lost reservations leave events without a stack', async () => {

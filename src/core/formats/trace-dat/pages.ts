@@ -8,7 +8,7 @@
 import { addressKeyOf, type Symbolizer } from '../kallsyms.ts';
 import { formatPayload, type DatEventFormat, type DatField, type PageHeader } from './format.ts';
 import { bprintText } from './printk.ts';
-import type { RawFields, TraceEvent, TraceSink, TraceStackRecord } from '../types.ts';
+import { contextOf, type RawFields, type TraceEvent, type TraceSink, type TraceStackRecord } from '../types.ts';
 
 /**
  * The id field of the stack map's entry (`options/stackmap`), or null when `fmt` is not that
@@ -228,7 +228,7 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
       return;
     }
     if (fmt.name === 'kernel_stack' && fmt.system === 'ftrace') {
-      sink.stackRecord({ lineNo: at, kind: 'full', comm, pid, cpu, ts: tsNs / 1e9, slot: -1, generation: null, frames: stackFrames(fmt, rec, v) });
+      sink.stackRecord({ lineNo: at, kind: 'full', comm, pid, cpu, ts: tsNs / 1e9, slot: -1, generation: null, frames: stackFrames(fmt, rec, v), ctx: contextOfFlags(rec) });
       return;
     }
     let idField = idFields.get(fmt);
@@ -284,6 +284,7 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
     cookie.ts = ts;
     cookie.slot = slot;
     cookie.generation = generation;
+    cookie.ctx = contextOfFlags(rec);
     sink.stackRecord(cookie);
   }
 
@@ -363,11 +364,16 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
 
 const hexOf = (hi: number, lo: number) => (hi === 0 ? lo.toString(16) : hi.toString(16) + lo.toString(16).padStart(8, '0'));
 
+/** A record's context (types.ts contextOf) from its common_flags and common_preempt_count: an event and its stack record share them. */
+const contextOfFlags = (rec: Uint8Array): number => contextOf(flagString(rec[2], rec[3]), 0, 4);
+
 /** The irqs-off / need-resched / hardirq-softirq / preempt-depth columns, as ftrace prints them. */
 function flagString(flags: number, preempt: number): string {
   const irq = flags & 0x01 ? 'd' : flags & 0x02 ? 'X' : '.';
   const nr = flags & 0x04 ? 'N' : '.';
-  const hs = flags & 0x08 && flags & 0x10 ? 'H' : flags & 0x08 ? 'h' : flags & 0x10 ? 's' : '.';
+  // TRACE_FLAG_NMI 0x40, HARDIRQ 0x08, SOFTIRQ 0x10, lettered as libtraceevent's latency format does
+  const nmi = flags & 0x40;
+  const hs = nmi && flags & 0x08 ? 'Z' : nmi ? 'z' : flags & 0x08 && flags & 0x10 ? 'H' : flags & 0x08 ? 'h' : flags & 0x10 ? 's' : '.';
   const pc = (preempt & 0xf) === 0 ? '.' : (preempt & 0xf).toString(16);
   return irq + nr + hs + pc;
 }

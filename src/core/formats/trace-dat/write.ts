@@ -27,6 +27,9 @@ export interface DatStack {
   pid: number;
   /** leaf first; more than 12 (8-byte longs) makes a length-prefixed (type_len 0) event */
   ips: bigint[];
+  /** common_flags and common_preempt_count: its event's (default 0x01 irqs off, 1) */
+  flags?: number;
+  preempt?: number;
   lostBefore?: number;
 }
 
@@ -59,6 +62,9 @@ export interface DatStackId {
   slot: number;
   /** v8: the cookie's high half; null for a v7 id */
   generation: number | null;
+  /** common_flags and common_preempt_count: its event's (default 0x01 irqs off, 1) */
+  flags?: number;
+  preempt?: number;
   lostBefore?: number;
 }
 
@@ -288,8 +294,8 @@ function record(e: DatWriteEvent, o: DatWriteOptions, abi: 'v7' | 'v8' | null = 
     const rec = new Uint8Array(abi === 'v8' ? 16 : 12);
     const v = new DataView(rec.buffer);
     v.setUint16(0, STACK_ID_ENTRY_ID, o.littleEndian);
-    rec[2] = 0x01;
-    rec[3] = 1;
+    rec[2] = e.flags ?? 0x01;
+    rec[3] = e.preempt ?? 1;
     v.setInt32(4, e.pid, o.littleEndian);
     if (abi === 'v8') v.setBigUint64(8, (BigInt(e.generation! >>> 0) << 32n) | BigInt(e.slot >>> 0), o.littleEndian);
     else v.setUint32(8, e.slot >>> 0, o.littleEndian);
@@ -339,8 +345,8 @@ function record(e: DatWriteEvent, o: DatWriteOptions, abi: 'v7' | 'v8' | null = 
   const rec = new Uint8Array(e.kind === 'sample' ? 28 : callerOffset(L) + e.ips.length * L);
   const v = new DataView(rec.buffer);
   v.setUint16(0, e.kind === 'sample' ? SAMPLE_ID : STACK_ID, o.littleEndian);
-  rec[2] = 0x01; // irqs off
-  rec[3] = 1;
+  rec[2] = e.kind === 'stack' ? (e.flags ?? 0x01) : 0x01; // irqs off
+  rec[3] = e.kind === 'stack' ? (e.preempt ?? 1) : 1;
   v.setInt32(4, e.pid, o.littleEndian);
   if (e.kind === 'sample') {
     v.setInt32(8, e.value, o.littleEndian);
