@@ -36,7 +36,9 @@ export function warnings(d: ExplorerData): Warning[] {
         message:
           `The stack map is ${pct(fill)}% full (${int(stat.entries)} of ${int(stat.capacity)} entries${stat.generation !== null ? `, generation ${stat.generation}` : ''}). ` +
           'Stacks not yet in it can no longer be stored and are written in full, which takes more ring-buffer space. ' +
-          'Reset the map between runs (echo 0 > stack_map) or use a larger map (more bits, up to 18).',
+          (stat.generation !== null
+            ? 'Reset the map between runs (echo 0 > stack_map); v8 as posted has a fixed capacity of 16,384 stacks (a larger map is the proposed follow-up series).'
+            : 'Reset the map between runs (echo 0 > stack_map) or use a larger map (ftrace_stackmap.bits=N on the kernel command line, up to 18).'),
       });
     }
   }

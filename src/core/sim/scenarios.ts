@@ -97,8 +97,9 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
     title: 'v7: an old id resolves to the wrong stack',
     watch:
       'Four CPUs record a population of stacks; after each of three resets the workload moves to new stacks, as when you reset between test phases. ' +
-      'Only the final stack_map is saved. Ids recorded before a reset still sit in the ring buffer, and where a new stack took their slot they resolve to it: plausible, and wrong.',
-    expected: 'wrong > 0, and nothing in the files says which',
+      'Only the final stack_map is saved. Ids recorded before a reset still sit in the ring buffer, and where a new stack took their slot they resolve to it: plausible, and wrong. ' +
+      'The id alone cannot tell; its event often can: a kmem_cache_alloc event names its call_site, a frame of its true stack, and the explorer marks an id contradicted when the stack it resolves to lacks that function.',
+    expected: 'wrong > 0: the id alone cannot tell, its event\'s call_site often can',
     options: { ...PHASED, mode: 'v7' },
     effect: ({ report }) => atLeast('ids resolved to another stack (silently wrong)', report.ledger.wrong, 1),
   },

@@ -141,7 +141,7 @@ function Story({ s, step, v8, onReplay }: { s: IdStory; step: number; v8: boolea
       at: READ_AT,
       what: v8
         ? `read: ${s.read.status === 'no-dump' ? `no dump of generation ${s.written.generation}` : `generation ${s.written.generation}'s dump lacks slot ${s.slot}`}, so the cookie is reported as unresolvable, not misresolved`
-        : `read: the last stack_map has slot ${s.slot} as ${stackWords(s.read.stack)}, so the id reads as that stack, plausibly and wrongly; nothing in the files says so`,
+        : `read: the last stack_map has slot ${s.slot} as ${stackWords(s.read.stack)}, so the id reads as that stack, plausibly and wrongly; the id cannot tell, though its event's call_site often can (the explorer marks such ids contradicted)`,
     },
   ];
   return (

@@ -154,8 +154,8 @@ function StatView({ session, successes, fallbacks }: { session: SimSession; succ
         });
   const says =
     mode === 'v4'
-      ? `v4 zeroes successes and drops at each reset, as it clears entries: ${resets ? `they count since reset ${resets}` : 'no reset yet, so they count since the start'}.`
-      : `${mode} counts successes and ${drops} since boot, while entries counts since the last reset${resets ? `: ${fmtInt(resets)} reset${resets === 1 ? '' : 's'} later, successes keep growing while entries started again from 0` : ''}.`;
+      ? `v4 zeroes successes and drops at each reset, as it clears entries: ${resets ? `they count since reset ${resets}` : 'no reset yet, so they count since the start'} (v4 is in no seed: modelled from the earlier series).`
+      : `${mode} counts successes and ${drops} since boot, while entries counts since the last reset${resets ? `: ${fmtInt(resets)} reset${resets === 1 ? '' : 's'} later, successes keep growing while entries started again from 0` : ''} ("since boot" is this model's reading: the seeds say only that entries counts since the last reset).`;
   return (
     <div className="sim-stat" data-testid="sim-stat" data-successes={stat.successes} data-drops={stat.drops} data-uninitialized={m.allocated ? '0' : '1'}>
       <pre className="mono" data-testid="sim-stat-text" title="cat stack_map_stat">

@@ -75,7 +75,7 @@ export function SimulatorPane() {
               {MODES.map((m) => (
                 <option key={m} value={m}>
                   {m}
-                  {m === 'v4' ? ' (ids; reset with tracing off)' : m === 'v7' ? ' (ids)' : ' (cookies gen·slot)'}
+                  {m === 'v4' ? ' (ids; reset with tracing off; in no seed)' : m === 'v7' ? ' (ids)' : ' (cookies gen·slot)'}
                 </option>
               ))}
             </select>
