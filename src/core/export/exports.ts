@@ -108,8 +108,13 @@ export function foldedPaths(
  */
 export function exportFolded(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences', granularity?: Granularity, by: FoldedBy = {}): string {
   const { names, paths } = foldedPaths(d, sel, weight, granularity, by);
-  const lines = paths.map((x) => (x.group === null ? '' : foldedName(x.group) + ';') + (x.path.length ? x.path.map((f) => foldedName(names[f])).join(';') : NO_FRAMES) + ' ' + x.weight);
+  const lines = paths.map((x) => foldedLine(names, x) + ' ' + x.weight);
   return lines.length ? lines.join('\n') + '\n' : '';
+}
+
+/** A folded path's stack text, as a folded line has it before its count: `group;root;...;leaf`. */
+export function foldedLine(names: readonly string[], x: FoldedPath): string {
+  return (x.group === null ? '' : foldedName(x.group) + ';') + (x.path.length ? x.path.map((f) => foldedName(names[f])).join(';') : NO_FRAMES);
 }
 
 /** A speedscope file (https://www.speedscope.app/file-format-schema.json): one sampled profile, a sample per stack, frames as `sym+0xoff` (or functions, at 'function' granularity). */
