@@ -34,7 +34,7 @@ const READMES: readonly { readme: string; covers: readonly string[] }[] = [
   { readme: 'src/cli/README.md', covers: [''] },
   {
     readme: 'src/ui/README.md',
-    covers: ['', 'app', 'banner', 'common', 'diagnostics', 'drop', 'exports', 'filter', 'flamegraph', 'generations', 'help', 'idstory', 'load', 'menu', 'simulator', 'sql', 'stacks', 'stats', 'summary', 'timeline', 'whatif'],
+    covers: ['', 'app', 'banner', 'common', 'compare', 'diagnostics', 'drop', 'exports', 'filter', 'flamegraph', 'generations', 'help', 'idstory', 'load', 'menu', 'simulator', 'sql', 'stacks', 'stats', 'summary', 'timeline', 'whatif'],
   },
   { readme: 'bench/README.md', covers: ['', 'peers'] },
   { readme: 'e2e/README.md', covers: [''] },

@@ -114,8 +114,28 @@ export interface IngestApi {
   eventNames(): string[];
   /** the payload fields with numbers (what the flame graph can weigh by), the most common first; the first ask reads the files again */
   numericFields(): Promise<{ name: string; events: number }[]>;
+  /**
+   * A baseline capture beside the open one (issue 37): read from its files and kept apart, the
+   * "before" of every comparison until dropped (null). Its summary, or why nothing was read.
+   */
+  loadBaseline(files: NamedBlob[] | null): Promise<BaselineAnswer>;
+  /** The open capture's selection against the whole baseline, stack by stack (core/export/diff.ts). */
+  compare(req: CompareRequest): Promise<import('../core/export/diff.ts').DiffResult>;
+  /** difffolded.pl's lines of that comparison (the folded diff export) */
+  compareFolded(req: CompareRequest): Promise<string>;
   /** the capture's tables (core/tables/schema.ts) as Arrow IPC streams, for the SQL pane; the buffers are transferred */
   tables(): Promise<import('./sql-api.ts').SqlTableIpc[]>;
+}
+
+export type BaselineAnswer = { outcome: 'loaded'; summary: Summary } | { outcome: 'rejected'; reason: string } | { outcome: 'dropped' };
+
+/** A comparison: the open capture's selection, weighed and framed as the panes are, against the whole baseline. */
+export interface CompareRequest {
+  selection: Selection;
+  weight: import('../core/query/api.ts').FlameWeight;
+  granularity?: import('../core/capture/function-tree.ts').Granularity;
+  /** scale the baseline to the open capture's total (difffolded.pl -n) */
+  normalize: boolean;
 }
 
 export const CANCELLED = 'cancelled';

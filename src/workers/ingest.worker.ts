@@ -6,14 +6,15 @@ import { CancelledError } from '../core/capture/load.ts';
 import type { FlameResult, FlameTree } from '../core/query/api.ts';
 import { summarize } from '../core/capture/summary.ts';
 import { whatIfColumns, type WhatIfColumns } from '../core/whatif/whatif-input.ts';
-import { CANCELLED, NO_CAPTURE, TEST_HOOKS, type IngestApi, type NamedBlob } from './ingest-api.ts';
+import { CANCELLED, NO_CAPTURE, TEST_HOOKS, type CompareRequest, type IngestApi, type NamedBlob } from './ingest-api.ts';
 import { browserTraceParts } from './trace-part-client.ts';
 import { loadFiles } from '../core/capture/load.ts';
 import { flame } from '../core/query/flame.ts';
 import { topStacks } from '../core/query/top-stacks.ts';
 import { groupedTopStacks } from '../core/query/top-stacks-grouped.ts';
 import type { ExplorerData } from '../core/query/explorer-data.ts';
-import { TIMELINE_STATUSES, type FlameWeight } from '../core/query/api.ts';
+import { ALL, TIMELINE_STATUSES, type FlameWeight } from '../core/query/api.ts';
+import { diffFolded, diffSide, diffSides, type DiffResult } from '../core/export/diff.ts';
 import { numericFields, weightedView, type WeightedView } from '../core/query/weighted-view.ts';
 import { eventGroups, parseGroupBy, type EventGroups } from '../core/query/weigh.ts';
 import { ExplorerData as Data } from '../core/query/explorer-data.ts';
@@ -133,6 +134,45 @@ async function viewFor(weight: FlameWeight | undefined): Promise<WeightedView | 
   return v;
 }
 
+/** The baseline capture (issue 37): the "before" of every comparison, read from its own files, apart from the loads. */
+let baseline: { explorer: Explorer; files: NamedBlob[] } | null = null;
+
+function needBaseline(): Explorer {
+  if (!baseline) throw new Error('no baseline capture: open one with Compare with…');
+  return baseline.explorer;
+}
+
+/** A comparison weighs as the panes do, but a field's weight would need both captures read again: not offered. */
+function compareWeight(weight: FlameWeight): FlameWeight {
+  if (weight.startsWith('field:')) throw new Error('a comparison weighs by occurrences, ref_count or period, not by a field');
+  return weight;
+}
+
+async function comparison(req: CompareRequest): Promise<DiffResult> {
+  const before = needBaseline();
+  const weight = compareWeight(req.weight);
+  return diffSides(diffSide(before.data, ALL, weight, req.granularity), diffSide(ex().data, req.selection, weight, req.granularity), { normalize: req.normalize });
+}
+
+/** Each node's weight in `other` on the same path of names (0 where `other` has no such path). */
+function otherOnPaths(tree: FlameTree, other: FlameTree): Float64Array {
+  const byPath = new Map<string, number>();
+  const keys: string[] = new Array(other.name.length);
+  for (let i = 0; i < other.name.length; i++) {
+    const p = other.parent[i];
+    keys[i] = (p >= 0 ? keys[p] + '\u001f' : '') + other.names[other.name[i]];
+    byPath.set(keys[i], other.value[i]);
+  }
+  const out = new Float64Array(tree.name.length);
+  const mine: string[] = new Array(tree.name.length);
+  for (let i = 0; i < tree.name.length; i++) {
+    const p = tree.parent[i];
+    mine[i] = (p >= 0 ? mine[p] + '\u001f' : '') + tree.names[tree.name[i]];
+    out[i] = byPath.get(mine[i]) ?? 0;
+  }
+  return out;
+}
+
 const api: IngestApi = {
   async ingest(req, onProgress) {
     try {
@@ -202,6 +242,20 @@ const api: IngestApi = {
     return Comlink.transfer(r, [r.buffer as ArrayBuffer]);
   },
   async flame(req) {
+    if (req.compare && req.mode === 'top-down' && !req.group) {
+      // the differential: one side's tree drawn, each node with the other side's weight on its path
+      const before = needBaseline().data;
+      const weight = compareWeight(req.weight);
+      const base = { ...req, weight, compare: undefined };
+      const wholeBefore = { ...base, selection: ALL, highlightStack: null };
+      const [drawn, other] =
+        req.compare.widths === 'before'
+          ? [flame(before, wholeBefore), flame(ex().data, { ...base, cull: undefined })]
+          : [flame(ex().data, base), flame(before, { ...wholeBefore, cull: undefined })];
+      drawn.tree.other = otherOnPaths(drawn.tree, other.tree);
+      drawn.tree.otherTotal = other.tree.total;
+      return Comlink.transfer(drawn, [...flameBuffers(drawn), drawn.tree.other.buffer as ArrayBuffer]);
+    }
     const view = await viewFor(req.weight);
     const r = flame(view?.data ?? ex().data, req, req.group ? await groupsFor(req.group) : null);
     // what a field's weight could not weigh, for the pane's note
@@ -256,6 +310,19 @@ const api: IngestApi = {
     if (!c) whatIfCache.set(capture, (c = whatIfColumns(capture)));
     return c;
   },
+  async loadBaseline(files) {
+    if (files === null) {
+      baseline = null;
+      return { outcome: 'dropped' };
+    }
+    const capture = await loadFiles(files);
+    const summary = summarize(capture);
+    if (summary.events === 0 && summary.cookies === 0 && summary.fullStacks === 0) return { outcome: 'rejected', reason: 'nothing in these files could be read as a capture' };
+    baseline = { explorer: new Explorer(capture), files };
+    return { outcome: 'loaded', summary };
+  },
+  compare: (req) => comparison(req),
+  compareFolded: async (req) => diffFolded(await comparison(req)),
   // the SQL pane's tables: Arrow (apache-arrow) is imported only when the pane first asks
   async tables() {
     const base = loads.current;

@@ -197,6 +197,11 @@ export interface FlameRequest {
    * each with its exact total (flame-culled.ts). Absent: the whole tree.
    */
   cull?: { minShare: number; zoom: string[] };
+  /**
+   * a differential against the worker's baseline capture (issue 37), top-down: widths from the
+   * open capture ('after') or the baseline ('before'), each node's other side in `other`
+   */
+  compare?: { widths: 'after' | 'before'; /** which baseline (the page's count), so a new one is asked for */ baseline?: number };
 }
 
 /**
@@ -217,6 +222,12 @@ export interface FlameTree {
   total: number;
   /** nodes on the highlighted stack's path */
   highlight: Int32Array;
+  /**
+   * comparing with a baseline (FlameRequest.compare): per node, the other side's weight on the
+   * same path of names (0 where it has none), and that side's total
+   */
+  other?: Float64Array;
+  otherTotal?: number;
   /**
    * a tree cut to what a view shows (FlameRequest.cull): per node, the weight and the count of
    * its children not made (too narrow), which the view draws as one "..." span

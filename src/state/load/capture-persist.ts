@@ -48,10 +48,16 @@ interface Store {
   clear(): Promise<void>;
 }
 
-const DIR = 'stackmap-capture';
 const MANIFEST = 'manifest.json';
 
-async function opfsStore(): Promise<Store | null> {
+/** Where each kept capture lives: the open capture, and the baseline it is compared with (issue 37). */
+export type Slot = 'capture' | 'baseline';
+const PLACES: Record<Slot, { dir: string; idb: string }> = {
+  capture: { dir: 'stackmap-capture', idb: 'stackmap-explorer' },
+  baseline: { dir: 'stackmap-baseline', idb: 'stackmap-explorer-baseline' },
+};
+
+async function opfsStore(DIR: string): Promise<Store | null> {
   if (typeof navigator === 'undefined' || typeof navigator.storage?.getDirectory !== 'function') return null;
   let root: FileSystemDirectoryHandle;
   try {
@@ -100,11 +106,10 @@ async function opfsStore(): Promise<Store | null> {
   };
 }
 
-const IDB_NAME = 'stackmap-explorer';
 const IDB_FILES = 'capture-files';
 const IDB_META = 'capture-meta';
 
-function idbStore(): Store | null {
+function idbStore(IDB_NAME: string): Store | null {
   if (typeof indexedDB === 'undefined') return null;
   let db: Promise<IDBDatabase> | null = null;
   const open = () =>
@@ -140,9 +145,13 @@ function idbStore(): Store | null {
   };
 }
 
-let chosen: Promise<Store | null> | null = null;
+const chosen = new Map<Slot, Promise<Store | null>>();
 /** OPFS where the browser has it, else IndexedDB, else nothing (then nothing is kept). */
-const store = () => (chosen ??= opfsStore().then((s) => s ?? idbStore()));
+const store = (slot: Slot) => {
+  let s = chosen.get(slot);
+  if (!s) chosen.set(slot, (s = opfsStore(PLACES[slot].dir).then((o) => o ?? idbStore(PLACES[slot].idb))));
+  return s;
+};
 
 /** blob -> the key it is kept under (only while the manifest lists that key) */
 const keptAs = new WeakMap<Blob, string>();
@@ -183,10 +192,10 @@ const mb = (n: number) => `${(n / 1e6).toFixed(n >= 1e7 ? 0 : 1)} MB`;
  * storage, or a write that fails (quota): nothing is kept (the old capture is forgotten too,
  * since it is no longer the last one opened), and the outcome says why.
  */
-export function keepCapture(files: readonly NamedBlob[]): Promise<KeepOutcome> {
+export function keepCapture(files: readonly NamedBlob[], slot: Slot = 'capture'): Promise<KeepOutcome> {
   return serial(async () => {
     const bytes = files.reduce((n, f) => n + f.blob.size, 0);
-    const s = await store();
+    const s = await store(slot);
     if (!s) return { kept: false, reason: 'this browser offers no storage to this page (no OPFS, no IndexedDB)' };
     if (bytes > KEEP_LIMIT_BYTES) {
       await s.clear().catch(() => {});
@@ -224,9 +233,9 @@ export function keepCapture(files: readonly NamedBlob[]): Promise<KeepOutcome> {
 }
 
 /** The kept capture's files, if any; anything missing or damaged is `unreadable` (then forget it). */
-export function readKeptCapture(): Promise<StoredCapture> {
+export function readKeptCapture(slot: Slot = 'capture'): Promise<StoredCapture> {
   return serial(async () => {
-    const s = await store();
+    const s = await store(slot);
     if (!s) return { state: 'none' };
     let text: string | null;
     try {
@@ -255,9 +264,9 @@ export function readKeptCapture(): Promise<StoredCapture> {
 }
 
 /** Deletes every kept file and the manifest. */
-export function forgetCapture(): Promise<void> {
+export function forgetCapture(slot: Slot = 'capture'): Promise<void> {
   return serial(async () => {
-    const s = await store();
+    const s = await store(slot);
     await s?.clear().catch(() => {});
   });
 }

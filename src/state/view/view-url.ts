@@ -33,6 +33,12 @@ export interface UrlView {
   /** the timeline's visible window; null: the whole trace */
   window: [number, number] | null;
   diff: [number | 'none', number | 'none'] | null;
+  /** comparing with a baseline capture (`?compare=`: its name, the baseline kept in the browser); null: not */
+  compare: string | null;
+  /** the baseline scaled to this capture's total (`?cmpnorm=1`, difffolded.pl -n) */
+  compareNormalize: boolean;
+  /** the differential flame graph's widths: this capture's ('after') or the baseline's (`?cmpwidths=before`) */
+  compareWidths: 'after' | 'before';
 }
 
 export const DEFAULT_VIEW: UrlView = {
@@ -54,6 +60,9 @@ export const DEFAULT_VIEW: UrlView = {
   theme: 'system',
   window: null,
   diff: null,
+  compare: null,
+  compareNormalize: false,
+  compareWidths: 'after',
 };
 
 const MODES: readonly FlameMode[] = ['top-down', 'bottom-up', 'sandwich'];
@@ -139,11 +148,14 @@ export function parseView(search: string): UrlView {
     theme: theme === 'light' || theme === 'dark' ? theme : 'system',
     window: pair(q.get('window')),
     diff: da !== null && db !== null ? [da, db] : null,
+    compare: q.get('compare')?.slice(0, 200) || null,
+    compareNormalize: q.get('cmpnorm') === '1',
+    compareWidths: q.get('cmpwidths') === 'before' ? 'before' : 'after',
   };
 }
 
 /** The query keys the view owns; any other (the simulator's `view`) is left as it is. */
-export const VIEW_KEYS = ['range', 'window', 'gen', 'cpus', 'stack', 'flame', 'weight', 'frames', 'focus', 'fzoom', 'fsearch', 'tf', 'group', 'find', 'filter', 'lanes', 'theme', 'diff'];
+export const VIEW_KEYS = ['range', 'window', 'gen', 'cpus', 'stack', 'flame', 'weight', 'frames', 'focus', 'fzoom', 'fsearch', 'tf', 'group', 'find', 'filter', 'lanes', 'theme', 'diff', 'compare', 'cmpnorm', 'cmpwidths'];
 
 /**
  * The query string for a view, keeping the keys of `search` the view does not own; defaults are
@@ -170,6 +182,9 @@ export function formatView(v: UrlView, search = ''): string {
   if (v.lanes !== 'cpu') q.set('lanes', v.lanes);
   if (v.theme !== 'system') q.set('theme', v.theme);
   if (v.diff) q.set('diff', v.diff.join(','));
+  if (v.compare) q.set('compare', v.compare);
+  if (v.compare && v.compareNormalize) q.set('cmpnorm', '1');
+  if (v.compare && v.compareWidths !== 'after') q.set('cmpwidths', v.compareWidths);
   const s = q.toString();
   return s ? `?${s}` : '';
 }

@@ -17,6 +17,7 @@ import { WhatIfPane } from '../whatif/WhatIfPane.tsx';
 import { SqlPane } from '../sql/SqlPane.tsx';
 import { Header } from './Header.tsx';
 import { FilterBar } from '../filter/FilterBar.tsx';
+import { CompareBar } from '../compare/CompareBar.tsx';
 import { useSimStore } from '../../state/sim/sim-store.ts';
 import { SimulatorPane } from '../simulator/SimulatorPane.tsx';
 
@@ -42,6 +43,7 @@ export function App() {
         <LoadProgressBar />
         {status === 'error' && <ErrorBox />}
         {hasCapture && <FilterBar />}
+        {hasCapture && <CompareBar />}
         <SummaryPanel />
         {hasCapture && (
           <>

@@ -5,6 +5,7 @@ import { useSimStore } from '../../state/sim/sim-store.ts';
 import { fmtBytes } from '../common/format.ts';
 import { ExportMenu } from '../exports/ExportMenu.tsx';
 import { ThemeSwitch } from './ThemeSwitch.tsx';
+import { CompareButton } from '../compare/CompareBar.tsx';
 import { Notice } from '../common/Notice.tsx';
 import { SAMPLE_NOTE } from '../../core/formats/seed-notes.ts';
 
@@ -51,6 +52,7 @@ export function Header() {
             offerFiles(files.map((f) => ({ name: f.name, blob: f })));
           }}
         />
+        {ready && pane !== 'simulator' && <CompareButton />}
         <button type="button" onClick={() => void loadSample()} title={`the sample: ${SAMPLE_NOTE}`} data-testid="open-sample">
           Open sample
         </button>

@@ -21,6 +21,8 @@ interface Props {
   testId?: string;
   /** what a click does, for the tooltip */
   clickHint?: string;
+  /** a differential against the baseline (tree.other set): normalised or not, whose widths */
+  diff?: { normalize: boolean; widths: 'after' | 'before' } | null;
 }
 
 /** how many of a node's frames (sym+0xoff) the tooltip lists */
@@ -37,7 +39,7 @@ export function nodeFrames(tree: FlameTreeFrames, i: number): [string, number][]
  * One call tree as an icicle on a canvas (devicePixelRatio aware): hover for the node's numbers
  * and frames, click or double-click to zoom to fit, right-click or long-press for its menu.
  */
-export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, testId, clickHint = 'click to zoom' }: Props) {
+export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, testId, clickHint = 'click to zoom', diff = null }: Props) {
   const inverted = kind === 'callers';
   const ends = useMemo(() => subtreeEnds(tree), [tree]);
   const rows = useMemo(() => {
@@ -53,7 +55,7 @@ export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, test
   const visible = useMemo(() => visibleFlame(tree, ends, zoom, size.width > 0 ? 1 / size.width : 1), [tree, ends, zoom, size.width]);
   const [hover, setHover] = useState<{ node: number; x: number; y: number } | null>(null);
   const hoverNode = hover?.node ?? -1;
-  const view: FlameView = { tree, visible, palette, width: size.width, height: size.height, zoom, inverted, highlight, match, hover: hoverNode, dark };
+  const view: FlameView = { tree, visible, palette, width: size.width, height: size.height, zoom, inverted, highlight, match, hover: hoverNode, dark, diff };
   const viewRef = useRef(view);
   viewRef.current = view;
   const wrapRef = useRef<HTMLDivElement>(null);
@@ -78,7 +80,7 @@ export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, test
     });
     return () => cancelAnimationFrame(frame);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [visible, palette, size, zoom, inverted, highlight, match, hoverNode, dark]);
+  }, [visible, palette, size, zoom, inverted, highlight, match, hoverNode, dark, diff?.normalize, diff?.widths]);
 
   const nodeAtClient = (x: number, y: number) => {
     const c = ref.current;
@@ -144,6 +146,12 @@ export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, test
             {fmtInt(tree.value[node])} {weightLabel} · {fmtPct(tree.value[node] / (tree.total || 1))} of all
             {parent >= 0 ? ` · ${fmtPct(tree.value[node] / (tree.value[parent] || 1))} of caller` : ''}
           </div>
+          {tree.other && (
+            <div data-testid="flame-tooltip-diff">
+              {diff?.widths === 'before' ? `before ${fmtInt(tree.value[node])} · after ${fmtInt(tree.other[node])}` : `before ${fmtInt(tree.other[node])} · after ${fmtInt(tree.value[node])}`}
+              {diff?.normalize ? ' (before not scaled here; the colour is)' : ''}
+            </div>
+          )}
           {frames.length > 0 && (
             <ul className="frames-preview">
               {frames.slice(0, TIP_FRAMES).map(([f, w]) => (

@@ -7,9 +7,11 @@ import { useSelection, useViewStore } from '../../state/view/view-store.ts';
 import { useLoadStore } from '../../state/load/load-store.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
 import { FlameCanvas } from './FlameCanvas.tsx';
+import { diffRatio } from './draw.ts';
 import { nodeByPath, pathTo } from './layout.ts';
 import { TransformCrumbs } from './TransformCrumbs.tsx';
 import { useNumericFields } from '../../state/view/numeric-fields.ts';
+import { useBaselineStore, useComparing } from '../../state/load/baseline-store.ts';
 
 const MODES: [FlameMode, string, string][] = [
   ['top-down', 'Top-down', 'icicle: callers above callees'],
@@ -29,9 +31,13 @@ export function FlameGraph() {
   const selection = useSelection();
   // its own slice of the view: a timeline zoom or a hover elsewhere renders nothing here
   const v = useViewStore(
-    useShallow((s) => ({ flameMode: s.flameMode, flameWeight: s.flameWeight, flameFrames: s.flameFrames, flameFocus: s.flameFocus, flameZoom: s.flameZoom, flameSearch: s.flameSearch, flameTransforms: s.flameTransforms, flameGroup: s.flameGroup, stack: s.stack, set: s.set })),
+    useShallow((s) => ({ compareNormalize: s.compareNormalize, compareWidths: s.compareWidths, flameMode: s.flameMode, flameWeight: s.flameWeight, flameFrames: s.flameFrames, flameFocus: s.flameFocus, flameZoom: s.flameZoom, flameSearch: s.flameSearch, flameTransforms: s.flameTransforms, flameGroup: s.flameGroup, stack: s.stack, set: s.set })),
   );
   const search = v.flameSearch.trim() ? v.flameSearch : '';
+  // comparing: top-down draws the differential (not grouped, not weighed by a field)
+  const comparing = useComparing();
+  const baselineId = useBaselineStore((s) => s.baselineId);
+  const differential = comparing && v.flameMode === 'top-down' && !v.flameGroup && !v.flameWeight.startsWith('field:');
   // the search runs in the worker, over every stack's frames: the count says stacks and occurrences
   const req: FlameQuery = {
     selection,
@@ -45,12 +51,25 @@ export function FlameGraph() {
     ...(v.flameGroup && v.flameMode !== 'sandwich' ? { group: v.flameGroup } : {}),
     // top-down: the worker makes only what a canvas can draw under the zoomed node (flame-culled.ts)
     ...(v.flameMode === 'top-down' ? { cull: { minShare: CULL_SHARE, zoom: v.flameZoom } } : {}),
+    ...(differential ? { compare: { widths: v.compareWidths, baseline: baselineId } } : {}),
   };
   const q = useFlame(req);
   // the worker answers with the fields of FlameAnswer (core/query/flame.ts)
   const data = q.data as FlameAnswer | null;
   const tree = data?.tree ?? null;
   const zoom = useMemo(() => (tree && v.flameZoom.length ? nodeByPath(tree, v.flameZoom) : -1), [tree, v.flameZoom]);
+  // a differential's nodes that grew and shrank, as drawn (for the tests and the colour's sense)
+  const signs = useMemo(() => {
+    let grew = 0;
+    let shrank = 0;
+    if (tree?.other)
+      for (let i = 0; i < tree.name.length; i++) {
+        const r = diffRatio(tree, i, { normalize: v.compareNormalize, widths: v.compareWidths });
+        if (r > 1e-9) grew++;
+        else if (r < -1e-9) shrank++;
+      }
+    return { grew, shrank };
+  }, [tree, v.compareNormalize, v.compareWidths]);
   const found = search && data?.search && !data.search.error ? data.search : null;
   const searchError = search && data?.search?.error ? data.search.error : null;
   const fieldWeight = v.flameWeight.startsWith('field:') ? v.flameWeight.slice('field:'.length) : null;
@@ -170,6 +189,21 @@ export function FlameGraph() {
           {searchError}
         </p>
       )}
+      {comparing && (
+        <p className="quiet sub compare-flame-note" data-testid="flame-compare" data-differential={tree?.other ? 'true' : 'false'} data-grew={signs.grew} data-shrank={signs.shrank}>
+          {differential ? (
+            <>
+              Differential against the baseline: red grew, blue shrank (against the larger side{v.compareNormalize ? ', the baseline scaled to this capture’s total' : ''}); widths from{' '}
+              <select value={v.compareWidths} onChange={(e) => v.set({ compareWidths: e.target.value as 'after' | 'before' })} data-testid="compare-widths">
+                <option value="after">this capture (after)</option>
+                <option value="before">the baseline (before)</option>
+              </select>
+            </>
+          ) : (
+            'The differential is drawn top-down, ungrouped, weighed by occurrences, ref_count or period.'
+          )}
+        </p>
+      )}
       <TransformCrumbs />
       <nav className="breadcrumb" aria-label="flame graph zoom">
         {tree &&
@@ -215,6 +249,7 @@ export function FlameGraph() {
             weightLabel={weightLabel}
             onZoom={(n) => zoomTo(tree, n)}
             testId="flame-main"
+            diff={tree.other ? { normalize: v.compareNormalize, widths: v.compareWidths } : null}
           />
         )}
       </div>

@@ -49,6 +49,32 @@ export interface FlameView {
   match: Uint8Array | null;
   hover: number;
   dark: boolean;
+  /** a differential (tree.other present): whether the baseline is scaled to this capture's total, and whose widths are drawn */
+  diff?: { normalize: boolean; widths: 'after' | 'before' } | null;
+}
+
+/**
+ * A differential node's colour, as FlameGraph's difffolded.pl + flamegraph.pl colour theirs: red
+ * where the open capture ("after") has more of the path than the baseline, blue where less, the
+ * deeper the larger the change against the larger side; white-grey where equal.
+ */
+export function diffFill(v: FlameView, i: number): string {
+  const ratio = diffRatio(v.tree, i, v.diff ?? null);
+  const c = Math.round(225 * (1 - Math.min(1, Math.abs(ratio))));
+  if (Math.abs(ratio) < 1e-9) return v.dark ? 'rgb(175,175,175)' : 'rgb(225,225,225)';
+  return ratio > 0 ? `rgb(255,${c},${c})` : `rgb(${c},${c},255)`;
+}
+
+/** A differential node's change, after − before over the larger (before scaled to after's total when normalised): -1..1. */
+export function diffRatio(t: FlameTree, i: number, diff: FlameView['diff'] | null): number {
+  const other = t.other![i];
+  const byBefore = diff?.widths === 'before';
+  const after = byBefore ? other : t.value[i];
+  const beforeRaw = byBefore ? t.value[i] : other;
+  const afterTotal = byBefore ? (t.otherTotal ?? 0) : t.total;
+  const beforeTotal = byBefore ? t.total : (t.otherTotal ?? 0);
+  const before = diff?.normalize && beforeTotal > 0 ? (beforeRaw * afterTotal) / beforeTotal : beforeRaw;
+  return (after - before) / Math.max(after, before, 1e-12);
 }
 
 const rowY = (v: FlameView, row: number) => (v.inverted ? v.height - (row + 1) * ROW_H : row * ROW_H);
@@ -70,7 +96,8 @@ export function drawFlame(ctx: CanvasRenderingContext2D, v: FlameView): number {
   ctx.font = '11px ui-monospace, SFMono-Regular, Menlo, monospace';
   ctx.textBaseline = 'middle';
   const t = v.tree;
-  const text = v.dark ? '#f3f3f3' : '#1d1f23';
+  // a differential's fills are light in either theme
+  const text = v.dark && !t.other ? '#f3f3f3' : '#1d1f23';
   const zoomDepth = v.zoom >= 0 ? t.depth[v.zoom] : -1;
   const { nodes } = v.visible;
   let drawn = 0;
@@ -86,7 +113,7 @@ export function drawFlame(ctx: CanvasRenderingContext2D, v: FlameView): number {
     if (v.match && !v.match[i]) alpha = 1;
     if (v.highlight.size && !v.highlight.has(i)) alpha = v.match ? 1 : 2;
     if (zoomedAbove) alpha = 3;
-    ctx.fillStyle = v.palette.fill(t.name[i], alpha);
+    ctx.fillStyle = t.other ? (alpha === 0 ? diffFill(v, i) : withAlpha(diffFill(v, i), ALPHAS[alpha])) : v.palette.fill(t.name[i], alpha);
     ctx.fillRect(r.x, r.y + 1, Math.max(0.5, r.w - (r.w > 3 ? 1 : 0)), ROW_H - 2);
     if (v.highlight.has(i)) {
       ctx.strokeStyle = accent;

@@ -1,4 +1,5 @@
 import { RESULT_CAP, useSqlStore } from '../../state/sql/sql-store.ts';
+import { saveText } from '../exports/save.ts';
 import { useViewStore } from '../../state/view/view-store.ts';
 import { isCut, type SqlCell, type SqlCutCell, type SqlResult } from '../../core/tables/sql-result.ts';
 import { fmtInt } from '../common/format.ts';
@@ -12,17 +13,6 @@ const show = (v: Exclude<SqlCell, SqlCutCell>, numeric: boolean): string => {
   return String(v);
 };
 
-/** Saves a whole value as a text file (for one the clipboard refuses). */
-function saveText(text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/plain' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = 'sql-value.txt';
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 /** A text cell too long to show: its first characters, its length, and the whole value copied or saved on asking. */
 function CutCell({ v }: { v: SqlCutCell }) {
@@ -35,7 +25,7 @@ function CutCell({ v }: { v: SqlCutCell }) {
         <button type="button" className="link" data-testid="sql-cut-copy" title={`copy ${what}`} onClick={() => void copyText(v.whole(), what)}>
           copy
         </button>
-        <button type="button" className="link" data-testid="sql-cut-save" title={`save ${what} as a text file`} onClick={() => saveText(v.whole())}>
+        <button type="button" className="link" data-testid="sql-cut-save" title={`save ${what} as a text file`} onClick={() => saveText(v.whole(), 'sql-value.txt')}>
           save
         </button>
       </span>

@@ -8,6 +8,8 @@ import { stackMenu } from '../menu/actions.ts';
 import { useMenuStore } from '../menu/menu-store.ts';
 import { useContextMenu } from '../menu/useContextMenu.ts';
 import { StackFrames } from './StackFrames.tsx';
+import { CompareTable } from '../compare/CompareTable.tsx';
+import { useComparing } from '../../state/load/baseline-store.ts';
 
 const LIMIT = 200;
 
@@ -49,8 +51,13 @@ function weightColumns(weight: FlameWeight): Column[] {
   return [COLUMNS[0], col, ...COLUMNS.slice(1)];
 }
 
-/** Stacks ranked by occurrences (or a column) in the selection; a row selects its stack in every pane. */
+/** Top stacks: while comparing with a baseline, before, after and the change (compare/CompareTable.tsx). */
 export function TopStacks() {
+  return useComparing() ? <CompareTable /> : <TopStacksTable />;
+}
+
+/** Stacks ranked by occurrences (or a column) in the selection; a row selects its stack in every pane. */
+function TopStacksTable() {
   const selection = useSelection();
   const filter = useViewStore((v) => v.filter);
   const stack = useViewStore((v) => v.stack);
