@@ -74,6 +74,20 @@ test('Compare with…: before, after and the change per stack, as the two folded
   const note = page.getByTestId('flame-compare');
   await expect.poll(async () => Number(await note.getAttribute('data-grew'))).toBeGreaterThan(0);
   expect(Number(await note.getAttribute('data-shrank'))).toBeGreaterThan(0);
+  // the folded diff export: difffolded.pl -n's lines, STACK BEFORE AFTER, for every stack of either side
+  const [fd] = await Promise.all([page.waitForEvent('download'), page.getByTestId('compare-export-folded').click()]);
+  const lines = readFileSync((await fd.path())!, 'utf8').trim().split('\n');
+  expect(lines.length).toBe(keys.size);
+  for (const l of lines) {
+    const [a, b] = [Number(l.slice(l.lastIndexOf(' ') + 1)), l.slice(0, l.lastIndexOf(' '))];
+    const stack = b.slice(0, b.lastIndexOf(' '));
+    expect([Number(b.slice(b.lastIndexOf(' ') + 1)), a], stack).toEqual([Math.trunc(((before.get(stack) ?? 0) * ta) / tb), after.get(stack) ?? 0]);
+  }
+  // the SVG as shown: the differential's reds and blues
+  const [sd] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-svg').click()]);
+  const fills = [...readFileSync((await sd.path())!, 'utf8').matchAll(/fill="rgb\((\d+),(\d+),(\d+)\)"/g)].map((m) => m.slice(1).map(Number));
+  expect(fills.some(([r, g, b]) => r === 255 && g < 225 && b === g)).toBe(true);
+  expect(fills.some(([r, g, b]) => b === 255 && r < 225 && g === r)).toBe(true);
   // a stack only one side has is marked
   const shown = await rows(page);
   const oneSided = shown.filter((r) => !before.has(r.frames) || !after.has(r.frames)).length;

@@ -3,7 +3,8 @@ import { Explorer } from '../core/query/explorer.ts';
 import { exportSelection } from '../core/export/exports.ts';
 import { CaptureLoads } from '../core/capture/capture-loads.ts';
 import { CancelledError } from '../core/capture/load.ts';
-import type { FlameResult, FlameTree } from '../core/query/api.ts';
+import type { FlameRequest, FlameResult, FlameTree } from '../core/query/api.ts';
+import { flameSvg } from '../core/export/flame-svg.ts';
 import { summarize } from '../core/capture/summary.ts';
 import { whatIfColumns, type WhatIfColumns } from '../core/whatif/whatif-input.ts';
 import { CANCELLED, NO_CAPTURE, TEST_HOOKS, type CompareRequest, type IngestApi, type NamedBlob } from './ingest-api.ts';
@@ -173,6 +174,19 @@ function otherOnPaths(tree: FlameTree, other: FlameTree): Float64Array {
   return out;
 }
 
+/** The differential: one side's tree drawn, each node with the other side's weight on its path (top-down). */
+function differential(req: FlameRequest, widths: 'after' | 'before'): FlameResult {
+  const before = needBaseline().data;
+  const weight = compareWeight(req.weight);
+  const base = { ...req, weight, compare: undefined };
+  const wholeBefore = { ...base, selection: ALL, highlightStack: null };
+  const [drawn, other] =
+    widths === 'before' ? [flame(before, wholeBefore), flame(ex().data, { ...base, cull: undefined })] : [flame(ex().data, base), flame(before, { ...wholeBefore, cull: undefined })];
+  drawn.tree.other = otherOnPaths(drawn.tree, other.tree);
+  drawn.tree.otherTotal = other.tree.total;
+  return drawn;
+}
+
 const api: IngestApi = {
   async ingest(req, onProgress) {
     try {
@@ -243,18 +257,8 @@ const api: IngestApi = {
   },
   async flame(req) {
     if (req.compare && req.mode === 'top-down' && !req.group) {
-      // the differential: one side's tree drawn, each node with the other side's weight on its path
-      const before = needBaseline().data;
-      const weight = compareWeight(req.weight);
-      const base = { ...req, weight, compare: undefined };
-      const wholeBefore = { ...base, selection: ALL, highlightStack: null };
-      const [drawn, other] =
-        req.compare.widths === 'before'
-          ? [flame(before, wholeBefore), flame(ex().data, { ...base, cull: undefined })]
-          : [flame(ex().data, base), flame(before, { ...wholeBefore, cull: undefined })];
-      drawn.tree.other = otherOnPaths(drawn.tree, other.tree);
-      drawn.tree.otherTotal = other.tree.total;
-      return Comlink.transfer(drawn, [...flameBuffers(drawn), drawn.tree.other.buffer as ArrayBuffer]);
+      const drawn = differential(req, req.compare.widths);
+      return Comlink.transfer(drawn, [...flameBuffers(drawn), drawn.tree.other!.buffer as ArrayBuffer]);
     }
     const view = await viewFor(req.weight);
     const r = flame(view?.data ?? ex().data, req, req.group ? await groupsFor(req.group) : null);
@@ -265,6 +269,11 @@ const api: IngestApi = {
   selectionSummary: (selection) => ex().selectionSummary(selection),
   generationDiff: (a, b) => ex().generationDiff(a, b),
   exportSelection: async (kind, selection, { group, ...opts }) => {
+    if (kind === 'svg' && opts.compare) {
+      // the differential as the page draws it
+      const r = differential({ selection, mode: 'top-down', weight: opts.weight ?? 'occurrences', ...(opts.granularity ? { granularity: opts.granularity } : {}), focus: null, highlightStack: null }, opts.compare.widths);
+      return flameSvg(r, { width: opts.width, title: opts.title, mode: 'top-down', diff: opts.compare });
+    }
     const grouping = group && (kind === 'folded' || kind === 'speedscope') && !opts.stackcollapse ? await groupsFor(group) : null;
     return exportSelection(await dataFor(opts.weight), kind, selection, grouping ? { ...opts, groups: grouping } : opts);
   },

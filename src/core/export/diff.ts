@@ -90,3 +90,4 @@ export function diffFolded(r: DiffResult): string {
   const lines = r.rows.map((x) => `${x.frames.join(';')} ${x.before} ${x.after}`).sort();
   return lines.length ? lines.join('\n') + '\n' : '';
 }
+

@@ -20,6 +20,8 @@ export interface ExportOptions {
   weight?: FlameWeight;
   /** svg sandwich: the function in the middle */
   focus?: string | null;
+  /** svg: the differential against the worker's baseline, drawn as the page draws it (the worker builds it) */
+  compare?: import('./diff-color.ts').DiffDraw;
   /** svg: width in pixels (default 1200) */
   width?: number;
   title?: string;

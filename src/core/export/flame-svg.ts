@@ -1,3 +1,4 @@
+import { diffColor, diffRatio, type DiffDraw } from './diff-color.ts';
 import { layoutFlame } from '../query/flame-layout.ts';
 import type { FlameMode, FlameResult, FlameTree } from '../query/api.ts';
 
@@ -5,6 +6,8 @@ export interface SvgOptions {
   width?: number;
   title?: string;
   mode?: FlameMode;
+  /** a differential (the tree's `other` set): coloured by the change, as the page draws it */
+  diff?: DiffDraw | null;
 }
 
 const ROW = 17;
@@ -36,7 +39,7 @@ function color(name: string, highlighted: boolean): string {
 const fmt = (x: number) => (Math.round(x * 100) / 100).toString();
 
 /** One tree's rectangles, rows at y0 + row(depth) * ROW. */
-function drawTree(tree: FlameTree, width: number, y0: number, row: (depth: number) => number, out: string[]): void {
+function drawTree(tree: FlameTree, width: number, y0: number, row: (depth: number) => number, out: string[], diff: DiffDraw | null = null): void {
   const lay = layoutFlame(tree);
   const total = tree.value.length ? tree.value[0] : 0;
   const hl = new Set(tree.highlight);
@@ -48,8 +51,11 @@ function drawTree(tree: FlameTree, width: number, y0: number, row: (depth: numbe
     const y = y0 + row(lay.depth[i]) * ROW;
     const name = tree.names[tree.name[i]];
     const pct = total > 0 ? (100 * tree.value[i]) / total : 0;
-    const tip = `${name} (${tree.value[i]}, ${pct.toFixed(2)}%)`;
-    let g = `<g><title>${xmlEscape(tip)}</title><rect x="${fmt(x)}" y="${y}" width="${fmt(w)}" height="${ROW - 1}" rx="2" fill="${color(name, hl.has(i))}"/>`;
+    const other = tree.other ? tree.other[i] : null;
+    const [b, a] = diff?.widths === 'before' ? [tree.value[i], other] : [other, tree.value[i]];
+    const tip = other === null ? `${name} (${tree.value[i]}, ${pct.toFixed(2)}%)` : `${name} (before ${b}, after ${a})`;
+    const fill = other === null ? color(name, hl.has(i)) : diffColor(diffRatio(tree, i, diff));
+    let g = `<g><title>${xmlEscape(tip)}</title><rect x="${fmt(x)}" y="${y}" width="${fmt(w)}" height="${ROW - 1}" rx="2" fill="${fill}"/>`;
     const chars = Math.floor((w - PAD) / CHAR);
     if (chars >= 3) {
       const label = name.length <= chars ? name : name.slice(0, chars - 2) + '..';
@@ -81,7 +87,7 @@ export function flameSvg(r: FlameResult, opts: SvgOptions = {}): string {
     height += cr * ROW + 4;
   }
   const tr = rowsOf(r.tree);
-  drawTree(r.tree, width, height, (dep) => dep, body);
+  drawTree(r.tree, width, height, (dep) => dep, body, opts.diff ?? null);
   height += tr * ROW + 10;
   const title = xmlEscape(opts.title ?? 'flame graph');
   return (

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useComparing } from '../../state/load/baseline-store.ts';
 import { useShallow } from 'zustand/react/shallow';
 import type { ExportKind } from '../../core/query/api.ts';
 import { ask } from '../../state/view/queries.ts';
@@ -24,9 +25,11 @@ const KINDS: { kind: ExportKind; label: string; type: string; title: string; sta
 export function ExportMenu() {
   const selection = useSelection();
   // its own slice: a zoom or pan of the timeline does not re-render the menu
-  const { flameMode, flameWeight, flameFocus, flameFrames, flameGroup } = useViewStore(
-    useShallow((v) => ({ flameMode: v.flameMode, flameWeight: v.flameWeight, flameFocus: v.flameFocus, flameFrames: v.flameFrames, flameGroup: v.flameGroup })),
+  const { flameMode, flameWeight, flameFocus, flameFrames, flameGroup, compareNormalize, compareWidths } = useViewStore(
+    useShallow((v) => ({ flameMode: v.flameMode, flameWeight: v.flameWeight, flameFocus: v.flameFocus, flameFrames: v.flameFrames, flameGroup: v.flameGroup, compareNormalize: v.compareNormalize, compareWidths: v.compareWidths })),
   );
+  // comparing, top-down and ungrouped: the SVG is the differential the flame graph shows
+  const differential = useComparing() && flameMode === 'top-down' && !flameGroup && !flameWeight.startsWith('field:');
   // the stackcollapse-perf.pl form is offered for perf script input, what that script reads
   const perf = useLoadStore((s) => s.overview?.granularity === 'function');
   const kinds = KINDS.filter((k) => !k.stackcollapse || perf);
@@ -45,6 +48,7 @@ export function ExportMenu() {
         title: 'stackmap explorer selection',
         ...(k.kind !== 'chrome-trace' && !k.stackcollapse && flameFrames ? { granularity: flameFrames } : {}),
         ...(k.stackcollapse ? { stackcollapse: true } : {}),
+        ...(k.kind === 'svg' && differential ? { compare: { normalize: compareNormalize, widths: compareWidths } } : {}),
         // the flame graph's groups: a root frame per group in the folded and speedscope files
         ...(flameGroup && (k.kind === 'folded' || k.kind === 'speedscope') && !k.stackcollapse ? { group: flameGroup } : {}),
       });

@@ -7,7 +7,7 @@ import { useSelection, useViewStore } from '../../state/view/view-store.ts';
 import { useLoadStore } from '../../state/load/load-store.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
 import { FlameCanvas } from './FlameCanvas.tsx';
-import { diffRatio } from './draw.ts';
+import { diffRatio } from '../../core/export/diff-color.ts';
 import { nodeByPath, pathTo } from './layout.ts';
 import { TransformCrumbs } from './TransformCrumbs.tsx';
 import { useNumericFields } from '../../state/view/numeric-fields.ts';

@@ -1,6 +1,7 @@
 import type { FlameTree } from '../../core/query/api.ts';
 import type { VisibleFlame } from '../../state/view/flame.ts';
 import { frameColor } from '../common/colors.ts';
+import { diffColor, diffRatio, type DiffDraw } from '../../core/export/diff-color.ts';
 import { cssVar } from '../common/useCanvas.ts';
 import { clip, withAlpha } from '../timeline/draw.ts';
 
@@ -50,32 +51,11 @@ export interface FlameView {
   hover: number;
   dark: boolean;
   /** a differential (tree.other present): whether the baseline is scaled to this capture's total, and whose widths are drawn */
-  diff?: { normalize: boolean; widths: 'after' | 'before' } | null;
+  diff?: DiffDraw | null;
 }
 
-/**
- * A differential node's colour, as FlameGraph's difffolded.pl + flamegraph.pl colour theirs: red
- * where the open capture ("after") has more of the path than the baseline, blue where less, the
- * deeper the larger the change against the larger side; white-grey where equal.
- */
-export function diffFill(v: FlameView, i: number): string {
-  const ratio = diffRatio(v.tree, i, v.diff ?? null);
-  const c = Math.round(225 * (1 - Math.min(1, Math.abs(ratio))));
-  if (Math.abs(ratio) < 1e-9) return v.dark ? 'rgb(175,175,175)' : 'rgb(225,225,225)';
-  return ratio > 0 ? `rgb(255,${c},${c})` : `rgb(${c},${c},255)`;
-}
-
-/** A differential node's change, after − before over the larger (before scaled to after's total when normalised): -1..1. */
-export function diffRatio(t: FlameTree, i: number, diff: FlameView['diff'] | null): number {
-  const other = t.other![i];
-  const byBefore = diff?.widths === 'before';
-  const after = byBefore ? other : t.value[i];
-  const beforeRaw = byBefore ? t.value[i] : other;
-  const afterTotal = byBefore ? (t.otherTotal ?? 0) : t.total;
-  const beforeTotal = byBefore ? t.total : (t.otherTotal ?? 0);
-  const before = diff?.normalize && beforeTotal > 0 ? (beforeRaw * afterTotal) / beforeTotal : beforeRaw;
-  return (after - before) / Math.max(after, before, 1e-12);
-}
+/** A differential node's colour (core/export/diff.ts: red grew, blue shrank). */
+export const diffFill = (v: FlameView, i: number): string => diffColor(diffRatio(v.tree, i, v.diff ?? null), v.dark);
 
 const rowY = (v: FlameView, row: number) => (v.inverted ? v.height - (row + 1) * ROW_H : row * ROW_H);
 
