@@ -10,6 +10,7 @@ export const INTEGRATION = [
   'src/cli/export.test.ts',
   'src/cli/export-lock.test.ts',
   'src/cli/filter.test.ts',
+  'src/cli/folder.test.ts',
   'src/cli/generate.test.ts',
   'src/cli/interrupt.test.ts',
   'src/cli/main.test.ts',

@@ -122,7 +122,7 @@ describe('summary --json', () => {
 describe('each file fails alone (issue 10)', () => {
   const diag = (s: { diagnostics: { file: string; message: string }[] }, file: string) => s.diagnostics.filter((d) => d.file === file).map((d) => d.message);
 
-  it('a directory and a missing file among the files are diagnostics: the JSON is printed, exit 0', async () => {
+  it('an empty folder and a missing file among the files are diagnostics: the JSON is printed, exit 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'smx-'));
     const r = await cli('summary', '--json', dir, SAMPLES + 'trace', join(dir, 'missing'), SAMPLES + 'stack_map_stat');
     expect(r.stderr).not.toContain('internal error');
@@ -130,12 +130,12 @@ describe('each file fails alone (issue 10)', () => {
     const s = JSON.parse(r.stdout);
     expect(s.events).toBe(4000);
     expect(s.stat.generation).toBe(3);
-    expect(diag(s, dir)).toEqual(['cannot read: is a directory']);
+    expect(diag(s, dir)).toEqual(['cannot read: an empty folder (no files in it)']);
     expect(diag(s, join(dir, 'missing'))).toEqual(['cannot read: no such file']);
-    // a directory alone: nothing read
+    // an empty folder alone: nothing read (a folder with files is a capture: folder.test.ts)
     const alone = await cli('summary', '--json', dir);
     expect(alone.code).toBe(1);
-    expect(diag(JSON.parse(alone.stdout), dir)).toEqual(['cannot read: is a directory']);
+    expect(diag(JSON.parse(alone.stdout), dir)).toEqual(['cannot read: an empty folder (no files in it)']);
   }, 30_000);
 
   it('a file of no known kind alone exits 1 (nothing was read), still with its JSON', async () => {
@@ -271,7 +271,7 @@ describe('--name=value (issue 23)', () => {
   }, 90_000);
 
   it('one parser for every command: an unknown option is named (exit 2), a missing value said, -h prints the usage (exit 0)', async () => {
-    const commands = ['summary', 'top', 'whatif', 'export', 'sql', 'generate', 'simulate'];
+    const commands = ['summary', 'top', 'whatif', 'export', 'sql', 'generate', 'simulate', 'diff'];
     const results = await Promise.all(commands.map(async (c) => ({ c, bogus: await cli(c, '--bogus=1', SAMPLES + 'trace'), help: await cli(c, '-h') })));
     for (const { c, bogus, help } of results) {
       expect([c, bogus.code, bogus.stderr.split('\n')[0]]).toEqual([c, 2, 'unknown option: --bogus (a file whose name starts with - goes after --)']);

@@ -1,6 +1,6 @@
-import { createReadStream, openAsBlob, statfsSync, statSync, type Stats } from 'node:fs';
+import { createReadStream, openAsBlob, readdirSync, statfsSync, statSync, type Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Capture } from '../core/capture/ingest.ts';
 import { loadFiles, type LoadOptions, type NamedBlob } from '../core/capture/load.ts';
 import { nodeTraceParts } from './trace-parts.ts';
@@ -18,7 +18,7 @@ export interface SourceFile extends CaptureSource {
 
 export interface ReadOutcome {
   capture: Capture;
-  /** files that could not be opened (missing, a folder, no permission), with the reason */
+  /** files that could not be opened (missing, no permission, an empty folder, a folder inside a folder given), with the reason */
   failed: { file: string; reason: string }[];
   /** with `digests`: every file that was opened, its size, first bytes and digest of every byte */
   sources: SourceFile[];
@@ -85,12 +85,7 @@ const PSEUDO_FS = new Set([0x9fa0 /* proc */, 0x62656572 /* sysfs */, 0x74726163
 
 /** Whether a file's reported size cannot be trusted: 0 (a file of /proc says 0 and holds 121,437 symbols), or on such a filesystem. */
 function sizeUntrusted(path: string, stat: Stats): boolean {
-  if (stat.size === 0) return true;
-  try {
-    return PSEUDO_FS.has(Number(statfsSync(path).type));
-  } catch {
-    return false;
-  }
+  return stat.size === 0 || onPseudoFs(path);
 }
 
 /** What of a stat tells a file was changed: replaced (inode), resized, or written (mtime). */
@@ -102,12 +97,54 @@ function differs(a: Stats, b: Stats): string | null {
   return what.length ? what.join(', ') : null;
 }
 
+/** Whether a path is on /proc, /sys, tracefs or debugfs, whose files say no size. */
+function onPseudoFs(path: string): boolean {
+  try {
+    return PSEUDO_FS.has(Number(statfsSync(path).type));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A folder given as a capture: the files directly in it, by name, as the page's folder drop
+ * gives them (an `index.json` among them is read as any file: of no known kind, a note). Hidden
+ * files (`.DS_Store`, an export's `.x.tmp-PID`) are left out, and pipes, devices and sockets in it
+ * too (a folder is its files, never something that may not end). A folder inside it is not
+ * entered: it is said in `skipped`, as is a folder of /proc, /sys or tracefs as a whole (its
+ * `trace_pipe` never ends: its files are given one by one).
+ */
+export function folderFiles(dir: string): { files: string[]; skipped: ReadOutcome['failed'] } | { error: string } {
+  if (onPseudoFs(dir)) return { error: 'a folder of /proc, /sys or tracefs is not read as a capture (trace_pipe there never ends): give its files one by one' };
+  const files: string[] = [];
+  const folders: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    if (name.startsWith('.')) continue;
+    const path = join(dir, name);
+    let st: Stats;
+    try {
+      st = statSync(path);
+    } catch {
+      // a link to nothing: given as it is, so the read says why it is not there
+      files.push(path);
+      continue;
+    }
+    if (st.isDirectory()) folders.push(path);
+    else if (st.isFile()) files.push(path);
+  }
+  if (files.length === 0) {
+    return { error: folders.length ? `a folder with no files directly in it (the ${folders.length === 1 ? 'folder' : `${folders.length} folders`} in it ${folders.length === 1 ? 'is' : 'are'} not entered: give ${folders.length === 1 ? 'it' : 'them'} instead)` : 'an empty folder (no files in it)' };
+  }
+  return { files, skipped: folders.map((f) => ({ file: f, reason: 'a folder inside the capture\'s folder: not entered (a capture is the files directly in its folder)' })) };
+}
+
 /**
  * Opens each file as a Blob and loads them through the same path as the browser's worker. A
  * path that is missing or a folder is reported (`failed`) and the others are read; each file is
  * stat'ed before it is opened and again once it has been read, and one that changed in between
  * gets a diagnostic (a file truncated or rewritten under the reader fails the read itself, and
- * load.ts reports that). A large trace text file is read on two threads (trace-parts.ts).
+ * load.ts reports that). A folder is the files directly in it (folderFiles); a bundle (.tar,
+ * .tar.gz, .zip) is unpacked by the load. A large trace text file is read on two threads (trace-parts.ts).
  */
 export async function readFiles(
   paths: string[],
@@ -131,7 +168,33 @@ export async function readFiles(
     given.set(blob, path);
     if (over) cut.push({ name, over });
   };
+  // a folder given: its files in its place, in the order of their names
+  const expanded: string[] = [];
   for (const path of paths) {
+    let folder = false;
+    try {
+      folder = path !== '-' && statSync(path).isDirectory();
+    } catch {
+      // missing or unreadable: said below, where the path is opened
+    }
+    if (!folder) {
+      expanded.push(path);
+      continue;
+    }
+    let inside: ReturnType<typeof folderFiles>;
+    try {
+      inside = folderFiles(path);
+    } catch (e) {
+      failed.push({ file: path, reason: cannotOpen(e) });
+      continue;
+    }
+    if ('error' in inside) failed.push({ file: path, reason: inside.error });
+    else {
+      expanded.push(...inside.files);
+      failed.push(...inside.skipped);
+    }
+  }
+  for (const path of expanded) {
     try {
       // standard input, a pipe (<(cmd), /dev/stdin) or a device: read to its end, then sniffed like a file
       if (path === '-') {

@@ -8,6 +8,7 @@ import { EXPORT_LOCK } from './export-lock.ts';
 import { incompleteCaptures, streamQueries, tablesIn, type Cell, type Column, type QueryResult, type QuerySink } from './sql-query.ts';
 import { exportParquet } from './export.ts';
 import { ttyProgress } from './progress.ts';
+import { folderFiles } from './read-files.ts';
 import { parseOptions, parseOrExit, UsageError } from './usage.ts';
 import { FILTER_OPTIONS, filterHelp, filterOf } from './filter-args.ts';
 import type { EventFilter } from '../core/capture/event-filter.ts';
@@ -22,8 +23,9 @@ export const SQL_USAGE = `usage: stackmap-explorer sql "QUERY" [--format table|c
 
   Runs QUERY with DuckDB (in memory) over the capture's tables: ${TABLE_NAMES.join(', ')}
   (export --help; the columns are documented in src/core/tables/schema.ts). FILE... is a
-  capture (read as summary reads it), or one folder written by export --parquet, flat or
-  with many captures (DIR/<table>/<capture_id>.parquet), queried as it is.
+  capture (read as summary reads it: files, a folder of them, a bundle), or one folder written
+  by export --parquet, flat or with many captures (DIR/<table>/<capture_id>.parquet), queried as
+  it is (a folder holding tables is an export's, any other a capture's).
     sql "SELECT task, count(*) n FROM events GROUP BY task ORDER BY n DESC LIMIT 5" trace
     sql "SELECT capture_id, count(*) FROM events GROUP BY 1" fleet/
 
@@ -327,8 +329,10 @@ export async function sqlCommand(args: string[]): Promise<number> {
   const out = new Out(outFile?.stream ?? process.stdout);
   const run = async (): Promise<number> => {
     let tables = folder;
-    if (tables.size === 0 && p.files.length === 1 && existsSync(p.files[0]) && statSync(p.files[0]).isDirectory()) {
-      process.stderr.write(`${escapeControls(p.files[0])} holds no tables (export --parquet DIR FILE... writes them)\n`);
+    // a folder without tables is a capture's files (read-files.ts), unless it has none either
+    const lone = tables.size === 0 && p.files.length === 1 && existsSync(p.files[0]) && statSync(p.files[0]).isDirectory() ? folderFiles(p.files[0]) : null;
+    if (lone && 'error' in lone) {
+      process.stderr.write(`${escapeControls(p.files[0])} holds no tables (export --parquet DIR FILE... writes them) and no capture: ${escapeControls(lone.error)}\n`);
       return 1;
     }
     if (tables.size > 0 && p.filter) {
