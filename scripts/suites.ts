@@ -6,6 +6,7 @@ export const INTEGRATION = [
   'bench/smoke.test.ts',
   'scripts/build-cli.test.ts',
   'scripts/capture.test.ts',
+  'src/cli/diff.test.ts',
   'src/cli/export.integration.test.ts',
   'src/cli/export.test.ts',
   'src/cli/export-lock.test.ts',

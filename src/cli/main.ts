@@ -20,6 +20,7 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--filter 
        stackmap-explorer export --parquet DIR [--json] FILE...
        stackmap-explorer sql "QUERY" [--json] [--limit N | --all] FILE...|DIR
        stackmap-explorer top [--limit N] [--generation G] [--cpu C] [--pid P] [--event E] FILE...
+       stackmap-explorer diff [--format table|folded|json] [--normalize] [--weight W] BEFORE AFTER
        stackmap-explorer --version
 
   summary   read a capture and print what it holds: ftrace trace text (trace, trace_pipe,
@@ -38,7 +39,11 @@ const USAGE = `usage: stackmap-explorer summary [--json] [--segments] [--filter 
   sql       run a query with DuckDB over those tables, of a capture or of a folder written by
             export (sql --help)
   top       the busiest stacks as text, as perf report --stdio prints them (top --help)
-  FILE      - (or /dev/stdin, or any pipe) reads standard input, recognised by its content
+  diff      two captures compared stack by stack: a table of what changed, difffolded.pl's
+            lines for flamegraph.pl's differential flame graph, or JSON (diff --help)
+  FILE      a file, a folder (the files directly in it, as one capture) or a bundle (.tar,
+            .tar.gz, .zip); - (or /dev/stdin, or any pipe) reads standard input, recognised by
+            its content
   --json    one JSON object on stdout (DESIGN 5.1)
   --quiet   no progress line on stderr (it shows only when stderr is a terminal)
   --generation, --range, --cpus
@@ -56,8 +61,8 @@ ${FILTER_USAGE}
 
   --        ends the options: every argument after it is a file
 
-exit status: 0 when at least one file was read, 1 when none could be (missing, a folder, or
-of no kind this tool reads), 2 on a usage error`;
+exit status: 0 when at least one file was read, 1 when none could be (missing, an empty
+folder, or of no kind this tool reads), 2 on a usage error`;
 
 async function main(argv: string[]): Promise<number> {
   // every command reads its arguments with parseOptions (usage.ts: node:util's parseArgs)
@@ -77,6 +82,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'whatif') return (await import('./whatif.ts')).whatif(rest);
   if (command === 'export') return (await import('./export.ts')).exportCommand(rest);
   if (command === 'sql') return (await import('./sql.ts')).sqlCommand(rest);
+  if (command === 'diff') return (await import('./diff.ts')).diffCommand(rest);
   if (command !== 'summary') {
     process.stderr.write((command ? `unknown command: ${esc(command)}\n` : '') + USAGE + '\n');
     return 2;

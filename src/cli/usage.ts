@@ -42,6 +42,8 @@ export interface ParsedOptions {
   positionals: string[];
   /** every option given, in order: `--name` (its long name) and its value (undefined for a boolean) */
   given: { flag: string; value: string | undefined }[];
+  /** the options (`--name`) and the other arguments as they came, in order (diff's `--before F... --after F...`) */
+  sequence: ({ flag: string } | { positional: string })[];
 }
 
 /**
@@ -50,7 +52,7 @@ export interface ParsedOptions {
  * option or a missing value as a UsageError naming it.
  */
 export function parseOptions(args: readonly string[], options: OptionSpec): ParsedOptions {
-  let r: { values: Record<string, Value>; positionals: string[]; tokens: { kind: string; name?: string; value?: string }[] };
+  let r: { values: Record<string, Value>; positionals: string[]; tokens: { kind: string; name?: string; value?: string | undefined }[] };
   try {
     r = parseArgs({ args: [...args], options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true, tokens: true }) as typeof r;
   } catch (e) {
@@ -74,6 +76,7 @@ export function parseOptions(args: readonly string[], options: OptionSpec): Pars
     },
     positionals,
     given: r.tokens.flatMap((t) => (t.kind === 'option' && t.name !== 'help' ? [{ flag: `--${t.name}`, value: t.value }] : [])),
+    sequence: r.tokens.flatMap((t): ParsedOptions['sequence'] => (t.kind === 'option' ? [{ flag: `--${t.name}` }] : t.kind === 'positional' ? [{ positional: t.value! }] : [])),
   };
 }
 
