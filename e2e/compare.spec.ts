@@ -21,7 +21,7 @@ const baselineFiles = sampleFiles.map((f) => {
 });
 
 /** a folded export as stack text -> count */
-const folded = (files: string[]) => new Map(cli(['export', '--format', 'folded', ...files]).trim().split('\n').map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))] as [string, number]));
+const folded = (args: string[]) => new Map(cli(['export', '--format', 'folded', ...args]).trim().split('\n').map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))] as [string, number]));
 const before = folded(baselineFiles);
 const after = folded(sampleFiles);
 const keys = new Set([...before.keys(), ...after.keys()]);
@@ -120,4 +120,32 @@ test('the baseline is kept: a reload compares again, and the URL opened in a new
   await expect(page.getByTestId('compare-bar')).toHaveCount(0);
   await expect(page).not.toHaveURL(/[?&]compare=/);
   await expect(page.getByTestId('top-stacks')).not.toHaveAttribute('data-comparing', 'true');
+});
+
+test('two generations of one capture in the same differential view: as top --generation counts each, joined', async ({ page }) => {
+  // each generation's stacks as `top --json` counts them, keyed as folded lines (root first)
+  const gen = (g: number) => {
+    const m = new Map<string, number>();
+    for (const r of (JSON.parse(cli(['top', '--generation', String(g), '--limit', '100000', '--json', ...sampleFiles])) as { rows: { count: number; frames: string[] }[] }).rows) {
+      const k = r.frames.slice().reverse().join(';');
+      m.set(k, (m.get(k) ?? 0) + r.count);
+    }
+    return m;
+  };
+  const [g1, g3] = [gen(1), gen(3)];
+  const all = new Set([...g1.keys(), ...g3.keys()]);
+  await page.setViewportSize({ width: 1600, height: 1000 });
+  await page.goto('/');
+  await waitLoaded(page);
+  // from the generation diff's own button
+  await page.getByTestId('diff-differential').click();
+  await expect(page).toHaveURL(/[?&]compare=gen%3A2%2C3/);
+  // and from a link
+  await page.goto('/?compare=gen:1,3');
+  await waitLoaded(page);
+  await expect(page.getByTestId('compare-bar')).toHaveAttribute('data-baseline', 'gen:1,3');
+  await expect(page.getByTestId('top-stacks')).toHaveAttribute('data-rows', String(all.size));
+  await expect(page.getByTestId('top-stacks')).toHaveAttribute('aria-busy', 'false');
+  for (const r of await rows(page)) expect([r.before, r.after], r.frames).toEqual([g1.get(r.frames) ?? 0, g3.get(r.frames) ?? 0]);
+  await expect(page.getByTestId('flame-compare')).toHaveAttribute('data-differential', 'true');
 });

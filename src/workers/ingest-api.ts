@@ -136,6 +136,8 @@ export interface CompareRequest {
   granularity?: import('../core/capture/function-tree.ts').Granularity;
   /** scale the baseline to the open capture's total (difffolded.pl -n) */
   normalize: boolean;
+  /** the sides are two generations of the open capture (before, after), not the baseline capture and the selection */
+  generations?: [number | 'none', number | 'none'];
 }
 
 export const CANCELLED = 'cancelled';

@@ -3,7 +3,7 @@ import { Explorer } from '../core/query/explorer.ts';
 import { exportSelection } from '../core/export/exports.ts';
 import { CaptureLoads } from '../core/capture/capture-loads.ts';
 import { CancelledError } from '../core/capture/load.ts';
-import type { FlameRequest, FlameResult, FlameTree } from '../core/query/api.ts';
+import type { FlameRequest, FlameResult, FlameTree, Selection } from '../core/query/api.ts';
 import { flameSvg } from '../core/export/flame-svg.ts';
 import { summarize } from '../core/capture/summary.ts';
 import { whatIfColumns, type WhatIfColumns } from '../core/whatif/whatif-input.ts';
@@ -149,10 +149,21 @@ function compareWeight(weight: FlameWeight): FlameWeight {
   return weight;
 }
 
+/**
+ * The two sides of a comparison, one machinery for both sources: the baseline capture (all of it)
+ * against the open capture's selection, or two generations of the open capture (the selection's
+ * range and CPUs kept, its generation replaced by each side's).
+ */
+function sidesOf(selection: Selection, generations?: [number | 'none', number | 'none']): { before: { data: ExplorerData; sel: Selection }; after: { data: ExplorerData; sel: Selection } } {
+  const d = ex().data;
+  if (generations) return { before: { data: d, sel: { ...selection, generation: generations[0] } }, after: { data: d, sel: { ...selection, generation: generations[1] } } };
+  return { before: { data: needBaseline().data, sel: ALL }, after: { data: d, sel: selection } };
+}
+
 async function comparison(req: CompareRequest): Promise<DiffResult> {
-  const before = needBaseline();
   const weight = compareWeight(req.weight);
-  return diffSides(diffSide(before.data, ALL, weight, req.granularity), diffSide(ex().data, req.selection, weight, req.granularity), { normalize: req.normalize });
+  const { before, after } = sidesOf(req.selection, req.generations);
+  return diffSides(diffSide(before.data, before.sel, weight, req.granularity), diffSide(after.data, after.sel, weight, req.granularity), { normalize: req.normalize });
 }
 
 /** Each node's weight in `other` on the same path of names (0 where `other` has no such path). */
@@ -175,13 +186,16 @@ function otherOnPaths(tree: FlameTree, other: FlameTree): Float64Array {
 }
 
 /** The differential: one side's tree drawn, each node with the other side's weight on its path (top-down). */
-function differential(req: FlameRequest, widths: 'after' | 'before'): FlameResult {
-  const before = needBaseline().data;
+function differential(req: FlameRequest, widths: 'after' | 'before', generations?: [number | 'none', number | 'none']): FlameResult {
   const weight = compareWeight(req.weight);
+  const { before, after } = sidesOf(req.selection, generations);
   const base = { ...req, weight, compare: undefined };
-  const wholeBefore = { ...base, selection: ALL, highlightStack: null };
+  const beforeReq = { ...base, selection: before.sel, highlightStack: generations ? req.highlightStack : null };
+  const afterReq = { ...base, selection: after.sel };
   const [drawn, other] =
-    widths === 'before' ? [flame(before, wholeBefore), flame(ex().data, { ...base, cull: undefined })] : [flame(ex().data, base), flame(before, { ...wholeBefore, cull: undefined })];
+    widths === 'before'
+      ? [flame(before.data, beforeReq), flame(after.data, { ...afterReq, cull: undefined })]
+      : [flame(after.data, afterReq), flame(before.data, { ...beforeReq, cull: undefined })];
   drawn.tree.other = otherOnPaths(drawn.tree, other.tree);
   drawn.tree.otherTotal = other.tree.total;
   return drawn;
@@ -257,7 +271,7 @@ const api: IngestApi = {
   },
   async flame(req) {
     if (req.compare && req.mode === 'top-down' && !req.group) {
-      const drawn = differential(req, req.compare.widths);
+      const drawn = differential(req, req.compare.widths, req.compare.generations);
       return Comlink.transfer(drawn, [...flameBuffers(drawn), drawn.tree.other!.buffer as ArrayBuffer]);
     }
     const view = await viewFor(req.weight);
@@ -271,7 +285,7 @@ const api: IngestApi = {
   exportSelection: async (kind, selection, { group, ...opts }) => {
     if (kind === 'svg' && opts.compare) {
       // the differential as the page draws it
-      const r = differential({ selection, mode: 'top-down', weight: opts.weight ?? 'occurrences', ...(opts.granularity ? { granularity: opts.granularity } : {}), focus: null, highlightStack: null }, opts.compare.widths);
+      const r = differential({ selection, mode: 'top-down', weight: opts.weight ?? 'occurrences', ...(opts.granularity ? { granularity: opts.granularity } : {}), focus: null, highlightStack: null }, opts.compare.widths, opts.compare.generations);
       return flameSvg(r, { width: opts.width, title: opts.title, mode: 'top-down', diff: opts.compare });
     }
     const grouping = group && (kind === 'folded' || kind === 'speedscope') && !opts.stackcollapse ? await groupsFor(group) : null;

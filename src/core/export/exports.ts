@@ -21,7 +21,7 @@ export interface ExportOptions {
   /** svg sandwich: the function in the middle */
   focus?: string | null;
   /** svg: the differential against the worker's baseline, drawn as the page draws it (the worker builds it) */
-  compare?: import('./diff-color.ts').DiffDraw;
+  compare?: import('./diff-color.ts').DiffDraw & { generations?: [number | 'none', number | 'none'] };
   /** svg: width in pixels (default 1200) */
   width?: number;
   title?: string;

@@ -201,7 +201,13 @@ export interface FlameRequest {
    * a differential against the worker's baseline capture (issue 37), top-down: widths from the
    * open capture ('after') or the baseline ('before'), each node's other side in `other`
    */
-  compare?: { widths: 'after' | 'before'; /** which baseline (the page's count), so a new one is asked for */ baseline?: number };
+  compare?: {
+    widths: 'after' | 'before';
+    /** which baseline (the page's count), so a new one is asked for */
+    baseline?: number;
+    /** the sides are two generations of the open capture (before, after), not the baseline capture and the selection */
+    generations?: [number | 'none', number | 'none'];
+  };
 }
 
 /**

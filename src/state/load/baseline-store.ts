@@ -70,12 +70,23 @@ export const useBaselineStore = create<BaselineState>((set, get) => ({
   },
 }));
 
-/** The panes compare: a baseline is read and the view names it. */
+type Gen = number | 'none';
+/** `?compare=gen:A,B`: the sides are two generations of the open capture (the generation diff's), not a baseline capture. */
+export function comparedGenerations(compare: string | null): [Gen, Gen] | null {
+  if (!compare?.startsWith('gen:')) return null;
+  const g = compare.slice(4).split(',').map((x): Gen | null => (x === 'none' ? 'none' : /^\d{1,9}$/.test(x) ? Number(x) : null));
+  return g.length === 2 && g[0] !== null && g[1] !== null ? [g[0], g[1]] : null;
+}
+
+/** The panes compare: two generations named in the view, or a baseline read and named. */
 export const useComparing = (): boolean => {
   const loaded = useBaselineStore((s) => s.status === 'loaded');
-  const named = useViewStore((s) => s.compare !== null);
-  return loaded && named;
+  const compare = useViewStore((s) => s.compare);
+  return comparedGenerations(compare) !== null || (loaded && compare !== null);
 };
+
+/** The generations compared, or undefined (a baseline capture). */
+export const useComparedGenerations = (): [Gen, Gen] | undefined => comparedGenerations(useViewStore((s) => s.compare)) ?? undefined;
 
 /**
  * A link or a reload that names a baseline: once a capture is open, the baseline kept in this
@@ -84,7 +95,7 @@ export const useComparing = (): boolean => {
 async function restore(): Promise<void> {
   const named = useViewStore.getState().compare;
   const b = useBaselineStore.getState();
-  if (!named || b.status !== 'none') return;
+  if (!named || comparedGenerations(named) || b.status !== 'none') return;
   const kept = await readKeptCapture('baseline');
   if (kept.state !== 'found' || baselineName(kept.files) !== named) {
     useViewStore.getState().set({ compare: null });

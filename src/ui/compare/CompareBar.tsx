@@ -1,7 +1,7 @@
 import './compare.css';
 import { useShallow } from 'zustand/react/shallow';
 import { useRef } from 'react';
-import { useBaselineStore } from '../../state/load/baseline-store.ts';
+import { useBaselineStore, useComparedGenerations } from '../../state/load/baseline-store.ts';
 import { useLoadStore } from '../../state/load/load-store.ts';
 import { useViewStore } from '../../state/view/view-store.ts';
 import { fmtInt } from '../common/format.ts';
@@ -43,6 +43,8 @@ export function CompareBar() {
   const after = useLoadStore((s) => s.summary);
   const v = useViewStore(useShallow((s) => ({ compare: s.compare, normalize: s.compareNormalize, weight: s.flameWeight, frames: s.flameFrames, set: s.set })));
   const selection = useSelection();
+  const generations = useComparedGenerations();
+  if (generations) return <GenerationsBar generations={generations} />;
   if (b.status === 'none' && !v.compare) return null;
   if (b.status === 'loading') return <p className="panel compare-bar quiet" data-testid="compare-bar" data-status="loading">Reading the baseline {b.name}…</p>;
   if (b.status === 'error')
@@ -84,6 +86,35 @@ export function CompareBar() {
         Stop comparing
       </button>
       <span className="quiet">the baseline: all its stacks; this capture: the selection</span>
+    </div>
+  );
+}
+
+/** Comparing two generations of the open capture (the generation diff's A and B) in the same differential view. */
+function GenerationsBar({ generations: [a, b] }: { generations: [number | 'none', number | 'none'] }) {
+  const v = useViewStore(useShallow((s) => ({ normalize: s.compareNormalize, weight: s.flameWeight, frames: s.flameFrames, set: s.set })));
+  const selection = useSelection();
+  const exportFolded = async () => {
+    const text = await ingestWorker().compareFolded({ selection, weight: v.weight, ...(v.frames ? { granularity: v.frames } : {}), normalize: v.normalize, generations: [a, b] });
+    saveText(text, `diff-gen${a}-gen${b}.folded`);
+  };
+  return (
+    <div className="panel compare-bar" data-testid="compare-bar" data-status="loaded" data-baseline={`gen:${a},${b}`}>
+      <span>
+        Comparing generation <b>{String(a)}</b> (before) with generation <b>{String(b)}</b> (after), in the selection’s range and CPUs
+      </span>
+      <span className="compare-legend" aria-label="colours">
+        <i className="grew" /> grew <i className="shrank" /> shrank <i className="same" /> same
+      </span>
+      <label title="scale generation A to B's total before comparing, as difffolded.pl -n does">
+        <input type="checkbox" checked={v.normalize} onChange={(e) => v.set({ compareNormalize: e.target.checked })} data-testid="compare-normalize" /> normalise
+      </label>
+      <button type="button" onClick={() => void exportFolded()} data-testid="compare-export-folded">
+        Export folded diff
+      </button>
+      <button type="button" onClick={() => v.set({ compare: null })} data-testid="compare-close">
+        Stop comparing
+      </button>
     </div>
   );
 }

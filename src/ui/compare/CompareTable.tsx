@@ -1,7 +1,7 @@
 import { useShallow } from 'zustand/react/shallow';
 import { useMemo, useState } from 'react';
 import type { DiffRow } from '../../core/export/diff.ts';
-import { useBaselineStore } from '../../state/load/baseline-store.ts';
+import { useBaselineStore, useComparedGenerations } from '../../state/load/baseline-store.ts';
 import { useWorkerQuery } from '../../state/view/queries.ts';
 import { useSelection, useViewStore } from '../../state/view/view-store.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
@@ -28,7 +28,8 @@ export function CompareTable() {
   const selection = useSelection();
   const v = useViewStore(useShallow((s) => ({ normalize: s.compareNormalize, weight: s.flameWeight, frames: s.flameFrames })));
   const baselineId = useBaselineStore((s) => s.baselineId);
-  const req = { selection, weight: v.weight, ...(v.frames ? { granularity: v.frames } : {}), normalize: v.normalize };
+  const generations = useComparedGenerations();
+  const req = { selection, weight: v.weight, ...(v.frames ? { granularity: v.frames } : {}), normalize: v.normalize, ...(generations ? { generations } : {}) };
   const q = useWorkerQuery(`${baselineId}|${JSON.stringify(req)}`, (api) => api.compare(req), 60);
   const [sort, setSort] = useState<{ key: Key; dir: 'asc' | 'desc' }>({ key: 'delta', dir: 'desc' });
   const rows = useMemo(() => {
@@ -46,7 +47,7 @@ export function CompareTable() {
   return (
     <section className="panel pane top-stacks compare-table" aria-label="top stacks, compared" data-testid="top-stacks" data-comparing="true" data-rows={total} aria-busy={q.pending}>
       <div className="pane-head">
-        <h2>Top stacks: before and after</h2>
+        <h2>Top stacks: {generations ? `generation ${generations[0]} and ${generations[1]}` : 'before and after'}</h2>
         <span className="quiet">
           {fmtInt(total)} stacks of either capture{total > LIMIT ? `; the first ${fmtInt(LIMIT)} shown` : ''}
           {q.data?.normalized ? '; before scaled to after’s total' : ''}

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useComparing } from '../../state/load/baseline-store.ts';
+import { useComparedGenerations, useComparing } from '../../state/load/baseline-store.ts';
 import { useShallow } from 'zustand/react/shallow';
 import type { ExportKind } from '../../core/query/api.ts';
 import { ask } from '../../state/view/queries.ts';
@@ -29,6 +29,7 @@ export function ExportMenu() {
     useShallow((v) => ({ flameMode: v.flameMode, flameWeight: v.flameWeight, flameFocus: v.flameFocus, flameFrames: v.flameFrames, flameGroup: v.flameGroup, compareNormalize: v.compareNormalize, compareWidths: v.compareWidths })),
   );
   // comparing, top-down and ungrouped: the SVG is the differential the flame graph shows
+  const generations = useComparedGenerations();
   const differential = useComparing() && flameMode === 'top-down' && !flameGroup && !flameWeight.startsWith('field:');
   // the stackcollapse-perf.pl form is offered for perf script input, what that script reads
   const perf = useLoadStore((s) => s.overview?.granularity === 'function');
@@ -48,7 +49,7 @@ export function ExportMenu() {
         title: 'stackmap explorer selection',
         ...(k.kind !== 'chrome-trace' && !k.stackcollapse && flameFrames ? { granularity: flameFrames } : {}),
         ...(k.stackcollapse ? { stackcollapse: true } : {}),
-        ...(k.kind === 'svg' && differential ? { compare: { normalize: compareNormalize, widths: compareWidths } } : {}),
+        ...(k.kind === 'svg' && differential ? { compare: { normalize: compareNormalize, widths: compareWidths, ...(generations ? { generations } : {}) } } : {}),
         // the flame graph's groups: a root frame per group in the folded and speedscope files
         ...(flameGroup && (k.kind === 'folded' || k.kind === 'speedscope') && !k.stackcollapse ? { group: flameGroup } : {}),
       });

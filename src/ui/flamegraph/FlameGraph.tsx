@@ -11,7 +11,7 @@ import { diffRatio } from '../../core/export/diff-color.ts';
 import { nodeByPath, pathTo } from './layout.ts';
 import { TransformCrumbs } from './TransformCrumbs.tsx';
 import { useNumericFields } from '../../state/view/numeric-fields.ts';
-import { useBaselineStore, useComparing } from '../../state/load/baseline-store.ts';
+import { useBaselineStore, useComparedGenerations, useComparing } from '../../state/load/baseline-store.ts';
 
 const MODES: [FlameMode, string, string][] = [
   ['top-down', 'Top-down', 'icicle: callers above callees'],
@@ -37,6 +37,7 @@ export function FlameGraph() {
   // comparing: top-down draws the differential (not grouped, not weighed by a field)
   const comparing = useComparing();
   const baselineId = useBaselineStore((s) => s.baselineId);
+  const generations = useComparedGenerations();
   const differential = comparing && v.flameMode === 'top-down' && !v.flameGroup && !v.flameWeight.startsWith('field:');
   // the search runs in the worker, over every stack's frames: the count says stacks and occurrences
   const req: FlameQuery = {
@@ -51,7 +52,7 @@ export function FlameGraph() {
     ...(v.flameGroup && v.flameMode !== 'sandwich' ? { group: v.flameGroup } : {}),
     // top-down: the worker makes only what a canvas can draw under the zoomed node (flame-culled.ts)
     ...(v.flameMode === 'top-down' ? { cull: { minShare: CULL_SHARE, zoom: v.flameZoom } } : {}),
-    ...(differential ? { compare: { widths: v.compareWidths, baseline: baselineId } } : {}),
+    ...(differential ? { compare: { widths: v.compareWidths, baseline: baselineId, ...(generations ? { generations } : {}) } } : {}),
   };
   const q = useFlame(req);
   // the worker answers with the fields of FlameAnswer (core/query/flame.ts)
@@ -195,8 +196,8 @@ export function FlameGraph() {
             <>
               Differential against the baseline: red grew, blue shrank (against the larger side{v.compareNormalize ? ', the baseline scaled to this capture’s total' : ''}); widths from{' '}
               <select value={v.compareWidths} onChange={(e) => v.set({ compareWidths: e.target.value as 'after' | 'before' })} data-testid="compare-widths">
-                <option value="after">this capture (after)</option>
-                <option value="before">the baseline (before)</option>
+                <option value="after">{generations ? `generation ${generations[1]}` : 'this capture'} (after)</option>
+                <option value="before">{generations ? `generation ${generations[0]}` : 'the baseline'} (before)</option>
               </select>
             </>
           ) : (

@@ -42,6 +42,14 @@ export function GenerationDiffView({ gens }: { gens: Gen[] }) {
             Close
           </button>
         )}
+        <button
+          type="button"
+          onClick={() => set({ compare: `gen:${pair[0]},${pair[1]}` })}
+          data-testid="diff-differential"
+          title="A as before, B as after, in the differential view: top stacks with before, after and the change, the flame graph coloured by it (as Compare with… a baseline capture)"
+        >
+          As a differential
+        </button>
       </div>
       {diff && data && (
         <div className="diff-cols">
