@@ -5,17 +5,16 @@
 // dump's frames. flamegraph.pl (perl, ../shared/peer-tools/) draws `--format folded` as a
 // differential; a copy of a capture moved to another KASLR offset, its ids and slots renumbered,
 // diffs to zero.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { realIt } from '../core/testing/real-traces.ts';
 import { diffCommand, DEFAULT_DIFF_LIMIT } from './diff.ts';
 import { exportCommand } from './export.ts';
 import { generate } from './generate.ts';
-import { captureOutput } from './test-io.ts';
+import { runCommand, spawnCli } from './test-io.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -28,20 +27,8 @@ const hasPerl = (() => {
     return false;
   }
 })();
-const TSX = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
-const MAIN = new URL('./main.ts', import.meta.url).pathname;
-const spawnCli = (...args: string[]) =>
-  promisify(execFile)(TSX, [MAIN, ...args], { encoding: 'utf8' }).then(
-    (r) => ({ code: 0, out: r.stdout, err: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout, err: e.stderr }),
-  );
 
-async function run(cmd: (a: string[]) => Promise<number>, args: string[]) {
-  const io = captureOutput();
-  const code = await cmd(args);
-  vi.restoreAllMocks();
-  return { code, out: io.out.join(''), err: io.err.join('') };
-}
+const run = runCommand;
 
 interface Row {
   frames: string[];

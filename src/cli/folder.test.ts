@@ -2,37 +2,25 @@
 // folder as the files directly in it, as the page's folder drop gives them, and a bundle (.tar,
 // .tar.gz, .zip) as the files in it. The second method: the same command with the folder's files
 // listed one by one (by name, as `ls` lists them), and the bundle made by tar and zip themselves.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { summarize } from '../core/capture/summary.ts';
 import { exportCommand } from './export.ts';
 import { generate } from './generate.ts';
 import { readFiles } from './read-files.ts';
-import { captureOutput } from './test-io.ts';
+import { runCommand, spawnCli } from './test-io.ts';
 import { topCommand } from './top.ts';
 import { whatif } from './whatif.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
-const TSX = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
-const MAIN = new URL('./main.ts', import.meta.url).pathname;
 const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;
-const cli = (...args: string[]) =>
-  promisify(execFile)(TSX, [MAIN, ...args], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 }).then(
-    (r) => ({ code: 0, out: r.stdout, err: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout, err: e.stderr }),
-  );
+const cli = spawnCli;
 
-async function run(cmd: (a: string[]) => Promise<number>, args: string[]) {
-  const io = captureOutput();
-  const code = await cmd(args);
-  vi.restoreAllMocks();
-  return { code, out: io.out.join(''), err: io.err.join('') };
-}
+const run = runCommand;
 
 const base = mkdtempSync(join(tmpdir(), 'smx-folder-'));
 const CAP = join(base, 'cap');

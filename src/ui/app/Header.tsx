@@ -1,4 +1,3 @@
-import { useRef } from 'react';
 import { useLoadStore } from '../../state/load/load-store.ts';
 import { useViewStore } from '../../state/view/view-store.ts';
 import { useSimStore } from '../../state/sim/sim-store.ts';
@@ -6,11 +5,11 @@ import { fmtBytes } from '../common/format.ts';
 import { ExportMenu } from '../exports/ExportMenu.tsx';
 import { ThemeSwitch } from './ThemeSwitch.tsx';
 import { CompareButton } from '../compare/CompareBar.tsx';
+import { FilePicker } from '../common/FilePicker.tsx';
 import { Notice } from '../common/Notice.tsx';
 import { SAMPLE_NOTE } from '../../core/formats/seed-notes.ts';
 
 export function Header() {
-  const input = useRef<HTMLInputElement>(null);
   const offerFiles = useLoadStore((s) => s.offerFiles);
   const loadSample = useLoadStore((s) => s.loadSample);
   const ready = useLoadStore((s) => s.status === 'done');
@@ -35,21 +34,12 @@ export function Header() {
             Simulator
           </button>
         </span>
-        <button type="button" onClick={() => input.current?.click()}>
-          Open files…
-        </button>
-        <input
-          ref={input}
-          data-testid="file-input"
-          type="file"
-          multiple
-          hidden
-          onChange={(e) => {
-            const files = [...(e.currentTarget.files ?? [])];
-            e.currentTarget.value = '';
-            if (!files.length) return;
+        <FilePicker
+          label="Open files…"
+          testId="file-input"
+          onFiles={(files) => {
             setPane('explorer');
-            offerFiles(files.map((f) => ({ name: f.name, blob: f })));
+            offerFiles(files);
           }}
         />
         {ready && pane !== 'simulator' && <CompareButton />}

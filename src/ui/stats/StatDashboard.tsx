@@ -7,7 +7,7 @@ import { useSelectionSummary } from '../../state/view/queries.ts';
 import { isFiltered, useSelection } from '../../state/view/view-store.ts';
 import { STATUS_COLORS } from '../common/colors.ts';
 import { fmtBytes, fmtInt, fmtPct } from '../common/format.ts';
-import { besideV7Doc, V7_DOC_FIGURES } from '../../core/capture/v7-doc-figures.ts';
+import { V7DocTable } from '../common/V7DocTable.tsx';
 import { Gauge } from './Gauge.tsx';
 import { computedFields, kernelFields, KNOWN_STAT_KEYS } from './stat-fields.ts';
 
@@ -171,30 +171,7 @@ function TraceSide({ rb, dedup }: { rb: RingBufferStats; dedup: number }) {
  */
 function V7DocBeside({ rb, dedup }: { rb: RingBufferStats; dedup: number }) {
   const records = rb.records.v8Cookies + rb.records.v7Ids + rb.records.fullStacks;
-  const rows = besideV7Doc({ records, dedupRate: dedup, bytesWithMap: rb.bytesWithMap, bytesWithoutMap: rb.bytesWithoutMap });
-  return (
-    <table className="grid seed-figures" style={{ marginTop: 8, fontSize: 12 }} data-testid="stat-v7-doc">
-      <caption className="quiet">
-        The v7 document&apos;s own figures ({V7_DOC_FIGURES.where.replace(/^the v7 document, /, '')}) beside the trace&apos;s
-      </caption>
-      <thead>
-        <tr>
-          <th />
-          <th title="Documentation/trace/ftrace-stackmap.rst as the v7 patch adds it: its measurement, not this capture's">the v7 document&apos;s</th>
-          <th>the trace</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((f) => (
-          <tr key={f.id} data-testid="stat-v7-doc-row" data-id={f.id}>
-            <td>{f.what}</td>
-            <td>{f.doc}</td>
-            <td data-testid="stat-v7-doc-model">{f.model}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  return <V7DocTable of={{ records, dedupRate: dedup, bytesWithMap: rb.bytesWithMap, bytesWithoutMap: rb.bytesWithoutMap }} id="stat-v7-doc" side="the trace" beside="the trace’s" style={{ fontSize: 12 }} />;
 }
 
 /** What a figure rests on, in small type under its row, across both columns. */

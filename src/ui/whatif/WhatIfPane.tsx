@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { besideV7Doc, V7_DOC_FIGURES } from '../../core/capture/v7-doc-figures.ts';
+import { V7DocTable } from '../common/V7DocTable.tsx';
 import { DEFAULT_BUFFER_KB, DEFAULT_MAX_FALLBACK_SHARE, type WhatIfResult, type WhatIfRow } from '../../core/whatif/whatif.ts';
 import { useLoadStore } from '../../state/load/load-store.ts';
 import { useWhatIf } from '../../state/view/whatif-query.ts';
@@ -123,27 +123,14 @@ function V7DocFigures({ row }: { row: WhatIfRow | undefined }) {
   if (!row) return null;
   const size = row.v8Variant === 'posted' ? `v8 as posted, ${fmtInt(row.capacity)} stacks` : `${row.mode} at bits ${row.bits}`;
   return (
-    <table className="grid seed-figures" style={{ width: 'auto', maxWidth: 900, marginTop: 8 }} data-testid="whatif-v7-doc" data-bits={row.bits} data-mode={row.mode}>
-      <caption className="quiet">
-        The v7 document&apos;s own figures ({V7_DOC_FIGURES.where.replace(/^the v7 document, /, '')}) beside this capture&apos;s replay, {size}
-      </caption>
-      <thead>
-        <tr>
-          <th />
-          <th title="Documentation/trace/ftrace-stackmap.rst as the v7 patch adds it: its measurement, not this capture's">the v7 document&apos;s</th>
-          <th>this capture</th>
-        </tr>
-      </thead>
-      <tbody>
-        {besideV7Doc({ records: row.records, dedupRate: row.dedupRate, bytesWithMap: row.bytesWithMap, bytesWithoutMap: row.bytesWithoutMap }).map((f) => (
-          <tr key={f.id} data-testid="whatif-v7-doc-row" data-id={f.id}>
-            <td>{f.what}</td>
-            <td data-testid="whatif-v7-doc-doc">{f.doc}</td>
-            <td data-testid="whatif-v7-doc-model">{f.model}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <V7DocTable
+      of={{ records: row.records, dedupRate: row.dedupRate, bytesWithMap: row.bytesWithMap, bytesWithoutMap: row.bytesWithoutMap }}
+      id="whatif-v7-doc"
+      side="this capture"
+      beside={`this capture’s replay, ${size}`}
+      style={{ width: 'auto', maxWidth: 900 }}
+      data={{ 'data-bits': row.bits, 'data-mode': row.mode }}
+    />
   );
 }
 
