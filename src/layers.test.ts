@@ -27,6 +27,45 @@ const LAYERS: Record<string, readonly string[]> = {
   cli: CORE,
 };
 
+/**
+ * The packages each layer may import (a scoped name or the first part of a bare one; `node:*`
+ * for Node's built-ins), besides its layers: the core runs in a browser and in Node alike, so it
+ * takes no UI library and no Node module, but for the files listed in NODE_FILES.
+ */
+const PACKAGES: Record<string, readonly string[]> = {
+  'core/base': ['re2js'],
+  'core/formats': ['fflate'],
+  'core/unpack': ['fflate', 'fzstd', 'modern-tar'],
+  'core/capture': ['re2js'],
+  'core/query': [],
+  'core/export': [],
+  'core/tables': ['apache-arrow', 'hyparquet', 'hyparquet-writer'],
+  'core/sim': [],
+  'core/whatif': [],
+  'core/testing': ['fast-check', 'fflate', 'fzstd', 'vitest', 'node:*'],
+  workers: ['comlink', '@duckdb/duckdb-wasm'],
+  state: ['react', 'zustand', 'fflate'],
+  ui: ['react', 'react-dom', 'zustand', 'd3'],
+  cli: ['node:*', '@duckdb/node-api', 'hyparquet-writer'],
+};
+/** Core files that run only in Node (worker_threads CPUs for tests and the command line), with the Node packages they take. */
+const NODE_FILES: Record<string, readonly string[]> = {
+  'core/sim/run-node.ts': ['node:*'],
+  'core/sim/node-worker.ts': ['node:*'],
+  'core/sim/node-worker-boot.mjs': ['node:*', 'tsx'],
+  'core/sim/insert-race.worker.ts': ['node:*'],
+};
+/** Test support outside core/testing (imported only by tests): what it takes. */
+const TEST_SUPPORT: Record<string, readonly string[]> = { 'cli/test-io.ts': ['vitest'] };
+
+/** A bare specifier's package: `@scope/name`, `name`, or `node:*`; a query (`?url`) dropped. */
+function packageOf(spec: string): string {
+  const s = spec.split('?')[0];
+  if (s.startsWith('node:')) return 'node:*';
+  const parts = s.split('/');
+  return s.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
 /** The layer of a path relative to src/ (its folder under core/, else its top folder), or null. */
 function layerOf(path: string): string | null {
   const parts = path.split('/');
@@ -97,6 +136,46 @@ function refusedOf(edges: readonly Edge[]): string[] {
   return refused;
 }
 
+/** Every bare import (a package) of a product file under src/, as `file -> package`. */
+function packageEdges(): Edge[] {
+  const out: Edge[] = [];
+  for (const file of sourceFiles(SRC)) {
+    const from = relative(SRC, file);
+    if (isTest(from)) continue;
+    for (const spec of importsOf(readFileSync(file, 'utf8'))) if (!spec.startsWith('.') && !spec.startsWith('/')) out.push({ from, to: packageOf(spec) });
+  }
+  return out;
+}
+
+/** The package imports the rules refuse, as `file -> package`. */
+function refusedPackages(edges: readonly Edge[]): string[] {
+  const refused: string[] = [];
+  for (const { from, to } of edges) {
+    const layer = layerOf(from);
+    if (!layer) continue;
+    const allowed = [...PACKAGES[layer], ...(NODE_FILES[from] ?? []), ...(TEST_SUPPORT[from] ?? [])];
+    if (!allowed.includes(to)) refused.push(`${from} -> ${to}`);
+  }
+  return refused;
+}
+
+/**
+ * The browser's document in a core file: `document.`, `localStorage.`, `window.document` and
+ * the like, an HTML element type, requestAnimationFrame, getComputedStyle (the core runs in a
+ * worker and in Node, neither of which has them). A local named `window` is no DOM.
+ */
+const DOM_USE = /\b(?:document|localStorage|sessionStorage)\.\w|\bwindow\.(?:document|location|addEventListener|innerWidth|innerHeight|devicePixelRatio)\b|\bHTML\w*Element\b|\brequestAnimationFrame\(|\bgetComputedStyle\(/;
+function domUses(files: readonly { path: string; text: string }[]): string[] {
+  const out: string[] = [];
+  for (const { path, text } of files) {
+    if (!path.startsWith('core/') || path.startsWith('core/testing/') || isTest(path)) continue;
+    text.split('\n').forEach((line, i) => {
+      if (DOM_USE.test(line)) out.push(`${path}:${i + 1}`);
+    });
+  }
+  return out;
+}
+
 /** The import circles among the product's files (Tarjan's strongly connected components). */
 function circles(edges: readonly Edge[]): string[][] {
   const next = new Map<string, string[]>();
@@ -154,6 +233,19 @@ describe('the import graph of src/', () => {
     expect(debt.filter((d) => !refused.includes(d)), 'debt paid: take it off the list').toEqual([]);
   });
 
+  it('imports only the packages its layer may: no UI library and no Node module in the core but its Node-only files', () => {
+    const pkgs = packageEdges();
+    // a second count: the product's lines importing from a bare specifier
+    let lines = 0;
+    for (const f of sourceFiles(SRC)) if (!isTest(relative(SRC, f))) for (const l of readFileSync(f, 'utf8').split('\n')) if (/^(import|export)\b.*\bfrom '[^.'/]/.test(l)) lines++;
+    expect(pkgs.length).toBeGreaterThanOrEqual(lines);
+    expect(refusedPackages(pkgs)).toEqual([]);
+  });
+
+  it('uses no DOM in the core', () => {
+    expect(domUses(sourceFiles(SRC).map((f) => ({ path: relative(SRC, f), text: readFileSync(f, 'utf8') })))).toEqual([]);
+  });
+
   it('has no import circle', () => {
     expect(circles(edges)).toEqual([]);
   });
@@ -167,5 +259,12 @@ describe('the import graph of src/', () => {
     expect(refusedOf([...edges, ...added])).toEqual(added.map((e) => `${e.from} -> ${e.to}`));
     const loop = [{ from: 'core/base/bytes.ts', to: 'core/base/control-chars.ts' }, { from: 'core/base/control-chars.ts', to: 'core/base/bytes.ts' }];
     expect(circles([...edges, ...loop])).toEqual([['core/base/bytes.ts', 'core/base/control-chars.ts']]);
+    const pkgAdded = [
+      { from: 'core/query/flame.ts', to: packageOf('react') },
+      { from: 'core/capture/ingest.ts', to: packageOf('node:fs') },
+      { from: 'core/export/exports.ts', to: packageOf('d3-scale/dist') },
+    ];
+    expect(refusedPackages([...packageEdges(), ...pkgAdded])).toEqual(pkgAdded.map((e) => `${e.from} -> ${e.to}`));
+    expect(domUses([{ path: 'core/query/x.ts', text: 'const a = 1;\nconst w = document.createElement("canvas");\nlet window = 3; window.indexOf(1);' }])).toEqual(['core/query/x.ts:2']);
   });
 });
