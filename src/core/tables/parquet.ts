@@ -126,6 +126,8 @@ export async function writeParquet(t: TableData, writer: Writer, opts: { capture
  * In the footer's compact protocol, num_rows 0 then row_groups is `16 00 19 00` (field 3, i64 0;
  * field 4, a list of 0 elements, type 0): the list header becomes 0x0C, 0 structs. The bytes are
  * control characters, never in a column name or the key-value metadata; anything else is left as it is.
+ * package.json pins hyparquet-writer to exactly 0.17.0: a new version could write the footer
+ * otherwise; upgrade by hand, with this file's tests (parquet-wasm reads the empty table).
  */
 export function emptyRowGroupsTyped(file: Uint8Array): Uint8Array {
   const n = file.length;
