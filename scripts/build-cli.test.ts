@@ -39,7 +39,15 @@ describe('the packed command line', () => {
     const installed = readdirSync(join(dir, 'node_modules'));
     for (const pageOnly of ['react', 'react-dom', 'd3', 'apache-arrow', 'comlink', 'zustand', 'hyparquet-writer']) expect(installed).not.toContain(pageOnly);
     expect(readdirSync(join(dir, 'node_modules/@duckdb'))).not.toContain('duckdb-wasm');
-    expect(readdirSync(join(dir, 'node_modules/stackmap-explorer/dist-cli'))).toEqual(expect.arrayContaining(['stackmap-explorer.mjs', 'sim-worker.mjs']));
+    expect(readdirSync(join(dir, 'node_modules/stackmap-explorer/dist-cli'))).toEqual(expect.arrayContaining(['stackmap-explorer.mjs', 'sim-worker.mjs', 'THIRD_PARTY_NOTICES.txt']));
+    // the licences of the packages bundled (esbuild drops their comments), each as its own LICENSE file says it
+    const notices = readFileSync(join(dir, 'node_modules/stackmap-explorer/dist-cli/THIRD_PARTY_NOTICES.txt'), 'utf8');
+    for (const name of ['fflate', 're2js', 'modern-tar', 'hyparquet', 'hyparquet-writer']) {
+      const pkgDir = join(root, 'node_modules', name);
+      const lic = readdirSync(pkgDir).find((f) => /^licen[sc]e/i.test(f));
+      expect(notices, name).toContain(`${name} ${JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')).version}`);
+      if (lic) expect(notices, name).toContain(readFileSync(join(pkgDir, lic), 'utf8').trim());
+    }
     const r = await npx('--help');
     expect(r.stdout).toMatch(/^usage: stackmap-explorer summary/);
     expect(r.stdout).toMatch(/stackmap-explorer generate --out DIR/);
