@@ -201,14 +201,14 @@ export function hashRange(s: string, from: number, to: number, k0 = PROCESS_KEY[
  */
 export const GUARD_PROBES_PER_LOOKUP = 16;
 export const GUARD_SLACK = 4096;
-/** Re-keys at most this often; then the guard stands down (only a forced collision, `hashMask`, gets there). */
+/** Re-keys at most this often; then the guard stands down (only a forced collision, `hashMaskForTests`, gets there). */
 const MAX_REKEYS = 3;
 
 export interface StringTableOptions {
-  /** (test support) the fast hash's key; [0, 0] is the fixed hash of old */
-  key?: readonly [number, number];
-  /** (test support) false: never re-key, however long the chains */
-  guard?: boolean;
+  /** the fast hash's key; [0, 0] is the fixed hash of old (tests: what a flood costs without the key) */
+  keyForTests?: readonly [number, number];
+  /** false: never re-key, however long the chains (tests: the guard's bound can fail) */
+  guardForTests?: boolean;
 }
 
 /**
@@ -237,13 +237,13 @@ export class StringTable {
   /** HalfSipHash (after a re-key) instead of the fast hash */
   private strong = false;
   private guard: boolean;
-  /** `hashMask` (test support): keep only these bits of each hash, to force collisions */
+  /** `hashMaskForTests`: keep only these bits of each hash, to force collisions (tests: the guard's bound) */
   constructor(
-    private readonly hashMask = 0xffffffff,
+    private readonly hashMaskForTests = 0xffffffff,
     options: StringTableOptions = {},
   ) {
-    [this.k0, this.k1] = options.key ?? PROCESS_KEY;
-    this.guard = options.guard ?? true;
+    [this.k0, this.k1] = options.keyForTests ?? PROCESS_KEY;
+    this.guard = options.guardForTests ?? true;
   }
   intern(s: string): number {
     return this.internRange(s, 0, s.length);
@@ -293,7 +293,7 @@ export class StringTable {
       hashes: this.hashes.slice(),
       table: this.table,
       readOnly: true,
-      hashMask: this.hashMask,
+      hashMaskForTests: this.hashMaskForTests,
       probes: this.probes,
       rekeys: this.rekeys,
       spent: 0,
@@ -310,7 +310,7 @@ export class StringTable {
     return this.guard && this.spent > GUARD_PROBES_PER_LOOKUP * this.lookups + GUARD_SLACK && !this.readOnly;
   }
   private hash(text: string, from: number, to: number): number {
-    return (this.strong ? halfSipHash(this.k0, this.k1, text, from, to) : hashRange(text, from, to, this.k0, this.k1)) & this.hashMask;
+    return (this.strong ? halfSipHash(this.k0, this.k1, text, from, to) : hashRange(text, from, to, this.k0, this.k1)) & this.hashMaskForTests;
   }
   private find(text: string, from: number, to: number, h: number): number {
     const t = this.table;

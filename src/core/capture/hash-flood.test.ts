@@ -92,7 +92,7 @@ describe('StringTable under a hash flood', () => {
   it('the old hash (key [0, 0], no guard) costs the flood >> 2x the probes of random names: the bound below can fail', () => {
     // 2,048 of them: the whole 32,768 would walk ~5e8 slots
     const few = flood.slice(0, 2048);
-    const old = () => new StringTable(0xffffffff, { key: [0, 0], guard: false });
+    const old = () => new StringTable(0xffffffff, { keyForTests: [0, 0], guardForTests: false });
     const floodProbes = probesOf(few, old());
     const randomProbes = probesOf(random.slice(0, 2048), old());
     expect(floodProbes).toBeGreaterThan(100 * randomProbes);
@@ -105,16 +105,16 @@ describe('StringTable under a hash flood', () => {
   });
 
   it('with the old hash kept (the key known to whoever made the flood), the guard re-keys and the flood still costs at most 2x', () => {
-    const t = new StringTable(0xffffffff, { key: [0, 0] });
+    const t = new StringTable(0xffffffff, { keyForTests: [0, 0] });
     const floodProbes = probesOf(flood, t);
     expect(t.rekeys).toBe(1);
-    const r = new StringTable(0xffffffff, { key: [0, 0] });
+    const r = new StringTable(0xffffffff, { keyForTests: [0, 0] });
     const randomProbes = probesOf(random, r);
     expect(r.rekeys).toBe(0);
     expect(floodProbes).toBeLessThanOrEqual(2 * randomProbes);
   });
 
-  it('the guard stands down after a few re-keys when every hash is forced equal (hashMask 0), and the indices stay right', () => {
+  it('the guard stands down after a few re-keys when every hash is forced equal (hashMaskForTests 0), and the indices stay right', () => {
     const t = new StringTable(0);
     const names = random.slice(0, 400);
     names.forEach((s, i) => expect(t.intern(s)).toBe(i));
@@ -217,10 +217,10 @@ describe('StackTable children chosen to crowd the child table', () => {
   });
 
   it('with the old function (test support), the table floods without its guard and re-keys with it: then at most 2x, and a rollback still holds', () => {
-    const bare = load(withFrames({ fixedHash: true, guard: false }), crowded);
-    const baseline = load(withFrames({ fixedHash: true, guard: false }), spread);
+    const bare = load(withFrames({ fixedHashForTests: true, guardForTests: false }), crowded);
+    const baseline = load(withFrames({ fixedHashForTests: true, guardForTests: false }), spread);
     expect(bare.probes).toBeGreaterThan(50 * baseline.probes);
-    const guarded = withFrames({ fixedHash: true });
+    const guarded = withFrames({ fixedHashForTests: true });
     const m = guarded.mark();
     load(guarded, crowded);
     expect(guarded.rekeys).toBe(1);

@@ -7,7 +7,7 @@ const SIBLING_BITS = 10;
 /**
  * The child table's slot function as it was: Fibonacci hashing of both, unkeyed. Frames are
  * interned in the order a file first names them, so a file picks which frame ids a node's
- * children have, and with this function, ids whose slots crowd together (test support now).
+ * children have, and with this function, ids whose slots crowd together (kept as fixedHashForTests).
  */
 export const fixedSlotOf = (parent: number, frame: number, shift: number) => Math.imul(Math.imul(parent, 0x9e3779b1) ^ frame, 0x85ebca6b) >>> shift;
 
@@ -15,10 +15,10 @@ export const fixedSlotOf = (parent: number, frame: number, shift: number) => Mat
 const MAX_REKEYS = 3;
 
 export interface StackTableOptions {
-  /** (test support) the child table starts with fixedSlotOf, until its guard re-keys it */
-  fixedHash?: boolean;
-  /** (test support) false: never re-key */
-  guard?: boolean;
+  /** the child table starts with fixedSlotOf, until its guard re-keys it (tests: the old function's flood) */
+  fixedHashForTests?: boolean;
+  /** false: never re-key (tests: the guard's bound can fail) */
+  guardForTests?: boolean;
 }
 
 /** Where a stack table stood: what rollback() returns it to. */
@@ -73,7 +73,7 @@ export class StackTable {
   /** a snapshot's count of distinct stacks, fixed when it was taken; null: count stackOrder */
   private fixedSize: number | null = null;
   private readonly readOnly: boolean;
-  /** the child table's key (pairSlot); `fixed`: fixedSlotOf instead (test support) */
+  /** the child table's key (pairSlot); `fixed`: fixedSlotOf instead (fixedHashForTests) */
   private k0: number;
   private k1: number;
   private fixed: boolean;
@@ -90,8 +90,8 @@ export class StackTable {
     const key = randomWords(2);
     this.k0 = key[0] | 0;
     this.k1 = key[1] | 0;
-    this.fixed = options.fixedHash ?? false;
-    this.guard = options.guard ?? true;
+    this.fixed = options.fixedHashForTests ?? false;
+    this.guard = options.guardForTests ?? true;
     this.frames = new FrameTable();
     const cap = 1024;
     this.nodeFrame = new Int32Array(cap);

@@ -8,7 +8,7 @@ import { ALL } from '../query/api.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { MAX_LINE, TOO_LONG } from './lines.ts';
-import { createPerfScriptParser, headerSteps, parsePerfHeader, PERF_REASON, type PerfScriptResult } from './perf-script.ts';
+import { createPerfScriptParser, headerStepsForTests, parsePerfHeader, PERF_REASON, type PerfScriptResult } from './perf-script.ts';
 import { sniffKind } from './sniff.ts';
 import { feedChunks, feedCuts } from '../testing/formats.ts';
 import { realDescribe, realTrace, realTracePath } from '../testing/real-traces.ts';
@@ -179,10 +179,10 @@ describe('perf script: malformed input', () => {
     ] as const;
     for (const [what, line] of cases) {
       const run = (lines: number) => {
-        headerSteps.n = 0;
+        headerStepsForTests.n = 0;
         const r = read(new TextEncoder().encode((line + '\n').repeat(lines)), 1 << 16);
         expect(r.result.lines.total, what).toBe(lines);
-        return headerSteps.n;
+        return headerStepsForTests.n;
       };
       const one = run(16);
       expect(one, what).toBeLessThanOrEqual(16 * line.length);

@@ -93,9 +93,9 @@ export interface PerfHeader {
  * bounds of the last three: no array per line. (A list of every token's bounds, 2 numbers a
  * token, cost 7-15x the time for the same bytes once a line held more than ~8k tokens: V8 puts
  * an array of more than 16k elements in its large-object space, one allocation per line.)
- * `headerSteps` counts characters visited, for the tests' counted-work check.
+ * `headerStepsForTests` counts characters visited, for the tests' counted-work check.
  */
-export const headerSteps = { n: 0 };
+export const headerStepsForTests = { n: 0 };
 
 /** A sample header line, or null when it is not one. */
 export function parsePerfHeader(line: string): PerfHeader | null {
@@ -148,7 +148,7 @@ export function parsePerfHeader(line: string): PerfHeader | null {
     b1 = i;
     k++;
   }
-  headerSteps.n += i;
+  headerStepsForTests.n += i;
   if (ta < 0) return ua < 0 ? null : untimedHeader(line, first, ua, ub, uk, before);
   // token k - 1: [CPU] or PID[/TID]
   let pa = a1;
@@ -195,7 +195,7 @@ export function parsePerfHeader(line: string): PerfHeader | null {
   while (fa < n && isBlank(line.charCodeAt(fa))) fa++;
   let fb = n;
   while (fb > fa && isBlank(line.charCodeAt(fb - 1))) fb--;
-  headerSteps.n += fa - tb + (n - fb);
+  headerStepsForTests.n += fa - tb + (n - fb);
   const fields = line.slice(fa, fb);
   return { comm, pid, tgid, cpu, ts: Number(tsText), period, event, fields };
 }
@@ -252,7 +252,7 @@ function untimedHeader(line: string, first: number, ea: number, eb: number, k: n
   while (fa < n && isBlank(line.charCodeAt(fa))) fa++;
   let fb = n;
   while (fb > fa && isBlank(line.charCodeAt(fb - 1))) fb--;
-  headerSteps.n += fa - eb + (n - fb) + (pa - commEnd);
+  headerStepsForTests.n += fa - eb + (n - fb) + (pa - commEnd);
   return { comm: line.slice(first, commEnd), pid, tgid, cpu, ts: null, period, event: line.slice(ea, eb - 1), fields: line.slice(fa, fb) };
 }
 

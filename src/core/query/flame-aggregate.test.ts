@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { frameFunction } from '../formats/frames.ts';
 import { ExplorerData } from './explorer-data.ts';
 import { capture, dumpsArb, FNS, recArb, recordsArb, stackArb, treeLines } from '../testing/flame-captures.ts';
-import { flame, setFlameStrategy, stackWeights } from './flame.ts';
+import { flame, setFlameStrategyForTests, stackWeights } from './flame.ts';
 import { ALL, type FlameMode, type FlameWeight, type Selection } from './api.ts';
 
 /** The plain reference: a recursive tree of Maps, one path per stack, merged by function name. */
@@ -69,7 +69,7 @@ function refLines(d: ExplorerData, r: Ref, rootName: string): string[] {
 }
 
 describe('flame aggregation (typed arrays) against a plain Map tree', () => {
-  afterEach(() => setFlameStrategy('auto'));
+  afterEach(() => setFlameStrategyForTests('auto'));
 
   it('property: every mode, weight, selection and aggregation strategy builds the reference tree', () => {
     fc.assert(
@@ -82,7 +82,7 @@ describe('flame aggregation (typed arrays) against a plain Map tree', () => {
         (recs, dumps, weight, selection, focus) => {
           const d = capture(recs, dumps);
           for (const strategy of ['paths', 'prefix', 'auto'] as const) {
-            setFlameStrategy(strategy);
+            setFlameStrategyForTests(strategy);
             for (const mode of ['top-down', 'bottom-up', 'sandwich'] as const) {
               const a = flame(d, { selection, mode, weight, focus: mode === 'sandwich' ? focus : null, highlightStack: null, granularity: 'function' });
               const rootName = mode === 'sandwich' ? focus : 'all';
@@ -105,7 +105,7 @@ describe('flame aggregation (typed arrays) against a plain Map tree', () => {
         const stack = w.stacks[pick % w.stacks.length];
         const names = ['all', ...[...d.stacks.framesOf(stack)].reverse().map(frameFunction)];
         for (const strategy of ['paths', 'prefix'] as const) {
-          setFlameStrategy(strategy);
+          setFlameStrategyForTests(strategy);
           const t = flame(d, { selection: ALL, mode: 'top-down', weight: 'occurrences', focus: null, highlightStack: stack, granularity: 'function' }).tree;
           expect(Array.from(t.highlight, (n) => t.names[t.name[n]])).toEqual(names);
           // a path: each node the parent of the next

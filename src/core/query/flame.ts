@@ -120,7 +120,7 @@ function framesOfStack(d: ExplorerData, stack: number): number[] {
 export type FlameStrategy = 'auto' | 'paths' | 'prefix';
 let strategy: FlameStrategy = 'auto';
 /** for tests and benchmarks: force one way of aggregating (returns the previous one) */
-export function setFlameStrategy(s: FlameStrategy): FlameStrategy {
+export function setFlameStrategyForTests(s: FlameStrategy): FlameStrategy {
   const old = strategy;
   strategy = s;
   return old;

@@ -2,7 +2,7 @@ import { deflateRawSync, gzipSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { DecompressBudget } from '../formats/decompress-budget.ts';
-import { inflateWork, RawInflate } from './inflate.ts';
+import { inflateWorkForTests, RawInflate } from './inflate.ts';
 import { unpack } from './unpack.ts';
 
 // inflate.ts and the gzip/zip readers over it (issue 18): work counted, not timed; the end of a
@@ -39,10 +39,10 @@ async function readAll(name: string, stream: ReadableStream<Uint8Array>, budget?
 }
 /** bytes copied + pieces pushed while reading `bytes` as `name` in reads of `chunk` bytes */
 async function work(name: string, bytes: Uint8Array, chunk: number) {
-  inflateWork.copied = 0;
-  inflateWork.pushes = 0;
+  inflateWorkForTests.copied = 0;
+  inflateWorkForTests.pushes = 0;
   const r = await readAll(name, chunked(bytes, chunk));
-  return { ...r, work: inflateWork.copied + inflateWork.pushes };
+  return { ...r, work: inflateWorkForTests.copied + inflateWorkForTests.pushes };
 }
 
 describe('work per gzip member and zip entry is constant (counted)', () => {

@@ -9,7 +9,7 @@ import { Inflate } from 'fflate';
  * Work counters for tests (bytes copied by ByteSource and by fflate's Inflate as far as its state
  * shows, pieces pushed into it), so a test can bound the work per input byte without timing it.
  */
-export const inflateWork = { copied: 0, pushes: 0 };
+export const inflateWorkForTests = { copied: 0, pushes: 0 };
 
 /** Bytes from a stream, with the offset consumed so far and a way to give back the unused tail of a read. */
 export class ByteSource {
@@ -138,7 +138,7 @@ export class RawInflate {
   constructor(onData: (data: Uint8Array) => void) {
     this.inf = new Inflate((d) => {
       if (d.length > 0) {
-        inflateWork.copied += d.length;
+        inflateWorkForTests.copied += d.length;
         onData(d);
       }
     });
@@ -153,9 +153,9 @@ export class RawInflate {
     const st = this.inf as unknown as InflateState;
     const pending = st.p.length;
     this.inf.push(chunk, false);
-    inflateWork.pushes++;
+    inflateWorkForTests.pushes++;
     // fflate joins pending input to the chunk (a copy), then keeps a copy of what it did not use and of its window
-    inflateWork.copied += (pending > 0 ? pending + chunk.length : 0) + st.p.length + st.o.length;
+    inflateWorkForTests.copied += (pending > 0 ? pending + chunk.length : 0) + st.p.length + st.o.length;
     if (st.s.f && !st.s.l) {
       this.ended = true;
       const unused = Math.max(0, st.p.length - (((st.s.p ?? 0) + 7) >> 3));
