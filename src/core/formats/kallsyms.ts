@@ -124,21 +124,34 @@ export const enum Located {
   Wide = -4,
 }
 
-/** At most this many buckets per symbol in the bucket index (and never more than 2^20). */
-const BUCKETS_PER_SYMBOL = 4;
+/** Bits of an index page: the page index narrows an ip to the 64 KiB page it lies in. */
+const PAGE_BITS = 16;
+const PAGE_MASK = (1 << PAGE_BITS) - 1;
+/** Buckets per symbol the bucket index may hold, at most (and never more than 2^22 in all). */
+const BUCKETS_PER_SYMBOL = 8;
+const MAX_BUCKETS = 1 << 22;
+
+/** names[i] is the only symbol of that name, per symbol file (made once, when a symbolizer first asks) */
+const uniqueNamesOf = new WeakMap<readonly string[], Uint8Array>();
 
 /**
  * A symbolizer over one symbol file: `sym+0xoff` when the ip falls inside a symbol (its size
  * being the distance to the next), else the address key. Counts hits and misses, so a map from
  * another boot or a KASLR-slid kernel can be told apart.
  *
- * Each ip is looked up on its own: no cache of ips seen (a dump of a kernel with millions of
- * distinct return addresses made such a cache the slowest part of a load, issue 21). The search
- * runs over the addresses' 32-bit halves (no BigInt per ip), and for the high half most symbols
- * share (the kernel's, `0xffffffff`) a bucket index of the low half narrows it first: bucket k
- * holds the last symbol at or below `base + k << bucketShift`, so an ip's symbol lies between
- * its bucket's entry and the next one's (a few symbols; a binary search between them, so a file
- * that crowds one bucket costs a log, not a scan).
+ * Each ip is looked up on its own, by binary search over the sorted symbol table's 32-bit halves
+ * (no BigInt, no cache of ips seen: a dump of a kernel with millions of distinct return addresses
+ * made such a cache the slowest part of a load, issue 21). For the high half most symbols share
+ * (the kernel's, `0xffffffff`), a page index narrows the search first: the span from the first
+ * such symbol to the last in 64 KiB pages, each page that holds a symbol's start with its own
+ * run of buckets (bucket k of a page holds the last symbol at or below the page's start plus
+ * `k << shift`, so an ip's symbol lies between its bucket's entry and the next one's: a binary
+ * search between them, mostly of none or one step), each page without one naming the symbol
+ * that covers it. The gaps in a kernel's layout (the gigabyte between the kernel's text and the
+ * modules) then cost four bytes a page, not buckets; a file that crowds a bucket costs a log.
+ *
+ * The same pages number the addresses they hold (`keyOf`): a dense key per address inside a
+ * page with a symbol, for a caller that sets one bit per address seen (ip-pool.ts).
  */
 export class Symbolizer {
   /** ips inside a symbol, and outside every one, so far */
@@ -148,47 +161,155 @@ export class Symbolizer {
   readonly symbolize: (ip: bigint) => string;
   private readonly hi: Uint32Array;
   private readonly lo: Uint32Array;
+  /** each low half with its top bit flipped: unsigned order as int32 order */
+  private readonly loSigned: Int32Array;
   readonly names: string[];
   private readonly usable: boolean;
-  /** the bucket index: symbols [first, last] share high half `bucketHi` */
-  private readonly bucketHi: number = 0;
-  private readonly bucketBase: number = 0;
-  private readonly bucketShift: number = 0;
+  /** the page index over the symbols whose high half is `topHi` (-1: none; a high half is unsigned) */
+  private readonly topHi: number = -1;
+  /** the first page's start (unsigned, a multiple of the page) */
+  private readonly base: number = 0;
+  private readonly pages: number = 0;
+  /** per page: where its buckets start, or ~s for a page where no symbol starts (s covers it, or -1) */
+  private readonly pageAt: Int32Array = new Int32Array(0);
+  /** per page: its first address key, or -1 for a page where no symbol starts */
+  private readonly pageKey: Int32Array = new Int32Array(0);
+  private readonly shift: number = 0;
   private readonly buckets: Int32Array = new Int32Array(0);
+  /** address keys `keyOf` gives: [0, keySpace) */
+  readonly keySpace: number = 0;
+  /** the offset `locateOne` found */
+  offset = 0;
 
   constructor(syms: SymbolFile) {
     // a SymbolFile made by hand may lack the halves: derive them from addrs
     const n = syms.addrs.length;
     this.hi = syms.hi ?? Uint32Array.from(syms.addrs, (a) => Number(a >> 32n));
     this.lo = syms.lo ?? Uint32Array.from(syms.addrs, (a) => Number(a & 0xffffffffn));
+    this.loSigned = Int32Array.from(this.lo, (l) => (l ^ 0x80000000) | 0);
     this.names = syms.names;
     this.usable = !syms.allZero && n > 0;
     this.symbolize = (ip: bigint): string => this.resolveCounted(Number(ip >> 32n) >>> 0, Number(ip & 0xffffffffn));
-    if (this.usable) {
-      const H = this.hi;
-      const L = this.lo;
-      const hi = H[n - 1];
-      let first = n - 1;
-      while (first > 0 && H[first - 1] === hi) first--;
-      const base = L[first];
-      const span = L[n - 1] - base;
-      const count = n - first;
-      let shift = 0;
-      const most = Math.min(1 << 20, Math.max(16, BUCKETS_PER_SYMBOL * count));
-      while (shift < 32 && Math.floor(span / 2 ** shift) + 1 > most) shift++;
-      const nb = Math.floor(span / 2 ** shift) + 2;
-      const buckets = new Int32Array(nb);
-      let a = first;
-      for (let k = 0; k < nb; k++) {
-        const at = base + k * 2 ** shift;
-        while (a + 1 < n && L[a + 1] <= at) a++;
-        buckets[k] = a;
+    if (!this.usable) return;
+    const H = this.hi;
+    const L = this.lo;
+    const top = H[n - 1];
+    let first = n - 1;
+    while (first > 0 && H[first - 1] === top) first--;
+    const base = L[first] - (L[first] & PAGE_MASK);
+    const pages = Math.floor((L[n - 1] - base) / 2 ** PAGE_BITS) + 1;
+    const starts = new Int32Array(pages);
+    for (let i = first; i < n; i++) starts[Math.floor((L[i] - base) / 2 ** PAGE_BITS)]++;
+    let used = 0;
+    for (let p = 0; p < pages; p++) if (starts[p] > 0) used++;
+    // the finest buckets the budget allows, at least one per page
+    const budget = Math.min(MAX_BUCKETS, Math.max(64, BUCKETS_PER_SYMBOL * (n - first)));
+    let shift = 0;
+    while (shift < PAGE_BITS && used * (2 ** (PAGE_BITS - shift) + 1) > budget) shift++;
+    const per = 2 ** (PAGE_BITS - shift);
+    const pageAt = new Int32Array(pages);
+    const pageKey = new Int32Array(pages);
+    const buckets = new Int32Array(used * (per + 1));
+    // a: the last symbol at or below the address being indexed (first - 1: below the top half's first)
+    let a = first - 1;
+    let k = 0;
+    let key = 0;
+    for (let p = 0; p < pages; p++) {
+      const start = base + p * 2 ** PAGE_BITS;
+      if (starts[p] === 0) {
+        while (a + 1 < n && L[a + 1] < start) a++;
+        pageAt[p] = ~a;
+        pageKey[p] = -1;
+        continue;
       }
-      this.bucketHi = hi;
-      this.bucketBase = base;
-      this.bucketShift = shift;
-      this.buckets = buckets;
+      pageAt[p] = k;
+      pageKey[p] = key;
+      key += 2 ** PAGE_BITS;
+      for (let j = 0; j <= per; j++) {
+        const at = start + j * 2 ** shift;
+        while (a + 1 < n && L[a + 1] <= at) a++;
+        buckets[k++] = a;
+      }
     }
+    this.topHi = top;
+    this.base = base;
+    this.pages = pages;
+    this.pageAt = pageAt;
+    this.pageKey = pageKey;
+    this.shift = shift;
+    this.buckets = buckets;
+    this.keySpace = key;
+  }
+
+  /**
+   * A key for the address `hi:lo` (unsigned halves), dense in [0, keySpace) and the same for the
+   * same address only; -1 for an address outside the pages where a symbol starts (the caller
+   * takes `locateOne` for it).
+   */
+  keyOf(hi: number, lo: number): number {
+    if (hi !== this.topHi) return -1;
+    const d = lo - this.base;
+    if (d < 0) return -1;
+    const p = d >>> PAGE_BITS;
+    if (p >= this.pages) return -1;
+    const k = this.pageKey[p];
+    return k < 0 ? -1 : k + (d & PAGE_MASK);
+  }
+
+  /** The last symbol at or below the ip `hi:lo` (unsigned halves), or -1 when it is below every one. */
+  private below(hi: number, lo: number): number {
+    const S = this.loSigned;
+    if (hi === this.topHi) {
+      const d = lo - this.base;
+      if (d >= 0) {
+        const p = d >>> PAGE_BITS;
+        if (p >= this.pages) return S.length - 1;
+        const at = this.pageAt[p];
+        if (at < 0) return ~at;
+        const q = at + ((d & PAGE_MASK) >>> this.shift);
+        const ls = (lo ^ 0x80000000) | 0;
+        let a = this.buckets[q];
+        let b = this.buckets[q + 1];
+        while (a < b) {
+          const mid = (a + b + 1) >> 1;
+          if (S[mid] <= ls) a = mid;
+          else b = mid - 1;
+        }
+        return a;
+      }
+    }
+    const H = this.hi;
+    const L = this.lo;
+    if (hi < H[0] || (hi === H[0] && lo < L[0])) return -1;
+    let a = 0;
+    let b = H.length - 1;
+    while (a < b) {
+      const mid = (a + b + 1) >> 1;
+      const mh = H[mid];
+      if (mh < hi || (mh === hi && L[mid] <= lo)) a = mid;
+      else b = mid - 1;
+    }
+    return a;
+  }
+
+  /**
+   * The symbol the ip `hi:lo` is inside (its offset there in `offset`, the low 32 bits, unsigned
+   * in an int), or a `Located` code. Not counted.
+   */
+  locateOne(hi: number, lo: number): number {
+    if (hi === 0 && lo === 0x7fffffff) return Located.Trampoline;
+    if (!this.usable) return Located.Raw;
+    const a = this.below(hi, lo);
+    if (a < 0) return Located.Miss;
+    const H = this.hi;
+    const L = this.lo;
+    // ip - addr[a]
+    const dHi = hi - H[a] - (lo < L[a] ? 1 : 0);
+    const dLo = (lo - L[a]) >>> 0;
+    if (a === H.length - 1 && (dHi > 0 || dLo >= LAST_SYMBOL_SPAN)) return Located.Miss;
+    if (dHi > 0) return Located.Wide;
+    this.offset = dLo | 0;
+    return a;
   }
 
   /**
@@ -199,113 +320,56 @@ export class Symbolizer {
   locate(hi: Uint32Array, lo: Uint32Array, from: number, count: number, sym: Int32Array, off: Int32Array, at: number): void {
     let hits = 0;
     let misses = 0;
-    if (!this.usable) {
-      for (let i = 0; i < count; i++) sym[at + i] = hi[from + i] === 0 && lo[from + i] === 0x7fffffff ? Located.Trampoline : Located.Raw;
-      return;
-    }
-    const H = this.hi;
-    const L = this.lo;
-    const n = H.length;
-    const bHi = this.bucketHi;
-    const base = this.bucketBase;
-    const shift = this.bucketShift;
-    const buckets = this.buckets;
-    const nb = buckets.length - 1;
     for (let i = 0; i < count; i++) {
-      const h = hi[from + i];
-      const l = lo[from + i];
-      let a: number;
-      const k = h === bHi && l >= base ? (l - base) >>> shift : -1;
-      if (k >= 0 && k < nb) {
-        // the last symbol at or below the ip lies in [buckets[k], buckets[k + 1]]
-        a = buckets[k];
-        let b = buckets[k + 1];
-        while (a < b) {
-          const mid = (a + b + 1) >> 1;
-          if (L[mid] <= l) a = mid;
-          else b = mid - 1;
-        }
-      } else {
-        if (h === 0 && l === 0x7fffffff) {
-          sym[at + i] = Located.Trampoline;
-          continue;
-        }
-        if (h < H[0] || (h === H[0] && l < L[0])) {
-          sym[at + i] = Located.Miss;
-          misses++;
-          continue;
-        }
-        a = 0;
-        let b = n - 1;
-        while (a < b) {
-          const mid = (a + b + 1) >> 1;
-          const mh = H[mid];
-          if (mh < h || (mh === h && L[mid] <= l)) a = mid;
-          else b = mid - 1;
-        }
-      }
-      if (h === 0 && l === 0x7fffffff) {
-        sym[at + i] = Located.Trampoline;
-        continue;
-      }
-      // ip - addr[a]
-      const dHi = h - H[a] - (l < L[a] ? 1 : 0);
-      const dLo = (l - L[a]) >>> 0;
-      if (a === n - 1 && (dHi > 0 || dLo >= LAST_SYMBOL_SPAN)) {
-        sym[at + i] = Located.Miss;
-        misses++;
-        continue;
-      }
-      hits++;
-      if (dHi > 0) {
-        sym[at + i] = Located.Wide;
-        continue;
-      }
-      sym[at + i] = a;
-      off[at + i] = dLo | 0;
+      const s = this.locateOne(hi[from + i], lo[from + i]);
+      sym[at + i] = s;
+      if (s >= 0) {
+        off[at + i] = this.offset;
+        hits++;
+      } else if (s === Located.Miss) misses++;
+      else if (s === Located.Wide) hits++;
     }
     this.hits += hits;
     this.misses += misses;
   }
 
+  /** Per symbol: 1 where no other symbol of the file has its name (a static function's name may repeat). */
+  uniqueNames(): Uint8Array {
+    let u = uniqueNamesOf.get(this.names);
+    if (!u) {
+      const names = this.names;
+      u = new Uint8Array(names.length).fill(1);
+      const firstOf = new Map<string, number>();
+      for (let i = 0; i < names.length; i++) {
+        const j = firstOf.get(names[i]);
+        if (j === undefined) firstOf.set(names[i], i);
+        else u[i] = u[j] = 0;
+      }
+      uniqueNamesOf.set(this.names, u);
+    }
+    return u;
+  }
+
   /** The key of the ip `hi:lo` (unsigned halves), not counted. */
   resolve(hi: number, lo: number): string {
-    const h = this.hits;
-    const m = this.misses;
-    const key = this.resolveCounted(hi, lo);
-    this.hits = h;
-    this.misses = m;
-    return key;
+    const s = this.locateOne(hi, lo);
+    if (s >= 0) return this.names[s] + '+0x' + (this.offset >>> 0).toString(16);
+    if (s === Located.Wide) return this.wideKey(hi, lo);
+    return addressKeyOf(hi, lo);
   }
 
   /** The key of the ip `hi:lo`, counted as a hit or miss. */
   resolveCounted(hi: number, lo: number): string {
-    this.oneHi[0] = hi;
-    this.oneLo[0] = lo;
-    this.locate(this.oneHi, this.oneLo, 0, 1, this.oneSym, this.oneOff, 0);
-    const s = this.oneSym[0];
-    if (s >= 0) return this.names[s] + '+0x' + (this.oneOff[0] >>> 0).toString(16);
-    if (s === Located.Wide) return this.wide(hi, lo);
-    return addressKeyOf(hi, lo);
+    const s = this.locateOne(hi, lo);
+    if (s >= 0 || s === Located.Wide) this.hits++;
+    else if (s === Located.Miss) this.misses++;
+    return s >= 0 ? this.names[s] + '+0x' + (this.offset >>> 0).toString(16) : s === Located.Wide ? this.wideKey(hi, lo) : addressKeyOf(hi, lo);
   }
 
-  private readonly oneHi = new Uint32Array(1);
-  private readonly oneLo = new Uint32Array(1);
-  private readonly oneSym = new Int32Array(1);
-  private readonly oneOff = new Int32Array(1);
-
-  /** The key of an ip 2^32 or more past its symbol's start. */
-  private wide(hi: number, lo: number): string {
-    const H = this.hi;
-    const L = this.lo;
-    let a = 0;
-    let b = H.length - 1;
-    while (a < b) {
-      const mid = (a + b + 1) >> 1;
-      if (H[mid] < hi || (H[mid] === hi && L[mid] <= lo)) a = mid;
-      else b = mid - 1;
-    }
-    const d = ((BigInt(hi) << 32n) | BigInt(lo)) - ((BigInt(H[a]) << 32n) | BigInt(L[a]));
+  /** The key of an ip 2^32 or more past the start of the symbol it is inside (`Located.Wide`). */
+  wideKey(hi: number, lo: number): string {
+    const a = this.below(hi, lo);
+    const d = ((BigInt(hi) << 32n) | BigInt(lo)) - ((BigInt(this.hi[a]) << 32n) | BigInt(this.lo[a]));
     return this.names[a] + '+0x' + d.toString(16);
   }
 }
