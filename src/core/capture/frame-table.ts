@@ -84,7 +84,18 @@ export class FrameTable {
    */
   private index: Int32Array;
   private shift: number;
+  /** numeric frames in the index */
   private numeric = 0;
+  /**
+   * Site frames appended by `appendSite`, not in the index yet, and per function whether it has
+   * some: a lookup of a site of such a function puts every frame in the index first (`reindex`).
+   * A bulk load (a binary dump's new sites, ip-pool.ts) so costs no probe per frame, and the
+   * index is built once if something later looks a site up by value.
+   */
+  private unindexed = 0;
+  private unindexedFn: Uint8Array = new Uint8Array(0);
+  /** per function: 1 once it has a site frame (for `hasSites`) */
+  private siteFn: Uint8Array = new Uint8Array(0);
   private k0: number;
   private k1: number;
   private readOnly = false;
@@ -126,6 +137,24 @@ export class FrameTable {
   /** The frame of a symbolized address: function `fn` (an index of `functions`) at offset `off` (unsigned 32-bit). */
   site(fn: number, off: number): number {
     return this.numericFrame(FrameKind.Site, fn, off | 0);
+  }
+
+  /**
+   * A new site frame, function `fn` at offset `off`, appended without a look in the index: the
+   * caller knows no frame of the table is this site (ip-pool.ts: each address once, of a function
+   * no other symbol names and no frame named before its first).
+   */
+  appendSite(fn: number, off: number): number {
+    const f = this.push(FrameKind.Site, fn, off | 0);
+    this.unindexed++;
+    if (fn >= this.unindexedFn.length) this.unindexedFn = grownBytes(this.unindexedFn, fn);
+    this.unindexedFn[fn] = 1;
+    return f;
+  }
+
+  /** Whether function `fn` (an index of `functions`) has a site frame. */
+  hasSites(fn: number): boolean {
+    return fn < this.siteFn.length && this.siteFn[fn] === 1;
   }
 
   /** The frame of a raw address with no symbol, as unsigned halves. */
@@ -277,10 +306,6 @@ export class FrameTable {
     this.fnKnown = Math.min(this.fnKnown, m.frames);
     if (this.all && this.all.length > m.frames) this.all.length = m.frames;
     // a new index (a snapshot may still probe the old one)
-    let numeric = 0;
-    const kind = this.kind;
-    for (let f = 0; f < this.count; f++) if (kind[f] !== FrameKind.Text) numeric++;
-    this.numeric = numeric;
     this.rehash(this.index.length >>> 1);
   }
 
@@ -300,6 +325,9 @@ export class FrameTable {
       index: this.index,
       shift: this.shift,
       numeric: this.numeric,
+      unindexed: this.unindexed,
+      unindexedFn: this.unindexed > 0 ? this.unindexedFn.slice() : new Uint8Array(0),
+      siteFn: this.siteFn,
       k0: this.k0,
       k1: this.k1,
       readOnly: true,
@@ -347,6 +375,10 @@ export class FrameTable {
     this.a[f] = a;
     this.b[f] = b;
     this.count = f + 1;
+    if (kind === FrameKind.Site && this.siteFn[a] !== 1) {
+      if (a >= this.siteFn.length) this.siteFn = grownBytes(this.siteFn, a);
+      this.siteFn[a] = 1;
+    }
     return f;
   }
 
@@ -371,6 +403,7 @@ export class FrameTable {
 
   /** Frame (kind, a, b), or -1 (a snapshot skips entries the live table added after it). */
   private find(kind: number, a: number, b: number): number {
+    if (kind === FrameKind.Site && this.unindexed > 0 && this.unindexedFn[a] === 1) this.reindex();
     const index = this.index;
     const mask = (index.length >>> 1) - 1;
     const n = this.count;
@@ -386,6 +419,7 @@ export class FrameTable {
   }
 
   private numericFrame(kind: number, a: number, b: number): number {
+    if (kind === FrameKind.Site && this.unindexed > 0 && this.unindexedFn[a] === 1) this.reindex();
     const index = this.index;
     const mask = (index.length >>> 1) - 1;
     let h = this.slotOf(kind, a, b, this.shift);
@@ -413,14 +447,25 @@ export class FrameTable {
     return f;
   }
 
-  /** The index again with `slots` slots, from the frames in use. */
+  /** Every frame in the index (some were appended without it). */
+  private reindex(): void {
+    this.rehash(this.index.length >>> 1);
+  }
+
+  /**
+   * The index again from every frame in use, with `slots` slots or as many more (doubling) as keep
+   * it at most half full: frames appended without the index count too.
+   */
   private rehash(slots: number): void {
-    const index = new Int32Array(2 * slots);
-    const shift = 32 - Math.log2(slots);
-    const mask = slots - 1;
     const K = this.kind;
     const A = this.a;
     const B = this.b;
+    let numeric = 0;
+    for (let f = 0; f < this.count; f++) if (K[f] !== FrameKind.Text) numeric++;
+    while (2 * numeric > slots) slots *= 2;
+    const index = new Int32Array(2 * slots);
+    const shift = 32 - Math.log2(slots);
+    const mask = slots - 1;
     for (let f = 0; f < this.count; f++) {
       if (K[f] === FrameKind.Text) continue;
       let h = this.slotOf(K[f], A[f], B[f], shift);
@@ -430,5 +475,16 @@ export class FrameTable {
     }
     this.index = index;
     this.shift = shift;
+    this.numeric = numeric;
+    this.unindexed = 0;
+    // a new array, not cleared in place: a snapshot may share the old one
+    this.unindexedFn = new Uint8Array(0);
   }
+}
+
+/** `a` grown to hold index `i` (doubling), zeros beyond its old length. */
+function grownBytes(a: Uint8Array, i: number): Uint8Array {
+  const b = new Uint8Array(Math.max(i + 1, 2 * a.length, 64));
+  b.set(a);
+  return b;
 }
