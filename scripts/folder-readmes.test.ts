@@ -116,6 +116,17 @@ describe('folder READMEs', () => {
     expect(new Set(covered).size).toBe(covered.length);
   });
 
+  it('comments and READMEs name only files that exist (by name anywhere in the tree, or an output the build writes)', () => {
+    const names = new Set(TREES.flatMap((t) => allFiles(join(ROOT, t))).map((f) => f.split('/').pop()!));
+    const stale: string[] = [];
+    for (const t of TREES)
+      for (const f of allFiles(join(ROOT, t)).filter((p) => /\.(ts|tsx|mjs|md)$/.test(p)))
+        for (const n of namedInComments(readFileSync(f, 'utf8'), f.endsWith('.md'))) if (!names.has(n) && !BUILT.has(n)) stale.push(`${relative(ROOT, f)}: ${n}`);
+    expect(stale).toEqual([]);
+    // can fail: a comment naming a file that went, and a property access that is no file name
+    expect(namedInComments('// parsed by trace-dat-v6.ts and fly.ts\nconst t = rec.ts;\n * see gone.tsx', false)).toEqual(['trace-dat-v6.ts', 'fly.ts', 'gone.tsx']);
+  });
+
   it('can fail: a file left out and a table row naming no file are both caught', () => {
     const text = '# x\n\n| file | what |\n| --- | --- |\n| `a.ts` | here |\n| `gone.ts` | deleted |\n| `*.test.ts` | tests |\n';
     const exists = (p: string) => ['/d/a.ts', '/d/b.tsx'].includes(p);
@@ -123,3 +134,26 @@ describe('folder READMEs', () => {
     expect(tableFiles('| `peers/folded.ts` and `x.mjs`, not `npx tsx bench/X.ts --json` |')).toEqual(['peers/folded.ts', 'x.mjs']);
   });
 });
+
+/** Files the build writes (dist-cli), which comments may name though the tree does not hold them. */
+const BUILT = new Set(['sim-worker.mjs', 'trace-part-worker.mjs', 'stackmap-explorer.mjs']);
+
+/** Every file under a folder (node_modules and build outputs left out). */
+function allFiles(dir: string, out: string[] = []): string[] {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.name === 'node_modules' || e.name.startsWith('dist') || e.name.startsWith('test-results')) continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory()) allFiles(p, out);
+    else out.push(p);
+  }
+  return out;
+}
+
+/**
+ * The file names (ending .ts, .tsx or .mjs) a text's comments name (a README: all of it): not a
+ * glob's tail (after `*.`), a path counted by its last part, and code lines (a property access) not read.
+ */
+function namedInComments(text: string, all: boolean): string[] {
+  const body = all ? text : text.split('\n').filter((l) => /^\s*(\/\/|\*|\/\*)/.test(l)).join('\n');
+  return [...body.matchAll(/(?<![\w.*-])([A-Za-z][A-Za-z0-9_-]{2,}\.(?:ts|tsx|mjs))\b/g)].map((m) => m[1]);
+}

@@ -1,7 +1,7 @@
 // The peers' input: the folded form of exactly the stacks and weights our flame graph shows for a
 // generated capture, made once per capture and kept beside it in the cache.
 //
-// Our flame graph merges frames by function name (the frame key without `+0xoff`, query-types.ts
+// Our flame graph merges frames by function name (the frame key without `+0xoff`, core/query/api.ts
 // FlameTree), top-down, weighted by occurrences. The folded text comes from the app's own export
 // (`exportSelection(data, 'folded', ALL)`, frames as `sym+0xoff`) with each frame's offset cut and equal
 // lines merged, so speedscope and d3-flame-graph build the same tree. Two checks before a peer

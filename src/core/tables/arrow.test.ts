@@ -88,7 +88,7 @@ const arbTable = fc
             case 'bool':
               return { type: 'bool', values: Uint8Array.from(v.ints, (x) => x & 1), valid };
             case 'utf8': {
-              // a null row's code is -1, as tables.ts writes it
+              // a null row's code is -1, as schema.ts writes it
               const codes = Int32Array.from(v.codes, (x, i) => (valid && valid[i] === 0 ? -1 : dict.length ? x : -1));
               return { type: 'utf8', codes, dict, valid };
             }

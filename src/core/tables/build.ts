@@ -1,5 +1,5 @@
 /**
- * Fills the tables of tables.ts from an ExplorerData: each column one pass over the explorer's
+ * Fills the tables of schema.ts from an ExplorerData: each column one pass over the explorer's
  * typed arrays, strings as dictionaries over the capture's own string tables (tasks, event
  * names, frame keys, functions), so no table makes an object or a string per event.
  */
@@ -125,7 +125,7 @@ interface SlotInfo {
 /** Every dump slot: generations ascending, each's slots ascending, then each generation-less dump's. */
 function eachSlot(d: ExplorerData, fn: (gen: number, slot: number, s: SlotInfo) => void): void {
   const dumps = d.capture.dumps;
-  const bySlot = <T>(m: Map<number, T>) => [...m].sort((a, b) => a[0] - b[0]);
+  const bySlot = <T>(m: Iterable<[number, T]>) => [...m].sort((a, b) => a[0] - b[0]);
   for (const gd of [...dumps.byGeneration.values()].sort((a, b) => a.generation - b.generation)) for (const [slot, s] of bySlot(gd.slots)) fn(gd.generation, slot, s);
   for (const gl of dumps.generationless) for (const [slot, s] of bySlot(gl.slots)) fn(NO_GEN, slot, s);
 }
@@ -533,7 +533,7 @@ function captures(d: ExplorerData, origin: CaptureOrigin): { rows: number; colum
 /** The capture's own files as sources, where nothing more is known of them (no digest: ''). */
 const sourcesOfFiles = (list: readonly FileReport[]): CaptureSource[] => list.filter((f) => !f.file.includes('/')).map((f) => ({ path: f.file, size: f.size, digest: '' }));
 
-/** One table's columns by name (capture_id apart: tables.ts adds it). */
+/** One table's columns by name (capture_id apart: schema.ts adds it). */
 export function buildColumns(d: ExplorerData, name: TableName, opts: { files?: FileReport[]; diagnostics?: Diagnostic[]; origin?: CaptureOrigin }): { rows: number; columns: Columns } {
   switch (name) {
     case 'events':

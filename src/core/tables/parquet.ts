@@ -72,7 +72,7 @@ function slice(c: ColumnValues, from: number, to: number, where: string, base = 
   return out;
 }
 
-/** Key-value metadata in each file's footer: which table, which capture (tables-parquet-footer.ts reads it back). */
+/** Key-value metadata in each file's footer: which table, which capture (parquet-footer.ts reads it back). */
 export const META_TABLE = 'stackmap_explorer.table';
 export const META_CAPTURE = 'stackmap_explorer.capture_id';
 

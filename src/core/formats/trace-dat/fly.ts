@@ -2,7 +2,7 @@
  * The flyrecord data of a trace.dat: each CPU's span of ring buffer pages at the offset its table
  * gives (version 6 after the `flyrecord` tag, version 7 in the BUFFER option), page aligned, in
  * file order. A version 7 span may be compressed: a u32 chunk count, then chunks of whole pages
- * (trace-dat-compress.ts). Padding between spans is used; what a span does not explain, and
+ * (compress.ts). Padding between spans is used; what a span does not explain, and
  * every partial page, is reported.
  */
 import { MAX_CHUNK_PAGES, readBlock, type Codec } from './compress.ts';

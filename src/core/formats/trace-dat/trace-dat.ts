@@ -1,9 +1,9 @@
 /**
  * A streaming reader of trace-cmd's binary `trace.dat`, versions 6 and 7, either byte order:
- * the initial header here, then the body of its version (trace-dat-v6.ts: one part after
- * another; trace-dat-v7.ts: sections, maybe zlib- or zstd-compressed, options at the end).
- * The metadata parts (trace-dat-sections.ts) are the same in both; the flyrecord per-CPU ring
- * buffer pages (trace-dat-fly.ts, trace-dat-pages.ts) send their events to the same TraceSink as
+ * the initial header here, then the body of its version (v6.ts: one part after
+ * another; v7.ts: sections, maybe zlib- or zstd-compressed, options at the end).
+ * The metadata parts (sections.ts) are the same in both; the flyrecord per-CPU ring
+ * buffer pages (fly.ts, pages.ts) send their events to the same TraceSink as
  * trace text; `kernel_stack` records become full stack records symbolized through the file's own
  * kallsyms; `bprint` events read as the kernel prints them, through the saved printk formats.
  *
