@@ -12,7 +12,7 @@ import type { Browser, Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, newPage, serve } from './browser.ts';
+import { launch, newPage, serve } from '../scripts/browser.ts';
 import type { Row } from './contract.ts';
 import { generated } from './generated.ts';
 import { appDist } from './peers.ts';

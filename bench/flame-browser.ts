@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser } from '@playwright/test';
-import { launch, newPage, serve } from './browser.ts';
+import { launch, newPage, serve } from '../scripts/browser.ts';
 import type { Row } from './contract.ts';
 import { generated } from './generated.ts';
 

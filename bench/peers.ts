@@ -18,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, newPage, serve, type Served } from './browser.ts';
+import { launch, newPage, serve, type Served } from '../scripts/browser.ts';
 import type { Peer, Row } from './contract.ts';
 import { generated } from './generated.ts';
 import { foldedInput, type FoldedInput } from './peers/folded.ts';

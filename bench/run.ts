@@ -175,7 +175,7 @@ function sh(cmd: string, args: string[]): string {
 
 async function chromiumVersion(): Promise<string> {
   try {
-    const { launch } = await import('./browser.ts');
+    const { launch } = await import('../scripts/browser.ts');
     const b = await launch();
     const v = b.version();
     await b.close();

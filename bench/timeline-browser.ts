@@ -33,7 +33,7 @@ import { arg, flag } from './args.ts';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
-import { captureShown, launch, newPage, serve } from './browser.ts';
+import { captureShown, launch, newPage, serve } from '../scripts/browser.ts';
 import type { Peer, Row } from './contract.ts';
 import { generated } from './generated.ts';
 import { buildAt, thisDist } from './timeline-build.ts';

@@ -11,7 +11,7 @@ import { arg } from './args.ts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from '@playwright/test';
-import { launch, serve } from './browser.ts';
+import { launch, serve } from '../scripts/browser.ts';
 import { generated } from './generated.ts';
 import { buildAt, thisDist } from './timeline-build.ts';
 

@@ -14,7 +14,7 @@
 // change to the table shown).
 import { arg, flag } from './args.ts';
 import type { Browser } from '@playwright/test';
-import { captureShown, launch, newPage, serve } from './browser.ts';
+import { captureShown, launch, newPage, serve } from '../scripts/browser.ts';
 import type { Row } from './contract.ts';
 import { generated } from './generated.ts';
 import { buildAt, thisDist } from './timeline-build.ts';

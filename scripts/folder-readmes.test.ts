@@ -127,6 +127,14 @@ describe('folder READMEs', () => {
     expect(namedInComments('// parsed by trace-dat-v6.ts and fly.ts\nconst t = rec.ts;\n * see gone.tsx', false)).toEqual(['trace-dat-v6.ts', 'fly.ts', 'gone.tsx']);
   });
 
+  it('the tool folders import one way: bench may use scripts, scripts never bench (nor e2e)', () => {
+    const back = allFiles(join(ROOT, 'scripts'))
+      .filter((f) => /\.(ts|mjs)$/.test(f))
+      .filter((f) => /from '\.\.\/(bench|e2e)\//.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(ROOT, f));
+    expect(back).toEqual([]);
+  });
+
   it('can fail: a file left out and a table row naming no file are both caught', () => {
     const text = '# x\n\n| file | what |\n| --- | --- |\n| `a.ts` | here |\n| `gone.ts` | deleted |\n| `*.test.ts` | tests |\n';
     const exists = (p: string) => ['/d/a.ts', '/d/b.tsx'].includes(p);

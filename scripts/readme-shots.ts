@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, type Locator, type Page } from '@playwright/test';
-import { launch, serve } from '../bench/browser.ts';
+import { launch, serve } from './browser.ts';
 
 function flag(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
