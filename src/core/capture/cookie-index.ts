@@ -1,4 +1,4 @@
-import type { DumpIndex } from './dumps.ts';
+import type { DumpIndex, SlotMap } from './dumps.ts';
 import { RecordKind, RecordStatus, type TraceColumns } from './trace-columns.ts';
 
 /**
@@ -48,10 +48,10 @@ export function resolveCookies(trace: TraceColumns, dumps: DumpIndex): void {
           stack = s;
         } else status = RecordStatus.NoSlot;
       } else if (lastDump) {
-        const hit = lastDump.slots.get(slot);
-        if (hit) {
+        const row = lastDump.slots.rowOf(slot);
+        if (row >= 0) {
           status = RecordStatus.Resolved;
-          stack = hit.stack;
+          stack = dumps.stackOfRow(row);
         } else status = RecordStatus.NoSlot;
       }
     } else if (anyGenerationless) {
@@ -75,15 +75,16 @@ export function resolveCookies(trace: TraceColumns, dumps: DumpIndex): void {
  */
 const NO_SLOT = -2;
 
-function slotTable(slots: ReadonlyMap<number, { stack: number }>): Int32Array | null {
+function slotTable(slots: SlotMap): Int32Array | null {
   let max = -1;
-  for (const k of slots.keys()) {
+  for (let i = 0; i < slots.size; i++) {
+    const k = slots.slotAt(i);
     if (!Number.isInteger(k) || k < 0) return null;
     if (k > max) max = k;
   }
   if (max < 0 || max > 4 * slots.size + 1024) return null;
   const t = new Int32Array(max + 1).fill(NO_SLOT);
-  for (const [k, v] of slots) t[k] = v.stack;
+  for (let i = 0; i < slots.size; i++) t[slots.slotAt(i)] = slots.stackAt(i);
   return t;
 }
 

@@ -1,59 +1,146 @@
 import type { DiagnosticLog } from '../formats/diagnostics.ts';
 import type { Symbolizer } from '../formats/kallsyms.ts';
 import type { ParsedDump } from '../formats/types.ts';
+import { Growable } from '../base/growable.ts';
 import { IpPool } from './ip-pool.ts';
 import type { StackTable } from './stack-table.ts';
 
 /**
- * One slot of one dump. Its stack is interned only when first asked for (normally at
- * `DumpIndex.seal`, once every dump is in), so a reading replaced by a better one of the same
- * stack (a raw-address binary record by its symbolized text twin) never enters the stack
- * table and never counts as a distinct stack. A binary record's frames stay ids into the
- * frame table's frames (integers) until some merge reads them as strings or the stack is interned.
+ * One slot of one dump, as a view of the index's columns (made when asked: the index holds no
+ * object and no Map entry per slot). Its stack is interned only when first asked for (normally
+ * at `DumpIndex.seal`, once every dump is in), so a reading replaced by a better one of the same
+ * stack (a raw-address binary record by its symbolized text twin) never enters the stack table
+ * and never counts as a distinct stack. A binary record's frames stay ids into the frame table's
+ * frames (integers) until some merge reads them as strings or the stack is interned.
  */
 export class DumpSlot {
-  private node = -1;
-
   constructor(
-    private readonly table: StackTable,
-    /** frame keys, leaf first; null with a pool: the frames are ids [start, start + n) of it */
-    private pending: string[] | null,
-    private pool: IpPool | null,
-    private readonly start: number,
-    private readonly n: number,
-    public refCount: number,
-    /** index into DumpIndex.sources of the dump this slot came from first */
-    readonly source: number,
+    private readonly index: DumpIndex,
+    /** the slot's row in the index's columns */
+    readonly row: number,
   ) {}
-
-  /** Frames not interned yet (what interning may add as nodes at most). */
-  get pendingDepth(): number {
-    if (this.node >= 0) return 0;
-    return this.pending ? this.pending.length : this.n;
-  }
 
   /** the stack's node in the stack table */
   get stack(): number {
-    if (this.node < 0) {
-      const p = this.pool;
-      this.node = p && this.pending === null ? p.intern(this.start, this.n) : this.table.intern(this.pending!);
-      this.pending = null;
-      this.pool = null;
-    }
-    return this.node;
+    return this.index.stackOfRow(this.row);
   }
 
-  /** frame keys, leaf first */
+  /** the largest ref_count any dump read gave it */
+  get refCount(): number {
+    return this.index.refCountOfRow(this.row);
+  }
+
+  /** index into DumpIndex.sources of the dump this slot came from first */
+  get source(): number {
+    return this.index.sourceOfRow(this.row);
+  }
+
+  /** frame keys, leaf first (the same array until the reading changes or the stack is interned) */
   get frames(): string[] {
-    if (this.pending === null && this.pool !== null) this.pending = this.pool.keys(this.start, this.n);
-    return this.pending ?? this.table.framesOf(this.node);
+    return this.index.framesOfRow(this.row);
   }
 
   /** Another reading of the same stack, with more frames named. */
   setFrames(frames: string[]): void {
-    this.pending = frames;
-    this.pool = null;
-    this.node = -1;
+    this.index.setFramesOfRow(this.row, frames);
+  }
+}
+
+/** Slot numbers a SlotMap looks up in an array (below this, and not far above its count); others in a Map. */
+const DIRECT_SLOTS = 1 << 22;
+
+/**
+ * A dump's (or a generation's) slots by number, in the order they came: two columns (the slot
+ * number, its row in the index) and an array from slot number to entry, since slot numbers are
+ * dense (a Map only for numbers far above the count, which a file may give). Read as a
+ * `ReadonlyMap` of DumpSlot views, or entry by entry (`slotAt`, `stackAt`, `refCountAt`) by code
+ * that goes through every slot.
+ */
+export class SlotMap {
+  private readonly numbers = new Growable(Float64Array, 256);
+  private readonly rows = new Growable(Int32Array, 256);
+  /** slot number -> entry + 1 (0: none) */
+  private direct: Int32Array = new Int32Array(0);
+  private far: Map<number, number> | null = null;
+
+  constructor(private readonly index: DumpIndex) {}
+
+  get size(): number {
+    return this.numbers.length;
+  }
+
+  /** The entry of slot `slot`, or -1. */
+  private entryOf(slot: number): number {
+    if (slot >= 0 && slot < this.direct.length) {
+      const e = this.direct[slot];
+      if (e > 0) return e - 1;
+    }
+    const f = this.far?.get(slot);
+    return f === undefined ? -1 : f;
+  }
+
+  /** Slot `slot`'s row in the index, or -1. */
+  rowOf(slot: number): number {
+    const e = this.entryOf(slot);
+    return e < 0 ? -1 : this.rows.get(e);
+  }
+
+  /** Adds slot `slot` (not in the map) at row `row`. */
+  add(slot: number, row: number): void {
+    const e = this.numbers.length;
+    this.numbers.push(slot);
+    this.rows.push(row);
+    if (Number.isInteger(slot) && slot >= 0 && slot < DIRECT_SLOTS && slot <= 4 * e + 1024) {
+      if (slot >= this.direct.length) {
+        const grown = new Int32Array(Math.min(DIRECT_SLOTS, Math.max(1024, 2 * this.direct.length, slot + 1)));
+        grown.set(this.direct);
+        this.direct = grown;
+      }
+      this.direct[slot] = e + 1;
+    } else (this.far ??= new Map()).set(slot, e);
+  }
+
+  has(slot: number): boolean {
+    return this.entryOf(slot) >= 0;
+  }
+
+  get(slot: number): DumpSlot | undefined {
+    const r = this.rowOf(slot);
+    return r < 0 ? undefined : new DumpSlot(this.index, r);
+  }
+
+  /** Entry `i`'s slot number, its row, its stack and ref_count, i in [0, size) (the order the slots came). */
+  slotAt(i: number): number {
+    return this.numbers.get(i);
+  }
+  rowAt(i: number): number {
+    return this.rows.get(i);
+  }
+  stackAt(i: number): number {
+    return this.index.stackOfRow(this.rows.get(i));
+  }
+  refCountAt(i: number): number {
+    return this.index.refCountOfRow(this.rows.get(i));
+  }
+
+  *keys(): IterableIterator<number> {
+    for (let i = 0; i < this.size; i++) yield this.numbers.get(i);
+  }
+
+  *values(): IterableIterator<DumpSlot> {
+    for (let i = 0; i < this.size; i++) yield new DumpSlot(this.index, this.rows.get(i));
+  }
+
+  *entries(): IterableIterator<[number, DumpSlot]> {
+    for (let i = 0; i < this.size; i++) yield [this.numbers.get(i), new DumpSlot(this.index, this.rows.get(i))];
+  }
+
+  [Symbol.iterator](): IterableIterator<[number, DumpSlot]> {
+    return this.entries();
+  }
+
+  forEach(fn: (value: DumpSlot, key: number, map: SlotMap) => void): void {
+    for (let i = 0; i < this.size; i++) fn(new DumpSlot(this.index, this.rows.get(i)), this.numbers.get(i), this);
   }
 }
 
@@ -68,14 +155,14 @@ export interface DumpSource {
 /** A generation's map as rebuilt from every dump of it (text and binary merged slot by slot). */
 export interface GenerationDump {
   generation: number;
-  slots: Map<number, DumpSlot>;
+  slots: SlotMap;
   sources: number[];
 }
 
 /** A dump with no generation (bin v1, v7 text, dump JSON): kept apart, since none can be paired. */
 export interface GenerationlessDump {
   source: number;
-  slots: Map<number, DumpSlot>;
+  slots: SlotMap;
 }
 
 /**
@@ -159,20 +246,94 @@ export class DumpIndex {
   readonly generationless: GenerationlessDump[] = [];
   /** every slot any generation-less dump holds, merged across them (what a v7 id resolves to) */
   readonly generationlessSlots = new Map<number, GenerationlessSlot>();
-  /** every slot kept, in load order: the order their stacks are interned in */
-  private readonly kept: DumpSlot[] = [];
+  /**
+   * Every slot kept, a row each, in load order (the order their stacks are interned in): the dump
+   * it came from first, the largest ref_count read, its node (-1 until interned) and its frames:
+   * ids [start, start + depth) of pool `pool`, or (pool -1) frame keys in `text`. `text` also
+   * keeps a binary reading's keys once a merge has asked for them (its ids stay what is interned).
+   */
+  private readonly rowSource = new Growable(Int32Array);
+  private readonly rowRef = new Growable(Float64Array);
+  private readonly rowNode = new Growable(Int32Array);
+  private readonly rowPool = new Growable(Int32Array);
+  private readonly rowStart = new Growable(Int32Array);
+  private readonly rowDepth = new Growable(Int32Array);
+  private readonly text = new Map<number, string[]>();
 
   /** binary records' frames, per symbolizer (null: read without symbols, as addresses) */
-  private readonly pools = new Map<Symbolizer | null, IpPool>();
+  private pools: IpPool[] = [];
+  private readonly poolOf = new Map<Symbolizer | null, number>();
 
   constructor(private readonly stacks: StackTable) {}
 
   /** The pool binary records are read into, symbolized by `symbolizer` (or as addresses without one). */
-  private poolFor(symbolizer: Symbolizer | null): IpPool {
-    let pool = this.pools.get(symbolizer);
-    if (!pool) this.pools.set(symbolizer, (pool = new IpPool(this.stacks, symbolizer)));
-    return pool;
+  private poolFor(symbolizer: Symbolizer | null): number {
+    let p = this.poolOf.get(symbolizer);
+    if (p === undefined) {
+      p = this.pools.length;
+      this.pools.push(new IpPool(this.stacks, symbolizer));
+      this.poolOf.set(symbolizer, p);
+    }
+    return p;
   }
+
+  /** A new row: a slot kept (its frames as in `addRecord`); its index. */
+  private keep(source: number, refCount: number, frames: string[] | null, pool: number, start: number, n: number): number {
+    const row = this.rowSource.length;
+    this.rowSource.push(source);
+    this.rowRef.push(refCount);
+    this.rowNode.push(-1);
+    this.rowPool.push(frames === null ? pool : -1);
+    this.rowStart.push(start);
+    this.rowDepth.push(frames === null ? n : frames.length);
+    if (frames !== null) this.text.set(row, frames);
+    return row;
+  }
+
+  /** Row `row`'s stack node, interned now if it was not yet. */
+  stackOfRow(row: number): number {
+    const node = this.rowNode.get(row);
+    if (node >= 0) return node;
+    const p = this.rowPool.get(row);
+    const made = p >= 0 ? this.pools[p].intern(this.rowStart.get(row), this.rowDepth.get(row)) : this.stacks.intern(this.text.get(row)!);
+    this.rowNode.set(row, made);
+    this.text.delete(row);
+    return made;
+  }
+
+  refCountOfRow(row: number): number {
+    return this.rowRef.get(row);
+  }
+
+  sourceOfRow(row: number): number {
+    return this.rowSource.get(row);
+  }
+
+  /** Row `row`'s frame keys, leaf first. */
+  framesOfRow(row: number): string[] {
+    const node = this.rowNode.get(row);
+    if (node >= 0) return this.stacks.framesOf(node);
+    let t = this.text.get(row);
+    if (t === undefined) {
+      t = this.pools[this.rowPool.get(row)].keys(this.rowStart.get(row), this.rowDepth.get(row));
+      this.text.set(row, t);
+    }
+    return t;
+  }
+
+  /** Another reading of row `row`'s stack (interned from these keys, when it is). */
+  setFramesOfRow(row: number, frames: string[]): void {
+    this.text.set(row, frames);
+    this.rowPool.set(row, -1);
+    this.rowDepth.set(row, frames.length);
+    this.rowNode.set(row, -1);
+  }
+
+  /** Every slot's stack node, row by row (call after `seal`): each slot of every dump once. */
+  forEachSlotStack(fn: (stack: number) => void): void {
+    for (let r = 0; r < this.rowNode.length; r++) fn(this.stackOfRow(r));
+  }
+
 
   /**
    * Adds a dump's slots. Raw ips (binary dumps, dump JSON without symbols) are symbolized by
@@ -192,19 +353,21 @@ export class DumpIndex {
     /** this dump's generation-less slots that an earlier dump holds a different stack in */
     const disagree: Disagreement = { count: 0, shared: 0, slot: -1, other: -1, where: 0, detail: '' };
     const pool = this.poolFor(symbolizer);
+    const ips = this.pools[pool];
     const at: Adding = { source, unit, diagnostics, disagree, own: null, gen: null, fresh: null, freshMax: -1, ownMax: -1 };
     if (cols) {
-      // a binary dump, read as columns: every record's ips become ids in one pass over the halves
-      pool.reserve(cols.ips);
+      // a binary dump, read as columns: every record's ips become ids in two passes over the halves
       this.stacks.frames.reserve(cols.ips);
+      const base = ips.addColumns(cols);
+      const blockStart: number[] = [];
+      for (let b = 0, s = base; b < cols.ipHi.length; s += cols.ipHi[b++].length) blockStart.push(s);
       for (let r = 0; r < cols.count; r++) {
-        const start = pool.addRecord(cols, r);
-        this.addRecord(at, cols.slot[r], dump.generation, cols.refCount[r], cols.where[r], null, pool, start, cols.depth[r]);
+        this.addRecord(at, cols.slot[r], dump.generation, cols.refCount[r], cols.where[r], null, pool, blockStart[cols.block[r]] + cols.start[r], cols.depth[r]);
       }
     } else {
       for (const rec of dump.records) {
-        if (rec.frames || !rec.ips) this.addRecord(at, rec.slot, rec.generation, rec.refCount, rec.where, rec.frames ?? [], null, 0, 0);
-        else this.addRecord(at, rec.slot, rec.generation, rec.refCount, rec.where, null, pool, pool.add(rec.ips), rec.ips.length);
+        if (rec.frames || !rec.ips) this.addRecord(at, rec.slot, rec.generation, rec.refCount, rec.where, rec.frames ?? [], -1, 0, 0);
+        else this.addRecord(at, rec.slot, rec.generation, rec.refCount, rec.where, null, pool, ips.add(rec.ips), rec.ips.length);
       }
     }
     if (disagree.count > 0) {
@@ -221,7 +384,7 @@ export class DumpIndex {
     }
   }
 
-  /** One record of the dump being added (`at`): frame keys, or ids [start, start + n) of `pool`. */
+  /** One record of the dump being added (`at`): frame keys, or ids [start, start + n) of pool `pool`. */
   private addRecord(
     at: Adding,
     slotNo: number,
@@ -229,7 +392,7 @@ export class DumpIndex {
     refCount: number,
     where: number,
     frames: string[] | null,
-    pool: IpPool | null,
+    pool: number,
     start: number,
     n: number,
   ): void {
@@ -237,7 +400,7 @@ export class DumpIndex {
     if (generation === null) {
       let own = at.own;
       if (!own) {
-        own = at.own = { source, slots: new Map() };
+        own = at.own = { source, slots: new SlotMap(this) };
         this.generationless.push(own);
       }
       // own is this dump's alone: a slot above every one it holds is not there (a dump's slots ascend)
@@ -246,16 +409,16 @@ export class DumpIndex {
         return;
       }
       if (slotNo > at.ownMax) at.ownMax = slotNo;
-      const slot = this.keep(new DumpSlot(this.stacks, frames, pool, start, n, refCount, source));
-      own.slots.set(slotNo, slot);
-      this.addGenerationless(slotNo, slot, where, at.disagree);
+      const row = this.keep(source, refCount, frames, pool, start, n);
+      own.slots.add(slotNo, row);
+      this.addGenerationless(slotNo, new DumpSlot(this, row), where, at.disagree);
       return;
     }
     let gen = at.gen;
     if (gen === null || gen.generation !== generation) {
       gen = this.byGeneration.get(generation) ?? null;
       if (!gen) {
-        gen = { generation, slots: new Map(), sources: [] };
+        gen = { generation, slots: new SlotMap(this), sources: [] };
         this.byGeneration.set(generation, gen);
         at.fresh = gen;
         at.freshMax = -1;
@@ -266,18 +429,13 @@ export class DumpIndex {
     }
     // in a generation this dump made, a slot above every one it put there is not there yet
     const above = gen === at.fresh && slotNo > at.freshMax;
-    const prev = above ? undefined : gen.slots.get(slotNo);
-    if (!prev) {
-      gen.slots.set(slotNo, this.keep(new DumpSlot(this.stacks, frames, pool, start, n, refCount, source)));
+    const prev = above ? -1 : gen.slots.rowOf(slotNo);
+    if (prev < 0) {
+      gen.slots.add(slotNo, this.keep(source, refCount, frames, pool, start, n));
       if (above) at.freshMax = slotNo;
       return;
     }
-    this.merge(gen, slotNo, prev, frames ?? pool!.keys(start, n), refCount, source, at.diagnostics, at.unit, where);
-  }
-
-  private keep(slot: DumpSlot): DumpSlot {
-    this.kept.push(slot);
-    return slot;
+    this.merge(gen, slotNo, prev, frames ?? this.pools[pool].keys(start, n), refCount, source, at.diagnostics, at.unit, where);
   }
 
   /** The same raw-versus-symbolized rule as `merge`, across dumps that have no generation. */
@@ -307,7 +465,7 @@ export class DumpIndex {
   private merge(
     gen: GenerationDump,
     slotNo: number,
-    prev: DumpSlot,
+    prev: number,
     frames: string[],
     refCount: number,
     source: number,
@@ -315,30 +473,36 @@ export class DumpIndex {
     unit: 'line' | 'offset',
     where: number,
   ): void {
-    if (prev.source === source) {
+    const prevSource = this.rowSource.get(prev);
+    if (prevSource === source) {
       report(diagnostics, unit, where, `generation ${gen.generation} slot ${slotNo} appears twice in one dump; the first is kept`);
       return;
     }
     // ref_count is not a payload snapshot: a later read may count more; keep the larger
-    prev.refCount = Math.max(prev.refCount, refCount);
-    const a = prev.frames;
+    this.rowRef.set(prev, Math.max(this.rowRef.get(prev), refCount));
+    const a = this.framesOfRow(prev);
     if (sameStackModuloSymbols(a, frames)) {
       // one side only lacks symbols: same stack, keep the readable one
       const merged = mergeReadings(a, frames);
-      if (merged !== a) prev.setFrames(merged);
+      if (merged !== a) this.setFramesOfRow(prev, merged);
       return;
     }
-    const other = this.sources[prev.source].file;
+    const other = this.sources[prevSource].file;
     report(diagnostics, unit, where, `generation ${gen.generation} slot ${slotNo} disagrees with ${other} (${difference(frames, a)}); ${other} is kept`);
   }
 
   /** Interns every kept slot's stack, in load order. Call once every dump is added. */
   seal(): void {
     // at most one node per frame not interned yet: room for them at once, not by doubling
+    const nodes = this.rowNode.raw();
+    const depth = this.rowDepth.raw();
     let extra = 0;
-    for (const s of this.kept) extra += s.pendingDepth;
+    for (let r = 0; r < nodes.length; r++) if (nodes[r] < 0) extra += depth[r];
     this.stacks.reserve(extra);
-    for (const s of this.kept) void s.stack;
+    for (let r = 0; r < nodes.length; r++) if (nodes[r] < 0) this.stackOfRow(r);
+    // every reading is a node now: the ids and the pools' tables are not needed again
+    this.pools = [];
+    this.poolOf.clear();
   }
 
   /** Every generation number any dump holds, sorted. */

@@ -305,6 +305,10 @@ export class FrameTable {
     this.functions.truncate(m.functions);
     this.fnKnown = Math.min(this.fnKnown, m.frames);
     if (this.all && this.all.length > m.frames) this.all.length = m.frames;
+    // which functions have a site frame, from the frames left (a new array: a snapshot shares the old)
+    const siteFn = new Uint8Array(this.siteFn.length);
+    for (let f = 0; f < this.count; f++) if (this.kind[f] === FrameKind.Site) siteFn[this.a[f]] = 1;
+    this.siteFn = siteFn;
     // a new index (a snapshot may still probe the old one)
     this.rehash(this.index.length >>> 1);
   }

@@ -288,8 +288,7 @@ export class Ingest {
         n++;
       }
     };
-    for (const g of dumps.byGeneration.values()) for (const slot of g.slots.values()) see(slot.stack);
-    for (const g of dumps.generationless) for (const slot of g.slots.values()) see(slot.stack);
+    dumps.forEachSlotStack(see);
     const t = this.trace;
     for (let i = 0; i < t.recordCount; i++) if (t.recStatus.get(i) === RecordStatus.Full) see(t.recStack.get(i));
     return n;

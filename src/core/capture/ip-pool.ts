@@ -1,35 +1,91 @@
 import { TRAMPOLINE } from '../formats/frames.ts';
 import { Located, type Symbolizer } from '../formats/kallsyms.ts';
 import type { DumpColumns } from '../formats/types.ts';
+import { pairSlot, randomWords } from '../base/keyed-hash.ts';
 import type { FrameTable } from './frame-table.ts';
 import type { StackTable } from './stack-table.ts';
 
 /** A record's ips as 32-bit halves: which half comes first in a BigUint64Array's words. */
 const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
+/** What an address's first sight counted, in the low two bits of its entry: nothing (the trampoline, no symbols), a hit, a miss. */
+const enum Tally {
+  None = 0,
+  Hit = 1,
+  Miss = 2,
+}
+
+/** Set bits of the 32-bit `x`. */
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
 /**
  * What binary records' frames are read into: every record's frame ids (of the stack table's
  * frame table) in one pool, since a typed array per record would be 262,144 small buffers for
- * the GC to track. Each ip is located in the symbol file on its own (Symbolizer.locate) and
- * becomes a frame of integers, (function, offset) or the address: no string per ip, no cache of
- * ips. Frames enter the frame table here; stacks enter the stack table only at `seal`.
+ * the GC to track. A frame is integers, (function, offset) or the address: no string per ip.
+ * Frames enter the frame table here, in the order the ips first appear; stacks enter the stack
+ * table only at `seal`.
+ *
+ * A binary dump's columns are read in two passes over the ips (`addColumns`), so that each
+ * distinct address is symbolized and made a frame once and a repeat costs no probe of a large
+ * table: the first sets a bit per address (the symbolizer's dense address keys), the second reads
+ * each address's rank among the bits set, and the frame of that rank (made on its first sight).
+ * The bits, ranks and frames by rank are a few bytes per byte of kernel text, and stay for the
+ * next dump of this pool (the ranks renumbered then). A new address of a function whose name one
+ * symbol alone has, and that had no frame before, is appended to the frame table without a look
+ * in its index (`FrameTable.appendSite`): no other address can be that site.
  */
 export class IpPool {
   ids = new Int32Array(1 << 16);
   length = 0;
-  /** one record's located symbols and offsets */
-  private sym = new Int32Array(256);
-  private off = new Int32Array(256);
   /** each symbol's function in the frame table, -1 until a frame names it */
   private fnOfSym: Int32Array;
+  /** each symbol: 1 when its new sites may be appended without the index (decided when first met) */
+  private fast: Uint8Array;
+  private unique: Uint8Array | null = null;
   private trampoline = -1;
   private readonly frames: FrameTable;
+  /** dumps read through `addColumns` so far */
+  private dumps = 0;
+  /**
+   * Every address this pool made a frame of, with that frame << 2 | Tally + 1 (0: a free slot):
+   * open addressing over (lo, hi, entry) triples, keyed (pairSlot, a random key per pool: a file
+   * picks the addresses, not where they go), at most half full. Null once a dump had more
+   * distinct addresses than it takes (`addColumns`) and went the two-pass way.
+   */
+  private hash: Int32Array | null = new Int32Array(3 << 12);
+  private hashShift = 32 - 12;
+  private hashCount = 0;
+  private readonly k0: number;
+  private readonly k1: number;
+  /**
+   * A dump's address keys (`see`): a bit per key seen, and per 32-bit word of keys, side by side
+   * (one cache line for both), the keys seen more than once and how many such keys come before
+   * the word (the rank of its first). A key seen once needs nothing more: its frame is made on
+   * its one sight. A key seen again has, by rank, whether its frame is made yet (a bit: a table
+   * that stays in cache decides, not a load of `byRank`, so a repeat's load of its frame waits on
+   * nothing), and that frame << 2 | Tally.
+   */
+  private seen: Int32Array = new Int32Array(0);
+  private again: Int32Array = new Int32Array(0);
+  private made: Int32Array = new Int32Array(0);
+  private byRank: Int32Array = new Int32Array(0);
+  /** counts by Tally of the ips read so far, not yet added to the symbolizer's */
+  private readonly tally = new Float64Array(3);
   constructor(
     private readonly table: StackTable,
     private readonly symbolizer: Symbolizer | null,
   ) {
     this.frames = table.frames;
-    this.fnOfSym = new Int32Array(symbolizer ? symbolizer.names.length : 0).fill(-1);
+    const n = symbolizer ? symbolizer.names.length : 0;
+    this.fnOfSym = new Int32Array(n).fill(-1);
+    this.fast = new Uint8Array(n);
+    const key = randomWords(2);
+    this.k0 = key[0] | 0;
+    this.k1 = key[1] | 0;
   }
 
   /** Room for `n` more ids. */
@@ -42,35 +98,266 @@ export class IpPool {
     }
   }
 
-  /** Appends the frames of the `n` ips `hi[from + i]:lo[from + i]`; returns where they start. */
+  /**
+   * Appends the frames of every ip of a binary dump's columns, block after block; returns where
+   * they start (record r's are at that plus its block's start plus `c.start[r]`). Counts the
+   * symbolizer's hits and misses as `Symbolizer.locate` would.
+   */
+  addColumns(c: DumpColumns): number {
+    const start = this.length;
+    this.reserve(c.ips);
+    // a symbol met in an earlier dump whose addresses no table here holds now may have made a
+    // frame of an address this one repeats: its new sites go through the frame index from now on
+    if (this.dumps++ > 0 && this.hash === null) this.fast.fill(0);
+    if (this.hashPass(c, start)) return start;
+    this.hash = null;
+    if (this.dumps > 1) this.fast.fill(0);
+    this.rankPass(c, start);
+    return start;
+  }
+
+  /**
+   * One pass, each address looked up in `hash` (a dump of few distinct addresses, as walks down
+   * a call graph make: a table that stays in cache). Gives up, undoing the frames it made, once
+   * the dump's new addresses pass a sixteenth of its ips (at least 2^16, at most 2^20), or 2^17
+   * of them came in fewer than twice as many ips: a dump of millions of distinct addresses is
+   * read by `rankPass`, whose tables do not grow with them.
+   */
+  private hashPass(c: DumpColumns, start: number): boolean {
+    if (this.hash === null) return false;
+    const before = this.hashCount;
+    const limit = before + Math.min(1 << 20, Math.max(1 << 16, c.ips >>> 4));
+    const frames = this.frames;
+    const mark = frames.mark();
+    const k0 = this.k0;
+    const k1 = this.k1;
+    const ids = this.ids;
+    let hash = this.hash;
+    let shift = this.hashShift;
+    let mask = (hash.length / 3) - 1;
+    let hits = 0;
+    let misses = 0;
+    let j = start;
+    for (let b = 0; b < c.ipHi.length; b++) {
+      const H = c.ipHi[b];
+      const L = c.ipLo[b];
+      for (let i = 0; i < H.length; i++) {
+        const h = H[i] | 0;
+        const l = L[i] | 0;
+        let x = pairSlot(h, l, k0, k1, shift);
+        let e: number;
+        for (;;) {
+          e = hash[3 * x + 2];
+          if (e === 0 || (hash[3 * x] === l && hash[3 * x + 1] === h)) break;
+          x = (x + 1) & mask;
+        }
+        if (e === 0) {
+          const fresh = this.hashCount - before;
+          if (this.hashCount >= limit || (fresh >= 1 << 17 && 2 * fresh > j - start)) {
+            this.undo(mark);
+            return false;
+          }
+          e = this.first(h >>> 0, l >>> 0, false) + 1;
+          hash[3 * x] = l;
+          hash[3 * x + 1] = h;
+          hash[3 * x + 2] = e;
+          if (2 * ++this.hashCount > mask + 1) {
+            hash = this.grow();
+            shift = this.hashShift;
+            mask = (hash.length / 3) - 1;
+          }
+        }
+        const t = e - 1;
+        ids[j++] = t >> 2;
+        hits += t & Tally.Hit;
+        misses += (t & Tally.Miss) >> 1;
+      }
+    }
+    this.length = j;
+    this.tally[Tally.Hit] += hits;
+    this.tally[Tally.Miss] += misses;
+    this.settle();
+    return true;
+  }
+
+  /** The address table with twice the slots. */
+  private grow(): Int32Array {
+    const old = this.hash!;
+    const slots = (2 * old.length) / 3;
+    const shift = this.hashShift - 1;
+    const mask = slots - 1;
+    const hash = new Int32Array(3 * slots);
+    for (let q = 0; q < old.length; q += 3) {
+      if (old[q + 2] === 0) continue;
+      let x = pairSlot(old[q + 1], old[q], this.k0, this.k1, shift);
+      while (hash[3 * x + 2] !== 0) x = (x + 1) & mask;
+      hash[3 * x] = old[q];
+      hash[3 * x + 1] = old[q + 1];
+      hash[3 * x + 2] = old[q + 2];
+    }
+    this.hash = hash;
+    this.hashShift = shift;
+    return hash;
+  }
+
+  /** Forgets the frames (and functions) made since `mark`, and what this pool knew of them. */
+  private undo(mark: ReturnType<FrameTable['mark']>): void {
+    this.frames.truncate(mark);
+    const fnOfSym = this.fnOfSym;
+    for (let s = 0; s < fnOfSym.length; s++) {
+      if (fnOfSym[s] >= mark.functions) {
+        fnOfSym[s] = -1;
+        this.fast[s] = 0;
+      }
+    }
+    if (this.trampoline >= mark.frames) this.trampoline = -1;
+    this.tally.fill(0);
+  }
+
+  /**
+   * Two passes over the ips: the first sets a bit per address key (the symbolizer's dense keys
+   * of addresses inside the pages where symbols start), and another where a key comes again; the
+   * second reads each key's bits, so an address seen once is made a frame on its one sight, and
+   * one seen again finds its frame by its rank among those. Nothing here grows with the distinct
+   * addresses but one word per repeated one: a few bytes per byte of kernel text.
+   */
+  private rankPass(c: DumpColumns, start: number): void {
+    const sz = this.symbolizer;
+    const keyed = sz !== null && sz.keySpace > 0;
+    if (keyed) this.see(c);
+    const ids = this.ids;
+    const again = this.again;
+    const made = this.made;
+    const byRank = this.byRank;
+    let hits = 0;
+    let misses = 0;
+    let j = start;
+    for (let b = 0; b < c.ipHi.length; b++) {
+      const H = c.ipHi[b];
+      const L = c.ipLo[b];
+      for (let i = 0; i < H.length; i++) {
+        const h = H[i];
+        const l = L[i];
+        const k = keyed ? sz.keyOf(h, l) : -1;
+        let t: number;
+        if (k >= 0) {
+          const w = 2 * (k >>> 5);
+          const twice = again[w];
+          const bit = 1 << (k & 31);
+          if ((twice & bit) === 0) t = this.first(h, l, false);
+          else {
+            const r = again[w + 1] + popcount(twice & (bit - 1));
+            const m = made[r >>> 5];
+            const rb = 1 << (r & 31);
+            if ((m & rb) === 0) {
+              made[r >>> 5] = m | rb;
+              t = byRank[r] = this.first(h, l, false);
+            } else t = byRank[r];
+          }
+        } else t = this.first(h, l, true);
+        ids[j++] = t >> 2;
+        hits += t & Tally.Hit;
+        misses += (t & Tally.Miss) >> 1;
+      }
+    }
+    this.tally[Tally.Hit] += hits;
+    this.tally[Tally.Miss] += misses;
+    this.length = j;
+    this.settle();
+    // the tables are this dump's alone
+    this.seen = this.again = this.made = this.byRank = new Int32Array(0);
+  }
+
+  /** The first pass: a bit per address key of `c`'s ips, another where a key comes again, then the ranks of those. */
+  private see(c: DumpColumns): void {
+    const sz = this.symbolizer!;
+    const words = (sz.keySpace + 31) >>> 5;
+    this.seen = new Int32Array(words);
+    this.again = new Int32Array(2 * words);
+    const seen = this.seen;
+    const again = this.again;
+    for (let b = 0; b < c.ipHi.length; b++) {
+      const H = c.ipHi[b];
+      const L = c.ipLo[b];
+      for (let i = 0; i < H.length; i++) {
+        const k = sz.keyOf(H[i], L[i]);
+        if (k < 0) continue;
+        const w = k >>> 5;
+        const bit = 1 << (k & 31);
+        const x = seen[w];
+        again[2 * w] |= x & bit;
+        seen[w] = x | bit;
+      }
+    }
+    let total = 0;
+    for (let w = 0; w < 2 * words; w += 2) {
+      again[w + 1] = total;
+      total += popcount(again[w]);
+    }
+    this.made = new Int32Array((total + 31) >>> 5);
+    this.byRank = new Int32Array(total);
+  }
+
+  /** The tallies into the symbolizer's counts. */
+  private settle(): void {
+    const sz = this.symbolizer;
+    if (sz) {
+      sz.hits += this.tally[Tally.Hit];
+      sz.misses += this.tally[Tally.Miss];
+    }
+    this.tally.fill(0);
+  }
+
+  /**
+   * The frame of the ip `hi:lo` << 2, with what it counts (Tally) in the low bits. `alone`: the
+   * ip has no address key (a page where no symbol starts, inside a long function) or is read on
+   * its own, so a site it names must be found through the index (and its symbol's later sites too).
+   */
+  private first(hi: number, lo: number, alone: boolean): number {
+    const sz = this.symbolizer;
+    const frames = this.frames;
+    if (sz === null) {
+      if (hi === 0 && lo === 0x7fffffff) return this.trampolineFrame() << 2;
+      return frames.address(hi, lo) << 2;
+    }
+    const s = sz.locateOne(hi, lo);
+    let f: number;
+    if (s >= 0) {
+      const off = sz.offset;
+      let fn = this.fnOfSym[s];
+      if (fn < 0) {
+        fn = this.fnOfSym[s] = frames.functions.intern(sz.names[s]);
+        const unique = (this.unique ??= sz.uniqueNames());
+        this.fast[s] = unique[s] === 1 && !frames.hasSites(fn) ? 1 : 0;
+      }
+      if (alone) this.fast[s] = 0;
+      f = this.fast[s] === 1 ? frames.appendSite(fn, off) : frames.site(fn, off);
+      if (f >= 1 << 29) throw new RangeError('more than 2^29 distinct frames');
+      return (f << 2) | Tally.Hit;
+    }
+    if (s === Located.Miss) return (frames.address(hi, lo) << 2) | Tally.Miss;
+    if (s === Located.Raw) return frames.address(hi, lo) << 2;
+    if (s === Located.Trampoline) return this.trampolineFrame() << 2;
+    return (frames.intern(sz.wideKey(hi, lo)) << 2) | Tally.Hit;
+  }
+
+  private trampolineFrame(): number {
+    return this.trampoline >= 0 ? this.trampoline : (this.trampoline = this.frames.intern(TRAMPOLINE));
+  }
+
+  /** Appends the frames of the `n` ips `hi[from + i]:lo[from + i]`, each on its own; returns where they start. */
   addHalves(hi: Uint32Array, lo: Uint32Array, from: number, n: number): number {
     const start = this.length;
     this.reserve(n);
-    if (this.sym.length < n) {
-      this.sym = new Int32Array(n);
-      this.off = new Int32Array(n);
-    }
-    const sym = this.sym;
-    const off = this.off;
     const ids = this.ids;
-    const frames = this.frames;
-    const symbolizer = this.symbolizer;
-    if (symbolizer) symbolizer.locate(hi, lo, from, n, sym, off, 0);
-    else for (let i = 0; i < n; i++) sym[i] = hi[from + i] === 0 && lo[from + i] === 0x7fffffff ? Located.Trampoline : Located.Raw;
-    const fnOfSym = this.fnOfSym;
+    const tally = this.tally;
     for (let i = 0; i < n; i++) {
-      const s = sym[i];
-      let id: number;
-      if (s >= 0) {
-        let fn = fnOfSym[s];
-        if (fn < 0) fn = fnOfSym[s] = frames.functions.intern(symbolizer!.names[s]);
-        id = frames.site(fn, off[i]);
-      } else if (s === Located.Miss || s === Located.Raw) id = frames.address(hi[from + i], lo[from + i]);
-      else if (s === Located.Trampoline) id = this.trampoline >= 0 ? this.trampoline : (this.trampoline = frames.intern(TRAMPOLINE));
-      else id = frames.intern(symbolizer!.resolve(hi[from + i], lo[from + i]));
-      ids[start + i] = id;
+      const t = this.first(hi[from + i], lo[from + i], true);
+      ids[start + i] = t >> 2;
+      tally[t & 3]++;
     }
     this.length = start + n;
+    this.settle();
     return start;
   }
 
@@ -86,12 +373,6 @@ export class IpPool {
       lo[i] = w[2 * i + l];
     }
     return this.addHalves(hi, lo, 0, n);
-  }
-
-  /** Appends the frames of record `r` of a binary dump's columns; returns where they start. */
-  addRecord(c: DumpColumns, r: number): number {
-    const b = c.block[r];
-    return this.addHalves(c.ipHi[b], c.ipLo[b], c.start[r], c.depth[r]);
   }
 
   keys(start: number, n: number): string[] {

@@ -108,7 +108,8 @@ export class ExplorerData {
       m.set(stack, (m.get(stack) ?? 0) + ref);
     };
     for (const gd of d.byGeneration.values()) {
-      for (const s of gd.slots.values()) addRef(gd.generation, s.stack, s.refCount);
+      const slots = gd.slots;
+      for (let i = 0; i < slots.size; i++) addRef(gd.generation, slots.stackAt(i), slots.refCountAt(i));
       this.dumpKinds.set(gd.generation, [...new Set(gd.sources.map((i) => d.sources[i].format))].sort());
     }
     // generation-less dumps: a slot read by several dumps of one map (a stack_map_bin and a

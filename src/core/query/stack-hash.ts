@@ -97,8 +97,8 @@ export function stackHashOf(d: ExplorerData, stack: number): string {
 /** Calls fn for each dump slot of the capture: generation key (NO_GEN for generation-less), slot, stack. */
 function eachDumpSlot(d: ExplorerData, fn: (gen: number, slot: number, stack: number) => void): void {
   const dumps = d.capture.dumps;
-  for (const gd of dumps.byGeneration.values()) for (const [slot, s] of gd.slots) fn(gd.generation, slot, s.stack);
-  for (const gl of dumps.generationless) for (const [slot, s] of gl.slots) fn(NO_GEN, slot, s.stack);
+  for (const gd of dumps.byGeneration.values()) for (let i = 0; i < gd.slots.size; i++) fn(gd.generation, gd.slots.slotAt(i), gd.slots.stackAt(i));
+  for (const gl of dumps.generationless) for (let i = 0; i < gl.slots.size; i++) fn(NO_GEN, gl.slots.slotAt(i), gl.slots.stackAt(i));
 }
 
 /**
