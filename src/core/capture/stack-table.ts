@@ -47,14 +47,21 @@ export class StackTable {
   private nodeFrame: Int32Array;
   private nodeParent: Int32Array;
   private nodeDepth: Int32Array;
+  /**
+   * Nodes [0, depthKnown) have their depth in `nodeDepth`: depths are filled when first asked
+   * (`depth`, `columns`), in one pass (a parent comes before its children), not as nodes are
+   * made, so a load that never asks (the command line's summary) neither writes nor faults them in.
+   */
+  private depthKnown = 1;
   private nodes: number;
   private sharedUpTo = 0;
   /**
    * Child lookup, (parent, frame) -> child, in two parts. Each node's first child (the earliest
-   * made) is stored with the node (`kids`, one word per node; its frame is read from the frame
-   * column: four bytes a node fewer than keeping it here, which on a dump of millions of nodes is
-   * memory to fault in and zero), so a walk down a new tail (the common case: most nodes of
-   * a large dump have one child) touches nothing but the arrays it appends to. The other children
+   * made) is stored with the node, beside that child's frame (`kids`, two words per node: a step
+   * down a walk reads one cache line, where reading the frame from the frame column was a second
+   * miss after the first, on a dump of millions of nodes most of what interning costs), so a walk
+   * down a new tail (the common case: most nodes of a large dump have one child) touches nothing
+   * but the arrays it appends to. The other children
    * are in `siblings`: open addressing with linear probing over an Int32Array of
    * (parent, frame, child) triples (child 0 = free: node 0 is nobody's child), at most half
    * full, doubling when it would be more. Its slots are keyed (pairSlot, a random key per table)
@@ -97,7 +104,7 @@ export class StackTable {
     this.nodeFrame = new Int32Array(cap);
     this.nodeParent = new Int32Array(cap);
     this.nodeDepth = new Int32Array(cap);
-    this.kids = new Int32Array(cap);
+    this.kids = new Int32Array(2 * cap);
     this.isStack = new Uint8Array(cap);
     this.siblings = new Int32Array(3 << SIBLING_BITS);
     this.siblingShift = 32 - SIBLING_BITS;
@@ -133,11 +140,12 @@ export class StackTable {
     let node = 0;
     let i = to - 1;
     // down the nodes that exist
+    const kidsOf = this.kids;
     for (; i >= from; i--) {
       const frame = leafFirst[i];
-      const first = this.kids[node];
+      const first = kidsOf[2 * node];
       if (first === 0) break;
-      if (this.nodeFrame[first] === frame) {
+      if (kidsOf[2 * node + 1] === frame) {
         node = first;
         continue;
       }
@@ -155,17 +163,17 @@ export class StackTable {
       this.ensure(i - from + 1);
       const frameCol = this.nodeFrame;
       const parentCol = this.nodeParent;
-      const depthCol = this.nodeDepth;
       const kids = this.kids;
+      const isStack = this.isStack;
       let c = this.nodes;
-      let depth = depthCol[node];
       for (; i >= from; i--) {
-        frameCol[c] = leafFirst[i];
+        const frame = leafFirst[i];
+        frameCol[c] = frame;
         parentCol[c] = node;
-        depthCol[c] = ++depth;
-        kids[c] = 0;
-        this.isStack[c] = 0;
-        kids[node] = c;
+        kids[2 * c] = 0;
+        isStack[c] = 0;
+        kids[2 * node] = c;
+        kids[2 * node + 1] = frame;
         node = c++;
       }
       this.nodes = c;
@@ -189,13 +197,14 @@ export class StackTable {
 
   /** The child of `node` with `frame`, made when there is none. */
   private child(node: number, frame: number): number {
-    const first = this.kids[node];
+    const first = this.kids[2 * node];
     if (first === 0) {
       const c = this.newNode(node, frame);
-      this.kids[node] = c;
+      this.kids[2 * node] = c;
+      this.kids[2 * node + 1] = frame;
       return c;
     }
-    if (this.nodeFrame[first] === frame) return first;
+    if (this.kids[2 * node + 1] === frame) return first;
     const c = this.sibling(node, frame);
     return c > 0 ? c : this.addSibling(node, frame, ~c);
   }
@@ -251,9 +260,8 @@ export class StackTable {
     const c = this.nodes++;
     this.nodeFrame[c] = frame;
     this.nodeParent[c] = parent;
-    this.nodeDepth[c] = this.nodeDepth[parent] + 1;
     this.isStack[c] = 0;
-    this.kids[c] = 0;
+    this.kids[2 * c] = 0;
     return c;
   }
 
@@ -274,7 +282,7 @@ export class StackTable {
     this.nodeFrame = copy(this.nodeFrame, Int32Array);
     this.nodeParent = copy(this.nodeParent, Int32Array);
     this.nodeDepth = copy(this.nodeDepth, Int32Array);
-    this.kids = copy(this.kids, Int32Array);
+    this.kids = copy(this.kids, Int32Array, 2);
     this.isStack = copy(this.isStack, Uint8Array);
     this.sharedUpTo = 0;
   }
@@ -309,8 +317,8 @@ export class StackTable {
    */
   private unlink(c: number): void {
     const parent = this.nodeParent[c];
-    if (this.kids[parent] === c) {
-      this.kids[parent] = 0;
+    if (this.kids[2 * parent] === c) {
+      this.kids[2 * parent] = 0;
       return;
     }
     const table = this.siblings;
@@ -349,6 +357,7 @@ export class StackTable {
     return this.nodeFrame[node];
   }
   depth(node: number): number {
+    if (node >= this.depthKnown) this.depthsUpTo(this.nodes);
     return this.nodeDepth[node];
   }
   /** Frame keys of a stack, leaf first. */
@@ -359,10 +368,19 @@ export class StackTable {
     return out;
   }
 
+  /** Fills the depths of nodes [depthKnown, n): one more than the parent's (made before the child). */
+  private depthsUpTo(n: number): void {
+    const depth = this.nodeDepth;
+    const parent = this.nodeParent;
+    for (let c = this.depthKnown; c < n; c++) depth[c] = depth[parent[c]] + 1;
+    if (n > this.depthKnown) this.depthKnown = n;
+  }
+
   /** The node columns, [0, nodeCount): views of a snapshot's (which no one writes again), copies of a live table's. */
   columns(): { frame: Int32Array; parent: Int32Array; depth: Int32Array } {
     const n = this.nodes;
     const cut = (a: Int32Array) => (this.readOnly ? a.subarray(0, n) : a.slice(0, n));
+    this.depthsUpTo(n);
     return { frame: cut(this.nodeFrame), parent: cut(this.nodeParent), depth: cut(this.nodeDepth) };
   }
 
@@ -378,6 +396,7 @@ export class StackTable {
     this.stackOrder.truncate(m.stacks);
     for (let n = this.nodes - 1; n >= m.nodes; n--) this.unlink(n);
     this.nodes = m.nodes;
+    this.depthKnown = Math.min(this.depthKnown, m.nodes);
     // nodes a snapshot sees are about to be written again: the live table takes its own copy
     if (m.nodes < this.sharedUpTo) this.resize(this.nodeFrame.length);
     this.frames.truncate(m.frames);
@@ -398,6 +417,7 @@ export class StackTable {
       nodeFrame: this.nodeFrame,
       nodeParent: this.nodeParent,
       nodeDepth: this.nodeDepth,
+      depthKnown: this.depthKnown,
       nodes: this.nodes,
       sharedUpTo: this.nodes,
       kids: new Int32Array(0),
