@@ -40,7 +40,7 @@ export interface Occurrences {
 export class ExplorerData {
   readonly t: TraceColumns;
   readonly stacks: StackTable;
-  /** the trace's event columns as typed arrays (see columns-raw.ts) */
+  /** the trace's event columns as typed arrays (capture/trace-columns.ts) */
   readonly ev: { ts: Float64Array; cpu: Int32Array; pid: Int32Array; task: Int32Array; name: Int32Array; record: Int32Array };
   readonly rec: { ts: Float64Array; cpu: Int32Array; kind: Uint8Array; slot: Float64Array; gen: Float64Array; stack: Int32Array; status: Uint8Array };
   /** the stack table's nodes (a copy: small next to the trace) */
