@@ -6,7 +6,9 @@ import { createKallsymsParser, Symbolizer } from '../formats/kallsyms.ts';
 import { createStackMapBinParser } from '../formats/stack-map-bin.ts';
 import { writeStackMapBin } from '../formats/stack-map-write.ts';
 import type { ParsedDump } from '../formats/types.ts';
+import { kernel, kernelSpec, plainSymbolizer, stacks } from '../testing/kernels.ts';
 import { DumpIndex } from './dumps.ts';
+import { Ingest } from './ingest.ts';
 import { StackTable } from './stack-table.ts';
 
 /** Plain symbolization: a BigInt binary search over the code symbols, one string per ip. */
@@ -159,6 +161,73 @@ describe('DumpIndex over binary columns against plain string frames (property)',
         }
       }),
       { numRuns: 150 },
+    );
+  });
+});
+
+describe('binary dumps through Ingest, in small chunks and renamed `unknown`, against plain string frames (property)', () => {
+  const shapes = ['callgraph', 'random'] as const;
+  it.each(shapes)('%s: every slot\'s stack, ref_count and node, and the diagnostics, as symbolizing each ip to a string', (shape) => {
+    const dumpArb = fc.record({
+      version: fc.constantFrom(1, 2),
+      generation: fc.nat({ max: 1 }),
+      littleEndian: fc.boolean(),
+      seed: fc.integer(),
+      records: fc.integer({ min: 0, max: 20 }),
+    });
+    fc.assert(
+      fc.property(
+        kernelSpec(150),
+        fc.array(dumpArb, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom(1, 7, 64),
+        fc.boolean(),
+        fc.constantFrom(undefined, 0, 5),
+        (spec, dumps, chunk, renamed, hashLimit) => {
+          const k = kernel(spec);
+          const plainSyms = plainSymbolizer(k.lines);
+          const bins = dumps.map((d, i) => {
+            const ips = stacks(k, shape, d.records, d.seed, 20);
+            // slots ascending with gaps; dumps of one generation share some slot numbers
+            const records = ips.map((x, r) => ({ slot: 2 * r + (d.seed & 1), refCount: 1 + ((d.seed >>> r) & 7), ips: x }));
+            const generation = d.version === 1 ? null : d.generation;
+            return { name: `stack_map_bin.${i}`, generation, records, bytes: writeStackMapBin({ version: d.version, generation, littleEndian: d.littleEndian, records }) };
+          });
+          // the fast path: files in chunks through Ingest, sniffed by content when renamed
+          const ingest = new Ingest({ dumpHashLimit: hashLimit });
+          const files = [{ name: 'kallsyms', bytes: new TextEncoder().encode(k.text) }, ...bins];
+          files.forEach((f, i) => {
+            const p = ingest.open(renamed ? `unknown-${i}` : f.name);
+            for (let at = 0; at < f.bytes.length; at += chunk) p.push(f.bytes.subarray(at, at + chunk));
+            p.end();
+          });
+          const c = ingest.finish();
+          // the plain path: the records as written (not read back), each ip a string by the BigInt search
+          const plainTable = new StackTable();
+          const plain = new DumpIndex(plainTable);
+          const plainLogs = bins.map((b, i) => {
+            const name = renamed ? `unknown-${i + 1}` : b.name;
+            const log = new DiagnosticLog(name);
+            let where = 16;
+            const records = b.records.map((r) => {
+              const rec = { slot: r.slot, generation: b.generation, refCount: r.refCount, frames: r.ips.map(plainSyms.key), ips: null, where };
+              where += 16 + 8 * r.ips.length;
+              return rec;
+            });
+            plain.add({ file: name, format: 'stack_map_bin', version: '', generation: b.generation, littleEndian: true, uninitialized: false, records, lines: null, bytes: null }, log);
+            return log.list();
+          });
+          plain.seal();
+          expect(describeIndex(c.stacks, c.dumps)).toEqual(describeIndex(plainTable, plain));
+          expect([c.stacks.size, c.stacks.nodeCount]).toEqual([plainTable.size, plainTable.nodeCount]);
+          // what the index said of the dumps (the readers' own diagnostics aside)
+          const fromIndex = c.diagnostics.filter((d) => /slot|disagree/.test(d.message) && !/not in ascending order|slot appears twice in the dump/.test(d.message));
+          expect(fromIndex).toEqual(plainLogs.flat());
+          // hits and misses said about the symbol file: only when misses outnumber hits, as plainly counted
+          const warned = c.diagnostics.some((d) => /fall outside every symbol/.test(d.message));
+          expect(warned).toBe(plainSyms.counts.misses > plainSyms.counts.hits);
+        },
+      ),
+      { numRuns: 40 },
     );
   });
 });

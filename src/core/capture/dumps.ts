@@ -264,14 +264,18 @@ export class DumpIndex {
   private pools: IpPool[] = [];
   private readonly poolOf = new Map<Symbolizer | null, number>();
 
-  constructor(private readonly stacks: StackTable) {}
+  constructor(
+    private readonly stacks: StackTable,
+    /** (test support) IpPool's `hashLimit` */
+    private readonly opts: { hashLimit?: number } = {},
+  ) {}
 
   /** The pool binary records are read into, symbolized by `symbolizer` (or as addresses without one). */
   private poolFor(symbolizer: Symbolizer | null): number {
     let p = this.poolOf.get(symbolizer);
     if (p === undefined) {
       p = this.pools.length;
-      this.pools.push(new IpPool(this.stacks, symbolizer));
+      this.pools.push(new IpPool(this.stacks, symbolizer, this.opts));
       this.poolOf.set(symbolizer, p);
     }
     return p;

@@ -75,10 +75,15 @@ export class IpPool {
   private byRank: Int32Array = new Int32Array(0);
   /** counts by Tally of the ips read so far, not yet added to the symbolizer's */
   private readonly tally = new Float64Array(3);
+  /** (test support) the most new addresses a dump's hash pass takes before it gives up (0: never tried); by default the rule at `hashPass` */
+  private readonly hashLimit: number | undefined;
+
   constructor(
     private readonly table: StackTable,
     private readonly symbolizer: Symbolizer | null,
+    opts: { hashLimit?: number } = {},
   ) {
+    this.hashLimit = opts.hashLimit;
     this.frames = table.frames;
     const n = symbolizer ? symbolizer.names.length : 0;
     this.fnOfSym = new Int32Array(n).fill(-1);
@@ -106,11 +111,11 @@ export class IpPool {
   addColumns(c: DumpColumns): number {
     const start = this.length;
     this.reserve(c.ips);
-    // a symbol met in an earlier dump whose addresses no table here holds now may have made a
-    // frame of an address this one repeats: its new sites go through the frame index from now on
-    if (this.dumps++ > 0 && this.hash === null) this.fast.fill(0);
+    this.dumps++;
     if (this.hashPass(c, start)) return start;
     this.hash = null;
+    // a symbol met in an earlier dump may have made a frame of an address this one repeats, and
+    // the rank pass's keys are this dump's alone: its new sites go through the frame index now
     if (this.dumps > 1) this.fast.fill(0);
     this.rankPass(c, start);
     return start;
@@ -124,9 +129,10 @@ export class IpPool {
    * read by `rankPass`, whose tables do not grow with them.
    */
   private hashPass(c: DumpColumns, start: number): boolean {
-    if (this.hash === null) return false;
+    if (this.hash === null || this.hashLimit === 0) return false;
     const before = this.hashCount;
-    const limit = before + Math.min(1 << 20, Math.max(1 << 16, c.ips >>> 4));
+    const given = this.hashLimit !== undefined;
+    const limit = before + (given ? this.hashLimit! : Math.min(1 << 20, Math.max(1 << 16, c.ips >>> 4)));
     const frames = this.frames;
     const mark = frames.mark();
     const k0 = this.k0;
@@ -153,7 +159,7 @@ export class IpPool {
         }
         if (e === 0) {
           const fresh = this.hashCount - before;
-          if (this.hashCount >= limit || (fresh >= 1 << 17 && 2 * fresh > j - start)) {
+          if (this.hashCount >= limit || (!given && fresh >= 1 << 17 && 2 * fresh > j - start)) {
             this.undo(mark);
             return false;
           }

@@ -8,6 +8,7 @@ import { addressKeyOf, createKallsymsParser, Located, Symbolizer, type SymbolFil
 import { sniffKind } from './sniff.ts';
 import { writeStackMapBin } from './stack-map-write.ts';
 import { CHUNK_SIZES, feedChunks, fixture } from '../testing/formats.ts';
+import { kernel, kernelSpec, plainSymbolizer, stacks } from '../testing/kernels.ts';
 
 function parse(bytes: Uint8Array, chunk = 0, file = 'kallsyms'): { syms: SymbolFile; log: DiagnosticLog } {
   const log = new DiagnosticLog(file);
@@ -280,6 +281,47 @@ describe('address keys without symbols', () => {
         expect(ips.map((ip) => addressKeyOf(Number(ip >> 32n), Number(ip & 0xffffffffn)))).toEqual(ips.map(addressKey));
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('Symbolizer on the two generators\' kernels and stacks against a BigInt binary search (property)', () => {
+  const split = (ip: bigint): [number, number] => [Number(ip >> 32n), Number(ip & 0xffffffffn)];
+  it.each(['callgraph', 'random'] as const)('%s: every ip located and keyed as the plain search says; equal keys only for equal addresses', (shape) => {
+    fc.assert(
+      fc.property(kernelSpec(), fc.integer(), (spec, seed) => {
+        const k = kernel(spec);
+        const syms = parse(new TextEncoder().encode(k.text), 0).syms;
+        const plain = plainSymbolizer(k.lines);
+        const ips = stacks(k, shape, 30, seed).flat();
+        // and the edges of every function: its start, the byte before, its last byte, far past it
+        for (const f of k.functions) ips.push(f.addr, f.addr - 1n, f.addr + BigInt(f.size - 1), f.addr + BigInt(f.size) + 0x10000n);
+        const s = new Symbolizer(syms);
+        const want = ips.map(plain.key);
+        expect(ips.map((ip) => s.resolve(...split(ip)))).toEqual(want);
+        // counted by `locate`, by ip
+        expect(located(s, ips, 7)).toEqual(want);
+        expect([s.hits, s.misses]).toEqual([plain.counts.hits, plain.counts.misses]);
+        // locateOne's symbol and offset say the same, with the plain search's name
+        const one = ips.map((ip) => {
+          const at = s.locateOne(...split(ip));
+          return at >= 0 ? `${s.names[at]}+0x${(s.offset >>> 0).toString(16)}` : at === Located.Wide ? 'wide' : 'none';
+        });
+        expect(one).toEqual(want.map((w) => (w.includes('+0x') ? w : 'none')));
+        // address keys: dense, and one key one address
+        const byKey = new Map<number, bigint>();
+        let wrong = 0;
+        for (const ip of ips) {
+          const key = s.keyOf(...split(ip));
+          if (key < 0) continue;
+          if (key >= s.keySpace || (byKey.get(key) ?? ip) !== ip) wrong++;
+          byKey.set(key, ip);
+        }
+        expect(wrong).toBe(0);
+        // every function's start has one (its page holds a symbol's start)
+        expect(k.functions.filter((f) => s.keyOf(...split(f.addr)) < 0)).toEqual([]);
+      }),
+      { numRuns: 40 },
     );
   });
 });

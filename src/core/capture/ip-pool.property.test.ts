@@ -1,0 +1,72 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DiagnosticLog } from '../formats/diagnostics.ts';
+import { createKallsymsParser, Symbolizer } from '../formats/kallsyms.ts';
+import { createStackMapBinParser } from '../formats/stack-map-bin.ts';
+import { writeStackMapBin } from '../formats/stack-map-write.ts';
+import { kernel, kernelSpec, plainSymbolizer, stacks, type Shape } from '../testing/kernels.ts';
+import { IpPool } from './ip-pool.ts';
+import { StackTable } from './stack-table.ts';
+
+const symbolFile = (text: string) => {
+  const p = createKallsymsParser({ file: 'kallsyms', diagnostics: new DiagnosticLog('kallsyms') });
+  p.push(new TextEncoder().encode(text));
+  return p.end();
+};
+
+const columnsOf = (ips: bigint[][]) => {
+  const p = createStackMapBinParser({ file: 'b', diagnostics: new DiagnosticLog('b') });
+  p.push(writeStackMapBin({ version: 2, generation: 1, littleEndian: true, records: ips.map((x, i) => ({ slot: i, refCount: 1, ips: x })) }));
+  return p.end().columns!;
+};
+
+/**
+ * IpPool.addColumns, both ways (the address table; the two passes over address keys, from the
+ * start or after the table gave up partway), against the plain symbolizer: each ip's frame
+ * named as the BigInt search names it, one frame per distinct name, made in the order the names
+ * first appear, hits and misses counted per ip. Several dumps through one pool, and a frame
+ * table that already holds some of the sites (a trace's full stacks read first).
+ */
+describe('IpPool against a BigInt binary search, on both generators\' shapes (property)', () => {
+  const ways = [
+    ['the address table', undefined],
+    ['two passes', 0],
+    ['the table giving up partway', 5],
+  ] as const;
+  for (const shape of ['callgraph', 'random'] as Shape[]) {
+    it.each(ways)(`${shape}: %s`, (_, hashLimit) => {
+      fc.assert(
+        fc.property(kernelSpec(300), fc.integer(), fc.integer({ min: 1, max: 3 }), fc.nat({ max: 6 }), (spec, seed, dumps, known) => {
+          const k = kernel(spec);
+          const plain = plainSymbolizer(k.lines);
+          const table = new StackTable();
+          const frames = table.frames;
+          // some sites and addresses already there, as a trace's full stacks would leave them
+          const before = stacks(k, shape, known, seed + 1, 6).flat().map(plain.key);
+          for (const key of before) frames.intern(key);
+          const counted = { ...plain.counts };
+          const s = new Symbolizer(symbolFile(k.text));
+          const pool = new IpPool(table, s, { hashLimit });
+          const names = new Set(Array.from({ length: frames.size }, (_, f) => frames.name(f)));
+          const order = Array.from({ length: frames.size }, (_, f) => frames.name(f));
+          const want: string[] = [];
+          for (let d = 0; d < dumps; d++) {
+            const ips = stacks(k, shape, 25, seed + 100 * d);
+            const start = pool.addColumns(columnsOf(ips));
+            const flat = ips.flat();
+            const keys = flat.map(plain.key);
+            for (const key of keys) if (!names.has(key)) (names.add(key), order.push(key));
+            want.push(...keys);
+            expect(Array.from(pool.ids.subarray(start, start + flat.length), (f) => frames.name(f))).toEqual(keys);
+          }
+          // one frame per distinct name, in the order the names first came
+          expect(Array.from({ length: frames.size }, (_, f) => frames.name(f))).toEqual(order);
+          expect([s.hits, s.misses]).toEqual([plain.counts.hits - counted.hits, plain.counts.misses - counted.misses]);
+          // the frames appended without the index are found by value afterwards
+          for (const key of new Set(want)) expect(frames.lookup(key)).toBe(order.indexOf(key));
+        }),
+        { numRuns: 25 },
+      );
+    });
+  }
+});
