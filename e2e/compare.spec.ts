@@ -103,6 +103,8 @@ test('the baseline is kept: a reload compares again, and the URL opened in a new
   await openBaseline(page);
   await expect(page).toHaveURL(/[?&]compare=/);
   const first = await rows(page);
+  // kept in the browser (written after it was read): then a reload finds it
+  await expect(page.getByTestId('compare-bar')).toHaveAttribute('data-kept', 'true');
   await page.reload();
   await waitLoaded(page);
   await expect(page.getByTestId('compare-bar')).toHaveAttribute('data-status', 'loaded');

@@ -22,6 +22,8 @@ export interface BaselineState {
   error: string | null;
   /** bumps with every baseline read, so the panes ask again */
   baselineId: number;
+  /** kept in the browser for a reload: null while being written (or none), else whether it was kept and why not */
+  kept: { kept: true } | { kept: false; reason: string } | null;
   open(files: NamedBlob[]): Promise<void>;
   close(): Promise<void>;
 }
@@ -41,11 +43,12 @@ export const useBaselineStore = create<BaselineState>((set, get) => ({
   summary: null,
   error: null,
   baselineId: 0,
+  kept: null,
 
   async open(files) {
     if (files.length === 0) return;
     const name = baselineName(files);
-    set({ status: 'loading', error: null, name });
+    set({ status: 'loading', error: null, name, kept: null });
     try {
       const a = await ingestWorker().loadBaseline(files);
       if (a.outcome !== 'loaded') {
@@ -54,14 +57,15 @@ export const useBaselineStore = create<BaselineState>((set, get) => ({
       }
       set({ status: 'loaded', summary: a.summary, baselineId: get().baselineId + 1 });
       useViewStore.getState().set({ compare: name });
-      void keepCapture(files, 'baseline');
+      const k = await keepCapture(files, 'baseline');
+      if (get().name === name) set({ kept: k.kept ? { kept: true } : { kept: false, reason: k.reason } });
     } catch (e) {
       set({ status: 'error', error: (e as Error).message, summary: null });
     }
   },
 
   async close() {
-    set({ status: 'none', name: null, summary: null, error: null });
+    set({ status: 'none', name: null, summary: null, error: null, kept: null });
     useViewStore.getState().set({ compare: null });
     await ingestWorker()
       .loadBaseline(null)

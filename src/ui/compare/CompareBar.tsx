@@ -46,7 +46,7 @@ export function CompareBar() {
     );
   if (b.status !== 'loaded' || !b.summary) return null;
   return (
-    <div className="panel compare-bar" data-testid="compare-bar" data-status="loaded" data-baseline={b.name ?? ''}>
+    <div className="panel compare-bar" data-testid="compare-bar" data-status="loaded" data-baseline={b.name ?? ''} data-kept={b.kept === null ? '' : String(b.kept.kept)}>
       <span>
         Comparing with <b className="mono">{b.name}</b> (before) ·{' '}
         <span data-testid="compare-before-events" data-value={b.summary.events}>
@@ -58,7 +58,7 @@ export function CompareBar() {
         </span>
       </span>
       <CompareControls fileName={`diff-${b.name ?? 'baseline'}.folded`} onClose={() => void b.close()} />
-      <span className="quiet">the baseline: all its stacks; this capture: the selection</span>
+      <span className="quiet">the baseline: all its stacks; this capture: the selection{b.kept && !b.kept.kept ? ` · not kept for a reload: ${b.kept.reason}` : ''}</span>
     </div>
   );
 }
