@@ -1,7 +1,7 @@
-// What the bench scripts share: reading their flags, and a copy of src/core as of a revision for
-// their A/B runs (`--against REV`).
+// What the bench scripts share: reading their flags, a copy of src/core (or src) as of a revision
+// for their A/B runs (`--against REV`), and the command line bundled from a src as build:cli does.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -29,4 +29,40 @@ export function coreAt(repo: string, rev: string, prefix: string): string {
   writeFileSync(join(tmp, 'package.json'), '{"type":"module"}\n');
   symlinkSync(join(repo, 'node_modules'), join(tmp, 'node_modules'));
   return tmp;
+}
+
+/**
+ * `src` of `repo` as of `rev` (or of a folder holding a `src/`), extracted to a fresh temp folder
+ * (returned: a root for `bundleCli`) with a package.json `{"type":"module"}` and the repo's
+ * node_modules. The caller removes the folder.
+ */
+export function srcAt(repo: string, rev: string, prefix: string): string {
+  const tmp = mkdtempSync(join(tmpdir(), prefix));
+  const tar = existsSync(join(rev, 'src')) ? execFileSync('tar', ['-c', '-C', rev, 'src'], { maxBuffer: 1 << 30 }) : execFileSync('git', ['-C', repo, 'archive', rev, 'src'], { maxBuffer: 1 << 30 });
+  execFileSync('tar', ['-x', '-C', tmp], { input: tar });
+  writeFileSync(join(tmp, 'package.json'), '{"type":"module"}\n');
+  symlinkSync(join(repo, 'node_modules'), join(tmp, 'node_modules'));
+  return tmp;
+}
+
+/** Bundles src/cli/main.ts of `root` to `out` as build:cli does (without touching dist-cli/). */
+export async function bundleCli(root: string, out: string): Promise<string> {
+  const { build } = await import('esbuild');
+  rmSync(out, { recursive: true, force: true });
+  await build({
+    absWorkingDir: root,
+    // with the large trace's second thread where the tree has one (as build:cli)
+    entryPoints: { 'stackmap-explorer': 'src/cli/main.ts', ...(existsSync(join(root, 'src/cli/trace-part-worker.ts')) ? { 'trace-part-worker': 'src/cli/trace-part-worker.ts' } : {}) },
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outExtension: { '.js': '.mjs' },
+    // as build:cli: `sql` imports DuckDB's native addon at run time, which esbuild cannot bundle
+    external: ['@duckdb/node-api'],
+    logLevel: 'error',
+  });
+  return join(out, 'stackmap-explorer.mjs');
 }

@@ -19,11 +19,25 @@
 // (with a package.json {"type":"module"}) and runs this script as child processes, A (REV) and
 // B (the working tree) alternating, --runs times each, then prints both times and B/A. --save DIR
 // also writes the two generated files there (to profile or load them elsewhere).
-import { arg, coreAt } from './args.ts';
+//
+// The command line's rows (issue 38), `dump-summary-cli-262k` and `dump-summary-cli-262k-random`:
+// the bundled command line (built from this tree as build:cli does, into a temp folder) reading
+// `cli generate --stacks 262144 --events 262144 --every-stack [--frames random]`'s stack_map_bin and
+// kallsyms (bench/generated.ts's cache) with `summary --json`: wall time beyond start-up (the same
+// bundle's `--help`), against a node process reading the same two files and adding up every u32
+// word (its own clock around the reads and the loop), alternating, best of --rounds; and (`-peak` rows) the process's peak
+// resident memory (its maxRSS, printed at exit by an --import hook). Goal: < 500 ms beyond
+// start-up, the random frames' < 300 MB. --no-cli leaves them out; with --against REV both
+// command lines (REV's src and this tree's, bundled) run alternating, --runs times each.
+import { arg, bundleCli, coreAt, flag, srcAt } from './args.ts';
+import { generated } from './generated.ts';
 import { spawnSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DiagnosticLog } from '../src/core/formats/diagnostics.ts';
+import { createStackMapBinParser } from '../src/core/formats/stack-map-bin.ts';
 import { writeStackMapBin, type BinRecordInput } from '../src/core/formats/stack-map-write.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -33,15 +47,19 @@ const JSON_OUT = process.argv.includes('--json');
 const STACKS = Number(arg('--stacks', String(SMOKE ? 2000 : 1 << 18)));
 const ROUNDS = Number(arg('--rounds', SMOKE ? '1' : '3'));
 const GOAL_MS = 500;
+/** Prints the process's peak resident memory (maxRSS, KiB) on stderr as it exits. */
+const RSS_HOOK = 'data:text/javascript,process.on("exit",()=>process.stderr.write("\\nmaxrss "+process.resourceUsage().maxRSS+"\\n"))';
 const TRAMPOLINE = '[FTRACE TRAMPOLINE]';
 type Shape = 'callgraph' | 'random';
 const SHAPE_ARG = arg('--shape', 'both');
 if (SHAPE_ARG !== 'callgraph' && SHAPE_ARG !== 'random' && SHAPE_ARG !== 'both') throw new Error(`--shape callgraph|random|both, not ${SHAPE_ARG}`);
 const SHAPES: Shape[] = SHAPE_ARG === 'both' ? ['callgraph', 'random'] : [SHAPE_ARG];
 
+const CLI = !flag('--no-cli');
 const against = arg('--against', '');
 if (against) {
   compare(against, Number(arg('--runs', '2')));
+  if (CLI) await compareCli(against, Number(arg('--runs', '2')));
 } else {
   await measure(arg('--dir', join(repo, 'src/core')));
 }
@@ -166,7 +184,161 @@ function plainCount(syms: Sym[], records: BinRecordInput[]): { stacks: number; n
 async function measure(dir: string): Promise<void> {
   const rows: object[] = [];
   for (const shape of SHAPES) rows.push(await measureShape(dir, shape));
+  if (CLI) {
+    const tmp = mkdtempSync(join(tmpdir(), 'dump-ingest-cli-'));
+    try {
+      const cli = await bundleCli(repo, join(tmp, 'cli'));
+      for (const shape of SHAPES) rows.push(...cliRows(cli, shape));
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
   if (JSON_OUT) console.log(JSON.stringify({ rows }));
+}
+
+/** `cli generate`'s capture of `shape` (cached): its kallsyms and stack_map_bin, and what they hold. */
+function generatedDump(shape: Shape): { files: string[]; stacks: number; ips: number; distinct: number; mb: number } {
+  const args = ['--stacks', String(STACKS), '--events', String(STACKS), '--every-stack', ...(shape === 'random' ? ['--frames', 'random'] : [])];
+  const g = generated(args);
+  const files = ['kallsyms', 'stack_map_bin'].map((n) => join(g.dir, n));
+  const bin = readFileSync(files[1]);
+  const p = createStackMapBinParser({ file: 'stack_map_bin', diagnostics: new DiagnosticLog('stack_map_bin') });
+  p.push(bin);
+  const c = p.end().columns!;
+  // distinct addresses: the low halves of each high half, sorted and counted
+  const byHi = new Map<number, number[]>();
+  for (let b = 0; b < c.ipHi.length; b++) {
+    const H = c.ipHi[b];
+    const L = c.ipLo[b];
+    for (let i = 0; i < H.length; i++) {
+      let l = byHi.get(H[i]);
+      if (!l) byHi.set(H[i], (l = []));
+      l.push(L[i]);
+    }
+  }
+  let distinct = 0;
+  for (const lows of byHi.values()) {
+    const sorted = Uint32Array.from(lows).sort();
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) distinct++;
+  }
+  return { files, stacks: c.count, ips: c.ips, distinct, mb: bin.length / 1e6 };
+}
+
+interface CliRound {
+  /** the summary process and its bundle's --help: wall ms; the plain loop: its reads and loop, by its own clock */
+  ms: number;
+  helpMs: number;
+  loopMs: number;
+  /** the summary process's peak resident memory, MB */
+  rssMb: number;
+  check: string;
+}
+
+/** One round: the three processes one after another. */
+function cliRound(cli: string, files: string[]): CliRound {
+  const time = (args: string[]) => {
+    const t = performance.now();
+    const p = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+    const ms = performance.now() - t;
+    if (p.status !== 0) throw new Error(`node ${args.join(' ')} exited ${p.status}: ${p.stderr.slice(-2000)}`);
+    return { ms, p };
+  };
+  const s = time(['--import', RSS_HOOK, cli, 'summary', '--json', ...files]);
+  const rss = /maxrss (\d+)/.exec(s.p.stderr);
+  if (!rss) throw new Error('the summary process printed no maxrss');
+  const summary = JSON.parse(s.p.stdout) as { uniqueStacks: number; diagnostics: unknown[] };
+  const loop =
+    `const fs=require('fs');const t=performance.now();let x=0;for(const f of ${JSON.stringify(files)}){const b=fs.readFileSync(f);` +
+    `const w=new Uint32Array(b.buffer,b.byteOffset,b.length>>>2);for(let i=0;i<w.length;i++)x=(x+w[i])|0}console.log(performance.now()-t,x)`;
+  return {
+    ms: s.ms,
+    helpMs: time([cli, '--help']).ms,
+    loopMs: Number(time(['-e', loop]).p.stdout.split(' ')[0]),
+    rssMb: (Number(rss[1]) * 1024) / 1e6,
+    check: `${summary.uniqueStacks} stacks, ${summary.diagnostics.length} diagnostics`,
+  };
+}
+
+/** Best of --rounds of each figure (the rounds alternate the four processes). */
+function cliBest(cli: string, files: string[], rounds: number): CliRound {
+  let best: CliRound | null = null;
+  for (let r = 0; r < rounds; r++) {
+    const x = cliRound(cli, files);
+    best = best === null ? x : { ms: Math.min(best.ms, x.ms), helpMs: Math.min(best.helpMs, x.helpMs), loopMs: Math.min(best.loopMs, x.loopMs), rssMb: Math.min(best.rssMb, x.rssMb), check: x.check };
+  }
+  return best!;
+}
+
+/** The command line's rows for one shape: time beyond start-up against the plain loop's, and peak memory. */
+function cliRows(cli: string, shape: Shape): object[] {
+  const d = generatedDump(shape);
+  const c = cliBest(cli, d.files, ROUNDS);
+  const ms = c.ms - c.helpMs;
+  const loopMs = c.loopMs;
+  // the ids of the largest map, whatever --stacks says (as the rows above)
+  const tag = `dump-summary-cli-262k${shape === 'random' ? '-random' : ''}`;
+  const input =
+    `cli generate's stack_map_bin of ${d.stacks.toLocaleString('en-US')} stacks, ${shape === 'callgraph' ? 'call-graph walks' : 'random frames'} ` +
+    `(${d.ips.toLocaleString('en-US')} ips, ${d.distinct.toLocaleString('en-US')} distinct, ${d.mb.toFixed(1)} MB) + kallsyms`;
+  const note = `summary ${c.ms.toFixed(0)} ms, its --help ${c.helpMs.toFixed(0)} ms; ${c.check}`;
+  process.stdout.write(JSON.stringify({ cli: tag, shape, ...d, files: undefined, ...c }) + '\n');
+  const peakGoal = shape === 'random' ? 300 : null;
+  return [
+    {
+      id: tag,
+      what: `the bundled command line's summary --json process on ${input}: wall time beyond start-up (its --help's), best of ${ROUNDS}`,
+      value: Math.round(ms),
+      unit: 'ms',
+      baseline: { what: 'a node process reading the same two files and adding up every u32 word (its reads and loop, by its own clock)', value: Math.round(loopMs * 10) / 10, unit: 'ms' },
+      ratio: Math.round((ms / loopMs) * 10) / 10,
+      goal: `< ${GOAL_MS} ms`,
+      ...(SMOKE ? {} : { met: ms < GOAL_MS }),
+      note,
+    },
+    {
+      id: `${tag}-peak`,
+      what: `the same process's peak resident memory (maxRSS), best of ${ROUNDS}`,
+      value: Math.round(c.rssMb),
+      unit: 'MB',
+      ...(peakGoal === null ? {} : { goal: `< ${peakGoal} MB`, ...(SMOKE ? {} : { met: c.rssMb < peakGoal }) }),
+      note,
+    },
+  ];
+}
+
+/** The command line of REV (A) and of this tree (B), bundled, alternating `runs` times on each shape. */
+async function compareCli(rev: string, runs: number): Promise<void> {
+  const tmp = srcAt(repo, rev, 'dump-ingest-cli-ab-');
+  try {
+    const a = await bundleCli(tmp, join(tmp, 'cli-a'));
+    const b = await bundleCli(repo, join(tmp, 'cli-b'));
+    for (const shape of SHAPES) {
+      const d = generatedDump(shape);
+      console.log(`command line, ${shape} (${d.ips} ips, ${d.distinct} distinct):`);
+      const got: CliRound[][] = [[], []];
+      for (let i = 0; i < runs; i++) {
+        for (const [k, cli] of [a, b].entries()) {
+          const x = cliRound(cli, d.files);
+          got[k].push(x);
+          console.log(`${k === 0 ? 'A ' + rev : 'B tree'}: ${(x.ms - x.helpMs).toFixed(0)} ms beyond start-up (summary ${x.ms.toFixed(0)}, --help ${x.helpMs.toFixed(0)}), ${x.rssMb.toFixed(0)} MB peak; the loop ${x.loopMs.toFixed(0)} ms -- ${x.check}`);
+        }
+      }
+      const want = got[0][0].check;
+      const bad = got.flat().filter((x) => x.check !== want);
+      if (bad.length > 0) {
+        console.error(`${bad.length} run(s) read another capture than A's first (${want})`);
+        process.exitCode = 1;
+      }
+      const best = (xs: CliRound[], f: (x: CliRound) => number) => Math.min(...xs.map(f));
+      const beyond = (x: CliRound) => x.ms - x.helpMs;
+      const [ma, mb] = [best(got[0], beyond), best(got[1], beyond)];
+      const [ra, rb] = [best(got[0], (x) => x.rssMb), best(got[1], (x) => x.rssMb)];
+      const loop = best(got.flat(), (x) => x.loopMs);
+      console.log(JSON.stringify({ shape, before: Math.round(ma), after: Math.round(mb), ratio: Math.round((mb / ma) * 1e4) / 1e4, speedup: Math.round((ma / mb) * 10) / 10, loop: Math.round(loop), rssBefore: Math.round(ra), rssAfter: Math.round(rb) }));
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 async function measureShape(dir: string, shape: Shape): Promise<object> {

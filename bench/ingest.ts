@@ -14,7 +14,7 @@
 // process that reads the trace and counts its newlines), ingest-bytes-per-event (what the capture
 // holds per event beyond the stack table: after GC by process.memoryUsage(), and as the sum of
 // the trace columns' buffers). --smoke: ~1 MB inputs, correctness checks only.
-import { arg, flag } from './args.ts';
+import { arg, bundleCli, flag } from './args.ts';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openAsBlob, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -157,28 +157,6 @@ function spawnChild(kind: Child['kind'], src: string, dir: string, rounds: numbe
   );
   if (p.status !== 0) throw new Error(`${kind} child failed: ${p.stderr}`);
   return JSON.parse(p.stdout.trim().split('\n').pop()!) as Child;
-}
-
-/** Bundles src/cli/main.ts of `root` to `out` as build:cli does (without touching dist-cli/). */
-async function bundleCli(root: string, out: string): Promise<string> {
-  const { build } = await import('esbuild');
-  rmSync(out, { recursive: true, force: true });
-  await build({
-    absWorkingDir: root,
-    // with the large trace's second thread where the tree has one (as build:cli)
-    entryPoints: { 'stackmap-explorer': 'src/cli/main.ts', ...(existsSync(join(root, 'src/cli/trace-part-worker.ts')) ? { 'trace-part-worker': 'src/cli/trace-part-worker.ts' } : {}) },
-    outdir: out,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    outExtension: { '.js': '.mjs' },
-    // as build:cli: `sql` imports DuckDB's native addon at run time, which esbuild cannot bundle
-    external: ['@duckdb/node-api'],
-    logLevel: 'error',
-  });
-  return join(out, 'stackmap-explorer.mjs');
 }
 
 /** Wall time of the `summary` process, and of a process that reads the trace and counts its newlines, alternating. */

@@ -43,7 +43,12 @@ export const SCRIPTS: Script[] = [
   { file: 'flame-browser.ts', rows: ['flame-first-paint-262k-every', 'flame-aggregate-262k-every', 'flame-culled-262k-every'], browser: true, timeout: 900, args: ['--every-stack'] },
   { file: 'flame-browser.ts', rows: ['flame-first-paint-262k-every-random', 'flame-aggregate-262k-every-random', 'flame-culled-262k-every-random'], browser: true, timeout: 900, args: ['--every-stack', '--shape', 'random'] },
   { file: 'filter.ts', rows: ['filter-ratio-105mb', 'filter-fields-bytes-per-event'], browser: false, timeout: 600 },
-  { file: 'dump-ingest.ts', rows: ['dump-ingest-262k', 'dump-ingest-262k-random'], browser: false, timeout: 300 },
+  {
+    file: 'dump-ingest.ts',
+    rows: ['dump-ingest-262k', 'dump-ingest-262k-random', 'dump-summary-cli-262k', 'dump-summary-cli-262k-peak', 'dump-summary-cli-262k-random', 'dump-summary-cli-262k-random-peak'],
+    browser: false,
+    timeout: 600,
+  },
   { file: 'linear.ts', rows: ['linear-worst-ratio', 'linear-line-shape-ratio'], browser: false, timeout: 120 },
   { file: 'zstd-linear.ts', rows: ['zstd-linear-worst-ratio'], browser: false, timeout: 300 },
   { file: 'whatif.ts', rows: ['whatif-replay-200k'], browser: false, timeout: 300 },
