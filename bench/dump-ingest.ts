@@ -431,7 +431,7 @@ function compareShape(rev: string, runs: number, shape: Shape): void {
     const run = (dir: string) => {
       const p = spawnSync(
         process.execPath,
-        ['--max-old-space-size=12000', '--import', 'tsx', fileURLToPath(import.meta.url), '--dir', dir, '--stacks', String(STACKS), '--rounds', '1', '--shape', shape],
+        ['--max-old-space-size=12000', '--import', 'tsx', fileURLToPath(import.meta.url), '--dir', dir, '--stacks', String(STACKS), '--rounds', '1', '--shape', shape, '--no-cli'],
         { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 26 },
       );
       if (p.status !== 0) throw new Error(p.stderr);
