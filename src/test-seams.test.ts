@@ -17,6 +17,10 @@ const SEAMS: Record<string, string> = {
   'core/capture/stack-table.ts guardForTests': "the stack table's re-key guard off",
   'core/formats/perf-script.ts headerStepsForTests': "characters the perf header scan visits, for the linear-work check",
   'core/unpack/inflate.ts inflateWorkForTests': "bytes inflate copies and chunks it pushes, for the linear-work check",
+  'core/capture/ip-pool.ts hashLimitForTests': "the binary dump's address table's limit (0: every dump read in two passes), so both paths are checked against each other",
+  'core/capture/ingest.ts hashLimitForTests': 'the same limit, passed through a load',
+  'core/capture/ingest.ts dumpHashLimitForTests': 'the load option that carries it',
+  'core/capture/dumps.ts hashLimitForTests': 'the same limit, passed to IpPool',
   'core/query/flame.ts setFlameStrategyForTests': "the flame graph's merge strategy forced, so both strategies are checked against each other",
 };
 

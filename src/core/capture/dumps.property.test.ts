@@ -182,7 +182,7 @@ describe('binary dumps through Ingest, in small chunks and renamed `unknown`, ag
         fc.constantFrom(1, 7, 64),
         fc.boolean(),
         fc.constantFrom(undefined, 0, 5),
-        (spec, dumps, chunk, renamed, hashLimit) => {
+        (spec, dumps, chunk, renamed, hashLimitForTests) => {
           const k = kernel(spec);
           const plainSyms = plainSymbolizer(k.lines);
           const bins = dumps.map((d, i) => {
@@ -193,7 +193,7 @@ describe('binary dumps through Ingest, in small chunks and renamed `unknown`, ag
             return { name: `stack_map_bin.${i}`, generation, records, bytes: writeStackMapBin({ version: d.version, generation, littleEndian: d.littleEndian, records }) };
           });
           // the fast path: files in chunks through Ingest, sniffed by content when renamed
-          const ingest = new Ingest({ dumpHashLimit: hashLimit });
+          const ingest = new Ingest({ dumpHashLimitForTests: hashLimitForTests });
           const files = [{ name: 'kallsyms', bytes: new TextEncoder().encode(k.text) }, ...bins];
           files.forEach((f, i) => {
             const p = ingest.open(renamed ? `unknown-${i}` : f.name);

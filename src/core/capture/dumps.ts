@@ -266,8 +266,8 @@ export class DumpIndex {
 
   constructor(
     private readonly stacks: StackTable,
-    /** (test support) IpPool's `hashLimit` */
-    private readonly opts: { hashLimit?: number } = {},
+    /** IpPool's `hashLimitForTests` */
+    private readonly opts: { hashLimitForTests?: number } = {},
   ) {}
 
   /** The pool binary records are read into, symbolized by `symbolizer` (or as addresses without one). */

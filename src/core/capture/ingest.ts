@@ -110,15 +110,15 @@ export class Ingest {
 
   /**
    * `details`: keep each event's TGID and payload (event-details.ts), as an export of its tables
-   * needs. `filter`: only the events it matches are kept, with their stack records (`--filter`). `frameLimit`: the most distinct frames one trace file adds (FRAME_LIMIT; a test's smaller one). `dumpHashLimit`: test support, see below
+   * needs. `filter`: only the events it matches are kept, with their stack records (`--filter`). `frameLimit`: the most distinct frames one trace file adds (FRAME_LIMIT; a test's smaller one). `dumpHashLimitForTests`: see below
    */
-  constructor(opts: { details?: boolean; frameLimit?: number; filter?: EventFilter; dumpHashLimit?: number } = {}) {
+  constructor(opts: { details?: boolean; frameLimit?: number; filter?: EventFilter; dumpHashLimitForTests?: number } = {}) {
     this.trace = new TraceColumns(this.stacks, opts);
-    this.dumpHashLimit = opts.dumpHashLimit;
+    this.dumpHashLimitForTests = opts.dumpHashLimitForTests;
   }
 
-  /** (test support) the binary dumps' address table's limit (IpPool `hashLimit`: 0 reads every dump in two passes) */
-  private readonly dumpHashLimit: number | undefined;
+  /** the binary dumps' address table's limit (IpPool `hashLimitForTests`: 0 reads every dump in two passes) */
+  private readonly dumpHashLimitForTests: number | undefined;
 
   /** Starts a file; push its bytes into the returned parser, then call end(). `inflate`: the given file's decompression budget, for a reader that decompresses. */
   open(file: string, inflate?: FileBudget): FileParser {
@@ -241,7 +241,7 @@ export class Ingest {
       if (!d) derivedLogs.set(l, (d = new DiagnosticLog(l.file)));
       return d;
     };
-    const dumps = new DumpIndex(this.stacks, { hashLimit: this.dumpHashLimit });
+    const dumps = new DumpIndex(this.stacks, { hashLimitForTests: this.dumpHashLimitForTests });
     const sym = this.symbols.find((s) => !s.syms.allZero);
     const symbolizer = sym ? new Symbolizer(sym.syms) : null;
     // what the other files contradict is said on them: symbols named otherwise, slots no table holds

@@ -34,7 +34,7 @@ describe('IpPool against a BigInt binary search, on both generators\' shapes (pr
     ['the table giving up partway', 5],
   ] as const;
   for (const shape of ['callgraph', 'random'] as Shape[]) {
-    it.each(ways)(`${shape}: %s`, (_, hashLimit) => {
+    it.each(ways)(`${shape}: %s`, (_, hashLimitForTests) => {
       fc.assert(
         fc.property(kernelSpec(300), fc.integer(), fc.integer({ min: 1, max: 3 }), fc.nat({ max: 6 }), (spec, seed, dumps, known) => {
           const k = kernel(spec);
@@ -46,7 +46,7 @@ describe('IpPool against a BigInt binary search, on both generators\' shapes (pr
           for (const key of before) frames.intern(key);
           const counted = { ...plain.counts };
           const s = new Symbolizer(symbolFile(k.text));
-          const pool = new IpPool(table, s, { hashLimit });
+          const pool = new IpPool(table, s, { hashLimitForTests });
           const names = new Set(Array.from({ length: frames.size }, (_, f) => frames.name(f)));
           const order = Array.from({ length: frames.size }, (_, f) => frames.name(f));
           const want: string[] = [];

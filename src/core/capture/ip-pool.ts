@@ -75,15 +75,15 @@ export class IpPool {
   private byRank: Int32Array = new Int32Array(0);
   /** counts by Tally of the ips read so far, not yet added to the symbolizer's */
   private readonly tally = new Float64Array(3);
-  /** (test support) the most new addresses a dump's hash pass takes before it gives up (0: never tried); by default the rule at `hashPass` */
-  private readonly hashLimit: number | undefined;
+  /** the most new addresses a dump's hash pass takes before it gives up (0: never tried); by default the rule at `hashPass` */
+  private readonly hashLimitForTests: number | undefined;
 
   constructor(
     private readonly table: StackTable,
     private readonly symbolizer: Symbolizer | null,
-    opts: { hashLimit?: number } = {},
+    opts: { hashLimitForTests?: number } = {},
   ) {
-    this.hashLimit = opts.hashLimit;
+    this.hashLimitForTests = opts.hashLimitForTests;
     this.frames = table.frames;
     const n = symbolizer ? symbolizer.names.length : 0;
     this.fnOfSym = new Int32Array(n).fill(-1);
@@ -129,10 +129,10 @@ export class IpPool {
    * read by `rankPass`, whose tables do not grow with them.
    */
   private hashPass(c: DumpColumns, start: number): boolean {
-    if (this.hash === null || this.hashLimit === 0) return false;
+    if (this.hash === null || this.hashLimitForTests === 0) return false;
     const before = this.hashCount;
-    const given = this.hashLimit !== undefined;
-    const limit = before + (given ? this.hashLimit! : Math.min(1 << 20, Math.max(1 << 16, c.ips >>> 4)));
+    const given = this.hashLimitForTests !== undefined;
+    const limit = before + (given ? this.hashLimitForTests! : Math.min(1 << 20, Math.max(1 << 16, c.ips >>> 4)));
     const frames = this.frames;
     const mark = frames.mark();
     const k0 = this.k0;
