@@ -1,6 +1,7 @@
 // What the bench scripts share: reading their flags, a copy of src/core (or src) as of a revision
 // for their A/B runs (`--against REV`), and the command line bundled from a src as build:cli does.
 import { execFileSync } from 'node:child_process';
+import { cliBuildOptions } from '../scripts/build-cli.ts';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,18 +51,8 @@ export async function bundleCli(root: string, out: string): Promise<string> {
   const { build } = await import('esbuild');
   rmSync(out, { recursive: true, force: true });
   await build({
-    absWorkingDir: root,
     // with the large trace's second thread where the tree has one (as build:cli)
-    entryPoints: { 'stackmap-explorer': 'src/cli/main.ts', ...(existsSync(join(root, 'src/cli/trace-part-worker.ts')) ? { 'trace-part-worker': 'src/cli/trace-part-worker.ts' } : {}) },
-    outdir: out,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    outExtension: { '.js': '.mjs' },
-    // as build:cli: `sql` imports DuckDB's native addon at run time, which esbuild cannot bundle
-    external: ['@duckdb/node-api'],
+    ...cliBuildOptions(root, out, { 'stackmap-explorer': 'src/cli/main.ts', ...(existsSync(join(root, 'src/cli/trace-part-worker.ts')) ? { 'trace-part-worker': 'src/cli/trace-part-worker.ts' } : {}) }),
     logLevel: 'error',
   });
   return join(out, 'stackmap-explorer.mjs');

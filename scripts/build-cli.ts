@@ -11,24 +11,31 @@ import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync
 const root = new URL('../', import.meta.url).pathname;
 const outdir = root + 'dist-cli';
 
-export async function buildCli(): Promise<string[]> {
-  rmSync(outdir, { recursive: true, force: true });
-  const r = await build({
+/** esbuild's options for the command line of the tree at `root` (build:cli's, and the benchmarks' bundle of another revision). */
+export function cliBuildOptions(root: string, outdir: string, entryPoints: Record<string, string>) {
+  return {
     absWorkingDir: root,
-    entryPoints: { 'stackmap-explorer': 'src/cli/main.ts', 'sim-worker': 'src/core/sim/node-worker.ts', 'trace-part-worker': 'src/cli/trace-part-worker.ts' },
+    entryPoints,
     outdir,
     bundle: true,
     splitting: true,
-    format: 'esm',
-    platform: 'node',
+    format: 'esm' as const,
+    platform: 'node' as const,
     target: 'node20',
     outExtension: { '.js': '.mjs' },
+    // a native addon (a .node binary per platform) cannot be bundled: `sql` imports it at run time
+    external: ['@duckdb/node-api'],
+  };
+}
+
+export async function buildCli(): Promise<string[]> {
+  rmSync(outdir, { recursive: true, force: true });
+  const r = await build({
+    ...cliBuildOptions(root, outdir, { 'stackmap-explorer': 'src/cli/main.ts', 'sim-worker': 'src/core/sim/node-worker.ts', 'trace-part-worker': 'src/cli/trace-part-worker.ts' }),
     // chunks beside the entries: run-node.ts finds ./sim-worker.mjs relative to its own chunk
     chunkNames: '[name]-[hash]',
     banner: { js: '#!/usr/bin/env node' },
     legalComments: 'none',
-    // a native addon (a .node binary per platform) cannot be bundled: `sql` imports it at run time
-    external: ['@duckdb/node-api'],
     metafile: true,
     logLevel: 'warning',
   });
