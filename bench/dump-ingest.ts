@@ -37,6 +37,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DiagnosticLog } from '../src/core/formats/diagnostics.ts';
+import { Rng } from '../src/core/sim/random.ts';
 import { createStackMapBinParser } from '../src/core/formats/stack-map-bin.ts';
 import { writeStackMapBin, type BinRecordInput } from '../src/core/formats/stack-map-write.ts';
 
@@ -73,16 +74,7 @@ if (against) {
   await measure(arg('--dir', join(repo, 'src/core')));
 }
 
-/** mulberry32 */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    let t = (s = (s + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+
 
 /**
  * A synthetic kernel: 50,000 code symbols (the last 5,000 in modules, some names repeated as
@@ -96,7 +88,8 @@ interface Sym {
 }
 
 function generate(stacks: number, shape: Shape): { kallsyms: Uint8Array; bin: Uint8Array; ips: number; syms: Sym[]; records: BinRecordInput[] } {
-  const r = rng(42);
+  const seeded = new Rng(42);
+  const r = () => seeded.next();
   const int = (n: number) => Math.floor(r() * n);
   const N = 50_000;
   const MOD = 45_000;

@@ -148,31 +148,10 @@ describe('symbols through Ingest', () => {
   });
 });
 
-/** The symbolizer as it was: a BigInt binary search per ip. The reference for the fast one. */
+/** The symbolizer as it was: a BigInt binary search per ip (testing/kernels.ts plainSymbolizer). The reference for the fast one. */
 function referenceSymbolizer(lines: readonly { addr: bigint; type: string; name: string }[]) {
-  const code = lines.filter((l) => 'tTwW'.includes(l.type));
-  const order = code.map((_, i) => i).sort((a, b) => (code[a].addr < code[b].addr ? -1 : code[a].addr > code[b].addr ? 1 : 0));
-  const addrs = order.map((i) => code[i].addr);
-  const names = order.map((i) => code[i].name);
-  const allZero = lines.length > 0 && lines.every((l) => l.addr === 0n);
-  const counts = { hits: 0, misses: 0 };
-  const hex = (ip: bigint) => (ip === 0x7fffffffn ? TRAMPOLINE : '0x' + ip.toString(16));
-  const symbolize = (ip: bigint): string => {
-    if (allZero || addrs.length === 0 || ip === 0x7fffffffn) return hex(ip);
-    if (ip < addrs[0]) return counts.misses++, hex(ip);
-    let lo = 0;
-    let hi = addrs.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (addrs[mid] <= ip) lo = mid;
-      else hi = mid - 1;
-    }
-    const end = lo + 1 < addrs.length ? addrs[lo + 1] : addrs[lo] + 0x10000n;
-    if (ip >= end) return counts.misses++, hex(ip);
-    counts.hits++;
-    return names[lo] + '+0x' + (ip - addrs[lo]).toString(16);
-  };
-  return { symbolize, counts };
+  const p = plainSymbolizer(lines);
+  return { symbolize: p.key, counts: p.counts };
 }
 
 describe('Symbolizer against a BigInt reference (property)', () => {

@@ -3,6 +3,7 @@
 // addresses, shared callers) and random frames (any function, any offset: millions of distinct
 // addresses at scale). With the plain reference every fast path of symbolization is held to: a
 // BigInt binary search over the sorted code symbols, one string per ip.
+import { Rng } from '../sim/random.ts';
 import fc from 'fast-check';
 import { TRAMPOLINE } from '../formats/frames.ts';
 
@@ -47,15 +48,10 @@ export const kernelSpec = (maxFunctions = 400): fc.Arbitrary<KernelSpec> =>
     aliasEvery: fc.constantFrom(0, 5, 29),
   });
 
-/** mulberry32 */
+/** uniform in [0, 1), seeded (the simulator's mulberry32, core/sim/random.ts) */
 export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    let t = (s = (s + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rng(seed);
+  return () => r.next();
 }
 
 /**
@@ -138,16 +134,18 @@ export function stacks(k: Kernel, shape: Shape, count: number, seed: number, max
  * one's start, the last's 0x10000 on), the address outside, the trampoline's marker named;
  * counting hits and misses as the Symbolizer does.
  */
-export function plainSymbolizer(lines: readonly KernelSymbol[]): { key: (ip: bigint) => string; counts: { hits: number; misses: number } } {
+export function plainSymbolizer(lines: readonly Omit<KernelSymbol, 'module'>[]): { key: (ip: bigint) => string; counts: { hits: number; misses: number } } {
   const code = lines.filter((l) => 'tTwW'.includes(l.type));
   const order = code.map((_, i) => i).sort((a, b) => (code[a].addr < code[b].addr ? -1 : code[a].addr > code[b].addr ? 1 : a - b));
   const addrs = order.map((i) => code[i].addr);
   const names = order.map((i) => code[i].name);
+  // kallsyms read without privilege: every address 0, nothing symbolized
+  const allZero = lines.length > 0 && lines.every((l) => l.addr === 0n);
   const counts = { hits: 0, misses: 0 };
   const key = (ip: bigint): string => {
     if (ip === 0x7fffffffn) return TRAMPOLINE;
     const raw = '0x' + ip.toString(16);
-    if (addrs.length === 0) return raw;
+    if (allZero || addrs.length === 0) return raw;
     if (ip < addrs[0]) return counts.misses++, raw;
     let lo = 0;
     let hi = addrs.length - 1;
