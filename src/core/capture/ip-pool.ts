@@ -15,6 +15,10 @@ const enum Tally {
   Miss = 2,
 }
 
+/** What `rankPass`'s first loop writes for an ip seen once, and for one without an address key (a rank is >= 0). */
+const FIRST = -1;
+const ALONE = -2;
+
 /** Set bits of the 32-bit `x`. */
 function popcount(x: number): number {
   x -= (x >>> 1) & 0x55555555;
@@ -61,17 +65,8 @@ export class IpPool {
   private hashCount = 0;
   private readonly k0: number;
   private readonly k1: number;
-  /**
-   * A dump's address keys (`see`): a bit per key seen, and per 32-bit word of keys, side by side
-   * (one cache line for both), the keys seen more than once and how many such keys come before
-   * the word (the rank of its first). A key seen once needs nothing more: its frame is made on
-   * its one sight. A key seen again has, by rank, whether its frame is made yet (a bit: a table
-   * that stays in cache decides, not a load of `byRank`, so a repeat's load of its frame waits on
-   * nothing), and that frame << 2 | Tally.
-   */
-  private seen: Int32Array = new Int32Array(0);
-  private again: Int32Array = new Int32Array(0);
-  private made: Int32Array = new Int32Array(0);
+  /** A dump's address keys' bits and ranks (`see`), and a repeated key's frame by rank (`rankPass`). */
+  private bits: Int32Array = new Int32Array(0);
   private byRank: Int32Array = new Int32Array(0);
   /** counts by Tally of the ips read so far, not yet added to the symbolizer's */
   private readonly tally = new Float64Array(3);
@@ -226,41 +221,56 @@ export class IpPool {
    * second reads each key's bits, so an address seen once is made a frame on its one sight, and
    * one seen again finds its frame by its rank among those. Nothing here grows with the distinct
    * addresses but one word per repeated one: a few bytes per byte of kernel text.
+   *
+   * What costs is the loads of those bits, a cache miss each on a dump of random addresses, so
+   * the second pass is two: a tight loop that only reads each ip's bits and writes what they say
+   * into `ids` (its loads independent of each other, so the processor overlaps their misses),
+   * then one that makes the frames in ip order, loading nothing at random but a repeat's frame.
    */
   private rankPass(c: DumpColumns, start: number): void {
     const sz = this.symbolizer;
     const keyed = sz !== null && sz.keySpace > 0;
-    if (keyed) this.see(c);
     const ids = this.ids;
-    const again = this.again;
-    const made = this.made;
+    let j = start;
+    if (keyed) {
+      this.see(c);
+      const bits = this.bits;
+      // ids[j]: the rank of a key seen again, FIRST for one seen once, ALONE for an ip without a key
+      for (let b = 0; b < c.ipHi.length; b++) {
+        const H = c.ipHi[b];
+        const L = c.ipLo[b];
+        for (let i = 0; i < H.length; i++) {
+          const k = sz.keyOf(H[i], L[i]);
+          if (k < 0) {
+            ids[j++] = ALONE;
+            continue;
+          }
+          const w = 3 * (k >>> 5);
+          const bit = 1 << (k & 31);
+          const twice = bits[w + 1];
+          ids[j++] = (twice & bit) === 0 ? FIRST : bits[w + 2] + popcount(twice & (bit - 1));
+        }
+      }
+    } else {
+      ids.fill(ALONE, start, start + c.ips);
+    }
     const byRank = this.byRank;
     let hits = 0;
     let misses = 0;
-    let j = start;
+    j = start;
     for (let b = 0; b < c.ipHi.length; b++) {
       const H = c.ipHi[b];
       const L = c.ipLo[b];
       for (let i = 0; i < H.length; i++) {
-        const h = H[i];
-        const l = L[i];
-        const k = keyed ? sz.keyOf(h, l) : -1;
+        const r = ids[j];
         let t: number;
-        if (k >= 0) {
-          const w = 2 * (k >>> 5);
-          const twice = again[w];
-          const bit = 1 << (k & 31);
-          if ((twice & bit) === 0) t = this.first(h, l, false);
-          else {
-            const r = again[w + 1] + popcount(twice & (bit - 1));
-            const m = made[r >>> 5];
-            const rb = 1 << (r & 31);
-            if ((m & rb) === 0) {
-              made[r >>> 5] = m | rb;
-              t = byRank[r] = this.first(h, l, false);
-            } else t = byRank[r];
-          }
-        } else t = this.first(h, l, true);
+        if (r === FIRST) t = this.first(H[i], L[i], false);
+        else if (r === ALONE) t = this.first(H[i], L[i], true);
+        else {
+          const e = byRank[r];
+          if (e === 0) byRank[r] = (t = this.first(H[i], L[i], false)) + 1;
+          else t = e - 1;
+        }
         ids[j++] = t >> 2;
         hits += t & Tally.Hit;
         misses += (t & Tally.Miss) >> 1;
@@ -271,36 +281,37 @@ export class IpPool {
     this.length = j;
     this.settle();
     // the tables are this dump's alone
-    this.seen = this.again = this.made = this.byRank = new Int32Array(0);
+    this.bits = this.byRank = new Int32Array(0);
   }
 
-  /** The first pass: a bit per address key of `c`'s ips, another where a key comes again, then the ranks of those. */
+  /**
+   * The first pass: per 32-bit word of address keys, three words side by side (one cache line
+   * for all, so an ip's look costs one miss): the keys seen, the keys seen more than once, and
+   * (once every ip is seen) how many such keys come before the word (the rank of its first).
+   */
   private see(c: DumpColumns): void {
     const sz = this.symbolizer!;
     const words = (sz.keySpace + 31) >>> 5;
-    this.seen = new Int32Array(words);
-    this.again = new Int32Array(2 * words);
-    const seen = this.seen;
-    const again = this.again;
+    const bits = (this.bits = new Int32Array(3 * words));
     for (let b = 0; b < c.ipHi.length; b++) {
       const H = c.ipHi[b];
       const L = c.ipLo[b];
       for (let i = 0; i < H.length; i++) {
         const k = sz.keyOf(H[i], L[i]);
         if (k < 0) continue;
-        const w = k >>> 5;
+        const w = 3 * (k >>> 5);
         const bit = 1 << (k & 31);
-        const x = seen[w];
-        again[2 * w] |= x & bit;
-        seen[w] = x | bit;
+        const x = bits[w];
+        bits[w + 1] |= x & bit;
+        bits[w] = x | bit;
       }
     }
     let total = 0;
-    for (let w = 0; w < 2 * words; w += 2) {
-      again[w + 1] = total;
-      total += popcount(again[w]);
+    for (let w = 0; w < 3 * words; w += 3) {
+      bits[w + 2] = total;
+      total += popcount(bits[w + 1]);
     }
-    this.made = new Int32Array((total + 31) >>> 5);
+    // a repeated key's frame << 2 | Tally, plus 1 (0: not made yet)
     this.byRank = new Int32Array(total);
   }
 
