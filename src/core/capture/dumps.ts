@@ -501,8 +501,14 @@ export class DumpIndex {
     const nodes = this.rowNode.raw();
     const depth = this.rowDepth.raw();
     let extra = 0;
-    for (let r = 0; r < nodes.length; r++) if (nodes[r] < 0) extra += depth[r];
-    this.stacks.reserve(extra);
+    let rows = 0;
+    for (let r = 0; r < nodes.length; r++) {
+      if (nodes[r] < 0) {
+        extra += depth[r];
+        rows++;
+      }
+    }
+    this.stacks.reserve(extra, rows);
     for (let r = 0; r < nodes.length; r++) if (nodes[r] < 0) this.stackOfRow(r);
     // every reading is a node now: the ids and the pools' tables are not needed again
     this.pools = [];

@@ -181,10 +181,17 @@ export class StackTable {
     return this.markStack(node);
   }
 
-  /** Makes room for `extra` more nodes, so a bulk load (a dump's stacks) does not regrow the columns on the way. */
-  reserve(extra: number): void {
+  /**
+   * Makes room for `extra` more nodes and `stacks` more stacks, so a bulk load (a dump's stacks)
+   * does not regrow the columns or the child table on the way: a stack interned makes at most
+   * one entry in `siblings` (the walk down leaves the nodes that exist at its first new node).
+   */
+  reserve(extra: number, stacks = 0): void {
     if (this.readOnly) throw new Error('a snapshot of the stack table is read-only');
     if (this.nodes + extra > this.nodeFrame.length) this.resize(this.nodes + extra);
+    let slots = this.siblings.length / 3;
+    while (2 * (this.siblingCount + stacks) > slots) slots *= 2;
+    if (slots > this.siblings.length / 3) this.rehash(slots);
   }
 
   private markStack(node: number): number {
@@ -408,8 +415,8 @@ export class StackTable {
    * rollbacks here do not show in it.
    */
   snapshot(size: number): StackTable {
-    // a reserve() that overshot (stacks that shared nodes already there) is not kept for good
-    if (this.nodeFrame.length - this.nodes > (this.nodes >> 2) + 4096) this.resize(this.nodes + (this.nodes >> 4) + 1024);
+    // a reserve() that overshot (stacks that shared nodes already there) is not copied away: the
+    // columns fill in order, so capacity never used was never touched (as FrameTable.reserve)
     this.sharedUpTo = Math.max(this.sharedUpTo, this.nodes);
     const s = Object.create(StackTable.prototype) as StackTable;
     Object.assign(s, {
