@@ -189,7 +189,10 @@ describe('each file fails alone (issue 10)', () => {
     const s = summarize(capture);
     expect(s.stat?.generation).toBe(3);
     expect(s.events).toBeGreaterThan(0);
-    expect(s.events).toBeLessThan(4000);
+    // what was read before the cut is kept, and no more: fewer events than the three copies hold
+    // (the reads are of 1 MiB, one ahead: a few MiB of the 8 may be read before the cut is seen)
+    const one = summarize((await readFiles([SAMPLES + 'trace'])).capture).events;
+    expect(s.events).toBeLessThan(2 * one);
     expect(diag(s, 'trace')).toContainEqual(expect.stringMatching(/^could not be read past byte \d+ of 2776344 \(NotReadableError: .*\): it was changed, cut short or became unreadable while being read/));
     expect(diag(s, 'trace')).toContainEqual(expect.stringMatching(/^changed while being read \(size 2776344 -> 100000 bytes, modified at /));
   });

@@ -1,9 +1,10 @@
-import { createReadStream, openAsBlob, readdirSync, statfsSync, statSync, type Stats } from 'node:fs';
+import { createReadStream, readdirSync, statfsSync, statSync, type Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { basename, join } from 'node:path';
 import type { Capture } from '../core/capture/ingest.ts';
 import { loadFiles, type LoadOptions, type NamedBlob } from '../core/capture/load.ts';
 import { nodeTraceParts } from './trace-parts.ts';
+import { FileBlob } from './file-blob.ts';
 import { CAPTURE_ID_HEAD_BYTES, captureIdOf, Fnv1a64 } from '../core/tables/id.ts';
 import type { CaptureSource } from '../core/tables/build.ts';
 import { DEFAULT_DECOMPRESS_LIMITS } from '../core/formats/decompress-budget.ts';
@@ -211,7 +212,7 @@ export async function readFiles(
         await drained(basename(path), path, createReadStream(path));
         continue;
       }
-      const blob = await openAsBlob(path);
+      const blob = FileBlob.of(path, stat);
       files.push({ name: basename(path), blob });
       given.set(blob, path);
       opened.set(blob, { path, stat });
