@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type {
   EventInfo,
   ExportKind,
@@ -40,12 +40,15 @@ function track(d: number): void {
 /**
  * Asks the worker whenever `key` (the request, serialised) or the capture changes. Answers to an
  * older request are dropped; while the next answer is on its way the last one stays on screen.
- * `debounceMs` waits for a burst (zoom, pan, typing) to settle before asking.
+ * `debounceMs` waits for a burst (zoom, pan, typing) to settle before asking; the first question
+ * about a capture is asked at once (nothing to settle: the pane is empty until it is answered).
  */
 export function useWorkerQuery<T>(key: string | null, ask: (api: Api) => Promise<T>, debounceMs = 0): QueryState<T> {
   const captureId = useLoadStore((s) => (s.status === 'done' ? s.captureId : 0));
   const [state, setState] = useState<QueryState<T> & { capture: number }>({ data: null, pending: false, error: null, capture: 0 });
   const fullKey = key === null || captureId === 0 ? null : `${captureId}|${key}`;
+  /** the capture of the last question asked */
+  const shownCapture = useRef(0);
   useEffect(() => {
     if (fullKey === null) return;
     let live = true;
@@ -56,6 +59,9 @@ export function useWorkerQuery<T>(key: string | null, ask: (api: Api) => Promise
     };
     track(1);
     setState((s) => ({ ...s, pending: true }));
+    // a new capture's first question goes at once: only a burst within one capture is waited out
+    const wait = shownCapture.current === captureId ? debounceMs : 0;
+    shownCapture.current = captureId;
     const timer = setTimeout(() => {
       ask(ingestWorker()).then(
         (data) => {
@@ -67,7 +73,7 @@ export function useWorkerQuery<T>(key: string | null, ask: (api: Api) => Promise
           done();
         },
       );
-    }, debounceMs);
+    }, wait);
     return () => {
       live = false;
       clearTimeout(timer);

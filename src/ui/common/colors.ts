@@ -31,11 +31,20 @@ if (STATUS_COLORS.length !== TIMELINE_STATUSES) throw new Error('one colour per 
 
 export const statusColor = d3.scaleOrdinal<string, string>().domain(STATUS_LABELS).range(STATUS_COLORS);
 
+/** The flame colours: a name hashes to one of STEPS points between two warm colours, made once per theme. */
+const STEPS = 1000;
+const warm: Record<'light' | 'dark', (string | undefined)[]> = { light: [], dark: [] };
+
 /** Stable warm colour per function name, as flame graphs do; hashed so it stays put across views. */
 export function frameColor(name: string, dark: boolean): string {
   let h = 2166136261;
   for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619);
-  const u = ((h >>> 0) % 1000) / 1000;
+  const step = (h >>> 0) % STEPS;
+  const made = warm[dark ? 'dark' : 'light'];
+  return (made[step] ??= warmColor(step / STEPS, dark));
+}
+
+function warmColor(u: number, dark: boolean): string {
   const c = d3.hsl(d3.interpolateRgb('#f5b041', '#e4572e')(u));
   if (dark) {
     c.l *= 0.72;
