@@ -7,6 +7,11 @@ import type { Granularity } from '../capture/function-tree.ts';
 import { subtreeEnds, visibleFlame } from './flame-layout.ts';
 import { stackHashOf } from './stack-hash.ts';
 import type { FlameTree } from './api.ts';
+import { ExplorerData } from './explorer-data.ts';
+import { line } from '../testing/explorer-fixtures.ts';
+import { kernel, kernelSpec, stacks, type Shape } from '../testing/kernels.ts';
+import { ingestFiles } from '../testing/test-helpers.ts';
+import { writeStackMapBin } from '../formats/stack-map-write.ts';
 
 /** The node reached by names from the root (the page's nodeByPath). */
 function nodeByNames(t: FlameTree, names: readonly string[]): number {
@@ -117,4 +122,46 @@ describe('culled flame graph against the whole tree (property)', () => {
     const t = flame(d, { ...req, cull: { minShare: 0, zoom: ['all', 'g', 'nosuch'] } }).tree;
     expect(treeLines(t)).toEqual(treeLines(flame(d, { ...req, cull: { minShare: 0, zoom: ['all', 'g'] } }).tree));
   });
+
+  // the two generators' shapes (testing/kernels.ts): a dump of call-graph walks (callers shared
+  // near the root) or of random frames (hardly a node shared), symbolized by its kallsyms, every
+  // stack cited once by the trace with its ref_count as weight
+  for (const shape of ['callgraph', 'random'] as Shape[]) {
+    it(`on ${shape} stacks from a stack_map_bin and kallsyms: each share's cut is the whole tree's wide nodes, with their totals`, () => {
+      fc.assert(
+        fc.property(
+          kernelSpec(120),
+          fc.integer(),
+          fc.integer({ min: 1, max: 60 }),
+          fc.constantFrom<Granularity>('function', 'site'),
+          fc.constantFrom<FlameWeight>('occurrences', 'refcount'),
+          fc.constantFrom(0, 1 / 4096, 0.01, 0.1, 0.5),
+          (spec, seed, count, granularity, weight, minShare) => {
+            const k = kernel(spec);
+            const ips = stacks(k, shape, count, seed, 24);
+            const bin = writeStackMapBin({ version: 2, generation: 1, littleEndian: true, records: ips.map((x, slot) => ({ slot, refCount: 1 + (slot % 5), ips: x })) });
+            const trace = ['# tracer: nop', ...ips.flatMap((_, slot) => {
+              const ts = (10 + slot * 0.001).toFixed(6);
+              return [line('p-1', slot % 3, ts, 'ev: x'), line('p-1', slot % 3, ts, `<stack_id ${slot} gen 1>`)];
+            })].join('\n') + '\n';
+            const d = new ExplorerData(ingestFiles([['kallsyms', k.text], ['stack_map_bin', bin], ['trace', trace]]));
+            const req = { ...base, selection: ALL, weight, granularity, highlightStack: null };
+            const t = flame(d, req).tree;
+            const keep = (i: number) => i === 0 || (t.value[i] > 0 && t.value[i] >= minShare * t.value[0]);
+            const culled = flame(d, { ...req, cull: { minShare, zoom: [] } }).tree;
+            expect(treeLines(culled)).toEqual(treeLines(t).filter((_, i) => keep(i)));
+            expect(culled.total).toBe(t.total);
+            expect(t.total).toBeGreaterThan(0);
+            // nothing is lost: at every made node, made children + what was not made + self = the node
+            for (let i = 0; i < culled.parent.length; i++) {
+              let kids = 0;
+              for (let c = i + 1; c < culled.parent.length; c++) if (culled.parent[c] === i) kids += culled.value[c];
+              expect(kids + culled.hidden![i] + culled.self[i]).toBeCloseTo(culled.value[i], 6);
+            }
+          },
+        ),
+        { numRuns: 40 },
+      );
+    });
+  }
 });
