@@ -20,6 +20,7 @@ import type {
 } from '../core/query/api.ts';
 import type { ExportOptions } from '../core/export/exports.ts';
 import type { IdStoryView } from '../core/query/id-story.ts';
+import type { NodeFrames } from '../core/query/flame-tree.ts';
 import type { Summary } from '../core/capture/summary.ts';
 import type { WhatIfColumns } from '../core/whatif/whatif-input.ts';
 
@@ -100,7 +101,10 @@ export interface IngestApi {
   /** the selection's stacks and occurrence counts, busiest first, for the simulator's replay */
   replayStacks(selection: Selection, limit: number): { frames: string[][]; counts: number[] };
   stackOccurrences(stack: number, selection: Selection): Float64Array;
+  /** the tree without its nodes' frames: those are `flameFrames(answer.framesId)`, asked after the paint */
   flame(req: FlameRequest): Promise<FlameResult>;
+  /** the frames (sym+0xoff) merged into each node of a recent flame answer's trees; null once it is gone (8 answers later) */
+  flameFrames(framesId: number): { tree: NodeFrames; callers: NodeFrames | null } | null;
   selectionSummary(selection: Selection): SelectionSummary;
   generationDiff(a: number | 'none', b: number | 'none'): GenerationDiff;
   /** `opts.group` (task, process, event, field:NAME): a root frame per group in the folded and speedscope files, as the flame graph shows */

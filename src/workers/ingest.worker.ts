@@ -11,6 +11,7 @@ import { CANCELLED, NO_CAPTURE, TEST_HOOKS, type CompareRequest, type IngestApi,
 import { browserTraceParts } from './trace-part-client.ts';
 import { loadFiles } from '../core/capture/load.ts';
 import { flame } from '../core/query/flame.ts';
+import { framesOf, withoutFrames, type NodeFrames } from '../core/query/flame-tree.ts';
 import { topStacks } from '../core/query/top-stacks.ts';
 import { groupedTopStacks } from '../core/query/top-stacks-grouped.ts';
 import type { ExplorerData } from '../core/query/explorer-data.ts';
@@ -54,14 +55,31 @@ function active(): { key: object; explorer: Explorer; files: NamedBlob[]; filter
 
 const ex = (): Explorer => active().explorer;
 
-const treeBuffers = (t: FlameTree): ArrayBuffer[] => {
-  // the frames merged into each node (core/query/flame-tree.ts NodeFrames) travel the same way
-  const f = t as FlameTree & { frameStart?: Int32Array; frameOf?: Int32Array; frameValue?: Float64Array };
-  const frames = f.frameStart && f.frameOf && f.frameValue ? [f.frameStart, f.frameOf, f.frameValue] : [];
-  return [t.name, t.parent, t.depth, t.value, t.self, t.highlight, ...(t.hidden ? [t.hidden] : []), ...(t.hiddenCount ? [t.hiddenCount] : []), ...frames].map((a) => a.buffer as ArrayBuffer);
-};
+const treeBuffers = (t: FlameTree): ArrayBuffer[] =>
+  [t.name, t.parent, t.depth, t.value, t.self, t.highlight, ...(t.hidden ? [t.hidden] : []), ...(t.hiddenCount ? [t.hiddenCount] : []), ...(t.other ? [t.other] : [])].map((a) => a.buffer as ArrayBuffer);
 /** distinct buffers only: transferring one twice throws */
 const flameBuffers = (r: FlameResult): ArrayBuffer[] => [...new Set([...treeBuffers(r.tree), ...(r.callers ? treeBuffers(r.callers) : [])])];
+
+/**
+ * The last flame answers, whole: the page gets each tree without its nodes' frames (made only
+ * when read: core/query/flame-tree.ts lazyFrames) and asks for them after it painted
+ * (`flameFrames`), for its tooltip and menu. Kept for a few answers, since the page may still
+ * show one while the next is on its way.
+ */
+const KEPT_FLAMES = 8;
+const flames = new Map<number, FlameResult>();
+let lastFlameId = 0;
+
+/** `r` for the page: its trees without frames, transferred, and the id its frames are asked by. */
+function sendFlame(r: FlameResult): FlameResult {
+  const framesId = ++lastFlameId;
+  flames.set(framesId, r);
+  for (const id of flames.keys()) if (flames.size > KEPT_FLAMES) flames.delete(id);
+  const out: FlameResult = { ...r, tree: withoutFrames(r.tree), callers: r.callers && withoutFrames(r.callers), framesId };
+  return Comlink.transfer(out, flameBuffers(out));
+}
+
+const nodeFramesOf = (t: FlameTree): NodeFrames => framesOf(t as FlameTree & NodeFrames);
 
 /**
  * Held while this worker lives (named after it: each worker the page starts has its own name), so
@@ -270,15 +288,17 @@ const api: IngestApi = {
     return Comlink.transfer(r, [r.buffer as ArrayBuffer]);
   },
   async flame(req) {
-    if (req.compare && req.mode === 'top-down' && !req.group) {
-      const drawn = differential(req, req.compare.widths, req.compare.generations);
-      return Comlink.transfer(drawn, [...flameBuffers(drawn), drawn.tree.other!.buffer as ArrayBuffer]);
-    }
+    if (req.compare && req.mode === 'top-down' && !req.group) return sendFlame(differential(req, req.compare.widths, req.compare.generations));
     const view = await viewFor(req.weight);
     const r = flame(view?.data ?? ex().data, req, req.group ? await groupsFor(req.group) : null);
     // what a field's weight could not weigh, for the pane's note
-    const answer = view ? { ...r, unweighed: { field: view.field, records: view.unweighed, of: view.records } } : r;
-    return Comlink.transfer(answer, flameBuffers(r));
+    return sendFlame(view ? { ...r, unweighed: { field: view.field, records: view.unweighed, of: view.records } } : r);
+  },
+  flameFrames(framesId) {
+    const r = flames.get(framesId);
+    if (!r) return null;
+    // copied, not transferred: the page may ask again (a pane shown twice, React's StrictMode)
+    return { tree: nodeFramesOf(r.tree), callers: r.callers ? nodeFramesOf(r.callers) : null };
   },
   selectionSummary: (selection) => ex().selectionSummary(selection),
   generationDiff: (a, b) => ex().generationDiff(a, b),

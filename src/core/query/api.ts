@@ -248,6 +248,8 @@ export interface FlameResult {
   callers: FlameTree | null;
   /** weighed by a field: the records whose event has no number there (they weigh 0), of all */
   unweighed?: { field: string; records: number; of: number };
+  /** the worker's answers: what to ask its nodes' frames by (IngestApi.flameFrames), the tree sent without them */
+  framesId?: number;
 }
 
 export interface SelectionSummary {

@@ -1,6 +1,7 @@
 import { functionTree, type Granularity } from '../capture/function-tree.ts';
 import type { ExplorerData } from './explorer-data.ts';
-import { preOrder, type FlameTreeFrames } from './flame-tree.ts';
+import { lazyFrames, preOrder, type FlameTreeFrames } from './flame-tree.ts';
+import type { FlameTree } from './api.ts';
 
 /**
  * The top-down flame graph of what a view can show, built from the prefix trees the capture
@@ -237,9 +238,13 @@ export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTot
     return Int32Array.from(on.reverse());
   };
   const highlight = pathOf(req.highlightStack);
-  const frames = nodeFramesOf(d, level, totals, nodes, pre, req.zoom.length > 1);
+  // each node's frames, made when first read (a search's marks, or the page asking after its paint)
+  let made: ReturnType<typeof nodeFramesOf> | null = null;
+  const zoomed = req.zoom.length > 1;
+  const framesNow = () => (made ??= nodeFramesOf(d, level, totals, nodes, pre, zoomed));
   let mask: Uint8Array | null = null;
   if (req.frameMask) {
+    const frames = framesNow();
     const fm = req.frameMask;
     mask = new Uint8Array(m);
     for (let id = 0; id < m; id++) {
@@ -251,26 +256,19 @@ export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTot
       }
     }
   }
-  return {
-    tree: {
-      names: treeNames,
-      name: tName,
-      parent: tParent,
-      depth: tDepth,
-      value: tValue,
-      self: tSelf,
-      total: value[0],
-      highlight,
-      hidden: tHidden,
-      hiddenCount: tHiddenCount,
-      frameNames: frames.frameNames,
-      frameStart: frames.frameStart,
-      frameOf: frames.frameOf,
-      frameValue: frames.frameValue,
-    },
-    mask,
-    pathOf,
+  const tree: FlameTree = {
+    names: treeNames,
+    name: tName,
+    parent: tParent,
+    depth: tDepth,
+    value: tValue,
+    self: tSelf,
+    total: value[0],
+    highlight,
+    hidden: tHidden,
+    hiddenCount: tHiddenCount,
   };
+  return { tree: lazyFrames(tree, framesNow), mask, pathOf };
 }
 
 /**

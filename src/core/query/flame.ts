@@ -1,7 +1,7 @@
 import type { ExplorerData, FrameView } from './explorer-data.ts';
 import type { Granularity } from '../capture/function-tree.ts';
 import { culledLevel, culledTree, levelTotals, type CulledLevel, type LevelTotals } from './flame-culled.ts';
-import { type FlameTreeFrames, TreeBuilder } from './flame-tree.ts';
+import { type FlameTreeFrames, lazyFrames, TreeBuilder } from './flame-tree.ts';
 import type { FlameRequest, FlameResult, FlameWeight, Selection } from './api.ts';
 import { SelectionFilter } from './selection.ts';
 import { compilePattern, patternMessage } from '../base/text-match.ts';
@@ -245,7 +245,7 @@ function buildTree(
     const p = fns && path(fns);
     return fns && p ? b.nodesOnPath(p.map((k) => fns[k])) : [];
   };
-  return { tree: { ...tree, ...b.nodeFrames(frames.size, (f) => frames.name(f)) }, stacks: taking, nodesOf };
+  return { tree: lazyFrames(tree, () => b.nodeFrames(frames.size, (f) => frames.name(f))), stacks: taking, nodesOf };
 }
 
 /**
@@ -456,5 +456,5 @@ function groupedFlame(d: ExplorerData, req: FlameQuery, groups: EventGroups): Fl
   }
   const tree = b.build(names, ROOT_NAME, null);
   const frames = d.stacks.frames;
-  return { tree: { ...tree, ...b.nodeFrames(frames.size, (f) => frames.name(f)) }, callers: null, search: null, suggestions: null, granularity };
+  return { tree: lazyFrames(tree, () => b.nodeFrames(frames.size, (f) => frames.name(f))), callers: null, search: null, suggestions: null, granularity };
 }

@@ -12,6 +12,7 @@ import type {
 } from '../../core/query/api.ts';
 import type { ExportOptions, IngestApi } from '../../workers/ingest-api.ts';
 import type { IdStoryView } from '../../core/query/id-story.ts';
+import type { NodeFrames } from '../../core/query/flame-tree.ts';
 import { useLoadStore } from '../load/load-store.ts';
 import { ingestWorker } from '../load/load-worker.ts';
 import { setQuietly, stackIds, useViewStore } from './view-store.ts';
@@ -108,6 +109,9 @@ export const useIdStoryCount = () => useWorkerQuery<number>('count', (api) => ap
 export const useIdStory = (n: number | null) => useWorkerQuery<IdStoryView | null>(n === null ? null : String(n), (api) => api.idStoryAt(n!));
 
 export const useFlame = (req: FlameRequest) => useWorkerQuery<FlameResult>(JSON.stringify(req), (api) => api.flame(req), 30);
+/** the frames merged into each node of a flame answer's trees, asked once it is drawn (null: the answer is gone from the worker) */
+export const useFlameFrames = (framesId: number | null | undefined) =>
+  useWorkerQuery<{ tree: NodeFrames; callers: NodeFrames | null } | null>(framesId == null ? null : `flame-frames|${framesId}`, (api) => api.flameFrames(framesId!));
 
 export const useSelectionSummary = (sel: Selection | null) =>
   useWorkerQuery<SelectionSummary>(sel && JSON.stringify(sel), (api) => api.selectionSummary(sel!));

@@ -1,17 +1,20 @@
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
-import type { FlameTreeFrames } from '../../core/query/flame.ts';
+import type { FlameTree } from '../../core/query/api.ts';
+import type { NodeFrames } from '../../core/query/flame-tree.ts';
 import { useResolvedTheme } from '../../state/view/theme.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
 import { useCanvas } from '../common/useCanvas.ts';
 import { flameNodeMenu } from '../menu/actions.ts';
-import { useMenuStore } from '../menu/menu-store.ts';
+import { useMenuStore, type MenuItem } from '../menu/menu-store.ts';
 import { useContextMenu } from '../menu/useContextMenu.ts';
 import { drawFlame, FlamePalette, nodeAt, ROW_H, type FlameView } from './draw.ts';
 import { subtreeEnds, visibleFlame } from '../../state/view/flame.ts';
 import { pathTo } from './layout.ts';
 
 interface Props {
-  tree: FlameTreeFrames;
+  tree: FlameTree;
+  /** the frames merged into each node (the worker's flameFrames, asked after the paint); null until they come */
+  frames: NodeFrames | null;
   zoom: number;
   /** what the tree is: its root, and which way its paths run (callers: rows grow upwards) */
   kind: 'top-down' | 'bottom-up' | 'callees' | 'callers';
@@ -29,9 +32,10 @@ interface Props {
 const TIP_FRAMES = 4;
 
 /** The frames merged into node i, heaviest first: [frame, weight]. */
-export function nodeFrames(tree: FlameTreeFrames, i: number): [string, number][] {
+export function nodeFrames(f: NodeFrames | null, i: number): [string, number][] {
   const out: [string, number][] = [];
-  for (let j = tree.frameStart[i]; j < tree.frameStart[i + 1]; j++) out.push([tree.frameNames[tree.frameOf[j]], tree.frameValue[j]]);
+  if (!f || i + 1 >= f.frameStart.length) return out;
+  for (let j = f.frameStart[i]; j < f.frameStart[i + 1]; j++) out.push([f.frameNames[f.frameOf[j]], f.frameValue[j]]);
   return out;
 }
 
@@ -39,7 +43,7 @@ export function nodeFrames(tree: FlameTreeFrames, i: number): [string, number][]
  * One call tree as an icicle on a canvas (devicePixelRatio aware): hover for the node's numbers
  * and frames, click or double-click to zoom to fit, right-click or long-press for its menu.
  */
-export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, testId, clickHint = 'click to zoom', diff = null }: Props) {
+export function FlameCanvas({ tree, frames, zoom, kind, match, weightLabel, onZoom, testId, clickHint = 'click to zoom', diff = null }: Props) {
   const inverted = kind === 'callers';
   const ends = useMemo(() => subtreeEnds(tree), [tree]);
   const rows = useMemo(() => {
@@ -88,10 +92,9 @@ export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, test
     const r = c.getBoundingClientRect();
     return nodeAt(viewRef.current, x - r.left, y - r.top);
   };
-  const menu = useContextMenu<HTMLCanvasElement>((x, y) => {
-    const n = nodeAtClient(x, y);
-    if (n < 0) return;
-    setHover(null);
+  // a node's menu: its "Copy frame" waits for the frames when they are still on their way
+  const menuAt = useRef<{ n: number; x: number; y: number; items: MenuItem[] } | null>(null);
+  const showMenu = (n: number, x: number, y: number) => {
     const name = tree.names[tree.name[n]];
     // top-down and bottom-up have a synthetic root ("all"); a sandwich's root is its function
     const synthetic = kind === 'top-down' || kind === 'bottom-up';
@@ -100,7 +103,22 @@ export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, test
       .map((i) => tree.names[tree.name[i]]);
     // as the stack runs: outermost caller first
     const rootFirst = kind === 'bottom-up' || kind === 'callers' ? fromRoot.reverse() : fromRoot;
-    useMenuStore.getState().show(x, y, name, flameNodeMenu({ name, frames: nodeFrames(tree, n).map(([f]) => f), path: rootFirst, real: !(synthetic && n === 0), zoom: () => onZoom(n) }));
+    const items = flameNodeMenu({ name, frames: frames ? nodeFrames(frames, n).map(([f]) => f) : null, path: rootFirst, real: !(synthetic && n === 0), zoom: () => onZoom(n) });
+    menuAt.current = frames ? null : { n, x, y, items };
+    useMenuStore.getState().show(x, y, name, items);
+  };
+  useEffect(() => {
+    const m = menuAt.current;
+    if (!frames || !m) return;
+    menuAt.current = null;
+    // still open as it was shown: shown again with its frames
+    if (useMenuStore.getState().open?.items === m.items) showMenu(m.n, m.x, m.y);
+  }, [frames]);
+  const menu = useContextMenu<HTMLCanvasElement>((x, y) => {
+    const n = nodeAtClient(x, y);
+    if (n < 0) return;
+    setHover(null);
+    showMenu(n, x, y);
   });
 
   const local = (e: MouseEvent<HTMLCanvasElement>) => {
@@ -109,7 +127,7 @@ export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, test
   };
   const node = hover?.node ?? -1;
   const parent = node >= 0 ? tree.parent[node] : -1;
-  const frames = node >= 0 ? nodeFrames(tree, node) : [];
+  const nodeList = node >= 0 ? nodeFrames(frames, node) : [];
   return (
     <div ref={wrapRef} className="canvas-wrap flame-canvas" data-testid={testId} data-nodes={tree.parent.length} data-total={tree.total} data-root-children={rootChildren(tree)} data-highlight-nodes={tree.highlight.length}>
       <canvas
@@ -152,14 +170,14 @@ export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, test
               {diff?.normalize ? ' (before not scaled here; the colour is)' : ''}
             </div>
           )}
-          {frames.length > 0 && (
+          {nodeList.length > 0 && (
             <ul className="frames-preview">
-              {frames.slice(0, TIP_FRAMES).map(([f, w]) => (
+              {nodeList.slice(0, TIP_FRAMES).map(([f, w]) => (
                 <li key={f}>
                   {f} <span className="quiet">{fmtPct(w / (tree.value[node] || 1))}</span>
                 </li>
               ))}
-              {frames.length > TIP_FRAMES && <li className="quiet">… {fmtInt(frames.length - TIP_FRAMES)} more frames</li>}
+              {nodeList.length > TIP_FRAMES && <li className="quiet">… {fmtInt(nodeList.length - TIP_FRAMES)} more frames</li>}
             </ul>
           )}
           <div className="quiet">
@@ -172,7 +190,7 @@ export function FlameCanvas({ tree, zoom, kind, match, weightLabel, onZoom, test
 }
 
 /** The root's children as `name=value` lines (at most 64, heaviest first), for tests and tools: what a grouped graph's groups hold. */
-function rootChildren(t: FlameTreeFrames): string {
+function rootChildren(t: FlameTree): string {
   const out: string[] = [];
   for (let i = 1; i < t.parent.length && out.length < 64; i++) if (t.parent[i] === 0) out.push(`${t.names[t.name[i]]}=${t.value[i]}`);
   return out.join('\n');

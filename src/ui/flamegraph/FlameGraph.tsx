@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { FlameAnswer, FlameQuery, FunctionWeight } from '../../core/query/flame.ts';
 import type { FlameMode, FlameRequest, FlameTree } from '../../core/query/api.ts';
-import { useFlame } from '../../state/view/queries.ts';
+import { useFlame, useFlameFrames } from '../../state/view/queries.ts';
 import { useSelection, useViewStore } from '../../state/view/view-store.ts';
 import { useLoadStore } from '../../state/load/load-store.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
@@ -58,6 +58,8 @@ export function FlameGraph() {
   // the worker answers with the fields of FlameAnswer (core/query/flame.ts)
   const data = q.data as FlameAnswer | null;
   const tree = data?.tree ?? null;
+  // each node's frames, for the tooltip and the menu: asked once the tree is drawn, not on its way
+  const frames = useFlameFrames(data?.framesId).data;
   const zoom = useMemo(() => (tree && v.flameZoom.length ? nodeByPath(tree, v.flameZoom) : -1), [tree, v.flameZoom]);
   // a differential's nodes that grew and shrank, as drawn (for the tests and the colour's sense)
   const signs = useMemo(() => {
@@ -231,6 +233,7 @@ export function FlameGraph() {
             <div className="quiet sub">callers of {v.flameFocus}</div>
             <FlameCanvas
               tree={data.callers}
+              frames={frames?.callers ?? null}
               zoom={-1}
               kind="callers"
               match={found?.callerMask ?? null}
@@ -244,6 +247,7 @@ export function FlameGraph() {
         {tree && tree.total > 0 && (
           <FlameCanvas
             tree={tree}
+            frames={frames?.tree ?? null}
             zoom={zoom}
             kind={sandwich ? 'callees' : v.flameMode === 'bottom-up' ? 'bottom-up' : 'top-down'}
             match={found?.mask ?? null}

@@ -81,8 +81,8 @@ export function stackMenu(t: StackTarget): MenuItem[] {
 interface FlameNodeTarget {
   /** function name (what the node shows) */
   name: string;
-  /** the frames (sym+0xoff) merged into it, heaviest first */
-  frames: readonly string[];
+  /** the frames (sym+0xoff) merged into it, heaviest first; null while the worker sends them */
+  frames: readonly string[] | null;
   /** function names from the root to it */
   path: readonly string[];
   /** false for the synthetic root */
@@ -93,9 +93,11 @@ interface FlameNodeTarget {
 /** The menu of a flame graph node. */
 export function flameNodeMenu(t: FlameNodeTarget): MenuItem[] {
   const items: MenuItem[] = [];
-  if (t.frames.length === 1) items.push({ id: 'copy-frame', label: 'Copy frame', detail: t.frames[0], run: () => copyText(t.frames[0], 'frame') });
-  else if (t.frames.length > 1)
-    items.push({ id: 'copy-frame', label: `Copy its ${t.frames.length} frames`, detail: `${t.frames[0]}, …`, run: () => copyText(t.frames.join('\n'), 'frames') });
+  const frames = t.frames;
+  if (frames === null) items.push({ id: 'copy-frame', label: 'Copy its frames', detail: 'reading its frames…', disabled: true, run: () => {} });
+  else if (frames.length === 1) items.push({ id: 'copy-frame', label: 'Copy frame', detail: frames[0], run: () => copyText(frames[0], 'frame') });
+  else if (frames.length > 1)
+    items.push({ id: 'copy-frame', label: `Copy its ${frames.length} frames`, detail: `${frames[0]}, …`, run: () => copyText(frames.join('\n'), 'frames') });
   if (t.real) {
     items.push(
       // a node of a graph by call site is named `sym+0xoff`: its function is the name without the offset
