@@ -186,7 +186,7 @@ export class MapInsert extends MapView {
     const keysAt = this.keysAt;
     const valsAt = this.valsAt;
     const mask = this.slots - 1;
-    let idx = h >>> this.shift;
+    let idx = (h >>> this.shift) | 0; // < slots; `| 0` keeps the probe index an int32 (a bare >>> result made it a double)
     let result = INSERT_FALLBACK;
     let reason: number = K.FB_PROBE;
     let probes = 0;

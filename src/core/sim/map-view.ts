@@ -53,8 +53,11 @@ export class MapView {
   ) {
     this.i32 = new Int32Array(sab);
     this.u32 = new Uint32Array(sab);
-    this.slots = 2 ** (params.bits + 1);
-    this.capacity = 2 ** params.bits;
+    // Shifts, not 2 ** n: V8 keeps the result of ** as a heap number, and a region start made from
+    // one (valsAt, eltsAt) turned every index of the insert path (probe, memcmp) into double
+    // arithmetic with a conversion per access. bits is at most 18 (createMapBuffer).
+    this.slots = 1 << (params.bits + 1);
+    this.capacity = 1 << params.bits;
     this.keysAt = CTL_WORDS + params.cpus * CPU_STRIDE;
     this.valsAt = this.keysAt + this.slots;
     this.eltsAt = this.valsAt + this.slots;
