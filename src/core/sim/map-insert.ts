@@ -183,10 +183,32 @@ export class MapInsert extends MapView {
     // the hash as int32 throughout (keys compared and claimed through i32): no double for one >= 2^31
     let h = cachedHash | 0;
     if (h === 0) h = jhash2i(words, nr * 2, this.seed) || 1; // MapView.hash, as int32
+    let idx = (h >>> this.shift) | 0; // < slots; `| 0` keeps the probe index an int32 (a bare >>> result made it a double)
+    // The warm map's common case, the stack published at its first slot, apart from the probe
+    // loop so that it compiles small (jhash2i's caller, the memcmp and ref_count inlined): the same
+    // reads, atomics and counters as the loop's first step, which runs from this slot otherwise
+    // (reading its key and val again: a later read of the same slot, as if this one had not been).
+    if (i32[this.keysAt + idx] === h) {
+      const v = Atomics.load(i32, this.valsAt + idx); // the acquire (3.)
+      if (v !== 0 && this.equals(v - 1, words, nr)) {
+        this.incRef(v - 1);
+        this.onEvent?.('hit', idx, h >>> 0);
+        i32[base + K.PROBES]++; // one slot looked at
+        i32[base + K.SUCCESSES]++;
+        this.lastGeneration = generation;
+        this.leave(base);
+        return idx;
+      }
+    }
+    return this.probe(base, words, nr, h, idx, generation, nested);
+  }
+
+  /** The probe loop of `insertHashed` from slot `idx` (hashed, inside the read side), and the insert's end. */
+  private probe(base: number, words: Uint32Array, nr: number, h: number, idx: number, generation: number, nested: boolean): number {
+    const i32 = this.i32;
     const keysAt = this.keysAt;
     const valsAt = this.valsAt;
     const mask = this.slots - 1;
-    let idx = (h >>> this.shift) | 0; // < slots; `| 0` keeps the probe index an int32 (a bare >>> result made it a double)
     let result = INSERT_FALLBACK;
     let reason: number = K.FB_PROBE;
     let probes = 0;
