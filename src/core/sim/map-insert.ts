@@ -403,6 +403,11 @@ export class MapInsert extends MapView {
    * value is a plain read (2.), so a hit nobody races costs one atomic; a stale guess only fails
    * the cmpxchg, which returns the value to try next. Saturation is judged on the value the
    * cmpxchg compares, so the count never passes the limit.
+   * This is a hit's one write to a line other CPUs read, as the kernel's atomic on the element's
+   * ref_count is: CPUs on two cores pass the element's first line (nr, ref_count, the first ips)
+   * between them whenever another CPU counted the stack last. That transfer is all the difference
+   * between 1 and 2 workers in bench/sim-insert.ts (bench/RESULTS.md's notes); the gate and counter
+   * words are per CPU, 128 bytes apart.
    */
   private incRef(elt: number): void {
     const at = this.eltsAt + elt * ELT_WORDS + 1;
