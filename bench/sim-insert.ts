@@ -14,6 +14,10 @@
 // into a temp folder (package.json {"type":"module"}) and runs A (REV) and B (the tree) as
 // alternating child processes, --runs times each, then prints each row's best of A and B and B/A.
 // Every run checks that each insert hit and that the ref_counts grew by exactly the hits.
+// With W > 1 the notes also say how many insert chunks ran while another worker's did (each
+// chunk's middle inside another's span, on the process-wide monotonic clock) and their median
+// apart: on this 2-core machine shared with others, W workers do not always run at once, and a
+// chunk run alone pays no line transfer for the ref_counts the others wrote.
 import { arg, coreAt } from './args.ts';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -46,6 +50,8 @@ interface WorkerResult {
   ns: Record<Kind, number | null>;
   hits: number;
   misses: number;
+  /** per timed chunk of the insert kinds: ns per insert, and its span (start, end) in process.hrtime ns */
+  chunks: Record<'insert' | 'cached', { ns: Float64Array; spans: Float64Array } | null>;
 }
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -70,6 +76,7 @@ async function main(): Promise<void> {
     const hashOnly = med('hash');
     const empty = med('empty');
     const goal = (v: number) => (smoke ? {} : { goal: '<= 150 ns', met: v <= 150 });
+    const together = (k: 'insert' | 'cached') => (w > 1 ? `; ${concurrency(r, k)}` : '');
     rows.push({
       id: `sim-insert-hit-${w}w`,
       what: `simulator ${mode} hit insert per worker, ${w} worker${w > 1 ? 's' : ''} on one map, hashing included (median ${CHUNK}-insert chunk)`,
@@ -78,7 +85,7 @@ async function main(): Promise<void> {
       baseline: { what: 'the same loop hashing only (jhash2 over the stack)', value: round1(hashOnly), unit: 'ns' },
       ratio: round2(hit / round1(hashOnly)),
       ...goal(hit),
-      note: `per worker: ${per('insert')} ns; hash only ${per('hash')} ns`,
+      note: `per worker: ${per('insert')} ns; hash only ${per('hash')} ns${together('insert')}`,
     });
     const cached = r.every((x) => x.ns.cached !== null) ? med('cached') : null;
     if (cached !== null)
@@ -90,7 +97,7 @@ async function main(): Promise<void> {
         baseline: { what: 'the same loop picking the stack only', value: round2(empty), unit: 'ns' },
         ...(round2(empty) > 0 ? { ratio: round2(cached / round2(empty)) } : {}),
         ...goal(cached),
-        note: `per worker: ${per('cached')} ns`,
+        note: `per worker: ${per('cached')} ns${together('cached')}`,
       });
     if (!json) for (const row of rows.slice(-2)) console.log(human(row as Row));
   }
@@ -100,6 +107,39 @@ async function main(): Promise<void> {
 interface Row { id: string; value: number; unit: string; baseline: { value: number }; ratio?: number; goal?: string; met?: boolean; note: string }
 function human(r: Row): string {
   return `${r.id.padEnd(24)} ${String(r.value).padStart(7)} ${r.unit}  (baseline ${r.baseline.value} ${r.unit}, ${r.ratio}x)${r.goal ? `  goal ${r.goal}: ${r.met ? 'met' : 'not met'}` : ''}  ${r.note}`;
+}
+
+/**
+ * The share of the workers' timed chunks of kind `k` whose middle falls inside another worker's
+ * chunk of that kind (the workers ran at once), and the median ns of those and of the rest.
+ */
+function concurrency(r: WorkerResult[], k: 'insert' | 'cached'): string {
+  const both: number[] = [];
+  const alone: number[] = [];
+  for (const a of r) {
+    const ca = a.chunks[k];
+    if (!ca) continue;
+    for (let c = 0; c < ca.ns.length; c++) {
+      const mid = (ca.spans[2 * c] + ca.spans[2 * c + 1]) / 2;
+      const inOther = r.some((b) => b !== a && b.chunks[k] !== null && covers(b.chunks[k]!.spans, mid));
+      (inOther ? both : alone).push(ca.ns[c]);
+    }
+  }
+  const n = both.length + alone.length;
+  const med = (v: number[]) => (v.length ? `${median(v).toFixed(1)} ns` : '-');
+  return `${Math.round((100 * both.length) / Math.max(1, n))}% of the chunks ran while another worker's did (their median ${med(both)}, the others' ${med(alone)})`;
+}
+/** Whether time `t` lies inside one of the (start, end) spans, which follow each other in time. */
+function covers(spans: Float64Array, t: number): boolean {
+  let lo = 0;
+  let hi = spans.length / 2 - 1;
+  while (lo <= hi) {
+    const m = (lo + hi) >> 1;
+    if (spans[2 * m + 1] < t) lo = m + 1;
+    else if (spans[2 * m] > t) hi = m - 1;
+    else return true;
+  }
+  return false;
 }
 
 /** One map with every stack already inserted, W workers hitting it; checks every insert hit and no ref_count increment was lost. */
@@ -149,6 +189,8 @@ async function worker(job: Job): Promise<void> {
   for (let i = 0; i < order.length; i++) order[i] = (x = (Math.imul(x, 1103515245) + 12345) >>> 0) % words.length;
   const chunks = Math.floor(job.inserts / CHUNK);
   const times: Record<Kind, Float64Array> = Object.fromEntries(KINDS.map((k) => [k, new Float64Array(chunks * job.rounds)])) as never;
+  const spans: Record<Kind, Float64Array> = Object.fromEntries(KINDS.map((k) => [k, new Float64Array(2 * chunks * job.rounds)])) as never;
+  const clock = () => Number(process.hrtime.bigint()); // one monotonic clock for every thread
   const sync = new Int32Array(job.sync);
   let step = 0;
   const barrier = () => {
@@ -168,6 +210,7 @@ async function worker(job: Job): Promise<void> {
       const t = times[kind];
       for (let c = 0; c < chunks; c++) {
         const from = c * CHUNK;
+        const at = clock(); // outside the timed part
         const start = performance.now();
         if (kind === 'empty') sink += loopEmpty(order, from, depths);
         else if (kind === 'hash') sink += loopHash(map, order, from, words, depths);
@@ -177,12 +220,15 @@ async function worker(job: Job): Promise<void> {
           misses += CHUNK - h;
         }
         t[r * chunks + c] = ((performance.now() - start) * 1e6) / CHUNK;
+        spans[kind][2 * (r * chunks + c)] = at;
+        spans[kind][2 * (r * chunks + c) + 1] = clock();
       }
     }
   }
   if (sink === 0.5) console.log(sink);
   const ns = Object.fromEntries(KINDS.map((k) => [k, k === 'cached' && !hasCached ? null : median(Array.from(times[k]))])) as WorkerResult['ns'];
-  parentPort!.postMessage({ cpu: job.cpu, ns, hits, misses } satisfies WorkerResult);
+  const chunksOf = (k: 'insert' | 'cached') => (k === 'cached' && !hasCached ? null : { ns: times[k], spans: spans[k] });
+  parentPort!.postMessage({ cpu: job.cpu, ns, hits, misses, chunks: { insert: chunksOf('insert'), cached: chunksOf('cached') } } satisfies WorkerResult);
 }
 
 function loopEmpty(order: Uint16Array, from: number, depths: number[]): number {
