@@ -15,7 +15,8 @@
 // alternating child processes, --runs times each, then prints each row's best of A and B and B/A.
 // Every run checks that each insert hit and that the ref_counts grew by exactly the hits.
 // With W > 1 the notes also say how many insert chunks ran while another worker's did (each
-// chunk's middle inside another's span, on the process-wide monotonic clock) and their median
+// chunk's middle inside another's span, on the process-wide monotonic clock, that span not cut by
+// the scheduler) and their median
 // apart: on this 2-core machine shared with others, W workers do not always run at once, and a
 // chunk run alone pays no line transfer for the ref_counts the others wrote.
 import { arg, coreAt } from './args.ts';
@@ -114,20 +115,30 @@ function human(r: Row): string {
  * chunk of that kind (the workers ran at once), and the median ns of those and of the rest.
  */
 function concurrency(r: WorkerResult[], k: 'insert' | 'cached'): string {
+  // a chunk the scheduler cut in two spans the other workers' turn on the same core: only chunks
+  // run through (at most twice the worker's median span) count as running
+  const whole = r.map((x) => {
+    const sp = x.chunks[k]?.spans;
+    if (!sp) return [];
+    const len = (c: number) => sp[2 * c + 1] - sp[2 * c];
+    const limit = 2 * median(Array.from({ length: sp.length / 2 }, (_, c) => len(c)));
+    return Array.from({ length: sp.length / 2 }, (_, c) => c).filter((c) => len(c) <= limit);
+  });
+  const running = r.map((x, i) => Float64Array.from(whole[i].flatMap((c) => [x.chunks[k]!.spans[2 * c], x.chunks[k]!.spans[2 * c + 1]])));
   const both: number[] = [];
   const alone: number[] = [];
-  for (const a of r) {
+  r.forEach((a, i) => {
     const ca = a.chunks[k];
-    if (!ca) continue;
-    for (let c = 0; c < ca.ns.length; c++) {
+    if (!ca) return;
+    for (const c of whole[i]) {
       const mid = (ca.spans[2 * c] + ca.spans[2 * c + 1]) / 2;
-      const inOther = r.some((b) => b !== a && b.chunks[k] !== null && covers(b.chunks[k]!.spans, mid));
+      const inOther = running.some((sp, j) => j !== i && covers(sp, mid));
       (inOther ? both : alone).push(ca.ns[c]);
     }
-  }
+  });
   const n = both.length + alone.length;
   const med = (v: number[]) => (v.length ? `${median(v).toFixed(1)} ns` : '-');
-  return `${Math.round((100 * both.length) / Math.max(1, n))}% of the chunks ran while another worker's did (their median ${med(both)}, the others' ${med(alone)})`;
+  return `${Math.round((100 * both.length) / Math.max(1, n))}% of the whole chunks ran while another worker's did (their median ${med(both)}, the others' ${med(alone)})`;
 }
 /** Whether time `t` lies inside one of the (start, end) spans, which follow each other in time. */
 function covers(spans: Float64Array, t: number): boolean {
