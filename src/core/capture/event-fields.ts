@@ -63,6 +63,83 @@ export function fieldFunctions(kind: number, line: string, from: number, to: num
   return true;
 }
 
+/**
+ * fieldFunctions over a payload's bytes `b[from, to)` (UTF-8, `b[to]` not a `-`), as ranges of
+ * `b` instead of strings: `out` [a0, a1, b0, b1], each name's bytes (b0 -1 for one). A `call_site=`
+ * or `ip=` name's range holds its field, as fieldFunctions writes it. Decoded, each range is the
+ * string fieldFunctions gives (a range starts after an ASCII byte and ends at a space or `to`).
+ */
+export function fieldRanges(kind: number, b: Uint8Array, from: number, to: number, out: Int32Array): boolean {
+  out[2] = -1;
+  if (kind === FieldKind.Function) {
+    // `FUNC <-PARENT`
+    let arrow = -1;
+    for (let k = from; k + 3 <= to; k++) {
+      if (b[k] === 32 && b[k + 1] === 60 && b[k + 2] === 45) {
+        arrow = k;
+        break;
+      }
+    }
+    if (arrow < 0) return false;
+    let s = from;
+    while (s < arrow && b[s] === 32) s++;
+    const fnEnd = wordEnd(b, s, arrow);
+    const parentEnd = wordEnd(b, arrow + 3, to);
+    if (fnEnd === s || parentEnd === arrow + 3) return false;
+    out[0] = s;
+    out[1] = fnEnd;
+    out[2] = arrow + 3;
+    out[3] = parentEnd;
+    return true;
+  }
+  const key = kind === FieldKind.CallSite ? CALL_SITE : kind === FieldKind.Ip ? IP : null;
+  if (key === null) return false;
+  let k = -1;
+  for (let i = from; i + key.length <= to; i++) {
+    if ((i === from || b[i - 1] === 32) && keyAt(b, i, key)) {
+      k = i;
+      break;
+    }
+  }
+  if (k < 0) return false;
+  const v = k + key.length;
+  const e = wordEnd(b, v, to);
+  if (e === v || zeroValue(b, v, e)) return false;
+  out[0] = k;
+  out[1] = e;
+  return true;
+}
+
+const CALL_SITE = [...'call_site='].map((c) => c.charCodeAt(0));
+const IP = [...'ip='].map((c) => c.charCodeAt(0));
+
+function keyAt(b: Uint8Array, i: number, key: number[]): boolean {
+  for (let k = 0; k < key.length; k++) if (b[i + k] !== key[k]) return false;
+  return true;
+}
+
+/** The end of the word at `from` (the first space, or `to`). */
+function wordEnd(b: Uint8Array, from: number, to: number): number {
+  let e = from;
+  while (e < to && b[e] !== 32) e++;
+  return e;
+}
+
+/** fieldFunctions' values that name nothing: `0`, `(null)`, `0x0`, zeros. */
+function zeroValue(b: Uint8Array, v: number, e: number): boolean {
+  const NULL = '(null)';
+  if (e - v === NULL.length) {
+    let k = 0;
+    while (k < NULL.length && b[v + k] === NULL.charCodeAt(k)) k++;
+    if (k === NULL.length) return true;
+  }
+  let i = v;
+  if (e - v > 2 && b[i] === 48 && b[i + 1] === 120) i += 2;
+  if (i === e) return false;
+  while (i < e && b[i] === 48) i++;
+  return i === e;
+}
+
 /** A noted value (fieldFunctions) as its field and value: `call_site`, `ip`, or '' for a function tracer's name. */
 export function splitNoted(noted: string): [field: string, value: string] {
   if (noted.startsWith('call_site=')) return ['call_site', noted.slice(10)];

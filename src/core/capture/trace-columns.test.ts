@@ -175,3 +175,65 @@ describe('the column sink against the old layout', () => {
     );
   });
 });
+
+// The lines read from their bytes (trace-text.ts's byte path: no text decoded for an ordinary
+// event line, a cookie, a `<stack trace>` and its frames) against the same columns filled by the
+// parser's object path (the sink's TraceSink methods alone, every line decoded): every column,
+// the stacks, the tasks and names in the order they came, and the fields noted for v7 ids and
+// full stacks (field-evidence.ts), whether each line lies inside a chunk or is cut by one.
+
+const callSite = fc.constantFrom('call_site=kmalloc+0x1c/0x40', 'call_site=0', 'call_site=0x0', 'call_site=(null)', 'call_site=ffffffff81000010', 'ip=0xffffffff81001234', 'x=1 call_site=vfs_read+0x9', 'call_site=', 'ip=00');
+const evidencePiece = fc.oneof(
+  piece,
+  fc.record({ h: head, same: fc.constantFrom('same', 'new', 'ts'), body: fc.tuple(fc.constantFrom('kmem_cache_alloc', 'kmalloc', 'mm_page_alloc'), callSite).map(([n, f]) => `${n}: ${f} bytes_req=64`) }),
+  fc.record({ h: head, same: fc.constantFrom('same', 'new', 'ts'), body: fc.constantFrom('do_sys_open <-__x64_sys_openat', '  f <-g', 'f <-', ' <-g') }),
+  fc.record({ h: head, same: fc.constantFrom('same', 'same', 'ts'), body: fc.nat(40).map((s) => `<stack_id ${s}>`) }),
+  // white space a regex's \s takes, line terminators inside a line, multi-byte characters
+  fc.record({ h: head, same: fc.constantFrom('same', 'new'), body: fc.constantFrom('a: x\u2028y', 'a: x\ry', 'a:\tx', 'a: 5 €', 'a:\u00a0x', '\u2029', '<stack_id 4>\u00a0', '<stack trace>\t ', 'e\u0301: x', 'a: call_site=f\u00e9+0x1') }),
+);
+
+/**
+ * Everything a TraceColumns over `stacks` holds, as plain data; a full stack as its frame keys
+ * (the object path interns a stack's frames root first, the id path as their lines come).
+ */
+function columns(c: TraceColumns, stacks: StackTable) {
+  const arr = (a: ArrayLike<number>) => Array.from(a);
+  return {
+    events: [c.evTs, c.evCpu, c.evPid, c.evTask, c.evName].map((col) => arr(col.view())),
+    records: [c.recEvent, c.recKind, c.recSlot, c.recGen, c.recStatus].map((col) => arr(col.view())),
+    stacks: arr(c.recStack.view()).map((n) => (n < 0 ? null : stacks.framesOf(n))),
+    recordOwn: [c.recTs, c.recCpu, c.recPid, c.recTask].map((col) => arr(col.raw())),
+    lost: [c.lostCpu, c.lostCount, c.lostTs].map((col) => arr(col.view())),
+    resetMarks: arr(c.resetMarks.view()),
+    ctx: [arr(c.ctxRec.view()), arr(c.ctxKey.view())],
+    noted: Array.from({ length: c.evidRec.length }, (_, k) => [c.evidRec.get(k), c.evidNames.strings[c.evidA.get(k)], c.evidB.get(k) < 0 ? null : c.evidNames.strings[c.evidB.get(k)]]),
+    userStacks: c.userStacks,
+    tasks: c.tasks.strings,
+    names: c.names.strings,
+  };
+}
+
+describe('lines read from their bytes', () => {
+  it('fill the columns as the same lines decoded do, in chunks of any size', () => {
+    fc.assert(
+      fc.property(
+        fc.array(evidencePiece, { maxLength: 80 }),
+        fc.oneof(fc.array(fc.integer({ min: 1, max: 17 }), { minLength: 1, maxLength: 8 }), fc.constantFrom<number[]>([1 << 20], [4096], [100, 1 << 16])),
+        fc.boolean(),
+        (pieces, sizes, crlf) => {
+          const bytes = new TextEncoder().encode(traceOf(pieces, crlf));
+          const stacks = new StackTable();
+          const t = new TraceColumns(stacks);
+          feed(bytes, sizes, t.sink('trace'));
+          const plainStacks = new StackTable();
+          const plain = new TraceColumns(plainStacks);
+          const s = plain.sink('trace');
+          // its TraceSink methods only: the parser decodes every line and gives it as objects
+          feed(bytes, sizes, { event: (e) => s.event(e), stackRecord: (r) => s.stackRecord(r), lost: (l) => s.lost(l) });
+          expect(columns(t, stacks)).toEqual(columns(plain, plainStacks));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

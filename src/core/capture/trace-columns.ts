@@ -7,7 +7,7 @@ import { CONTEXTS, contextOf } from '../formats/types.ts';
 import { Growable, SmallInts, StringTable } from '../base/growable.ts';
 import type { StackTable } from './stack-table.ts';
 import { EventDetails } from './event-details.ts';
-import { FieldKind, fieldFunctions, fieldKindOf } from './event-fields.ts';
+import { FieldKind, fieldFunctions, fieldKindOf, fieldRanges } from './event-fields.ts';
 import type { EventFilter } from './event-filter.ts';
 
 /** What a stack record is and, once the cookie index ran, how it resolved. */
@@ -387,8 +387,43 @@ export class TraceColumns {
     const evidNames = this.evidNames;
     const found: [string | null, string | null] = [null, null];
     /** the fields of event `i` (name id `nm`, payload line[from, to)) noted for its CPU's next v7 id */
+    /**
+     * Events read from bytes (noteFieldsBytes) whose fields are not looked at yet, per CPU, oldest
+     * first: their index, kind, payload and bytes. `resolve` looks at them newest first and stops
+     * at the first that names functions, so pendEv ends as noteFields would have left it; it runs
+     * only when a record takes the fields (noteRecord), when a CPU has CANDIDATES of them, and
+     * before the bytes go (bytesDone): a v8 cookie takes none, so most payloads are never read.
+     */
+    const CANDIDATES = 8;
+    const candCount = new Uint8Array(1024);
+    const candEv = new Int32Array(1024 * CANDIDATES);
+    const candKind = new Uint8Array(1024 * CANDIDATES);
+    const candFrom = new Int32Array(1024 * CANDIDATES);
+    const candTo = new Int32Array(1024 * CANDIDATES);
+    const candBytes: (Uint8Array | null)[] = new Array<Uint8Array | null>(1024 * CANDIDATES).fill(null);
+    /** CPUs that may have candidates */
+    const candCpus: number[] = [];
+    const ranges = new Int32Array(4);
+    let decoder: TextDecoder | null = null;
+    const text = (b: Uint8Array, from: number, to: number): string => (decoder ??= new TextDecoder()).decode(b.subarray(from, to));
+    const resolve = (cpu: number) => {
+      const n = candCount[cpu];
+      if (n === 0) return;
+      candCount[cpu] = 0;
+      let found = false;
+      for (let j = cpu * CANDIDATES + n - 1; j >= cpu * CANDIDATES; j--) {
+        const b = candBytes[j]!;
+        candBytes[j] = null;
+        if (found || !fieldRanges(candKind[j], b, candFrom[j], candTo[j], ranges)) continue;
+        found = true;
+        pendEv[cpu] = candEv[j];
+        pendA[cpu] = evidNames.intern(text(b, ranges[0], ranges[1]));
+        pendB[cpu] = ranges[2] < 0 ? -1 : evidNames.intern(text(b, ranges[2], ranges[3]));
+      }
+    };
     const noteFields = (i: number, cpu: number, nm: number, line: string, from: number, to: number) => {
       if (cpu < 0 || cpu >= 1024) return;
+      resolve(cpu);
       let k = fieldKind[nm];
       if (k === undefined || k < 0) k = fieldKind[nm] = fieldKindOf(this.names.strings[nm], line, from, to);
       if (k === FieldKind.None || !fieldFunctions(k, line, from, to, found)) return;
@@ -396,15 +431,45 @@ export class TraceColumns {
       pendA[cpu] = evidNames.intern(found[0]!);
       pendB[cpu] = found[1] === null ? -1 : evidNames.intern(found[1]);
     };
+    /** noteFields for a payload read from its bytes: a candidate of its CPU's (`resolve`) */
+    const noteFieldsBytes = (i: number, cpu: number, nm: number, b: Uint8Array, from: number, to: number) => {
+      if (cpu < 0 || cpu >= 1024) return;
+      let k = fieldKind[nm];
+      if (k === undefined || k < 0) {
+        const payload = text(b, from, to);
+        k = fieldKind[nm] = fieldKindOf(this.names.strings[nm], payload, 0, payload.length);
+      }
+      if (k === FieldKind.None) return;
+      let c = candCount[cpu];
+      if (c === CANDIDATES) {
+        resolve(cpu);
+        c = 0;
+      }
+      if (c === 0) candCpus.push(cpu);
+      const j = cpu * CANDIDATES + c;
+      candEv[j] = i;
+      candKind[j] = k;
+      candFrom[j] = from;
+      candTo[j] = to;
+      candBytes[j] = b;
+      candCount[cpu] = c + 1;
+    };
     const { evidRec, evidA, evidB } = this;
     /** the record just linked (a v4/v7 id or a full stack) takes its event's noted fields */
     const noteRecord = (cpu: number) => {
-      if (cpu < 0 || cpu >= 1024 || pendEv[cpu] < 0 || pendEv[cpu] !== this.recEvent.get(this.recEvent.length - 1)) return;
+      if (cpu < 0 || cpu >= 1024) return;
+      resolve(cpu);
+      if (pendEv[cpu] < 0 || pendEv[cpu] !== this.recEvent.get(this.recEvent.length - 1)) return;
       evidRec.push(this.recEvent.length - 1);
       evidA.push(pendA[cpu]);
       evidB.push(pendB[cpu]);
     };
     let lastTs = NaN;
+    /** the last event eventIds took and its values (-1: none, or taken back): most records are that event's */
+    let lastEv = -1;
+    let lastEvTs = 0;
+    let lastEvPid = 0;
+    let lastEvTask = 0;
     const filter = this.filter;
     /** with a filter: whether the last event on `cpu` was left out (or none came), so its stack records are too */
     const leftOut = (cpu: number, ctx = -1): boolean => eventFor(cpu, ctx) < 0;
@@ -425,6 +490,10 @@ export class TraceColumns {
       if (cpu >= 0 && cpu < 1024) lastOnCpu[cpu] = i;
       else farCpus.set(cpu, i);
       lastTs = ts;
+      lastEv = i;
+      lastEvTs = ts;
+      lastEvPid = pid;
+      lastEvTask = task;
     };
     /** a record's link to its event, its own values kept when they are not the event's */
     const link = (ts: number, cpu: number, pid: number, task: number, ctx = -1): void => {
@@ -434,7 +503,8 @@ export class TraceColumns {
         this.ctxRec.push(recEvent.length - 1);
         this.ctxKey.push(ctx);
       }
-      if (ev < 0 || evTs.get(ev) !== ts || evPid.get(ev) !== pid || evTask.get(ev) !== task) {
+      const same = ev >= 0 && (ev === lastEv ? lastEvTs === ts && lastEvPid === pid && lastEvTask === task : evTs.get(ev) === ts && evPid.get(ev) === pid && evTask.get(ev) === task);
+      if (!same) {
         this.ownRec.push(recEvent.length - 1);
         this.ownTs.push(ts);
         this.ownCpu.push(cpu);
@@ -477,6 +547,40 @@ export class TraceColumns {
       recStack.push(stacks.internFrameIds(ids, 0, n));
       recStatus.push(RecordStatus.Full);
     };
+    const eventMore = (tgid: number, line: string, from: number, to: number) => {
+      if (stop) return;
+      if (!details && !filter) {
+        const i = evTs.length - 1;
+        noteFields(i, evCpu.get(i), evName.get(i), line, from, to);
+        return;
+      }
+      if (filter) {
+        const i = evTs.length - 1;
+        const cpu = evCpu.get(i);
+        const name = this.names.strings[evName.get(i)];
+        // most events are left out by their name alone: no payload string for them
+        const payload = filter.selectsName(name) ? line.slice(from, to) : null;
+        if (payload === null || !filter.matches({ name, comm: this.tasks.strings[evTask.get(i)], pid: evPid.get(i), cpu, tgid: tgid >= 0 ? tgid : null, payload })) {
+          evTs.truncate(i);
+          evCpu.truncate(i);
+          evPid.truncate(i);
+          evTask.truncate(i);
+          evName.truncate(i);
+          lastEv = -1;
+          if (cpu >= 0 && cpu < 1024) {
+            lastOnCpu[cpu] = -2;
+            if (lastEventCtx >= 0) lastOnCtx[cpu * CONTEXTS + lastEventCtx] = -2;
+          } else farCpus.set(cpu, -2);
+          return;
+        }
+        details?.push(tgid, payload);
+        noteFields(i, cpu, evName.get(i), line, from, to);
+        return;
+      }
+      const i = evTs.length - 1;
+      details!.push(tgid, line.slice(from, to));
+      noteFields(i, evCpu.get(i), evName.get(i), line, from, to);
+    };
     return {
       tasks: this.tasks,
       names: this.names,
@@ -486,39 +590,23 @@ export class TraceColumns {
       eventIds,
       cookieIds,
       fullIds,
-      eventMore: (tgid: number, line: string, from: number, to: number) => {
-          if (stop) return;
-          if (!details && !filter) {
-            const i = evTs.length - 1;
-            noteFields(i, evCpu.get(i), evName.get(i), line, from, to);
-            return;
-          }
-          if (filter) {
-            const i = evTs.length - 1;
-            const cpu = evCpu.get(i);
-            const name = this.names.strings[evName.get(i)];
-            // most events are left out by their name alone: no payload string for them
-            const payload = filter.selectsName(name) ? line.slice(from, to) : null;
-            if (payload === null || !filter.matches({ name, comm: this.tasks.strings[evTask.get(i)], pid: evPid.get(i), cpu, tgid: tgid >= 0 ? tgid : null, payload })) {
-              evTs.truncate(i);
-              evCpu.truncate(i);
-              evPid.truncate(i);
-              evTask.truncate(i);
-              evName.truncate(i);
-              if (cpu >= 0 && cpu < 1024) {
-                lastOnCpu[cpu] = -2;
-                if (lastEventCtx >= 0) lastOnCtx[cpu * CONTEXTS + lastEventCtx] = -2;
-              } else farCpus.set(cpu, -2);
-              return;
-            }
-            details?.push(tgid, payload);
-            noteFields(i, cpu, evName.get(i), line, from, to);
-            return;
-          }
+      eventMoreBytes: (tgid: number, b: Uint8Array, from: number, to: number) => {
+        if (stop) return;
+        if (!details && !filter) {
           const i = evTs.length - 1;
-          details!.push(tgid, line.slice(from, to));
-          noteFields(i, evCpu.get(i), evName.get(i), line, from, to);
-        },
+          noteFieldsBytes(i, evCpu.get(i), evName.get(i), b, from, to);
+          return;
+        }
+        // a filter leaves most events out by their name alone: no payload decoded for them
+        if (filter && !filter.selectsName(this.names.strings[evName.get(evTs.length - 1)])) return eventMore(tgid, '', 0, 0);
+        const payload = text(b, from, to);
+        eventMore(tgid, payload, 0, payload.length);
+      },
+      bytesDone: () => {
+        for (const cpu of candCpus) resolve(cpu);
+        candCpus.length = 0;
+      },
+      eventMore,
       event: (e: TraceEvent) => {
         if (stop) {
           stop.events++;

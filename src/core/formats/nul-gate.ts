@@ -1,6 +1,7 @@
 import type { DiagnosticLog } from './diagnostics.ts';
 import type { ChunkParser } from './types.ts';
 import { concatBytes } from '../base/bytes.ts';
+import { indexOfByte } from './lines.ts';
 
 /**
  * NUL bytes in a text file (a bit flipped in a space, a block of zeros from a damaged disk, or a
@@ -73,7 +74,7 @@ export function nulGate<R>(inner: ChunkParser<R>, diag: DiagnosticLog): ChunkPar
   const chunk = (c: Uint8Array) => {
     if (c.length === 0) return;
     // the fast path: no NUL held, none in the chunk (UTF-8: one native scan)
-    if (held === 0 && unit === 1 && c.indexOf(0) < 0) {
+    if (held === 0 && unit === 1 && indexOfByte(c, 0) < 0) {
       inner.push(c);
       offset += c.length;
       return;

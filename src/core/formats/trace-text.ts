@@ -8,14 +8,20 @@
  * multi-line trace_printk / trace_marker message right before it (used, joined to its event), or
  * an unused line with a diagnostic, so lines.total === used + unused always holds.
  *
- * Speed: the common event and cookie lines are read in place in the decoded chunk (no line
- * string, no regex, no match arrays; see `range` and `fastEvent`), giving exactly what the regexes
- * give; anything unusual falls back to them. One event object and one cookie record are reused.
+ * Speed: into a sink of ids (ColumnSink), UTF-8 is not decoded: the common lines (an event
+ * whose head, COMM and name are ASCII with an ordinary payload or a cookie, a `<stack trace>`,
+ * a frame of a full stack) are read from the chunk's bytes (`bytes`), a line with the same head
+ * as the one before it (a stack record after its event) takes that one's head, and a frame seen
+ * before its id (trace-bytes.ts); every other line is decoded alone and read as text. Decoded
+ * text is read in place too (no line string, no regex, no match arrays; see `range` and
+ * `fastEvent`), giving exactly what the regexes give; anything unusual falls back to them. One
+ * event object and one cookie record are reused.
  */
 import { contextOf } from './types.ts';
 import { matchEventLine, matchLatencyLine, printkName, PRINTK_BPRINT, PRINTK_NONE, isResetMarker } from './event-line.ts';
 import { LineSplitter, MAX_LINE, TOO_LONG } from './lines.ts';
 import { frameKey, noteFrameModule, simpleFrameKeyEnd } from './frames.ts';
+import { asciiBytes, asciiText, contextOfBytes, IdsByBytes, sameAscii, startsWithBytes } from './trace-bytes.ts';
 import type {
   ChunkParser,
   ParseContext,
@@ -54,6 +60,17 @@ export const MAX_PRINT = MAX_LINE;
 
 // `COMM-PID [(TGID)] [CPU] [FLAGS] SECONDS.FRACTION: PAYLOAD` and the latency format
 // (`      ps-6143    2d..1  259us+: payload`) are scanned by event-line.ts in linear time.
+
+/** What an event line says before its payload (one record per parser, filled for each line: issue 39). */
+interface LineHead {
+  lineNo: number;
+  pid: number;
+  /** null without a TGID column, or `(-------)` */
+  tgid: number | null;
+  cpu: number;
+  /** seconds */
+  ts: number;
+}
 
 /** An event object to reuse: the parser fills it for each line it sends. */
 const emptyEvent = (): TraceEvent => ({ lineNo: 0, comm: '', pid: 0, tgid: null, cpu: 0, ts: 0, flags: '', name: '', payload: '' });
@@ -114,6 +131,14 @@ export interface ColumnSink {
    * said too, and a print event (whose message may go on over the next lines) reaches `event` whole.
    */
   eventMore?(tgid: number, line: string, from: number, to: number): void;
+  /**
+   * `eventMore` for a line read from its bytes: the payload is `bytes[from, to)` (UTF-8, the same
+   * text `eventMore` would be given), valid until `bytesDone` (a sink keeps no reference past it).
+   * Without it, `eventMore` gets the payload decoded.
+   */
+  eventMoreBytes?(tgid: number, bytes: Uint8Array, from: number, to: number): void;
+  /** the bytes given to `eventMoreBytes` so far may be reused by the reader's caller from now on */
+  bytesDone?(): void;
 }
 
 function columnSink(sink: TraceSink): ColumnSink | null {
@@ -148,13 +173,17 @@ export function createTraceTextParser(ctx: ParseContext, sink: TraceSink): Chunk
     (line, lineNo) => st.line(line, lineNo),
     (text, start, end, lineNo, clean) => st.range(text, start, end, lineNo, clean),
     (lineNo) => st.tooLong(lineNo),
+    // a sink of ids: the common lines are read from the bytes, not decoded
+    st.readsBytes ? (b, start, end, lineNo) => st.bytes(b, start, end, lineNo) : undefined,
   );
   return {
     push(chunk: Uint8Array): void {
       splitter.push(chunk);
+      st.bytesDone();
     },
     end(): TraceTextResult {
       const total = splitter.end();
+      st.bytesDone();
       st.flush();
       st.flushPrint();
       return {
@@ -212,11 +241,15 @@ class TraceTextState {
   /** the frame ids of the open full stack, when the sink takes them (`frameCount` of them) */
   private readonly frameTable: InternTable | null;
   private frameIds = new Int32Array(64);
+  /** the open full stack's task, when the byte path took it (-1: flush interns its COMM) */
+  private openTask = -1;
   private frameCount = 0;
   /** the task id last seen for a pid (slot pid & 1023), and the event name id last seen for a name length: checked against the text before use */
   private readonly taskPid = new Int32Array(1024).fill(-1);
   private readonly taskId = new Int32Array(1024);
   private readonly nameId = new Int32Array(64).fill(-1);
+  /** the head of the event line being read (setLine), what payload, emit and the rest take from it */
+  private readonly head: LineHead = { lineNo: 0, pid: 0, tgid: null, cpu: 0, ts: 0 };
   /** the COMM and FLAGS of the line being read: text[from, to) (flags: from === to for none) */
   private commText = '';
   private commFrom = 0;
@@ -225,12 +258,66 @@ class TraceTextState {
   private flagsFrom = 0;
   private flagsTo = 0;
 
+  /** the byte path (`bytes`): where the flags of the line it read end, and where its payload starts */
+  private bFlagsFrom = 0;
+  private bFlagsTo = 0;
+  private bPayload = 0;
+  /**
+   * The head of the last line headBytes read, up to its payload: `lastBytes[lastStart,
+   * lastStart + sameHead)` (sameHead 0: none; forgotten with the chunk, bytesDone), where its COMM
+   * ends and its flags lie, and its task (-1 until known). `bTask`: the line's task when known.
+   */
+  private lastBytes: Uint8Array | null = null;
+  private lastStart = 0;
+  /** that head's values (`head` is the line's own: the text path changes it) */
+  private readonly last: Omit<LineHead, 'lineNo'> = { pid: 0, tgid: null, cpu: 0, ts: 0 };
+  private sameHead = 0;
+  private lastDash = 0;
+  private lastFlagsFrom = 0;
+  private lastFlagsTo = 0;
+  private lastTask = -1;
+  private bTask = -1;
+  /** frame ids by their key's bytes (the byte path's frame lines) */
+  private readonly frameKeys = new IdsByBytes();
+  /** decodes a payload for a sink without `eventMoreBytes` */
+  private decoder: TextDecoder | null = null;
+
   constructor(
     private readonly ctx: ParseContext,
     private readonly sink: TraceSink,
   ) {
     this.fast = columnSink(sink);
     this.frameTable = this.fast?.frames && this.fast.fullIds ? this.fast.frames : null;
+  }
+
+  /** whether lines are read from their bytes (`bytes`): only into a sink of ids */
+  get readsBytes(): boolean {
+    return this.fast !== null;
+  }
+
+  /** A chunk was read: nothing keeps its bytes. */
+  bytesDone(): void {
+    this.lastBytes = null;
+    this.sameHead = 0;
+    this.fast?.bytesDone?.();
+  }
+
+  private setLast(pid: number, tgid: number | null, cpu: number, ts: number): void {
+    const l = this.last;
+    l.pid = pid;
+    l.tgid = tgid;
+    l.cpu = cpu;
+    l.ts = ts;
+  }
+
+  /** The head of the event line being read, before its payload. */
+  private setLine(lineNo: number, pid: number, tgid: number | null, cpu: number, ts: number): void {
+    const h = this.head;
+    h.lineNo = lineNo;
+    h.pid = pid;
+    h.tgid = tgid;
+    h.cpu = cpu;
+    h.ts = ts;
   }
 
   private setHead(commText: string, commFrom: number, commTo: number, flagsText: string, flagsFrom: number, flagsTo: number): void {
@@ -267,7 +354,7 @@ class TraceTextState {
       this.open = null;
       const fast = this.fast;
       if (r.kind === 'full' && this.frameTable && fast) {
-        fast.fullIds!(r.ts, r.cpu, r.pid, fast.tasks.intern(r.comm), this.frameIds, this.frameCount, r.lineNo, r.ctx ?? -1);
+        fast.fullIds!(r.ts, r.cpu, r.pid, this.openTask >= 0 ? this.openTask : fast.tasks.intern(r.comm), this.frameIds, this.frameCount, r.lineNo, r.ctx ?? -1);
         this.frameCount = 0;
         return;
       }
@@ -329,6 +416,370 @@ class TraceTextState {
     // not blank and not a frame: `line` would flush here as well
     this.flush();
     return this.fastEvent(text, i, end, lineNo, true);
+  }
+
+  // ---------------------------------------------------------------- the byte path
+
+  /**
+   * A line read from its bytes (LineSplitter's `onBytes`): `b[start, end)`, UTF-8 holding no CR,
+   * U+2028 or U+2029, with `b[end]` a CR or a newline. True when it was read here: an event line
+   * whose COMM, name and head are ASCII, with a cookie, a `<stack trace>` or an ordinary payload,
+   * or a frame line of a full stack the sink takes as ids, each given to the sink as `range`
+   * gives it (the same checks in the same order, over bytes); false before anything is given
+   * leaves it to be decoded and read as text (`range`, then `line`).
+   */
+  bytes(b: Uint8Array, start: number, end: number, lineNo: number): boolean {
+    let i = start;
+    let c = 0;
+    while (i < end && ((c = b[i]) === C_SPACE || c === C_TAB)) i++;
+    if (c === C_EQ && i < end && b[i + 1] === C_GT && this.open !== null && this.frameTable !== null && this.open.kind === 'full') return this.frameBytes(b, i + 2, end, this.frameTable);
+    if (i === end || c <= C_SPACE || c >= 0x7f || c === C_EQ || c === C_HASH) return false;
+    if (i === start && (c === C_C || c === C_c || c === C_v)) return false;
+    // not blank and not a frame: `range` flushes here as well
+    this.flush();
+    // the head of the last line read here again, up to its payload (a stack record right after
+    // its event): headBytes reads nothing else of a line but its payload's first byte (not a
+    // blank, and no other white space unless the line ends there) and whether the line ends
+    // there, so the line reads as that one did
+    const same = this.sameHead;
+    if (same > 0 && end - start >= same && this.lastBytes !== null && sameBytes(b, start, this.lastBytes, this.lastStart, same)) {
+      const c = b[start + same];
+      if (start + same === end || (c > C_SPACE && c < 0x7f)) {
+        const l = this.last;
+        this.setLine(lineNo, l.pid, l.tgid, l.cpu, l.ts);
+        this.bFlagsFrom = start + this.lastFlagsFrom;
+        this.bFlagsTo = start + this.lastFlagsTo;
+        this.bPayload = start + same;
+        this.bTask = this.lastTask;
+        this.lastBytes = b;
+        this.lastStart = start;
+        return this.payloadBytes(b, i, start + this.lastDash, end);
+      }
+    }
+    this.sameHead = 0;
+    // the lazy COMM: the first `-` whose rest of the line is a head (fastEvent)
+    for (let d = i; d < end; d++) {
+      if (b[d] !== C_DASH) continue;
+      const r = this.headBytes(b, d, end, lineNo);
+      if (r === FAST_DONE) {
+        this.bTask = -1;
+        // a head whose payload follows blanks (else the line must end at its colon)
+        const ps = this.bPayload;
+        if (ps > start && (b[ps - 1] === C_SPACE || b[ps - 1] === C_TAB)) {
+          this.sameHead = ps - start;
+          this.lastBytes = b;
+          this.lastStart = start;
+          const h = this.head;
+          this.setLast(h.pid, h.tgid, h.cpu, h.ts);
+          this.lastTask = -1;
+          this.lastDash = d - start;
+          this.lastFlagsFrom = this.bFlagsFrom - start;
+          this.lastFlagsTo = this.bFlagsTo - start;
+        }
+        return this.payloadBytes(b, i, d, end);
+      }
+      if (r === FAST_UNSURE) return false;
+    }
+    return false;
+  }
+
+  /** fastRest's head over bytes, from the `-` at `d`: on FAST_DONE the head is in `head`, the flags and payload in bFlags* and bPayload. */
+  private headBytes(b: Uint8Array, d: number, n: number, lineNo: number): number {
+    // -PID\s+
+    const pid = this.digitsBytes(b, d + 1);
+    if (pid !== pid) return FAST_NO;
+    let i = this.numEnd;
+    let k = skipBlanksBytes(b, i);
+    if (k === i) return maybeSpace(b[i]) ? FAST_UNSURE : FAST_NO;
+    i = k;
+    let c = b[i];
+    if (maybeSpace(c)) return FAST_UNSURE;
+    // (TGID)\s+
+    let tgid: number | null = null;
+    if (c === C_LPAREN) {
+      i = skipBlanksBytes(b, i + 1);
+      c = b[i];
+      if (c === C_DASH) {
+        while (b[i] === C_DASH) i++;
+      } else {
+        tgid = this.digitsBytes(b, i);
+        if (tgid !== tgid) return maybeSpace(c) ? FAST_UNSURE : FAST_NO;
+        i = this.numEnd;
+      }
+      c = b[i];
+      if (c !== C_RPAREN) return maybeSpace(c) ? FAST_UNSURE : FAST_NO;
+      k = skipBlanksBytes(b, i + 1);
+      if (k === i + 1) return maybeSpace(b[k]) ? FAST_UNSURE : FAST_NO;
+      i = k;
+      c = b[i];
+    }
+    // [CPU]\s+
+    if (c !== C_LBRACKET) return maybeSpace(c) ? FAST_UNSURE : FAST_NO;
+    const cpu = this.digitsBytes(b, i + 1);
+    if (cpu !== cpu) return FAST_NO;
+    i = this.numEnd;
+    if (b[i] !== C_RBRACKET) return FAST_NO;
+    i++;
+    k = skipBlanksBytes(b, i);
+    if (k === i) return maybeSpace(b[i]) ? FAST_UNSURE : FAST_NO;
+    i = k;
+    // a token of 4-5 printable characters then blanks is FLAGS; else the token is the time
+    const tok = i;
+    let t = i;
+    while (t < n && (c = b[t]) > C_SPACE && c < 0x7f) t++;
+    let flagsTo = tok;
+    let ts0 = i;
+    if (t < n && c !== C_SPACE && c !== C_TAB) return FAST_UNSURE;
+    const len = t - i;
+    if (len === 4 || len === 5) {
+      if (t === n) return FAST_UNSURE;
+      flagsTo = t;
+      ts0 = skipBlanksBytes(b, t);
+      if (maybeSpace(b[ts0])) return FAST_UNSURE;
+    }
+    // SECONDS.FRACTION:(\s+|$)
+    const ts = this.timeBytes(b, ts0);
+    if (ts !== ts) return FAST_UNSURE;
+    i = this.numEnd;
+    if (b[i] !== C_COLON) return FAST_UNSURE;
+    i++;
+    const ps = skipBlanksBytes(b, i);
+    if (ps === i && i !== n) return FAST_UNSURE;
+    if (ps < n && maybeSpace(b[ps])) return FAST_UNSURE;
+    if (flagsTo === tok && i !== t) return FAST_UNSURE;
+    this.setLine(lineNo, pid, tgid, cpu, ts);
+    this.bFlagsFrom = tok;
+    this.bFlagsTo = flagsTo;
+    this.bPayload = ps;
+    return FAST_DONE;
+  }
+
+  /**
+   * `payload` over bytes for the lines it reads without a diagnostic or a print event: the COMM
+   * is `b[from, d)`, the payload from bPayload to `n`. False for the others, with nothing given
+   * to the sink but the print event `payload` would give first too.
+   */
+  private payloadBytes(b: Uint8Array, from: number, d: number, n: number): boolean {
+    const h = this.head;
+    const fast = this.fast!;
+    // as `payload` does first (a print event held for its continuation lines goes to the sink before this line's)
+    this.flushPrint();
+    if (h.pid > MAX_I32 || h.cpu > MAX_I32 || (h.tgid !== null && h.tgid > MAX_I32) || h.ts >= MAX_TS_NS_SECONDS) return false;
+    const ps = this.bPayload;
+    if (b[ps] === C_LT) {
+      if (startsWithBytes(b, ps, B_STACK_ID)) return this.cookieBytes(b, from, d, ps, n);
+      const full = startsWithBytes(b, ps, B_STACK_TRACE);
+      if (full || startsWithBytes(b, ps, B_USER_STACK_TRACE)) {
+        // blanks after it other than spaces and tabs: as text (trimEnd's white space)
+        if (!onlyBlanks(b, ps + (full ? 13 : 18), n)) return false;
+        // a full stack into ids takes its task now, as flush would (only frame lines come between)
+        const task = full && this.frameTable !== null ? (this.bTask >= 0 ? this.bTask : this.taskBytes(fast, b, from, d, h.pid)) : -1;
+        const comm = task >= 0 ? fast.tasks.strings[task] : this.commBytes(fast, b, from, d, h.pid);
+        if (comm === null) return false;
+        this.openStack(full ? 'full' : 'user', comm, contextOfBytes(b, this.bFlagsFrom, this.bFlagsTo));
+        if (task >= 0) this.openTask = this.lastTask = task;
+        return true;
+      }
+    }
+    // `name: fields` (no space before the colon), else function tracer `func <-parent`; a `+`
+    // or `.` before the colon may make the head a trace_printk's caller (printkHead)
+    let colon = -1;
+    let spaced = false;
+    let printk = false;
+    for (let k = ps; k < n; k++) {
+      const c = b[k];
+      if (c === C_COLON) {
+        colon = k;
+        break;
+      }
+      if (c === C_SPACE) spaced = true;
+      else if (c === 43 || c === C_DOT) printk = k > ps;
+    }
+    let name: number;
+    let p0 = ps;
+    if (colon > ps && !spaced && (colon + 1 === n || isBlank(b[colon + 1]))) {
+      const len = colon - ps;
+      // trace-cmd's stack entries and the events whose message may go on over lines: as text
+      if (
+        (len === 8 && startsWithBytes(b, ps, B_STACK_ID_NAME)) ||
+        (len === 12 && startsWithBytes(b, ps, B_KERNEL_STACK)) ||
+        (len === 10 && startsWithBytes(b, ps, B_USER_STACK)) ||
+        (len === 6 && startsWithBytes(b, ps, B_BPRINT)) ||
+        (len === 5 && (startsWithBytes(b, ps, B_PRINT) || startsWithBytes(b, ps, B_BPUTS)))
+      ) {
+        return false;
+      }
+      // a head printkHead would look at further (a trace_printk's caller): as text
+      const c0 = b[ps];
+      if ((c0 >= 48 && c0 <= 57) || len === 18 || printk) return false;
+      name = this.nameBytes(fast, b, ps, colon);
+      if (name < 0) return false;
+      p0 = skipBlanksBytes(b, colon + 1);
+    } else {
+      // printkName may make it a print event: as text
+      if (colon > ps) return false;
+      let arrow = false;
+      for (let k = ps; k + 3 <= n; k++) {
+        if (b[k] === C_SPACE && b[k + 1] === C_LT && b[k + 2] === C_DASH) {
+          arrow = true;
+          break;
+        }
+      }
+      name = arrow ? this.name(fast, 'function', 0, 8) : this.name(fast, '', 0, 0);
+    }
+    const task = this.bTask >= 0 ? this.bTask : this.taskBytes(fast, b, from, d, h.pid);
+    if (task < 0) return false;
+    this.lastTask = task;
+    this.used++;
+    fast.eventIds(h.ts, h.cpu, h.pid, task, name, contextOfBytes(b, this.bFlagsFrom, this.bFlagsTo));
+    if (fast.eventMoreBytes) fast.eventMoreBytes(h.tgid ?? -1, b, p0, n);
+    else if (fast.eventMore) {
+      const text = (this.decoder ??= new TextDecoder()).decode(b.subarray(p0, n));
+      fast.eventMore(h.tgid ?? -1, text, 0, text.length);
+    }
+    return true;
+  }
+
+  /** fastCookie over bytes: `<stack_id N[ gen G]>` then blanks at `ps`, the COMM `b[from, d)`; false if it is not exactly that. */
+  private cookieBytes(b: Uint8Array, from: number, d: number, ps: number, n: number): boolean {
+    let i = ps + 9;
+    if (b[i] !== C_SPACE) return false;
+    const slot = this.digitsBytes(b, i + 1);
+    if (slot !== slot) return false;
+    i = this.numEnd;
+    let generation = -1;
+    if (startsWithBytes(b, i, B_GEN)) {
+      generation = this.digitsBytes(b, i + 5);
+      if (generation !== generation) return false;
+      i = this.numEnd;
+    }
+    if (b[i] !== C_GT) return false;
+    i = skipBlanksBytes(b, i + 1);
+    if (i !== n) return false;
+    // a slot or generation beyond 32 bits: the text path reports it
+    if (slot > MAX_ID || generation > MAX_ID) return false;
+    const fast = this.fast!;
+    const h = this.head;
+    const task = this.bTask >= 0 ? this.bTask : this.taskBytes(fast, b, from, d, h.pid);
+    if (task < 0) return false;
+    this.lastTask = task;
+    this.used++;
+    fast.cookieIds(h.ts, h.cpu, h.pid, task, slot, generation, contextOfBytes(b, this.bFlagsFrom, this.bFlagsTo));
+    return true;
+  }
+
+  /**
+   * `frame` for a full stack's frame line over bytes, `b[from, end)` after its `=>`: its id is
+   * frameId's for the same text, which depends on nothing but the frame as trimmed of spaces and
+   * tabs (its module noted once: noteFrameModule does nothing the second time), so a frame seen
+   * before takes the id it had then (frameKeys); false for one whose text is not ASCII.
+   */
+  private frameBytes(b: Uint8Array, from: number, end: number, table: InternTable): boolean {
+    let a = from;
+    let e = end;
+    let c = 0;
+    while (a < e && ((c = b[a]) === C_SPACE || c === C_TAB)) a++;
+    while (e > a && ((c = b[e - 1]) === C_SPACE || c === C_TAB)) e--;
+    let id = this.frameKeys.find(b, a, e);
+    if (id < 0) {
+      const text = asciiText(b, a, e);
+      if (text === null) return false;
+      this.flushPrint();
+      const keyEnd = simpleFrameKeyEnd(text, 0, text.length);
+      if (text.charCodeAt(text.length - 1) === 93 /* ] */) noteFrameModule(text, 0, text.length, this.ctx.modules);
+      id = keyEnd >= 0 ? table.internRange(text, 0, keyEnd) : table.intern(frameKey(asciiText(b, from, end)!.trim()));
+      this.frameKeys.put(text, id);
+    } else this.flushPrint();
+    if (this.frameCount === this.frameIds.length) {
+      const next = new Int32Array(this.frameIds.length * 2);
+      next.set(this.frameIds);
+      this.frameIds = next;
+    }
+    this.frameIds[this.frameCount++] = id;
+    this.used++;
+    return true;
+  }
+
+  /** `task` over bytes: the id of the COMM `b[from, to)`, -1 when it is not ASCII (then read as text). */
+  private taskBytes(fast: ColumnSink, b: Uint8Array, from: number, to: number, pid: number): number {
+    const k = pid & 1023;
+    if (this.taskPid[k] === pid) {
+      const id = this.taskId[k];
+      const s = fast.tasks.strings[id];
+      if (s !== undefined && sameAscii(b, from, to, s)) return id;
+    }
+    const s = asciiText(b, from, to);
+    if (s === null) return -1;
+    const id = fast.tasks.intern(s);
+    this.taskPid[k] = pid;
+    this.taskId[k] = id;
+    return id;
+  }
+
+  /** The COMM `b[from, to)` as a string (the task's when it is the one last seen for `pid`), null when it is not ASCII. */
+  private commBytes(fast: ColumnSink, b: Uint8Array, from: number, to: number, pid: number): string | null {
+    const k = pid & 1023;
+    if (this.taskPid[k] === pid) {
+      const s = fast.tasks.strings[this.taskId[k]];
+      if (s !== undefined && sameAscii(b, from, to, s)) return s;
+    }
+    return asciiText(b, from, to);
+  }
+
+  /** `name` over bytes: the id of the event name `b[from, to)`, -1 when it is not ASCII. */
+  private nameBytes(fast: ColumnSink, b: Uint8Array, from: number, to: number): number {
+    const k = (to - from) & 63;
+    const last = this.nameId[k];
+    if (last >= 0) {
+      const s = fast.names.strings[last];
+      if (s !== undefined && sameAscii(b, from, to, s)) return last;
+    }
+    const s = asciiText(b, from, to);
+    if (s === null) return -1;
+    const id = fast.names.intern(s);
+    this.nameId[k] = id;
+    return id;
+  }
+
+  /** digitsAt over bytes. */
+  private digitsBytes(b: Uint8Array, i: number): number {
+    let v = 0;
+    let k = i;
+    let c = 0;
+    while ((c = b[k] - 48) >= 0 && c <= 9) {
+      v = v * 10 + c;
+      k++;
+    }
+    this.numEnd = k;
+    if (k === i) return NaN;
+    return k - i > 15 ? +asciiText(b, i, k)! : v;
+  }
+
+  /** timeAt over bytes: `\d+\.\d+` at `start` as parseFloat reads it (NaN if not there); `numEnd` is set after it. */
+  private timeBytes(b: Uint8Array, start: number): number {
+    let v = 0;
+    let k = start;
+    let c = 0;
+    while ((c = b[k] - 48) >= 0 && c <= 9) {
+      v = v * 10 + c;
+      k++;
+    }
+    const dot = k;
+    if (dot === start || b[dot] !== C_DOT) {
+      this.numEnd = k;
+      return NaN;
+    }
+    k++;
+    while ((c = b[k] - 48) >= 0 && c <= 9) {
+      v = v * 10 + c;
+      k++;
+    }
+    this.numEnd = k;
+    if (k === dot + 1) return NaN;
+    const frac = k - dot - 1;
+    if (frac > this.timeDigits) this.timeDigits = frac;
+    if (k - start - 1 <= 15 && frac <= 22) return v / POW10[frac];
+    return parseFloat(asciiText(b, start, k)!);
   }
 
   line(line: string, lineNo: number): void {
@@ -399,13 +850,15 @@ class TraceTextState {
       const tgid = t === null || t.charCodeAt(0) === 45 /* - */ ? null : +t;
       this.setHead(m.comm, 0, m.comm.length, m.flags, 0, m.flags.length);
       this.noteDigits(m.time);
-      this.payload(line, m.payload, n, m.pid, tgid, m.cpu, parseFloat(m.time), lineNo);
+      this.setLine(lineNo, m.pid, tgid, m.cpu, parseFloat(m.time));
+      this.payload(line, m.payload, n);
       return;
     }
     m = matchLatencyLine(line);
     if (m) {
       this.setHead(m.comm, 0, m.comm.length, m.flags, 0, m.flags.length);
-      this.payload(line, m.payload, n, m.pid, null, m.cpu, parseFloat(m.time) / 1e6, lineNo);
+      this.setLine(lineNo, m.pid, null, m.cpu, parseFloat(m.time) / 1e6);
+      this.payload(line, m.payload, n);
       return;
     }
     if (this.continuation(line)) return;
@@ -587,7 +1040,8 @@ class TraceTextState {
     // the time token must end at the colon when there were no flags (else it was not a time)
     if (flagsTo === tok && i !== t) return FAST_UNSURE;
     this.setHead(line, from, d, line, tok, flagsTo);
-    this.payload(line, ps, n, pid, tgid, cpu, ts, lineNo);
+    this.setLine(lineNo, pid, tgid, cpu, ts);
+    this.payload(line, ps, n);
     return FAST_DONE;
   }
 
@@ -632,27 +1086,30 @@ class TraceTextState {
 
   /**
    * An event line: its name is `nameText[nameFrom, nameTo)`, its payload `line[p0, p1)` (made a
-   * string only for a sink without ids). The COMM and FLAGS are those setHead was given.
+   * string only for a sink without ids). The line's head is `head`, its COMM and FLAGS those
+   * setHead was given.
    */
-  private emit(lineNo: number, pid: number, tgid: number | null, cpu: number, ts: number, nameText: string, nameFrom: number, nameTo: number, line: string, p0: number, p1: number): void {
+  private emit(nameText: string, nameFrom: number, nameTo: number, line: string, p0: number, p1: number): void {
     const fast = this.fast;
+    const h = this.head;
     if (fast) {
-      fast.eventIds(ts, cpu, pid, this.task(fast, pid), this.name(fast, nameText, nameFrom, nameTo), this.lineCtx());
-      fast.eventMore?.(tgid ?? -1, line, p0, p1);
+      fast.eventIds(h.ts, h.cpu, h.pid, this.task(fast, h.pid), this.name(fast, nameText, nameFrom, nameTo), this.lineCtx());
+      fast.eventMore?.(h.tgid ?? -1, line, p0, p1);
       return;
     }
     const name = nameFrom === 0 && nameTo === nameText.length ? nameText : this.nameAt(nameText, nameFrom, nameTo);
-    this.sink.event(this.fill(this.ev, lineNo, pid, tgid, cpu, ts, name, line.slice(p0, p1)));
+    this.sink.event(this.fill(this.ev, name, line.slice(p0, p1)));
   }
 
-  /** `e` (a reused event object) with these values and the COMM and FLAGS setHead was given. */
-  private fill(e: TraceEvent, lineNo: number, pid: number, tgid: number | null, cpu: number, ts: number, name: string, payload: string): TraceEvent {
-    e.lineNo = lineNo;
-    e.comm = this.comm(pid);
-    e.pid = pid;
-    e.tgid = tgid;
-    e.cpu = cpu;
-    e.ts = ts;
+  /** `e` (a reused event object) with the line's head and the COMM and FLAGS setHead was given. */
+  private fill(e: TraceEvent, name: string, payload: string): TraceEvent {
+    const h = this.head;
+    e.lineNo = h.lineNo;
+    e.comm = this.comm(h.pid);
+    e.pid = h.pid;
+    e.tgid = h.tgid;
+    e.cpu = h.cpu;
+    e.ts = h.ts;
     e.flags = this.flags();
     e.name = name;
     e.payload = payload;
@@ -690,26 +1147,27 @@ class TraceTextState {
   }
 
   /** A cookie: to `cookieIds` with the COMM as an id, or as the reused record. */
-  private emitCookie(lineNo: number, pid: number, cpu: number, ts: number, slot: number, generation: number | null): void {
+  private emitCookie(slot: number, generation: number | null): void {
     const fast = this.fast;
+    const h = this.head;
     if (fast) {
-      fast.cookieIds(ts, cpu, pid, this.task(fast, pid), slot, generation ?? -1, this.lineCtx());
+      fast.cookieIds(h.ts, h.cpu, h.pid, this.task(fast, h.pid), slot, generation ?? -1, this.lineCtx());
       return;
     }
     const r = this.cookie;
     r.ctx = this.lineCtx();
-    r.lineNo = lineNo;
-    r.comm = this.comm(pid);
-    r.pid = pid;
-    r.cpu = cpu;
-    r.ts = ts;
+    r.lineNo = h.lineNo;
+    r.comm = this.comm(h.pid);
+    r.pid = h.pid;
+    r.cpu = h.cpu;
+    r.ts = h.ts;
     r.slot = slot;
     r.generation = generation;
     this.sink.stackRecord(r);
   }
 
   /** `<stack_id N[ gen G]>` then blanks, as STACK_ID_RE; false if it is not exactly that. */
-  private fastCookie(line: string, ps: number, n: number, pid: number, cpu: number, ts: number, lineNo: number): boolean {
+  private fastCookie(line: string, ps: number, n: number): boolean {
     let i = ps + 9;
     if (line.charCodeAt(i) !== C_SPACE) return false;
     const slot = this.digitsAt(line, i + 1);
@@ -727,25 +1185,27 @@ class TraceTextState {
     // a slot or generation beyond 32 bits: the regex path reports it
     if (slot > MAX_ID || (generation !== null && generation > MAX_ID)) return false;
     this.used++;
-    this.emitCookie(lineNo, pid, cpu, ts, slot, generation);
+    this.emitCookie(slot, generation);
     return true;
   }
 
-  /** The payload is `line` from `ps` up to `n` (the end of the line); the COMM and FLAGS are setHead's. */
-  private payload(line: string, ps: number, n: number, pid: number, tgid: number | null, cpu: number, ts: number, lineNo: number): void {
+  /** The payload is `line` from `ps` up to `n` (the end of the line); the head is `head`'s, the COMM and FLAGS setHead's. */
+  private payload(line: string, ps: number, n: number): void {
     this.flushPrint();
-    if (pid > MAX_I32 || cpu > MAX_I32 || (tgid !== null && tgid > MAX_I32) || ts >= MAX_TS_NS_SECONDS) {
+    const h = this.head;
+    const lineNo = h.lineNo;
+    if (h.pid > MAX_I32 || h.cpu > MAX_I32 || (h.tgid !== null && h.tgid > MAX_I32) || h.ts >= MAX_TS_NS_SECONDS) {
       // a value no column holds: said, the line kept (never wrapped into another pid or CPU)
       const d = this.ctx.diagnostics;
-      if (pid > MAX_I32) d.atLine(lineNo, `pid ${shown(pid)} beyond 2^31 - 1 (the kernel's pid_t): the event is kept with pid -1`), (pid = -1);
-      if (tgid !== null && tgid > MAX_I32) d.atLine(lineNo, `TGID ${shown(tgid)} beyond 2^31 - 1: the event is kept without one`), (tgid = null);
-      if (cpu > MAX_I32) d.atLine(lineNo, `CPU ${shown(cpu)} beyond 2^31 - 1: the event is kept on CPU -1`), (cpu = -1);
-      if (ts >= MAX_TS_NS_SECONDS) d.atLine(lineNo, `time ${shown(ts)} s beyond 2^63 - 1 ns: its ts_ns is null in the tables`);
+      if (h.pid > MAX_I32) d.atLine(lineNo, `pid ${shown(h.pid)} beyond 2^31 - 1 (the kernel's pid_t): the event is kept with pid -1`), (h.pid = -1);
+      if (h.tgid !== null && h.tgid > MAX_I32) d.atLine(lineNo, `TGID ${shown(h.tgid)} beyond 2^31 - 1: the event is kept without one`), (h.tgid = null);
+      if (h.cpu > MAX_I32) d.atLine(lineNo, `CPU ${shown(h.cpu)} beyond 2^31 - 1: the event is kept on CPU -1`), (h.cpu = -1);
+      if (h.ts >= MAX_TS_NS_SECONDS) d.atLine(lineNo, `time ${shown(h.ts)} s beyond 2^63 - 1 ns: its ts_ns is null in the tables`);
     }
     const c0 = line.charCodeAt(ps);
     if (c0 === C_LT) {
       if (line.startsWith('<stack_id', ps)) {
-        if (this.fastCookie(line, ps, n, pid, cpu, ts, lineNo)) return;
+        if (this.fastCookie(line, ps, n)) return;
         const m = STACK_ID_RE.exec(line.slice(ps, n));
         const slot = m ? +m[1] : NaN;
         const generation = m && m[2] !== undefined ? +m[2] : null;
@@ -759,15 +1219,15 @@ class TraceTextState {
           return;
         }
         this.used++;
-        this.emitCookie(lineNo, pid, cpu, ts, slot, generation);
+        this.emitCookie(slot, generation);
         return;
       }
       if (line.startsWith('<stack trace>', ps) && line.slice(ps, n).trimEnd().length === 13) {
-        this.openStack('full', pid, cpu, ts, lineNo);
+        this.openStack('full', this.comm(h.pid), this.lineCtx());
         return;
       }
       if (line.startsWith('<user stack trace>', ps) && line.slice(ps, n).trimEnd().length === 18) {
-        this.openStack('user', pid, cpu, ts, lineNo);
+        this.openStack('user', this.comm(h.pid), this.lineCtx());
         return;
       }
     }
@@ -781,30 +1241,30 @@ class TraceTextState {
       const len = colon - ps;
       // trace-cmd report prints the stack map's entry by its format: `stack_id: <stack_id N gen G>`
       if (len === 8 && line.startsWith('stack_id', ps) && line.startsWith('<stack_id', j)) {
-        this.payload(line, j, n, pid, tgid, cpu, ts, lineNo);
+        this.payload(line, j, n);
         return;
       }
       if (len === 12 && line.startsWith('kernel_stack', ps) && TRACE_CMD_STACK_RE.test(line.slice(j, n))) {
-        this.openStack('full', pid, cpu, ts, lineNo);
+        this.openStack('full', this.comm(h.pid), this.lineCtx());
         return;
       }
       if (len === 10 && line.startsWith('user_stack', ps) && line.startsWith('<user stack trace', j) && j + 17 <= n) {
-        this.openStack('user', pid, cpu, ts, lineNo);
+        this.openStack('user', this.comm(h.pid), this.lineCtx());
         return;
       }
       this.used++;
       // trace-cmd report names them (`bprint: CALLER: text`); the kernel's trace prints the caller alone
       const own = len === 6 && line.startsWith('bprint', ps) ? 'bprint' : len === 5 ? (line.startsWith('print', ps) ? 'print' : line.startsWith('bputs', ps) ? 'bputs' : null) : null;
       if (own) {
-        this.emitPrint(own, lineNo, pid, tgid, cpu, ts, line, j, n);
+        this.emitPrint(own, line, j, n);
         return;
       }
       const k = this.printkHead(line, ps, colon, n);
       if (k !== PRINTK_NONE) {
-        this.emitPrint(k === PRINTK_BPRINT ? 'bprint' : 'print', lineNo, pid, tgid, cpu, ts, line, ps, n);
+        this.emitPrint(k === PRINTK_BPRINT ? 'bprint' : 'print', line, ps, n);
         return;
       }
-      this.emit(lineNo, pid, tgid, cpu, ts, line, ps, colon, line, j, n);
+      this.emit(line, ps, colon, line, j, n);
       return;
     }
     this.used++;
@@ -812,13 +1272,13 @@ class TraceTextState {
     if (colon > ps) {
       const k = printkName(line, ps, n);
       if (k !== PRINTK_NONE) {
-        this.emitPrint(k === PRINTK_BPRINT ? 'bprint' : 'print', lineNo, pid, tgid, cpu, ts, line, ps, n);
+        this.emitPrint(k === PRINTK_BPRINT ? 'bprint' : 'print', line, ps, n);
         return;
       }
     }
     const f = line.indexOf(' <-', ps);
-    if (f >= 0 && f + 3 <= n) this.emit(lineNo, pid, tgid, cpu, ts, 'function', 0, 8, line, ps, n);
-    else this.emit(lineNo, pid, tgid, cpu, ts, '', 0, 0, line, ps, n);
+    if (f >= 0 && f + 3 <= n) this.emit('function', 0, 8, line, ps, n);
+    else this.emit('', 0, 0, line, ps, n);
   }
 
   /**
@@ -841,25 +1301,29 @@ class TraceTextState {
    * A bprint, print or bputs event whose payload is `line[p0, p1)`: to the sink of ids now, or
    * held in `printEv` for its continuation lines.
    */
-  private emitPrint(name: PrintName, lineNo: number, pid: number, tgid: number | null, cpu: number, ts: number, line: string, p0: number, p1: number): void {
+  private emitPrint(name: PrintName, line: string, p0: number, p1: number): void {
     this.printOpen = true;
     this.printChars = p1 - p0;
     this.printBlanks = 0;
     const fast = this.fast;
+    const h = this.head;
     // a reset marker goes to the sink with its message (the columns keep where it is)
     if (fast && !fast.eventMore && !(name === 'print' && isResetMarker(line, p0, p1))) {
       let id = this.printIds[name];
       if (id < 0) id = this.printIds[name] = fast.names.intern(name);
-      fast.eventIds(ts, cpu, pid, this.task(fast, pid), id, this.lineCtx());
+      fast.eventIds(h.ts, h.cpu, h.pid, this.task(fast, h.pid), id, this.lineCtx());
       return;
     }
-    this.fill(this.printEv, lineNo, pid, tgid, cpu, ts, name, line.slice(p0, p1));
+    this.fill(this.printEv, name, line.slice(p0, p1));
     this.printPending = true;
   }
 
-  private openStack(kind: 'full' | 'user', pid: number, cpu: number, ts: number, lineNo: number): void {
+  /** A full or user stack's `<stack trace>` line, the line's head in `head`: its frame lines follow. */
+  private openStack(kind: 'full' | 'user', comm: string, ctx: number): void {
+    const h = this.head;
     this.used++;
-    this.open = { lineNo, kind, comm: this.comm(pid), pid, cpu, ts, slot: -1, generation: null, frames: kind === 'full' && this.frameTable ? null : [], ctx: this.lineCtx() };
+    this.open = { lineNo: h.lineNo, kind, comm, pid: h.pid, cpu: h.cpu, ts: h.ts, slot: -1, generation: null, frames: kind === 'full' && this.frameTable ? null : [], ctx };
+    this.openTask = -1;
     this.frameCount = 0;
   }
 }
@@ -887,6 +1351,25 @@ function skipBlanks(line: string, i: number): number {
   return i;
 }
 
+/** Whether `b[from, from + n)` is `a[at, at + n)` (compared from the end: heads differ in their times first). */
+function sameBytes(b: Uint8Array, from: number, a: Uint8Array, at: number, n: number): boolean {
+  for (let k = n - 1; k >= 0; k--) if (b[from + k] !== a[at + k]) return false;
+  return true;
+}
+
+/** skipBlanks over bytes. */
+function skipBlanksBytes(b: Uint8Array, i: number): number {
+  let c = 0;
+  while ((c = b[i]) === C_SPACE || c === C_TAB) i++;
+  return i;
+}
+
+/** Whether `b[from, to)` holds only spaces and tabs. */
+function onlyBlanks(b: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (b[i] !== C_SPACE && b[i] !== C_TAB) return false;
+  return true;
+}
+
 /** A character `\s` might match besides space and tab (conservative: any control or non-ASCII). */
 function maybeSpace(c: number): boolean {
   return c < C_SPACE || c >= 0x7f;
@@ -894,6 +1377,18 @@ function maybeSpace(c: number): boolean {
 
 /** The kernel's events that print `CALLER: message` and may run on over several lines. */
 type PrintName = 'bprint' | 'print' | 'bputs';
+
+/** What the byte path looks for (trace-bytes.ts startsWithBytes). */
+const B_STACK_ID = asciiBytes('<stack_id');
+const B_STACK_TRACE = asciiBytes('<stack trace>');
+const B_USER_STACK_TRACE = asciiBytes('<user stack trace>');
+const B_GEN = asciiBytes(' gen ');
+const B_STACK_ID_NAME = asciiBytes('stack_id');
+const B_KERNEL_STACK = asciiBytes('kernel_stack');
+const B_USER_STACK = asciiBytes('user_stack');
+const B_BPRINT = asciiBytes('bprint');
+const B_PRINT = asciiBytes('print');
+const B_BPUTS = asciiBytes('bputs');
 
 const FAST_DONE = 0;
 const FAST_NO = 1;
