@@ -233,7 +233,8 @@ export async function readFiles(
     return d && `changed while being read (${d}): what was read may mix its old and new contents`;
   };
   const byBlob = new Map([...opened].map(([blob, o]) => [blob, o.path]));
-  const parts = nodeTraceParts(byBlob, loadOpts.partMinBytes);
+  // a load that keeps details or filters reads each file on one thread (load.ts): no worker for it
+  const parts = nodeTraceParts(byBlob, loadOpts.partMinBytes, !loadOpts.details && !loadOpts.filter);
   // the digests as the load reads the bytes (FNV-1a 64 of every byte, no second read), each
   // continued from where the load stopped for a file it did not read to the end itself
   const digests = new Map<Blob, { h: Fnv1a64; bytes: number }>();
@@ -245,7 +246,12 @@ export async function readFiles(
         d.bytes += chunk.length;
       }
     : undefined;
-  const capture = await loadFiles(files, { ...loadOpts, changedSince, parts, onBytes });
+  let capture: Capture;
+  try {
+    capture = await loadFiles(files, { ...loadOpts, changedSince, parts, onBytes });
+  } finally {
+    parts.close();
+  }
   for (const c of cut) capture.diagnostics.push({ file: c.name, where: 'file', message: c.over, count: 1 });
   const sources: SourceFile[] = [];
   if (loadOpts.digests) {

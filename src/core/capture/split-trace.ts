@@ -1,9 +1,10 @@
 import { DiagnosticLog, type DiagnosticGroup } from '../formats/diagnostics.ts';
 import { matchEventLine } from '../formats/event-line.ts';
 import { encodingOf } from '../formats/lines.ts';
-import { parserForKind } from '../formats/registry.ts';
+import { nulGate } from '../formats/nul-gate.ts';
+import { createTraceTextParser } from '../formats/trace-text.ts';
 import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
-import type { ChunkParser, LineCount, TraceTextResult } from '../formats/types.ts';
+import type { ChunkParser, LineCount } from '../formats/types.ts';
 import { StackTable } from './stack-table.ts';
 import { linesAfterStop, TraceColumns, type TraceColumnsPart } from './trace-columns.ts';
 
@@ -117,13 +118,17 @@ export async function splitPoint(blob: Blob, parts: TracePartReader | undefined)
 /** Files below this are read on one thread by default: a worker takes tens of milliseconds to start. */
 export const PART_MIN_BYTES = 16 << 20;
 
-/** Reads a file's rest (from a split) into columns of its own: what another thread runs. */
+/**
+ * Reads a file's rest (from a split) into columns of its own: what another thread runs. The
+ * trace text reader behind the NUL gate, as registry.ts gives it for the kind, imported alone
+ * (the other thread loads no other reader).
+ */
 export function readTracePart(file: string): ChunkParser<TracePart> {
   const stacks = new StackTable();
   const columns = new TraceColumns(stacks);
   const log = new DiagnosticLog(file);
-  let sink: ReturnType<TraceColumns['sink']> | null = null;
-  const parser = parserForKind('trace_text', { file, diagnostics: log }, () => (sink = columns.sink(file, { log, piece: true }))) as ChunkParser<TraceTextResult>;
+  const sink = columns.sink(file, { log, piece: true });
+  const parser = nulGate(createTraceTextParser({ file, diagnostics: log }, sink), log);
   let bytes = 0;
   return {
     push(chunk) {
@@ -132,14 +137,14 @@ export function readTracePart(file: string): ChunkParser<TracePart> {
     },
     end() {
       const r = parser.end();
-      const lines = linesAfterStop(r.lines, (sink as ReturnType<TraceColumns['sink']> | null)?.close() ?? null);
+      const lines = linesAfterStop(r.lines, sink.close());
       return { columns: columns.exportPart(), lines, tracer: r.tracer, cpus: r.cpus, timeDigits: r.timeDigits, diagnostics: log.exportGroups(), bytes };
     },
   };
 }
 
 /** Bytes between a part reader's progress reports. */
-const REPORT_EVERY = 4 << 20;
+export const REPORT_EVERY = 4 << 20;
 
 /**
  * What a part reader's thread runs (the command line's worker_threads worker, the page's nested
