@@ -272,12 +272,28 @@ export class SpanCounter {
   constructor(private readonly segments: readonly Pick<Segment, 'firstTs' | 'lastTs'>[]) {}
   /** segments where a record of the generation's own (a v8 cookie, or any record of 'none') was seen */
   private readonly own = new Set<number>();
+  /** the segment the last record was in, its span, and whether it is in `own` yet (records come in runs of one segment) */
+  private lastK = -1;
+  private lastSpan: GenerationSpan | null = null;
+  private lastOwn = false;
   add(ts: number, own = true): void {
-    const k = segmentAt(this.segments, ts);
-    if (k < 0) return;
-    if (own) this.own.add(k);
-    let s = this.spans.get(k);
-    if (!s) this.spans.set(k, (s = { segment: k, firstTs: ts, lastTs: ts, records: 0, recordsPerSecond: null }));
+    let k = this.lastK;
+    let s = this.lastSpan;
+    // segments are disjoint: the last one holds `ts` or segmentAt says which does
+    if (!(k >= 0 && this.segments[k].firstTs <= ts && ts <= this.segments[k].lastTs)) {
+      k = segmentAt(this.segments, ts);
+      if (k < 0) return;
+      s = this.spans.get(k) ?? null;
+      if (!s) this.spans.set(k, (s = { segment: k, firstTs: ts, lastTs: ts, records: 0, recordsPerSecond: null }));
+      this.lastK = k;
+      this.lastSpan = s;
+      this.lastOwn = this.own.has(k);
+    }
+    if (own && !this.lastOwn) {
+      this.own.add(k);
+      this.lastOwn = true;
+    }
+    s = s!;
     if (ts < s.firstTs) s.firstTs = ts;
     if (ts > s.lastTs) s.lastTs = ts;
     s.records++;
@@ -341,26 +357,44 @@ export function derive(c: Capture): Derived {
     s.dumpFormats = [...new Set([...s.dumpFormats, c.dumps.sources[d.source].format])].sort();
   }
   const bytes = new RingBytes();
-  for (let i = 0; i < t.recordCount; i++) {
+  const n = t.recordCount;
+  const recStack = t.recStack.raw();
+  const recStatus = t.recStatus.raw();
+  const recSlot = t.recSlot.raw();
+  const recTs = t.recTs.raw();
+  const stacks = c.stacks;
+  // the last cookie's generation, whether it is listed, its stats and spans: generations come in runs
+  let lastG: number | null | undefined;
+  let inList = false;
+  let s: GenerationStats | undefined;
+  let span: SpanCounter | undefined;
+  for (let i = 0; i < n; i++) {
     const kind = kinds[i];
     if (kind === RecordKind.User) continue;
-    const stack = t.recStack.get(i);
-    const depth = stack >= 0 ? c.stacks.depth(stack) : -1;
+    const stack = recStack[i];
+    const depth = stack >= 0 ? stacks.depth(stack) : -1;
     if (kind === RecordKind.Full) {
       bytes.full(depth);
       continue;
     }
     const g = kind === RecordKind.CookieV8 ? recGen[i] >>> 0 : null;
-    const st = t.recStatus.get(i);
-    bytes.cookie(g, t.recSlot.get(i) >>> 0, st === RecordStatus.Ambiguous ? -1 : depth);
-    if (!keep.has(g ?? -1)) continue;
-    const s = gen(g);
-    const ts = t.recTs.get(i);
-    if (!(s.firstTs <= ts)) s.firstTs = ts;
-    if (!(s.lastTs >= ts)) s.lastTs = ts;
-    spans.get(g)!.add(ts);
-    s.cookies++;
-    if (hasStack(st)) s.resolved++;
+    const st = recStatus[i];
+    bytes.cookie(g, recSlot[i] >>> 0, st === RecordStatus.Ambiguous ? -1 : depth);
+    if (g !== lastG) {
+      lastG = g;
+      inList = keep.has(g ?? -1);
+      if (inList) {
+        s = gen(g);
+        span = spans.get(g)!;
+      }
+    }
+    if (!inList) continue;
+    const ts = recTs[i];
+    if (!(s!.firstTs <= ts)) s!.firstTs = ts;
+    if (!(s!.lastTs >= ts)) s!.lastTs = ts;
+    span!.add(ts);
+    s!.cookies++;
+    if (hasStack(st)) s!.resolved++;
   }
   for (const s of gens.values()) {
     s.coverage = s.cookies ? s.resolved / s.cookies : NaN;

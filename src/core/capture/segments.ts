@@ -62,6 +62,8 @@ interface Piece {
   records: number;
   /** cpu -> [min ts, max ts] */
   cpu: Map<number, [number, number]>;
+  /** the same ranges for CPUs 0..1023, by CPU (no Map lookup per event) */
+  small: ([number, number] | undefined)[];
 }
 
 /** Whether `ts` opens a new snippet after one spanning [lo, hi]. */
@@ -114,16 +116,20 @@ export function findSegments(c: Capture): SegmentReport {
     const mine: Piece[] = [];
     let cur: Piece | null = null;
     const open = (ts: number): Piece => {
-      const p: Piece = { file: f, first: ts, last: ts, events: 0, records: 0, cpu: new Map() };
+      const p: Piece = { file: f, first: ts, last: ts, events: 0, records: 0, cpu: new Map(), small: [] };
       mine.push(p);
       return p;
     };
     const widen = (p: Piece, ts: number, cpu: number) => {
       if (ts < p.first) p.first = ts;
       if (ts > p.last) p.last = ts;
-      const r = p.cpu.get(cpu);
-      if (!r) p.cpu.set(cpu, [ts, ts]);
-      else {
+      const small = cpu >= 0 && cpu < 1024;
+      const r = small ? p.small[cpu] : p.cpu.get(cpu);
+      if (!r) {
+        const range: [number, number] = [ts, ts];
+        p.cpu.set(cpu, range);
+        if (small) p.small[cpu] = range;
+      } else {
         if (ts < r[0]) r[0] = ts;
         if (ts > r[1]) r[1] = ts;
       }
