@@ -55,6 +55,8 @@ function contents(c: Capture) {
     weights: arr(t.evWeight.raw()),
     lost: [t.lostCpu, t.lostCount, t.lostTs].map((col) => arr(col.view())),
     resetMarks: arr(t.resetMarks.view()),
+    // the fields noted for v4/v7 ids and full stacks (field-evidence.ts), by name
+    noted: Array.from({ length: t.evidRec.length }, (_, k) => [t.evidRec.get(k), t.evidNames.strings[t.evidA.get(k)], t.evidB.get(k) < 0 ? null : t.evidNames.strings[t.evidB.get(k)]]),
     userStacks: t.userStacks,
     tasks: t.tasks.strings,
     names: t.names.strings,

@@ -94,6 +94,22 @@ export interface TraceColumnsPart {
   frames: string[];
   nodeFrame: Int32Array;
   nodeParent: Int32Array;
+  /** where a reader of the whole file stands at the piece's end, for what comes after it (TracePieceState) */
+  state?: TracePieceState;
+}
+
+/**
+ * What a piece's reader knew at its end that a reader of the whole file carries on past it, and
+ * what its records' noted fields leave to the file before it (field-evidence.ts). Int32Arrays,
+ * to post.
+ */
+export interface TracePieceState {
+  /** v4/v7 ids and full stacks read when their CPU had no event with noted fields in the piece yet: the file before may give them its own */
+  unnoted: Int32Array;
+  /** per CPU whose events noted fields: [cpu, its last such event, the names' ids in evidNames (b -1 for none)] */
+  pendLast: Int32Array;
+  /** per CPU and context with events: [cpu * CONTEXTS + context, its last event] */
+  ctxLast: Int32Array;
 }
 
 /** A column read by index; a derived one is computed from the stored columns (`raw` makes the array). */
@@ -323,7 +339,7 @@ export class TraceColumns {
     file?: string,
     /** `piece`: the rest of a file read on another thread; its records without an event of their context are counted where it is absorbed */
     opts: { log?: DiagnosticLog; unit?: 'line' | 'offset'; piece?: boolean } = {},
-  ): TraceSink & ColumnSink & { absorb(p: TraceColumnsPart, partLine?: number): void; close(): SinkStop | null } {
+  ): TraceSink & ColumnSink & { absorb(p: TraceColumnsPart, partLine?: number): void; close(): SinkStop | null; pieceState(): TracePieceState } {
     if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
     const frameTable = this.stacks.frames;
     const frameEnd = frameTable.size + this.frameLimit;
@@ -455,11 +471,17 @@ export class TraceColumns {
       candCount[cpu] = c + 1;
     };
     const { evidRec, evidA, evidB } = this;
+    const unnoted = new Growable(Int32Array, 16);
     /** the record just linked (a v4/v7 id or a full stack) takes its event's noted fields */
     const noteRecord = (cpu: number) => {
       if (cpu < 0 || cpu >= 1024) return;
       resolve(cpu);
-      if (pendEv[cpu] < 0 || pendEv[cpu] !== this.recEvent.get(this.recEvent.length - 1)) return;
+      if (pendEv[cpu] < 0) {
+        // a piece's: the file before it decides (absorb)
+        if (opts.piece) unnoted.push(this.recEvent.length - 1);
+        return;
+      }
+      if (pendEv[cpu] !== this.recEvent.get(this.recEvent.length - 1)) return;
       evidRec.push(this.recEvent.length - 1);
       evidA.push(pendA[cpu]);
       evidB.push(pendB[cpu]);
@@ -722,11 +744,18 @@ export class TraceColumns {
         // the piece's records it linked with no event of their context before them: here that context may have one
         const ctxOf = new Map<number, number>();
         for (let k = 0; k < p.ctxRec.length; k++) ctxOf.set(p.ctxRec[k], p.ctxKey[k]);
+        // the fields noted for its records: the piece's, and for those read before their CPU noted
+        // any in the piece, this file's as it stands (its records' event may be before the piece)
+        const evidOf = p.evidNames.map((t) => this.evidNames.intern(t));
+        const unnotedRecs = p.state?.unnoted ?? new Int32Array(0);
+        let ek = 0;
+        let uk = 0;
         for (let r = 0; r < p.recEvent.length; r++) {
           const e = p.recEvent[r];
           const own = o < p.ownRec.length && p.ownRec[o] === r;
           const k = ctxOf.get(r);
-          const cpuHere = k === undefined ? -1 : own ? p.ownCpu[o] : e >= 0 ? p.evCpu[e] : -1;
+          const cpuOfRec = own ? p.ownCpu[o] : e >= 0 ? p.evCpu[e] : -1;
+          const cpuHere = k === undefined ? -1 : cpuOfRec;
           const byCtx = k !== undefined && cpuHere >= 0 && cpuHere < 1024 ? lastOnCtx[cpuHere * CONTEXTS + k] : -1;
           // no event of its context in the whole file before it, but one on its CPU: said, as one reader says it
           if (k !== undefined && byCtx === -1 && cpuHere >= 0 && cpuHere < 1024 && (e >= 0 || lastOnCpu[cpuHere] !== -1)) ctxFallbacks++;
@@ -765,6 +794,26 @@ export class TraceColumns {
               this.ownTask.push(taskOf[p.ownTask[o]]);
             }
           }
+          if (ek < p.evidRec.length && p.evidRec[ek] === r) {
+            // noted in the piece for the event it linked there: not if it is linked before the piece now
+            if (byCtx < 0) {
+              evidRec.push(recEvent.length - 1);
+              evidA.push(evidOf[p.evidA[ek]]);
+              evidB.push(p.evidB[ek] < 0 ? -1 : evidOf[p.evidB[ek]]);
+            }
+            ek++;
+          } else if (uk < unnotedRecs.length && unnotedRecs[uk] === r) {
+            uk++;
+            const ev = recEvent.get(recEvent.length - 1);
+            if (cpuOfRec >= 0 && cpuOfRec < 1024) {
+              resolve(cpuOfRec);
+              if (pendEv[cpuOfRec] >= 0 && pendEv[cpuOfRec] === ev) {
+                evidRec.push(recEvent.length - 1);
+                evidA.push(pendA[cpuOfRec]);
+                evidB.push(pendB[cpuOfRec]);
+              }
+            }
+          }
           if (own) o++;
           if (p.recKind[r] === RecordKind.User) users++;
           recKind.push(p.recKind[r]);
@@ -773,12 +822,17 @@ export class TraceColumns {
           recStack.push(stack);
           recStatus.push(p.recStatus[r]);
         }
-        const recBase = recEvent.length - keptRecords;
-        const evidOf = p.evidNames.map((t) => this.evidNames.intern(t));
-        for (let k = 0; k < p.evidRec.length && p.evidRec[k] < keptRecords; k++) {
-          this.evidRec.push(p.evidRec[k] + recBase);
-          this.evidA.push(evidOf[p.evidA[k]]);
-          this.evidB.push(p.evidB[k] < 0 ? -1 : evidOf[p.evidB[k]]);
+        // what the next piece (or line) finds: the piece's last noted fields and last event of each context, per CPU
+        const state = p.state;
+        if (state && keptRecords === p.recEvent.length) {
+          for (let k = 0; k < state.pendLast.length; k += 4) {
+            const cpu = state.pendLast[k];
+            resolve(cpu);
+            pendEv[cpu] = state.pendLast[k + 1] + evBase;
+            pendA[cpu] = evidOf[state.pendLast[k + 2]];
+            pendB[cpu] = state.pendLast[k + 3] < 0 ? -1 : evidOf[state.pendLast[k + 3]];
+          }
+          for (let k = 0; k < state.ctxLast.length; k += 2) lastOnCtx[state.ctxLast[k]] = state.ctxLast[k + 1] + evBase;
         }
         for (let k = 0; k < p.weightEv.length && p.weightEv[k] < keptEvents; k++) {
           this.weightEv.push(p.weightEv[k] + evBase);
@@ -807,6 +861,16 @@ export class TraceColumns {
           stop = { place: null, events: p.evTs.length - keptEvents, records: p.recEvent.length - keptRecords, lost: p.lostCpu.length - keptLost };
           partAt = partLine ?? null;
         }
+      },
+      pieceState: (): TracePieceState => {
+        const pend: number[] = [];
+        for (let cpu = 0; cpu < 1024; cpu++) {
+          resolve(cpu);
+          if (pendEv[cpu] >= 0) pend.push(cpu, pendEv[cpu], pendA[cpu], pendB[cpu]);
+        }
+        const ctx: number[] = [];
+        for (let key = 0; key < lastOnCtx.length; key++) if (lastOnCtx[key] >= 0) ctx.push(key, lastOnCtx[key]);
+        return { unnoted: unnoted.view(), pendLast: Int32Array.from(pend), ctxLast: Int32Array.from(ctx) };
       },
       close: (): SinkStop | null => {
         if (ctxFallbacks > 0 && opts.log && !opts.piece) {
