@@ -111,10 +111,11 @@ describe('SmallInts and trim, against plain arrays', () => {
       fc.record({ op: fc.constant('truncate' as const), keep: fc.nat(200) }),
       fc.record({ op: fc.constant('freeze' as const) }),
       fc.record({ op: fc.constant('trim' as const) }),
+      fc.record({ op: fc.constant('append' as const), vs: fc.array(value, { maxLength: 40 }), cut: fc.nat(40) }),
     ),
     { maxLength: 120 },
   );
-  it('every value read back as pushed or set; frozen views unchanged by what follows', () => {
+  it('every value read back as pushed, appended or set; frozen views unchanged by what follows', () => {
     fc.assert(
       fc.property(ops, (list) => {
         const small = new SmallInts(2);
@@ -145,6 +146,17 @@ describe('SmallInts and trim, against plain arrays', () => {
             trimmed.truncate(n);
             plain.truncate(n);
             ref = ref.slice(0, n);
+          } else if (o.op === 'append') {
+            // a range of the array from `cut` on: what pushing each of its values gives
+            const src = Int32Array.from(o.vs);
+            const from = Math.min(o.cut, src.length);
+            for (const v of o.vs.slice(from)) {
+              needs(v);
+              plain.push(v);
+              ref.push(v);
+            }
+            small.append(src, from, src.length);
+            trimmed.append(src, from, src.length);
           } else if (o.op === 'freeze') views.push({ small: small.frozen(), trimmed: trimmed.frozen(), values: ref.slice() });
           else if (o.op === 'trim') {
             small.trim();

@@ -29,6 +29,16 @@ export class Growable<T extends Typed> {
     this.data[n] = v;
     this.length = n + 1;
   }
+  /** Pushes `src[from, to)` at once (one copy, not a push per value). */
+  append(src: Typed, from: number, to: number): void {
+    if (this.readOnly) throw new Error('a frozen column is read-only');
+    const n = this.length;
+    const end = n + to - from;
+    if (end > this.data.length) this.realloc(Math.max(this.data.length * 2, end, 16));
+    else if (n < this.sharedUpTo) this.realloc(this.data.length);
+    (this.data as Typed).set(src.subarray(from, to) as never, n);
+    this.length = end;
+  }
   get(i: number): number {
     return this.data[i];
   }
@@ -116,6 +126,29 @@ export class SmallInts {
     this.room(v, n + 1);
     this.put(n, v);
     this.length = n + 1;
+  }
+  /** Pushes `src[from, to)` at once: as wide as the widest of them needs, then one copy. */
+  append(src: Int32Array | Int16Array | Int8Array, from: number, to: number): void {
+    if (this.readOnly) throw new Error('a frozen column is read-only');
+    if (to <= from) return;
+    let lo = 0;
+    let hi = 0;
+    for (let i = from; i < to; i++) {
+      const v = src[i];
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+    const loBits = this.bitsFor(lo);
+    const hiBits = this.bitsFor(hi);
+    const bits = loBits > hiBits ? loBits : hiBits;
+    const n = this.length;
+    const end = n + to - from;
+    const d = this.data;
+    const have = this.d8 !== null ? 8 : this.d16 !== null ? 16 : 32;
+    if (bits !== have || end > d.length) this.realloc(bits, Math.max(end > d.length ? d.length * 2 : d.length, end, 16));
+    else if (n < this.sharedUpTo) this.realloc(bits, d.length);
+    this.data.set(src.subarray(from, to), n);
+    this.length = end;
   }
   get(i: number): number {
     const d8 = this.d8;

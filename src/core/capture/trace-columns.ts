@@ -741,39 +741,41 @@ export class TraceColumns {
         let keptEvents = p.evTs.length;
         let stopTs = Infinity;
         let users = 0;
-        // the piece's records it linked with no event of their context before them: here that context may have one
-        const ctxOf = new Map<number, number>();
-        for (let k = 0; k < p.ctxRec.length; k++) ctxOf.set(p.ctxRec[k], p.ctxKey[k]);
+        // the piece's records it linked with no event of their context before them (ascending, `c`
+        // the next): here that context may have one
+        // the piece's columns as locals (read once per loop, not through the object)
+        const { ownTs: pOwnTs, evTs: pEvTs, ownTask: pOwnTask, ownPid: pOwnPid, ownCpu: pOwnCpu, recKind: pRecKind, recEvent: pRecEvent, ownRec: pOwnRec, evidRec: pEvidRec, evidB: pEvidB, ctxRec: pCtxRec, recStatus: pRecStatus, recStack: pRecStack, recSlot: pRecSlot, recGen: pRecGen, evidA: pEvidA, evTask: pEvTask, evPid: pEvPid, evCpu: pEvCpu, ctxKey: pCtxKey, evName: pEvName } = p;
+        let c = 0;
         // the fields noted for its records: the piece's, and for those read before their CPU noted
         // any in the piece, this file's as it stands (its records' event may be before the piece)
         const evidOf = p.evidNames.map((t) => this.evidNames.intern(t));
         const unnotedRecs = p.state?.unnoted ?? new Int32Array(0);
         let ek = 0;
         let uk = 0;
-        for (let r = 0; r < p.recEvent.length; r++) {
-          const e = p.recEvent[r];
-          const own = o < p.ownRec.length && p.ownRec[o] === r;
-          const k = ctxOf.get(r);
-          const cpuOfRec = own ? p.ownCpu[o] : e >= 0 ? p.evCpu[e] : -1;
-          const cpuHere = k === undefined ? -1 : cpuOfRec;
-          const byCtx = k !== undefined && cpuHere >= 0 && cpuHere < 1024 ? lastOnCtx[cpuHere * CONTEXTS + k] : -1;
+        for (let r = 0; r < pRecEvent.length; r++) {
+          const e = pRecEvent[r];
+          const own = o < pOwnRec.length && pOwnRec[o] === r;
+          const k = c < pCtxRec.length && pCtxRec[c] === r ? pCtxKey[c++] : -1;
+          const cpuOfRec = own ? pOwnCpu[o] : e >= 0 ? pEvCpu[e] : -1;
+          const cpuHere = k < 0 ? -1 : cpuOfRec;
+          const byCtx = k >= 0 && cpuHere >= 0 && cpuHere < 1024 ? lastOnCtx[cpuHere * CONTEXTS + k] : -1;
           // no event of its context in the whole file before it, but one on its CPU: said, as one reader says it
-          if (k !== undefined && byCtx === -1 && cpuHere >= 0 && cpuHere < 1024 && (e >= 0 || lastOnCpu[cpuHere] !== -1)) ctxFallbacks++;
-          const st = p.recStack[r];
+          if (k >= 0 && byCtx === -1 && cpuHere >= 0 && cpuHere < 1024 && (e >= 0 || lastOnCpu[cpuHere] !== -1)) ctxFallbacks++;
+          const st = pRecStack[r];
           const stack = st < 0 ? -1 : nodeOf[st] >= 0 ? nodeOf[st] : stackOf(st);
           if (st >= 0 && stack < 0) {
             // past the limit: this record and everything after it in the piece are not kept
             keptRecords = r;
-            stopTs = own ? p.ownTs[o] : p.evTs[e];
-            keptEvents = e >= 0 ? e + 1 : p.evTs.findIndex((t) => t > stopTs);
-            if (keptEvents < 0) keptEvents = p.evTs.length;
+            stopTs = own ? pOwnTs[o] : pEvTs[e];
+            keptEvents = e >= 0 ? e + 1 : pEvTs.findIndex((t) => t > stopTs);
+            if (keptEvents < 0) keptEvents = pEvTs.length;
             break;
           }
           if (byCtx >= 0) {
             // an event of its context before the piece: the one a reader of the whole file gives it
-            const ts = own ? p.ownTs[o] : p.evTs[e];
-            const pid = own ? p.ownPid[o] : p.evPid[e];
-            const task = own ? taskOf[p.ownTask[o]] : taskOf[p.evTask[e]];
+            const ts = own ? pOwnTs[o] : pEvTs[e];
+            const pid = own ? pOwnPid[o] : pEvPid[e];
+            const task = own ? taskOf[pOwnTask[o]] : taskOf[pEvTask[e]];
             recEvent.push(byCtx);
             if (evTs.get(byCtx) !== ts || evPid.get(byCtx) !== pid || evTask.get(byCtx) !== task) {
               this.ownRec.push(recEvent.length - 1);
@@ -783,23 +785,23 @@ export class TraceColumns {
               this.ownTask.push(task);
             }
           } else if (e < 0) {
-            link(p.ownTs[o], p.ownCpu[o], p.ownPid[o], taskOf[p.ownTask[o]]);
+            link(pOwnTs[o], pOwnCpu[o], pOwnPid[o], taskOf[pOwnTask[o]]);
           } else {
             recEvent.push(e + evBase);
             if (own) {
               this.ownRec.push(recEvent.length - 1);
-              this.ownTs.push(p.ownTs[o]);
-              this.ownCpu.push(p.ownCpu[o]);
-              this.ownPid.push(p.ownPid[o]);
-              this.ownTask.push(taskOf[p.ownTask[o]]);
+              this.ownTs.push(pOwnTs[o]);
+              this.ownCpu.push(pOwnCpu[o]);
+              this.ownPid.push(pOwnPid[o]);
+              this.ownTask.push(taskOf[pOwnTask[o]]);
             }
           }
-          if (ek < p.evidRec.length && p.evidRec[ek] === r) {
+          if (ek < pEvidRec.length && pEvidRec[ek] === r) {
             // noted in the piece for the event it linked there: not if it is linked before the piece now
             if (byCtx < 0) {
               evidRec.push(recEvent.length - 1);
-              evidA.push(evidOf[p.evidA[ek]]);
-              evidB.push(p.evidB[ek] < 0 ? -1 : evidOf[p.evidB[ek]]);
+              evidA.push(evidOf[pEvidA[ek]]);
+              evidB.push(pEvidB[ek] < 0 ? -1 : evidOf[pEvidB[ek]]);
             }
             ek++;
           } else if (uk < unnotedRecs.length && unnotedRecs[uk] === r) {
@@ -815,16 +817,16 @@ export class TraceColumns {
             }
           }
           if (own) o++;
-          if (p.recKind[r] === RecordKind.User) users++;
-          recKind.push(p.recKind[r]);
-          recSlot.push(p.recSlot[r]);
-          recGen.push(p.recGen[r]);
+          if (pRecKind[r] === RecordKind.User) users++;
           recStack.push(stack);
-          recStatus.push(p.recStatus[r]);
         }
+        recKind.append(pRecKind, 0, keptRecords);
+        recSlot.append(pRecSlot, 0, keptRecords);
+        recGen.append(pRecGen, 0, keptRecords);
+        recStatus.append(pRecStatus, 0, keptRecords);
         // what the next piece (or line) finds: the piece's last noted fields and last event of each context, per CPU
         const state = p.state;
-        if (state && keptRecords === p.recEvent.length) {
+        if (state && keptRecords === pRecEvent.length) {
           for (let k = 0; k < state.pendLast.length; k += 4) {
             const cpu = state.pendLast[k];
             resolve(cpu);
@@ -838,13 +840,16 @@ export class TraceColumns {
           this.weightEv.push(p.weightEv[k] + evBase);
           this.weightVal.push(p.weightVal[k]);
         }
+        evTs.append(pEvTs, 0, keptEvents);
+        evCpu.append(pEvCpu, 0, keptEvents);
+        evPid.append(pEvPid, 0, keptEvents);
+        const ids = new Int32Array(keptEvents);
+        for (let i = 0; i < keptEvents; i++) ids[i] = taskOf[pEvTask[i]];
+        evTask.append(ids, 0, keptEvents);
+        for (let i = 0; i < keptEvents; i++) ids[i] = nameOf[pEvName[i]];
+        evName.append(ids, 0, keptEvents);
         for (let i = 0; i < keptEvents; i++) {
-          const cpu = p.evCpu[i];
-          evTs.push(p.evTs[i]);
-          evCpu.push(cpu);
-          evPid.push(p.evPid[i]);
-          evTask.push(taskOf[p.evTask[i]]);
-          evName.push(nameOf[p.evName[i]]);
+          const cpu = pEvCpu[i];
           if (cpu >= 0 && cpu < 1024) lastOnCpu[cpu] = evBase + i;
           else farCpus.set(cpu, evBase + i);
         }
