@@ -273,15 +273,23 @@ class ByteLines {
       this.first = false;
       this.onLong(++this.lineNo, this.carried);
     } else {
-      const line = this.carry.length === 1 ? this.carry[0] : concatBytes(this.carry);
+      // the line and a newline after it, as a line inside a chunk has (`onBytes` may look at b[end])
+      const line = new Uint8Array(this.carried + 1);
+      let at = 0;
+      for (const piece of this.carry) {
+        line.set(piece, at);
+        at += piece.length;
+      }
+      line[at] = 10;
       this.carry = [];
       // a line cut by chunks is read as one in a chunk would be
-      let end = line.length;
+      const n = this.carried;
+      let end = n;
       if (end > 0 && line[end - 1] === 13) end--;
-      const cr = line.indexOf(13);
-      const clean = (cr < 0 || cr >= end) && line.indexOf(0xe2) < 0;
-      if (line.length <= MAX_LINE && !this.first && clean && this.onBytes(line, 0, end, this.lineNo + 1)) this.lineNo++;
-      else this.decoded(line);
+      const cr = indexOfByte(line, 13);
+      const clean = (cr < 0 || cr >= end) && indexOfByte(line, 0xe2) < 0;
+      if (n <= MAX_LINE && !this.first && clean && this.onBytes(line, 0, end, this.lineNo + 1)) this.lineNo++;
+      else this.decoded(line.subarray(0, n));
     }
     this.carried = 0;
   }
