@@ -1,8 +1,8 @@
 import { closeSync, openSync, readSync } from 'node:fs';
+import { basename } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { PART_MIN_BYTES, type TracePart, type TracePartReader } from '../core/capture/split-trace.ts';
-import { encodingOf } from '../core/formats/lines.ts';
-import { SNIFF_BYTES, sniffKind } from '../core/formats/sniff.ts';
+import { findSplit, PART_MIN_BYTES, SPLIT_WINDOW, splitsAsTrace, splitWindow, type TracePart, type TracePartReader } from '../core/capture/split-trace.ts';
+import { SNIFF_BYTES } from '../core/formats/sniff.ts';
 import type { TracePartJob, TracePartWorkerData } from './trace-part-worker.ts';
 
 /**
@@ -13,81 +13,111 @@ const BUNDLED = !/\.[cm]?ts$/.test(new URL(import.meta.url).pathname);
 const BOOT = BUNDLED ? new URL('./trace-part-worker.mjs', import.meta.url) : new URL('../core/sim/node-worker-boot.mjs', import.meta.url);
 const ENTRY = BUNDLED ? BOOT.href : new URL('./trace-part-worker.ts', import.meta.url).href;
 
+/**
+ * The share of a large trace the worker reads (the rest from the split on): a little more than
+ * half, as it starts reading before this thread does (it is given its piece while this thread
+ * reads the files before the trace: `ahead`), and reads without the load's stream.
+ */
+const SHARE = 0.55;
+
 type WorkerMessage = { type: 'bytes'; n: number } | { type: 'part'; part: TracePart } | { type: 'error'; message: string };
 
-/** A worker started before its job: it loads its code while this thread reads the files before the trace. */
-function startWorker(): Worker {
-  const data: TracePartWorkerData = { entry: ENTRY };
-  const w = new Worker(BOOT, { workerData: data });
-  // idle until given a job, it does not keep the process alive
-  w.unref();
-  return w;
+/** A job given to a worker: its part, and the bytes read so far, told to whoever listens once it does. */
+interface Run {
+  job: TracePartJob;
+  worker: Worker;
+  part: Promise<TracePart>;
+  bytes: number;
+  onBytes?: (n: number) => void;
 }
 
-/** Whether the file at `path` starts as a UTF-8 trace text (the only kind split-trace.ts splits), read from its first bytes. */
-function looksLikeTrace(path: string): boolean {
+/** Gives `job` to a worker (started here); the process waits for it until it ends. */
+function run(job: TracePartJob): Run {
+  const data: TracePartWorkerData = { entry: ENTRY };
+  const worker = new Worker(BOOT, { workerData: data });
+  worker.postMessage(job);
+  const r: Run = { job, worker, bytes: 0, part: null as unknown as Promise<TracePart> };
+  r.part = new Promise<TracePart>((resolve, reject) => {
+    worker.on('message', (m: WorkerMessage) => {
+      if (m.type === 'bytes') r.onBytes?.((r.bytes = m.n));
+      else if (m.type === 'part') {
+        resolve(m.part);
+        void worker.terminate();
+      } else {
+        reject(new Error(m.message));
+        void worker.terminate();
+      }
+    });
+    worker.on('error', reject);
+    worker.on('exit', (code) => reject(new Error(`the part reader ended (exit code ${code}) before it sent its part`)));
+  });
+  // a run nobody asks for (ended by close) fails unheard
+  r.part.catch(() => {});
+  return r;
+}
+
+/** Bytes `[from, from + n)` of the file at `path` (fewer at its end). */
+function readAt(path: string, from: number, n: number): Uint8Array {
+  const fd = openSync(path, 'r');
   try {
-    const fd = openSync(path, 'r');
-    try {
-      const head = new Uint8Array(SNIFF_BYTES);
-      const n = readSync(fd, head, 0, head.length, 0);
-      return sniffKind(head.subarray(0, n)) === 'trace_text' && encodingOf(head.subarray(0, n)) === 'utf-8';
-    } finally {
-      closeSync(fd);
-    }
+    const b = new Uint8Array(n);
+    return b.subarray(0, readSync(fd, b, 0, n, from));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Where the load will split the file at `path` (split-trace.ts splitPoint, with blocking reads), or null. */
+function splitAhead(path: string, size: number, parts: Pick<TracePartReader, 'minBytes' | 'share'>): number | null {
+  const at = splitWindow(size, parts);
+  if (at === null) return null;
+  try {
+    if (!splitsAsTrace(readAt(path, 0, SNIFF_BYTES))) return null;
+    const s = findSplit(readAt(path, at, Math.min(SPLIT_WINDOW, size - at)), at);
+    return s > 0 ? s : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
 /**
  * The command line's second thread for large traces (split-trace.ts): a worker_threads worker
- * opens the file again by its path and reads it from the split on. `paths`: the path of each
- * Blob the command line opened (a Blob it did not open is read on one thread). `warm`: one worker
- * is started at once when a file of at least `minBytes` looks like a trace text, so it has its
- * code loaded by the time the trace is split; `close()` ends it if no file needed it.
+ * opens the file again by its path and reads it from the split on, with blocking reads.
+ * `paths`: the path of each Blob the command line opened (a Blob it did not open is read on one
+ * thread). `ahead`: the first file the load will split (at least `minBytes`, a UTF-8 trace text)
+ * is split here at once, where the load will, and its worker starts reading while this thread
+ * reads the files before it; the load's `start` then takes that run (any other is started when
+ * asked). `close()` ends a run nobody took.
  */
-export function nodeTraceParts(paths: ReadonlyMap<Blob, string>, minBytes = PART_MIN_BYTES, warm = false): TracePartReader & { close(): void } {
-  let spare: Worker | null = null;
-  if (warm) for (const [blob, path] of paths) if (blob.size >= minBytes && looksLikeTrace(path)) {
-    spare = startWorker();
-    break;
+export function nodeTraceParts(paths: ReadonlyMap<Blob, string>, minBytes = PART_MIN_BYTES, ahead = false): TracePartReader & { close(): void } {
+  const parts = { minBytes, share: SHARE };
+  let early: (Run & { blob: Blob }) | null = null;
+  if (ahead) {
+    for (const [blob, path] of paths) {
+      const split = splitAhead(path, blob.size, parts);
+      if (split === null) continue;
+      early = { ...run({ path, start: split, file: basename(path) }), blob };
+      break;
+    }
   }
   return {
-    minBytes,
-    share: 0.5,
+    ...parts,
     start(blob, start, file, onBytes) {
       const path = paths.get(blob);
       if (path === undefined) return null;
-      const w = spare ?? startWorker();
-      spare = null;
-      w.ref();
-      const job: TracePartJob = { path, start, file };
-      w.postMessage(job);
-      const part = new Promise<TracePart>((resolve, reject) => {
-        w.on('message', (m: WorkerMessage) => {
-          if (m.type === 'bytes') onBytes?.(m.n);
-          else if (m.type === 'part') {
-            resolve(m.part);
-            void w.terminate();
-          } else {
-            reject(new Error(m.message));
-            void w.terminate();
-          }
-        });
-        w.on('error', reject);
-        w.on('exit', (code) => reject(new Error(`the part reader ended (exit code ${code}) before it sent its part`)));
-      });
-      return {
-        part,
-        cancel: () => {
-          void w.terminate();
-        },
-      };
+      let r: Run;
+      if (early && early.blob === blob && early.job.start === start && early.job.file === file) {
+        r = early;
+        early = null;
+        r.onBytes = onBytes;
+        if (r.bytes > 0) onBytes?.(r.bytes);
+      } else r = Object.assign(run({ path, start, file }), { onBytes });
+      const w = r.worker;
+      return { part: r.part, cancel: () => void w.terminate() };
     },
     close() {
-      if (spare) void spare.terminate();
-      spare = null;
+      if (early) void early.worker.terminate();
+      early = null;
     },
   };
 }

@@ -93,7 +93,16 @@ function plainEventLine(b: Uint8Array, from: number, end: number): boolean {
 }
 
 /** Bytes looked at, from the middle of a file on, for a line to split it at. */
-const SPLIT_WINDOW = 1 << 20;
+export const SPLIT_WINDOW = 1 << 20;
+
+/** Whether a file of `size` bytes is split for `parts` (when it is a plain UTF-8 trace text), and where its window starts. */
+export function splitWindow(size: number, parts: Pick<TracePartReader, 'minBytes' | 'share'>): number | null {
+  if (size < parts.minBytes || size < 4 * SNIFF_BYTES) return null;
+  return Math.max(SNIFF_BYTES, Math.floor(size * (1 - Math.min(Math.max(parts.share, 0.05), 0.95))));
+}
+
+/** Whether a file whose first SNIFF_BYTES are `head` is one splitPoint splits: a UTF-8 trace text. */
+export const splitsAsTrace = (head: Uint8Array): boolean => sniffKind(head) === 'trace_text' && encodingOf(head) === 'utf-8';
 
 /**
  * Where to split a file for `parts`: a line boundary near its middle (findSplit) when it is a
@@ -103,11 +112,10 @@ const SPLIT_WINDOW = 1 << 20;
  */
 export async function splitPoint(blob: Blob, parts: TracePartReader | undefined): Promise<number | null> {
   const size = blob.size;
-  if (!parts || size < parts.minBytes || size < 4 * SNIFF_BYTES) return null;
+  const at = parts ? splitWindow(size, parts) : null;
+  if (at === null) return null;
   try {
-    const head = new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer());
-    if (sniffKind(head) !== 'trace_text' || encodingOf(head) !== 'utf-8') return null;
-    const at = Math.max(SNIFF_BYTES, Math.floor(size * (1 - Math.min(Math.max(parts.share, 0.05), 0.95))));
+    if (!splitsAsTrace(new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer()))) return null;
     const s = findSplit(new Uint8Array(await blob.slice(at, Math.min(size, at + SPLIT_WINDOW)).arrayBuffer()), at);
     return s > 0 ? s : null;
   } catch {
