@@ -1,33 +1,27 @@
-import { functionTree, type Granularity } from '../capture/function-tree.ts';
+import type { Granularity } from '../capture/function-tree.ts';
 import type { ExplorerData } from './explorer-data.ts';
-import { lazyFrames, preOrder, type FlameTreeFrames } from './flame-tree.ts';
+import { lazyFrames, preOrder, type FlameTreeFrames, type NodeFrames } from './flame-tree.ts';
 import type { FlameTree } from './api.ts';
 
 /**
- * The top-down flame graph of what a view can show, built from the prefix trees the capture
- * already has instead of merged stack by stack. At call-site granularity the flame tree is the
- * stack table itself (a node's children have distinct frames); by function it is the capture's
- * function tree (function-tree.ts: one node per distinct function path). Either way the weights
- * go to the stacks' nodes and one backward pass (parents come before children) sums them into
- * every ancestor: exact totals for every node, in typed arrays, in the tree's node count.
+ * The top-down flame graph of what a view can show, built from the prefix tree the capture
+ * already has instead of merged stack by stack. The weights go to the stacks' nodes of the stack
+ * table and one backward pass (parents come before children) sums them into every ancestor:
+ * exact totals for every node, in typed arrays, in the table's node count (`tableTotals`).
  *
  * Only the nodes at least `minShare` of the view's top (the zoomed node, or the root) are made
  * into the answer, with the view top's ancestors: a node's value is at least each child's, so
  * those are a subtree, and what a 4,096-pixel canvas cannot draw is never named, sorted or sent.
  * A dump whose every stack is in view has millions of nodes and a view draws a few thousand.
+ *
+ * At call-site granularity the flame tree is the stack table itself (a node's children have
+ * distinct frames). By function, a node is a function path: the table nodes whose path reads the
+ * same functions. Those are made from the top down, only where the cut goes: a made node's
+ * children are its table nodes' children grouped by function, each group's value the sum of its
+ * table nodes' (two of them are never one another's ancestor: their paths differ in length). The
+ * whole function tree (function-tree.ts) is never built for the view: at 4.7M table nodes it took
+ * 420 ms, where a cut of a dump of random frames makes a few nodes.
  */
-export interface CulledLevel {
-  /** per tree node: parent (-1 for the root), label (a frame or a function) */
-  parent: Int32Array;
-  label: Int32Array;
-  /** per stack-table node: its node here (function granularity) */
-  ofTable: Int32Array | null;
-  name(label: number): string;
-  /** each node's children, [start[i], start[i + 1]) of list, made on first use */
-  children: Csr | null;
-  /** function granularity: each node's stack-table nodes, made on first use */
-  members: Csr | null;
-}
 
 interface Csr {
   start: Int32Array;
@@ -45,33 +39,20 @@ function groups(of: Int32Array, count: number, from: number): Csr {
   return { start, list };
 }
 
-const levels = new WeakMap<ExplorerData, Map<Granularity, CulledLevel>>();
-
-/** The tree a granularity's flame graph is cut from (one per capture and granularity: its child lists are kept). */
-export function culledLevel(d: ExplorerData, granularity: Granularity): CulledLevel {
-  let byG = levels.get(d);
-  if (!byG) levels.set(d, (byG = new Map()));
-  let level = byG.get(granularity);
-  if (!level) byG.set(granularity, (level = makeLevel(d, granularity)));
-  return level;
+/** Each capture's stack-table children lists, made when a view first needs them (a zoom, or a view by function). */
+const tableKids = new WeakMap<ExplorerData, Csr>();
+function kidsOf(d: ExplorerData): Csr {
+  let c = tableKids.get(d);
+  if (!c) tableKids.set(d, (c = groups(d.node.parent, d.node.parent.length, 1)));
+  return c;
 }
 
-function makeLevel(d: ExplorerData, granularity: Granularity): CulledLevel {
-  if (granularity === 'site') {
-    const frames = d.stacks.frames;
-    return { parent: d.node.parent, label: d.node.frame, ofTable: null, name: (f) => frames.name(f), children: null, members: null };
-  }
-  const ft = functionTree(d.stacks);
-  return { parent: ft.parent, label: ft.fn, ofTable: ft.ofNode, name: (f) => ft.fnNames[f], children: null, members: null };
-}
-
-/** Totals of every node of a level's tree for one set of stack weights (what zooming reuses). */
-export interface LevelTotals {
+/** Totals of every stack-table node for one set of stack weights (what zooming and either granularity reuse). */
+export interface TableTotals {
+  /** inclusive weight per table node */
   value: Float64Array;
-  /** weight of the stacks ending at each node that has any (a Map: most nodes end none) */
+  /** weight of the stacks ending at each table node that has any (a Map: most nodes end none) */
   self: Map<number, number>;
-  /** per stack-table node at function granularity: its inclusive weight (its frame's share of a function node) */
-  tableValue: Float64Array | null;
 }
 
 /** Distinct stacks and their weights (flame.ts StackWeights). */
@@ -80,36 +61,26 @@ export interface WeightedStacks {
   weights: Float64Array;
 }
 
-export function levelTotals(d: ExplorerData, level: CulledLevel, w: WeightedStacks): LevelTotals {
-  const n = level.parent.length;
-  const map = level.ofTable;
-  const tableN = d.node.parent.length;
-  // the weights on the stack table's nodes, summed up the table (a function node's value is the
-  // sum of its table nodes': two of them are never one another's ancestor, their paths differ in length)
-  const table = new Float64Array(tableN);
+export function tableTotals(d: ExplorerData, w: WeightedStacks): TableTotals {
+  const value = new Float64Array(d.node.parent.length);
   const self = new Map<number, number>();
   for (let i = 0; i < w.stacks.length; i++) {
     const x = w.weights[i];
     if (x === 0) continue;
-    table[w.stacks[i]] += x;
-    const k = map ? map[w.stacks[i]] : w.stacks[i];
-    self.set(k, (self.get(k) ?? 0) + x);
+    const s = w.stacks[i];
+    value[s] += x;
+    self.set(s, (self.get(s) ?? 0) + x);
   }
   const parent = d.node.parent;
-  for (let k = tableN - 1; k > 0; k--) {
-    const x = table[k];
-    if (x !== 0) table[parent[k]] += x;
+  for (let k = value.length - 1; k > 0; k--) {
+    const x = value[k];
+    if (x !== 0) value[parent[k]] += x;
   }
-  if (!map) return { value: table, self, tableValue: null };
-  const value = new Float64Array(n);
-  for (let k = 0; k < tableN; k++) {
-    const x = table[k];
-    if (x !== 0) value[map[k]] += x;
-  }
-  return { value, self, tableValue: table };
+  return { value, self };
 }
 
 export interface CulledRequest {
+  granularity: Granularity;
   /** the smallest node made, as a share of the view top's value */
   minShare: number;
   /** the zoomed node as names from the root (the root's own name first, as the page keeps it); empty: the root */
@@ -128,84 +99,144 @@ export interface CulledTree {
   mask: Uint8Array | null;
 }
 
-export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTotals, req: CulledRequest): CulledTree {
-  const { parent, label } = level;
-  const { value, self } = totals;
-  const n = parent.length;
-  const nameOf = (k: number) => level.name(label[k]);
-  // each node's children: the level's child lists once a zoom has asked for them (kept for the
-  // next zoom), else for the first view one forward pass collecting the children of the nodes
-  // kept so far (parents come before children), which touches no node-sized array but a mask
-  let childrenOf: (k: number) => ArrayLike<number>;
-  const path = [0];
-  if (level.children || req.zoom.length > 1) {
-    const ch = (level.children ??= groups(parent, n, 1));
-    childrenOf = (k) => ch.list.subarray(ch.start[k], ch.start[k + 1]);
-    // the view's top: follow the zoom's names down the children with weight (siblings have distinct labels)
-    for (let j = 1; j < req.zoom.length; j++) {
-      const kids = childrenOf(path[path.length - 1]);
-      let found = -1;
-      for (let c = 0; c < kids.length && found < 0; c++) if (value[kids[c]] !== 0 && nameOf(kids[c]) === req.zoom[j]) found = kids[c];
-      if (found < 0) break;
-      path.push(found);
-    }
-  } else {
+/**
+ * What a cut made, in the order made: the path above the view's top (each with its one child on
+ * the path), then the top's subtree breadth first, each node's children wide enough appended
+ * together ([kidStart[i], kidEnd[i])), and per node the weight and count of its children not made.
+ */
+interface Made {
+  /** per made node: the table nodes it stands for (site: itself) */
+  members: ArrayLike<number>[];
+  value: number[];
+  name: string[];
+  /** ties between siblings of one value and name: the first table node (the whole tree's first-seen order) */
+  first: number[];
+  kidStart: number[];
+  kidEnd: number[];
+  hiddenOf: number[];
+  hiddenN: number[];
+}
+
+/** A node to make: its table nodes, value, function (or frame) and first table node. */
+interface Candidate {
+  members: ArrayLike<number>;
+  value: number;
+  label: number;
+  first: number;
+}
+
+export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequest): CulledTree {
+  const byFunction = req.granularity === 'function';
+  const { value } = totals;
+  const frame = d.node.frame;
+  const frames = d.stacks.frames;
+  const fnOf = d.fnOfFrame;
+  const nameOf = (c: Candidate) => (byFunction ? d.fnNames[c.label] : frames.name(c.label));
+  // a node's children as candidates: by site, its table children (every one with weight); by
+  // function, its table nodes' children grouped by function. For the first view by site, one
+  // forward pass over the table collects the children of the nodes kept so far (parents come
+  // before children), which touches no node-sized array but a mask; otherwise the table's lists.
+  let firstView: Map<number, number[]> | null = null;
+  if (!byFunction && req.zoom.length <= 1 && !tableKids.has(d)) {
     const theta0 = req.minShare * value[0];
-    const keepMask = new Uint8Array(n);
+    const parent = d.node.parent;
+    const keepMask = new Uint8Array(parent.length);
     keepMask[0] = 1;
-    const lists = new Map<number, number[]>();
-    for (let k = 1; k < n; k++) {
+    firstView = new Map();
+    for (let k = 1; k < parent.length; k++) {
       const p = parent[k];
       if (keepMask[p] === 0 || value[k] === 0) continue;
       if (value[k] >= theta0) keepMask[k] = 1;
-      const l = lists.get(p);
+      const l = firstView.get(p);
       if (l) l.push(k);
-      else lists.set(p, [k]);
+      else firstView.set(p, [k]);
     }
-    childrenOf = (k) => lists.get(k) ?? [];
+  }
+  const kids = firstView ? null : kidsOf(d);
+  const childrenOf = (c: Candidate): Candidate[] => {
+    if (!byFunction) {
+      const t = c.first;
+      const list = firstView ? (firstView.get(t) ?? []) : kids!.list.subarray(kids!.start[t], kids!.start[t + 1]);
+      const out: Candidate[] = [];
+      for (let j = 0; j < list.length; j++) {
+        const k = list[j];
+        if (value[k] !== 0) out.push({ members: [k], value: value[k], label: frame[k], first: k });
+      }
+      return out;
+    }
+    const byFn = new Map<number, { members: number[]; value: number; label: number; first: number }>();
+    for (let a = 0; a < c.members.length; a++) {
+      const m = c.members[a];
+      for (let j = kids!.start[m]; j < kids!.start[m + 1]; j++) {
+        const t = kids!.list[j];
+        const f = fnOf[frame[t]];
+        let g = byFn.get(f);
+        if (!g) byFn.set(f, (g = { members: [], value: 0, label: f, first: t }));
+        g.members.push(t);
+        g.value += value[t];
+        if (t < g.first) g.first = t;
+      }
+    }
+    const out: Candidate[] = [];
+    for (const g of byFn.values()) if (g.value !== 0) out.push(g);
+    return out;
+  };
+  // the view's top: follow the zoom's names down the children with weight (siblings have distinct labels)
+  const root: Candidate = { members: [0], value: value[0], label: -1, first: 0 };
+  const path = [root];
+  for (let j = 1; j < req.zoom.length; j++) {
+    const found = childrenOf(path[path.length - 1]).find((c) => nameOf(c) === req.zoom[j]);
+    if (!found) break;
+    path.push(found);
   }
   const top = path[path.length - 1];
-  const theta = req.minShare * value[top];
-  // made: the path above the top (each with its one child on the path), then the top's subtree
-  // breadth first, each node's children wide enough appended together: [kidStart[i], kidEnd[i])
-  const nodes: number[] = path.slice();
-  const kidStart: number[] = [];
-  const kidEnd: number[] = [];
+  const theta = req.minShare * top.value;
+  const made: Made = { members: [], value: [], name: [], first: [], kidStart: [], kidEnd: [], hiddenOf: [], hiddenN: [] };
+  const nodes: Candidate[] = path.slice();
   for (let i = 0; i + 1 < path.length; i++) {
-    kidStart.push(i + 1);
-    kidEnd.push(i + 2);
+    made.kidStart.push(i + 1);
+    made.kidEnd.push(i + 2);
+    made.hiddenOf.push(0);
+    made.hiddenN.push(0);
   }
-  // and each node's children not made: their weight and count
-  const hiddenOf: number[] = path.slice(0, -1).map(() => 0);
-  const hiddenN: number[] = path.slice(0, -1).map(() => 0);
   for (let i = path.length - 1; i < nodes.length; i++) {
-    const kids = childrenOf(nodes[i]);
-    kidStart.push(nodes.length);
+    made.kidStart.push(nodes.length);
     let hw = 0;
     let hn = 0;
-    for (let c = 0; c < kids.length; c++) {
-      const x = kids[c];
-      if (value[x] >= theta && value[x] > 0) nodes.push(x);
-      else if (value[x] > 0) {
-        hw += value[x];
+    for (const c of childrenOf(nodes[i])) {
+      if (c.value >= theta && c.value > 0) nodes.push(c);
+      else if (c.value > 0) {
+        hw += c.value;
         hn++;
       }
     }
-    kidEnd.push(nodes.length);
-    hiddenOf.push(hw);
-    hiddenN.push(hn);
+    made.kidEnd.push(nodes.length);
+    made.hiddenOf.push(hw);
+    made.hiddenN.push(hn);
   }
-  const m = nodes.length;
-  const slot = new Map<number, number>();
-  for (let i = 0; i < m; i++) slot.set(nodes[i], i);
-  const names = nodes.map((k) => (k === 0 ? req.rootName : nameOf(k)));
+  for (const c of nodes) {
+    made.members.push(c.members);
+    made.value.push(c.value);
+    made.name.push(c === root ? req.rootName : nameOf(c));
+    made.first.push(c.first);
+  }
+  return assemble(d, totals, made, req);
+}
+
+/** The answer from what a cut made: pre-order ids, children by value then name, names interned, each node's frames made on first read. */
+function assemble(d: ExplorerData, totals: TableTotals, made: Made, req: CulledRequest): CulledTree {
+  const { value, name: names, first, kidStart, kidEnd, hiddenOf, hiddenN, members } = made;
+  const m = value.length;
   // children by descending value, then name, then first seen (TreeBuilder.build's order)
-  const kids = Int32Array.from(nodes.keys());
-  const order = (a: number, b: number) => value[nodes[b]] - value[nodes[a]] || (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : nodes[a] - nodes[b]);
+  const kids = Int32Array.from(value.keys());
+  const order = (a: number, b: number) => value[b] - value[a] || (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : first[a] - first[b]);
   for (let i = 0; i < m; i++) if (kidEnd[i] - kidStart[i] > 1) kids.subarray(kidStart[i], kidEnd[i]).sort(order);
   const tParent = new Int32Array(m);
   const tDepth = new Int32Array(m);
   const { pre, ofPre } = preOrder(m, kidStart, kidEnd, kids, tParent, tDepth);
+  // the made node each table node is in
+  const madeOf = new Map<number, number>();
+  for (let i = 0; i < m; i++) for (let a = 0; a < members[i].length; a++) madeOf.set(members[i][a], i);
   const nameIndex = new Map<string, number>();
   const treeNames: string[] = [];
   const tName = new Int32Array(m);
@@ -221,17 +252,18 @@ export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTot
     let x = nameIndex.get(s);
     if (x === undefined) nameIndex.set(s, (x = treeNames.push(s) - 1));
     tName[id] = x;
-    tValue[id] = value[nodes[i]];
-    tSelf[id] = self.get(nodes[i]) ?? 0;
+    tValue[id] = value[i];
+    let self = 0;
+    for (let a = 0; a < members[i].length; a++) self += totals.self.get(members[i][a]) ?? 0;
+    tSelf[id] = self;
   }
   // a stack's path (pre-order ids, root first), as far as it was made: the highlight, and a
   // `stack:<hash>` search's marks
   const pathOf = (stack: number | null): Int32Array => {
     if (stack === null || stack < 0 || stack >= d.node.parent.length) return new Int32Array(0);
     const on: number[] = [];
-    const map = level.ofTable;
     for (let t = stack; t > 0; t = d.node.parent[t]) {
-      const i = slot.get(map ? map[t] : t);
+      const i = madeOf.get(t);
       if (i !== undefined) on.push(pre[i]);
     }
     on.push(0);
@@ -239,9 +271,8 @@ export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTot
   };
   const highlight = pathOf(req.highlightStack);
   // each node's frames, made when first read (a search's marks, or the page asking after its paint)
-  let made: ReturnType<typeof nodeFramesOf> | null = null;
-  const zoomed = req.zoom.length > 1;
-  const framesNow = () => (made ??= nodeFramesOf(d, level, totals, nodes, pre, zoomed));
+  let framesMade: ReturnType<typeof nodeFramesOf> | null = null;
+  const framesNow = () => (framesMade ??= nodeFramesOf(d, totals, members, ofPre));
   let mask: Uint8Array | null = null;
   if (req.frameMask) {
     const frames = framesNow();
@@ -272,63 +303,27 @@ export function culledTree(d: ExplorerData, level: CulledLevel, totals: LevelTot
 }
 
 /**
- * Each made node's frames (sym+0xoff), heaviest first: at call-site granularity its own; by
- * function, those of the stack-table nodes it merges, each frame's weight summed.
+ * Each made node's frames (sym+0xoff), heaviest first: those of the table nodes it stands for
+ * (at call-site granularity its own), each frame's weight summed.
  */
-function nodeFramesOf(d: ExplorerData, level: CulledLevel, totals: LevelTotals, nodes: readonly number[], pre: Int32Array, zoomed: boolean) {
-  const m = nodes.length;
+function nodeFramesOf(d: ExplorerData, totals: TableTotals, members: ArrayLike<number>[], ofPre: Int32Array): NodeFrames & { frameIds: number[] } {
+  const m = members.length;
   const frame = d.node.frame;
   const frames = d.stacks.frames;
+  const tv = totals.value;
   // per made node (pre-order id): its frames as (frame, weight) entries, contiguous
   const frameStart = new Int32Array(m + 1);
-  const ofPre = new Int32Array(m);
-  for (let i = 0; i < m; i++) ofPre[pre[i]] = i;
   const entryFrame: number[] = [];
   const entryValue: number[] = [];
-  // a function node's table nodes: the level's lists once a zoom has asked (kept for the next),
-  // else one pass over the table's nodes for the nodes made (a mask, then their positions)
-  let memberList: Int32Array = new Int32Array(0);
-  let memberStart: (i: number, k: number) => number = () => 0;
-  let memberEnd: (i: number, k: number) => number = () => 0;
-  if (level.ofTable && (level.members || zoomed)) {
-    const mem = (level.members ??= groups(level.ofTable, level.parent.length, 0));
-    memberList = mem.list;
-    memberStart = (_, k) => mem.start[k];
-    memberEnd = (_, k) => mem.start[k + 1];
-  } else if (level.ofTable) {
-    const map = level.ofTable;
-    const mask = new Uint8Array(level.parent.length);
-    const madeAt = new Map<number, number>();
-    for (let i = 0; i < m; i++) {
-      mask[nodes[i]] = 1;
-      madeAt.set(nodes[i], i);
-    }
-    const count = new Int32Array(m + 1);
-    for (let t = 1; t < map.length; t++) if (mask[map[t]] !== 0) count[madeAt.get(map[t])! + 1]++;
-    for (let i = 0; i < m; i++) count[i + 1] += count[i];
-    memberList = new Int32Array(count[m]);
-    const fill = count.slice(0, m);
-    for (let t = 1; t < map.length; t++) if (mask[map[t]] !== 0) memberList[fill[madeAt.get(map[t])!]++] = t;
-    memberStart = (i) => count[i];
-    memberEnd = (i) => count[i + 1];
-  }
-  const tv = totals.tableValue;
   const merged = new Map<number, number>();
   for (let id = 0; id < m; id++) {
     frameStart[id] = entryFrame.length;
-    const k = nodes[ofPre[id]];
-    if (k === 0) continue;
-    if (!level.ofTable) {
-      entryFrame.push(frame[k]);
-      entryValue.push(totals.value[k]);
-      continue;
-    }
     const from = entryFrame.length;
-    const i = ofPre[id];
-    for (let j = memberStart(i, k); j < memberEnd(i, k); j++) {
-      const t = memberList[j];
-      const x = tv![t];
-      if (x === 0) continue;
+    const list = members[ofPre[id]];
+    for (let a = 0; a < list.length; a++) {
+      const t = list[a];
+      const x = tv[t];
+      if (t === 0 || x === 0) continue;
       const f = frame[t];
       const at = merged.get(f);
       if (at === undefined) {

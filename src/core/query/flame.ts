@@ -1,6 +1,6 @@
 import type { ExplorerData, FrameView } from './explorer-data.ts';
 import type { Granularity } from '../capture/function-tree.ts';
-import { culledLevel, culledTree, levelTotals, type CulledLevel, type LevelTotals } from './flame-culled.ts';
+import { culledTree, tableTotals, type TableTotals } from './flame-culled.ts';
 import { type FlameTreeFrames, lazyFrames, TreeBuilder } from './flame-tree.ts';
 import type { FlameRequest, FlameResult, FlameWeight, Selection } from './api.ts';
 import { SelectionFilter } from './selection.ts';
@@ -338,17 +338,14 @@ export function functionWeights(d: ExplorerData, w: StackWeights, text: string, 
   return out.slice(0, limit);
 }
 
-/** The last culled level's totals, by what they depend on: zooming and re-rooting reuse them. */
-let lastTotals: { d: ExplorerData; key: string; level: CulledLevel; totals: LevelTotals } | null = null;
+/** The last culled view's totals, by what they depend on: zooming, re-rooting and the other granularity reuse them. */
+let lastTotals: { d: ExplorerData; key: string; totals: TableTotals } | null = null;
 
 /** Top-down, only what a view shows (flame-culled.ts), searched the way searchTree does. */
 function culledFlame(d: ExplorerData, req: FlameQuery, cull: { minShare: number; zoom: string[] }, w: StackWeights, granularity: Granularity, search: string | null): FlameAnswer {
-  const key = JSON.stringify([req.selection, req.weight, granularity]);
-  if (!lastTotals || lastTotals.d !== d || lastTotals.key !== key) {
-    const level = culledLevel(d, granularity);
-    lastTotals = { d, key, level, totals: levelTotals(d, level, w) };
-  }
-  const { level, totals } = lastTotals;
+  const key = JSON.stringify([req.selection, req.weight]);
+  if (!lastTotals || lastTotals.d !== d || lastTotals.key !== key) lastTotals = { d, key, totals: tableTotals(d, w) };
+  const { totals } = lastTotals;
   let frameMask: Uint8Array | null = null;
   let error: string | null = null;
   let only: number | null = null;
@@ -363,7 +360,7 @@ function culledFlame(d: ExplorerData, req: FlameQuery, cull: { minShare: number;
     }
   } else if (hash !== null) only = stackByHash(d, hash);
   const minShare = Math.max(0, cull.minShare);
-  const culled = culledTree(d, level, totals, { minShare, zoom: cull.zoom, rootName: ROOT_NAME, highlightStack: req.highlightStack, frameMask });
+  const culled = culledTree(d, totals, { granularity, minShare, zoom: cull.zoom, rootName: ROOT_NAME, highlightStack: req.highlightStack, frameMask });
   const tree = culled.tree;
   let answer: FlameSearchAnswer | null = null;
   if (search) {
