@@ -407,8 +407,10 @@ export class TraceColumns {
      * Events read from bytes (noteFieldsBytes) whose fields are not looked at yet, per CPU, oldest
      * first: their index, kind, payload and bytes. `resolve` looks at them newest first and stops
      * at the first that names functions, so pendEv ends as noteFields would have left it; it runs
-     * only when a record takes the fields (noteRecord), when a CPU has CANDIDATES of them, and
-     * before the bytes go (bytesDone): a v8 cookie takes none, so most payloads are never read.
+     * only when a record takes the fields (noteRecord) and before the bytes go (bytesDone): a v8
+     * cookie takes none, so most payloads are never read. A CPU with CANDIDATES of them keeps
+     * only the newest that names functions (`prune`: the ones before it can no longer be pendEv,
+     * nor can the ones after it, which name none), its names still not made strings.
      */
     const CANDIDATES = 8;
     const candCount = new Uint8Array(1024);
@@ -437,6 +439,27 @@ export class TraceColumns {
         pendB[cpu] = ranges[2] < 0 ? -1 : evidNames.intern(text(b, ranges[2], ranges[3]));
       }
     };
+    const prune = (cpu: number) => {
+      const base = cpu * CANDIDATES;
+      let keep = -1;
+      for (let j = base + candCount[cpu] - 1; j >= base; j--) {
+        if (keep < 0 && fieldRanges(candKind[j], candBytes[j]!, candFrom[j], candTo[j], ranges)) keep = j;
+        else candBytes[j] = null;
+      }
+      if (keep < 0) {
+        candCount[cpu] = 0;
+        return;
+      }
+      if (keep !== base) {
+        candEv[base] = candEv[keep];
+        candKind[base] = candKind[keep];
+        candFrom[base] = candFrom[keep];
+        candTo[base] = candTo[keep];
+        candBytes[base] = candBytes[keep];
+        candBytes[keep] = null;
+      }
+      candCount[cpu] = 1;
+    };
     const noteFields = (i: number, cpu: number, nm: number, line: string, from: number, to: number) => {
       if (cpu < 0 || cpu >= 1024) return;
       resolve(cpu);
@@ -458,8 +481,8 @@ export class TraceColumns {
       if (k === FieldKind.None) return;
       let c = candCount[cpu];
       if (c === CANDIDATES) {
-        resolve(cpu);
-        c = 0;
+        prune(cpu);
+        c = candCount[cpu];
       }
       if (c === 0) candCpus.push(cpu);
       const j = cpu * CANDIDATES + c;

@@ -268,6 +268,9 @@ class TraceTextState {
    * ends and its flags lie, and its task (-1 until known). `bTask`: the line's task when known.
    */
   private lastBytes: Uint8Array | null = null;
+  /** a DataView of the chunk the last head is in (sameHere) */
+  private view: DataView | null = null;
+  private viewOf: Uint8Array | null = null;
   private lastStart = 0;
   /** that head's values (`head` is the line's own: the text path changes it) */
   private readonly last: Omit<LineHead, 'lineNo'> = { pid: 0, tgid: null, cpu: 0, ts: 0 };
@@ -295,8 +298,24 @@ class TraceTextState {
     return this.fast !== null;
   }
 
+  /** Whether `b[start, start + n)` is the last head, `b[lastStart, lastStart + n)`: four bytes at a time (a DataView of `b`, made once a chunk). */
+  private sameHere(b: Uint8Array, start: number, n: number): boolean {
+    let dv = this.view;
+    if (this.viewOf !== b) {
+      dv = this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      this.viewOf = b;
+    }
+    const at = this.lastStart;
+    let k = n - 4;
+    for (; k >= 0; k -= 4) if (dv!.getInt32(start + k) !== dv!.getInt32(at + k)) return false;
+    for (k += 3; k >= 0; k--) if (b[start + k] !== b[at + k]) return false;
+    return true;
+  }
+
   /** A chunk was read: nothing keeps its bytes. */
   bytesDone(): void {
+    this.view = null;
+    this.viewOf = null;
     this.lastBytes = null;
     this.sameHead = 0;
     this.fast?.bytesDone?.();
@@ -442,7 +461,7 @@ class TraceTextState {
     // blank, and no other white space unless the line ends there) and whether the line ends
     // there, so the line reads as that one did
     const same = this.sameHead;
-    if (same > 0 && end - start >= same && this.lastBytes !== null && sameBytes(b, start, this.lastBytes, this.lastStart, same)) {
+    if (same > 0 && end - start >= same && this.lastBytes !== null && (this.lastBytes === b ? this.sameHere(b, start, same) : sameBytes(b, start, this.lastBytes, this.lastStart, same))) {
       const c = b[start + same];
       if (start + same === end || (c > C_SPACE && c < 0x7f)) {
         const l = this.last;
