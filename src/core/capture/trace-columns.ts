@@ -53,20 +53,20 @@ export interface TraceColumnsMark {
 /**
  * The columns of a piece of one trace file read by a TraceColumns of its own, over a stack table
  * of its own (split-trace.ts), as plain arrays that can be posted to another thread: each
- * column at its length, task and event names as strings, stacks as the table's nodes and frame
- * keys. A record's `recEvent` indexes the piece's events; -1 for one whose event is not in the
+ * column at its length (small integers as narrow as they are stored), task and event names as
+ * strings, stacks as the table's nodes and frame keys. A record's `recEvent` indexes the piece's events; -1 for one whose event is not in the
  * piece (its own values are kept, as for any orphan).
  */
 export interface TraceColumnsPart {
   evTs: Float64Array;
-  evCpu: Int32Array;
-  evPid: Int32Array;
-  evTask: Int32Array;
-  evName: Int32Array;
+  evCpu: Ints;
+  evPid: Ints;
+  evTask: Ints;
+  evName: Ints;
   recEvent: Int32Array;
   recKind: Uint8Array;
-  recSlot: Int32Array;
-  recGen: Int32Array;
+  recSlot: Ints;
+  recGen: Ints;
   recStack: Int32Array;
   recStatus: Uint8Array;
   ownRec: Int32Array;
@@ -923,38 +923,42 @@ export class TraceColumns {
     };
   }
 
-  /** The columns as a piece for another TraceColumns' sink to absorb (TraceColumnsPart). */
+  /**
+   * The columns as a piece for another TraceColumns' sink to absorb (TraceColumnsPart): views of
+   * the columns' own arrays, not copies (posted, their buffers are transferred), so nothing is
+   * pushed here afterwards.
+   */
   exportPart(): TraceColumnsPart {
     const st = this.stacks.columns();
     return {
-      evTs: this.evTs.view(),
-      evCpu: this.evCpu.view(),
-      evPid: this.evPid.view(),
-      evTask: this.evTask.view(),
-      evName: this.evName.view(),
-      recEvent: this.recEvent.view(),
-      recKind: this.recKind.view(),
-      recSlot: this.recSlot.view(),
-      recGen: this.recGen.view(),
-      recStack: this.recStack.view(),
-      recStatus: this.recStatus.view(),
-      ownRec: this.ownRec.view(),
-      ownTs: this.ownTs.view(),
-      ownCpu: this.ownCpu.view(),
-      ownPid: this.ownPid.view(),
-      ownTask: this.ownTask.view(),
-      weightEv: this.weightEv.view(),
-      weightVal: this.weightVal.view(),
-      evidRec: this.evidRec.view(),
-      ctxRec: this.ctxRec.view(),
-      ctxKey: this.ctxKey.view(),
-      evidA: this.evidA.view(),
-      evidB: this.evidB.view(),
+      evTs: this.evTs.raw(),
+      evCpu: this.evCpu.raw(),
+      evPid: this.evPid.raw(),
+      evTask: this.evTask.raw(),
+      evName: this.evName.raw(),
+      recEvent: this.recEvent.raw(),
+      recKind: this.recKind.raw(),
+      recSlot: this.recSlot.raw(),
+      recGen: this.recGen.raw(),
+      recStack: this.recStack.raw(),
+      recStatus: this.recStatus.raw(),
+      ownRec: this.ownRec.raw(),
+      ownTs: this.ownTs.raw(),
+      ownCpu: this.ownCpu.raw(),
+      ownPid: this.ownPid.raw(),
+      ownTask: this.ownTask.raw(),
+      weightEv: this.weightEv.raw(),
+      weightVal: this.weightVal.raw(),
+      evidRec: this.evidRec.raw(),
+      ctxRec: this.ctxRec.raw(),
+      ctxKey: this.ctxKey.raw(),
+      evidA: this.evidA.raw(),
+      evidB: this.evidB.raw(),
       evidNames: this.evidNames.strings.slice(),
-      lostCpu: this.lostCpu.view(),
-      lostCount: this.lostCount.view(),
-      lostTs: this.lostTs.view(),
-      resetMarks: this.resetMarks.view(),
+      lostCpu: this.lostCpu.raw(),
+      lostCount: this.lostCount.raw(),
+      lostTs: this.lostTs.raw(),
+      resetMarks: this.resetMarks.raw(),
       userStacks: this.userStacks.slice(),
       tasks: this.tasks.strings.slice(),
       names: this.names.strings.slice(),
