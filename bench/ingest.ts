@@ -108,12 +108,18 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
       check = `${t.value.lines.total} lines, ${t.value.lines.unused} unused`;
     } else if (kind === 'ingest') {
       const named = await blobs();
-      // the command line's second thread for the trace (trace-parts.ts), in a tree that has it
+      // the command line's second thread for the trace (trace-parts.ts), in a tree that has it,
+      // made as readFiles makes it (a tree that splits ahead starts its worker there: timed too)
       const partsTs = join(src, 'cli/trace-parts.ts');
-      const parts = existsSync(partsTs)
-        ? ((await import(pathToFileURL(partsTs).href)) as typeof import('../src/cli/trace-parts.ts')).nodeTraceParts(new Map(named.map((f) => [f.blob, join(dir, f.name)])))
-        : undefined;
-      const t = await best(1, () => loadFiles(named, { parts }));
+      const nodeTraceParts = existsSync(partsTs) ? ((await import(pathToFileURL(partsTs).href)) as typeof import('../src/cli/trace-parts.ts')).nodeTraceParts : null;
+      const t = await best(1, async () => {
+        const parts = nodeTraceParts?.(new Map(named.map((f) => [f.blob, join(dir, f.name)])), undefined, true);
+        try {
+          return await loadFiles(named, { parts: parts ?? undefined });
+        } finally {
+          parts?.close?.();
+        }
+      });
       ms = Math.min(ms, t.ms);
       cpu = Math.min(cpu, t.cpu);
       const c = t.value;
