@@ -156,9 +156,11 @@ export function findSegments(c: Capture): SegmentReport {
         const x = recTs[r];
         if (!Number.isFinite(x) || mine.length === 0) continue;
         const e = recEvent[r];
-        const piece = mine[e >= e0 && e < e1 && pieceOfEvent[e] >= 0 ? pieceOfEvent[e] - pieces.length : nearest(mine, x)];
+        const ofEvent = e >= e0 && e < e1 && pieceOfEvent[e] >= 0;
+        const piece = mine[ofEvent ? pieceOfEvent[e] - pieces.length : nearest(mine, x)];
         piece.records++;
-        widen(piece, x, recCpu[r]);
+        // a record with its event's time and CPU widens nothing its event did not
+        if (!ofEvent || x !== evTs[e] || recCpu[r] !== evCpu[e]) widen(piece, x, recCpu[r]);
       }
     }
     pieces.push(...mine);
