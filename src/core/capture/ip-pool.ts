@@ -15,16 +15,11 @@ const enum Tally {
   Miss = 2,
 }
 
-/** What `rankPass`'s first loop writes for an ip seen once, and for one without an address key (a rank is >= 0). */
-const FIRST = -1;
-const ALONE = -2;
-
-/** Set bits of the 32-bit `x`. */
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
+/** Bits of a key page (the Symbolizer's: `keyOf(...) >>> PAGE_BITS`). */
+const PAGE_BITS = 16;
+const PAGE_MASK = (1 << PAGE_BITS) - 1;
+/** `partition`'s `ids` for an ip without an address key (`keyOf`'s -1, kept) */
+const ALONE = -1;
 
 /**
  * What binary records' frames are read into: every record's frame ids (of the stack table's
@@ -33,12 +28,11 @@ function popcount(x: number): number {
  * Frames enter the frame table here, in the order the ips first appear; stacks enter the stack
  * table only at `seal`.
  *
- * A binary dump's columns are read in two passes over the ips (`addColumns`), so that each
- * distinct address is symbolized and made a frame once and a repeat costs no probe of a large
- * table: the first sets a bit per address (the symbolizer's dense address keys), the second reads
- * each address's rank among the bits set, and the frame of that rank (made on its first sight).
- * The bits, ranks and frames by rank are a few bytes per byte of kernel text, and stay for the
- * next dump of this pool (the ranks renumbered then). A new address of a function whose name one
+ * A binary dump's columns are read so that each distinct address is symbolized and made a frame
+ * once and a repeat costs no probe of a large table (`addColumns`): through a table of the
+ * addresses when they are few, else with the ips sorted by the symbolizer's dense address keys,
+ * page by page, to symbolize each distinct one in address order (`partition`), then made frames
+ * in ip order (`keyPass`). A new address of a function whose name one
  * symbol alone has, and that had no frame before, is appended to the frame table without a look
  * in its index (`FrameTable.appendSite`): no other address can be that site.
  */
@@ -58,16 +52,13 @@ export class IpPool {
    * Every address this pool made a frame of, with that frame << 2 | Tally + 1 (0: a free slot):
    * open addressing over (lo, hi, entry) triples, keyed (pairSlot, a random key per pool: a file
    * picks the addresses, not where they go), at most half full. Null once a dump had more
-   * distinct addresses than it takes (`addColumns`) and went the two-pass way.
+   * distinct addresses than it takes (`addColumns`) and went the way of address keys.
    */
   private hash: Int32Array | null = new Int32Array(3 << 12);
   private hashShift = 32 - 12;
   private hashCount = 0;
   private readonly k0: number;
   private readonly k1: number;
-  /** A dump's address keys' bits and ranks (`see`), and a repeated key's frame by rank (`rankPass`). */
-  private bits: Int32Array = new Int32Array(0);
-  private byRank: Int32Array = new Int32Array(0);
   /** counts by Tally of the ips read so far, not yet added to the symbolizer's */
   private readonly tally = new Float64Array(3);
   /** the most new addresses a dump's hash pass takes before it gives up (0: never tried); by default the rule at `hashPass` */
@@ -110,9 +101,9 @@ export class IpPool {
     if (this.hashPass(c, start)) return start;
     this.hash = null;
     // a symbol met in an earlier dump may have made a frame of an address this one repeats, and
-    // the rank pass's keys are this dump's alone: its new sites go through the frame index now
+    // the key pass knows this dump's addresses alone: its new sites go through the frame index now
     if (this.dumps > 1) this.fast.fill(0);
-    this.rankPass(c, start);
+    this.keyPass(c, start);
     return start;
   }
 
@@ -121,7 +112,7 @@ export class IpPool {
    * a call graph make: a table that stays in cache). Gives up, undoing the frames it made, once
    * the dump's new addresses pass a sixteenth of its ips (at least 2^16, at most 2^20), or 2^17
    * of them came in fewer than twice as many ips: a dump of millions of distinct addresses is
-   * read by `rankPass`, whose tables do not grow with them.
+   * read by `keyPass`, whose tables grow with its ips and its repeated addresses, not its probes.
    */
   private hashPass(c: DumpColumns, start: number): boolean {
     if (this.hash === null || this.hashLimitForTests === 0) return false;
@@ -216,60 +207,48 @@ export class IpPool {
   }
 
   /**
-   * Two passes over the ips: the first sets a bit per address key (the symbolizer's dense keys
-   * of addresses inside the pages where symbols start), and another where a key comes again; the
-   * second reads each key's bits, so an address seen once is made a frame on its one sight, and
-   * one seen again finds its frame by its rank among those. Nothing here grows with the distinct
-   * addresses but one word per repeated one: a few bytes per byte of kernel text.
-   *
-   * What costs is the loads of those bits, a cache miss each on a dump of random addresses, so
-   * the second pass is two: a tight loop that only reads each ip's bits and writes what they say
-   * into `ids` (its loads independent of each other, so the processor overlaps their misses),
-   * then one that makes the frames in ip order, loading nothing at random but a repeat's frame.
+   * The ips by address key (the symbolizer's dense keys of addresses inside the pages where
+   * symbols start), a page at a time, then in ip order: `partition` symbolizes each distinct key
+   * once, in address order, and leaves in `ids` per ip what the frames need; then one pass in ip
+   * order makes the frames (in the order the addresses first appear, as the address table does).
+   * A key seen once is made a frame from its symbol and the ip's own low half, nothing loaded at
+   * random but its symbol's function; a key seen again finds its symbol, then its frame, in a
+   * table of the repeated keys alone (4 bytes each: 3.7 MB for the 0.93M of a random dump's 3.36M
+   * distinct addresses that repeat). The partition's arrays are 4 bytes an ip and 4 per page.
    */
-  private rankPass(c: DumpColumns, start: number): void {
+  private keyPass(c: DumpColumns, start: number): void {
     const sz = this.symbolizer;
-    const keyed = sz !== null && sz.keySpace > 0;
     const ids = this.ids;
-    let j = start;
-    if (keyed) {
-      this.see(c);
-      const bits = this.bits;
-      // ids[j]: the rank of a key seen again, FIRST for one seen once, ALONE for an ip without a key
-      for (let b = 0; b < c.ipHi.length; b++) {
-        const H = c.ipHi[b];
-        const L = c.ipLo[b];
-        for (let i = 0; i < H.length; i++) {
-          const k = sz.keyOf(H[i], L[i]);
-          if (k < 0) {
-            ids[j++] = ALONE;
-            continue;
-          }
-          const w = 3 * (k >>> 5);
-          const bit = 1 << (k & 31);
-          const twice = bits[w + 1];
-          ids[j++] = (twice & bit) === 0 ? FIRST : bits[w + 2] + popcount(twice & (bit - 1));
-        }
-      }
-    } else {
+    let repeated: Int32Array;
+    if (sz !== null && sz.keySpace > 0) repeated = this.partition(c, start);
+    else {
+      repeated = new Int32Array(0);
       ids.fill(ALONE, start, start + c.ips);
     }
-    const byRank = this.byRank;
     let hits = 0;
     let misses = 0;
-    j = start;
+    let j = start;
     for (let b = 0; b < c.ipHi.length; b++) {
       const H = c.ipHi[b];
       const L = c.ipLo[b];
       for (let i = 0; i < H.length; i++) {
         const r = ids[j];
         let t: number;
-        if (r === FIRST) t = this.first(H[i], L[i], false);
-        else if (r === ALONE) t = this.first(H[i], L[i], true);
+        if (r >= 0) {
+          // a key seen again, (its index << 1) | 1 at its first sight: there its symbol + 1 (0:
+          // locateOne's) becomes its frame
+          const e = r >> 1;
+          if ((r & 1) === 0) t = repeated[e];
+          else {
+            const v = repeated[e];
+            t = v > 0 ? this.siteOf(v - 1, sz!.offsetIn(v - 1, L[i]), false) : this.first(H[i], L[i], false);
+            repeated[e] = t;
+          }
+        } else if (r === ALONE) t = this.first(H[i], L[i], true);
         else {
-          const e = byRank[r];
-          if (e === 0) byRank[r] = (t = this.first(H[i], L[i], false)) + 1;
-          else t = e - 1;
+          // a key seen once: -2 - (its symbol + 1, or 0)
+          const v = -2 - r;
+          t = v > 0 ? this.siteOf(v - 1, sz!.offsetIn(v - 1, L[i]), false) : this.first(H[i], L[i], false);
         }
         ids[j++] = t >> 2;
         hits += t & Tally.Hit;
@@ -280,39 +259,127 @@ export class IpPool {
     this.tally[Tally.Miss] += misses;
     this.length = j;
     this.settle();
-    // the tables are this dump's alone
-    this.bits = this.byRank = new Int32Array(0);
   }
 
   /**
-   * The first pass: per 32-bit word of address keys, three words side by side (one cache line
-   * for all, so an ip's look costs one miss): the keys seen, the keys seen more than once, and
-   * (once every ip is seen) how many such keys come before the word (the rank of its first).
+   * Writes to `ids` per ip (from `start`): ALONE for an ip without an address key, -2 - (its
+   * symbol + 1, or 0 where `locateOne` must say) for a key seen once in the dump, else the index
+   * of its key among the keys seen again, whose symbol + 1 (or 0) the returned table holds, << 1,
+   * | 1 at the key's first sight.
+   *
+   * The symbolizer's keys are 2^16 per page (a page of kernel text where a symbol starts), and a
+   * random dump's ips jump across millions of them: marks per key (as bits, a few MB) or lookups
+   * of each new address's symbol in ip order are a cache miss each. So the ips' keys are sorted
+   * by page first (a counting sort: the keyed ips of each page, then each one's key in the page
+   * into its page's run, in ip order), and each page's run is read twice with a table of the
+   * page's 2^16 keys (256 KB, in cache): once to count each key, once to write over each key what
+   * `ids` takes for it. Between the two, the page's keys are symbolized in address order, a run of
+   * keys per symbol (`Symbolizer.pageSymbols`): where most of the page's keys come, every key of
+   * the page without a branch; where few do, those seen, sorted. Then the runs are read back in
+   * ip order, as they were written (one cursor per page). Every pass reads and writes its arrays
+   * in order, or one of a few hundred streams in order, but for the table.
    */
-  private see(c: DumpColumns): void {
+  private partition(c: DumpColumns, start: number): Int32Array {
     const sz = this.symbolizer!;
-    const words = (sz.keySpace + 31) >>> 5;
-    const bits = (this.bits = new Int32Array(3 * words));
+    const ids = this.ids;
+    const end = start + c.ips;
+    const pages = Math.ceil(sz.keySpace / (1 << PAGE_BITS));
+    // each ip's key (ALONE: none), and each page's keyed ips
+    const at = new Int32Array(pages + 1);
+    let j = start;
     for (let b = 0; b < c.ipHi.length; b++) {
       const H = c.ipHi[b];
       const L = c.ipLo[b];
-      for (let i = 0; i < H.length; i++) {
+      for (let i = 0; i < H.length; i++, j++) {
         const k = sz.keyOf(H[i], L[i]);
-        if (k < 0) continue;
-        const w = 3 * (k >>> 5);
-        const bit = 1 << (k & 31);
-        const x = bits[w];
-        bits[w + 1] |= x & bit;
-        bits[w] = x | bit;
+        ids[j] = k;
+        if (k >= 0) at[k >>> PAGE_BITS]++;
       }
     }
-    let total = 0;
-    for (let w = 0; w < 3 * words; w += 3) {
-      bits[w + 2] = total;
-      total += popcount(bits[w + 1]);
+    // page p's run is [at[p], at[p + 1])
+    for (let p = 0, sum = 0; p <= pages; p++) {
+      const m = at[p];
+      at[p] = sum;
+      sum += m;
     }
-    // a repeated key's frame << 2 | Tally, plus 1 (0: not made yet)
-    this.byRank = new Int32Array(total);
+    const cursor = at.slice(0, pages);
+    const runs = new Int32Array(at[pages]);
+    for (let q = start; q < end; q++) {
+      const k = ids[q];
+      if (k >= 0) runs[cursor[k >>> PAGE_BITS]++] = k & PAGE_MASK;
+    }
+    // per key of the page being read: how often it comes (first read), then what `ids` takes for it
+    const table = new Int32Array(1 << PAGE_BITS);
+    const keys = new Int32Array(1 << PAGE_BITS);
+    // the page's symbols, as runs of its keys (Symbolizer.pageSymbols)
+    const bounds = new Int32Array((1 << PAGE_BITS) + 2);
+    const codes = new Int32Array((1 << PAGE_BITS) + 2);
+    let repeated = new Int32Array(1 << 12);
+    let r = 0;
+    for (let p = 0; p < pages; p++) {
+      const from = at[p];
+      const to = at[p + 1];
+      if (to === from) continue;
+      if (r + (1 << PAGE_BITS) > repeated.length) {
+        const grown = new Int32Array(Math.max(2 * repeated.length, r + (1 << PAGE_BITS)));
+        grown.set(repeated.subarray(0, r));
+        repeated = grown;
+      }
+      const m = sz.pageSymbols(p, bounds, codes);
+      // per distinct key: its symbol + 1 (0: locateOne's) and whether it comes again
+      if (to - from < 1 << (PAGE_BITS - 4)) {
+        // a few keys: those seen, sorted, against the runs
+        let d = 0;
+        for (let x = from; x < to; x++) {
+          const off = runs[x];
+          if (table[off]++ === 0) keys[d++] = off;
+        }
+        keys.subarray(0, d).sort();
+        for (let i = 0, s = 0; i < d; i++) {
+          const off = keys[i];
+          while (bounds[s + 1] <= off) s++;
+          const v = codes[s] + 1;
+          if (table[off] > 1) {
+            repeated[r] = v;
+            table[off] = (r++ << 1) | 1;
+          } else table[off] = -2 - v;
+        }
+        for (let x = from; x < to; x++) {
+          const o = runs[x];
+          const t = table[o];
+          runs[x] = t;
+          table[o] = t & -2;
+        }
+        for (let i = 0; i < d; i++) table[keys[i]] = 0;
+      } else {
+        // most of the page: every key of it, without a branch (those not seen take an entry unread)
+        for (let x = from; x < to; x++) table[runs[x]]++;
+        for (let s = 0; s < m; s++) {
+          const v = codes[s] + 1;
+          const once = -2 - v;
+          for (let off = bounds[s], end = bounds[s + 1]; off < end; off++) {
+            const again = -((1 - table[off]) >>> 31);
+            repeated[r] = v;
+            table[off] = (once & ~again) | (((r << 1) | 1) & again);
+            r -= again;
+          }
+        }
+        for (let x = from; x < to; x++) {
+          const o = runs[x];
+          const t = table[o];
+          runs[x] = t;
+          table[o] = t & -2;
+        }
+        table.fill(0);
+      }
+    }
+    // each keyed ip's entry, its page's run read in the order it was written (one cursor per page)
+    cursor.set(at.subarray(0, pages));
+    for (let q = start; q < end; q++) {
+      const k = ids[q];
+      if (k >= 0) ids[q] = runs[cursor[k >>> PAGE_BITS]++];
+    }
+    return repeated;
   }
 
   /** The tallies into the symbolizer's counts. */
@@ -338,24 +405,26 @@ export class IpPool {
       return frames.address(hi, lo) << 2;
     }
     const s = sz.locateOne(hi, lo);
-    let f: number;
-    if (s >= 0) {
-      const off = sz.offset;
-      let fn = this.fnOfSym[s];
-      if (fn < 0) {
-        fn = this.fnOfSym[s] = frames.functions.intern(sz.names[s]);
-        const unique = (this.unique ??= sz.uniqueNames());
-        this.fast[s] = unique[s] === 1 && !frames.hasSites(fn) ? 1 : 0;
-      }
-      if (alone) this.fast[s] = 0;
-      f = this.fast[s] === 1 ? frames.appendSite(fn, off) : frames.site(fn, off);
-      if (f >= 1 << 29) throw new RangeError('more than 2^29 distinct frames');
-      return (f << 2) | Tally.Hit;
-    }
+    if (s >= 0) return this.siteOf(s, sz.offset, alone);
     if (s === Located.Miss) return (frames.address(hi, lo) << 2) | Tally.Miss;
     if (s === Located.Raw) return frames.address(hi, lo) << 2;
     if (s === Located.Trampoline) return this.trampolineFrame() << 2;
     return (frames.intern(sz.wideKey(hi, lo)) << 2) | Tally.Hit;
+  }
+
+  /** The frame of symbol `s` at offset `off` (unsigned 32-bit) << 2 | Tally.Hit (`alone` as for `first`). */
+  private siteOf(s: number, off: number, alone: boolean): number {
+    const frames = this.frames;
+    let fn = this.fnOfSym[s];
+    if (fn < 0) {
+      fn = this.fnOfSym[s] = frames.functions.intern(this.symbolizer!.names[s]);
+      const unique = (this.unique ??= this.symbolizer!.uniqueNames());
+      this.fast[s] = unique[s] === 1 && !frames.hasSites(fn) ? 1 : 0;
+    }
+    if (alone) this.fast[s] = 0;
+    const f = this.fast[s] === 1 ? frames.appendSite(fn, off) : frames.site(fn, off);
+    if (f >= 1 << 29) throw new RangeError('more than 2^29 distinct frames');
+    return (f << 2) | Tally.Hit;
   }
 
   private trampolineFrame(): number {

@@ -151,7 +151,7 @@ const uniqueNamesOf = new WeakMap<readonly string[], Uint8Array>();
  * modules) then cost four bytes a page, not buckets; a file that crowds a bucket costs a log.
  *
  * The same pages number the addresses they hold (`keyOf`): a dense key per address inside a
- * page with a symbol, for a caller that sets one bit per address seen (ip-pool.ts).
+ * page with a symbol, for a caller that sorts addresses by page and key (ip-pool.ts).
  */
 export class Symbolizer {
   /** ips inside a symbol, and outside every one, so far */
@@ -254,6 +254,58 @@ export class Symbolizer {
     if (p >= this.pages) return -1;
     const k = this.pageKey[p];
     return k < 0 ? -1 : k + (d & PAGE_MASK);
+  }
+
+  /** per key page (`keyOf(...) >>> 16`): the page it numbers (made when `pageSymbols` first asks) */
+  private keyPages: Int32Array | null = null;
+
+  /**
+   * The symbols of key page `page` (the keys `page << 16` up, `keyOf`'s): writes `m` runs of the
+   * page's 2^16 addresses and returns `m`. Run i is the offsets [bounds[i], bounds[i + 1]) in the
+   * page (bounds[m] = 2^16), every address of which `locateOne` finds in symbol `codes[i]` at an
+   * offset below 2^32 (`offsetIn` gives it), or -1 where the caller must ask `locateOne` (below
+   * every symbol, in the last one, 2^32 or more past a symbol, the trampoline's marker). A run per
+   * symbol that starts in the page, and one for the symbol before: a caller that symbolizes a
+   * page's addresses in order (ip-pool.ts) walks these, with nothing to search per address.
+   * `bounds` and `codes` hold at least as many runs as the page has symbol starts, plus two.
+   */
+  pageSymbols(page: number, bounds: Int32Array, codes: Int32Array): number {
+    const H = this.hi;
+    const L = this.lo;
+    const n = L.length;
+    const top = this.topHi;
+    let pageOf = this.keyPages;
+    if (pageOf === null) {
+      pageOf = this.keyPages = new Int32Array(Math.ceil(this.keySpace / 2 ** PAGE_BITS));
+      for (let p = 0; p < this.pages; p++) if (this.pageKey[p] >= 0) pageOf[this.pageKey[p] >>> PAGE_BITS] = p;
+    }
+    const start = this.base + pageOf[page] * 2 ** PAGE_BITS;
+    bounds[0] = 0;
+    if (top === 0 && start <= 0x7fffffff && 0x7fffffff < start + 2 ** PAGE_BITS) {
+      codes[0] = -1;
+      bounds[1] = 2 ** PAGE_BITS;
+      return 1;
+    }
+    // the symbol at the page's start; every one after it has the high half `top`
+    let a = this.below(top, start);
+    let m = 0;
+    for (;;) {
+      // a is inside the top half at an offset below 2^32 unless it is below it or the last symbol
+      codes[m++] = a >= 0 && a < n - 1 && H[a] === top ? a : -1;
+      if (a + 1 >= n || L[a + 1] - start >= 2 ** PAGE_BITS) break;
+      const next = L[a + 1] - start;
+      // symbols at one address: the last one is found
+      a++;
+      while (a + 1 < n && L[a + 1] - start === next) a++;
+      bounds[m] = next;
+    }
+    bounds[m] = 2 ** PAGE_BITS;
+    return m;
+  }
+
+  /** The offset of the address `lo` (low half) in symbol `s`, as `locateOne` gives it when it finds `s` (`pageSymbols`' symbols). */
+  offsetIn(s: number, lo: number): number {
+    return (lo - this.lo[s]) | 0;
   }
 
   /** The last symbol at or below the ip `hi:lo` (unsigned halves), or -1 when it is below every one. */
