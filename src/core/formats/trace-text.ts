@@ -21,7 +21,7 @@ import { contextOf } from './types.ts';
 import { matchEventLine, matchLatencyLine, printkName, PRINTK_BPRINT, PRINTK_NONE, isResetMarker } from './event-line.ts';
 import { LineSplitter, MAX_LINE, TOO_LONG } from './lines.ts';
 import { frameKey, noteFrameModule, simpleFrameKeyEnd } from './frames.ts';
-import { asciiBytes, asciiText, contextOfBytes, IdsByBytes, sameAscii, startsWithBytes } from './trace-bytes.ts';
+import { asciiBytes, asciiText, contextOfBytes, IdsByBytes, sameAscii, startsWithBytes, WordKeys } from './trace-bytes.ts';
 import type {
   ChunkParser,
   ParseContext,
@@ -248,6 +248,9 @@ class TraceTextState {
   private readonly taskPid = new Int32Array(1024).fill(-1);
   private readonly taskId = new Int32Array(1024);
   private readonly nameId = new Int32Array(64).fill(-1);
+  /** the bytes of those tasks' and names' strings, for the byte path (WordKeys) */
+  private readonly taskKeys = new WordKeys(1024);
+  private readonly nameKeys = new WordKeys(64);
   /** the head of the event line being read (setLine), what payload, emit and the rest take from it */
   private readonly head: LineHead = { lineNo: 0, pid: 0, tgid: null, cpu: 0, ts: 0 };
   /** the COMM and FLAGS of the line being read: text[from, to) (flags: from === to for none) */
@@ -298,16 +301,21 @@ class TraceTextState {
     return this.fast !== null;
   }
 
-  /** Whether `b[start, start + n)` is the last head, `b[lastStart, lastStart + n)`: four bytes at a time (a DataView of `b`, made once a chunk). */
-  private sameHere(b: Uint8Array, start: number, n: number): boolean {
-    let dv = this.view;
+  /** A DataView of all of `b` (made once a chunk). */
+  private dataView(b: Uint8Array): DataView {
     if (this.viewOf !== b) {
-      dv = this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
       this.viewOf = b;
     }
+    return this.view!;
+  }
+
+  /** Whether `b[start, start + n)` is the last head, `b[lastStart, lastStart + n)`: four bytes at a time. */
+  private sameHere(b: Uint8Array, start: number, n: number): boolean {
+    const dv = this.dataView(b);
     const at = this.lastStart;
     let k = n - 4;
-    for (; k >= 0; k -= 4) if (dv!.getInt32(start + k) !== dv!.getInt32(at + k)) return false;
+    for (; k >= 0; k -= 4) if (dv.getInt32(start + k) !== dv.getInt32(at + k)) return false;
     for (k += 3; k >= 0; k--) if (b[start + k] !== b[at + k]) return false;
     return true;
   }
@@ -724,14 +732,19 @@ class TraceTextState {
     const k = pid & 1023;
     if (this.taskPid[k] === pid) {
       const id = this.taskId[k];
+      if (this.taskKeys.has(k, b, this.dataView(b), from, to)) return id;
       const s = fast.tasks.strings[id];
-      if (s !== undefined && sameAscii(b, from, to, s)) return id;
+      if (s !== undefined && sameAscii(b, from, to, s)) {
+        this.taskKeys.set(k, b, from, to);
+        return id;
+      }
     }
     const s = asciiText(b, from, to);
     if (s === null) return -1;
     const id = fast.tasks.intern(s);
     this.taskPid[k] = pid;
     this.taskId[k] = id;
+    this.taskKeys.set(k, b, from, to);
     return id;
   }
 
@@ -750,13 +763,18 @@ class TraceTextState {
     const k = (to - from) & 63;
     const last = this.nameId[k];
     if (last >= 0) {
+      if (this.nameKeys.has(k, b, this.dataView(b), from, to)) return last;
       const s = fast.names.strings[last];
-      if (s !== undefined && sameAscii(b, from, to, s)) return last;
+      if (s !== undefined && sameAscii(b, from, to, s)) {
+        this.nameKeys.set(k, b, from, to);
+        return last;
+      }
     }
     const s = asciiText(b, from, to);
     if (s === null) return -1;
     const id = fast.names.intern(s);
     this.nameId[k] = id;
+    this.nameKeys.set(k, b, from, to);
     return id;
   }
 
@@ -1149,6 +1167,7 @@ class TraceTextState {
     const id = fast.tasks.internRange(t, from, from + len);
     this.taskPid[k] = pid;
     this.taskId[k] = id;
+    this.taskKeys.forget(k);
     return id;
   }
 
@@ -1162,6 +1181,7 @@ class TraceTextState {
     }
     const id = fast.names.internRange(text, from, to);
     this.nameId[k] = id;
+    this.nameKeys.forget(k);
     return id;
   }
 
