@@ -12,11 +12,11 @@ type Typed = Int32Array | Float64Array | Uint8Array | Int16Array | Uint32Array |
  * frozen view can see (`set` below that length, or a `push` after `truncate`).
  */
 export class Growable<T extends Typed> {
-  private data: T;
+  protected data: T;
   length = 0;
   /** values [0, sharedUpTo) of `data` are seen by a frozen view */
-  private sharedUpTo = 0;
-  private readonly readOnly: boolean;
+  protected sharedUpTo = 0;
+  protected readonly readOnly: boolean;
   constructor(private readonly ctor: TypedArrayCtor<T>, initial = 1024) {
     this.data = new ctor(initial);
     this.readOnly = false;
@@ -83,11 +83,58 @@ export class Growable<T extends Typed> {
     Object.assign(f, { ctor: this.ctor, data: this.data, length: this.length, sharedUpTo: this.length, readOnly: true });
     return f;
   }
-  private realloc(capacity: number): void {
+  protected realloc(capacity: number): void {
     const next = new this.ctor(capacity);
     (next as Typed).set(this.data.subarray(0, this.length) as never);
     this.data = next;
     this.sharedUpTo = 0;
+  }
+}
+
+/**
+ * Growables of one element type each, with a push of their own: V8 keeps type feedback per
+ * function, so Growable's one push, shared by columns of every element type, stores through a
+ * polymorphic path. A column pushed for every line read (trace-columns.ts) is one of these.
+ */
+export class Float64Column extends Growable<Float64Array> {
+  constructor(initial?: number) {
+    super(Float64Array, initial);
+  }
+  override push(v: number): void {
+    if (this.readOnly) throw new Error('a frozen column is read-only');
+    const n = this.length;
+    if (n === this.data.length) this.realloc(Math.max(this.data.length * 2, 16));
+    else if (n < this.sharedUpTo) this.realloc(this.data.length);
+    this.data[n] = v;
+    this.length = n + 1;
+  }
+}
+
+export class Int32Column extends Growable<Int32Array> {
+  constructor(initial?: number) {
+    super(Int32Array, initial);
+  }
+  override push(v: number): void {
+    if (this.readOnly) throw new Error('a frozen column is read-only');
+    const n = this.length;
+    if (n === this.data.length) this.realloc(Math.max(this.data.length * 2, 16));
+    else if (n < this.sharedUpTo) this.realloc(this.data.length);
+    this.data[n] = v;
+    this.length = n + 1;
+  }
+}
+
+export class Uint8Column extends Growable<Uint8Array> {
+  constructor(initial?: number) {
+    super(Uint8Array, initial);
+  }
+  override push(v: number): void {
+    if (this.readOnly) throw new Error('a frozen column is read-only');
+    const n = this.length;
+    if (n === this.data.length) this.realloc(Math.max(this.data.length * 2, 16));
+    else if (n < this.sharedUpTo) this.realloc(this.data.length);
+    this.data[n] = v;
+    this.length = n + 1;
   }
 }
 
@@ -117,11 +164,32 @@ export class SmallInts {
   push(v: number): void {
     if (this.readOnly) throw new Error('a frozen column is read-only');
     const n = this.length;
-    const d8 = this.d8;
-    if (d8 !== null && (v << 24) >> 24 === v && n < d8.length && n >= this.sharedUpTo) {
-      d8[n] = v;
-      this.length = n + 1;
-      return;
+    // a value that fits the current width, with room, where no frozen view looks: stored at once
+    if (n >= this.sharedUpTo) {
+      const d8 = this.d8;
+      if (d8 !== null) {
+        if ((v << 24) >> 24 === v && n < d8.length) {
+          d8[n] = v;
+          this.length = n + 1;
+          return;
+        }
+      } else {
+        const d16 = this.d16;
+        if (d16 !== null) {
+          if ((v << 16) >> 16 === v && n < d16.length) {
+            d16[n] = v;
+            this.length = n + 1;
+            return;
+          }
+        } else {
+          const d32 = this.d32!;
+          if ((v | 0) === v && n < d32.length) {
+            d32[n] = v;
+            this.length = n + 1;
+            return;
+          }
+        }
+      }
     }
     this.room(v, n + 1);
     this.put(n, v);

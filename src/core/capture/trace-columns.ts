@@ -4,7 +4,7 @@ import type { DiagnosticLog } from '../formats/diagnostics.ts';
 import type { LineCount } from '../formats/types.ts';
 import { isResetMarker } from '../formats/event-line.ts';
 import { CONTEXTS, contextOf } from '../formats/types.ts';
-import { Growable, SmallInts, StringTable } from '../base/growable.ts';
+import { Float64Column, Growable, Int32Column, SmallInts, StringTable, Uint8Column } from '../base/growable.ts';
 import type { StackTable } from './stack-table.ts';
 import { EventDetails } from './event-details.ts';
 import { FieldKind, fieldFunctions, fieldKindOf, fieldRanges } from './event-fields.ts';
@@ -185,20 +185,20 @@ export class TraceColumns {
   readonly tasks = new StringTable();
   readonly names = new StringTable();
 
-  readonly evTs = new Growable(Float64Array);
+  readonly evTs = new Float64Column();
   readonly evCpu = new SmallInts();
   readonly evPid = new SmallInts();
   readonly evTask = new SmallInts();
   readonly evName = new SmallInts();
 
-  readonly recEvent = new Growable(Int32Array);
-  readonly recKind = new Growable(Uint8Array);
+  readonly recEvent = new Int32Column();
+  readonly recKind = new Uint8Column();
   readonly recSlot = new SmallInts();
   /** v8 generation, -1 for none */
   readonly recGen = new SmallInts();
   /** stack node (full stacks now; cookies once resolved), -1 for none */
-  readonly recStack = new Growable(Int32Array);
-  readonly recStatus = new Growable(Uint8Array);
+  readonly recStack = new Int32Column();
+  readonly recStatus = new Uint8Column();
 
   /** records whose time, CPU, pid or task are not their event's (orphans among them), ascending */
   private readonly ownRec = new Growable(Int32Array, 16);
