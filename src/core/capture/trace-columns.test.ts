@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DiagnosticLog } from '../formats/diagnostics.ts';
 import { createTraceTextParser } from '../formats/trace-text.ts';
-import type { TraceEvent, TraceLost, TraceSink, TraceStackRecord } from '../formats/types.ts';
+import { contextOf, type TraceEvent, type TraceLost, type TraceSink, type TraceStackRecord } from '../formats/types.ts';
 import { StackTable } from './stack-table.ts';
 import { RecordKind, TraceColumns } from './trace-columns.ts';
 
@@ -19,19 +19,26 @@ interface PlainRows {
   user: string[][];
 }
 
-/** The old TraceColumns.sink, on plain arrays. */
+/**
+ * The old TraceColumns.sink, on plain arrays; a record linked as the columns link it since nested
+ * contexts (nested-context.test.ts): to the last event of its context on its CPU when there is one.
+ */
 function plainSink(out: PlainRows, details: { tgid: number; payload: string }[] = []): TraceSink {
   const lastOnCpu = new Map<number, number>();
+  const lastOnCtx = new Map<string, number>();
   let lastTs = NaN;
   return {
     event(e: TraceEvent) {
       out.ev.push({ ts: e.ts, cpu: e.cpu, pid: e.pid, task: e.comm, name: e.name, record: -1 });
       details.push({ tgid: e.tgid ?? -1, payload: e.payload });
       lastOnCpu.set(e.cpu, out.ev.length - 1);
+      const ctx = contextOf(e.flags, 0, e.flags.length);
+      if (ctx >= 0 && e.cpu >= 0 && e.cpu < 1024) lastOnCtx.set(`${e.cpu} ${ctx}`, out.ev.length - 1);
       lastTs = e.ts;
     },
     stackRecord(r: TraceStackRecord) {
-      const event = lastOnCpu.get(r.cpu) ?? -1;
+      const ctx = r.ctx ?? -1;
+      const event = (ctx >= 0 && r.cpu >= 0 && r.cpu < 1024 ? lastOnCtx.get(`${r.cpu} ${ctx}`) : undefined) ?? lastOnCpu.get(r.cpu) ?? -1;
       const i = out.rec.length;
       if (event >= 0 && out.ev[event].record === -1) out.ev[event].record = i;
       const kind = r.kind === 'cookie' ? (r.generation === null ? RecordKind.CookieV7 : RecordKind.CookieV8) : r.kind === 'full' ? RecordKind.Full : RecordKind.User;
