@@ -147,8 +147,10 @@ describe('SmallInts and trim, against plain arrays', () => {
             plain.truncate(n);
             ref = ref.slice(0, n);
           } else if (o.op === 'append') {
-            // a range of the array from `cut` on: what pushing each of its values gives
-            const src = Int32Array.from(o.vs);
+            // a range of the array from `cut` on: what pushing each of its values gives (the array
+            // as narrow as its values allow, so one narrower than the column is taken unlooked-at)
+            const fits = (bits: number) => o.vs.every((v) => (v << (32 - bits)) >> (32 - bits) === v);
+            const src = fits(8) ? Int8Array.from(o.vs) : fits(16) ? Int16Array.from(o.vs) : Int32Array.from(o.vs);
             const from = Math.min(o.cut, src.length);
             for (const v of o.vs.slice(from)) {
               needs(v);

@@ -199,20 +199,24 @@ export class SmallInts {
   append(src: Int32Array | Int16Array | Int8Array, from: number, to: number): void {
     if (this.readOnly) throw new Error('a frozen column is read-only');
     if (to <= from) return;
-    let lo = 0;
-    let hi = 0;
-    for (let i = from; i < to; i++) {
-      const v = src[i];
-      if (v < lo) lo = v;
-      if (v > hi) hi = v;
+    const have = this.d8 !== null ? 8 : this.d16 !== null ? 16 : 32;
+    let bits: 8 | 16 | 32 = have;
+    // values of an array no wider than this column's fit it: only a wider one is looked through
+    if (src.BYTES_PER_ELEMENT * 8 > have) {
+      let lo = 0;
+      let hi = 0;
+      for (let i = from; i < to; i++) {
+        const v = src[i];
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+      }
+      const loBits = this.bitsFor(lo);
+      const hiBits = this.bitsFor(hi);
+      bits = loBits > hiBits ? loBits : hiBits;
     }
-    const loBits = this.bitsFor(lo);
-    const hiBits = this.bitsFor(hi);
-    const bits = loBits > hiBits ? loBits : hiBits;
     const n = this.length;
     const end = n + to - from;
     const d = this.data;
-    const have = this.d8 !== null ? 8 : this.d16 !== null ? 16 : 32;
     if (bits !== have || end > d.length) this.realloc(bits, Math.max(end > d.length ? d.length * 2 : d.length, end, 16));
     else if (n < this.sharedUpTo) this.realloc(bits, d.length);
     this.data.set(src.subarray(from, to), n);

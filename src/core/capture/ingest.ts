@@ -293,8 +293,9 @@ export class Ingest {
       }
     };
     dumps.forEachSlotStack(see);
-    const t = this.trace;
-    for (let i = 0; i < t.recordCount; i++) if (t.recStatus.get(i) === RecordStatus.Full) see(t.recStack.get(i));
+    const status = this.trace.recStatus.raw();
+    const stack = this.trace.recStack.raw();
+    for (let i = 0; i < status.length; i++) if (status[i] === RecordStatus.Full) see(stack[i]);
     return n;
   }
 

@@ -775,8 +775,58 @@ export class TraceColumns {
         const unnotedRecs = p.state?.unnoted ?? new Int32Array(0);
         let ek = 0;
         let uk = 0;
-        for (let r = 0; r < pRecEvent.length; r++) {
+        // the next record any of those lists names (own values, a context, noted fields): the
+        // others take their event here and their stack, nothing more
+        const nRec = pRecEvent.length;
+        const headOf = (list: ArrayLike<number>, k: number) => (k < list.length ? list[k] : nRec);
+        const nextSpecial = () => Math.min(headOf(pOwnRec, o), headOf(pCtxRec, c), headOf(pEvidRec, ek), headOf(unnotedRecs, uk));
+        const recBase = recEvent.length;
+        const evOut = new Int32Array(nRec);
+        const stackOut = new Int32Array(nRec);
+        /**
+         * The records [from, to), none of them special: their events here and their stacks, in a
+         * function of its own (a small loop is optimized soon; this one runs once a file). The
+         * first whose stack is past the frame limit, or -1.
+         */
+        const plain = (from: number, to: number): number => {
+          for (let r = from; r < to; r++) {
+            const st = pRecStack[r];
+            if (st >= 0) {
+              const stack = nodeOf[st] >= 0 ? nodeOf[st] : stackOf(st);
+              if (stack < 0) return r;
+              stackOut[r] = stack;
+            } else stackOut[r] = -1;
+            evOut[r] = pRecEvent[r] + evBase;
+          }
+          return -1;
+        };
+        /** stops at record `r`: it and everything after it in the piece are not kept (past the frame limit) */
+        const stopAt = (r: number) => {
           const e = pRecEvent[r];
+          const own = o < pOwnRec.length && pOwnRec[o] === r;
+          keptRecords = r;
+          stopTs = own ? pOwnTs[o] : pEvTs[e];
+          keptEvents = e >= 0 ? e + 1 : pEvTs.findIndex((t) => t > stopTs);
+          if (keptEvents < 0) keptEvents = pEvTs.length;
+        };
+        let special = nextSpecial();
+        for (let from = 0; ; ) {
+          const past = plain(from, special);
+          if (past >= 0) {
+            stopAt(past);
+            break;
+          }
+          if (special >= nRec) break;
+          const r = special;
+          from = r + 1;
+          const e = pRecEvent[r];
+          const st = pRecStack[r];
+          const stack = st < 0 ? -1 : nodeOf[st] >= 0 ? nodeOf[st] : stackOf(st);
+          if (st >= 0 && stack < 0) {
+            stopAt(r);
+            break;
+          }
+          stackOut[r] = stack;
           const own = o < pOwnRec.length && pOwnRec[o] === r;
           const k = c < pCtxRec.length && pCtxRec[c] === r ? pCtxKey[c++] : -1;
           const cpuOfRec = own ? pOwnCpu[o] : e >= 0 ? pEvCpu[e] : -1;
@@ -784,65 +834,61 @@ export class TraceColumns {
           const byCtx = k >= 0 && cpuHere >= 0 && cpuHere < 1024 ? lastOnCtx[cpuHere * CONTEXTS + k] : -1;
           // no event of its context in the whole file before it, but one on its CPU: said, as one reader says it
           if (k >= 0 && byCtx === -1 && cpuHere >= 0 && cpuHere < 1024 && (e >= 0 || lastOnCpu[cpuHere] !== -1)) ctxFallbacks++;
-          const st = pRecStack[r];
-          const stack = st < 0 ? -1 : nodeOf[st] >= 0 ? nodeOf[st] : stackOf(st);
-          if (st >= 0 && stack < 0) {
-            // past the limit: this record and everything after it in the piece are not kept
-            keptRecords = r;
-            stopTs = own ? pOwnTs[o] : pEvTs[e];
-            keptEvents = e >= 0 ? e + 1 : pEvTs.findIndex((t) => t > stopTs);
-            if (keptEvents < 0) keptEvents = pEvTs.length;
-            break;
-          }
+          const at = recBase + r;
+          /** this record keeps its own values (they are not those of the event it is linked to) */
+          const keep = (ts: number, cpu: number, pid: number, task: number) => {
+            this.ownRec.push(at);
+            this.ownTs.push(ts);
+            this.ownCpu.push(cpu);
+            this.ownPid.push(pid);
+            this.ownTask.push(task);
+          };
           if (byCtx >= 0) {
             // an event of its context before the piece: the one a reader of the whole file gives it
             const ts = own ? pOwnTs[o] : pEvTs[e];
             const pid = own ? pOwnPid[o] : pEvPid[e];
             const task = own ? taskOf[pOwnTask[o]] : taskOf[pEvTask[e]];
-            recEvent.push(byCtx);
-            if (evTs.get(byCtx) !== ts || evPid.get(byCtx) !== pid || evTask.get(byCtx) !== task) {
-              this.ownRec.push(recEvent.length - 1);
-              this.ownTs.push(ts);
-              this.ownCpu.push(cpuHere);
-              this.ownPid.push(pid);
-              this.ownTask.push(task);
-            }
+            evOut[r] = byCtx;
+            if (evTs.get(byCtx) !== ts || evPid.get(byCtx) !== pid || evTask.get(byCtx) !== task) keep(ts, cpuHere, pid, task);
           } else if (e < 0) {
-            link(pOwnTs[o], pOwnCpu[o], pOwnPid[o], taskOf[pOwnTask[o]]);
+            // no event in the piece: the last of its CPU here (link, as one reader links it)
+            const ts = pOwnTs[o];
+            const cpu = pOwnCpu[o];
+            const pid = pOwnPid[o];
+            const task = taskOf[pOwnTask[o]];
+            const ev = eventFor(cpu, -1);
+            evOut[r] = ev;
+            if (ev < 0 || evTs.get(ev) !== ts || evPid.get(ev) !== pid || evTask.get(ev) !== task) keep(ts, cpu, pid, task);
+            lastTs = ts;
           } else {
-            recEvent.push(e + evBase);
-            if (own) {
-              this.ownRec.push(recEvent.length - 1);
-              this.ownTs.push(pOwnTs[o]);
-              this.ownCpu.push(pOwnCpu[o]);
-              this.ownPid.push(pOwnPid[o]);
-              this.ownTask.push(taskOf[pOwnTask[o]]);
-            }
+            evOut[r] = e + evBase;
+            if (own) keep(pOwnTs[o], pOwnCpu[o], pOwnPid[o], taskOf[pOwnTask[o]]);
           }
           if (ek < pEvidRec.length && pEvidRec[ek] === r) {
             // noted in the piece for the event it linked there: not if it is linked before the piece now
             if (byCtx < 0) {
-              evidRec.push(recEvent.length - 1);
+              evidRec.push(at);
               evidA.push(evidOf[pEvidA[ek]]);
               evidB.push(pEvidB[ek] < 0 ? -1 : evidOf[pEvidB[ek]]);
             }
             ek++;
           } else if (uk < unnotedRecs.length && unnotedRecs[uk] === r) {
             uk++;
-            const ev = recEvent.get(recEvent.length - 1);
+            const ev = evOut[r];
             if (cpuOfRec >= 0 && cpuOfRec < 1024) {
               resolve(cpuOfRec);
               if (pendEv[cpuOfRec] >= 0 && pendEv[cpuOfRec] === ev) {
-                evidRec.push(recEvent.length - 1);
+                evidRec.push(at);
                 evidA.push(pendA[cpuOfRec]);
                 evidB.push(pendB[cpuOfRec]);
               }
             }
           }
           if (own) o++;
-          if (pRecKind[r] === RecordKind.User) users++;
-          recStack.push(stack);
+          special = nextSpecial();
         }
+        recEvent.append(evOut, 0, keptRecords);
+        recStack.append(stackOut, 0, keptRecords);
         recKind.append(pRecKind, 0, keptRecords);
         recSlot.append(pRecSlot, 0, keptRecords);
         recGen.append(pRecGen, 0, keptRecords);
@@ -867,15 +913,9 @@ export class TraceColumns {
         evCpu.append(pEvCpu, 0, keptEvents);
         evPid.append(pEvPid, 0, keptEvents);
         const ids = new Int32Array(keptEvents);
-        for (let i = 0; i < keptEvents; i++) ids[i] = taskOf[pEvTask[i]];
-        evTask.append(ids, 0, keptEvents);
-        for (let i = 0; i < keptEvents; i++) ids[i] = nameOf[pEvName[i]];
-        evName.append(ids, 0, keptEvents);
-        for (let i = 0; i < keptEvents; i++) {
-          const cpu = pEvCpu[i];
-          if (cpu >= 0 && cpu < 1024) lastOnCpu[cpu] = evBase + i;
-          else farCpus.set(cpu, evBase + i);
-        }
+        evTask.append(mapInto(ids, pEvTask, taskOf, keptEvents), 0, keptEvents);
+        evName.append(mapInto(ids, pEvName, nameOf, keptEvents), 0, keptEvents);
+        lastPerCpu(pEvCpu, keptEvents, evBase, lastOnCpu, farCpus);
         // (the piece starts with an event line, so each of its lost markers has a time of its own)
         let keptLost = 0;
         for (let k = 0; k < p.lostCpu.length && p.lostTs[k] <= stopTs; k++, keptLost++) {
@@ -884,6 +924,7 @@ export class TraceColumns {
           this.lostTs.push(p.lostTs[k]);
         }
         for (let k = 0; k < p.resetMarks.length && p.resetMarks[k] < keptEvents; k++) this.resetMarks.push(p.resetMarks[k] + evBase);
+        if (keptRecords < p.recEvent.length) for (let r = 0; r < keptRecords; r++) if (pRecKind[r] === RecordKind.User) users++;
         for (let k = 0; k < (keptRecords < p.recEvent.length ? users : p.userStacks.length); k++) this.userStacks.push(p.userStacks[k]);
         if (keptRecords < p.recEvent.length) {
           stop = { place: null, events: p.evTs.length - keptEvents, records: p.recEvent.length - keptRecords, lost: p.lostCpu.length - keptLost };
@@ -1094,6 +1135,21 @@ export class TraceColumns {
   }
   private lostColumns() {
     return [this.lostCpu, this.lostCount, this.lostTs];
+  }
+}
+
+/** `out` with `out[i] = map[src[i]]` for i < n (a loop of its own: absorb runs once a file, its loops cold). */
+function mapInto(out: Int32Array, src: ArrayLike<number>, map: ArrayLike<number>, n: number): Int32Array {
+  for (let i = 0; i < n; i++) out[i] = map[src[i]];
+  return out;
+}
+
+/** The last of events `[0, n)` on each CPU (`cpus` theirs), numbered from `base`, into `last` (CPUs 0..1023) and `far`. */
+function lastPerCpu(cpus: ArrayLike<number>, n: number, base: number, last: Int32Array, far: Map<number, number>): void {
+  for (let i = 0; i < n; i++) {
+    const cpu = cpus[i];
+    if (cpu >= 0 && cpu < 1024) last[cpu] = base + i;
+    else far.set(cpu, base + i);
   }
 }
 
