@@ -3,6 +3,7 @@ import { Located, type Symbolizer } from '../formats/kallsyms.ts';
 import type { DumpColumns } from '../formats/types.ts';
 import { pairSlot, randomWords } from '../base/keyed-hash.ts';
 import type { FrameTable } from './frame-table.ts';
+import { sortByPage } from './page-sort.ts';
 import type { StackTable } from './stack-table.ts';
 
 /** A record's ips as 32-bit halves: which half comes first in a BigUint64Array's words. */
@@ -15,10 +16,7 @@ const enum Tally {
   Miss = 2,
 }
 
-/** Bits of a key page (the Symbolizer's: `keyOf(...) >>> PAGE_BITS`). */
-const PAGE_BITS = 16;
-const PAGE_MASK = (1 << PAGE_BITS) - 1;
-/** `partition`'s `ids` for an ip without an address key (`keyOf`'s -1, kept) */
+/** What `sortByPage` leaves in `ids` for an ip without an address key (a constant here: an imported one is loaded per use) */
 const ALONE = -1;
 
 /**
@@ -39,10 +37,11 @@ const ALONE = -1;
 export class IpPool {
   ids = new Int32Array(1 << 16);
   length = 0;
-  /** each symbol's function in the frame table, -1 until a frame names it */
+  /**
+   * each symbol's function in the frame table << 1, | 1 when its new sites may be appended
+   * without the index (decided when first met); -1 until a frame names it
+   */
   private fnOfSym: Int32Array;
-  /** each symbol: 1 when its new sites may be appended without the index (decided when first met) */
-  private fast: Uint8Array;
   private unique: Uint8Array | null = null;
   private trampoline = -1;
   private readonly frames: FrameTable;
@@ -73,7 +72,6 @@ export class IpPool {
     this.frames = table.frames;
     const n = symbolizer ? symbolizer.names.length : 0;
     this.fnOfSym = new Int32Array(n).fill(-1);
-    this.fast = new Uint8Array(n);
     const key = randomWords(2);
     this.k0 = key[0] | 0;
     this.k1 = key[1] | 0;
@@ -102,7 +100,7 @@ export class IpPool {
     this.hash = null;
     // a symbol met in an earlier dump may have made a frame of an address this one repeats, and
     // the key pass knows this dump's addresses alone: its new sites go through the frame index now
-    if (this.dumps > 1) this.fast.fill(0);
+    if (this.dumps > 1) for (let s = 0; s < this.fnOfSym.length; s++) if (this.fnOfSym[s] > 0) this.fnOfSym[s] &= -2;
     this.keyPass(c, start);
     return start;
   }
@@ -197,10 +195,7 @@ export class IpPool {
     this.frames.truncate(mark);
     const fnOfSym = this.fnOfSym;
     for (let s = 0; s < fnOfSym.length; s++) {
-      if (fnOfSym[s] >= mark.functions) {
-        fnOfSym[s] = -1;
-        this.fast[s] = 0;
-      }
+      if (fnOfSym[s] >> 1 >= mark.functions) fnOfSym[s] = -1;
     }
     if (this.trampoline >= mark.frames) this.trampoline = -1;
     this.tally.fill(0);
@@ -208,178 +203,62 @@ export class IpPool {
 
   /**
    * The ips by address key (the symbolizer's dense keys of addresses inside the pages where
-   * symbols start), a page at a time, then in ip order: `partition` symbolizes each distinct key
-   * once, in address order, and leaves in `ids` per ip what the frames need; then one pass in ip
-   * order makes the frames (in the order the addresses first appear, as the address table does).
-   * A key seen once is made a frame from its symbol and the ip's own low half, nothing loaded at
-   * random but its symbol's function; a key seen again finds its symbol, then its frame, in a
-   * table of the repeated keys alone (4 bytes each: 3.7 MB for the 0.93M of a random dump's 3.36M
-   * distinct addresses that repeat). The partition's arrays are 4 bytes an ip and 4 per page.
+   * symbols start), a page at a time, then in ip order: `sortByPage` (page-sort.ts) symbolizes
+   * each distinct key once, in address order, and leaves in `ids` per ip what its frame needs;
+   * then a pass in ip order makes the frames (in the order the addresses first appear, as the
+   * address table does). A key seen once is made a frame from its symbol and the ip's own low
+   * half, nothing loaded at random but its symbol's function; a key seen again finds its symbol,
+   * then its frame, in a table of the repeated keys alone (4 bytes each: 3.7 MB for the 0.93M of
+   * a random dump's 3.36M distinct addresses that repeat).
    */
   private keyPass(c: DumpColumns, start: number): void {
     const sz = this.symbolizer;
-    const ids = this.ids;
     let repeated: Int32Array;
-    if (sz !== null && sz.keySpace > 0) repeated = this.partition(c, start);
+    if (sz !== null && sz.keySpace > 0) repeated = sortByPage(sz, c, this.ids, start);
     else {
       repeated = new Int32Array(0);
-      ids.fill(ALONE, start, start + c.ips);
+      this.ids.fill(ALONE, start, start + c.ips);
     }
-    let hits = 0;
-    let misses = 0;
     let j = start;
     for (let b = 0; b < c.ipHi.length; b++) {
-      const H = c.ipHi[b];
-      const L = c.ipLo[b];
-      for (let i = 0; i < H.length; i++) {
-        const r = ids[j];
-        let t: number;
-        if (r >= 0) {
-          // a key seen again, (its index << 1) | 1 at its first sight: there its symbol + 1 (0:
-          // locateOne's) becomes its frame
-          const e = r >> 1;
-          if ((r & 1) === 0) t = repeated[e];
-          else {
-            const v = repeated[e];
-            t = v > 0 ? this.siteOf(v - 1, sz!.offsetIn(v - 1, L[i]), false) : this.first(H[i], L[i], false);
-            repeated[e] = t;
-          }
-        } else if (r === ALONE) t = this.first(H[i], L[i], true);
-        else {
-          // a key seen once: -2 - (its symbol + 1, or 0)
-          const v = -2 - r;
-          t = v > 0 ? this.siteOf(v - 1, sz!.offsetIn(v - 1, L[i]), false) : this.first(H[i], L[i], false);
-        }
-        ids[j++] = t >> 2;
-        hits += t & Tally.Hit;
-        misses += (t & Tally.Miss) >> 1;
-      }
+      this.framesOf(c.ipHi[b], c.ipLo[b], j, repeated);
+      j += c.ipHi[b].length;
     }
-    this.tally[Tally.Hit] += hits;
-    this.tally[Tally.Miss] += misses;
     this.length = j;
     this.settle();
   }
 
-  /**
-   * Writes to `ids` per ip (from `start`): ALONE for an ip without an address key, -2 - (its
-   * symbol + 1, or 0 where `locateOne` must say) for a key seen once in the dump, else the index
-   * of its key among the keys seen again, whose symbol + 1 (or 0) the returned table holds, << 1,
-   * | 1 at the key's first sight.
-   *
-   * The symbolizer's keys are 2^16 per page (a page of kernel text where a symbol starts), and a
-   * random dump's ips jump across millions of them: marks per key (as bits, a few MB) or lookups
-   * of each new address's symbol in ip order are a cache miss each. So the ips' keys are sorted
-   * by page first (a counting sort: the keyed ips of each page, then each one's key in the page
-   * into its page's run, in ip order), and each page's run is read twice with a table of the
-   * page's 2^16 keys (256 KB, in cache): once to count each key, once to write over each key what
-   * `ids` takes for it. Between the two, the page's keys are symbolized in address order, a run of
-   * keys per symbol (`Symbolizer.pageSymbols`): where most of the page's keys come, every key of
-   * the page without a branch; where few do, those seen, sorted. Then the runs are read back in
-   * ip order, as they were written (one cursor per page). Every pass reads and writes its arrays
-   * in order, or one of a few hundred streams in order, but for the table.
-   */
-  private partition(c: DumpColumns, start: number): Int32Array {
+  /** The frames of the block of ips `H`/`L`, in ip order, from what `sortByPage` left in `ids` from `j` (a call per block: see page-sort.ts). */
+  private framesOf(H: Uint32Array, L: Uint32Array, j: number, repeated: Int32Array): void {
     const sz = this.symbolizer!;
     const ids = this.ids;
-    const end = start + c.ips;
-    const pages = Math.ceil(sz.keySpace / (1 << PAGE_BITS));
-    // each ip's key (ALONE: none), and each page's keyed ips
-    const at = new Int32Array(pages + 1);
-    let j = start;
-    for (let b = 0; b < c.ipHi.length; b++) {
-      const H = c.ipHi[b];
-      const L = c.ipLo[b];
-      for (let i = 0; i < H.length; i++, j++) {
-        const k = sz.keyOf(H[i], L[i]);
-        ids[j] = k;
-        if (k >= 0) at[k >>> PAGE_BITS]++;
+    let hits = 0;
+    let misses = 0;
+    for (let i = 0; i < H.length; i++, j++) {
+      const r = ids[j];
+      let t: number;
+      if (r >= 0) {
+        // a key seen again, (its index << 1) | 1 at its first sight: there its symbol + 1 (0:
+        // locateOne's) becomes its frame
+        const e = r >> 1;
+        if ((r & 1) === 0) t = repeated[e];
+        else {
+          const v = repeated[e];
+          t = v > 0 ? this.siteOf(v - 1, sz.offsetIn(v - 1, L[i]), false) : this.first(H[i], L[i], false);
+          repeated[e] = t;
+        }
+      } else if (r === ALONE) t = this.first(H[i], L[i], true);
+      else {
+        // a key seen once: -2 - (its symbol + 1, or 0)
+        const v = -2 - r;
+        t = v > 0 ? this.siteOf(v - 1, sz.offsetIn(v - 1, L[i]), false) : this.first(H[i], L[i], false);
       }
+      ids[j] = t >> 2;
+      hits += t & Tally.Hit;
+      misses += (t & Tally.Miss) >> 1;
     }
-    // page p's run is [at[p], at[p + 1])
-    for (let p = 0, sum = 0; p <= pages; p++) {
-      const m = at[p];
-      at[p] = sum;
-      sum += m;
-    }
-    const cursor = at.slice(0, pages);
-    const runs = new Int32Array(at[pages]);
-    for (let q = start; q < end; q++) {
-      const k = ids[q];
-      if (k >= 0) runs[cursor[k >>> PAGE_BITS]++] = k & PAGE_MASK;
-    }
-    // per key of the page being read: how often it comes (first read), then what `ids` takes for it
-    const table = new Int32Array(1 << PAGE_BITS);
-    const keys = new Int32Array(1 << PAGE_BITS);
-    // the page's symbols, as runs of its keys (Symbolizer.pageSymbols)
-    const bounds = new Int32Array((1 << PAGE_BITS) + 2);
-    const codes = new Int32Array((1 << PAGE_BITS) + 2);
-    let repeated = new Int32Array(1 << 12);
-    let r = 0;
-    for (let p = 0; p < pages; p++) {
-      const from = at[p];
-      const to = at[p + 1];
-      if (to === from) continue;
-      if (r + (1 << PAGE_BITS) > repeated.length) {
-        const grown = new Int32Array(Math.max(2 * repeated.length, r + (1 << PAGE_BITS)));
-        grown.set(repeated.subarray(0, r));
-        repeated = grown;
-      }
-      const m = sz.pageSymbols(p, bounds, codes);
-      // per distinct key: its symbol + 1 (0: locateOne's) and whether it comes again
-      if (to - from < 1 << (PAGE_BITS - 4)) {
-        // a few keys: those seen, sorted, against the runs
-        let d = 0;
-        for (let x = from; x < to; x++) {
-          const off = runs[x];
-          if (table[off]++ === 0) keys[d++] = off;
-        }
-        keys.subarray(0, d).sort();
-        for (let i = 0, s = 0; i < d; i++) {
-          const off = keys[i];
-          while (bounds[s + 1] <= off) s++;
-          const v = codes[s] + 1;
-          if (table[off] > 1) {
-            repeated[r] = v;
-            table[off] = (r++ << 1) | 1;
-          } else table[off] = -2 - v;
-        }
-        for (let x = from; x < to; x++) {
-          const o = runs[x];
-          const t = table[o];
-          runs[x] = t;
-          table[o] = t & -2;
-        }
-        for (let i = 0; i < d; i++) table[keys[i]] = 0;
-      } else {
-        // most of the page: every key of it, without a branch (those not seen take an entry unread)
-        for (let x = from; x < to; x++) table[runs[x]]++;
-        for (let s = 0; s < m; s++) {
-          const v = codes[s] + 1;
-          const once = -2 - v;
-          for (let off = bounds[s], end = bounds[s + 1]; off < end; off++) {
-            const again = -((1 - table[off]) >>> 31);
-            repeated[r] = v;
-            table[off] = (once & ~again) | (((r << 1) | 1) & again);
-            r -= again;
-          }
-        }
-        for (let x = from; x < to; x++) {
-          const o = runs[x];
-          const t = table[o];
-          runs[x] = t;
-          table[o] = t & -2;
-        }
-        table.fill(0);
-      }
-    }
-    // each keyed ip's entry, its page's run read in the order it was written (one cursor per page)
-    cursor.set(at.subarray(0, pages));
-    for (let q = start; q < end; q++) {
-      const k = ids[q];
-      if (k >= 0) ids[q] = runs[cursor[k >>> PAGE_BITS]++];
-    }
-    return repeated;
+    this.tally[Tally.Hit] += hits;
+    this.tally[Tally.Miss] += misses;
   }
 
   /** The tallies into the symbolizer's counts. */
@@ -415,14 +294,14 @@ export class IpPool {
   /** The frame of symbol `s` at offset `off` (unsigned 32-bit) << 2 | Tally.Hit (`alone` as for `first`). */
   private siteOf(s: number, off: number, alone: boolean): number {
     const frames = this.frames;
-    let fn = this.fnOfSym[s];
-    if (fn < 0) {
-      fn = this.fnOfSym[s] = frames.functions.intern(this.symbolizer!.names[s]);
+    let e = this.fnOfSym[s];
+    if (e < 0) {
+      const fn = frames.functions.intern(this.symbolizer!.names[s]);
       const unique = (this.unique ??= this.symbolizer!.uniqueNames());
-      this.fast[s] = unique[s] === 1 && !frames.hasSites(fn) ? 1 : 0;
+      e = this.fnOfSym[s] = (fn << 1) | (unique[s] === 1 && !frames.hasSites(fn) ? 1 : 0);
     }
-    if (alone) this.fast[s] = 0;
-    const f = this.fast[s] === 1 ? frames.appendSite(fn, off) : frames.site(fn, off);
+    if (alone && (e & 1) === 1) e = this.fnOfSym[s] = e & -2;
+    const f = (e & 1) === 1 ? frames.appendSite(e >> 1, off) : frames.site(e >> 1, off);
     if (f >= 1 << 29) throw new RangeError('more than 2^29 distinct frames');
     return (f << 2) | Tally.Hit;
   }

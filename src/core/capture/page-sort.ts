@@ -1,0 +1,170 @@
+import type { Symbolizer } from '../formats/kallsyms.ts';
+import type { DumpColumns } from '../formats/types.ts';
+
+/** Bits of a key page (the Symbolizer's: `keyOf(...) >>> PAGE_BITS`). */
+const PAGE_BITS = 16;
+const PAGE_MASK = (1 << PAGE_BITS) - 1;
+const PAGE_KEYS = 1 << PAGE_BITS;
+/** A page's run of fewer ips than this is read through its distinct keys, sorted; a longer one through every key of the page. */
+const FEW = 1 << (PAGE_BITS - 4);
+
+/**
+ * A binary dump's ips sorted by the symbolizer's address keys, so that each distinct address is
+ * symbolized once and in address order (ip-pool.ts, its key pass). Writes to `ids` per ip (from
+ * `start`): -1 (`keyOf`'s; ALONE in ip-pool.ts) for an ip without an address key; -2 - (its
+ * symbol + 1, or 0 where `locateOne` must say) for a key seen once in the dump; else (e << 1) | 1
+ * at a key's first sight and e << 1 at the next, e the key's index among the keys seen again,
+ * whose symbol + 1 (or 0) the returned table holds at e.
+ *
+ * The symbolizer's keys are 2^16 per page (a page of kernel text where a symbol starts), and a
+ * random dump's ips jump across millions of them: marks per key (as bits, a few MB) or lookups
+ * of each new address's symbol in ip order are a cache miss each. So the keys are sorted by page
+ * first (a counting sort: the keyed ips of each page, then each one's key in the page into its
+ * page's run, in ip order), and each page's run is read twice with a table of the page's 2^16
+ * keys (256 KB, in cache): once to count each key, once to write over each key what `ids` takes
+ * for it. Between the two, the page's keys are symbolized in address order, a run of keys per
+ * symbol (`Symbolizer.pageSymbols`): where most of the page's keys come, every key of the page
+ * without a branch; where few do, those seen, sorted. Then the runs are read back in ip order,
+ * as they were written (one cursor per page). Every pass reads and writes its arrays in order,
+ * or one of a few hundred streams in order, but for the table. 4 bytes an ip, 4 a page, 4 a
+ * repeated key.
+ *
+ * Each loop is a function of its own, called per block of ips or per page: a loop compiled while
+ * it runs (on-stack replacement) is compiled again when the code after it first runs, and a call
+ * per block is compiled once with what its first calls saw.
+ */
+export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, start: number): Int32Array {
+  const pages = Math.ceil(sz.keySpace / PAGE_KEYS);
+  // each ip's key (-1: none), and each page's keyed ips
+  const at = new Int32Array(pages + 1);
+  for (let b = 0, j = start; b < c.ipHi.length; j += c.ipHi[b++].length) keysOf(sz, c.ipHi[b], c.ipLo[b], ids, j, at);
+  // page p's run is [at[p], at[p + 1])
+  for (let p = 0, sum = 0; p <= pages; p++) {
+    const m = at[p];
+    at[p] = sum;
+    sum += m;
+  }
+  const cursor = at.slice(0, pages);
+  const runs = new Int32Array(at[pages]);
+  for (let b = 0, j = start; b < c.ipHi.length; j += c.ipHi[b++].length) scatter(ids, j, j + c.ipHi[b].length, runs, cursor);
+  // per key of the page being read: how often it comes (first read), then what `ids` takes for it
+  const table = new Int32Array(PAGE_KEYS);
+  const keys = new Int32Array(PAGE_KEYS);
+  // the page's symbols, as runs of its keys
+  const bounds = new Int32Array(PAGE_KEYS + 2);
+  const codes = new Int32Array(PAGE_KEYS + 2);
+  let repeated = new Int32Array(1 << 12);
+  let r = 0;
+  for (let p = 0; p < pages; p++) {
+    const from = at[p];
+    const to = at[p + 1];
+    if (to === from) continue;
+    if (r + PAGE_KEYS > repeated.length) {
+      const grown = new Int32Array(Math.max(2 * repeated.length, r + PAGE_KEYS));
+      grown.set(repeated.subarray(0, r));
+      repeated = grown;
+    }
+    const m = sz.pageSymbols(p, bounds, codes);
+    if (to - from < FEW) r = fewKeys(runs, from, to, table, keys, bounds, codes, repeated, r);
+    else {
+      count(runs, from, to, table);
+      r = everyKey(table, bounds, codes, m, repeated, r);
+    }
+    rewrite(runs, from, to, table);
+    if (to - from < FEW) clear(table, keys);
+    else table.fill(0);
+  }
+  // each keyed ip's entry, its page's run read in the order it was written
+  cursor.set(at.subarray(0, pages));
+  for (let b = 0, j = start; b < c.ipHi.length; j += c.ipHi[b++].length) gather(ids, j, j + c.ipHi[b].length, runs, cursor);
+  return repeated.subarray(0, r);
+}
+
+/** Each ip's key into `ids` from `j`, and each key's page counted in `at`. */
+function keysOf(sz: Symbolizer, H: Uint32Array, L: Uint32Array, ids: Int32Array, j: number, at: Int32Array): void {
+  for (let i = 0; i < H.length; i++) {
+    const k = sz.keyOf(H[i], L[i]);
+    ids[j + i] = k;
+    if (k >= 0) at[k >>> PAGE_BITS]++;
+  }
+}
+
+/** The keys of `ids[from, to)` into their pages' runs, at each page's cursor. */
+function scatter(ids: Int32Array, from: number, to: number, runs: Int32Array, cursor: Int32Array): void {
+  for (let q = from; q < to; q++) {
+    const k = ids[q];
+    if (k >= 0) runs[cursor[k >>> PAGE_BITS]++] = k & PAGE_MASK;
+  }
+}
+
+/** The runs' entries back into `ids[from, to)`, each key's from its page's cursor. */
+function gather(ids: Int32Array, from: number, to: number, runs: Int32Array, cursor: Int32Array): void {
+  for (let q = from; q < to; q++) {
+    const k = ids[q];
+    if (k >= 0) ids[q] = runs[cursor[k >>> PAGE_BITS]++];
+  }
+}
+
+/** How often each key of the run [from, to) comes, into `table`. */
+function count(runs: Int32Array, from: number, to: number, table: Int32Array): void {
+  for (let x = from; x < to; x++) table[runs[x]]++;
+}
+
+/**
+ * Every key of a page, its count in `table` replaced by what `ids` takes for it (a key not seen
+ * takes an entry never read), without a branch; the page's symbols are the `m` runs of keys
+ * `bounds`/`codes`. Returns the repeated keys so far.
+ */
+function everyKey(table: Int32Array, bounds: Int32Array, codes: Int32Array, m: number, repeated: Int32Array, r: number): number {
+  for (let s = 0; s < m; s++) {
+    const v = codes[s] + 1;
+    const once = -2 - v;
+    for (let off = bounds[s], end = bounds[s + 1]; off < end; off++) {
+      // -1 where the key came more than once, else 0
+      const again = -((1 - table[off]) >>> 31);
+      repeated[r] = v;
+      table[off] = (once & ~again) | (((r << 1) | 1) & again);
+      r -= again;
+    }
+  }
+  return r;
+}
+
+/**
+ * The keys of a page's short run [from, to): counted, the distinct ones sorted into `keys` (a -1
+ * after them) and given what `ids` takes for them. Returns the repeated keys so far.
+ */
+function fewKeys(runs: Int32Array, from: number, to: number, table: Int32Array, keys: Int32Array, bounds: Int32Array, codes: Int32Array, repeated: Int32Array, r: number): number {
+  let d = 0;
+  for (let x = from; x < to; x++) {
+    const off = runs[x];
+    if (table[off]++ === 0) keys[d++] = off;
+  }
+  keys.subarray(0, d).sort();
+  keys[d] = -1;
+  for (let i = 0, s = 0; i < d; i++) {
+    const off = keys[i];
+    while (bounds[s + 1] <= off) s++;
+    const v = codes[s] + 1;
+    if (table[off] > 1) {
+      repeated[r] = v;
+      table[off] = (r++ << 1) | 1;
+    } else table[off] = -2 - v;
+  }
+  return r;
+}
+
+/** Each key of the run [from, to) replaced by its entry; a repeated key's first sight keeps bit 0, the rest lose it. */
+function rewrite(runs: Int32Array, from: number, to: number, table: Int32Array): void {
+  for (let x = from; x < to; x++) {
+    const o = runs[x];
+    const t = table[o];
+    runs[x] = t;
+    table[o] = t & -2;
+  }
+}
+
+/** The table's entries of the keys `fewKeys` listed back to 0. */
+function clear(table: Int32Array, keys: Int32Array): void {
+  for (let i = 0; keys[i] >= 0; i++) table[keys[i]] = 0;
+}
