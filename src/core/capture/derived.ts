@@ -315,6 +315,69 @@ export class SpanCounter {
   }
 }
 
+/** Every cookie's generation key (-1 for a v4/v7 id) into `keys` (a loop of its own: see countRecords). */
+function cookieKeys(kinds: Uint8Array, recGen: ArrayLike<number>, keys: Set<number>): void {
+  let lastKey = NaN;
+  for (let i = 0; i < kinds.length; i++) {
+    const kind = kinds[i];
+    if (kind === RecordKind.User || kind === RecordKind.Full) continue;
+    const k = kind === RecordKind.CookieV8 ? recGen[i] >>> 0 : -1;
+    if (k !== lastKey) keys.add((lastKey = k));
+  }
+}
+
+/**
+ * derive's pass over the records, a function of its own (a summary runs it once: a small
+ * function is optimized within the loop, a large one later): each record's ring-buffer bytes, and
+ * each cookie of a listed generation (`statsOf` null for others) in its generation's stats and
+ * spans.
+ */
+function countRecords(
+  c: Capture,
+  kinds: Uint8Array,
+  recGen: ArrayLike<number>,
+  bytes: RingBytes,
+  statsOf: (g: number | null) => GenerationStats | null,
+  spansOf: (g: number | null) => SpanCounter,
+): void {
+  const t = c.trace;
+  const n = t.recordCount;
+  const recStack = t.recStack.raw();
+  const recStatus = t.recStatus.raw();
+  const recSlot = t.recSlot.raw();
+  const recTs = t.recTs.raw();
+  const stacks = c.stacks;
+  // the last cookie's generation, its stats (null: not listed) and spans: generations come in runs
+  let lastG: number | null | undefined;
+  let s: GenerationStats | null = null;
+  let span: SpanCounter | null = null;
+  for (let i = 0; i < n; i++) {
+    const kind = kinds[i];
+    if (kind === RecordKind.User) continue;
+    const stack = recStack[i];
+    const depth = stack >= 0 ? stacks.depth(stack) : -1;
+    if (kind === RecordKind.Full) {
+      bytes.full(depth);
+      continue;
+    }
+    const g = kind === RecordKind.CookieV8 ? recGen[i] >>> 0 : null;
+    const st = recStatus[i];
+    bytes.cookie(g, recSlot[i] >>> 0, st === RecordStatus.Ambiguous ? -1 : depth);
+    if (g !== lastG) {
+      lastG = g;
+      s = statsOf(g);
+      span = s === null ? null : spansOf(g);
+    }
+    if (s === null) continue;
+    const ts = recTs[i];
+    if (!(s.firstTs <= ts)) s.firstTs = ts;
+    if (!(s.lastTs >= ts)) s.lastTs = ts;
+    span!.add(ts);
+    s.cookies++;
+    if (hasStack(st)) s.resolved++;
+  }
+}
+
 export function derive(c: Capture): Derived {
   const t = c.trace;
   const { segments } = segmentsOf(c);
@@ -324,13 +387,7 @@ export function derive(c: Capture): Derived {
   const keys = new Set<number>();
   for (const d of c.dumps.byGeneration.values()) keys.add(d.generation);
   if (c.dumps.generationless.length) keys.add(-1);
-  let lastKey = NaN;
-  for (let i = 0; i < kinds.length; i++) {
-    const kind = kinds[i];
-    if (kind === RecordKind.User || kind === RecordKind.Full) continue;
-    const k = kind === RecordKind.CookieV8 ? recGen[i] >>> 0 : -1;
-    if (k !== lastKey) keys.add((lastKey = k));
-  }
+  cookieKeys(kinds, recGen, keys);
   const listed = listedKeys([...keys].sort((a, b) => a - b));
   const keep = new Set(listed.kept);
   const gens = new Map<number | null, GenerationStats>();
@@ -357,45 +414,7 @@ export function derive(c: Capture): Derived {
     s.dumpFormats = [...new Set([...s.dumpFormats, c.dumps.sources[d.source].format])].sort();
   }
   const bytes = new RingBytes();
-  const n = t.recordCount;
-  const recStack = t.recStack.raw();
-  const recStatus = t.recStatus.raw();
-  const recSlot = t.recSlot.raw();
-  const recTs = t.recTs.raw();
-  const stacks = c.stacks;
-  // the last cookie's generation, whether it is listed, its stats and spans: generations come in runs
-  let lastG: number | null | undefined;
-  let inList = false;
-  let s: GenerationStats | undefined;
-  let span: SpanCounter | undefined;
-  for (let i = 0; i < n; i++) {
-    const kind = kinds[i];
-    if (kind === RecordKind.User) continue;
-    const stack = recStack[i];
-    const depth = stack >= 0 ? stacks.depth(stack) : -1;
-    if (kind === RecordKind.Full) {
-      bytes.full(depth);
-      continue;
-    }
-    const g = kind === RecordKind.CookieV8 ? recGen[i] >>> 0 : null;
-    const st = recStatus[i];
-    bytes.cookie(g, recSlot[i] >>> 0, st === RecordStatus.Ambiguous ? -1 : depth);
-    if (g !== lastG) {
-      lastG = g;
-      inList = keep.has(g ?? -1);
-      if (inList) {
-        s = gen(g);
-        span = spans.get(g)!;
-      }
-    }
-    if (!inList) continue;
-    const ts = recTs[i];
-    if (!(s!.firstTs <= ts)) s!.firstTs = ts;
-    if (!(s!.lastTs >= ts)) s!.lastTs = ts;
-    span!.add(ts);
-    s!.cookies++;
-    if (hasStack(st)) s!.resolved++;
-  }
+  countRecords(c, kinds, recGen, bytes, (g) => (keep.has(g ?? -1) ? gen(g) : null), (g) => spans.get(g)!);
   for (const s of gens.values()) {
     s.coverage = s.cookies ? s.resolved / s.cookies : NaN;
     Object.assign(s, spans.get(s.generation)!.result());

@@ -94,6 +94,76 @@ function traceFileNames(c: Capture): string[] {
   });
 }
 
+/** A piece's range on `cpu` widened to `ts`. */
+function widen(p: Piece, ts: number, cpu: number): void {
+  if (ts < p.first) p.first = ts;
+  if (ts > p.last) p.last = ts;
+  const small = cpu >= 0 && cpu < 1024;
+  const r = small ? p.small[cpu] : p.cpu.get(cpu);
+  if (!r) {
+    const range: [number, number] = [ts, ts];
+    p.cpu.set(cpu, range);
+    if (small) p.small[cpu] = range;
+  } else {
+    if (ts < r[0]) r[0] = ts;
+    if (ts > r[1]) r[1] = ts;
+  }
+}
+
+/**
+ * The snippets of file `f` (its events [e0, e1) and records [r0, r1)), a function of its own (a
+ * summary runs it once: a small function is optimized within its loops, a large one later);
+ * `pieceOfEvent` gets each event's snippet, numbered after the `before` of the files before.
+ */
+function fileSnippets(a: {
+  f: number;
+  e0: number;
+  e1: number;
+  r0: number;
+  r1: number;
+  evTs: Float64Array;
+  evCpu: ArrayLike<number>;
+  recTs: Float64Array;
+  recCpu: Int32Array;
+  recEvent: Int32Array;
+  pieceOfEvent: Int32Array;
+  before: number;
+}): Piece[] {
+  const { f, e0, e1, r0, r1, evTs, evCpu, recTs, recCpu, recEvent, pieceOfEvent, before } = a;
+  const mine: Piece[] = [];
+  let cur: Piece | null = null;
+  // snippets by the events in file order; a file of stack records only, by its records
+  const byEvents = e1 > e0;
+  const n0 = byEvents ? e0 : r0;
+  const n1 = byEvents ? e1 : r1;
+  const ts = byEvents ? evTs : recTs;
+  const cpuOf = byEvents ? evCpu : recCpu;
+  for (let i = n0; i < n1; i++) {
+    const x = ts[i];
+    if (!Number.isFinite(x)) continue;
+    if (cur === null || breaksSnippet(cur.first, cur.last, x)) mine.push((cur = { file: f, first: x, last: x, events: 0, records: 0, cpu: new Map(), small: [] }));
+    widen(cur, x, cpuOf[i]);
+    if (byEvents) {
+      cur.events++;
+      pieceOfEvent[i] = before + mine.length - 1;
+    } else cur.records++;
+  }
+  if (byEvents) {
+    // a stack record joins the snippet of the event it belongs to; an orphan, the nearest in time
+    for (let r = r0; r < r1; r++) {
+      const x = recTs[r];
+      if (!Number.isFinite(x) || mine.length === 0) continue;
+      const e = recEvent[r];
+      const ofEvent = e >= e0 && e < e1 && pieceOfEvent[e] >= 0;
+      const piece = mine[ofEvent ? pieceOfEvent[e] - before : nearest(mine, x)];
+      piece.records++;
+      // a record with its event's time and CPU widens nothing its event did not
+      if (!ofEvent || x !== evTs[e] || recCpu[r] !== evCpu[e]) widen(piece, x, recCpu[r]);
+    }
+  }
+  return mine;
+}
+
 export function findSegments(c: Capture): SegmentReport {
   const t = c.trace;
   const evTs = t.evTs.raw();
@@ -113,57 +183,7 @@ export function findSegments(c: Capture): SegmentReport {
     const e1 = f + 1 < starts.length ? starts[f + 1].events : evTs.length;
     const r0 = starts[f].records;
     const r1 = f + 1 < starts.length ? starts[f + 1].records : recTs.length;
-    const mine: Piece[] = [];
-    let cur: Piece | null = null;
-    const open = (ts: number): Piece => {
-      const p: Piece = { file: f, first: ts, last: ts, events: 0, records: 0, cpu: new Map(), small: [] };
-      mine.push(p);
-      return p;
-    };
-    const widen = (p: Piece, ts: number, cpu: number) => {
-      if (ts < p.first) p.first = ts;
-      if (ts > p.last) p.last = ts;
-      const small = cpu >= 0 && cpu < 1024;
-      const r = small ? p.small[cpu] : p.cpu.get(cpu);
-      if (!r) {
-        const range: [number, number] = [ts, ts];
-        p.cpu.set(cpu, range);
-        if (small) p.small[cpu] = range;
-      } else {
-        if (ts < r[0]) r[0] = ts;
-        if (ts > r[1]) r[1] = ts;
-      }
-    };
-    // snippets by the events in file order; a file of stack records only, by its records
-    const byEvents = e1 > e0;
-    const n0 = byEvents ? e0 : r0;
-    const n1 = byEvents ? e1 : r1;
-    const ts = byEvents ? evTs : recTs;
-    const cpuOf = byEvents ? evCpu : recCpu;
-    for (let i = n0; i < n1; i++) {
-      const x = ts[i];
-      if (!Number.isFinite(x)) continue;
-      if (cur === null || breaksSnippet(cur.first, cur.last, x)) cur = open(x);
-      widen(cur, x, cpuOf[i]);
-      if (byEvents) {
-        cur.events++;
-        pieceOfEvent[i] = pieces.length + mine.length - 1;
-      } else cur.records++;
-    }
-    if (byEvents) {
-      // a stack record joins the snippet of the event it belongs to; an orphan, the nearest in time
-      for (let r = r0; r < r1; r++) {
-        const x = recTs[r];
-        if (!Number.isFinite(x) || mine.length === 0) continue;
-        const e = recEvent[r];
-        const ofEvent = e >= e0 && e < e1 && pieceOfEvent[e] >= 0;
-        const piece = mine[ofEvent ? pieceOfEvent[e] - pieces.length : nearest(mine, x)];
-        piece.records++;
-        // a record with its event's time and CPU widens nothing its event did not
-        if (!ofEvent || x !== evTs[e] || recCpu[r] !== evCpu[e]) widen(piece, x, recCpu[r]);
-      }
-    }
-    pieces.push(...mine);
+    pieces.push(...fileSnippets({ f, e0, e1, r0, r1, evTs, evCpu, recTs, recCpu, recEvent, pieceOfEvent, before: pieces.length }));
   }
 
   // snippets whose ranges overlap or touch are one segment

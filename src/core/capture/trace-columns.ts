@@ -1100,19 +1100,7 @@ export class TraceColumns {
   private recordField<T extends Float64Array | Int32Array>(key: string, ofEvent: Growable<Float64Array> | SmallInts, own: Growable<T>, alloc: () => T): Column<T> {
     const recEvent = this.recEvent;
     const ownRec = this.ownRec;
-    return this.derived(key, this.recordCount, () => {
-      const out = alloc();
-      const ev = recEvent.raw();
-      const vals = ofEvent.raw();
-      for (let i = 0; i < ev.length; i++) {
-        const e = ev[i];
-        if (e >= 0) out[i] = vals[e];
-      }
-      const rs = ownRec.raw();
-      const ov = own.raw();
-      for (let k = 0; k < rs.length; k++) out[rs[k]] = ov[k];
-      return out;
-    }, (i) => {
+    return this.derived(key, this.recordCount, () => gatherRecords(alloc(), recEvent.raw(), ofEvent.raw(), ownRec.raw(), own.raw()), (i) => {
       const k = rowOf(ownRec.raw(), i);
       return k >= 0 ? own.get(k) : ofEvent.get(recEvent.get(i));
     });
@@ -1136,6 +1124,16 @@ export class TraceColumns {
   private lostColumns() {
     return [this.lostCpu, this.lostCount, this.lostTs];
   }
+}
+
+/** A record field's column: each record's event's value (`vals[ev[r]]`), its own where it has one (`own[k]` for record `rows[k]`). */
+function gatherRecords<T extends Float64Array | Int32Array>(out: T, ev: Int32Array, vals: ArrayLike<number>, rows: Int32Array, own: ArrayLike<number>): T {
+  for (let i = 0; i < ev.length; i++) {
+    const e = ev[i];
+    if (e >= 0) out[i] = vals[e];
+  }
+  for (let k = 0; k < rows.length; k++) out[rows[k]] = own[k];
+  return out;
 }
 
 /** `out` with `out[i] = map[src[i]]` for i < n (a loop of its own: absorb runs once a file, its loops cold). */
