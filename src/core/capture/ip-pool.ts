@@ -221,20 +221,24 @@ export class IpPool {
     }
     let j = start;
     for (let b = 0; b < c.ipHi.length; b++) {
-      this.framesOf(c.ipHi[b], c.ipLo[b], j, repeated);
+      // the first call a short one (page-sort.ts, FIRST_CALL)
+      const n = c.ipHi[b].length;
+      const cut = b === 0 ? Math.min(n, 1 << 8) : 0;
+      if (cut > 0) this.framesOf(c.ipHi[b], c.ipLo[b], 0, cut, j, repeated);
+      this.framesOf(c.ipHi[b], c.ipLo[b], cut, n, j + cut, repeated);
       j += c.ipHi[b].length;
     }
     this.length = j;
     this.settle();
   }
 
-  /** The frames of the block of ips `H`/`L`, in ip order, from what `sortByPage` left in `ids` from `j` (a call per block: see page-sort.ts). */
-  private framesOf(H: Uint32Array, L: Uint32Array, j: number, repeated: Int32Array): void {
+  /** The frames of the ips [from, to) of a block `H`/`L`, in ip order, from what `sortByPage` left in `ids` from `j` (a call per block: see page-sort.ts). */
+  private framesOf(H: Uint32Array, L: Uint32Array, from: number, to: number, j: number, repeated: Int32Array): void {
     const sz = this.symbolizer!;
     const ids = this.ids;
     let hits = 0;
     let misses = 0;
-    for (let i = 0; i < H.length; i++, j++) {
+    for (let i = from; i < to; i++, j++) {
       const r = ids[j];
       let t: number;
       if (r >= 0) {

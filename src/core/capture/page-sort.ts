@@ -5,6 +5,12 @@ import type { DumpColumns } from '../formats/types.ts';
 const PAGE_BITS = 16;
 const PAGE_MASK = (1 << PAGE_BITS) - 1;
 const PAGE_KEYS = 1 << PAGE_BITS;
+/**
+ * The ips of a loop's first call (then calls of 2^18): a call that returns before its loop's code
+ * is compiled leaves that code what the rest of the function does (a loop compiled while it runs,
+ * on-stack replacement, is compiled again where the code after it first runs).
+ */
+const FIRST_CALL = 1 << 8;
 /** A page's run of fewer ips than this is read through its distinct keys, sorted; a longer one through every key of the page. */
 const FEW = 1 << (PAGE_BITS - 4);
 
@@ -29,15 +35,19 @@ const FEW = 1 << (PAGE_BITS - 4);
  * or one of a few hundred streams in order, but for the table. 4 bytes an ip, 4 a page, 4 a
  * repeated key.
  *
- * Each loop is a function of its own, called per block of ips or per page: a loop compiled while
- * it runs (on-stack replacement) is compiled again when the code after it first runs, and a call
- * per block is compiled once with what its first calls saw.
+ * Each loop is a function of its own, called per block of ips or per page, the first call a short
+ * one (`FIRST_CALL`): compiled once, with what its first calls saw.
  */
 export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, start: number): Int32Array {
   const pages = Math.ceil(sz.keySpace / PAGE_KEYS);
   // each ip's key (-1: none), and each page's keyed ips
   const at = new Int32Array(pages + 1);
-  for (let b = 0, j = start; b < c.ipHi.length; j += c.ipHi[b++].length) keysOf(sz, c.ipHi[b], c.ipLo[b], ids, j, at);
+  for (let b = 0, j = start; b < c.ipHi.length; j += c.ipHi[b++].length) {
+    const n = c.ipHi[b].length;
+    const cut = b === 0 ? Math.min(n, FIRST_CALL) : 0;
+    if (cut > 0) keysOf(sz, c.ipHi[b], c.ipLo[b], 0, cut, ids, j, at);
+    keysOf(sz, c.ipHi[b], c.ipLo[b], cut, n, ids, j, at);
+  }
   // page p's run is [at[p], at[p + 1])
   for (let p = 0, sum = 0; p <= pages; p++) {
     const m = at[p];
@@ -46,7 +56,10 @@ export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, star
   }
   const cursor = at.slice(0, pages);
   const runs = new Int32Array(at[pages]);
-  for (let b = 0, j = start; b < c.ipHi.length; j += c.ipHi[b++].length) scatter(ids, j, j + c.ipHi[b].length, runs, cursor);
+  const end = start + c.ips;
+  const cut = Math.min(end, start + FIRST_CALL);
+  scatter(ids, start, cut, runs, cursor);
+  for (let q = cut; q < end; q += 1 << 18) scatter(ids, q, Math.min(end, q + (1 << 18)), runs, cursor);
   // per key of the page being read: how often it comes (first read), then what `ids` takes for it
   const table = new Int32Array(PAGE_KEYS);
   const keys = new Int32Array(PAGE_KEYS);
@@ -76,13 +89,14 @@ export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, star
   }
   // each keyed ip's entry, its page's run read in the order it was written
   cursor.set(at.subarray(0, pages));
-  for (let b = 0, j = start; b < c.ipHi.length; j += c.ipHi[b++].length) gather(ids, j, j + c.ipHi[b].length, runs, cursor);
+  gather(ids, start, cut, runs, cursor);
+  for (let q = cut; q < end; q += 1 << 18) gather(ids, q, Math.min(end, q + (1 << 18)), runs, cursor);
   return repeated.subarray(0, r);
 }
 
-/** Each ip's key into `ids` from `j`, and each key's page counted in `at`. */
-function keysOf(sz: Symbolizer, H: Uint32Array, L: Uint32Array, ids: Int32Array, j: number, at: Int32Array): void {
-  for (let i = 0; i < H.length; i++) {
+/** The key of each ip [from, to) of `H`/`L` into `ids` (its ip 0 at `j`), and each key's page counted in `at`. */
+function keysOf(sz: Symbolizer, H: Uint32Array, L: Uint32Array, from: number, to: number, ids: Int32Array, j: number, at: Int32Array): void {
+  for (let i = from; i < to; i++) {
     const k = sz.keyOf(H[i], L[i]);
     ids[j + i] = k;
     if (k >= 0) at[k >>> PAGE_BITS]++;
