@@ -460,6 +460,27 @@ export class TraceColumns {
       }
       candCount[cpu] = 1;
     };
+    /** per CPU: a copy of its one candidate's payload, kept when the chunk it was read from goes */
+    const aside: (Uint8Array | null)[] = new Array<Uint8Array | null>(1024).fill(null);
+    /**
+     * Before the bytes go: `cpu`'s candidates pruned to the one that may still be its noted event,
+     * and that one's payload copied aside (names are made only when a record takes them).
+     */
+    const keepAside = (cpu: number) => {
+      if (candCount[cpu] === 0) return;
+      prune(cpu);
+      if (candCount[cpu] === 0) return;
+      const j = cpu * CANDIDATES;
+      const b = candBytes[j]!;
+      if (b === aside[cpu]) return;
+      const n = candTo[j] - candFrom[j];
+      let copy = aside[cpu];
+      if (copy === null || copy.length < n) copy = aside[cpu] = new Uint8Array(Math.max(n, 256));
+      copy.set(b.subarray(candFrom[j], candTo[j]));
+      candBytes[j] = copy;
+      candFrom[j] = 0;
+      candTo[j] = n;
+    };
     const noteFields = (i: number, cpu: number, nm: number, line: string, from: number, to: number) => {
       if (cpu < 0 || cpu >= 1024) return;
       resolve(cpu);
@@ -648,7 +669,7 @@ export class TraceColumns {
         eventMore(tgid, payload, 0, payload.length);
       },
       bytesDone: () => {
-        for (const cpu of candCpus) resolve(cpu);
+        for (const cpu of candCpus) keepAside(cpu);
         candCpus.length = 0;
       },
       eventMore,
