@@ -135,7 +135,7 @@ function everyKey(table: Int32Array, bounds: Int32Array, codes: Int32Array, m: n
     const once = -2 - v;
     for (let off = bounds[s], end = bounds[s + 1]; off < end; off++) {
       // -1 where the key came more than once, else 0
-      const again = -((1 - table[off]) >>> 31);
+      const again = (1 - table[off]) >> 31;
       repeated[r] = v;
       table[off] = (once & ~again) | (((r << 1) | 1) & again);
       r -= again;
