@@ -35,8 +35,9 @@ const FEW = 1 << (PAGE_BITS - 4);
  * or one of a few hundred streams in order, but for the table. 4 bytes an ip, 4 a page, 4 a
  * repeated key.
  *
- * Each loop is a function of its own, called per block of ips or per page, the first call a short
- * one (`FIRST_CALL`): compiled once, with what its first calls saw.
+ * Each loop is a function of its own (the keys' is `Symbolizer.keysOf`), called per block of ips
+ * or per page, the first call a short one (`FIRST_CALL`): compiled once, with what its first
+ * calls saw.
  */
 export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, start: number): Int32Array {
   const pages = Math.ceil(sz.keySpace / PAGE_KEYS);
@@ -45,8 +46,8 @@ export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, star
   for (let b = 0, j = start; b < c.ipHi.length; j += c.ipHi[b++].length) {
     const n = c.ipHi[b].length;
     const cut = b === 0 ? Math.min(n, FIRST_CALL) : 0;
-    if (cut > 0) keysOf(sz, c.ipHi[b], c.ipLo[b], 0, cut, ids, j, at);
-    keysOf(sz, c.ipHi[b], c.ipLo[b], cut, n, ids, j, at);
+    if (cut > 0) sz.keysOf(c.ipHi[b], c.ipLo[b], 0, cut, ids, j, at);
+    sz.keysOf(c.ipHi[b], c.ipLo[b], cut, n, ids, j + cut, at);
   }
   // page p's run is [at[p], at[p + 1])
   for (let p = 0, sum = 0; p <= pages; p++) {
@@ -92,15 +93,6 @@ export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, star
   gather(ids, start, cut, runs, cursor);
   for (let q = cut; q < end; q += 1 << 18) gather(ids, q, Math.min(end, q + (1 << 18)), runs, cursor);
   return repeated.subarray(0, r);
-}
-
-/** The key of each ip [from, to) of `H`/`L` into `ids` (its ip 0 at `j`), and each key's page counted in `at`. */
-function keysOf(sz: Symbolizer, H: Uint32Array, L: Uint32Array, from: number, to: number, ids: Int32Array, j: number, at: Int32Array): void {
-  for (let i = from; i < to; i++) {
-    const k = sz.keyOf(H[i], L[i]);
-    ids[j + i] = k;
-    if (k >= 0) at[k >>> PAGE_BITS]++;
-  }
 }
 
 /** The keys of `ids[from, to)` into their pages' runs, at each page's cursor. */

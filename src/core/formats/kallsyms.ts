@@ -256,6 +256,31 @@ export class Symbolizer {
     return k < 0 ? -1 : k + (d & PAGE_MASK);
   }
 
+  /**
+   * `keyOf` of the ips [from, to) of `hi`/`lo` into `keys` (ip `from` at `at`), each key's page
+   * (`key >>> 16`) counted in `pageCounts`: one loop over a block of a dump's ips (ip-pool.ts), in
+   * 32-bit integer arithmetic (the halves' differences wrap; a page past the index is one no key
+   * has).
+   */
+  keysOf(hi: Uint32Array, lo: Uint32Array, from: number, to: number, keys: Int32Array, at: number, pageCounts: Int32Array): void {
+    const top = this.topHi | 0;
+    const base = this.base | 0;
+    const pages = this.pages;
+    const pageKey = this.pageKey;
+    for (let i = from, j = at; i < to; i++, j++) {
+      let k = -1;
+      const p = ((lo[i] | 0) - base) >>> PAGE_BITS;
+      if ((hi[i] | 0) === top && p < pages) {
+        const q = pageKey[p];
+        if (q >= 0) {
+          k = q + ((lo[i] | 0) & PAGE_MASK);
+          pageCounts[k >>> PAGE_BITS]++;
+        }
+      }
+      keys[j] = k;
+    }
+  }
+
   /** per key page (`keyOf(...) >>> 16`): the page it numbers (made when `pageSymbols` first asks) */
   private keyPages: Int32Array | null = null;
 
