@@ -29,10 +29,10 @@ const ALONE = -1;
  * A binary dump's columns are read so that each distinct address is symbolized and made a frame
  * once and a repeat costs no probe of a large table (`addColumns`): through a table of the
  * addresses when they are few, else with the ips sorted by the symbolizer's dense address keys,
- * page by page, to symbolize each distinct one in address order (`partition`), then made frames
- * in ip order (`keyPass`). A new address of a function whose name one
- * symbol alone has, and that had no frame before, is appended to the frame table without a look
- * in its index (`FrameTable.appendSite`): no other address can be that site.
+ * page by page, to symbolize each distinct one in address order (page-sort.ts), then made frames
+ * in ip order (`keyPass`). A new address of a function whose name one symbol alone has, and that
+ * had no frame before, is appended to the frame table without a look in its index
+ * (`FrameTable.appendSite`): no other address can be that site.
  */
 export class IpPool {
   ids = new Int32Array(1 << 16);
