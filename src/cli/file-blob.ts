@@ -4,6 +4,15 @@ import type { Stats } from 'node:fs';
 /** Bytes per read of a file's stream: 64 KiB (node's Blob and read streams) made a 42 MB dump cost 640 round trips through the event loop and ~70 ms; 1 MiB costs ~10. */
 export const PIECE = 2 ** 20;
 
+/** How a file's second stat differs from its first (another file at the path, resized, written), or null when it does not. */
+export function differs(a: Stats, b: Stats): string | null {
+  const what: string[] = [];
+  if (a.ino !== b.ino || a.dev !== b.dev) what.push('replaced by another file');
+  if (a.size !== b.size) what.push(`size ${a.size} -> ${b.size} bytes`);
+  if (a.mtimeMs !== b.mtimeMs) what.push(`modified at ${b.mtime.toISOString()}`);
+  return what.length ? what.join(', ') : null;
+}
+
 /** The error a browser's File gives when the file changed under it since it was chosen. */
 function notReadable(path: string, why: string): DOMException {
   return new DOMException(`${path} could not be read: ${why}`, 'NotReadableError');
@@ -19,7 +28,7 @@ function notReadable(path: string, why: string): DOMException {
 export class FileBlob extends Blob {
   private constructor(
     private readonly path: string,
-    private readonly stat: Pick<Stats, 'size' | 'mtimeMs'>,
+    private readonly stat: Stats,
     private readonly start: number,
     private readonly end: number,
   ) {
@@ -27,8 +36,8 @@ export class FileBlob extends Blob {
   }
 
   /** The file at `path` as it is now (`stat` its stat, taken by the caller). */
-  static of(path: string, stat: Pick<Stats, 'size' | 'mtimeMs'>): FileBlob {
-    return new FileBlob(path, { size: stat.size, mtimeMs: stat.mtimeMs }, 0, stat.size);
+  static of(path: string, stat: Stats): FileBlob {
+    return new FileBlob(path, stat, 0, stat.size);
   }
 
   override get size(): number {
@@ -99,12 +108,10 @@ export class FileBlob extends Blob {
     return new Uint8Array(await this.arrayBuffer());
   }
 
-  /** Fails when the file is not the one this blob was made of: its size or modification time since. */
+  /** Fails when the file is not the one this blob was made of: its as differs() tells. */
   private async unchanged(h: Awaited<ReturnType<typeof open>>): Promise<void> {
-    const now = await h.stat();
-    if (now.size !== this.stat.size || now.mtimeMs !== this.stat.mtimeMs) {
-      throw notReadable(this.path, `it changed since it was opened (size ${this.stat.size} -> ${now.size})`);
-    }
+    const d = differs(this.stat, await h.stat());
+    if (d) throw notReadable(this.path, `it changed since it was opened (${d})`);
   }
 
   /** `n` bytes from `pos`, into a buffer of their own; fails when the file ends first. */

@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import type { Capture } from '../core/capture/ingest.ts';
 import { loadFiles, type LoadOptions, type NamedBlob } from '../core/capture/load.ts';
 import { nodeTraceParts } from './trace-parts.ts';
-import { FileBlob } from './file-blob.ts';
+import { differs, FileBlob } from './file-blob.ts';
 import { CAPTURE_ID_HEAD_BYTES, captureIdOf, Fnv1a64 } from '../core/tables/id.ts';
 import type { CaptureSource } from '../core/tables/build.ts';
 import { DEFAULT_DECOMPRESS_LIMITS } from '../core/formats/decompress-budget.ts';
@@ -87,15 +87,6 @@ const PSEUDO_FS = new Set([0x9fa0 /* proc */, 0x62656572 /* sysfs */, 0x74726163
 /** Whether a file's reported size cannot be trusted: 0 (a file of /proc says 0 and holds 121,437 symbols), or on such a filesystem. */
 function sizeUntrusted(path: string, stat: Stats): boolean {
   return stat.size === 0 || onPseudoFs(path);
-}
-
-/** What of a stat tells a file was changed: replaced (inode), resized, or written (mtime). */
-function differs(a: Stats, b: Stats): string | null {
-  const what: string[] = [];
-  if (a.ino !== b.ino || a.dev !== b.dev) what.push('replaced by another file');
-  if (a.size !== b.size) what.push(`size ${a.size} -> ${b.size} bytes`);
-  if (a.mtimeMs !== b.mtimeMs) what.push(`modified at ${b.mtime.toISOString()}`);
-  return what.length ? what.join(', ') : null;
 }
 
 /** Whether a path is on /proc, /sys, tracefs or debugfs, whose files say no size. */

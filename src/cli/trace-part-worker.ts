@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { differs } from './file-blob.ts';
 import { parentPort, workerData } from 'node:worker_threads';
 import { partBuffers, readTracePart, REPORT_EVERY } from '../core/capture/split-trace.ts';
 
@@ -17,8 +18,6 @@ export interface TracePartJob {
 /** Bytes read at once: the reader takes them in pieces of one read (one buffer, reused). */
 const READ_PIECE = 4 << 20;
 
-/** Whether a file changed between two stats of it: resized or written. */
-const changed = (a: Stats, b: Stats) => a.size !== b.size || a.mtimeMs !== b.mtimeMs || a.ino !== b.ino;
 
 /**
  * Reads the job's part with blocking reads of READ_PIECE bytes (this thread does nothing else),
@@ -40,7 +39,8 @@ function run({ path, start, file }: TracePartJob): void {
       at += k;
       if (at - start - told >= REPORT_EVERY) parentPort!.postMessage({ type: 'bytes', n: (told = at - start) });
     }
-    if (changed(before, fstatSync(fd))) throw new Error('the file changed while it was read');
+    const d = differs(before, fstatSync(fd));
+    if (d) throw new Error(`the file changed while it was read (${d})`);
     const part = reader.end();
     parentPort!.postMessage({ type: 'part', part }, partBuffers(part));
   } finally {

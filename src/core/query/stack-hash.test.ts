@@ -6,7 +6,7 @@ import { ExplorerData } from './explorer-data.ts';
 import { handCapture, sampleCapture, stackOf } from '../testing/explorer-fixtures.ts';
 import { exportChromeTrace } from '../export/exports.ts';
 import { ALL } from './api.ts';
-import { dumpSlotsOf, fnv1a64, isStackHash, stackByHash, stackHash, stackHashOf } from './stack-hash.ts';
+import { dumpSlotsOfStacks, fnv1a64, isStackHash, stackByHash, stackHash, stackHashOf } from './stack-hash.ts';
 import { topStacks } from './top-stacks.ts';
 
 /**
@@ -67,12 +67,15 @@ describe('stack_hash', () => {
     expect(stackByHash(d, python(['b+0x2'])[0])).toBeNull();
     expect(stackByHash(d, 'af63dc4c8601ec8c')).toBeNull();
     // the fixture's dumps: gen 1 {1: S1, 2: S2, 3: S3}, gen 2 {1: S2}
-    expect(dumpSlotsOf(d, S1)).toEqual([{ generation: 1, slot: 1 }]);
-    expect(dumpSlotsOf(d, S2)).toEqual([
+    const slots = dumpSlotsOfStacks(d, [S1, S2, S3]);
+    expect(slots.get(S1)).toEqual([{ generation: 1, slot: 1 }]);
+    expect(slots.get(S2)).toEqual([
       { generation: 1, slot: 2 },
       { generation: 2, slot: 1 },
     ]);
-    expect(dumpSlotsOf(d, S3)).toEqual([{ generation: 1, slot: 3 }]);
+    expect(slots.get(S3)).toEqual([{ generation: 1, slot: 3 }]);
+    // one stack asked alone gets the same, and the others nothing
+    expect([...dumpSlotsOfStacks(d, [S2]).entries()]).toEqual([[S2, slots.get(S2)]]);
     // what the worker answers: '' for an index that is no node, null for a foreign hash
     const ex = new Explorer(c);
     expect([ex.stackHash(S2), ex.stackHash(-1), ex.stackHash(1e9)]).toEqual([h2, '', '']);

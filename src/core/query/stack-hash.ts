@@ -138,8 +138,3 @@ export function dumpSlotsOfStacks(d: ExplorerData, stacks: readonly number[]): M
   for (const l of out.values()) l.sort((a, b) => key(a.generation) - key(b.generation) || a.slot - b.slot);
   return out;
 }
-
-/** Where the dumps hold a stack (dumpSlotsOfStacks of one). */
-export function dumpSlotsOf(d: ExplorerData, stack: number): DumpSlotRef[] {
-  return dumpSlotsOfStacks(d, [stack]).get(stack)!;
-}
