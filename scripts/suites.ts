@@ -31,6 +31,7 @@ export const INTEGRATION = [
   'src/core/formats/trace-dat/trace-dat.test.ts',
   'src/core/formats/trace-dat/v7.test.ts',
   'src/core/formats/trace-dat/write.test.ts',
+  'src/core/query/flame-culled.peer.test.ts',
   'src/core/query/stack-hash.test.ts',
   'src/core/sim/export.test.ts',
   'src/core/sim/faithful.test.ts',
