@@ -10,9 +10,9 @@ const SRC = dirname(fileURLToPath(import.meta.url));
 
 /** Each seam, where it is, and what the tests use it for. */
 const SEAMS: Record<string, string> = {
-  'core/base/growable.ts keyForTests': "StringTable's hash key fixed, to build a flood against it (hash-flood.test.ts)",
-  'core/base/growable.ts guardForTests': "StringTable's re-key guard off, to show its bound can fail",
-  'core/base/growable.ts hashMaskForTests': 'every hash forced equal, to drive the guard to stand down',
+  'core/base/string-table.ts keyForTests': "StringTable's hash key fixed, to build a flood against it (hash-flood.test.ts)",
+  'core/base/string-table.ts guardForTests': "StringTable's re-key guard off, to show its bound can fail",
+  'core/base/string-table.ts hashMaskForTests': 'every hash forced equal, to drive the guard to stand down',
   'core/capture/stack-table.ts fixedHashForTests': "the stack table's old child-slot function, to flood it",
   'core/capture/stack-table.ts guardForTests': "the stack table's re-key guard off",
   'core/formats/perf-script.ts headerStepsForTests': "characters the perf header scan visits, for the linear-work check",

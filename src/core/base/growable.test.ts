@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Growable, SmallInts, StringTable } from './growable.ts';
+import { Growable, SmallInts } from './growable.ts';
+import { StringTable } from './string-table.ts';
 
 const filled = (n: number) => {
   const g = new Growable(Int32Array, 4);

@@ -1,4 +1,5 @@
-import { Growable, StringTable } from '../base/growable.ts';
+import { Growable } from '../base/growable.ts';
+import { StringTable } from '../base/string-table.ts';
 import { pairSlot, randomWords } from '../base/keyed-hash.ts';
 import { frameFunction } from '../formats/frames.ts';
 

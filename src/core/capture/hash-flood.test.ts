@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FrameTable } from './frame-table.ts';
-import { hashRange, StringTable } from '../base/growable.ts';
+import { hashRange, StringTable } from '../base/string-table.ts';
 import { StackTable } from './stack-table.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 

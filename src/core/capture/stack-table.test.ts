@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { StringTable } from '../base/growable.ts';
+import { StringTable } from '../base/string-table.ts';
 import { StackTable, type StackTableMark } from './stack-table.ts';
 
 describe('StackTable', () => {

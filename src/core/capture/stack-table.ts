@@ -1,4 +1,5 @@
-import { GUARD_PROBES_PER_LOOKUP, GUARD_SLACK, Growable } from '../base/growable.ts';
+import { Growable } from '../base/growable.ts';
+import { GUARD_PROBES_PER_LOOKUP, GUARD_SLACK } from '../base/string-table.ts';
 import { FrameTable, type FrameTableMark } from './frame-table.ts';
 import { pairSlot, randomWords } from '../base/keyed-hash.ts';
 

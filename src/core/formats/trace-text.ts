@@ -101,7 +101,7 @@ const C_RPAREN = 41;
 const C_LBRACKET = 91;
 const C_RBRACKET = 93;
 
-/** Strings interned to dense ids, looked up inside a longer text without slicing it (base/growable.ts StringTable). */
+/** Strings interned to dense ids, looked up inside a longer text without slicing it (base/string-table.ts StringTable). */
 export interface InternTable {
   /** the string of each id */
   readonly strings: readonly string[];
