@@ -32,11 +32,23 @@ type Hooks = { killIngestWorker(): void; stallIngestWorker(): void; setHangMs(ms
 const kill = (page: Page) => page.evaluate(() => (window as unknown as { __smxTest: Hooks }).__smxTest.killIngestWorker());
 const workerNumber = (page: Page) => page.evaluate(() => (window as unknown as { __smxTest: Hooks }).__smxTest.ingestWorkerNumber());
 
-/** Waits until the progress bar shows at least `pct` percent of the running load. */
+/**
+ * Waits until the progress bar shows at least `pct` percent of the running load, looking every
+ * frame in the page (a poll from here, every second at its slowest, missed a load that went from
+ * 30% to done in between), and fails at once, saying so, if the load ended first.
+ */
 async function reach(page: Page, pct: number) {
-  await expect
-    .poll(() => page.evaluate(() => document.querySelector<HTMLProgressElement>('[data-testid=load-progress] progress')?.value ?? -1), { timeout: 60_000 })
-    .toBeGreaterThanOrEqual(pct);
+  const seen = await page.waitForFunction(
+    (pct) => {
+      const value = document.querySelector<HTMLProgressElement>('[data-testid=load-progress] progress')?.value ?? -1;
+      const status = document.querySelector('[data-testid=load-progress]')?.getAttribute('data-status');
+      return value >= pct || status !== 'loading' ? { value, status } : null;
+    },
+    pct,
+    { timeout: 60_000, polling: 'raf' },
+  );
+  const { value, status } = (await seen.jsonValue()) as { value: number; status: string };
+  expect(value, `the load (${status}) ended before ${pct}%`).toBeGreaterThanOrEqual(pct);
 }
 
 /** Builds a file of `copies` x the sample trace in the page (one blob, nothing copied) and drops it on a target (or anywhere, over the sample). */
@@ -162,8 +174,9 @@ test('cancel and drop at once, ten times in a row: the page always shows the las
   expect(new Set(small.map((s) => s.events)).size).toBe(10);
   const progress = page.getByTestId('load-progress');
   for (const [i, s] of small.entries()) {
-    // 60 copies of the sample trace: each drop lands while the load is 1-40% through
-    await dropBig(page, `big-${i}`, 60, 'replace-files');
+    // 200 copies of the sample trace (one blob of references, ~550 MB to read): each drop lands
+    // while the load is 1-40% through, however fast the ingest has become
+    await dropBig(page, `big-${i}`, 200, 'replace-files');
     await expect(progress).toHaveAttribute('data-status', 'loading');
     await reach(page, 1 + ((i * 7) % 40));
     // at once, in one task: Cancel (or not: a newer drop supersedes the load anyway), then the drop
