@@ -311,7 +311,7 @@ export class FrameTable {
     for (let f = 0; f < this.count; f++) if (this.kind[f] === FrameKind.Site) siteFn[this.a[f]] = 1;
     this.siteFn = siteFn;
     // a new index (a snapshot may still probe the old one)
-    this.rehash(this.index.length >>> 1);
+    this.rehash(this.index.length >>> 1, true);
   }
 
   /** The table as it is now, read-only, sharing its arrays; later interns and truncates here do not show in it. */
@@ -448,31 +448,37 @@ export class FrameTable {
     index[2 * h + 1] = f + 1;
     // grown fourfold once large: each rebuild touches every slot of a new table, and on a machine
     // where fresh memory costs (page faults) that, more than the probes, is what a rebuild costs
-    if (2 * ++this.numeric > index.length >>> 1) this.rehash(index.length >= 1 << 21 ? 2 * index.length : index.length);
+    if (2 * ++this.numeric > index.length >>> 1) this.rehash(index.length >= 1 << 21 ? 2 * index.length : index.length, false);
     return f;
   }
 
   /** Every frame in the index (some were appended without it). */
   private reindex(): void {
-    this.rehash(this.index.length >>> 1);
+    this.rehash(this.index.length >>> 1, true);
   }
 
   /**
-   * The index again from every frame in use, with `slots` slots or as many more (doubling) as keep
-   * it at most half full: frames appended without the index count too.
+   * The index again, with `slots` slots or as many more (doubling) as keep it at most half full:
+   * from every frame in use when `all` (frames appended without it count too), else from every
+   * frame but the sites of functions with appended ones, which stay out until a lookup of such a
+   * function puts them in (`reindex`). A bulk load appends millions of sites: a growth of the
+   * index for a few looked-up ones among them must not insert them all (in a random dump's load,
+   * one growth at 4.3M frames cost 630 ms of cache misses, the index's own frames ~0.1M).
    */
-  private rehash(slots: number): void {
+  private rehash(slots: number, all: boolean): void {
     const K = this.kind;
     const A = this.a;
     const B = this.b;
+    const apart = all ? new Uint8Array(0) : this.unindexedFn;
+    const out = (f: number) => K[f] === FrameKind.Text || (K[f] === FrameKind.Site && A[f] < apart.length && apart[A[f]] === 1);
     let numeric = 0;
-    for (let f = 0; f < this.count; f++) if (K[f] !== FrameKind.Text) numeric++;
+    for (let f = 0; f < this.count; f++) if (!out(f)) numeric++;
     while (2 * numeric > slots) slots *= 2;
     const index = new Int32Array(2 * slots);
     const shift = 32 - Math.log2(slots);
     const mask = slots - 1;
     for (let f = 0; f < this.count; f++) {
-      if (K[f] === FrameKind.Text) continue;
+      if (out(f)) continue;
       let h = this.slotOf(K[f], A[f], B[f], shift);
       while (index[2 * h + 1] !== 0) h = (h + 1) & mask;
       index[2 * h] = B[f];
@@ -481,9 +487,11 @@ export class FrameTable {
     this.index = index;
     this.shift = shift;
     this.numeric = numeric;
-    this.unindexed = 0;
-    // a new array, not cleared in place: a snapshot may share the old one
-    this.unindexedFn = new Uint8Array(0);
+    if (all) {
+      this.unindexed = 0;
+      // a new array, not cleared in place: a snapshot may share the old one
+      this.unindexedFn = new Uint8Array(0);
+    }
   }
 }
 

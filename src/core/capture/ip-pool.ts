@@ -19,6 +19,55 @@ const enum Tally {
 /** What `sortByPage` leaves in `ids` for an ip without an address key (a constant here: an imported one is loaded per use) */
 const ALONE = -1;
 
+/** Ips `tooManyAddresses` looks at: 2^14, in a table of 2^16 slots that stays in cache. */
+const SAMPLE_BITS = 14;
+
+/**
+ * Whether a dump's distinct addresses are likely more than `room`, from a sample of its ips
+ * taken at an even stride: n ips from D equally likely addresses repeat one another about
+ * n^2 / 2D times (the birthday count), so fewer repeats than n^2 / 2room say D > room. Skewed
+ * addresses (a call graph's callers near the root) repeat more, so the guess errs toward trying
+ * the hash pass, whose own limit still holds. A random dump's 2^14 sampled ips of 7.7M
+ * addresses repeat ~17 times, a call graph's of 100k ~1,300 or more: the hash pass's give-up
+ * after 2^17 new addresses cost 59 ms of a 780 ms random dump, this costs ~1. Keyed as the
+ * pool's table is (a file picks the addresses, not where they go).
+ */
+function tooManyAddresses(c: DumpColumns, room: number, k0: number, k1: number): boolean {
+  if (c.ips < 4 << SAMPLE_BITS) return false;
+  const step = Math.floor(c.ips / (1 << SAMPLE_BITS));
+  const slots = 1 << (SAMPLE_BITS + 2);
+  const mask = slots - 1;
+  const seen = new Int32Array(3 * slots);
+  let n = 0;
+  let repeats = 0;
+  for (let b = 0, skip = 0; b < c.ipHi.length; b++) {
+    const H = c.ipHi[b];
+    const L = c.ipLo[b];
+    let i = skip;
+    for (; i < H.length; i += step) {
+      const h = H[i] | 0;
+      const l = L[i] | 0;
+      let x = pairSlot(h, l, k0, k1, 32 - SAMPLE_BITS - 2);
+      for (;;) {
+        if (seen[3 * x + 2] === 0) {
+          seen[3 * x] = l;
+          seen[3 * x + 1] = h;
+          seen[3 * x + 2] = 1;
+          break;
+        }
+        if (seen[3 * x] === l && seen[3 * x + 1] === h) {
+          repeats++;
+          break;
+        }
+        x = (x + 1) & mask;
+      }
+      if (++n === 1 << SAMPLE_BITS) return 2 * repeats * room < n * n;
+    }
+    skip = i - H.length;
+  }
+  return 2 * repeats * room < n * n;
+}
+
 /**
  * What binary records' frames are read into: every record's frame ids (of the stack table's
  * frame table) in one pool, since a typed array per record would be 262,144 small buffers for
@@ -116,7 +165,9 @@ export class IpPool {
     if (this.hash === null || this.hashLimitForTests === 0) return false;
     const before = this.hashCount;
     const given = this.hashLimitForTests !== undefined;
-    const limit = before + (given ? this.hashLimitForTests! : Math.min(1 << 20, Math.max(1 << 16, c.ips >>> 4)));
+    const room = given ? this.hashLimitForTests! : Math.min(1 << 20, Math.max(1 << 16, c.ips >>> 4));
+    if (!given && tooManyAddresses(c, room, this.k0, this.k1)) return false;
+    const limit = before + room;
     const frames = this.frames;
     const mark = frames.mark();
     const k0 = this.k0;
