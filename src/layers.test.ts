@@ -222,7 +222,8 @@ describe('the import graph of src/', () => {
   });
 
   it('puts every product file in a layer', () => {
-    const homeless = sourceFiles(SRC).map((f) => relative(SRC, f)).filter((f) => !isTest(f) && layerOf(f) === null);
+    // core/platform.d.ts: ambient declarations of the host's web APIs for tsc -p src/core, imported by nothing
+    const homeless = sourceFiles(SRC).map((f) => relative(SRC, f)).filter((f) => !isTest(f) && layerOf(f) === null && f !== 'core/platform.d.ts');
     expect(homeless).toEqual([]);
   });
 
@@ -240,6 +241,17 @@ describe('the import graph of src/', () => {
     for (const f of sourceFiles(SRC)) if (!isTest(relative(SRC, f))) for (const l of readFileSync(f, 'utf8').split('\n')) if (/^(import|export)\b.*\bfrom '[^.'/]/.test(l)) lines++;
     expect(pkgs.length).toBeGreaterThanOrEqual(lines);
     expect(refusedPackages(pkgs)).toEqual([]);
+  });
+
+  it('type-checks the core without the DOM or Node (src/core/tsconfig.json) but for the Node-only files listed here', () => {
+    // the JSON of the core's tsconfig, its comment lines dropped
+    const json = readFileSync(join(SRC, 'core/tsconfig.json'), 'utf8').split('\n').filter((l) => !l.trimStart().startsWith('//')).join('\n');
+    const conf = JSON.parse(json) as { compilerOptions: { lib: string[]; types: string[] }; exclude: string[] };
+    expect(conf.compilerOptions.lib.some((l) => /^dom|webworker/i.test(l))).toBe(false);
+    expect(conf.compilerOptions.types).toEqual([]);
+    const nodeOnly = Object.keys(NODE_FILES).filter((f) => f.endsWith('.ts')).map((f) => f.slice('core/'.length));
+    expect(conf.exclude.filter((e) => !e.includes('*')).sort()).toEqual(nodeOnly.sort());
+    expect(conf.exclude.filter((e) => e.includes('*')).sort()).toEqual(['**/*.test.ts', 'tables/**', 'testing/**']);
   });
 
   it('uses no DOM in the core', () => {
