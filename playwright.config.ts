@@ -38,6 +38,13 @@ const DIST = process.env.PW_DIST ?? 'dist';
 const DEV_PORT = Number(process.env.PW_DEV_PORT ?? PORT + 1001);
 /** The specs the dev project runs: the README's walk as a person takes it after `npm start`. */
 const DEV_SPECS = /readme-walk\.spec\.ts$/;
+/**
+ * The specs that need the test hooks (`?test-hooks`: a worker ended or blocked on purpose, every
+ * trace past 64 KiB split): they run against the same app built with them (`VITE_TEST_HOOKS=1
+ * vite build --outDir dist-hooks`, package.json test:e2e), since the production build has none.
+ */
+const HOOK_SPECS = /(faults|split-trace)\.spec\.ts$/;
+const HOOKS_PORT = Number(process.env.PW_HOOKS_PORT ?? PORT + 2002);
 
 export default defineConfig({
   testDir: 'e2e',
@@ -54,8 +61,10 @@ export default defineConfig({
   grepInvert: process.env.SHOTS === '1' ? undefined : /@shots/,
   outputDir: process.env.PW_DIST ? `test-results-${PORT}` : 'test-results',
   projects: [
-    // the production bundle (vite preview): every spec
-    { name: 'build', use: { baseURL: `http://127.0.0.1:${PORT}` } },
+    // the production bundle (vite preview): every spec but those needing the test hooks
+    { name: 'build', testIgnore: HOOK_SPECS, use: { baseURL: `http://127.0.0.1:${PORT}` } },
+    // the same bundle built with the test hooks: the specs that need them
+    { name: 'hooks', testMatch: HOOK_SPECS, use: { baseURL: `http://127.0.0.1:${HOOKS_PORT}` } },
     // the README's first command, `npm start`: the walk again, against the dev server
     { name: 'dev', testMatch: DEV_SPECS, use: { baseURL: `http://127.0.0.1:${DEV_PORT}` } },
   ],
@@ -70,6 +79,12 @@ export default defineConfig({
     {
       command: `npx vite preview --host 127.0.0.1 --port ${PORT} --strictPort --outDir ${DIST}`,
       url: `http://127.0.0.1:${PORT}`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+    {
+      command: `npx vite preview --host 127.0.0.1 --port ${HOOKS_PORT} --strictPort --outDir ${DIST}-hooks`,
+      url: `http://127.0.0.1:${HOOKS_PORT}`,
       reuseExistingServer: false,
       timeout: 60_000,
     },

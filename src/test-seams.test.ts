@@ -25,13 +25,13 @@ const SEAMS: Record<string, string> = {
 };
 
 /**
- * A switch the product still reads at run time for tests (not compiled out of the build), each
- * with the reason: what remains of issue 39's "no test switch in dist/".
+ * A switch the product reads at run time for tests, each with the reason. Each is compiled out of
+ * the production build (TEST_HOOKS_BUILT, workers/ingest-api.ts): only the dev server and the e2e
+ * tests' dist-hooks/ carry it, and e2e/no-test-switch.spec.ts greps dist/ for its names.
  */
 const SWITCHES: Record<string, string> = {
-  'state/load/load-worker.ts test-hooks':
-    "?test-hooks: the e2e tests' window.__smxTest hooks and a worker that splits every trace past 64 KiB (on two cores users get no split at all); not yet out of the build",
-  'workers/ingest-api.ts test-hooks': "the same switch as the ingest worker's name carries it (TEST_HOOKS): testStall, the low split threshold",
+  'state/load/load-worker.ts test-hooks': "?test-hooks: the e2e tests' window.__smxTest hooks and a worker that splits every trace past 64 KiB (on two cores users get no split at all)",
+  'workers/ingest-api.ts test-hooks': "the same switch as the ingest worker's name carries it (TEST_HOOKS): testStall, the low split threshold; TEST_HOOKS_BUILT, what compiles both out",
 };
 
 const isTest = (f: string) => /\.test\.tsx?$/.test(f) || f.startsWith('core/testing/') || f === 'cli/test-io.ts';

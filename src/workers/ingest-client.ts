@@ -1,5 +1,5 @@
 import * as Comlink from 'comlink';
-import { TEST_HOOKS, type IngestApi, type LoadProgress } from './ingest-api.ts';
+import { TEST_HOOKS, TEST_HOOKS_BUILT, type IngestApi, type LoadProgress } from './ingest-api.ts';
 
 /**
  * The page's side of the ingest worker: starting one, and noticing when it is gone.
@@ -168,7 +168,7 @@ export class IngestHost {
 
   private start(): void {
     const n = ++this.count;
-    const w = this.opts.spawn(`ingest-${n}-${this.tag}${this.opts.testHooks ? ` ${TEST_HOOKS}` : ''}`);
+    const w = this.opts.spawn(`ingest-${n}-${this.tag}${TEST_HOOKS_BUILT && this.opts.testHooks ? ` ${TEST_HOOKS}` : ''}`);
     let fail!: (f: WorkerFault) => void;
     const fault = new Promise<never>((_, reject) => {
       fail = (f) => reject(new WorkerFaultError(f));

@@ -7,7 +7,7 @@ import type { FlameRequest, FlameResult, FlameTree, Selection } from '../core/qu
 import { flameSvg } from '../core/export/flame-svg.ts';
 import { summarize } from '../core/capture/summary.ts';
 import { whatIfColumns, type WhatIfColumns } from '../core/whatif/whatif-input.ts';
-import { CANCELLED, NO_CAPTURE, TEST_HOOKS, type CompareRequest, type IngestApi, type NamedBlob } from './ingest-api.ts';
+import { CANCELLED, NO_CAPTURE, TEST_HOOKS, TEST_HOOKS_BUILT, type CompareRequest, type IngestApi, type NamedBlob } from './ingest-api.ts';
 import { browserTraceParts } from './trace-part-client.ts';
 import { loadFiles } from '../core/capture/load.ts';
 import { flame } from '../core/query/flame.ts';
@@ -29,7 +29,7 @@ import { EventFilter, FilterError } from '../core/capture/event-filter.ts';
  * so only with more than two. With the test hooks, for every trace past 64 KiB: the e2e tests
  * then read through it in a real Chromium.
  */
-const parts = self.name.includes(TEST_HOOKS) ? browserTraceParts(64 << 10) : (self.navigator?.hardwareConcurrency ?? 1) > 2 ? browserTraceParts() : undefined;
+const parts = TEST_HOOKS_BUILT && self.name.includes(TEST_HOOKS) ? browserTraceParts(64 << 10) : (self.navigator?.hardwareConcurrency ?? 1) > 2 ? browserTraceParts() : undefined;
 
 /** the captures loaded, one load at a time; the last one's Explorer answers the queries */
 const loads = new CaptureLoads((capture) => ({ explorer: new Explorer(capture), summary: summarize(capture) }));
@@ -243,7 +243,7 @@ const api: IngestApi = {
   cancel: (id) => loads.cancel(id),
   alive: () => held,
   testStall() {
-    if (!self.name.includes(TEST_HOOKS)) throw new Error('test hooks are off in this worker');
+    if (!TEST_HOOKS_BUILT || !self.name.includes(TEST_HOOKS)) throw new Error('test hooks are off in this worker');
     // as a reader caught in an endless loop: nothing else runs in this worker from here on
     const cell = typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(4)) : null;
     for (;;) if (cell) Atomics.wait(cell, 0, 0, 1000);

@@ -1,4 +1,4 @@
-import type { IngestAnswer, IngestApi, LoadProgress, NamedBlob } from '../../workers/ingest-api.ts';
+import { TEST_HOOKS_BUILT, type IngestAnswer, type IngestApi, type LoadProgress, type NamedBlob } from '../../workers/ingest-api.ts';
 import { Comlink, IngestHost, spawnIngestWorker, WorkerFaultError, type FaultKind, type WorkerFault } from '../../workers/ingest-client.ts';
 import { describeRejected } from './load-offer.ts';
 import type { CaptureSource } from './load-types.ts';
@@ -51,8 +51,13 @@ export function faultText(f: FaultNotice): string {
 const HANG_MS = 30_000;
 const INDEX_HANG_MS = 180_000;
 
-/** `?test-hooks` in the URL, or `window.__SMX_TEST_HOOKS__`: the e2e tests' hooks (window.__smxTest) are installed. */
+/**
+ * `?test-hooks` in the URL, or `window.__SMX_TEST_HOOKS__`: the e2e tests' hooks (window.__smxTest)
+ * are installed, in a bundle built with them (TEST_HOOKS_BUILT: the dev server and the e2e tests'
+ * dist-hooks/; the production build has neither the switch nor the hooks).
+ */
 const testHooks =
+  TEST_HOOKS_BUILT &&
   typeof window !== 'undefined' &&
   (new URLSearchParams(window.location.search).has('test-hooks') || (window as { __SMX_TEST_HOOKS__?: boolean }).__SMX_TEST_HOOKS__ === true);
 
@@ -190,7 +195,7 @@ async function reopen(store: LoadStoreLink, files: NamedBlob[]): Promise<void> {
   }
 }
 
-if (testHooks) {
+if (TEST_HOOKS_BUILT && testHooks) {
   /** for the e2e tests (e2e/faults.spec.ts): the current ingest worker, ended or blocked as a crash or an endless loop would */
   (window as unknown as { __smxTest: object }).__smxTest = {
     killIngestWorker: () => hostOf().kill(),
