@@ -43,6 +43,8 @@ interface Job {
   cpu: number;
   cpus: number;
   map: SharedArrayBuffer;
+  /** the shared WebAssembly.Memory the map is the buffer of, where the map code makes one (its first-slot hits then run in WebAssembly) */
+  memory?: WebAssembly.Memory;
   pop: { sab: SharedArrayBuffer; count: number };
   sync: SharedArrayBuffer;
   inserts: number;
@@ -166,11 +168,12 @@ function covers(spans: Float64Array, t: number): boolean {
 
 /** One map with every stack already inserted, W workers hitting it; checks every insert hit and no ref_count increment was lost. */
 async function runWorkers(dir: string, mode: 'v7' | 'v8', cpus: number, inserts: number, rounds: number): Promise<WorkerResult[]> {
-  const { createMapBuffer } = await imp(dir, 'map-layout.ts');
+  const { createMapBuffer, mapMemoryOf } = await imp(dir, 'map-layout.ts');
   const { SharedStackMap } = await imp(dir, 'shared-map.ts');
   const { buildPopulation } = await imp(dir, 'workload.ts');
   const params = { mode, cpus, ...MAP };
   const sab: SharedArrayBuffer = createMapBuffer(params);
+  const memory: WebAssembly.Memory | undefined = mapMemoryOf?.(sab);
   const map = new SharedStackMap(sab, params);
   const pop = buildPopulation(POP);
   const slots: number[] = pop.words.map((w: Uint32Array, i: number) => map.insert(0, w, pop.depths[i]));
@@ -181,7 +184,7 @@ async function runWorkers(dir: string, mode: 'v7' | 'v8', cpus: number, inserts:
   const boot = new URL('../src/core/sim/node-worker-boot.mjs', import.meta.url);
   const results = await Promise.all(
     Array.from({ length: cpus }, (_, cpu) => {
-      const job: Job = { entry: import.meta.url, dir, mode, cpu, cpus, map: sab, pop: pop.shared, sync, inserts, rounds };
+      const job: Job = { entry: import.meta.url, dir, mode, cpu, cpus, map: sab, memory, pop: pop.shared, sync, inserts, rounds };
       const w = new Worker(boot, { workerData: job });
       return new Promise<WorkerResult>((resolve, reject) => {
         w.once('message', (m: WorkerResult) => resolve(m));
@@ -202,7 +205,7 @@ async function runWorkers(dir: string, mode: 'v7' | 'v8', cpus: number, inserts:
 async function worker(job: Job): Promise<void> {
   const { SharedStackMap } = await imp(job.dir, 'shared-map.ts');
   const { populationViews } = await imp(job.dir, 'workload.ts');
-  const map = new SharedStackMap(job.map, { mode: job.mode, cpus: job.cpus, ...MAP });
+  const map = new SharedStackMap(job.map, { mode: job.mode, cpus: job.cpus, ...MAP }, { memory: job.memory });
   const { words, depths } = populationViews(job.pop) as { words: Uint32Array[]; depths: number[] };
   const hashes = Int32Array.from(words, (w, i) => map.hash(w, depths[i]));
   const hasCached = typeof map.insertHashed === 'function';

@@ -55,6 +55,8 @@ export interface SimConfig {
 
 export interface SharedRefs {
   map: SharedArrayBuffer;
+  /** the shared WebAssembly.Memory `map` is the buffer of, where there is one: the CPUs' first-slot hits then run in WebAssembly (map-insert.ts) */
+  mapMemory?: WebAssembly.Memory;
   rings: SharedArrayBuffer[];
   population: PopulationShared;
 }
@@ -107,7 +109,7 @@ export function slackOf(cfg: SimConfig): number {
 }
 
 export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: CpuHooks = {}): CpuReport {
-  const map = new SharedStackMap(shared.map, mapParams(cfg), { raceWindowUs: cfg.raceWindowUs, claimRaceUs: cfg.claimRaceUs, raceWait: cfg.raceWait, ...hooks.map });
+  const map = new SharedStackMap(shared.map, mapParams(cfg), { raceWindowUs: cfg.raceWindowUs, claimRaceUs: cfg.claimRaceUs, raceWait: cfg.raceWait, memory: shared.mapMemory, ...hooks.map });
   const onRecord = hooks.onRecord;
   const paused = map.cpuWord(cpu, K.PAUSED);
   const ctl = map.i32;

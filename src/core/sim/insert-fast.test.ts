@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stackHash } from './jhash.ts';
-import { C, createMapBuffer, ELT_WORDS, INSERT_DEEP, INSERT_FALLBACK, INSERT_OFF, type Mode } from './map-layout.ts';
+import { C, createMapBuffer, ELT_WORDS, INSERT_DEEP, INSERT_FALLBACK, INSERT_OFF, ipsToWords, type Mode } from './map-layout.ts';
 import { SharedStackMap } from './shared-map.ts';
 import { buildPopulation } from './workload.ts';
 
@@ -13,9 +13,37 @@ import { buildPopulation } from './workload.ts';
 const BITS = 10;
 const SEED = 0x9e3779b9;
 const pop = buildPopulation({ kind: 'population', stacks: 1500, zipf: 0, depthMin: 1, depthMax: 70, seed: 11 });
-const ipsOf = pop.ips.map((a) => Array.from(a));
-const hashOf = pop.ips.map((a) => stackHash(a, SEED));
-const nameOf = ipsOf.map((a) => a.join(','));
+
+/** A population's stacks as the map takes them and as the model compares them. */
+interface Stacks {
+  words: Uint32Array[];
+  depths: number[];
+  ipsOf: bigint[][];
+  hashOf: number[];
+  nameOf: string[];
+}
+function stacksOf(ips: BigUint64Array[]): Stacks {
+  const ipsOf = ips.map((a) => Array.from(a));
+  return { words: ips.map((a) => ipsToWords(a)), depths: ips.map((a) => a.length), ipsOf, hashOf: ips.map((a) => stackHash(a, SEED)), nameOf: ipsOf.map((a) => a.join(',')) };
+}
+/** call-graph walks of the synthetic kernel (callers shared between stacks) */
+const callGraph = stacksOf(pop.ips);
+/** random frames: every ip drawn (kernel text addresses and, one in eight, any 64-bit value), depths 1-70, distinct */
+const randomFrames = stacksOf(
+  (() => {
+    let x = 0x2545f491;
+    const u32 = () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0);
+    const seen = new Set<string>();
+    const out: BigUint64Array[] = [];
+    while (out.length < 1500) {
+      const a = BigUint64Array.from({ length: 1 + (u32() % 70) }, () => (u32() % 8 === 0 ? (BigInt(u32()) << 32n) | BigInt(u32()) : 0xffffffff00000000n | BigInt(0x81000000 + (u32() % 0x1000000))));
+      const k = a.join(',');
+      if (!seen.has(k)) seen.add(k), out.push(a);
+    }
+    return out;
+  })(),
+);
+const { hashOf } = callGraph;
 const shallow = pop.depths.map((d, i) => (d <= 64 ? i : -1)).filter((i) => i >= 0);
 const late = shallow.find((i) => i >= 1100)!;
 const odd = shallow.find((i) => pop.depths[i] % 2 === 1 && pop.depths[i] > 2)!;
@@ -32,10 +60,14 @@ class Reference {
   generation = 1;
   on = true;
   c = { attempts: 0, successes: 0, fallbacks: 0, newElements: 0, fallbacksPoolEmpty: 0, fallbacksProbeLimit: 0, fallbacksInFlight: 0, fallbacksGravestone: 0, deep: 0, probes: 0 };
-  constructor(readonly mode: Mode) {}
+  constructor(
+    readonly mode: Mode,
+    readonly s: Stacks = callGraph,
+  ) {}
 
   insert(i: number): number {
     if (!this.on) return INSERT_OFF;
+    const { ipsOf, hashOf, nameOf } = this.s;
     const ips = ipsOf[i];
     if (ips.length > 64) {
       this.c.deep++;
@@ -94,8 +126,9 @@ class Reference {
 }
 
 type Op =
-  | { k: 'insert'; i: number }
-  | { k: 'cached'; i: number }
+  /** `cpu`: which CPU's insert path (one SharedStackMap each over the same buffer), 0 if absent */
+  | { k: 'insert'; i: number; cpu?: number }
+  | { k: 'cached'; i: number; cpu?: number }
   | { k: 'reset' }
   | { k: 'option'; on: boolean }
   /** keys set on free slots from a stack's start index on: another hash (a collision run) or the stack's own (a gravestone) */
@@ -118,15 +151,24 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ k: fc.constant('plant' as const), i: fc.oneof(hot, stackIdx), len: fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 64, max: 70 })), own: fc.boolean(), key: fc.integer({ min: 1, max: 2 ** 32 - 1 }) }) },
 );
 
-function run(mode: Mode, ops: Op[], fill: number): void {
-  const params = { mode, bits: BITS, cpus: 1, hashSeed: SEED };
-  const m = new SharedStackMap(createMapBuffer(params), params);
-  const r = new Reference(mode);
+/**
+ * Runs `ops` on a map and the model, checking each result and, at the end, the counters, slots,
+ * elements and ref_counts; returns the map's words (all but the scratch) and whether a hashed
+ * insert took the WebAssembly first-slot hit (its stack left in its CPU's scratch words).
+ */
+function run(mode: Mode, ops: Op[], fill: number, st: Stacks = callGraph, cpus = 1, wasm = true): { words: Int32Array; wasmRan: boolean } {
+  const { words, depths, hashOf } = st;
+  const params = { mode, bits: BITS, cpus, hashSeed: SEED };
+  const sab = createMapBuffer(params);
+  const m = new SharedStackMap(sab, params, { wasm });
+  // each CPU its own insert path over the one buffer, as each worker has
+  const on = [m, ...Array.from({ length: cpus - 1 }, () => new SharedStackMap(sab, params, { wasm }))];
+  const r = new Reference(mode, st);
   // `fill` distinct stacks first: up to past the pool's capacity (gravestones, pool-empty fallbacks)
-  for (let i = 0; i < fill; i++) expect(m.insert(0, pop.words[i], pop.depths[i])).toBe(r.insert(i));
+  for (let i = 0; i < fill; i++) expect(m.insert(0, words[i], depths[i])).toBe(r.insert(i));
   for (const o of ops) {
-    if (o.k === 'insert') expect(m.insert(0, pop.words[o.i], pop.depths[o.i])).toBe(r.insert(o.i));
-    else if (o.k === 'cached') expect(m.insertHashed(0, pop.words[o.i], pop.depths[o.i], hashOf[o.i])).toBe(r.insert(o.i));
+    if (o.k === 'insert') expect(on[o.cpu ?? 0].insert(o.cpu ?? 0, words[o.i], depths[o.i])).toBe(r.insert(o.i));
+    else if (o.k === 'cached') expect(on[o.cpu ?? 0].insertHashed(o.cpu ?? 0, words[o.i], depths[o.i], hashOf[o.i])).toBe(r.insert(o.i));
     else if (o.k === 'reset') {
       if (mode === 'v4') Atomics.store(m.i32, C.RECORDING, 0); // v4 resets with tracing off
       expect(m.reset()).toBe('ok');
@@ -136,11 +178,11 @@ function run(mode: Mode, ops: Op[], fill: number): void {
       m.setOption(o.on);
       r.on = o.on;
     } else if (o.k === 'collide') {
-      const nr = pop.depths[o.i];
+      const nr = depths[o.i];
       if (nr >= 64 || r.elts.length >= r.capacity || (o.shape === 'shorter' && nr < 2)) continue;
       const depth = nr + (o.shape === 'shorter' ? -1 : o.shape === 'longer' ? 1 : 0);
       const w = new Uint32Array(depth * 2);
-      w.set(pop.words[o.i].subarray(0, Math.min(nr, depth) * 2));
+      w.set(words[o.i].subarray(0, Math.min(nr, depth) * 2));
       if (o.shape === 'flip') w[o.p % w.length] ^= 1 << o.p % 32;
       if (o.shape === 'longer') w.set([0x81000000 + (o.p % 4096), 0xffffffff], nr * 2);
       let s = Math.floor(hashOf[o.i] / 2 ** (32 - (BITS + 1)));
@@ -156,7 +198,7 @@ function run(mode: Mode, ops: Op[], fill: number): void {
       r.elts.push({ ips: Array.from({ length: depth }, (_, j) => (BigInt(w[2 * j + 1]) << 32n) | BigInt(w[2 * j])), ref: 1 });
       r.vals[s] = r.elts.length;
       // then stack i itself, which meets the forgery first unless it is in the map already
-      expect(m.insert(0, pop.words[o.i], pop.depths[o.i])).toBe(r.insert(o.i));
+      expect(m.insert(0, words[o.i], depths[o.i])).toBe(r.insert(o.i));
     } else {
       let s = Math.floor(hashOf[o.i] / 2 ** (32 - (BITS + 1)));
       for (let n = 0; n < o.len; n++, s = (s + 1) % r.slots) {
@@ -177,6 +219,7 @@ function run(mode: Mode, ops: Op[], fill: number): void {
   const elts = Array.from({ length: m.entries }, (_, e) => ({ ips: Array.from(m.elementIps(e)), ref: m.elementRef(e) }));
   expect(elts).toEqual(r.elts);
   seen.add(c as unknown as Record<string, number>);
+  return { words: m.i32.slice(0, m.scratchAt), wasmRan: m.i32.subarray(m.scratchAt).some((x) => x !== 0) };
 }
 
 /** what the sequences reached, over all runs (so the test cannot pass without exercising each path) */
@@ -187,7 +230,7 @@ describe('the insert path against a plain model (single thread)', () => {
   for (const mode of ['v4', 'v7', 'v8'] as const) {
     it(`${mode}: same results, counters, slots, elements and ref_counts on random operation sequences`, () => {
       fc.assert(
-        fc.property(fc.array(op, { minLength: 1, maxLength: 300 }), fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1400 })), (ops, fill) => run(mode, ops, fill)),
+        fc.property(fc.array(op, { minLength: 1, maxLength: 300 }), fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1400 })), (ops, fill) => void run(mode, ops, fill)),
         {
           numRuns: 60,
           // fixed, so every run tries the same sequences: the outcome coverage below holds every time (a random seed missed the gravestone 1 run in 6)
@@ -211,6 +254,13 @@ describe('the insert path against a plain model (single thread)', () => {
     for (const [k, v] of Object.entries(reached)) expect(v, k).toBeGreaterThan(0);
   });
 
+  it('random frames too (v7): same results, counters, slots, elements and ref_counts', () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 300 }), fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1400 })), (ops, fill) => void run('v7', ops, fill, randomFrames)),
+      { numRuns: 30, seed: 20261206 },
+    );
+  }, 60_000);
+
   it('the cached-hash entry hashes itself when given 0, and the hash it expects is MapView.hash', () => {
     const params = { mode: 'v7' as const, bits: BITS, cpus: 1, hashSeed: SEED };
     const m = new SharedStackMap(createMapBuffer(params), params);
@@ -219,5 +269,78 @@ describe('the insert path against a plain model (single thread)', () => {
       const a = m.insertHashed(0, pop.words[i], pop.depths[i], 0);
       expect(m.insertHashed(0, pop.words[i], pop.depths[i], hashOf[i])).toBe(a);
     }
+  });
+});
+
+// CPUs taking turns on one map, each with its own insert path over the buffer (as each worker
+// has): a CPU counts elements other CPUs made and counted last, across resets, and the map must
+// still be the model's.
+const turnOp: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 40, arbitrary: fc.record({ k: fc.constantFrom('insert' as const, 'cached' as const), i: fc.oneof(hot, stackIdx), cpu: fc.integer({ min: 0, max: 2 }) }) },
+  { weight: 1, arbitrary: fc.constant({ k: 'reset' as const }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('option' as const), on: fc.boolean() }) },
+);
+
+describe('CPUs taking turns on one map, against the plain model', () => {
+  for (const [name, st] of [['call-graph walks', callGraph], ['random frames', randomFrames]] as const) {
+    for (const mode of ['v4', 'v7', 'v8'] as const) {
+      it(`${mode}, ${name}: same results, counters, slots, elements and ref_counts with three CPUs in turn`, () => {
+        fc.assert(
+          fc.property(fc.array(turnOp, { minLength: 1, maxLength: 400 }), fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1400 })), (ops, fill) => void run(mode, ops, fill, st, 3)),
+          { numRuns: 25, seed: 20261206 },
+        );
+      }, 60_000);
+    }
+  }
+
+  it('a CPU whose last count met the limit counts from 1 again after a reset, and another CPU after it', () => {
+    for (const [mode, limit] of [['v4', 0x7fffffff], ['v7', 0xffffffff], ['v8', 0xffffffff]] as const) {
+      const params = { mode, bits: BITS, cpus: 2, hashSeed: SEED };
+      const sab = createMapBuffer(params);
+      const [a, b] = [new SharedStackMap(sab, params), new SharedStackMap(sab, params)];
+      const w = callGraph.words[3];
+      const nr = callGraph.depths[3];
+      const slot = a.insert(0, w, nr);
+      Atomics.store(a.u32, a.eltsAt + a.published(slot) * ELT_WORDS + 1, limit - 1);
+      a.insert(0, w, nr);
+      a.insert(0, w, nr);
+      expect(a.elementRef(a.published(slot))).toBe(limit);
+      if (mode === 'v4') Atomics.store(a.i32, C.RECORDING, 0);
+      expect(a.reset()).toBe('ok');
+      Atomics.store(a.i32, C.RECORDING, 1);
+      expect(a.insert(0, w, nr)).toBe(slot);
+      expect(a.insert(0, w, nr)).toBe(slot);
+      expect(a.elementRef(a.published(slot))).toBe(2);
+      expect(b.insert(1, w, nr)).toBe(slot);
+      expect(a.insert(0, w, nr)).toBe(slot);
+      expect(a.elementRef(a.published(slot))).toBe(4);
+    }
+  });
+});
+
+// The WebAssembly first-slot hit (insert-wasm.ts) against the JS path: the same operations on a
+// map with it and one without, each checked against the model as it goes, and the two maps' words
+// (control, per-CPU counters, keys, vals, elements with their ref_counts) equal at the end.
+describe('the WebAssembly hit path against the JS path', () => {
+  const ran = { wasm: 0 };
+  for (const [name, st] of [['call-graph walks', callGraph], ['random frames', randomFrames]] as const) {
+    for (const mode of ['v4', 'v7', 'v8'] as const) {
+      it(`${mode}, ${name}: same results, and the map word for word, with three CPUs in turn`, () => {
+        fc.assert(
+          fc.property(fc.array(fc.oneof({ weight: 6, arbitrary: turnOp }, { weight: 1, arbitrary: op }), { minLength: 1, maxLength: 300 }), fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1400 })), (ops, fill) => {
+            const w = run(mode, ops, fill, st, 3, true);
+            const j = run(mode, ops, fill, st, 3, false);
+            expect(j.wasmRan).toBe(false);
+            if (w.wasmRan) ran.wasm++;
+            const differs = w.words.findIndex((x, i) => x !== j.words[i]);
+            expect(differs, `word ${differs}`).toBe(-1);
+          }),
+          { numRuns: 20, seed: 20261206 },
+        );
+      }, 60_000);
+    }
+  }
+  it('the WebAssembly path ran (this Node has shared WebAssembly memory)', () => {
+    expect(ran.wasm).toBeGreaterThan(0);
   });
 });

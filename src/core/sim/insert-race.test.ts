@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import type { RaceJob, RaceResult } from './insert-race.worker.ts';
-import { createMapBuffer, INSERT_FALLBACK, type MapParams, type Mode } from './map-layout.ts';
+import { createMapBuffer, INSERT_FALLBACK, mapMemoryOf, type MapParams, type Mode } from './map-layout.ts';
 import { SharedStackMap } from './shared-map.ts';
 import { buildPopulation } from './workload.ts';
 
@@ -18,7 +18,7 @@ async function race2(sab: SharedArrayBuffer, params: MapParams, inserts: number,
   const { cpus = Array.from({ length: params.cpus }, (_, cpu) => cpu), ...opts } = more;
   return Promise.all(
     cpus.map((cpu) => {
-      const job: RaceJob = { entry: ENTRY, map: sab, params, pop: pop.shared, sync, cpu, inserts, stacks, ...opts };
+      const job: RaceJob = { entry: ENTRY, map: sab, memory: mapMemoryOf(sab), params, pop: pop.shared, sync, cpu, inserts, stacks, ...opts };
       const w = new Worker(BOOT, { workerData: job });
       return new Promise<RaceResult>((resolve, reject) => {
         w.once('message', resolve);

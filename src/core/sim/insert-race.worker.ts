@@ -7,6 +7,8 @@ import { populationViews, type PopulationShared } from './workload.ts';
 export interface RaceJob {
   entry: string;
   map: SharedArrayBuffer;
+  /** the Memory `map` is the buffer of (mapMemoryOf): the first-slot hits then run in WebAssembly */
+  memory?: WebAssembly.Memory;
   params: MapParams;
   pop: PopulationShared;
   /** [0]: workers ready */
@@ -29,7 +31,7 @@ export interface RaceResult {
 }
 
 const job = workerData as RaceJob;
-const map = new SharedStackMap(job.map, job.params, { raceWindowUs: job.raceWindowUs, claimRaceUs: job.claimRaceUs });
+const map = new SharedStackMap(job.map, job.params, { raceWindowUs: job.raceWindowUs, claimRaceUs: job.claimRaceUs, memory: job.memory });
 const { words, depths } = populationViews(job.pop);
 const hashes = words.map((w, i) => map.hash(w, depths[i]));
 const sync = new Int32Array(job.sync);

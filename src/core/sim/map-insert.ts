@@ -1,5 +1,6 @@
-import { C, CPU_STRIDE, CTL_WORDS, ELT_WORDS, GATE_OFF, GATE_RESET, INSERT_BYPASS, INSERT_DEEP, INSERT_FALLBACK, INSERT_OFF, K, MAX_DEPTH, PROBE_LIMIT, refLimit, type MapParams } from './map-layout.ts';
-import { jhash2i } from './jhash.ts';
+import { C, CPU_STRIDE, CTL_WORDS, ELT_WORDS, GATE_OFF, GATE_RESET, INSERT_BYPASS, INSERT_DEEP, INSERT_FALLBACK, INSERT_OFF, K, mapBytes, mapMemoryOf, MAX_DEPTH, PROBE_LIMIT, refLimit, SCRATCH_WORDS, type MapParams } from './map-layout.ts';
+import { jhash2i, jhash2iCopy } from './jhash.ts';
+import { hitOver, type HitFn } from './insert-wasm.ts';
 import { MapView } from './map-view.ts';
 
 /**
@@ -33,6 +34,15 @@ export interface MapOptions {
    * does in the kernel (cpu-loop.ts).
    */
   interrupt?: (depth: number) => void;
+  /**
+   * The shared WebAssembly.Memory whose buffer the map is (createMapBuffer makes one where it
+   * can; `mapMemoryOf` finds it in the thread that made it, a thread it is posted to is handed it
+   * here). With it, a hit at the stack's first slot runs in WebAssembly (insert-wasm.ts); anything
+   * else, and every insert without it, runs the JS path. Same results, buffer and counters.
+   */
+  memory?: WebAssembly.Memory;
+  /** false: the JS path only, even where the map's Memory is known */
+  wasm?: boolean;
 }
 
 /**
@@ -87,6 +97,8 @@ export class MapInsert extends MapView {
   private readonly refMax: number;
   /** the hash seed as an int32 (the same bits) */
   private readonly seed: number;
+  /** the WebAssembly first-slot hit over the map's memory, or null (the JS path only) */
+  private readonly hit: HitFn | null;
 
   constructor(sab: SharedArrayBuffer, params: MapParams, opts: MapOptions = {}) {
     super(sab, params);
@@ -101,6 +113,8 @@ export class MapInsert extends MapView {
     this.interrupt = opts.interrupt;
     this.refMax = refLimit(params.mode);
     this.seed = params.hashSeed | 0;
+    const memory = opts.wasm === false ? undefined : (opts.memory ?? mapMemoryOf(sab));
+    this.hit = memory !== undefined && memory.buffer.byteLength >= mapBytes(params.bits, params.cpus) && memory.buffer.byteLength === sab.byteLength ? hitOver(memory) : null;
   }
 
   /**
@@ -149,6 +163,27 @@ export class MapInsert extends MapView {
    *    with Atomics.load before it clears: none of our reads can see the clear.
    */
   insertHashed(cpu: number, words: Uint32Array, nr: number, cachedHash: number): number {
+    const hit = this.hit;
+    // the WebAssembly first-slot hit, for a stack hashed here: its words go to the map's memory
+    // as the hash reads them (a caller's cached hash leaves a copy loop of its own, which costs
+    // what the JS memcmp does: the JS path then). Not for an insert nested in this CPU's own (the
+    // JS path counts it) nor where the steps are watched (it reports none).
+    if (hit !== null && cachedHash === 0 && nr <= MAX_DEPTH && this.depth === 0 && this.onEvent === undefined) {
+      const s = this.scratchAt + cpu * SCRATCH_WORDS;
+      const h = jhash2iCopy(words, nr * 2, this.seed, this.u32, s + 2) || 1;
+      const slot = hit(4 * (CTL_WORDS + cpu * CPU_STRIDE), 4 * (s + 2), nr, this.seed, this.shift, 4 * this.keysAt, 4 * this.valsAt, 4 * this.eltsAt, this.refMax, h, 4 * s);
+      if (slot >= 0) {
+        this.lastGeneration = this.i32[s]; // read inside the read side, written by this thread
+        return slot;
+      }
+      // gave up before any counter: the JS path from the start, with the hash
+      return this.insertJs(cpu, words, nr, h);
+    }
+    return this.insertJs(cpu, words, nr, cachedHash);
+  }
+
+  /** `insertHashed`'s JS path: every case (the WebAssembly path gives every case but its first-slot hit here). */
+  private insertJs(cpu: number, words: Uint32Array, nr: number, cachedHash: number): number {
     const i32 = this.i32;
     const base = CTL_WORDS + cpu * CPU_STRIDE;
     if (nr > MAX_DEPTH) {

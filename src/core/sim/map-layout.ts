@@ -9,6 +9,12 @@
  *   keys      2^(bits+1) u32 hashes, 0 = free
  *   vals      2^(bits+1) i32: element index + 1, 0 = empty (unpublished or a gravestone)
  *   elements  2^bits x ELT_WORDS: nr, ref_count, then 64 ips as (low u32, high u32) pairs
+ *   scratch   per CPU SCRATCH_WORDS: where the WebAssembly hit path (insert-wasm.ts) is handed a
+ *             stack, and hands back the generation and the hash; not part of the kernel's map
+ *
+ * The buffer is a shared WebAssembly.Memory's where one can be made (`mapMemoryOf`), so the hit
+ * path can run in WebAssembly over the same words; any SharedArrayBuffer of the size works for
+ * every other path.
  */
 
 export type Mode = 'v4' | 'v7' | 'v8';
@@ -17,6 +23,8 @@ export const MODES: readonly Mode[] = ['v4', 'v7', 'v8'];
 export const MAX_DEPTH = 64;
 export const PROBE_LIMIT = 64;
 export const ELT_WORDS = 2 + 2 * MAX_DEPTH;
+/** per CPU: the generation, the hash, then a stack's 2 * MAX_DEPTH words */
+export const SCRATCH_WORDS = 2 + 2 * MAX_DEPTH;
 
 // control words
 export const C = {
@@ -147,12 +155,33 @@ export interface MapParams {
 
 export function mapBytes(bits: number, cpus: number): number {
   const slots = 2 ** (bits + 1);
-  return 4 * (CTL_WORDS + cpus * CPU_STRIDE + 2 * slots + 2 ** bits * ELT_WORDS);
+  return 4 * (CTL_WORDS + cpus * CPU_STRIDE + 2 * slots + 2 ** bits * ELT_WORDS + cpus * SCRATCH_WORDS);
+}
+
+/** the Memory each buffer made here in this thread belongs to (a thread it is posted to is handed the Memory apart) */
+const memories = new WeakMap<SharedArrayBuffer, WebAssembly.Memory>();
+
+/** The shared WebAssembly.Memory whose buffer `sab` is, where createMapBuffer made it in this thread. */
+export function mapMemoryOf(sab: SharedArrayBuffer): WebAssembly.Memory | undefined {
+  return memories.get(sab);
+}
+
+/** A zeroed shared buffer of `bytes`: a shared WebAssembly.Memory's where one can be made, else a plain one. */
+function sharedBuffer(bytes: number): SharedArrayBuffer {
+  const pages = Math.ceil(bytes / 65536);
+  try {
+    const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+    const sab = memory.buffer as unknown as SharedArrayBuffer;
+    memories.set(sab, memory);
+    return sab;
+  } catch {
+    return new SharedArrayBuffer(bytes);
+  }
 }
 
 export function createMapBuffer(p: MapParams): SharedArrayBuffer {
   if (!Number.isInteger(p.bits) || p.bits < 10 || p.bits > 18) throw new RangeError('bits must be in [10, 18]');
-  const sab = new SharedArrayBuffer(mapBytes(p.bits, p.cpus));
+  const sab = sharedBuffer(mapBytes(p.bits, p.cpus));
   const i32 = new Int32Array(sab);
   Atomics.store(i32, C.GENERATION, 1);
   Atomics.store(i32, C.RECORDING, 1);

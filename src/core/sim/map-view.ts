@@ -45,6 +45,8 @@ export class MapView {
   readonly keysAt: number;
   readonly valsAt: number;
   readonly eltsAt: number;
+  /** where the CPUs' scratch words start (map-layout.ts: the WebAssembly hit path's) */
+  readonly scratchAt: number;
   protected readonly shift: number;
 
   constructor(
@@ -61,6 +63,7 @@ export class MapView {
     this.keysAt = CTL_WORDS + params.cpus * CPU_STRIDE;
     this.valsAt = this.keysAt + this.slots;
     this.eltsAt = this.valsAt + this.slots;
+    this.scratchAt = this.eltsAt + this.capacity * ELT_WORDS;
     this.shift = 32 - (params.bits + 1);
   }
 

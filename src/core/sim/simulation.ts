@@ -1,7 +1,7 @@
 import { gateOf, mapParams, recordClock, type CpuReport, type SharedRefs, type SimConfig } from './cpu-loop.ts';
 import { decodeBinDump, ESTALE, readBinDump, readTextDump, type MapDump } from './dump-reader.ts';
 import { computeLedger, stackKey, type Ledger, type LedgerInput } from './ledger.ts';
-import { C, createMapBuffer, K } from './map-layout.ts';
+import { C, createMapBuffer, K, mapMemoryOf } from './map-layout.ts';
 import { createRingBuffer, REC, Ring, type RingRecord } from './ring.ts';
 import { SharedStackMap, type ResetOutcome } from './shared-map.ts';
 import type { LiveEventKind } from './live.ts';
@@ -80,6 +80,7 @@ export class Simulation {
     const mapSab = createMapBuffer(mapParams(this.config));
     this.shared = {
       map: mapSab,
+      mapMemory: mapMemoryOf(mapSab),
       rings: Array.from({ length: o.cpus }, () => createRingBuffer(this.config.ringBytes)),
       population: this.population.shared,
     };
