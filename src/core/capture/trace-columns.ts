@@ -1,5 +1,5 @@
 import type { TraceEvent, TraceLost, TraceSink, TraceStackRecord } from '../formats/types.ts';
-import type { ColumnSink, InternTable } from '../formats/trace-text.ts';
+import type { ColumnSink, InternTable } from '../formats/trace-text-shared.ts';
 import type { DiagnosticLog } from '../formats/diagnostics.ts';
 import type { LineCount } from '../formats/types.ts';
 import { isResetMarker } from '../formats/event-line.ts';

@@ -9,7 +9,8 @@ import { DiagnosticLog } from './diagnostics.ts';
 import { sniffKind } from './sniff.ts';
 import { CHUNK_SIZES, feedChunks, fixture } from '../testing/formats.ts';
 import { realDescribe, realIt, realTrace } from '../testing/real-traces.ts';
-import { createTraceTextParser, MAX_PRINT, REASON } from './trace-text.ts';
+import { createTraceTextParser } from './trace-text.ts';
+import { MAX_PRINT, REASON } from './trace-text-shared.ts';
 import { writeTraceText, type TraceTextItem } from './trace-text-write.ts';
 import type { TraceEvent, TraceLost, TraceStackRecord, TraceTextResult } from './types.ts';
 

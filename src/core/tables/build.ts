@@ -13,7 +13,7 @@ import { TABLE_NAMES, tableSpec, type ColumnValues, type Dict, type TableData, t
 import type { Explorer } from '../query/explorer.ts';
 import { RecordKind, STATUS_NAMES } from '../capture/trace-columns.ts';
 import { nanosecondsOf } from './ns-time.ts';
-import { MAX_TS_NS_SECONDS } from '../formats/trace-text.ts';
+import { MAX_TS_NS_SECONDS } from '../formats/trace-text-shared.ts';
 import { Growable } from '../base/growable.ts';
 import { fieldInteger, payloadFields } from '../formats/payload-fields.ts';
 
