@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
+import { noticesPlugin } from './scripts/notices.ts';
 import { INTEGRATION, TEST_FILES } from './scripts/suites.ts';
 
 // SharedArrayBuffer (the live simulator) needs cross-origin isolation on every server.
@@ -28,14 +29,17 @@ export const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** dist/THIRD_PARTY_NOTICES.txt: the licences of the packages in the page's and the workers' chunks */
+const notices = noticesPlugin();
+
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), notices.page],
   server: { headers: isolation, port: 5173 },
   preview: { headers: { ...isolation, 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' }, port: 4173, strictPort: true },
   // deps only workers and the SQL pane import: listed so the dev server bundles them at start,
   // instead of finding them on first use and reloading the page (a fresh clone's first Open SQL)
   optimizeDeps: { include: ['apache-arrow'] },
-  worker: { format: 'es' },
+  worker: { format: 'es', plugins: notices.worker },
   test: {
     environment: 'node',
     // two files at a time on the 2-core machines this runs on: 207-214 s for the suite against

@@ -4,9 +4,10 @@
 // second thread of a large trace's read (trace-parts.ts), and the chunks they share. Code splitting
 // keeps `--help` from parsing the readers and the simulator: each command's code is a chunk
 // loaded by its dynamic import in main.ts. Beside them, THIRD_PARTY_NOTICES.txt: the licences of
-// the packages bundled (esbuild drops their comments).
+// the packages bundled (esbuild drops their comments; notices.ts).
 import { build } from 'esbuild';
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { bundledPackages, thirdPartyNotices } from './notices.ts';
 
 const root = new URL('../', import.meta.url).pathname;
 const outdir = root + 'dist-cli';
@@ -40,35 +41,8 @@ export async function buildCli(): Promise<string[]> {
     logLevel: 'warning',
   });
   chmodSync(outdir + '/stackmap-explorer.mjs', 0o755);
-  writeFileSync(outdir + '/THIRD_PARTY_NOTICES.txt', thirdPartyNotices(bundledPackages(Object.keys(r.metafile.inputs))));
+  writeFileSync(outdir + '/THIRD_PARTY_NOTICES.txt', thirdPartyNotices('Third-party software in dist-cli/ (the bundled command line), with the notices their licences require.', bundledPackages(Object.keys(r.metafile.inputs))));
   return [...Object.keys(r.metafile.outputs), 'dist-cli/THIRD_PARTY_NOTICES.txt'];
-}
-
-/** The packages whose files the bundle holds, as their folders under node_modules (nested ones too), sorted. */
-export function bundledPackages(inputs: readonly string[]): string[] {
-  const dirs = new Set<string>();
-  for (const input of inputs) {
-    const at = input.lastIndexOf('node_modules/');
-    if (at < 0) continue;
-    const rest = input.slice(at + 'node_modules/'.length).split('/');
-    dirs.add(input.slice(0, at) + 'node_modules/' + (rest[0].startsWith('@') ? rest.slice(0, 2) : rest.slice(0, 1)).join('/'));
-  }
-  return [...dirs].sort();
-}
-
-/**
- * The notices the bundled code's licences ask to keep with it (esbuild drops their comments from
- * the bundle): per package its name, version, licence and the text of its LICENSE file.
- */
-export function thirdPartyNotices(packageDirs: readonly string[]): string {
-  const parts = ['Third-party software in dist-cli/ (the bundled command line), with the notices their licences require.\n'];
-  for (const dir of packageDirs) {
-    const pkg = JSON.parse(readFileSync(root + dir + '/package.json', 'utf8')) as { name: string; version: string; license?: string };
-    const file = readdirSync(root + dir).find((f) => /^(licen[sc]e|copying)(\.(md|txt))?$/i.test(f));
-    const text = file && existsSync(root + dir + '/' + file) ? readFileSync(root + dir + '/' + file, 'utf8').trim() : `(no licence file in the package; package.json says ${pkg.license ?? 'nothing'})`;
-    parts.push(`\n${'-'.repeat(72)}\n${pkg.name} ${pkg.version} (${pkg.license ?? 'licence not stated'})\n\n${text}\n`);
-  }
-  return parts.join('');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

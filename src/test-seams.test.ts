@@ -27,7 +27,7 @@ const SEAMS: Record<string, string> = {
 /**
  * A switch the product reads at run time for tests, each with the reason. Each is compiled out of
  * the production build (TEST_HOOKS_BUILT, workers/ingest-api.ts): only the dev server and the e2e
- * tests' dist-hooks/ carry it, and e2e/no-test-switch.spec.ts greps dist/ for its names.
+ * tests' dist-hooks/ carry it, and e2e/dist-files.spec.ts greps dist/ for its names.
  */
 const SWITCHES: Record<string, string> = {
   'state/load/load-worker.ts test-hooks': "?test-hooks: the e2e tests' window.__smxTest hooks and a worker that splits every trace past 64 KiB (on two cores users get no split at all)",

@@ -151,7 +151,7 @@ export const TEST_HOOKS = 'test-hooks';
  * Whether this bundle carries the e2e tests' hooks at all: the dev server's (`npm start`) and the
  * e2e tests' own build (`VITE_TEST_HOOKS=1 vite build --outDir dist-hooks`, package.json
  * test:e2e), never the production build, where Vite makes this `false` and the minifier drops
- * every use with the strings (e2e/no-test-switch.spec.ts greps dist/ for them).
+ * every use with the strings (e2e/dist-files.spec.ts greps dist/ for them).
  */
 export const TEST_HOOKS_BUILT: boolean = import.meta.env.DEV || import.meta.env.VITE_TEST_HOOKS === '1';
 export const NO_CAPTURE = 'no capture loaded';
