@@ -110,7 +110,15 @@ export class ByteSource {
   }
 }
 
-/** What fflate's Inflate keeps (fflate 0.8's fields, the ones its own Gunzip reads to find a member's end). */
+/**
+ * What fflate's Inflate keeps (fflate 0.8's fields, the ones its own Gunzip reads to find a
+ * member's end). A pin, not the public API: fflate's streaming classes say nothing of where the
+ * deflate data ended (its Gunzip and Unzip find that through these same fields), and gzip
+ * members and zip entries need it. package.json pins fflate to exactly 0.8.3, and inflate.test.ts
+ * ('RawInflate finds the end of the deflate data') holds the end and the bytes after it to
+ * node:zlib's for every block type in pieces of 1, 7 and 4,096 bytes: a version that moves the
+ * fields fails there. Upgrade by hand, with that test.
+ */
 interface InflateState {
   /** pending input, from the byte holding the next bit */
   p: Uint8Array;
