@@ -1,9 +1,8 @@
 import { frameKey } from './frames.ts';
-import { encodingOf } from './lines.ts';
 import { DumpColumnsBuilder } from './dump-columns.ts';
+import { JsonTokenizer, MAX_NEST, type Scalar } from './dump-json-tokenizer.ts';
 import { BIN_MAX_RECORDS, recordsOf } from './stack-map-bin.ts';
 import type { ChunkParser, DumpColumns, DumpRecord, ParseContext, ParsedDump } from './types.ts';
-import { concatBytes } from '../base/bytes.ts';
 
 /**
  * `stackmap_dump.py --json` output (DESIGN 2.4): the same map as `stack_map_bin`, without a
@@ -15,7 +14,7 @@ import { concatBytes } from '../base/bytes.ts';
  * strings or safe-integer numbers, leaf first. With `symbols` (one string per ip) the frames are
  * their keys; without, `frames` is null and the model symbolizes the ips.
  *
- * Streamed: a tokenizer over the decoded text (UTF-8, or UTF-16 after its byte-order mark) that
+ * Streamed: a tokenizer over the decoded text (dump-json-tokenizer.ts) (UTF-8, or UTF-16 after its byte-order mark) that
  * resumes anywhere, even inside a token, keeps only the entry being read, and builds no value it
  * does not need (any other key's value is stepped over). So memory is the records read, and at
  * most BIN_MAX_RECORDS of them are kept, as in a binary dump: past that the rest is not read and
@@ -40,15 +39,9 @@ import { concatBytes } from '../base/bytes.ts';
 const MAX_DEPTH = 64;
 /** An entry with more ips than this is skipped, its ips not held (the kernel's stacks hold 64 at most; a column depth is a byte). */
 export const MAX_ENTRY_IPS = 255;
-/** A string or number longer than this is not held: it is no valid value for any field read. */
-export const MAX_TOKEN = 65536;
-/** Containers open at once; deeper is refused as not a dump. */
-export const MAX_NEST = 256;
 /** Diagnostics per reason that name an entry; the rest are summed up. */
 const NAMED_PER_REASON = 5;
-/** bytes decoded at once */
-const DECODE_PIECE = 1 << 16;
-/** ips per block of the ip columns once the first block has doubled up to it (1 MB per half) */
+/** the largest 64-bit address */
 const U64_MAX = (1n << 64n) - 1n;
 
 // container roles
@@ -59,23 +52,6 @@ const R_ENTRY = 3;
 const R_IPS = 4;
 const R_SYMS = 5;
 
-// what comes next
-const E_VALUE = 0;
-const E_VALUE_OR_END = 1; // after [
-const E_KEY_OR_END = 2; // after {
-const E_KEY = 3; // after , in an object
-const E_COLON = 4;
-const E_COMMA_OR_END = 5;
-const E_DONE = 6; // after the document
-
-// the token being read
-const T_NONE = 0;
-const T_STRING = 1;
-const T_ESCAPE = 2; // after a backslash
-const T_UNICODE = 3; // \uXXXX
-const T_NUMBER = 4;
-const T_LITERAL = 5;
-
 // an entry's fields, by key
 const F_OTHER = 0;
 const F_ID = 1;
@@ -83,52 +59,17 @@ const F_REF = 2;
 const F_IPS = 3;
 const F_SYMS = 4;
 
-const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-const ESCAPES: Record<number, string> = { 34: '"', 92: '\\', 47: '/', 98: '\b', 102: '\f', 110: '\n', 114: '\r', 116: '\t' };
-const LITERALS: Record<number, string> = { 116: 'true', 102: 'false', 110: 'null' };
-
-/** A scalar as read: a string, a number's text, a literal, or too long to hold. */
-type Scalar = { kind: 'string' | 'number'; text: string } | { kind: 'true' | 'false' | 'null' | 'long' };
-
 export function createDumpJsonParser(ctx: ParseContext): ChunkParser<ParsedDump> {
   const r = new DumpJsonReader(ctx);
   return { push: (c) => r.push(c), end: () => r.end() };
 }
 
-class DumpJsonReader {
+
+/** The dump's mapping over the tokenizer: which values are kept, each entry checked and made a record. */
+class DumpJsonReader extends JsonTokenizer {
   private readonly diag: ParseContext['diagnostics'];
-  private decoder: TextDecoder | null = null;
-  private head: Uint8Array | null = null;
-  private first = true;
-
-  // lines: '\n' seen, whether the last character was one, any character at all
-  private newlines = 0;
-  private lastNl = false;
-  private chars = 0;
-
-  // positions
-  private line = 1;
-  private lineStart = 0;
-  private pos = 0;
-
-  // syntax
-  private expect = E_VALUE;
+  /** each container's role, by depth */
   private readonly roles = new Uint8Array(MAX_NEST);
-  private readonly isObject = new Uint8Array(MAX_NEST);
-  private depth = 0;
-  private key = '';
-  private stopped = false;
-  private complete = false;
-
-  // the token being read
-  private tok = T_NONE;
-  /** the token's text so far (pieces joined: a token across pieces is rare, and a concatenation is O(1)) */
-  private acc = '';
-  private keep = false;
-  private long = false;
-  private hex = '';
-  private literal = '';
-  private litAt = 0;
 
   // the document
   private listFound = false;
@@ -157,30 +98,12 @@ class DumpJsonReader {
   private syms: string[] | null | false | undefined = undefined;
 
   constructor(private readonly ctx: ParseContext) {
+    super();
     this.diag = ctx.diagnostics;
   }
 
-  push(chunk: Uint8Array): void {
-    if (!this.decoder) {
-      const head = this.head ? concatBytes([this.head, chunk]) : chunk;
-      if (head.length < 2) {
-        this.head = head.slice();
-        return;
-      }
-      this.head = null;
-      this.decoder = new TextDecoder(encodingOf(head));
-      chunk = head;
-    }
-    // in pieces: Node's streaming decoder is ~10x slower per byte on pieces of 128 KB and more
-    for (let i = 0; i < chunk.length; i += DECODE_PIECE) this.text(this.decoder.decode(chunk.subarray(i, i + DECODE_PIECE), { stream: true }));
-  }
-
   end(): ParsedDump {
-    if (!this.decoder) {
-      this.decoder = new TextDecoder('utf-8');
-      if (this.head) this.text(this.decoder.decode(this.head, { stream: true }));
-    }
-    this.text(this.decoder.decode());
+    this.endText();
     if (!this.stopped) this.finish();
     const total = this.newlines + (this.chars > 0 && !this.lastNl ? 1 : 0);
     let used = 0;
@@ -213,27 +136,9 @@ class DumpJsonReader {
     return dump;
   }
 
-  private text(s: string): void {
-    if (this.first && s.length > 0) {
-      this.first = false;
-      if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
-    }
-    if (s.length === 0) return;
-    for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', i + 1)) this.newlines++;
-    this.chars += s.length;
-    this.lastNl = s.charCodeAt(s.length - 1) === 10;
-    if (!this.stopped) this.scan(s);
-  }
-
   /** Everything read at the end of the file: a token that ends there, or a document cut short. */
   private finish(): void {
-    if (this.tok === T_NUMBER) this.endNumber();
-    else if (this.tok === T_LITERAL && this.litAt === this.literal.length) this.endLiteral();
-    if (this.stopped) return;
-    if (this.tok !== T_NONE || this.expect !== E_DONE) {
-      this.fail(this.depth === 0 && this.expect === E_VALUE && this.tok === T_NONE ? 'no JSON in the file' : 'the file ends inside the document');
-      return;
-    }
+    if (!this.endTokens()) return;
     if (!this.listFound) this.neither();
     this.summarize();
   }
@@ -249,7 +154,7 @@ class DumpJsonReader {
   }
 
   /** Stops reading: the entries before are kept, and the lines after the last whole one are unused. */
-  private fail(reason: string): void {
+  protected fail(reason: string): void {
     if (this.stopped) return;
     this.stopped = true;
     const col = this.pos - this.lineStart + 1;
@@ -266,262 +171,29 @@ class DumpJsonReader {
     this.summarize();
   }
 
-  private scan(s: string): void {
-    const n = s.length;
-    let i = 0;
-    const base = this.pos;
-    while (i < n && !this.stopped) {
-      const tok = this.tok;
-      if (tok !== T_NONE) {
-        this.pos = base + i;
-        i = this.token(s, i);
-        continue;
-      }
-      // blanks between tokens, in a tight loop
-      let c = s.charCodeAt(i);
-      while (c === 32 || c === 10 || c === 13 || c === 9 || c === 0) {
-        if (c === 10) {
-          this.line++;
-          this.lineStart = base + i + 1;
-        }
-        if (++i === n) break;
-        c = s.charCodeAt(i);
-      }
-      if (i === n) break;
-      this.pos = base + i;
-      i++;
-      const ex = this.expect;
-      if (ex === E_DONE) {
-        this.fail('more after the document');
-        break;
-      }
-      if (ex === E_COLON) {
-        if (c === 58) this.expect = E_VALUE;
-        else this.fail('":" expected after a key');
-        continue;
-      }
-      if (ex === E_COMMA_OR_END) {
-        const obj = this.isObject[this.depth - 1] === 1;
-        if (c === 44) this.expect = obj ? E_KEY : E_VALUE;
-        else if (c === (obj ? 125 : 93)) this.close();
-        else this.fail(obj ? '"," or "}" expected' : '"," or "]" expected');
-        continue;
-      }
-      if (ex === E_KEY || ex === E_KEY_OR_END) {
-        if (c === 34) this.startString(this.keyKept());
-        else if (c === 125 && ex === E_KEY_OR_END) this.close();
-        else this.fail('a key (a string) expected');
-        continue;
-      }
-      // a value, or the end of an empty list
-      if (c === 93 && ex === E_VALUE_OR_END) {
-        this.close();
-        continue;
-      }
-      if (c === 123 || c === 91) {
-        this.open(c === 123);
-        continue;
-      }
-      if (c === 34) {
-        this.startString(this.valueKept());
-        continue;
-      }
-      if (c === 45 || (c >= 48 && c <= 57)) {
-        if (!this.startValue()) continue;
-        this.tok = T_NUMBER;
-        this.acc = '';
-        this.long = false;
-        i--; // the number's first character is read as part of it
-        continue;
-      }
-      const word = LITERALS[c];
-      if (word !== undefined) {
-        if (!this.startValue()) continue;
-        this.tok = T_LITERAL;
-        this.literal = word;
-        this.litAt = 1;
-        continue;
-      }
-      this.fail(`unexpected character ${JSON.stringify(String.fromCharCode(c))}`);
-    }
-    this.pos = base + n;
-  }
-
-  /** Continues the token being read at s[i]; returns where it stopped. */
-  private token(s: string, i: number): number {
-    const n = s.length;
-    switch (this.tok) {
-      case T_STRING: {
-        const from = i;
-        let c = 0;
-        for (; i < n; i++) {
-          c = s.charCodeAt(i);
-          if (c === 34 || c === 92 || (c < 32 && c !== 0)) break;
-        }
-        if (i > from) this.append(s, from, i);
-        if (i === n) return i;
-        if (c === 34) {
-          this.tok = T_NONE;
-          this.endString();
-          return i + 1;
-        }
-        if (c === 92) {
-          this.tok = T_ESCAPE;
-          return i + 1;
-        }
-        this.fail('a control character inside a string');
-        return n;
-      }
-      case T_ESCAPE: {
-        const c = s.charCodeAt(i);
-        if (c === 117) {
-          this.tok = T_UNICODE;
-          this.hex = '';
-          return i + 1;
-        }
-        const e = ESCAPES[c];
-        if (e === undefined) {
-          this.fail('a bad escape in a string');
-          return n;
-        }
-        this.appendText(e);
-        this.tok = T_STRING;
-        return i + 1;
-      }
-      case T_UNICODE: {
-        while (i < n && this.hex.length < 4) {
-          const c = s.charCodeAt(i);
-          if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) {
-            this.fail('a bad \\u escape in a string');
-            return n;
-          }
-          this.hex += s[i];
-          i++;
-        }
-        if (this.hex.length === 4) {
-          this.appendText(String.fromCharCode(parseInt(this.hex, 16)));
-          this.tok = T_STRING;
-        }
-        return i;
-      }
-      case T_NUMBER: {
-        const from = i;
-        for (; i < n; i++) {
-          const c = s.charCodeAt(i);
-          if (!((c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69)) break;
-        }
-        if (i > from) this.append(s, from, i, true);
-        if (i < n) this.endNumber();
-        return i;
-      }
-      case T_LITERAL: {
-        const w = this.literal;
-        while (i < n && this.litAt < w.length) {
-          if (s.charCodeAt(i) !== w.charCodeAt(this.litAt)) {
-            this.fail(`not a JSON value (expected "${w}")`);
-            return n;
-          }
-          i++;
-          this.litAt++;
-        }
-        if (this.litAt === w.length) this.endLiteral();
-        return i;
-      }
-    }
-    return i;
-  }
-
-  private append(s: string, a: number, b: number, always = false): void {
-    if ((!this.keep && !always) || this.long) return;
-    if (this.acc.length + (b - a) > MAX_TOKEN) {
-      this.long = true;
-      this.acc = '';
-      return;
-    }
-    const piece = a === 0 && b === s.length ? s : s.slice(a, b);
-    this.acc = this.acc.length === 0 ? piece : this.acc + piece;
-  }
-
-  private appendText(t: string): void {
-    if (!this.keep || this.long) return;
-    if (this.acc.length + t.length > MAX_TOKEN) {
-      this.long = true;
-      this.acc = '';
-      return;
-    }
-    this.acc += t;
-  }
-
-  private tokenText(): string {
-    const t = this.acc;
-    this.acc = '';
-    return t;
-  }
-
   /** Whether a key in the current object is wanted (in the wrapper and in an entry). */
-  private keyKept(): boolean {
+  protected keyWanted(): boolean {
     const role = this.roles[this.depth - 1];
-    this.keyPending = true;
     return role === R_WRAP || role === R_ENTRY;
   }
 
-  private keyPending = false;
-
   /** Whether a string value here is wanted. */
-  private valueKept(): boolean {
+  protected valueKept(): boolean {
     if (!this.startValue()) return false;
     const role = this.depth === 0 ? -1 : this.roles[this.depth - 1];
     if (role === R_IPS || role === R_SYMS) return true;
     return role === R_ENTRY && (this.field === F_ID || this.field === F_REF);
   }
 
-  private startString(keep: boolean): void {
-    if (this.stopped) return;
-    this.tok = T_STRING;
-    this.keep = keep;
-    this.long = false;
-    this.acc = '';
-  }
-
-  private endString(): void {
-    const text = this.keep && !this.long ? this.tokenText() : '';
-    const long = this.long;
-    this.acc = '';
-    if (this.keyPending) {
-      this.keyPending = false;
-      this.key = long ? '' : text;
-      this.expect = E_COLON;
-      const role = this.roles[this.depth - 1];
-      if (role === R_ENTRY) this.field = fieldOf(this.key);
-      return;
-    }
-    this.scalar(long ? { kind: 'long' } : { kind: 'string', text });
-  }
-
-  private endNumber(): void {
-    this.tok = T_NONE;
-    if (this.long) {
-      this.scalar({ kind: 'long' });
-      return;
-    }
-    const text = this.tokenText();
-    if (!NUMBER.test(text)) {
-      this.fail(`not a JSON number (${JSON.stringify(text.slice(0, 40))})`);
-      return;
-    }
-    this.scalar({ kind: 'number', text });
-  }
-
-  private endLiteral(): void {
-    this.tok = T_NONE;
-    this.scalar({ kind: this.literal as 'true' | 'false' | 'null' });
+  protected keyRead(): void {
+    if (this.roles[this.depth - 1] === R_ENTRY) this.field = fieldOf(this.key);
   }
 
   /**
    * A value begins (a scalar, or a container about to open). In the list of entries this is an
    * entry: the record cap is checked before it is read. False when reading stopped.
    */
-  private startValue(): boolean {
+  protected startValue(): boolean {
     if (this.depth > 0 && this.roles[this.depth - 1] === R_LIST) {
       if (this.cols.count >= BIN_MAX_RECORDS) {
         this.stopAtCap();
@@ -532,12 +204,8 @@ class DumpJsonReader {
     return true;
   }
 
-  private open(obj: boolean): void {
-    if (!this.startValue()) return;
-    if (this.depth >= MAX_NEST) {
-      this.fail(`nested deeper than ${MAX_NEST}`);
-      return;
-    }
+  /** A container opens at `depth`: its role, from its parent's and the key it is the value of. */
+  protected entered(obj: boolean): void {
     const parent = this.depth === 0 ? -1 : this.roles[this.depth - 1];
     let role = R_SKIP;
     if (parent === -1) role = obj ? R_WRAP : R_LIST;
@@ -572,30 +240,18 @@ class DumpJsonReader {
     else if (parent === R_SYMS) this.syms = false;
     if (role === R_LIST) this.listFound = true;
     this.roles[this.depth] = role;
-    this.isObject[this.depth] = obj ? 1 : 0;
-    this.depth++;
-    this.expect = obj ? E_KEY_OR_END : E_VALUE_OR_END;
   }
 
-  private close(): void {
-    this.depth--;
-    const role = this.roles[this.depth];
-    if (role === R_ENTRY) this.endEntry();
-    this.afterValue();
+  protected left(): void {
+    if (this.roles[this.depth] === R_ENTRY) this.endEntry();
   }
 
-  private afterValue(): void {
-    if (this.depth === 0) {
-      this.expect = E_DONE;
-      this.complete = true;
-      this.usedThrough = this.line;
-      return;
-    }
-    this.expect = E_COMMA_OR_END;
-    if (this.roles[this.depth - 1] === R_LIST) this.usedThrough = this.line;
+  /** The lines through a whole entry (or the document) are used. */
+  protected valueEnded(): void {
+    if (this.depth === 0 || this.roles[this.depth - 1] === R_LIST) this.usedThrough = this.line;
   }
 
-  private scalar(v: Scalar): void {
+  protected scalar(v: Scalar): void {
     const parent = this.depth === 0 ? -1 : this.roles[this.depth - 1];
     if (parent === R_LIST) this.rejectNow('not an object');
     else if (parent === R_WRAP) {
@@ -613,7 +269,6 @@ class DumpJsonReader {
         else this.syms = false;
       } else this.syms = false;
     }
-    this.afterValue();
   }
 
   private second(): void {
@@ -692,7 +347,6 @@ class DumpJsonReader {
     if (frames && !this.frames) this.frames = new Array<string[] | null>(r).fill(null);
     if (this.frames) this.frames.push(frames);
   }
-
 }
 
 /**
