@@ -1,5 +1,5 @@
 import type { DiagnosticLog } from '../formats/diagnostics.ts';
-import type { Symbolizer } from '../formats/kallsyms.ts';
+import type { Symbolizer } from '../formats/symbolizer.ts';
 import type { ParsedDump } from '../formats/types.ts';
 import { Growable } from '../base/growable.ts';
 import { IpPool } from './ip-pool.ts';

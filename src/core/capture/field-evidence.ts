@@ -1,4 +1,4 @@
-import type { Symbolizer } from '../formats/kallsyms.ts';
+import type { Symbolizer } from '../formats/symbolizer.ts';
 import { addressOf, baseFunction, functionOfField, siteOfField, splitNoted } from './event-fields.ts';
 import { FrameKind } from './frame-table.ts';
 import type { StackTable } from './stack-table.ts';

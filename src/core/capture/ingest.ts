@@ -2,7 +2,8 @@ import type { CaptureFacts, ParsedCaptureInfo } from '../formats/capture-info.ts
 import type { ParsedLedger } from '../formats/sim-ledger.ts';
 import { DiagnosticLog, type Diagnostic } from '../formats/diagnostics.ts';
 import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
-import { Symbolizer, type SymbolFile } from '../formats/kallsyms.ts';
+import type { SymbolFile } from '../formats/kallsyms.ts';
+import { Symbolizer } from '../formats/symbolizer.ts';
 import type { FileBudget } from '../formats/decompress-budget.ts';
 import { parserForKind } from '../formats/registry.ts';
 import { createTraceTextParser } from '../formats/trace-text.ts';

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DiagnosticLog } from '../formats/diagnostics.ts';
-import { createKallsymsParser, Symbolizer } from '../formats/kallsyms.ts';
+import { createKallsymsParser } from '../formats/kallsyms.ts';
+import { Symbolizer } from '../formats/symbolizer.ts';
 import { createStackMapBinParser } from '../formats/stack-map-bin.ts';
 import { writeStackMapBin } from '../formats/stack-map-write.ts';
 import { kernel, kernelSpec, plainSymbolizer, stacks, type Shape } from '../testing/kernels.ts';

@@ -1,5 +1,5 @@
 import { TRAMPOLINE } from '../formats/frames.ts';
-import { Located, type Symbolizer } from '../formats/kallsyms.ts';
+import { Located, type Symbolizer } from '../formats/symbolizer.ts';
 import type { DumpColumns } from '../formats/types.ts';
 import { pairSlot, randomWords } from '../base/keyed-hash.ts';
 import type { FrameTable } from './frame-table.ts';

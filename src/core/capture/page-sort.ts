@@ -1,4 +1,4 @@
-import type { Symbolizer } from '../formats/kallsyms.ts';
+import type { Symbolizer } from '../formats/symbolizer.ts';
 import type { DumpColumns } from '../formats/types.ts';
 
 /** Bits of a key page (the Symbolizer's: `keyOf(...) >>> PAGE_BITS`). */

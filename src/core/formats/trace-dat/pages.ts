@@ -5,7 +5,7 @@
  * to the trace sink; `kernel_stack` records as full stack records, the stack map's `stack_id`
  * entries as cookie records (see stackIdField).
  */
-import { addressKeyOf, type Symbolizer } from '../kallsyms.ts';
+import { addressKeyOf, type Symbolizer } from '../symbolizer.ts';
 import { formatPayload, type DatEventFormat, type DatField, type PageHeader } from './format.ts';
 import { bprintText } from './printk.ts';
 import { contextOf, type RawFields, type TraceEvent, type TraceSink, type TraceStackRecord } from '../types.ts';

@@ -4,7 +4,8 @@
  * ftrace and event formats, kallsyms, printk formats and saved cmdlines. Each reads from an `Rd`
  * (the file, a section window of it, or a decompressed block) into `DatMeta`.
  */
-import { createKallsymsParser, Symbolizer } from '../kallsyms.ts';
+import { createKallsymsParser } from '../kallsyms.ts';
+import { Symbolizer } from '../symbolizer.ts';
 import { MAX_FIELDS, parseEventFormat, parseHeaderPage, type DatEventFormat, type PageHeader } from './format.ts';
 import { parsePrintkFormats } from './printk.ts';
 import type { Pull, Rd } from './read.ts';
