@@ -49,6 +49,10 @@ import type { ParseContext, TraceEvent, TraceSink, TraceStackRecord } from './ty
 /** A number as a diagnostic names it: exact when it is, else its magnitude. */
 const shown = (v: number): string => (Number.isSafeInteger(v) ? String(v) : `~${v.toPrecision(4)}`);
 
+// `COMM-PID [(TGID)] [CPU] [FLAGS] SECONDS.FRACTION: PAYLOAD` and the latency format
+// (`      ps-6143    2d..1  259us+: payload`) are scanned by event-line.ts in linear time.
+
+/** An event object to reuse: the parser fills it for each line it sends. */
 const emptyEvent = (): TraceEvent => ({ lineNo: 0, comm: '', pid: 0, tgid: null, cpu: 0, ts: 0, flags: '', name: '', payload: '' });
 const STACK_ID_RE = /^<stack_id (\d+)(?: gen (\d+))?>\s*$/;
 const LOST_RE = /^CPU:(\d+) \[(?:LOST (?:(\d+) )?EVENTS|(\d+) EVENTS DROPPED)\]/;
