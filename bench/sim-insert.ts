@@ -45,7 +45,7 @@ interface Job {
   map: SharedArrayBuffer;
   /** the shared WebAssembly.Memory the map is the buffer of, where the map code makes one (its first-slot hits then run in WebAssembly) */
   memory?: WebAssembly.Memory;
-  pop: { sab: SharedArrayBuffer; count: number };
+  pop: { sab: SharedArrayBuffer; count: number; at?: number };
   sync: SharedArrayBuffer;
   inserts: number;
   rounds: number;
@@ -168,14 +168,17 @@ function covers(spans: Float64Array, t: number): boolean {
 
 /** One map with every stack already inserted, W workers hitting it; checks every insert hit and no ref_count increment was lost. */
 async function runWorkers(dir: string, mode: 'v7' | 'v8', cpus: number, inserts: number, rounds: number): Promise<WorkerResult[]> {
-  const { createMapBuffer, mapMemoryOf } = await imp(dir, 'map-layout.ts');
+  const { createMapBuffer, mapBytes, mapMemoryOf } = await imp(dir, 'map-layout.ts');
   const { SharedStackMap } = await imp(dir, 'shared-map.ts');
-  const { buildPopulation } = await imp(dir, 'workload.ts');
+  const { buildPopulation, populationBytes, populationInto } = await imp(dir, 'workload.ts');
   const params = { mode, cpus, ...MAP };
-  const sab: SharedArrayBuffer = createMapBuffer(params);
-  const memory: WebAssembly.Memory | undefined = mapMemoryOf?.(sab);
-  const map = new SharedStackMap(sab, params);
   const pop = buildPopulation(POP);
+  // where the map code can, the stacks lie in the map's buffer past the map, as a Simulation puts them
+  const inMap = typeof populationInto === 'function';
+  const sab: SharedArrayBuffer = inMap ? createMapBuffer(params, populationBytes(pop.shared)) : createMapBuffer(params);
+  const memory: WebAssembly.Memory | undefined = mapMemoryOf?.(sab);
+  const shared = inMap ? populationInto(pop.shared, sab, mapBytes(MAP.bits, cpus)) : pop.shared;
+  const map = new SharedStackMap(sab, params);
   const slots: number[] = pop.words.map((w: Uint32Array, i: number) => map.insert(0, w, pop.depths[i]));
   if (slots.some((s) => s < 0)) throw new Error('the warm-up inserts did not all find a slot');
   const refs = () => slots.reduce((n, s) => n + map.elementRef(map.published(s)), 0);
@@ -184,7 +187,7 @@ async function runWorkers(dir: string, mode: 'v7' | 'v8', cpus: number, inserts:
   const boot = new URL('../src/core/sim/node-worker-boot.mjs', import.meta.url);
   const results = await Promise.all(
     Array.from({ length: cpus }, (_, cpu) => {
-      const job: Job = { entry: import.meta.url, dir, mode, cpu, cpus, map: sab, memory, pop: pop.shared, sync, inserts, rounds };
+      const job: Job = { entry: import.meta.url, dir, mode, cpu, cpus, map: sab, memory, pop: shared, sync, inserts, rounds };
       const w = new Worker(boot, { workerData: job });
       return new Promise<WorkerResult>((resolve, reject) => {
         w.once('message', (m: WorkerResult) => resolve(m));
@@ -208,6 +211,9 @@ async function worker(job: Job): Promise<void> {
   const map = new SharedStackMap(job.map, { mode: job.mode, cpus: job.cpus, ...MAP }, { memory: job.memory });
   const { words, depths } = populationViews(job.pop) as { words: Uint32Array[]; depths: number[] };
   const hashes = Int32Array.from(words, (w, i) => map.hash(w, depths[i]));
+  // stacks in the map's buffer (runWorkers put them there where the map code can): inserted as the
+  // simulator's CPUs insert them, with each one's byte in the buffer (cpu-loop.ts, insertAt)
+  const offsets = typeof map.insertAt === 'function' && job.pop.sab === job.map ? Int32Array.from(words, (w) => w.byteOffset) : null;
   const hasCached = typeof map.insertHashed === 'function';
   const order = new Uint16Array(job.inserts);
   let x = (job.cpu + 1) * 0x9e3779b1;
@@ -240,7 +246,7 @@ async function worker(job: Job): Promise<void> {
         if (kind === 'empty') sink += loopEmpty(order, from, depths);
         else if (kind === 'hash') sink += loopHash(map, order, from, words, depths);
         else {
-          const h = kind === 'insert' ? loopInsert(map, job.cpu, order, from, words, depths) : loopCached(map, job.cpu, order, from, words, depths, hashes);
+          const h = offsets !== null ? loopAt(map, job.cpu, order, from, words, depths, offsets, kind === 'insert' ? null : hashes) : kind === 'insert' ? loopInsert(map, job.cpu, order, from, words, depths) : loopCached(map, job.cpu, order, from, words, depths, hashes);
           hits += h;
           misses += CHUNK - h;
         }
@@ -276,6 +282,14 @@ function loopInsert(map: AnyMap, cpu: number, order: Uint16Array, from: number, 
   for (let i = from; i < from + CHUNK; i++) {
     const k = order[i];
     if (map.insert(cpu, words[k], depths[k]) >= 0) hits++;
+  }
+  return hits;
+}
+function loopAt(map: AnyMap, cpu: number, order: Uint16Array, from: number, words: Uint32Array[], depths: number[], at: Int32Array, hashes: Int32Array | null): number {
+  let hits = 0;
+  for (let i = from; i < from + CHUNK; i++) {
+    const k = order[i];
+    if (map.insertAt(cpu, words[k], depths[k], at[k], hashes === null ? 0 : hashes[k]) >= 0) hits++;
   }
   return hits;
 }

@@ -117,6 +117,8 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
   const off = new Ring(null, cfg.ringBytes, cfg.ringModel);
   const d = ring.data;
   const { words, depths } = populationViews(shared.population);
+  // stacks in the map's own buffer (a Simulation puts them there): each one's byte in it, for insertAt
+  const at = shared.population.sab === shared.map ? Int32Array.from(words, (w) => w.byteOffset) : null;
   const total = words.length;
   const n = cfg.phase.size;
   const shift = cfg.phase.shift;
@@ -191,13 +193,13 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
     if (outer) {
       interrupted = stack;
       const t = performance.now();
-      slot = map.insert(cpu, w, nr);
+      slot = at !== null ? map.insertAt(cpu, w, nr, at[stack]) : map.insert(cpu, w, nr);
       const dt = performance.now() - t;
       insertMs += dt;
       hist[Math.min(HIST_BUCKETS, Math.floor((dt * 1e6) / HIST_NS))]++;
       inserts++;
       interrupted = -1;
-    } else slot = map.insert(cpu, w, nr);
+    } else slot = at !== null ? map.insertAt(cpu, w, nr, at[stack]) : map.insert(cpu, w, nr);
 
     if (slot >= 0) {
       const gen = map.lastGeneration;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stackHash } from './jhash.ts';
-import { C, createMapBuffer, ELT_WORDS, INSERT_DEEP, INSERT_FALLBACK, INSERT_OFF, ipsToWords, type Mode } from './map-layout.ts';
+import { C, createMapBuffer, ELT_WORDS, INSERT_DEEP, INSERT_FALLBACK, INSERT_OFF, ipsToWords, mapBytes, type Mode } from './map-layout.ts';
 import { SharedStackMap } from './shared-map.ts';
 import { buildPopulation } from './workload.ts';
 
@@ -156,10 +156,21 @@ const op: fc.Arbitrary<Op> = fc.oneof(
  * elements and ref_counts; returns the map's words (all but the scratch) and whether a hashed
  * insert took the WebAssembly first-slot hit (its stack left in its CPU's scratch words).
  */
-function run(mode: Mode, ops: Op[], fill: number, st: Stacks = callGraph, cpus = 1, wasm = true): { words: Int32Array; wasmRan: boolean } {
-  const { words, depths, hashOf } = st;
+function run(mode: Mode, ops: Op[], fill: number, st: Stacks = callGraph, cpus = 1, wasm = true, inMap = false): { words: Int32Array; wasmRan: boolean } {
+  const { depths, hashOf } = st;
   const params = { mode, bits: BITS, cpus, hashSeed: SEED };
-  const sab = createMapBuffer(params);
+  // inMap: the stacks lie in the map's buffer past the map, as a Simulation puts its population
+  const sab = createMapBuffer(params, inMap ? 4 * st.words.reduce((n, w) => n + w.length, 0) : 0);
+  let words = st.words;
+  if (inMap) {
+    let at = mapBytes(BITS, cpus);
+    words = st.words.map((w) => {
+      const v = new Uint32Array(sab, at, w.length);
+      v.set(w);
+      at += 4 * w.length;
+      return v;
+    });
+  }
   const m = new SharedStackMap(sab, params, { wasm });
   // each CPU its own insert path over the one buffer, as each worker has
   const on = [m, ...Array.from({ length: cpus - 1 }, () => new SharedStackMap(sab, params, { wasm }))];
@@ -167,8 +178,10 @@ function run(mode: Mode, ops: Op[], fill: number, st: Stacks = callGraph, cpus =
   // `fill` distinct stacks first: up to past the pool's capacity (gravestones, pool-empty fallbacks)
   for (let i = 0; i < fill; i++) expect(m.insert(0, words[i], depths[i])).toBe(r.insert(i));
   for (const o of ops) {
-    if (o.k === 'insert') expect(on[o.cpu ?? 0].insert(o.cpu ?? 0, words[o.i], depths[o.i])).toBe(r.insert(o.i));
-    else if (o.k === 'cached') expect(on[o.cpu ?? 0].insertHashed(o.cpu ?? 0, words[o.i], depths[o.i], hashOf[o.i])).toBe(r.insert(o.i));
+    const c = o.k === 'insert' || o.k === 'cached' ? (o.cpu ?? 0) : 0;
+    if (inMap && (o.k === 'insert' || o.k === 'cached')) expect(on[c].insertAt(c, words[o.i], depths[o.i], words[o.i].byteOffset, o.k === 'cached' ? hashOf[o.i] : 0)).toBe(r.insert(o.i));
+    else if (o.k === 'insert') expect(on[c].insert(c, words[o.i], depths[o.i])).toBe(r.insert(o.i));
+    else if (o.k === 'cached') expect(on[c].insertHashed(c, words[o.i], depths[o.i], hashOf[o.i])).toBe(r.insert(o.i));
     else if (o.k === 'reset') {
       if (mode === 'v4') Atomics.store(m.i32, C.RECORDING, 0); // v4 resets with tracing off
       expect(m.reset()).toBe('ok');
@@ -319,8 +332,9 @@ describe('CPUs taking turns on one map, against the plain model', () => {
 });
 
 // The WebAssembly first-slot hit (insert-wasm.ts) against the JS path: the same operations on a
-// map with it and one without, each checked against the model as it goes, and the two maps' words
-// (control, per-CPU counters, keys, vals, elements with their ref_counts) equal at the end.
+// map with it (the stacks handed to it, and the stacks in the map's own memory) and one without,
+// each checked against the model as it goes, and the maps' words (control, per-CPU counters, keys,
+// vals, elements with their ref_counts) equal at the end.
 describe('the WebAssembly hit path against the JS path', () => {
   const ran = { wasm: 0 };
   for (const [name, st] of [['call-graph walks', callGraph], ['random frames', randomFrames]] as const) {
@@ -328,12 +342,15 @@ describe('the WebAssembly hit path against the JS path', () => {
       it(`${mode}, ${name}: same results, and the map word for word, with three CPUs in turn`, () => {
         fc.assert(
           fc.property(fc.array(fc.oneof({ weight: 6, arbitrary: turnOp }, { weight: 1, arbitrary: op }), { minLength: 1, maxLength: 300 }), fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1400 })), (ops, fill) => {
-            const w = run(mode, ops, fill, st, 3, true);
             const j = run(mode, ops, fill, st, 3, false);
             expect(j.wasmRan).toBe(false);
-            if (w.wasmRan) ran.wasm++;
-            const differs = w.words.findIndex((x, i) => x !== j.words[i]);
-            expect(differs, `word ${differs}`).toBe(-1);
+            // the stacks handed over (hashed and copied by the JS side), and lying in the map's memory
+            for (const inMap of [false, true]) {
+              const w = run(mode, ops, fill, st, 3, true, inMap);
+              if (w.wasmRan) ran.wasm++;
+              const differs = w.words.findIndex((x, i) => x !== j.words[i]);
+              expect(differs, `word ${differs}${inMap ? ', stacks in the map' : ''}`).toBe(-1);
+            }
           }),
           { numRuns: 20, seed: 20261206 },
         );

@@ -5,7 +5,9 @@ import { ELT_WORDS, GATE_OFF, GATE_RESET, K } from './map-layout.ts';
  * `WebAssembly.Memory`, map-layout.ts): one CPU's hit at its stack's first slot, the same steps,
  * atomics and counters as `MapInsert.insertHashed`'s first-slot hit (map-insert.ts, its memory
  * model), as instructions rather than calls: the gate's add and sub (`i32.atomic.rmw`), jhash2
- * over the stack (copied by the caller into its CPU's scratch words in the same memory), the key
+ * over the stack where it lies in the same memory (past the map, where a Simulation puts its
+ * stacks: `MapInsert.insertAt`; else hashed by the caller as it copies it to its CPU's scratch
+ * words, and `hash` given), the key
  * (plain), `val` (`i32.atomic.load`, the acquire), nr and the memcmp (plain, 8 bytes a step),
  * ref_count's saturating cmpxchg loop (a plain first guess, then `i32.atomic.rmw.cmpxchg`), the
  * CPU's ATTEMPTS, PROBES and SUCCESSES, and `memory.atomic.notify` when the leave sees a reset
@@ -15,8 +17,8 @@ import { ELT_WORDS, GATE_OFF, GATE_RESET, K } from './map-layout.ts';
  * stack. The module's bytes are made here from these instructions (no tool, no binary checked in).
  *
  * hit(cpuAt, wordsAt, nr, seed, shift, keysAt, valsAt, eltsAt, refMax, hash, outAt): byte
- * addresses; `hash` 0 hashes; returns the slot, or -1 (gave up; the hash is at outAt + 4). On a
- * hit the generation read inside the read side is at outAt.
+ * addresses; `hash` 0 hashes; returns the slot, or -1 (gave up; a hash it made is at outAt + 4).
+ * On a hit the generation read inside the read side is at outAt.
  */
 export const HIT_GAVE_UP = -1;
 

@@ -165,9 +165,9 @@ export class MapInsert extends MapView {
   insertHashed(cpu: number, words: Uint32Array, nr: number, cachedHash: number): number {
     const hit = this.hit;
     // the WebAssembly first-slot hit, for a stack hashed here: its words go to the map's memory
-    // as the hash reads them (a caller's cached hash leaves a copy loop of its own, which costs
-    // what the JS memcmp does: the JS path then). Not for an insert nested in this CPU's own (the
-    // JS path counts it) nor where the steps are watched (it reports none).
+    // as the hash reads them (a caller's cached hash would leave a copy loop of its own, which
+    // costs what the JS memcmp does: the JS path then). Not for an insert nested in this CPU's
+    // own (the JS path counts it) nor where the steps are watched (it reports none).
     if (hit !== null && cachedHash === 0 && nr <= MAX_DEPTH && this.depth === 0 && this.onEvent === undefined) {
       const s = this.scratchAt + cpu * SCRATCH_WORDS;
       const h = jhash2iCopy(words, nr * 2, this.seed, this.u32, s + 2) || 1;
@@ -178,6 +178,28 @@ export class MapInsert extends MapView {
       }
       // gave up before any counter: the JS path from the start, with the hash
       return this.insertJs(cpu, words, nr, h);
+    }
+    return this.insertJs(cpu, words, nr, cachedHash);
+  }
+
+  /**
+   * `insertHashed` for a stack that lies in the map's own buffer (the host put its stacks there:
+   * workload.ts, `populationInto`): `words` a view of this map's buffer and `wordsAt` its
+   * byteOffset, which the caller keeps per stack (reading a view's buffer and byteOffset per
+   * insert cost ~35 ns). The WebAssembly hit then hashes (unless given `cachedHash`) and compares
+   * the stack where it lies, with no copy. Same results and counters as `insertHashed`.
+   */
+  insertAt(cpu: number, words: Uint32Array, nr: number, wordsAt: number, cachedHash = 0): number {
+    const hit = this.hit;
+    if (hit !== null && nr <= MAX_DEPTH && this.depth === 0 && this.onEvent === undefined) {
+      const s = this.scratchAt + cpu * SCRATCH_WORDS;
+      this.i32[s + 1] = cachedHash; // the hash the JS path gets if it gives up before hashing (0: it hashes)
+      const slot = hit(4 * (CTL_WORDS + cpu * CPU_STRIDE), wordsAt, nr, this.seed, this.shift, 4 * this.keysAt, 4 * this.valsAt, 4 * this.eltsAt, this.refMax, cachedHash, 4 * s);
+      if (slot >= 0) {
+        this.lastGeneration = this.i32[s];
+        return slot;
+      }
+      return this.insertJs(cpu, words, nr, this.i32[s + 1]);
     }
     return this.insertJs(cpu, words, nr, cachedHash);
   }

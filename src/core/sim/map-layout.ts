@@ -179,9 +179,15 @@ function sharedBuffer(bytes: number): SharedArrayBuffer {
   }
 }
 
-export function createMapBuffer(p: MapParams): SharedArrayBuffer {
+/**
+ * The map's buffer, zeroed but for the words below; `extraBytes` more after the map (from byte
+ * mapBytes(bits, cpus) on), where a host may put the stacks its CPUs record (workload.ts,
+ * `populationInto`): stacks in the map's memory are hashed and compared by the WebAssembly hit
+ * path where they lie, with no copy.
+ */
+export function createMapBuffer(p: MapParams, extraBytes = 0): SharedArrayBuffer {
   if (!Number.isInteger(p.bits) || p.bits < 10 || p.bits > 18) throw new RangeError('bits must be in [10, 18]');
-  const sab = sharedBuffer(mapBytes(p.bits, p.cpus));
+  const sab = sharedBuffer(mapBytes(p.bits, p.cpus) + extraBytes);
   const i32 = new Int32Array(sab);
   Atomics.store(i32, C.GENERATION, 1);
   Atomics.store(i32, C.RECORDING, 1);

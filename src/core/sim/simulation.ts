@@ -1,14 +1,14 @@
 import { gateOf, mapParams, recordClock, type CpuReport, type SharedRefs, type SimConfig } from './cpu-loop.ts';
 import { decodeBinDump, ESTALE, readBinDump, readTextDump, type MapDump } from './dump-reader.ts';
 import { computeLedger, stackKey, type Ledger, type LedgerInput } from './ledger.ts';
-import { C, createMapBuffer, K, mapMemoryOf } from './map-layout.ts';
+import { C, createMapBuffer, K, mapBytes, mapMemoryOf } from './map-layout.ts';
 import { createRingBuffer, REC, Ring, type RingRecord } from './ring.ts';
 import { SharedStackMap, type ResetOutcome } from './shared-map.ts';
 import type { LiveEventKind } from './live.ts';
 import { DEFAULT_OPTIONS, hashSeedOf, hasBinExport, phaseOf, pickOf, validate, type SimOptions } from './sim-options.ts';
 import { buildReport, type ResetMark, type RunResult, type TraceItem } from './sim-report.ts';
 import { captureMap, snapshotMap, snapshotOf, type GenerationSnapshot, type MapCopy } from './sim-snapshot.ts';
-import { buildPopulation, type Population, type WorkloadSpec } from './workload.ts';
+import { buildPopulation, populationBytes, populationInto, type Population, type WorkloadSpec } from './workload.ts';
 
 /**
  * The host side of a simulation, independent of the kind of worker: it builds the shared
@@ -77,12 +77,14 @@ export class Simulation {
       seed: o.seed,
       t0: performance.timeOrigin + performance.now(),
     };
-    const mapSab = createMapBuffer(mapParams(this.config));
+    // the CPUs' stacks in the map's buffer, past the map: where its memory is a WebAssembly.Memory,
+    // the hit path hashes and compares them there (map-insert.ts)
+    const mapSab = createMapBuffer(mapParams(this.config), populationBytes(this.population.shared));
     this.shared = {
       map: mapSab,
       mapMemory: mapMemoryOf(mapSab),
       rings: Array.from({ length: o.cpus }, () => createRingBuffer(this.config.ringBytes)),
-      population: this.population.shared,
+      population: populationInto(this.population.shared, mapSab, mapBytes(this.config.bits, this.config.cpus)),
     };
     this.map = new SharedStackMap(mapSab, mapParams(this.config), { raceWindowUs: o.raceWindowUs, raceWait: o.raceWait, canBlock });
   }

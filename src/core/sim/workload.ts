@@ -36,6 +36,8 @@ export type WorkloadSpec =
 export interface PopulationShared {
   sab: SharedArrayBuffer;
   count: number;
+  /** the byte where the stacks start in `sab` (0 if absent): after the map where they share its buffer (`populationInto`) */
+  at?: number;
 }
 
 export interface Population {
@@ -73,17 +75,33 @@ export function buildPopulation(spec: WorkloadSpec): Population {
 
 /** Rebuilds the per-stack views in a worker. */
 export function populationViews(p: PopulationShared): { words: Uint32Array[]; depths: number[] } {
-  const all = new Uint32Array(p.sab);
+  const base = p.at ?? 0;
+  const all = new Uint32Array(p.sab, base);
   const words: Uint32Array[] = [];
   const depths: number[] = [];
   let at = 0;
   for (let i = 0; i < p.count; i++) {
     const nr = all[at];
-    words.push(new Uint32Array(p.sab, (at + 1) * 4, nr * 2));
+    words.push(new Uint32Array(p.sab, base + (at + 1) * 4, nr * 2));
     depths.push(nr);
     at += 1 + 2 * nr;
   }
   return { words, depths };
+}
+
+/** The bytes a population's flattened stacks take. */
+export function populationBytes(p: PopulationShared): number {
+  return p.sab.byteLength - (p.at ?? 0);
+}
+
+/**
+ * The population copied into `sab` from byte `at` (a multiple of 4): the map's buffer, past the
+ * map (createMapBuffer's `extraBytes`), where the CPUs' stacks then lie in the map's memory.
+ */
+export function populationInto(p: PopulationShared, sab: SharedArrayBuffer, at: number): PopulationShared {
+  const n = populationBytes(p);
+  new Uint8Array(sab, at, n).set(new Uint8Array(p.sab, p.at ?? 0, n));
+  return { sab, count: p.count, at };
 }
 
 function flatten(stacks: BigUint64Array[]): { shared: PopulationShared; words: Uint32Array[]; depths: number[] } {
