@@ -475,7 +475,7 @@ export class TraceTextReader {
     i = this.numEnd;
     if (line.charCodeAt(i) !== C_COLON) return FAST_UNSURE;
     i++;
-    let ps = skipBlanks(line, i);
+    const ps = skipBlanks(line, i);
     if (ps === i && i !== n) return FAST_UNSURE;
     if (ps < n && maybeSpace(line.charCodeAt(ps))) return FAST_UNSURE;
     // the time token must end at the colon when there were no flags (else it was not a time)
