@@ -24,10 +24,7 @@ const LIMIT = 400;
  * it is not given its reason here. The test fails once one of them is short or has its reason:
  * take it out then.
  */
-const PENDING: Record<string, string> = {
-  'src/core/sim/map-insert.ts': 'src/core/sim is being reworked by another session of issue 39 (its README and this file change with it)',
-  'src/core/sim/ring.ts': 'the same: src/core/sim/README.md is another session\'s to edit',
-};
+const PENDING: Record<string, string> = {};
 
 const isSource = (name: string) => /\.(ts|tsx|mjs)$/.test(name);
 

@@ -267,7 +267,7 @@ export async function simulate(args: string[]): Promise<number> {
           `map: ${r.attempts} attempts = ${r.successes} successes + ${r.fallbacks} fallbacks + ${r.bypasses} bypasses; entries ${r.entries}/${r.capacity}, ${r.duplicates} duplicates, ${r.gravestones} gravestones`,
           `ledger: ${l.ids} ids/cookies: ${l.correct} correct, ${l.wrong} wrong, ${l.detected} detected, ${l.unresolved} unresolved; ${l.full} full stacks`,
           retentionLine(r),
-          `ns/insert per worker: ${r.workers.map((w) => w.nsPerInsert).join(', ')} (the kernel's algorithm at JavaScript's speed; the kernel's own insert is about 50 ns, v7 document)`,
+          `ns/insert per worker: ${r.workers.map((w) => w.nsPerInsert).join(', ')} (the kernel's algorithm in JavaScript, its hits in WebAssembly; the kernel's own insert is about 50 ns, v7 document)`,
           `wrote ${files.size} files to ${esc(dir)}`,
           ...(verdict ? [`scenario ${verdict.scenario}: ${verdict.effect.what}: ${verdict.effect.value} (expected ${verdict.effect.expected}) ${verdict.effect.ok ? 'seen' : 'NOT SEEN'}`] : []),
           ...wrongLines(wrong, l.wrong),

@@ -1,5 +1,5 @@
 /**
- * ASCII read straight from a trace text file's bytes, for trace-text.ts's byte path: a line is
+ * ASCII read straight from a trace text file's bytes, for trace-text-bytes.ts: a line is
  * read where it lies in the chunk, no text decoded. Each helper gives what its twin over a
  * string gives on the same characters (named beside it); a byte of 0x80 or more is never taken
  * for a character here (the caller then reads the line as text).

@@ -61,7 +61,7 @@ export function ReportLine({ report: r, windowUs }: { report: SimReport; windowU
   const inserts = r.workers.reduce((n, w) => n + w.inserts, 0);
   const measured = r.nsPerInsert > 0 && inserts >= MIN_TIMED_INSERTS;
   const timing = measured
-    ? `${fmtDuration(r.nsPerInsert / 1e9)} per insert (median${windowUs > 0 ? ', race windows included' : ''}; the kernel's algorithm at JavaScript's speed: the kernel's own insert is about 50 ns, v7 document)`
+    ? `${fmtDuration(r.nsPerInsert / 1e9)} per insert (median${windowUs > 0 ? ', race windows included' : ''}; the kernel's algorithm in JavaScript, its hits in WebAssembly: the kernel's own insert is about 50 ns, v7 document)`
     : inserts < MIN_TIMED_INSERTS
       ? `ns per insert not measured (${fmtInt(inserts)} inserts timed, too few)`
       : 'ns per insert not measured (an insert is below what the page’s timer resolves)';
