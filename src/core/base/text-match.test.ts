@@ -174,8 +174,8 @@ describe('search text', () => {
     const long = 'a'.repeat(100_000) + 'b';
     // as a test anywhere in the text, (a+)+$ says what a$ says, and (a+)+b$ what ab$ says: the
     // native engine answers those without backtracking (even a+$ is quadratic there)
-    expect(compilePattern('/(a+)+$/')(long)).toBe(/a$/.test(long));
-    expect(compilePattern('/(a+)+b$/')(long)).toBe(/ab$/.test(long));
+    expect(compilePattern('/(a+)+$/')(long)).toBe(long.endsWith('a'));
+    expect(compilePattern('/(a+)+b$/')(long)).toBe(long.endsWith('ab'));
     // on a short text both engines can answer the pattern itself
     const short = 'a'.repeat(12) + 'b';
     expect(compilePattern('/(a+)+$/')(short)).toBe(/(a+)+$/.test(short));
@@ -189,6 +189,7 @@ describe('search text', () => {
   it('an invalid regex fails with the browser’s own message; the lenient matcher matches nothing', () => {
     let message = '';
     try {
+      // oxlint-disable-next-line no-invalid-regexp -- the platform's own message for a bad pattern
       new RegExp('([');
     } catch (e) {
       message = (e as Error).message;

@@ -138,9 +138,9 @@ function stacksWithin(text: string, limit: number): { stacks: number; line: numb
   const lines = text.split('\n');
   let stacks = 0;
   for (let i = 0; i < lines.length; i++) {
-    if (!/<stack trace>$/.test(lines[i])) continue;
+    if (!lines[i].endsWith('<stack trace>')) continue;
     let ok = true;
-    for (let j = i + 1; j < lines.length && /^ => /.test(lines[j]); j++) {
+    for (let j = i + 1; j < lines.length && lines[j].startsWith(' => '); j++) {
       const key = / => (\S+)\/0x/.exec(lines[j])![1];
       if (!seen.has(key)) seen.add(key);
       if (seen.size > limit) ok = false;
@@ -211,11 +211,11 @@ describe('perf script of more distinct frames than a file may add', () => {
     let stopLine = -1;
     const lines = text.split('\n');
     for (let i = 0; i < lines.length && stopLine < 0; i++) {
-      if (!/ cycles:$/.test(lines[i])) continue;
+      if (!lines[i].endsWith(' cycles:')) continue;
       // a sample is taken when its frames end; those past the limit are not
       if (seen.size >= limit) stopLine = i + 1;
       else {
-        for (let j = i + 1; /^\t/.test(lines[j] ?? ''); j++) seen.add(/ (\S+) \(/.exec(lines[j])![1]);
+        for (let j = i + 1; (lines[j] ?? '').startsWith('\t'); j++) seen.add(/ (\S+) \(/.exec(lines[j])![1]);
         kept++;
       }
     }

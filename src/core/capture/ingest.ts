@@ -6,7 +6,7 @@ import type { SymbolFile } from '../formats/kallsyms.ts';
 import { Symbolizer } from '../formats/symbolizer.ts';
 import type { FileBudget } from '../formats/decompress-budget.ts';
 import { parserForKind } from '../formats/registry.ts';
-import { createTraceTextParser } from '../formats/trace-text.ts';
+import type { createTraceTextParser } from '../formats/trace-text.ts';
 import type { ByteCount, ChunkParser, FileKind, LineCount, ParsedDump, ParsedStat, TraceTextResult } from '../formats/types.ts';
 import { resolveCookies } from './cookie-index.ts';
 import { contradictIds } from './field-evidence.ts';
@@ -340,7 +340,8 @@ export class Ingest {
     // a Map keeps insertion order: the entries past the mark are the ones added since
     if (this.modules.size > m.modules) {
       let k = 0;
-      for (const key of [...this.modules.keys()]) if (k++ >= m.modules) this.modules.delete(key);
+      // a Map's iteration goes on past an entry deleted under it
+      for (const key of this.modules.keys()) if (k++ >= m.modules) this.modules.delete(key);
     }
   }
 

@@ -83,7 +83,7 @@ export function sniffKind(whole: Uint8Array): FileKind {
     if (STACK_MAP_HEADER.test(line)) return 'stack_map_text';
     if (SYMBOL_LINE.test(line)) symbols++;
     else if (STAT_KEY.test(line)) statKeys++;
-    else if (matchEventLine(line) || /^# tracer: /.test(line) || /^\s*=>\s/.test(line)) events++;
+    else if (matchEventLine(line) || line.startsWith('# tracer: ') || /^\s*=>\s/.test(line)) events++;
     else if (line.charCodeAt(0) !== 32 && line.charCodeAt(0) !== 9 && parsePerfHeader(line)) perfHeaders++;
     else if (isPerfFrameLine(line)) perfFrames++;
   }

@@ -21,6 +21,8 @@ export const MAX_ID = 0xffffffff;
 /** The largest pid or CPU the columns hold (Int32): the kernel's pid_t is an int, PID_MAX_LIMIT 2^22, NR_CPUS at most 8192. */
 export const MAX_I32 = 0x7fffffff;
 /** Times from here on are past 2^63 - 1 nanoseconds: ts_ns (INT64) cannot hold them. */
+// the literal as written since the first reader (the double nearest it is the bound compared with)
+// oxlint-disable-next-line no-loss-of-precision
 export const MAX_TS_NS_SECONDS = 9223372036.854775;
 
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { frameFunction } from '../formats/frames.ts';
-import { ExplorerData } from './explorer-data.ts';
+import type { ExplorerData } from './explorer-data.ts';
 import { capture, dumpsArb, FNS, recArb, recordsArb, stackArb, treeLines } from '../testing/flame-captures.ts';
 import { flame, setFlameStrategyForTests, stackWeights } from './flame.ts';
 import { ALL, type FlameMode, type FlameWeight, type Selection } from './api.ts';

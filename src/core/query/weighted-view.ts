@@ -1,5 +1,5 @@
 import type { Capture } from '../capture/ingest.ts';
-import { ExplorerData } from './explorer-data.ts';
+import type { ExplorerData } from './explorer-data.ts';
 import { payloadFieldValues } from './weigh.ts';
 import { isOccurrence } from './selection.ts';
 import { fieldInteger, payloadFields } from '../formats/payload-fields.ts';

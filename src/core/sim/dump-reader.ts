@@ -1,6 +1,6 @@
 import { writeStackMapBin } from '../formats/stack-map-write.ts';
 import { C } from './map-layout.ts';
-import { SharedStackMap } from './shared-map.ts';
+import type { SharedStackMap } from './shared-map.ts';
 import { concatBytes } from '../base/bytes.ts';
 
 /**

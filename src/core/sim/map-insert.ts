@@ -240,7 +240,7 @@ export class MapInsert extends MapView {
     // the hash as int32 throughout (keys compared and claimed through i32): no double for one >= 2^31
     let h = cachedHash | 0;
     if (h === 0) h = jhash2i(words, nr * 2, this.seed) || 1; // MapView.hash, as int32
-    let idx = (h >>> this.shift) | 0; // < slots; `| 0` keeps the probe index an int32 (a bare >>> result made it a double)
+    const idx = (h >>> this.shift) | 0; // < slots; `| 0` keeps the probe index an int32 (a bare >>> result made it a double)
     // The warm map's common case, the stack published at its first slot, apart from the probe
     // loop so that it compiles small (jhash2i's caller, the memcmp and ref_count inlined): the same
     // reads, atomics and counters as the loop's first step, which runs from this slot otherwise

@@ -132,7 +132,7 @@ describe('zip: damaged headers are named with their offset', () => {
       for (let i = 4; i < b.length; i++) b[i] = (x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 24;
       const s = await load([blob('j.zip', b)]);
       expect(s.diagnostics.length, `case ${k}`).toBeGreaterThan(0);
-      expect(s.diagnostics.some((d) => d.file.startsWith('j.zip') && /^offset 0x/.test(d.where)), messages(s).join('\n')).toBe(true);
+      expect(s.diagnostics.some((d) => d.file.startsWith('j.zip') && d.where.startsWith('offset 0x')), messages(s).join('\n')).toBe(true);
     }
   });
 

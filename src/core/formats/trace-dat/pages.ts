@@ -271,18 +271,16 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
       diag(at, `${fmt.name}: record of ${rec.length} bytes, its ${f.name} (offset ${f.offset}, ${f.size} bytes) beyond it: record not read`);
       return;
     }
-    let slot: number;
     let generation: number | null = null;
     // v8: the cookie's high half the generation, its low half the slot; v7: the u32 id (a slot, never negative)
     const [hi, lo] = halves(v, f.offset, f.size);
-    slot = lo;
     if (f.size === 8) generation = hi;
     cookie.lineNo = at;
     cookie.comm = comm;
     cookie.pid = pid;
     cookie.cpu = cpu;
     cookie.ts = ts;
-    cookie.slot = slot;
+    cookie.slot = lo;
     cookie.generation = generation;
     cookie.ctx = contextOfFlags(rec);
     sink.stackRecord(cookie);

@@ -201,7 +201,7 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
 }
 
 /** One options section: options up to DONE; its next offset, null when it has no DONE. */
-function* options(r: Rd, opts: DatOptions, ctx: ParseContext, secAt: number): Pull<number | null> {
+function* options(r: Rd, opts: DatOptions, _ctx: ParseContext, secAt: number): Pull<number | null> {
   for (;;) {
     const at = r.pos;
     const id = yield* r.u16();
@@ -215,5 +215,4 @@ function* options(r: Rd, opts: DatOptions, ctx: ParseContext, secAt: number): Pu
     const next = applyOption(id, data, r.little, true, opts, (m) => r.diag(at, m));
     if (id === OPT.DONE) return next ?? null;
   }
-  void ctx;
 }
