@@ -11,7 +11,8 @@ import { STRAY_NUL, nulPadding } from './nul-gate.ts';
 import { parserForKind } from './registry.ts';
 import { BIN_MAX_RECORDS } from './stack-map-bin.ts';
 import { sniffKind } from './sniff.ts';
-import { CHUNK_SIZES, feedChunks, feedCuts, fixture } from '../testing/formats.ts';
+import { feedChunks, feedCuts, fixture } from '../testing/formats.ts';
+import { readEveryWay, readers } from '../testing/reader-kit.ts';
 import type { ParsedDump } from './types.ts';
 
 const enc = new TextEncoder();
@@ -34,9 +35,10 @@ const DUMP = writeDumpJson([
 ]);
 
 describe('stackmap_dump.py --json', () => {
-  it.each(CHUNK_SIZES)('reads a list, symbols as frame keys, ips as BigUint64Array (chunk %i)', (chunk) => {
+  it('reads a list, symbols as frame keys, ips as BigUint64Array (every chunk size, renamed `unknown`, written back: reader-kit.ts)', () => {
     expect(sniffKind(enc.encode(DUMP))).toBe('dump_json');
-    const { d, diags } = read(DUMP, chunk);
+    const { result: d, diagnostics } = readEveryWay('dump.json', DUMP, readers.dumpJson);
+    const diags = diagnostics.map((x) => x.message);
     expect(diags).toEqual([]);
     expect(d).toMatchObject({ format: 'dump_json', version: 'json', generation: null, littleEndian: null, bytes: null });
     expect(d.lines).toEqual({ total: DUMP.split('\n').length - 1, used: DUMP.split('\n').length - 1, unused: 0 });
@@ -183,14 +185,13 @@ describe('dump JSON streamed', () => {
   const text = new TextDecoder().decode(utf8);
   const want = plainRead(text);
 
-  it.each(CHUNK_SIZES)('the fixture, and its UTF-16 LE (CRLF) and BE copies written by Python, read as JSON.parse reads the UTF-8 one (chunk %i)', (chunk) => {
+  it('the fixture, and its UTF-16 LE (CRLF) and BE copies written by Python, read as JSON.parse reads the UTF-8 one (every chunk size, renamed `unknown`: reader-kit.ts)', () => {
     expect(want.map((r) => r.slot)).toEqual([1, 4, 9]);
     const lines = text.split('\n').length - 1;
     for (const name of ['dump_json/json/basic.json', 'dump_json/utf16/basic-le-crlf.json', 'dump_json/utf16/basic-be.json']) {
       const bytes = fixture(name);
-      // renamed `unknown`: the bytes alone say what it is
-      expect(sniffKind(bytes), name).toBe('dump_json');
-      const { d, diags } = readBytes(bytes, chunk, 'unknown');
+      const r = readEveryWay(name, bytes, readers.dumpJson);
+      const [d, diags] = [r.result, r.diagnostics.map((x) => `${x.where}: ${x.message}`)];
       expect(diags, name).toEqual([]);
       expect(plainOf(d), name).toEqual(want);
       expect(d.lines, name).toEqual({ total: lines, used: lines, unused: 0 });
