@@ -8,7 +8,8 @@ import { createKallsymsParser, type SymbolFile } from './kallsyms.ts';
 import { addressKeyOf, Located, Symbolizer } from './symbolizer.ts';
 import { sniffKind } from './sniff.ts';
 import { writeStackMapBin } from './stack-map-write.ts';
-import { CHUNK_SIZES, feedChunks, fixture } from '../testing/formats.ts';
+import { feedChunks, fixture } from '../testing/formats.ts';
+import { readEveryWay, readers } from '../testing/reader-kit.ts';
 import { kernel, kernelSpec, plainSymbolizer, stacks } from '../testing/kernels.ts';
 
 function parse(bytes: Uint8Array, chunk = 0, file = 'kallsyms'): { syms: SymbolFile; log: DiagnosticLog } {
@@ -16,14 +17,20 @@ function parse(bytes: Uint8Array, chunk = 0, file = 'kallsyms'): { syms: SymbolF
   return { syms: feedChunks(createKallsymsParser({ file, diagnostics: log }), bytes, chunk), log };
 }
 
+/** Read every way (reader-kit.ts: chunk sizes, renamed `unknown`, the file's lines); the one-chunk reading and its diagnostics. */
+function parseEveryWay(bytes: Uint8Array, file = 'kallsyms') {
+  const r = readEveryWay(file, bytes, readers.kallsyms);
+  return { syms: r.result, log: { size: r.diagnostics.length, list: () => r.diagnostics } };
+}
+
 const WITH_MODULES = fixture('kallsyms/proc/with-modules.txt');
 const SYSTEM_MAP = fixture('kallsyms/system-map/basic.txt');
 const ALL_ZERO = fixture('kallsyms/proc/all-zero.txt');
 
 describe('kallsyms fixtures', () => {
-  it.each(CHUNK_SIZES)('/proc/kallsyms with modules (chunk %i)', (chunk) => {
+  it('/proc/kallsyms with modules (every way: reader-kit.ts)', () => {
     expect(sniffKind(WITH_MODULES)).toBe('kallsyms');
-    const { syms, log } = parse(WITH_MODULES, chunk);
+    const { syms, log } = parseEveryWay(WITH_MODULES);
     expect(syms.format).toBe('kallsyms');
     expect(syms.allZero).toBe(false);
     expect(syms.lines).toEqual({ total: 20, used: 20, unused: 0 });
@@ -37,9 +44,9 @@ describe('kallsyms fixtures', () => {
     expect(log.size).toBe(0);
   });
 
-  it.each(CHUNK_SIZES)('System.map (chunk %i)', (chunk) => {
+  it('System.map (every way: reader-kit.ts)', () => {
     expect(sniffKind(SYSTEM_MAP)).toBe('kallsyms');
-    const { syms, log } = parse(SYSTEM_MAP, chunk);
+    const { syms, log } = parseEveryWay(SYSTEM_MAP);
     expect(syms.format).toBe('System.map');
     expect(syms.allZero).toBe(false);
     expect(syms.lines).toEqual({ total: 14, used: 14, unused: 0 });
@@ -49,9 +56,9 @@ describe('kallsyms fixtures', () => {
     expect(log.size).toBe(0);
   });
 
-  it.each(CHUNK_SIZES)('all-zero kallsyms is reported (chunk %i)', (chunk) => {
+  it('all-zero kallsyms is reported (every way: reader-kit.ts)', () => {
     expect(sniffKind(ALL_ZERO)).toBe('kallsyms');
-    const { syms, log } = parse(ALL_ZERO, chunk);
+    const { syms, log } = parseEveryWay(ALL_ZERO);
     expect(syms.allZero).toBe(true);
     expect(syms.lines).toEqual({ total: 5, used: 5, unused: 0 });
     expect(log.list().map((d) => d.message)).toEqual([
