@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCaptureInfoParser, describeCapture, MAX_INFO_LINE, type CaptureFacts } from './capture-info.ts';
 import { DiagnosticLog } from './diagnostics.ts';
-import { sniffKind } from './sniff.ts';
-import { CHUNK_SIZES, feedChunks } from '../testing/formats.ts';
+import { feedChunks } from '../testing/formats.ts';
+import { readEveryWay, readers } from '../testing/reader-kit.ts';
 
 const enc = new TextEncoder();
 
@@ -14,11 +14,10 @@ function parse(text: string, chunk = 0) {
   return { ...r, diags: diagnostics.list() };
 }
 
+/** Read every way (reader-kit.ts: chunk sizes, renamed `unknown`, the file's lines, and written back by `write` below, capture.sh's printf lines). */
 function parseAll(text: string) {
-  const first = parse(text);
-  for (const size of CHUNK_SIZES) expect(parse(text, size)).toEqual(first);
-  expect(sniffKind(enc.encode(text))).toBe('capture_txt');
-  return first;
+  const { result, diagnostics } = readEveryWay('capture.txt', text, { ...readers.captureInfo, write: (r) => r.result.facts && write(r.result.facts), sameAfterWrite: (r) => r.result.facts });
+  return { ...result, diags: diagnostics };
 }
 
 /** capture.txt as scripts/capture.sh prints it (the reference writer: the script's printf lines, in TypeScript). */
