@@ -11,6 +11,7 @@ import { MAX_LINE, TOO_LONG } from './lines.ts';
 import { createPerfScriptParser, headerStepsForTests, parsePerfHeader, PERF_REASON, type PerfScriptResult } from './perf-script.ts';
 import { sniffKind } from './sniff.ts';
 import { feedChunks, feedCuts } from '../testing/formats.ts';
+import { readEveryWay, readers } from '../testing/reader-kit.ts';
 import { realDescribe, realTrace, realTracePath } from '../testing/real-traces.ts';
 import type { TraceEvent, TraceSink, TraceStackRecord } from './types.ts';
 
@@ -37,6 +38,13 @@ function read(input: Uint8Array, chunk: number, cuts?: number[]): Read {
   const p = createPerfScriptParser({ file: 'perf.txt', diagnostics: log }, sink);
   const result = cuts ? feedCuts(p, input, cuts) : feedChunks(p, input, chunk);
   return { result, events, stacks, diagnostics: log.list().map((d) => ({ where: d.where, message: d.message })) };
+}
+
+/** `read` by reader-kit.ts's readEveryWay at `sizes` (and renamed `unknown`, lines counted): the one-chunk reading. */
+function readKit(input: Uint8Array, sizes: number[]): Read {
+  const r = readEveryWay('perf.txt', input, { ...readers.perfScript, sizes });
+  expect(r.got.lost, 'perf script has no lost markers').toEqual([]);
+  return { result: r.result, events: r.got.events, stacks: r.got.stacks, diagnostics: r.diagnostics.map((d) => ({ where: d.where, message: d.message })) };
 }
 
 /**
@@ -112,9 +120,9 @@ realDescribe('perf script: the real file', () => {
     expect(samples).toBe(text.split('\n').filter((l) => l.includes(' cpu-clock:')).length);
   });
 
-  for (const chunk of [0, 1, 7, 4096]) {
-    it(`chunks of ${chunk}: every sample an event and a full stack, every line used`, () => {
-      const r = read(bytes, chunk);
+  {
+    it('every way (reader-kit.ts: chunks of 0, 1, 7 and 4096 bytes, renamed `unknown`, the file\'s lines): every sample an event and a full stack, every line used', () => {
+      const r = readKit(bytes, [0, 1, 7, 4096]);
       expect(r.diagnostics).toEqual([]);
       expect(r.result.samples).toBe(samples);
       expect(r.events).toHaveLength(samples);
@@ -213,8 +221,9 @@ describe('perf script: malformed input', () => {
       'dd 1/2 [003] 6.5: cycles:', // 10
       '\t  12 d (/bin/dd)', // 11
     ].join('\n');
-    for (const chunk of [0, 1, 7, 4096]) {
-      const r = read(enc(input), chunk);
+    {
+      // every way: reader-kit.ts
+      const r = readKit(enc(input), [0, 1, 7, 4096]);
       expect(r.diagnostics).toEqual([
         // grouped by reason, in the order each was first seen
         { where: 'lines 1, 7', message: PERF_REASON.orphan },
@@ -249,8 +258,9 @@ describe('perf script: malformed input', () => {
     const frame = /^\s*(\w+)\s*(.+) \((.*)\)/;
     expect(lines.map((l) => (l === '' ? 'blank' : header.test(l) ? 'header' : frame.test(l) ? 'frame' : 'other'))).toEqual(['frame', 'header', 'frame', 'frame', 'frame', 'other', 'blank']);
     expect(frame.exec(lines[3])![2]).toBe(' ');
-    for (const chunk of [0, 1, 3, 4096]) {
-      const r = read(enc(input), chunk);
+    {
+      // every way: reader-kit.ts
+      const r = readKit(enc(input), [0, 1, 3, 4096]);
       expect(r.diagnostics).toEqual([
         { where: 'line 1', message: PERF_REASON.orphan },
         { where: 'line 2', message: PERF_REASON.untimed },
