@@ -6,8 +6,8 @@ import { ingestFiles } from '../testing/test-helpers.ts';
 import { hasTraceCmd, readDat, traceCmd, type Got } from '../testing/trace-dat.ts';
 import { SAMPLE_FORMAT, writeTraceDat, type DatWriteEvent } from './trace-dat/write.ts';
 import { DiagnosticLog } from './diagnostics.ts';
-import { sniffKind } from './sniff.ts';
-import { CHUNK_SIZES, feedChunks, fixture } from '../testing/formats.ts';
+import { feedChunks, fixture } from '../testing/formats.ts';
+import { readEveryWay, readers } from '../testing/reader-kit.ts';
 import { realDescribe, realIt, realTrace } from '../testing/real-traces.ts';
 import { createTraceTextParser } from './trace-text.ts';
 import { MAX_PRINT, REASON } from './trace-text-shared.ts';
@@ -46,17 +46,19 @@ function printedTimeDigits(bytes: Uint8Array): number {
   return most;
 }
 
-/** Parses with every chunk size, checks they agree and the line invariant, returns the first. */
+/**
+ * Parses every way (reader-kit.ts: every chunk size, renamed `unknown` through the sniffer, the
+ * file's lines), checks each unused line is diagnosed once and the time digits by their second
+ * method, returns the one-chunk reading.
+ */
 function parseAll(bytes: Uint8Array): Parsed {
-  const first = parse(bytes, CHUNK_SIZES[0]);
-  for (const size of CHUNK_SIZES.slice(1)) expect(parse(bytes, size), `chunk size ${size}`).toEqual(first);
+  const r = readEveryWay('trace', bytes, readers.traceText);
+  const { timeDigits, ...result } = r.result;
+  const first: Parsed = { result, timeDigits: timeDigits ?? 0, events: r.got.events, stacks: r.got.stacks, lost: r.got.lost, diagnostics: r.diagnostics };
   const { lines } = first.result;
-  expect(lines.total).toBe(lines.used + lines.unused);
   expect(first.timeDigits).toBe(printedTimeDigits(bytes));
   const diagnosed = first.diagnostics.reduce((n, d) => n + d.count, 0);
   expect(diagnosed).toBe(lines.unused);
-  // "renamed unknown": kind comes from content alone
-  expect(sniffKind(bytes.subarray(0, 16384))).toBe('trace_text');
   return first;
 }
 
