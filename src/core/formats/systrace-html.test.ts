@@ -2,7 +2,8 @@ import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../testing/test-helpers.ts';
-import { CHUNK_SIZES, feedChunks, feedCuts, fixture } from '../testing/formats.ts';
+import { feedChunks, feedCuts, fixture } from '../testing/formats.ts';
+import { readEveryWay, readers } from '../testing/reader-kit.ts';
 import { realDescribe, realTrace } from '../testing/real-traces.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { TOO_LONG } from './lines.ts';
@@ -50,13 +51,10 @@ function readText(text: string): Read {
   return { r, events: c.events, records: c.records, diags: log.list().map((d) => [d.where, d.message]) };
 }
 
-/** Reads at every chunk size, checks they agree and that lines add up, returns the first. */
+/** Reads every way (reader-kit.ts: every chunk size, renamed `unknown` through the sniffer, the page's lines), returns the one-chunk reading. */
 function readAll(bytes: Uint8Array): Read {
-  const first = readHtml(bytes, CHUNK_SIZES[0]);
-  for (const size of CHUNK_SIZES.slice(1)) expect(readHtml(bytes, size), `chunk size ${size}`).toEqual(first);
-  expect(first.r.lines.used + first.r.lines.unused).toBe(first.r.lines.total);
-  expect(sniffKind(bytes.subarray(0, 16384))).toBe('systrace_html');
-  return first;
+  const k = readEveryWay('t.html', bytes, readers.systraceHtml);
+  return { r: k.result, events: k.got.events, records: k.got.stacks, diags: k.diagnostics.map((d) => [d.where, d.message]) };
 }
 
 /** Events without their line numbers, and the line numbers apart. */
@@ -177,7 +175,8 @@ describe('legacy systrace HTML fixtures', () => {
       u[0] = le ? 0xff : 0xfe;
       u[1] = le ? 0xfe : 0xff;
       for (let i = 0; i < text.length; i++) new DataView(u.buffer).setUint16(2 + 2 * i, text.charCodeAt(i), le);
-      for (const chunk of [0, 1, 7]) expect(readHtml(u, chunk)).toEqual(want);
+      // every way (reader-kit.ts), then the same as the UTF-8 file's reading
+      expect(readAll(u)).toEqual(want);
     }
   });
 
