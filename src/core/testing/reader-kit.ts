@@ -74,6 +74,13 @@ const defaultProject = <R>(r: Reading<R>) => ({
   diagnostics: r.diagnostics.map(({ file: _, ...d }) => d),
 });
 
+/** A projection for big traces: the sink's calls in order as text (collector's `order`), cheaper to compare than every event object. */
+export const inOrder = <R>(r: Reading<R>) => ({
+  result: withoutFile(r.result),
+  order: r.got.order,
+  diagnostics: r.diagnostics.map(({ file: _, ...d }) => d),
+});
+
 /** One reading of `bytes` at chunk `size`: by the spec's reader (`named`) or by the sniffer's pick, as the app reads it. */
 export function readOnce<R>(spec: ReaderSpec<R>, name: string, bytes: Uint8Array, size: number, via: 'named' | 'sniffed'): Reading<R> {
   const log = new DiagnosticLog(name);

@@ -2,8 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../testing/test-helpers.ts';
 import { realDescribe, realTrace, realTracePath } from '../../testing/real-traces.ts';
 import { readDat as read, traceCmd } from '../../testing/trace-dat.ts';
-import { readEveryWay, readers, type Reading } from '../../testing/reader-kit.ts';
-import type { TraceDatResult } from './types.ts';
+import { inOrder, readEveryWay, readers } from '../../testing/reader-kit.ts';
 import { writeTraceDat } from './write.ts';
 
 const REAL = realTracePath('trappy-trace.dat');
@@ -85,9 +84,8 @@ realDescribe('trappy-trace.dat, the real file', () => {
 
   {
     it('events per CPU and per name, exactly (every way: reader-kit.ts at chunks of 0, 1, 7 and 4096 bytes, renamed `unknown`, every byte counted)', () => {
-      // what must agree between readings: the result, the sink's calls in order (as text: cheaper than 30,000 objects each time), the diagnostics
-      const project = (k: Reading<TraceDatResult>) => ({ r: k.result, order: k.got.order, diags: k.diagnostics.map((d) => [d.where, d.message]) });
-      const k = readEveryWay('trappy-trace.dat', bytes, { ...readers.traceDat, sizes: SIZES, project });
+      // what must agree between readings: the result, the sink's calls in order, the diagnostics
+      const k = readEveryWay('trappy-trace.dat', bytes, { ...readers.traceDat, sizes: SIZES, project: inOrder });
       const { result: r, got } = k;
       const log = { list: () => k.diagnostics };
       const names = new Map<string, number>();

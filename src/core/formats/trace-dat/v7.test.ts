@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../testing/test-helpers.ts';
-import { CHUNK_SIZES } from '../../testing/formats.ts';
+import { inOrder, readEveryWay, readers } from '../../testing/reader-kit.ts';
 import { realDescribe, realTrace, realTracePath } from '../../testing/real-traces.ts';
 import { bump, hasTraceCmd, readDat, reportLines, sorted, traceCmd, type ReportLine } from '../../testing/trace-dat.ts';
 
@@ -47,9 +47,11 @@ realDescribe.skipIf(!hasTraceCmd)('trappy-trace.dat converted to version 7 by tr
         expect(summary).toMatch(new RegExp(`${compression}\\s+\\[Compression algorithm\\]`));
       });
 
-      for (const size of CHUNK_SIZES) {
-        it(`the v6 counts exactly, every byte used (chunks of ${size || 'all'})`, () => {
-          const { r, got, log } = readDat(bytes, size);
+      {
+        it('the v6 counts exactly, every byte used (every way: reader-kit.ts, every chunk size, renamed `unknown`)', () => {
+          const k = readEveryWay(`trappy-v7-${compression}.dat`, bytes, { ...readers.traceDat, project: inOrder });
+          const { result: r, got } = k;
+          const log = { list: () => k.diagnostics };
           const names = new Map<string, number>();
           const cpus = new Map<string, number>();
           for (const e of got.events) {
