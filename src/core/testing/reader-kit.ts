@@ -70,7 +70,8 @@ export function withoutFile(v: unknown): unknown {
 
 const defaultProject = <R>(r: Reading<R>) => ({
   result: withoutFile(r.result),
-  got: r.got,
+  // an event's `raw` (trace.dat) is valid only during its call: functions, not data
+  got: { ...r.got, events: r.got.events.map(({ raw: _, ...e }) => e) },
   diagnostics: r.diagnostics.map(({ file: _, ...d }) => d),
 });
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hasTraceCmd, readDat, reportLines, type Got } from '../../testing/trace-dat.ts';
+import { inOrder, readEveryWay, readers } from '../../testing/reader-kit.ts';
 import { ingestFiles } from '../../testing/test-helpers.ts';
 import type { TraceDatResult } from './types.ts';
 import { SAMPLE_FORMAT, writeTraceDat, type DatWriteOptions } from './write.ts';
@@ -39,20 +40,13 @@ function report(b: Uint8Array): { perCpu: Record<number, number>; byName: Record
   return { perCpu, byName, total: lines.length };
 }
 
-/** Our read at several chunk sizes (all the same), and renamed `unknown` through the ingest. */
+/** Our read every way (reader-kit.ts: chunks of 0, 1, 7 and 4093 bytes, renamed `unknown`, every byte counted), and the ingest's report of it. */
 function ours(b: Uint8Array): { r: TraceDatResult; got: Got; msgs: string[] } {
-  const first = readDat(b, 0);
-  for (const size of [1, 7, 4093]) {
-    const again = readDat(b, size);
-    expect(again.r).toEqual(first.r);
-    expect(again.got.order).toEqual(first.got.order);
-    expect(again.log.list()).toEqual(first.log.list());
-  }
-  expect(first.r.used + first.r.unused).toBe(b.length);
+  const k = readEveryWay('t.dat', b, { ...readers.traceDat, sizes: [0, 1, 7, 4093], project: inOrder });
   const cap = ingestFiles([['unknown', b]], 7);
-  expect(cap.files[0]).toMatchObject({ kind: 'trace_cmd_dat', bytes: { total: b.length, used: first.r.used, unused: first.r.unused } });
-  expect(cap.diagnostics.map((d) => d.message)).toEqual(first.log.list().map((d) => d.message));
-  return { r: first.r, got: first.got, msgs: first.log.list().map((d) => `${d.where} ${d.message}`) };
+  expect(cap.files[0]).toMatchObject({ kind: 'trace_cmd_dat', bytes: { total: b.length, used: k.result.used, unused: k.result.unused } });
+  expect(cap.diagnostics.map((d) => d.message)).toEqual(k.diagnostics.map((d) => d.message));
+  return { r: k.result, got: k.got, msgs: k.diagnostics.map((d) => `${d.where} ${d.message}`) };
 }
 
 const perCpuOf = (got: Got) => {

@@ -11,6 +11,7 @@ import { RecordKind } from '../../capture/trace-columns.ts';
 import { CHUNK_SIZES } from '../../testing/formats.ts';
 import { ingestFiles } from '../../testing/test-helpers.ts';
 import { readDat } from '../../testing/trace-dat.ts';
+import { readEveryWay, readers } from '../../testing/reader-kit.ts';
 import { writeStackMapBin } from '../stack-map-write.ts';
 import { writeTraceText, type TraceTextItem } from '../trace-text-write.ts';
 import { stackIdFormatText, writeTraceDat, type DatWriteEvent, type DatWriteOptions } from './write.ts';
@@ -128,8 +129,11 @@ describe('stack_id entries written by the writers (v6 and v7 files, v7 ids and v
       const bytes = writeTraceDat({ littleEndian: true, longSize: 8, cpus: 1, comms: [[7, 'seven']], stackIdAbi: 'v7', stackIdFormat: fmt, events });
       const at = headersOf(bytes);
       expect(at).toHaveLength(2);
-      for (const size of [0, 1, 7]) {
-        const { r, got, log } = readDat(bytes, size);
+      {
+        // every way: reader-kit.ts at chunks of 0, 1 and 7 bytes, renamed `unknown`, every byte counted
+        const k = readEveryWay('t.dat', bytes, { ...readers.traceDat, sizes: [0, 1, 7] });
+        const { result: r, got } = k;
+        const log = { list: () => k.diagnostics };
         expect(got.stacks).toEqual([]);
         expect(got.events).toHaveLength(1);
         const d = log.list();
