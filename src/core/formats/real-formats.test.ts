@@ -3,7 +3,8 @@ import { ingestFiles } from '../testing/test-helpers.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { sniffKind } from './sniff.ts';
 import { createSystraceHtmlParser } from './systrace-html.ts';
-import { CHUNK_SIZES, feedChunks } from '../testing/formats.ts';
+import { feedChunks } from '../testing/formats.ts';
+import { readEveryWay, readers } from '../testing/reader-kit.ts';
 import { realDescribe, realTrace } from '../testing/real-traces.ts';
 import type { TraceEvent, TraceSink, TraceStackRecord } from './types.ts';
 
@@ -51,10 +52,9 @@ realDescribe('systrace HTML (trappy trace_surfaceflinger.html)', () => {
     expect(sniffKind(bytes.subarray(0, 16384))).toBe('systrace_html');
   });
 
-  it.each([0, 1, 7, 64, 4096])('reads the ftrace block and accounts every line (chunk %i)', (chunk) => {
-    const log = new DiagnosticLog(HTML);
-    const c = collect();
-    const r = feedChunks(createSystraceHtmlParser({ file: HTML, diagnostics: log }, c.sink), bytes, chunk);
+  it('reads the ftrace block and accounts every line (every way: reader-kit.ts at chunks of 0, 1, 7, 64 and 4096 bytes, renamed `unknown`)', () => {
+    const k = readEveryWay(HTML, bytes, { ...readers.systraceHtml, sizes: [0, 1, 7, 64, 4096] });
+    const [r, log, c] = [k.result, { list: () => k.diagnostics }, { events: k.got.events, records: k.got.stacks }];
     expect(c.events.length).toBe(2506);
     expect(c.records.length).toBe(0);
     expect(r.lines).toEqual({ total: 3111, used: 3110, unused: 1 });
@@ -96,7 +96,7 @@ describe('systrace HTML variants', () => {
     return { r, log, ...c };
   };
 
-  it.each(CHUNK_SIZES)('reads text on the tag lines and several ftrace blocks (chunk %i)', (chunk) => {
+  it('reads text on the tag lines and several ftrace blocks (every way: reader-kit.ts)', () => {
     const html = [
       '<html><body>',
       `<script class="trace-data" type="application/text">${ev('1.000001')}`,
@@ -107,7 +107,8 @@ describe('systrace HTML variants', () => {
       ev('2.000000'),
       '</script></body></html>',
     ].join('\n');
-    const { r, log, events } = read(html, chunk);
+    const k = readEveryWay('t.html', html, readers.systraceHtml);
+    const [r, log, events] = [k.result, { list: () => k.diagnostics }, k.got.events];
     expect(events.map((e) => e.ts)).toEqual([1.000001, 1.000002, 1.000003, 2.0]);
     expect(events.map((e) => e.lineNo)).toEqual([2, 3, 4, 7]);
     // line 4 carries ftrace text (counted by the trace parser) and a JSON block
