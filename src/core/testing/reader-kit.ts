@@ -12,9 +12,10 @@ import { nulGate } from '../formats/nul-gate.ts';
 import { parserForKind } from '../formats/registry.ts';
 import { sniffKind } from '../formats/sniff.ts';
 import { writeDumpJson } from '../formats/dump-json-write.ts';
+import { writeTraceText, type TraceTextItem } from '../formats/trace-text-write.ts';
 import { LEDGER_KINDS, LEDGER_OUTCOMES, writeSimLedger, type ParsedLedger } from '../formats/sim-ledger.ts';
 import { writeStackMapBin, writeStackMapStat, writeStackMapText } from '../formats/stack-map-write.ts';
-import type { ByteCount, ParsedDump, ParsedStat, ChunkParser, FileKind, LineCount, ParseContext, TraceSink } from '../formats/types.ts';
+import type { ByteCount, ParsedDump, ParsedStat, TraceTextResult, ChunkParser, FileKind, LineCount, ParseContext, TraceSink } from '../formats/types.ts';
 import { createCaptureInfoParser } from '../formats/capture-info.ts';
 import { createDumpJsonParser } from '../formats/dump-json.ts';
 import { createKallsymsParser } from '../formats/kallsyms.ts';
@@ -173,7 +174,7 @@ const dumpContent = (r: Reading<ParsedDump>) => ({
   records: r.result.records.map(({ where: _, ...rec }) => rec),
 });
 
-/** The writers of stack-map-write.ts, dump-json-write.ts and sim-ledger.ts, given what their reader read. */
+/** The writers of stack-map-write.ts, dump-json-write.ts and sim-ledger.ts, given what their reader read (trace-text-write.ts's: traceTextBack). */
 export const writeBack = {
   stackMapText: ({ result: d }: Reading<ParsedDump>) =>
     d.version !== 'v7' && d.version !== 'v8'
@@ -218,6 +219,26 @@ export const writeBack = {
         ),
 };
 
+/** trace-text-write.ts: the sink's events, stack records and lost markers merged back in line order */
+function traceTextBack({ result, got }: Reading<TraceTextResult>): string | null {
+  // the writer prints microseconds, as the kernel's trace does: a nanosecond trace has nothing to write to
+  if ((result.timeDigits ?? 0) > 6) return null;
+  const items: (TraceTextItem & { at: number })[] = [
+    ...got.events.map(({ lineNo, raw: _, ...e }) => ({ type: 'event' as const, ...e, at: lineNo })),
+    ...got.stacks.map(({ lineNo, ...r }) => ({ type: 'stack' as const, ...r, at: lineNo })),
+    ...got.lost.map(({ lineNo, ...l }) => ({ type: 'lost' as const, ...l, at: lineNo })),
+  ];
+  items.sort((a, b) => a.at - b.at);
+  return writeTraceText(items.map(({ at: _, ...it }) => it as TraceTextItem), { tracer: result.tracer, cpus: result.cpus });
+}
+
+/** what the text writer keeps: not line numbers, nor a stack record's context (it prints no flags for one) */
+const traceContent = ({ got }: Reading<TraceTextResult>) => ({
+  events: got.events.map(({ lineNo: _, raw: __, ...e }) => e),
+  stacks: got.stacks.map(({ lineNo: _, ctx: __, ...r }) => r),
+  lost: got.lost.map(({ lineNo: _, ...l }) => l),
+});
+
 const ledgerContent = ({ result: { lines: _, ...l } }: Reading<ParsedLedger>) => l;
 const statContent = ({ result: { lines: _, file: __, ...s } }: Reading<ParsedStat>) => s;
 
@@ -225,7 +246,7 @@ const statContent = ({ result: { lines: _, file: __, ...s } }: Reading<ParsedSta
 const specOf = <R>(s: ReaderSpec<R>) => s;
 
 export const readers = {
-  traceText: specOf({ kind: 'trace_text', create: (ctx, sink) => createTraceTextParser(ctx, sink) }),
+  traceText: specOf({ kind: 'trace_text', create: (ctx, sink) => createTraceTextParser(ctx, sink), write: traceTextBack, sameAfterWrite: traceContent }),
   systraceHtml: specOf({ kind: 'systrace_html', create: (ctx, sink) => createSystraceHtmlParser(ctx, sink) }),
   perfScript: specOf({ kind: 'perf_script', create: (ctx, sink) => createPerfScriptParser(ctx, sink) }),
   traceDat: specOf({ kind: 'trace_cmd_dat', create: (ctx, sink) => createTraceDatParser(ctx, sink), count: 'bytes' }),
