@@ -10,12 +10,7 @@ import { chromium } from '@playwright/test';
  * how to get one.
  */
 function chromiumPath(): string | undefined {
-  const candidates = [
-    process.env.CHROMIUM_PATH,
-    '/usr/bin/chromium-headless-shell',
-    '/usr/bin/chromium',
-    '/usr/bin/chromium-browser',
-  ];
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium-headless-shell', '/usr/bin/chromium', '/usr/bin/chromium-browser'];
   for (const c of candidates) if (c && existsSync(c)) return c;
   let own: string | undefined;
   try {

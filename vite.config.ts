@@ -35,7 +35,11 @@ const notices = noticesPlugin();
 export default defineConfig({
   plugins: [react(), notices.page],
   server: { headers: isolation, port: 5173 },
-  preview: { headers: { ...isolation, 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' }, port: 4173, strictPort: true },
+  preview: {
+    headers: { ...isolation, 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' },
+    port: 4173,
+    strictPort: true,
+  },
   // deps only workers and the SQL pane import: listed so the dev server bundles them at start,
   // instead of finding them on first use and reloading the page (a fresh clone's first Open SQL)
   optimizeDeps: { include: ['apache-arrow'] },

@@ -39,7 +39,9 @@ export function coreAt(repo: string, rev: string, prefix: string): string {
  */
 export function srcAt(repo: string, rev: string, prefix: string): string {
   const tmp = mkdtempSync(join(tmpdir(), prefix));
-  const tar = existsSync(join(rev, 'src')) ? execFileSync('tar', ['-c', '-C', rev, 'src'], { maxBuffer: 1 << 30 }) : execFileSync('git', ['-C', repo, 'archive', rev, 'src'], { maxBuffer: 1 << 30 });
+  const tar = existsSync(join(rev, 'src'))
+    ? execFileSync('tar', ['-c', '-C', rev, 'src'], { maxBuffer: 1 << 30 })
+    : execFileSync('git', ['-C', repo, 'archive', rev, 'src'], { maxBuffer: 1 << 30 });
   execFileSync('tar', ['-x', '-C', tmp], { input: tar });
   writeFileSync(join(tmp, 'package.json'), '{"type":"module"}\n');
   symlinkSync(join(repo, 'node_modules'), join(tmp, 'node_modules'));
@@ -52,7 +54,10 @@ export async function bundleCli(root: string, out: string): Promise<string> {
   rmSync(out, { recursive: true, force: true });
   await build({
     // with the large trace's second thread where the tree has one (as build:cli)
-    ...cliBuildOptions(root, out, { 'stackmap-explorer': 'src/cli/main.ts', ...(existsSync(join(root, 'src/cli/trace-part-worker.ts')) ? { 'trace-part-worker': 'src/cli/trace-part-worker.ts' } : {}) }),
+    ...cliBuildOptions(root, out, {
+      'stackmap-explorer': 'src/cli/main.ts',
+      ...(existsSync(join(root, 'src/cli/trace-part-worker.ts')) ? { 'trace-part-worker': 'src/cli/trace-part-worker.ts' } : {}),
+    }),
     logLevel: 'error',
   });
   return join(out, 'stackmap-explorer.mjs');

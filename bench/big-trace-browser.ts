@@ -51,10 +51,14 @@ async function baseline(browser: Browser, url: string, files: string[]): Promise
   try {
     await page.goto(url + '/peers/newline.html');
     await page.locator('#file').setInputFiles(files);
-    const h = await page.waitForFunction(() => {
-      const r = (window as any).__read;
-      return r.error ? { error: r.error } : r.ms ? r : null;
-    }, null, { timeout: CAP_S * 1000, polling: 100 });
+    const h = await page.waitForFunction(
+      () => {
+        const r = (window as any).__read;
+        return r.error ? { error: r.error } : r.ms ? r : null;
+      },
+      null,
+      { timeout: CAP_S * 1000, polling: 100 },
+    );
     const r = (await h.jsonValue()) as { ms: number; newlines: number; error?: string };
     if (r.error) throw new Error(`the newline page failed: ${r.error}`);
     return r;
@@ -63,7 +67,12 @@ async function baseline(browser: Browser, url: string, files: string[]): Promise
   }
 }
 
-const digits = (page: Page, id: string) => page.getByTestId(id).first().textContent().then((t) => Number((t ?? '').replace(/[^0-9]/g, '')));
+const digits = (page: Page, id: string) =>
+  page
+    .getByTestId(id)
+    .first()
+    .textContent()
+    .then((t) => Number((t ?? '').replace(/[^0-9]/g, '')));
 
 async function main(): Promise<void> {
   const cap = generated(['--mb', String(MB), '--seed', '1']);
@@ -84,10 +93,14 @@ async function main(): Promise<void> {
     try {
       const page = await newPage(app);
       page.on('crash', () => (crashed = true));
-      await page.addInitScript(`window.__t0 = 0; document.addEventListener('change', (e) => { if (e.target && e.target.type === 'file') window.__t0 = performance.now(); }, true);`);
+      await page.addInitScript(
+        `window.__t0 = 0; document.addEventListener('change', (e) => { if (e.target && e.target.type === 'file') window.__t0 = performance.now(); }, true);`,
+      );
       await page.goto(served.url + '/');
       await page.getByTestId('summary-events').first().waitFor({ timeout: 60_000 });
-      await page.waitForFunction(() => document.querySelector('[data-testid=load-progress]')?.getAttribute('data-status') !== 'loading', null, { timeout: 60_000 });
+      await page.waitForFunction(() => document.querySelector('[data-testid=load-progress]')?.getAttribute('data-status') !== 'loading', null, {
+        timeout: 60_000,
+      });
       await page.getByTestId('file-input').setInputFiles(cap.files);
       const events = cap.report.events;
       const h = await page
@@ -107,7 +120,15 @@ async function main(): Promise<void> {
       const peakMb = peaks.length ? Math.max(...peaks.map((p) => p.peakMb)) : null;
       if (h instanceof Error || crashed) {
         const why = crashed ? 'the tab crashed' : `not loaded in ${CAP_S} s`;
-        const row: Row = { id: 'big-trace-1gb', what: `${MB} MiB trace in Chromium`, value: CAP_S * 1000, unit: 'ms', goal: 'loads, tab survives', met: false, note: why };
+        const row: Row = {
+          id: 'big-trace-1gb',
+          what: `${MB} MiB trace in Chromium`,
+          value: CAP_S * 1000,
+          unit: 'ms',
+          goal: 'loads, tab survives',
+          met: false,
+          note: why,
+        };
         if (JSON_OUT) console.log(JSON.stringify({ rows: [row] }));
         process.exitCode = 1;
         return;
@@ -119,16 +140,44 @@ async function main(): Promise<void> {
       const resolved = await digits(page, 'summary-resolved');
       const right = cookies === cap.report.cookies && resolved === events;
       const mbps = traceBytes / 2 ** 20 / (ms / 1000);
-      log(`app: ${ms.toFixed(0)} ms, ${mbps.toFixed(0)} MiB/s, renderer peak ${peakMb} MB, alive ${alive}, cookies ${cookies}/${cap.report.cookies}, resolved ${resolved}/${events}`);
+      log(
+        `app: ${ms.toFixed(0)} ms, ${mbps.toFixed(0)} MiB/s, renderer peak ${peakMb} MB, alive ${alive}, cookies ${cookies}/${cap.report.cookies}, resolved ${resolved}/${events}`,
+      );
       if (!right) throw new Error(`the page shows cookies ${cookies} (want ${cap.report.cookies}), resolved ${resolved} (want ${events})`);
       const baseMbps = Math.round((totalBytes / 2 ** 20 / (baseMs / 1000)) * 10) / 10;
       const label = SMOKE ? `${MB}mb` : '1gb';
       const what = `${(traceBytes / 2 ** 20).toFixed(0)} MiB trace (${events.toLocaleString('en-US')} events, v8 cookies) + its dumps and kallsyms, file input to every event in the summary`;
       const b = { what: 'the same files streamed and their newlines counted, same browser', value: Math.round(baseMs), unit: 'ms' };
       const rows: Row[] = [
-        { id: `big-trace-${label}`, what, value: Math.round(ms), unit: 'ms', baseline: b, ratio: Math.round((ms / baseMs) * 100) / 100, goal: 'loads, tab survives', ...(SMOKE ? {} : { met: alive && !crashed }) },
-        { id: `big-trace-${label}-throughput`, what: 'the trace\'s MiB per second of that load', value: Math.round(mbps * 10) / 10, unit: 'MiB/s', baseline: { what: 'every file\'s MiB per second through that newline page', value: baseMbps, unit: 'MiB/s' }, ratio: Math.round((mbps / baseMbps) * 100) / 100 },
-        ...(peakMb === null ? [] : [{ id: `big-trace-${label}-renderer-peak`, what: 'renderer peak resident memory (VmHWM, page and ingest worker)', value: peakMb, unit: 'MB', note: `the trace is ${(traceBytes / 1e6).toFixed(0)} MB` }]),
+        {
+          id: `big-trace-${label}`,
+          what,
+          value: Math.round(ms),
+          unit: 'ms',
+          baseline: b,
+          ratio: Math.round((ms / baseMs) * 100) / 100,
+          goal: 'loads, tab survives',
+          ...(SMOKE ? {} : { met: alive && !crashed }),
+        },
+        {
+          id: `big-trace-${label}-throughput`,
+          what: "the trace's MiB per second of that load",
+          value: Math.round(mbps * 10) / 10,
+          unit: 'MiB/s',
+          baseline: { what: "every file's MiB per second through that newline page", value: baseMbps, unit: 'MiB/s' },
+          ratio: Math.round((mbps / baseMbps) * 100) / 100,
+        },
+        ...(peakMb === null
+          ? []
+          : [
+              {
+                id: `big-trace-${label}-renderer-peak`,
+                what: 'renderer peak resident memory (VmHWM, page and ingest worker)',
+                value: peakMb,
+                unit: 'MB',
+                note: `the trace is ${(traceBytes / 1e6).toFixed(0)} MB`,
+              },
+            ]),
       ];
       if (JSON_OUT) console.log(JSON.stringify({ rows }));
     } finally {

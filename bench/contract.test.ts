@@ -34,7 +34,14 @@ describe('parseRows', () => {
 
 describe('the README table', () => {
   const rows = [
-    { ...good, baseline: { what: 'speedscope', value: 25, unit: 'ms' }, ratio: 0.5, goal: 'faster', met: true, peers: [{ name: 'd3', value: null, unit: 'ms', note: 'not drawn' }] },
+    {
+      ...good,
+      baseline: { what: 'speedscope', value: 25, unit: 'ms' },
+      ratio: 0.5,
+      goal: 'faster',
+      met: true,
+      peers: [{ name: 'd3', value: null, unit: 'ms', note: 'not drawn' }],
+    },
     { id: 'big-trace-1gb', what: 'a | b', value: null, unit: '', failed: 'exit 1' },
   ];
   it('has one line per row, every column, pipes escaped', () => {

@@ -52,7 +52,8 @@ export function rowProblem(r: unknown): string | null {
   if (o.peers !== undefined) {
     if (!Array.isArray(o.peers)) return at + 'peers is not an array';
     for (const p of o.peers as Record<string, unknown>[]) {
-      if (typeof p !== 'object' || p === null || !isStr(p.name) || !(p.value === null || isNum(p.value)) || !isStr(p.unit)) return at + 'a peer is not {name, value|null, unit}';
+      if (typeof p !== 'object' || p === null || !isStr(p.name) || !(p.value === null || isNum(p.value)) || !isStr(p.unit))
+        return at + 'a peer is not {name, value|null, unit}';
       if (p.value === null && !isStr(p.note)) return at + `peer ${p.name} has no value and no note saying why`;
     }
   }

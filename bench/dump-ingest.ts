@@ -74,8 +74,6 @@ if (against) {
   await measure(arg('--dir', join(repo, 'src/core')));
 }
 
-
-
 /**
  * A synthetic kernel: 50,000 code symbols (the last 5,000 in modules, some names repeated as
  * static functions are), data symbols between them, 1-3 call sites per function and 8 callees;
@@ -266,7 +264,16 @@ function cliBest(cli: string, files: string[], rounds: number): CliRound {
   let best: CliRound | null = null;
   for (let r = 0; r < rounds; r++) {
     const x = cliRound(cli, files);
-    best = best === null ? x : { ms: Math.min(best.ms, x.ms), helpMs: Math.min(best.helpMs, x.helpMs), loopMs: Math.min(best.loopMs, x.loopMs), rssMb: Math.min(best.rssMb, x.rssMb), check: x.check };
+    best =
+      best === null
+        ? x
+        : {
+            ms: Math.min(best.ms, x.ms),
+            helpMs: Math.min(best.helpMs, x.helpMs),
+            loopMs: Math.min(best.loopMs, x.loopMs),
+            rssMb: Math.min(best.rssMb, x.rssMb),
+            check: x.check,
+          };
   }
   return best!;
 }
@@ -291,7 +298,11 @@ function cliRows(cli: string, shape: Shape): object[] {
       what: `the bundled command line's summary --json process on ${input}: wall time beyond start-up (its --help's), best of ${ROUNDS}`,
       value: Math.round(ms),
       unit: 'ms',
-      baseline: { what: 'a node process reading the same two files and adding up every u32 word (its reads and loop, by its own clock)', value: Math.round(loopMs * 10) / 10, unit: 'ms' },
+      baseline: {
+        what: 'a node process reading the same two files and adding up every u32 word (its reads and loop, by its own clock)',
+        value: Math.round(loopMs * 10) / 10,
+        unit: 'ms',
+      },
       ratio: Math.round((ms / loopMs) * 10) / 10,
       goal: `< ${GOAL_MS} ms`,
       ...(SMOKE ? {} : { met: ms < GOAL_MS }),
@@ -322,7 +333,9 @@ async function compareCli(rev: string, runs: number): Promise<void> {
         for (const [k, cli] of [a, b].entries()) {
           const x = cliRound(cli, d.files);
           got[k].push(x);
-          console.log(`${k === 0 ? 'A ' + rev : 'B tree'}: ${(x.ms - x.helpMs).toFixed(0)} ms beyond start-up (summary ${x.ms.toFixed(0)}, --help ${x.helpMs.toFixed(0)}), ${x.rssMb.toFixed(0)} MB peak; the loop ${x.loopMs.toFixed(0)} ms -- ${x.check}`);
+          console.log(
+            `${k === 0 ? 'A ' + rev : 'B tree'}: ${(x.ms - x.helpMs).toFixed(0)} ms beyond start-up (summary ${x.ms.toFixed(0)}, --help ${x.helpMs.toFixed(0)}), ${x.rssMb.toFixed(0)} MB peak; the loop ${x.loopMs.toFixed(0)} ms -- ${x.check}`,
+          );
         }
       }
       const want = got[0][0].check;
@@ -336,7 +349,18 @@ async function compareCli(rev: string, runs: number): Promise<void> {
       const [ma, mb] = [best(got[0], beyond), best(got[1], beyond)];
       const [ra, rb] = [best(got[0], (x) => x.rssMb), best(got[1], (x) => x.rssMb)];
       const loop = best(got.flat(), (x) => x.loopMs);
-      console.log(JSON.stringify({ shape, before: Math.round(ma), after: Math.round(mb), ratio: Math.round((mb / ma) * 1e4) / 1e4, speedup: Math.round((ma / mb) * 10) / 10, loop: Math.round(loop), rssBefore: Math.round(ra), rssAfter: Math.round(rb) }));
+      console.log(
+        JSON.stringify({
+          shape,
+          before: Math.round(ma),
+          after: Math.round(mb),
+          ratio: Math.round((mb / ma) * 1e4) / 1e4,
+          speedup: Math.round((ma / mb) * 10) / 10,
+          loop: Math.round(loop),
+          rssBefore: Math.round(ra),
+          rssAfter: Math.round(rb),
+        }),
+      );
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -383,14 +407,16 @@ async function measureShape(dir: string, shape: Shape): Promise<object> {
     const g = cap.dumps.byGeneration.get(7);
     const first = g.slots.values().next().value;
     found = { stacks: cap.stacks.size, nodes: cap.stacks.nodeCount, frames: cap.stacks.frames.size, diagnostics: cap.diagnostics.length };
-    check = `${found.stacks} stacks, ${found.nodes} nodes, ${found.frames} frames, ${found.diagnostics} diagnostics; ` +
+    check =
+      `${found.stacks} stacks, ${found.nodes} nodes, ${found.frames} frames, ${found.diagnostics} diagnostics; ` +
       `first slot: ${cap.stacks.framesOf(first.stack).slice(0, 3).join(' ')}`;
   }
   let wrong = '';
   if (SMOKE) {
     const want = plainCount(syms, records);
     if (found.stacks !== want.stacks || found.nodes !== want.nodes || found.frames !== want.frames || found.diagnostics !== 0) {
-      wrong = `loadFiles found ${found.stacks} stacks, ${found.nodes} nodes, ${found.frames} frames, ${found.diagnostics} diagnostics; ` +
+      wrong =
+        `loadFiles found ${found.stacks} stacks, ${found.nodes} nodes, ${found.frames} frames, ${found.diagnostics} diagnostics; ` +
         `plain code counts ${want.stacks}, ${want.nodes}, ${want.frames}, 0`;
     }
   }
@@ -401,19 +427,23 @@ async function measureShape(dir: string, shape: Shape): Promise<object> {
   const distinct = new Set<bigint>();
   for (const rec of records) for (const ip of rec.ips) distinct.add(ip);
   const row = {
-      id: shape === 'callgraph' ? 'dump-ingest-262k' : 'dump-ingest-262k-random',
-      what: `stack_map_bin of ${STACKS.toLocaleString('en-US')} stacks, ${shape === 'callgraph' ? 'call-graph walks' : 'random frames'} ` +
-        `(depth 4-64, ${ips.toLocaleString('en-US')} ips, ${distinct.size.toLocaleString('en-US')} distinct, ` +
-        `${(bin.length / 1e6).toFixed(1)} MB) + kallsyms: read, symbolized and in the stack table (loadFiles, Node), best of ${ROUNDS}`,
-      value: ms,
-      unit: 'ms',
-      baseline: { what: 'a plain loop over the same bytes (every u32 word of the dump, every byte of kallsyms)', value: baselineMs, unit: 'ms' },
-      ratio,
-      goal: `< ${GOAL_MS} ms`,
-      ...(SMOKE ? {} : { met: ms < GOAL_MS }),
-      note: `${check}; CPU time (all threads) ${cpuMs} ms` + (SMOKE ? '; smoke run: counts checked against plain code, no target' : ''),
+    id: shape === 'callgraph' ? 'dump-ingest-262k' : 'dump-ingest-262k-random',
+    what:
+      `stack_map_bin of ${STACKS.toLocaleString('en-US')} stacks, ${shape === 'callgraph' ? 'call-graph walks' : 'random frames'} ` +
+      `(depth 4-64, ${ips.toLocaleString('en-US')} ips, ${distinct.size.toLocaleString('en-US')} distinct, ` +
+      `${(bin.length / 1e6).toFixed(1)} MB) + kallsyms: read, symbolized and in the stack table (loadFiles, Node), best of ${ROUNDS}`,
+    value: ms,
+    unit: 'ms',
+    baseline: { what: 'a plain loop over the same bytes (every u32 word of the dump, every byte of kallsyms)', value: baselineMs, unit: 'ms' },
+    ratio,
+    goal: `< ${GOAL_MS} ms`,
+    ...(SMOKE ? {} : { met: ms < GOAL_MS }),
+    note: `${check}; CPU time (all threads) ${cpuMs} ms` + (SMOKE ? '; smoke run: counts checked against plain code, no target' : ''),
   };
-  process.stdout.write(JSON.stringify({ dir, shape, stacks: STACKS, ips, distinct: distinct.size, mb: Math.round(bin.length / 1e4) / 100, ms, cpuMs, baselineMs, ratio, check }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ dir, shape, stacks: STACKS, ips, distinct: distinct.size, mb: Math.round(bin.length / 1e4) / 100, ms, cpuMs, baselineMs, ratio, check }) +
+      '\n',
+  );
   if (wrong) console.error(`${shape}: ${wrong}`);
   else if (SMOKE && !JSON_OUT) console.log(`smoke (${shape}): stacks, nodes and frames equal the plain count`);
   if (wrong) process.exitCode = 1;
@@ -433,12 +463,28 @@ function compareShape(rev: string, runs: number, shape: Shape): void {
     const run = (dir: string) => {
       const p = spawnSync(
         process.execPath,
-        ['--max-old-space-size=12000', '--import', 'tsx', fileURLToPath(import.meta.url), '--dir', dir, '--stacks', String(STACKS), '--rounds', '1', '--shape', shape, '--no-cli'],
+        [
+          '--max-old-space-size=12000',
+          '--import',
+          'tsx',
+          fileURLToPath(import.meta.url),
+          '--dir',
+          dir,
+          '--stacks',
+          String(STACKS),
+          '--rounds',
+          '1',
+          '--shape',
+          shape,
+          '--no-cli',
+        ],
         { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 26 },
       );
       if (p.status !== 0) throw new Error(p.stderr);
       const o = JSON.parse(p.stdout.trim().split('\n').pop()!);
-      console.log(`${dir === join(tmp, 'src/core') ? 'A ' + rev : 'B tree'}: ${o.ms} ms, CPU ${o.cpuMs ?? '?'} ms (${o.ratio}x the baseline loop) -- ${o.check}`);
+      console.log(
+        `${dir === join(tmp, 'src/core') ? 'A ' + rev : 'B tree'}: ${o.ms} ms, CPU ${o.cpuMs ?? '?'} ms (${o.ratio}x the baseline loop) -- ${o.check}`,
+      );
       return o as { ms: number; cpuMs?: number; check: string };
     };
     const a: { ms: number; cpuMs?: number; check: string }[] = [];

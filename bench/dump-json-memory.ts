@@ -91,9 +91,13 @@ await new Promise<void>((k) => w.once('finish', () => k()));
 const bytes = statSync(file).size;
 const limit = Math.ceil((4 * bytes) / 1048576);
 try {
-  const out = execFileSync(process.execPath, ['--expose-gc', `--max-old-space-size=${limit}`, '--import', 'tsx', fileURLToPath(import.meta.url), '--child', file], {
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    process.execPath,
+    ['--expose-gc', `--max-old-space-size=${limit}`, '--import', 'tsx', fileURLToPath(import.meta.url), '--child', file],
+    {
+      encoding: 'utf8',
+    },
+  );
   const m = JSON.parse(out.trim().split('\n').pop()!);
   const MB = (x: number) => `${(x / 1048576).toFixed(0)} MB`;
   console.log(

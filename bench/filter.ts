@@ -24,7 +24,20 @@
 import { arg, flag } from './args.ts';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openAsBlob, openSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openAsBlob,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CACHE_ROOT, generated } from './generated.ts';
@@ -108,7 +121,13 @@ function generateShape(mb: number): string {
 /** The sample's generator with enough events for ~MB MiB of trace, its files written as make-sample does. */
 async function sampleShape(mb: number): Promise<string> {
   const h = createHash('sha1');
-  for (const f of ['src/core/sim/sample-capture.ts', 'src/core/sim/sample-files.ts', 'src/core/sim/kernel-symbols.ts', 'src/core/formats/trace-text-write.ts', 'src/core/formats/stack-map-write.ts'])
+  for (const f of [
+    'src/core/sim/sample-capture.ts',
+    'src/core/sim/sample-files.ts',
+    'src/core/sim/kernel-symbols.ts',
+    'src/core/formats/trace-text-write.ts',
+    'src/core/formats/stack-map-write.ts',
+  ])
     h.update(readFileSync(join(repo, f)));
   // the sample writes ~233 bytes of trace per event (a full stack where the map falls back)
   const events = Math.max(2000, Math.round((mb * 2 ** 20) / 233));
@@ -224,7 +243,19 @@ async function memoryChild(dir: string): Promise<MemoryChild> {
 function spawnChild<T>(kind: string, dir: string, rounds: number): T {
   const p = spawnSync(
     process.execPath,
-    ['--expose-gc', '--max-old-space-size=8000', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', kind, '--input', dir, '--rounds', String(rounds)],
+    [
+      '--expose-gc',
+      '--max-old-space-size=8000',
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      '--child',
+      kind,
+      '--input',
+      dir,
+      '--rounds',
+      String(rounds),
+    ],
     { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 26 },
   );
   if (p.status !== 0) throw new Error(`${kind} child failed on ${dir}: ${p.stderr.slice(-2000)}`);
@@ -236,7 +267,11 @@ function cliOnce(dir: string): { a: number; b: number; eventsA: number; eventsB:
   const files = captureFiles(dir).map((f) => join(dir, f));
   const once = (extra: string[]) => {
     const t = performance.now();
-    const p = spawnSync(process.execPath, ['--import', 'tsx', join(repo, 'src/cli/main.ts'), 'summary', '--json', ...extra, ...files], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 26 });
+    const p = spawnSync(process.execPath, ['--import', 'tsx', join(repo, 'src/cli/main.ts'), 'summary', '--json', ...extra, ...files], {
+      cwd: repo,
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    });
     const ms = performance.now() - t;
     if (p.status !== 0) throw new Error(`summary ${extra.join(' ')} exited ${p.status}: ${p.stderr.slice(-1000)}`);
     return { ms, events: (JSON.parse(p.stdout) as { events: number }).events };
@@ -261,7 +296,9 @@ async function main(): Promise<void> {
     const a = median(t.a);
     const b = median(t.b);
     const ratio = b / a;
-    log(`${s.name}: A ${t.a.map((x) => x.toFixed(0)).join(', ')} ms, B ${t.b.map((x) => x.toFixed(0)).join(', ')} ms; median ${a.toFixed(0)} vs ${b.toFixed(0)} ms, B/A ${ratio.toFixed(2)} -- ${t.eventsA} events -> ${t.eventsB}, ${t.mb.toFixed(1)} MB`);
+    log(
+      `${s.name}: A ${t.a.map((x) => x.toFixed(0)).join(', ')} ms, B ${t.b.map((x) => x.toFixed(0)).join(', ')} ms; median ${a.toFixed(0)} vs ${b.toFixed(0)} ms, B/A ${ratio.toFixed(2)} -- ${t.eventsA} events -> ${t.eventsB}, ${t.mb.toFixed(1)} MB`,
+    );
     if (!(t.eventsA > 0) || !(t.eventsB > 0) || t.eventsB >= t.eventsA) throw new Error(`${s.name}: the filter kept ${t.eventsB} of ${t.eventsA} events`);
     return { ...s, t, a, b, ratio };
   });
@@ -282,14 +319,19 @@ async function main(): Promise<void> {
     note:
       `${met ? 'pass' : 'miss'} (target 1.5). ` +
       times
-        .map((x) => `${x.name} (${x.t.mb.toFixed(1)} MB, ${x.t.files} files): A ${x.a.toFixed(0)} ms, B ${x.b.toFixed(0)} ms, B/A ${x.ratio.toFixed(2)}, ${x.t.eventsA} -> ${x.t.eventsB} events, ${x.t.recordsA} -> ${x.t.recordsB} records`)
+        .map(
+          (x) =>
+            `${x.name} (${x.t.mb.toFixed(1)} MB, ${x.t.files} files): A ${x.a.toFixed(0)} ms, B ${x.b.toFixed(0)} ms, B/A ${x.ratio.toFixed(2)}, ${x.t.eventsA} -> ${x.t.eventsB} events, ${x.t.recordsA} -> ${x.t.recordsB} records`,
+        )
         .join('; ') +
       `; command line once each on the generate capture (tsx): summary --json ${cli.a.toFixed(0)} ms, --filter ${cli.b.toFixed(0)} ms (${(cli.b / cli.a).toFixed(2)}x; unfiltered reads the trace on two threads, filtered on one)`,
   });
 
   const mem = shapes.map((s) => {
     const m = spawnChild<MemoryChild>('memory', s.dir, 1);
-    log(`${s.name}: ${m.field.toFixed(1)} B/event the capture + the field; ${m.capture.toFixed(1)} B/event the capture, ${m.data.toFixed(1)} with ExplorerData, ${m.view.toFixed(1)} with the ${FIELD} view (columns ${m.columns.toFixed(1)}, weights ${m.weights.toFixed(1)}) -- ${m.events} events, ${m.records} records`);
+    log(
+      `${s.name}: ${m.field.toFixed(1)} B/event the capture + the field; ${m.capture.toFixed(1)} B/event the capture, ${m.data.toFixed(1)} with ExplorerData, ${m.view.toFixed(1)} with the ${FIELD} view (columns ${m.columns.toFixed(1)}, weights ${m.weights.toFixed(1)}) -- ${m.events} events, ${m.records} records`,
+    );
     return { ...s, m };
   });
   const mw = mem.reduce((p, q) => (q.m.field > p.m.field ? q : p));
@@ -310,7 +352,10 @@ async function main(): Promise<void> {
     note:
       `${memMet ? 'pass' : 'miss'} (target 40). ` +
       mem
-        .map((x) => `${x.name}: capture + field ${x.m.field.toFixed(1)}; capture ${x.m.capture.toFixed(1)}, + ExplorerData ${x.m.data.toFixed(1)}, + view ${x.m.view.toFixed(1)} B/event (trace columns ${x.m.columns.toFixed(1)}, weights ${x.m.weights.toFixed(1)}); ${x.m.events} events, ${x.m.records} records, ${x.m.unweighed} unweighed; stack table ${x.m.stackBytes} and other files ${x.m.restBytes} bytes taken off`)
+        .map(
+          (x) =>
+            `${x.name}: capture + field ${x.m.field.toFixed(1)}; capture ${x.m.capture.toFixed(1)}, + ExplorerData ${x.m.data.toFixed(1)}, + view ${x.m.view.toFixed(1)} B/event (trace columns ${x.m.columns.toFixed(1)}, weights ${x.m.weights.toFixed(1)}); ${x.m.events} events, ${x.m.records} records, ${x.m.unweighed} unweighed; stack table ${x.m.stackBytes} and other files ${x.m.restBytes} bytes taken off`,
+        )
         .join('; '),
   });
 

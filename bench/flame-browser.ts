@@ -63,7 +63,6 @@ interface NodeFigures {
   culledNodes: number;
 }
 
-
 /** flame() of the whole dump with `core` (a src/core folder), best of `rounds`, and the plain node loop. */
 async function nodeFigures(core: string, dir: string, rounds: number): Promise<NodeFigures> {
   const { loadFiles } = await import(pathToFileURL(join(core, 'capture/load.ts')).href);
@@ -88,7 +87,14 @@ async function nodeFigures(core: string, dir: string, rounds: number): Promise<N
       refs += r;
     }
   }
-  const whole = { stacks: Int32Array.from(stacks), counts: Float64Array.from(counts), total: refs, first: new Int32Array(stacks.length), v7: new Float64Array(stacks.length), v8: new Float64Array(stacks.length) };
+  const whole = {
+    stacks: Int32Array.from(stacks),
+    counts: Float64Array.from(counts),
+    total: refs,
+    first: new Int32Array(stacks.length),
+    v7: new Float64Array(stacks.length),
+    v8: new Float64Array(stacks.length),
+  };
   d.occurrences = () => whole;
   const parent: Int32Array = d.node.parent;
   const plainLoop = () => {
@@ -125,16 +131,21 @@ async function nodeFigures(core: string, dir: string, rounds: number): Promise<N
   // the tree holds every ref once: the root's value, and self + children at the root
   let rootKids = 0;
   for (let i = 1; i < tree!.parent.length; i++) if (tree!.parent[i] === 0) rootKids += tree!.value[i];
-  if (tree!.total !== refs || rootKids + tree!.self[0] !== refs) throw new Error(`flame total ${tree!.total} (root children ${rootKids}), the dump holds ${refs} refs`);
+  if (tree!.total !== refs || rootKids + tree!.self[0] !== refs)
+    throw new Error(`flame total ${tree!.total} (root children ${rootKids}), the dump holds ${refs} refs`);
   return { ms, baseMs, nodes: tree!.parent.length, total: tree!.total, stacks: stacks.length, refs, appNodes, appNodesWhole, culledMs, culledNodes };
 }
 
 function spawnNode(core: string, dir: string, rounds: number): NodeFigures {
-  const r = spawnSync(process.execPath, ['--max-old-space-size=8000', '--import', 'tsx', fileURLToPath(import.meta.url), '--node-child', core, '--capture', dir, '--rounds', String(rounds)], {
-    cwd: repo,
-    encoding: 'utf8',
-    maxBuffer: 1 << 26,
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['--max-old-space-size=8000', '--import', 'tsx', fileURLToPath(import.meta.url), '--node-child', core, '--capture', dir, '--rounds', String(rounds)],
+    {
+      cwd: repo,
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    },
+  );
   if (r.status !== 0) throw new Error(`node child (${core}) exited ${r.status}: ${r.stderr.slice(-2000)}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as NodeFigures;
 }
@@ -224,7 +235,11 @@ async function timePage(browser: Browser, url: string, files: string[], expected
     const done = signal ? '(window as any).__fb.paint > 0 && (window as any).__fb.dom > 0' : '(window as any).__fb.dom > 0';
     await page.waitForFunction(done.replaceAll('(window as any)', 'window'), null, { timeout: SMOKE ? 60_000 : 300_000, polling: 50 }).catch(async (e) => {
       const el = page.getByTestId('flame-main');
-      const seen = { fb: await page.evaluate(() => (window as any).__fb), nodes: await el.getAttribute('data-nodes').catch(() => null), paints: await el.getAttribute('data-paint-count').catch(() => null) };
+      const seen = {
+        fb: await page.evaluate(() => (window as any).__fb),
+        nodes: await el.getAttribute('data-nodes').catch(() => null),
+        paints: await el.getAttribute('data-paint-count').catch(() => null),
+      };
       throw new Error(`no flame paint of the new capture (${expected} nodes expected): ${JSON.stringify(seen)}; ${String(e).slice(0, 200)}`);
     });
     const fb = await page.evaluate(() => (window as any).__fb);
@@ -234,14 +249,28 @@ async function timePage(browser: Browser, url: string, files: string[], expected
     const heap = metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? NaN;
     const painted = Number((await page.getByTestId('flame-main').getAttribute('data-painted-nodes')) ?? 0);
     if (signal && !(painted > 0)) throw new Error('the flame canvas painted no rectangles');
-    return { readMs: fb.readMs, paintMs: signal ? fb.paint - fb.t0 : null, frameMs: fb.dom - fb.t0, heapMb: heap / 2 ** 20, painted, loadMs: fb.loaded ? fb.loaded - fb.t0 : NaN };
+    return {
+      readMs: fb.readMs,
+      paintMs: signal ? fb.paint - fb.t0 : null,
+      frameMs: fb.dom - fb.t0,
+      heapMb: heap / 2 ** 20,
+      painted,
+      loadMs: fb.loaded ? fb.loaded - fb.t0 : NaN,
+    };
   } finally {
     await page.context().close();
   }
 }
 
 async function main(): Promise<void> {
-  const genArgs = ['--stacks', String(STACKS), '--depth', arg('--depth', '4-64'), '--events', EVERY ? String(Math.max(STACKS, Number(arg('--events', '0')))) : arg('--events', '1000')];
+  const genArgs = [
+    '--stacks',
+    String(STACKS),
+    '--depth',
+    arg('--depth', '4-64'),
+    '--events',
+    EVERY ? String(Math.max(STACKS, Number(arg('--events', '0')))) : arg('--events', '1000'),
+  ];
   if (SHAPE === 'random') genArgs.push('--frames', 'random', '--symbols', '50000');
   if (EVERY) genArgs.push('--every-stack');
   const capture = arg('--capture', '') || generated(genArgs).dir;
@@ -277,7 +306,11 @@ async function main(): Promise<void> {
     unit: 'ms',
     baseline: { what: 'a plain loop over the stack table nodes (weights summed into parents)', value: Math.round(nb.baseMs * 10) / 10, unit: 'ms' },
     ratio: nb.ms / nb.baseMs,
-    ...(nodeA.length ? { note: `A (${against}) best ${best(nodeA).ms.toFixed(0)} ms (${(best(nodeA).ms / best(nodeA).baseMs).toFixed(1)}x its loop), B/A by the ratio to the loop ${(nb.ms / nb.baseMs / (best(nodeA).ms / best(nodeA).baseMs)).toFixed(3)}` } : {}),
+    ...(nodeA.length
+      ? {
+          note: `A (${against}) best ${best(nodeA).ms.toFixed(0)} ms (${(best(nodeA).ms / best(nodeA).baseMs).toFixed(1)}x its loop), B/A by the ratio to the loop ${(nb.ms / nb.baseMs / (best(nodeA).ms / best(nodeA).baseMs)).toFixed(3)}`,
+        }
+      : {}),
   });
 
   rows.push({
@@ -303,11 +336,15 @@ async function main(): Promise<void> {
     for (let r = 0; r < ROUNDS; r++) {
       if (sA) {
         gotA.push(await timePage(browser, sA.url, files, nb.appNodesWhole, false));
-        log(`browser A ${basename(distA)}: ${gotA.at(-1)!.frameMs.toFixed(0)} ms (frame signal), read ${gotA.at(-1)!.readMs.toFixed(0)} ms, heap ${gotA.at(-1)!.heapMb.toFixed(0)} MB`);
+        log(
+          `browser A ${basename(distA)}: ${gotA.at(-1)!.frameMs.toFixed(0)} ms (frame signal), read ${gotA.at(-1)!.readMs.toFixed(0)} ms, heap ${gotA.at(-1)!.heapMb.toFixed(0)} MB`,
+        );
       }
       gotB.push(await timePage(browser, sB.url, files, nb.appNodes, true));
       const b = gotB.at(-1)!;
-      log(`browser B: ${b.paintMs!.toFixed(0)} ms to the paint (${b.painted} rectangles; the load done at ${b.loadMs.toFixed(0)} ms; frame signal ${b.frameMs.toFixed(0)} ms), read ${b.readMs.toFixed(0)} ms, heap ${b.heapMb.toFixed(0)} MB`);
+      log(
+        `browser B: ${b.paintMs!.toFixed(0)} ms to the paint (${b.painted} rectangles; the load done at ${b.loadMs.toFixed(0)} ms; frame signal ${b.frameMs.toFixed(0)} ms), read ${b.readMs.toFixed(0)} ms, heap ${b.heapMb.toFixed(0)} MB`,
+      );
     }
   } finally {
     await browser.close();
@@ -318,7 +355,9 @@ async function main(): Promise<void> {
   const read = Math.min(...gotB.map((g) => g.readMs));
   const heap = Math.max(...gotB.map((g) => g.heapMb));
   const fastest = gotB.reduce((a, g) => (g.paintMs! < a.paintMs! ? g : a));
-  const ab = gotA.length ? `; A/B by the frame signal, best of ${ROUNDS} alternating: A ${Math.min(...gotA.map((g) => g.frameMs)).toFixed(0)} ms, B ${Math.min(...gotB.map((g) => g.frameMs)).toFixed(0)} ms, A heap ${Math.max(...gotA.map((g) => g.heapMb)).toFixed(0)} MB` : '';
+  const ab = gotA.length
+    ? `; A/B by the frame signal, best of ${ROUNDS} alternating: A ${Math.min(...gotA.map((g) => g.frameMs)).toFixed(0)} ms, B ${Math.min(...gotB.map((g) => g.frameMs)).toFixed(0)} ms, A heap ${Math.max(...gotA.map((g) => g.heapMb)).toFixed(0)} MB`
+    : '';
   rows.push({
     id: `flame-first-paint-${tag}`,
     what: `stack_map_bin of ${STACKS} stacks + kallsyms + trace: file input to the first flame paint in Chromium`,
@@ -330,7 +369,8 @@ async function main(): Promise<void> {
     ...(SMOKE ? {} : { met: paint < 1000 }),
     note: `of which the load ${fastest.loadMs.toFixed(0)} ms (file input to load-progress done), the rest ${(fastest.paintMs! - fastest.loadMs).toFixed(0)} ms the queries and the paint; renderer main-thread heap after the paint ${heap.toFixed(0)} MB (CDP JSHeapUsedSize); the flame graph of the trace's selection has ${nb.appNodes} nodes${ab}`,
   });
-  for (const r of rows) log(`${r.id}: ${r.value} ${r.unit} (baseline ${r.baseline?.value} ${r.baseline?.unit}, ratio ${r.ratio?.toFixed(2)})${r.note ? ' -- ' + r.note : ''}`);
+  for (const r of rows)
+    log(`${r.id}: ${r.value} ${r.unit} (baseline ${r.baseline?.value} ${r.baseline?.unit}, ratio ${r.ratio?.toFixed(2)})${r.note ? ' -- ' + r.note : ''}`);
   if (JSON_OUT) console.log(JSON.stringify({ rows }));
 }
 

@@ -41,7 +41,9 @@ function generatorHash(): string {
     ['src/core/sim', /^(kernel-symbols|random|jhash)\.ts$/],
   ];
   for (const [d, re] of dirs) {
-    for (const f of readdirSync(join(repo, d)).filter((n) => re.test(n) && !n.endsWith('.test.ts')).sort()) {
+    for (const f of readdirSync(join(repo, d))
+      .filter((n) => re.test(n) && !n.endsWith('.test.ts'))
+      .sort()) {
       h.update(f).update(readFileSync(join(repo, d, f)));
     }
   }

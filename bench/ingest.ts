@@ -111,7 +111,9 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
       // the command line's second thread for the trace (trace-parts.ts), in a tree that has it,
       // made as readFiles makes it (a tree that splits ahead starts its worker there: timed too)
       const partsTs = join(src, 'cli/trace-parts.ts');
-      const nodeTraceParts = existsSync(partsTs) ? ((await import(pathToFileURL(partsTs).href)) as typeof import('../src/cli/trace-parts.ts')).nodeTraceParts : null;
+      const nodeTraceParts = existsSync(partsTs)
+        ? ((await import(pathToFileURL(partsTs).href)) as typeof import('../src/cli/trace-parts.ts')).nodeTraceParts
+        : null;
       const t = await best(1, async () => {
         const parts = nodeTraceParts?.(new Map(named.map((f) => [f.blob, join(dir, f.name)])), undefined, true);
         try {
@@ -144,7 +146,13 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
       const all = await held(named);
       const c = all.c;
       const events = c.trace.eventCount;
-      memory = { events, process: (all.bytes - all.stackBytes - restBytes) / events, columns: heldBytes(c.trace, [c.stacks]) / events, stackBytes: all.stackBytes, restBytes };
+      memory = {
+        events,
+        process: (all.bytes - all.stackBytes - restBytes) / events,
+        columns: heldBytes(c.trace, [c.stacks]) / events,
+        stackBytes: all.stackBytes,
+        restBytes,
+      };
       check = `${events} events, ${c.trace.recordCount} records`;
       ms = 0;
       base = 0;
@@ -158,7 +166,21 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
 function spawnChild(kind: Child['kind'], src: string, dir: string, rounds: number): Child {
   const p = spawnSync(
     process.execPath,
-    ['--expose-gc', '--max-old-space-size=8000', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', kind, '--src', src, '--input', dir, '--rounds', String(rounds)],
+    [
+      '--expose-gc',
+      '--max-old-space-size=8000',
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      '--child',
+      kind,
+      '--src',
+      src,
+      '--input',
+      dir,
+      '--rounds',
+      String(rounds),
+    ],
     { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 26 },
   );
   if (p.status !== 0) throw new Error(`${kind} child failed: ${p.stderr}`);
@@ -167,7 +189,9 @@ function spawnChild(kind: Child['kind'], src: string, dir: string, rounds: numbe
 
 /** Wall time of the `summary` process, and of a process that reads the trace and counts its newlines, alternating. */
 function cliRound(cli: string, dir: string): { ms: number; baseMs: number; check: string } {
-  const files = readdirSync(dir).sort().map((f) => join(dir, f));
+  const files = readdirSync(dir)
+    .sort()
+    .map((f) => join(dir, f));
   const t0 = performance.now();
   const p = spawnSync(process.execPath, [cli, 'summary', '--json', ...files], { encoding: 'utf8', maxBuffer: 1 << 26 });
   const ms = performance.now() - t0;
@@ -192,7 +216,9 @@ async function main(): Promise<void> {
     const base = c.mb / (c.baseMs / 1000);
     const times = c.ms / c.baseMs;
     const met = goals ? times <= 4 && value >= 200 : undefined;
-    log(`${id}: ${value.toFixed(1)} MB/s, ${times.toFixed(2)}x the newline loop (${c.ms.toFixed(0)} vs ${c.baseMs.toFixed(0)} ms; CPU ${(c.cpuMs / c.baseCpuMs).toFixed(2)}x) -- ${c.check}`);
+    log(
+      `${id}: ${value.toFixed(1)} MB/s, ${times.toFixed(2)}x the newline loop (${c.ms.toFixed(0)} vs ${c.baseMs.toFixed(0)} ms; CPU ${(c.cpuMs / c.baseCpuMs).toFixed(2)}x) -- ${c.check}`,
+    );
     rows.push({
       id,
       what,
@@ -206,7 +232,12 @@ async function main(): Promise<void> {
   };
   speed(`ingest-cookies-${size}`, `loadFiles (CLI path) on a v8 <stack_id N gen G> capture of ${MB} MiB`, spawnChild('ingest', src, cookies, ROUNDS), true);
   speed(`ingest-full-${size}`, `loadFiles (CLI path) on a <stack trace> capture of ${MB} MiB`, spawnChild('ingest', src, full, ROUNDS), true);
-  speed(`parser-noop-${size}`, `the trace text reader alone, a sink that does nothing, ${MB} MiB of cookies`, spawnChild('parser', src, cookies, ROUNDS), false);
+  speed(
+    `parser-noop-${size}`,
+    `the trace text reader alone, a sink that does nothing, ${MB} MiB of cookies`,
+    spawnChild('parser', src, cookies, ROUNDS),
+    false,
+  );
 
   const cli = await bundleCli(repo, mkdtempSync(join(tmpdir(), 'ingest-cli-')));
   let c = { ms: Infinity, baseMs: Infinity, check: '' };
@@ -215,7 +246,9 @@ async function main(): Promise<void> {
     c = { ms: Math.min(c.ms, x.ms), baseMs: Math.min(c.baseMs, x.baseMs), check: x.check };
   }
   rmSync(join(cli, '..'), { recursive: true, force: true });
-  log(`cli-summary-process-${size}: ${c.ms.toFixed(0)} ms, ${(c.ms / c.baseMs).toFixed(2)}x a node process counting newlines (${c.baseMs.toFixed(0)} ms) -- ${c.check}`);
+  log(
+    `cli-summary-process-${size}: ${c.ms.toFixed(0)} ms, ${(c.ms / c.baseMs).toFixed(2)}x a node process counting newlines (${c.baseMs.toFixed(0)} ms) -- ${c.check}`,
+  );
   rows.push({
     id: `cli-summary-process-${size}`,
     what: `the whole \`node stackmap-explorer.mjs summary --json\` process (bundled as build:cli does) on the ${MB} MiB cookie capture`,
@@ -227,7 +260,9 @@ async function main(): Promise<void> {
   });
 
   const m = spawnChild('memory', src, cookies, 1).memory!;
-  log(`ingest-bytes-per-event: ${m.process.toFixed(1)} B/event after GC (process.memoryUsage), ${m.columns.toFixed(1)} B/event in the trace columns' buffers -- ${m.events} events`);
+  log(
+    `ingest-bytes-per-event: ${m.process.toFixed(1)} B/event after GC (process.memoryUsage), ${m.columns.toFixed(1)} B/event in the trace columns' buffers -- ${m.events} events`,
+  );
   rows.push({
     id: 'ingest-bytes-per-event',
     what: 'memory the capture holds per event beyond the stack table and the other files, after GC (heapUsed + arrayBuffers)',
@@ -256,7 +291,9 @@ function compare(rev: string, runs: number): void {
   const tmp = mkdtempSync(join(tmpdir(), 'ingest-ab-'));
   try {
     // REV may also be a folder holding a src/ to compare with (a copy made elsewhere)
-    const tar = existsSync(join(rev, 'src')) ? execFileSync('tar', ['-c', '-C', rev, 'src'], { maxBuffer: 1 << 30 }) : execFileSync('git', ['-C', repo, 'archive', rev, 'src'], { maxBuffer: 1 << 30 });
+    const tar = existsSync(join(rev, 'src'))
+      ? execFileSync('tar', ['-c', '-C', rev, 'src'], { maxBuffer: 1 << 30 })
+      : execFileSync('git', ['-C', repo, 'archive', rev, 'src'], { maxBuffer: 1 << 30 });
     execFileSync('tar', ['-x', '-C', tmp], { input: tar });
     writeFileSync(join(tmp, 'package.json'), '{"type":"module"}\n');
     symlinkSync(join(repo, 'node_modules'), join(tmp, 'node_modules'));
@@ -289,7 +326,13 @@ function compare(rev: string, runs: number): void {
       if (k.kind === 'memory') {
         const a = Math.min(...got[0].map((c) => c.memory!.process));
         const b = Math.min(...got[1].map((c) => c.memory!.process));
-        summary[k.id] = { A: +a.toFixed(1), B: +b.toFixed(1), 'B/A': +(b / a).toFixed(3), columnsA: got[0][0].memory!.columns, columnsB: got[1][0].memory!.columns };
+        summary[k.id] = {
+          A: +a.toFixed(1),
+          B: +b.toFixed(1),
+          'B/A': +(b / a).toFixed(3),
+          columnsA: got[0][0].memory!.columns,
+          columnsB: got[1][0].memory!.columns,
+        };
       } else {
         const a = fastest(got[0]);
         const b = fastest(got[1]);

@@ -51,7 +51,8 @@ for (const [kind, prefix, lines] of hostileCases()) {
       tb = time(kind, b);
       ratio = Math.min(ratio, tb / ta);
     }
-    if (ratio > worst) [worst, at, smallMs, largeMs] = [ratio, `${kind} after ${JSON.stringify(prefix)} (lines: ${lines}), filler ${JSON.stringify(f)}`, ta, tb];
+    if (ratio > worst)
+      [worst, at, smallMs, largeMs] = [ratio, `${kind} after ${JSON.stringify(prefix)} (lines: ${lines}), filler ${JSON.stringify(f)}`, ta, tb];
   }
 }
 // The same bytes in longer lines (issue 18: perf script lines of over ~16k tokens cost 15.9x the

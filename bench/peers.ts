@@ -54,7 +54,13 @@ export function appDist(tag: string): string {
 
 /** Closes the page's context, giving up after 10 s (a page stuck in one long task can hold it up; main() then starts a new browser). */
 const closeSoon = (page: import('@playwright/test').Page) =>
-  Promise.race([page.context().close().catch(() => {}), new Promise((ok) => setTimeout(ok, 10_000))]);
+  Promise.race([
+    page
+      .context()
+      .close()
+      .catch(() => {}),
+    new Promise((ok) => setTimeout(ok, 10_000)),
+  ]);
 
 interface Timing {
   ms: number | null;
@@ -101,16 +107,23 @@ async function timeSpeedscope(browser: Browser, url: string, f: FoldedInput): Pr
     await page.locator('input#file').waitFor({ state: 'attached', timeout: 30_000 });
     await page.locator('input#file').setInputFiles(f.path);
     const handle = await page
-      .waitForFunction(() => {
-        const w = window as any;
-        return w.__gl.painted && w.__t0 ? w.__gl.painted - w.__t0 : null;
-      }, null, { timeout: CAP_S * 1000, polling: 100 })
+      .waitForFunction(
+        () => {
+          const w = window as any;
+          return w.__gl.painted && w.__t0 ? w.__gl.painted - w.__t0 : null;
+        },
+        null,
+        { timeout: CAP_S * 1000, polling: 100 },
+      )
       .catch(() => null);
     if (!handle) return { ms: null, note: `not drawn in ${CAP_S} s` };
     const ms = (await handle.jsonValue()) as number;
     // it drew something: check that it is the flame chart of this file (its labels, no error page)
     await page.waitForFunction(() => (window as any).__gl.labels > 0, null, { timeout: 30_000 }).catch(() => null);
-    const { labels, error } = await page.evaluate(() => ({ labels: (window as any).__gl.labels as number, error: /something went wrong|unrecognized format/i.test(document.body.innerText) }));
+    const { labels, error } = await page.evaluate(() => ({
+      labels: (window as any).__gl.labels as number,
+      error: /something went wrong|unrecognized format/i.test(document.body.innerText),
+    }));
     if (error || labels === 0) return { ms: null, note: `drew no flame chart (${error ? 'an import error' : 'no labels'})` };
     await shot(page, `speedscope-${f.uniqueStacks}`);
     return { ms };
@@ -126,15 +139,20 @@ async function timeD3(browser: Browser, url: string, f: FoldedInput): Promise<Ti
     await page.goto(url + '/peers/d3.html');
     await page.locator('#file').setInputFiles(f.path);
     const handle = await page
-      .waitForFunction(() => {
-        const p = (window as any).__peer;
-        return p.error ? { error: p.error } : p.tDrawn ? p : null;
-      }, null, { timeout: CAP_S * 1000, polling: 250 })
+      .waitForFunction(
+        () => {
+          const p = (window as any).__peer;
+          return p.error ? { error: p.error } : p.tDrawn ? p : null;
+        },
+        null,
+        { timeout: CAP_S * 1000, polling: 250 },
+      )
       .catch(() => null);
     if (!handle) return { ms: null, note: `not drawn in ${CAP_S} s` };
     const p = (await handle.jsonValue()) as { error?: string; t0: number; tDrawn: number; total: number; leaves: number; rects: number };
     if (p.error) return { ms: null, note: `failed: ${p.error.split('\n')[0]}` };
-    if (p.total !== f.total || p.leaves !== f.leaves) return { ms: null, note: `built another tree: total ${p.total} (want ${f.total}), leaves ${p.leaves} (want ${f.leaves})` };
+    if (p.total !== f.total || p.leaves !== f.leaves)
+      return { ms: null, note: `built another tree: total ${p.total} (want ${f.total}), leaves ${p.leaves} (want ${f.leaves})` };
     await shot(page, `d3-${f.uniqueStacks}`);
     return { ms: p.tDrawn - p.t0 };
   } finally {
@@ -204,13 +222,18 @@ async function main(): Promise<void> {
       if (!n) throw new Error(`unknown size ${label}: one of ${Object.keys(SIZES).join(', ')}`);
       const cap = generated(['--stacks', String(n), '--depth', '4-64', '--zipf', '0', '--events', String(4 * n), '--seed', '1']);
       const f = await foldedInput(cap);
-      log(`${label}: ${f.uniqueStacks} unique stacks, ${f.lines} folded lines (${(f.bytes / 1e6).toFixed(1)} MB), ${f.treeNodes} flame nodes, ${f.leaves} leaves, weight ${f.total}`);
+      log(
+        `${label}: ${f.uniqueStacks} unique stacks, ${f.lines} folded lines (${(f.bytes / 1e6).toFixed(1)} MB), ${f.treeNodes} flame nodes, ${f.leaves} leaves, weight ${f.total}`,
+      );
       const rounds = Number(arg('--rounds', SMOKE ? '1' : n <= 1000 ? '3' : n <= 10_000 ? '2' : '1'));
       const got: Record<'ours' | 'speedscope' | 'd3' | 'flamegraph', Timing[]> = { ours: [], speedscope: [], d3: [], flamegraph: [] };
       for (let r = 0; r < rounds; r++) {
         // alternating, so a slow spell of the machine falls on all three
         got.ours.push(await timeOurs(browser, served.url, cap.files, f));
-        for (const [peer, fn] of [['speedscope', timeSpeedscope], ['d3', timeD3]] as const) {
+        for (const [peer, fn] of [
+          ['speedscope', timeSpeedscope],
+          ['d3', timeD3],
+        ] as const) {
           const skip = gaveUp.get(peer);
           // a peer that took over REPEAT_S seconds is timed once: its best of more would not change the row
           if (r > 0 && !skip && (got[peer][0].ms === null || got[peer][0].ms! > REPEAT_S * 1000)) continue;
@@ -231,7 +254,9 @@ async function main(): Promise<void> {
           got.flamegraph.push(t);
         }
         const show = (t: Timing[]) => (t[r] ? (t[r].ms?.toFixed(0) ?? t[r].note) : 'not repeated');
-        log(`  round ${r + 1}: ours ${show(got.ours)} ms, speedscope ${show(got.speedscope)}, d3-flame-graph ${show(got.d3)}, flamegraph.pl ${show(got.flamegraph)}`);
+        log(
+          `  round ${r + 1}: ours ${show(got.ours)} ms, speedscope ${show(got.speedscope)}, d3-flame-graph ${show(got.d3)}, flamegraph.pl ${show(got.flamegraph)}`,
+        );
       }
       const ours = best(got.ours);
       const ss = best(got.speedscope);
@@ -241,7 +266,12 @@ async function main(): Promise<void> {
       const peers: Peer[] = [
         { name: 'speedscope', value: round(ss.ms), unit: 'ms', ...(ss.note ? { note: ss.note } : {}) },
         { name: 'd3-flame-graph', value: round(d3.ms), unit: 'ms', ...(d3.note ? { note: d3.note } : {}) },
-        { name: 'flamegraph.pl', value: round(fg.ms), unit: 'ms', note: `FlameGraph's perl script, folded file to SVG (a process)${fg.note ? `; ${fg.note}` : ''}` },
+        {
+          name: 'flamegraph.pl',
+          value: round(fg.ms),
+          unit: 'ms',
+          note: `FlameGraph's perl script, folded file to SVG (a process)${fg.note ? `; ${fg.note}` : ''}`,
+        },
       ];
       const row: Row = {
         id: `flame-peers-${label}`,

@@ -36,23 +36,63 @@ export interface Script {
 export const SCRIPTS: Script[] = [
   { file: 'cli-start.ts', rows: ['cli-start-help'], browser: false, timeout: 120 },
   { file: 'flame-browser.ts', rows: ['flame-first-paint-262k', 'flame-aggregate-262k', 'flame-culled-262k'], browser: true, timeout: 420 },
-  { file: 'sim-insert.ts', rows: ['sim-insert-hit-1w', 'sim-insert-hit-2w', 'sim-insert-hit-4w', 'sim-insert-hit-nohash-1w', 'sim-insert-hit-nohash-2w', 'sim-insert-hit-nohash-4w'], browser: false, timeout: 180 },
+  {
+    file: 'sim-insert.ts',
+    rows: ['sim-insert-hit-1w', 'sim-insert-hit-2w', 'sim-insert-hit-4w', 'sim-insert-hit-nohash-1w', 'sim-insert-hit-nohash-2w', 'sim-insert-hit-nohash-4w'],
+    browser: false,
+    timeout: 180,
+  },
   { file: 'timeline-browser.ts', rows: ['timeline-frame-p95-10m', 'timeline-frame-p50-10m'], browser: true, timeout: 420 },
-  { file: 'ingest.ts', rows: ['ingest-cookies-105mb', 'ingest-full-105mb', 'parser-noop-105mb', 'cli-summary-process-105mb', 'ingest-bytes-per-event'], browser: false, timeout: 420 },
-  { file: 'peers.ts', rows: ['flame-peers-1k', 'flame-peers-10k', 'flame-peers-100k', 'flame-peers-262k'], browser: true, timeout: 1500, args: ['--budget', '900'] },
-  { file: 'flame-browser.ts', rows: ['flame-first-paint-262k-every', 'flame-aggregate-262k-every', 'flame-culled-262k-every'], browser: true, timeout: 900, args: ['--every-stack'] },
-  { file: 'flame-browser.ts', rows: ['flame-first-paint-262k-every-random', 'flame-aggregate-262k-every-random', 'flame-culled-262k-every-random'], browser: true, timeout: 900, args: ['--every-stack', '--shape', 'random'] },
+  {
+    file: 'ingest.ts',
+    rows: ['ingest-cookies-105mb', 'ingest-full-105mb', 'parser-noop-105mb', 'cli-summary-process-105mb', 'ingest-bytes-per-event'],
+    browser: false,
+    timeout: 420,
+  },
+  {
+    file: 'peers.ts',
+    rows: ['flame-peers-1k', 'flame-peers-10k', 'flame-peers-100k', 'flame-peers-262k'],
+    browser: true,
+    timeout: 1500,
+    args: ['--budget', '900'],
+  },
+  {
+    file: 'flame-browser.ts',
+    rows: ['flame-first-paint-262k-every', 'flame-aggregate-262k-every', 'flame-culled-262k-every'],
+    browser: true,
+    timeout: 900,
+    args: ['--every-stack'],
+  },
+  {
+    file: 'flame-browser.ts',
+    rows: ['flame-first-paint-262k-every-random', 'flame-aggregate-262k-every-random', 'flame-culled-262k-every-random'],
+    browser: true,
+    timeout: 900,
+    args: ['--every-stack', '--shape', 'random'],
+  },
   { file: 'filter.ts', rows: ['filter-ratio-105mb', 'filter-fields-bytes-per-event'], browser: false, timeout: 600 },
   {
     file: 'dump-ingest.ts',
-    rows: ['dump-ingest-262k', 'dump-ingest-262k-random', 'dump-summary-cli-262k', 'dump-summary-cli-262k-peak', 'dump-summary-cli-262k-random', 'dump-summary-cli-262k-random-peak'],
+    rows: [
+      'dump-ingest-262k',
+      'dump-ingest-262k-random',
+      'dump-summary-cli-262k',
+      'dump-summary-cli-262k-peak',
+      'dump-summary-cli-262k-random',
+      'dump-summary-cli-262k-random-peak',
+    ],
     browser: false,
     timeout: 600,
   },
   { file: 'linear.ts', rows: ['linear-worst-ratio', 'linear-line-shape-ratio'], browser: false, timeout: 120 },
   { file: 'zstd-linear.ts', rows: ['zstd-linear-worst-ratio'], browser: false, timeout: 300 },
   { file: 'whatif.ts', rows: ['whatif-replay-200k'], browser: false, timeout: 300 },
-  { file: 'trace-dat.ts', rows: ['trace-dat-v6-read', 'trace-dat-v7-none-read', 'trace-dat-v7-zlib-read', 'trace-dat-v7-zstd-read'], browser: false, timeout: 300 },
+  {
+    file: 'trace-dat.ts',
+    rows: ['trace-dat-v6-read', 'trace-dat-v7-none-read', 'trace-dat-v7-zlib-read', 'trace-dat-v7-zstd-read'],
+    browser: false,
+    timeout: 300,
+  },
   { file: 'big-trace-browser.ts', rows: ['big-trace-1gb'], browser: true, timeout: 420 },
 ];
 
@@ -66,7 +106,9 @@ const name = (s: Script) => s.file.replace(/\.ts$/, '');
 
 /** Does `want` (an id, an id's prefix, or a script name) select this script? */
 export function selects(s: Script, want: string[]): boolean {
-  return want.some((w) => w === name(s) || w === s.file || s.rows.some((id) => id === w || id.startsWith(w + '-')) || (s.rows.length === 0 && w.startsWith(name(s))));
+  return want.some(
+    (w) => w === name(s) || w === s.file || s.rows.some((id) => id === w || id.startsWith(w + '-')) || (s.rows.length === 0 && w.startsWith(name(s))),
+  );
 }
 
 export interface ScriptRun {
@@ -130,7 +172,16 @@ export function runScript(s: Script, extra: string[], echo = true, env: Record<s
       const lost = s.rows.filter((id) => !got.has(id) && !(smoke && [...got].some((g) => g.startsWith(sizeless(id)))));
       const all = [...rows, ...failedRows(`bench/${s.file} gave no such row`).filter((r) => lost.includes(r.id))];
       // a non-zero exit with valid rows: the rows stand (a missed target may exit 1), the status says so
-      done({ run: { file: s.file, status: code === 0 && lost.length === 0 ? 'ok' : 'failed', seconds, ...(code === 0 ? {} : { error: `exit ${code ?? signal}` }), ...(lost.length ? { error: `no row ${lost.join(', ')}` } : {}) }, rows: all });
+      done({
+        run: {
+          file: s.file,
+          status: code === 0 && lost.length === 0 ? 'ok' : 'failed',
+          seconds,
+          ...(code === 0 ? {} : { error: `exit ${code ?? signal}` }),
+          ...(lost.length ? { error: `no row ${lost.join(', ')}` } : {}),
+        },
+        rows: all,
+      });
     });
   });
 }
@@ -224,7 +275,12 @@ async function main(): Promise<void> {
     rows.push(...r.rows);
   }
   if (process.env.BENCH_DIST?.startsWith(`/tmp/dist-bench-run-${process.pid}`)) rmSync(process.env.BENCH_DIST, { recursive: true, force: true });
-  if (only) rows = rows.filter((r) => chosen.some((s) => s.rows.length === 0 && r.script === s.file) || only.some((w) => r.id === w || r.id.startsWith(w + '-') || r.script === w || r.script === w + '.ts'));
+  if (only)
+    rows = rows.filter(
+      (r) =>
+        chosen.some((s) => s.rows.length === 0 && r.script === s.file) ||
+        only.some((w) => r.id === w || r.id.startsWith(w + '-') || r.script === w || r.script === w + '.ts'),
+    );
   const benchSeconds = Math.round((performance.now() - t0) / 1000);
   if (!only && !smoke) {
     for (const w of WRITERS) {

@@ -64,7 +64,6 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = join(here, '..');
 const imp = (dir: string, f: string) => import(pathToFileURL(join(dir, f)).href);
 
-
 async function main(): Promise<void> {
   const smoke = process.argv.includes('--smoke');
   const json = process.argv.includes('--json');
@@ -114,7 +113,17 @@ async function main(): Promise<void> {
   if (json) process.stdout.write(JSON.stringify({ rows }) + '\n');
 }
 
-interface Row { id: string; value: number; unit: string; baseline: { value: number }; ratio?: number; goal?: string; met?: boolean; note: string; together?: { share: number; ns: number | null } }
+interface Row {
+  id: string;
+  value: number;
+  unit: string;
+  baseline: { value: number };
+  ratio?: number;
+  goal?: string;
+  met?: boolean;
+  note: string;
+  together?: { share: number; ns: number | null };
+}
 function human(r: Row): string {
   return `${r.id.padEnd(24)} ${String(r.value).padStart(7)} ${r.unit}  (baseline ${r.baseline.value} ${r.unit}, ${r.ratio}x)${r.goal ? `  goal ${r.goal}: ${r.met ? 'met' : 'not met'}` : ''}  ${r.note}`;
 }
@@ -246,7 +255,12 @@ async function worker(job: Job): Promise<void> {
         if (kind === 'empty') sink += loopEmpty(order, from, depths);
         else if (kind === 'hash') sink += loopHash(map, order, from, words, depths);
         else {
-          const h = offsets !== null ? loopAt(map, job.cpu, order, from, words, depths, offsets, kind === 'insert' ? null : hashes) : kind === 'insert' ? loopInsert(map, job.cpu, order, from, words, depths) : loopCached(map, job.cpu, order, from, words, depths, hashes);
+          const h =
+            offsets !== null
+              ? loopAt(map, job.cpu, order, from, words, depths, offsets, kind === 'insert' ? null : hashes)
+              : kind === 'insert'
+                ? loopInsert(map, job.cpu, order, from, words, depths)
+                : loopCached(map, job.cpu, order, from, words, depths, hashes);
           hits += h;
           misses += CHUNK - h;
         }
@@ -285,7 +299,16 @@ function loopInsert(map: AnyMap, cpu: number, order: Uint16Array, from: number, 
   }
   return hits;
 }
-function loopAt(map: AnyMap, cpu: number, order: Uint16Array, from: number, words: Uint32Array[], depths: number[], at: Int32Array, hashes: Int32Array | null): number {
+function loopAt(
+  map: AnyMap,
+  cpu: number,
+  order: Uint16Array,
+  from: number,
+  words: Uint32Array[],
+  depths: number[],
+  at: Int32Array,
+  hashes: Int32Array | null,
+): number {
   let hits = 0;
   for (let i = from; i < from + CHUNK; i++) {
     const k = order[i];
@@ -316,13 +339,20 @@ function compare(rev: string, runs: number): void {
   try {
     const pass = ['--mode', '--inserts', '--rounds', '--workers'].flatMap((f) => (process.argv.includes(f) ? [f, arg(f, '')] : []));
     const run = (dir: string): Row[] => {
-      const p = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--json', '--dir', dir, ...pass], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 26 });
+      const p = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--json', '--dir', dir, ...pass], {
+        cwd: repo,
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+      });
       if (p.status !== 0) throw new Error(p.stderr);
       return JSON.parse(p.stdout.trim().split('\n').pop()!).rows;
     };
     const best = new Map<string, { a: number[]; b: number[] }>();
     for (let i = 0; i < runs; i++) {
-      for (const [side, dir] of [['a', join(tmp, 'src/core/sim')], ['b', join(repo, 'src/core/sim')]] as const) {
+      for (const [side, dir] of [
+        ['a', join(tmp, 'src/core/sim')],
+        ['b', join(repo, 'src/core/sim')],
+      ] as const) {
         const rows = run(dir);
         const tg = (r: Row) => (r.together ? ` (together ${r.together.ns ?? '-'} at ${r.together.share}%)` : '');
         console.log(`${side === 'a' ? 'A ' + rev.slice(0, 10) : 'B tree'} run ${i + 1}: ${rows.map((r) => `${r.id} ${r.value}${tg(r)}`).join(', ')}`);

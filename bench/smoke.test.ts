@@ -32,7 +32,10 @@ beforeAll(() => {
   const b = spawnSync('npx', ['vite', 'build', '--outDir', dist, '--emptyOutDir'], { cwd: repo, encoding: 'utf8' });
   if (b.status !== 0) throw new Error(`vite build failed: ${b.stderr.slice(-1000)}`);
   const env = { BENCH_DIST: dist };
-  lane(SCRIPTS.filter((s) => !s.browser), env);
+  lane(
+    SCRIPTS.filter((s) => !s.browser),
+    env,
+  );
   lane(BROWSER, env);
 }, 120_000);
 
@@ -47,7 +50,11 @@ describe('bench scripts --smoke --json', () => {
       for (const r of rows) expect(rowProblem(r), r.id).toBeNull();
       // the rows the scoreboard expects from it (their ids), when it names them
       const ids = rows.map((r) => r.id);
-      for (const id of s.rows) expect(ids.some((x) => x === id || x.startsWith(sizeless(id))), id).toBe(true);
+      for (const id of s.rows)
+        expect(
+          ids.some((x) => x === id || x.startsWith(sizeless(id))),
+          id,
+        ).toBe(true);
     }, 600_000);
   }
 });

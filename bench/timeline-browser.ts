@@ -200,7 +200,9 @@ async function oneRun(browser: Browser, url: string, files: string[], tag: strin
     await page.addInitScript(PAGE_HOOK);
     await page.goto(url + '/');
     await page.getByTestId('load-progress').waitFor({ state: 'attached', timeout: 60_000 });
-    await page.waitForFunction(() => document.querySelector('[data-testid="load-progress"]')?.getAttribute('data-status') === 'done', null, { timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="load-progress"]')?.getAttribute('data-status') === 'done', null, {
+      timeout: 60_000,
+    });
     let peak = 0;
     const sampler = setInterval(() => (peak = Math.max(peak, rendererMB(tag) || 0)), 500);
     const t0 = Date.now();
@@ -219,7 +221,11 @@ async function oneRun(browser: Browser, url: string, files: string[], tag: strin
     const profile = arg('--profile', '');
     const cdp = profile ? await page.context().newCDPSession(page) : null;
     const traceFile = arg('--trace', '');
-    if (traceFile) await browser.startTracing(page, { path: traceFile, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink', 'cc', 'gpu'] });
+    if (traceFile)
+      await browser.startTracing(page, {
+        path: traceFile,
+        categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink', 'cc', 'gpu'],
+      });
     if (cdp) {
       await cdp.send('Profiler.enable');
       await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
@@ -262,10 +268,14 @@ const ms = (x: number) => Math.round(x * 10) / 10;
 
 function describe(label: string, r: Run) {
   const f = inputFrames(r);
-  log(`${label}: load ${(r.loadMs / 1000).toFixed(1)} s, renderer ${r.rendererMB.toFixed(0)} MB; idle rAF p50 ${ms(quantile(r.idle.frames, 0.5))} ms; input frames ${f.length}, p50 ${ms(quantile(f, 0.5))} ms, p95 ${ms(quantile(f, 0.95))} ms`);
+  log(
+    `${label}: load ${(r.loadMs / 1000).toFixed(1)} s, renderer ${r.rendererMB.toFixed(0)} MB; idle rAF p50 ${ms(quantile(r.idle.frames, 0.5))} ms; input frames ${f.length}, p50 ${ms(quantile(f, 0.5))} ms, p95 ${ms(quantile(f, 0.95))} ms`,
+  );
   for (const p of r.phases) {
     const lt = p.longtasks.reduce((a, b) => a + b, 0);
-    log(`  ${p.name.padEnd(15)} ${String(p.frames.length).padStart(4)} frames, p50 ${ms(quantile(p.frames, 0.5))} ms, p95 ${ms(quantile(p.frames, 0.95))} ms, max ${ms(Math.max(...p.frames))} ms; long tasks ${p.longtasks.length} (${lt.toFixed(0)} ms); windows ${p.windows}; renders ${JSON.stringify(p.renders)}`);
+    log(
+      `  ${p.name.padEnd(15)} ${String(p.frames.length).padStart(4)} frames, p50 ${ms(quantile(p.frames, 0.5))} ms, p95 ${ms(quantile(p.frames, 0.95))} ms, max ${ms(Math.max(...p.frames))} ms; long tasks ${p.longtasks.length} (${lt.toFixed(0)} ms); windows ${p.windows}; renders ${JSON.stringify(p.renders)}`,
+    );
   }
 }
 
@@ -301,7 +311,8 @@ async function main() {
   const A = AGAINST ? results[0] : null;
   const idle = Math.min(...B.map((r) => quantile(r.idle.frames, 0.5)));
   const label = EVENTS >= 1e6 && EVENTS % 1e6 === 0 ? `${EVENTS / 1e6}m` : `${Math.round(EVENTS / 1e3)}k`;
-  const peersOf = (q: number, unit = 'ms'): Peer[] | undefined => (A ? [{ name: `main at ${AGAINST}`, value: ms(best(A, q)), unit, note: `same run, A/B alternating, best of ${A.length}` }] : undefined);
+  const peersOf = (q: number, unit = 'ms'): Peer[] | undefined =>
+    A ? [{ name: `main at ${AGAINST}`, value: ms(best(A, q)), unit, note: `same run, A/B alternating, best of ${A.length}` }] : undefined;
   const p95 = best(B, 0.95);
   const p50 = best(B, 0.5);
   const others = otherRenders(B[B.length - 1]);
@@ -354,9 +365,14 @@ async function main() {
   // correctness, smoke or not: the input moved the view, and frames were recorded
   const last = B[B.length - 1];
   const moved = last.phases.filter((p) => p.windows > 1).length;
-  if (inputFrames(last).length < 10 || moved < 4) throw new Error(`the input did not drive the timeline: ${inputFrames(last).length} frames, ${moved} phases moved the window`);
+  if (inputFrames(last).length < 10 || moved < 4)
+    throw new Error(`the input did not drive the timeline: ${inputFrames(last).length} frames, ${moved} phases moved the window`);
   if (JSON_OUT) console.log(JSON.stringify({ rows }));
-  else for (const r of rows) log(`${r.id}: ${r.value} ${r.unit}${r.baseline ? ` (baseline ${r.baseline.value} ${r.baseline.unit}, ratio ${r.ratio})` : ''}${r.peers ? ` ${r.peers.map((p) => `${p.name}: ${p.value} ${p.unit}`).join(', ')}` : ''}${r.note ? ` — ${r.note}` : ''}`);
+  else
+    for (const r of rows)
+      log(
+        `${r.id}: ${r.value} ${r.unit}${r.baseline ? ` (baseline ${r.baseline.value} ${r.baseline.unit}, ratio ${r.ratio})` : ''}${r.peers ? ` ${r.peers.map((p) => `${p.name}: ${p.value} ${p.unit}`).join(', ')}` : ''}${r.note ? ` — ${r.note}` : ''}`,
+      );
 }
 
 await main();

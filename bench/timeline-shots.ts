@@ -27,12 +27,22 @@ interface Shot {
   window: string;
 }
 
-async function shoot(browser: Browser, url: string, files: string[], viewport: { width: number; height: number }, scheme: 'light' | 'dark', zoomIn: boolean, png: string): Promise<Shot> {
+async function shoot(
+  browser: Browser,
+  url: string,
+  files: string[],
+  viewport: { width: number; height: number },
+  scheme: 'light' | 'dark',
+  zoomIn: boolean,
+  png: string,
+): Promise<Shot> {
   const ctx = await browser.newContext({ viewport, colorScheme: scheme });
   const page = await ctx.newPage();
   try {
     await page.goto(url + '/');
-    await page.waitForFunction(() => document.querySelector('[data-testid="load-progress"]')?.getAttribute('data-status') === 'done', null, { timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="load-progress"]')?.getAttribute('data-status') === 'done', null, {
+      timeout: 60_000,
+    });
     await page.getByTestId('file-input').setInputFiles(files);
     await page.waitForFunction(
       (events) =>
@@ -48,13 +58,16 @@ async function shoot(browser: Browser, url: string, files: string[], viewport: {
     await page.waitForTimeout(2500);
     await page.getByRole('region', { name: 'timeline' }).screenshot({ path: png });
     const window = (await page.getByTestId('timeline-window').textContent()) ?? '';
-    const got = await page.getByTestId('timeline').locator('canvas').evaluate((el) => {
-      const c = el as HTMLCanvasElement;
-      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-      let s = '';
-      for (let i = 0; i < d.length; i += 8192) s += String.fromCharCode(...d.subarray(i, i + 8192));
-      return { pixels: btoa(s), width: c.width, height: c.height };
-    });
+    const got = await page
+      .getByTestId('timeline')
+      .locator('canvas')
+      .evaluate((el) => {
+        const c = el as HTMLCanvasElement;
+        const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+        let s = '';
+        for (let i = 0; i < d.length; i += 8192) s += String.fromCharCode(...d.subarray(i, i + 8192));
+        return { pixels: btoa(s), width: c.width, height: c.height };
+      });
     return { ...got, window };
   } finally {
     await ctx.close();
@@ -97,7 +110,9 @@ async function main() {
           const b = await shoot(browser, served.B.url, files, viewport, scheme, zoomIn, join(OUT, `${name}-B.png`));
           const c = compare(a, b);
           if (c.differ > 0 || a.window !== b.window) bad++;
-          console.log(`${name}: ${a.width}x${a.height} canvas, ${c.differ} pixels differ (max channel delta ${c.maxDelta}); window A "${a.window}" B "${b.window}"`);
+          console.log(
+            `${name}: ${a.width}x${a.height} canvas, ${c.differ} pixels differ (max channel delta ${c.maxDelta}); window A "${a.window}" B "${b.window}"`,
+          );
         }
       }
     }

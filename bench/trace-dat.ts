@@ -32,20 +32,49 @@ const NO_PRINT = flag('--no-print');
 function input(n: number): DatWriteOptions {
   const events: DatWriteEvent[] = [];
   let s = 12345;
-  const rnd = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rnd = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32;
   for (let i = 0; i < n; i++) {
     const cpu = i % 4;
     const ts = 1_000_000 + i * 1000 + Math.floor(rnd() * 900);
     const k = i % 10;
     if (k < 6 || (NO_PRINT && k >= 8)) events.push({ kind: 'sample', cpu, ts, pid: 7, value: i, label: 'l' + (i % 100) });
-    else if (k < 8) events.push({ kind: 'stack', cpu, ts, pid: 42, ips: Array.from({ length: 4 + (i % 12) }, (_, d) => 0xffffffff81000000n + BigInt(((i * 7 + d * 131) % 5000) * 16)) });
-    else events.push({ kind: 'print', cpu, ts, pid: 7, ip: 0xffffffff81000010n, fmt: 0xffffffff82000000n, args: [{ size: 4, value: BigInt(i) }, { str: 'cpu' }, { size: 8, value: BigInt(i) * 3n }] });
+    else if (k < 8)
+      events.push({
+        kind: 'stack',
+        cpu,
+        ts,
+        pid: 42,
+        ips: Array.from({ length: 4 + (i % 12) }, (_, d) => 0xffffffff81000000n + BigInt(((i * 7 + d * 131) % 5000) * 16)),
+      });
+    else
+      events.push({
+        kind: 'print',
+        cpu,
+        ts,
+        pid: 7,
+        ip: 0xffffffff81000010n,
+        fmt: 0xffffffff82000000n,
+        args: [{ size: 4, value: BigInt(i) }, { str: 'cpu' }, { size: 8, value: BigInt(i) * 3n }],
+      });
   }
-  return { littleEndian: true, longSize: 8, cpus: 4, comms: [[7, 'seven'], [42, 'answer']], printk: [[0xffffffff82000000n, 'n=%d %s v=%llx\n']], kallsyms: 'ffffffff81000000 T _stext\n', events };
+  return {
+    littleEndian: true,
+    longSize: 8,
+    cpus: 4,
+    comms: [
+      [7, 'seven'],
+      [42, 'answer'],
+    ],
+    printk: [[0xffffffff82000000n, 'n=%d %s v=%llx\n']],
+    kallsyms: 'ffffffff81000000 T _stext\n',
+    events,
+  };
 }
 
 async function measure(dir: string): Promise<{ name: string; ms: number; events: number }[]> {
-  const { createTraceDatParser } = (await import(pathToFileURL(join(dir, 'formats/trace-dat/trace-dat.ts')).href)) as typeof import('../src/core/formats/trace-dat/trace-dat.ts');
+  const { createTraceDatParser } = (await import(
+    pathToFileURL(join(dir, 'formats/trace-dat/trace-dat.ts')).href
+  )) as typeof import('../src/core/formats/trace-dat/trace-dat.ts');
   const { DiagnosticLog } = (await import(pathToFileURL(join(dir, 'formats/diagnostics.ts')).href)) as typeof import('../src/core/formats/diagnostics.ts');
   const o = input(EVENTS);
   const files: [string, Uint8Array][] = [['v6', writeTraceDat(o)]];
@@ -76,7 +105,24 @@ if (arg('--against', '')) {
   try {
     const child = (dir: string) => {
       const extra = NO_PRINT ? ['--no-print'] : [];
-      const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--dir', dir, '--only-v6', '--json', '--events', String(EVENTS), '--rounds', String(ROUNDS), ...extra], { encoding: 'utf8', cwd: repo });
+      const r = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          fileURLToPath(import.meta.url),
+          '--dir',
+          dir,
+          '--only-v6',
+          '--json',
+          '--events',
+          String(EVENTS),
+          '--rounds',
+          String(ROUNDS),
+          ...extra,
+        ],
+        { encoding: 'utf8', cwd: repo },
+      );
       if (r.status !== 0) throw new Error(r.stderr);
       return (JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { rows: { value: number }[] }).rows[0].value;
     };
@@ -86,7 +132,9 @@ if (arg('--against', '')) {
       a = Math.min(a, child(join(tmp, 'src/core')));
       b = Math.min(b, child(join(repo, 'src/core')));
     }
-    console.log(`v6 read of ${EVENTS} events, best of ${runs} runs x ${ROUNDS} rounds: A (${rev}) ${a.toFixed(1)} ms, B (tree) ${b.toFixed(1)} ms, B/A ${(b / a).toFixed(2)}`);
+    console.log(
+      `v6 read of ${EVENTS} events, best of ${runs} runs x ${ROUNDS} rounds: A (${rev}) ${a.toFixed(1)} ms, B (tree) ${b.toFixed(1)} ms, B/A ${(b / a).toFixed(2)}`,
+    );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -102,7 +150,14 @@ if (arg('--against', '')) {
   const rows = best.map((x) =>
     x.name === 'v6'
       ? { id: 'trace-dat-v6-read', what: `trace.dat v6 read, ${EVENTS} events`, value: +x.ms.toFixed(2), unit: 'ms' }
-      : { id: `trace-dat-${x.name}-read`, what: `trace.dat ${x.name} read, ${EVENTS} events`, value: +x.ms.toFixed(2), unit: 'ms', baseline: { what: 'the v6 read of the same events', value: +v6.ms.toFixed(2), unit: 'ms' }, ratio: +(x.ms / v6.ms).toFixed(3) },
+      : {
+          id: `trace-dat-${x.name}-read`,
+          what: `trace.dat ${x.name} read, ${EVENTS} events`,
+          value: +x.ms.toFixed(2),
+          unit: 'ms',
+          baseline: { what: 'the v6 read of the same events', value: +v6.ms.toFixed(2), unit: 'ms' },
+          ratio: +(x.ms / v6.ms).toFixed(3),
+        },
   );
   if (JSON_OUT) console.log(JSON.stringify({ rows }));
 }

@@ -83,11 +83,16 @@ async function oneRun(browser: Browser, url: string, trace: string): Promise<Run
   try {
     await page.addInitScript(HOOK);
     await page.goto(url + '/');
-    await page.waitForFunction(() => document.querySelector('[data-testid="load-progress"]')?.getAttribute('data-status') === 'done', null, { timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="load-progress"]')?.getAttribute('data-status') === 'done', null, {
+      timeout: 60_000,
+    });
     await page.getByTestId('file-input').setInputFiles([trace]);
     await captureShown(page, EVENTS, 10 * 60_000);
     // the first what-if (asked on load) shown
-    await page.getByTestId('whatif-row').first().waitFor({ timeout: 10 * 60_000 });
+    await page
+      .getByTestId('whatif-row')
+      .first()
+      .waitFor({ timeout: 10 * 60_000 });
     await sleep(500);
     const box = (await page.getByTestId('timeline').boundingBox())!;
     await page.mouse.move(box.x + 4, box.y - 40);
@@ -100,7 +105,9 @@ async function oneRun(browser: Browser, url: string, trace: string): Promise<Run
       }
     };
     const timelineCalls = async (from: number, to: number) =>
-      ((await page.evaluate(() => (window as unknown as { __wi: { calls: Call[] } }).__wi.calls)) as Call[]).filter((c) => c.path === 'timeline' && c.t0 >= from && c.t0 <= to);
+      ((await page.evaluate(() => (window as unknown as { __wi: { calls: Call[] } }).__wi.calls)) as Call[]).filter(
+        (c) => c.path === 'timeline' && c.t0 >= from && c.t0 <= to,
+      );
     // idle: the timeline's own delay
     const idleFrom = await page.evaluate(() => performance.now());
     await press(1500);
@@ -115,7 +122,15 @@ async function oneRun(browser: Browser, url: string, trace: string): Promise<Run
       const from = await page.evaluate(() => performance.now());
       await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
       const shown = async () => {
-        progressSeen = Math.max(progressSeen, Number((await page.getByTestId('whatif-progress').getAttribute('data-done', { timeout: 50 }).catch(() => '0')) ?? 0));
+        progressSeen = Math.max(
+          progressSeen,
+          Number(
+            (await page
+              .getByTestId('whatif-progress')
+              .getAttribute('data-done', { timeout: 50 })
+              .catch(() => '0')) ?? 0,
+          ),
+        );
         return ((await page.getByTestId('whatif-basis').textContent()) ?? '').includes(`buffer ${kb} KB`);
       };
       if (keys) await press(10 * 60_000, shown);
@@ -136,10 +151,16 @@ async function oneRun(browser: Browser, url: string, trace: string): Promise<Run
     let basis = '';
     if (runsBefore > 0) {
       await input.fill('333');
-      await page.waitForFunction(() => Number(document.querySelector('[data-testid="whatif-progress"]')?.getAttribute('data-done') ?? 0) >= 2, null, { timeout: 120_000, polling: 10 });
+      await page.waitForFunction(() => Number(document.querySelector('[data-testid="whatif-progress"]')?.getAttribute('data-done') ?? 0) >= 2, null, {
+        timeout: 120_000,
+        polling: 10,
+      });
       const first = await whatifAnswers();
       await input.fill('444');
-      await page.waitForFunction(() => (document.querySelector('[data-testid="whatif-basis"]')?.textContent ?? '').includes('buffer 444 KB'), null, { timeout: 600_000, polling: 50 });
+      await page.waitForFunction(() => (document.querySelector('[data-testid="whatif-basis"]')?.textContent ?? '').includes('buffer 444 KB'), null, {
+        timeout: 600_000,
+        polling: 50,
+      });
       await sleep(300);
       basis = (await page.getByTestId('whatif-basis').textContent()) ?? '';
       if (first === runsBefore) answered = (await whatifAnswers()) - runsBefore;
@@ -178,8 +199,12 @@ async function main() {
         const r = await oneRun(browser, (side === 'A' ? servedA! : servedB).url, trace);
         runs[side].push(r);
         if (r.supersededAnswers !== -1 && (r.supersededAnswers !== 1 || r.supersededShown))
-          throw new Error(`a superseded what-if was not cancelled: ${r.supersededAnswers} answers from what-if workers, first size shown: ${r.supersededShown}`);
-        log(`run ${i + 1} ${side}: worst timeline call during the what-if ${r.worst.toFixed(0)} ms (${r.timelineCalls} calls; idle worst ${r.idleWorst.toFixed(0)} ms); what-if shown after ${r.pageMs.toFixed(0)} ms alone, ${r.pageKeysMs.toFixed(0)} ms while zooming; progress seen at step ${r.progressSeen}; superseded: ${r.supersededAnswers} what-if worker answer(s)`);
+          throw new Error(
+            `a superseded what-if was not cancelled: ${r.supersededAnswers} answers from what-if workers, first size shown: ${r.supersededShown}`,
+          );
+        log(
+          `run ${i + 1} ${side}: worst timeline call during the what-if ${r.worst.toFixed(0)} ms (${r.timelineCalls} calls; idle worst ${r.idleWorst.toFixed(0)} ms); what-if shown after ${r.pageMs.toFixed(0)} ms alone, ${r.pageKeysMs.toFixed(0)} ms while zooming; progress seen at step ${r.progressSeen}; superseded: ${r.supersededAnswers} what-if worker answer(s)`,
+        );
       }
     }
   } finally {
@@ -204,9 +229,12 @@ async function main() {
     what: `from a buffer size change to the what-if table shown, ${EVENTS} events (best of ${RUNS})`,
     value: best(runs.B, 'pageMs'),
     unit: 'ms',
-    ...(runs.A.length ? { baseline: { what: `the same at ${AGAINST}`, value: best(runs.A, 'pageMs'), unit: 'ms' }, ratio: best(runs.B, 'pageMs') / best(runs.A, 'pageMs') } : {}),
+    ...(runs.A.length
+      ? { baseline: { what: `the same at ${AGAINST}`, value: best(runs.A, 'pageMs'), unit: 'ms' }, ratio: best(runs.B, 'pageMs') / best(runs.A, 'pageMs') }
+      : {}),
   });
-  for (const r of rows) log(`${r.id}: ${(r.value ?? NaN).toFixed(0)} ${r.unit}${r.baseline ? ` (A ${r.baseline.value.toFixed(0)} ${r.unit}, B/A ${r.ratio!.toFixed(3)})` : ''}`);
+  for (const r of rows)
+    log(`${r.id}: ${(r.value ?? NaN).toFixed(0)} ${r.unit}${r.baseline ? ` (A ${r.baseline.value.toFixed(0)} ${r.unit}, B/A ${r.ratio!.toFixed(3)})` : ''}`);
   if (JSON_OUT) process.stdout.write(JSON.stringify({ rows }) + '\n');
 }
 

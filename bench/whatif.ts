@@ -85,7 +85,9 @@ async function main() {
       result = whatIfFromInput(x, { modes: ['v8'] });
       const replay = performance.now() - t;
       best = { replay: Math.min(best.replay, replay), hash: Math.min(best.hash, hash), against: Math.min(best.against, against) };
-      log(`run ${r + 1}: hash loop ${hash.toFixed(1)} ms (${h}), replay x ${WHATIF_BITS.length} bits ${replay.toFixed(0)} ms${aReplay ? `, at ${AGAINST} ${against.toFixed(0)} ms` : ''}`);
+      log(
+        `run ${r + 1}: hash loop ${hash.toFixed(1)} ms (${h}), replay x ${WHATIF_BITS.length} bits ${replay.toFixed(0)} ms${aReplay ? `, at ${AGAINST} ${against.toFixed(0)} ms` : ''}`,
+      );
     }
   } finally {
     if (aDir) rmSync(aDir, { recursive: true, force: true });
@@ -94,7 +96,9 @@ async function main() {
   for (const row of result.bits) {
     const p = plain(x, row.bits);
     if (row.records !== records || row.stored !== p.stored || row.fallbacks !== p.fallbacks)
-      throw new Error(`bits ${row.bits}: stored ${row.stored}, fallbacks ${row.fallbacks} of ${row.records}; the plain model says ${p.stored}, ${p.fallbacks} of ${records}`);
+      throw new Error(
+        `bits ${row.bits}: stored ${row.stored}, fallbacks ${row.fallbacks} of ${row.records}; the plain model says ${p.stored}, ${p.fallbacks} of ${records}`,
+      );
   }
   const ratio = best.replay / best.hash;
   const rows: Row[] = [
@@ -103,7 +107,7 @@ async function main() {
       what: `what-if replay of ${EVENTS} full-stack records through the map at bits 10..18 (v8, ${x.words.length} distinct stacks), best of ${RUNS}`,
       value: best.replay,
       unit: 'ms',
-      baseline: { what: 'a plain loop hashing every record\'s stack once', value: best.hash, unit: 'ms' },
+      baseline: { what: "a plain loop hashing every record's stack once", value: best.hash, unit: 'ms' },
       ratio,
       note: `${(best.replay / WHATIF_BITS.length).toFixed(0)} ms per bits; figures checked against a first-come-first-stored model`,
     },
@@ -117,7 +121,9 @@ async function main() {
       baseline: { what: `whatIfFromInput at ${AGAINST}`, value: best.against, unit: 'ms' },
       ratio: best.replay / best.against,
     });
-  log(`replay ${best.replay.toFixed(0)} ms, hash loop ${best.hash.toFixed(1)} ms: ${ratio.toFixed(1)}x${aReplay ? `; at ${AGAINST} ${best.against.toFixed(0)} ms, B/A ${(best.replay / best.against).toFixed(3)}` : ''}`);
+  log(
+    `replay ${best.replay.toFixed(0)} ms, hash loop ${best.hash.toFixed(1)} ms: ${ratio.toFixed(1)}x${aReplay ? `; at ${AGAINST} ${best.against.toFixed(0)} ms, B/A ${(best.replay / best.against).toFixed(3)}` : ''}`,
+  );
   if (JSON_OUT) process.stdout.write(JSON.stringify({ rows }) + '\n');
 }
 

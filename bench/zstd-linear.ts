@@ -47,7 +47,10 @@ const bombDat = (chunks: number) => zstdBombDat(true, chunks, bombEvents);
 function readDat(bytes: Uint8Array): number {
   let pushed = 0;
   const budget = new DecompressBudget().forFile('bomb.dat', () => pushed);
-  const p = createTraceDatParser({ file: 'bomb.dat', diagnostics: new DiagnosticLog('bomb.dat'), inflate: budget }, { event() {}, stackRecord() {}, lost() {} });
+  const p = createTraceDatParser(
+    { file: 'bomb.dat', diagnostics: new DiagnosticLog('bomb.dat'), inflate: budget },
+    { event() {}, stackRecord() {}, lost() {} },
+  );
   for (let i = 0; i < bytes.length; i += 1 << 16) {
     const c = bytes.subarray(i, i + (1 << 16));
     pushed += c.length;
@@ -110,7 +113,12 @@ pair('zstd-seq-bomb-ours', `${seqA.length} -> ${seqB.length} input bytes, refuse
 const datA = bombDat(100 / K);
 const datB = bombDat(400 / K);
 let produced = 0;
-pair('trace-dat-zstd-bomb', `${datA.length} -> ${datB.length} file bytes, ${(400 / K) * 2} MiB declared, default budget`, () => void readDat(datA), () => void (produced = readDat(datB)));
+pair(
+  'trace-dat-zstd-bomb',
+  `${datA.length} -> ${datB.length} file bytes, ${(400 / K) * 2} MiB declared, default budget`,
+  () => void readDat(datA),
+  () => void (produced = readDat(datB)),
+);
 console.log(`the bomb's 4x file decompressed ${produced.toLocaleString('en-US')} bytes under the default budget`);
 const worst = rows.filter((r) => r.id.endsWith('-ours') || r.id.startsWith('trace-dat')).reduce((w, r) => (r.ratio > w.ratio ? r : w));
 const goal = 6;

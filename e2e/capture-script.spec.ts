@@ -39,7 +39,10 @@ test('a bundle from capture.sh opens in one drop with every generation', async (
   await page.getByTestId('file-input').setInputFiles(bundle);
   await expect(page.getByTestId('summary-generations')).toHaveText(generations.join(', '));
   await waitLoaded(page);
-  const options = await page.getByTestId('generation-select').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+  const options = await page
+    .getByTestId('generation-select')
+    .locator('option')
+    .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
   for (const g of generations) expect(options).toContain(String(g));
   for (const g of generations) {
     await page.getByTestId('generation-select').selectOption(String(g));

@@ -21,17 +21,25 @@ const baselineFiles = sampleFiles.map((f) => {
 });
 
 /** a folded export as stack text -> count */
-const folded = (args: string[]) => new Map(cli(['export', '--format', 'folded', ...args]).trim().split('\n').map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))] as [string, number]));
+const folded = (args: string[]) =>
+  new Map(
+    cli(['export', '--format', 'folded', ...args])
+      .trim()
+      .split('\n')
+      .map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))] as [string, number]),
+  );
 const before = folded(baselineFiles);
 const after = folded(sampleFiles);
 const keys = new Set([...before.keys(), ...after.keys()]);
 const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 
 const rows = (page: Page) =>
-  page.getByTestId('top-stack-row').evaluateAll((trs) => trs.map((tr) => {
-    const d = (tr as HTMLElement).dataset;
-    return { frames: d.frames!, before: Number(d.before), after: Number(d.after), delta: Number(d.delta) };
-  }));
+  page.getByTestId('top-stack-row').evaluateAll((trs) =>
+    trs.map((tr) => {
+      const d = (tr as HTMLElement).dataset;
+      return { frames: d.frames!, before: Number(d.before), after: Number(d.after), delta: Number(d.delta) };
+    }),
+  );
 
 async function openBaseline(page: Page) {
   await page.setViewportSize({ width: 1600, height: 1000 });
@@ -76,7 +84,9 @@ test('Compare with…: before, after and the change per stack, as the two folded
   expect(Number(await note.getAttribute('data-shrank'))).toBeGreaterThan(0);
   // the folded diff export: difffolded.pl -n's lines, STACK BEFORE AFTER, for every stack of either side
   const [fd] = await Promise.all([page.waitForEvent('download'), page.getByTestId('compare-export-folded').click()]);
-  const lines = readFileSync((await fd.path())!, 'utf8').trim().split('\n');
+  const lines = readFileSync((await fd.path())!, 'utf8')
+    .trim()
+    .split('\n');
   expect(lines.length).toBe(keys.size);
   for (const l of lines) {
     const [a, b] = [Number(l.slice(l.lastIndexOf(' ') + 1)), l.slice(0, l.lastIndexOf(' '))];
@@ -128,7 +138,9 @@ test('two generations of one capture in the same differential view: as top --gen
   // each generation's stacks as `top --json` counts them, keyed as folded lines (root first)
   const gen = (g: number) => {
     const m = new Map<string, number>();
-    for (const r of (JSON.parse(cli(['top', '--generation', String(g), '--limit', '100000', '--json', ...sampleFiles])) as { rows: { count: number; frames: string[] }[] }).rows) {
+    for (const r of (
+      JSON.parse(cli(['top', '--generation', String(g), '--limit', '100000', '--json', ...sampleFiles])) as { rows: { count: number; frames: string[] }[] }
+    ).rows) {
       const k = r.frames.slice().reverse().join(';');
       m.set(k, (m.get(k) ?? 0) + r.count);
     }

@@ -16,7 +16,9 @@ async function applied(page: Page, text: string) {
   await waitLoaded(page);
 }
 
-test('?filter=F&weight=field:bytes_alloc: every top stack row is top --json --filter F --weight field:bytes_alloc’s, and the summary summary --json --filter F’s', async ({ page }) => {
+test('?filter=F&weight=field:bytes_alloc: every top stack row is top --json --filter F --weight field:bytes_alloc’s, and the summary summary --json --filter F’s', async ({
+  page,
+}) => {
   const top = JSON.parse(cli(['top', '--json', '--quiet', '--filter', F, '--weight', 'field:bytes_alloc', '--limit', '100000', ...sampleFiles])) as {
     total: number;
     rows: { count: number; weight: number; frames: string[] }[];
@@ -25,7 +27,15 @@ test('?filter=F&weight=field:bytes_alloc: every top stack row is top --json --fi
   const summary = JSON.parse(cli(['summary', '--json', '--filter', F, ...sampleFiles])) as { events: number; cookies: number; resolved: number };
   await page.goto(`/?filter=${encodeURIComponent(F)}&weight=field:bytes_alloc`);
   await applied(page, F);
-  const got = await page.getByTestId('top-stack-row').evaluateAll((els) => els.map((e) => ({ hash: e.getAttribute('data-stack-hash')!, count: Number(e.getAttribute('data-count')), weight: Number(e.getAttribute('data-weight')) })));
+  const got = await page
+    .getByTestId('top-stack-row')
+    .evaluateAll((els) =>
+      els.map((e) => ({
+        hash: e.getAttribute('data-stack-hash')!,
+        count: Number(e.getAttribute('data-count')),
+        weight: Number(e.getAttribute('data-weight')),
+      })),
+    );
   expect(got.length).toBe(Math.min(200, top.rows.length));
   for (const g of got) expect([g.count, g.weight], g.hash).toEqual([want.get(g.hash)?.count, want.get(g.hash)?.weight]);
   const shown = await summaryNumbers(page);

@@ -1,7 +1,18 @@
 import { expect, test } from './fixtures.ts';
 import { writeCapture } from './capture.ts';
 import { cliSummary } from './cli.ts';
-import { brushedRange, brushTimeline, canvasInk, expectSummary, nodeExplorer, sel, summaryNumbers, summaryOf, urlParam, waitLoaded } from './explorer-helpers.ts';
+import {
+  brushedRange,
+  brushTimeline,
+  canvasInk,
+  expectSummary,
+  nodeExplorer,
+  sel,
+  summaryNumbers,
+  summaryOf,
+  urlParam,
+  waitLoaded,
+} from './explorer-helpers.ts';
 
 // a second capture, unlike the sample: five generations, three CPUs, another seed
 const files = writeCapture({ seed: 4242, cpus: 3, events: 2500, resets: 4, bits: 14, tail: 25 });
@@ -31,7 +42,10 @@ test('the multi-generation capture: every pane draws, the numbers are the comman
   await expect(page.getByTestId('generation-row')).toHaveCount(5);
   await expect(page.getByTestId('generation-select').locator('option')).toHaveCount(6);
   const ex = await explorer;
-  await expect(page.getByTestId('top-stack-row').first()).toHaveAttribute('data-count', String(ex.topStacks({ selection: sel(), filter: '', limit: 1 }).rows[0].count));
+  await expect(page.getByTestId('top-stack-row').first()).toHaveAttribute(
+    'data-count',
+    String(ex.topStacks({ selection: sel(), filter: '', limit: 1 }).rows[0].count),
+  );
 });
 
 test('each generation of the multi-generation capture shows its own counts', async ({ page }) => {

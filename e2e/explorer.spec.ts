@@ -1,7 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from './fixtures.ts';
 import { fmtPct } from '../src/ui/common/format.ts';
-import { brushedRange, brushTimeline, canvasInk, expectSummary, nodeExplorer, sampleFiles, sel, summaryNumbers, urlParam, waitLoaded } from './explorer-helpers.ts';
+import {
+  brushedRange,
+  brushTimeline,
+  canvasInk,
+  expectSummary,
+  nodeExplorer,
+  sampleFiles,
+  sel,
+  summaryNumbers,
+  urlParam,
+  waitLoaded,
+} from './explorer-helpers.ts';
 
 const explorer = nodeExplorer(sampleFiles);
 
@@ -41,7 +52,7 @@ test('every pane draws on the sample', async ({ page }) => {
   await expect(page.getByTestId('stat-computed-table')).toHaveText(`${(2 * field('capacity')).toLocaleString('en-US')} slots`);
 });
 
-test("the sample says what it is: simulated, and its stack_map_bin dumps are version 2, the proposed follow-up series (not v8 as posted)", async ({ page }) => {
+test('the sample says what it is: simulated, and its stack_map_bin dumps are version 2, the proposed follow-up series (not v8 as posted)', async ({ page }) => {
   await open(page);
   // the sample's binary dumps, from its own index.json
   const index = JSON.parse(readFileSync('public/samples/index.json', 'utf8')) as { files: string[] };
@@ -64,7 +75,11 @@ test('clicking a top stack selects it: frames listed, its path marked in the fla
   const row = page.getByTestId('top-stack-row').nth(1);
   const stack = Number(await row.getAttribute('data-stack'));
   const count = Number(await row.getAttribute('data-count'));
-  const before = await page.getByTestId('flamegraph').locator('canvas').first().evaluate((c) => (c as HTMLCanvasElement).toDataURL());
+  const before = await page
+    .getByTestId('flamegraph')
+    .locator('canvas')
+    .first()
+    .evaluate((c) => (c as HTMLCanvasElement).toDataURL());
   await row.click();
   await expect(row).toHaveAttribute('aria-selected', 'true');
   const ex = await explorer;
@@ -74,7 +89,11 @@ test('clicking a top stack selects it: frames listed, its path marked in the fla
   await expect(page.getByTestId('timeline')).toHaveAttribute('data-highlight-events', String(count));
   await expect(page.getByTestId('stack-frames').locator('li')).toHaveCount(frames.length);
   await expect(page.getByTestId('stack-frames').locator('li').first()).toHaveText(frames[0]);
-  const after = await page.getByTestId('flamegraph').locator('canvas').first().evaluate((c) => (c as HTMLCanvasElement).toDataURL());
+  const after = await page
+    .getByTestId('flamegraph')
+    .locator('canvas')
+    .first()
+    .evaluate((c) => (c as HTMLCanvasElement).toDataURL());
   expect(after).not.toBe(before);
   // the URL names the stack by stack_hash (DESIGN 3), computed here by a second method
   await expect.poll(() => urlParam(page, 'stack')).toBe(fnv1a64(frames.join('\n')));
@@ -121,7 +140,9 @@ test('a brushed time range filters the top stacks', async ({ page }) => {
   expect(want.total).toBeLessThan(allTotal);
   await expect(page.getByTestId('top-stacks-count')).toHaveAttribute('data-total', String(want.total));
   await expect(page.getByTestId('top-stack-row')).toHaveCount(want.rows.length);
-  const shown = await page.getByTestId('top-stack-row').evaluateAll((rows) => rows.slice(0, 5).map((r) => [Number(r.getAttribute('data-stack')), Number(r.getAttribute('data-count'))]));
+  const shown = await page
+    .getByTestId('top-stack-row')
+    .evaluateAll((rows) => rows.slice(0, 5).map((r) => [Number(r.getAttribute('data-stack')), Number(r.getAttribute('data-count'))]));
   expect(shown).toEqual(want.rows.slice(0, 5).map((r) => [r.stack, r.count]));
   // the summary counts the range too
   await expect(page.getByTestId('summary')).toHaveAttribute('data-scope', 'selection');
@@ -237,7 +258,10 @@ for (const frames of ['function', 'site'] as const)
     }
   });
 
-for (const [w, h] of [[1280, 720], [1600, 1000]] as const)
+for (const [w, h] of [
+  [1280, 720],
+  [1600, 1000],
+] as const)
   test(`the generations' span is shown whole, not cut (${w}x${h})`, async ({ page }) => {
     await page.setViewportSize({ width: w, height: h });
     await open(page);

@@ -17,7 +17,6 @@ const TRACE = SAMPLES + 'trace';
 const STAT = SAMPLES + 'stack_map_stat';
 const tmp = mkdtempSync(join(tmpdir(), 'smx-faults-'));
 
-
 /** The sample trace repeated to about `mb` MB, on disk (setInputFiles hands Chromium the path). */
 function bigTrace(mb: number, name = `trace-${mb}mb`): string {
   const body = readFileSync(TRACE);
@@ -57,7 +56,12 @@ function dropBig(page: Page, name: string, copies: number, target: 'replace-file
     async ({ name, copies, target }) => {
       const body = await (await fetch('/samples/trace')).blob();
       const dt = new DataTransfer();
-      dt.items.add(new File(Array.from({ length: copies }, () => body), name));
+      dt.items.add(
+        new File(
+          Array.from({ length: copies }, () => body),
+          name,
+        ),
+      );
       document.body.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true }));
       let el: Element | null = document.body;
       if (target) while (!(el = document.querySelector(`[data-testid=${target}]`))) await new Promise(requestAnimationFrame);
@@ -79,7 +83,9 @@ test('the ingest worker killed during a load: a message naming the load, the cap
   await waitLoaded(page);
   const before = await summaryNumbers(page);
   expect(before).toEqual(summaryOf(cliSummary(files)));
-  const rowsBefore = await page.getByTestId('top-stack-row').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-stack-hash')}:${e.getAttribute('data-count')}`)); // by stack_hash: a new worker may number stacks in another order
+  const rowsBefore = await page
+    .getByTestId('top-stack-row')
+    .evaluateAll((els) => els.map((e) => `${e.getAttribute('data-stack-hash')}:${e.getAttribute('data-count')}`)); // by stack_hash: a new worker may number stacks in another order
   expect(await workerNumber(page)).toBe(1);
 
   await dropBig(page, 'trace-150mb', 160, 'replace-files');
@@ -116,7 +122,9 @@ test('the ingest worker killed during a load: a message naming the load, the cap
 
   // killed while idle: the same, no load named
   await kill(page);
-  await expect(fault).toContainText(/^The ingest worker stopped \(it crashed, ran out of memory or was ended\)\. A new one was started and the capture shown \(5 files\) reopened in it\./);
+  await expect(fault).toContainText(
+    /^The ingest worker stopped \(it crashed, ran out of memory or was ended\)\. A new one was started and the capture shown \(5 files\) reopened in it\./,
+  );
   expect(await workerNumber(page)).toBe(3);
   await page.getByTestId('generation-select').selectOption('2');
   expect((await summaryNumbers(page)).events).toBe(g2);
@@ -213,7 +221,9 @@ test('a file cut short on disk while it is read: a diagnostic naming it, and the
   await waitLoaded(page);
   // Chromium ends the read early (or fails it with NotReadableError, as when the file is rewritten): either is said
   const diags = page.getByTestId('diagnostic').filter({ hasText: 'shrinking-trace' });
-  const said = new RegExp(`changed while being read: \\d+ bytes were read where it had ${size} when the load started \\(cut short\\)|could not be read past byte \\d+ of ${size} \\(NotReadableError`);
+  const said = new RegExp(
+    `changed while being read: \\d+ bytes were read where it had ${size} when the load started \\(cut short\\)|could not be read past byte \\d+ of ${size} \\(NotReadableError`,
+  );
   await expect(diags.filter({ hasText: said })).toHaveCount(1);
   // the trace's first part and the stat file are there
   expect((await summaryNumbers(page)).events).toBeGreaterThan(4000);
@@ -274,7 +284,7 @@ test('a .gz: progress follows its decompressed bytes and says inflating', async 
     expect(m, s.text).not.toBeNull();
     expect(m![4]).toBe(mb);
     // the bar is the decompressed share, not the compressed bytes read (which run far ahead)
-    if (m![3] === 'MB') expect(Math.abs(s.value - (100 * Number(m![2])) / raw.length * 1e6)).toBeLessThan(2);
+    if (m![3] === 'MB') expect(Math.abs(s.value - ((100 * Number(m![2])) / raw.length) * 1e6)).toBeLessThan(2);
   }
   expect(inflating.some((s) => s.value > 10 && s.value < 90)).toBe(true);
   expect(samples.some((s) => s.phase === 'indexing')).toBe(true);

@@ -22,7 +22,9 @@ test('weight=field:bytes_alloc: every top stack row has the command line’s cou
   await waitLoaded(page);
   const rows = page.getByTestId('top-stack-row');
   await expect(rows.first()).toHaveAttribute('data-weight', /^[1-9]\d*$/);
-  const got = await rows.evaluateAll((els) => els.map((e) => ({ hash: e.getAttribute('data-stack-hash')!, count: Number(e.getAttribute('data-count')), weight: Number(e.getAttribute('data-weight')) })));
+  const got = await rows.evaluateAll((els) =>
+    els.map((e) => ({ hash: e.getAttribute('data-stack-hash')!, count: Number(e.getAttribute('data-count')), weight: Number(e.getAttribute('data-weight')) })),
+  );
   expect(got.length).toBeGreaterThan(10);
   for (const g of got) {
     const w = want.get(g.hash);
@@ -60,7 +62,9 @@ test('the weight menu offers the events’ numeric fields; choosing one weighs t
 });
 
 test('group=task&weight=field:bytes_alloc: a root frame per task holding its bytes, as top --json --group task sums them', async ({ page }) => {
-  const cliTop = JSON.parse(cli(['top', '--json', '--quiet', '--group', 'task', '--weight', 'field:bytes_alloc', '--limit', '100000', ...sampleFiles])) as TopJson & { rows: { group: string }[] };
+  const cliTop = JSON.parse(
+    cli(['top', '--json', '--quiet', '--group', 'task', '--weight', 'field:bytes_alloc', '--limit', '100000', ...sampleFiles]),
+  ) as TopJson & { rows: { group: string }[] };
   const perTask = new Map<string, number>();
   for (const r of cliTop.rows) perTask.set(r.group, (perTask.get(r.group) ?? 0) + r.weight);
   await page.goto('/?group=task&weight=field:bytes_alloc');
@@ -68,7 +72,11 @@ test('group=task&weight=field:bytes_alloc: a root frame per task holding its byt
   await expect(page.getByTestId('flame-group')).toHaveValue('task');
   const main = page.getByTestId('flame-main');
   await expect(main).toHaveAttribute('data-total', String(cliTop.totalWeight));
-  const shown = new Map(((await main.getAttribute('data-root-children')) ?? '').split('\n').map((l) => [l.slice(0, l.lastIndexOf('=')), Number(l.slice(l.lastIndexOf('=') + 1))] as const));
+  const shown = new Map(
+    ((await main.getAttribute('data-root-children')) ?? '')
+      .split('\n')
+      .map((l) => [l.slice(0, l.lastIndexOf('=')), Number(l.slice(l.lastIndexOf('=') + 1))] as const),
+  );
   const want = new Map([...perTask].filter(([, v]) => v > 0));
   expect(shown).toEqual(want);
   // Back to no groups: the group select is part of the URL's view
@@ -76,14 +84,22 @@ test('group=task&weight=field:bytes_alloc: a root frame per task holding its byt
   await expect.poll(() => urlParam(page, 'group')).toBeNull();
 });
 
-test('the folded export follows the weight and the groups: the command line’s export --weight field:bytes_alloc --group task, line for line', async ({ page }) => {
-  const want = cli(['export', '--format', 'folded', '--quiet', '--weight', 'field:bytes_alloc', '--group', 'task', ...sampleFiles]).trim().split('\n').sort();
+test('the folded export follows the weight and the groups: the command line’s export --weight field:bytes_alloc --group task, line for line', async ({
+  page,
+}) => {
+  const want = cli(['export', '--format', 'folded', '--quiet', '--weight', 'field:bytes_alloc', '--group', 'task', ...sampleFiles])
+    .trim()
+    .split('\n')
+    .sort();
   expect(want.length).toBeGreaterThan(10);
   await page.goto('/?group=task&weight=field:bytes_alloc');
   await waitLoaded(page);
   const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-folded').click()]);
   expect(d.suggestedFilename()).toBe('stackmap-all-bytes_alloc.folded');
-  const got = readFileSync((await d.path())!, 'utf8').trim().split('\n').sort();
+  const got = readFileSync((await d.path())!, 'utf8')
+    .trim()
+    .split('\n')
+    .sort();
   expect(got).toEqual(want);
 });
 
@@ -96,7 +112,13 @@ test('group=task: top stacks has a row per task and stack, each the command line
   await waitLoaded(page);
   const rows = page.getByTestId('top-stack-row');
   await expect(rows.first()).toHaveAttribute('data-group', /./);
-  const got = await rows.evaluateAll((els) => els.map((e) => ({ key: `${e.getAttribute('data-group')}|${e.getAttribute('data-stack-hash')}`, count: Number(e.getAttribute('data-count')), weight: Number(e.getAttribute('data-weight')) })));
+  const got = await rows.evaluateAll((els) =>
+    els.map((e) => ({
+      key: `${e.getAttribute('data-group')}|${e.getAttribute('data-stack-hash')}`,
+      count: Number(e.getAttribute('data-count')),
+      weight: Number(e.getAttribute('data-weight')),
+    })),
+  );
   expect(got.length).toBe(Math.min(200, want.size));
   for (const g of got) expect([g.count, g.weight], g.key).toEqual([want.get(g.key)?.count, want.get(g.key)?.weight]);
   await expect(page.getByTestId('sort-group')).toContainText('task');

@@ -12,12 +12,15 @@ test('the flame canvas does not redraw for a timeline zoom or pan, and does for 
   // settled: no paint pending
   let before = '';
   await expect
-    .poll(async () => {
-      const now = (await flame.getAttribute('data-paint-count')) ?? '';
-      const same = now === before;
-      before = now;
-      return same;
-    }, { intervals: [300] })
+    .poll(
+      async () => {
+        const now = (await flame.getAttribute('data-paint-count')) ?? '';
+        const same = now === before;
+        before = now;
+        return same;
+      },
+      { intervals: [300] },
+    )
     .toBe(true);
 
   const canvas = page.getByTestId('timeline').locator('canvas');

@@ -16,7 +16,10 @@ async function nodesFor(transforms: FlameTransform[]): Promise<number> {
 
 const transformsInUrl = (page: Page) => parseTransforms(urlParam(page, 'tf') ?? '');
 
-test('a transform from a node’s menu and one from the drop box: in the URL, off with Back, on with Forward, the same in a new page', async ({ page, context }) => {
+test('a transform from a node’s menu and one from the drop box: in the URL, off with Back, on with Forward, the same in a new page', async ({
+  page,
+  context,
+}) => {
   await page.goto('/');
   await waitLoaded(page);
   const crumbs = page.getByTestId('flame-transforms');

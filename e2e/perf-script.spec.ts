@@ -16,7 +16,10 @@ needsRealTraces();
 
 /** FlameGraph's own stackcollapse-perf.pl, the second method for what perf's samples fold to */
 const stackcollapse = (file: string) =>
-  execFileSync('perl', [join(import.meta.dirname, '../../shared/peer-tools/stackcollapse-perf.pl'), file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  execFileSync('perl', [join(import.meta.dirname, '../../shared/peer-tools/stackcollapse-perf.pl'), file], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
 
 async function openPerf(page: Page, file = FILE) {
   await page.goto('/');
@@ -90,7 +93,12 @@ test('perf script output: frames by function or call site, period weights, and t
   await page.getByTestId('flame-weight').selectOption('period');
   await expect(page).toHaveURL(/weight=period/);
   const folded = await download(page, 'export-folded');
-  expect(folded.trim().split('\n').reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0)).toBe(periods);
+  expect(
+    folded
+      .trim()
+      .split('\n')
+      .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0),
+  ).toBe(periods);
 
   // the stackcollapse-perf.pl form is the script's own output on the same file, byte for byte
   expect(await download(page, 'export-stackcollapse')).toBe(stackcollapse(JAVA));

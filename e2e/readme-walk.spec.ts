@@ -58,7 +58,10 @@ test('a selection: a generation picked fills every pane with its counts, a top s
   for (const name of ['count', 'share', 'leaf frame']) {
     const th = table.locator('thead th', { hasText: name }).first();
     const box = (await th.boundingBox())!;
-    const onTop = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.closest('th')?.textContent ?? null, [box.x + box.width / 2, box.y + box.height / 2]);
+    const onTop = await page.evaluate(
+      ([x, y]) => document.elementFromPoint(x, y)?.closest('th')?.textContent ?? null,
+      [box.x + box.width / 2, box.y + box.height / 2],
+    );
     expect(onTop).toContain(name);
   }
 });
@@ -102,7 +105,7 @@ test('Back and Forward between the explorer and the simulator, the view kept on 
   expect(urlParam(page, 'gen')).toBeNull();
 });
 
-test('files opened over the sample: the timeline draws their span, not the sample\'s', async ({ page }) => {
+test("files opened over the sample: the timeline draws their span, not the sample's", async ({ page }) => {
   test.setTimeout(120_000);
   // a simulated v7 run (its own span, about 100 s of uptime, the sample's is 5123 s; 4 CPUs as the sample, so no new lane count re-renders the pane), written by the command line
   const dir = mkdtempSync(join(tmpdir(), 'smx-walk-'));
@@ -130,7 +133,8 @@ test('the simulator: Start runs one worker per CPU, a reset clears the grid into
   // one Web Worker per simulated CPU (StrictMode's double mount starts no second set), each recording
   await expect.poll(() => page.workers().filter((w) => w.url().includes('sim-cpu')).length).toBe(2);
   await expect(page.getByTestId('sim-lane')).toHaveCount(2);
-  for (let cpu = 0; cpu < 2; cpu++) await expect.poll(async () => Number(await page.getByTestId('sim-lane').nth(cpu).getAttribute('data-events'))).toBeGreaterThan(0);
+  for (let cpu = 0; cpu < 2; cpu++)
+    await expect.poll(async () => Number(await page.getByTestId('sim-lane').nth(cpu).getAttribute('data-events'))).toBeGreaterThan(0);
   await expect.poll(async () => Number(await page.getByTestId('sim-grid').getAttribute('data-published'))).toBeGreaterThan(10);
   await page.getByTestId('sim-reset').click();
   await expect(page.getByTestId('sim-grid')).toHaveAttribute('data-generation', '2');

@@ -4,7 +4,6 @@ import { OUT, SHOTS } from './shots.ts';
 // Every guided scenario in the page: Run sets the pane, one Web Worker per CPU records on the
 // SharedArrayBuffer to the end, and the verdict says the effect appeared, with its numbers.
 
-
 const num = async (page: Page, id: string) => Number(((await page.getByTestId(id).first().textContent()) ?? '').replace(/[^\d]/g, ''));
 
 async function runScenario(page: Page, name: string): Promise<number> {
@@ -58,42 +57,57 @@ async function expectStory(page: Page, total: number, outcome: 'wrong' | 'detect
 }
 
 const CASES: [string, (page: Page, value: number) => Promise<void>][] = [
-  ['v7-wrong-stack', async (page, value) => {
-    const wrong = await num(page, 'sim-ledger-wrong');
-    expect(wrong).toBeGreaterThan(0);
-    expect(value).toBe(wrong);
-    expect(await num(page, 'sim-ledger-detected')).toBe(0);
-    await expectStory(page, wrong, 'wrong');
-  }],
-  ['v8-detects', async (page, value) => {
-    expect(await num(page, 'sim-ledger-wrong')).toBe(0);
-    const detected = await num(page, 'sim-ledger-detected');
-    expect(detected).toBeGreaterThan(0);
-    expect(value).toBe(detected);
-    await expectStory(page, detected, 'detected');
-  }],
+  [
+    'v7-wrong-stack',
+    async (page, value) => {
+      const wrong = await num(page, 'sim-ledger-wrong');
+      expect(wrong).toBeGreaterThan(0);
+      expect(value).toBe(wrong);
+      expect(await num(page, 'sim-ledger-detected')).toBe(0);
+      await expectStory(page, wrong, 'wrong');
+    },
+  ],
+  [
+    'v8-detects',
+    async (page, value) => {
+      expect(await num(page, 'sim-ledger-wrong')).toBe(0);
+      const detected = await num(page, 'sim-ledger-detected');
+      expect(detected).toBeGreaterThan(0);
+      expect(value).toBe(detected);
+      await expectStory(page, detected, 'detected');
+    },
+  ],
   ['v7-duplicates', async (_page, value) => expect(value).toBeGreaterThan(0)],
   ['v8-fallback', async (_page, value) => expect(value).toBeGreaterThan(0)],
   ['pool-exhausted', async (_page, value) => expect(value).toBeGreaterThan(0)],
-  ['estale', async (page, value) => {
-    expect(value).toBeGreaterThanOrEqual(1);
-    expect(await num(page, 'sim-counter-estale')).toBeGreaterThanOrEqual(1);
-    // the guided run logs the host's steps as a free-form one does: the reset and the ESTALE it caused, then the reread
-    const log = page.getByTestId('sim-log');
-    await expect(log).toHaveAttribute('data-total-estale', String(value));
-    await expect(log).toHaveAttribute('data-total-reset-done', /^[1-9]/);
-    await expect(log).toHaveAttribute('data-total-dump', /^[1-9]/);
-  }],
-  ['text-splice', async (page, value) => {
-    expect(value).toBe(2);
-    await expect(page.getByTestId('sim-log')).toHaveAttribute('data-total-text-spliced', '1');
-  }],
+  [
+    'estale',
+    async (page, value) => {
+      expect(value).toBeGreaterThanOrEqual(1);
+      expect(await num(page, 'sim-counter-estale')).toBeGreaterThanOrEqual(1);
+      // the guided run logs the host's steps as a free-form one does: the reset and the ESTALE it caused, then the reread
+      const log = page.getByTestId('sim-log');
+      await expect(log).toHaveAttribute('data-total-estale', String(value));
+      await expect(log).toHaveAttribute('data-total-reset-done', /^[1-9]/);
+      await expect(log).toHaveAttribute('data-total-dump', /^[1-9]/);
+    },
+  ],
+  [
+    'text-splice',
+    async (page, value) => {
+      expect(value).toBe(2);
+      await expect(page.getByTestId('sim-log')).toHaveAttribute('data-total-text-spliced', '1');
+    },
+  ],
   ['v4-refused', async (_page, value) => expect(value).toBeGreaterThanOrEqual(1)],
-  ['nmi-nested', async (page, value) => {
-    expect(value).toBeGreaterThan(0);
-    // every nested insert was logged on its CPU, at least as many as met their own stack unpublished
-    expect(Number(await page.getByTestId('sim-log').getAttribute('data-total-nested'))).toBeGreaterThanOrEqual(value);
-  }],
+  [
+    'nmi-nested',
+    async (page, value) => {
+      expect(value).toBeGreaterThan(0);
+      // every nested insert was logged on its CPU, at least as many as met their own stack unpublished
+      expect(Number(await page.getByTestId('sim-log').getAttribute('data-total-nested'))).toBeGreaterThanOrEqual(value);
+    },
+  ],
   ['boot-window', async (_page, value) => expect(value).toBeGreaterThan(0)],
 ];
 
@@ -161,7 +175,11 @@ async function opensWithWrongAsResolved(page: Page) {
     // the stack it was written for, in full from ledger.json, beside what the explorer reads it as: the
     // simulator's frames (sym+0xoff/0xsize) as the explorer names them (sym+0xoff), the leaf the simulator listed
     const frames = (id: string, col: number) =>
-      page.getByTestId(id).first().locator(`tbody tr td:nth-child(${col})`).evaluateAll((tds) => tds.map((td) => td.textContent ?? '').filter((x) => x !== ''));
+      page
+        .getByTestId(id)
+        .first()
+        .locator(`tbody tr td:nth-child(${col})`)
+        .evaluateAll((tds) => tds.map((td) => td.textContent ?? '').filter((x) => x !== ''));
     const explorerWritten = await frames('explorer-story-pair', 1);
     expect(explorerWritten.length).toBeGreaterThan(0);
     expect(explorerWritten[0].split('+')[0]).toBe(leaf);
@@ -183,7 +201,7 @@ async function opensWithWrongAsResolved(page: Page) {
   if (SHOTS) await page.getByTestId('explorer-id-story').screenshot({ path: `${OUT}/explorer-id-story.png` });
 }
 
-test('at 1280x720 a guided run ends with its verdict, its story and the ledger\'s counts in view', async ({ page }) => {
+test("at 1280x720 a guided run ends with its verdict, its story and the ledger's counts in view", async ({ page }) => {
   test.setTimeout(120_000);
   await page.setViewportSize({ width: 1280, height: 720 });
   await runScenario(page, 'v7-wrong-stack');

@@ -18,7 +18,6 @@ const TRACE = SAMPLES + 'trace';
 const BINS = sampleFiles.filter((f) => f.includes('stack_map_bin.'));
 const KALLSYMS = SAMPLES + 'kallsyms';
 
-
 /** The command line's numbers for a generation of these files (`summary --generation G`). */
 function cliGeneration(files: string[], g: number) {
   return cliSummaryJson<{ selection: Summary }>(files, ['--generation', String(g)]).selection;
@@ -146,7 +145,7 @@ test('trace, then its binary dumps and kallsyms with Add: the numbers of all fil
   await expect(progress).toContainText('1 file: trace');
 });
 
-test('files dragged over a capture of the user\'s: two drop targets, Add and Replace', async ({ page }) => {
+test("files dragged over a capture of the user's: two drop targets, Add and Replace", async ({ page }) => {
   await page.setViewportSize({ width: 1600, height: 1000 });
   await openOverSample(page, [TRACE]);
   const drag = async (names: string[]) =>
@@ -206,7 +205,12 @@ test('cancel at 8% (Replace) and at 87% (Add) of a 150 MB load: every pane comes
   await page.evaluate(async (mb) => {
     const body = await (await fetch('/samples/trace')).blob();
     const dt = new DataTransfer();
-    dt.items.add(new File(Array.from({ length: Math.ceil((mb * 1e6) / body.size) }, () => body), 'trace-150mb'));
+    dt.items.add(
+      new File(
+        Array.from({ length: Math.ceil((mb * 1e6) / body.size) }, () => body),
+        'trace-150mb',
+      ),
+    );
     document.body.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true }));
     let el: Element | null = null;
     while (!(el = document.querySelector('[data-testid=add-files]'))) await new Promise(requestAnimationFrame);
@@ -240,7 +244,12 @@ test('while a load runs the capture stays on screen, dimmed, the progress on top
   await page.evaluate(async () => {
     const body = await (await fetch('/samples/trace')).blob();
     const dt = new DataTransfer();
-    dt.items.add(new File(Array.from({ length: 2000 }, () => body), 'trace-1.8gb'));
+    dt.items.add(
+      new File(
+        Array.from({ length: 2000 }, () => body),
+        'trace-1.8gb',
+      ),
+    );
     document.body.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true }));
     let el: Element | null = null;
     while (!(el = document.querySelector('[data-testid=replace-files]'))) await new Promise(requestAnimationFrame);
@@ -274,7 +283,9 @@ test('a load nothing in which can be read leaves the capture: notes, random byte
       says: /notes\.txt \(not a format this page reads\)/,
     },
     {
-      files: [{ name: 'noise.bin', mimeType: 'application/octet-stream', buffer: Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7919 + 13) % 256)) }],
+      files: [
+        { name: 'noise.bin', mimeType: 'application/octet-stream', buffer: Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7919 + 13) % 256)) },
+      ],
       mode: 'replace-files',
       says: /noise\.bin \(not a format this page reads\)/,
     },
@@ -297,7 +308,9 @@ test('a load nothing in which can be read leaves the capture: notes, random byte
   await page.getByRole('button', { name: 'Open sample' }).click();
   await expect(progress).toContainText('Sample capture');
   await waitLoaded(page);
-  await page.getByTestId('file-input').setInputFiles([{ name: 'noise.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 1, 2, 250, 9, 0, 7]) }]);
+  await page
+    .getByTestId('file-input')
+    .setInputFiles([{ name: 'noise.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 1, 2, 250, 9, 0, 7]) }]);
   await expect(progress).toHaveAttribute('data-status', 'rejected');
   expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary(sampleFiles)));
 });
@@ -336,12 +349,14 @@ test('a reload reopens the capture kept in the browser; an Add is kept too; Forg
   await waitLoaded(page);
   await expect(progress).toContainText('Sample capture');
   // nothing of it is left in the origin's storage
-  expect(await page.evaluate(async () => {
-    const root = await navigator.storage.getDirectory();
-    const names: string[] = [];
-    for await (const n of root.keys()) names.push(n);
-    return names;
-  })).toEqual([]);
+  expect(
+    await page.evaluate(async () => {
+      const root = await navigator.storage.getDirectory();
+      const names: string[] = [];
+      for await (const n of root.keys()) names.push(n);
+      return names;
+    }),
+  ).toEqual([]);
 });
 
 test('a damaged store opens the sample and says so', async ({ page }) => {

@@ -130,7 +130,9 @@ test('the sample without kallsyms: hex frames, fallbacks that no longer merge, c
   // the full stacks name their functions and the binary dumps do not: more distinct stacks
   expect(cli.uniqueStacks).toBeGreaterThan(whole.uniqueStacks);
   // with no text dump either, exactly the distinct full stacks of the trace are counted twice (393 -> 401 on the sample)
-  expect(cliSummary(sampleWithout('kallsyms', 'stack_map.gen3')).uniqueStacks).toBe(whole.uniqueStacks + distinctFullStacks(sampleFiles.find((f) => basename(f) === 'trace')!));
+  expect(cliSummary(sampleWithout('kallsyms', 'stack_map.gen3')).uniqueStacks).toBe(
+    whole.uniqueStacks + distinctFullStacks(sampleFiles.find((f) => basename(f) === 'trace')!),
+  );
   await expect(page.getByTestId('summary-unique-stacks')).toHaveText(String(cli.uniqueStacks));
   await expect(b).toContainText('hold raw kernel addresses and no kallsyms is loaded');
   await expect(b).toContainText('the stacks of generations 1 and 2 show as hex addresses');
@@ -237,7 +239,9 @@ test('v7 ids against a binary and a text dump, without kallsyms: unverified, not
   expect(cliSummary([...files, join(v7dir, 'kallsyms')]).uniqueStacks).toBe(cli.uniqueStacks);
   const warnings = page.getByTestId('warnings');
   await expect(warnings.locator('[data-id=ambiguous-ids]')).toHaveCount(0);
-  await expect(warnings.locator('[data-id=v7-reset-risk]')).toContainText(`${fmtInt(cli.status.unverified)} v7 stack ids were matched against a dump without a generation`);
+  await expect(warnings.locator('[data-id=v7-reset-risk]')).toContainText(
+    `${fmtInt(cli.status.unverified)} v7 stack ids were matched against a dump without a generation`,
+  );
   // the text dump names every frame; what the top says is that some ids outnumber their slots'
   // ref_count (v7-evidence.ts): written before one of the run's resets, as many as the CLI counts
   expect(cli.staleIds!.excess).toBeGreaterThan(0);

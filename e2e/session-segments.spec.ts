@@ -139,7 +139,9 @@ test('the sample trace without dumps: retention gain and bytes without the map a
   await expect(pane.getByTestId('stat-gain-why')).toHaveAttribute('data-basis', 'unknown');
   // the bounds, and the dedup rate's basis: the counts the command line has
   await expect(pane).toContainText(`between ${rb.bounds!.gain[0].toFixed(1)}× and ${rb.bounds!.gain[1].toFixed(1)}× (the events kept)`);
-  await expect(pane.getByTestId('stat-bounds')).toContainText(`the stack bytes alone between ${rb.bounds!.stackBytesRatio[0].toFixed(1)}× and ${rb.bounds!.stackBytesRatio[1].toFixed(1)}×`);
+  await expect(pane.getByTestId('stat-bounds')).toContainText(
+    `the stack bytes alone between ${rb.bounds!.stackBytesRatio[0].toFixed(1)}× and ${rb.bounds!.stackBytesRatio[1].toFixed(1)}×`,
+  );
   await expect(pane.getByTestId('stat-dedup-basis')).toHaveText(
     `1 − ${rb.records.distinctSlots.toLocaleString('en-US')} distinct (generation, slot) / ${want.cookies.toLocaleString('en-US')} cookies`,
   );
@@ -162,7 +164,9 @@ test('the whole sample: the gain is estimated from the resolved cookies and full
   expect(rb.stackBytesRatio!).toBeCloseTo(rb.bytesWithoutMap! / rb.bytesWithMap, 9);
   await expect(pane.getByTestId('stat-gain')).not.toHaveText(`${rb.stackBytesRatio!.toFixed(1)}×`);
   await expect(pane.getByTestId('stat-stack-ratio')).toHaveText(`${rb.stackBytesRatio!.toFixed(1)}×`);
-  await expect(pane.getByTestId('stat-gain-basis')).toContainText(`over ${want.events.toLocaleString('en-US')} events; each event's own record taken as 56 B (assumed`);
+  await expect(pane.getByTestId('stat-gain-basis')).toContainText(
+    `over ${want.events.toLocaleString('en-US')} events; each event's own record taken as 56 B (assumed`,
+  );
   // the v7 document's own figures beside the trace's, in the document's words (its Performance section)
   const doc = pane.getByTestId('stat-v7-doc');
   await expect(doc).toContainText("The v7 document's own figures");

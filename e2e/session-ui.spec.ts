@@ -19,7 +19,9 @@ const SIZES = [
 
 const explorer = nodeExplorer(sampleFiles);
 /** every stack of the sample with its count and frames (leaf first), unfiltered, by occurrences */
-const allStacks = explorer.then((ex) => ex.topStacks({ selection: sel(), filter: '', limit: 1e9 }).rows.map((r) => ({ ...r, frames: ex.stackFrames(r.stack) })));
+const allStacks = explorer.then((ex) =>
+  ex.topStacks({ selection: sel(), filter: '', limit: 1e9 }).rows.map((r) => ({ ...r, frames: ex.stackFrames(r.stack) })),
+);
 
 async function open(page: Page, query = '') {
   await page.goto('/' + query);
@@ -114,7 +116,11 @@ test('an invalid regex shows its error under the field; a nested repeat answers 
   await expect(page.getByTestId('summary')).toHaveAttribute('data-pending', 'false');
 });
 
-test('context menu: copy frame and copy stack put the text on the clipboard; right-click, long-press and the keyboard open it', async ({ page, context, baseURL }) => {
+test('context menu: copy frame and copy stack put the text on the clipboard; right-click, long-press and the keyboard open it', async ({
+  page,
+  context,
+  baseURL,
+}) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
   await open(page);
   const ex = await explorer;
@@ -243,7 +249,10 @@ test('columns sort on a click (aria-sort), arrow keys move the selected row, f z
   const gens = ex.overview().generations;
   await page.getByTestId('gen-sort-records').click();
   await expect(page.locator('th', { has: page.getByTestId('gen-sort-records') })).toHaveAttribute('aria-sort', 'descending');
-  const genOrder = [...gens].map((g, i) => ({ g, i })).sort((a, b) => b.g.records - a.g.records || a.i - b.i).map((x) => String(x.g.generation));
+  const genOrder = [...gens]
+    .map((g, i) => ({ g, i }))
+    .sort((a, b) => b.g.records - a.g.records || a.i - b.i)
+    .map((x) => String(x.g.generation));
   await expect.poll(() => page.getByTestId('generation-row').evaluateAll((r) => r.map((x) => x.getAttribute('data-generation')))).toEqual(genOrder);
 
   // arrows: the row below, the row above; the URL follows
@@ -297,9 +306,24 @@ test('the help lists every key of every pane; numbers are grouped everywhere; th
   const help = page.getByTestId('keyboard-help');
   await expect(help).toBeVisible();
   await expect(help.getByTestId('help-pane')).toHaveCount(6);
-  for (const pane of ['Anywhere', 'Timeline', 'Top stacks', 'Flame graph', 'Generations', 'Menus']) await expect(help.locator(`[data-pane='${pane}'] dt`).first()).toBeVisible();
+  for (const pane of ['Anywhere', 'Timeline', 'Top stacks', 'Flame graph', 'Generations', 'Menus'])
+    await expect(help.locator(`[data-pane='${pane}'] dt`).first()).toBeVisible();
   const kbds = await help.locator('kbd').allTextContents();
-  for (const k of ['W / S', 'A / D', '/', 'f', 'Esc', '?', 'wheel', '↑ / ↓, Home / End', 'double-click a row, Enter', 'click a column header', 'ContextMenu key, Shift+F10', 'right-click, long-press']) expect(kbds).toContain(k);
+  for (const k of [
+    'W / S',
+    'A / D',
+    '/',
+    'f',
+    'Esc',
+    '?',
+    'wheel',
+    '↑ / ↓, Home / End',
+    'double-click a row, Enter',
+    'click a column header',
+    'ContextMenu key, Shift+F10',
+    'right-click, long-press',
+  ])
+    expect(kbds).toContain(k);
   await shots(page, 'help', 'top stacks', async () => {
     if (!(await help.isVisible())) {
       await page.locator('body').click({ position: { x: 5, y: 5 } });
@@ -369,9 +393,15 @@ test('the generation diff tells rows apart by their first differing frame and ex
   await expect(col.getByTestId('diff-row')).toHaveCount(diff.onlyA.length);
   await expect(col.getByTestId('diff-more')).toHaveText('show fewer');
   // rows that share a leaf carry a second line, and it is a frame of their stack where the others differ
-  const labels = await col.getByTestId('diff-row').evaluateAll((rows) =>
-    rows.map((r) => ({ stack: Number(r.getAttribute('data-stack')), leaf: r.querySelector('.diff-label .mono')!.textContent!, apart: r.querySelector('[data-testid=diff-apart]')?.textContent ?? null })),
-  );
+  const labels = await col
+    .getByTestId('diff-row')
+    .evaluateAll((rows) =>
+      rows.map((r) => ({
+        stack: Number(r.getAttribute('data-stack')),
+        leaf: r.querySelector('.diff-label .mono')!.textContent!,
+        apart: r.querySelector('[data-testid=diff-apart]')?.textContent ?? null,
+      })),
+    );
   const leafCount = new Map<string, number>();
   const every = [...diff.onlyA, ...diff.onlyB, ...diff.changed];
   for (const r of every) leafCount.set(r.leaf, (leafCount.get(r.leaf) ?? 0) + 1);
@@ -389,7 +419,15 @@ test('the generation diff tells rows apart by their first differing frame and ex
     if (frames[at] !== m[2]) wrong.push(`${l.stack}: frame ${at} is ${frames[at]}, not ${m[2]}`);
     // no other row of the diff has the same frames from the leaf through that one
     const prefix = frames.slice(0, at + 1).join('\n');
-    for (const o of every) if (o.stack !== l.stack && ex.stackFrames(o.stack).slice(0, at + 1).join('\n') === prefix) wrong.push(`${l.stack}: ${o.stack} shares it`);
+    for (const o of every)
+      if (
+        o.stack !== l.stack &&
+        ex
+          .stackFrames(o.stack)
+          .slice(0, at + 1)
+          .join('\n') === prefix
+      )
+        wrong.push(`${l.stack}: ${o.stack} shares it`);
     checked++;
   }
   expect(wrong).toEqual([]);
@@ -415,7 +453,9 @@ test('the generation diff tells rows apart by their first differing frame and ex
   const cut = await page.getByTestId('diff-col').evaluateAll((cols) =>
     cols.flatMap((c) => {
       const r = c.getBoundingClientRect();
-      return [...c.querySelectorAll('.diff-count')].filter((n) => n.getBoundingClientRect().right > r.right + 0.5 || (n as HTMLElement).scrollWidth > (n as HTMLElement).clientWidth + 1).map((n) => n.textContent);
+      return [...c.querySelectorAll('.diff-count')]
+        .filter((n) => n.getBoundingClientRect().right > r.right + 0.5 || (n as HTMLElement).scrollWidth > (n as HTMLElement).clientWidth + 1)
+        .map((n) => n.textContent);
     }),
   );
   expect(cut).toEqual([]);

@@ -60,7 +60,8 @@ test('the simulator runs 4 CPU workers, resets and dumps live, and opens its run
   // one Web Worker per simulated CPU, each recording
   await expect.poll(() => page.workers().filter((w) => w.url().includes('sim-cpu')).length).toBe(4);
   await expect(page.getByTestId('sim-lane')).toHaveCount(4);
-  for (let cpu = 0; cpu < 4; cpu++) await expect.poll(async () => Number(await page.getByTestId('sim-lane').nth(cpu).getAttribute('data-events'))).toBeGreaterThan(0);
+  for (let cpu = 0; cpu < 4; cpu++)
+    await expect.poll(async () => Number(await page.getByTestId('sim-lane').nth(cpu).getAttribute('data-events'))).toBeGreaterThan(0);
 
   // counters move
   const a0 = await num(page, 'sim-counter-attempts');
@@ -127,7 +128,8 @@ test('the simulator runs 4 CPU workers, resets and dumps live, and opens its run
   await expect(page.getByTestId('sim-report')).toContainText('3 generations');
   // ns per insert only when it was measured: never "0 ns"
   await expect(page.getByTestId('sim-report-timing')).not.toHaveText(/^0 ns/);
-  if ((await page.getByTestId('sim-report').getAttribute('data-ns-measured')) === '0') await expect(page.getByTestId('sim-report-timing')).toContainText('not measured');
+  if ((await page.getByTestId('sim-report').getAttribute('data-ns-measured')) === '0')
+    await expect(page.getByTestId('sim-report-timing')).toContainText('not measured');
   else await expect(page.getByTestId('sim-report-timing')).toHaveText(/^[\d.]+ (ns|µs|ms) per insert/);
 
   // the ledger of the finished run: every record left in the rings against every dump taken
@@ -288,7 +290,10 @@ test('the settings live in the URL: read at load (invalid values ignored), writt
   await expect(page.getByTestId('simulator').getByRole('alert')).toContainText('sim.speed=7 (takes 2, 5, 20, 200, 2000, 20000, 0)');
   // the CPU limit says why
   const max = await page.evaluate(() => Math.max(4, navigator.hardwareConcurrency || 4));
-  await expect(page.getByTestId('sim-cpus').locator('..')).toHaveAttribute('title', new RegExp(`^up to ${max}: one Web Worker per simulated CPU; more than the machine's cores`));
+  await expect(page.getByTestId('sim-cpus').locator('..')).toHaveAttribute(
+    'title',
+    new RegExp(`^up to ${max}: one Web Worker per simulated CPU; more than the machine's cores`),
+  );
   await page.getByTestId('sim-cpus').fill(String(max + 5));
   await expect(page.getByTestId('sim-cpus')).toHaveValue(String(max));
   await expect(page.getByTestId('sim-cpus-note')).toContainText(`up to ${max}: one Web Worker per simulated CPU`);
@@ -393,7 +398,9 @@ test('options/stackmap off: every stack in full and uncounted, successes stop; o
   await expect(page.getByTestId('simulator')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
 });
 
-test('free with the option off waits for an open stack_map reader; a later Dump reads "stackmap not initialized"; on again allocates a new map', async ({ page }) => {
+test('free with the option off waits for an open stack_map reader; a later Dump reads "stackmap not initialized"; on again allocates a new map', async ({
+  page,
+}) => {
   test.setTimeout(90_000);
   await openSimulator(page);
   await startRun(page, { cpus: 2 });
@@ -493,9 +500,11 @@ test('after each reset, change the stacks: v7 ids from before a reset resolve to
   }
 });
 
-
 // one run, shot light then dark (the grid and lanes redraw in the scheme put on <html>)
-for (const [w, h] of [[1280, 720], [1600, 1000]] as const)
+for (const [w, h] of [
+  [1280, 720],
+  [1600, 1000],
+] as const)
   test(`the slot table's legend is under its drawing area, clear of its last row (${w}x${h})`, async ({ page }) => {
     await page.setViewportSize({ width: w, height: h });
     await openSimulator(page);

@@ -38,7 +38,9 @@ async function runQuery(sql: string, { wait = true } = {}) {
 
 /** the top stacks pane's rows: stack_hash and count */
 const paneRows = () =>
-  page.getByTestId('top-stack-row').evaluateAll((trs) => trs.map((tr) => [(tr as HTMLElement).dataset.stackHash ?? '', Number((tr as HTMLElement).dataset.count)] as [string, number]));
+  page
+    .getByTestId('top-stack-row')
+    .evaluateAll((trs) => trs.map((tr) => [(tr as HTMLElement).dataset.stackHash ?? '', Number((tr as HTMLElement).dataset.count)] as [string, number]));
 
 async function expectTopStacksMatch() {
   await expect(page.getByTestId('sql-running')).toHaveCount(0);
@@ -80,19 +82,26 @@ test('opens on demand, and the top-stacks example counts what the top stacks pan
 });
 
 test('follows the selection: a generation chosen in the panes, the example runs again and still matches', async () => {
-  const options = await page.getByTestId('generation-select').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+  const options = await page
+    .getByTestId('generation-select')
+    .locator('option')
+    .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
   const gen = options.find((v) => /^\d+$/.test(v));
   expect(gen, 'the sample has three generations').toBeDefined(); // a missing one fails, it does not skip
   const before = await page.getByTestId('sql-count').getAttribute('data-total');
   await page.getByTestId('generation-select').selectOption(gen!);
   await expect(page.getByTestId('sql-selection')).toContainText(`generation ${gen}`);
   await expect(page.getByTestId('top-stacks-count')).toBeVisible();
-  await expect.poll(async () => JSON.stringify(await resultRows()) !== '[]' && (await page.getByTestId('sql-count').getAttribute('data-total')) !== null).toBe(true);
-  await expect.poll(async () => {
-    const pane = await paneRows();
-    const sql = await resultRows();
-    return pane.length > 0 && sql.length > 0 && Number(sql[0][1]) === pane[0][1];
-  }).toBe(true);
+  await expect
+    .poll(async () => JSON.stringify(await resultRows()) !== '[]' && (await page.getByTestId('sql-count').getAttribute('data-total')) !== null)
+    .toBe(true);
+  await expect
+    .poll(async () => {
+      const pane = await paneRows();
+      const sql = await resultRows();
+      return pane.length > 0 && sql.length > 0 && Number(sql[0][1]) === pane[0][1];
+    })
+    .toBe(true);
   await expectTopStacksMatch();
   expect(before).not.toBeNull();
   await page.getByTestId('generation-select').selectOption('all');
@@ -124,7 +133,10 @@ test('a runaway query is cancelled, and the pane then runs the next one', async 
 
 test('payload and args hold what the events say: bytes_alloc summed as the command line’s sql sums it', async () => {
   const q = "SELECT count(*) AS n, sum(int_value) AS bytes FROM args WHERE key = 'bytes_alloc'";
-  const want = cli(['sql', '--format', 'csv', q, ...sampleFiles]).trim().split('\n')[1].split(',');
+  const want = cli(['sql', '--format', 'csv', q, ...sampleFiles])
+    .trim()
+    .split('\n')[1]
+    .split(',');
   expect(Number(want[1])).toBeGreaterThan(0);
   await runQuery(q);
   await expect(page.getByTestId('sql-count')).toHaveAttribute('data-total', '1');
@@ -133,7 +145,7 @@ test('payload and args hold what the events say: bytes_alloc summed as the comma
   await runQuery('SELECT 12.34::DECIMAL(6,2) AS d, -0.05::DECIMAL(4,2) AS e, 10000000000000000000000::HUGEINT AS h');
   await expect(page.getByTestId('sql-count')).toHaveAttribute('data-total', '1');
   expect(await resultRows()).toEqual([['12.34', '-0.05', '10000000000000000000000']]);
-  await runQuery("SELECT count(*) FROM events WHERE payload IS NULL");
+  await runQuery('SELECT count(*) FROM events WHERE payload IS NULL');
   await expect(page.getByTestId('sql-count')).toHaveAttribute('data-total', '1');
   expect(await resultRows()).toEqual([['0']]);
 });

@@ -18,7 +18,7 @@ const hasZstd = (() => {
   return r.error === undefined && r.status === 0 && r.stdout.includes('zstd');
 })();
 
-test('trace.dat version 7 (zstd): the Files pane says every byte used, the panes count report\'s events', async ({ page }) => {
+test("trace.dat version 7 (zstd): the Files pane says every byte used, the panes count report's events", async ({ page }) => {
   needsRealTraces();
   test.skip(!hasZstd, 'trace-cmd with zstd is not installed (CI installs it)');
   const dir = mkdtempSync(join(tmpdir(), 'e2e-dat-v7-'));
@@ -34,7 +34,10 @@ test('trace.dat version 7 (zstd): the Files pane says every byte used, the panes
     await page.getByTestId('file-input').setInputFiles([file]);
     const replace = page.getByTestId('replace-files');
     const row = page.getByTestId('file-row');
-    const ready = async () => (await page.getByTestId('load-progress').getAttribute('data-status')) === 'done' && (await row.count()) === 1 && (await row.locator('td').first().textContent()) === basename(file);
+    const ready = async () =>
+      (await page.getByTestId('load-progress').getAttribute('data-status')) === 'done' &&
+      (await row.count()) === 1 &&
+      (await row.locator('td').first().textContent()) === basename(file);
     await expect.poll(async () => (await replace.isVisible()) || (await ready()), { timeout: 30_000 }).toBe(true);
     if (await replace.isVisible()) await replace.click();
     await expect.poll(ready, { timeout: 30_000 }).toBe(true);
@@ -55,8 +58,33 @@ for (const mode of ['v7', 'v8'] as const) {
     const dir = mkdtempSync(join(tmpdir(), `e2e-simdat-${mode}-`));
     try {
       // one CPU resetting the map itself: several generations; stacks deeper than 64 frames as full stacks
-      cli(['simulate', '--mode', mode, ...(mode === 'v8' ? ['--v8-bin'] : []), '--bits', '10', '--stacks', '60', '--depth', '4-70', '--cpus', '1', '--events', '1200', '--resets', '0', '--cpu-resets-every', '500', '--format', 'trace-dat', '--out', dir]);
-      const files = readdirSync(dir).sort().map((f) => join(dir, f));
+      cli([
+        'simulate',
+        '--mode',
+        mode,
+        ...(mode === 'v8' ? ['--v8-bin'] : []),
+        '--bits',
+        '10',
+        '--stacks',
+        '60',
+        '--depth',
+        '4-70',
+        '--cpus',
+        '1',
+        '--events',
+        '1200',
+        '--resets',
+        '0',
+        '--cpu-resets-every',
+        '500',
+        '--format',
+        'trace-dat',
+        '--out',
+        dir,
+      ]);
+      const files = readdirSync(dir)
+        .sort()
+        .map((f) => join(dir, f));
       expect(files.map((f) => basename(f))).toContain('trace.dat');
       const want = summaryOf(cliSummary(files));
       expect(want.cookies).toBeGreaterThan(0);
@@ -67,7 +95,8 @@ for (const mode of ['v7', 'v8'] as const) {
       await waitLoaded(page);
       await page.getByTestId('file-input').setInputFiles(files);
       const replace = page.getByTestId('replace-files');
-      const ready = async () => (await page.getByTestId('load-progress').getAttribute('data-status')) === 'done' && (await page.getByTestId('file-row').count()) === files.length;
+      const ready = async () =>
+        (await page.getByTestId('load-progress').getAttribute('data-status')) === 'done' && (await page.getByTestId('file-row').count()) === files.length;
       await expect.poll(async () => (await replace.isVisible()) || (await ready()), { timeout: 30_000 }).toBe(true);
       if (await replace.isVisible()) await replace.click();
       await expect.poll(ready, { timeout: 30_000 }).toBe(true);

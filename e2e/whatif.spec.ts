@@ -78,7 +78,7 @@ async function expectRows(page: Page, cli: WhatIfResult, mode: 'v7' | 'v8') {
   await expect(doc.getByTestId('whatif-v7-doc-doc')).toHaveText(['~3000', '84-98% (depends on workload diversity)', '~80% for stack data']);
   await expect(doc.getByTestId('whatif-v7-doc-model')).toHaveText([
     shownRow.records.toLocaleString('en-US'),
-    new RegExp(`^${(100 * shownRow.reused / shownRow.records).toFixed(1)}%`),
+    new RegExp(`^${((100 * shownRow.reused) / shownRow.records).toFixed(1)}%`),
     `${(100 * (1 - shownRow.bytesWithMap / shownRow.bytesWithoutMap)).toFixed(1)}% of the stack records' bytes`,
   ]);
   // the two gains say what they are
@@ -111,7 +111,10 @@ test('perf script capture: the pane equals `cli whatif --json`, also with anothe
 
 test("the buffer size a capture.txt recorded is the pane's (the CLI's the same: src/cli/whatif.test.ts)", async ({ page }) => {
   const txt = join(mkdtempSync(join(tmpdir(), 'smx-e2e-whatif-')), 'capture.txt');
-  writeFileSync(txt, '# stackmap explorer capture, by capture.sh, 2026-12-01T10:00:00Z\n# buffer_size_kb: 64 (per CPU, read from tracefs before the restore)\n');
+  writeFileSync(
+    txt,
+    '# stackmap explorer capture, by capture.sh, 2026-12-01T10:00:00Z\n# buffer_size_kb: 64 (per CPU, read from tracefs before the restore)\n',
+  );
   await page.goto('/');
   await waitLoaded(page);
   await page.getByTestId('file-input').setInputFiles([PERF, txt]);
@@ -135,7 +138,10 @@ test('a trace with <stack trace> records, and one without', async ({ page }) => 
 });
 
 for (const scheme of ['light', 'dark'] as const)
-  for (const [w, h] of [[1600, 1000], [1280, 720]] as const)
+  for (const [w, h] of [
+    [1600, 1000],
+    [1280, 720],
+  ] as const)
     test(`screenshot of the what-if pane, ${w}x${h} ${scheme}`, SHOTS_TAG, async ({ page }) => {
       await page.setViewportSize({ width: w, height: h });
       await page.emulateMedia({ colorScheme: scheme });

@@ -77,13 +77,7 @@ function chromiumPath(): string | undefined {
   return undefined; // Playwright's own browser, where one is installed
 }
 
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** Launches headless Chromium; `extraArgs` e.g. ['--enable-precise-memory-info']. */
 export function launch(extraArgs: string[] = []): Promise<Browser> {
@@ -105,7 +99,9 @@ export function captureShown(page: Page, events: number, timeoutMs: number): Pro
       const p = document.querySelector('[data-testid="load-progress"]');
       const t = document.querySelector('[data-testid="timeline"]');
       const s = document.querySelector('[data-testid="summary-events"]');
-      return p?.getAttribute('data-status') === 'done' && t?.getAttribute('data-ready') === 'true' && (s?.textContent ?? '').replace(/\D/g, '') === String(events);
+      return (
+        p?.getAttribute('data-status') === 'done' && t?.getAttribute('data-ready') === 'true' && (s?.textContent ?? '').replace(/\D/g, '') === String(events)
+      );
     },
     events,
     { timeout: timeoutMs, polling: 100 },

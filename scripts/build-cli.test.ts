@@ -31,7 +31,6 @@ beforeAll(async () => {
 describe('the packed command line', () => {
   const npx = (...args: string[]) => run('npx', ['--no-install', 'stackmap-explorer', ...args], { ...opts, cwd: dir });
 
-
   it('holds only the bundle, and --help works through npx', async () => {
     const files = readdirSync(join(dir, 'node_modules/stackmap-explorer')).sort();
     expect(files).toEqual(['LICENSE', 'README.md', 'bin', 'dist-cli', 'package.json']);
@@ -39,7 +38,9 @@ describe('the packed command line', () => {
     const installed = readdirSync(join(dir, 'node_modules'));
     for (const pageOnly of ['react', 'react-dom', 'd3', 'apache-arrow', 'comlink', 'zustand', 'hyparquet-writer']) expect(installed).not.toContain(pageOnly);
     expect(readdirSync(join(dir, 'node_modules/@duckdb'))).not.toContain('duckdb-wasm');
-    expect(readdirSync(join(dir, 'node_modules/stackmap-explorer/dist-cli'))).toEqual(expect.arrayContaining(['stackmap-explorer.mjs', 'sim-worker.mjs', 'THIRD_PARTY_NOTICES.txt']));
+    expect(readdirSync(join(dir, 'node_modules/stackmap-explorer/dist-cli'))).toEqual(
+      expect.arrayContaining(['stackmap-explorer.mjs', 'sim-worker.mjs', 'THIRD_PARTY_NOTICES.txt']),
+    );
     // the licences of the packages bundled (esbuild drops their comments), each as its own LICENSE file says it
     const notices = readFileSync(join(dir, 'node_modules/stackmap-explorer/dist-cli/THIRD_PARTY_NOTICES.txt'), 'utf8');
     for (const name of ['fflate', 're2js', 'modern-tar', 'hyparquet', 'hyparquet-writer']) {
@@ -106,18 +107,31 @@ describe('the packed command line as a Unix tool', () => {
       (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
       (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
     );
-  const filesOf = (d: string) => readdirSync(d).sort().map((f) => join(d, f));
+  const filesOf = (d: string) =>
+    readdirSync(d)
+      .sort()
+      .map((f) => join(d, f));
   /** every file and folder under d, relative to it */
   const tree = (d: string) => (existsSync(d) ? (readdirSync(d, { recursive: true }) as string[]).sort() : []);
   const counts = (s: { events: number; cookies: number; resolved: number; unresolved: number; fullStacks: number; uniqueStacks: number }) => ({
-    events: s.events, cookies: s.cookies, resolved: s.resolved, unresolved: s.unresolved, fullStacks: s.fullStacks, uniqueStacks: s.uniqueStacks,
+    events: s.events,
+    cookies: s.cookies,
+    resolved: s.resolved,
+    unresolved: s.unresolved,
+    fullStacks: s.fullStacks,
+    uniqueStacks: s.uniqueStacks,
   });
   let captures: string[][] = [];
   let long: string[] = [];
 
   beforeAll(async () => {
     // four small captures of different shapes, and one long one for the interrupts
-    const shapes = [['--mode', 'v8', '--seed', '1'], ['--mode', 'v7', '--seed', '2'], ['--mode', 'v8', '--seed', '3', '--full-stacks'], ['--mode', 'v7', '--seed', '4', '--depth', '2-40']];
+    const shapes = [
+      ['--mode', 'v8', '--seed', '1'],
+      ['--mode', 'v7', '--seed', '2'],
+      ['--mode', 'v8', '--seed', '3', '--full-stacks'],
+      ['--mode', 'v7', '--seed', '4', '--depth', '2-40'],
+    ];
     captures = await Promise.all(
       shapes.map(async (shape, k) => {
         const out = join(dir, `cap${k}`);
@@ -134,7 +148,11 @@ describe('the packed command line as a Unix tool', () => {
     const rest = captures[0].filter((f) => f !== trace);
     const direct = JSON.parse((await P('summary', '--json', ...captures[0])).stdout);
     const q = (s: string) => `'${s}'`;
-    for (const how of [`cat ${q(trace)} | $P summary --json - ${rest.map(q).join(' ')}`, `cat ${q(trace)} | $P summary --json /dev/stdin ${rest.map(q).join(' ')}`, `$P summary --json <(cat ${q(trace)}) ${rest.map(q).join(' ')}`]) {
+    for (const how of [
+      `cat ${q(trace)} | $P summary --json - ${rest.map(q).join(' ')}`,
+      `cat ${q(trace)} | $P summary --json /dev/stdin ${rest.map(q).join(' ')}`,
+      `$P summary --json <(cat ${q(trace)}) ${rest.map(q).join(' ')}`,
+    ]) {
       const r = await sh(how);
       expect([r.code, r.stderr], how).toEqual([0, '']);
       const piped = JSON.parse(r.stdout);
@@ -160,7 +178,13 @@ describe('the packed command line as a Unix tool', () => {
     const rest = long.filter((f) => f !== trace);
     const ended = (child: ReturnType<typeof spawn>) => new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     /** the export, interrupted once `ready` holds; a run that ended before the signal (exit 0) is run again, up to 3 times */
-    const interrupt = async (point: string, ready: (child: ReturnType<typeof spawn>) => Promise<boolean>, signal: NodeJS.Signals = 'SIGINT', into = fleet, stdin = false) => {
+    const interrupt = async (
+      point: string,
+      ready: (child: ReturnType<typeof spawn>) => Promise<boolean>,
+      signal: NodeJS.Signals = 'SIGINT',
+      into = fleet,
+      stdin = false,
+    ) => {
       for (let attempt = 0; attempt < 3; attempt++) {
         const args = stdin ? ['-', ...rest] : long;
         const child = spawn(process.execPath, [bin(), 'export', '--parquet', into, ...args], { stdio: [stdin ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
@@ -195,7 +219,8 @@ describe('the packed command line as a Unix tool', () => {
       return false;
     };
     /** table t's temporary file: `.t.parquet.tmp-PID` flat, `t/.<id>.parquet.tmp-PID` in the folders layout */
-    const tmpOf = (t: string) => (names: string[]) => names.some((n) => n.includes(`.${t}.parquet.tmp-`) || (n.startsWith(`${t}/`) && n.includes('.parquet.tmp-')));
+    const tmpOf = (t: string) => (names: string[]) =>
+      names.some((n) => n.includes(`.${t}.parquet.tmp-`) || (n.startsWith(`${t}/`) && n.includes('.parquet.tmp-')));
     // while the trace is still coming in on stdin: half of it written, the pipe taken up
     const half = readFileSync(trace).subarray(0, 12 << 20);
     const reading = async (child: ReturnType<typeof spawn>) => {
@@ -204,7 +229,11 @@ describe('the packed command line as a Unix tool', () => {
     };
     await interrupt('reading standard input', reading, 'SIGINT', fleet, true);
     expect(tree(fleet)).toEqual(before);
-    for (const [point, table, signal] of [['the first table', 'events', 'SIGINT'], ['a middle table', 'frames', 'SIGTERM'], ['a late table', 'dumps', 'SIGINT']] as const) {
+    for (const [point, table, signal] of [
+      ['the first table', 'events', 'SIGINT'],
+      ['a middle table', 'frames', 'SIGTERM'],
+      ['a late table', 'dumps', 'SIGINT'],
+    ] as const) {
       await interrupt(point, appears(tmpOf(table)), signal);
       // nothing of the interrupted capture: no temporary file, no table, no lock
       expect(tree(fleet), point).toEqual(before);
@@ -258,7 +287,10 @@ describe('the packed command line as a Unix tool', () => {
         const arrowRs = Array.from({ length: a.numRows }, (_, i) => cols.map((c) => norm(c.get(i))));
         const duck = (await con.runAndReadAll(`SELECT * FROM read_parquet('${file}')`)).getRowsJS().map((row) => row.map(norm));
         expect(arrowRs, f).toEqual(duck);
-        expect(a.schema.fields.map((x) => x.name), f).toEqual((await con.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${file}')`)).getRowObjectsJS().map((x) => x.column_name));
+        expect(
+          a.schema.fields.map((x) => x.name),
+          f,
+        ).toEqual((await con.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${file}')`)).getRowObjectsJS().map((x) => x.column_name));
         if (a.numRows === 0) empty++;
         cells += a.numRows * cols.length;
       }

@@ -32,7 +32,11 @@ export function cliBuildOptions(root: string, outdir: string, entryPoints: Recor
 export async function buildCli(): Promise<string[]> {
   rmSync(outdir, { recursive: true, force: true });
   const r = await build({
-    ...cliBuildOptions(root, outdir, { 'stackmap-explorer': 'src/cli/main.ts', 'sim-worker': 'src/core/sim/node-worker.ts', 'trace-part-worker': 'src/cli/trace-part-worker.ts' }),
+    ...cliBuildOptions(root, outdir, {
+      'stackmap-explorer': 'src/cli/main.ts',
+      'sim-worker': 'src/core/sim/node-worker.ts',
+      'trace-part-worker': 'src/cli/trace-part-worker.ts',
+    }),
     // chunks beside the entries: run-node.ts finds ./sim-worker.mjs relative to its own chunk
     chunkNames: '[name]-[hash]',
     banner: { js: '#!/usr/bin/env node' },
@@ -41,7 +45,13 @@ export async function buildCli(): Promise<string[]> {
     logLevel: 'warning',
   });
   chmodSync(outdir + '/stackmap-explorer.mjs', 0o755);
-  writeFileSync(outdir + '/THIRD_PARTY_NOTICES.txt', thirdPartyNotices('Third-party software in dist-cli/ (the bundled command line), with the notices their licences require.', bundledPackages(Object.keys(r.metafile.inputs))));
+  writeFileSync(
+    outdir + '/THIRD_PARTY_NOTICES.txt',
+    thirdPartyNotices(
+      'Third-party software in dist-cli/ (the bundled command line), with the notices their licences require.',
+      bundledPackages(Object.keys(r.metafile.inputs)),
+    ),
+  );
   return [...Object.keys(r.metafile.outputs), 'dist-cli/THIRD_PARTY_NOTICES.txt'];
 }
 

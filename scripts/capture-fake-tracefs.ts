@@ -95,9 +95,17 @@ export function makeFake(opts: FakeOptions = {}): Fake {
     }
   }, 5);
   return {
-    dir, capture, texts, bins, trace, markersAtReset,
+    dir,
+    capture,
+    texts,
+    bins,
+    trace,
+    markersAtReset,
     served: () => gen + 1,
-    stop: () => { clearInterval(timer); rmSync(dir, { recursive: true, force: true }); },
+    stop: () => {
+      clearInterval(timer);
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 

@@ -109,7 +109,12 @@ describe.each(SHELLS)('capture.sh under $name', (shell) => {
     expect(txt).toContain(`# kernel release (uname -r): ${execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim()}\n`);
     expect(txt).toContain(`# host (uname -n): ${execFileSync('uname', ['-n'], { encoding: 'utf8' }).trim()}\n`);
     expect(txt).toContain(`# machine (uname -m): ${execFileSync('uname', ['-m'], { encoding: 'utf8' }).trim()}\n`);
-    for (const line of ['options/stackmap = 1 (was 0)', 'options/stacktrace = 1 (was 0)', 'buffer_size_kb = 4096 (was 1408)', 'events/kmem/kmalloc/enable = 1 (was 0)'])
+    for (const line of [
+      'options/stackmap = 1 (was 0)',
+      'options/stacktrace = 1 (was 0)',
+      'buffer_size_kb = 4096 (was 1408)',
+      'events/kmem/kmalloc/enable = 1 (was 0)',
+    ])
       expect(txt).toContain(line);
     // the buffer in force as tracefs read it after -b, and the fake's per_cpu/cpuN folders
     expect(txt).toContain(`# buffer_size_kb: 4096 (per CPU`);
@@ -125,7 +130,16 @@ describe.each(SHELLS)('capture.sh under $name', (shell) => {
     expect(info.kind).toBe('capture_txt');
     expect(info.lines!.unused).toBe(0);
     expect(info.lines!.used).toBe(txt.split('\n').length - 1);
-    expect(info.capture).toMatchObject({ tool: 'capture.sh', bufferKb: 4096, cpus: FAKE_CPUS, stackMap: 'yes', dumps: 3, resets: 2, interrupted: false, tracefs: fake.dir });
+    expect(info.capture).toMatchObject({
+      tool: 'capture.sh',
+      bufferKb: 4096,
+      cpus: FAKE_CPUS,
+      stackMap: 'yes',
+      dumps: 3,
+      resets: 2,
+      interrupted: false,
+      tracefs: fake.dir,
+    });
     expect(info.capture!.set).toContainEqual({ file: 'buffer_size_kb', value: '4096', was: '1408' });
     // the captures table's row: the machine as uname names it here, where the script ran
     const [t] = buildTables(new Explorer(cap), { captureId: 'x', only: ['captures'] });

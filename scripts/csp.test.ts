@@ -7,7 +7,8 @@ it('public/_headers carries the same Content-Security-Policy as vite preview', (
   const headers = readFileSync(new URL('../public/_headers', import.meta.url), 'utf8');
   const line = headers.split('\n').find((l) => l.trim().startsWith('Content-Security-Policy:'));
   expect(line?.trim().slice('Content-Security-Policy:'.length).trim()).toBe(CSP);
-  for (const d of ["default-src 'self'", "script-src 'self'", "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"]) expect(CSP).toContain(d);
+  for (const d of ["default-src 'self'", "script-src 'self'", "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"])
+    expect(CSP).toContain(d);
   expect(CSP).not.toContain('unsafe-inline');
   expect(CSP).not.toContain("'unsafe-eval'");
 });

@@ -34,7 +34,30 @@ const READMES: readonly { readme: string; covers: readonly string[] }[] = [
   { readme: 'src/cli/README.md', covers: [''] },
   {
     readme: 'src/ui/README.md',
-    covers: ['', 'app', 'banner', 'common', 'compare', 'diagnostics', 'drop', 'exports', 'filter', 'flamegraph', 'generations', 'help', 'idstory', 'load', 'menu', 'simulator', 'sql', 'stacks', 'stats', 'summary', 'timeline', 'whatif'],
+    covers: [
+      '',
+      'app',
+      'banner',
+      'common',
+      'compare',
+      'diagnostics',
+      'drop',
+      'exports',
+      'filter',
+      'flamegraph',
+      'generations',
+      'help',
+      'idstory',
+      'load',
+      'menu',
+      'simulator',
+      'sql',
+      'stacks',
+      'stats',
+      'summary',
+      'timeline',
+      'whatif',
+    ],
   },
   { readme: 'bench/README.md', covers: ['', 'peers'] },
   { readme: 'e2e/README.md', covers: [''] },
@@ -107,7 +130,12 @@ describe('folder READMEs', () => {
     const covered = READMES.flatMap((r) => r.covers.map((sub) => join(dirname(r.readme), sub)));
     const folders = TREES.flatMap((t) => sourceFolders(join(ROOT, t))).map((d) => relative(ROOT, d));
     // a second count of the same tree: the folders `find`-style walking through statSync gives
-    const walk = (d: string): string[] => [d, ...readdirSync(join(ROOT, d)).filter((n) => n !== 'fixtures' && statSync(join(ROOT, d, n)).isDirectory()).flatMap((n) => walk(join(d, n)))];
+    const walk = (d: string): string[] => [
+      d,
+      ...readdirSync(join(ROOT, d))
+        .filter((n) => n !== 'fixtures' && statSync(join(ROOT, d, n)).isDirectory())
+        .flatMap((n) => walk(join(d, n))),
+    ];
     const withSources = TREES.flatMap(walk).filter((d) => readdirSync(join(ROOT, d)).some(isSource));
     expect(folders.sort()).toEqual(withSources.sort());
     // src/ itself holds only src/layers.test.ts, and src/core only folders
@@ -121,10 +149,15 @@ describe('folder READMEs', () => {
     const stale: string[] = [];
     for (const t of TREES)
       for (const f of allFiles(join(ROOT, t)).filter((p) => /\.(ts|tsx|mjs|md)$/.test(p)))
-        for (const n of namedInComments(readFileSync(f, 'utf8'), f.endsWith('.md'))) if (!names.has(n) && !BUILT.has(n)) stale.push(`${relative(ROOT, f)}: ${n}`);
+        for (const n of namedInComments(readFileSync(f, 'utf8'), f.endsWith('.md')))
+          if (!names.has(n) && !BUILT.has(n)) stale.push(`${relative(ROOT, f)}: ${n}`);
     expect(stale).toEqual([]);
     // can fail: a comment naming a file that went, and a property access that is no file name
-    expect(namedInComments('// parsed by trace-dat-v6.ts and fly.ts\nconst t = rec.ts;\n * see gone.tsx', false)).toEqual(['trace-dat-v6.ts', 'fly.ts', 'gone.tsx']);
+    expect(namedInComments('// parsed by trace-dat-v6.ts and fly.ts\nconst t = rec.ts;\n * see gone.tsx', false)).toEqual([
+      'trace-dat-v6.ts',
+      'fly.ts',
+      'gone.tsx',
+    ]);
   });
 
   it('the tool folders import one way: bench may use scripts, scripts never bench (nor e2e)', () => {
@@ -162,6 +195,11 @@ function allFiles(dir: string, out: string[] = []): string[] {
  * glob's tail (after `*.`), a path counted by its last part, and code lines (a property access) not read.
  */
 function namedInComments(text: string, all: boolean): string[] {
-  const body = all ? text : text.split('\n').filter((l) => /^\s*(\/\/|\*|\/\*)/.test(l)).join('\n');
+  const body = all
+    ? text
+    : text
+        .split('\n')
+        .filter((l) => /^\s*(\/\/|\*|\/\*)/.test(l))
+        .join('\n');
   return [...body.matchAll(/(?<![\w.*-])([A-Za-z][A-Za-z0-9_-]{2,}\.(?:ts|tsx|mjs))\b/g)].map((m) => m[1]);
 }

@@ -65,7 +65,10 @@ function longReason(readme: string, name: string): string | null {
 }
 
 /** The files over LIMIT lines whose README gives no reason (pending ones apart), and the pending ones that no longer need to be. */
-function unexplained(files: readonly { path: string; lines: number }[], readText: (path: string) => string | null): { missing: string[]; stalePending: string[] } {
+function unexplained(
+  files: readonly { path: string; lines: number }[],
+  readText: (path: string) => string | null,
+): { missing: string[]; stalePending: string[] } {
   const missing: string[] = [];
   const explained = new Set<string>();
   for (const f of files) {
@@ -89,7 +92,8 @@ describe(`source files over ${LIMIT} lines`, () => {
 
   it('can fail: a long file without its reason, a reason on another file, a reason out of a table, and a stale pending entry', () => {
     const readmes: Record<string, string> = {
-      'src/x/README.md': '# x\n\n| file | what |\n| --- | --- |\n| `a.ts` (long: one reader; one state machine) | a |\n| `b.ts` | b (long: not after its name) |\n| `*.test.ts` | `c.test.ts` (long: one case per shape) |\n\n`d.ts` (long: outside the table)\n',
+      'src/x/README.md':
+        '# x\n\n| file | what |\n| --- | --- |\n| `a.ts` (long: one reader; one state machine) | a |\n| `b.ts` | b (long: not after its name) |\n| `*.test.ts` | `c.test.ts` (long: one case per shape) |\n\n`d.ts` (long: outside the table)\n',
       'src/ui/README.md': '| `pane/P.tsx` (long: one pane) | p |\n',
     };
     const files = [

@@ -28,7 +28,10 @@ export function thirdPartyNotices(title: string, packageDirs: readonly string[])
     const dir = isAbsolute(d) ? d : join(root, d);
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; version: string; license?: string };
     const file = readdirSync(dir).find((f) => /^(licen[sc]e|copying)(\.(md|txt))?$/i.test(f));
-    const text = file && existsSync(join(dir, file)) ? readFileSync(join(dir, file), 'utf8').trim() : `(no licence file in the package; package.json says ${pkg.license ?? 'nothing'})`;
+    const text =
+      file && existsSync(join(dir, file))
+        ? readFileSync(join(dir, file), 'utf8').trim()
+        : `(no licence file in the package; package.json says ${pkg.license ?? 'nothing'})`;
     parts.push(`\n${'-'.repeat(72)}\n${pkg.name} ${pkg.version} (${pkg.license ?? 'licence not stated'})\n\n${text}\n`);
   }
   return parts.join('');
@@ -53,7 +56,11 @@ export function noticesPlugin(): { page: Plugin; worker: () => Plugin[] } {
     ...collect,
     name: 'smx-notices',
     generateBundle() {
-      this.emitFile({ type: 'asset', fileName: 'THIRD_PARTY_NOTICES.txt', source: thirdPartyNotices('Third-party software in this build of the app (dist/), with the notices their licences require.', bundledPackages(modules)) });
+      this.emitFile({
+        type: 'asset',
+        fileName: 'THIRD_PARTY_NOTICES.txt',
+        source: thirdPartyNotices('Third-party software in this build of the app (dist/), with the notices their licences require.', bundledPackages(modules)),
+      });
     },
   };
   return { page, worker: () => [collect] };

@@ -128,7 +128,10 @@ async function whatIf(page: Page) {
   await waitLoaded(page);
   await page.getByTestId('file-input').setInputFiles(join(dir, 'trace'));
   const replace = page.getByTestId('replace-files'); // asked only while a capture of the user's is open
-  await replace.waitFor({ state: 'visible', timeout: 2000 }).then(() => replace.click(), () => undefined);
+  await replace.waitFor({ state: 'visible', timeout: 2000 }).then(
+    () => replace.click(),
+    () => undefined,
+  );
   await expect(page.getByTestId('summary-full-stacks')).toHaveText(/^[1-9]\d*$/, { timeout: 60_000 });
   await waitLoaded(page);
   await page.getByTestId('whatif-buffer-kb').fill(WHATIF_BUFFER_KB);

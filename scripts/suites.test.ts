@@ -12,7 +12,9 @@ const STARTS = /\b(?:node:child_process|node:worker_threads|runNode|new Worker|c
 
 describe('the split of the tests by what they start', () => {
   // TEST_FILES's folders, walked (Node 20 has no fs.glob)
-  const files = ['src', 'bench', 'scripts'].flatMap((d) => (readdirSync(new URL(d, root), { recursive: true }) as string[]).filter((f) => f.endsWith('.test.ts')).map((f) => `${d}/${f}`)).sort();
+  const files = ['src', 'bench', 'scripts']
+    .flatMap((d) => (readdirSync(new URL(d, root), { recursive: true }) as string[]).filter((f) => f.endsWith('.test.ts')).map((f) => `${d}/${f}`))
+    .sort();
 
   it('finds the test files', () => {
     expect(files.length).toBeGreaterThan(100);

@@ -164,7 +164,8 @@ function refusedPackages(edges: readonly Edge[]): string[] {
  * the like, an HTML element type, requestAnimationFrame, getComputedStyle (the core runs in a
  * worker and in Node, neither of which has them). A local named `window` is no DOM.
  */
-const DOM_USE = /\b(?:document|localStorage|sessionStorage)\.\w|\bwindow\.(?:document|location|addEventListener|innerWidth|innerHeight|devicePixelRatio)\b|\bHTML\w*Element\b|\brequestAnimationFrame\(|\bgetComputedStyle\(/;
+const DOM_USE =
+  /\b(?:document|localStorage|sessionStorage)\.\w|\bwindow\.(?:document|location|addEventListener|innerWidth|innerHeight|devicePixelRatio)\b|\bHTML\w*Element\b|\brequestAnimationFrame\(|\bgetComputedStyle\(/;
 function domUses(files: readonly { path: string; text: string }[]): string[] {
   const out: string[] = [];
   for (const { path, text } of files) {
@@ -223,7 +224,9 @@ describe('the import graph of src/', () => {
 
   it('puts every product file in a layer', () => {
     // core/platform.d.ts: ambient declarations of the host's web APIs for tsc -p src/core, imported by nothing
-    const homeless = sourceFiles(SRC).map((f) => relative(SRC, f)).filter((f) => !isTest(f) && layerOf(f) === null && f !== 'core/platform.d.ts');
+    const homeless = sourceFiles(SRC)
+      .map((f) => relative(SRC, f))
+      .filter((f) => !isTest(f) && layerOf(f) === null && f !== 'core/platform.d.ts');
     expect(homeless).toEqual([]);
   });
 
@@ -231,25 +234,34 @@ describe('the import graph of src/', () => {
     const refused = refusedOf(edges);
     const debt = DEBT.map((d) => `${d.from} -> ${d.to}`);
     expect(refused.filter((r) => !debt.includes(r))).toEqual([]);
-    expect(debt.filter((d) => !refused.includes(d)), 'debt paid: take it off the list').toEqual([]);
+    expect(
+      debt.filter((d) => !refused.includes(d)),
+      'debt paid: take it off the list',
+    ).toEqual([]);
   });
 
   it('imports only the packages its layer may: no UI library and no Node module in the core but its Node-only files', () => {
     const pkgs = packageEdges();
     // a second count: the product's lines importing from a bare specifier
     let lines = 0;
-    for (const f of sourceFiles(SRC)) if (!isTest(relative(SRC, f))) for (const l of readFileSync(f, 'utf8').split('\n')) if (/^(import|export)\b.*\bfrom '[^.'/]/.test(l)) lines++;
+    for (const f of sourceFiles(SRC))
+      if (!isTest(relative(SRC, f))) for (const l of readFileSync(f, 'utf8').split('\n')) if (/^(import|export)\b.*\bfrom '[^.'/]/.test(l)) lines++;
     expect(pkgs.length).toBeGreaterThanOrEqual(lines);
     expect(refusedPackages(pkgs)).toEqual([]);
   });
 
   it('type-checks the core without the DOM or Node (src/core/tsconfig.json) but for the Node-only files listed here', () => {
     // the JSON of the core's tsconfig, its comment lines dropped
-    const json = readFileSync(join(SRC, 'core/tsconfig.json'), 'utf8').split('\n').filter((l) => !l.trimStart().startsWith('//')).join('\n');
+    const json = readFileSync(join(SRC, 'core/tsconfig.json'), 'utf8')
+      .split('\n')
+      .filter((l) => !l.trimStart().startsWith('//'))
+      .join('\n');
     const conf = JSON.parse(json) as { compilerOptions: { lib: string[]; types: string[] }; exclude: string[] };
     expect(conf.compilerOptions.lib.some((l) => /^dom|webworker/i.test(l))).toBe(false);
     expect(conf.compilerOptions.types).toEqual([]);
-    const nodeOnly = Object.keys(NODE_FILES).filter((f) => f.endsWith('.ts')).map((f) => f.slice('core/'.length));
+    const nodeOnly = Object.keys(NODE_FILES)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.slice('core/'.length));
     expect(conf.exclude.filter((e) => !e.includes('*')).sort()).toEqual(nodeOnly.sort());
     expect(conf.exclude.filter((e) => e.includes('*')).sort()).toEqual(['**/*.test.ts', 'tables/**', 'testing/**']);
   });
@@ -269,7 +281,10 @@ describe('the import graph of src/', () => {
       { from: 'workers/ingest.worker.ts', to: 'core/testing/fuzz.ts' },
     ];
     expect(refusedOf([...edges, ...added])).toEqual(added.map((e) => `${e.from} -> ${e.to}`));
-    const loop = [{ from: 'core/base/bytes.ts', to: 'core/base/control-chars.ts' }, { from: 'core/base/control-chars.ts', to: 'core/base/bytes.ts' }];
+    const loop = [
+      { from: 'core/base/bytes.ts', to: 'core/base/control-chars.ts' },
+      { from: 'core/base/control-chars.ts', to: 'core/base/bytes.ts' },
+    ];
     expect(circles([...edges, ...loop])).toEqual([['core/base/bytes.ts', 'core/base/control-chars.ts']]);
     const pkgAdded = [
       { from: 'core/query/flame.ts', to: packageOf('react') },
@@ -277,6 +292,8 @@ describe('the import graph of src/', () => {
       { from: 'core/export/exports.ts', to: packageOf('d3-scale/dist') },
     ];
     expect(refusedPackages([...packageEdges(), ...pkgAdded])).toEqual(pkgAdded.map((e) => `${e.from} -> ${e.to}`));
-    expect(domUses([{ path: 'core/query/x.ts', text: 'const a = 1;\nconst w = document.createElement("canvas");\nlet window = 3; window.indexOf(1);' }])).toEqual(['core/query/x.ts:2']);
+    expect(
+      domUses([{ path: 'core/query/x.ts', text: 'const a = 1;\nconst w = document.createElement("canvas");\nlet window = 3; window.indexOf(1);' }]),
+    ).toEqual(['core/query/x.ts:2']);
   });
 });

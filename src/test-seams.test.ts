@@ -15,9 +15,10 @@ const SEAMS: Record<string, string> = {
   'core/base/string-table.ts hashMaskForTests': 'every hash forced equal, to drive the guard to stand down',
   'core/capture/stack-table.ts fixedHashForTests': "the stack table's old child-slot function, to flood it",
   'core/capture/stack-table.ts guardForTests': "the stack table's re-key guard off",
-  'core/formats/perf-script.ts headerStepsForTests': "characters the perf header scan visits, for the linear-work check",
-  'core/unpack/inflate.ts inflateWorkForTests': "bytes inflate copies and chunks it pushes, for the linear-work check",
-  'core/capture/ip-pool.ts hashLimitForTests': "the binary dump's address table's limit (0: every dump read in two passes), so both paths are checked against each other",
+  'core/formats/perf-script.ts headerStepsForTests': 'characters the perf header scan visits, for the linear-work check',
+  'core/unpack/inflate.ts inflateWorkForTests': 'bytes inflate copies and chunks it pushes, for the linear-work check',
+  'core/capture/ip-pool.ts hashLimitForTests':
+    "the binary dump's address table's limit (0: every dump read in two passes), so both paths are checked against each other",
   'core/capture/ingest.ts hashLimitForTests': 'the same limit, passed through a load',
   'core/capture/ingest.ts dumpHashLimitForTests': 'the load option that carries it',
   'core/capture/dumps.ts hashLimitForTests': 'the same limit, passed to IpPool',
@@ -30,8 +31,10 @@ const SEAMS: Record<string, string> = {
  * tests' dist-hooks/ carry it, and e2e/dist-files.spec.ts greps dist/ for its names.
  */
 const SWITCHES: Record<string, string> = {
-  'state/load/load-worker.ts test-hooks': "?test-hooks: the e2e tests' window.__smxTest hooks and a worker that splits every trace past 64 KiB (on two cores users get no split at all)",
-  'workers/ingest-api.ts test-hooks': "the same switch as the ingest worker's name carries it (TEST_HOOKS): testStall, the low split threshold; TEST_HOOKS_BUILT, what compiles both out",
+  'state/load/load-worker.ts test-hooks':
+    "?test-hooks: the e2e tests' window.__smxTest hooks and a worker that splits every trace past 64 KiB (on two cores users get no split at all)",
+  'workers/ingest-api.ts test-hooks':
+    "the same switch as the ingest worker's name carries it (TEST_HOOKS): testStall, the low split threshold; TEST_HOOKS_BUILT, what compiles both out",
 };
 
 const isTest = (f: string) => /\.test\.tsx?$/.test(f) || f.startsWith('core/testing/') || f === 'cli/test-io.ts';
@@ -69,6 +72,10 @@ describe('test seams in the product', () => {
 
   it('the run-time test switches are the listed ones', () => {
     const found = product.filter((f) => /['"`?]test-hooks\b|__SMX_TEST_HOOKS__/.test(f.text)).map((f) => f.path);
-    expect(found.sort()).toEqual(Object.keys(SWITCHES).map((k) => k.split(' ')[0]).sort());
+    expect(found.sort()).toEqual(
+      Object.keys(SWITCHES)
+        .map((k) => k.split(' ')[0])
+        .sort(),
+    );
   });
 });

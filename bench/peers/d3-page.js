@@ -44,7 +44,10 @@ document.getElementById('file').addEventListener('change', async (e) => {
   try {
     const text = await e.target.files[0].text();
     const root = parseFolded(text);
-    const chart = flamegraph.default().width(document.documentElement.clientWidth - 20).transitionDuration(0);
+    const chart = flamegraph
+      .default()
+      .width(document.documentElement.clientWidth - 20)
+      .transitionDuration(0);
     d3.select('#chart').datum(root).call(chart);
     const h = d3.hierarchy(root).sum((d) => d.value);
     p.total = h.value;

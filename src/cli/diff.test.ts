@@ -50,7 +50,14 @@ const AFTER = join(base, 'after');
 const files = (dir: string) => ['trace', 'stack_map', 'stack_map_bin', 'stack_map_stat', 'kallsyms'].map((f) => join(dir, f));
 
 /** `STACK COUNT` lines as a Map (the count after the last space) */
-const foldedMap = (text: string) => new Map(text.trimEnd().split('\n').filter(Boolean).map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]));
+const foldedMap = (text: string) =>
+  new Map(
+    text
+      .trimEnd()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]),
+  );
 const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 
 /** The second method: both folded exports joined on the stack text, [before, after] per stack of either. */
@@ -92,7 +99,10 @@ function regexFolded(dir: string): Map<string, number> {
 function otherBoot(src: string, dst: string, offset: bigint, xor: number): void {
   mkdirSync(dst, { recursive: true });
   const kallsyms = readFileSync(join(src, 'kallsyms'), 'utf8');
-  writeFileSync(join(dst, 'kallsyms'), kallsyms.replace(/^[0-9a-f]{16}/gm, (a) => (BigInt('0x' + a) + offset).toString(16).padStart(16, '0')));
+  writeFileSync(
+    join(dst, 'kallsyms'),
+    kallsyms.replace(/^[0-9a-f]{16}/gm, (a) => (BigInt('0x' + a) + offset).toString(16).padStart(16, '0')),
+  );
   const bin = readFileSync(join(src, 'stack_map_bin'));
   const records: Buffer[] = [];
   let off = 16;
@@ -111,7 +121,10 @@ function otherBoot(src: string, dst: string, offset: bigint, xor: number): void 
   records.sort((x, y) => x.readUInt32LE(0) - y.readUInt32LE(0));
   writeFileSync(join(dst, 'stack_map_bin'), Buffer.concat([bin.subarray(0, 16), ...records]));
   const trace = readFileSync(join(src, 'trace'), 'utf8');
-  writeFileSync(join(dst, 'trace'), trace.replace(/<stack_id (\d+) gen (\d+)>/g, (_, id: string, g: string) => `<stack_id ${Number(id) ^ xor} gen ${g}>`));
+  writeFileSync(
+    join(dst, 'trace'),
+    trace.replace(/<stack_id (\d+) gen (\d+)>/g, (_, id: string, g: string) => `<stack_id ${Number(id) ^ xor} gen ${g}>`),
+  );
   writeFileSync(join(dst, 'stack_map_stat'), readFileSync(join(src, 'stack_map_stat')));
 }
 
@@ -156,7 +169,7 @@ describe('diff BEFORE AFTER', () => {
     expect(size).toEqual([...size].sort((p, q) => q - p));
   });
 
-  it('--format folded: difffolded.pl\'s STACK COUNT_BEFORE COUNT_AFTER per stack, sorted', async () => {
+  it("--format folded: difffolded.pl's STACK COUNT_BEFORE COUNT_AFTER per stack, sorted", async () => {
     const want = join2(await folded([BEFORE]), await folded([AFTER]));
     const r = await run(diffCommand, ['--format', 'folded', BEFORE, AFTER]);
     expect(r.code).toBe(0);
@@ -164,12 +177,12 @@ describe('diff BEFORE AFTER', () => {
     expect(lines).toEqual([...want].map(([k, [x, y]]) => `${k} ${x} ${y}`).sort());
   });
 
-  it('--normalize: BEFORE scaled to AFTER\'s total as difffolded.pl -n, int(count x total2 / total1)', async () => {
+  it("--normalize: BEFORE scaled to AFTER's total as difffolded.pl -n, int(count x total2 / total1)", async () => {
     const b = await folded([BEFORE]);
     const a = await folded([AFTER]);
     const [t1, t2] = [BigInt(sum(b)), BigInt(sum(a))];
     // exact integer arithmetic: the truncation difffolded.pl's int() makes of the quotient
-    const want = [...join2(b, a)].map(([k, [x, y]]) => `${k} ${BigInt(x) * t2 / t1} ${y}`).sort();
+    const want = [...join2(b, a)].map(([k, [x, y]]) => `${k} ${(BigInt(x) * t2) / t1} ${y}`).sort();
     const r = await run(diffCommand, ['--format', 'folded', '--normalize', BEFORE, AFTER]);
     expect(r.out.trimEnd().split('\n')).toEqual(want);
     // some counts are cut by the truncation (not rounded), and --json agrees
@@ -179,21 +192,24 @@ describe('diff BEFORE AFTER', () => {
     expect(j.rows.map((x) => `${x.frames.join(';')} ${x.before} ${x.after}`).sort()).toEqual(want);
   });
 
-  realIt.skipIf(!hasPerl || !existsSync(FLAMEGRAPH))('flamegraph.pl draws --format folded as a differential: red where a stack grew, blue where it shrank', async () => {
-    const r = await run(diffCommand, ['--format', 'folded', BEFORE, AFTER]);
-    const file = join(base, 'diff.folded');
-    writeFileSync(file, r.out);
-    const svg = execFileSync('perl', [FLAMEGRAPH, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    // color_scale: growth rgb(255,x,x), shrink rgb(x,x,255), x < 255; no hue of the default palette
-    const fills = [...svg.matchAll(/fill="rgb\((\d+),(\d+),(\d+)\)"/g)].map((m) => m.slice(1, 4).map(Number));
-    const red = fills.filter(([R, G, B]) => R === 255 && G === B && G < 255);
-    const blue = fills.filter(([R, G, B]) => B === 255 && R === G && R < 255);
-    expect(red.length).toBeGreaterThan(0);
-    expect(blue.length).toBeGreaterThan(0);
-    // the widths are AFTER's: the root counts its total
-    const root = /<title>all \(([\d,]+) samples, 100%\)<\/title>/.exec(svg);
-    expect(Number(root![1].replace(/,/g, ''))).toBe(3000);
-  });
+  realIt.skipIf(!hasPerl || !existsSync(FLAMEGRAPH))(
+    'flamegraph.pl draws --format folded as a differential: red where a stack grew, blue where it shrank',
+    async () => {
+      const r = await run(diffCommand, ['--format', 'folded', BEFORE, AFTER]);
+      const file = join(base, 'diff.folded');
+      writeFileSync(file, r.out);
+      const svg = execFileSync('perl', [FLAMEGRAPH, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      // color_scale: growth rgb(255,x,x), shrink rgb(x,x,255), x < 255; no hue of the default palette
+      const fills = [...svg.matchAll(/fill="rgb\((\d+),(\d+),(\d+)\)"/g)].map((m) => m.slice(1, 4).map(Number));
+      const red = fills.filter(([R, G, B]) => R === 255 && G === B && G < 255);
+      const blue = fills.filter(([R, G, B]) => B === 255 && R === G && R < 255);
+      expect(red.length).toBeGreaterThan(0);
+      expect(blue.length).toBeGreaterThan(0);
+      // the widths are AFTER's: the root counts its total
+      const root = /<title>all \(([\d,]+) samples, 100%\)<\/title>/.exec(svg);
+      expect(Number(root![1].replace(/,/g, ''))).toBe(3000);
+    },
+  );
 
   it('one capture from another boot (addresses slid, ids and slots renumbered) diffs to zero', async () => {
     const src = join(base, 'boot1');
@@ -224,7 +240,9 @@ describe('diff BEFORE AFTER', () => {
     const lines = r.out.split('\n');
     expect(lines[0]).toBe(`# before: 2,000 stack records, weighing 2,000; after: 3,000 stack records, weighing 3,000 (occurrences)`);
     const gone = j.rows.filter((x) => x.after === 0).length;
-    expect(lines[1]).toMatch(new RegExp(`^# ${j.rows.length} stacks: \\d+ grew, \\d+ shrank, \\d+ unchanged; ${gone} only before, 0 only after; the 3 largest changes$`));
+    expect(lines[1]).toMatch(
+      new RegExp(`^# ${j.rows.length} stacks: \\d+ grew, \\d+ shrank, \\d+ unchanged; ${gone} only before, 0 only after; the 3 largest changes$`),
+    );
     expect(lines[3]).toMatch(/^# +Before +After +Delta +Share +Side +Stack \(leaf first\)$/);
     // a row: before, after, delta, share change, side, then its frames leaf first, one a line
     const heads = lines.filter((l) => /^ +\d/.test(l));
@@ -232,7 +250,14 @@ describe('diff BEFORE AFTER', () => {
     heads.forEach((h, i) => {
       const x = j.rows[i];
       const mark = x.after === 0 ? ['gone'] : x.before === 0 ? ['new'] : [];
-      expect(h.trim().split(/\s+/)).toEqual([String(x.before), String(x.after), (x.delta > 0 ? '+' : '') + x.delta, `${x.share > 0 ? '+' : ''}${(x.share * 100).toFixed(2)}%`, ...mark, x.frames.at(-1)]);
+      expect(h.trim().split(/\s+/)).toEqual([
+        String(x.before),
+        String(x.after),
+        (x.delta > 0 ? '+' : '') + x.delta,
+        `${x.share > 0 ? '+' : ''}${(x.share * 100).toFixed(2)}%`,
+        ...mark,
+        x.frames.at(-1),
+      ]);
     });
     const first = lines.indexOf(heads[0]);
     expect(lines.slice(first + 1, first + j.rows[0].frames.length).map((l) => l.trim())).toEqual([...j.rows[0].frames].reverse().slice(1));

@@ -94,7 +94,8 @@ function parse(args: string[]): DiffArgs | 'help' {
   const filtered = filterOf(o);
   if ('error' in filtered) throw new UsageError(filtered.error);
   const format = o.string('format');
-  if (format !== undefined && format !== 'table' && format !== 'folded' && format !== 'json') throw new UsageError(`--format takes table, folded or json, not ${format}`);
+  if (format !== undefined && format !== 'table' && format !== 'folded' && format !== 'json')
+    throw new UsageError(`--format takes table, folded or json, not ${format}`);
   if (o.flag('json') && format !== undefined && format !== 'json') throw new UsageError(`--json and --format ${format} are two outputs: give one`);
   const limitText = o.string('limit');
   let limit = DEFAULT_DIFF_LIMIT;
@@ -120,9 +121,15 @@ function parse(args: string[]): DiffArgs | 'help' {
   const marked = o.flag('before') || o.flag('after');
   if (marked) {
     if (loose.length) throw new UsageError(`${loose[0]}: a file before --before or --after belongs to neither capture`);
-    if (before.length === 0 || after.length === 0) throw new UsageError(`--before FILE... --after FILE...: ${before.length === 0 ? 'BEFORE' : 'AFTER'} has no files`);
+    if (before.length === 0 || after.length === 0)
+      throw new UsageError(`--before FILE... --after FILE...: ${before.length === 0 ? 'BEFORE' : 'AFTER'} has no files`);
   } else {
-    if (loose.length !== 2) throw new UsageError(loose.length < 2 ? 'diff compares two captures: BEFORE AFTER (folders, bundles or files), or --before FILE... --after FILE...' : `diff takes two captures, BEFORE and AFTER, not ${loose.length}: several loose files make a capture with --before FILE... --after FILE..., or put each capture's in a folder`);
+    if (loose.length !== 2)
+      throw new UsageError(
+        loose.length < 2
+          ? 'diff compares two captures: BEFORE AFTER (folders, bundles or files), or --before FILE... --after FILE...'
+          : `diff takes two captures, BEFORE and AFTER, not ${loose.length}: several loose files make a capture with --before FILE... --after FILE..., or put each capture's in a folder`,
+      );
     before.push(loose[0]);
     after.push(loose[1]);
   }
@@ -206,7 +213,10 @@ export async function diffCommand(args: string[]): Promise<number> {
   if ('exit' in p) return p.exit;
   // both captures read first (an unreadable AFTER is said before BEFORE's stacks are weighed)
   const data: ExplorerData[] = [];
-  for (const [name, files] of [['before', p.before], ['after', p.after]] as const) {
+  for (const [name, files] of [
+    ['before', p.before],
+    ['after', p.after],
+  ] as const) {
     const progress = ttyProgress(p.quiet);
     // a field's weights and a process's TGID are in the payloads and TGIDs, kept only when asked
     const { capture, failed } = await readFiles(files, { ...progress, details: needsDetails(p.weight, p.group), filter: p.filter });
@@ -223,7 +233,10 @@ export async function diffCommand(args: string[]): Promise<number> {
   if (granularity === undefined) {
     const [gb, ga] = data.map((d) => d.granularityOf(undefined));
     granularity = gb === ga ? gb : 'function';
-    if (gb !== ga) process.stderr.write(`before is read by ${gb === 'site' ? 'call site' : 'function'} and after by ${ga === 'site' ? 'call site' : 'function'} (their stacks' own kinds): both compared by function\n`);
+    if (gb !== ga)
+      process.stderr.write(
+        `before is read by ${gb === 'site' ? 'call site' : 'function'} and after by ${ga === 'site' ? 'call site' : 'function'} (their stacks' own kinds): both compared by function\n`,
+      );
   }
   const [before, after] = data.map((d, i) => {
     const w = weighing(d, p.weight, p.group);
@@ -237,6 +250,9 @@ export async function diffCommand(args: string[]): Promise<number> {
   const r = diffSides(before, after, { normalize: p.normalize });
   if (p.format === 'folded') process.stdout.write(diffFolded(r));
   else if (p.format === 'json') process.stdout.write(jsonForTerminal({ ...r, granularity }, 2) + '\n');
-  else process.stdout.write(formatDiff(r, { before, after }, { limit: p.limit, weightName: p.weight === 'refcount' ? 'ref_count' : p.weight, grouped: p.group !== null }));
+  else
+    process.stdout.write(
+      formatDiff(r, { before, after }, { limit: p.limit, weightName: p.weight === 'refcount' ? 'ref_count' : p.weight, grouped: p.group !== null }),
+    );
   return 0;
 }

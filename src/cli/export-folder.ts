@@ -137,7 +137,10 @@ export function place(dir: string, captureId: string, log: (s: string) => void):
   let converted: string | null = null;
   let undo: (() => void) | undefined;
   if (flat.length) {
-    if (flatIds.size > 1) return { error: `${dir} holds flat table files of ${flatIds.size} captures (${[...flatIds].join(', ')}): sort them into ${dir}/<table>/<capture_id>.parquet first` };
+    if (flatIds.size > 1)
+      return {
+        error: `${dir} holds flat table files of ${flatIds.size} captures (${[...flatIds].join(', ')}): sort them into ${dir}/<table>/<capture_id>.parquet first`,
+      };
     const id = (converted = [...flatIds][0]!);
     const moved: TableName[] = [];
     const made: string[] = [];

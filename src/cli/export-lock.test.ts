@@ -102,16 +102,25 @@ describe('the export lock', () => {
     const dir = tmp('folder');
     mkdirSync(join(dir, EXPORT_LOCK));
     const r = await run(['--parquet', dir, TRACE]);
-    expect([r.code, r.out, r.err]).toEqual([1, '', `${join(dir, EXPORT_LOCK)} is a folder, not an export's lock file: remove it if no export into this folder is running\n`]);
+    expect([r.code, r.out, r.err]).toEqual([
+      1,
+      '',
+      `${join(dir, EXPORT_LOCK)} is a folder, not an export's lock file: remove it if no export into this folder is running\n`,
+    ]);
     const link = tmp('link');
     symlinkSync('/dev/null', join(link, EXPORT_LOCK));
-    expect((await run(['--parquet', link, TRACE])).err).toBe(`${join(link, EXPORT_LOCK)} is a symbolic link, not an export's lock file: remove it if no export into this folder is running\n`);
+    expect((await run(['--parquet', link, TRACE])).err).toBe(
+      `${join(link, EXPORT_LOCK)} is a symbolic link, not an export's lock file: remove it if no export into this folder is running\n`,
+    );
   }, 30_000);
 
-  it('SIGTERM while an export waits for the lock: exit 130, the holder\'s lock untouched; the wait said on stderr', async () => {
+  it("SIGTERM while an export waits for the lock: exit 130, the holder's lock untouched; the wait said on stderr", async () => {
     const dir = tmp('sigterm');
     writeFileSync(join(dir, EXPORT_LOCK), liveLock());
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'export', '--parquet', dir, TRACE], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, [LOCK_WAIT_ENV]: '600' } });
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'export', '--parquet', dir, TRACE], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, [LOCK_WAIT_ENV]: '600' },
+    });
     let err = '';
     child.stderr!.on('data', (d) => (err += d));
     const ended = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -59,7 +59,10 @@ function inspect(lock: string, graceMs: number): Holder {
   }
   // a folder (or a link, a pipe) where the lock goes: no export made it, and reading it would fail
   // forever (before: a loop at 100% CPU that ignored Ctrl-C)
-  if (!st.isFile()) return { refuse: `${lock} is ${st.isDirectory() ? 'a folder' : st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}, not an export's lock file: remove it if no export into this folder is running` };
+  if (!st.isFile())
+    return {
+      refuse: `${lock} is ${st.isDirectory() ? 'a folder' : st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}, not an export's lock file: remove it if no export into this folder is running`,
+    };
   let text: string;
   try {
     text = readFileSync(lock, 'utf8');
@@ -72,12 +75,15 @@ function inspect(lock: string, graceMs: number): Holder {
     // empty or foreign: an export writing it now (only where hard links are not to be had), or one
     // that failed or was killed while it did, or an older version's bare pid (pid 1 held it forever)
     const age = Date.now() - st.mtimeMs;
-    return age > graceMs ? { stale: `it names no export (${text.length === 0 ? 'empty' : 'not written by this version'}) and is ${Math.round(age / 1000)} s old`, ino: st.ino } : { held: null, why: 'being written' };
+    return age > graceMs
+      ? { stale: `it names no export (${text.length === 0 ? 'empty' : 'not written by this version'}) and is ${Math.round(age / 1000)} s old`, ino: st.ino }
+      : { held: null, why: 'being written' };
   }
   const pid = Number(m[1]);
   if (!alive(pid)) return { stale: `its export (pid ${pid}) has ended`, ino: st.ino };
   const start = processStart(pid);
-  if (m[2] !== '-' && start !== null && start !== m[2]) return { stale: `pid ${pid} is another process now (it started at tick ${start}, the export at ${m[2]})`, ino: st.ino };
+  if (m[2] !== '-' && start !== null && start !== m[2])
+    return { stale: `pid ${pid} is another process now (it started at tick ${start}, the export at ${m[2]})`, ino: st.ino };
   return { held: pid, why: `held by pid ${pid}` };
 }
 
@@ -150,7 +156,9 @@ export async function withFolderLock<T>(dir: string | null, fn: () => Promise<T>
         continue;
       }
       if (Date.now() - began >= waitMs)
-        return { lockError: `gave up after ${seconds(waitMs)} s waiting for ${lock} (${h.why}): another export into ${dir} is running; try again once it has ended (${LOCK_WAIT_ENV}=SECONDS waits longer)` };
+        return {
+          lockError: `gave up after ${seconds(waitMs)} s waiting for ${lock} (${h.why}): another export into ${dir} is running; try again once it has ended (${LOCK_WAIT_ENV}=SECONDS waits longer)`,
+        };
       if (said !== h.held) {
         said = h.held;
         log(`waiting for ${lock} (${h.why}): another export into ${dir} is running; waiting up to ${seconds(waitMs)} s\n`);

@@ -18,7 +18,10 @@ describe('export --parquet, two at once', () => {
     // two captures: the sample trace, and the sample trace with one event more
     const a = [SAMPLES + 'trace', SAMPLES + 'stack_map_bin.gen1'];
     const other = join(base, 'trace');
-    writeFileSync(other, Buffer.concat([readFileSync(SAMPLES + 'trace'), Buffer.from('           <...>-1     [000] ...1.  9999.000000: do_sys_openat2 <-__x64_sys_openat\n')]));
+    writeFileSync(
+      other,
+      Buffer.concat([readFileSync(SAMPLES + 'trace'), Buffer.from('           <...>-1     [000] ...1.  9999.000000: do_sys_openat2 <-__x64_sys_openat\n')]),
+    );
     const b = [other, SAMPLES + 'stack_map_bin.gen1'];
     const ids = [captureIdOfPaths(a), captureIdOfPaths(b)];
     expect(ids[0]).not.toBe(ids[1]);

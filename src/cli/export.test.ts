@@ -26,7 +26,9 @@ import { hasTraceCmd, reportLines } from '../core/testing/trace-dat.ts';
 afterEach(() => vi.restoreAllMocks());
 
 const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;
-const SAMPLE = ['trace', 'stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'stack_map.gen3', 'stack_map_stat', 'kallsyms'].map((f) => SAMPLES + f);
+const SAMPLE = ['trace', 'stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'stack_map.gen3', 'stack_map_stat', 'kallsyms'].map(
+  (f) => SAMPLES + f,
+);
 
 async function run(args: string[]) {
   const io = captureOutput();
@@ -76,7 +78,15 @@ async function countsInFolder(dir: string, id: string) {
     FROM ${t('records')} ${where}`);
   return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, num(v)]));
 }
-const fromSummary = (s: Summary) => ({ events: s.events, cookies: s.cookies, fullStacks: s.fullStacks, resolved: s.resolved, unresolved: s.unresolved, uniqueStacks: s.uniqueStacks, top0: s.top[0].count });
+const fromSummary = (s: Summary) => ({
+  events: s.events,
+  cookies: s.cookies,
+  fullStacks: s.fullStacks,
+  resolved: s.resolved,
+  unresolved: s.unresolved,
+  uniqueStacks: s.uniqueStacks,
+  top0: s.top[0].count,
+});
 
 /** FNV-1a 64 as its definition gives it, in BigInt: a second implementation of the digest */
 function fnv1a64(bytes: Uint8Array): string {
@@ -120,7 +130,13 @@ describe('cli export --parquet', () => {
     expect(ja.tables.at(-1).table).toBe('captures');
     const [row] = await rows(`SELECT * FROM read_parquet('${dir}/captures.parquet')`);
     const s = summarize((await readFiles(SAMPLE)).capture);
-    expect(row).toMatchObject({ capture_id: ja.captureId, label: 'pixel-7 build 42', exported_by: expect.stringMatching(/^stackmap-explorer \d+\.\d+\.\d+/), host: null, kernel_release: null });
+    expect(row).toMatchObject({
+      capture_id: ja.captureId,
+      label: 'pixel-7 build 42',
+      exported_by: expect.stringMatching(/^stackmap-explorer \d+\.\d+\.\d+/),
+      host: null,
+      kernel_release: null,
+    });
     expect([num(row.events), num(row.records), num(row.source_count)]).toEqual([s.events, s.cookies + s.fullStacks + s.userStacks, SAMPLE.length]);
     // the paths as given, the sizes as the file system says, the digests by a second implementation
     const want = SAMPLE.map((f) => ({ path: f, size: statSync(f).size, digest: fnv1a64(readFileSync(f)) }));
@@ -151,7 +167,10 @@ describe('cli export --parquet', () => {
 
     const ids = await rows(`SELECT capture_id, count(*) n FROM read_parquet('${dir}/events/*.parquet') GROUP BY 1 ORDER BY 1`);
     expect(ids.map((r) => r.capture_id).sort()).toEqual([ja.captureId, jb.captureId].sort());
-    for (const [id, files] of [[ja.captureId, SAMPLE], [jb.captureId, generated]] as const) {
+    for (const [id, files] of [
+      [ja.captureId, SAMPLE],
+      [jb.captureId, generated],
+    ] as const) {
       const s = summarize((await readFiles([...files])).capture);
       expect(await countsInFolder(dir, id)).toEqual(fromSummary(s));
     }
@@ -189,7 +208,7 @@ describe('cli export --parquet', () => {
     }
   }, 30_000);
 
-  it('two captures differing in one byte past their first 4 KiB get two ids (a trace.dat\'s head is a static header)', () => {
+  it("two captures differing in one byte past their first 4 KiB get two ids (a trace.dat's head is a static header)", () => {
     const dir = tmp('one-byte');
     const body = readFileSync(SAMPLE[0]);
     const other = Buffer.from(body);
@@ -207,7 +226,7 @@ describe('cli export --parquet', () => {
     expect(captureIdOfPaths([a])).toBe(captureIdOfPaths([a]));
   });
 
-  it('refuses a folder whose flat files are not its own, and keeps summary\'s exit statuses', async () => {
+  it("refuses a folder whose flat files are not its own, and keeps summary's exit statuses", async () => {
     const dir = tmp('foreign');
     writeFileSync(join(dir, 'events.parquet'), 'not parquet');
     const r = await run(['--parquet', dir, ...SAMPLE]);
@@ -270,21 +289,36 @@ describe('cli export --parquet', () => {
     expect(problemOf(at(noMagic))).toEqual({ offset: size - 4, reason: expect.stringContaining('no "PAR1" at the end') });
     const lie = good.slice();
     new DataView(lie.buffer).setUint32(size - 8, size - 11, true);
-    expect(problemOf(at(lie))).toEqual({ offset: size - 8, reason: `the metadata's length ${size - 11} is more than the ${size - 12} bytes between the "PAR1"s` });
+    expect(problemOf(at(lie))).toEqual({
+      offset: size - 8,
+      reason: `the metadata's length ${size - 11} is more than the ${size - 12} bytes between the "PAR1"s`,
+    });
     // the first field header of FileMetaData turned into a Thrift map, which Parquet never uses
     const badType = good.slice();
     badType[size - 8 - len] = 0x1b;
-    expect(problemOf(at(badType))).toEqual({ offset: size - 8 - len, reason: `the metadata (${len} bytes) is not Parquet's FileMetaData: thrift unhandled type: 11` });
+    expect(problemOf(at(badType))).toEqual({
+      offset: size - 8 - len,
+      reason: `the metadata (${len} bytes) is not Parquet's FileMetaData: thrift unhandled type: 11`,
+    });
     // the file's real tail after 3 bytes, given as the last bytes of a file from byte 100
     const short = Uint8Array.of(1, 2, 3, ...good.subarray(size - 8));
     expect(problemOf(footerKeyValues(short, 100))).toEqual({ offset: 100 + 3, reason: `the metadata's length ${len} is more than the 3 bytes before it` });
     // a file shorter than its size said (read gives fewer bytes): said where the read came up short
-    expect(problemOf(readFooter(size + 10, readOf(good)))).toEqual({ offset: size + 2, reason: `the file ended before the ${size + 10} bytes it had (changed while read?)` });
-    expect(problemOf(readFooter(size, (o, l) => good.subarray(o, Math.min(o + l, size - 1))))).toEqual({ offset: size - 1, reason: `the file ended before the ${size} bytes it had (changed while read?)` });
+    expect(problemOf(readFooter(size + 10, readOf(good)))).toEqual({
+      offset: size + 2,
+      reason: `the file ended before the ${size + 10} bytes it had (changed while read?)`,
+    });
+    expect(problemOf(readFooter(size, (o, l) => good.subarray(o, Math.min(o + l, size - 1))))).toEqual({
+      offset: size - 1,
+      reason: `the file ended before the ${size} bytes it had (changed while read?)`,
+    });
 
     // a Thrift struct of version alone (field 1, i32 1: header 0x15, zigzag 2; stop 0), no schema
     const versionOnly = Uint8Array.of(0x15, 0x02, 0x00, 3, 0, 0, 0, 0x50, 0x41, 0x52, 0x31);
-    expect(problemOf(footerKeyValues(versionOnly))).toEqual({ offset: 0, reason: expect.stringMatching(/^the metadata \(3 bytes\) is not Parquet's FileMetaData: a field is missing or of another type \(/) });
+    expect(problemOf(footerKeyValues(versionOnly))).toEqual({
+      offset: 0,
+      reason: expect.stringMatching(/^the metadata \(3 bytes\) is not Parquet's FileMetaData: a field is missing or of another type \(/),
+    });
 
     // each damaged byte of the footer is either read or said, at a byte of the file
     for (let i = size - 8 - len; i < size; i++) {
@@ -302,7 +336,9 @@ describe('cli export --parquet', () => {
 
     // the command's reason for a file of this tool that is damaged, and for another tool's Parquet
     writeFileSync(file, badType);
-    expect(footerCaptureId(file)).toEqual({ why: `byte ${size - 8 - len}: the metadata (${len} bytes) is not Parquet's FileMetaData: thrift unhandled type: 11` });
+    expect(footerCaptureId(file)).toEqual({
+      why: `byte ${size - 8 - len}: the metadata (${len} bytes) is not Parquet's FileMetaData: thrift unhandled type: 11`,
+    });
     const other = join(dir, 'events.parquet');
     writeFileSync(other, new Uint8Array(parquetWriteBuffer({ columnData: [{ name: 'x', data: [1, 2, 3], type: 'INT32' }] })));
     expect(footerCaptureId(other)).toEqual({ why: "no stackmap_explorer.capture_id in its footer's key-value metadata" });
@@ -310,8 +346,7 @@ describe('cli export --parquet', () => {
   }, 30_000);
 });
 
-
-describe('cli export --parquet: each event\'s payload, TGID and fields', () => {
+describe("cli export --parquet: each event's payload, TGID and fields", () => {
   const exportOne = async (files: string[]) => {
     const dir = join(tmp('details'), 'out');
     const r = await run(['--parquet', dir, '--json', ...files]);
@@ -325,31 +360,42 @@ describe('cli export --parquet: each event\'s payload, TGID and fields', () => {
     return [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   };
 
-  realIt.skipIf(!hasTraceCmd && !process.env.CI)('a trace.dat: every payload as `trace-cmd report` prints it', async () => {
-    if (!hasTraceCmd) throw new Error('CI is set and trace-cmd is missing: install Debian\'s trace-cmd, this test\'s peer tool');
-    const file = realTracePath('trappy-trace.dat');
-    const t = await exportOne([file]);
-    const ours = (await rows(`SELECT event, payload FROM ${t('events')}`)).map((r) => key(String(r.event), String(r.payload)));
-    const theirs = reportLines(file).map((l) => key(l.name, l.text));
-    expect(ours.length).toBe(theirs.length);
-    expect(tally(ours)).toEqual(tally(theirs));
-  }, 60_000);
+  realIt.skipIf(!hasTraceCmd && !process.env.CI)(
+    'a trace.dat: every payload as `trace-cmd report` prints it',
+    async () => {
+      if (!hasTraceCmd) throw new Error("CI is set and trace-cmd is missing: install Debian's trace-cmd, this test's peer tool");
+      const file = realTracePath('trappy-trace.dat');
+      const t = await exportOne([file]);
+      const ours = (await rows(`SELECT event, payload FROM ${t('events')}`)).map((r) => key(String(r.event), String(r.payload)));
+      const theirs = reportLines(file).map((l) => key(l.name, l.text));
+      expect(ours.length).toBe(theirs.length);
+      expect(tally(ours)).toEqual(tally(theirs));
+    },
+    60_000,
+  );
 
-  realIt('a trace with a TGID column: each event\'s TGID and payload as a plain reading of its lines gives them', async () => {
-    const name = 'catapult-decompressed_atrace_data.txt';
-    const t = await exportOne([realTracePath(name)]);
-    // the test's own reading: `comm-pid (tgid) [cpu] flags ts: name: text`, a print's text with its caller
-    const expected: { tgid: number | null; payload: string }[] = [];
-    for (const line of new TextDecoder().decode(realTrace(name)).split('\n')) {
-      const m = /^\s*.+?-\d+\s+\(\s*([\d-]+)\)\s+\[\d+\]\s+\S+\s+\d+\.\d+: ([\w.]+): (.*)$/.exec(line);
-      if (!m) continue;
-      expected.push({ tgid: m[1].startsWith('-') ? null : Number(m[1]), payload: m[2] === 'tracing_mark_write' ? `${m[2]}: ${m[3]}` : m[3] });
-    }
-    const got = (await rows(`SELECT tgid, payload FROM ${t('events')} ORDER BY event_id`)).map((r) => ({ tgid: r.tgid === null ? null : num(r.tgid), payload: String(r.payload) }));
-    // (this one prints `(-----)` on most lines, a TGID on four)
-    expect([expected.filter((e) => e.tgid !== null).length, expected.length]).toEqual([4, 1042]);
-    expect(got).toEqual(expected);
-  }, 60_000);
+  realIt(
+    "a trace with a TGID column: each event's TGID and payload as a plain reading of its lines gives them",
+    async () => {
+      const name = 'catapult-decompressed_atrace_data.txt';
+      const t = await exportOne([realTracePath(name)]);
+      // the test's own reading: `comm-pid (tgid) [cpu] flags ts: name: text`, a print's text with its caller
+      const expected: { tgid: number | null; payload: string }[] = [];
+      for (const line of new TextDecoder().decode(realTrace(name)).split('\n')) {
+        const m = /^\s*.+?-\d+\s+\(\s*([\d-]+)\)\s+\[\d+\]\s+\S+\s+\d+\.\d+: ([\w.]+): (.*)$/.exec(line);
+        if (!m) continue;
+        expected.push({ tgid: m[1].startsWith('-') ? null : Number(m[1]), payload: m[2] === 'tracing_mark_write' ? `${m[2]}: ${m[3]}` : m[3] });
+      }
+      const got = (await rows(`SELECT tgid, payload FROM ${t('events')} ORDER BY event_id`)).map((r) => ({
+        tgid: r.tgid === null ? null : num(r.tgid),
+        payload: String(r.payload),
+      }));
+      // (this one prints `(-----)` on most lines, a TGID on four)
+      expect([expected.filter((e) => e.tgid !== null).length, expected.length]).toEqual([4, 1042]);
+      expect(got).toEqual(expected);
+    },
+    60_000,
+  );
 
   it('frames.module: the module kallsyms names for a function, and the one a printed frame names, read in any chunk size', async () => {
     const t = await exportOne(SAMPLE);
@@ -361,11 +407,22 @@ describe('cli export --parquet: each event\'s payload, TGID and fields', () => {
     }
     const got = await rows(`SELECT symbol, any_value(module) AS module, count(*) AS n, count(module) AS known FROM ${t('frames')} GROUP BY symbol`);
     expect(got.filter((r) => r.module !== null).length).toBeGreaterThan(3);
-    for (const r of got) expect([r.symbol, r.module, num(r.known)]).toEqual([r.symbol, want.get(String(r.symbol)) ?? null, want.has(String(r.symbol)) ? num(r.n) : 0]);
+    for (const r of got)
+      expect([r.symbol, r.module, num(r.known)]).toEqual([r.symbol, want.get(String(r.symbol)) ?? null, want.has(String(r.symbol)) ? num(r.n) : 0]);
     // a full stack printed with a module, in a trace cut into 1-7 byte chunks: the same module
     const dir = tmp('module');
     const trace = join(dir, 'unknown');
-    writeFileSync(trace, ['# tracer: nop', '  cat-1 [000] ...1. 1.000001: kmem_cache_alloc: bytes_alloc=8', '  cat-1 [000] ...1. 1.000001: <stack trace>', ' => ext4_map_blocks+0x10/0x200 [ext4]', ' => vfs_read+0x9/0x10', ''].join('\n'));
+    writeFileSync(
+      trace,
+      [
+        '# tracer: nop',
+        '  cat-1 [000] ...1. 1.000001: kmem_cache_alloc: bytes_alloc=8',
+        '  cat-1 [000] ...1. 1.000001: <stack trace>',
+        ' => ext4_map_blocks+0x10/0x200 [ext4]',
+        ' => vfs_read+0x9/0x10',
+        '',
+      ].join('\n'),
+    );
     expect([...((await readFiles([trace])).capture.modules ?? [])]).toEqual([['ext4_map_blocks', 'ext4']]);
     const bytes = readFileSync(trace);
     for (const size of [1, 3, 7]) {
@@ -396,7 +453,9 @@ describe('cli export --parquet: each event\'s payload, TGID and fields', () => {
     const [r] = await rows(`SELECT count(*) AS n, sum(int_value) AS bytes FROM ${t('args')} WHERE key = 'bytes_alloc'`);
     expect([num(r.n), num(r.bytes)]).toEqual([allocs, bytes]);
     // a field's event is the event whose payload holds it
-    const [bad] = await rows(`SELECT count(*) AS n FROM ${t('args')} a JOIN ${t('events')} e USING (event_id) WHERE position(a.key || '=' || a.value IN e.payload) = 0`);
+    const [bad] = await rows(
+      `SELECT count(*) AS n FROM ${t('args')} a JOIN ${t('events')} e USING (event_id) WHERE position(a.key || '=' || a.value IN e.payload) = 0`,
+    );
     expect(num(bad.n)).toBe(0);
     // the sample prints no TGID column
     const [tg] = await rows(`SELECT count(tgid) AS n FROM ${t('events')}`);

@@ -75,7 +75,6 @@ ${filterHelp(18)}
 exit status: 0 when at least one file was read, 1 when none could be or DIR cannot take the
 tables (a write failed, the lock was not had), 2 on a usage error`;
 
-
 export interface Written {
   table: TableName;
   rows: number;
@@ -115,65 +114,78 @@ export async function exportParquet(
   const place_ = opts.place ?? ((id: string) => place(dir, id, opts.log));
   const { capture, failed, sources } = await readFiles(paths, { digests: true, details: true, ...opts.progress, filter: opts.filter });
   const captureId = captureIdOfSources(sources);
-  const origin: CaptureOrigin = { sources: sources.map(({ path, size, digest }) => ({ path, size, digest })), label: opts.label ?? null, exportedBy: `stackmap-explorer ${version()}` };
+  const origin: CaptureOrigin = {
+    sources: sources.map(({ path, size, digest }) => ({ path, size, digest })),
+    label: opts.label ?? null,
+    exportedBy: `stackmap-explorer ${version()}`,
+  };
   const readAny = capture.files.some(understood);
   if (!readAny) return { error: 'no file could be read: nothing to export', readAny };
   // one export at a time places and writes into a folder (two started together chose the flat
   // layout both, and the second silently replaced the first): a lock file, taken exclusively
-  const r = await withFolderLock(opts.place ? null : dir, async (): Promise<ExportResult | { error: string; readAny: boolean }> => {
-    // what an export killed (SIGKILL) left: no process removes its temporary files but the next export
-    if (!opts.place) {
-      const gone = removeDeadTemps(dir);
-      if (gone.length) opts.log(`removed ${gone.length} temporary file${gone.length === 1 ? '' : 's'} left by an export that did not finish: ${gone.join(', ')}\n`);
-    }
-    const p = place_(captureId);
-    if ('error' in p) return { error: p.error, readAny };
-    const explorer = new Explorer(capture);
-    const diagnostics = [...capture.diagnostics, ...segmentsOf(capture).diagnostics, ...failed.map((f) => ({ file: f.file, where: 'file', message: `cannot read: ${f.reason}`, count: 1 }))];
-    // every table to a temporary name first, renamed once all are written: an export that fails or
-    // is interrupted (Ctrl-C removes the temporary files, exit 130) leaves no table of this capture
-    // behind, never some of them, which sql would query as a whole capture
-    const pending: { tmp: string; file: string; name: TableName; rows: number }[] = [];
-    const removeTemps = () => {
-      for (const w of pending) rmSync(w.tmp, { force: true });
-      // a folder's conversion to the layout by capture is put back, and the folders made for this capture's files go
-      for (const d of madeDirs.reverse()) rmdirIfEmpty(d);
-      p.undo?.();
-    };
-    const madeDirs: string[] = [];
-    const release = onInterrupt(removeTemps);
-    try {
-      for (const name of TABLE_NAMES) {
-        opts.onTable?.(name, pending.length, TABLE_NAMES.length);
-        // a turn of the event loop between tables: a Ctrl-C is handled here, not once all is written
-        await new Promise((r) => setImmediate(r));
-        // a row group at a time where a table can be (frames: 16.7M rows for the largest map)
-        const [t] = buildTables(explorer, { captureId, diagnostics, origin, only: [name], rowGroups: true });
-        const file = p.fileOf(name);
-        if (!existsSync(join(file, '..'))) madeDirs.push(join(file, '..'));
-        makeDir(join(file, '..'));
-        const tmp = join(file, '..', `.${basename(file)}.tmp-${process.pid}`);
-        pending.push({ tmp, file, name, rows: t.rows });
-        try {
-          await writeParquet(t, fileWriter(tmp), { captureId, scratch: opts.scratch });
-        } catch (e) {
-          // a full disk (ENOSPC), a quota, an I/O error: the file it happened to, in one line
-          throw systemError(e) ? new ExportWriteError(`cannot write ${tmp}: ${(e as Error).message}`) : e;
-        }
+  const r = await withFolderLock(
+    opts.place ? null : dir,
+    async (): Promise<ExportResult | { error: string; readAny: boolean }> => {
+      // what an export killed (SIGKILL) left: no process removes its temporary files but the next export
+      if (!opts.place) {
+        const gone = removeDeadTemps(dir);
+        if (gone.length)
+          opts.log(`removed ${gone.length} temporary file${gone.length === 1 ? '' : 's'} left by an export that did not finish: ${gone.join(', ')}\n`);
       }
-      // captures last (TABLE_NAMES ends with it): the mark that the capture is whole. An earlier
-      // export's mark goes first, so a reader never takes old and new tables for one capture.
-      rmSync(p.fileOf('captures'), { force: true });
-      for (const w of pending) renameSync(w.tmp, w.file);
-    } catch (e) {
-      removeTemps();
-      throw e;
-    } finally {
-      release();
-    }
-    const tables: Written[] = pending.map((w) => ({ table: w.name, rows: w.rows, bytes: statSync(w.file).size, file: w.file }));
-    return { captureId, readAny, layout: p.layout, converted: p.converted, tables };
-  }, { ...opts.lock, log: opts.log });
+      const p = place_(captureId);
+      if ('error' in p) return { error: p.error, readAny };
+      const explorer = new Explorer(capture);
+      const diagnostics = [
+        ...capture.diagnostics,
+        ...segmentsOf(capture).diagnostics,
+        ...failed.map((f) => ({ file: f.file, where: 'file', message: `cannot read: ${f.reason}`, count: 1 })),
+      ];
+      // every table to a temporary name first, renamed once all are written: an export that fails or
+      // is interrupted (Ctrl-C removes the temporary files, exit 130) leaves no table of this capture
+      // behind, never some of them, which sql would query as a whole capture
+      const pending: { tmp: string; file: string; name: TableName; rows: number }[] = [];
+      const removeTemps = () => {
+        for (const w of pending) rmSync(w.tmp, { force: true });
+        // a folder's conversion to the layout by capture is put back, and the folders made for this capture's files go
+        for (const d of madeDirs.reverse()) rmdirIfEmpty(d);
+        p.undo?.();
+      };
+      const madeDirs: string[] = [];
+      const release = onInterrupt(removeTemps);
+      try {
+        for (const name of TABLE_NAMES) {
+          opts.onTable?.(name, pending.length, TABLE_NAMES.length);
+          // a turn of the event loop between tables: a Ctrl-C is handled here, not once all is written
+          await new Promise((r) => setImmediate(r));
+          // a row group at a time where a table can be (frames: 16.7M rows for the largest map)
+          const [t] = buildTables(explorer, { captureId, diagnostics, origin, only: [name], rowGroups: true });
+          const file = p.fileOf(name);
+          if (!existsSync(join(file, '..'))) madeDirs.push(join(file, '..'));
+          makeDir(join(file, '..'));
+          const tmp = join(file, '..', `.${basename(file)}.tmp-${process.pid}`);
+          pending.push({ tmp, file, name, rows: t.rows });
+          try {
+            await writeParquet(t, fileWriter(tmp), { captureId, scratch: opts.scratch });
+          } catch (e) {
+            // a full disk (ENOSPC), a quota, an I/O error: the file it happened to, in one line
+            throw systemError(e) ? new ExportWriteError(`cannot write ${tmp}: ${(e as Error).message}`) : e;
+          }
+        }
+        // captures last (TABLE_NAMES ends with it): the mark that the capture is whole. An earlier
+        // export's mark goes first, so a reader never takes old and new tables for one capture.
+        rmSync(p.fileOf('captures'), { force: true });
+        for (const w of pending) renameSync(w.tmp, w.file);
+      } catch (e) {
+        removeTemps();
+        throw e;
+      } finally {
+        release();
+      }
+      const tables: Written[] = pending.map((w) => ({ table: w.name, rows: w.rows, bytes: statSync(w.file).size, file: w.file }));
+      return { captureId, readAny, layout: p.layout, converted: p.converted, tables };
+    },
+    { ...opts.lock, log: opts.log },
+  );
   return 'lockError' in r ? { error: r.lockError, readAny } : r;
 }
 
@@ -181,7 +193,8 @@ export async function exportParquet(
 export class ExportWriteError extends Error {}
 
 /** An error of the system (ENOSPC, EACCES, ENOENT of a dangling link), whose message names the call and, mostly, the path. */
-const systemError = (e: unknown): boolean => e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && typeof (e as NodeJS.ErrnoException).syscall === 'string';
+const systemError = (e: unknown): boolean =>
+  e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && typeof (e as NodeJS.ErrnoException).syscall === 'string';
 
 function rmdirIfEmpty(d: string): void {
   try {
@@ -226,7 +239,20 @@ function parse(args: string[]): ExportArgs | 'help' {
   if (o.help) return 'help';
   const filtered = filterOf(o);
   if ('error' in filtered) throw new UsageError(filtered.error);
-  const p: ExportArgs = { format: 'parquet', dir: null, output: null, json: o.flag('json'), quiet: o.flag('quiet'), label: null, stackcollapse: o.flag('stackcollapse'), granularity: undefined, weight: 'occurrences', group: null, files: o.positionals, filter: filtered.filter };
+  const p: ExportArgs = {
+    format: 'parquet',
+    dir: null,
+    output: null,
+    json: o.flag('json'),
+    quiet: o.flag('quiet'),
+    label: null,
+    stackcollapse: o.flag('stackcollapse'),
+    granularity: undefined,
+    weight: 'occurrences',
+    group: null,
+    files: o.positionals,
+    filter: filtered.filter,
+  };
   const nonEmpty = (name: string, what: string) => {
     const v = o.string(name);
     if (v === '') throw new UsageError(`--${name} needs ${what}`);
@@ -244,13 +270,16 @@ function parse(args: string[]): ExportArgs | 'help' {
   p.weight = weightArg(nonEmpty('weight', 'a weight'));
   p.group = groupArg(nonEmpty('group', 'a group'), p.weight);
   if (format === null) throw new UsageError('--format folded|speedscope|chrome (to stdout) or --format parquet --out DIR is required');
-  if (format !== 'folded' && format !== 'speedscope' && format !== 'chrome' && format !== 'parquet') throw new UsageError(`--format takes folded, speedscope, chrome or parquet, not ${format}`);
+  if (format !== 'folded' && format !== 'speedscope' && format !== 'chrome' && format !== 'parquet')
+    throw new UsageError(`--format takes folded, speedscope, chrome or parquet, not ${format}`);
   p.format = format;
   if (p.format === 'parquet' && p.dir === null) throw new UsageError('--format parquet needs --out DIR');
   if (p.label !== null && p.format !== 'parquet') throw new UsageError('--label names a capture in a Parquet export (--format parquet)');
   if (p.stackcollapse && p.format !== 'folded') throw new UsageError('--stackcollapse is a form of --format folded');
   if ((p.group !== null || fieldOf(p.weight) !== null) && (p.stackcollapse || (p.format !== 'folded' && p.format !== 'speedscope'))) {
-    throw new UsageError(`${p.group !== null ? '--group' : '--weight field:NAME'} is for --format folded or speedscope${p.stackcollapse ? ', not --stackcollapse (its own comm root and periods)' : ''}`);
+    throw new UsageError(
+      `${p.group !== null ? '--group' : '--weight field:NAME'} is for --format folded or speedscope${p.stackcollapse ? ', not --stackcollapse (its own comm root and periods)' : ''}`,
+    );
   }
   if (p.files.length === 0) throw new UsageError('no files given');
   return p;
@@ -272,7 +301,15 @@ async function exportText(p: ExportArgs): Promise<number> {
   const onWeighed = ({ unweighed }: { unweighed: number }) => {
     if (w.field !== null && unweighed) process.stderr.write(escapeLines(unweighedNote(unweighed, w.field)) + '\n');
   };
-  const text = exportSelection(ex.data, kind, ALL, { weight: w.weight, eventWeights: w.eventWeights, groups: w.groups, onWeighed, granularity: p.granularity, stackcollapse: p.stackcollapse, title: basename(p.files[0]) });
+  const text = exportSelection(ex.data, kind, ALL, {
+    weight: w.weight,
+    eventWeights: w.eventWeights,
+    groups: w.groups,
+    onWeighed,
+    granularity: p.granularity,
+    stackcollapse: p.stackcollapse,
+    title: basename(p.files[0]),
+  });
   if (p.output) {
     try {
       writeFileSync(p.output, text);
@@ -306,7 +343,13 @@ export async function exportCommand(args: string[]): Promise<number> {
   const progress = ttyProgress(p.quiet);
   let r: Awaited<ReturnType<typeof exportParquet>>;
   try {
-    r = await exportParquet(p.files, dir, { log: (s) => process.stderr.write(escapeLines(s)), label: p.label, progress, onTable: progress.step, filter: p.filter });
+    r = await exportParquet(p.files, dir, {
+      log: (s) => process.stderr.write(escapeLines(s)),
+      label: p.label,
+      progress,
+      onTable: progress.step,
+      filter: p.filter,
+    });
   } catch (e) {
     // a write that failed (a full disk), a folder in the way (a dangling link where a table's
     // folder goes): one line, the lock released and the temporary files gone (exportParquet's cleanups)

@@ -6,11 +6,11 @@ export const FILTER_OPTIONS: OptionSpec = { filter: { type: 'string', multiple: 
 
 const HELP = [
   'only the events `trace-cmd report -F EXPR` prints, and their stack records;',
-  "EXPR is EVENTS[:FILTER], EVENTS SYSTEM/EVENT, SYSTEM or EVENT (regular",
+  'EXPR is EVENTS[:FILTER], EVENTS SYSTEM/EVENT, SYSTEM or EVENT (regular',
   "expressions) joined by ','; FILTER FIELD OP VALUE joined by && || ! ( ); OP",
   '== != >= <= > < & | ^ + - * / % =~ !~; FIELD an event field, COMM,',
   'common_pid, CPU or TGID. Repeated: the events any one of them matches',
-]
+];
 
 /** `--filter`'s help with its text from column `col` (the first line beside the option when it fits). */
 export function filterHelp(col: number): string {

@@ -145,20 +145,24 @@ describe.skipIf(!hasTraceCmd && !needTraceCmd)('--filter against trace-cmd repor
   it.each([
     ['first', SIM_FILTERS.slice(0, half)],
     ['second', SIM_FILTERS.slice(half)],
-  ])(`${SIM_FILTERS.length} filters (the %s half) count the events trace-cmd prints, on the simulator's trace.dat`, async (_, filters) => {
-    const seen: string[] = [];
-    for (const f of filters) {
-      const want = await reportEvents(dat, f);
-      expect(want, `trace-cmd refused ${f.join(' -F ')}`).not.toBeNull();
-      const s = await ours(sim, f);
-      expect(s.events, f.join(' -F ')).toBe(want);
-      // every stack record kept is one of a kept event (the simulator writes one per event)
-      expect(s.cookies + s.fullStacks, f.join(' -F ')).toBeLessThanOrEqual(s.events);
-      seen.push(`${want}`);
-    }
-    // the filters select different sets, not all or nothing
-    expect(new Set(seen).size).toBeGreaterThan(filters.length / 3);
-  }, 20_000);
+  ])(
+    `${SIM_FILTERS.length} filters (the %s half) count the events trace-cmd prints, on the simulator's trace.dat`,
+    async (_, filters) => {
+      const seen: string[] = [];
+      for (const f of filters) {
+        const want = await reportEvents(dat, f);
+        expect(want, `trace-cmd refused ${f.join(' -F ')}`).not.toBeNull();
+        const s = await ours(sim, f);
+        expect(s.events, f.join(' -F ')).toBe(want);
+        // every stack record kept is one of a kept event (the simulator writes one per event)
+        expect(s.cookies + s.fullStacks, f.join(' -F ')).toBeLessThanOrEqual(s.events);
+        seen.push(`${want}`);
+      }
+      // the filters select different sets, not all or nothing
+      expect(new Set(seen).size).toBeGreaterThan(filters.length / 3);
+    },
+    20_000,
+  );
 
   it.each(REFUSED)('refuses %s, as trace-cmd does', async (f) => {
     expect(await reportEvents(dat, [f])).toBeNull();
@@ -198,7 +202,11 @@ describe.skipIf(!hasTraceCmd && !needTraceCmd)('--filter against trace-cmd repor
     const db = await DuckDBInstance.create(':memory:');
     const con = await db.connect();
     try {
-      const rows = (await con.runAndReadAll(`SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE event <> 'kmem_cache_alloc')::INTEGER AS other FROM '${join(out, 'events.parquet')}'`)).getRowsJS();
+      const rows = (
+        await con.runAndReadAll(
+          `SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE event <> 'kmem_cache_alloc')::INTEGER AS other FROM '${join(out, 'events.parquet')}'`,
+        )
+      ).getRowsJS();
       expect(rows[0]).toEqual([want, 0]);
       const recs = (await con.runAndReadAll(`SELECT count(*)::INTEGER FROM '${join(out, 'records.parquet')}'`)).getRowsJS();
       expect(recs[0][0]).toBe(j.cookies + j.fullStacks);
@@ -224,7 +232,10 @@ describe('--filter on text traces', () => {
       [['kmem_cache_alloc: COMM =~ "^kworker" || CPU == 0'], (m) => m[4] === 'kmem_cache_alloc' && (/^kworker/i.test(m[1]) || m[3] === '000')],
       [['sched_wakeup: common_pid != 0 && !(CPU == 1)'], (m) => m[4] === 'sched_wakeup' && m[2] !== '0' && Number(m[3]) !== 1],
       [['sched_wakeup: nosuch == 1'], () => false],
-      [['kmem_cache_alloc: gfp_flags == "GFP_KERNEL"', 'sched_wakeup: CPU == 2'], (m) => (m[4] === 'kmem_cache_alloc' && field(m, 'gfp_flags') === 'GFP_KERNEL') || (m[4] === 'sched_wakeup' && m[3] === '002')],
+      [
+        ['kmem_cache_alloc: gfp_flags == "GFP_KERNEL"', 'sched_wakeup: CPU == 2'],
+        (m) => (m[4] === 'kmem_cache_alloc' && field(m, 'gfp_flags') === 'GFP_KERNEL') || (m[4] === 'sched_wakeup' && m[3] === '002'),
+      ],
     ];
     const got: number[] = [];
     for (const [f, p] of cases) {

@@ -25,7 +25,10 @@ const run = runCommand;
 const base = mkdtempSync(join(tmpdir(), 'smx-folder-'));
 const CAP = join(base, 'cap');
 /** the folder's files one by one, in the order of their names */
-const listed = (dir: string) => readdirSync(dir).sort().map((f) => join(dir, f));
+const listed = (dir: string) =>
+  readdirSync(dir)
+    .sort()
+    .map((f) => join(dir, f));
 
 beforeAll(async () => {
   const r = await run(generate, ['--out', CAP, '--seed', '3', '--events', '3000', '--stacks', '120', '--symbols', '300', '--text-dump']);
@@ -104,7 +107,10 @@ describe('a folder as a capture', () => {
     const empty = join(base, 'no-tables');
     mkdirSync(empty);
     const r = await cli('sql', q, empty);
-    expect([r.code, r.err]).toEqual([1, `${empty} holds no tables (export --parquet DIR FILE... writes them) and no capture: an empty folder (no files in it)\n`]);
+    expect([r.code, r.err]).toEqual([
+      1,
+      `${empty} holds no tables (export --parquet DIR FILE... writes them) and no capture: an empty folder (no files in it)\n`,
+    ]);
   }, 60_000);
 
   it('only the files directly in it: hidden files left out, a folder inside said and not entered; an empty one exits 1 naming it', async () => {
@@ -116,9 +122,14 @@ describe('a folder as a capture', () => {
     writeFileSync(join(dir, '.trace.tmp-123'), 'half a trace');
     const r = await readFiles([dir]);
     expect(summarize(r.capture).files.map((f) => f.file)).toEqual(['kallsyms', 'stack_map', 'trace']);
-    expect(r.failed).toEqual([{ file: join(dir, 'older'), reason: "a folder inside the capture's folder: not entered (a capture is the files directly in its folder)" }]);
+    expect(r.failed).toEqual([
+      { file: join(dir, 'older'), reason: "a folder inside the capture's folder: not entered (a capture is the files directly in its folder)" },
+    ]);
     const s = await cli('summary', '--json', dir);
-    expect([s.code, s.err]).toEqual([0, `${join(dir, 'older')}: cannot read: a folder inside the capture's folder: not entered (a capture is the files directly in its folder)\n`]);
+    expect([s.code, s.err]).toEqual([
+      0,
+      `${join(dir, 'older')}: cannot read: a folder inside the capture's folder: not entered (a capture is the files directly in its folder)\n`,
+    ]);
     // a folder of folders, and an empty one: nothing read, exit 1, the folder named
     const only = join(base, 'only-folders');
     mkdirSync(join(only, 'a'), { recursive: true });

@@ -71,7 +71,13 @@ export function formatSummary(s: Summary): string {
   row('unresolved', s.unresolved);
   row('unique stacks', s.uniqueStacks);
   row('generations', generationsLine(s));
-  row('status', Object.entries(s.status).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || '-');
+  row(
+    'status',
+    Object.entries(s.status)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ') || '-',
+  );
   const rb = s.derived.ringBuffer;
   if (rb.why !== null) {
     row('retention gain', retentionLine(rb));
@@ -80,7 +86,9 @@ export function formatSummary(s: Summary): string {
     out.push('', `segments (${s.segments.length} unrelated time ranges, each its own timeline):`);
     for (const g of s.segments) {
       const span = g.lastTs - g.firstTs;
-      out.push(`  ${String(g.index).padStart(3)}  ${g.firstTs.toFixed(6)} - ${g.lastTs.toFixed(6)}  (${span.toFixed(3)} s)  ${int(g.events).padStart(9)} events  ${esc(g.file)}`);
+      out.push(
+        `  ${String(g.index).padStart(3)}  ${g.firstTs.toFixed(6)} - ${g.lastTs.toFixed(6)}  (${span.toFixed(3)} s)  ${int(g.events).padStart(9)} events  ${esc(g.file)}`,
+      );
     }
   }
   if (s.stat) row('stack_map_stat', statLine(s.stat));

@@ -71,7 +71,10 @@ class Alphabet {
   /** indices of the added (synthetic) functions' call sites */
   readonly filler: Uint32Array;
 
-  constructor(readonly symbols: readonly KernelSymbol[], realCount: number) {
+  constructor(
+    readonly symbols: readonly KernelSymbol[],
+    realCount: number,
+  ) {
     this.ips = new BigUint64Array(1024);
     this.sym = new Uint32Array(1024);
     this.off = new Uint32Array(1024);
@@ -172,7 +175,8 @@ function buildPopulation(rng: Rng, alpha: Alphabet, kernel: SyntheticKernel, o: 
     let d = rng.range(o.depthMin, o.depthMax);
     start[k] = total;
     for (let failed = 0; ; failed++) {
-      if (++tries > limit) throw new UsageError(`cannot make ${n} distinct stacks of depth ${o.depthMin}-${o.depthMax} from this kernel: raise --depth or --symbols`);
+      if (++tries > limit)
+        throw new UsageError(`cannot make ${n} distinct stacks of depth ${o.depthMin}-${o.depthMax} from this kernel: raise --depth or --symbols`);
       // few stacks exist this shallow (depth 1: one per leaf return address): go one deeper
       if (failed >= 8 && d < o.depthMax) (d++, (failed = 0));
       const f = all.subarray(total, total + d);

@@ -53,7 +53,14 @@ function countIndependently(dir: string) {
   return {
     events: contextLines - cookies.length - fullStacks,
     cookies: cookies.length,
-    gens: [...new Set(cookies.map((m) => m[2]).filter((g) => g !== undefined).map(Number))],
+    gens: [
+      ...new Set(
+        cookies
+          .map((m) => m[2])
+          .filter((g) => g !== undefined)
+          .map(Number),
+      ),
+    ],
     fullStacks,
     frameLines,
     perSlot,
@@ -70,7 +77,11 @@ function countIndependently(dir: string) {
 describe('generate', () => {
   it("says what each stack_map_bin version is by the seeds: v8's version 2 is the proposed follow-up series, v7's version 1 the v7 document's", async () => {
     for (const [mode, version, words] of [
-      ['v8', 2, /stack_map_bin version 2: the cookie ABI mail's proposal .*\("the binary export, its parser and the capacity boot parameter will follow as a separate series"\); v8 as posted writes no stack_map_bin/],
+      [
+        'v8',
+        2,
+        /stack_map_bin version 2: the cookie ABI mail's proposal .*\("the binary export, its parser and the capacity boot parameter will follow as a separate series"\); v8 as posted writes no stack_map_bin/,
+      ],
       ['v7', 1, /stack_map_bin version 1: the v7 document's format/],
     ] as const) {
       const dir = join(mkdtempSync(join(tmpdir(), 'smx-gen-')), 'cap');
@@ -81,13 +92,30 @@ describe('generate', () => {
       // the header's version, read from the file's bytes
       const bin = readFileSync(join(dir, 'stack_map_bin'));
       expect(new DataView(bin.buffer, bin.byteOffset).getUint32(4, true)).toBe(version);
-      const line = io.out.join('').split('\n').find((l) => l.trimStart().startsWith('stack_map_bin '))!;
+      const line = io.out
+        .join('')
+        .split('\n')
+        .find((l) => l.trimStart().startsWith('stack_map_bin '))!;
       expect(line).toMatch(words);
     }
   });
 
   it('writes a v8 capture whose summary --json matches counts taken from the files themselves', async () => {
-    const { dir, code, report, err } = await gen(['--events', '3000', '--mode', 'v8', '--stacks', '700', '--depth', '4-64', '--seed', '7', '--symbols', '2000', '--text-dump']);
+    const { dir, code, report, err } = await gen([
+      '--events',
+      '3000',
+      '--mode',
+      'v8',
+      '--stacks',
+      '700',
+      '--depth',
+      '4-64',
+      '--seed',
+      '7',
+      '--symbols',
+      '2000',
+      '--text-dump',
+    ]);
     expect(err).toBe('');
     expect(code).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['kallsyms', 'stack_map', 'stack_map_bin', 'stack_map_stat', 'trace']);
@@ -126,7 +154,7 @@ describe('generate', () => {
       const dv = new DataView(bin.buffer, bin.byteOffset, bin.byteLength);
       const ips = new Set<bigint>();
       let frames = 0;
-      for (let off = 16; off < bin.length; ) {
+      for (let off = 16; off < bin.length;) {
         const nr = dv.getUint32(off + 4, true);
         for (let i = 0; i < nr; i++) ips.add(dv.getBigUint64(off + 16 + 8 * i, true));
         frames += nr;

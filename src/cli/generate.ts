@@ -75,7 +75,8 @@ export function parseGenerateArgs(args: string[]): GenerateOptions {
   const num = (flag: string, v: string | undefined, lo: number, hi: number, integer = true): number => {
     if (v === undefined) throw new UsageError(`${flag} needs a value`);
     const n = Number(v);
-    if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new UsageError(`${flag}: not a${integer ? 'n integer' : ' number'}: ${v}`);
+    if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)))
+      throw new UsageError(`${flag}: not a${integer ? 'n integer' : ' number'}: ${v}`);
     if (n < lo || n > hi) throw new UsageError(`${flag} must be in [${lo}, ${hi}]`);
     return n;
   };
@@ -176,7 +177,9 @@ export async function generate(args: string[]): Promise<number> {
     process.stdout.write(
       `${report.mode}: ${report.events} events on ${report.cpus} CPUs, ${report.cookies ? `${report.cookies} cookies` : `${report.fullStacks} full stacks`}; ` +
         `${report.stacks} stacks (${report.stacksInTrace} in the trace), bits ${report.bits}; ${report.symbols} symbols\n` +
-        report.files.map((f) => `  ${f.name}  ${mb(f.bytes)} MiB${f.name === 'stack_map_bin' ? `  (${binVersionNote(report.mode === 'v8' ? '2' : '1')})` : ''}\n`).join('') +
+        report.files
+          .map((f) => `  ${f.name}  ${mb(f.bytes)} MiB${f.name === 'stack_map_bin' ? `  (${binVersionNote(report.mode === 'v8' ? '2' : '1')})` : ''}\n`)
+          .join('') +
         `wrote ${report.files.length} files to ${escapeControls(dir)}\n`,
     );
   }

@@ -20,7 +20,9 @@ describe('Ctrl-C', () => {
     await promisify(execFile)(TSX, [MAIN, 'generate', '--mb', '12', '--out', cap], { encoding: 'utf8' });
     const out = join(mkdtempSync(join(tmpdir(), 'smx-int-out-')), 'tables');
     // node itself with tsx's loader (the tsx command is a wrapper process: the signal goes to this one)
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'export', '--parquet', out, ...readdirSync(cap).map((f) => join(cap, f))], { stdio: 'ignore' });
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'export', '--parquet', out, ...readdirSync(cap).map((f) => join(cap, f))], {
+      stdio: 'ignore',
+    });
     const ended = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     // the condition, not a clock: the first temporary table file is there
     let started = false;

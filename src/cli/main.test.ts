@@ -24,7 +24,20 @@ describe('summary --json', () => {
     const r = await cli('summary', '--json', ...files.map((f) => SAMPLES + f));
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout);
-    for (const key of ['events', 'cookies', 'fullStacks', 'resolved', 'unresolved', 'generations', 'uniqueStacks', 'top', 'stat', 'diagnostics', 'status', 'files']) {
+    for (const key of [
+      'events',
+      'cookies',
+      'fullStacks',
+      'resolved',
+      'unresolved',
+      'generations',
+      'uniqueStacks',
+      'top',
+      'stat',
+      'diagnostics',
+      'status',
+      'files',
+    ]) {
       expect(s).toHaveProperty(key);
     }
     expect(s.events).toBe(4000);
@@ -34,9 +47,15 @@ describe('summary --json', () => {
     expect(typeof s.top[0].frames[0]).toBe('string');
     expect(s.stat.capacity).toBe(16384);
     expect(s.diagnostics).toEqual([]);
-    expect(s.files.map((f: { kind: string }) => f.kind).sort()).toEqual(
-      ['kallsyms', 'stack_map_bin', 'stack_map_bin', 'stack_map_bin', 'stack_map_stat', 'stack_map_text', 'trace_text'],
-    );
+    expect(s.files.map((f: { kind: string }) => f.kind).sort()).toEqual([
+      'kallsyms',
+      'stack_map_bin',
+      'stack_map_bin',
+      'stack_map_bin',
+      'stack_map_stat',
+      'stack_map_text',
+      'trace_text',
+    ]);
   }, 30_000);
 
   it('exits 0 with diagnostics when one file is good and another is missing or junk', async () => {
@@ -70,33 +89,41 @@ describe('summary --json', () => {
     expect(r.code).toBe(0);
     const rb = JSON.parse(r.stdout).derived.ringBuffer;
     // a second count of the cookies: the trace's <stack_id lines
-    const cookies = readFileSync(SAMPLES + 'trace', 'utf8').split('\n').filter((l) => l.includes('<stack_id ')).length;
+    const cookies = readFileSync(SAMPLES + 'trace', 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('<stack_id ')).length;
     expect(rb).toMatchObject({ basis: 'unknown', gain: null, bytesWithoutMap: null, assumedDepth: null });
     expect(rb.why).toContain(`${cookies.toLocaleString('en-US')} cookies have no stack: their depth is unknown`);
     expect(rb.bounds.gain[0]).toBeGreaterThan(1);
     const text = await cli('summary', SAMPLES + 'trace');
-    expect(text.stdout).toMatch(/retention gain unknown \(between \d+\.\dx and \d+\.\dx the events kept; each event's own record taken as 56 B, assumed; the stack bytes alone between \d+\.\dx and \d+\.\dx\)/);
+    expect(text.stdout).toMatch(
+      /retention gain unknown \(between \d+\.\dx and \d+\.\dx the events kept; each event's own record taken as 56 B, assumed; the stack bytes alone between \d+\.\dx and \d+\.\dx\)/,
+    );
   }, 30_000);
 
-  realIt('segments: the sample trace and a prose file of four runs, and --segments counts each', async () => {
-    const tpoint = realTracePath('perf-tools-tpoint_example.txt');
-    const r = await cli('summary', '--json', '--segments', SAMPLES + 'trace', tpoint);
-    expect(r.code).toBe(0);
-    const s = JSON.parse(r.stdout);
-    expect(s.segments.map((g: { file: string }) => g.file)).toEqual(['trace', ...Array(4).fill('perf-tools-tpoint_example.txt')]);
-    for (const g of s.segments) {
-      expect(Object.keys(g)).toEqual(expect.arrayContaining(['file', 'firstTs', 'lastTs', 'events']));
-      // a segment's range selected holds its events and no other's
-      expect(g.counts.events).toBe(g.events);
-    }
-    expect(s.segments.reduce((n: number, g: { events: number }) => n + g.events, 0)).toBe(s.events);
-    // without --segments there are no per-segment counts; the plain form lists them
-    const plain = JSON.parse((await cli('summary', '--json', SAMPLES + 'trace', tpoint)).stdout);
-    expect(plain.segments[0].counts).toBeUndefined();
-    const text = (await cli('summary', SAMPLES + 'trace', tpoint)).stdout;
-    expect(text).toContain('segments (5 unrelated time ranges');
-    expect(text).toMatch(/ 4,000 events {2}trace\n/);
-  }, 30_000);
+  realIt(
+    'segments: the sample trace and a prose file of four runs, and --segments counts each',
+    async () => {
+      const tpoint = realTracePath('perf-tools-tpoint_example.txt');
+      const r = await cli('summary', '--json', '--segments', SAMPLES + 'trace', tpoint);
+      expect(r.code).toBe(0);
+      const s = JSON.parse(r.stdout);
+      expect(s.segments.map((g: { file: string }) => g.file)).toEqual(['trace', ...Array(4).fill('perf-tools-tpoint_example.txt')]);
+      for (const g of s.segments) {
+        expect(Object.keys(g)).toEqual(expect.arrayContaining(['file', 'firstTs', 'lastTs', 'events']));
+        // a segment's range selected holds its events and no other's
+        expect(g.counts.events).toBe(g.events);
+      }
+      expect(s.segments.reduce((n: number, g: { events: number }) => n + g.events, 0)).toBe(s.events);
+      // without --segments there are no per-segment counts; the plain form lists them
+      const plain = JSON.parse((await cli('summary', '--json', SAMPLES + 'trace', tpoint)).stdout);
+      expect(plain.segments[0].counts).toBeUndefined();
+      const text = (await cli('summary', SAMPLES + 'trace', tpoint)).stdout;
+      expect(text).toContain('segments (5 unrelated time ranges');
+      expect(text).toMatch(/ 4,000 events {2}trace\n/);
+    },
+    30_000,
+  );
 
   it('the same trace twice: a diagnostic that says so', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'smx-'));
@@ -140,7 +167,10 @@ describe('each file fails alone (issue 10)', () => {
 
   it('a file of no known kind alone exits 1 (nothing was read), still with its JSON', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'smx-'));
-    writeFileSync(join(dir, 'noise.bin'), Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256));
+    writeFileSync(
+      join(dir, 'noise.bin'),
+      Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256),
+    );
     const r = await cli('summary', '--json', join(dir, 'noise.bin'));
     expect(r.code).toBe(1);
     const s = JSON.parse(r.stdout);
@@ -148,19 +178,26 @@ describe('each file fails alone (issue 10)', () => {
     expect(diag(s, 'noise.bin').length).toBe(1);
   }, 30_000);
 
-  realIt('perf script is read (issue 12.4), and a trace.dat with a file it reads exits 0', async () => {
-    const perf = await cli('summary', '--json', realTracePath('flamegraph-perf-dd-stacks-01.txt'));
-    expect(perf.code).toBe(0);
-    expect(JSON.parse(perf.stdout).events).toBeGreaterThan(0);
-    // with a file it reads, 0
-    expect((await cli('summary', '--json', realTracePath('trappy-trace.dat'), SAMPLES + 'stack_map_stat')).code).toBe(0);
-  }, 30_000);
+  realIt(
+    'perf script is read (issue 12.4), and a trace.dat with a file it reads exits 0',
+    async () => {
+      const perf = await cli('summary', '--json', realTracePath('flamegraph-perf-dd-stacks-01.txt'));
+      expect(perf.code).toBe(0);
+      expect(JSON.parse(perf.stdout).events).toBeGreaterThan(0);
+      // with a file it reads, 0
+      expect((await cli('summary', '--json', realTracePath('trappy-trace.dat'), SAMPLES + 'stack_map_stat')).code).toBe(0);
+    },
+    30_000,
+  );
 
   it('`--` ends the options: what follows is a file, even when it starts with a dash', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'smx-'));
     writeFileSync(join(dir, '--json'), readFileSync(SAMPLES + 'stack_map_stat'));
     const tsx = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
-    const r = await run(tsx, [new URL('./main.ts', import.meta.url).pathname, 'summary', '--json', '--', '--json', SAMPLES + 'trace'], { encoding: 'utf8', cwd: dir });
+    const r = await run(tsx, [new URL('./main.ts', import.meta.url).pathname, 'summary', '--json', '--', '--json', SAMPLES + 'trace'], {
+      encoding: 'utf8',
+      cwd: dir,
+    });
     const s = JSON.parse(r.stdout);
     expect(s.files.map((f: { file: string }) => f.file)).toEqual(['--json', 'trace']);
     expect(s.stat.generation).toBe(3);
@@ -193,7 +230,11 @@ describe('each file fails alone (issue 10)', () => {
     // (the reads are of 1 MiB, one ahead: a few MiB of the 8 may be read before the cut is seen)
     const one = summarize((await readFiles([SAMPLES + 'trace'])).capture).events;
     expect(s.events).toBeLessThan(2 * one);
-    expect(diag(s, 'trace')).toContainEqual(expect.stringMatching(/^could not be read past byte \d+ of 2776344 \(NotReadableError: .*\): it was changed, cut short or became unreadable while being read/));
+    expect(diag(s, 'trace')).toContainEqual(
+      expect.stringMatching(
+        /^could not be read past byte \d+ of 2776344 \(NotReadableError: .*\): it was changed, cut short or became unreadable while being read/,
+      ),
+    );
     expect(diag(s, 'trace')).toContainEqual(expect.stringMatching(/^changed while being read \(size 2776344 -> 100000 bytes, modified at /));
   });
 
@@ -215,7 +256,11 @@ describe('each file fails alone (issue 10)', () => {
     });
     expect(grown).toBe(true);
     const s = summarize(capture);
-    expect(diag(s, 'stack_map_stat')).toEqual([expect.stringMatching(new RegExp(`^changed while being read \\(size ${size} -> ${size + 15} bytes, modified at .*\\): what was read may mix its old and new contents$`))]);
+    expect(diag(s, 'stack_map_stat')).toEqual([
+      expect.stringMatching(
+        new RegExp(`^changed while being read \\(size ${size} -> ${size + 15} bytes, modified at .*\\): what was read may mix its old and new contents$`),
+      ),
+    ]);
     expect(diag(s, 'trace')).toEqual([]);
   });
 });
@@ -224,7 +269,9 @@ describe('as a Unix tool (DESIGN 5.4)', () => {
   const dumps = ['stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'kallsyms'].map((f) => SAMPLES + f);
   const piped = (args: string[], input: Buffer) =>
     new Promise<{ code: number; stdout: string }>((resolve) => {
-      const child = execFile(TSX, [new URL('./main.ts', import.meta.url).pathname, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 }, (e, stdout) => resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, stdout }));
+      const child = execFile(TSX, [new URL('./main.ts', import.meta.url).pathname, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 }, (e, stdout) =>
+        resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, stdout }),
+      );
       child.stdin!.end(input);
     });
 

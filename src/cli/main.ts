@@ -72,7 +72,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // --version, before a command or after it (every command takes it)
-  if (command === '--version' || command === '-V' || (command !== 'sql' && rest.slice(0, rest.indexOf('--') < 0 ? rest.length : rest.indexOf('--')).includes('--version'))) {
+  if (
+    command === '--version' ||
+    command === '-V' ||
+    (command !== 'sql' && rest.slice(0, rest.indexOf('--') < 0 ? rest.length : rest.indexOf('--')).includes('--version'))
+  ) {
     process.stdout.write(`stackmap-explorer ${version()}\n`);
     return 0;
   }
@@ -89,7 +93,14 @@ async function main(argv: string[]): Promise<number> {
   }
   let o: ParsedOptions;
   try {
-    o = parseOptions(rest, { ...SELECTION_OPTIONS, json: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' }, segments: { type: 'boolean' }, granularity: { type: 'string' }, ...FILTER_OPTIONS });
+    o = parseOptions(rest, {
+      ...SELECTION_OPTIONS,
+      json: { type: 'boolean' },
+      quiet: { type: 'boolean', short: 'q' },
+      segments: { type: 'boolean' },
+      granularity: { type: 'string' },
+      ...FILTER_OPTIONS,
+    });
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     process.stderr.write(`${esc(e.message)}\n${USAGE}\n`);
@@ -164,7 +175,8 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
 });
 
 /** An error of the system (a file that cannot be written, a folder that is a dangling link): its message names the call and the path, a stack would say nothing more. */
-const systemError = (e: unknown): e is NodeJS.ErrnoException => e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && typeof (e as NodeJS.ErrnoException).syscall === 'string';
+const systemError = (e: unknown): e is NodeJS.ErrnoException =>
+  e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && typeof (e as NodeJS.ErrnoException).syscall === 'string';
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -18,7 +18,12 @@ export function makeDir(dir: string): void {
       // another process (a second export started at once) made it in between: as good; a file or
       // a dangling symlink there (existsSync follows links) is not, and is said with its name
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      if (!statSync(d, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(`${d} is in the way of a folder: ${lstatSync(d).isSymbolicLink() ? 'a symbolic link to nothing' : 'not a folder'}`), { code: 'ENOTDIR', syscall: 'mkdir', path: d });
+      if (!statSync(d, { throwIfNoEntry: false })?.isDirectory())
+        throw Object.assign(new Error(`${d} is in the way of a folder: ${lstatSync(d).isSymbolicLink() ? 'a symbolic link to nothing' : 'not a folder'}`), {
+          code: 'ENOTDIR',
+          syscall: 'mkdir',
+          path: d,
+        });
     }
   }
 }

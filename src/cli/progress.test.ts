@@ -36,7 +36,11 @@ describe('progress on stderr', () => {
   it('export: the load, then each table as it is written, one line in place', async () => {
     const { out, stream } = fake(true);
     const p = ttyProgress(false, stream);
-    const r = await exportParquet(FILES, join(mkdtempSync(join(tmpdir(), 'smx-prog-')), 'out'), { log: () => {}, progress: { ...p, progressEveryMs: 0 }, onTable: p.step });
+    const r = await exportParquet(FILES, join(mkdtempSync(join(tmpdir(), 'smx-prog-')), 'out'), {
+      log: () => {},
+      progress: { ...p, progressEveryMs: 0 },
+      onTable: p.step,
+    });
     p.done();
     expect('error' in r).toBe(false);
     const steps = out.filter((s) => s.includes('writing '));
@@ -69,7 +73,10 @@ describe('progress on stderr', () => {
   }, 60_000);
 
   it('silent in a pipe and with --quiet', async () => {
-    for (const [tty, quiet] of [[false, false], [true, true]] as const) {
+    for (const [tty, quiet] of [
+      [false, false],
+      [true, true],
+    ] as const) {
       const { out, stream } = fake(tty);
       const p = ttyProgress(quiet, stream);
       await readFiles(FILES, p);

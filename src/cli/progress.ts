@@ -12,7 +12,10 @@ export function progressLine(p: LoadProgress): string {
  * Progress on stderr while files load, when stderr is a terminal and --quiet was not given: one
  * line rewritten in place, cleared by `done()`. Silent in a pipe, a file or CI logs.
  */
-export function ttyProgress(quiet: boolean, stream: NodeJS.WriteStream = process.stderr): { onProgress?: (p: LoadProgress) => void; progressEveryMs?: number; step(what: string, k: number, of: number): void; done(): void } {
+export function ttyProgress(
+  quiet: boolean,
+  stream: NodeJS.WriteStream = process.stderr,
+): { onProgress?: (p: LoadProgress) => void; progressEveryMs?: number; step(what: string, k: number, of: number): void; done(): void } {
   if (quiet || !stream.isTTY) return { step() {}, done() {} };
   let shown = false;
   return {

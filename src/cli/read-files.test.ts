@@ -17,17 +17,21 @@ const readable = (p: string) => {
 };
 
 describe('readFiles, files that say no size', () => {
-  it.runIf(readable('/proc/kallsyms'))('/proc/kallsyms (size 0): every symbol, every byte, as node:fs reads it', async () => {
-    expect(statSync('/proc/kallsyms').size).toBe(0);
-    const r = await readFiles(['/proc/kallsyms'], { digests: true });
-    const bytes = readFileSync('/proc/kallsyms');
-    const lines = bytes.toString('latin1').split('\n').length - (bytes.at(-1) === 0x0a ? 1 : 0);
-    const s = summarize(r.capture);
-    expect(s.files).toEqual([{ file: 'kallsyms', kind: 'kallsyms', size: bytes.length, lines: { total: lines, used: lines, unused: 0 }, bytes: null }]);
-    expect(s.diagnostics).toEqual([]);
-    // the capture's id, of the bytes read: the same from the paths (read to their end too)
-    expect(captureIdOfSources(r.sources)).toBe(captureIdOfPaths(['/proc/kallsyms']));
-  }, 20_000);
+  it.runIf(readable('/proc/kallsyms'))(
+    '/proc/kallsyms (size 0): every symbol, every byte, as node:fs reads it',
+    async () => {
+      expect(statSync('/proc/kallsyms').size).toBe(0);
+      const r = await readFiles(['/proc/kallsyms'], { digests: true });
+      const bytes = readFileSync('/proc/kallsyms');
+      const lines = bytes.toString('latin1').split('\n').length - (bytes.at(-1) === 0x0a ? 1 : 0);
+      const s = summarize(r.capture);
+      expect(s.files).toEqual([{ file: 'kallsyms', kind: 'kallsyms', size: bytes.length, lines: { total: lines, used: lines, unused: 0 }, bytes: null }]);
+      expect(s.diagnostics).toEqual([]);
+      // the capture's id, of the bytes read: the same from the paths (read to their end too)
+      expect(captureIdOfSources(r.sources)).toBe(captureIdOfPaths(['/proc/kallsyms']));
+    },
+    20_000,
+  );
 
   it('/proc/version and a /sys file, read as unknown: their real bytes counted (not 0, not 4096)', async () => {
     for (const p of ['/proc/version', '/sys/kernel/mm/transparent_hugepage/enabled', '/sys/devices/system/cpu/online'].filter(existsSync)) {
@@ -44,8 +48,15 @@ describe('readFiles, files that say no size', () => {
     const r = await readFiles(['/dev/zero'], { drainLimit: limit });
     const s = summarize(r.capture);
     expect([s.files[0].file, s.files[0].size]).toEqual(['zero', limit]);
-    expect(s.diagnostics).toContainEqual({ file: 'zero', where: 'file', message: `read stopped at ${limit.toLocaleString('en-US')} bytes, the most read from a pipe, a device or a file that gives no size: what was read before is kept`, count: 1 });
+    expect(s.diagnostics).toContainEqual({
+      file: 'zero',
+      where: 'file',
+      message: `read stopped at ${limit.toLocaleString('en-US')} bytes, the most read from a pipe, a device or a file that gives no size: what was read before is kept`,
+      count: 1,
+    });
     // under the budget: no word of it (/dev/null, empty)
-    expect(summarize((await readFiles(['/dev/null'], { drainLimit: limit })).capture).diagnostics.map((d) => d.message)).not.toContain(expect.stringMatching(/read stopped/));
+    expect(summarize((await readFiles(['/dev/null'], { drainLimit: limit })).capture).diagnostics.map((d) => d.message)).not.toContain(
+      expect.stringMatching(/read stopped/),
+    );
   });
 });

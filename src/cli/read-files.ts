@@ -82,7 +82,9 @@ async function drain(stream: Readable, limit: number): Promise<{ blob: Blob; ove
  * Filesystems whose files say a size that is not their content's: /proc (0), sysfs (4096),
  * tracefs and debugfs (0 for `trace`, `stack_map*`). statfs's f_type, as <linux/magic.h> has them.
  */
-const PSEUDO_FS = new Set([0x9fa0 /* proc */, 0x62656572 /* sysfs */, 0x74726163 /* tracefs */, 0x64626720 /* debugfs */, 0x27e0eb /* cgroup */, 0x63677270 /* cgroup2 */]);
+const PSEUDO_FS = new Set([
+  0x9fa0 /* proc */, 0x62656572 /* sysfs */, 0x74726163 /* tracefs */, 0x64626720 /* debugfs */, 0x27e0eb /* cgroup */, 0x63677270 /* cgroup2 */,
+]);
 
 /** Whether a file's reported size cannot be trusted: 0 (a file of /proc says 0 and holds 121,437 symbols), or on such a filesystem. */
 function sizeUntrusted(path: string, stat: Stats): boolean {
@@ -125,9 +127,16 @@ export function folderFiles(dir: string): { files: string[]; skipped: ReadOutcom
     else if (st.isFile()) files.push(path);
   }
   if (files.length === 0) {
-    return { error: folders.length ? `a folder with no files directly in it (the ${folders.length === 1 ? 'folder' : `${folders.length} folders`} in it ${folders.length === 1 ? 'is' : 'are'} not entered: give ${folders.length === 1 ? 'it' : 'them'} instead)` : 'an empty folder (no files in it)' };
+    return {
+      error: folders.length
+        ? `a folder with no files directly in it (the ${folders.length === 1 ? 'folder' : `${folders.length} folders`} in it ${folders.length === 1 ? 'is' : 'are'} not entered: give ${folders.length === 1 ? 'it' : 'them'} instead)`
+        : 'an empty folder (no files in it)',
+    };
   }
-  return { files, skipped: folders.map((f) => ({ file: f, reason: 'a folder inside the capture\'s folder: not entered (a capture is the files directly in its folder)' })) };
+  return {
+    files,
+    skipped: folders.map((f) => ({ file: f, reason: "a folder inside the capture's folder: not entered (a capture is the files directly in its folder)" })),
+  };
 }
 
 /**

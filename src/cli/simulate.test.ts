@@ -8,7 +8,6 @@ import { alignLedger } from '../core/capture/sim-truth.ts';
 import { readFiles } from './read-files.ts';
 import { simulate } from './simulate.ts';
 
-
 afterEach(() => vi.restoreAllMocks());
 
 describe('simulate', () => {
@@ -30,12 +29,49 @@ describe('simulate', () => {
   it('runs v8 on worker_threads, writes a capture the summary reads, prints the JSON report', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'smx-sim-')), 'cap');
     const io = captureOutput();
-    const code = await simulate(['--mode', 'v8', '--v8-bin', '--cpus', '4', '--bits', '10', '--events', '6000', '--resets', '3', '--race-window-us', '5', '--seed', '3', '--stacks', '300', '--zipf', '1', '--out', dir, '--json']);
+    const code = await simulate([
+      '--mode',
+      'v8',
+      '--v8-bin',
+      '--cpus',
+      '4',
+      '--bits',
+      '10',
+      '--events',
+      '6000',
+      '--resets',
+      '3',
+      '--race-window-us',
+      '5',
+      '--seed',
+      '3',
+      '--stacks',
+      '300',
+      '--zipf',
+      '1',
+      '--out',
+      dir,
+      '--json',
+    ]);
     vi.restoreAllMocks();
     expect(io.err.join('')).toBe('');
     expect(code).toBe(0);
     const r = JSON.parse(io.out.join(''));
-    for (const k of ['mode', 'cpus', 'attempts', 'successes', 'fallbacks', 'bypasses', 'entries', 'duplicates', 'generations', 'estale', 'ledger', 'retention', 'workers']) {
+    for (const k of [
+      'mode',
+      'cpus',
+      'attempts',
+      'successes',
+      'fallbacks',
+      'bypasses',
+      'entries',
+      'duplicates',
+      'generations',
+      'estale',
+      'ledger',
+      'retention',
+      'workers',
+    ]) {
       expect(r).toHaveProperty(k);
     }
     expect(r.mode).toBe('v8');
@@ -73,10 +109,32 @@ describe('simulate', () => {
     expect(typeof r.effect.expected).toBe('string');
   }, 30_000);
 
-  it('the text report adds up: every event in the events line (boot window, lost reservations, RCU discards, nested interrupts), the kernel\'s 50 ns beside ns/insert, and a retention line that says when a ring never filled', async () => {
+  it("the text report adds up: every event in the events line (boot window, lost reservations, RCU discards, nested interrupts), the kernel's 50 ns beside ns/insert, and a retention line that says when a ring never filled", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'smx-sim-')), 'cap');
     const io = captureOutput();
-    const args = ['--mode', 'v8', '--v8-bin', '--cpus', '2', '--events', '4000', '--stacks', '800', '--zipf', '0', '--boot-events', '800', '--reserve-fail-share', '0.05', '--rcu-off-share', '0.05', '--nmi-rate', '0.2', '--out', dir];
+    const args = [
+      '--mode',
+      'v8',
+      '--v8-bin',
+      '--cpus',
+      '2',
+      '--events',
+      '4000',
+      '--stacks',
+      '800',
+      '--zipf',
+      '0',
+      '--boot-events',
+      '800',
+      '--reserve-fail-share',
+      '0.05',
+      '--rcu-off-share',
+      '0.05',
+      '--nmi-rate',
+      '0.2',
+      '--out',
+      dir,
+    ];
     expect(await simulate(args)).toBe(0);
     vi.restoreAllMocks();
     const lines = io.out.join('').split('\n');
@@ -134,7 +192,10 @@ describe('simulate', () => {
     [['--events', '1000000000'], '--events must be 4..100,000,000'],
     [['--ring-kb', '65536'], '--ring-kb must be 1..8,192'],
     [['--ring-kb', '8192', '--cpus', '4'], '--ring-kb x --cpus must be at most 16,384 KiB, not 8,192 x 4 = 32,768'],
-    [['--mode', 'v7', '--bits', '18', '--stacks', '200000', '--resets', '100', '--events', '20000000'], '(--resets + 1) generations x 198,020 entries each x 20 frames'],
+    [
+      ['--mode', 'v7', '--bits', '18', '--stacks', '200000', '--resets', '100', '--events', '20000000'],
+      '(--resets + 1) generations x 198,020 entries each x 20 frames',
+    ],
     [['--race-window-us', '1000000'], 'the race window would hold the run for up to 509 s'],
   ])('refuses %j with exit 2 and its bound', async (args, message) => {
     const io = captureOutput();
@@ -150,7 +211,16 @@ describe('simulate', () => {
     expect(await simulate(['--help'])).toBe(0);
     vi.restoreAllMocks();
     const help = io.out.join('');
-    for (const s of ['0..1,000 (default 3)', '0..1,000,000 (default 0)', 'CPUs..100,000,000', '1..8,192', 'at most\n      8,000,000 frames', 'at most 16,384 KiB', 'at most 50,000,000 frames', 'at most 300 s'])
+    for (const s of [
+      '0..1,000 (default 3)',
+      '0..1,000,000 (default 0)',
+      'CPUs..100,000,000',
+      '1..8,192',
+      'at most\n      8,000,000 frames',
+      'at most 16,384 KiB',
+      'at most 50,000,000 frames',
+      'at most 300 s',
+    ])
       expect(help).toContain(s);
   });
 });
@@ -191,7 +261,28 @@ describe('simulate: wrongIds and the ledger as evidence (issue 36)', () => {
     }
     return { records: out, events };
   };
-  const PHASED_V7 = ['--mode', 'v7', '--cpus', '4', '--bits', '14', '--events', '40000', '--resets', '3', '--stacks', '1500', '--zipf', '0.6', '--phase-shift', '1', '--dumps', 'end', '--ring-kb', '1024'];
+  const PHASED_V7 = [
+    '--mode',
+    'v7',
+    '--cpus',
+    '4',
+    '--bits',
+    '14',
+    '--events',
+    '40000',
+    '--resets',
+    '3',
+    '--stacks',
+    '1500',
+    '--zipf',
+    '0.6',
+    '--phase-shift',
+    '1',
+    '--dumps',
+    'end',
+    '--ring-kb',
+    '1024',
+  ];
 
   const runs: [string, string[]][] = [
     ['the v7-wrong-stack scenario (seed 1)', ['--scenario', 'v7-wrong-stack']],
@@ -199,45 +290,61 @@ describe('simulate: wrongIds and the ledger as evidence (issue 36)', () => {
     ['its options with seed 2', [...PHASED_V7, '--seed', '2']],
     ['its options with seed 3', [...PHASED_V7, '--seed', '3']],
   ];
-  it.each(runs)('%s: >= 20 wrongIds, resolved as the stack_map text has the slot, true frames from the ledger and different; every ledger record names the event it follows', async (_, args) => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'smx-wrong-')), 'cap');
-    const io = captureOutput();
-    expect(await simulate([...args, '--out', dir, '--json'])).toBe(0);
-    vi.restoreAllMocks();
-    const r = JSON.parse(io.out.join(''));
-    expect(r.mode).toBe('v7');
-    expect(r.ledger.wrong).toBeGreaterThanOrEqual(20);
-    expect(r.wrongIds.length).toBe(Math.min(50, r.ledger.wrong));
+  it.each(runs)(
+    '%s: >= 20 wrongIds, resolved as the stack_map text has the slot, true frames from the ledger and different; every ledger record names the event it follows',
+    async (_, args) => {
+      const dir = join(mkdtempSync(join(tmpdir(), 'smx-wrong-')), 'cap');
+      const io = captureOutput();
+      expect(await simulate([...args, '--out', dir, '--json'])).toBe(0);
+      vi.restoreAllMocks();
+      const r = JSON.parse(io.out.join(''));
+      expect(r.mode).toBe('v7');
+      expect(r.ledger.wrong).toBeGreaterThanOrEqual(20);
+      expect(r.wrongIds.length).toBe(Math.min(50, r.ledger.wrong));
 
-    const dumpName = readdirSync(dir).find((f) => /^stack_map\.\d+$/.test(f))!;
-    const dump = dumpFrames(readFileSync(join(dir, dumpName), 'utf8'));
-    const ledger = JSON.parse(readFileSync(join(dir, 'ledger.json'), 'utf8')) as {
-      version: number;
-      stacks: string[][];
-      records: { cpu: number; ts: number; kind: string; slot: number; generation: number; event: number | null; trueStack: number; resolvedTo: number | null; outcome: string }[];
-    };
-    expect(ledger.version).toBe(2);
-    const wrongInLedger = ledger.records.filter((x) => x.outcome === 'wrong');
-    for (const [k, w] of (r.wrongIds as { cpu: number; ts: number; id: number; generation: number; resolvedFrames: string[]; trueFrames: string[] }[]).entries()) {
-      expect(w.resolvedFrames.length).toBeGreaterThan(0);
-      expect(w.trueFrames.length).toBeGreaterThan(0);
-      expect(w.resolvedFrames).toEqual(dump.get(w.id));
-      expect(w.trueFrames).not.toEqual(w.resolvedFrames);
-      // the first wrong records of the ledger, in trace order, are these
-      const l = wrongInLedger[k];
-      expect([l.cpu, l.ts, l.slot, l.generation]).toEqual([w.cpu, w.ts, w.id, w.generation]);
-      expect(w.trueFrames).toEqual(ledger.stacks[l.trueStack]);
-      expect(ledger.stacks[l.resolvedTo!]).toEqual(dump.get(w.id));
-    }
-    // every id the ledger says resolves (correct or wrong) resolves to what the dump holds for its slot
-    for (const l of ledger.records) if (l.kind === 'id' && l.resolvedTo !== null) expect(ledger.stacks[l.resolvedTo]).toEqual(dump.get(l.slot));
+      const dumpName = readdirSync(dir).find((f) => /^stack_map\.\d+$/.test(f))!;
+      const dump = dumpFrames(readFileSync(join(dir, dumpName), 'utf8'));
+      const ledger = JSON.parse(readFileSync(join(dir, 'ledger.json'), 'utf8')) as {
+        version: number;
+        stacks: string[][];
+        records: {
+          cpu: number;
+          ts: number;
+          kind: string;
+          slot: number;
+          generation: number;
+          event: number | null;
+          trueStack: number;
+          resolvedTo: number | null;
+          outcome: string;
+        }[];
+      };
+      expect(ledger.version).toBe(2);
+      const wrongInLedger = ledger.records.filter((x) => x.outcome === 'wrong');
+      for (const [k, w] of (
+        r.wrongIds as { cpu: number; ts: number; id: number; generation: number; resolvedFrames: string[]; trueFrames: string[] }[]
+      ).entries()) {
+        expect(w.resolvedFrames.length).toBeGreaterThan(0);
+        expect(w.trueFrames.length).toBeGreaterThan(0);
+        expect(w.resolvedFrames).toEqual(dump.get(w.id));
+        expect(w.trueFrames).not.toEqual(w.resolvedFrames);
+        // the first wrong records of the ledger, in trace order, are these
+        const l = wrongInLedger[k];
+        expect([l.cpu, l.ts, l.slot, l.generation]).toEqual([w.cpu, w.ts, w.id, w.generation]);
+        expect(w.trueFrames).toEqual(ledger.stacks[l.trueStack]);
+        expect(ledger.stacks[l.resolvedTo!]).toEqual(dump.get(w.id));
+      }
+      // every id the ledger says resolves (correct or wrong) resolves to what the dump holds for its slot
+      for (const l of ledger.records) if (l.kind === 'id' && l.resolvedTo !== null) expect(ledger.stacks[l.resolvedTo]).toEqual(dump.get(l.slot));
 
-    const t = traceRecords(readFileSync(join(dir, 'trace'), 'utf8'));
-    expect(t.records.length).toBe(ledger.records.length);
-    expect(t.events).toBeGreaterThan(0);
-    const got = ledger.records.map((l) => ({ cpu: l.cpu, slot: l.kind === 'full' ? -1 : l.slot, event: l.event }));
-    expect(got).toEqual(t.records);
-  }, 60_000);
+      const t = traceRecords(readFileSync(join(dir, 'trace'), 'utf8'));
+      expect(t.records.length).toBe(ledger.records.length);
+      expect(t.events).toBeGreaterThan(0);
+      const got = ledger.records.map((l) => ({ cpu: l.cpu, slot: l.kind === 'full' ? -1 : l.slot, event: l.event }));
+      expect(got).toEqual(t.records);
+    },
+    60_000,
+  );
 
   it("a trace.dat run's ledger names each record's event as the explorer numbers them (CPU by CPU in the file), the text run's likewise", async () => {
     for (const format of ['trace-dat', 'text']) {
@@ -263,14 +370,29 @@ describe('simulate: wrongIds and the ledger as evidence (issue 36)', () => {
     expect(await simulate(['--scenario', 'v7-wrong-stack', '--out', dir])).toBe(0);
     vi.restoreAllMocks();
     const lines = io.out.join('').split('\n');
-    const dump = dumpFrames(readFileSync(join(dir, readdirSync(dir).find((f) => /^stack_map\.\d+$/.test(f))!), 'utf8'));
+    const dump = dumpFrames(
+      readFileSync(
+        join(
+          dir,
+          readdirSync(dir).find((f) => /^stack_map\.\d+$/.test(f))!,
+        ),
+        'utf8',
+      ),
+    );
     const heads = lines.flatMap((l, i) => (/^id \d+ on CPU \d+ at [\d.]+, written in generation \d+:$/.test(l) ? [i] : []));
     expect(heads).toHaveLength(3);
     for (const h of heads) {
       const slot = Number(/^id (\d+)/.exec(lines[h])![1]);
       expect(lines[h + 1]).toMatch(/^ {2}resolved to +\| written for$/);
       const rows: string[][] = [];
-      for (let i = h + 2; i < lines.length && /^[* ] /.test(lines[i]); i++) rows.push([lines[i][0], ...lines[i].slice(2).split(' | ').map((x) => x.trim())]);
+      for (let i = h + 2; i < lines.length && /^[* ] /.test(lines[i]); i++)
+        rows.push([
+          lines[i][0],
+          ...lines[i]
+            .slice(2)
+            .split(' | ')
+            .map((x) => x.trim()),
+        ]);
       const left = rows.map((x) => x[1]).filter((f) => f !== '-');
       const right = rows.map((x) => x[2]).filter((f) => f !== '-');
       expect(left).toEqual(dump.get(slot));

@@ -72,7 +72,6 @@ const USAGE = `usage: stackmap-explorer simulate --mode v4|v7|v8 --out DIR [opti
 
 exit status: 0 on success, 1 when the run failed, 2 on a usage error`;
 
-
 /** The options by their flags, for the limits' messages. */
 const FLAGS: OptionNames = {
   cpus: '--cpus',
@@ -88,7 +87,13 @@ const FLAGS: OptionNames = {
   cpuResetEvery: '--cpu-resets-every',
 };
 
-export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions>; out: string; json: boolean; scenario: ScenarioName | null; format: TraceFormat } {
+export function parseSimulateArgs(args: string[]): {
+  options: Partial<SimOptions>;
+  out: string;
+  json: boolean;
+  scenario: ScenarioName | null;
+  format: TraceFormat;
+} {
   const o: Partial<SimOptions> = {};
   let out: string | null = null;
   let json = false;
@@ -97,13 +102,39 @@ export function parseSimulateArgs(args: string[]): { options: Partial<SimOptions
   const num = (flag: string, v: string | undefined, integer = true): number => {
     if (v === undefined) throw new UsageError(`${flag} needs a value`);
     const n = Number(v);
-    if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new UsageError(`${flag}: not a${integer ? 'n integer' : ' number'}: ${v}`);
+    if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)))
+      throw new UsageError(`${flag}: not a${integer ? 'n integer' : ' number'}: ${v}`);
     return n;
   };
   const string = { type: 'string' } as const;
   const parsed = parseOptions(args, {
     ...Object.fromEntries(
-      ['scenario', 'phase-shift', 'rcu-off-share', 'irq-rate', 'nmi-rate', 'boot-events', 'reserve-fail-share', 'mode', 'cpus', 'bits', 'events', 'resets', 'race-window-us', 'seed', 'stacks', 'zipf', 'depth', 'ring-kb', 'ring-model', 'event-bytes', 'dumps', 'cpu-resets-every', 'out', 'format'].map((n) => [n, string]),
+      [
+        'scenario',
+        'phase-shift',
+        'rcu-off-share',
+        'irq-rate',
+        'nmi-rate',
+        'boot-events',
+        'reserve-fail-share',
+        'mode',
+        'cpus',
+        'bits',
+        'events',
+        'resets',
+        'race-window-us',
+        'seed',
+        'stacks',
+        'zipf',
+        'depth',
+        'ring-kb',
+        'ring-model',
+        'event-bytes',
+        'dumps',
+        'cpu-resets-every',
+        'out',
+        'format',
+      ].map((n) => [n, string]),
     ),
     'v8-bin': { type: 'boolean' },
     json: { type: 'boolean' },
@@ -269,7 +300,11 @@ export async function simulate(args: string[]): Promise<number> {
           retentionLine(r),
           `ns/insert per worker: ${r.workers.map((w) => w.nsPerInsert).join(', ')} (the kernel's algorithm in JavaScript, its hits in WebAssembly; the kernel's own insert is about 50 ns, v7 document)`,
           `wrote ${files.size} files to ${esc(dir)}`,
-          ...(verdict ? [`scenario ${verdict.scenario}: ${verdict.effect.what}: ${verdict.effect.value} (expected ${verdict.effect.expected}) ${verdict.effect.ok ? 'seen' : 'NOT SEEN'}`] : []),
+          ...(verdict
+            ? [
+                `scenario ${verdict.scenario}: ${verdict.effect.what}: ${verdict.effect.value} (expected ${verdict.effect.expected}) ${verdict.effect.ok ? 'seen' : 'NOT SEEN'}`,
+              ]
+            : []),
           ...wrongLines(wrong, l.wrong),
         ].join('\n') + '\n',
       );
@@ -300,11 +335,18 @@ function wrongLines(wrong: readonly WrongId[], total: number): string[] {
 /** Where every event's stack went, adding up to the events: the map's attempts and what never reached it. */
 function eventsLine(r: SimReport): string {
   const off = r.events - r.attempts - r.deepStacks - r.rcuDiscards - r.reserveFails - r.bootStacks;
-  const parts = [`${r.attempts} map attempts`, `${r.deepStacks} deeper than 64 frames (in full, not counted by the map)`, `${r.rcuDiscards} discarded (RCU not watching)`];
+  const parts = [
+    `${r.attempts} map attempts`,
+    `${r.deepStacks} deeper than 64 frames (in full, not counted by the map)`,
+    `${r.rcuDiscards} discarded (RCU not watching)`,
+  ];
   if (r.bootStacks > 0) parts.push(`${r.bootStacks} before the map was published (in full)`);
   if (r.reserveFails > 0) parts.push(`${r.reserveFails} lost to a failed ring reservation`);
   if (off !== 0) parts.push(`${off} with options/stackmap off (in full, not counted)`);
-  const nested = r.interrupts.events > 0 ? ` (${r.interrupts.events} of the events are interrupts nested in inserts; ${r.interrupts.sameStackInFlight} of their inserts met the same stack unpublished on their own CPU)` : '';
+  const nested =
+    r.interrupts.events > 0
+      ? ` (${r.interrupts.events} of the events are interrupts nested in inserts; ${r.interrupts.sameStackInFlight} of their inserts met the same stack unpublished on their own CPU)`
+      : '';
   return `events: ${r.events} = ${parts.join(' + ')}${nested}`;
 }
 
@@ -312,7 +354,8 @@ function eventsLine(r: SimReport): string {
 function retentionLine(r: SimReport): string {
   const t = r.retention;
   const base = `retention: off ${t.eventsOff} events (${t.bytesPerEventOff} B/event), on ${t.eventsOn} (${t.bytesPerEventOn} B/event), ${t.gain}x`;
-  if (t.eventsOn >= r.events && t.eventsOff >= r.events) return `${base}; neither ring filled (${r.events} events), so this says nothing of retention: run more --events or a smaller --ring-kb`;
+  if (t.eventsOn >= r.events && t.eventsOff >= r.events)
+    return `${base}; neither ring filled (${r.events} events), so this says nothing of retention: run more --events or a smaller --ring-kb`;
   if (t.eventsOn >= r.events) return `${base}; the rings with the map never wrapped (all ${r.events} events kept), so the gain is at least this`;
   return base;
 }

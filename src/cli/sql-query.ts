@@ -30,7 +30,13 @@ export function tablesIn(dir: string): Map<TableName, string[]> {
   const names = new Set(readdirSync(dir));
   for (const t of TABLE_NAMES) {
     const folder = join(dir, t);
-    const files = names.has(t) && isDir(folder) ? readdirSync(folder).filter((f) => f.endsWith('.parquet') && !f.startsWith('.') && isFile(join(folder, f))).sort().map((f) => join(folder, f)) : [];
+    const files =
+      names.has(t) && isDir(folder)
+        ? readdirSync(folder)
+            .filter((f) => f.endsWith('.parquet') && !f.startsWith('.') && isFile(join(folder, f)))
+            .sort()
+            .map((f) => join(folder, f))
+        : [];
     if (files.length > 0) out.set(t, files);
     else if (names.has(`${t}.parquet`) && isFile(join(dir, `${t}.parquet`))) out.set(t, [join(dir, `${t}.parquet`)]);
   }
@@ -142,7 +148,12 @@ export async function streamQuery(tables: Map<TableName, string[]>, query: strin
  * its pattern and as its path: DuckDB checks both), the configuration locked, and a statement
  * that writes files (COPY, EXPORT DATABASE: the allowed files could be overwritten) refused.
  */
-export async function streamQueries(tables: Map<TableName, string[]>, query: string, sinkFor: (index: number, count: number) => QuerySink, access: QueryAccess = {}): Promise<number[]> {
+export async function streamQueries(
+  tables: Map<TableName, string[]>,
+  query: string,
+  sinkFor: (index: number, count: number) => QuerySink,
+  access: QueryAccess = {},
+): Promise<number[]> {
   // loaded here only: a native addon, outside the bundle, that --help and the other commands never load
   let duck: typeof import('@duckdb/node-api');
   try {
@@ -155,7 +166,8 @@ export async function streamQueries(tables: Map<TableName, string[]>, query: str
   const con = await db.connect();
   try {
     const list = (paths: readonly string[]) => `[${paths.map(quote).join(', ')}]`;
-    for (const [t, paths] of tables) await con.run(`CREATE VIEW ${ident(t)} AS SELECT * FROM read_parquet(${list(paths.map(literalPattern))}, union_by_name = true)`);
+    for (const [t, paths] of tables)
+      await con.run(`CREATE VIEW ${ident(t)} AS SELECT * FROM read_parquet(${list(paths.map(literalPattern))}, union_by_name = true)`);
     if (!access.externalAccess) {
       const files = [...tables.values()].flat();
       await con.run(`SET allowed_paths = ${list([...new Set([...files, ...files.map(literalPattern)])])}`);
@@ -168,7 +180,9 @@ export async function streamQueries(tables: Map<TableName, string[]>, query: str
       const sink = sinkFor(s, statements.count);
       const prepared = await statements.prepare(s);
       if (!access.externalAccess && (prepared.statementType === StatementType.COPY || prepared.statementType === StatementType.EXPORT))
-        throw new Error(`statement ${s + 1}: ${StatementType[prepared.statementType]} writes files, and sql reaches only the capture's tables (--allow-external-access lifts that)`);
+        throw new Error(
+          `statement ${s + 1}: ${StatementType[prepared.statementType]} writes files, and sql reaches only the capture's tables (--allow-external-access lifts that)`,
+        );
       const r = await prepared.stream();
       await sink.columns(r.columnNames().map((name, k) => ({ name, type: r.columnType(k).toString() })));
       let total = 0;
@@ -202,7 +216,11 @@ export async function streamQueries(tables: Map<TableName, string[]>, query: str
 /** Runs `query` and keeps its whole result (tests; the command streams). */
 export async function runQuery(tables: Map<TableName, string[]>, query: string, access: QueryAccess = {}): Promise<QueryResult> {
   const out: QueryResult = { columns: [], rows: [] };
-  await streamQuery(tables, query, { columns: (c) => void (out.columns = c), wanted: () => Infinity, rows: (r) => void out.rows.push(...r), stopped: () => false }, access);
+  await streamQuery(
+    tables,
+    query,
+    { columns: (c) => void (out.columns = c), wanted: () => Infinity, rows: (r) => void out.rows.push(...r), stopped: () => false },
+    access,
+  );
   return out;
 }
-

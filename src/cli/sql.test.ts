@@ -1,5 +1,18 @@
 import { execFile, spawn } from 'node:child_process';
-import { closeSync, createReadStream, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,7 +29,9 @@ afterEach(() => vi.restoreAllMocks());
 
 const exec = promisify(execFile);
 const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;
-const SAMPLE = ['trace', 'stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'stack_map.gen3', 'stack_map_stat', 'kallsyms'].map((f) => SAMPLES + f);
+const SAMPLE = ['trace', 'stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'stack_map.gen3', 'stack_map_stat', 'kallsyms'].map(
+  (f) => SAMPLES + f,
+);
 const cli = (...args: string[]) =>
   exec('npx', ['tsx', new URL('./main.ts', import.meta.url).pathname, ...args], { encoding: 'utf8' }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
@@ -79,7 +94,12 @@ describe('cli sql', () => {
         formatTable({ columns: [{ name: 's', type: 'BIGINT' }], rows: [[summary.uniqueStacks]] }),
     );
     const j = await sql('--json', 'SELECT 1 AS a; SELECT 2 AS b', folder);
-    expect(j.stdout.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([
+    expect(
+      j.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       { columns: [{ name: 'a', type: 'INTEGER' }], rows: [[1]] },
       { columns: [{ name: 'b', type: 'INTEGER' }], rows: [[2]] },
     ]);
@@ -102,7 +122,7 @@ describe('cli sql', () => {
     expect(j.rows).toEqual([[summary.events, summary.uniqueStacks, stackHash(summary.top[0].frames), summary.top[0].count]]);
   }, 30_000);
 
-  it('a query error: DuckDB\'s message on stderr, nothing on stdout, exit 1; no query: exit 2', async () => {
+  it("a query error: DuckDB's message on stderr, nothing on stdout, exit 1; no query: exit 2", async () => {
     const r = await sql('SELECT no_such_column FROM events', folder);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
@@ -117,9 +137,20 @@ describe('cli sql', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^status\s+n$/);
     expect(lines[1]).toMatch(/^-+ {2}-+$/);
-    const body = Object.fromEntries(lines.slice(2, -1).map((l) => l.split(/\s+/)).map(([s, n]) => [s, Number(n)]));
+    const body = Object.fromEntries(
+      lines
+        .slice(2, -1)
+        .map((l) => l.split(/\s+/))
+        .map(([s, n]) => [s, Number(n)]),
+    );
     const { status } = summary;
-    expect(body).toEqual(Object.fromEntries(Object.entries({ resolved: status.resolved, 'no-slot': status['no-slot'], 'no-dump': status['no-dump'], ambiguous: status.ambiguous }).filter(([, n]) => n > 0)));
+    expect(body).toEqual(
+      Object.fromEntries(
+        Object.entries({ resolved: status.resolved, 'no-slot': status['no-slot'], 'no-dump': status['no-dump'], ambiguous: status.ambiguous }).filter(
+          ([, n]) => n > 0,
+        ),
+      ),
+    );
     expect(lines.at(-1)).toBe(`(${lines.length - 3} rows)`);
     const big = await sql('SELECT 9007199254740993::BIGINT AS big, 42::BIGINT AS small, NULL AS nothing, 1.5 AS x', '--json', folder);
     expect(JSON.parse(big.stdout).rows).toEqual([['9007199254740993', 42, null, 1.5]]);
@@ -162,7 +193,16 @@ describe('cli sql', () => {
   }, 60_000);
 
   it('formats a table: numbers right, text left, NULL for null', () => {
-    const t = formatTable({ columns: [{ name: 'task', type: 'VARCHAR' }, { name: 'n', type: 'BIGINT' }], rows: [['bash', 12], ['kworker/0:1', null]] });
+    const t = formatTable({
+      columns: [
+        { name: 'task', type: 'VARCHAR' },
+        { name: 'n', type: 'BIGINT' },
+      ],
+      rows: [
+        ['bash', 12],
+        ['kworker/0:1', null],
+      ],
+    });
     expect(t).toBe(['task            n', '-----------  ----', 'bash           12', 'kworker/0:1  NULL', '(2 rows)', ''].join('\n'));
   });
 
@@ -189,7 +229,14 @@ describe('cli sql', () => {
     expect(all.stdout.trimEnd().split('\n').at(-1)).toBe(`(${counted} rows)`);
     // --limit N, and --json with a limit: "total" and a line on stderr
     const five = await sql(q, '--limit', '5', folder);
-    expect(five.stdout.trimEnd().split('\n').slice(2)).toEqual(['0', '1', '2', '3', '4', `(5 of ${counted} rows shown, ${counted - 5} cut: --limit N or --all prints more)`]);
+    expect(five.stdout.trimEnd().split('\n').slice(2)).toEqual([
+      '0',
+      '1',
+      '2',
+      '3',
+      '4',
+      `(5 of ${counted} rows shown, ${counted - 5} cut: --limit N or --all prints more)`,
+    ]);
     const j = await sql('SELECT range AS x FROM range(2500)', '--json', '--limit', '3', folder);
     expect(j.stdout).toBe('{"columns":[{"name":"x","type":"BIGINT"}],"rows":[[0],[1],[2]],"total":2500}\n');
     expect(j.stderr).toBe('3 of 2500 rows printed, 2497 cut: --limit N or --all prints more\n');
@@ -238,7 +285,13 @@ describe('cli sql, issue 34', () => {
     const base = mkdtempSync(join(tmpdir(), 'smx-glob-'));
     // cap[12]: the sample trace's first 1,500 lines, a capture other than cap1's whole trace
     const part = join(base, 'trace');
-    writeFileSync(part, readFileSync(SAMPLES + 'trace', 'utf8').split('\n').slice(0, 1500).join('\n') + '\n');
+    writeFileSync(
+      part,
+      readFileSync(SAMPLES + 'trace', 'utf8')
+        .split('\n')
+        .slice(0, 1500)
+        .join('\n') + '\n',
+    );
     const io = captureOutput();
     expect(await exportCommand(['--parquet', join(base, 'cap1'), SAMPLES + 'trace'])).toBe(0);
     expect(await exportCommand(['--parquet', join(base, 'cap[12]'), part])).toBe(0);
@@ -279,7 +332,10 @@ describe('cli sql, issue 34', () => {
     const own = join(folder, 'events.parquet');
     const before = readFileSync(own);
     const over = await sql(`COPY (SELECT 1 AS a) TO '${own}' (FORMAT parquet)`, folder);
-    expect([over.code, over.stderr]).toEqual([1, "statement 1: COPY writes files, and sql reaches only the capture's tables (--allow-external-access lifts that)\n"]);
+    expect([over.code, over.stderr]).toEqual([
+      1,
+      "statement 1: COPY writes files, and sql reaches only the capture's tables (--allow-external-access lifts that)\n",
+    ]);
     expect(readFileSync(own).equals(before)).toBe(true);
     expect((await sql('SET enable_external_access = true', folder)).stderr).toMatch(/locked/);
     expect(readdirSync(dir)).toEqual([]);
@@ -303,7 +359,12 @@ describe('cli sql, issue 34', () => {
     const fifo = join(dir, 'rows.fifo');
     await exec('mkfifo', [fifo]);
     const chunks: Buffer[] = [];
-    const reader = new Promise<void>((resolve, reject) => createReadStream(fifo).on('data', (c) => chunks.push(c as Buffer)).on('end', resolve).on('error', reject));
+    const reader = new Promise<void>((resolve, reject) =>
+      createReadStream(fifo)
+        .on('data', (c) => chunks.push(c as Buffer))
+        .on('end', resolve)
+        .on('error', reject),
+    );
     const f = await sql('--csv', '-o', fifo, q, folder);
     await reader;
     expect([f.code, f.stderr]).toEqual([0, '']);

@@ -1,4 +1,16 @@
-import { createWriteStream, existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  type WriteStream,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
@@ -98,7 +110,8 @@ function parse(args: string[]): Parsed | 'help' {
   let csv = o.flag('csv');
   const all = o.flag('all');
   const format = o.string('format') ?? null;
-  if (format !== null && format !== 'table' && format !== 'csv' && format !== 'json') throw new UsageError(`--format takes table, csv or json, not ${escapeControls(format)}`);
+  if (format !== null && format !== 'table' && format !== 'csv' && format !== 'json')
+    throw new UsageError(`--format takes table, csv or json, not ${escapeControls(format)}`);
   const output = o.string('output') ?? null;
   if (output === '') throw new UsageError('--output needs a file');
   const queryFile = o.string('file') ?? null;
@@ -127,7 +140,17 @@ function parse(args: string[]): Parsed | 'help' {
   }
   if (query === null || query.trim() === '') throw new UsageError('no query given');
   if (files.length === 0) throw new UsageError('no files given');
-  return { query, json, csv, limit: all ? Infinity : limit, output, quiet: o.flag('quiet'), externalAccess: o.flag('allow-external-access'), files, filter: filtered.filter };
+  return {
+    query,
+    json,
+    csv,
+    limit: all ? Infinity : limit,
+    output,
+    quiet: o.flag('quiet'),
+    externalAccess: o.flag('allow-external-access'),
+    files,
+    filter: filtered.filter,
+  };
 }
 
 const text = (c: Cell) => escapeControls(c === null ? 'NULL' : typeof c === 'object' ? JSON.stringify(c) : String(c));
@@ -332,11 +355,15 @@ export async function sqlCommand(args: string[]): Promise<number> {
     // a folder without tables is a capture's files (read-files.ts), unless it has none either
     const lone = tables.size === 0 && p.files.length === 1 && existsSync(p.files[0]) && statSync(p.files[0]).isDirectory() ? folderFiles(p.files[0]) : null;
     if (lone && 'error' in lone) {
-      process.stderr.write(`${escapeControls(p.files[0])} holds no tables (export --parquet DIR FILE... writes them) and no capture: ${escapeControls(lone.error)}\n`);
+      process.stderr.write(
+        `${escapeControls(p.files[0])} holds no tables (export --parquet DIR FILE... writes them) and no capture: ${escapeControls(lone.error)}\n`,
+      );
       return 1;
     }
     if (tables.size > 0 && p.filter) {
-      process.stderr.write(`--filter reads a capture's files: the tables in ${escapeControls(p.files[0])} are made already (export --parquet DIR --filter EXPR FILE... makes filtered ones)\n`);
+      process.stderr.write(
+        `--filter reads a capture's files: the tables in ${escapeControls(p.files[0])} are made already (export --parquet DIR --filter EXPR FILE... makes filtered ones)\n`,
+      );
       return 2;
     }
     if (tables.size > 0) {
@@ -346,7 +373,8 @@ export async function sqlCommand(args: string[]): Promise<number> {
       const missing = incompleteCaptures(dir, parquetCaptureId);
       if (missing.length > 0) {
         const running = existsSync(join(dir, EXPORT_LOCK));
-        for (const m of missing) process.stderr.write(escapeLines(`${m.seen}: capture ${m.id} is not complete: it has no row in ${dir}/captures, which export writes last`) + '\n');
+        for (const m of missing)
+          process.stderr.write(escapeLines(`${m.seen}: capture ${m.id} is not complete: it has no row in ${dir}/captures, which export writes last`) + '\n');
         process.stderr.write(
           escapeLines(
             running
@@ -363,7 +391,14 @@ export async function sqlCommand(args: string[]): Promise<number> {
       // Ctrl-C while the tables are made or queried: the scratch folder goes too
       scratch.release = onInterrupt(() => rmSync(dir, { recursive: true, force: true }));
       const progress = ttyProgress(p.quiet);
-      const r = await exportParquet(p.files, dir, { log: () => {}, place: () => ({ layout: 'flat', converted: null, fileOf: (t) => join(dir, `${t}.parquet`) }), scratch: true, progress, onTable: progress.step, filter: p.filter });
+      const r = await exportParquet(p.files, dir, {
+        log: () => {},
+        place: () => ({ layout: 'flat', converted: null, fileOf: (t) => join(dir, `${t}.parquet`) }),
+        scratch: true,
+        progress,
+        onTable: progress.step,
+        filter: p.filter,
+      });
       progress.done();
       if ('error' in r) {
         process.stderr.write(escapeLines(r.error) + '\n');

@@ -90,7 +90,7 @@ describe('control characters from a capture are escaped in what the command line
     expect(formatSummary(s)).not.toMatch(RAW);
   });
 
-  it('sql: comm names in the table, the JSON and in DuckDB\'s error messages', async () => {
+  it("sql: comm names in the table, the JSON and in DuckDB's error messages", async () => {
     const q = 'SELECT task, pid, count(*) AS n FROM events GROUP BY ALL ORDER BY pid';
     const t = await sql(q, tables);
     expect([t.code, t.stderr]).toEqual([0, '']);

@@ -14,7 +14,11 @@ const all = { limit: 1e9, generation: null, cpus: null, pids: null, events: null
 describe('top', () => {
   it('counts what the explorer counts: every stack with its occurrences, for a generation and a CPU too', async () => {
     const ex = new Explorer((await readFiles(FILES)).capture);
-    for (const sel of [{ generation: null, cpus: null }, { generation: 2, cpus: null }, { generation: null, cpus: [1, 3] }] as const) {
+    for (const sel of [
+      { generation: null, cpus: null },
+      { generation: 2, cpus: null },
+      { generation: null, cpus: [1, 3] },
+    ] as const) {
       const mine = topRows(ex, { ...all, ...sel, cpus: sel.cpus ? [...sel.cpus] : null });
       const page = ex.topStacks({ selection: { range: null, ...sel, cpus: sel.cpus ? [...sel.cpus] : null }, filter: '', limit: 1e9, granularity: 'site' });
       const key = (frames: string[], count: number) => `${count} ${frames.join(';')}`;
@@ -57,7 +61,9 @@ describe('top', () => {
     const text = formatTop(r.total, r.rows);
     const lines = text.split('\n');
     expect(lines[0]).toBe(`# ${r.total.toLocaleString('en-US')} stack records counted, the 2 heaviest stacks`);
-    expect(lines[4]).toBe(`${(r.rows[0].share * 100).toFixed(2).padStart(8)}%  ${String(r.rows[0].count).padStart(8)}  ${String(r.rows[0].weight).padStart(8)}  ${r.rows[0].frames[0]}`);
+    expect(lines[4]).toBe(
+      `${(r.rows[0].share * 100).toFixed(2).padStart(8)}%  ${String(r.rows[0].count).padStart(8)}  ${String(r.rows[0].weight).padStart(8)}  ${r.rows[0].frames[0]}`,
+    );
     expect(lines[5].trim()).toBe(r.rows[0].frames[1]);
   });
 });

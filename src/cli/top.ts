@@ -49,7 +49,8 @@ interface Parsed {
 
 const whole = (flag: string, v: string | undefined, min = 0): number => {
   const n = Number(v);
-  if (v === undefined || !/^\d{1,9}$/.test(v) || n < min) throw new UsageError(`${flag} takes a whole number${min > 0 ? ` of at least ${min}` : ''}: ${v ?? '(none)'}`);
+  if (v === undefined || !/^\d{1,9}$/.test(v) || n < min)
+    throw new UsageError(`${flag} takes a whole number${min > 0 ? ` of at least ${min}` : ''}: ${v ?? '(none)'}`);
   return n;
 };
 
@@ -70,7 +71,19 @@ function parse(args: string[]): Parsed | 'help' {
   const filtered = filterOf(o);
   if ('error' in filtered) throw new UsageError(filtered.error);
   const weight = weightArg(o.string('weight'));
-  const p: Parsed = { limit: 10, generation: null, cpus: null, pids: null, events: null, weight, group: groupArg(o.string('group'), weight), json: o.flag('json'), quiet: o.flag('quiet'), files: o.positionals, filter: filtered.filter };
+  const p: Parsed = {
+    limit: 10,
+    generation: null,
+    cpus: null,
+    pids: null,
+    events: null,
+    weight,
+    group: groupArg(o.string('group'), weight),
+    json: o.flag('json'),
+    quiet: o.flag('quiet'),
+    files: o.positionals,
+    filter: filtered.filter,
+  };
   const limit = o.string('limit');
   if (limit !== undefined) p.limit = whole('--limit', limit, 1);
   const g = o.string('generation');

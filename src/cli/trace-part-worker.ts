@@ -18,7 +18,6 @@ export interface TracePartJob {
 /** Bytes read at once: the reader takes them in pieces of one read (one buffer, reused). */
 const READ_PIECE = 4 << 20;
 
-
 /**
  * Reads the job's part with blocking reads of READ_PIECE bytes (this thread does nothing else),
  * told every REPORT_EVERY bytes. A file written or resized meanwhile fails the read, as a Blob

@@ -54,7 +54,13 @@ export interface ParsedOptions {
 export function parseOptions(args: readonly string[], options: OptionSpec): ParsedOptions {
   let r: { values: Record<string, Value>; positionals: string[]; tokens: { kind: string; name?: string; value?: string | undefined }[] };
   try {
-    r = parseArgs({ args: [...args], options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true, tokens: true }) as typeof r;
+    r = parseArgs({
+      args: [...args],
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    }) as typeof r;
   } catch (e) {
     throw new UsageError(usageMessage(e));
   }
@@ -76,7 +82,9 @@ export function parseOptions(args: readonly string[], options: OptionSpec): Pars
     },
     positionals,
     given: r.tokens.flatMap((t) => (t.kind === 'option' && t.name !== 'help' ? [{ flag: `--${t.name}`, value: t.value }] : [])),
-    sequence: r.tokens.flatMap((t): ParsedOptions['sequence'] => (t.kind === 'option' ? [{ flag: `--${t.name}` }] : t.kind === 'positional' ? [{ positional: t.value! }] : [])),
+    sequence: r.tokens.flatMap((t): ParsedOptions['sequence'] =>
+      t.kind === 'option' ? [{ flag: `--${t.name}` }] : t.kind === 'positional' ? [{ positional: t.value! }] : [],
+    ),
   };
 }
 
@@ -86,7 +94,11 @@ function usageMessage(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e);
   const quoted = /'([^']*)'/.exec(message)?.[1] ?? '';
   // `--limit <value>`, `-o, --output <value>`: the long name
-  const name = quoted.replace(/ <value>$/, '').split(', ').pop() ?? quoted;
+  const name =
+    quoted
+      .replace(/ <value>$/, '')
+      .split(', ')
+      .pop() ?? quoted;
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option: ${name} (a file whose name starts with - goes after --)`;
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     if (message.includes('ambiguous')) return `${name} takes a value that starts with -: write it as ${name}=VALUE`;

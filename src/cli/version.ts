@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 export function version(): string {
   const bundled = !/\.[cm]?ts$/.test(new URL(import.meta.url).pathname);
   try {
-    return (JSON.parse(readFileSync(new URL(bundled ? '../package.json' : '../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? 'unknown';
+    return (
+      (JSON.parse(readFileSync(new URL(bundled ? '../package.json' : '../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ??
+      'unknown'
+    );
   } catch {
     return 'unknown';
   }

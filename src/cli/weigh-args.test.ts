@@ -48,8 +48,11 @@ describe('--weight and --group', () => {
     expect(j.rows.map((x) => x.weight)).toEqual(j.rows.map((x) => x.weight).sort((a, b) => b - a));
   });
 
-  it('top --group task|event: rows per group and stack, each the regex\'s records and bytes; the text prints a weight column and the group', async () => {
-    for (const [by, key] of [['task', (e: ReadEvent) => e.comm], ['event', (e: ReadEvent) => e.event]] as const) {
+  it("top --group task|event: rows per group and stack, each the regex's records and bytes; the text prints a weight column and the group", async () => {
+    for (const [by, key] of [
+      ['task', (e: ReadEvent) => e.comm],
+      ['event', (e: ReadEvent) => e.event],
+    ] as const) {
       const r = await run(topCommand, ['--json', '--limit', '1000', '--weight', 'field:bytes_alloc', '--group', by, ...FILES]);
       const j = JSON.parse(r.out) as { total: number; totalWeight: number; rows: JsonRow[] };
       expect(j.total).toBe(expected.length);
@@ -57,9 +60,13 @@ describe('--weight and --group', () => {
       expect(new Map(j.rows.map((x) => [`${x.group} ${x.frames.join(';')}`, { count: x.count, bytes: x.weight, unweighed: x.unweighed }]))).toEqual(want);
     }
     const t = await run(topCommand, ['--limit', '3', '--weight', 'field:bytes_alloc', '--group', 'task', ...FILES]);
-    const j = JSON.parse((await run(topCommand, ['--json', '--limit', '3', '--weight', 'field:bytes_alloc', '--group', 'task', ...FILES])).out) as { rows: JsonRow[] };
+    const j = JSON.parse((await run(topCommand, ['--json', '--limit', '3', '--weight', 'field:bytes_alloc', '--group', 'task', ...FILES])).out) as {
+      rows: JsonRow[];
+    };
     const lines = t.out.split('\n');
-    expect(lines[0]).toBe(`# ${expected.length} stack records counted, weighing ${totalBytes.toLocaleString('en-US')} (field:bytes_alloc), the 3 heaviest stacks`);
+    expect(lines[0]).toBe(
+      `# ${expected.length} stack records counted, weighing ${totalBytes.toLocaleString('en-US')} (field:bytes_alloc), the 3 heaviest stacks`,
+    );
     expect(lines[2]).toMatch(/^# Overhead +Count +Weight +Group +Stack \(leaf first\)$/);
     const w = j.rows[0];
     expect(lines[4].split(/\s+/).filter(Boolean)).toEqual([`${(w.share * 100).toFixed(2)}%`, String(w.count), String(w.weight), w.group, w.frames[0]]);
@@ -94,11 +101,13 @@ describe('--weight and --group', () => {
     expect((await run(topCommand, ['--weight', 'ref_count', '--json', ...FILES])).code).toBe(0);
   });
 
-  it('export --format folded --weight field:bytes_alloc --group task: `comm;root;...;leaf BYTES` per the regex, and flamegraph.pl\'s root counts its total', async () => {
+  it("export --format folded --weight field:bytes_alloc --group task: `comm;root;...;leaf BYTES` per the regex, and flamegraph.pl's root counts its total", async () => {
     const r = await run(exportCommand, ['--format', 'folded', '--granularity', 'site', '--weight', 'field:bytes_alloc', '--group', 'task', ...FILES]);
     expect(r.code).toBe(0);
     expect(r.err).toContain(`${noBytes} events have no bytes_alloc`);
-    const want = new Map([...sumBy(expected, (e) => [e.comm, ...[...e.frames].reverse()].join(';'))].filter(([, v]) => v.bytes > 0).map(([k, v]) => [k, v.bytes]));
+    const want = new Map(
+      [...sumBy(expected, (e) => [e.comm, ...[...e.frames].reverse()].join(';'))].filter(([, v]) => v.bytes > 0).map(([k, v]) => [k, v.bytes]),
+    );
     const lines = r.out.trimEnd().split('\n');
     expect(new Map(lines.map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]))).toEqual(want);
     if (!existsSync(FLAMEGRAPH)) throw new Error(`${FLAMEGRAPH} is missing`);
@@ -116,7 +125,7 @@ describe('--weight and --group', () => {
     }
   });
 
-  it('export --format speedscope --weight field:bytes_alloc --group event: the weights sum to the regex\'s total, each sample rooted at its event', async () => {
+  it("export --format speedscope --weight field:bytes_alloc --group event: the weights sum to the regex's total, each sample rooted at its event", async () => {
     const r = await run(exportCommand, ['--format', 'speedscope', '--weight', 'field:bytes_alloc', '--group', 'event', ...FILES]);
     expect(r.code).toBe(0);
     const s = JSON.parse(r.out) as { shared: { frames: { name: string }[] }; profiles: { endValue: number; samples: number[][]; weights: number[] }[] };

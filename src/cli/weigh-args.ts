@@ -23,15 +23,20 @@ export function groupArg(v: string | null | undefined, weight: WeightBy): GroupB
   if (v === null || v === undefined) return null;
   const g = parseGroupBy(v);
   if (g === null) throw new UsageError(`--group takes task, process, event or field:NAME, not ${v}`);
-  if (weight === 'refcount') throw new UsageError('--weight ref_count is a stack\'s count in the dumps, not an event\'s: it cannot be split by --group');
+  if (weight === 'refcount') throw new UsageError("--weight ref_count is a stack's count in the dumps, not an event's: it cannot be split by --group");
   return g;
 }
 
 /** Whether the load must keep each event's payload and TGID (LoadOptions.details) for these. */
-export const needsDetails = (weight: WeightBy, group: GroupBy | null): boolean => fieldOf(weight) !== null || (group !== null && group !== 'task' && group !== 'event');
+export const needsDetails = (weight: WeightBy, group: GroupBy | null): boolean =>
+  fieldOf(weight) !== null || (group !== null && group !== 'task' && group !== 'event');
 
 /** The core's form of --weight and --group over a loaded capture: per-event weights and groups, computed once. */
-export function weighing(d: ExplorerData, weight: WeightBy, group: GroupBy | null): { weight: FlameWeight; field: string | null; eventWeights: Float64Array | null; groups: EventGroups | null } {
+export function weighing(
+  d: ExplorerData,
+  weight: WeightBy,
+  group: GroupBy | null,
+): { weight: FlameWeight; field: string | null; eventWeights: Float64Array | null; groups: EventGroups | null } {
   const field = fieldOf(weight);
   return {
     weight: field === null ? (weight as FlameWeight) : 'occurrences',
@@ -42,4 +47,5 @@ export function weighing(d: ExplorerData, weight: WeightBy, group: GroupBy | nul
 }
 
 /** stderr's note on the events that weighed 0: `312 events have no bytes_alloc` */
-export const unweighedNote = (n: number, field: string): string => `${n.toLocaleString('en-US')} event${n === 1 ? ' has' : 's have'} no ${field} (or not a number): weighed 0`;
+export const unweighedNote = (n: number, field: string): string =>
+  `${n.toLocaleString('en-US')} event${n === 1 ? ' has' : 's have'} no ${field} (or not a number): weighed 0`;

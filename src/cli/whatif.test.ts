@@ -48,7 +48,8 @@ describe('cli whatif', () => {
     ]);
     expect(j.bits.find((b: { v8Variant?: string }) => b.v8Variant === 'posted').capacity).toBe(16384);
     expect(j.recommended.v8Variant).toBe('posted');
-    for (const k of ['bits', 'stored', 'fallbacks', 'gravestones', 'dedupRate', 'bytesWithMap', 'bytesWithoutMap', 'gain', 'mapBytes', 'mode']) expect(j.bits[0]).toHaveProperty(k);
+    for (const k of ['bits', 'stored', 'fallbacks', 'gravestones', 'dedupRate', 'bytesWithMap', 'bytesWithoutMap', 'gain', 'mapBytes', 'mode'])
+      expect(j.bits[0]).toHaveProperty(k);
     expect(j.recommended).toHaveProperty('bits');
     expect(typeof j.recommended.why).toBe('string');
     expect(j.bufferKb).toBe(64);
@@ -71,7 +72,10 @@ describe('cli whatif', () => {
     expect(header).not.toMatch(/KB|KiB/);
     // by hand: 40 records of depth 3 + (i % 5), 12 + 8 x depth B each in full = 2,080 B (2.1 kB; in KiB it would be 2.0);
     // with the map every one is a 12 B v7 id: 480 B (0.5 kB)
-    const v7 = lines.find((l) => /^v7\s+10\s/.test(l))!.trim().split(/\s+/);
+    const v7 = lines
+      .find((l) => /^v7\s+10\s/.test(l))!
+      .trim()
+      .split(/\s+/);
     expect([v7[6], v7[7]]).toEqual(['0.5', '2.1']);
     // the words say the same sizes in the same unit
     expect(r.out).toContain('from 2.1 kB to 480 B');
@@ -133,7 +137,10 @@ describe('cli whatif and capture.txt', () => {
   it("uses the buffer size a capture.sh bundle's capture.txt recorded (bufferSource 'capture'); --buffer-kb overrides", async () => {
     const f = traceFile();
     const txt = join(f, '..', 'capture.txt');
-    writeFileSync(txt, '# stackmap explorer capture, by capture.sh, 2026-12-01T10:00:00Z\n# buffer_size_kb: 96 (per CPU, read from tracefs before the restore)\n');
+    writeFileSync(
+      txt,
+      '# stackmap explorer capture, by capture.sh, 2026-12-01T10:00:00Z\n# buffer_size_kb: 96 (per CPU, read from tracefs before the restore)\n',
+    );
     const j = JSON.parse((await run(['--json', f, txt])).out);
     expect([j.bufferKb, j.bufferSource]).toEqual([96, 'capture']);
     expect(j.notes[0]).toContain('as the capture recorded it');

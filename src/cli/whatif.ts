@@ -30,7 +30,6 @@ export const WHATIF_USAGE = `usage: stackmap-explorer whatif [--json] [--buffer-
 
 exit status: 0 when at least one file was read, 1 when none could be, 2 on a usage error`;
 
-
 interface Parsed {
   json: boolean;
   bufferKb: number | null;
@@ -51,7 +50,15 @@ function parse(args: string[]): Parsed | 'help' {
     'max-fallback-share': { type: 'string' },
   });
   if (o.help) return 'help';
-  const p: Parsed = { json: o.flag('json'), bufferKb: null, modes: undefined, maxFallbackShare: DEFAULT_MAX_FALLBACK_SHARE, bootRecords: 0, quiet: o.flag('quiet'), files: o.positionals };
+  const p: Parsed = {
+    json: o.flag('json'),
+    bufferKb: null,
+    modes: undefined,
+    maxFallbackShare: DEFAULT_MAX_FALLBACK_SHARE,
+    bootRecords: 0,
+    quiet: o.flag('quiet'),
+    files: o.positionals,
+  };
   const kb = o.string('buffer-kb');
   if (kb !== undefined) {
     const n = Number(kb);
@@ -102,7 +109,10 @@ export function formatWhatIf(r: WhatIfResult): string {
   for (const [title, rows] of groups) if (rows.length) lines.push('', title, header, ...rows.map(row));
   lines.push('', ...v7DocLines(r));
   const rec = r.recommended;
-  lines.push('', `recommended: ${rec.bits === null ? 'none' : rec.v8Variant === 'posted' ? `v8 as posted (fixed ${V8_POSTED_CAPACITY} stacks)` : `bits ${rec.bits} (${rec.mode})`}`);
+  lines.push(
+    '',
+    `recommended: ${rec.bits === null ? 'none' : rec.v8Variant === 'posted' ? `v8 as posted (fixed ${V8_POSTED_CAPACITY} stacks)` : `bits ${rec.bits} (${rec.mode})`}`,
+  );
   for (const m of r.recommendedByMode) lines.push(`  ${esc(m.why)}`);
   return lines.join('\n') + '\n';
 }

@@ -95,7 +95,11 @@ interface TransformStream<I = unknown, O = unknown> {
 }
 declare var TransformStream: {
   prototype: TransformStream;
-  new <I = unknown, O = unknown>(transformer?: Transformer<I, O>, writableStrategy?: QueuingStrategy, readableStrategy?: QueuingStrategy): TransformStream<I, O>;
+  new <I = unknown, O = unknown>(
+    transformer?: Transformer<I, O>,
+    writableStrategy?: QueuingStrategy,
+    readableStrategy?: QueuingStrategy,
+  ): TransformStream<I, O>;
 };
 
 type BlobPart = ArrayBuffer | ArrayBufferView | Blob | string;

@@ -42,9 +42,7 @@ export interface IngestResult {
  * trace-cmd trace.dat, perf script output, random bytes), its file reports and diagnostics,
  * the capture before it kept whole.
  */
-export type IngestAnswer =
-  | ({ outcome: 'loaded' } & IngestResult)
-  | { outcome: 'rejected'; files: FileReport[]; diagnostics: Diagnostic[]; elapsedMs: number };
+export type IngestAnswer = ({ outcome: 'loaded' } & IngestResult) | { outcome: 'rejected'; files: FileReport[]; diagnostics: Diagnostic[]; elapsedMs: number };
 
 /** What an event filter (trace-cmd's -F syntax, core/capture/event-filter.ts) made of the capture: its filtered figures, or where the filter is wrong. */
 export type FilterAnswer =

@@ -29,7 +29,12 @@ import { EventFilter, FilterError } from '../core/capture/event-filter.ts';
  * so only with more than two. With the test hooks, for every trace past 64 KiB: the e2e tests
  * then read through it in a real Chromium.
  */
-const parts = TEST_HOOKS_BUILT && self.name.includes(TEST_HOOKS) ? browserTraceParts(64 << 10) : (self.navigator?.hardwareConcurrency ?? 1) > 2 ? browserTraceParts() : undefined;
+const parts =
+  TEST_HOOKS_BUILT && self.name.includes(TEST_HOOKS)
+    ? browserTraceParts(64 << 10)
+    : (self.navigator?.hardwareConcurrency ?? 1) > 2
+      ? browserTraceParts()
+      : undefined;
 
 /** the captures loaded, one load at a time; the last one's Explorer answers the queries */
 const loads = new CaptureLoads((capture) => ({ explorer: new Explorer(capture), summary: summarize(capture) }));
@@ -56,7 +61,17 @@ function active(): { key: object; explorer: Explorer; files: NamedBlob[]; filter
 const ex = (): Explorer => active().explorer;
 
 const treeBuffers = (t: FlameTree): ArrayBuffer[] =>
-  [t.name, t.parent, t.depth, t.value, t.self, t.highlight, ...(t.hidden ? [t.hidden] : []), ...(t.hiddenCount ? [t.hiddenCount] : []), ...(t.other ? [t.other] : [])].map((a) => a.buffer as ArrayBuffer);
+  [
+    t.name,
+    t.parent,
+    t.depth,
+    t.value,
+    t.self,
+    t.highlight,
+    ...(t.hidden ? [t.hidden] : []),
+    ...(t.hiddenCount ? [t.hiddenCount] : []),
+    ...(t.other ? [t.other] : []),
+  ].map((a) => a.buffer as ArrayBuffer);
 /** distinct buffers only: transferring one twice throws */
 const flameBuffers = (r: FlameResult): ArrayBuffer[] => [...new Set([...treeBuffers(r.tree), ...(r.callers ? treeBuffers(r.callers) : [])])];
 
@@ -123,7 +138,8 @@ async function groupsFor(by: string): Promise<EventGroups> {
         ? Promise.resolve(eventGroups(d, g))
         : loadFiles(a.files, { details: true, ...(a.filter ? { filter: a.filter } : {}) }).then((detailed) => {
             const again = new Data(detailed);
-            if (again.ev.ts.length !== d.ev.ts.length) throw new Error(`the files read again hold ${again.ev.ts.length} events, not ${d.ev.ts.length}: not grouped`);
+            if (again.ev.ts.length !== d.ev.ts.length)
+              throw new Error(`the files read again hold ${again.ev.ts.length} events, not ${d.ev.ts.length}: not grouped`);
             return eventGroups(again, g);
           });
     m.set(g, p);
@@ -172,16 +188,22 @@ function compareWeight(weight: FlameWeight): FlameWeight {
  * against the open capture's selection, or two generations of the open capture (the selection's
  * range and CPUs kept, its generation replaced by each side's).
  */
-function sidesOf(selection: Selection, generations?: [number | 'none', number | 'none']): { before: { data: ExplorerData; sel: Selection }; after: { data: ExplorerData; sel: Selection } } {
+function sidesOf(
+  selection: Selection,
+  generations?: [number | 'none', number | 'none'],
+): { before: { data: ExplorerData; sel: Selection }; after: { data: ExplorerData; sel: Selection } } {
   const d = ex().data;
-  if (generations) return { before: { data: d, sel: { ...selection, generation: generations[0] } }, after: { data: d, sel: { ...selection, generation: generations[1] } } };
+  if (generations)
+    return { before: { data: d, sel: { ...selection, generation: generations[0] } }, after: { data: d, sel: { ...selection, generation: generations[1] } } };
   return { before: { data: needBaseline().data, sel: ALL }, after: { data: d, sel: selection } };
 }
 
 async function comparison(req: CompareRequest): Promise<DiffResult> {
   const weight = compareWeight(req.weight);
   const { before, after } = sidesOf(req.selection, req.generations);
-  return diffSides(diffSide(before.data, before.sel, weight, req.granularity), diffSide(after.data, after.sel, weight, req.granularity), { normalize: req.normalize });
+  return diffSides(diffSide(before.data, before.sel, weight, req.granularity), diffSide(after.data, after.sel, weight, req.granularity), {
+    normalize: req.normalize,
+  });
 }
 
 /** Each node's weight in `other` on the same path of names (0 where `other` has no such path). */
@@ -272,13 +294,16 @@ const api: IngestApi = {
       });
       r.rest = rest;
     }
-    return Comlink.transfer(r, [...new Set([r.counts.buffer as ArrayBuffer, r.highlight.buffer as ArrayBuffer, ...(r.rest ? [r.rest.buffer as ArrayBuffer] : [])])]);
+    return Comlink.transfer(r, [
+      ...new Set([r.counts.buffer as ArrayBuffer, r.highlight.buffer as ArrayBuffer, ...(r.rest ? [r.rest.buffer as ArrayBuffer] : [])]),
+    ]);
   },
   eventNear: (t, lane, lanes, tolerance, selection) => ex().eventNear(t, lane, lanes, tolerance, selection),
   idStoryCount: () => ex().idStoryCount(),
   idStoryAt: (n) => ex().idStoryAt(n),
   idStoryOfEvent: (e) => ex().idStoryOfEvent(e),
-  topStacks: async (req) => (req.group ? groupedTopStacks(await dataFor(req.weight), req, await groupsFor(req.group)) : topStacks(await dataFor(req.weight), req)),
+  topStacks: async (req) =>
+    req.group ? groupedTopStacks(await dataFor(req.weight), req, await groupsFor(req.group)) : topStacks(await dataFor(req.weight), req),
   stackFrames: (stack) => ex().stackFrames(stack),
   stackHash: (stack) => ex().stackHash(stack),
   stackByHash: (hash) => ex().stackByHash(hash),
@@ -305,7 +330,18 @@ const api: IngestApi = {
   exportSelection: async (kind, selection, { group, ...opts }) => {
     if (kind === 'svg' && opts.compare) {
       // the differential as the page draws it
-      const r = differential({ selection, mode: 'top-down', weight: opts.weight ?? 'occurrences', ...(opts.granularity ? { granularity: opts.granularity } : {}), focus: null, highlightStack: null }, opts.compare.widths, opts.compare.generations);
+      const r = differential(
+        {
+          selection,
+          mode: 'top-down',
+          weight: opts.weight ?? 'occurrences',
+          ...(opts.granularity ? { granularity: opts.granularity } : {}),
+          focus: null,
+          highlightStack: null,
+        },
+        opts.compare.widths,
+        opts.compare.generations,
+      );
       return flameSvg(r, { width: opts.width, title: opts.title, mode: 'top-down', diff: opts.compare });
     }
     const grouping = group && (kind === 'folded' || kind === 'speedscope') && !opts.stackcollapse ? await groupsFor(group) : null;
@@ -360,7 +396,8 @@ const api: IngestApi = {
     }
     const capture = await loadFiles(files);
     const summary = summarize(capture);
-    if (summary.events === 0 && summary.cookies === 0 && summary.fullStacks === 0) return { outcome: 'rejected', reason: 'nothing in these files could be read as a capture' };
+    if (summary.events === 0 && summary.cookies === 0 && summary.fullStacks === 0)
+      return { outcome: 'rejected', reason: 'nothing in these files could be read as a capture' };
     baseline = { explorer: new Explorer(capture), files };
     return { outcome: 'loaded', summary };
   },
@@ -372,7 +409,11 @@ const api: IngestApi = {
     if (!base) throw new Error(NO_CAPTURE);
     // the SQL pane's tables hold what the panes show: the filtered capture's events when a filter is on
     const built = filtered && filtered.base === base ? filtered.built : base;
-    const [{ buildTables }, { captureIdOf, contentDigest }, { tablesToIpc }] = await Promise.all([import('../core/tables/build.ts'), import('../core/tables/id.ts'), import('../core/tables/arrow.ts')]);
+    const [{ buildTables }, { captureIdOf, contentDigest }, { tablesToIpc }] = await Promise.all([
+      import('../core/tables/build.ts'),
+      import('../core/tables/id.ts'),
+      import('../core/tables/arrow.ts'),
+    ]);
     const files = await Promise.all(
       (captureFiles.get(base) ?? []).map(async (f) => ({
         name: f.name.split('/').pop() ?? f.name,
@@ -386,8 +427,11 @@ const api: IngestApi = {
     const origin = { sources: files.map((f) => ({ path: f.name, size: f.size, digest: f.digest })), exportedBy: 'stackmap-explorer page' };
     // the page keeps no per-event text: for the tables' payload, tgid and args the files are read
     // again with details kept (and the filter, when one is on), and that reading dropped once built
-    const detailed = new Explorer(await loadFiles(captureFiles.get(base) ?? [], { details: true, ...(filtered && filtered.base === base ? { filter: filtered.filter } : {}) }));
-    if (detailed.data.ev.ts.length !== built.explorer.data.ev.ts.length) throw new Error('the files read again do not hold the events read first: the tables were not made');
+    const detailed = new Explorer(
+      await loadFiles(captureFiles.get(base) ?? [], { details: true, ...(filtered && filtered.base === base ? { filter: filtered.filter } : {}) }),
+    );
+    if (detailed.data.ev.ts.length !== built.explorer.data.ev.ts.length)
+      throw new Error('the files read again do not hold the events read first: the tables were not made');
     const t = tablesToIpc(buildTables(detailed, { captureId: captureIdOf(files), origin }));
     return Comlink.transfer(t, [...new Set(t.map((x) => x.ipc.buffer as ArrayBuffer))]);
   },

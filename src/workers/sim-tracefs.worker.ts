@@ -33,7 +33,8 @@ const api: SimTracefsApi = {
       liveWindow: true,
       canBlock: true,
       // free-wait carries the files open on the map in its slot field (the log says how many it waits for)
-      onEvent: (kind, slot) => l.event(kind, -1, kind === 'free-wait' ? Math.max(0, Atomics.load(map!.i32, C.READERS)) : slot, Atomics.load(map!.i32, C.GENERATION)),
+      onEvent: (kind, slot) =>
+        l.event(kind, -1, kind === 'free-wait' ? Math.max(0, Atomics.load(map!.i32, C.READERS)) : slot, Atomics.load(map!.i32, C.GENERATION)),
     });
   },
   reset() {

@@ -4,7 +4,12 @@ import { CELL_CHARS, isCut, textCell, type SqlCutCell } from '../core/tables/sql
 
 it("DuckDB's errors read as DuckDB prints them, whether they come as text or as JSON", () => {
   // the parser's error as DuckDB-WASM 1.32 throws it (seen in the page)
-  const parser = JSON.stringify({ exception_type: 'Parser', exception_message: 'syntax error at or near "SELEC"', error_subtype: 'SYNTAX_ERROR', position: '0' });
+  const parser = JSON.stringify({
+    exception_type: 'Parser',
+    exception_message: 'syntax error at or near "SELEC"',
+    error_subtype: 'SYNTAX_ERROR',
+    position: '0',
+  });
   expect(duckMessage(new Error(parser))).toBe('Parser Error: syntax error at or near "SELEC"');
   expect(duckMessage(new Error('Catalog Error: Table with name nope does not exist!'))).toBe('Catalog Error: Table with name nope does not exist!');
   expect(duckMessage(new Error('{not json'))).toBe('{not json');

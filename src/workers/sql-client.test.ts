@@ -39,11 +39,15 @@ class FakeEngine implements SqlEngine {
 
 function client(graceMs = 20) {
   const engines: FakeEngine[] = [];
-  const c = new SqlClient(() => {}, graceMs, async () => {
-    const e = new FakeEngine(engines.length + 1);
-    engines.push(e);
-    return e;
-  });
+  const c = new SqlClient(
+    () => {},
+    graceMs,
+    async () => {
+      const e = new FakeEngine(engines.length + 1);
+      engines.push(e);
+      return e;
+    },
+  );
   let asked = 0;
   const source = async (): Promise<SqlTableIpc[]> => {
     asked++;

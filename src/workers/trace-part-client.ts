@@ -1,7 +1,6 @@
 import { PART_MIN_BYTES, type TracePart, type TracePartReader } from '../core/capture/split-trace.ts';
 import type { TracePartJob } from './trace-part.worker.ts';
 
-
 /**
  * The page's second thread for large traces (core/capture/split-trace.ts): the ingest worker
  * starts a nested worker per large trace text file, which reads the File from the split on

@@ -24,7 +24,9 @@ export function runWhatIf(columns: WhatIfColumns, opts: WhatIfOptions, onStep: (
     fail = reject;
     worker.addEventListener('error', (e) => reject(new Error(`the what-if worker failed (${e.message || 'an error it did not catch'})`)));
   });
-  const result = Promise.race([api.run(Comlink.transfer(columns, columnBuffers(columns)), opts, Comlink.proxy(onStep)), failed]).finally(() => worker.terminate());
+  const result = Promise.race([api.run(Comlink.transfer(columns, columnBuffers(columns)), opts, Comlink.proxy(onStep)), failed]).finally(() =>
+    worker.terminate(),
+  );
   return {
     result,
     cancel: () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { escapeControls, escapeLines, jsonForTerminal } from './control-chars.ts';
 
 /** the characters no printed text may carry raw: C0, DEL, C1, the bidi controls, U+2028/9 */
-const isUnsafe = (c: number) => c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x061c || c === 0x200e || c === 0x200f || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+const isUnsafe = (c: number) =>
+  c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x061c || c === 0x200e || c === 0x200f || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
 
 /** a second reading of the escapes: as a JSON string (\x.. is JSON's \u00..) */
 const unescape = (s: string) => JSON.parse(`"${s.replace(/"/g, '\\"').replace(/\\x/g, '\\u00')}"`) as string;

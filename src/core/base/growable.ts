@@ -15,7 +15,10 @@ export class Growable<T extends Typed> {
   /** values [0, sharedUpTo) of `data` are seen by a frozen view */
   protected sharedUpTo = 0;
   protected readonly readOnly: boolean;
-  constructor(private readonly ctor: TypedArrayCtor<T>, initial = 1024) {
+  constructor(
+    private readonly ctor: TypedArrayCtor<T>,
+    initial = 1024,
+  ) {
     this.data = new ctor(initial);
     this.readOnly = false;
   }

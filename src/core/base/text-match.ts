@@ -108,7 +108,10 @@ function compileRegex(body: string, flags: string): (text: string) => boolean {
     if (e instanceof PatternError) throw e;
     // RE2's message is "error parsing regexp: <reason>: `<where>`"
     const reason = (e as Error).message.replace('error parsing regexp: ', '');
-    throw new PatternError(`search pattern ${shown}: RE2 cannot run it: ${reason} (search runs in linear time, so no lookahead, backreferences or repeat counts past 1000)`, 'unsupported');
+    throw new PatternError(
+      `search pattern ${shown}: RE2 cannot run it: ${reason} (search runs in linear time, so no lookahead, backreferences or repeat counts past 1000)`,
+      'unsupported',
+    );
   }
   return (text) => re.test(text);
 }
@@ -129,7 +132,8 @@ function legacyOctal(body: string, at: number): [number | null, number] {
 /** What `\s` means in JavaScript (WhiteSpace and LineTerminator), as class items in RE2's syntax. */
 const JS_SPACE = '\\t\\n\\v\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}';
 /** Its complement (`\S`), spelled out so that it also works inside a class, where RE2 cannot negate. */
-const JS_NON_SPACE = '\\x{0}-\\x{8}\\x{e}-\\x{1f}\\x{21}-\\x{9f}\\x{a1}-\\x{167f}\\x{1681}-\\x{1fff}\\x{200b}-\\x{2027}\\x{202a}-\\x{202e}\\x{2030}-\\x{205e}\\x{2060}-\\x{2fff}\\x{3001}-\\x{fefe}\\x{ff00}-\\x{10ffff}';
+const JS_NON_SPACE =
+  '\\x{0}-\\x{8}\\x{e}-\\x{1f}\\x{21}-\\x{9f}\\x{a1}-\\x{167f}\\x{1681}-\\x{1fff}\\x{200b}-\\x{2027}\\x{202a}-\\x{202e}\\x{2030}-\\x{205e}\\x{2060}-\\x{2fff}\\x{3001}-\\x{fefe}\\x{ff00}-\\x{10ffff}';
 /** JavaScript's `.` without the s flag: anything but a line terminator (RE2's excludes `\n` only). */
 const JS_DOT = '[^\\n\\r\\x{2028}\\x{2029}]';
 
@@ -193,9 +197,12 @@ function toRe2(body: string, flags: string, shown: string): string {
           out += '\\-';
           i++;
         }
-      } else if (e === 'b' && inClass) out += '\\x08'; // backspace in a class, a word boundary outside
-      else if (!unicode && 'aAzQEpPk'.includes(e)) out += e; // identity escapes in JavaScript, RE2 escapes (\A, \z, \Q…\E, \p{…})
-      else if ((e === 'x' || (e === 'u' && !unicode)) && body[i + 1] === '{') out += e; // `\x{41}` is x{41} in JavaScript, `\u{41}` too without u
+      } else if (e === 'b' && inClass)
+        out += '\\x08'; // backspace in a class, a word boundary outside
+      else if (!unicode && 'aAzQEpPk'.includes(e))
+        out += e; // identity escapes in JavaScript, RE2 escapes (\A, \z, \Q…\E, \p{…})
+      else if ((e === 'x' || (e === 'u' && !unicode)) && body[i + 1] === '{')
+        out += e; // `\x{41}` is x{41} in JavaScript, `\u{41}` too without u
       else out += `\\${e}`;
     } else if (inClass) {
       if (c === ']') inClass = false;

@@ -18,7 +18,10 @@ const summaryOf = (paths: string[]) => summarize(ingestFiles(paths.map((p) => [b
 const bannersOf = (paths: string[]) => sessionBanners(summaryOf(paths));
 const sample = (keep: (name: string) => boolean) => sampleNames.filter(keep).map((n) => SAMPLE + n);
 /** lines of a text file that contain `s`: a count by other code than the readers */
-const linesWith = (path: string, s: string) => readFileSync(path, 'utf8').split('\n').filter((l) => l.includes(s)).length;
+const linesWith = (path: string, s: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes(s)).length;
 
 describe('banners', () => {
   it('the whole sample: nothing is missing', () => {
@@ -32,7 +35,9 @@ describe('banners', () => {
     expect(b[0].files).toEqual(['catapult-atrace_data.txt']);
     const text = bannerText(b[0].body);
     // the header says 116/116 entries; every line that is not a comment is an event
-    const events = readFileSync(path, 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
+    const events = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '' && !l.startsWith('#')).length;
     expect(events).toBe(116);
     expect(text).toContain(`catapult-atrace_data.txt has ${events} events but no kernel stack records`);
     expect(text).toContain('`echo 1 > /sys/kernel/tracing/options/stacktrace`');
@@ -83,8 +88,21 @@ describe('banners', () => {
 
   it('a kallsyms read without root counts as none, and is named', () => {
     const zero = '0000000000000000 T _stext\n0000000000000000 T foo\n';
-    const bin = writeStackMapBin({ version: 2, generation: 1, littleEndian: true, records: [{ slot: 1, refCount: 1, ips: new BigUint64Array([0xffffffff81000100n]) }] });
-    const b = sessionBanners(summarize(ingestFiles([['trace', trace(['<stack_id 1 gen 1>'])], ['stack_map_bin', bin], ['kallsyms', zero]])));
+    const bin = writeStackMapBin({
+      version: 2,
+      generation: 1,
+      littleEndian: true,
+      records: [{ slot: 1, refCount: 1, ips: new BigUint64Array([0xffffffff81000100n]) }],
+    });
+    const b = sessionBanners(
+      summarize(
+        ingestFiles([
+          ['trace', trace(['<stack_id 1 gen 1>'])],
+          ['stack_map_bin', bin],
+          ['kallsyms', zero],
+        ]),
+      ),
+    );
     expect(ids(b)).toEqual(['no-kallsyms']);
     expect(b[0].files).toEqual(['stack_map_bin', 'kallsyms']);
     expect(bannerText(b[0].body)).toContain('(kallsyms holds only zero addresses: read without root)');
@@ -94,7 +112,9 @@ describe('banners', () => {
     const b = bannersOf(sample((n) => n !== 'stack_map_bin.gen2'));
     expect(ids(b)).toEqual(['generation-without-dump']);
     const gen2 = linesWith(SAMPLE + 'trace', ' gen 2>');
-    expect(bannerText(b[0].body)).toMatch(new RegExp(`^trace has ids of generation 2 \\(${groupDigits(gen2)} ids\\) with no dump of that generation among stack_map_bin.gen1, `));
+    expect(bannerText(b[0].body)).toMatch(
+      new RegExp(`^trace has ids of generation 2 \\(${groupDigits(gen2)} ids\\) with no dump of that generation among stack_map_bin.gen1, `),
+    );
   });
 
   it('dumps and no trace', () => {
@@ -172,7 +192,14 @@ describe('banners of a trace of many generations (issue 34, 15)', () => {
   it('a dump of one generation: the generations without one named up to a bound, the rest counted', () => {
     const text = manyGens(1_500);
     const dump = 'stack_id 1 gen 1 [ref 1, depth 1]\n => a+0x1/0x2\n\n';
-    const b = sessionBanners(summarize(ingestFiles([['trace', text], ['stack_map', dump]]))).find((x) => x.id === 'generation-without-dump')!;
+    const b = sessionBanners(
+      summarize(
+        ingestFiles([
+          ['trace', text],
+          ['stack_map', dump],
+        ]),
+      ),
+    ).find((x) => x.id === 'generation-without-dump')!;
     const words = bannerText(b.body);
     // the parts of the body: at most 20 generations by name, then a count of the listed rest and of those the list left out
     expect((words.match(/\(1 id\)/g) ?? []).length).toBe(20);

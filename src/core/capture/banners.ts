@@ -107,8 +107,12 @@ function unreadable(kind: FileKind, files: string[]): { id: BannerId; title: str
         title: 'Not a format this app reads',
         what: 'not a format this app reads',
         body: [
-          ...F, ` ${is(files)} not ftrace text, a stack_map or stack_map_bin dump, stack_map_stat, kallsyms or System.map, `,
-          'stackmap_dump.py JSON, or an archive of those. Load ', code(`${TRACEFS}/trace`), ' (or ', code('trace-cmd report'),
+          ...F,
+          ` ${is(files)} not ftrace text, a stack_map or stack_map_bin dump, stack_map_stat, kallsyms or System.map, `,
+          'stackmap_dump.py JSON, or an archive of those. Load ',
+          code(`${TRACEFS}/trace`),
+          ' (or ',
+          code('trace-cmd report'),
           ' output) and the stack map files instead.',
         ],
       };
@@ -117,7 +121,10 @@ function unreadable(kind: FileKind, files: string[]): { id: BannerId; title: str
         id: 'not-read',
         title: 'Nothing in it could be used',
         what: 'nothing in it could be used',
-        body: [...F, ` looked like ${kind.replaceAll('_', ' ')} but nothing in ${files.length === 1 ? 'it' : 'them'} could be used: its diagnostics below say why.`],
+        body: [
+          ...F,
+          ` looked like ${kind.replaceAll('_', ' ')} but nothing in ${files.length === 1 ? 'it' : 'them'} could be used: its diagnostics below say why.`,
+        ],
       };
   }
 }
@@ -170,7 +177,8 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
         rejected: false,
         title: 'Not read',
         body: [
-          ...fileList(unknown), ` ${is(unknown)} not a format this app reads, so ${unknown.length === 1 ? 'it was' : 'they were'} left out; the other files loaded.`,
+          ...fileList(unknown),
+          ` ${is(unknown)} not a format this app reads, so ${unknown.length === 1 ? 'it was' : 'they were'} left out; the other files loaded.`,
           ...(index.length ? [' (', code('index.json'), ' is how the sample folder lists its files: not part of a capture.)'] : []),
         ],
       });
@@ -190,9 +198,13 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
       rejected: false,
       title: 'No trace',
       body: [
-        ...fileList(dumps), ` ${is(dumps)} stack map dump${dumps.length === 1 ? '' : 's'}, but no trace is loaded: the map's stacks are there, `,
-        'yet no event to place on the timeline or count. Load the trace read with ', dumps.length === 1 ? 'it' : 'them', ': ',
-        code(`cat ${TRACEFS}/trace > trace`), '.',
+        ...fileList(dumps),
+        ` ${is(dumps)} stack map dump${dumps.length === 1 ? '' : 's'}, but no trace is loaded: the map's stacks are there, `,
+        'yet no event to place on the timeline or count. Load the trace read with ',
+        dumps.length === 1 ? 'it' : 'them',
+        ': ',
+        code(`cat ${TRACEFS}/trace > trace`),
+        '.',
       ],
     });
   }
@@ -205,11 +217,19 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
       rejected: false,
       title: 'No kernel stacks in the trace',
       body: [
-        ...fileList(traces), ` ${has(traces)} `, num(s.events), ` event${s.events === 1 ? '' : 's'} but no kernel stack records (no `, code('<stack_id N>'),
-        ' ids, no ', code('<stack trace>'), ' blocks)',
+        ...fileList(traces),
+        ` ${has(traces)} `,
+        num(s.events),
+        ` event${s.events === 1 ? '' : 's'} but no kernel stack records (no `,
+        code('<stack_id N>'),
+        ' ids, no ',
+        code('<stack trace>'),
+        ' blocks)',
         ...(s.userStacks > 0 ? [', only ', num(s.userStacks), ` user stack${s.userStacks === 1 ? '' : 's'}`] : []),
         ', so there is nothing to count or resolve. Record with kernel stacks and the stack map on: ',
-        code(`echo 1 > ${TRACEFS}/options/stacktrace`), ' and ', code(`echo 1 > ${TRACEFS}/options/stackmap`),
+        code(`echo 1 > ${TRACEFS}/options/stacktrace`),
+        ' and ',
+        code(`echo 1 > ${TRACEFS}/options/stackmap`),
         ' (a kernel without the stack map writes every stack in full, which this app reads too).',
       ],
     });
@@ -226,18 +246,31 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
       rejected: false,
       title: 'No dump of the stack map',
       body: [
-        ...fileList(traces), ` ${holds(traces)} `, num(s.cookies), ` stack id${s.cookies === 1 ? '' : 's'} (`,
+        ...fileList(traces),
+        ` ${holds(traces)} `,
+        num(s.cookies),
+        ` stack id${s.cookies === 1 ? '' : 's'} (`,
         code(v8 ? '<stack_id N gen G>' : '<stack_id N>'),
         v8 ? `, generation${s.generations.length === 1 ? '' : 's'} ${gens}` : '',
         ') and no dump of the map is loaded, so none of them can be turned into its stack. ',
         ...(v8
           ? [
-              'Copy ', code(`${TRACEFS}/stack_map`), ' before each reset (', code(`echo 0 > ${TRACEFS}/stack_map`),
+              'Copy ',
+              code(`${TRACEFS}/stack_map`),
+              ' before each reset (',
+              code(`echo 0 > ${TRACEFS}/stack_map`),
               ') and once after the trace stops, one file per generation, and load them with the trace (v8 as posted exports the text ',
-              code('stack_map'), ' only; ', code('stack_map_bin'), ' is the proposed follow-up series).',
+              code('stack_map'),
+              ' only; ',
+              code('stack_map_bin'),
+              ' is the proposed follow-up series).',
             ]
           : [
-              'Copy ', code(`${TRACEFS}/stack_map`), ' (or ', code('stack_map_bin'), ') right after stopping the trace and before any reset ',
+              'Copy ',
+              code(`${TRACEFS}/stack_map`),
+              ' (or ',
+              code('stack_map_bin'),
+              ') right after stopping the trace and before any reset ',
               '(a v7 id has no generation: a dump taken after a reset names other stacks), and load it with the trace.',
             ]),
       ],
@@ -257,12 +290,19 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
       });
       if (more || cut) {
         body.push(' and ');
-        body.push(...(more ? [num(more), ' more'] : []), ...(cut ? [more ? ' (and perhaps some of the ' : 'perhaps some of the ', num(cut), ` generations the list leaves out${more ? ')' : ''}`] : []));
+        body.push(
+          ...(more ? [num(more), ' more'] : []),
+          ...(cut ? [more ? ' (and perhaps some of the ' : 'perhaps some of the ', num(cut), ` generations the list leaves out${more ? ')' : ''}`] : []),
+        );
       }
       body.push(
-        ` with no dump of ${missing.length === 1 ? 'that generation' : 'those generations'} among `, ...fileList(dumps),
+        ` with no dump of ${missing.length === 1 ? 'that generation' : 'those generations'} among `,
+        ...fileList(dumps),
         ', so they stay unresolved. A generation\u2019s dump has to be copied before the reset that ends it (',
-        code(`cat ${TRACEFS}/stack_map`), ' before ', code(`echo 0 > ${TRACEFS}/stack_map`), '); load it if you have it.',
+        code(`cat ${TRACEFS}/stack_map`),
+        ' before ',
+        code(`echo 0 > ${TRACEFS}/stack_map`),
+        '); load it if you have it.',
       );
       out.push({ id: 'generation-without-dump', level: 'warn', files: traces, rejected: false, title: 'Generations without a dump', body });
     }
@@ -287,16 +327,20 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
         rejected: false,
         title: 'Binary dumps without kallsyms',
         body: [
-          ...fileList(bins), ` ${holds(bins)} raw kernel addresses and no kallsyms is loaded`,
+          ...fileList(bins),
+          ` ${holds(bins)} raw kernel addresses and no kallsyms is loaded`,
           ...(zero.length ? [' (', ...fileList(zero), ` ${holds(zero)} only zero addresses: read without root)`] : []),
           `: ${whose} show as hex addresses`,
           ...(s.fullStacks > 0
             ? [
-                ', and the trace\u2019s ', num(s.fullStacks), ` full stack${s.fullStacks === 1 ? '' : 's'} (fallbacks), which name their functions, `,
+                ', and the trace\u2019s ',
+                num(s.fullStacks),
+                ` full stack${s.fullStacks === 1 ? '' : 's'} (fallbacks), which name their functions, `,
                 'cannot be matched with the dumps\u2019 stacks, so a stack recorded both ways counts twice in unique stacks',
               ]
             : []),
-          '. Copy the symbols as root on the traced machine, in the same boot: ', code('sudo cat /proc/kallsyms > kallsyms'),
+          '. Copy the symbols as root on the traced machine, in the same boot: ',
+          code('sudo cat /proc/kallsyms > kallsyms'),
           ', and load that file with the dumps.',
         ],
       });
@@ -312,9 +356,12 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
       rejected: false,
       title: 'Symbols that do not match the dumps',
       body: [
-        'Most addresses in the binary dumps fall outside every symbol in ', ...fileList(mismatched),
+        'Most addresses in the binary dumps fall outside every symbol in ',
+        ...fileList(mismatched),
         ': it is probably from another boot, or KASLR is on (a System.map only matches with nokaslr), so those frames stay hex addresses. ',
-        'Load ', code('/proc/kallsyms'), ' read as root on the traced machine during the same boot.',
+        'Load ',
+        code('/proc/kallsyms'),
+        ' read as root on the traced machine during the same boot.',
       ],
     });
   }
@@ -338,8 +385,14 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
       rejected: false,
       title: 'Unverified ids that are wrong, as the simulator knows',
       body: [
-        'Of the trace\u2019s ', num(truth.unverified), ` unverified id${truth.unverified === 1 ? '' : 's'} (v7: no generation to check), `, ...fileList(ledgers),
-        ' says ', num(truth.unverifiedWrong), ' resolve to another stack than the one they were written for, and ', num(truth.unverifiedRight),
+        'Of the trace\u2019s ',
+        num(truth.unverified),
+        ` unverified id${truth.unverified === 1 ? '' : 's'} (v7: no generation to check), `,
+        ...fileList(ledgers),
+        ' says ',
+        num(truth.unverifiedWrong),
+        ' resolve to another stack than the one they were written for, and ',
+        num(truth.unverifiedRight),
         ' to their own. Only the simulator knows which: nothing in a real capture tells them apart.',
       ],
     });
@@ -351,8 +404,15 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
   const staleParts: BannerPart[] =
     stale && stale.excess > 0
       ? [
-          num(stale.ids), ` id${stale.ids === 1 ? '' : 's'} (`, code('<stack_id N>'), ') name ', num(stale.slots), ` slot${stale.slots === 1 ? '' : 's'} more often than the dump’s `,
-          code('ref_count'), ' says their stack was recorded there: at least ', num(stale.excess),
+          num(stale.ids),
+          ` id${stale.ids === 1 ? '' : 's'} (`,
+          code('<stack_id N>'),
+          ') name ',
+          num(stale.slots),
+          ` slot${stale.slots === 1 ? '' : 's'} more often than the dump’s `,
+          code('ref_count'),
+          ' says their stack was recorded there: at least ',
+          num(stale.excess),
           ` of them ${stale.excess === 1 ? 'was' : 'were'} written before a reset, for whatever held the slot then, and may resolve to another stack. `,
         ]
       : [];
@@ -365,9 +425,19 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
       rejected: false,
       title: staleParts.length ? 'Ids from before a reset' : 'Ids recorded before a reset the trace shows',
       body: [
-        'The trace marks ', num(before.resets), ` reset${before.resets === 1 ? '' : 's'} of the stack map (`, code('stackmap reset'),
-        ' written to trace_marker), the last at ', code(before.lastTs.toFixed(6)), ' s. ', num(before.ids), ' of its ', num(before.of),
-        ` id${before.of === 1 ? '' : 's'} (`, code('<stack_id N>'), `) ${before.ids === 1 ? 'was' : 'were'} recorded before it, for the map as it was then: `,
+        'The trace marks ',
+        num(before.resets),
+        ` reset${before.resets === 1 ? '' : 's'} of the stack map (`,
+        code('stackmap reset'),
+        ' written to trace_marker), the last at ',
+        code(before.lastTs.toFixed(6)),
+        ' s. ',
+        num(before.ids),
+        ' of its ',
+        num(before.of),
+        ` id${before.of === 1 ? '' : 's'} (`,
+        code('<stack_id N>'),
+        `) ${before.ids === 1 ? 'was' : 'were'} recorded before it, for the map as it was then: `,
         'a dump read after the reset may hold another stack in their slots, and v7 cannot tell. ',
         ...(staleParts.length ? ['The dump agrees: ', ...staleParts] : []),
         'Resolve them against the dump saved before that reset.',
@@ -383,7 +453,9 @@ export function sessionBanners(s: BannerInput | null, rejected: readonly FileRep
       body: [
         ...staleParts,
         'A v7 id carries no generation, so nothing tells which ones (if the dump was read after the trace stopped). ',
-        'Dump ', code(`${TRACEFS}/stack_map`), ' before each reset, or use v8, whose cookie carries its generation.',
+        'Dump ',
+        code(`${TRACEFS}/stack_map`),
+        ' before each reset, or use v8, whose cookie carries its generation.',
       ],
     });
   }

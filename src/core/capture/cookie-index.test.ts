@@ -26,7 +26,10 @@ describe('resolveCookies against a plain lookup', () => {
       dense: fc.boolean(),
     })
     .map((d) => ({ generation: d.generation, slots: d.dense ? d.small : [...d.small, ...d.far] }));
-  const cookie = fc.record({ slot: fc.oneof(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 5_000_000 })), generation: fc.integer({ min: 0, max: 6 }) });
+  const cookie = fc.record({
+    slot: fc.oneof(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 5_000_000 })),
+    generation: fc.integer({ min: 0, max: 6 }),
+  });
   it('every cookie gets the status and stack the dump of its generation gives', () => {
     fc.assert(
       fc.property(fc.uniqueArray(dump, { selector: (d) => d.generation, maxLength: 4 }), fc.array(cookie, { maxLength: 40 }), (dumps, cookies) => {
@@ -35,7 +38,10 @@ describe('resolveCookies against a plain lookup', () => {
         const byGen = new Map<number, Set<number>>();
         for (const [k, d] of dumps.entries()) {
           byGen.set(d.generation, new Set(d.slots));
-          const text = writeStackMapText(d.slots.map((slot) => ({ slot, refCount: 1, frames: frames(d.generation, slot) })), { version: 'v8', generation: d.generation });
+          const text = writeStackMapText(
+            d.slots.map((slot) => ({ slot, refCount: 1, frames: frames(d.generation, slot) })),
+            { version: 'v8', generation: d.generation },
+          );
           const p = ingest.open(`stack_map.${k}`);
           p.push(new TextEncoder().encode(text));
           p.end();
@@ -81,22 +87,39 @@ describe('slots and generations up to 2^32 - 1, values no column holds said (iss
     '',
   ].join('\n');
   const text = 'stack_id 4294967295 gen 1 [ref 1, depth 1]\n => a_fn+0x1/0x10\n\nstack_id 5 gen 2147483648 [ref 1, depth 1]\n => b_fn+0x1/0x10\n\n';
-  const bin = writeStackMapBin({ version: 2, generation: 4294967295, littleEndian: true, records: [{ slot: 4294967295, refCount: 1, ips: [0xffffffff81000020n] }] });
+  const bin = writeStackMapBin({
+    version: 2,
+    generation: 4294967295,
+    littleEndian: true,
+    records: [{ slot: 4294967295, refCount: 1, ips: [0xffffffff81000020n] }],
+  });
   const json = '[{"stack_id": 4294967295, "ref_count": 1, "ips": ["0xffffffff81000030"]}]';
-  const files: [string, string | Uint8Array][] = [['trace', trace], ['stack_map', text], ['stack_map_bin', bin], ['dump.json', json]];
+  const files: [string, string | Uint8Array][] = [
+    ['trace', trace],
+    ['stack_map', text],
+    ['stack_map_bin', bin],
+    ['dump.json', json],
+  ];
 
   // the second method: the files' numbers by regex, as decimal text (BigInt), never through the columns
   const cookies = [...trace.matchAll(/<stack_id (\d+)(?: gen (\d+))?>/g)].map((m) => ({ slot: BigInt(m[1]), gen: m[2] === undefined ? null : BigInt(m[2]) }));
   const dumped = new Set([...text.matchAll(/^stack_id (\d+) gen (\d+) /gm)].map((m) => `${m[2]}:${m[1]}`));
   dumped.add('4294967295:4294967295'); // the bin: its header's generation, its record's slot (written above)
-  const generations = [...new Set([...cookies.map((c) => c.gen), ...[...dumped].map((k) => BigInt(k.split(':')[0]))].filter((g) => g !== null))].sort((a, b) => (a! < b! ? -1 : 1)).map(Number);
+  const generations = [...new Set([...cookies.map((c) => c.gen), ...[...dumped].map((k) => BigInt(k.split(':')[0]))].filter((g) => g !== null))]
+    .sort((a, b) => (a! < b! ? -1 : 1))
+    .map(Number);
 
   const check = (c: Capture, traceName = 'trace') => {
     const s = summarize(c);
     expect(s.generations).toEqual(generations);
     expect(generations).toEqual([1, 2147483648, 4294967295]);
     // each v8 cookie's generation:slot is in a dump, the v7 id in the generation-less dump JSON
-    expect(cookies.map((k) => (k.gen === null ? 'unverified' : dumped.has(`${k.gen}:${k.slot}`) ? 'resolved' : 'no-slot'))).toEqual(['resolved', 'resolved', 'resolved', 'unverified']);
+    expect(cookies.map((k) => (k.gen === null ? 'unverified' : dumped.has(`${k.gen}:${k.slot}`) ? 'resolved' : 'no-slot'))).toEqual([
+      'resolved',
+      'resolved',
+      'resolved',
+      'unverified',
+    ]);
     expect(s.status).toMatchObject({ resolved: 3, unverified: 1, 'no-slot': 0, 'no-dump': 0 });
     const t = Object.fromEntries(buildTables(new Explorer(c), { captureId: 'x' }).map((x) => [x.spec.name, x]));
     const col = (table: string, name: string) => {
@@ -109,7 +132,11 @@ describe('slots and generations up to 2^32 - 1, values no column holds said (iss
     expect(col('dumps', 'generation')).toEqual([1, 2147483648, 4294967295, null]);
     // the CPU and the pid no column holds: said, with their lines, and their events kept
     const said = s.diagnostics.filter((d) => d.file === traceName).map((d) => [d.where, d.message.split(' ')[0]]);
-    expect(said).toEqual([['line 11', 'CPU'], ['line 12', 'pid'], ['line 13', 'lost-events']]);
+    expect(said).toEqual([
+      ['line 11', 'CPU'],
+      ['line 12', 'pid'],
+      ['line 13', 'lost-events'],
+    ]);
     expect(s.events).toBe(trace.split('\n').filter((l) => /: kmem_cache_alloc:/.test(l)).length);
     expect(col('events', 'cpu').filter((v) => v === 1)).toEqual([]);
     expect(col('events', 'pid').filter((v) => v === 0)).toEqual([]);
@@ -121,6 +148,12 @@ describe('slots and generations up to 2^32 - 1, values no column holds said (iss
   });
   it('in chunks of 1 and 5, the files named unknown', () => {
     check(ingestFiles(files, 1));
-    check(ingestFiles(files.map(([n, c]) => [n === 'trace' ? 'unknown' : n, c]), 5), 'unknown');
+    check(
+      ingestFiles(
+        files.map(([n, c]) => [n === 'trace' ? 'unknown' : n, c]),
+        5,
+      ),
+      'unknown',
+    );
   });
 });

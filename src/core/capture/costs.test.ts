@@ -44,7 +44,9 @@ describe('an archive of many members no reader takes', () => {
     // diagnostic objects: at most one per member kept, and one for the rest
     expect(cap.diagnostics.length).toBeLessThanOrEqual(MEMBER_CAP + 1);
     const rest = cap.diagnostics.filter((d) => d.file === 'many.tar.gz');
-    expect(rest.map((d) => d.message)).toEqual([`${n - MEMBER_CAP} more members that no reader takes (${n - MEMBER_CAP} bytes, the first many.tar.gz/m${MEMBER_CAP}), past the first ${MEMBER_CAP} reported one by one: not listed`]);
+    expect(rest.map((d) => d.message)).toEqual([
+      `${n - MEMBER_CAP} more members that no reader takes (${n - MEMBER_CAP} bytes, the first many.tar.gz/m${MEMBER_CAP}), past the first ${MEMBER_CAP} reported one by one: not listed`,
+    ]);
   });
 
   it('a tar of a few members is reported member by member as before', async () => {
@@ -99,9 +101,15 @@ describe('a trace of many generations', () => {
     expect(s.derived.ringBuffer.records.fullStacks).toBe(fulls);
     // one diagnostic says how many were left out, naming the file
     const said = s.diagnostics.filter((d) => /generations are left out/.test(d.message));
-    expect(said.map((d) => [d.file, d.message.match(/^([\d,]+) of ([\d,]+) /)!.slice(1).map((x) => Number(x.replace(/,/g, '')))])).toEqual([
-      ['trace', [distinct.length - kept, distinct.length]],
-    ]);
+    expect(
+      said.map((d) => [
+        d.file,
+        d.message
+          .match(/^([\d,]+) of ([\d,]+) /)!
+          .slice(1)
+          .map((x) => Number(x.replace(/,/g, ''))),
+      ]),
+    ).toEqual([['trace', [distinct.length - kept, distinct.length]]]);
     // what --json prints (two-space indent): bounded by the kept generations, not the 20,000
     const json = JSON.stringify(s, null, 2);
     expect(json.length).toBeLessThan(kept * 600 + 20_000);

@@ -48,7 +48,10 @@ export function compareSymbolFiles(used: SymbolFile, other: SymbolFile, log: Dia
       j = je;
     }
   }
-  if (addrDiffer > 0) log.forFile(`disagrees with ${used.file} (the symbol file used): ${addrDiffer} address(es) named otherwise, first ${firstAddr}; ${used.file}'s names are used`);
+  if (addrDiffer > 0)
+    log.forFile(
+      `disagrees with ${used.file} (the symbol file used): ${addrDiffer} address(es) named otherwise, first ${firstAddr}; ${used.file}'s names are used`,
+    );
 
   // names each file holds once (a static function may repeat within one file)
   const once = (f: SymbolFile) => {
@@ -69,7 +72,10 @@ export function compareSymbolFiles(used: SymbolFile, other: SymbolFile, log: Dia
       nameDiffer++;
     }
   }
-  if (nameDiffer > 0) log.forFile(`disagrees with ${used.file} (the symbol file used): ${nameDiffer} name(s) at other addresses, first ${firstName} (another boot, or KASLR?); ${used.file}'s addresses are used`);
+  if (nameDiffer > 0)
+    log.forFile(
+      `disagrees with ${used.file} (the symbol file used): ${nameDiffer} name(s) at other addresses, first ${firstName} (another boot, or KASLR?); ${used.file}'s addresses are used`,
+    );
 }
 
 /**
@@ -79,7 +85,12 @@ export function compareSymbolFiles(used: SymbolFile, other: SymbolFile, log: Dia
 export function statTable(stats: readonly ParsedStat[]): { size: number; what: string } | null {
   let best: { size: number; what: string } | null = null;
   for (const s of stats) {
-    const t = s.tableSize !== null && s.tableSize > 0 ? { size: s.tableSize, what: `${s.file}'s table_size ${s.tableSize}` } : s.capacity !== null && s.capacity > 0 ? { size: 2 * s.capacity, what: `the ${2 * s.capacity}-slot table of ${s.file}'s capacity ${s.capacity}` } : null;
+    const t =
+      s.tableSize !== null && s.tableSize > 0
+        ? { size: s.tableSize, what: `${s.file}'s table_size ${s.tableSize}` }
+        : s.capacity !== null && s.capacity > 0
+          ? { size: 2 * s.capacity, what: `the ${2 * s.capacity}-slot table of ${s.file}'s capacity ${s.capacity}` }
+          : null;
     if (t && (!best || t.size > best.size)) best = t;
   }
   return best;

@@ -24,7 +24,12 @@ const cookies = (n: number, slot: number, t: number) => Array.from({ length: n }
 const fullStack = (ts: string) => [line(ts, '<stack trace>'), ' => f+0x1/0x10', ' => g+0x2/0x20'];
 
 describe('derived statistics', () => {
-  const d = derive(ingestFiles([['trace', trace], ['stack_map', dump]]));
+  const d = derive(
+    ingestFiles([
+      ['trace', trace],
+      ['stack_map', dump],
+    ]),
+  );
 
   it('counts ring-buffer bytes as the v8 cover letter does', () => {
     // with the map: 4 v8 cookies x 16 + one v7 id x 12 + the full stack 12 + 8 x 2
@@ -47,7 +52,9 @@ describe('derived statistics', () => {
       gain: [(known + 2 * 20) / 104, (known + 2 * (12 + 8 * MAX_DEPTH)) / 104],
       stackBytesRatio: [(known + 2 * 20) / 104, (known + 2 * (12 + 8 * MAX_DEPTH)) / 104],
     });
-    expect(rb.why).toBe('2 cookies have no stack (of 5 cookies): their depth is unknown, so are the bytes without the map and the gain. Load the dumps taken with this trace to resolve them.');
+    expect(rb.why).toBe(
+      '2 cookies have no stack (of 5 cookies): their depth is unknown, so are the bytes without the map and the gain. Load the dumps taken with this trace to resolve them.',
+    );
     // in JSON (the command line), unknown is null
     expect(JSON.parse(JSON.stringify(rb))).toMatchObject({ bytesWithoutMap: null, gain: null, stackBytesRatio: null });
   });
@@ -55,7 +62,12 @@ describe('derived statistics', () => {
   it('a few cookies without a stack: estimated from the mean depth of the records with one, and it says so', () => {
     // gen 1 dump: slot 1 depth 3, slot 2 depth 1; 10 x slot 1, 9 x slot 2, 1 x slot 9 (not in the dump), one full stack of 2
     const t = ['# tracer: nop', ...cookies(10, 1, 10), ...cookies(9, 2, 11), ...cookies(1, 9, 12), ...fullStack('13.000000')].join('\n') + '\n';
-    const rb = derive(ingestFiles([['trace', t], ['stack_map', dump]])).ringBuffer;
+    const rb = derive(
+      ingestFiles([
+        ['trace', t],
+        ['stack_map', dump],
+      ]),
+    ).ringBuffer;
     expect(rb.basis).toBe('estimated');
     // mean depth of the 19 cookies with a stack and the full stack: (10 x 3 + 9 x 1 + 2) / 20
     expect(rb.assumedDepth).toBeCloseTo(41 / 20);
@@ -68,7 +80,12 @@ describe('derived statistics', () => {
 
   it('every cookie with a stack: exact', () => {
     const t = ['# tracer: nop', ...cookies(10, 1, 10), ...cookies(9, 2, 11), ...fullStack('13.000000')].join('\n') + '\n';
-    const rb = derive(ingestFiles([['trace', t], ['stack_map', dump]])).ringBuffer;
+    const rb = derive(
+      ingestFiles([
+        ['trace', t],
+        ['stack_map', dump],
+      ]),
+    ).ringBuffer;
     expect(rb.basis).toBe('exact');
     expect(rb.bytesWithoutMap).toBe(10 * 36 + 9 * 20 + 28);
     expect(rb.stackBytesRatio).toBeCloseTo((10 * 36 + 9 * 20 + 28) / (19 * 16 + 28), 9);
@@ -76,17 +93,30 @@ describe('derived statistics', () => {
     expect(rb.why).toBe("every record's depth is known: 19 cookies with a stack and 1 full stack.");
   });
 
-  it("the retention gain counts events kept, as the cookie ABI mail does: ring bytes per event (its own record and its stack) without the map over with it", () => {
+  it('the retention gain counts events kept, as the cookie ABI mail does: ring bytes per event (its own record and its stack) without the map over with it', () => {
     // 10 events with a cookie of slot 1 (depth 3 in the dump), 2 with a full stack of 2 frames, 3 with no stack: counted by hand
     const ev = (ts: string) => line(ts, 'kmem_cache_alloc: call_site=x ptr=1');
-    const t = [
-      '# tracer: nop',
-      ...Array.from({ length: 10 }, (_, i) => [ev(`10.${String(i).padStart(6, '0')}`), line(`10.${String(i).padStart(6, '0')}`, '<stack_id 1 gen 1>')]).flat(),
-      ev('11.000000'), ...fullStack('11.000000'),
-      ev('11.000001'), ...fullStack('11.000001'),
-      ev('12.000000'), ev('12.000001'), ev('12.000002'),
-    ].join('\n') + '\n';
-    const rb = derive(ingestFiles([['trace', t], ['stack_map', dump]])).ringBuffer;
+    const t =
+      [
+        '# tracer: nop',
+        ...Array.from({ length: 10 }, (_, i) => [
+          ev(`10.${String(i).padStart(6, '0')}`),
+          line(`10.${String(i).padStart(6, '0')}`, '<stack_id 1 gen 1>'),
+        ]).flat(),
+        ev('11.000000'),
+        ...fullStack('11.000000'),
+        ev('11.000001'),
+        ...fullStack('11.000001'),
+        ev('12.000000'),
+        ev('12.000001'),
+        ev('12.000002'),
+      ].join('\n') + '\n';
+    const rb = derive(
+      ingestFiles([
+        ['trace', t],
+        ['stack_map', dump],
+      ]),
+    ).ringBuffer;
     const events = 15;
     // the mail's sizes: a cookie 16 B, a full stack 12 + 8 x depth
     const withMap = 10 * 16 + 2 * (12 + 8 * 2);
@@ -100,14 +130,26 @@ describe('derived statistics', () => {
     expect(rb.stackBytesRatio).toBeGreaterThan(rb.gain);
   });
 
-  it("the mail's own workload: each event a 20-frame stack, as a v7 id and as a v8 cookie: the gain is events kept, and v8's is the lower (the mail: \"drops from about 2.17x to about 2.0x\")", () => {
+  it('the mail\'s own workload: each event a 20-frame stack, as a v7 id and as a v8 cookie: the gain is events kept, and v8\'s is the lower (the mail: "drops from about 2.17x to about 2.0x")', () => {
     // the mail's record sizes: full 172 B (20 frames), v7 id 12 B, v8 cookie 16 B
     expect([MAIL.full, MAIL.id, MAIL.cookie]).toEqual([12 + 8 * 20, 12, 16]);
     const frames = Array.from({ length: 20 }, (_, i) => ` => f${i}`).join('\n');
     const events = 40;
     const run = (cookie: string, map: string) => {
-      const t = ['# tracer: nop', ...Array.from({ length: events }, (_, i) => [line(`10.${String(i).padStart(6, '0')}`, 'kmem_cache_alloc: x=1'), line(`10.${String(i).padStart(6, '0')}`, cookie)]).flat()].join('\n') + '\n';
-      return derive(ingestFiles([['trace', t], ['stack_map', map]])).ringBuffer;
+      const t =
+        [
+          '# tracer: nop',
+          ...Array.from({ length: events }, (_, i) => [
+            line(`10.${String(i).padStart(6, '0')}`, 'kmem_cache_alloc: x=1'),
+            line(`10.${String(i).padStart(6, '0')}`, cookie),
+          ]).flat(),
+        ].join('\n') + '\n';
+      return derive(
+        ingestFiles([
+          ['trace', t],
+          ['stack_map', map],
+        ]),
+      ).ringBuffer;
     };
     const v7 = run('<stack_id 5>', `stack_id 5 [ref ${events}, depth 20]\n${frames.replace(/ => /g, '  [0] ')}\n\n`);
     const v8 = run('<stack_id 5 gen 1>', `stack_id 5 gen 1 [ref ${events}, depth 20]\n${frames}\n\n`);
@@ -146,7 +188,13 @@ describe('derived statistics', () => {
 
   it('a generation in two unrelated files: a span in each segment, and its duration is their sum', () => {
     const later = ['# tracer: nop', line('5000.000000', '<stack_id 1 gen 1>'), line('5000.500000', '<stack_id 2 gen 1>')].join('\n') + '\n';
-    const g = derive(ingestFiles([['trace', trace], ['later', later], ['stack_map', dump]])).generations.find((x) => x.generation === 1)!;
+    const g = derive(
+      ingestFiles([
+        ['trace', trace],
+        ['later', later],
+        ['stack_map', dump],
+      ]),
+    ).generations.find((x) => x.generation === 1)!;
     expect(g.segments.map((s) => [s.segment, s.firstTs, s.lastTs, s.records])).toEqual([
       [0, 10.000001, 10.000003, 3],
       [1, 5000, 5000.5, 2],

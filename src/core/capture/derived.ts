@@ -414,7 +414,14 @@ export function derive(c: Capture): Derived {
     s.dumpFormats = [...new Set([...s.dumpFormats, c.dumps.sources[d.source].format])].sort();
   }
   const bytes = new RingBytes();
-  countRecords(c, kinds, recGen, bytes, (g) => (keep.has(g ?? -1) ? gen(g) : null), (g) => spans.get(g)!);
+  countRecords(
+    c,
+    kinds,
+    recGen,
+    bytes,
+    (g) => (keep.has(g ?? -1) ? gen(g) : null),
+    (g) => spans.get(g)!,
+  );
   for (const s of gens.values()) {
     s.coverage = s.cookies ? s.resolved / s.cookies : NaN;
     Object.assign(s, spans.get(s.generation)!.result());

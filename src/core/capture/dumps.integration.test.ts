@@ -34,7 +34,12 @@ describe('a simulated v7 capture (binary and text dump at the end) loaded withou
       if (st === 'contradicted') expect([e.status, e.outcome]).toEqual(['unverified', 'wrong']);
       else expect(st).toBe(e.status);
       if (e.resolved === null) continue;
-      expect(c.stacks.framesOf(t.recStack.get(i))).toEqual(frameKeysOf(run, BigUint64Array.from(e.resolved.split(','), (x) => BigInt('0x' + x))));
+      expect(c.stacks.framesOf(t.recStack.get(i))).toEqual(
+        frameKeysOf(
+          run,
+          BigUint64Array.from(e.resolved.split(','), (x) => BigInt('0x' + x)),
+        ),
+      );
     }
     // the binary dump's raw readings are the text dump's stacks, not more of them
     const withSymbols = summarize(await loadFiles(blobs(() => true)));

@@ -45,7 +45,12 @@ function describeIndex(stacks: StackTable, index: DumpIndex) {
     return { g, sources: d.sources, slots: [...d.slots].map(([slot, s]) => ({ slot, ref: s.refCount, node: s.stack, frames: stacks.framesOf(s.stack) })) };
   });
   const genless = index.generationless.map((d) => [...d.slots].map(([slot, s]) => ({ slot, node: s.stack, frames: stacks.framesOf(s.stack) })));
-  const merged = [...index.generationlessSlots].map(([slot, e]) => ({ slot, ambiguous: e.ambiguous, best: e.best.stack, readings: e.readings.map((r) => r.stack) }));
+  const merged = [...index.generationlessSlots].map(([slot, e]) => ({
+    slot,
+    ambiguous: e.ambiguous,
+    best: e.best.stack,
+    readings: e.readings.map((r) => r.stack),
+  }));
   // the frames the stacks use (a binary record's frames enter the frame table when it is read,
   // so a record dropped later, a slot read twice, may leave frames no stack names)
   const used = new Set<string>();
@@ -72,95 +77,104 @@ describe('DumpIndex over binary columns against plain string frames (property)',
 
   it('gives every slot the same stack, ref_count, node and diagnostics as symbolizing each ip to a string', () => {
     fc.assert(
-      fc.property(fc.array(sym, { maxLength: 8 }), fc.array(ip, { minLength: 12, maxLength: 12 }), fc.array(dumpArb, { minLength: 1, maxLength: 4 }), fc.boolean(), (syms, alphabet, dumps, withSyms) => {
-        const symList = syms.map((s) => ({ addr: base + BigInt(s.off), name: s.name }));
-        const text = symList.map((s) => `${s.addr.toString(16)} T ${s.name}\n`).join('');
-        const kp = createKallsymsParser({ file: 'kallsyms', diagnostics: new DiagnosticLog('kallsyms') });
-        kp.push(new TextEncoder().encode(text));
-        const symFile = kp.end();
-        const useSyms = withSyms && symList.length > 0;
-        const key = plainKey(useSyms ? symList : null);
+      fc.property(
+        fc.array(sym, { maxLength: 8 }),
+        fc.array(ip, { minLength: 12, maxLength: 12 }),
+        fc.array(dumpArb, { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        (syms, alphabet, dumps, withSyms) => {
+          const symList = syms.map((s) => ({ addr: base + BigInt(s.off), name: s.name }));
+          const text = symList.map((s) => `${s.addr.toString(16)} T ${s.name}\n`).join('');
+          const kp = createKallsymsParser({ file: 'kallsyms', diagnostics: new DiagnosticLog('kallsyms') });
+          kp.push(new TextEncoder().encode(text));
+          const symFile = kp.end();
+          const useSyms = withSyms && symList.length > 0;
+          const key = plainKey(useSyms ? symList : null);
 
-        const parsed = dumps.map((d, i) =>
-          parseBin(
-            writeStackMapBin({
-              version: d.version,
-              generation: d.version === 1 ? null : d.generation,
-              littleEndian: d.littleEndian,
-              records: d.records.map((r) => ({ slot: r.slot, refCount: r.refCount, ips: r.stack.map((k) => alphabet[k]) })),
-            }),
-            `stack_map_bin.${i}`,
-          ),
-        );
-        // the fast path: columns, ids through the symbolizer's cache
-        const fastTable = new StackTable();
-        const fast = new DumpIndex(fastTable);
-        const symbolizer = useSyms ? new Symbolizer(symFile) : null;
-        const fastLogs = parsed.map((p) => {
-          const log = new DiagnosticLog(p.file);
-          fast.add(p, log, symbolizer);
-          return log.list();
-        });
-        fast.seal();
-        // the plain path: the same records with their frames already strings, no columns
-        const plainTable = new StackTable();
-        const plain = new DumpIndex(plainTable);
-        const plainLogs = parsed.map((p) => {
-          const log = new DiagnosticLog(p.file);
-          const records = p.records.map((r) => ({ ...r, frames: Array.from(r.ips!, key), ips: null }));
-          plain.add({ ...p, columns: undefined, records }, log);
-          return log.list();
-        });
-        plain.seal();
+          const parsed = dumps.map((d, i) =>
+            parseBin(
+              writeStackMapBin({
+                version: d.version,
+                generation: d.version === 1 ? null : d.generation,
+                littleEndian: d.littleEndian,
+                records: d.records.map((r) => ({ slot: r.slot, refCount: r.refCount, ips: r.stack.map((k) => alphabet[k]) })),
+              }),
+              `stack_map_bin.${i}`,
+            ),
+          );
+          // the fast path: columns, ids through the symbolizer's cache
+          const fastTable = new StackTable();
+          const fast = new DumpIndex(fastTable);
+          const symbolizer = useSyms ? new Symbolizer(symFile) : null;
+          const fastLogs = parsed.map((p) => {
+            const log = new DiagnosticLog(p.file);
+            fast.add(p, log, symbolizer);
+            return log.list();
+          });
+          fast.seal();
+          // the plain path: the same records with their frames already strings, no columns
+          const plainTable = new StackTable();
+          const plain = new DumpIndex(plainTable);
+          const plainLogs = parsed.map((p) => {
+            const log = new DiagnosticLog(p.file);
+            const records = p.records.map((r) => ({ ...r, frames: Array.from(r.ips!, key), ips: null }));
+            plain.add({ ...p, columns: undefined, records }, log);
+            return log.list();
+          });
+          plain.seal();
 
-        expect(fastLogs).toEqual(plainLogs);
-        // which slots each generation and each generation-less dump holds, in first-seen order, and
-        // how many repeats within one dump were reported (of a slot that dump brought first: a repeat
-        // of one an earlier dump brought is merged with that one): by plain loops over the records
-        const genSlots = new Map<number, number[]>();
-        const ownSlots: number[][] = [];
-        const firstDump = new Map<string, number>();
-        let repeats = 0;
-        parsed.forEach((p, i) => {
-          const mine = new Set<string>();
-          const own: number[] = [];
-          for (const r of p.records) {
-            const k = `${r.generation}:${r.slot}`;
-            if (r.generation !== null && !firstDump.has(k)) firstDump.set(k, i);
-            if (mine.has(k)) {
-              if (r.generation === null || firstDump.get(k) === i) repeats++;
-              continue;
-            }
-            mine.add(k);
-            if (r.generation === null) own.push(r.slot);
-            else {
-              const list = genSlots.get(r.generation) ?? [];
-              if (!list.includes(r.slot)) list.push(r.slot);
-              genSlots.set(r.generation, list);
-            }
-          }
-          if (own.length > 0) ownSlots.push(own);
-        });
-        expect(fast.generations().map((g) => [g, [...fast.byGeneration.get(g)!.slots.keys()]])).toEqual(
-          [...genSlots].sort((x, y) => x[0] - y[0]),
-        );
-        expect(fast.generationless.map((d) => [...d.slots.keys()])).toEqual(ownSlots);
-        expect(fastLogs.flat().filter((d) => /appears twice in one dump/.test(d.message)).reduce((n, d) => n + d.count, 0)).toBe(repeats);
-        expect(describeIndex(fastTable, fast)).toEqual(describeIndex(plainTable, plain));
-        if (symbolizer) {
-          let hits = 0;
-          let misses = 0;
-          const code = [...symList].sort((a, b) => (a.addr < b.addr ? -1 : 1));
-          for (const p of parsed)
-            for (const r of p.records)
-              for (const x of r.ips!) {
-                if (x === 0x7fffffffn) continue;
-                if (key(x).startsWith('0x')) misses++;
-                else hits++;
+          expect(fastLogs).toEqual(plainLogs);
+          // which slots each generation and each generation-less dump holds, in first-seen order, and
+          // how many repeats within one dump were reported (of a slot that dump brought first: a repeat
+          // of one an earlier dump brought is merged with that one): by plain loops over the records
+          const genSlots = new Map<number, number[]>();
+          const ownSlots: number[][] = [];
+          const firstDump = new Map<string, number>();
+          let repeats = 0;
+          parsed.forEach((p, i) => {
+            const mine = new Set<string>();
+            const own: number[] = [];
+            for (const r of p.records) {
+              const k = `${r.generation}:${r.slot}`;
+              if (r.generation !== null && !firstDump.has(k)) firstDump.set(k, i);
+              if (mine.has(k)) {
+                if (r.generation === null || firstDump.get(k) === i) repeats++;
+                continue;
               }
-          expect([symbolizer.hits, symbolizer.misses], `${code.length} symbols`).toEqual([hits, misses]);
-        }
-      }),
+              mine.add(k);
+              if (r.generation === null) own.push(r.slot);
+              else {
+                const list = genSlots.get(r.generation) ?? [];
+                if (!list.includes(r.slot)) list.push(r.slot);
+                genSlots.set(r.generation, list);
+              }
+            }
+            if (own.length > 0) ownSlots.push(own);
+          });
+          expect(fast.generations().map((g) => [g, [...fast.byGeneration.get(g)!.slots.keys()]])).toEqual([...genSlots].sort((x, y) => x[0] - y[0]));
+          expect(fast.generationless.map((d) => [...d.slots.keys()])).toEqual(ownSlots);
+          expect(
+            fastLogs
+              .flat()
+              .filter((d) => /appears twice in one dump/.test(d.message))
+              .reduce((n, d) => n + d.count, 0),
+          ).toBe(repeats);
+          expect(describeIndex(fastTable, fast)).toEqual(describeIndex(plainTable, plain));
+          if (symbolizer) {
+            let hits = 0;
+            let misses = 0;
+            const code = [...symList].sort((a, b) => (a.addr < b.addr ? -1 : 1));
+            for (const p of parsed)
+              for (const r of p.records)
+                for (const x of r.ips!) {
+                  if (x === 0x7fffffffn) continue;
+                  if (key(x).startsWith('0x')) misses++;
+                  else hits++;
+                }
+            expect([symbolizer.hits, symbolizer.misses], `${code.length} symbols`).toEqual([hits, misses]);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -168,7 +182,7 @@ describe('DumpIndex over binary columns against plain string frames (property)',
 
 describe('binary dumps through Ingest, in small chunks and renamed `unknown`, against plain string frames (property)', () => {
   const shapes = ['callgraph', 'random'] as const;
-  it.each(shapes)('%s: every slot\'s stack, ref_count and node, and the diagnostics, as symbolizing each ip to a string', (shape) => {
+  it.each(shapes)("%s: every slot's stack, ref_count and node, and the diagnostics, as symbolizing each ip to a string", (shape) => {
     const dumpArb = fc.record({
       version: fc.constantFrom(1, 2),
       generation: fc.nat({ max: 1 }),
@@ -191,7 +205,12 @@ describe('binary dumps through Ingest, in small chunks and renamed `unknown`, ag
             // slots ascending with gaps; dumps of one generation share some slot numbers
             const records = ips.map((x, r) => ({ slot: 2 * r + (d.seed & 1), refCount: 1 + ((d.seed >>> r) & 7), ips: x }));
             const generation = d.version === 1 ? null : d.generation;
-            return { name: `stack_map_bin.${i}`, generation, records, bytes: writeStackMapBin({ version: d.version, generation, littleEndian: d.littleEndian, records }) };
+            return {
+              name: `stack_map_bin.${i}`,
+              generation,
+              records,
+              bytes: writeStackMapBin({ version: d.version, generation, littleEndian: d.littleEndian, records }),
+            };
           });
           // the fast path: files in chunks through Ingest, sniffed by content when renamed
           const ingest = new Ingest({ dumpHashLimitForTests: hashLimitForTests });
@@ -214,14 +233,29 @@ describe('binary dumps through Ingest, in small chunks and renamed `unknown`, ag
               where += 16 + 8 * r.ips.length;
               return rec;
             });
-            plain.add({ file: name, format: 'stack_map_bin', version: '', generation: b.generation, littleEndian: true, uninitialized: false, records, lines: null, bytes: null }, log);
+            plain.add(
+              {
+                file: name,
+                format: 'stack_map_bin',
+                version: '',
+                generation: b.generation,
+                littleEndian: true,
+                uninitialized: false,
+                records,
+                lines: null,
+                bytes: null,
+              },
+              log,
+            );
             return log.list();
           });
           plain.seal();
           expect(describeIndex(c.stacks, c.dumps)).toEqual(describeIndex(plainTable, plain));
           expect([c.stacks.size, c.stacks.nodeCount]).toEqual([plainTable.size, plainTable.nodeCount]);
           // what the index said of the dumps (the readers' own diagnostics aside)
-          const fromIndex = c.diagnostics.filter((d) => /slot|disagree/.test(d.message) && !/not in ascending order|slot appears twice in the dump/.test(d.message));
+          const fromIndex = c.diagnostics.filter(
+            (d) => /slot|disagree/.test(d.message) && !/not in ascending order|slot appears twice in the dump/.test(d.message),
+          );
           expect(fromIndex).toEqual(plainLogs.flat());
           // hits and misses said about the symbol file: only when misses outnumber hits, as plainly counted
           const warned = c.diagnostics.some((d) => /fall outside every symbol/.test(d.message));

@@ -3,9 +3,9 @@ import { writeStackMapBin } from '../formats/stack-map-write.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { RecordStatus } from './trace-columns.ts';
 
-const text = 'stack_id 1 gen 4 [ref 5, depth 2]\n => schedule+0x48/0xc0\n => worker_thread+0x10/0x200\n\nstack_id 2 gen 4 [ref 1, depth 1]\n => kfree+0x8/0x40\n\n';
-const bin = (records: { slot: number; refCount: number; ips: bigint[] }[]) =>
-  writeStackMapBin({ version: 2, generation: 4, littleEndian: true, records });
+const text =
+  'stack_id 1 gen 4 [ref 5, depth 2]\n => schedule+0x48/0xc0\n => worker_thread+0x10/0x200\n\nstack_id 2 gen 4 [ref 1, depth 1]\n => kfree+0x8/0x40\n\n';
+const bin = (records: { slot: number; refCount: number; ips: bigint[] }[]) => writeStackMapBin({ version: 2, generation: 4, littleEndian: true, records });
 const trace = '            bash-1234    [001] d..1.   100.000001: <stack_id 1 gen 4>\n';
 
 describe('text and binary dumps of one generation', () => {
@@ -13,7 +13,13 @@ describe('text and binary dumps of one generation', () => {
     const c = ingestFiles([
       ['trace', trace],
       ['stack_map', text],
-      ['stack_map_bin', bin([{ slot: 1, refCount: 7, ips: [0xffffffff81000048n, 0xffffffff81000510n] }, { slot: 3, refCount: 1, ips: [0xffffffff81000900n] }])],
+      [
+        'stack_map_bin',
+        bin([
+          { slot: 1, refCount: 7, ips: [0xffffffff81000048n, 0xffffffff81000510n] },
+          { slot: 3, refCount: 1, ips: [0xffffffff81000900n] },
+        ]),
+      ],
     ]);
     expect(c.diagnostics).toEqual([]);
     const gen = c.dumps.byGeneration.get(4)!;
@@ -48,8 +54,20 @@ describe('generation-less dumps (v7 ids)', () => {
     const c = ingestFiles([
       ['trace', v7trace([1, 1, 2])],
       // the trampoline marker is named in both, raw addresses only in the binary dump
-      ['stack_map_bin', binV1([{ slot: 1, ips: [0xffffffff81000048n, 0x7fffffffn, 0xffffffff81000510n] }, { slot: 2, ips: [0xffffffff81000900n] }])],
-      ['stack_map', v7text([{ slot: 1, frames: ['schedule+0x48/0xc0', '[FTRACE TRAMPOLINE]', 'worker_thread+0x10/0x200'] }, { slot: 2, frames: ['kfree+0x8/0x40'] }])],
+      [
+        'stack_map_bin',
+        binV1([
+          { slot: 1, ips: [0xffffffff81000048n, 0x7fffffffn, 0xffffffff81000510n] },
+          { slot: 2, ips: [0xffffffff81000900n] },
+        ]),
+      ],
+      [
+        'stack_map',
+        v7text([
+          { slot: 1, frames: ['schedule+0x48/0xc0', '[FTRACE TRAMPOLINE]', 'worker_thread+0x10/0x200'] },
+          { slot: 2, frames: ['kfree+0x8/0x40'] },
+        ]),
+      ],
     ]);
     expect(c.diagnostics).toEqual([]);
     expect([0, 1, 2].map((i) => c.trace.recStatus.get(i))).toEqual([RecordStatus.Unverified, RecordStatus.Unverified, RecordStatus.Unverified]);
@@ -63,8 +81,21 @@ describe('generation-less dumps (v7 ids)', () => {
   it('two dumps that hold different stacks in a slot: ambiguous, with a diagnostic naming both files and the slot', () => {
     const c = ingestFiles([
       ['trace', v7trace([1, 2, 3])],
-      ['mapA', v7text([{ slot: 1, frames: ['a+0x1/0x10', 'b+0x2/0x20'] }, { slot: 2, frames: ['d+0x4/0x8'] }])],
-      ['mapB', v7text([{ slot: 1, frames: ['c+0x1/0x10', 'b+0x2/0x20'] }, { slot: 2, frames: ['d+0x4/0x8'] }, { slot: 3, frames: ['e+0x1/0x2'] }])],
+      [
+        'mapA',
+        v7text([
+          { slot: 1, frames: ['a+0x1/0x10', 'b+0x2/0x20'] },
+          { slot: 2, frames: ['d+0x4/0x8'] },
+        ]),
+      ],
+      [
+        'mapB',
+        v7text([
+          { slot: 1, frames: ['c+0x1/0x10', 'b+0x2/0x20'] },
+          { slot: 2, frames: ['d+0x4/0x8'] },
+          { slot: 3, frames: ['e+0x1/0x2'] },
+        ]),
+      ],
       // raw but of another depth than both: disagrees too
       ['stack_map_bin', binV1([{ slot: 2, ips: [0xffffffff81000100n, 0xffffffff81000200n] }])],
     ]);
@@ -86,7 +117,9 @@ describe('generation-less dumps (v7 ids)', () => {
     ]);
     expect(c.diagnostics).toHaveLength(1);
     expect(c.diagnostics[0]).toMatchObject({ file: 'new', where: 'line 1' });
-    expect(c.diagnostics[0].message).toMatch(/^slots that hold other stacks than in earlier dumps: 3 of the 4 this dump shares with them \(the first, slot 1, against old: /);
+    expect(c.diagnostics[0].message).toMatch(
+      /^slots that hold other stacks than in earlier dumps: 3 of the 4 this dump shares with them \(the first, slot 1, against old: /,
+    );
   });
 
   it('text and binary dumps of one generation: a trampoline frame does not make them disagree', () => {

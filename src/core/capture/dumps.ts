@@ -338,7 +338,6 @@ export class DumpIndex {
     for (let r = 0; r < this.rowNode.length; r++) fn(this.stackOfRow(r));
   }
 
-
   /**
    * Adds a dump's slots. Raw ips (binary dumps, dump JSON without symbols) are symbolized by
    * `symbolizer` (ingest passes the one over the capture's kallsyms), else kept as address keys.
@@ -366,7 +365,17 @@ export class DumpIndex {
       const blockStart: number[] = [];
       for (let b = 0, s = base; b < cols.ipHi.length; s += cols.ipHi[b++].length) blockStart.push(s);
       for (let r = 0; r < cols.count; r++) {
-        this.addRecord(at, cols.slot[r], dump.generation, cols.refCount[r], cols.where[r], null, pool, blockStart[cols.block[r]] + cols.start[r], cols.depth[r]);
+        this.addRecord(
+          at,
+          cols.slot[r],
+          dump.generation,
+          cols.refCount[r],
+          cols.where[r],
+          null,
+          pool,
+          blockStart[cols.block[r]] + cols.start[r],
+          cols.depth[r],
+        );
       }
     } else {
       for (const rec of dump.records) {

@@ -2,7 +2,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EventFilter, FilterError, MAX_DEPTH, textInteger, type FilterEvent } from './event-filter.ts';
 
-const ev = (name: string, payload: string, more: Partial<FilterEvent> = {}): FilterEvent => ({ name, comm: 'kworker/0:1', pid: 88, cpu: 2, tgid: null, payload, ...more });
+const ev = (name: string, payload: string, more: Partial<FilterEvent> = {}): FilterEvent => ({
+  name,
+  comm: 'kworker/0:1',
+  pid: 88,
+  cpu: 2,
+  tgid: null,
+  payload,
+  ...more,
+});
 const match = (f: string | string[], e: FilterEvent) => EventFilter.parse(typeof f === 'string' ? [f] : f).matches(e);
 const columnOf = (f: string): number => {
   try {
@@ -61,7 +69,7 @@ describe('EventFilter on text payloads', () => {
     expect(match(['sched_switch', 'kmem_cache_alloc: CPU == 2'], alloc)).toBe(true);
     expect(match(['sched_switch', 'kmem_cache_alloc: CPU == 1'], alloc)).toBe(false);
   });
-  it('reads payload integers whole, decimal or hex, negative ones as two\'s complement', () => {
+  it("reads payload integers whole, decimal or hex, negative ones as two's complement", () => {
     expect(textInteger('512')).toBe(512n);
     expect(textInteger('0x200')).toBe(512n);
     expect(textInteger('-1')).toBe((1n << 64n) - 1n);
@@ -104,7 +112,43 @@ describe('EventFilter errors name the column', () => {
 });
 
 describe('EventFilter properties', () => {
-  const pieces = ['e', 'kmem', ':', ',', '/', ' ', 'a', 'COMM', 'CPU', '==', '!=', '>=', '<', '&', '%', '/', '=~', '!~', '&&', '||', '!', '(', ')', '"x"', "'y", '"', '0x1f', '0', '17', '-', '[', '\\(', '\\|', '*', '.'];
+  const pieces = [
+    'e',
+    'kmem',
+    ':',
+    ',',
+    '/',
+    ' ',
+    'a',
+    'COMM',
+    'CPU',
+    '==',
+    '!=',
+    '>=',
+    '<',
+    '&',
+    '%',
+    '/',
+    '=~',
+    '!~',
+    '&&',
+    '||',
+    '!',
+    '(',
+    ')',
+    '"x"',
+    "'y",
+    '"',
+    '0x1f',
+    '0',
+    '17',
+    '-',
+    '[',
+    '\\(',
+    '\\|',
+    '*',
+    '.',
+  ];
   const filterText = fc.array(fc.constantFrom(...pieces), { maxLength: 30 }).map((a) => a.join(''));
   it('throws nothing but FilterError, and what it parses matches without throwing', () => {
     fc.assert(

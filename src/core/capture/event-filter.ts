@@ -56,11 +56,40 @@ export interface FilterEvent {
 }
 
 const enum Op {
-  Eq, Ne, Ge, Le, Gt, Lt, And, Or, Xor, Add, Sub, Mul, Div, Mod, Match, NoMatch,
+  Eq,
+  Ne,
+  Ge,
+  Le,
+  Gt,
+  Lt,
+  And,
+  Or,
+  Xor,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Match,
+  NoMatch,
 }
 const OPS: [string, Op][] = [
-  ['==', Op.Eq], ['!=', Op.Ne], ['>=', Op.Ge], ['<=', Op.Le], ['=~', Op.Match], ['!~', Op.NoMatch],
-  ['>', Op.Gt], ['<', Op.Lt], ['&', Op.And], ['|', Op.Or], ['^', Op.Xor], ['+', Op.Add], ['-', Op.Sub], ['*', Op.Mul], ['/', Op.Div], ['%', Op.Mod],
+  ['==', Op.Eq],
+  ['!=', Op.Ne],
+  ['>=', Op.Ge],
+  ['<=', Op.Le],
+  ['=~', Op.Match],
+  ['!~', Op.NoMatch],
+  ['>', Op.Gt],
+  ['<', Op.Lt],
+  ['&', Op.And],
+  ['|', Op.Or],
+  ['^', Op.Xor],
+  ['+', Op.Add],
+  ['-', Op.Sub],
+  ['*', Op.Mul],
+  ['/', Op.Div],
+  ['%', Op.Mod],
 ];
 
 type Node =
@@ -176,21 +205,36 @@ function evaluate(n: Node, e: FilterEvent, fields: Map<string, string>): boolean
 
 function compare(op: Op, a: bigint, b: bigint): boolean {
   switch (op) {
-    case Op.Eq: return a === b;
-    case Op.Ne: return a !== b;
-    case Op.Ge: return a >= b;
-    case Op.Le: return a <= b;
-    case Op.Gt: return a > b;
-    case Op.Lt: return a < b;
-    case Op.And: return (a & b) !== 0n;
-    case Op.Or: return (a | b) !== 0n;
-    case Op.Xor: return (a ^ b) !== 0n;
-    case Op.Add: return ((a + b) & MASK) !== 0n;
-    case Op.Sub: return ((a - b) & MASK) !== 0n;
-    case Op.Mul: return ((a * b) & MASK) !== 0n;
-    case Op.Div: return a / b !== 0n;
-    case Op.Mod: return a % b !== 0n;
-    default: return false;
+    case Op.Eq:
+      return a === b;
+    case Op.Ne:
+      return a !== b;
+    case Op.Ge:
+      return a >= b;
+    case Op.Le:
+      return a <= b;
+    case Op.Gt:
+      return a > b;
+    case Op.Lt:
+      return a < b;
+    case Op.And:
+      return (a & b) !== 0n;
+    case Op.Or:
+      return (a | b) !== 0n;
+    case Op.Xor:
+      return (a ^ b) !== 0n;
+    case Op.Add:
+      return ((a + b) & MASK) !== 0n;
+    case Op.Sub:
+      return ((a - b) & MASK) !== 0n;
+    case Op.Mul:
+      return ((a * b) & MASK) !== 0n;
+    case Op.Div:
+      return a / b !== 0n;
+    case Op.Mod:
+      return a % b !== 0n;
+    default:
+      return false;
   }
 }
 
@@ -231,7 +275,7 @@ export function textInteger(t: string): bigint | undefined {
   if (i >= n) return undefined;
   for (let k = i; k < n; k++) {
     const c = t.charCodeAt(k);
-    const ok = (c >= 48 && c <= 57) || (hex && ((c | 32) >= 97 && (c | 32) <= 102));
+    const ok = (c >= 48 && c <= 57) || (hex && (c | 32) >= 97 && (c | 32) <= 102);
     if (!ok) return undefined;
   }
   const v = BigInt(hex ? '0x' + t.slice(i) : t.slice(i));
@@ -254,7 +298,11 @@ function parseOne(text: string): One {
     let b = i;
     while (a < b && isBlank(text.charCodeAt(a))) a++;
     while (b > a && isBlank(text.charCodeAt(b - 1))) b--;
-    if (a === b) throw new FilterError(a + 1, i < colon || events.length > 0 ? 'expected an event name before this' : 'expected an event name (SYSTEM/EVENT, SYSTEM or EVENT)');
+    if (a === b)
+      throw new FilterError(
+        a + 1,
+        i < colon || events.length > 0 ? 'expected an event name before this' : 'expected an event name (SYSTEM/EVENT, SYSTEM or EVENT)',
+      );
     // the pattern's own slash (each pattern scanned once: an indexOf to the text's end per pattern was quadratic)
     let slash = a;
     while (slash < b && text.charCodeAt(slash) !== 47) slash++;
@@ -271,7 +319,11 @@ function parseOne(text: string): One {
   if (p.at >= n) throw new FilterError(n + 1, 'expected a filter after the colon');
   const expr = p.expr(0);
   p.skip();
-  if (p.at < n) throw new FilterError(p.at + 1, p.lastTerm === 'arith' ? `expected the end of the filter: an arithmetic term stands alone` : `expected '&&', '||' or the end of the filter`);
+  if (p.at < n)
+    throw new FilterError(
+      p.at + 1,
+      p.lastTerm === 'arith' ? `expected the end of the filter: an arithmetic term stands alone` : `expected '&&', '||' or the end of the filter`,
+    );
   return { events, expr, needsFields: p.needsFields };
 }
 
@@ -397,7 +449,8 @@ class Parser {
   private comparison(): Node {
     const s = this.s;
     const fieldAt = this.at;
-    if (!isIdentStart(s.charCodeAt(this.at))) this.fail(/[0-9"']/.test(s[this.at]) ? 'expected a field name: a comparison is FIELD OP VALUE' : `expected a field name, '!' or '('`);
+    if (!isIdentStart(s.charCodeAt(this.at)))
+      this.fail(/[0-9"']/.test(s[this.at]) ? 'expected a field name: a comparison is FIELD OP VALUE' : `expected a field name, '!' or '('`);
     while (this.at < s.length && isIdent(s.charCodeAt(this.at))) this.at++;
     const field = s.slice(fieldAt, this.at);
     this.skip();
@@ -452,7 +505,15 @@ class Parser {
     } else if (s[i] === '0') base = 8;
     const from = i;
     while (i < s.length && digitOf(s.charCodeAt(i)) < base) i++;
-    if (i === from && base !== 8) this.fail(s[at] === '(' || s[at] === '!' ? 'expected a value: a comparison is FIELD OP VALUE' : isIdentStart(s.charCodeAt(at)) ? 'expected a number or a quoted string: a field compares with a value, not a field' : 'expected a number or a quoted string', at);
+    if (i === from && base !== 8)
+      this.fail(
+        s[at] === '(' || s[at] === '!'
+          ? 'expected a value: a comparison is FIELD OP VALUE'
+          : isIdentStart(s.charCodeAt(at))
+            ? 'expected a number or a quoted string: a field compares with a value, not a field'
+            : 'expected a number or a quoted string',
+        at,
+      );
     let v = 0n;
     const b = BigInt(base);
     for (let k = from; k < i; k++) v = (v * b + BigInt(digitOf(s.charCodeAt(k)))) & MASK;

@@ -30,7 +30,9 @@ describe('contradicted: v7 ids whose call_site= their resolved stack lacks (v7-w
       expect(wrong).toBe(run.ledger.wrong);
       expect(wrong).toBeGreaterThan(0);
       const t = s.simTruth!;
-      console.log(`seed ${seed}: wrong ${wrong}, contradicted ${s.status.contradicted}, contradictedWrong ${t.contradictedWrong}, contradictedRight ${t.contradictedRight}`);
+      console.log(
+        `seed ${seed}: wrong ${wrong}, contradicted ${s.status.contradicted}, contradictedWrong ${t.contradictedWrong}, contradictedRight ${t.contradictedRight}`,
+      );
       expect(t.matched).toBe(true);
       expect(s.status.contradicted).toBeGreaterThan(0);
       expect(s.status.contradicted).toBe(t.contradicted);

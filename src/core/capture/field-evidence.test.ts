@@ -35,7 +35,11 @@ function dumpStacks(text: string): Map<number, string[]> {
   const out = new Map<number, string[]>();
   for (const block of text.split('\n\n')) {
     const id = /^stack_id (\d+)/.exec(block);
-    if (id) out.set(Number(id[1]), [...block.matchAll(/\] (\S+?)\+(0x[0-9a-f]+)\//g)].map((m) => `${m[1]}+${m[2]}`));
+    if (id)
+      out.set(
+        Number(id[1]),
+        [...block.matchAll(/\] (\S+?)\+(0x[0-9a-f]+)\//g)].map((m) => `${m[1]}+${m[2]}`),
+      );
   }
   return out;
 }
@@ -52,7 +56,13 @@ describe('contradicted: a v7 id whose event names a call site or function its st
       return 'unverified';
     });
     expect(expected.filter((s) => s === 'contradicted').length).toBe(3);
-    const c = ingestFiles([['trace', trace], ['stack_map', dump]], chunk);
+    const c = ingestFiles(
+      [
+        ['trace', trace],
+        ['stack_map', dump],
+      ],
+      chunk,
+    );
     expect(Array.from({ length: c.trace.recordCount }, (_, i) => STATUS_NAMES[c.trace.recStatus.get(i)])).toEqual(expected);
     const s = summarize(c);
     expect(s.status.contradicted).toBe(3);
@@ -67,16 +77,34 @@ describe('contradicted: a v7 id whose event names a call site or function its st
       `# tracer: nop\n            bash-1234    [001] ...1.   100.000001: kmem_cache_alloc: call_site=${addr} ptr=0x5\n            bash-1234    [001] ...1.   100.000001: <stack_id ${slot}>\n`;
     // seq_read+0x10 is in stack 1, not in stack 2; named through kallsyms it would contradict stack 2,
     // but addresses are not judged: a simulated trace.dat's named call sites did not line up with its dumps' frames
-    const at = (slot: number) => ingestFiles([['trace', raw('ffffffff81234510', slot)], ['stack_map', dump], ['kallsyms', kallsyms]]).trace.recStatus.get(0);
+    const at = (slot: number) =>
+      ingestFiles([
+        ['trace', raw('ffffffff81234510', slot)],
+        ['stack_map', dump],
+        ['kallsyms', kallsyms],
+      ]).trace.recStatus.get(0);
     expect([at(1), at(2)]).toEqual([RecordStatus.Unverified, RecordStatus.Unverified]);
     // without kallsyms the address names nothing: not judged
-    expect(ingestFiles([['trace', raw('ffffffff81234510', 2)], ['stack_map', dump]]).trace.recStatus.get(0)).toBe(RecordStatus.Unverified);
+    expect(
+      ingestFiles([
+        ['trace', raw('ffffffff81234510', 2)],
+        ['stack_map', dump],
+      ]).trace.recStatus.get(0),
+    ).toBe(RecordStatus.Unverified);
   });
 
   it('v8 cookies are not judged (their generation vouches for them)', () => {
-    const v8 = '# tracer: nop\n            bash-1234    [001] ...1.   100.000001: kmem_cache_alloc: call_site=seq_read+0x10/0x80 ptr=0x5\n            bash-1234    [001] ...1.   100.000001: <stack_id 2 gen 1>\n';
+    const v8 =
+      '# tracer: nop\n            bash-1234    [001] ...1.   100.000001: kmem_cache_alloc: call_site=seq_read+0x10/0x80 ptr=0x5\n            bash-1234    [001] ...1.   100.000001: <stack_id 2 gen 1>\n';
     const v8dump = 'stack_id 2 gen 1 [ref 1, depth 1]\n => kmem_cache_alloc+0x20/0x90\n\n';
-    expect(summarize(ingestFiles([['trace', v8], ['stack_map', v8dump]])).status).toMatchObject({ resolved: 1, contradicted: 0 });
+    expect(
+      summarize(
+        ingestFiles([
+          ['trace', v8],
+          ['stack_map', v8dump],
+        ]),
+      ).status,
+    ).toMatchObject({ resolved: 1, contradicted: 0 });
   });
 });
 

@@ -46,7 +46,10 @@ describe('a filter while a text trace is read', () => {
   const CASES: [string, (e: { name: string; pid: number; bytes: number | null }) => boolean][] = [
     ['kmem_cache_alloc: bytes_alloc > 512', (e) => e.name === 'kmem_cache_alloc' && e.bytes !== null && e.bytes > 512],
     ['sched_wakeup', (e) => e.name === 'sched_wakeup'],
-    ['kmem_cache_alloc: common_pid == 1403 || bytes_alloc < 64', (e) => e.name === 'kmem_cache_alloc' && (e.pid === 1403 || (e.bytes !== null && e.bytes < 64))],
+    [
+      'kmem_cache_alloc: common_pid == 1403 || bytes_alloc < 64',
+      (e) => e.name === 'kmem_cache_alloc' && (e.pid === 1403 || (e.bytes !== null && e.bytes < 64)),
+    ],
   ];
   for (const [text, keep] of CASES)
     it(`${text}: the events and stack records a regex reading keeps, in any chunks, renamed alike`, () => {

@@ -83,33 +83,30 @@ describe('FrameTable against frames as strings (property)', () => {
     // offset once), 4-7 looked-up ones, enough of both to grow the index many times; then every
     // site, appended or not, looked up again must be the frame it was, as strings in a Map say.
     fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.nat({ max: 7 }), fc.nat({ max: 4000 }), fc.boolean()), { minLength: 2000, maxLength: 3000, size: 'max' }),
-        (ops) => {
-          const t = new FrameTable();
-          const fns = Array.from({ length: 8 }, (_, i) => t.functions.intern(`f${i}`));
-          const keys: string[] = [];
-          const ids: number[] = [];
-          const appended = new Set<string>();
-          for (const [n, off, again] of ops) {
-            const k = `f${n}+0x${off.toString(16)}`;
-            if (n < 4 && !again) {
-              if (appended.has(k)) continue;
-              appended.add(k);
-              ids.push(t.appendSite(fns[n], off));
-            } else if (n < 4) continue;
-            else ids.push(t.site(fns[n], off));
-            keys.push(k);
-          }
-          expect(ids).toEqual(reference(keys).ids);
-          const size = t.size;
-          for (let i = 0; i < keys.length; i++) {
-            const n = Number(keys[i].slice(1, keys[i].indexOf('+')));
-            expect(t.site(fns[n], parseInt(keys[i].slice(keys[i].indexOf('x') + 1), 16))).toBe(ids[i]);
-          }
-          expect(t.size).toBe(size);
-        },
-      ),
+      fc.property(fc.array(fc.tuple(fc.nat({ max: 7 }), fc.nat({ max: 4000 }), fc.boolean()), { minLength: 2000, maxLength: 3000, size: 'max' }), (ops) => {
+        const t = new FrameTable();
+        const fns = Array.from({ length: 8 }, (_, i) => t.functions.intern(`f${i}`));
+        const keys: string[] = [];
+        const ids: number[] = [];
+        const appended = new Set<string>();
+        for (const [n, off, again] of ops) {
+          const k = `f${n}+0x${off.toString(16)}`;
+          if (n < 4 && !again) {
+            if (appended.has(k)) continue;
+            appended.add(k);
+            ids.push(t.appendSite(fns[n], off));
+          } else if (n < 4) continue;
+          else ids.push(t.site(fns[n], off));
+          keys.push(k);
+        }
+        expect(ids).toEqual(reference(keys).ids);
+        const size = t.size;
+        for (let i = 0; i < keys.length; i++) {
+          const n = Number(keys[i].slice(1, keys[i].indexOf('+')));
+          expect(t.site(fns[n], parseInt(keys[i].slice(keys[i].indexOf('x') + 1), 16))).toBe(ids[i]);
+        }
+        expect(t.size).toBe(size);
+      }),
       { numRuns: 40, endOnFailure: true },
     );
   });

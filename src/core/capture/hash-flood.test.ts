@@ -128,7 +128,8 @@ describe('StringTable under a hash flood', () => {
 
 /** A trace (ftrace text) with one event per name, the name as its COMM, each with its own pid. */
 const traceOf = (names: readonly string[]) =>
-  '# tracer: nop\n#\n' + names.map((c, i) => `  ${c}-${i + 1}     [000] ...1.  ${(100 + i / 1e5).toFixed(6)}: kmem_cache_alloc: call_site=f+0x1 bytes_req=64\n`).join('');
+  '# tracer: nop\n#\n' +
+  names.map((c, i) => `  ${c}-${i + 1}     [000] ...1.  ${(100 + i / 1e5).toFixed(6)}: kmem_cache_alloc: call_site=f+0x1 bytes_req=64\n`).join('');
 
 describe('a hash-flood trace against a random-names trace of the same size, through ingest', () => {
   it('the flood takes at most 2x the probes of the task table, and loads every name', () => {
@@ -274,7 +275,7 @@ function ipProbesUnder(slot: typeof oldIpSlot, ips: readonly (readonly [number, 
   return probes;
 }
 
-describe('the frame table\'s integer frames under addresses chosen to share a slot', () => {
+describe("the frame table's integer frames under addresses chosen to share a slot", () => {
   const load = (ips: readonly (readonly [number, number])[]) => {
     const f = new FrameTable();
     const out = ips.map(([hi, lo]) => f.address(hi, lo));

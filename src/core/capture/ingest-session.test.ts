@@ -40,7 +40,8 @@ function fingerprint(c: Capture) {
     records.push(`${t.recStatus.get(i)} ${t.recSlot.get(i)} ${t.recGen.get(i)} ${s < 0 ? '-' : c.stacks.framesOf(s).join(';')}`);
   }
   const events: string[] = [];
-  for (let i = 0; i < t.eventCount; i++) events.push(`${t.evTs.get(i)} ${t.evCpu.get(i)} ${t.tasks.strings[t.evTask.get(i)]} ${t.names.strings[t.evName.get(i)]} ${t.evRecord.get(i)}`);
+  for (let i = 0; i < t.eventCount; i++)
+    events.push(`${t.evTs.get(i)} ${t.evCpu.get(i)} ${t.tasks.strings[t.evTask.get(i)]} ${t.names.strings[t.evName.get(i)]} ${t.evRecord.get(i)}`);
   return { summary: summarize(c), records, events };
 }
 
@@ -60,7 +61,11 @@ describe('an ingest session continued by Add', () => {
     feed(ingest, [...BINS, 'kallsyms'], chunk);
     const second = ingest.finish();
     expect(fingerprint(second)).toEqual(fingerprint(oneShot(['trace', ...BINS, 'kallsyms'])));
-    feed(ingest, ALL.filter((n) => n !== 'trace' && !BINS.includes(n) && n !== 'kallsyms'), chunk);
+    feed(
+      ingest,
+      ALL.filter((n) => n !== 'trace' && !BINS.includes(n) && n !== 'kallsyms'),
+      chunk,
+    );
     const third = ingest.finish();
     const order = ['trace', ...BINS, 'kallsyms', ...ALL.filter((n) => n !== 'trace' && !BINS.includes(n) && n !== 'kallsyms')];
     expect(fingerprint(third)).toEqual(fingerprint(oneShot(order)));
@@ -134,15 +139,12 @@ describe('an ingest session continued by Add', () => {
     await expect(readFiles(ingest, [blob('kallsyms'), blob('trace')], { isCancelled: () => ++chunks > 2 })).rejects.toBeInstanceOf(CancelledError);
     expect(fingerprint(ingest.finish())).toEqual(want);
     let read = 0;
-    const added = await loadFiles(
-      [...BINS, 'kallsyms'].map(blob),
-      { session: ingest, onProgress: (p) => (read = p.totalBytes), progressEveryMs: 0 },
-    );
+    const added = await loadFiles([...BINS, 'kallsyms'].map(blob), { session: ingest, onProgress: (p) => (read = p.totalBytes), progressEveryMs: 0 });
     expect(read).toBe([...BINS, 'kallsyms'].reduce((n, f) => n + bytes.get(f)!.length, 0));
     expect(fingerprint(added)).toEqual(fingerprint(oneShot(['trace', ...BINS, 'kallsyms'])));
   });
 
-  it('a second finish does not repeat the first one\'s diagnostics', () => {
+  it("a second finish does not repeat the first one's diagnostics", () => {
     // a symbol file from another boot: every dump address misses, which finish reports
     const other = 'ffffffff00001000 T elsewhere\nffffffff00002000 T beyond\n';
     const ingest = new Ingest();
@@ -190,7 +192,7 @@ describe('an ingest session continued by Add', () => {
   });
 });
 
-describe('CaptureLoads: the worker\'s loads, one at a time', () => {
+describe("CaptureLoads: the worker's loads, one at a time", () => {
   const blob = (n: string) => ({ name: n, blob: new Blob([bytes.get(n)! as Uint8Array<ArrayBuffer>]) });
   let seq = 0;
   const req = (mode: LoadRequest['mode'], names: string[]): LoadRequest => ({ id: ++seq, mode, files: names.map(blob) });

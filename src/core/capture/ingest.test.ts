@@ -49,7 +49,14 @@ describe('ingest of a generated v8 capture', () => {
     expect(s.resolved + s.unresolved).toBe(s.cookies);
     expect(s.status.resolved + s.status['no-slot']).toBe(s.cookies);
     expect(s.generations).toEqual([1, 2, 3]);
-    expect(s.stat).toMatchObject({ version: 'v8', entries: sample.stat.entries, capacity: 16384, successes: sample.stat.successes, drops: sample.stat.fallbacks, generation: 3 });
+    expect(s.stat).toMatchObject({
+      version: 'v8',
+      entries: sample.stat.entries,
+      capacity: 16384,
+      successes: sample.stat.successes,
+      drops: sample.stat.fallbacks,
+      generation: 3,
+    });
     // the top ten are the truth's ten most frequent stacks among the records that found one
     const c = ingestFiles(files);
     const freq = new Map<string, { count: number; frames: string[] }>();
@@ -84,20 +91,30 @@ describe('cookie index statuses', () => {
   const v7dumpB = 'stack_id 1 [ref 3, depth 2]\n  [0] c+0x1/0x10\n  [1] b+0x2/0x20\n\nstack_id 2 [ref 1, depth 1]\n  [0] d+0x4/0x8\n\n';
 
   it('v7 ids: unverified against one generation-less dump, no-slot when it lacks the slot', () => {
-    const c = ingestFiles([['trace', trace(['<stack_id 1>', '<stack_id 9>'])], ['map', v7dumpA]]);
+    const c = ingestFiles([
+      ['trace', trace(['<stack_id 1>', '<stack_id 9>'])],
+      ['map', v7dumpA],
+    ]);
     expect([c.trace.recStatus.get(0), c.trace.recStatus.get(1)]).toEqual([RecordStatus.Unverified, RecordStatus.NoSlot]);
     expect(c.stacks.framesOf(c.trace.recStack.get(0))).toEqual(['a+0x1', 'b+0x2']);
   });
 
   it('v7 ids: ambiguous when generation-less dumps disagree, unverified where they agree', () => {
-    const c = ingestFiles([['trace', trace(['<stack_id 1>', '<stack_id 2>'])], ['mapA', v7dumpA], ['mapB', v7dumpB]]);
+    const c = ingestFiles([
+      ['trace', trace(['<stack_id 1>', '<stack_id 2>'])],
+      ['mapA', v7dumpA],
+      ['mapB', v7dumpB],
+    ]);
     expect([c.trace.recStatus.get(0), c.trace.recStatus.get(1)]).toEqual([RecordStatus.Ambiguous, RecordStatus.Unverified]);
     expect(summarize(c).resolved).toBe(1);
   });
 
   it('v8 cookies: only against a dump of their own generation', () => {
     const v8dump = 'stack_id 1 gen 2 [ref 1, depth 1]\n => x+0x1/0x2\n\n';
-    const c = ingestFiles([['trace', trace(['<stack_id 1 gen 2>', '<stack_id 1 gen 1>', '<stack_id 5 gen 2>'])], ['map', v8dump]]);
+    const c = ingestFiles([
+      ['trace', trace(['<stack_id 1 gen 2>', '<stack_id 1 gen 1>', '<stack_id 5 gen 2>'])],
+      ['map', v8dump],
+    ]);
     expect([0, 1, 2].map((i) => c.trace.recStatus.get(i))).toEqual([RecordStatus.Resolved, RecordStatus.NoDump, RecordStatus.NoSlot]);
     expect(summarize(c).generations).toEqual([1, 2]);
   });

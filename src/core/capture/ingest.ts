@@ -135,7 +135,11 @@ export class Ingest {
     const start = () => {
       const all = head.length === 1 ? head[0] : concatBytes(head);
       kind = sniffKind(all);
-      parser = parserForKind(kind, { file, diagnostics: log, inflate, modules: this.modules }, () => (sink = this.trace.sink(file, { log, unit: kind === 'trace_cmd_dat' ? 'offset' : 'line' })));
+      parser = parserForKind(
+        kind,
+        { file, diagnostics: log, inflate, modules: this.modules },
+        () => (sink = this.trace.sink(file, { log, unit: kind === 'trace_cmd_dat' ? 'offset' : 'line' })),
+      );
       head = [];
       if (all.length > 0) parser.push(all);
     };
@@ -160,7 +164,12 @@ export class Ingest {
           log.absorb(part.diagnostics, r.lines.total, size);
           size += part.bytes;
           const lines = { total: r.lines.total + part.lines.total, used: r.lines.used + part.lines.used, unused: r.lines.unused + part.lines.unused };
-          result = { lines, tracer: part.tracer ?? r.tracer, cpus: part.cpus ?? r.cpus, timeDigits: Math.max(r.timeDigits ?? 0, part.timeDigits ?? 0) } satisfies TraceTextResult;
+          result = {
+            lines,
+            tracer: part.tracer ?? r.tracer,
+            cpus: part.cpus ?? r.cpus,
+            timeDigits: Math.max(r.timeDigits ?? 0, part.timeDigits ?? 0),
+          } satisfies TraceTextResult;
         }
         const report: FileReport = { file, kind, size, lines: null, bytes: null };
         this.collect(kind, result, report, log);
@@ -358,5 +367,3 @@ export class Ingest {
     else log.atOffset(offset, message);
   }
 }
-
-

@@ -28,7 +28,7 @@ const columnsOf = (ips: bigint[][]) => {
  * first appear, hits and misses counted per ip. Several dumps through one pool, and a frame
  * table that already holds some of the sites (a trace's full stacks read first).
  */
-describe('IpPool against a BigInt binary search, on both generators\' shapes (property)', () => {
+describe("IpPool against a BigInt binary search, on both generators' shapes (property)", () => {
   const ways = [
     ['the address table', undefined],
     ['two passes', 0],
@@ -43,7 +43,9 @@ describe('IpPool against a BigInt binary search, on both generators\' shapes (pr
           const table = new StackTable();
           const frames = table.frames;
           // some sites and addresses already there, as a trace's full stacks would leave them
-          const before = stacks(k, shape, known, seed + 1, 6).flat().map(plain.key);
+          const before = stacks(k, shape, known, seed + 1, 6)
+            .flat()
+            .map(plain.key);
           for (const key of before) frames.intern(key);
           const counted = { ...plain.counts };
           const s = new Symbolizer(symbolFile(k.text));

@@ -175,7 +175,7 @@ export class IpPool {
     const ids = this.ids;
     let hash = this.hash;
     let shift = this.hashShift;
-    let mask = (hash.length / 3) - 1;
+    let mask = hash.length / 3 - 1;
     let hits = 0;
     let misses = 0;
     let j = start;
@@ -205,7 +205,7 @@ export class IpPool {
           if (2 * ++this.hashCount > mask + 1) {
             hash = this.grow();
             shift = this.hashShift;
-            mask = (hash.length / 3) - 1;
+            mask = hash.length / 3 - 1;
           }
         }
         const t = e - 1;

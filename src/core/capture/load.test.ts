@@ -65,7 +65,14 @@ class Shifting extends Blob {
 
 const diagnosticsOf = (s: Summary, file: string) => s.diagnostics.filter((d) => d.file === file);
 /** the numbers of a capture, without its file list and diagnostics */
-const numbers = (s: Summary) => ({ events: s.events, cookies: s.cookies, fullStacks: s.fullStacks, resolved: s.resolved, uniqueStacks: s.uniqueStacks, stat: s.stat });
+const numbers = (s: Summary) => ({
+  events: s.events,
+  cookies: s.cookies,
+  fullStacks: s.fullStacks,
+  resolved: s.resolved,
+  uniqueStacks: s.uniqueStacks,
+  stat: s.stat,
+});
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -75,16 +82,16 @@ describe('each file fails alone', () => {
   it('a file unreadable part way (NotReadableError) keeps what was read; the other files load', async () => {
     const alone = summarize(await loadFiles([blob('stack_map_stat', STAT), blob('stack_map_bin.gen1', BIN1)]));
     const cut = 200_000;
-    const s = summarize(
-      await loadFiles([blob('stack_map_stat', STAT), { name: 'trace', blob: new Unreadable(TRACE, cut) }, blob('stack_map_bin.gen1', BIN1)]),
-    );
+    const s = summarize(await loadFiles([blob('stack_map_stat', STAT), { name: 'trace', blob: new Unreadable(TRACE, cut) }, blob('stack_map_bin.gen1', BIN1)]));
     // the trace's first 200 KB, as a trace cut there would give
     const truncated = summarize(await loadFiles([blob('stack_map_stat', STAT), blob('trace', TRACE.subarray(0, cut)), blob('stack_map_bin.gen1', BIN1)]));
     expect(numbers(s)).toEqual(numbers(truncated));
     expect(s.events).toBeGreaterThan(0);
     expect(s.stat).toEqual(alone.stat);
     const d = diagnosticsOf(s, 'trace');
-    expect(d.map((x) => x.message)).toContainEqual(expect.stringMatching(/^could not be read past byte 200000 of 925448 \(NotReadableError: The blob could not be read\).*what was read before is kept$/));
+    expect(d.map((x) => x.message)).toContainEqual(
+      expect.stringMatching(/^could not be read past byte 200000 of 925448 \(NotReadableError: The blob could not be read\).*what was read before is kept$/),
+    );
     expect(s.files.map((f) => f.file)).toEqual(['stack_map_stat', 'trace', 'stack_map_bin.gen1']);
   });
 
@@ -118,7 +125,12 @@ describe('each file fails alone', () => {
     expect(s.stat?.file).toBe('b.tar/stack_map_stat');
     expect(s.events).toBeGreaterThan(0);
     expect(s.files.map((f) => f.file)).toContain('stack_map_bin.gen1');
-    for (const f of ['b.tar', 'stat.gz']) expect(diagnosticsOf(s, f).map((d) => d.message).join('\n')).toContain('NotReadableError');
+    for (const f of ['b.tar', 'stat.gz'])
+      expect(
+        diagnosticsOf(s, f)
+          .map((d) => d.message)
+          .join('\n'),
+      ).toContain('NotReadableError');
   });
 
   it('a reader that throws loses only its own file, with a diagnostic naming it and the error', async () => {
@@ -153,7 +165,9 @@ describe('each file fails alone', () => {
     const t = summarize(await loadFiles([blob('b.tar', tar)]));
     expect(t.stat?.file).toBe('b.tar/stack_map_stat');
     expect(t.events).toBe(0);
-    expect(diagnosticsOf(t, 'b.tar/trace').map((d) => d.message)).toEqual([expect.stringMatching(/^the reader failed at byte \d+ \(RangeError: Invalid string length\)/)]);
+    expect(diagnosticsOf(t, 'b.tar/trace').map((d) => d.message)).toEqual([
+      expect.stringMatching(/^the reader failed at byte \d+ \(RangeError: Invalid string length\)/),
+    ]);
   });
 });
 
@@ -166,8 +180,12 @@ describe('a file that changes while it is read', () => {
       ]),
     );
     // (the trace cut mid-line also has that line reported)
-    expect(diagnosticsOf(s, 'shrunk').map((d) => d.message)).toContain('changed while being read: 100000 bytes were read where it had 925448 when the load started (cut short); what was read is kept');
-    expect(diagnosticsOf(s, 'grown').map((d) => d.message)).toContain(`changed while being read: ${STAT.length + 20} bytes were read where it had ${STAT.length} when the load started (grown); what was read is kept`);
+    expect(diagnosticsOf(s, 'shrunk').map((d) => d.message)).toContain(
+      'changed while being read: 100000 bytes were read where it had 925448 when the load started (cut short); what was read is kept',
+    );
+    expect(diagnosticsOf(s, 'grown').map((d) => d.message)).toContain(
+      `changed while being read: ${STAT.length + 20} bytes were read where it had ${STAT.length} when the load started (grown); what was read is kept`,
+    );
   });
 
   it('a File whose lastModified moved, or whose last byte no longer reads, once it was read: a diagnostic', async () => {
@@ -292,7 +310,10 @@ describe('the direct path for plain files', () => {
     for (let k = 0; k < 3; k++) big.set(TRACE, k * TRACE.length);
     const direct = summarize(await loadFiles([blob('trace', big), blob('stack_map_bin.gen1', BIN1)]));
     const ingest = new Ingest();
-    for (const [name, bytes] of [['trace', big], ['stack_map_bin.gen1', BIN1]] as const) {
+    for (const [name, bytes] of [
+      ['trace', big],
+      ['stack_map_bin.gen1', BIN1],
+    ] as const) {
       const p = ingest.open(name);
       for (let i = 0; i < bytes.length; i += 4093) p.push(bytes.subarray(i, i + 4093));
       p.end();

@@ -309,7 +309,10 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
           pending = reader!.read();
           pending.catch(() => {});
           if (st.bytes >= end) {
-            const next = await pending.then((v) => ({ v }), () => null);
+            const next = await pending.then(
+              (v) => ({ v }),
+              () => null,
+            );
             if (next) pending = Promise.resolve(next.v);
           }
           for (let o = 0; o < chunk.length; o += SLICE) {
@@ -394,7 +397,11 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
           }
           if (r) reports.push(r);
         }
-        if (unread > 0) diagnose(f.name, `${unread} more members that no reader takes (${unreadBytes} bytes, the first ${unreadFirst}), past the first ${MEMBER_CAP} reported one by one: not listed`);
+        if (unread > 0)
+          diagnose(
+            f.name,
+            `${unread} more members that no reader takes (${unreadBytes} bytes, the first ${unreadFirst}), past the first ${MEMBER_CAP} reported one by one: not listed`,
+          );
       } finally {
         await members.return(undefined).catch(() => {});
         await src.stream.cancel().catch(() => {});
@@ -414,7 +421,10 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
         s.bytes,
       );
     } else if (s.ended && s.bytes !== size) {
-      diagnose(f.name, `changed while being read: ${s.bytes} bytes were read where it had ${size} when the load started (${s.bytes < size ? 'cut short' : 'grown'}); what was read is kept`);
+      diagnose(
+        f.name,
+        `changed while being read: ${s.bytes} bytes were read where it had ${size} when the load started (${s.bytes < size ? 'cut short' : 'grown'}); what was read is kept`,
+      );
     } else if (!(await stillSame(f.blob, stamps[index]))) {
       // one more byte read at the end checks the snapshot again: changed after its last chunk
       diagnose(f.name, 'changed while being read (its last byte can no longer be read as it was): what was read may mix its old and new contents');

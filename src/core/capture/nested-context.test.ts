@@ -23,7 +23,14 @@ const TRACE = [
   L('d..1.', '10.000008', '<stack_id 6>'), // its stack
   '',
 ].join('\n');
-const DUMP = ['stack_id 5 [ref 1, depth 1]', '  [0] try_to_wake_up+0x148/0x300', '', 'stack_id 6 [ref 1, depth 1]', '  [0] try_to_wake_up+0x148/0x300', ''].join('\n');
+const DUMP = [
+  'stack_id 5 [ref 1, depth 1]',
+  '  [0] try_to_wake_up+0x148/0x300',
+  '',
+  'stack_id 6 [ref 1, depth 1]',
+  '  [0] try_to_wake_up+0x148/0x300',
+  '',
+].join('\n');
 
 /** the second reading: each stack record line, the last event line before it with the same flags */
 function byFlags(trace: string): number[] {
@@ -45,7 +52,13 @@ describe('a stack record belongs to the last event of its own context on its CPU
     expect(want).toEqual([2, 1, 0, 3]);
     for (const name of ['trace', 'unknown'])
       for (const chunk of [0, 1, 7]) {
-        const c = ingestFiles([[name, TRACE], ['stack_map', DUMP]], chunk);
+        const c = ingestFiles(
+          [
+            [name, TRACE],
+            ['stack_map', DUMP],
+          ],
+          chunk,
+        );
         expect(Array.from(c.trace.recEvent.raw()), `${name} ${chunk}`).toEqual(want);
       }
   });
@@ -54,7 +67,10 @@ describe('a stack record belongs to the last event of its own context on its CPU
     const plain = TRACE.split('\n')
       .map((l) => l.replace(/\] \S{5} /, '] '))
       .join('\n');
-    const c = ingestFiles([['trace', plain], ['stack_map', DUMP]]);
+    const c = ingestFiles([
+      ['trace', plain],
+      ['stack_map', DUMP],
+    ]);
     expect(Array.from(c.trace.recEvent.raw())).toEqual([2, 2, 2, 3]);
   });
 });

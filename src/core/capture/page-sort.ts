@@ -140,7 +140,17 @@ function everyKey(table: Int32Array, bounds: Int32Array, codes: Int32Array, m: n
  * The keys of a page's short run [from, to): counted, the distinct ones sorted into `keys` (a -1
  * after them) and given what `ids` takes for them. Returns the repeated keys so far.
  */
-function fewKeys(runs: Int32Array, from: number, to: number, table: Int32Array, keys: Int32Array, bounds: Int32Array, codes: Int32Array, repeated: Int32Array, r: number): number {
+function fewKeys(
+  runs: Int32Array,
+  from: number,
+  to: number,
+  table: Int32Array,
+  keys: Int32Array,
+  bounds: Int32Array,
+  codes: Int32Array,
+  repeated: Int32Array,
+  r: number,
+): number {
   let d = 0;
   for (let x = from; x < to; x++) {
     const off = runs[x];

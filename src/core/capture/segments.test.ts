@@ -116,7 +116,12 @@ describe('files that overlap in time', () => {
     expect(r.segments.length).toBe(1);
     expect(r.segments[0].files).toEqual(['trace', 'copy/trace']);
     expect(r.segments[0].events).toBe(2 * awkSegments([SAMPLE_TRACE])[0][2]);
-    expect(r.overlaps.map((o) => [o.files, o.cpus])).toEqual([[['trace', 'copy/trace'], [0, 1, 2, 3]]]);
+    expect(r.overlaps.map((o) => [o.files, o.cpus])).toEqual([
+      [
+        ['trace', 'copy/trace'],
+        [0, 1, 2, 3],
+      ],
+    ]);
     const s = summarize(c);
     const d = s.diagnostics.filter((x) => x.file === 'copy/trace');
     expect(d.length).toBe(1);

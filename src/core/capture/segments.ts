@@ -141,7 +141,8 @@ function fileSnippets(a: {
   for (let i = n0; i < n1; i++) {
     const x = ts[i];
     if (!Number.isFinite(x)) continue;
-    if (cur === null || breaksSnippet(cur.first, cur.last, x)) mine.push((cur = { file: f, first: x, last: x, events: 0, records: 0, cpu: new Map(), small: [] }));
+    if (cur === null || breaksSnippet(cur.first, cur.last, x))
+      mine.push((cur = { file: f, first: x, last: x, events: 0, records: 0, cpu: new Map(), small: [] }));
     widen(cur, x, cpuOf[i]);
     if (byEvents) {
       cur.events++;

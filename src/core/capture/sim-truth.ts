@@ -44,7 +44,18 @@ export function simTruth(c: Capture): SimTruth | null {
   const statuses = t.recStatus.raw();
   const outcomes = Object.fromEntries(LEDGER_OUTCOMES.map((o) => [o, 0])) as SimTruth['outcomes'];
   for (let i = 0; i < l.count; i++) outcomes[LEDGER_OUTCOMES[l.outcome[i]]]++;
-  const out: SimTruth = { records: l.count, matched: true, why: null, unverified: 0, unverifiedRight: 0, unverifiedWrong: 0, contradicted: 0, contradictedRight: 0, contradictedWrong: 0, outcomes };
+  const out: SimTruth = {
+    records: l.count,
+    matched: true,
+    why: null,
+    unverified: 0,
+    unverifiedRight: 0,
+    unverifiedWrong: 0,
+    contradicted: 0,
+    contradictedRight: 0,
+    contradictedWrong: 0,
+    outcomes,
+  };
   const { index, why } = alignLedger(c);
   if (!index) {
     out.matched = false;

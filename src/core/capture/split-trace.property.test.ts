@@ -56,7 +56,11 @@ function contents(c: Capture) {
     lost: [t.lostCpu, t.lostCount, t.lostTs].map((col) => arr(col.view())),
     resetMarks: arr(t.resetMarks.view()),
     // the fields noted for v4/v7 ids and full stacks (field-evidence.ts), by name
-    noted: Array.from({ length: t.evidRec.length }, (_, k) => [t.evidRec.get(k), t.evidNames.strings[t.evidA.get(k)], t.evidB.get(k) < 0 ? null : t.evidNames.strings[t.evidB.get(k)]]),
+    noted: Array.from({ length: t.evidRec.length }, (_, k) => [
+      t.evidRec.get(k),
+      t.evidNames.strings[t.evidA.get(k)],
+      t.evidB.get(k) < 0 ? null : t.evidNames.strings[t.evidB.get(k)],
+    ]),
     userStacks: t.userStacks,
     tasks: t.tasks.strings,
     names: t.names.strings,
@@ -72,7 +76,7 @@ function contents(c: Capture) {
 /** Every offset findSplit can choose in `bytes`. */
 function candidates(bytes: Uint8Array): number[] {
   const out: number[] = [];
-  for (let q = 0; q < bytes.length; ) {
+  for (let q = 0; q < bytes.length;) {
     const s = findSplit(bytes.subarray(q), q);
     if (s < 0) break;
     out.push(s);
@@ -101,17 +105,24 @@ const frames = (f: fc.Arbitrary<string>) => fc.array(f, { maxLength: 6 });
 
 /** An event and what may follow it: a stack record with its head or another, a frame block, a print message's lines. */
 const group: fc.Arbitrary<string[]> = fc.oneof(
-  fc.tuple(head, fc.constantFrom('do_sys_openat2 <-__x64_sys_openat', 'kmem_alloc: bytes_alloc=64', 'sched_switch: prev_comm=a next_pid=0')).map(([h, p]) => [line(h, p)]),
+  fc
+    .tuple(head, fc.constantFrom('do_sys_openat2 <-__x64_sys_openat', 'kmem_alloc: bytes_alloc=64', 'sched_switch: prev_comm=a next_pid=0'))
+    .map(([h, p]) => [line(h, p)]),
   fc
     .tuple(head, fc.option(head), fc.nat({ max: 40 }), fc.option(fc.nat({ max: 5 })))
-    .map(([h, other, slot, gen]) => [line(h, 'do_sys_openat2 <-__x64_sys_openat'), line(other ?? h, gen === null ? `<stack_id ${slot}>` : `<stack_id ${slot} gen ${gen}>`)]),
+    .map(([h, other, slot, gen]) => [
+      line(h, 'do_sys_openat2 <-__x64_sys_openat'),
+      line(other ?? h, gen === null ? `<stack_id ${slot}>` : `<stack_id ${slot} gen ${gen}>`),
+    ]),
   fc.tuple(head, fc.option(head), frames(kernelFrame)).map(([h, other, fs]) => [line(h, 'kmalloc <-f'), line(other ?? h, '<stack trace>'), ...fs]),
   fc.tuple(head, frames(userFrame)).map(([h, fs]) => [line(h, '<user stack trace>'), ...fs]),
   fc
     .tuple(head, fc.array(fc.constantFrom('continued message', '', 'more: of it'), { maxLength: 3 }))
     .map(([h, more]) => [line(h, 'bprint: do_work: n=3'), ...more]),
   // the capture script's reset marker (the columns keep where it is), in the kernel's and trace-cmd's forms
-  fc.tuple(head, fc.constantFrom('tracing_mark_write: stackmap reset 1', 'print: tracing_mark_write: stackmap reset 2', 'tracing_mark_write: stackmap resets')).map(([h, p]) => [line(h, p)]),
+  fc
+    .tuple(head, fc.constantFrom('tracing_mark_write: stackmap reset 1', 'print: tracing_mark_write: stackmap reset 2', 'tracing_mark_write: stackmap resets'))
+    .map(([h, p]) => [line(h, p)]),
   // a record alone (its event before the split, or nowhere)
   fc.tuple(head, fc.nat({ max: 40 })).map(([h, slot]) => [line(h, `<stack_id ${slot} gen 1>`)]),
 );
@@ -133,11 +144,7 @@ const other: fc.Arbitrary<string[]> = fc
   .map((l) => [l]);
 
 const traceArb = fc
-  .tuple(
-    fc.array(fc.oneof({ arbitrary: group, weight: 6 }, { arbitrary: other, weight: 1 }), { minLength: 4, maxLength: 40 }),
-    fc.boolean(),
-    fc.boolean(),
-  )
+  .tuple(fc.array(fc.oneof({ arbitrary: group, weight: 6 }, { arbitrary: other, weight: 1 }), { minLength: 4, maxLength: 40 }), fc.boolean(), fc.boolean())
   .map(([groups, crlf, trailing]) => {
     const text = ['# tracer: nop', '#', ...groups.flat()].join(crlf ? '\r\n' : '\n') + (trailing ? '\n' : '');
     return enc.encode(text);
@@ -161,7 +168,15 @@ describe('a trace read in two pieces', () => {
   });
 
   it('splits only before an event line, never inside a frame block or a message', () => {
-    const text = ['a-1 [000] ...1. 1.000000: <stack trace>', ' => f+0x1/0x2', ' => g+0x1/0x2', 'a-1 [000] ...1. 2.000000: bprint: w: n', 'more', 'b-2 [001] ...1. 3.000000: x <-y', ''].join('\n');
+    const text = [
+      'a-1 [000] ...1. 1.000000: <stack trace>',
+      ' => f+0x1/0x2',
+      ' => g+0x1/0x2',
+      'a-1 [000] ...1. 2.000000: bprint: w: n',
+      'more',
+      'b-2 [001] ...1. 3.000000: x <-y',
+      '',
+    ].join('\n');
     const bytes = enc.encode(text);
     const at = text.indexOf('b-2');
     expect(candidates(bytes)).toEqual([text.indexOf('a-1 [000] ...1. 2.'), at]);

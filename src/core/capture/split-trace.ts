@@ -146,7 +146,15 @@ export function readTracePart(file: string): ChunkParser<TracePart> {
     end() {
       const r = parser.end();
       const lines = linesAfterStop(r.lines, sink.close());
-      return { columns: { ...columns.exportPart(), state: sink.pieceState() }, lines, tracer: r.tracer, cpus: r.cpus, timeDigits: r.timeDigits, diagnostics: log.exportGroups(), bytes };
+      return {
+        columns: { ...columns.exportPart(), state: sink.pieceState() },
+        lines,
+        tracer: r.tracer,
+        cpus: r.cpus,
+        timeDigits: r.timeDigits,
+        diagnostics: log.exportGroups(),
+        bytes,
+      };
     },
   };
 }

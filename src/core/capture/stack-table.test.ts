@@ -139,7 +139,10 @@ describe('StackTable child lookup (open addressing) against a Map', () => {
     | { kind: 'snapshot' }
     | { kind: 'reserve'; n: number };
   // small alphabets so stacks share prefixes and siblings; long runs so the sibling table doubles
-  const frame = fc.oneof(fc.integer({ min: 0, max: 6 }).map((i) => `f${i}`), fc.integer({ min: 0, max: 400 }).map((i) => `g${i}`));
+  const frame = fc.oneof(
+    fc.integer({ min: 0, max: 6 }).map((i) => `f${i}`),
+    fc.integer({ min: 0, max: 400 }).map((i) => `g${i}`),
+  );
   const stack = fc.array(frame, { maxLength: 24 });
   const op: fc.Arbitrary<Op> = fc.oneof(
     { weight: 10, arbitrary: stack.map((s) => ({ kind: 'strings' as const, stack: s })) },

@@ -121,7 +121,17 @@ export function summarize(c: Capture, topN = 10, granularity: Granularity = defa
   const occurrences = new Float64Array(nodes);
   const firstSeen = new Int32Array(nodes);
   const order: number[] = [];
-  const { cookies, resolved } = countStacks(t.recKind.raw(), t.recStatus.raw(), t.recGen.raw(), t.recStack.raw(), gens, byStatus, occurrences, firstSeen, order);
+  const { cookies, resolved } = countStacks(
+    t.recKind.raw(),
+    t.recStatus.raw(),
+    t.recGen.raw(),
+    t.recStack.raw(),
+    gens,
+    byStatus,
+    occurrences,
+    firstSeen,
+    order,
+  );
   for (const [k, name] of STATUS_NAMES.entries()) status[name] = byStatus[k];
   let top: TopStack[];
   if (granularity === 'function') {

@@ -96,7 +96,6 @@ export interface TracePieceState {
   ctxLast: Int32Array;
 }
 
-
 /** A column of small integers as stored (SmallInts: 1, 2 or 4 bytes a value). */
 export type Ints = Int8Array | Int16Array | Int32Array;
 

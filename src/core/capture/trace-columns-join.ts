@@ -89,7 +89,29 @@ export function absorbPiece(cols: TraceColumnsData, j: JoinState, p: TraceColumn
   // the piece's records it linked with no event of their context before them (ascending, `c`
   // the next): here that context may have one
   // the piece's columns as locals (read once per loop, not through the object)
-  const { ownTs: pOwnTs, evTs: pEvTs, ownTask: pOwnTask, ownPid: pOwnPid, ownCpu: pOwnCpu, recKind: pRecKind, recEvent: pRecEvent, ownRec: pOwnRec, evidRec: pEvidRec, evidB: pEvidB, ctxRec: pCtxRec, recStatus: pRecStatus, recStack: pRecStack, recSlot: pRecSlot, recGen: pRecGen, evidA: pEvidA, evTask: pEvTask, evPid: pEvPid, evCpu: pEvCpu, ctxKey: pCtxKey, evName: pEvName } = p;
+  const {
+    ownTs: pOwnTs,
+    evTs: pEvTs,
+    ownTask: pOwnTask,
+    ownPid: pOwnPid,
+    ownCpu: pOwnCpu,
+    recKind: pRecKind,
+    recEvent: pRecEvent,
+    ownRec: pOwnRec,
+    evidRec: pEvidRec,
+    evidB: pEvidB,
+    ctxRec: pCtxRec,
+    recStatus: pRecStatus,
+    recStack: pRecStack,
+    recSlot: pRecSlot,
+    recGen: pRecGen,
+    evidA: pEvidA,
+    evTask: pEvTask,
+    evPid: pEvPid,
+    evCpu: pEvCpu,
+    ctxKey: pCtxKey,
+    evName: pEvName,
+  } = p;
   let c = 0;
   // the fields noted for its records: the piece's, and for those read before their CPU noted
   // any in the piece, this file's as it stands (its records' event may be before the piece)
@@ -132,7 +154,7 @@ export function absorbPiece(cols: TraceColumnsData, j: JoinState, p: TraceColumn
     if (keptEvents < 0) keptEvents = pEvTs.length;
   };
   let special = nextSpecial();
-  for (let from = 0; ; ) {
+  for (let from = 0; ;) {
     const past = plain(from, special);
     if (past >= 0) {
       stopAt(past);
@@ -249,7 +271,10 @@ export function absorbPiece(cols: TraceColumnsData, j: JoinState, p: TraceColumn
   for (let k = 0; k < p.resetMarks.length && p.resetMarks[k] < keptEvents; k++) cols.resetMarks.push(p.resetMarks[k] + evBase);
   if (keptRecords < p.recEvent.length) for (let r = 0; r < keptRecords; r++) if (pRecKind[r] === RecordKind.User) users++;
   for (let k = 0; k < (keptRecords < p.recEvent.length ? users : p.userStacks.length); k++) cols.userStacks.push(p.userStacks[k]);
-  const stop = keptRecords < p.recEvent.length ? { place: null, events: p.evTs.length - keptEvents, records: p.recEvent.length - keptRecords, lost: p.lostCpu.length - keptLost } : null;
+  const stop =
+    keptRecords < p.recEvent.length
+      ? { place: null, events: p.evTs.length - keptEvents, records: p.recEvent.length - keptRecords, lost: p.lostCpu.length - keptLost }
+      : null;
   return { stop, lastTs, hasLastTs, ctxFallbacks: fallbacks };
 }
 

@@ -16,7 +16,8 @@ import { RecordKind, RecordStatus, type SinkStop, type TraceColumnsData, type Tr
 import { absorbPiece, pieceStateOf, type JoinState } from './trace-columns-join.ts';
 
 /** A trace file's sink: the reader's entry points, and the join's and the end's. */
-export type ColumnsSink = TraceSink & ColumnSink & { absorb(p: TraceColumnsPart, partLine?: number): void; close(): SinkStop | null; pieceState(): TracePieceState };
+export type ColumnsSink = TraceSink &
+  ColumnSink & { absorb(p: TraceColumnsPart, partLine?: number): void; close(): SinkStop | null; pieceState(): TracePieceState };
 
 /**
  * A sink for one trace file of `cols` (its own "last event per CPU"). Past `frameLimit` new distinct
@@ -257,7 +258,9 @@ export function columnsSink(
       cols.ctxRec.push(recEvent.length - 1);
       cols.ctxKey.push(ctx);
     }
-    const same = ev >= 0 && (ev === lastEv ? lastEvTs === ts && lastEvPid === pid && lastEvTask === task : evTs.get(ev) === ts && evPid.get(ev) === pid && evTask.get(ev) === task);
+    const same =
+      ev >= 0 &&
+      (ev === lastEv ? lastEvTs === ts && lastEvPid === pid && lastEvTask === task : evTs.get(ev) === ts && evPid.get(ev) === pid && evTask.get(ev) === task);
     if (!same) {
       cols.ownRec.push(recEvent.length - 1);
       cols.ownTs.push(ts);
@@ -314,7 +317,10 @@ export function columnsSink(
       const name = cols.names.strings[evName.get(i)];
       // most events are left out by their name alone: no payload string for them
       const payload = filter.selectsName(name) ? line.slice(from, to) : null;
-      if (payload === null || !filter.matches({ name, comm: cols.tasks.strings[evTask.get(i)], pid: evPid.get(i), cpu, tgid: tgid >= 0 ? tgid : null, payload })) {
+      if (
+        payload === null ||
+        !filter.matches({ name, comm: cols.tasks.strings[evTask.get(i)], pid: evPid.get(i), cpu, tgid: tgid >= 0 ? tgid : null, payload })
+      ) {
         evTs.truncate(i);
         evCpu.truncate(i);
         evPid.truncate(i);
@@ -463,7 +469,9 @@ export function columnsSink(
           else opts.log.atLine(stop.place, msg);
         } else {
           const from = partAt !== null ? ` in the part read from line ${partAt.toLocaleString('en-US')} on` : '';
-          opts.log.forFile(`more than ${limit} distinct frames${from}: the stacks before the first record past them are kept, nothing from it on (${left} read, not kept)`);
+          opts.log.forFile(
+            `more than ${limit} distinct frames${from}: the stacks before the first record past them are kept, nothing from it on (${left} read, not kept)`,
+          );
         }
       }
       return stop;

@@ -41,9 +41,20 @@ function plainSink(out: PlainRows, details: { tgid: number; payload: string }[] 
       const event = (ctx >= 0 && r.cpu >= 0 && r.cpu < 1024 ? lastOnCtx.get(`${r.cpu} ${ctx}`) : undefined) ?? lastOnCpu.get(r.cpu) ?? -1;
       const i = out.rec.length;
       if (event >= 0 && out.ev[event].record === -1) out.ev[event].record = i;
-      const kind = r.kind === 'cookie' ? (r.generation === null ? RecordKind.CookieV7 : RecordKind.CookieV8) : r.kind === 'full' ? RecordKind.Full : RecordKind.User;
+      const kind =
+        r.kind === 'cookie' ? (r.generation === null ? RecordKind.CookieV7 : RecordKind.CookieV8) : r.kind === 'full' ? RecordKind.Full : RecordKind.User;
       const cookie = r.kind === 'cookie';
-      out.rec.push({ ts: r.ts, cpu: r.cpu, pid: r.pid, task: r.comm, kind, slot: cookie ? r.slot : -1, gen: cookie ? (r.generation ?? -1) : -1, frames: r.kind === 'full' ? [...r.frames!] : null, event });
+      out.rec.push({
+        ts: r.ts,
+        cpu: r.cpu,
+        pid: r.pid,
+        task: r.comm,
+        kind,
+        slot: cookie ? r.slot : -1,
+        gen: cookie ? (r.generation ?? -1) : -1,
+        frames: r.kind === 'full' ? [...r.frames!] : null,
+        event,
+      });
       if (r.kind === 'user') out.user.push([...r.frames!]);
       lastTs = r.ts;
     },
@@ -69,11 +80,43 @@ const text = (h: { comm: string; pid: number; cpu: number; tgid: string | null; 
 const frame = fc.constantFrom('do_sys_open+0x1f/0x210', 'vfs_read+0x9/0x10 [ext4]', '0xffffffff81000010', 'sym <ffffffff81234567>', '[FTRACE TRAMPOLINE]');
 /** a line (or a block of lines) and whether it repeats the head of the line before it (or all but its time or COMM) */
 const piece = fc.oneof(
-  fc.record({ h: head, same: fc.constantFrom('same', 'new', 'ts', 'comm'), body: fc.oneof(fc.constantFrom(...NAMES).map((n) => `${n}: a=1 b=2`), fc.constant('do_sys_open <-__x64_sys_openat'), fc.constant('free text'), fc.constant('tracing_mark_write: B|12|draw'), fc.constant('tracing_mark_write: stackmap reset gen 3')) }),
-  fc.record({ h: head, same: fc.constantFrom('same', 'new', 'ts', 'comm'), body: fc.tuple(fc.nat(70_000), fc.option(fc.nat(40_000), { nil: null })).map(([s, g]) => (g === null ? `<stack_id ${s}>` : `<stack_id ${s} gen ${g}>`)) }),
-  fc.record({ h: head, same: fc.constantFrom('same', 'new', 'ts', 'comm'), body: fc.array(frame, { maxLength: 5 }).map((f) => ['<stack trace>', ...f.map((x) => ` => ${x}`)].join('\n')) }),
-  fc.record({ h: head, same: fc.constantFrom('same', 'new', 'ts', 'comm'), body: fc.array(fc.constantFrom('<00007f12>', '<0000000000400000>', 'main+0x10'), { maxLength: 3 }).map((f) => ['<user stack trace>', ...f.map((x) => ` => ${x}`)].join('\n')) }),
-  fc.constantFrom('CPU:2 [LOST 17 EVENTS]', 'CPU:0 [LOST EVENTS]', '# tracer: nop', '', 'garbage line', ' => orphan_frame+0x1/0x2', '  <idle>-0 [001] 12.5: <stack_id x>'),
+  fc.record({
+    h: head,
+    same: fc.constantFrom('same', 'new', 'ts', 'comm'),
+    body: fc.oneof(
+      fc.constantFrom(...NAMES).map((n) => `${n}: a=1 b=2`),
+      fc.constant('do_sys_open <-__x64_sys_openat'),
+      fc.constant('free text'),
+      fc.constant('tracing_mark_write: B|12|draw'),
+      fc.constant('tracing_mark_write: stackmap reset gen 3'),
+    ),
+  }),
+  fc.record({
+    h: head,
+    same: fc.constantFrom('same', 'new', 'ts', 'comm'),
+    body: fc.tuple(fc.nat(70_000), fc.option(fc.nat(40_000), { nil: null })).map(([s, g]) => (g === null ? `<stack_id ${s}>` : `<stack_id ${s} gen ${g}>`)),
+  }),
+  fc.record({
+    h: head,
+    same: fc.constantFrom('same', 'new', 'ts', 'comm'),
+    body: fc.array(frame, { maxLength: 5 }).map((f) => ['<stack trace>', ...f.map((x) => ` => ${x}`)].join('\n')),
+  }),
+  fc.record({
+    h: head,
+    same: fc.constantFrom('same', 'new', 'ts', 'comm'),
+    body: fc
+      .array(fc.constantFrom('<00007f12>', '<0000000000400000>', 'main+0x10'), { maxLength: 3 })
+      .map((f) => ['<user stack trace>', ...f.map((x) => ` => ${x}`)].join('\n')),
+  }),
+  fc.constantFrom(
+    'CPU:2 [LOST 17 EVENTS]',
+    'CPU:0 [LOST EVENTS]',
+    '# tracer: nop',
+    '',
+    'garbage line',
+    ' => orphan_frame+0x1/0x2',
+    '  <idle>-0 [001] 12.5: <stack_id x>',
+  ),
 );
 
 function traceOf(pieces: (string | { h: Parameters<typeof text>[0]; same: string; body: string })[], crlf: boolean): string {
@@ -83,7 +126,8 @@ function traceOf(pieces: (string | { h: Parameters<typeof text>[0]; same: string
     if (typeof p === 'string') lines.push(p);
     else {
       // the line before's head, the same but for its time or COMM, or a head of its own
-      const h: Parameters<typeof text>[0] = !prev || p.same === 'new' ? p.h : p.same === 'ts' ? { ...prev, ts: p.h.ts } : p.same === 'comm' ? { ...prev, comm: p.h.comm } : prev;
+      const h: Parameters<typeof text>[0] =
+        !prev || p.same === 'new' ? p.h : p.same === 'ts' ? { ...prev, ts: p.h.ts } : p.same === 'comm' ? { ...prev, comm: p.h.comm } : prev;
       lines.push(text(h) + p.body);
       prev = h;
     }
@@ -104,53 +148,67 @@ function feed(bytes: Uint8Array, sizes: number[], sink: TraceSink): void {
 describe('the column sink against the old layout', () => {
   it('every event and record field, lost markers and user stacks, on random traces cut anywhere', () => {
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 60 }), fc.array(fc.integer({ min: 1, max: 17 }), { minLength: 1, maxLength: 8 }), fc.boolean(), (pieces, sizes, crlf) => {
-        const bytes = new TextEncoder().encode(traceOf(pieces, crlf));
-        const want: PlainRows = { ev: [], rec: [], lost: [], user: [] };
-        const wantDetails: { tgid: number; payload: string }[] = [];
-        feed(bytes, sizes, plainSink(want, wantDetails));
-        // with details kept: each event's TGID and payload as the parser's objects give them (a
-        // print's continuation lines joined), and the columns as without
-        const withDetails = new TraceColumns(new StackTable(), { details: true });
-        feed(bytes, sizes, withDetails.sink('trace'));
-        for (const d of [withDetails.details!, withDetails.snapshot(new StackTable()).details!]) {
-          expect(d.payload).toEqual(wantDetails.map((x) => x.payload));
-          expect(Array.from(d.tgid.raw())).toEqual(wantDetails.map((x) => x.tgid));
-        }
-        expect(Array.from({ length: withDetails.eventCount }, (_, i) => withDetails.names.strings[withDetails.evName.get(i)])).toEqual(want.ev.map((e) => e.name));
-        expect(withDetails.recordCount).toBe(want.rec.length);
-        const stacks = new StackTable();
-        const t = new TraceColumns(stacks);
-        feed(bytes, sizes, t.sink('trace'));
-        const snap = t.snapshot(stacks);
-        for (const c of [t, snap]) {
-          expect(c.eventCount).toBe(want.ev.length);
-          expect(c.recordCount).toBe(want.rec.length);
-          const rawTs = c.recTs.raw();
-          const rawCpu = c.recCpu.raw();
-          const rawEvRecord = c.evRecord.raw();
-          const got = {
-            ev: want.ev.map((_, i) => ({ ts: c.evTs.get(i), cpu: c.evCpu.get(i), pid: c.evPid.get(i), task: c.tasks.strings[c.evTask.get(i)], name: c.names.strings[c.evName.get(i)], record: c.evRecord.get(i) })),
-            rec: want.rec.map((_, i) => ({
-              ts: c.recTs.get(i),
-              cpu: c.recCpu.get(i),
-              pid: c.recPid.get(i),
-              task: c.tasks.strings[c.recTask.get(i)],
-              kind: c.recKind.get(i),
-              slot: c.recSlot.get(i),
-              gen: c.recGen.get(i),
-              frames: c.recKind.get(i) === RecordKind.Full ? stacks.framesOf(c.recStack.get(i)) : null,
-              event: c.recEvent.get(i),
-            })),
-            lost: Array.from({ length: c.lostCpu.length }, (_, i) => ({ cpu: c.lostCpu.get(i), count: c.lostCount.get(i), ts: c.lostTs.get(i) })),
-            user: c.userStacks,
-          };
-          expect(got).toEqual(want);
-          expect(Array.from(rawTs)).toEqual(want.rec.map((r) => r.ts));
-          expect(Array.from(rawCpu)).toEqual(want.rec.map((r) => r.cpu));
-          expect(Array.from(rawEvRecord)).toEqual(want.ev.map((e) => e.record));
-        }
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 60 }),
+        fc.array(fc.integer({ min: 1, max: 17 }), { minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        (pieces, sizes, crlf) => {
+          const bytes = new TextEncoder().encode(traceOf(pieces, crlf));
+          const want: PlainRows = { ev: [], rec: [], lost: [], user: [] };
+          const wantDetails: { tgid: number; payload: string }[] = [];
+          feed(bytes, sizes, plainSink(want, wantDetails));
+          // with details kept: each event's TGID and payload as the parser's objects give them (a
+          // print's continuation lines joined), and the columns as without
+          const withDetails = new TraceColumns(new StackTable(), { details: true });
+          feed(bytes, sizes, withDetails.sink('trace'));
+          for (const d of [withDetails.details!, withDetails.snapshot(new StackTable()).details!]) {
+            expect(d.payload).toEqual(wantDetails.map((x) => x.payload));
+            expect(Array.from(d.tgid.raw())).toEqual(wantDetails.map((x) => x.tgid));
+          }
+          expect(Array.from({ length: withDetails.eventCount }, (_, i) => withDetails.names.strings[withDetails.evName.get(i)])).toEqual(
+            want.ev.map((e) => e.name),
+          );
+          expect(withDetails.recordCount).toBe(want.rec.length);
+          const stacks = new StackTable();
+          const t = new TraceColumns(stacks);
+          feed(bytes, sizes, t.sink('trace'));
+          const snap = t.snapshot(stacks);
+          for (const c of [t, snap]) {
+            expect(c.eventCount).toBe(want.ev.length);
+            expect(c.recordCount).toBe(want.rec.length);
+            const rawTs = c.recTs.raw();
+            const rawCpu = c.recCpu.raw();
+            const rawEvRecord = c.evRecord.raw();
+            const got = {
+              ev: want.ev.map((_, i) => ({
+                ts: c.evTs.get(i),
+                cpu: c.evCpu.get(i),
+                pid: c.evPid.get(i),
+                task: c.tasks.strings[c.evTask.get(i)],
+                name: c.names.strings[c.evName.get(i)],
+                record: c.evRecord.get(i),
+              })),
+              rec: want.rec.map((_, i) => ({
+                ts: c.recTs.get(i),
+                cpu: c.recCpu.get(i),
+                pid: c.recPid.get(i),
+                task: c.tasks.strings[c.recTask.get(i)],
+                kind: c.recKind.get(i),
+                slot: c.recSlot.get(i),
+                gen: c.recGen.get(i),
+                frames: c.recKind.get(i) === RecordKind.Full ? stacks.framesOf(c.recStack.get(i)) : null,
+                event: c.recEvent.get(i),
+              })),
+              lost: Array.from({ length: c.lostCpu.length }, (_, i) => ({ cpu: c.lostCpu.get(i), count: c.lostCount.get(i), ts: c.lostTs.get(i) })),
+              user: c.userStacks,
+            };
+            expect(got).toEqual(want);
+            expect(Array.from(rawTs)).toEqual(want.rec.map((r) => r.ts));
+            expect(Array.from(rawCpu)).toEqual(want.rec.map((r) => r.cpu));
+            expect(Array.from(rawEvRecord)).toEqual(want.ev.map((e) => e.record));
+          }
+        },
+      ),
       { numRuns: 250 },
     );
   });
@@ -170,8 +228,24 @@ describe('the column sink against the old layout', () => {
         const alone = new TraceColumns(new StackTable(), { details: true });
         feed(enc(a), [3], alone.sink('a'));
         const rows = (c: TraceColumns) => ({
-          ev: Array.from({ length: c.eventCount }, (_, i) => [c.evTs.get(i), c.evCpu.get(i), c.evPid.get(i), c.tasks.strings[c.evTask.get(i)], c.names.strings[c.evName.get(i)], c.evRecord.get(i)]),
-          rec: Array.from({ length: c.recordCount }, (_, i) => [c.recTs.get(i), c.recCpu.get(i), c.recPid.get(i), c.tasks.strings[c.recTask.get(i)], c.recKind.get(i), c.recSlot.get(i), c.recGen.get(i), c.recEvent.get(i)]),
+          ev: Array.from({ length: c.eventCount }, (_, i) => [
+            c.evTs.get(i),
+            c.evCpu.get(i),
+            c.evPid.get(i),
+            c.tasks.strings[c.evTask.get(i)],
+            c.names.strings[c.evName.get(i)],
+            c.evRecord.get(i),
+          ]),
+          rec: Array.from({ length: c.recordCount }, (_, i) => [
+            c.recTs.get(i),
+            c.recCpu.get(i),
+            c.recPid.get(i),
+            c.tasks.strings[c.recTask.get(i)],
+            c.recKind.get(i),
+            c.recSlot.get(i),
+            c.recGen.get(i),
+            c.recEvent.get(i),
+          ]),
           lost: Array.from({ length: c.lostCpu.length }, (_, i) => [c.lostCpu.get(i), c.lostCount.get(i)]),
           details: [c.details!.payload, Array.from(c.details!.tgid.raw())],
         });
@@ -190,14 +264,43 @@ describe('the column sink against the old layout', () => {
 // full stacks (field-evidence.ts), whether each line lies inside a chunk or is cut by one, each
 // chunk pushed from one buffer the next overwrites (the reader keeps none of it past its push).
 
-const callSite = fc.constantFrom('call_site=kmalloc+0x1c/0x40', 'call_site=0', 'call_site=0x0', 'call_site=(null)', 'call_site=ffffffff81000010', 'ip=0xffffffff81001234', 'x=1 call_site=vfs_read+0x9', 'call_site=', 'ip=00');
+const callSite = fc.constantFrom(
+  'call_site=kmalloc+0x1c/0x40',
+  'call_site=0',
+  'call_site=0x0',
+  'call_site=(null)',
+  'call_site=ffffffff81000010',
+  'ip=0xffffffff81001234',
+  'x=1 call_site=vfs_read+0x9',
+  'call_site=',
+  'ip=00',
+);
 const evidencePiece = fc.oneof(
   piece,
-  fc.record({ h: head, same: fc.constantFrom('same', 'new', 'ts'), body: fc.tuple(fc.constantFrom('kmem_cache_alloc', 'kmalloc', 'mm_page_alloc'), callSite).map(([n, f]) => `${n}: ${f} bytes_req=64`) }),
+  fc.record({
+    h: head,
+    same: fc.constantFrom('same', 'new', 'ts'),
+    body: fc.tuple(fc.constantFrom('kmem_cache_alloc', 'kmalloc', 'mm_page_alloc'), callSite).map(([n, f]) => `${n}: ${f} bytes_req=64`),
+  }),
   fc.record({ h: head, same: fc.constantFrom('same', 'new', 'ts'), body: fc.constantFrom('do_sys_open <-__x64_sys_openat', '  f <-g', 'f <-', ' <-g') }),
   fc.record({ h: head, same: fc.constantFrom('same', 'same', 'ts'), body: fc.nat(40).map((s) => `<stack_id ${s}>`) }),
   // white space a regex's \s takes, line terminators inside a line, multi-byte characters
-  fc.record({ h: head, same: fc.constantFrom('same', 'new'), body: fc.constantFrom('a: x\u2028y', 'a: x\ry', 'a:\tx', 'a: 5 €', 'a:\u00a0x', '\u2029', '<stack_id 4>\u00a0', '<stack trace>\t ', 'e\u0301: x', 'a: call_site=f\u00e9+0x1') }),
+  fc.record({
+    h: head,
+    same: fc.constantFrom('same', 'new'),
+    body: fc.constantFrom(
+      'a: x\u2028y',
+      'a: x\ry',
+      'a:\tx',
+      'a: 5 €',
+      'a:\u00a0x',
+      '\u2029',
+      '<stack_id 4>\u00a0',
+      '<stack trace>\t ',
+      'e\u0301: x',
+      'a: call_site=f\u00e9+0x1',
+    ),
+  }),
 );
 
 /**
@@ -214,7 +317,11 @@ function columns(c: TraceColumns, stacks: StackTable) {
     lost: [c.lostCpu, c.lostCount, c.lostTs].map((col) => arr(col.view())),
     resetMarks: arr(c.resetMarks.view()),
     ctx: [arr(c.ctxRec.view()), arr(c.ctxKey.view())],
-    noted: Array.from({ length: c.evidRec.length }, (_, k) => [c.evidRec.get(k), c.evidNames.strings[c.evidA.get(k)], c.evidB.get(k) < 0 ? null : c.evidNames.strings[c.evidB.get(k)]]),
+    noted: Array.from({ length: c.evidRec.length }, (_, k) => [
+      c.evidRec.get(k),
+      c.evidNames.strings[c.evidA.get(k)],
+      c.evidB.get(k) < 0 ? null : c.evidNames.strings[c.evidB.get(k)],
+    ]),
     userStacks: c.userStacks,
     tasks: c.tasks.strings,
     names: c.names.strings,

@@ -87,7 +87,6 @@ export class TraceColumns extends TraceColumnsData {
   /** a snapshot's derived arrays, made once */
   private derivedCache: Map<string, unknown> | null = null;
 
-
   get eventCount(): number {
     return this.evTs.length;
   }
@@ -97,19 +96,24 @@ export class TraceColumns extends TraceColumnsData {
 
   /** the stack record an event triggered (its first), -1 when none */
   get evRecord(): Column<Int32Array> {
-    return this.derived('evRecord', this.eventCount, () => {
-      const out = new Int32Array(this.eventCount).fill(-1);
-      const ev = this.recEvent.raw();
-      for (let i = 0; i < ev.length; i++) {
-        const e = ev[i];
-        if (e >= 0 && out[e] === -1) out[e] = i;
-      }
-      return out;
-    }, (e) => {
-      const ev = this.recEvent.raw();
-      for (let i = 0; i < ev.length; i++) if (ev[i] === e) return i;
-      return -1;
-    });
+    return this.derived(
+      'evRecord',
+      this.eventCount,
+      () => {
+        const out = new Int32Array(this.eventCount).fill(-1);
+        const ev = this.recEvent.raw();
+        for (let i = 0; i < ev.length; i++) {
+          const e = ev[i];
+          if (e >= 0 && out[e] === -1) out[e] = i;
+        }
+        return out;
+      },
+      (e) => {
+        const ev = this.recEvent.raw();
+        for (let i = 0; i < ev.length; i++) if (ev[i] === e) return i;
+        return -1;
+      },
+    );
   }
   /** whether any event carries a weight of its own (perf's period) */
   get hasWeights(): boolean {
@@ -119,29 +123,39 @@ export class TraceColumns extends TraceColumnsData {
   get evWeight(): Column<Float64Array> {
     const we = this.weightEv;
     const wv = this.weightVal;
-    return this.derived('evWeight', this.eventCount, () => {
-      const out = new Float64Array(this.eventCount).fill(1);
-      const es = we.raw();
-      const vs = wv.raw();
-      for (let k = 0; k < es.length; k++) out[es[k]] = vs[k];
-      return out;
-    }, (i) => {
-      const k = rowOf(we.raw(), i);
-      return k < 0 ? 1 : wv.get(k);
-    });
+    return this.derived(
+      'evWeight',
+      this.eventCount,
+      () => {
+        const out = new Float64Array(this.eventCount).fill(1);
+        const es = we.raw();
+        const vs = wv.raw();
+        for (let k = 0; k < es.length; k++) out[es[k]] = vs[k];
+        return out;
+      },
+      (i) => {
+        const k = rowOf(we.raw(), i);
+        return k < 0 ? 1 : wv.get(k);
+      },
+    );
   }
   /** each record's weight: its event's (1 for an orphan) */
   get recWeight(): Column<Float64Array> {
-    return this.derived('recWeight', this.recordCount, () => {
-      const ev = this.recEvent.raw();
-      const w = this.evWeight.raw();
-      const out = new Float64Array(ev.length);
-      for (let r = 0; r < ev.length; r++) out[r] = ev[r] >= 0 ? w[ev[r]] : 1;
-      return out;
-    }, (r) => {
-      const e = this.recEvent.get(r);
-      return e >= 0 ? this.evWeight.get(e) : 1;
-    });
+    return this.derived(
+      'recWeight',
+      this.recordCount,
+      () => {
+        const ev = this.recEvent.raw();
+        const w = this.evWeight.raw();
+        const out = new Float64Array(ev.length);
+        for (let r = 0; r < ev.length; r++) out[r] = ev[r] >= 0 ? w[ev[r]] : 1;
+        return out;
+      },
+      (r) => {
+        const e = this.recEvent.get(r);
+        return e >= 0 ? this.evWeight.get(e) : 1;
+      },
+    );
   }
   get recTs(): Column<Float64Array> {
     return this.recordField('recTs', this.evTs, this.ownTs, () => new Float64Array(this.recordCount));
@@ -236,7 +250,16 @@ export class TraceColumns extends TraceColumnsData {
   /** Forgets every event, stack record, lost marker, task and event name added since `m`. */
   rollback(m: TraceColumnsMark): void {
     if (this.readOnly) throw new Error('a snapshot of the trace columns is read-only');
-    const groups = [this.eventColumns(), this.recordColumns(), this.ownColumns(), this.lostColumns(), this.weightColumns(), [this.resetMarks], this.evidColumns(), [this.ctxRec, this.ctxKey]];
+    const groups = [
+      this.eventColumns(),
+      this.recordColumns(),
+      this.ownColumns(),
+      this.lostColumns(),
+      this.weightColumns(),
+      [this.resetMarks],
+      this.evidColumns(),
+      [this.ctxRec, this.ctxKey],
+    ];
     const columns = Object.values(this).filter((v) => v instanceof Growable || v instanceof SmallInts).length;
     if (columns !== groups.flat().length) throw new Error('TraceColumns.rollback: a column is missing from its groups');
     for (const g of this.eventColumns()) g.truncate(m.events);
@@ -303,13 +326,23 @@ export class TraceColumns extends TraceColumnsData {
   }
 
   /** A record's time, CPU, pid or task: its event's, or its own where kept. */
-  private recordField<T extends Float64Array | Int32Array>(key: string, ofEvent: Growable<Float64Array> | SmallInts, own: Growable<T>, alloc: () => T): Column<T> {
+  private recordField<T extends Float64Array | Int32Array>(
+    key: string,
+    ofEvent: Growable<Float64Array> | SmallInts,
+    own: Growable<T>,
+    alloc: () => T,
+  ): Column<T> {
     const recEvent = this.recEvent;
     const ownRec = this.ownRec;
-    return this.derived(key, this.recordCount, () => gatherRecords(alloc(), recEvent.raw(), ofEvent.raw(), ownRec.raw(), own.raw()), (i) => {
-      const k = rowOf(ownRec.raw(), i);
-      return k >= 0 ? own.get(k) : ofEvent.get(recEvent.get(i));
-    });
+    return this.derived(
+      key,
+      this.recordCount,
+      () => gatherRecords(alloc(), recEvent.raw(), ofEvent.raw(), ownRec.raw(), own.raw()),
+      (i) => {
+        const k = rowOf(ownRec.raw(), i);
+        return k >= 0 ? own.get(k) : ofEvent.get(recEvent.get(i));
+      },
+    );
   }
 
   private eventColumns() {
@@ -341,7 +374,6 @@ function gatherRecords<T extends Float64Array | Int32Array>(out: T, ev: Int32Arr
   for (let k = 0; k < rows.length; k++) out[rows[k]] = own[k];
   return out;
 }
-
 
 /** Where `i` is in the ascending `rows` (a sparse column's row numbers), or -1: a binary search. */
 function rowOf(rows: Int32Array, i: number): number {

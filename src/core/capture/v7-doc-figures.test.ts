@@ -8,7 +8,7 @@ import { besideV7Doc, stackSavings, V7_DOC_FIGURES } from './v7-doc-figures.ts';
 const SEED = `${REPO_ROOT}../shared/seeds/ftrace-stackmap-v7-doc.txt`;
 
 describe("the v7 document's figures", () => {
-  it.skipIf(!existsSync(SEED))('are the seed\'s words, verbatim', () => {
+  it.skipIf(!existsSync(SEED))("are the seed's words, verbatim", () => {
     const doc = readFileSync(SEED, 'utf8');
     expect(doc).toContain(`Stack records: ${V7_DOC_FIGURES.stackRecords}`);
     expect(doc).toContain(`Dedup rate: ${V7_DOC_FIGURES.dedupRate}`);
@@ -17,7 +17,11 @@ describe("the v7 document's figures", () => {
   });
 
   it('the same words here as the seed gives them (a checkout without the seed checks this copy)', () => {
-    expect([V7_DOC_FIGURES.stackRecords, V7_DOC_FIGURES.dedupRate, V7_DOC_FIGURES.savings]).toEqual(['~3000', '84-98% (depends on workload diversity)', '~80% for stack data']);
+    expect([V7_DOC_FIGURES.stackRecords, V7_DOC_FIGURES.dedupRate, V7_DOC_FIGURES.savings]).toEqual([
+      '~3000',
+      '84-98% (depends on workload diversity)',
+      '~80% for stack data',
+    ]);
     expect(V7_DOC_FIGURES.dedupRange).toEqual([0.84, 0.98]);
   });
 
@@ -29,7 +33,11 @@ describe("the v7 document's figures", () => {
       ['dedup rate', '84-98% (depends on workload diversity)', "87.5%, within the document's range"],
       ['ring buffer savings', '~80% for stack data', "69.2% of the stack records' bytes"],
     ]);
-    expect(besideV7Doc({ records: 1, dedupRate: 0.5, bytesWithMap: 1, bytesWithoutMap: NaN }).map((r) => r.model)).toEqual(['1', "50.0%, below the document's range", 'unknown']);
+    expect(besideV7Doc({ records: 1, dedupRate: 0.5, bytesWithMap: 1, bytesWithoutMap: NaN }).map((r) => r.model)).toEqual([
+      '1',
+      "50.0%, below the document's range",
+      'unknown',
+    ]);
     expect(besideV7Doc({ records: 1, dedupRate: 0.99, bytesWithMap: 1, bytesWithoutMap: 2 })[1].model).toBe("99.0%, above the document's range");
     expect(stackSavings(20, 100)).toBeCloseTo(0.8, 12);
   });

@@ -45,11 +45,16 @@ export function stackSavings(bytesWithMap: number, bytesWithoutMap: number): num
 export function besideV7Doc(m: ModelFigures): FigureRow[] {
   const [lo, hi] = V7_DOC_FIGURES.dedupRange;
   const d = m.dedupRate;
-  const where = !Number.isFinite(d) ? '' : d < lo ? ', below the document\'s range' : d > hi ? ', above the document\'s range' : ', within the document\'s range';
+  const where = !Number.isFinite(d) ? '' : d < lo ? ", below the document's range" : d > hi ? ", above the document's range" : ", within the document's range";
   const saved = stackSavings(m.bytesWithMap, m.bytesWithoutMap);
   return [
     { id: 'records', what: 'stack records', doc: V7_DOC_FIGURES.stackRecords, model: m.records.toLocaleString('en-US') },
     { id: 'dedup', what: 'dedup rate', doc: V7_DOC_FIGURES.dedupRate, model: Number.isFinite(d) ? `${pct(d)}${where}` : 'unknown' },
-    { id: 'savings', what: 'ring buffer savings', doc: V7_DOC_FIGURES.savings, model: Number.isFinite(saved) ? `${pct(saved)} of the stack records' bytes` : 'unknown' },
+    {
+      id: 'savings',
+      what: 'ring buffer savings',
+      doc: V7_DOC_FIGURES.savings,
+      model: Number.isFinite(saved) ? `${pct(saved)} of the stack records' bytes` : 'unknown',
+    },
   ];
 }

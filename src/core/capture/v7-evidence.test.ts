@@ -10,7 +10,9 @@ import { realIt, realTrace } from '../testing/real-traces.ts';
 const line = (cpu: number, ts: string, payload: string) => `            cat-2211    [00${cpu}] ...1.  ${ts}: ${payload}`;
 /** `n` events, each with an id naming `slot` */
 const ids = (slot: number, n: number, from: number) =>
-  Array.from({ length: n }, (_, i) => [line(0, `${from + i}.000001`, 'do_sys_openat2 <-__x64_sys_openat'), line(0, `${from + i}.000002`, `<stack_id ${slot}>`)].join('\n')).join('\n');
+  Array.from({ length: n }, (_, i) =>
+    [line(0, `${from + i}.000001`, 'do_sys_openat2 <-__x64_sys_openat'), line(0, `${from + i}.000002`, `<stack_id ${slot}>`)].join('\n'),
+  ).join('\n');
 
 const DUMP = ['stack_id 5 [ref 2, depth 1]', '  [0] schedule+0x48/0xc0', '', 'stack_id 9 [ref 10, depth 1]', '  [0] vfs_write+0x2b4/0x3c0', ''].join('\n');
 
@@ -18,7 +20,15 @@ describe('ids from before a reset, as the files show them', () => {
   it('slot 5 named 5 times with ref 2: 3 ids at least were written before a reset; slot 9 named 4 times with ref 10: none', () => {
     const trace = ['# tracer: nop', ids(5, 5, 100), ids(9, 4, 200), ''].join('\n');
     for (const chunk of [0, 1, 7]) {
-      const s = summarize(ingestFiles([['trace', trace], ['stack_map', DUMP]], chunk));
+      const s = summarize(
+        ingestFiles(
+          [
+            ['trace', trace],
+            ['stack_map', DUMP],
+          ],
+          chunk,
+        ),
+      );
       expect(s.staleIds).toEqual({ slots: 1, ids: 5, excess: 3 });
       const b = sessionBanners(s).find((x) => x.id === 'stale-ids')!;
       expect(b.level).toBe('warn');
@@ -28,13 +38,32 @@ describe('ids from before a reset, as the files show them', () => {
   });
 
   it('no evidence: ids within their ref_counts, no dump, or v8 cookies (their generation says it)', () => {
-    const within = summarize(ingestFiles([['trace', ['# tracer: nop', ids(5, 2, 100), ''].join('\n')], ['stack_map', DUMP]]));
+    const within = summarize(
+      ingestFiles([
+        ['trace', ['# tracer: nop', ids(5, 2, 100), ''].join('\n')],
+        ['stack_map', DUMP],
+      ]),
+    );
     expect(within.staleIds).toEqual({ slots: 0, ids: 0, excess: 0 });
     expect(sessionBanners(within).some((b) => b.id === 'stale-ids')).toBe(false);
     expect(summarize(ingestFiles([['trace', ['# tracer: nop', ids(5, 5, 100), ''].join('\n')]])).staleIds).toBeNull();
-    const v8 = ['# tracer: nop', line(0, '1.000001', 'x <-y'), line(0, '1.000002', '<stack_id 5 gen 1>'), line(0, '2.000001', 'x <-y'), line(0, '2.000002', '<stack_id 5 gen 1>'), ''].join('\n');
+    const v8 = [
+      '# tracer: nop',
+      line(0, '1.000001', 'x <-y'),
+      line(0, '1.000002', '<stack_id 5 gen 1>'),
+      line(0, '2.000001', 'x <-y'),
+      line(0, '2.000002', '<stack_id 5 gen 1>'),
+      '',
+    ].join('\n');
     const dump8 = ['stack_id 5 gen 1 [ref 1, depth 1]', ' => schedule+0x48/0xc0', ''].join('\n');
-    expect(summarize(ingestFiles([['trace', v8], ['stack_map', dump8]])).staleIds).toBeNull();
+    expect(
+      summarize(
+        ingestFiles([
+          ['trace', v8],
+          ['stack_map', dump8],
+        ]),
+      ).staleIds,
+    ).toBeNull();
   });
 });
 
@@ -57,7 +86,15 @@ describe('ids recorded before a reset the trace shows', () => {
   it('two markers, the last at 250 s: the 5 ids before it, of 9; chunked and renamed alike', () => {
     for (const name of ['trace', 'unknown'])
       for (const chunk of [0, 1, 7]) {
-        const s = summarize(ingestFiles([[name, trace], ['stack_map', DUMP]], chunk));
+        const s = summarize(
+          ingestFiles(
+            [
+              [name, trace],
+              ['stack_map', DUMP],
+            ],
+            chunk,
+          ),
+        );
         expect(s.beforeReset).toEqual({ resets: 2, lastTs: 250, ids: 5, of: 9 });
         const b = sessionBanners(s).find((x) => x.id === 'before-reset')!;
         expect(b.level).toBe('warn');
@@ -72,7 +109,12 @@ describe('ids recorded before a reset the trace shows', () => {
   });
 
   it('no evidence without a marker, with the ids all after it, or with v8 cookies only', () => {
-    const none = summarize(ingestFiles([['trace', ['# tracer: nop', ids(5, 3, 100), ''].join('\n')], ['stack_map', DUMP]]));
+    const none = summarize(
+      ingestFiles([
+        ['trace', ['# tracer: nop', ids(5, 3, 100), ''].join('\n')],
+        ['stack_map', DUMP],
+      ]),
+    );
     expect(none.beforeReset).toBeNull();
     const after = summarize(ingestFiles([['trace', ['# tracer: nop', marker('50.000000', 'kernel', 1), ids(5, 3, 100), ''].join('\n')]]));
     expect(after.beforeReset).toEqual({ resets: 1, lastTs: 50, ids: 0, of: 3 });
@@ -87,7 +129,10 @@ describe('reset markers among real trace_marker writes', () => {
   // tracing_mark_write lines, none a reset marker. Each is still one print event, as grep counts them
   realIt('catapult-decompressed_atrace_data.txt: every tracing_mark_write line a print event, no reset marker', () => {
     const bytes = realTrace('catapult-decompressed_atrace_data.txt');
-    const lines = new TextDecoder().decode(bytes).split('\n').filter((l) => l.includes(': tracing_mark_write: ')).length;
+    const lines = new TextDecoder()
+      .decode(bytes)
+      .split('\n')
+      .filter((l) => l.includes(': tracing_mark_write: ')).length;
     expect(lines).toBe(1042);
     for (const chunk of [0, 7]) {
       const c = ingestFiles([['unknown', bytes]], chunk);

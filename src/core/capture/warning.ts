@@ -2,6 +2,16 @@
 export interface Warning {
   level: 'info' | 'warn' | 'error';
   /** stable id for tests and docs */
-  id: 'map-nearly-full' | 'drops' | 'v7-reset-risk' | 'text-dump-across-reset' | 'generation-without-dump' | 'symbols-mismatch' | 'ambiguous-ids' | 'unresolved' | 'overlapping-traces' | 'segments';
+  id:
+    | 'map-nearly-full'
+    | 'drops'
+    | 'v7-reset-risk'
+    | 'text-dump-across-reset'
+    | 'generation-without-dump'
+    | 'symbols-mismatch'
+    | 'ambiguous-ids'
+    | 'unresolved'
+    | 'overlapping-traces'
+    | 'segments';
   message: string;
 }

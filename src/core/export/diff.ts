@@ -90,4 +90,3 @@ export function diffFolded(r: DiffResult): string {
   const lines = r.rows.map((x) => `${x.frames.join(';')} ${x.before} ${x.after}`).sort();
   return lines.length ? lines.join('\n') + '\n' : '';
 }
-

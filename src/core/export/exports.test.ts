@@ -105,7 +105,14 @@ describe('exports', () => {
   });
 
   it('svg escapes hostile names and titles', () => {
-    const trace = ['# tracer: nop', line('x-1', 0, '1.000000', 'foo: a'), line('x-1', 0, '1.000000', '<stack trace>'), ' => <evil>&"\'fn+0x1/0x2', ' => caller+0x1/0x2'].join('\n') + '\n';
+    const trace =
+      [
+        '# tracer: nop',
+        line('x-1', 0, '1.000000', 'foo: a'),
+        line('x-1', 0, '1.000000', '<stack trace>'),
+        ' => <evil>&"\'fn+0x1/0x2',
+        ' => caller+0x1/0x2',
+      ].join('\n') + '\n';
     const x = new ExplorerData(ingestFiles([['trace', trace]]));
     const svg = exportSelection(x, 'svg', ALL, { title: 'a < b & c' });
     checkXml(svg);
@@ -113,7 +120,11 @@ describe('exports', () => {
     expect(svg).toContain('a &lt; b &amp; c');
     expect(xmlEscape('\u0001ok')).toBe('ok');
     // an empty selection still gives a valid document
-    checkXml(flameSvg(flame(x, { selection: { range: [5, 6], generation: null, cpus: null }, mode: 'top-down', weight: 'occurrences', focus: null, highlightStack: null })));
+    checkXml(
+      flameSvg(
+        flame(x, { selection: { range: [5, 6], generation: null, cpus: null }, mode: 'top-down', weight: 'occurrences', focus: null, highlightStack: null }),
+      ),
+    );
   });
 
   it('sample: folded lines sum to the occurrence count; every export parses', () => {

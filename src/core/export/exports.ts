@@ -120,7 +120,14 @@ export function foldedLine(names: readonly string[], x: FoldedPath): string {
 }
 
 /** A speedscope file (https://www.speedscope.app/file-format-schema.json): one sampled profile, a sample per stack, frames as `sym+0xoff` (or functions, at 'function' granularity). */
-export function exportSpeedscope(d: ExplorerData, sel: Selection, weight: FlameWeight = 'occurrences', title = 'stackmap selection', granularity?: Granularity, by: FoldedBy = {}): string {
+export function exportSpeedscope(
+  d: ExplorerData,
+  sel: Selection,
+  weight: FlameWeight = 'occurrences',
+  title = 'stackmap selection',
+  granularity?: Granularity,
+  by: FoldedBy = {},
+): string {
   const { names, paths } = foldedPaths(d, sel, weight, granularity, by);
   const frames: { name: string }[] = [];
   const frameOf = new Map<number, number>();
@@ -137,7 +144,7 @@ export function exportSpeedscope(d: ExplorerData, sel: Selection, weight: FlameW
   const groupFrame = new Map<string, number>();
   const groupIdx = (g: string) => {
     let i = groupFrame.get(g);
-    if (i === undefined) groupFrame.set(g, (i = frames.length)), frames.push({ name: g });
+    if (i === undefined) (groupFrame.set(g, (i = frames.length)), frames.push({ name: g }));
     return i;
   };
   const samples: number[][] = [];
@@ -147,7 +154,7 @@ export function exportSpeedscope(d: ExplorerData, sel: Selection, weight: FlameW
     const root = p.group === null ? [] : [groupIdx(p.group)];
     if (p.path.length) samples.push(root.concat(p.path.map(idx)));
     else {
-      if (noFrames < 0) frames.push({ name: NO_FRAMES }), (noFrames = frames.length - 1);
+      if (noFrames < 0) (frames.push({ name: NO_FRAMES }), (noFrames = frames.length - 1));
       samples.push(root.concat([noFrames]));
     }
     weights.push(p.weight);
@@ -201,10 +208,13 @@ export function exportChromeTrace(d: ExplorerData, sel: Selection, title = 'ftra
       }
     }
     const us = Math.round(d.ev.ts[e] * 1e9) / 1e3;
-    parts.push(`{"name":${name},"cat":${statusJson[d.evStatus[e]]},"ph":"i","s":"t","ts":${Number.isFinite(us) ? us : 0},"pid":${CHROME_PID},"tid":${tid},"args":{${args}}}`);
+    parts.push(
+      `{"name":${name},"cat":${statusJson[d.evStatus[e]]},"ph":"i","s":"t","ts":${Number.isFinite(us) ? us : 0},"pid":${CHROME_PID},"tid":${tid},"args":{${args}}}`,
+    );
   });
   const meta = [JSON.stringify({ name: 'process_name', ph: 'M', pid: CHROME_PID, tid: 0, args: { name: title } })];
-  for (const [tid, task] of threadName) meta.push(JSON.stringify({ name: 'thread_name', ph: 'M', pid: CHROME_PID, tid, args: { name: t.tasks.strings[task] } }));
+  for (const [tid, task] of threadName)
+    meta.push(JSON.stringify({ name: 'thread_name', ph: 'M', pid: CHROME_PID, tid, args: { name: t.tasks.strings[task] } }));
   return '{"traceEvents":[\n' + meta.concat(parts).join(',\n') + '\n],"displayTimeUnit":"ms"}\n';
 }
 

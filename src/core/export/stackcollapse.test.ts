@@ -27,11 +27,9 @@ const hasPerl = (() => {
 
 /** ours, on the file read whole, in 7-byte chunks, and named `unknown` (sniffed by content) */
 function ours(name: string, bytes: Uint8Array): string[] {
-  return [
-    ingestFiles([[name, bytes]]),
-    ingestFiles([[name, bytes]], 7),
-    ingestFiles([['unknown', bytes]], 3),
-  ].map((c) => exportSelection(new ExplorerData(c), 'folded', ALL, { stackcollapse: true }));
+  return [ingestFiles([[name, bytes]]), ingestFiles([[name, bytes]], 7), ingestFiles([['unknown', bytes]], 3)].map((c) =>
+    exportSelection(new ExplorerData(c), 'folded', ALL, { stackcollapse: true }),
+  );
 }
 
 const REAL = [
@@ -74,7 +72,11 @@ realDescribe.skipIf(!hasPerl)('the command line: export --format folded --stackc
     expect(site).toMatch(/\+0x[0-9a-f]+/);
     expect(fn).not.toMatch(/\+0x[0-9a-f]+ /);
     // the same samples either way
-    const total = (t: string) => t.trim().split('\n').reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    const total = (t: string) =>
+      t
+        .trim()
+        .split('\n')
+        .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
     expect(total(site)).toBe(total(fn));
   }, 60_000);
 });
@@ -108,11 +110,11 @@ const SHAPES: [string, string][] = [
   ],
   [
     'names the script tidies: arguments, (anonymous namespace), Go methods, ; and quotes, inlined ->',
-    "my prog 12 3.5: 1 cycles:u:\n" +
+    'my prog 12 3.5: 1 cycles:u:\n' +
       '\t1 foo(int, char const*) (/bin/p)\n' +
       '\t2 (anonymous namespace)::bar(std::string) const (/bin/p)\n' +
       '\t3 main.(*T).Method+0x9 (/bin/p)\n' +
-      "\t4 weird;name'with\"quotes (/bin/p)\n" +
+      '\t4 weird;name\'with"quotes (/bin/p)\n' +
       '\t5 outer->inner->leafmost+0x3 (/bin/p)\n' +
       '\t6 [unknown] (/usr/lib/libc.so.6)\n' +
       '\t7 [unknown] ([unknown])\n\n' +

@@ -16,7 +16,11 @@ function parse(text: string, chunk = 0) {
 
 /** Read every way (reader-kit.ts: chunk sizes, renamed `unknown`, the file's lines, and written back by `write` below, capture.sh's printf lines). */
 function parseAll(text: string) {
-  const { result, diagnostics } = readEveryWay('capture.txt', text, { ...readers.captureInfo, write: (r) => r.result.facts && write(r.result.facts), sameAfterWrite: (r) => r.result.facts });
+  const { result, diagnostics } = readEveryWay('capture.txt', text, {
+    ...readers.captureInfo,
+    write: (r) => r.result.facts && write(r.result.facts),
+    sameAfterWrite: (r) => r.result.facts,
+  });
   return { ...result, diags: diagnostics };
 }
 
@@ -27,7 +31,11 @@ function write(f: CaptureFacts): string {
   if (f.machine !== null) out.push(`# machine (uname -m): ${f.machine}`);
   out.push(`# buffer_size_kb: ${f.bufferKb ?? 'unknown'} (per CPU, read from tracefs before the restore)`);
   out.push(f.cpus === null ? '# cpus: unknown (no per_cpu/cpu* in tracefs)' : `# cpus: ${f.cpus} (per_cpu/cpu* in tracefs)`);
-  out.push(f.stackMap === 'yes' ? `# stack map: yes, ${f.dumps} dumps, ${f.resets} resets` : '# stack map: none (options/stackmap absent), full stacks via options/stacktrace');
+  out.push(
+    f.stackMap === 'yes'
+      ? `# stack map: yes, ${f.dumps} dumps, ${f.resets} resets`
+      : '# stack map: none (options/stackmap absent), full stacks via options/stacktrace',
+  );
   if (f.interrupted) out.push('# interrupted');
   for (const w of f.warnings) out.push(`# warning: ${w}`);
   for (const s of f.set) out.push(`# set ${s.file} = ${s.value} (was ${s.was})`);
@@ -74,11 +82,15 @@ describe('capture.txt', () => {
         { file: 'options/stackmap', value: '1', was: '0' },
       ],
     } satisfies CaptureFacts);
-    expect(describeCapture(r.facts!)).toContain('kernel 6.1.0-13-amd64; buffer 4096 KiB per CPU (buffer_size_kb); 8 CPUs; stack map on, 3 dumps, 2 resets; interrupted');
+    expect(describeCapture(r.facts!)).toContain(
+      'kernel 6.1.0-13-amd64; buffer 4096 KiB per CPU (buffer_size_kb); 8 CPUs; stack map on, 3 dumps, 2 resets; interrupted',
+    );
   });
 
   it('an older capture.txt without the buffer lines, and a kernel without the map', () => {
-    const r = parseAll('# stackmap explorer capture, by capture.sh, 2026-11-30T09:00:00Z\n# tracefs: /t\n# kernel release (uname -r): 5.10\n# stack map: none (options/stackmap absent), full stacks via options/stacktrace\n');
+    const r = parseAll(
+      '# stackmap explorer capture, by capture.sh, 2026-11-30T09:00:00Z\n# tracefs: /t\n# kernel release (uname -r): 5.10\n# stack map: none (options/stackmap absent), full stacks via options/stacktrace\n',
+    );
     expect(r.diags).toEqual([]);
     expect(r.facts).toMatchObject({ host: null, machine: null, bufferKb: null, cpus: null, stackMap: 'none', dumps: null, interrupted: false });
     expect(describeCapture(r.facts!)).toContain('buffer size not recorded');
@@ -108,7 +120,10 @@ describe('capture.txt', () => {
 
   it('property: any capture the script can describe reads back as written, and foreign lines are each unused', () => {
     const word = fc.stringMatching(/^[A-Za-z0-9_./-]{1,20}$/);
-    const text = fc.stringMatching(/^[ -~]{0,60}$/).map((s) => s.trim()).filter((s) => s.length > 0);
+    const text = fc
+      .stringMatching(/^[ -~]{0,60}$/)
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
     const facts: fc.Arbitrary<CaptureFacts> = fc.record({
       tool: fc.constant('capture.sh'),
       date: fc.constant('2026-12-01T10:00:00Z'),
@@ -143,10 +158,11 @@ describe('capture.txt', () => {
   });
 
   it('long runs of blanks and brackets finish and are reported, as any reader must', () => {
-    for (const filler of [' ', '(', '= ', ' (was ']) for (const n of [500, 200_000]) {
-      const line = '# set a' + filler.repeat(n);
-      const r = parse(`# stackmap explorer capture, by capture.sh, d\n${line}\n${line})\n`);
-      expect(r.lines.unused).toBe(2);
-    }
+    for (const filler of [' ', '(', '= ', ' (was '])
+      for (const n of [500, 200_000]) {
+        const line = '# set a' + filler.repeat(n);
+        const r = parse(`# stackmap explorer capture, by capture.sh, d\n${line}\n${line})\n`);
+        expect(r.lines.unused).toBe(2);
+      }
   });
 });

@@ -116,7 +116,8 @@ export function createCaptureInfoParser(ctx: ParseContext): ChunkParser<ParsedCa
       used++;
       return;
     }
-    if (line.length > MAX_INFO_LINE) return unusedLine(lineNo, `line longer than ${MAX_INFO_LINE.toLocaleString('en-US')} characters: not read (capture.sh writes short lines)`);
+    if (line.length > MAX_INFO_LINE)
+      return unusedLine(lineNo, `line longer than ${MAX_INFO_LINE.toLocaleString('en-US')} characters: not read (capture.sh writes short lines)`);
     if (first) {
       first = false;
       if (!line.startsWith(CAPTURE_TXT_HEAD)) {
@@ -128,13 +129,23 @@ export function createCaptureInfoParser(ctx: ParseContext): ChunkParser<ParsedCa
       facts = {
         tool: (comma < 0 ? rest : rest.slice(0, comma)).trim(),
         date: comma < 0 ? '' : rest.slice(comma + 1).trim(),
-        tracefs: null, kernelRelease: null, host: null, machine: null, bufferKb: null, cpus: null, stackMap: null, dumps: null, resets: null,
-        interrupted: false, warnings: [], set: [],
+        tracefs: null,
+        kernelRelease: null,
+        host: null,
+        machine: null,
+        bufferKb: null,
+        cpus: null,
+        stackMap: null,
+        dumps: null,
+        resets: null,
+        interrupted: false,
+        warnings: [],
+        set: [],
       };
       used++;
       return;
     }
-    if (!facts) return unusedLine(lineNo, 'after a first line that is not capture.sh\'s header: not read');
+    if (!facts) return unusedLine(lineNo, "after a first line that is not capture.sh's header: not read");
     const f: CaptureFacts = facts;
     if (!line.startsWith('# ')) return unusedLine(lineNo, 'not a line capture.sh writes (each starts with "# ")');
     const body = line.slice(2);

@@ -192,8 +192,7 @@ export abstract class JsonTokenizer {
         if (c === 34) {
           this.keyPending = true;
           this.startString(this.keyWanted());
-        }
-        else if (c === 125 && ex === E_KEY_OR_END) this.close();
+        } else if (c === 125 && ex === E_KEY_OR_END) this.close();
         else this.fail('a key (a string) expected');
         continue;
       }

@@ -43,7 +43,14 @@ describe('stackmap_dump.py --json', () => {
     expect(d).toMatchObject({ format: 'dump_json', version: 'json', generation: null, littleEndian: null, bytes: null });
     expect(d.lines).toEqual({ total: DUMP.split('\n').length - 1, used: DUMP.split('\n').length - 1, unused: 0 });
     expect(d.records).toEqual([
-      { slot: 1, generation: null, refCount: 5, frames: ['vfs_read+0x7', TRAMPOLINE], ips: BigUint64Array.of(0xffffffff81234567n, 0x7fffffffn), where: lineOf(DUMP, 0) },
+      {
+        slot: 1,
+        generation: null,
+        refCount: 5,
+        frames: ['vfs_read+0x7', TRAMPOLINE],
+        ips: BigUint64Array.of(0xffffffff81234567n, 0x7fffffffn),
+        where: lineOf(DUMP, 0),
+      },
       { slot: 4, generation: null, refCount: 1, frames: null, ips: BigUint64Array.of(0xffffffff81001010n), where: lineOf(DUMP, 1) },
     ]);
   });
@@ -112,8 +119,15 @@ describe('stackmap_dump.py --json', () => {
   });
 
   it('through Ingest: a generation-less dump that v7 ids resolve against', () => {
-    const trace = '# tracer: nop\n            bash-1234    [001] d..1.   100.000001: kmalloc: x=1\n            bash-1234    [001] d..1.   100.000001: <stack_id 1>\n';
-    const c = ingestFiles([['trace', trace], ['dump.json', DUMP]], 7);
+    const trace =
+      '# tracer: nop\n            bash-1234    [001] d..1.   100.000001: kmalloc: x=1\n            bash-1234    [001] d..1.   100.000001: <stack_id 1>\n';
+    const c = ingestFiles(
+      [
+        ['trace', trace],
+        ['dump.json', DUMP],
+      ],
+      7,
+    );
     expect(c.files.map((f) => f.kind)).toEqual(['trace_text', 'dump_json']);
     expect(c.dumps.sources).toEqual([{ file: 'dump.json', format: 'dump_json', version: 'json', generation: null, records: 2 }]);
     expect(c.trace.recStatus.get(0)).toBe(RecordStatus.Unverified);
@@ -176,7 +190,11 @@ function utf16(text: string, le: boolean): Uint8Array {
 
 function readBytes(bytes: Uint8Array, chunk: number, file = 'dump.json') {
   const log = new DiagnosticLog(file);
-  const d = feedChunks(parserForKind('dump_json', { file, diagnostics: log }, () => ({ event() {}, stackRecord() {}, lost() {} })) as ReturnType<typeof createDumpJsonParser>, bytes, chunk);
+  const d = feedChunks(
+    parserForKind('dump_json', { file, diagnostics: log }, () => ({ event() {}, stackRecord() {}, lost() {} })) as ReturnType<typeof createDumpJsonParser>,
+    bytes,
+    chunk,
+  );
   return { d: d as ParsedDump, diags: log.list().map((x) => `${x.where}: ${x.message}`) };
 }
 
@@ -196,7 +214,10 @@ describe('dump JSON streamed', () => {
       expect(plainOf(d), name).toEqual(want);
       expect(d.lines, name).toEqual({ total: lines, used: lines, unused: 0 });
       // each record's line: its `{` in the UTF-8 text
-      expect(d.records.map((r) => r.where), name).toEqual([0, 1, 2].map((i) => lineOf(text, i)));
+      expect(
+        d.records.map((r) => r.where),
+        name,
+      ).toEqual([0, 1, 2].map((i) => lineOf(text, i)));
     }
   });
 
@@ -218,7 +239,16 @@ describe('dump JSON streamed', () => {
         stack_id: fc.oneof(fc.nat({ max: 40 }), fc.nat({ max: 40 }).map(String), fc.constant(-1), fc.constant('x')),
         ref_count: fc.oneof(fc.nat(), fc.constant(1.5)),
         ips: fc.oneof(
-          fc.array(fc.oneof(fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }).map((b) => '0x' + b.toString(16)), fc.nat(), fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }).map(String), fc.constant('0xg'), fc.constant(-3)), { maxLength: 6 }),
+          fc.array(
+            fc.oneof(
+              fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }).map((b) => '0x' + b.toString(16)),
+              fc.nat(),
+              fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }).map(String),
+              fc.constant('0xg'),
+              fc.constant(-3),
+            ),
+            { maxLength: 6 },
+          ),
           fc.constant('0x1'),
         ),
         symbols: fc.oneof(fc.constant(null), fc.array(fc.stringMatching(/^[a-z_]{1,8}(?:\+0x[0-9a-f]{1,3}\/0x[0-9a-f]{1,3})?$/), { maxLength: 6 })),
@@ -276,7 +306,8 @@ describe('dump JSON streamed', () => {
   });
 
   it('damaged text stops the reading at the damage with its line and column, the records before it kept', () => {
-    const t = '[\n  {"stack_id": 1, "ref_count": 1, "ips": [1]},\n  {"stack_id": 2, "ref_count": 1, "ips": [2]},\n  {"stack_id": 3, "ref_count": 1 "ips": [3]},\n  {"stack_id": 4, "ref_count": 1, "ips": [4]}\n]\n';
+    const t =
+      '[\n  {"stack_id": 1, "ref_count": 1, "ips": [1]},\n  {"stack_id": 2, "ref_count": 1, "ips": [2]},\n  {"stack_id": 3, "ref_count": 1 "ips": [3]},\n  {"stack_id": 4, "ref_count": 1, "ips": [4]}\n]\n';
     const { d, diags } = read(t);
     expect(d.records.map((r) => r.slot)).toEqual([1, 2]);
     const column = t.split('\n')[3].indexOf('"ips"') + 1;

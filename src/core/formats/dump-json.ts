@@ -64,7 +64,6 @@ export function createDumpJsonParser(ctx: ParseContext): ChunkParser<ParsedDump>
   return { push: (c) => r.push(c), end: () => r.end() };
 }
 
-
 /** The dump's mapping over the tokenizer: which values are kept, each entry checked and made a record. */
 class DumpJsonReader extends JsonTokenizer {
   private readonly diag: ParseContext['diagnostics'];
@@ -436,4 +435,3 @@ function halves(v: Scalar, hi: Uint32Array, lo: Uint32Array, k: number): boolean
   lo[k] = Number(b & 0xffffffffn);
   return true;
 }
-

@@ -29,7 +29,42 @@ function frameKeyByRegex(printed: string): string {
 
 const line = (chars: string[], max = 48) => fc.array(fc.constantFrom(...chars), { maxLength: max }).map((a) => a.join(''));
 /** pieces that make real event lines likely, mixed with stray characters */
-const piece = fc.constantFrom(' ', '  ', '\t', '\u00a0', '\r', '\u2028', '-', '-12', '-7 ', 'bash', 'a-b', '(', ')', '(123)', '(-----)', '[', ']', '[001]', '[3]', 'd..1', 'dNh2.', '...', '12.345678:', '5.0:', '1.', ':', ' x', '0', '9', '259us', 'us', '+:', '!:', '2d..1');
+const piece = fc.constantFrom(
+  ' ',
+  '  ',
+  '\t',
+  '\u00a0',
+  '\r',
+  '\u2028',
+  '-',
+  '-12',
+  '-7 ',
+  'bash',
+  'a-b',
+  '(',
+  ')',
+  '(123)',
+  '(-----)',
+  '[',
+  ']',
+  '[001]',
+  '[3]',
+  'd..1',
+  'dNh2.',
+  '...',
+  '12.345678:',
+  '5.0:',
+  '1.',
+  ':',
+  ' x',
+  '0',
+  '9',
+  '259us',
+  'us',
+  '+:',
+  '!:',
+  '2d..1',
+);
 const noise = fc.array(piece, { maxLength: 4 }).map((a) => a.join(''));
 /** a part of a real line, or noise in its place (one time in 13) */
 const part = (...real: string[]) => fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...real) }, { weight: 1, arbitrary: noise });
@@ -64,7 +99,13 @@ describe('matchEventLine / matchLatencyLine equal the regexes', () => {
         }
         expect(r).not.toBeNull();
         expect([r!.comm, r!.pid, r!.tgid ?? undefined, r!.cpu, r!.flags || undefined, r!.time, s.slice(r!.payload)]).toEqual([
-          m[1].trimStart(), +m[2], m[3], +m[4], m[5], m[6], m[7],
+          m[1].trimStart(),
+          +m[2],
+          m[3],
+          +m[4],
+          m[5],
+          m[6],
+          m[7],
         ]);
       }),
       { numRuns: 20000 },
@@ -102,12 +143,38 @@ describe('matchEventLine / matchLatencyLine equal the regexes', () => {
 });
 
 describe('frameKey equals the regexes it replaced', () => {
-  const framePiece = fc.constantFrom('sym', '_x', '+', '+0x1a', '+0X1', '/0x40', '/', ' ', '\t', '[', ']', ' [mod]', '[a+0x1]', '<', '>', '(', ')', '0x', 'ffffffff81234567', 'ab', '0', 'G');
+  const framePiece = fc.constantFrom(
+    'sym',
+    '_x',
+    '+',
+    '+0x1a',
+    '+0X1',
+    '/0x40',
+    '/',
+    ' ',
+    '\t',
+    '[',
+    ']',
+    ' [mod]',
+    '[a+0x1]',
+    '<',
+    '>',
+    '(',
+    ')',
+    '0x',
+    'ffffffff81234567',
+    'ab',
+    '0',
+    'G',
+  );
   it('on generated frames', () => {
     fc.assert(
-      fc.property(fc.array(framePiece, { maxLength: 10 }).map((a) => a.join('')), (s) => {
-        expect(frameKey(s)).toBe(frameKeyByRegex(s));
-      }),
+      fc.property(
+        fc.array(framePiece, { maxLength: 10 }).map((a) => a.join('')),
+        (s) => {
+          expect(frameKey(s)).toBe(frameKeyByRegex(s));
+        },
+      ),
       { numRuns: 30000 },
     );
   });

@@ -11,7 +11,8 @@ describe('simpleFrameKeyEnd against frameKey', () => {
   const hex = (max: number) => fc.array(fc.constantFrom(...'0123456789abcdefABCDEF'), { minLength: 1, maxLength: max }).map((a) => a.join(''));
   const framed = fc.oneof(
     printed,
-    fc.tuple(fc.constantFrom('do_sys_open', 'a+b', '+x', 'vfs_read'), hex(6), fc.option(hex(4)), fc.constantFrom('', ' ', '  \t', ' [ext4]', 'x'))
+    fc
+      .tuple(fc.constantFrom('do_sys_open', 'a+b', '+x', 'vfs_read'), hex(6), fc.option(hex(4)), fc.constantFrom('', ' ', '  \t', ' [ext4]', 'x'))
       .map(([sym, off, size, tail]) => `${sym}+0x${off}${size === null ? '' : `/0x${size}`}${tail}`),
   );
   it('gives the key exactly or declines', () => {

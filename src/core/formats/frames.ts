@@ -29,7 +29,18 @@ export function frameKey(printed: string): string {
 // that take quadratic time on a long frame of blanks; scanned from the end they are linear.
 
 const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
-const isBlank = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+const isBlank = (c: number) =>
+  c === 32 ||
+  (c >= 9 && c <= 13) ||
+  c === 0xa0 ||
+  c === 0x1680 ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x3000 ||
+  c === 0xfeff;
 
 /** After `0x` and hex digits from `i`: the end of the hex, or -1 without them. */
 function hexAt(s: string, i: number): number {

@@ -61,9 +61,7 @@ describe('kallsyms fixtures', () => {
     const { syms, log } = parseEveryWay(ALL_ZERO);
     expect(syms.allZero).toBe(true);
     expect(syms.lines).toEqual({ total: 5, used: 5, unused: 0 });
-    expect(log.list().map((d) => d.message)).toEqual([
-      'every address is 0: kallsyms was read without privilege (read it as root); it cannot symbolize',
-    ]);
+    expect(log.list().map((d) => d.message)).toEqual(['every address is 0: kallsyms was read without privilege (read it as root); it cannot symbolize']);
     // and it symbolizes nothing
     expect(new Symbolizer(syms).symbolize(0xffffffff81234567n)).toBe('0xffffffff81234567');
   });
@@ -115,14 +113,19 @@ describe('symbols through Ingest', () => {
       { slot: 9, refCount: 1, ips: [0xffffffff81001010n] },
     ],
   });
-  const framesOf = (cap: ReturnType<typeof ingestFiles>, slot: number) =>
-    cap.stacks.framesOf(cap.dumps.byGeneration.get(4)!.slots.get(slot)!.stack);
+  const framesOf = (cap: ReturnType<typeof ingestFiles>, slot: number) => cap.stacks.framesOf(cap.dumps.byGeneration.get(4)!.slots.get(slot)!.stack);
 
   it.each([0, 7])('resolves stack_map_bin ips with a matching kallsyms (chunk %i)', (chunk) => {
     // in either order: dumps are symbolized at finish
     for (const files of [
-      [['kallsyms', WITH_MODULES], ['stack_map_bin', bin]],
-      [['stack_map_bin', bin], ['kallsyms', WITH_MODULES]],
+      [
+        ['kallsyms', WITH_MODULES],
+        ['stack_map_bin', bin],
+      ],
+      [
+        ['stack_map_bin', bin],
+        ['kallsyms', WITH_MODULES],
+      ],
     ] as [string, Uint8Array][][]) {
       const cap = ingestFiles(files, chunk);
       expect(framesOf(cap, 3)).toEqual(['vfs_read+0x7', 'rw_verify_area+0x20', TRAMPOLINE, 'ext4_file_read_iter+0x42']);
@@ -133,10 +136,11 @@ describe('symbols through Ingest', () => {
 
   it('reports a kallsyms from another boot (KASLR-shifted)', () => {
     const shift = 0x1e000000n;
-    const shifted = new TextDecoder()
-      .decode(WITH_MODULES)
-      .replace(/^[0-9a-f]{16}/gm, (a) => (BigInt('0x' + a) + shift).toString(16).padStart(16, '0'));
-    const cap = ingestFiles([['kallsyms', shifted], ['stack_map_bin', bin]]);
+    const shifted = new TextDecoder().decode(WITH_MODULES).replace(/^[0-9a-f]{16}/gm, (a) => (BigInt('0x' + a) + shift).toString(16).padStart(16, '0'));
+    const cap = ingestFiles([
+      ['kallsyms', shifted],
+      ['stack_map_bin', bin],
+    ]);
     // the kernel ips fall below every shifted symbol; the module ip lands in a wrong symbol
     expect(framesOf(cap, 3)).toEqual(['0xffffffff81234567', '0xffffffff81235020', TRAMPOLINE, 'kmem_cache_alloc+0x20fffe42']);
     const d = cap.diagnostics.filter((x) => x.file === 'kallsyms');
@@ -147,7 +151,10 @@ describe('symbols through Ingest', () => {
   });
 
   it('reports an all-zero kallsyms and leaves the ips as hex', () => {
-    const cap = ingestFiles([['kallsyms', ALL_ZERO], ['stack_map_bin', bin]]);
+    const cap = ingestFiles([
+      ['kallsyms', ALL_ZERO],
+      ['stack_map_bin', bin],
+    ]);
     expect(cap.files.map((f) => f.kind)).toEqual(['kallsyms', 'stack_map_bin']);
     expect(framesOf(cap, 3)).toEqual(['0xffffffff81234567', '0xffffffff81235020', TRAMPOLINE, '0xffffffffc0400042']);
     expect(cap.diagnostics.map((x) => [x.file, x.message])).toEqual([
@@ -261,18 +268,21 @@ function located(s: Symbolizer, ips: readonly bigint[], piece: number): string[]
 describe('address keys without symbols', () => {
   it('match addressKey for every ip', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), fc.constant(0x7fffffffn), fc.bigInt({ min: 0n, max: 0xffffffffn }))), (ips) => {
-        const frames = new FrameTable();
-        const keys = ips.map((ip) => (ip === 0x7fffffffn ? TRAMPOLINE : frames.name(frames.address(Number(ip >> 32n), Number(ip & 0xffffffffn)))));
-        expect(keys).toEqual(ips.map(addressKey));
-        expect(ips.map((ip) => addressKeyOf(Number(ip >> 32n), Number(ip & 0xffffffffn)))).toEqual(ips.map(addressKey));
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), fc.constant(0x7fffffffn), fc.bigInt({ min: 0n, max: 0xffffffffn }))),
+        (ips) => {
+          const frames = new FrameTable();
+          const keys = ips.map((ip) => (ip === 0x7fffffffn ? TRAMPOLINE : frames.name(frames.address(Number(ip >> 32n), Number(ip & 0xffffffffn)))));
+          expect(keys).toEqual(ips.map(addressKey));
+          expect(ips.map((ip) => addressKeyOf(Number(ip >> 32n), Number(ip & 0xffffffffn)))).toEqual(ips.map(addressKey));
+        },
+      ),
       { numRuns: 200 },
     );
   });
 });
 
-describe('Symbolizer on the two generators\' kernels and stacks against a BigInt binary search (property)', () => {
+describe("Symbolizer on the two generators' kernels and stacks against a BigInt binary search (property)", () => {
   const split = (ip: bigint): [number, number] => [Number(ip >> 32n), Number(ip & 0xffffffffn)];
   it.each(['callgraph', 'random'] as const)('%s: every ip located and keyed as the plain search says; equal keys only for equal addresses', (shape) => {
     fc.assert(

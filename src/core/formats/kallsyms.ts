@@ -31,36 +31,40 @@ export function createKallsymsParser(ctx: ParseContext): ChunkParser<SymbolFile>
   let modules = 0;
   let nonZero = 0;
   let total = 0;
-  const splitter = new LineSplitter((line, lineNo) => {
-    if (line.trim() === '') {
+  const splitter = new LineSplitter(
+    (line, lineNo) => {
+      if (line.trim() === '') {
+        used++;
+        return;
+      }
+      const m = LINE.exec(line);
+      if (!m) {
+        unused++;
+        ctx.diagnostics.atLine(lineNo, 'not a symbol line (ADDR TYPE NAME [module])');
+        return;
+      }
       used++;
-      return;
-    }
-    const m = LINE.exec(line);
-    if (!m) {
+      total++;
+      const hex = m[1];
+      const cut = hex.length - 8;
+      const hi = cut > 0 ? parseInt(hex.slice(0, cut), 16) : 0;
+      const lo = parseInt(hex.slice(cut), 16);
+      if (hi !== 0 || lo !== 0) nonZero++;
+      if (m[4]) modules++;
+      const t = m[2];
+      if (t === 't' || t === 'T' || t === 'w' || t === 'W') {
+        his.push(hi);
+        los.push(lo);
+        names.push(m[3]);
+        if (m[4] && ctx.modules && !ctx.modules.has(m[3])) ctx.modules.set(m[3], m[4]);
+      }
+    },
+    undefined,
+    (lineNo) => {
       unused++;
-      ctx.diagnostics.atLine(lineNo, 'not a symbol line (ADDR TYPE NAME [module])');
-      return;
-    }
-    used++;
-    total++;
-    const hex = m[1];
-    const cut = hex.length - 8;
-    const hi = cut > 0 ? parseInt(hex.slice(0, cut), 16) : 0;
-    const lo = parseInt(hex.slice(cut), 16);
-    if (hi !== 0 || lo !== 0) nonZero++;
-    if (m[4]) modules++;
-    const t = m[2];
-    if (t === 't' || t === 'T' || t === 'w' || t === 'W') {
-      his.push(hi);
-      los.push(lo);
-      names.push(m[3]);
-      if (m[4] && ctx.modules && !ctx.modules.has(m[3])) ctx.modules.set(m[3], m[4]);
-    }
-  }, undefined, (lineNo) => {
-    unused++;
-    ctx.diagnostics.atLine(lineNo, TOO_LONG);
-  });
+      ctx.diagnostics.atLine(lineNo, TOO_LONG);
+    },
+  );
   return {
     push: (c) => splitter.push(c),
     end: () => {

@@ -17,15 +17,23 @@ const nullSink: TraceSink = { event: () => {}, stackRecord: () => {}, lost: () =
 const MB4 = 4 * 1024 * 1024;
 
 describe('every reader gets through hostile input', () => {
-  it.each(hostileCases())('%s after %j (lines: %s)', (kind, prefix, lines) => {
-    for (const f of FILLERS) {
-      const bytes = hostileInput(prefix, f, MB4, lines);
-      if (kind === 'unknown') {
-        expect(typeof sniffKind(bytes)).toBe('string');
-        continue;
+  it.each(hostileCases())(
+    '%s after %j (lines: %s)',
+    (kind, prefix, lines) => {
+      for (const f of FILLERS) {
+        const bytes = hostileInput(prefix, f, MB4, lines);
+        if (kind === 'unknown') {
+          expect(typeof sniffKind(bytes)).toBe('string');
+          continue;
+        }
+        const r = feedChunks(
+          parserForKind(kind, { file: 'f', diagnostics: new DiagnosticLog('f') }, () => nullSink),
+          bytes,
+          1 << 16,
+        );
+        expect(r, `filler ${JSON.stringify(f)}`).toBeTypeOf('object');
       }
-      const r = feedChunks(parserForKind(kind, { file: 'f', diagnostics: new DiagnosticLog('f') }, () => nullSink), bytes, 1 << 16);
-      expect(r, `filler ${JSON.stringify(f)}`).toBeTypeOf('object');
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });

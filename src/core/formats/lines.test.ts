@@ -36,7 +36,10 @@ describe('LineSplitter', () => {
   it('a chunk of 200 KB is decoded in pieces: a character cut by a piece boundary stays whole (UTF-8 and UTF-16)', () => {
     // 'ü' is 2 bytes in UTF-8: put one across byte 65536, and a 4-byte one across 131072
     const text = 'a'.repeat(65535) + 'ü\n' + 'b'.repeat(65532) + '😀\n' + 'c'.repeat(70000 - 65537 - 2);
-    const want = text.split('\n').map((l) => (l.length > 65536 ? null : l)).filter((l) => l !== null);
+    const want = text
+      .split('\n')
+      .map((l) => (l.length > 65536 ? null : l))
+      .filter((l) => l !== null);
     const bytes = new TextEncoder().encode(text);
     expect(bytes[65535]).toBe(0xc3);
     expect(split(bytes, 0)).toEqual(want);
@@ -76,7 +79,9 @@ describe('UTF-16 with a byte-order mark, every text format', async () => {
       .map((f): [string, Uint8Array] => [f, fixture(f)]),
     [
       'capture.txt',
-      new TextEncoder().encode('# stackmap explorer capture, by capture.sh, 2026-12-01T10:00:00Z\n# kernel release (uname -r): 6.1.0-13-amd64\n# cpus: 8 (per_cpu/cpu* in tracefs)\n'),
+      new TextEncoder().encode(
+        '# stackmap explorer capture, by capture.sh, 2026-12-01T10:00:00Z\n# kernel release (uname -r): 6.1.0-13-amd64\n# cpus: 8 (per_cpu/cpu* in tracefs)\n',
+      ),
     ],
   ];
   // perf script and systrace HTML come only from real traces: read in their tests, which skip without the folder
@@ -87,15 +92,30 @@ describe('UTF-16 with a byte-order mark, every text format', async () => {
   const readAll = (bytes: Uint8Array, chunk: number) => {
     const kind = sniffKind(bytes);
     const log = new DiagnosticLog('f');
-    const r = feedChunks(parserForKind(kind, { file: 'f', diagnostics: log }, () => sink), bytes, chunk) as Record<string, unknown>;
+    const r = feedChunks(
+      parserForKind(kind, { file: 'f', diagnostics: log }, () => sink),
+      bytes,
+      chunk,
+    ) as Record<string, unknown>;
     const records = 'records' in r ? (r.records as unknown[]) : undefined; // a dump's, built from its columns
-    const plain = JSON.stringify({ ...r, records, columns: undefined }, (_k, v) => (typeof v === 'bigint' ? String(v) : ArrayBuffer.isView(v) ? Array.from(v as Uint8Array, String) : v));
+    const plain = JSON.stringify({ ...r, records, columns: undefined }, (_k, v) =>
+      typeof v === 'bigint' ? String(v) : ArrayBuffer.isView(v) ? Array.from(v as Uint8Array, String) : v,
+    );
     return { kind, plain, diags: log.list() };
   };
 
   realIt('covers every text kind', () => {
     const kinds = new Set(texts().map(([, b]) => sniffKind(b)));
-    expect([...kinds].sort()).toEqual(['capture_txt', 'dump_json', 'kallsyms', 'perf_script', 'stack_map_stat', 'stack_map_text', 'systrace_html', 'trace_text']);
+    expect([...kinds].sort()).toEqual([
+      'capture_txt',
+      'dump_json',
+      'kallsyms',
+      'perf_script',
+      'stack_map_stat',
+      'stack_map_text',
+      'systrace_html',
+      'trace_text',
+    ]);
   });
 
   const title = (name: string) => `${name} in UTF-16 LE and BE (made here, unit by unit) reads as the UTF-8 file does`;

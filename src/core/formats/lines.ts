@@ -70,7 +70,11 @@ export class LineSplitter {
       this.head = null;
       const encoding = encodingOf(head);
       if (encoding === 'utf-8' && this.onBytes) {
-        this.bytes = new ByteLines(this.onBytes, (text, lineNo) => this.text(text, lineNo), (lineNo, length) => this.onLong(lineNo, length));
+        this.bytes = new ByteLines(
+          this.onBytes,
+          (text, lineNo) => this.text(text, lineNo),
+          (lineNo, length) => this.onLong(lineNo, length),
+        );
         this.bytes.push(head);
         return;
       }
@@ -186,7 +190,6 @@ export class LineSplitter {
   }
 }
 
-
 /** Bytes a UTF-16 code unit takes at most in UTF-8 (a replacement character stands for up to 3 bytes too). */
 const MAX_BYTES_PER_UNIT = 3;
 
@@ -240,7 +243,8 @@ class ByteLines {
       if (end > pos && chunk[end - 1] === 13) end--;
       if (cr !== -1 && cr < pos) cr = indexOfByte(chunk, 13, pos);
       if (e2 !== -1 && e2 < pos) e2 = indexOfByte(chunk, 0xe2, pos);
-      if (nl - pos <= MAX_LINE && !this.first && (cr < 0 || cr >= end) && (e2 < 0 || e2 >= end) && this.onBytes(chunk, pos, end, this.lineNo + 1)) this.lineNo++;
+      if (nl - pos <= MAX_LINE && !this.first && (cr < 0 || cr >= end) && (e2 < 0 || e2 >= end) && this.onBytes(chunk, pos, end, this.lineNo + 1))
+        this.lineNo++;
       else this.decoded(chunk.subarray(pos, nl));
       pos = nl + 1;
     }

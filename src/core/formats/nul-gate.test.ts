@@ -18,7 +18,11 @@ const nullSink: TraceSink = { event: () => {}, stackRecord: () => {}, lost: () =
 
 function read(kind: FileKind, bytes: Uint8Array, chunk: number) {
   const log = new DiagnosticLog('f');
-  const r = feedChunks(parserForKind(kind, { file: 'f', diagnostics: log }, () => nullSink), bytes, chunk) as { lines?: LineCount | null };
+  const r = feedChunks(
+    parserForKind(kind, { file: 'f', diagnostics: log }, () => nullSink),
+    bytes,
+    chunk,
+  ) as { lines?: LineCount | null };
   return { lines: r.lines ?? null, diags: log.list().map((d) => `${d.where}: ${d.message}`) };
 }
 

@@ -19,8 +19,7 @@ import { indexOfByte } from './lines.ts';
  */
 
 export const STRAY_NUL = 'NUL bytes inside the text (a damaged file?): handed to the reader as they are';
-export const nulPadding = (count: number) =>
-  `${count.toLocaleString('en-US')} NUL bytes from here to the end of the file (padding): not read`;
+export const nulPadding = (count: number) => `${count.toLocaleString('en-US')} NUL bytes from here to the end of the file (padding): not read`;
 
 const ZEROS = new Uint8Array(1 << 16);
 
@@ -57,7 +56,7 @@ export function nulGate<R>(inner: ChunkParser<R>, diag: DiagnosticLog): ChunkPar
   /** Reports each run of NUL units in c[from, to) (c[from] is not inside a run). */
   const strays = (c: Uint8Array, from: number, to: number) => {
     if (unit === 1) {
-      for (let i = c.indexOf(0, from); i >= 0 && i < to; ) {
+      for (let i = c.indexOf(0, from); i >= 0 && i < to;) {
         diag.atOffset(offset + i, STRAY_NUL);
         while (i < to && c[i] === 0) i++;
         i = c.indexOf(0, i);
@@ -160,4 +159,3 @@ export function nulGate<R>(inner: ChunkParser<R>, diag: DiagnosticLog): ChunkPar
     },
   };
 }
-

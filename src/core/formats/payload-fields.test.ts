@@ -22,7 +22,9 @@ function reference(p: string): [string, string][] {
 
 describe('payloadFields', () => {
   it('reads the kernel print formats of the common events (include/trace/events/kmem.h, sched.h)', () => {
-    expect(fieldsOf('call_site=__kmalloc+0x4c/0x90 ptr=000000003f0e9a5b bytes_req=64 bytes_alloc=64 gfp_flags=GFP_KERNEL|__GFP_ZERO node=-1 accounted=false')).toEqual([
+    expect(
+      fieldsOf('call_site=__kmalloc+0x4c/0x90 ptr=000000003f0e9a5b bytes_req=64 bytes_alloc=64 gfp_flags=GFP_KERNEL|__GFP_ZERO node=-1 accounted=false'),
+    ).toEqual([
       ['call_site', '__kmalloc+0x4c/0x90'],
       ['ptr', '000000003f0e9a5b'],
       ['bytes_req', '64'],
@@ -73,7 +75,11 @@ describe('payloadFields', () => {
       return k < 0 ? [] : [l.slice(k + ' sched_switch: '.length)];
     });
     expect(payloads.length).toBeGreaterThan(100);
-    for (const p of payloads) expect(fieldsOf(p).map(([k]) => k), p).toEqual(['prev_comm', 'prev_pid', 'prev_prio', 'prev_state', 'next_comm', 'next_pid', 'next_prio']);
+    for (const p of payloads)
+      expect(
+        fieldsOf(p).map(([k]) => k),
+        p,
+      ).toEqual(['prev_comm', 'prev_pid', 'prev_prio', 'prev_state', 'next_comm', 'next_pid', 'next_prio']);
   });
 });
 

@@ -81,7 +81,10 @@ function plainFolded(samples: { comm: string; frames: string[] }[], withComm: bo
     const key = [...(withComm ? [s.comm] : []), ...[...s.frames].reverse()].join(';');
     counts.set(key, (counts.get(key) ?? 0) + weight);
   }
-  return [...counts.keys()].sort().map((k) => `${k} ${counts.get(k)}\n`).join('');
+  return [...counts.keys()]
+    .sort()
+    .map((k) => `${k} ${counts.get(k)}\n`)
+    .join('');
 }
 
 // FlameGraph's own output for this file (test/results/perf-dd-stacks-01-collapsed-jit.txt at
@@ -121,7 +124,7 @@ realDescribe('perf script: the real file', () => {
   });
 
   {
-    it('every way (reader-kit.ts: chunks of 0, 1, 7 and 4096 bytes, renamed `unknown`, the file\'s lines): every sample an event and a full stack, every line used', () => {
+    it("every way (reader-kit.ts: chunks of 0, 1, 7 and 4096 bytes, renamed `unknown`, the file's lines): every sample an event and a full stack, every line used", () => {
       const r = readKit(bytes, [0, 1, 7, 4096]);
       expect(r.diagnostics).toEqual([]);
       expect(r.result.samples).toBe(samples);
@@ -199,7 +202,16 @@ describe('perf script: malformed input', () => {
     }
     // what was read, against a split of the line (the second method)
     const words = cases[0][1].split(' ');
-    expect(parsePerfHeader(cases[0][1])).toEqual({ comm: 'dd', pid: 2, tgid: 1, cpu: 3, ts: 6.5, period: 7, event: 'cycles', fields: words.slice(6).join(' ') });
+    expect(parsePerfHeader(cases[0][1])).toEqual({
+      comm: 'dd',
+      pid: 2,
+      tgid: 1,
+      cpu: 3,
+      ts: 6.5,
+      period: 7,
+      event: 'cycles',
+      fields: words.slice(6).join(' '),
+    });
     const comm = cases[1][1].split(' ');
     expect(parsePerfHeader(cases[1][1])).toMatchObject({ comm: comm.slice(0, -6).join(' '), pid: 2, cpu: 3, fields: 'x' });
     expect(parsePerfHeader(cases[2][1])).toBeNull();
@@ -256,7 +268,15 @@ describe('perf script: malformed input', () => {
     const lines = input.split('\n');
     const header = /^(\S.+?)\s+(\d+)\/*(\d+)*\s+/;
     const frame = /^\s*(\w+)\s*(.+) \((.*)\)/;
-    expect(lines.map((l) => (l === '' ? 'blank' : header.test(l) ? 'header' : frame.test(l) ? 'frame' : 'other'))).toEqual(['frame', 'header', 'frame', 'frame', 'frame', 'other', 'blank']);
+    expect(lines.map((l) => (l === '' ? 'blank' : header.test(l) ? 'header' : frame.test(l) ? 'frame' : 'other'))).toEqual([
+      'frame',
+      'header',
+      'frame',
+      'frame',
+      'frame',
+      'other',
+      'blank',
+    ]);
     expect(frame.exec(lines[3])![2]).toBe(' ');
     {
       // every way: reader-kit.ts
@@ -298,8 +318,21 @@ interface GenSample {
 const word = fc.stringMatching(/^[a-z_][a-z0-9_.]{0,8}$/);
 const genFrame: fc.Arbitrary<GenFrame> = fc.record({
   ip: fc.stringMatching(/^[0-9a-f]{1,16}$/),
-  sym: fc.option(fc.oneof(word, fc.tuple(word, fc.integer({ min: 0, max: 4095 })).map(([w, o]) => `${w}+0x${o.toString(16)}`)), { nil: null }),
-  dso: fc.option(fc.oneof(fc.constant('[kernel.kallsyms]'), word.map((w) => '/usr/lib/' + w + '.so'), word.map((w) => '/boot/' + w + 'vmlinux')), { nil: null }),
+  sym: fc.option(
+    fc.oneof(
+      word,
+      fc.tuple(word, fc.integer({ min: 0, max: 4095 })).map(([w, o]) => `${w}+0x${o.toString(16)}`),
+    ),
+    { nil: null },
+  ),
+  dso: fc.option(
+    fc.oneof(
+      fc.constant('[kernel.kallsyms]'),
+      word.map((w) => '/usr/lib/' + w + '.so'),
+      word.map((w) => '/boot/' + w + 'vmlinux'),
+    ),
+    { nil: null },
+  ),
 });
 const genSample: fc.Arbitrary<GenSample> = fc.record({
   comm: fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join(' ')),

@@ -102,7 +102,7 @@ describe('systrace HTML variants', () => {
       `<script class="trace-data" type="application/text">${ev('1.000001')}`,
       ev('1.000002'),
       `${ev('1.000003')}</script><script class="trace-data">{"a": 1}</script>`,
-      '<script class=\'trace-data\'>',
+      "<script class='trace-data'>",
       'garbage line',
       ev('2.000000'),
       '</script></body></html>',

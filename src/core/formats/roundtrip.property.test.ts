@@ -56,7 +56,7 @@ const printedFrame: fc.Arbitrary<string> = fc.oneof(
 const ip = fc.oneof(kernelAddr, fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), fc.constant(0x7fffffffn));
 
 /** 0..64 items, mostly few, sometimes the kernel's full depth of 64. */
-const depthArray = <T,>(a: fc.Arbitrary<T>) =>
+const depthArray = <T>(a: fc.Arbitrary<T>) =>
   fc.oneof({ arbitrary: fc.array(a, { maxLength: 64, size: 'small' }), weight: 4 }, { arbitrary: fc.array(a, { minLength: 64, maxLength: 64 }), weight: 1 });
 
 interface MapRecord {
@@ -273,8 +273,7 @@ function expected(it: TraceTextItem): unknown {
     return { type, comm, pid, tgid, cpu, ts, flags, name, payload };
   }
   const { comm, pid, cpu, ts, kind, slot, generation } = it;
-  const frames =
-    kind === 'cookie' ? null : kind === 'user' ? it.frames!.map((f) => '0x' + f.slice(1, -1).replace(/^0+(?=.)/, '')) : it.frames!.map(frameKey);
+  const frames = kind === 'cookie' ? null : kind === 'user' ? it.frames!.map((f) => '0x' + f.slice(1, -1).replace(/^0+(?=.)/, '')) : it.frames!.map(frameKey);
   return { type: 'stack', comm, pid, cpu, ts, kind, slot, generation, frames };
 }
 

@@ -30,7 +30,10 @@ describe('seed notes', () => {
 
   it("a stack_map_bin's report carries its header's version, for the Files pane's note", () => {
     const records = [{ slot: 3, refCount: 1, ips: [0xffffffff81000010n] }];
-    for (const [version, generation] of [[1, null], [2, 5]] as const) {
+    for (const [version, generation] of [
+      [1, null],
+      [2, 5],
+    ] as const) {
       const bin = writeStackMapBin({ version, generation, littleEndian: true, records, nrStacks: 1 });
       const c = ingestFiles([['stack_map_bin', bin]]);
       expect(c.files[0]).toMatchObject({ kind: 'stack_map_bin', binVersion: String(version) });

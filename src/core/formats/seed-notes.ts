@@ -29,5 +29,5 @@ export function binVersionNote(version: string): string {
  * binary dumps are stack_map_bin version 2, which v8 as posted does not have.
  */
 export const SAMPLE_NOTE =
-  'a simulated v8 capture, not one recorded on a kernel; its stack_map_bin dumps are version 2, the cookie ABI mail\'s proposal for the follow-up series ' +
+  "a simulated v8 capture, not one recorded on a kernel; its stack_map_bin dumps are version 2, the cookie ABI mail's proposal for the follow-up series " +
   `the v8 cover letter announces (${V8_FOLLOW_UP}): v8 as posted exports only the text stack_map`;

@@ -24,45 +24,45 @@ const readKit = (bytes: Uint8Array) => {
 describe('the simulator ledger', () => {
   const bytes = fixture('sim_ledger/v1/run.json');
   it("reads the fixture's 4 records (every way: reader-kit.ts)", () => {
-        const { r, log } = readKit(bytes);
-        expect(log).toEqual([]);
-        expect(r.mode).toBe('v7');
-        expect(r.count).toBe(4);
-        expect(Array.from(r.kind, (k) => LEDGER_KINDS[k])).toEqual(['id', 'full', 'id', 'id']);
-        expect(Array.from(r.outcome, (o) => LEDGER_OUTCOMES[o])).toEqual(['correct', 'full', 'wrong', 'correct']);
-        expect(Array.from(r.slot)).toEqual([5, -1, 5, 9]);
-        expect(Array.from(r.generation)).toEqual([0, -1, 0, 1]);
-        expect(Array.from(r.stack)).toEqual([3, 7, 3, 4]);
-        expect(Array.from(r.cpu)).toEqual([0, 1, 0, 0]);
-        expect(r.ts[3]).toBe(100.000404);
-        expect(r.lines).toEqual({ total: 6, used: 6, unused: 0 });
-        // version 1 has none of version 2's columns
-        expect(r.version).toBe(1);
-        expect(r.stacks).toEqual([]);
-        for (const c of [r.event, r.trueStack, r.resolvedTo]) expect(Array.from(c)).toEqual([-1, -1, -1, -1]);
-      });
+    const { r, log } = readKit(bytes);
+    expect(log).toEqual([]);
+    expect(r.mode).toBe('v7');
+    expect(r.count).toBe(4);
+    expect(Array.from(r.kind, (k) => LEDGER_KINDS[k])).toEqual(['id', 'full', 'id', 'id']);
+    expect(Array.from(r.outcome, (o) => LEDGER_OUTCOMES[o])).toEqual(['correct', 'full', 'wrong', 'correct']);
+    expect(Array.from(r.slot)).toEqual([5, -1, 5, 9]);
+    expect(Array.from(r.generation)).toEqual([0, -1, 0, 1]);
+    expect(Array.from(r.stack)).toEqual([3, 7, 3, 4]);
+    expect(Array.from(r.cpu)).toEqual([0, 1, 0, 0]);
+    expect(r.ts[3]).toBe(100.000404);
+    expect(r.lines).toEqual({ total: 6, used: 6, unused: 0 });
+    // version 1 has none of version 2's columns
+    expect(r.version).toBe(1);
+    expect(r.stacks).toEqual([]);
+    for (const c of [r.event, r.trueStack, r.resolvedTo]) expect(Array.from(c)).toEqual([-1, -1, -1, -1]);
+  });
 
   const v2 = fixture('sim_ledger/v2/run.json');
   it("reads version 2's stacks table and its 4 records' event, trueStack and resolvedTo (every way, and written back: reader-kit.ts)", () => {
-        const { r, log } = readKit(v2);
-        expect(log).toEqual([]);
-        expect(r.version).toBe(2);
-        expect(r.mode).toBe('v7');
-        expect(r.count).toBe(4);
-        expect(r.stacks).toEqual([
-          ['__kmalloc+0x64', 'kmalloc_trace+0x284'],
-          ['kmem_cache_alloc+0x4c', 'vm_area_alloc+0x28', 'mmap_region+0x24'],
-          ['kmem_cache_alloc+0x4c', 'vm_area_alloc+0x28', 'mmap_region+0x28'],
-        ]);
-        expect(Array.from(r.kind, (k) => LEDGER_KINDS[k])).toEqual(['id', 'id', 'full', 'id']);
-        expect(Array.from(r.outcome, (o) => LEDGER_OUTCOMES[o])).toEqual(['unresolved', 'correct', 'full', 'wrong']);
-        expect(Array.from(r.event)).toEqual([-1, 1, 2, 4]); // null: an orphan
-        expect(Array.from(r.trueStack)).toEqual([0, 0, 1, 2]);
-        expect(Array.from(r.resolvedTo)).toEqual([-1, 0, 1, 1]);
-        expect(Array.from(r.stack)).toEqual([3, 3, 7, 8]);
-        expect(r.ts[3]).toBe(100.000303);
-        expect(r.lines).toEqual({ total: 10, used: 10, unused: 0 });
-      });
+    const { r, log } = readKit(v2);
+    expect(log).toEqual([]);
+    expect(r.version).toBe(2);
+    expect(r.mode).toBe('v7');
+    expect(r.count).toBe(4);
+    expect(r.stacks).toEqual([
+      ['__kmalloc+0x64', 'kmalloc_trace+0x284'],
+      ['kmem_cache_alloc+0x4c', 'vm_area_alloc+0x28', 'mmap_region+0x24'],
+      ['kmem_cache_alloc+0x4c', 'vm_area_alloc+0x28', 'mmap_region+0x28'],
+    ]);
+    expect(Array.from(r.kind, (k) => LEDGER_KINDS[k])).toEqual(['id', 'id', 'full', 'id']);
+    expect(Array.from(r.outcome, (o) => LEDGER_OUTCOMES[o])).toEqual(['unresolved', 'correct', 'full', 'wrong']);
+    expect(Array.from(r.event)).toEqual([-1, 1, 2, 4]); // null: an orphan
+    expect(Array.from(r.trueStack)).toEqual([0, 0, 1, 2]);
+    expect(Array.from(r.resolvedTo)).toEqual([-1, 0, 1, 1]);
+    expect(Array.from(r.stack)).toEqual([3, 3, 7, 8]);
+    expect(r.ts[3]).toBe(100.000303);
+    expect(r.lines).toEqual({ total: 10, used: 10, unused: 0 });
+  });
 
   it('version 2: a record naming a stack the table lacks, or without its event, is a diagnostic; a bad stack line keeps its index', () => {
     const text = new TextDecoder().decode(v2).split('\n');

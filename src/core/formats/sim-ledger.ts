@@ -58,7 +58,18 @@ export function writeSimLedger(mode: string, records: readonly LedgerRecordOut[]
   parts.push('],"records":[\n');
   records.forEach((r, i) => {
     parts.push(
-      JSON.stringify({ cpu: r.cpu, ts: r.ts, kind: r.kind, slot: r.slot, generation: r.generation, stack: r.stack, event: r.event, trueStack: r.trueStack, resolvedTo: r.resolvedTo, outcome: r.outcome }),
+      JSON.stringify({
+        cpu: r.cpu,
+        ts: r.ts,
+        kind: r.kind,
+        slot: r.slot,
+        generation: r.generation,
+        stack: r.stack,
+        event: r.event,
+        trueStack: r.trueStack,
+        resolvedTo: r.resolvedTo,
+        outcome: r.outcome,
+      }),
     );
     parts.push(i < records.length - 1 ? ',\n' : '\n');
   });
@@ -180,7 +191,8 @@ export function createSimLedgerParser(ctx: ParseContext): ChunkParser<ParsedLedg
       event = index(r.event, 2 ** 31 - 1);
       trueStack = r.trueStack === null ? -2 : index(r.trueStack, stacks.length);
       resolvedTo = index(r.resolvedTo, stacks.length);
-      if (event < -1 || trueStack < 0 || resolvedTo < -1) return bad(lineNo, 'not a ledger record (event, trueStack or resolvedTo missing, or not an index of the stacks table)');
+      if (event < -1 || trueStack < 0 || resolvedTo < -1)
+        return bad(lineNo, 'not a ledger record (event, trueStack or resolvedTo missing, or not an index of the stacks table)');
     }
     if (n === cap) grow();
     cols.kind[n] = kind;

@@ -69,7 +69,10 @@ export function sniffKind(whole: Uint8Array): FileKind {
   // any HTML document goes to the systrace reader, which says so when it holds no ftrace text;
   // so does a page fragment with a trace-data tag or legacy systrace's `var linuxPerfData = "` first on a line
   const atLineStart = (l: string, at: { index: number } | null) => at?.index === l.length - l.trimStart().length;
-  if (/^<(?:!doctype\s+html|html[\s>])/i.test(start) || start.split('\n', 400).some((l) => atLineStart(l, findTraceDataTag(l, 0)) || atLineStart(l, findLinuxPerfData(l, 0)))) {
+  if (
+    /^<(?:!doctype\s+html|html[\s>])/i.test(start) ||
+    start.split('\n', 400).some((l) => atLineStart(l, findTraceDataTag(l, 0)) || atLineStart(l, findLinuxPerfData(l, 0)))
+  ) {
     return 'systrace_html';
   }
   const lines = text.split('\n', 400).map((l) => l.replace(/\r$/, ''));

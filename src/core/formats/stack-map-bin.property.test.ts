@@ -134,11 +134,17 @@ describe('stack_map_bin reader against a plain DataView/BigInt reader (property)
         if (want.end === 'complete') {
           expect(messages.filter((m) => !/slot|version/.test(m))).toEqual([]);
         } else {
-          expect(messages.some((m) => ending.test(m)), `${want.end}: ${messages.join(' | ')}`).toBe(true);
+          expect(
+            messages.some((m) => ending.test(m)),
+            `${want.end}: ${messages.join(' | ')}`,
+          ).toBe(true);
         }
         // slots out of order are reported once per record, at the record
         const disorder = want.records.filter((r, i) => i > 0 && r.slot <= Math.max(...want.records.slice(0, i).map((x) => x.slot))).length;
-        const reported = log.list().filter((x) => /slot appears twice|slots not in ascending order/.test(x.message)).reduce((n, x) => n + x.count, 0);
+        const reported = log
+          .list()
+          .filter((x) => /slot appears twice|slots not in ascending order/.test(x.message))
+          .reduce((n, x) => n + x.count, 0);
         expect(reported).toBe(disorder);
       }),
       { numRuns: 400 },

@@ -43,7 +43,10 @@ const expected = (generation: number | null, n = RECORDS.length) =>
 const messages = (diags: { message: string }[]) => diags.map((d) => d.message);
 
 describe('stack_map_bin fixtures', () => {
-  for (const [rel, le] of [['v1/le.bin', true], ['v1/be.bin', false]] as const) {
+  for (const [rel, le] of [
+    ['v1/le.bin', true],
+    ['v1/be.bin', false],
+  ] as const) {
     it(rel, () => {
       const bytes = fixture('stack_map_bin/' + rel);
       expect(sniffKind(bytes)).toBe('stack_map_bin');
@@ -234,6 +237,11 @@ describe('bounded by the largest map', () => {
     const r = feedChunks(createStackMapBinParser({ file: 'stack_map_bin', diagnostics: log }), bytes, 1 << 16);
     expect(r.records.length).toBe(262_144);
     expect(r.bytes).toEqual({ total: bytes.length, used: 16 + 262_144 * 16, unused: (n - 262_144) * 16 });
-    expect(log.list().map((d) => d.message).join('\n')).toMatch(/more than 262,144 records/);
+    expect(
+      log
+        .list()
+        .map((d) => d.message)
+        .join('\n'),
+    ).toMatch(/more than 262,144 records/);
   });
 });

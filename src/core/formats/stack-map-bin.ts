@@ -95,10 +95,7 @@ export function createStackMapBinParser(ctx: ParseContext): ChunkParser<ParsedDu
   /** A record's nr, or -1 (and reading stops) when no kernel could have written it. */
   const checkedNr = (nr: number): number => {
     if (nr <= BIN_MAX_DEPTH) return nr;
-    stop(
-      `record claims ${nr} frames (kernel maximum ${BIN_MAX_DEPTH}): the record boundaries ` +
-        'after it are unknown, so reading stops here',
-    );
+    stop(`record claims ${nr} frames (kernel maximum ${BIN_MAX_DEPTH}): the record boundaries ` + 'after it are unknown, so reading stops here');
     return -1;
   };
 
@@ -207,14 +204,11 @@ export function createStackMapBinParser(ctx: ParseContext): ChunkParser<ParsedDu
         diag.atOffset(0, `truncated header: ${total} of ${BIN_HEADER_BYTES} bytes`);
       } else if (state === 'record') {
         if (have > 0) {
-          const what = recNr < 0 ? `${have} of ${BIN_RECORD_HEADER_BYTES} bytes of a record header`
-            : `${have} of ${need} bytes of a record with ${recNr} frames`;
+          const what =
+            recNr < 0 ? `${have} of ${BIN_RECORD_HEADER_BYTES} bytes of a record header` : `${have} of ${need} bytes of a record with ${recNr} frames`;
           diag.atOffset(used, `truncated record: ${what}`);
         }
-        diag.atOffset(
-          used,
-          `header claims ${nrStacks} records, the file holds ${count} whole records`,
-        );
+        diag.atOffset(used, `header claims ${nrStacks} records, the file holds ${count} whole records`);
       } else if (state === 'extra' && unused > 0) {
         diag.atOffset(used, `${unused} bytes after the ${nrStacks} records the header claims`);
       } else if (state === 'skip') {

@@ -84,7 +84,9 @@ describe('stack_map_stat fixtures', () => {
 
 describe('stack_map_stat variants and damage', () => {
   it('a value past 2^53 is said and kept as text, not rounded; 2^32 - 1 is exact (issue 34, 13)', () => {
-    const { stat, diags } = parseAll(enc.encode('generation: 4294967295\nentries: 3\ncapacity: 4\nsuccesses: 18446744073709551615\nfallbacks: 9007199254740993\n'));
+    const { stat, diags } = parseAll(
+      enc.encode('generation: 4294967295\nentries: 3\ncapacity: 4\nsuccesses: 18446744073709551615\nfallbacks: 9007199254740993\n'),
+    );
     expect([stat.generation, stat.successes, stat.drops]).toEqual([4294967295, null, null]);
     expect(stat.values).toContainEqual(['successes', '18446744073709551615']);
     expect(diags.map((d) => [d.where, d.message])).toEqual([
@@ -110,9 +112,7 @@ describe('stack_map_stat variants and damage', () => {
   });
 
   it('garbage lines are unused and diagnosed; bad values diagnosed; parsing goes on', () => {
-    const { stat, diags } = parseAll(
-      enc.encode('generation: 2\n??? what\nsuccesses: lots\nfallbacks: 4\n\nsuccess_rate: high\nfallbacks: 5\n'),
-    );
+    const { stat, diags } = parseAll(enc.encode('generation: 2\n??? what\nsuccesses: lots\nfallbacks: 4\n\nsuccess_rate: high\nfallbacks: 5\n'));
     expect(stat.version).toBe('v8');
     expect(stat.generation).toBe(2);
     expect(stat.successes).toBe(null);
@@ -145,9 +145,7 @@ describe('stack_map_stat round trip', () => {
     expect(diags).toEqual([]);
     const { version, entries, capacity, tableSize, successes, drops, successRate } = stat;
     expect({ version, entries, capacity, tableSize, successes, drops, successRate }).toEqual(input);
-    expect(writeStackMapStat(input)).toBe(
-      'entries:      2500 / 16384\ntable_size:   32768\nsuccesses:    148923\ndrops:        12\nsuccess_rate: 99%\n',
-    );
+    expect(writeStackMapStat(input)).toBe('entries:      2500 / 16384\ntable_size:   32768\nsuccesses:    148923\ndrops:        12\nsuccess_rate: 99%\n');
   });
 
   it('v8', () => {

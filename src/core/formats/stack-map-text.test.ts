@@ -134,8 +134,15 @@ describe('stack_map text damage', () => {
   });
 
   it('slots and generations up to 2^32 - 1 kept exactly; past 32 bits refused and said, never wrapped (issue 34, 13)', () => {
-    const { dump, diags } = parseAll(text('stack_id 4294967295 gen 4294967295 [ref 1, depth 1]\n => a\n\nstack_id 4294967296 gen 1 [ref 1, depth 1]\n => b\n\nstack_id 2 gen 4294967296 [ref 1, depth 1]\n => c\n\nstack_id 2147483648 gen 2147483648 [ref 1, depth 1]\n => d\n\n'));
-    expect(dump.records.map((r) => [r.slot, r.generation, r.frames])).toEqual([[4294967295, 4294967295, ['a']], [2147483648, 2147483648, ['d']]]);
+    const { dump, diags } = parseAll(
+      text(
+        'stack_id 4294967295 gen 4294967295 [ref 1, depth 1]\n => a\n\nstack_id 4294967296 gen 1 [ref 1, depth 1]\n => b\n\nstack_id 2 gen 4294967296 [ref 1, depth 1]\n => c\n\nstack_id 2147483648 gen 2147483648 [ref 1, depth 1]\n => d\n\n',
+      ),
+    );
+    expect(dump.records.map((r) => [r.slot, r.generation, r.frames])).toEqual([
+      [4294967295, 4294967295, ['a']],
+      [2147483648, 2147483648, ['d']],
+    ]);
     expect(diags.filter((d) => /beyond 32 bits/.test(d.message)).map((d) => d.where)).toEqual(['lines 4, 7']);
   });
 

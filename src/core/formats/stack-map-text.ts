@@ -49,10 +49,7 @@ export function createStackMapTextParser(ctx: ParseContext): ChunkParser<ParsedD
     if (!open) return;
     const { rec, frames, depth } = open;
     if (frames.length < depth) {
-      diag.atLine(
-        rec.where,
-        `record has ${frames.length} of its ${depth} frames: kept with the frames it has`,
-      );
+      diag.atLine(rec.where, `record has ${frames.length} of its ${depth} frames: kept with the frames it has`);
     }
     records.push(rec);
     open = null;
@@ -71,8 +68,7 @@ export function createStackMapTextParser(ctx: ParseContext): ChunkParser<ParsedD
       const gen = h[2] !== undefined ? Number(h[2]) : null;
       const ref = Number(h[3]);
       const depth = Number(h[4]);
-      if (!Number.isSafeInteger(slot) || !Number.isSafeInteger(ref) || !Number.isSafeInteger(depth) ||
-          (gen !== null && !Number.isSafeInteger(gen))) {
+      if (!Number.isSafeInteger(slot) || !Number.isSafeInteger(ref) || !Number.isSafeInteger(depth) || (gen !== null && !Number.isSafeInteger(gen))) {
         bad(lineNo, 'record header with a number out of range');
         return;
       }

@@ -73,7 +73,7 @@ export function writeStackMapBin(input: BinDumpInput): Uint8Array {
   dv.setUint32(0, FSMB_MAGIC, le);
   dv.setUint32(4, input.version >>> 0, le);
   dv.setUint32(8, (input.nrStacks ?? input.records.length) >>> 0, le);
-  dv.setUint32(12, (input.version === 1 ? 0 : input.generation ?? 0) >>> 0, le);
+  dv.setUint32(12, (input.version === 1 ? 0 : (input.generation ?? 0)) >>> 0, le);
   let off = 16;
   for (const r of input.records) {
     dv.setUint32(off, r.slot >>> 0, le);

@@ -102,7 +102,7 @@ function kernelEventLines(text: string): number {
 }
 
 describe('legacy systrace HTML fixtures', () => {
-  it('legacy-continued: systrace-legacy.py\'s shape, as catapult reads it', () => {
+  it("legacy-continued: systrace-legacy.py's shape, as catapult reads it", () => {
     const bytes = fixture('systrace_html/legacy-continued.html');
     const html = dec.decode(bytes);
     const got = readAll(bytes);
@@ -148,7 +148,7 @@ describe('legacy systrace HTML fixtures', () => {
     expect(got.r).toEqual({ lines: { total: 5, used: 4, unused: 1 }, tracer: 'nop', cpus: null });
   });
 
-  it('legacy-trappy: lines without the `\\n\\` continuation (trappy\'s test copy), as trappy reads them', () => {
+  it("legacy-trappy: lines without the `\\n\\` continuation (trappy's test copy), as trappy reads them", () => {
     const bytes = fixture('systrace_html/legacy-trappy.html');
     const html = dec.decode(bytes);
     const got = readAll(bytes);
@@ -166,19 +166,22 @@ describe('legacy systrace HTML fixtures', () => {
     ]);
   });
 
-  it.each(['legacy-continued', 'legacy-one-string', 'legacy-trappy'])('%s in UTF-16 LE and BE with a byte-order mark (made here, unit by unit): read as the UTF-8 file', (name) => {
-    const bytes = fixture(`systrace_html/${name}.html`);
-    const text = dec.decode(bytes);
-    const want = readHtml(bytes);
-    for (const le of [true, false]) {
-      const u = new Uint8Array(2 + 2 * text.length);
-      u[0] = le ? 0xff : 0xfe;
-      u[1] = le ? 0xfe : 0xff;
-      for (let i = 0; i < text.length; i++) new DataView(u.buffer).setUint16(2 + 2 * i, text.charCodeAt(i), le);
-      // every way (reader-kit.ts), then the same as the UTF-8 file's reading
-      expect(readAll(u)).toEqual(want);
-    }
-  });
+  it.each(['legacy-continued', 'legacy-one-string', 'legacy-trappy'])(
+    '%s in UTF-16 LE and BE with a byte-order mark (made here, unit by unit): read as the UTF-8 file',
+    (name) => {
+      const bytes = fixture(`systrace_html/${name}.html`);
+      const text = dec.decode(bytes);
+      const want = readHtml(bytes);
+      for (const le of [true, false]) {
+        const u = new Uint8Array(2 + 2 * text.length);
+        u[0] = le ? 0xff : 0xfe;
+        u[1] = le ? 0xfe : 0xff;
+        for (let i = 0; i < text.length; i++) new DataView(u.buffer).setUint16(2 + 2 * i, text.charCodeAt(i), le);
+        // every way (reader-kit.ts), then the same as the UTF-8 file's reading
+        expect(readAll(u)).toEqual(want);
+      }
+    },
+  );
 
   it.each(['legacy-continued', 'legacy-one-string', 'legacy-trappy'])('%s renamed `unknown`, through Ingest: the same events and lines', (name) => {
     const bytes = fixture(`systrace_html/${name}.html`);
@@ -240,8 +243,18 @@ describe('the legacy string, unescaped as JavaScript reads it', () => {
     expect(got.diags).toEqual([['lines 4, 4, 4, 4', LEGACY.badEscape]]);
   });
 
-  it('a quote ends the string only before `;` and blanks: the legacy writer left the trace\'s own quotes unescaped', () => {
-    const html = ['<!DOCTYPE HTML>', '<html><body>', '  <script>', '  var linuxPerfData = "\\', `${ev('1.000001', 'tracing_mark_write: B|12|say "hi"; now')}\\n\\`, `${ev('1.000002', 'tracing_mark_write: "quoted"')}\\n\\`, '\\n";', '  </script>', '</body></html>'].join('\n');
+  it("a quote ends the string only before `;` and blanks: the legacy writer left the trace's own quotes unescaped", () => {
+    const html = [
+      '<!DOCTYPE HTML>',
+      '<html><body>',
+      '  <script>',
+      '  var linuxPerfData = "\\',
+      `${ev('1.000001', 'tracing_mark_write: B|12|say "hi"; now')}\\n\\`,
+      `${ev('1.000002', 'tracing_mark_write: "quoted"')}\\n\\`,
+      '\\n";',
+      '  </script>',
+      '</body></html>',
+    ].join('\n');
     const got = readAll(enc.encode(html));
     expect(got.events.map((e) => e.payload)).toEqual(['tracing_mark_write: B|12|say "hi"; now', 'tracing_mark_write: "quoted"']);
     // and what follows the closing `";` on its line is script again
@@ -257,9 +270,9 @@ describe('the legacy string, unescaped as JavaScript reads it', () => {
     expect(got.r.lines).toEqual({ total: 5, used: 5, unused: 0 });
   });
 
-  it('only `var linuxPerfData =` first on a line or after a tag opens a string: not the viewer\'s own code', () => {
+  it("only `var linuxPerfData =` first on a line or after a tag opens a string: not the viewer's own code", () => {
     expect(findLinuxPerfData('  var linuxPerfData = "\\', 0)).toMatchObject({ index: 2, end: 23 });
-    expect(findLinuxPerfData('<script>var linuxPerfData = \'x\';', 0)).toMatchObject({ index: 8, quote: 39 });
+    expect(findLinuxPerfData("<script>var linuxPerfData = 'x';", 0)).toMatchObject({ index: 8, quote: 39 });
     expect(findLinuxPerfData('    if (!r.advanceToLineMatching(/^  var linuxPerfData = "\\\\$/)) return failure;', 0)).toBeNull();
     expect(findLinuxPerfData('if(linuxPerfData){var g=new tracing.TimelineModel;g.importEvents("[]",!0,[linuxPerfData]);', 0)).toBeNull();
     expect(findLinuxPerfData('  var linuxPerfData == "x"', 0)).toBeNull();
@@ -275,7 +288,33 @@ describe('the legacy string, unescaped as JavaScript reads it', () => {
   });
 
   it('random pieces of the legacy shape: lines add up, chunking changes nothing, an unused line has a diagnostic', () => {
-    const TOKENS = ['\n', '\n', ' ', '\\', '\\n', '\\n\\\n', '"', "'", '";', ';', 'var linuxPerfData = "', '  var linuxPerfData = "\\\n', '<script>', '</script>', '\\x4', '\\x41', '\\u{1F6', '\\u0042', '\\u{1F600}', '>', ev('1.000001', 'tracing_mark_write: B|1|x'), ev('2.5', 'bprint: 0xc0: a'), 'x', '#', '\u00e9'];
+    const TOKENS = [
+      '\n',
+      '\n',
+      ' ',
+      '\\',
+      '\\n',
+      '\\n\\\n',
+      '"',
+      "'",
+      '";',
+      ';',
+      'var linuxPerfData = "',
+      '  var linuxPerfData = "\\\n',
+      '<script>',
+      '</script>',
+      '\\x4',
+      '\\x41',
+      '\\u{1F6',
+      '\\u0042',
+      '\\u{1F600}',
+      '>',
+      ev('1.000001', 'tracing_mark_write: B|1|x'),
+      ev('2.5', 'bprint: 0xc0: a'),
+      'x',
+      '#',
+      '\u00e9',
+    ];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...TOKENS), { maxLength: 80 }), fc.array(fc.nat(), { maxLength: 6 }), (parts, cuts) => {
         const bytes = enc.encode(parts.join(''));
@@ -314,7 +353,20 @@ describe('the legacy string, unescaped as JavaScript reads it', () => {
 
 /** systrace-legacy.py's page: its prefix, the trace with every newline written `\n\` + newline, its suffix. */
 function legacyWriterPage(text: string): { html: string; first: number } {
-  const prefix = ['<!DOCTYPE HTML>', '<html>', '<head i18n-values="dir:textdirection;">', '<title>Android System Trace</title>', '</head>', '<body>', '  <div class="view">', '  </div>', '<!-- BEGIN TRACE -->', '  <script>', '  var linuxPerfData = "\\', ''].join('\n');
+  const prefix = [
+    '<!DOCTYPE HTML>',
+    '<html>',
+    '<head i18n-values="dir:textdirection;">',
+    '<title>Android System Trace</title>',
+    '</head>',
+    '<body>',
+    '  <div class="view">',
+    '  </div>',
+    '<!-- BEGIN TRACE -->',
+    '  <script>',
+    '  var linuxPerfData = "\\',
+    '',
+  ].join('\n');
   const suffix = '\\n";\n  </script>\n<!-- END TRACE -->\n</body>\n</html>\n';
   return { html: prefix + text.replace(/\n/g, '\\n\\\n') + suffix, first: 12 };
 }
@@ -356,7 +408,11 @@ realDescribe('legacy systrace HTML made here from real ftrace texts', () => {
         expect(strip2(got.records), what).toEqual(strip2(want.records));
         expect(got.events.map((e) => e.lineNo)).toEqual(want.events.map((e) => e.lineNo + first - 1));
         // each trace line on its own HTML line: the same lines unused, by the same diagnostics moved to the page's lines
-        expect(got.r).toEqual({ lines: { total: linesOf(html), used: linesOf(html) - want.r.lines.unused, unused: want.r.lines.unused }, tracer: want.r.tracer, cpus: want.r.cpus });
+        expect(got.r).toEqual({
+          lines: { total: linesOf(html), used: linesOf(html) - want.r.lines.unused, unused: want.r.lines.unused },
+          tracer: want.r.tracer,
+          cpus: want.r.cpus,
+        });
         expect(got.diags.map(([, m]) => m)).toEqual(want.diags.map(([, m]) => m));
         if (what === 'legacy writer') {
           // catapult reads the same page back to the same text

@@ -458,7 +458,9 @@ export function createSystraceHtmlParser(ctx: ParseContext, sink: TraceSink): Ch
       const r = inner.end();
       const read = ftraceBlocks > 0 || legacyStrings > 0;
       if (blocks === 0 && legacyStrings === 0) {
-        diag.forFile(`no <script class="trace-data"> block and no linuxPerfData string: not a systrace HTML file, nothing read (its ${total} lines are not used)`);
+        diag.forFile(
+          `no <script class="trace-data"> block and no linuxPerfData string: not a systrace HTML file, nothing read (its ${total} lines are not used)`,
+        );
       } else if (!read) diag.forFile(`none of the ${blocks} trace-data blocks holds ftrace text: nothing read (the file's ${total} lines are not used)`);
       // a file whose trace was not read uses none of its lines; else lines with ftrace text count
       // as the trace parser counted their trace lines, data lines of other blocks are unused,

@@ -14,7 +14,33 @@ import type { ColumnSink, InternTable, LineHead } from './trace-text-shared.ts';
 
 // what the hot paths use, bound here once: an imported binding is a cell load and a hole check at
 // each use in optimized code, and an imported function is not inlined (parser-noop 10% slower)
-const { C_C, C_c, C_COLON, C_DASH, C_DOT, C_EQ, C_GT, C_HASH, C_LBRACKET, C_LPAREN, C_LT, C_RBRACKET, C_RPAREN, C_SPACE, C_TAB, C_v, FAST_DONE, FAST_NO, FAST_UNSURE, isBlank, MAX_I32, MAX_ID, MAX_TS_NS_SECONDS, maybeSpace, POW10 } = shared;
+const {
+  C_C,
+  C_c,
+  C_COLON,
+  C_DASH,
+  C_DOT,
+  C_EQ,
+  C_GT,
+  C_HASH,
+  C_LBRACKET,
+  C_LPAREN,
+  C_LT,
+  C_RBRACKET,
+  C_RPAREN,
+  C_SPACE,
+  C_TAB,
+  C_v,
+  FAST_DONE,
+  FAST_NO,
+  FAST_UNSURE,
+  isBlank,
+  MAX_I32,
+  MAX_ID,
+  MAX_TS_NS_SECONDS,
+  maybeSpace,
+  POW10,
+} = shared;
 
 /** The reader a parser makes: the text path, and the common lines read from their bytes first. */
 export class TraceTextBytes extends TraceTextReader {
@@ -93,7 +119,8 @@ export class TraceTextBytes extends TraceTextReader {
     let i = start;
     let c = 0;
     while (i < end && ((c = b[i]) === C_SPACE || c === C_TAB)) i++;
-    if (c === C_EQ && i < end && b[i + 1] === C_GT && this.open !== null && this.frameTable !== null && this.open.kind === 'full') return this.frameBytes(b, i + 2, end, this.frameTable);
+    if (c === C_EQ && i < end && b[i + 1] === C_GT && this.open !== null && this.frameTable !== null && this.open.kind === 'full')
+      return this.frameBytes(b, i + 2, end, this.frameTable);
     if (i === end || c <= C_SPACE || c >= 0x7f || c === C_EQ || c === C_HASH) return false;
     if (i === start && (c === C_C || c === C_c || c === C_v)) return false;
     // not blank and not a frame: `range` flushes here as well
@@ -103,7 +130,12 @@ export class TraceTextBytes extends TraceTextReader {
     // blank, and no other white space unless the line ends there) and whether the line ends
     // there, so the line reads as that one did
     const same = this.sameHead;
-    if (same > 0 && end - start >= same && this.lastBytes !== null && (this.lastBytes === b ? this.sameHere(b, start, same) : sameBytes(b, start, this.lastBytes, this.lastStart, same))) {
+    if (
+      same > 0 &&
+      end - start >= same &&
+      this.lastBytes !== null &&
+      (this.lastBytes === b ? this.sameHere(b, start, same) : sameBytes(b, start, this.lastBytes, this.lastStart, same))
+    ) {
       const c = b[start + same];
       if (start + same === end || (c > C_SPACE && c < 0x7f)) {
         const l = this.last;

@@ -16,7 +16,36 @@ import type { ParseContext, TraceEvent, TraceSink, TraceStackRecord } from './ty
 
 // what the hot paths use, bound here once: an imported binding is a cell load and a hole check at
 // each use in optimized code, and an imported function is not inlined (parser-noop 10% slower)
-const { C_C, C_c, C_COLON, C_DASH, C_DOT, C_EQ, C_GT, C_HASH, C_LBRACKET, C_LPAREN, C_LT, C_RBRACKET, C_RPAREN, C_SPACE, C_TAB, C_v, columnSink, FAST_DONE, FAST_NO, FAST_UNSURE, isBlank, MAX_I32, MAX_ID, MAX_PRINT, MAX_TS_NS_SECONDS, maybeSpace, POW10, REASON } = shared;
+const {
+  C_C,
+  C_c,
+  C_COLON,
+  C_DASH,
+  C_DOT,
+  C_EQ,
+  C_GT,
+  C_HASH,
+  C_LBRACKET,
+  C_LPAREN,
+  C_LT,
+  C_RBRACKET,
+  C_RPAREN,
+  C_SPACE,
+  C_TAB,
+  C_v,
+  columnSink,
+  FAST_DONE,
+  FAST_NO,
+  FAST_UNSURE,
+  isBlank,
+  MAX_I32,
+  MAX_ID,
+  MAX_PRINT,
+  MAX_TS_NS_SECONDS,
+  maybeSpace,
+  POW10,
+  REASON,
+} = shared;
 
 /** A number as a diagnostic names it: exact when it is, else its magnitude. */
 const shown = (v: number): string => (Number.isSafeInteger(v) ? String(v) : `~${v.toPrecision(4)}`);
@@ -159,7 +188,16 @@ export class TraceTextReader {
       this.open = null;
       const fast = this.fast;
       if (r.kind === 'full' && this.frameTable && fast) {
-        fast.fullIds!(r.ts, r.cpu, r.pid, this.openTask >= 0 ? this.openTask : fast.tasks.intern(r.comm), this.frameIds, this.frameCount, r.lineNo, r.ctx ?? -1);
+        fast.fullIds!(
+          r.ts,
+          r.cpu,
+          r.pid,
+          this.openTask >= 0 ? this.openTask : fast.tasks.intern(r.comm),
+          this.frameIds,
+          this.frameCount,
+          r.lineNo,
+          r.ctx ?? -1,
+        );
         this.frameCount = 0;
         return;
       }
@@ -323,7 +361,7 @@ export class TraceTextReader {
     if (r.kind === 'full') noteFrameModule(printed, 0, printed.length, this.ctx.modules);
     let key: string;
     const u = r.kind === 'user' && printed.charCodeAt(0) === C_LT ? USER_HEX_RE.exec(printed) : null;
-    if (u) key = '0x' + (u[1].toLowerCase().replace(/^0+(?=.)/, ''));
+    if (u) key = '0x' + u[1].toLowerCase().replace(/^0+(?=.)/, '');
     else key = frameKey(printed);
     r.frames!.push(key);
     this.used++;
@@ -640,9 +678,9 @@ export class TraceTextReader {
     if (h.pid > MAX_I32 || h.cpu > MAX_I32 || (h.tgid !== null && h.tgid > MAX_I32) || h.ts >= MAX_TS_NS_SECONDS) {
       // a value no column holds: said, the line kept (never wrapped into another pid or CPU)
       const d = this.ctx.diagnostics;
-      if (h.pid > MAX_I32) d.atLine(lineNo, `pid ${shown(h.pid)} beyond 2^31 - 1 (the kernel's pid_t): the event is kept with pid -1`), (h.pid = -1);
-      if (h.tgid !== null && h.tgid > MAX_I32) d.atLine(lineNo, `TGID ${shown(h.tgid)} beyond 2^31 - 1: the event is kept without one`), (h.tgid = null);
-      if (h.cpu > MAX_I32) d.atLine(lineNo, `CPU ${shown(h.cpu)} beyond 2^31 - 1: the event is kept on CPU -1`), (h.cpu = -1);
+      if (h.pid > MAX_I32) (d.atLine(lineNo, `pid ${shown(h.pid)} beyond 2^31 - 1 (the kernel's pid_t): the event is kept with pid -1`), (h.pid = -1));
+      if (h.tgid !== null && h.tgid > MAX_I32) (d.atLine(lineNo, `TGID ${shown(h.tgid)} beyond 2^31 - 1: the event is kept without one`), (h.tgid = null));
+      if (h.cpu > MAX_I32) (d.atLine(lineNo, `CPU ${shown(h.cpu)} beyond 2^31 - 1: the event is kept on CPU -1`), (h.cpu = -1));
       if (h.ts >= MAX_TS_NS_SECONDS) d.atLine(lineNo, `time ${shown(h.ts)} s beyond 2^63 - 1 ns: its ts_ns is null in the tables`);
     }
     const c0 = line.charCodeAt(ps);
@@ -697,7 +735,16 @@ export class TraceTextReader {
       }
       this.used++;
       // trace-cmd report names them (`bprint: CALLER: text`); the kernel's trace prints the caller alone
-      const own = len === 6 && line.startsWith('bprint', ps) ? 'bprint' : len === 5 ? (line.startsWith('print', ps) ? 'print' : line.startsWith('bputs', ps) ? 'bputs' : null) : null;
+      const own =
+        len === 6 && line.startsWith('bprint', ps)
+          ? 'bprint'
+          : len === 5
+            ? line.startsWith('print', ps)
+              ? 'print'
+              : line.startsWith('bputs', ps)
+                ? 'bputs'
+                : null
+            : null;
       if (own) {
         this.emitPrint(own, line, j, n);
         return;
@@ -765,7 +812,18 @@ export class TraceTextReader {
   protected openStack(kind: 'full' | 'user', comm: string, ctx: number): void {
     const h = this.head;
     this.used++;
-    this.open = { lineNo: h.lineNo, kind, comm, pid: h.pid, cpu: h.cpu, ts: h.ts, slot: -1, generation: null, frames: kind === 'full' && this.frameTable ? null : [], ctx };
+    this.open = {
+      lineNo: h.lineNo,
+      kind,
+      comm,
+      pid: h.pid,
+      cpu: h.cpu,
+      ts: h.ts,
+      slot: -1,
+      generation: null,
+      frames: kind === 'full' && this.frameTable ? null : [],
+      ctx,
+    };
     this.openTask = -1;
     this.frameCount = 0;
   }
@@ -789,4 +847,3 @@ function skipBlanks(line: string, i: number): number {
   while ((c = line.charCodeAt(i)) === C_SPACE || c === C_TAB) i++;
   return i;
 }
-

@@ -25,7 +25,6 @@ export const MAX_I32 = 0x7fffffff;
 // oxlint-disable-next-line no-loss-of-precision
 export const MAX_TS_NS_SECONDS = 9223372036.854775;
 
-
 /**
  * The most characters a trace_printk or trace_marker event's payload grows to with its
  * continuation lines (the kernel prints one event into a trace_seq of a page, 4 KB on most
@@ -43,7 +42,6 @@ export interface LineHead {
   /** seconds */
   ts: number;
 }
-
 
 /** Character codes the readers test. */
 export const C_SPACE = 32;

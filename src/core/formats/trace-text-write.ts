@@ -47,12 +47,7 @@ export function writeTraceText(items: readonly TraceTextItem[], header: TraceTex
     if (it.cpu > maxCpu) maxCpu = it.cpu;
   }
   const cpus = header.cpus ?? maxCpu + 1;
-  const out: string[] = [
-    '# tracer: ' + (header.tracer ?? 'nop'),
-    '#',
-    `# entries-in-buffer/entries-written: ${entries}/${entries}   #P:${cpus}`,
-    ...LEGEND,
-  ];
+  const out: string[] = ['# tracer: ' + (header.tracer ?? 'nop'), '#', `# entries-in-buffer/entries-written: ${entries}/${entries}   #P:${cpus}`, ...LEGEND];
   for (const it of items) {
     if (it.type === 'lost') {
       out.push(it.count === null ? `CPU:${it.cpu} [LOST EVENTS]` : `CPU:${it.cpu} [LOST ${it.count} EVENTS]`);

@@ -62,8 +62,7 @@ function parseAll(bytes: Uint8Array): Parsed {
   return first;
 }
 
-const cookies = (p: Parsed) =>
-  p.stacks.filter((s) => s.kind === 'cookie').map((s) => [s.slot, s.generation, s.comm, s.pid, s.cpu]);
+const cookies = (p: Parsed) => p.stacks.filter((s) => s.kind === 'cookie').map((s) => [s.slot, s.generation, s.comm, s.pid, s.cpu]);
 const diag = (p: Parsed) => Object.fromEntries(p.diagnostics.map((d) => [d.message, d.count]));
 const sortedCounts = (xs: string[]) => {
   const m = new Map<string, number>();
@@ -86,8 +85,7 @@ describe('trace text fixtures', () => {
       ts: 812.106512,
       flags: '...1.',
       name: 'kmem_cache_alloc',
-      payload:
-        'call_site=alloc_empty_file+0x4b/0x110 ptr=000000006b4c7a1e bytes_req=256 bytes_alloc=256 gfp_flags=GFP_KERNEL node=-1 accounted=false',
+      payload: 'call_site=alloc_empty_file+0x4b/0x110 ptr=000000006b4c7a1e bytes_req=256 bytes_alloc=256 gfp_flags=GFP_KERNEL node=-1 accounted=false',
     });
     expect(p.events[2]).toMatchObject({ comm: 'kworker/2:1', pid: 88, flags: 'd.h..' });
     expect(p.events[4]).toMatchObject({ comm: '<idle>', pid: 0, cpu: 3, flags: 'd.s2.' });
@@ -252,9 +250,7 @@ describe('trace text fixtures', () => {
     const p = parseAll(fixture('trace_text/mixed/prose.txt'));
     expect(p.result.lines).toEqual({ total: 15, used: 6, unused: 9 });
     expect(p.events).toHaveLength(1);
-    expect(p.stacks.map((s) => [s.kind, s.lineNo, s.frames])).toEqual([
-      ['full', 9, ['kmem_cache_alloc+0x1c4', 'alloc_empty_file+0x4b']],
-    ]);
+    expect(p.stacks.map((s) => [s.kind, s.lineNo, s.frames])).toEqual([['full', 9, ['kmem_cache_alloc+0x1c4', 'alloc_empty_file+0x4b']]]);
     expect(diag(p)).toEqual({
       [REASON.notTrace]: 4,
       [REASON.notHeader]: 1,
@@ -342,17 +338,56 @@ realDescribe('real traces', () => {
 
 describe('writeTraceText', () => {
   const items: TraceTextItem[] = [
-    { type: 'event', comm: 'bash', pid: 1234, tgid: null, cpu: 2, ts: 812.106512, flags: '...1.', name: 'kmem_cache_alloc', payload: 'call_site=x+0x4b/0x110 ptr=0000000012345678' },
+    {
+      type: 'event',
+      comm: 'bash',
+      pid: 1234,
+      tgid: null,
+      cpu: 2,
+      ts: 812.106512,
+      flags: '...1.',
+      name: 'kmem_cache_alloc',
+      payload: 'call_site=x+0x4b/0x110 ptr=0000000012345678',
+    },
     { type: 'stack', kind: 'cookie', comm: 'bash', pid: 1234, cpu: 2, ts: 812.106515, slot: 42, generation: null, frames: null },
-    { type: 'event', comm: 'Web Content', pid: 5120, tgid: 5100, cpu: 11, ts: 100123.5, flags: 'd.h2.', name: 'function', payload: 'do_sys_openat2 <-__x64_sys_openat' },
+    {
+      type: 'event',
+      comm: 'Web Content',
+      pid: 5120,
+      tgid: 5100,
+      cpu: 11,
+      ts: 100123.5,
+      flags: 'd.h2.',
+      name: 'function',
+      payload: 'do_sys_openat2 <-__x64_sys_openat',
+    },
     { type: 'stack', kind: 'cookie', comm: 'Web Content', pid: 5120, cpu: 11, ts: 100123.500002, slot: 7, generation: 3, frames: null },
     { type: 'lost', cpu: 3, count: 17 },
     { type: 'event', comm: 'irq/51-ELAN0001', pid: 402, tgid: null, cpu: 0, ts: 3.000001, flags: '', name: 'sched_waking', payload: '' },
-    { type: 'stack', kind: 'full', flags: 'd....', comm: 'irq/51-ELAN0001', pid: 402, cpu: 0, ts: 3.000002, slot: -1, generation: null,
-      frames: ['[FTRACE TRAMPOLINE]', 'do_sys_openat2+0x5', "[unknown/kretprobe'd]", '0xffffffffc0a1b2c3', 'schedule', 'ip6_rt_cache_alloc+0x2b'] },
+    {
+      type: 'stack',
+      kind: 'full',
+      flags: 'd....',
+      comm: 'irq/51-ELAN0001',
+      pid: 402,
+      cpu: 0,
+      ts: 3.000002,
+      slot: -1,
+      generation: null,
+      frames: ['[FTRACE TRAMPOLINE]', 'do_sys_openat2+0x5', "[unknown/kretprobe'd]", '0xffffffffc0a1b2c3', 'schedule', 'ip6_rt_cache_alloc+0x2b'],
+    },
     { type: 'lost', cpu: 0, count: null },
-    { type: 'stack', kind: 'user', comm: '<...>', pid: 9, cpu: 1, ts: 4.5, slot: -1, generation: null,
-      frames: ['0x7f8e4a2f1a7b', '/usr/lib/x86_64-linux-gnu/libc.so.6[+0x114a7b]'] },
+    {
+      type: 'stack',
+      kind: 'user',
+      comm: '<...>',
+      pid: 9,
+      cpu: 1,
+      ts: 4.5,
+      slot: -1,
+      generation: null,
+      frames: ['0x7f8e4a2f1a7b', '/usr/lib/x86_64-linux-gnu/libc.so.6[+0x114a7b]'],
+    },
     { type: 'stack', kind: 'full', comm: '<...>', pid: 9, cpu: 1, ts: 4.6, slot: -1, generation: null, frames: [] },
   ];
 
@@ -371,7 +406,10 @@ describe('writeTraceText', () => {
     const wantStacks = items.filter((i) => i.type === 'stack').map(({ type: _, flags: __, ...s }) => s);
     // a record's context (its latency flags as a key) is nested-context.test.ts's to check
     expect(p.stacks.map(strip).map(({ ctx: _, ...r }) => r)).toEqual(wantStacks);
-    expect(p.lost.map(strip)).toEqual([{ cpu: 3, count: 17 }, { cpu: 0, count: null }]);
+    expect(p.lost.map(strip)).toEqual([
+      { cpu: 3, count: 17 },
+      { cpu: 0, count: null },
+    ]);
   });
 
   it('writes kernel columns', () => {
@@ -409,7 +447,12 @@ describe('writeTraceText', () => {
 
 describe('cookie ids beyond 32 bits', () => {
   it('are reported, not wrapped onto another slot', () => {
-    const text = ['  bash-1 [000] ..... 1.000001: <stack_id 4294967296 gen 1>', '  bash-1 [000] ..... 1.000002: <stack_id 7 gen 1099511627776>', '  bash-1 [000] ..... 1.000003: <stack_id 4294967295 gen 3>'].join('\n') + '\n';
+    const text =
+      [
+        '  bash-1 [000] ..... 1.000001: <stack_id 4294967296 gen 1>',
+        '  bash-1 [000] ..... 1.000002: <stack_id 7 gen 1099511627776>',
+        '  bash-1 [000] ..... 1.000003: <stack_id 4294967295 gen 3>',
+      ].join('\n') + '\n';
     const records: TraceStackRecord[] = [];
     const diagnostics = new DiagnosticLog('trace');
     const p = createTraceTextParser({ file: 'trace', diagnostics }, { event() {}, stackRecord: (r) => records.push({ ...r }), lost() {} });
@@ -425,7 +468,7 @@ describe('cookie ids beyond 32 bits', () => {
 
 const head = (ts: string) => `            bash-12    [000] ...1  ${ts}: `;
 
-describe('trace_printk and trace_marker events: the kernel\'s names, bprint and print', () => {
+describe("trace_printk and trace_marker events: the kernel's names, bprint and print", () => {
   // The kernel prints both without a name: trace_output.c trace_bprint_print and
   // trace_print_print write seq_print_ip_sym(ip) (`%ps`; `%pS` with sym-offset, ` <addr>` after it
   // with sym-addr, `0` for no ip, `0x...` without a symbol, ` [module]` for a module's) and `: `.
@@ -568,21 +611,30 @@ describe.skipIf(!hasTraceCmd)('trace.dat and its trace-cmd report text: one name
     const names = (es: TraceEvent[]) => sortedCounts(es.map((e) => e.name));
     expect(names(text.events)).toEqual(names(dat.events));
     // the bprint text, every line of it
-    const prints = (es: TraceEvent[]) => es.filter((e) => e.name === 'bprint' || e.name === 'print').map((e) => `${key(e)} ${e.payload.trimEnd()}`).sort();
+    const prints = (es: TraceEvent[]) =>
+      es
+        .filter((e) => e.name === 'bprint' || e.name === 'print')
+        .map((e) => `${key(e)} ${e.payload.trimEnd()}`)
+        .sort();
     expect(prints(text.events)).toEqual(prints(dat.events));
     return { dat, text, report };
   }
 
-  realIt('trappy-trace.dat, the real file: every event\'s name, bprint text', () => {
+  realIt("trappy-trace.dat, the real file: every event's name, bprint text", () => {
     const { dat, text } = compare(realTrace('trappy-trace.dat'), join(dir, 'trappy.dat'));
-    expect(sortedCounts(text.events.map((e) => e.name))).toEqual([['bprint', 501], ['cdev_update', 18], ['thermal_temperature', 6]]);
+    expect(sortedCounts(text.events.map((e) => e.name))).toEqual([
+      ['bprint', 501],
+      ['cdev_update', 18],
+      ['thermal_temperature', 6],
+    ]);
     expect(dat.events).toHaveLength(525);
     // its kallsyms is all zeros: the callers print as addresses, which the kernel's shape names too
     const k = parse(enc.encode(kernelShape(traceCmd(['report', '-i', join(dir, 'trappy.dat')]))));
     expect(sortedCounts(k.events.map((e) => e.name))).toEqual(sortedCounts(dat.events.map((e) => e.name)));
   });
 
-  const COMMON = '\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n';
+  const COMMON =
+    '\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n';
   // the kernel's ftrace/print format (trace_entries.h: ip, buf[])
   const PRINT_FORMAT = `name: print\nID: 5\nformat:\n${COMMON}\n\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n\nprint fmt: "%ps: %s", (void *)REC->ip, REC->buf\n`;
   const printRecord = (ip: bigint, s: string) => {
@@ -603,12 +655,29 @@ describe.skipIf(!hasTraceCmd)('trace.dat and its trace-cmd report text: one name
     for (let round = 0; round < 3; round++) {
       MESSAGES.forEach((m, i) => {
         const args = m.includes('%d') ? [{ size: 4 as const, value: BigInt(round) }, { str: `s${round}` }] : [];
-        events.push({ kind: 'print', cpu: (i + round) % 2, ts: (ts += 1000), pid: 7, ip: symbolic ? 0xffffffff81000104n : 0xffffffff80000010n + BigInt(i), fmt: printk[i][0], args });
+        events.push({
+          kind: 'print',
+          cpu: (i + round) % 2,
+          ts: (ts += 1000),
+          pid: 7,
+          ip: symbolic ? 0xffffffff81000104n : 0xffffffff80000010n + BigInt(i),
+          fmt: printk[i][0],
+          args,
+        });
       });
       for (const m of MARKS) events.push({ kind: 'raw', cpu: round % 2, ts: (ts += 1000), pid: 7, id: 5, data: printRecord(0xffffffff81200010n, m) });
       events.push({ kind: 'sample', cpu: 1, ts: (ts += 1000), pid: 7, value: round, label: 'x' });
     }
-    return writeTraceDat({ littleEndian: true, longSize: 8, cpus: 2, comms: [[7, 'seven']], kallsyms: KALLSYMS, printk, eventSystems: [['ftrace_print', [SAMPLE_FORMAT, PRINT_FORMAT]]], events });
+    return writeTraceDat({
+      littleEndian: true,
+      longSize: 8,
+      cpus: 2,
+      comms: [[7, 'seven']],
+      kallsyms: KALLSYMS,
+      printk,
+      eventSystems: [['ftrace_print', [SAMPLE_FORMAT, PRINT_FORMAT]]],
+      events,
+    });
   }
 
   for (const symbolic of [false, true]) {
@@ -630,7 +699,9 @@ describe.skipIf(!hasTraceCmd)('trace.dat and its trace-cmd report text: one name
       // a bare symbol (`do_work: first line`) has an event's shape: named by it, its message's
       // later lines not joined (reported): 2 + 1 + 1 of them in each of the 3 rounds
       const bare = (e: TraceEvent) => e.name === 'bprint';
-      expect(k.events.map((e) => [e.name, e.payload])).toEqual(text.events.map((e) => (bare(e) ? ['do_work', e.payload.slice('do_work: '.length).split('\n')[0]] : [e.name, e.payload])));
+      expect(k.events.map((e) => [e.name, e.payload])).toEqual(
+        text.events.map((e) => (bare(e) ? ['do_work', e.payload.slice('do_work: '.length).split('\n')[0]] : [e.name, e.payload])),
+      );
       expect(k.result.lines.unused).toBe(3 * (2 + 1 + 1));
       expect(k.diagnostics.map((d) => d.message)).toEqual([REASON.notTrace]);
     });

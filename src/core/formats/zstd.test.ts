@@ -48,7 +48,10 @@ describe('zstd decoder', () => {
       const out = new Uint8Array(want.length + 64).fill(0xee);
       const view = out.subarray(0, want.length - 1);
       expect(() => zstdDecompressInto(fx(name), view), name).toThrow(ZstdTooLong);
-      expect(out.subarray(want.length - 1).every((b) => b === 0xee), name).toBe(true);
+      expect(
+        out.subarray(want.length - 1).every((b) => b === 0xee),
+        name,
+      ).toBe(true);
     }
   });
 
@@ -86,7 +89,10 @@ describe('zstd decoder', () => {
     const block1 = [...lits, 0]; // no sequences
     // block 2: RLE literals 'z' x5, one sequence: literal length 5 (code 5), new offset 1 (offset value 4: code 2, extra 0), match 10 (code 7)
     const block2 = [0x29, 0x7a, 1, 0x54, 5, 2, 7, 0x04];
-    const f = frameOf([[...blockHeader(0, 2, block1.length), ...block1], [...blockHeader(1, 2, block2.length), ...block2]]);
+    const f = frameOf([
+      [...blockHeader(0, 2, block1.length), ...block1],
+      [...blockHeader(1, 2, block2.length), ...block2],
+    ]);
     const r = decode(f, 100) as { n: number; out: Uint8Array };
     expect(new TextDecoder().decode(r.out.subarray(0, r.n))).toBe('abba' + 'z'.repeat(15));
   });

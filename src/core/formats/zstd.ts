@@ -439,7 +439,18 @@ function fseHeader(src: Uint8Array, p: number, end: number, maxLog: number, maxS
   return [fseTable(norm, n, log), p + ((pos + 7) >> 3)];
 }
 
-function seqTable(mode: number, src: Uint8Array, p: number, end: number, predefined: Fse, maxLog: number, maxSym: number, prev: Fse | null, at: number, what: string): [Fse, number] {
+function seqTable(
+  mode: number,
+  src: Uint8Array,
+  p: number,
+  end: number,
+  predefined: Fse,
+  maxLog: number,
+  maxSym: number,
+  prev: Fse | null,
+  at: number,
+  what: string,
+): [Fse, number] {
   if (mode === 0) return [predefined, p];
   if (mode === 1) {
     if (p >= end) throw new ZstdError(`block at ${at}: ${what} RLE symbol cut short`);
@@ -455,21 +466,27 @@ function seqTable(mode: number, src: Uint8Array, p: number, end: number, predefi
 // the predefined distributions (RFC 8878 3.1.1.3.2.2)
 const LL_DEFAULT = fseTable([4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1], 36, 6);
 const ML_DEFAULT = fseTable(
-  [1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1],
+  [
+    1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1,
+    -1, -1, -1,
+  ],
   53,
   6,
 );
 const OF_DEFAULT = fseTable([1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1], 29, 5);
 
 // literal length and match length codes: baselines and extra bits (RFC 8878 3.1.1.3.2.1.1)
-const LL_BASE = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 20, 22, 24, 28, 32, 40, 48, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536];
+const LL_BASE = [
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 20, 22, 24, 28, 32, 40, 48, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536,
+];
 const LL_BITS = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
 const ML_BASE = [
-  3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 37, 39, 41, 43, 47, 51, 59, 67, 83, 99, 131, 259, 515, 1027, 2051,
-  4099, 8195, 16387, 32771, 65539,
+  3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 37, 39, 41, 43, 47, 51, 59, 67,
+  83, 99, 131, 259, 515, 1027, 2051, 4099, 8195, 16387, 32771, 65539,
 ];
 const ML_BITS = [
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14,
+  15, 16,
 ];
 
 // ------------------------------------------------------------------ Huffman

@@ -72,7 +72,14 @@ export class ExplorerData {
     const t = this.t;
     // the capture stores small integers narrow and derives evRecord and the records' times and
     // CPUs from their events (trace-columns.ts): here they are full-width arrays, made once
-    this.ev = { ts: t.evTs.raw(), cpu: int32(t.evCpu.raw()), pid: int32(t.evPid.raw()), task: int32(t.evTask.raw()), name: int32(t.evName.raw()), record: t.evRecord.raw() };
+    this.ev = {
+      ts: t.evTs.raw(),
+      cpu: int32(t.evCpu.raw()),
+      pid: int32(t.evPid.raw()),
+      task: int32(t.evTask.raw()),
+      name: int32(t.evName.raw()),
+      record: t.evRecord.raw(),
+    };
     this.rec = {
       ts: t.recTs.raw(),
       cpu: t.recCpu.raw(),
@@ -86,8 +93,16 @@ export class ExplorerData {
     const cols = this.stacks.columns();
     this.node = { parent: cols.parent, frame: cols.frame, depth: cols.depth };
     // a generation in force does not carry from one trace file into the next (segments.ts)
-    this.recGen = recordGenerations(this.rec, t.fileStarts.map((f) => f.records));
-    const ev = eventColumns(this.ev.record, this.rec.status, this.recGen, t.fileStarts.map((f) => f.events));
+    this.recGen = recordGenerations(
+      this.rec,
+      t.fileStarts.map((f) => f.records),
+    );
+    const ev = eventColumns(
+      this.ev.record,
+      this.rec.status,
+      this.recGen,
+      t.fileStarts.map((f) => f.events),
+    );
     this.evGen = ev.gen;
     this.evStatus = ev.status;
     this.evOrder = sortedOrder(this.ev.ts);
@@ -260,7 +275,15 @@ export class ExplorerData {
     }
     // first-seen order in the file, whatever order the walk took (a walk in file order met them so)
     if (scan.order === null) {
-      return { stacks: order.slice(0, n), counts: counts.slice(0, n), first: first.slice(0, n), weights: wsum.slice(0, n), v7: v7.slice(0, n), v8: v8.slice(0, n), total };
+      return {
+        stacks: order.slice(0, n),
+        counts: counts.slice(0, n),
+        first: first.slice(0, n),
+        weights: wsum.slice(0, n),
+        v7: v7.slice(0, n),
+        v8: v8.slice(0, n),
+        total,
+      };
     }
     const byFirst = new Int32Array(n);
     for (let i = 0; i < n; i++) byFirst[i] = i;
@@ -270,7 +293,15 @@ export class ExplorerData {
       for (let j = 0; j < n; j++) out[j] = src[byFirst[j]];
       return out;
     };
-    return { stacks: pick(order, Int32Array), counts: pick(counts, Float64Array), first: pick(first, Int32Array), weights: pick(wsum, Float64Array), v7: pick(v7, Float64Array), v8: pick(v8, Float64Array), total };
+    return {
+      stacks: pick(order, Int32Array),
+      counts: pick(counts, Float64Array),
+      first: pick(first, Int32Array),
+      weights: pick(wsum, Float64Array),
+      v7: pick(v7, Float64Array),
+      v8: pick(v8, Float64Array),
+      total,
+    };
   }
   private stackAt: Int32Array | null = null;
 

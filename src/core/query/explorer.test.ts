@@ -51,13 +51,25 @@ describe('Explorer over the generated sample', () => {
 
   it('selectionSummary(ALL) is summarize(); eventNear finds events; exports parse', () => {
     const s = summarize(c);
-    expect(x.selectionSummary(ALL)).toMatchObject({ events: s.events, cookies: s.cookies, fullStacks: s.fullStacks, resolved: s.resolved, unresolved: s.unresolved, uniqueStacks: s.uniqueStacks });
+    expect(x.selectionSummary(ALL)).toMatchObject({
+      events: s.events,
+      cookies: s.cookies,
+      fullStacks: s.fullStacks,
+      resolved: s.resolved,
+      unresolved: s.unresolved,
+      uniqueStacks: s.uniqueStacks,
+    });
     const e = x.eventNear(c.trace.evTs.get(100), c.trace.evCpu.get(100), 'cpu', 1e-9, ALL)!;
     expect(e.index).toBe(100);
     expect(e.frames.length).toBeLessThanOrEqual(12);
     expect(() => JSON.parse(exportSelection(x.data, 'speedscope', ALL))).not.toThrow();
     expect(() => JSON.parse(exportSelection(x.data, 'chrome-trace', ALL, { title: 't' }))).not.toThrow();
-    expect(exportSelection(x.data, 'svg', ALL, { mode: 'sandwich', focus: x.flame({ selection: ALL, mode: 'bottom-up', weight: 'occurrences', focus: null, highlightStack: null }).tree.names[1] })).toContain('</svg>');
+    expect(
+      exportSelection(x.data, 'svg', ALL, {
+        mode: 'sandwich',
+        focus: x.flame({ selection: ALL, mode: 'bottom-up', weight: 'occurrences', focus: null, highlightStack: null }).tree.names[1],
+      }),
+    ).toContain('</svg>');
     expect(x.stackFrames(-5)).toEqual([]);
     expect(x.generationDiff(1, 3).a).toBe(1);
   });
@@ -86,7 +98,14 @@ describe('Explorer on a large synthetic capture', () => {
     const o = x.overview();
     const tl = x.timeline({ t0: o.t0, t1: o.t1, buckets: 1000, lanes: 'cpu', selection: ALL, highlightStack: null });
     expect(sum(tl.counts)).toBe(n);
-    const half = x.timeline({ t0: o.t0, t1: o.t1, buckets: 10, lanes: 'task', selection: { range: [o.t0, o.t0 + (n / 2 - 1) * 1e-6], generation: null, cpus: [0, 1] }, highlightStack: null });
+    const half = x.timeline({
+      t0: o.t0,
+      t1: o.t1,
+      buckets: 10,
+      lanes: 'task',
+      selection: { range: [o.t0, o.t0 + (n / 2 - 1) * 1e-6], generation: null, cpus: [0, 1] },
+      highlightStack: null,
+    });
     expect(sum(half.counts)).toBe(x.selectionSummary({ range: [o.t0, o.t0 + (n / 2 - 1) * 1e-6], generation: null, cpus: [0, 1] }).events);
     expect(x.flame({ selection: ALL, mode: 'bottom-up', weight: 'occurrences', focus: null, highlightStack: null }).tree.total).toBe(n / 2);
     expect(o.tasks.length).toBe(32);

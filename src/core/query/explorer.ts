@@ -24,7 +24,6 @@ import { idStoryAt, idStoryCount, idStoryOfEvent, type IdStoryView } from './id-
 import { stackOccurrences, topStacks } from './top-stacks.ts';
 import { warnings } from './warnings.ts';
 
-
 /**
  * The queries the panes ask about one loaded capture. The constructor precomputes, in single
  * passes over typed arrays, what every query needs (ExplorerData: effective generations, event

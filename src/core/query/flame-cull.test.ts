@@ -5,7 +5,10 @@ import { TreeBuilder } from './flame-tree.ts';
 import type { FlameTree } from './api.ts';
 
 /** random trees: paths of up to 6 functions out of 5, weights 1..1000 (so some nodes are narrow) */
-const paths = fc.array(fc.tuple(fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 0, maxLength: 6 }), fc.integer({ min: 1, max: 1000 })), { minLength: 1, maxLength: 60 });
+const paths = fc.array(fc.tuple(fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 0, maxLength: 6 }), fc.integer({ min: 1, max: 1000 })), {
+  minLength: 1,
+  maxLength: 60,
+});
 const NAMES = ['a', 'b', 'c', 'd', 'e'];
 
 function treeOf(ps: [number[], number][]): FlameTree {
@@ -36,7 +39,7 @@ function reference(t: FlameTree, zoom: number, minWidth: number) {
 }
 
 describe('flame layout of what is visible', () => {
-  it('property: the drawn nodes and their spans are the full layout\'s nodes wide enough, in view units', () => {
+  it("property: the drawn nodes and their spans are the full layout's nodes wide enough, in view units", () => {
     fc.assert(
       fc.property(paths, fc.double({ min: 0.001, max: 0.3, noNaN: true }), fc.nat(), (ps, minWidth, z) => {
         const t = treeOf(ps);
@@ -85,7 +88,11 @@ describe('flame layout of what is visible', () => {
   });
 
   it('an empty tree draws nothing; a subtree end skips exactly the subtree', () => {
-    const t = treeOf([[[0, 1], 5], [[0], 2], [[2], 1]]);
+    const t = treeOf([
+      [[0, 1], 5],
+      [[0], 2],
+      [[2], 1],
+    ]);
     expect([...subtreeEnds(t)]).toEqual([4, 3, 3, 4]);
     const empty = new TreeBuilder(1).build(['x'], 'all', null);
     expect(visibleFlame(empty, subtreeEnds(empty), -1, 0.01).nodes.length).toBe(0);

@@ -28,7 +28,8 @@ function peerRects(folded: string): string[] {
   const svg = execFileSync('perl', [FLAMEGRAPH, '--minwidth', '0', path], { encoding: 'utf8', maxBuffer: 1 << 28 });
   const rects: { name: string; samples: number; y: number }[] = [];
   const re = /<title>([^<]*) \(([\d,]+) samples?, [\d.]+%\)<\/title><rect x="[\d.]+" y="([\d.]+)"/g;
-  for (let m = re.exec(svg); m; m = re.exec(svg)) rects.push({ name: m[1].replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'), samples: Number(m[2].replace(/,/g, '')), y: Number(m[3]) });
+  for (let m = re.exec(svg); m; m = re.exec(svg))
+    rects.push({ name: m[1].replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'), samples: Number(m[2].replace(/,/g, '')), y: Number(m[3]) });
   // rows are drawn upwards from the root: the largest y is row 0
   const ys = [...new Set(rects.map((r) => r.y))].sort((a, b) => b - a);
   return rects.map((r) => `${ys.indexOf(r.y)} ${r.name} ${r.samples}`).sort();
@@ -51,12 +52,35 @@ describe('the flame graph by function against flamegraph.pl', () => {
             trace.push(line('p-1', slot % 3, ts, 'ev: x'), line('p-1', slot % 3, ts, `<stack_id ${slot} gen 1>`));
           }
         });
-        const d = new ExplorerData(ingestFiles([['kallsyms', k.text], ['stack_map_bin', bin], ['trace', trace.join('\n') + '\n']]));
-        const t = flame(d, { mode: 'top-down', selection: ALL, weight: 'occurrences', granularity: 'function', focus: null, highlightStack: null, cull: { minShare: 0, zoom: [] } }).tree;
+        const d = new ExplorerData(
+          ingestFiles([
+            ['kallsyms', k.text],
+            ['stack_map_bin', bin],
+            ['trace', trace.join('\n') + '\n'],
+          ]),
+        );
+        const t = flame(d, {
+          mode: 'top-down',
+          selection: ALL,
+          weight: 'occurrences',
+          granularity: 'function',
+          focus: null,
+          highlightStack: null,
+          cull: { minShare: 0, zoom: [] },
+        }).tree;
         const ours = Array.from(t.value, (v, i) => `${t.depth[i]} ${i === 0 ? 'all' : t.names[t.name[i]]} ${v}`).sort();
         // the peer's input, made without the app: names by the plain search, offsets dropped, root first
         const plain = plainSymbolizer(k.lines);
-        const folded = ips.map((x, s) => [...x].reverse().map((ip) => plain.key(ip).replace(/\+0x[0-9a-f]+$/, '')).join(';') + ` ${cites[s]}`).join('\n') + '\n';
+        const folded =
+          ips
+            .map(
+              (x, s) =>
+                [...x]
+                  .reverse()
+                  .map((ip) => plain.key(ip).replace(/\+0x[0-9a-f]+$/, ''))
+                  .join(';') + ` ${cites[s]}`,
+            )
+            .join('\n') + '\n';
         expect(ours.length).toBeGreaterThan(20);
         expect(ours, `seed ${seed}`).toEqual(peerRects(folded));
       }

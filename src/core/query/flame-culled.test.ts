@@ -58,7 +58,11 @@ describe('culled flame graph against the whole tree (property)', () => {
           expect(culled.tree.total).toBe(whole.tree.total);
           if (search) {
             expect(Array.from(culled.search!.mask)).toEqual(Array.from(whole.search!.mask));
-            expect([culled.search!.stacks, culled.search!.value, culled.search!.error]).toEqual([whole.search!.stacks, whole.search!.value, whole.search!.error]);
+            expect([culled.search!.stacks, culled.search!.value, culled.search!.error]).toEqual([
+              whole.search!.stacks,
+              whole.search!.value,
+              whole.search!.error,
+            ]);
           }
         },
       ),
@@ -66,7 +70,7 @@ describe('culled flame graph against the whole tree (property)', () => {
     );
   });
 
-  it('culled at a share under a zoomed node, keeps exactly the whole tree\'s nodes that wide there, and the ancestors', () => {
+  it("culled at a share under a zoomed node, keeps exactly the whole tree's nodes that wide there, and the ancestors", () => {
     fc.assert(
       fc.property(
         recordsArb,
@@ -108,7 +112,11 @@ describe('culled flame graph against the whole tree (property)', () => {
             expect(Array.from(b.nodes, (n) => ids[n])).toEqual(Array.from(a.nodes));
             expect([Array.from(b.x0), Array.from(b.x1)]).toEqual([Array.from(a.x0), Array.from(a.x1)]);
             expect(Array.from(b.moreParent, (n) => ids[n])).toEqual(Array.from(a.moreParent));
-            expect([Array.from(b.moreValue), Array.from(b.moreCount), Array.from(b.moreX0)]).toEqual([Array.from(a.moreValue), Array.from(a.moreCount), Array.from(a.moreX0)]);
+            expect([Array.from(b.moreValue), Array.from(b.moreCount), Array.from(b.moreX0)]).toEqual([
+              Array.from(a.moreValue),
+              Array.from(a.moreCount),
+              Array.from(a.moreX0),
+            ]);
           }
         },
       ),
@@ -117,7 +125,18 @@ describe('culled flame graph against the whole tree (property)', () => {
   });
 
   it('unknown zoom names stop at the deepest node found', () => {
-    const d = capture([{ cpu: 0, stack: [['f', 1], ['g', 2]] }], [[['h', 1]], [['k', 1]], [['m', 1]]]);
+    const d = capture(
+      [
+        {
+          cpu: 0,
+          stack: [
+            ['f', 1],
+            ['g', 2],
+          ],
+        },
+      ],
+      [[['h', 1]], [['k', 1]], [['m', 1]]],
+    );
     const req = { ...base, selection: ALL, weight: 'occurrences' as const, granularity: 'function' as const, highlightStack: null };
     const t = flame(d, { ...req, cull: { minShare: 0, zoom: ['all', 'g', 'nosuch'] } }).tree;
     expect(treeLines(t)).toEqual(treeLines(flame(d, { ...req, cull: { minShare: 0, zoom: ['all', 'g'] } }).tree));
@@ -139,12 +158,27 @@ describe('culled flame graph against the whole tree (property)', () => {
           (spec, seed, count, granularity, weight, minShare) => {
             const k = kernel(spec);
             const ips = stacks(k, shape, count, seed, 24);
-            const bin = writeStackMapBin({ version: 2, generation: 1, littleEndian: true, records: ips.map((x, slot) => ({ slot, refCount: 1 + (slot % 5), ips: x })) });
-            const trace = ['# tracer: nop', ...ips.flatMap((_, slot) => {
-              const ts = (10 + slot * 0.001).toFixed(6);
-              return [line('p-1', slot % 3, ts, 'ev: x'), line('p-1', slot % 3, ts, `<stack_id ${slot} gen 1>`)];
-            })].join('\n') + '\n';
-            const d = new ExplorerData(ingestFiles([['kallsyms', k.text], ['stack_map_bin', bin], ['trace', trace]]));
+            const bin = writeStackMapBin({
+              version: 2,
+              generation: 1,
+              littleEndian: true,
+              records: ips.map((x, slot) => ({ slot, refCount: 1 + (slot % 5), ips: x })),
+            });
+            const trace =
+              [
+                '# tracer: nop',
+                ...ips.flatMap((_, slot) => {
+                  const ts = (10 + slot * 0.001).toFixed(6);
+                  return [line('p-1', slot % 3, ts, 'ev: x'), line('p-1', slot % 3, ts, `<stack_id ${slot} gen 1>`)];
+                }),
+              ].join('\n') + '\n';
+            const d = new ExplorerData(
+              ingestFiles([
+                ['kallsyms', k.text],
+                ['stack_map_bin', bin],
+                ['trace', trace],
+              ]),
+            );
             const req = { ...base, selection: ALL, weight, granularity, highlightStack: null };
             const t = flame(d, req).tree;
             const keep = (i: number) => i === 0 || (t.value[i] > 0 && t.value[i] >= minShare * t.value[0]);

@@ -335,7 +335,9 @@ function nodeFramesOf(d: ExplorerData, totals: TableTotals, members: ArrayLike<n
     merged.clear();
     // heaviest first, then the frame table's order
     if (entryFrame.length - from > 1) {
-      const idx = Array.from({ length: entryFrame.length - from }, (_, q) => from + q).sort((a, b) => entryValue[b] - entryValue[a] || entryFrame[a] - entryFrame[b]);
+      const idx = Array.from({ length: entryFrame.length - from }, (_, q) => from + q).sort(
+        (a, b) => entryValue[b] - entryValue[a] || entryFrame[a] - entryFrame[b],
+      );
       const f2 = idx.map((q) => entryFrame[q]);
       const v2 = idx.map((q) => entryValue[q]);
       for (let q = 0; q < idx.length; q++) {

@@ -17,7 +17,13 @@ const hand = new Explorer(handCapture());
 /** the selection's stacks, root first, as function names, with their occurrences: the second reading's input */
 function stacksRootFirst(ex: Explorer): { fns: string[]; count: number }[] {
   const { rows } = ex.topStacks({ selection: ALL_SEL, filter: '', limit: 1e6, granularity: 'site' });
-  return rows.map((r) => ({ fns: ex.stackFrames(r.stack).map((f) => f.replace(/\+0x[0-9a-f]+$/, '')).reverse(), count: r.count }));
+  return rows.map((r) => ({
+    fns: ex
+      .stackFrames(r.stack)
+      .map((f) => f.replace(/\+0x[0-9a-f]+$/, ''))
+      .reverse(),
+    count: r.count,
+  }));
 }
 
 /** the transforms by plain array code, root first */
@@ -66,7 +72,16 @@ function selfByPath(t: FlameTree): Map<string, number> {
 }
 
 const tree = (transforms: FlameTransform[], mode: FlameMode = 'top-down', ex = sample) =>
-  flame(ex.data, { selection: ALL_SEL, mode, weight: 'occurrences', granularity: 'function', focus: null, highlightStack: null, transforms, cull: { minShare: 0, zoom: [] } }).tree;
+  flame(ex.data, {
+    selection: ALL_SEL,
+    mode,
+    weight: 'occurrences',
+    granularity: 'function',
+    focus: null,
+    highlightStack: null,
+    transforms,
+    cull: { minShare: 0, zoom: [] },
+  }).tree;
 
 describe('flame graph transforms', () => {
   // functions of the sample: the syscall entry above most stacks, and a leaf function that recurs in none
@@ -75,7 +90,14 @@ describe('flame graph transforms', () => {
     ['merge a function away', [{ kind: 'merge', fn: 'do_syscall_64' }]],
     ['drop the entry frames', [{ kind: 'drop', pattern: '/^(entry_SYSCALL_64_after_hwframe|do_syscall_64)$/' }]],
     ['collapse recursion', [{ kind: 'rec', fn: 'kmem_cache_alloc' }]],
-    ['several, in order', [{ kind: 'drop', pattern: '/^entry_/' }, { kind: 'focus', fn: 'do_syscall_64' }, { kind: 'merge', fn: 'do_syscall_64' }]],
+    [
+      'several, in order',
+      [
+        { kind: 'drop', pattern: '/^entry_/' },
+        { kind: 'focus', fn: 'do_syscall_64' },
+        { kind: 'merge', fn: 'do_syscall_64' },
+      ],
+    ],
   ];
   for (const [name, list] of CASES)
     for (const mode of ['top-down', 'bottom-up'] as const)

@@ -20,7 +20,11 @@ describe('a flame tree whose frames are made when first read', () => {
     // what the page is sent: every field but the frames, and nothing made for it
     const sent = withoutFrames(t);
     expect(made).toBe(0);
-    expect(Object.keys(sent).sort()).toEqual(Object.keys(tree).filter((k) => !k.startsWith('frame')).sort());
+    expect(Object.keys(sent).sort()).toEqual(
+      Object.keys(tree)
+        .filter((k) => !k.startsWith('frame'))
+        .sort(),
+    );
     expect(sent.value).toBe(tree.value);
     expect(framesOf(t)).toEqual(eager);
     expect(t.frameNames).toEqual(eager.frameNames);

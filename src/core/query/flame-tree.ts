@@ -86,7 +86,14 @@ export function nameRanks(fnNames: readonly string[]): Int32Array {
  * each id (`ofPre`), and per id its parent's id and depth written into `parent` and `depth`. An
  * explicit stack, each entry carrying its parent's id: independent loads rather than a chain.
  */
-export function preOrder(n: number, kidStart: ArrayLike<number>, kidEnd: ArrayLike<number>, kids: ArrayLike<number>, parent: Int32Array, depth: Int32Array): { pre: Int32Array<ArrayBuffer>; ofPre: Int32Array<ArrayBuffer> } {
+export function preOrder(
+  n: number,
+  kidStart: ArrayLike<number>,
+  kidEnd: ArrayLike<number>,
+  kids: ArrayLike<number>,
+  parent: Int32Array,
+  depth: Int32Array,
+): { pre: Int32Array<ArrayBuffer>; ofPre: Int32Array<ArrayBuffer> } {
   const pre = new Int32Array(n);
   const ofPre = new Int32Array(n);
   const stack = new Int32Array(n);
@@ -206,7 +213,12 @@ export class TreeBuilder {
 
   /** Adds weight w along path (function indices, from the root's child down). */
   add(path: readonly number[], w: number): void {
-    this.addAt(path, path.map((_, i) => i), null, w);
+    this.addAt(
+      path,
+      path.map((_, i) => i),
+      null,
+      w,
+    );
   }
 
   /**

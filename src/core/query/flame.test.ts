@@ -68,7 +68,11 @@ describe('flame graphs', () => {
 
   it('each node lists the frames (sym+0xoff) merged into it, heaviest first, summing to its value', () => {
     const { tree } = flame(d, { ...req, mode: 'top-down' });
-    const frames = (i: number) => Array.from({ length: tree.frameStart[i + 1] - tree.frameStart[i] }, (_, j) => `${tree.frameNames[tree.frameOf[tree.frameStart[i] + j]]} ${tree.frameValue[tree.frameStart[i] + j]}`);
+    const frames = (i: number) =>
+      Array.from(
+        { length: tree.frameStart[i + 1] - tree.frameStart[i] },
+        (_, j) => `${tree.frameNames[tree.frameOf[tree.frameStart[i] + j]]} ${tree.frameValue[tree.frameStart[i] + j]}`,
+      );
     // all > b > [a (S1's a+0x1, S3's a+0x9) > d > a (S3's a+0x1)], [c]
     expect([0, 1, 2, 3, 4, 5].map(frames)).toEqual([[], ['b+0x2 7'], ['a+0x1 3', 'a+0x9 1'], ['d+0x4 1'], ['a+0x1 1'], ['c+0x3 3']]);
     for (let i = 1; i < tree.parent.length; i++) {
@@ -97,7 +101,7 @@ describe('flame graphs', () => {
     expect([sw.stacks, sw.value, sw.share, sw.mask[0], sw.callerMask![0]]).toEqual([2, 4, 1, 1, 1]);
   });
 
-  it('search `stack:<stack_hash>`: the nodes on that stack\'s path, and its weight', () => {
+  it("search `stack:<stack_hash>`: the nodes on that stack's path, and its weight", () => {
     // S3 = b > a > d > a; its stack_hash from Python's integers (top-stacks.test.ts)
     const r = flame(d, { ...req, mode: 'top-down', search: 'stack:9dc3bdb379e56521' }).search!;
     expect([Array.from(r.mask), r.stacks, r.value]).toEqual([[1, 1, 1, 1, 1, 0], 1, 1]);
@@ -190,7 +194,12 @@ describe('flame graphs', () => {
           .slice(0, 5)
           .map((st, slot) => `stack_id ${slot} gen 1 [ref ${slot + 1}, depth ${st.length}]\n` + st.map((f) => ` => ${f}+0x1/0x40\n`).join('') + '\n')
           .join('');
-        const x = new ExplorerData(ingestFiles([['trace', lines.join('\n') + '\n'], ['map', dump]]));
+        const x = new ExplorerData(
+          ingestFiles([
+            ['trace', lines.join('\n') + '\n'],
+            ['map', dump],
+          ]),
+        );
         const expected = recs.filter((r) => r.kind === 'full' || (r.kind === 'cookie' && r.gen === 1 && r.slot < 5)).length;
         for (const mode of ['top-down', 'bottom-up'] as const) {
           const t = flame(x, { ...req, mode }).tree;

@@ -262,7 +262,14 @@ function searchTree(
   rootFunction: string | null,
 ): FlameSearchAnswer {
   const { tree } = built;
-  const empty = (error: string | null): FlameSearchAnswer => ({ mask: new Uint8Array(tree.parent.length), callerMask: callers ? new Uint8Array(callers.tree.parent.length) : null, stacks: 0, value: 0, share: 0, error });
+  const empty = (error: string | null): FlameSearchAnswer => ({
+    mask: new Uint8Array(tree.parent.length),
+    callerMask: callers ? new Uint8Array(callers.tree.parent.length) : null,
+    stacks: 0,
+    value: 0,
+    share: 0,
+    error,
+  });
   // `stack:<hash>`: the one stack, and the nodes on its path
   const hash = stackFilterHash(query);
   if (hash !== null) {
@@ -308,7 +315,14 @@ function searchTree(
     stacks++;
     value += w.weights[i];
   }
-  return { mask: markNodes(tree), callerMask: callers ? markNodes(callers.tree) : null, stacks, value, share: tree.total > 0 ? value / tree.total : 0, error: null };
+  return {
+    mask: markNodes(tree),
+    callerMask: callers ? markNodes(callers.tree) : null,
+    stacks,
+    value,
+    share: tree.total > 0 ? value / tree.total : 0,
+    error: null,
+  };
 }
 
 /** The selection's functions by self weight (then total), those containing `text` when given. */
@@ -342,7 +356,14 @@ export function functionWeights(d: ExplorerData, w: StackWeights, text: string, 
 let lastTotals: { d: ExplorerData; key: string; totals: TableTotals } | null = null;
 
 /** Top-down, only what a view shows (flame-culled.ts), searched the way searchTree does. */
-function culledFlame(d: ExplorerData, req: FlameQuery, cull: { minShare: number; zoom: string[] }, w: StackWeights, granularity: Granularity, search: string | null): FlameAnswer {
+function culledFlame(
+  d: ExplorerData,
+  req: FlameQuery,
+  cull: { minShare: number; zoom: string[] },
+  w: StackWeights,
+  granularity: Granularity,
+  search: string | null,
+): FlameAnswer {
   const key = JSON.stringify([req.selection, req.weight]);
   if (!lastTotals || lastTotals.d !== d || lastTotals.key !== key) lastTotals = { d, key, totals: tableTotals(d, w) };
   const { totals } = lastTotals;

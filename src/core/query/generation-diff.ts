@@ -68,9 +68,7 @@ export function generationDiff(d: ExplorerData, a: number | 'none', b: number | 
   const all = [...rows.values()];
   const onlyA = all.filter((r) => r.b === 0).sort((x, y) => y.a - x.a || x.order - y.order);
   const onlyB = all.filter((r) => r.a === 0).sort((x, y) => y.b - x.b || x.order - y.order);
-  const changed = all
-    .filter((r) => r.a > 0 && r.b > 0 && r.a !== r.b)
-    .sort((x, y) => Math.abs(y.b - y.a) - Math.abs(x.b - x.a) || x.order - y.order);
+  const changed = all.filter((r) => r.a > 0 && r.b > 0 && r.a !== r.b).sort((x, y) => Math.abs(y.b - y.a) - Math.abs(x.b - x.a) || x.order - y.order);
   // told apart among the stacks the diff shows (the three lists)
   const shown = [...onlyA, ...onlyB, ...changed];
   const apart = new Map<number, { at: number; frame: string | null }>();

@@ -113,7 +113,14 @@ function storyOf(d: ExplorerData, x: StoryIndex, r: number): IdStoryView {
     const k = x.ledgerOf[q];
     if (k < 0 || d.rec.kind[q] !== kind || l.slot[k] !== slot || l.generation[k] <= gen) continue;
     if (taken === null || l.generation[k] < taken.generation)
-      taken = { ts: l.ts[k], cpu: l.cpu[k], generation: l.generation[k], runStack: l.stack[k], stack: x.stackOfRun.get(l.stack[k]) ?? d.rec.stack[q], frames: framesOf(k) };
+      taken = {
+        ts: l.ts[k],
+        cpu: l.cpu[k],
+        generation: l.generation[k],
+        runStack: l.stack[k],
+        stack: x.stackOfRun.get(l.stack[k]) ?? d.rec.stack[q],
+        frames: framesOf(k),
+      };
   }
   const event = t.recEvent.get(r);
   return {

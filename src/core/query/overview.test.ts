@@ -33,8 +33,18 @@ describe('overview', () => {
 
   it("v7 records are generation 'none'; lost markers carry the last time before them", () => {
     const trace =
-      ['# tracer: nop', line('x-1', 0, '1.000000', 'foo: a'), line('x-1', 0, '1.000000', '<stack_id 3>'), 'CPU:0 [LOST 12 EVENTS]', line('x-1', 0, '2.000000', 'foo: b'), 'CPU:1 [LOST EVENTS]'].join('\n') + '\n';
-    const c = ingestFiles([['trace', trace], ['map', 'stack_id 3 [ref 1, depth 1]\n  [0] f+0x1/0x2\n\n']]);
+      [
+        '# tracer: nop',
+        line('x-1', 0, '1.000000', 'foo: a'),
+        line('x-1', 0, '1.000000', '<stack_id 3>'),
+        'CPU:0 [LOST 12 EVENTS]',
+        line('x-1', 0, '2.000000', 'foo: b'),
+        'CPU:1 [LOST EVENTS]',
+      ].join('\n') + '\n';
+    const c = ingestFiles([
+      ['trace', trace],
+      ['map', 'stack_id 3 [ref 1, depth 1]\n  [0] f+0x1/0x2\n\n'],
+    ]);
     const o = overview(new ExplorerData(c));
     expect(o.generations.map((g) => [g.generation, g.records, g.resolved, g.dumpKinds, g.dumpSlots])).toEqual([['none', 1, 1, ['stack_map_text'], 1]]);
     expect(o.lost).toEqual([
@@ -73,7 +83,14 @@ describe('overview', () => {
     // trace a: gen 1 then gen 2 (a reset between); trace b, an hour later: gen 1 again (another boot)
     const a = ['# tracer: nop', line('x-1', 0, '10.000000', '<stack_id 1 gen 1>'), line('x-1', 0, '10.500000', '<stack_id 1 gen 2>')].join('\n') + '\n';
     const b = ['# tracer: nop', line('y-2', 1, '3600.000000', '<stack_id 5 gen 1>'), line('y-2', 1, '3600.250000', '<stack_id 6 gen 1>')].join('\n') + '\n';
-    const o = overview(new ExplorerData(ingestFiles([['a', a], ['b', b]])));
+    const o = overview(
+      new ExplorerData(
+        ingestFiles([
+          ['a', a],
+          ['b', b],
+        ]),
+      ),
+    );
     expect(o.segments.map((s) => [s.file, s.firstTs, s.lastTs])).toEqual([
       ['a', 10, 10.5],
       ['b', 3600, 3600.25],
@@ -91,7 +108,14 @@ describe('overview', () => {
   it('a generation is not in force in a later file that only inherits it (full stacks, no cookie of it)', () => {
     const a = ['# tracer: nop', line('x-1', 0, '10.000000', '<stack_id 1 gen 2>')].join('\n') + '\n';
     const c = ['# tracer: nop', line('z-3', 0, '9000.000000', 'foo: c'), line('z-3', 0, '9000.000001', '<stack trace>'), ' => f+0x1/0x2'].join('\n') + '\n';
-    const o = overview(new ExplorerData(ingestFiles([['a', a], ['c', c]])));
+    const o = overview(
+      new ExplorerData(
+        ingestFiles([
+          ['a', a],
+          ['c', c],
+        ]),
+      ),
+    );
     expect(o.segments.length).toBe(2);
     const g2 = o.generations.find((g) => g.generation === 2)!;
     // the full stack of c does not take generation 2 from the unrelated trace a (selection.ts:
@@ -129,7 +153,17 @@ describe('resets of a v7 trace, from its own markers', () => {
     expect(want).toEqual([150, 250]);
     for (const name of ['trace', 'unknown'])
       for (const chunk of [0, 1, 7]) {
-        const o = overview(new ExplorerData(ingestFiles([[name, trace], ['stack_map', dump]], chunk)));
+        const o = overview(
+          new ExplorerData(
+            ingestFiles(
+              [
+                [name, trace],
+                ['stack_map', dump],
+              ],
+              chunk,
+            ),
+          ),
+        );
         expect(o.resets).toEqual(want.map((ts) => ({ ts, from: 'none', to: 'none', marker: true })));
       }
   });
@@ -141,7 +175,10 @@ describe('overview of a trace of many generations', () => {
     const lines: string[] = [];
     for (let i = 1; i <= n; i++) {
       const ts = (1000 + i / 1e6).toFixed(6);
-      lines.push(`  kworker/u8:2-88  [001] ...1.  ${ts}: kmem_cache_alloc: call_site=x+0x1`, `  kworker/u8:2-88  [001] ...1.  ${ts}: <stack_id ${i % 5} gen ${i}>`);
+      lines.push(
+        `  kworker/u8:2-88  [001] ...1.  ${ts}: kmem_cache_alloc: call_site=x+0x1`,
+        `  kworker/u8:2-88  [001] ...1.  ${ts}: <stack_id ${i % 5} gen ${i}>`,
+      );
     }
     const text = lines.join('\n') + '\n';
     const distinct = [...new Set([...text.matchAll(/<stack_id \d+ gen (\d+)>/g)].map((m) => Number(m[1])))].sort((a, b) => a - b);

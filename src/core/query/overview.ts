@@ -56,7 +56,19 @@ export function generationInfos(d: ExplorerData): { list: GenerationInfo[]; cut:
   const get = (g: number): GenerationInfo => {
     let s = gens.get(g);
     if (!s) {
-      s = { generation: genValue(g), firstTs: NaN, lastTs: NaN, records: 0, cookies: 0, resolved: 0, coverage: NaN, dumpKinds: [], dumpSlots: 0, segments: [], duration: 0 };
+      s = {
+        generation: genValue(g),
+        firstTs: NaN,
+        lastTs: NaN,
+        records: 0,
+        cookies: 0,
+        resolved: 0,
+        coverage: NaN,
+        dumpKinds: [],
+        dumpSlots: 0,
+        segments: [],
+        duration: 0,
+      };
       gens.set(g, s);
       spans.set(g, new SpanCounter(segments));
     }

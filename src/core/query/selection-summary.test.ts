@@ -65,7 +65,14 @@ describe('selection summary', () => {
       }
       // every sample event has exactly one record
       for (let e = 0; e < t.eventCount; e++) if (inGen[t.evRecord.get(e)]) n.events++;
-      expect(pick(selectionSummary(d, { range: null, generation: gen, cpus: null }))).toEqual([n.events, n.cookies, n.full, n.resolved, n.cookies - n.resolved, stacks.size]);
+      expect(pick(selectionSummary(d, { range: null, generation: gen, cpus: null }))).toEqual([
+        n.events,
+        n.cookies,
+        n.full,
+        n.resolved,
+        n.cookies - n.resolved,
+        stacks.size,
+      ]);
       expect(n.events).toBeGreaterThan(500);
     }
     const full = selectionSummary(d, ALL);

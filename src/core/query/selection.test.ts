@@ -22,7 +22,13 @@ describe('effective generations', () => {
 
   it("v7 ids have none; a full stack before the first v8 cookie takes the first cookie's", () => {
     const trace =
-      ['# tracer: nop', line('x-1', 0, '1.000000', '<stack trace>'), ' => f+0x1/0x2', line('x-1', 0, '1.000001', '<stack_id 3>'), line('x-1', 0, '1.000002', '<stack_id 4 gen 7>')].join('\n') + '\n';
+      [
+        '# tracer: nop',
+        line('x-1', 0, '1.000000', '<stack trace>'),
+        ' => f+0x1/0x2',
+        line('x-1', 0, '1.000001', '<stack_id 3>'),
+        line('x-1', 0, '1.000002', '<stack_id 4 gen 7>'),
+      ].join('\n') + '\n';
     const c = ingestFiles([['trace', trace]]);
     expect(Array.from(recordGenerations(cols(c)))).toEqual([7, NO_GEN, 7]);
     const v7 = ingestFiles([['trace', '# tracer: nop\n' + line('x-1', 0, '1.000000', '<stack_id 3>') + '\n']]);

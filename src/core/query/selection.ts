@@ -61,7 +61,12 @@ function ranges(starts: readonly number[], n: number): [number, number][] {
  * generation: its record's, or for an event without a record the generation of the last
  * event with a v8-generation record before it in file order (the first such one's before any).
  */
-export function eventColumns(evRecord: Int32Array, recStatus: Uint8Array, recGen: ArrayLike<number>, fileStarts: readonly number[] = []): { status: Uint8Array; gen: Float64Array } {
+export function eventColumns(
+  evRecord: Int32Array,
+  recStatus: Uint8Array,
+  recGen: ArrayLike<number>,
+  fileStarts: readonly number[] = [],
+): { status: Uint8Array; gen: Float64Array } {
   const n = evRecord.length;
   const status = new Uint8Array(n);
   const gen = new Float64Array(n);

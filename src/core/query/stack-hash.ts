@@ -69,7 +69,6 @@ export function fnv1a64(text: string): string {
 /** stack_hash of frame keys, leaf first */
 export const stackHash = (leafFirst: readonly string[]): string => fnv1a64(leafFirst.join('\n'));
 
-
 interface Ids {
   hashOf: Map<number, string>;
   /** every stack of the capture (records and dumps) by hash; built on the first lookup */

@@ -36,7 +36,8 @@ describe('timeline level of detail', () => {
           const size = 2 ** (shift + k);
           const blocks = level.length / cells;
           expect(blocks).toBe(Math.floor(codes.length / size));
-          for (let b = 0; b < blocks; b++) expect(Array.from(level.subarray(b * cells, (b + 1) * cells))).toEqual(plainCount(codes, cells, b * size, (b + 1) * size));
+          for (let b = 0; b < blocks; b++)
+            expect(Array.from(level.subarray(b * cells, (b + 1) * cells))).toEqual(plainCount(codes, cells, b * size, (b + 1) * size));
         });
         // the top level has a single block (or none below one whole block)
         const top = lod.levels[lod.levels.length - 1];
@@ -48,15 +49,19 @@ describe('timeline level of detail', () => {
 
   it('counts any run of positions exactly as the plain loop does', () => {
     fc.assert(
-      fc.property(capture, fc.array(fc.tuple(fc.integer({ min: -5, max: 720 }), fc.integer({ min: -5, max: 720 })), { minLength: 1, maxLength: 20 }), ({ cells, shift, codes }, runs) => {
-        const lod = buildLod(codes.length, cells, (p) => codes[p], shift);
-        for (const [a, b] of runs) {
-          const [p0, p1] = a <= b ? [a, b] : [b, a];
-          const acc = new Uint32Array(cells);
-          countRange(lod, p0, p1, (p) => codes[p], acc);
-          expect(Array.from(acc)).toEqual(plainCount(codes, cells, p0, p1));
-        }
-      }),
+      fc.property(
+        capture,
+        fc.array(fc.tuple(fc.integer({ min: -5, max: 720 }), fc.integer({ min: -5, max: 720 })), { minLength: 1, maxLength: 20 }),
+        ({ cells, shift, codes }, runs) => {
+          const lod = buildLod(codes.length, cells, (p) => codes[p], shift);
+          for (const [a, b] of runs) {
+            const [p0, p1] = a <= b ? [a, b] : [b, a];
+            const acc = new Uint32Array(cells);
+            countRange(lod, p0, p1, (p) => codes[p], acc);
+            expect(Array.from(acc)).toEqual(plainCount(codes, cells, p0, p1));
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -59,7 +59,7 @@ export function buildLod(n: number, cells: number, codeAt: CodeAt, shift = lodSh
     }
   }
   const levels = [level0];
-  for (let below = level0, count = blocks; count >= 2; ) {
+  for (let below = level0, count = blocks; count >= 2;) {
     const up = count >> 1;
     const level = new Uint32Array(up * cells);
     for (let b = 0; b < up; b++) {
@@ -96,7 +96,7 @@ export function countRange(lod: Lod, p0: number, p1: number, codeAt: CodeAt, acc
   }
   scan(lo, b0 * size, codeAt, acc);
   const top = levels.length - 1;
-  for (let b = b0; b < b1; ) {
+  for (let b = b0; b < b1;) {
     // the largest block starting at b (aligned) that ends by b1
     let k = 0;
     while (k < top && (b & ((2 << k) - 1)) === 0 && b + (2 << k) <= b1) k++;

@@ -12,7 +12,8 @@ import { RecordStatus as R } from '../capture/trace-columns.ts';
 
 const sum = (a: Uint32Array) => a.reduce((n, x) => n + x, 0);
 /** counts of one lane and bucket, by status */
-const cell = (r: TimelineResult, lane: number, b: number) => Array.from(r.counts.subarray((lane * r.buckets + b) * TIMELINE_STATUSES, (lane * r.buckets + b + 1) * TIMELINE_STATUSES));
+const cell = (r: TimelineResult, lane: number, b: number) =>
+  Array.from(r.counts.subarray((lane * r.buckets + b) * TIMELINE_STATUSES, (lane * r.buckets + b + 1) * TIMELINE_STATUSES));
 const vec = (entries: [number, number][]) => {
   const v = new Array(TIMELINE_STATUSES).fill(0);
   for (const [s, n] of entries) v[s] = n;
@@ -30,17 +31,44 @@ describe('timeline', () => {
       { key: 0, label: 'CPU 0' },
       { key: 1, label: 'CPU 1' },
     ]);
-    expect(cell(r, 0, 0)).toEqual(vec([[R.Resolved, 1], [R.Full, 1]]));
-    expect(cell(r, 0, 1)).toEqual(vec([[R.Resolved, 1], [R.NoSlot, 1]]));
-    expect(cell(r, 1, 0)).toEqual(vec([[R.Resolved, 3], [NO_STACK_RECORD, 1]]));
-    expect(cell(r, 1, 1)).toEqual(vec([[R.Resolved, 1], [R.NoDump, 1]]));
+    expect(cell(r, 0, 0)).toEqual(
+      vec([
+        [R.Resolved, 1],
+        [R.Full, 1],
+      ]),
+    );
+    expect(cell(r, 0, 1)).toEqual(
+      vec([
+        [R.Resolved, 1],
+        [R.NoSlot, 1],
+      ]),
+    );
+    expect(cell(r, 1, 0)).toEqual(
+      vec([
+        [R.Resolved, 3],
+        [NO_STACK_RECORD, 1],
+      ]),
+    );
+    expect(cell(r, 1, 1)).toEqual(
+      vec([
+        [R.Resolved, 1],
+        [R.NoDump, 1],
+      ]),
+    );
     // S1: e0, e2 on CPU 1 and the full stack e3 on CPU 0, all in the first second
     expect(Array.from(r.highlight)).toEqual([1, 0, 2, 0]);
     expect(sum(r.counts)).toBe(10);
   });
 
   it('honours range ∩ [t0, t1], generation and CPUs', () => {
-    const r = timeline(d, { t0: 100, t1: 102, buckets: 4, lanes: 'cpu', selection: { range: [100.000002, 101.000001], generation: null, cpus: null }, highlightStack: null });
+    const r = timeline(d, {
+      t0: 100,
+      t1: 102,
+      buckets: 4,
+      lanes: 'cpu',
+      selection: { range: [100.000002, 101.000001], generation: null, cpus: null },
+      highlightStack: null,
+    });
     expect(sum(r.counts)).toBe(7); // e1..e7
     expect(sum(r.highlight)).toBe(0);
     const g1 = timeline(d, { t0: 100, t1: 102, buckets: 4, lanes: 'cpu', selection: { range: null, generation: 1, cpus: [1] }, highlightStack: null });
@@ -49,7 +77,12 @@ describe('timeline', () => {
     // the view's window cuts too: only [100.5, 102] of the trace
     expect(sum(timeline(d, { t0: 100.5, t1: 102, buckets: 3, lanes: 'cpu', selection: ALL, highlightStack: null }).counts)).toBe(4);
     // an empty intersection
-    expect(sum(timeline(d, { t0: 100, t1: 100.5, buckets: 3, lanes: 'cpu', selection: { range: [101, 102], generation: null, cpus: null }, highlightStack: null }).counts)).toBe(0);
+    expect(
+      sum(
+        timeline(d, { t0: 100, t1: 100.5, buckets: 3, lanes: 'cpu', selection: { range: [101, 102], generation: null, cpus: null }, highlightStack: null })
+          .counts,
+      ),
+    ).toBe(0);
   });
 
   it('task lanes: busiest first; the last instant falls in the last bucket', () => {
@@ -59,7 +92,12 @@ describe('timeline', () => {
       { key: 1, label: 'sh' },
     ]);
     expect(sum(r.counts.subarray(0, 10 * TIMELINE_STATUSES))).toBe(6);
-    expect(cell(r, 0, 9)).toEqual(vec([[R.Resolved, 1], [R.NoDump, 1]]));
+    expect(cell(r, 0, 9)).toEqual(
+      vec([
+        [R.Resolved, 1],
+        [R.NoDump, 1],
+      ]),
+    );
   });
 
   it('more than 32 tasks: the rest share an "other tasks" lane', () => {
@@ -78,7 +116,12 @@ describe('timeline', () => {
   it('unsorted input (two trace files) is ordered once and binary-searched', () => {
     const a = ['# tracer: nop', line('x-1', 0, '5.000000', 'foo: a'), line('x-1', 0, '6.000000', 'foo: a')].join('\n') + '\n';
     const b = ['# tracer: nop', line('y-2', 1, '1.000000', 'foo: b'), line('y-2', 1, '5.500000', 'foo: b')].join('\n') + '\n';
-    const u = new ExplorerData(ingestFiles([['a', a], ['b', b]]));
+    const u = new ExplorerData(
+      ingestFiles([
+        ['a', a],
+        ['b', b],
+      ]),
+    );
     expect(u.evOrder && Array.from(u.evOrder)).toEqual([2, 0, 3, 1]);
     const r = timeline(u, { t0: 4, t1: 6, buckets: 2, lanes: 'cpu', selection: ALL, highlightStack: null });
     expect(sum(r.counts)).toBe(3);
@@ -86,9 +129,15 @@ describe('timeline', () => {
   });
 
   it('pieces: segments side by side, each with its own columns', () => {
-    const a = ['# tracer: nop', line('x-1', 0, '10.000000', 'foo: a'), line('x-1', 0, '10.900000', 'foo: a'), line('x-1', 0, '11.000000', 'foo: a')].join('\n') + '\n';
+    const a =
+      ['# tracer: nop', line('x-1', 0, '10.000000', 'foo: a'), line('x-1', 0, '10.900000', 'foo: a'), line('x-1', 0, '11.000000', 'foo: a')].join('\n') + '\n';
     const b = ['# tracer: nop', line('y-2', 0, '5000.000000', 'foo: b'), line('y-2', 0, '5000.010000', 'foo: b')].join('\n') + '\n';
-    const u = new ExplorerData(ingestFiles([['a', a], ['b', b]]));
+    const u = new ExplorerData(
+      ingestFiles([
+        ['a', a],
+        ['b', b],
+      ]),
+    );
     const pieces = [
       { t0: 10, t1: 11, buckets: 2 },
       { t0: 5000, t1: 5000.01, buckets: 3 },
@@ -99,11 +148,17 @@ describe('timeline', () => {
     // a: 10.0 in column 0, 10.9 and 11.0 in column 1; b: 5000.00 in its first column, 5000.01 in its last
     expect(perBucket).toEqual([1, 2, 1, 0, 1]);
     // what lies between the pieces is in no column
-    const gap = new ExplorerData(ingestFiles([['a', a], ['b', b], ['c', ['# tracer: nop', line('z-3', 0, '2000.000000', 'foo: c')].join('\n') + '\n']]));
+    const gap = new ExplorerData(
+      ingestFiles([
+        ['a', a],
+        ['b', b],
+        ['c', ['# tracer: nop', line('z-3', 0, '2000.000000', 'foo: c')].join('\n') + '\n'],
+      ]),
+    );
     expect(sum(timeline(gap, { t0: 10, t1: 5000.01, buckets: 5, pieces, lanes: 'cpu', selection: ALL, highlightStack: null }).counts)).toBe(5);
   });
 
-  it('sample: counts sum to the selection\'s events for every generation and range', () => {
+  it("sample: counts sum to the selection's events for every generation and range", () => {
     const s = new ExplorerData(sampleCapture());
     const o = { t0: s.t.evTs.get(0), t1: s.t.evTs.get(s.t.eventCount - 1) };
     const sels: Selection[] = [ALL, { range: null, generation: 2, cpus: null }, { range: [o.t0 + 0.1, o.t0 + 0.3], generation: null, cpus: [0, 3] }];
@@ -184,7 +239,9 @@ describe('timeline from the level-of-detail summaries', () => {
     if (!d) {
       const files = [...sampleFiles(generateSample({ seed, cpus, events, resets: seed % 3, bits: 10, tail: 20 }))];
       if (twoFiles) {
-        const other = [...sampleFiles(generateSample({ seed: seed + 1, cpus, events: events >> 1, resets: 0, bits: 10, tail: 5 }))].find(([n]) => n === 'trace')!;
+        const other = [...sampleFiles(generateSample({ seed: seed + 1, cpus, events: events >> 1, resets: 0, bits: 10, tail: 5 }))].find(
+          ([n]) => n === 'trace',
+        )!;
         files.push(['trace-2', other[1]]);
       }
       captures.set(key, (d = new ExplorerData(ingestFiles(files))));
@@ -218,7 +275,12 @@ describe('timeline from the level-of-detail summaries', () => {
         const at = (x: number) => lo + x * span;
         const [t0, t1] = [at(c.a), at(c.b)];
         const pieces =
-          c.split === null ? undefined : [{ t0: Math.min(t0, t1), t1: at(c.split), buckets: Math.max(1, c.buckets >> 1) }, { t0: at(c.split), t1: Math.max(t0, t1), buckets: c.buckets }];
+          c.split === null
+            ? undefined
+            : [
+                { t0: Math.min(t0, t1), t1: at(c.split), buckets: Math.max(1, c.buckets >> 1) },
+                { t0: at(c.split), t1: Math.max(t0, t1), buckets: c.buckets },
+              ];
         // a stack that occurs: the n-th record's
         const hlRecord = c.highlight === null ? -1 : c.highlight % d.recordCount;
         const req: TimelineRequest = {
@@ -249,7 +311,10 @@ describe('timeline from the level-of-detail summaries', () => {
     expect(d.eventCount).toBeGreaterThan(1 << 16);
     const [lo, hi] = [d.ev.ts[0], d.ev.ts[d.eventCount - 1]];
     for (const buckets of [1, 333, 1504]) {
-      for (const [t0, t1] of [[lo, hi], [lo + (hi - lo) * 0.3, lo + (hi - lo) * 0.3001]]) {
+      for (const [t0, t1] of [
+        [lo, hi],
+        [lo + (hi - lo) * 0.3, lo + (hi - lo) * 0.3001],
+      ]) {
         const req: TimelineRequest = { t0, t1, buckets, lanes: 'cpu', selection: ALL, highlightStack: d.rec.stack[0] };
         const plain = plainTimeline(d, req, timeline(d, req).lanes);
         const r = timeline(d, req);

@@ -109,7 +109,13 @@ export function timeline(d: ExplorerData, req: TimelineRequest, opts: TimelineOp
 }
 
 /** The events of [t0, t1] that the filter's time range keeps, as sorted positions [p0, p1), and the scale from time to one of `n` columns; null when the filter keeps none of it. */
-function windowSpan(d: ExplorerData, f: SelectionFilter, t0: number, t1: number, n: number): { v0: number; p0: number; p1: number; scale: number; last: number } | null {
+function windowSpan(
+  d: ExplorerData,
+  f: SelectionFilter,
+  t0: number,
+  t1: number,
+  n: number,
+): { v0: number; p0: number; p1: number; scale: number; last: number } | null {
   const v0 = Math.min(t0, t1);
   const v1 = Math.max(t0, t1);
   const lo = Math.max(v0, f.lo);
@@ -121,7 +127,17 @@ function windowSpan(d: ExplorerData, f: SelectionFilter, t0: number, t1: number,
 }
 
 /** Counts the events of [t0, t1] into columns [offset, offset + n) of `out`. */
-function binWindow(d: ExplorerData, req: TimelineRequest, L: Lanes, f: SelectionFilter, t0: number, t1: number, offset: number, n: number, out: TimelineResult) {
+function binWindow(
+  d: ExplorerData,
+  req: TimelineRequest,
+  L: Lanes,
+  f: SelectionFilter,
+  t0: number,
+  t1: number,
+  offset: number,
+  n: number,
+  out: TimelineResult,
+) {
   const { counts, highlight, buckets } = out;
   const w = windowSpan(d, f, t0, t1, n);
   if (!w) return;
@@ -267,7 +283,17 @@ function eventCode(d: ExplorerData, L: Lanes, f: SelectionFilter, byCpu: boolean
  * binWindow, so every event lands in the same column), counted by countRange: a few blocks per
  * column, whatever the zoom.
  */
-function binWindowLod(d: ExplorerData, s: { all: Summary; hl: Summary | null }, laneCount: number, f: SelectionFilter, t0: number, t1: number, offset: number, n: number, out: TimelineResult) {
+function binWindowLod(
+  d: ExplorerData,
+  s: { all: Summary; hl: Summary | null },
+  laneCount: number,
+  f: SelectionFilter,
+  t0: number,
+  t1: number,
+  offset: number,
+  n: number,
+  out: TimelineResult,
+) {
   const { counts, highlight, buckets } = out;
   const w = windowSpan(d, f, t0, t1, n);
   if (!w) return;
@@ -283,7 +309,7 @@ function binWindowLod(d: ExplorerData, s: { all: Summary; hl: Summary | null }, 
   const stride = TIMELINE_STATUSES;
   const acc = new Uint32Array(laneCount * stride);
   const hacc = s.hl ? new Uint32Array(laneCount) : null;
-  for (let start = p0; start < p1; ) {
+  for (let start = p0; start < p1;) {
     const j = column(start);
     // the first position past column j: gallop, then bisect
     let step = 1;

@@ -14,10 +14,20 @@ const ALL = { range: null, generation: null, cpus: null };
 
 describe('top stacks grouped', () => {
   it('a row per task and stack: its records and its bytes_alloc, as the regex reading sums them', async () => {
-    const d = new ExplorerData(await loadFiles([{ name: 'trace', blob: new Blob([cap.trace]) }, { name: 'stack_map', blob: new Blob([cap.dump]) }], { details: true }));
+    const d = new ExplorerData(
+      await loadFiles(
+        [
+          { name: 'trace', blob: new Blob([cap.trace]) },
+          { name: 'stack_map', blob: new Blob([cap.dump]) },
+        ],
+        { details: true },
+      ),
+    );
     const values = fieldValues(d, 'bytes_alloc');
     const recEvent = d.t.recEvent.raw();
-    const w = Float64Array.from({ length: d.recordCount }, (_, r) => (recEvent[r] >= 0 && values[recEvent[r]] === values[recEvent[r]] ? values[recEvent[r]] : 0));
+    const w = Float64Array.from({ length: d.recordCount }, (_, r) =>
+      recEvent[r] >= 0 && values[recEvent[r]] === values[recEvent[r]] ? values[recEvent[r]] : 0,
+    );
     const view = Object.create(d, { recWeight: { value: w }, hasWeights: { value: true } }) as ExplorerData;
     const a = groupedTopStacks(view, { selection: ALL, filter: '', limit: 1e6, granularity: 'site' }, eventGroups(d, 'task'));
     const want = sumBy(expected, (e) => `${e.comm}|${e.frames.join(';')}`);
@@ -26,7 +36,11 @@ describe('top stacks grouped', () => {
     // by count, busiest first
     expect(a.rows.map((r) => r.count)).toEqual(a.rows.map((r) => r.count).sort((x, y) => y - x));
     // sorted by weight instead
-    const byW = groupedTopStacks(view, { selection: ALL, filter: '', limit: 1e6, granularity: 'site', sort: { key: 'weight', dir: 'desc' } }, eventGroups(d, 'task'));
+    const byW = groupedTopStacks(
+      view,
+      { selection: ALL, filter: '', limit: 1e6, granularity: 'site', sort: { key: 'weight', dir: 'desc' } },
+      eventGroups(d, 'task'),
+    );
     expect(byW.rows.map((r) => r.weight)).toEqual(byW.rows.map((r) => r.weight).sort((x, y) => y - x));
   });
 });

@@ -37,7 +37,9 @@ export function groupedTopStacks(d: ExplorerData, req: TopStacksQuery, groups: E
   }
   const byWeight = req.sort?.key === 'weight';
   const sign = req.sort?.dir === 'asc' ? -1 : 1;
-  const list = [...rows.values()].sort((a, b) => sign * (byWeight ? b.weight - a.weight : b.count - a.count) || order.get(a.key)! - order.get(b.key)! || a.group - b.group);
+  const list = [...rows.values()].sort(
+    (a, b) => sign * (byWeight ? b.weight - a.weight : b.count - a.count) || order.get(a.key)! - order.get(b.key)! || a.group - b.group,
+  );
   const total = base.total;
   const out: TopStackRow[] = list.slice(0, Math.max(0, req.limit)).map((x) => {
     const r = rowOf.get(x.key)!;

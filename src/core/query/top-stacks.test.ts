@@ -17,9 +17,51 @@ describe('top stacks', () => {
     expect([r.total, r.matching]).toEqual([7, 3]);
     expect(r.rows).toEqual([
       // two v8 cookies (2 x (28 - 16)) and a full stack (saves nothing); hashes from Python's integers, slots from the fixture's dumps
-      { stack: S1, stackHash: 'e5e29399c829f289', slots: [{ generation: 1, slot: 1 }], count: 3, share: 3 / 7, refCount: 2, generations: [1], leaf: 'a+0x1', depth: 2, variants: 1, weight: 3, bytesSaved: 24 },
-      { stack: S2, stackHash: '159f8313055c2d45', slots: [{ generation: 1, slot: 2 }, { generation: 2, slot: 1 }], count: 3, share: 3 / 7, refCount: 6, generations: [1, 2], leaf: 'c+0x3', depth: 2, variants: 1, weight: 3, bytesSaved: 36 },
-      { stack: S3, stackHash: '9dc3bdb379e56521', slots: [{ generation: 1, slot: 3 }], count: 1, share: 1 / 7, refCount: 1, generations: [1], leaf: 'a+0x1', depth: 4, variants: 1, weight: 1, bytesSaved: 12 + 32 - 16 },
+      {
+        stack: S1,
+        stackHash: 'e5e29399c829f289',
+        slots: [{ generation: 1, slot: 1 }],
+        count: 3,
+        share: 3 / 7,
+        refCount: 2,
+        generations: [1],
+        leaf: 'a+0x1',
+        depth: 2,
+        variants: 1,
+        weight: 3,
+        bytesSaved: 24,
+      },
+      {
+        stack: S2,
+        stackHash: '159f8313055c2d45',
+        slots: [
+          { generation: 1, slot: 2 },
+          { generation: 2, slot: 1 },
+        ],
+        count: 3,
+        share: 3 / 7,
+        refCount: 6,
+        generations: [1, 2],
+        leaf: 'c+0x3',
+        depth: 2,
+        variants: 1,
+        weight: 3,
+        bytesSaved: 36,
+      },
+      {
+        stack: S3,
+        stackHash: '9dc3bdb379e56521',
+        slots: [{ generation: 1, slot: 3 }],
+        count: 1,
+        share: 1 / 7,
+        refCount: 1,
+        generations: [1],
+        leaf: 'a+0x1',
+        depth: 4,
+        variants: 1,
+        weight: 1,
+        bytesSaved: 12 + 32 - 16,
+      },
     ]);
   });
 
@@ -53,7 +95,9 @@ describe('top stacks', () => {
     const backref = topStacks(d, { selection: ALL, filter: '/(a)\\1/', limit: 10 });
     expect([backref.rows, backref.matching, backref.total]).toEqual([[], 0, 7]);
     expect(backref.error).toBe('search pattern /(a)\\1/: \\1 is a backreference, which RE2 cannot run in linear time');
-    expect(topStacks(d, { selection: ALL, filter: '/(?=a)/', limit: 10 }).error).toMatch(/^search pattern \/\(\?=a\)\/: RE2 cannot run it: invalid or unsupported Perl syntax/);
+    expect(topStacks(d, { selection: ALL, filter: '/(?=a)/', limit: 10 }).error).toMatch(
+      /^search pattern \/\(\?=a\)\/: RE2 cannot run it: invalid or unsupported Perl syntax/,
+    );
   });
 
   it('a pattern that backtracks natively (nested repeats) is answered, frame by frame as JavaScript answers its linear twin', () => {
@@ -72,7 +116,8 @@ describe('top stacks', () => {
   });
 
   it('sorts every matching stack by a column before the limit', () => {
-    const by = (key: TopStacksSortKey, dir: 'asc' | 'desc', limit = 10) => topStacks(d, { selection: ALL, filter: '', limit, sort: { key, dir } }).rows.map((x) => x.stack);
+    const by = (key: TopStacksSortKey, dir: 'asc' | 'desc', limit = 10) =>
+      topStacks(d, { selection: ALL, filter: '', limit, sort: { key, dir } }).rows.map((x) => x.stack);
     expect(by('depth', 'desc')).toEqual([S3, S1, S2]);
     expect(by('depth', 'asc', 1)).toEqual([S1]);
     expect(by('refCount', 'desc')).toEqual([S2, S1, S3]);

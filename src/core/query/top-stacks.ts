@@ -134,8 +134,18 @@ export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer
     return sign * c || occ.counts[b] - occ.counts[a] || a - b;
   });
   const top = matched.slice(0, Math.max(0, req.limit));
-  const rowGens = sort.key === 'generations' ? gens : generationsOf(d, f, top.map((i) => occ.stacks[i]));
-  const rowSlots = dumpSlotsOfStacks(d, top.map((i) => occ.stacks[i]));
+  const rowGens =
+    sort.key === 'generations'
+      ? gens
+      : generationsOf(
+          d,
+          f,
+          top.map((i) => occ.stacks[i]),
+        );
+  const rowSlots = dumpSlotsOfStacks(
+    d,
+    top.map((i) => occ.stacks[i]),
+  );
   const rows: TopStackRow[] = top.map((i) => {
     const s = occ.stacks[i];
     const depth = d.node.depth[s];
@@ -163,7 +173,15 @@ function keepOccurrences(occ: Occurrences, keep: (stack: number) => boolean): Oc
   for (let i = 0; i < occ.stacks.length; i++) if (keep(occ.stacks[i])) at.push(i);
   const ints = (a: Int32Array) => Int32Array.from(at, (i) => a[i]);
   const nums = (a: Float64Array) => Float64Array.from(at, (i) => a[i]);
-  return { stacks: ints(occ.stacks), counts: nums(occ.counts), first: ints(occ.first), weights: nums(occ.weights), v7: nums(occ.v7), v8: nums(occ.v8), total: occ.total };
+  return {
+    stacks: ints(occ.stacks),
+    counts: nums(occ.counts),
+    first: ints(occ.first),
+    weights: nums(occ.weights),
+    v7: nums(occ.v7),
+    v8: nums(occ.v8),
+    total: occ.total,
+  };
 }
 
 /** A sort key per position into occ: a number, or a string for the leaf. */

@@ -54,7 +54,10 @@ describe('warnings', () => {
 
   it('a v8 text dump read across a reset', () => {
     const dump = 'stack_id 1 gen 3 [ref 1, depth 1]\n => a+0x1/0x2\n\nstack_id 2 gen 4 [ref 1, depth 1]\n => b+0x1/0x2\n\n';
-    const c = ingestFiles([['trace', trace(['<stack_id 1 gen 3>', '<stack_id 2 gen 4>'])], ['stack_map', dump]]);
+    const c = ingestFiles([
+      ['trace', trace(['<stack_id 1 gen 3>', '<stack_id 2 gen 4>'])],
+      ['stack_map', dump],
+    ]);
     const w = warnings(new ExplorerData(c));
     expect(ids(w)).toEqual(['text-dump-across-reset']);
     expect(w[0].message).toMatch(/^stack_map \(stack_map text\) holds records of generations 3, 4/);
@@ -62,8 +65,17 @@ describe('warnings', () => {
 
   it('symbols that do not match the dump, and a kallsyms read without privilege', () => {
     const kallsyms = 'ffffffff81000000 T _stext\nffffffff81000100 T foo\nffffffff81000200 T bar\n';
-    const bin = writeStackMapBin({ version: 2, generation: 1, littleEndian: true, records: [{ slot: 1, refCount: 1, ips: new BigUint64Array([0xffffffffa0001234n, 0xffffffffa0005678n]) }] });
-    const c = ingestFiles([['trace', trace(['<stack_id 1 gen 1>'])], ['stack_map_bin', bin], ['kallsyms', kallsyms]]);
+    const bin = writeStackMapBin({
+      version: 2,
+      generation: 1,
+      littleEndian: true,
+      records: [{ slot: 1, refCount: 1, ips: new BigUint64Array([0xffffffffa0001234n, 0xffffffffa0005678n]) }],
+    });
+    const c = ingestFiles([
+      ['trace', trace(['<stack_id 1 gen 1>'])],
+      ['stack_map_bin', bin],
+      ['kallsyms', kallsyms],
+    ]);
     const w = warnings(new ExplorerData(c));
     expect(ids(w)).toEqual(['symbols-mismatch']);
     expect(w[0].message).toContain('2 of 2 dump addresses fall outside every symbol');
@@ -86,7 +98,14 @@ describe('warnings of a trace of many generations (issue 34, 15)', () => {
     const text = trace(Array.from({ length: 2 * n }, (_, i) => (i % 2 ? `<stack_id 1 gen ${(i + 1) / 2}>` : 'kmem_cache_alloc: call_site=x')));
     const dump = 'stack_id 1 gen 1 [ref 1, depth 1]\n => a+0x1/0x2\n\n';
     const gens = new Set([...text.matchAll(/gen (\d+)>/g)].map((m) => m[1]));
-    const w = warnings(new ExplorerData(ingestFiles([['trace', text], ['stack_map', dump]]))).find((x) => x.id === 'generation-without-dump')!;
+    const w = warnings(
+      new ExplorerData(
+        ingestFiles([
+          ['trace', text],
+          ['stack_map', dump],
+        ]),
+      ),
+    ).find((x) => x.id === 'generation-without-dump')!;
     expect((w.message.match(/\(1 cookie\)/g) ?? []).length).toBe(20);
     const more = /, ([\d,]+) more generations, and perhaps some of the ([\d,]+) generations the generation list leaves out/.exec(w.message)!;
     // 20 named + the listed rest + gen 1 (has its dump) + those cut = every generation

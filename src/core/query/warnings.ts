@@ -12,8 +12,7 @@ export const NEARLY_FULL = 0.9;
 /** unresolved cookies above this share of all cookies are "many" */
 export const MANY_UNRESOLVED = 0.05;
 
-const pct = (x: number) =>
-  x > 0 && x * 100 < 0.05 ? '<0.1' : x * 100 >= 99.95 && x < 1 ? '99.9' : (x * 100).toFixed(x * 100 < 10 ? 1 : 0);
+const pct = (x: number) => (x > 0 && x * 100 < 0.05 ? '<0.1' : x * 100 >= 99.95 && x < 1 ? '99.9' : (x * 100).toFixed(x * 100 < 10 ? 1 : 0));
 const plural = (n: number, one: string, many = one + 's') => `${groupDigits(n)} ${n === 1 ? one : many}`;
 const int = groupDigits;
 
@@ -133,7 +132,11 @@ export function warnings(d: ExplorerData): Warning[] {
   }
   for (const diag of c.diagnostics) {
     if (acrossFiles.has(diag.file) || !/read across a reset/.test(diag.message)) continue;
-    out.push({ level: 'warn', id: 'text-dump-across-reset', message: `${diag.file}: ${diag.message}. Read the text dump with no reset running, or use stack_map_bin.` });
+    out.push({
+      level: 'warn',
+      id: 'text-dump-across-reset',
+      message: `${diag.file}: ${diag.message}. Read the text dump with no reset running, or use stack_map_bin.`,
+    });
   }
 
   const infos = generationInfos(d);
@@ -174,7 +177,10 @@ export function warnings(d: ExplorerData): Warning[] {
   if (cookies > 0 && unresolved > 0 && unresolved / cookies >= MANY_UNRESOLVED) {
     const parts: string[] = [];
     if (noDump) parts.push(`${int(noDump)} ${noDump === 1 ? 'has' : 'have'} no dump of ${noDump === 1 ? 'its' : 'their'} generation loaded`);
-    if (noSlot) parts.push(`${int(noSlot)} ${noSlot === 1 ? 'names' : 'name'} a slot the dump lacks (stacks first stored after the dump was read: read the dump after stopping the trace)`);
+    if (noSlot)
+      parts.push(
+        `${int(noSlot)} ${noSlot === 1 ? 'names' : 'name'} a slot the dump lacks (stacks first stored after the dump was read: read the dump after stopping the trace)`,
+      );
     if (ambiguous) parts.push(`${int(ambiguous)} ${ambiguous === 1 ? 'is' : 'are'} ambiguous`);
     out.push({
       level: unresolved / cookies >= 0.5 ? 'error' : 'warn',

@@ -12,18 +12,34 @@ import { readByRegex, sumBy, weighedCapture } from '../testing/weighed-capture.t
 const cap = weighedCapture();
 const expected = readByRegex(cap.trace, cap.dump);
 const load = async (details: boolean) =>
-  new ExplorerData(await loadFiles([{ name: 'trace', blob: new Blob([cap.trace]) }, { name: 'stack_map', blob: new Blob([cap.dump]) }], { details }));
+  new ExplorerData(
+    await loadFiles(
+      [
+        { name: 'trace', blob: new Blob([cap.trace]) },
+        { name: 'stack_map', blob: new Blob([cap.dump]) },
+      ],
+      { details },
+    ),
+  );
 const stackKey = (frames: readonly string[]) => frames.join(';');
 
 describe('weigh', () => {
   it('parses --weight and --group as DESIGN 5.5 names them', () => {
     expect(['occurrences', 'ref_count', 'refcount', 'period', 'field:bytes_alloc', 'field:x.y', 'bytes', 'field:', 'field:1a'].map(parseWeightBy)).toEqual([
-      'occurrences', 'refcount', 'refcount', 'period', 'field:bytes_alloc', 'field:x.y', null, null, null,
+      'occurrences',
+      'refcount',
+      'refcount',
+      'period',
+      'field:bytes_alloc',
+      'field:x.y',
+      null,
+      null,
+      null,
     ]);
     expect(['task', 'process', 'event', 'field:comm', 'pid', 'field:'].map(parseGroupBy)).toEqual(['task', 'process', 'event', 'field:comm', null, null]);
   });
 
-  it('field:bytes_alloc: each stack\'s records and summed bytes equal the regex reading; events without a number are unweighed', async () => {
+  it("field:bytes_alloc: each stack's records and summed bytes equal the regex reading; events without a number are unweighed", async () => {
     const d = await load(true);
     // the capture has what the test needs: hex values, values not a number, events without the field, an unresolved cookie
     expect(cap.trace).toMatch(/bytes_alloc=0x/);
@@ -61,7 +77,7 @@ describe('weigh', () => {
     expect(() => weighStacks(d, { selection: ALL, weight: 'refcount', groups: eventGroups(d, 'task') })).toThrow(/ref_count/);
   });
 
-  it('group by task, event and process: per group and per group and stack, the regex\'s records and bytes', async () => {
+  it("group by task, event and process: per group and per group and stack, the regex's records and bytes", async () => {
     const d = await load(true);
     const eventWeights = fieldValues(d, 'bytes_alloc');
     const cases = [
@@ -101,13 +117,18 @@ describe('weigh', () => {
     expect(g.notes.join()).toMatch(/have no gfp_flags/);
   });
 
-  it('the folded export weighed by bytes_alloc and grouped by task: `comm;root;...;leaf BYTES`, each line the regex\'s sum', async () => {
+  it("the folded export weighed by bytes_alloc and grouped by task: `comm;root;...;leaf BYTES`, each line the regex's sum", async () => {
     const d = await load(true);
     const text = exportFolded(d, ALL, 'occurrences', 'site', { eventWeights: fieldValues(d, 'bytes_alloc'), groups: eventGroups(d, 'task') });
     const want = new Map(
       [...sumBy(expected, (e) => [e.comm, ...[...e.frames].reverse()].join(';'))].filter(([, v]) => v.bytes > 0).map(([k, v]) => [k, v.bytes]),
     );
-    const got = new Map(text.trimEnd().split('\n').map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]));
+    const got = new Map(
+      text
+        .trimEnd()
+        .split('\n')
+        .map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]),
+    );
     expect(got).toEqual(want);
   });
 });

@@ -120,7 +120,7 @@ export function eventGroups(d: ExplorerData, by: GroupBy): EventGroups {
     const name = v ?? `[no ${field}]`;
     if (v === null) missing++;
     let g = byValue.get(name);
-    if (g === undefined) byValue.set(name, (g = names.length)), names.push(name);
+    if (g === undefined) (byValue.set(name, (g = names.length)), names.push(name));
     of[e] = g;
   }
   if (missing) notes.push(`${missing} event${missing === 1 ? ' has' : 's have'} no ${field}: grouped as [no ${field}]`);

@@ -109,7 +109,13 @@ export function slackOf(cfg: SimConfig): number {
 }
 
 export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: CpuHooks = {}): CpuReport {
-  const map = new SharedStackMap(shared.map, mapParams(cfg), { raceWindowUs: cfg.raceWindowUs, claimRaceUs: cfg.claimRaceUs, raceWait: cfg.raceWait, memory: shared.mapMemory, ...hooks.map });
+  const map = new SharedStackMap(shared.map, mapParams(cfg), {
+    raceWindowUs: cfg.raceWindowUs,
+    claimRaceUs: cfg.claimRaceUs,
+    raceWait: cfg.raceWait,
+    memory: shared.mapMemory,
+    ...hooks.map,
+  });
   const onRecord = hooks.onRecord;
   const paused = map.cpuWord(cpu, K.PAUSED);
   const ctl = map.i32;

@@ -74,10 +74,13 @@ export class BinDumpReader {
       this.seq = Atomics.load(map.i32, C.RESET_SEQ);
       this.generation = map.generation;
       for (let s = 0; s < map.slots; s++) if (map.published(s) >= 0) this.slots.push(s);
-      this.copy = map.params.mode === 'v4' ? this.slots.map((slot) => {
-        const elt = map.published(slot);
-        return { slot, refCount: map.elementRef(elt), ips: map.elementIps(elt) };
-      }) : null;
+      this.copy =
+        map.params.mode === 'v4'
+          ? this.slots.map((slot) => {
+              const elt = map.published(slot);
+              return { slot, refCount: map.elementRef(elt), ips: map.elementIps(elt) };
+            })
+          : null;
     } finally {
       map.unlockRead();
     }
@@ -218,6 +221,11 @@ export function readTextDump(map: SharedStackMap, recordsPerPass = 64, between?:
   }
   const seen = [...gens].sort((a, b) => a - b);
   const spans = Atomics.load(map.i32, C.RESET_SEQ) !== seq0;
-  return { format: 'text', generation: v8 && seen.length ? seen[0] : null, records, generationsSeen: seen, ...((duringReset || spans) && { duringReset: true }) };
+  return {
+    format: 'text',
+    generation: v8 && seen.length ? seen[0] : null,
+    records,
+    generationsSeen: seen,
+    ...((duringReset || spans) && { duringReset: true }),
+  };
 }
-

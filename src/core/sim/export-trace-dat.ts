@@ -39,7 +39,13 @@ export function kmemFields(run: RunResult, rec: RingRecord): { callSite: bigint;
   const ips = run.population.ips[rec.truthStack];
   const aux = rec.b >>> 0;
   const req = [32, 64, 192, 256, 512, 4096][aux % 6];
-  return { callSite: ips[Math.min(1, ips.length - 1)], ptr: 0xffff888000000000n | BigInt(aux), bytesReq: req, bytesAlloc: req < 64 ? 64 : req, gfpKernel: (aux >>> 8) % 4 !== 0 };
+  return {
+    callSite: ips[Math.min(1, ips.length - 1)],
+    ptr: 0xffff888000000000n | BigInt(aux),
+    bytesReq: req,
+    bytesAlloc: req < 64 ? 64 : req,
+    gfpKernel: (aux >>> 8) % 4 !== 0,
+  };
 }
 
 /** The host shell that writes the markers (the text trace's `sh-1`). */
@@ -108,7 +114,16 @@ export function traceDatOf(run: RunResult): Uint8Array {
     } else if (rec.type === REC.FULL) {
       events.push({ kind: 'stack', cpu, ts, pid, ips: Array.from(wordsToIps(rec.words!, 0, rec.a)), flags: DAT_FLAGS[rec.context] ?? 0, preempt: 1 });
     } else {
-      events.push({ kind: 'stack_id', cpu, ts, pid, slot: rec.a, generation: rec.type === REC.COOKIE ? rec.b : null, flags: DAT_FLAGS[rec.context] ?? 0, preempt: 1 });
+      events.push({
+        kind: 'stack_id',
+        cpu,
+        ts,
+        pid,
+        slot: rec.a,
+        generation: rec.type === REC.COOKIE ? rec.b : null,
+        flags: DAT_FLAGS[rec.context] ?? 0,
+        preempt: 1,
+      });
     }
   }
   const comms: [number, string][] = [...pids].sort((a, b) => a - b).flatMap((p): [number, string][] => (commOf(p) === '<...>' ? [] : [[p, commOf(p)]]));

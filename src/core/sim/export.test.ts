@@ -73,7 +73,7 @@ describe('an exported run read back by the explorer', () => {
   }, 30_000);
 });
 
-describe("a v7 map read as stack_map_bin and stack_map at once", () => {
+describe('a v7 map read as stack_map_bin and stack_map at once', () => {
   it('counts each slot once: ref_counts sum to the binary dump alone, without and with kallsyms', async () => {
     const run = await runNode({ mode: 'v7', cpus: 2, events: 4000, resets: 0, stacks: 200, dumps: 'end', textDump: true });
     const files = exportCapture(run);

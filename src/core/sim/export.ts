@@ -58,20 +58,43 @@ export function exportCapture(run: RunResult, format: TraceFormat = 'text'): Map
         const frames = Array.from(wordsToIps(rec.words!, 0, rec.a), print);
         items.push({ type: 'stack', kind: 'full', ...base, flags: flagsOf(rec.context), slot: 0, generation: null, frames });
       } else {
-        items.push({ type: 'stack', kind: 'cookie', ...base, flags: flagsOf(rec.context), slot: rec.a, generation: rec.type === REC.COOKIE ? rec.b : null, frames: null });
+        items.push({
+          type: 'stack',
+          kind: 'cookie',
+          ...base,
+          flags: flagsOf(rec.context),
+          slot: rec.a,
+          generation: rec.type === REC.COOKIE ? rec.b : null,
+          frames: null,
+        });
       }
     }
-    files.set('trace', enc.encode(writeTraceText(withResetMarks(items, run, (it) => ({ ts: it.type === 'lost' ? NaN : it.ts, cpu: it.cpu, event: it.type === 'event' && it.flags === flagsOf(CTX.PROCESS), lost: it.type === 'lost' }), mark), { tracer: 'nop', cpus: run.config.cpus })));
+    files.set(
+      'trace',
+      enc.encode(
+        writeTraceText(
+          withResetMarks(
+            items,
+            run,
+            (it) => ({
+              ts: it.type === 'lost' ? NaN : it.ts,
+              cpu: it.cpu,
+              event: it.type === 'event' && it.flags === flagsOf(CTX.PROCESS),
+              lost: it.type === 'lost',
+            }),
+            mark,
+          ),
+          { tracer: 'nop', cpus: run.config.cpus },
+        ),
+      ),
+    );
   }
   let n = 0;
   for (const d of run.dumps) {
     n++;
     if (d.format === 'bin') {
       const name = `stack_map_bin.${n}` + (d.generation === null ? '' : `.gen${d.generation}`);
-      files.set(
-        name,
-        d.bytes ?? writeStackMapBin({ version: v8 ? 2 : 1, generation: d.generation, littleEndian: true, records: d.records }),
-      );
+      files.set(name, d.bytes ?? writeStackMapBin({ version: v8 ? 2 : 1, generation: d.generation, littleEndian: true, records: d.records }));
     } else {
       const text = writeStackMapText(
         d.records.map((r) => ({ slot: r.slot, generation: r.generation, refCount: r.refCount, frames: Array.from(r.ips, print) })),
@@ -229,7 +252,12 @@ function trueEvents(marked: readonly Marked[], order: Int32Array): Int32Array {
 
 /** A stack's frame keys (sym+0xoff, leaf first) from its key in the ledger (stackKey: the ips in hex). */
 export function framesOfKey(run: RunResult, key: string): string[] {
-  return key === '' ? [] : frameKeysOf(run, BigUint64Array.from(key.split(','), (h) => BigInt('0x' + h)));
+  return key === ''
+    ? []
+    : frameKeysOf(
+        run,
+        BigUint64Array.from(key.split(','), (h) => BigInt('0x' + h)),
+      );
 }
 
 /** Frame keys of a stack as the explorer derives them from printed frames (sym+0xoff). */

@@ -23,7 +23,19 @@ function newMap(mode: Mode, bits = 12, cpus = 1): SharedStackMap {
 describe('stacks deeper than 64 frames bypass the map, in every mode', { timeout: 60_000 }, () => {
   for (const mode of ['v4', 'v7', 'v8'] as const) {
     it(`${mode}: recorded in full, never counted`, async () => {
-      const r = await runNode({ mode, v8Variant: 'bin', cpus: 2, bits: 12, events: 4000, resets: 1, stacks: 200, zipf: 0, depthMin: 56, depthMax: 80, ringKb: 2048 });
+      const r = await runNode({
+        mode,
+        v8Variant: 'bin',
+        cpus: 2,
+        bits: 12,
+        events: 4000,
+        resets: 1,
+        stacks: 200,
+        zipf: 0,
+        depthMin: 56,
+        depthMax: 80,
+        ringKb: 2048,
+      });
       const depths = r.population.ips.map((s) => s.length);
       expect(Math.max(...depths)).toBeGreaterThan(MAX_DEPTH);
       // second method: events in the rings whose true stack is deeper than 64 (v4 clears the rings at its reset)
@@ -69,59 +81,78 @@ describe('v8 discards a stack taken while RCU is not watching', { timeout: 60_00
   });
 });
 
-describe('an IRQ or NMI inside an insert, on the same CPU (v7 document: "safe in NMI/IRQ/any context"; v8 letter: "records the stack in full instead of spinning", "instead of waiting")', { timeout: 120_000 }, () => {
-  // 3,000 distinct stacks, each claimed once: 3,000 inserts with a claim-to-publish stretch for an interrupt to land in
-  const opts = { cpus: 2, bits: 14, events: 12000, resets: 0, stacks: 3000, zipf: 0, irqRate: 0.05, nmiRate: 0.05, ringKb: 8192 } as const;
-  for (const mode of ['v8', 'v7'] as const)
-    it(`${mode}: nested inserts on the CPU's own worker_threads thread, nothing waits on itself for ever`, async () => {
-      const r = await runNode({ ...opts, mode, v8Variant: 'bin' });
-      const i = r.report.interrupts;
-      // about 3,000 claims x 2 points x 10%
-      expect(i.events).toBeGreaterThan(200);
-      expect(i.inserts).toBe(i.events);
-      // every event recorded: the CPUs' own and the interrupts', each with its stack record
-      const events = r.items.filter((x) => x.rec.type === REC.EVENT).length;
-      expect(events).toBe(12000 + i.events);
-      expect(r.report.events).toBe(events);
-      expect(r.items.length - events).toBe(events);
-      expect(r.report.attempts).toBe(r.report.successes + r.report.fallbacks + r.report.bypasses);
-      // half the interrupts take the interrupted stack, whose slot their own CPU has claimed and not published
-      expect(i.sameStackInFlight).toBeGreaterThan(i.events / 4);
-      // v8 records the stack in full at once; v7 waits for its own CPU's publish, which cannot come
-      // while the interrupt runs, so its bounded wait gives up and records it in full too: no copy
-      expect(r.report.fallbackReasons.inFlight).toBeGreaterThanOrEqual(i.sameStackInFlight);
-      if (mode === 'v8') expect(r.report.duplicates).toBe(0);
-      // v7 document: "the `cmpxchg` loser advances by one slot and may insert the same stack again":
-      // the only second copies are after a lost cmpxchg (between the two CPUs), none from the interrupts
-      else expect(r.report.duplicates).toBeLessThanOrEqual(r.report.lostSameHash);
-      // no reset: every id and cookie resolves to its own stack
-      expect(r.report.ledger.wrong).toBe(0);
-    });
-});
+describe(
+  'an IRQ or NMI inside an insert, on the same CPU (v7 document: "safe in NMI/IRQ/any context"; v8 letter: "records the stack in full instead of spinning", "instead of waiting")',
+  { timeout: 120_000 },
+  () => {
+    // 3,000 distinct stacks, each claimed once: 3,000 inserts with a claim-to-publish stretch for an interrupt to land in
+    const opts = { cpus: 2, bits: 14, events: 12000, resets: 0, stacks: 3000, zipf: 0, irqRate: 0.05, nmiRate: 0.05, ringKb: 8192 } as const;
+    for (const mode of ['v8', 'v7'] as const)
+      it(`${mode}: nested inserts on the CPU's own worker_threads thread, nothing waits on itself for ever`, async () => {
+        const r = await runNode({ ...opts, mode, v8Variant: 'bin' });
+        const i = r.report.interrupts;
+        // about 3,000 claims x 2 points x 10%
+        expect(i.events).toBeGreaterThan(200);
+        expect(i.inserts).toBe(i.events);
+        // every event recorded: the CPUs' own and the interrupts', each with its stack record
+        const events = r.items.filter((x) => x.rec.type === REC.EVENT).length;
+        expect(events).toBe(12000 + i.events);
+        expect(r.report.events).toBe(events);
+        expect(r.items.length - events).toBe(events);
+        expect(r.report.attempts).toBe(r.report.successes + r.report.fallbacks + r.report.bypasses);
+        // half the interrupts take the interrupted stack, whose slot their own CPU has claimed and not published
+        expect(i.sameStackInFlight).toBeGreaterThan(i.events / 4);
+        // v8 records the stack in full at once; v7 waits for its own CPU's publish, which cannot come
+        // while the interrupt runs, so its bounded wait gives up and records it in full too: no copy
+        expect(r.report.fallbackReasons.inFlight).toBeGreaterThanOrEqual(i.sameStackInFlight);
+        if (mode === 'v8') expect(r.report.duplicates).toBe(0);
+        // v7 document: "the `cmpxchg` loser advances by one slot and may insert the same stack again":
+        // the only second copies are after a lost cmpxchg (between the two CPUs), none from the interrupts
+        else expect(r.report.duplicates).toBeLessThanOrEqual(r.report.lostSameHash);
+        // no reset: every id and cookie resolves to its own stack
+        expect(r.report.ledger.wrong).toBe(0);
+      });
+  },
+);
 
-describe('the boot window and ring reservation failures (v7 document: boot-time activation; "ring buffer reservation failures" bypass the map)', { timeout: 60_000 }, () => {
-  it('the first events of each CPU record full stacks, then the map; failed reservations lose the stack, counted, the map not asked', async () => {
-    const r = await runNode({ mode: 'v8', v8Variant: 'bin', cpus: 2, bits: 12, events: 6000, resets: 0, stacks: 200, bootEvents: 2000, reserveFailShare: 0.02, ringKb: 4096 });
-    const rep = r.report;
-    const stacks = r.items.filter((x) => x.rec.type !== REC.EVENT);
-    const boot = stacks.filter((x) => x.rec.truthGeneration === INSERT_BOOT);
-    expect(rep.bootStacks).toBe(boot.length);
-    // 1,000 per CPU before publication, less the reservations that failed among them (2%)
-    expect(boot.length).toBeGreaterThan(1900);
-    expect(boot.length).toBeLessThanOrEqual(2000);
-    for (const cpu of [0, 1]) {
-      const mine = r.items.filter((x) => x.cpu === cpu && x.rec.type !== REC.EVENT);
-      const firstMapped = mine.findIndex((x) => x.rec.truthGeneration !== INSERT_BOOT);
-      // every boot stack comes before the first from the map, and all of them are in full
-      expect(mine.slice(firstMapped).some((x) => x.rec.truthGeneration === INSERT_BOOT)).toBe(false);
-      expect(mine.slice(0, firstMapped).every((x) => x.rec.type === REC.FULL)).toBe(true);
-    }
-    expect(rep.reserveFails).toBeGreaterThan(60); // 2% of 6,000, drawn
-    expect(stacks.length).toBe(6000 - rep.reserveFails);
-    expect(rep.events).toBe(rep.attempts + rep.deepStacks + rep.rcuDiscards + rep.reserveFails + rep.bootStacks);
-    expect(rep.attempts).toBe(rep.successes + rep.fallbacks + rep.bypasses);
-  });
-});
+describe(
+  'the boot window and ring reservation failures (v7 document: boot-time activation; "ring buffer reservation failures" bypass the map)',
+  { timeout: 60_000 },
+  () => {
+    it('the first events of each CPU record full stacks, then the map; failed reservations lose the stack, counted, the map not asked', async () => {
+      const r = await runNode({
+        mode: 'v8',
+        v8Variant: 'bin',
+        cpus: 2,
+        bits: 12,
+        events: 6000,
+        resets: 0,
+        stacks: 200,
+        bootEvents: 2000,
+        reserveFailShare: 0.02,
+        ringKb: 4096,
+      });
+      const rep = r.report;
+      const stacks = r.items.filter((x) => x.rec.type !== REC.EVENT);
+      const boot = stacks.filter((x) => x.rec.truthGeneration === INSERT_BOOT);
+      expect(rep.bootStacks).toBe(boot.length);
+      // 1,000 per CPU before publication, less the reservations that failed among them (2%)
+      expect(boot.length).toBeGreaterThan(1900);
+      expect(boot.length).toBeLessThanOrEqual(2000);
+      for (const cpu of [0, 1]) {
+        const mine = r.items.filter((x) => x.cpu === cpu && x.rec.type !== REC.EVENT);
+        const firstMapped = mine.findIndex((x) => x.rec.truthGeneration !== INSERT_BOOT);
+        // every boot stack comes before the first from the map, and all of them are in full
+        expect(mine.slice(firstMapped).some((x) => x.rec.truthGeneration === INSERT_BOOT)).toBe(false);
+        expect(mine.slice(0, firstMapped).every((x) => x.rec.type === REC.FULL)).toBe(true);
+      }
+      expect(rep.reserveFails).toBeGreaterThan(60); // 2% of 6,000, drawn
+      expect(stacks.length).toBe(6000 - rep.reserveFails);
+      expect(rep.events).toBe(rep.attempts + rep.deepStacks + rep.rcuDiscards + rep.reserveFails + rep.bootStacks);
+      expect(rep.attempts).toBe(rep.successes + rep.fallbacks + rep.bypasses);
+    });
+  },
+);
 
 describe('the stack_map readers\' lock: v7 document: "serializes each seq_file pass against reset through the same rwsem"; v8 letter: "Use a mutex instead of an rwsem for the readers (Steven)."', () => {
   it('v7: two dump passes hold the read side at once, a reset is the writer alone; v8 (a mutex) and v4: one holder at a time', () => {
@@ -291,7 +322,10 @@ describe('v4 specifics', { timeout: 60_000 }, () => {
   });
 
   it('ref_count saturates at INT_MAX in v4, at U32_MAX from v7 on', () => {
-    for (const [mode, limit] of [['v4', 0x7fffffff], ['v7', 0xffffffff]] as const) {
+    for (const [mode, limit] of [
+      ['v4', 0x7fffffff],
+      ['v7', 0xffffffff],
+    ] as const) {
       const m = newMap(mode);
       const slot = m.insert(0, pop.words[5], pop.depths[5]);
       const at = m.eltsAt + m.published(slot) * ELT_WORDS + 1;

@@ -25,12 +25,24 @@ export function jhash2i(k: Uint32Array, length: number, initval: number): number
     b = (b + k[i + 1]) | 0;
     c = (c + k[i + 2]) | 0;
     // __jhash_mix
-    a = (a - c) | 0; a ^= rol32(c, 4); c = (c + b) | 0;
-    b = (b - a) | 0; b ^= rol32(a, 6); a = (a + c) | 0;
-    c = (c - b) | 0; c ^= rol32(b, 8); b = (b + a) | 0;
-    a = (a - c) | 0; a ^= rol32(c, 16); c = (c + b) | 0;
-    b = (b - a) | 0; b ^= rol32(a, 19); a = (a + c) | 0;
-    c = (c - b) | 0; c ^= rol32(b, 4); b = (b + a) | 0;
+    a = (a - c) | 0;
+    a ^= rol32(c, 4);
+    c = (c + b) | 0;
+    b = (b - a) | 0;
+    b ^= rol32(a, 6);
+    a = (a + c) | 0;
+    c = (c - b) | 0;
+    c ^= rol32(b, 8);
+    b = (b + a) | 0;
+    a = (a - c) | 0;
+    a ^= rol32(c, 16);
+    c = (c + b) | 0;
+    b = (b - a) | 0;
+    b ^= rol32(a, 19);
+    a = (a + c) | 0;
+    c = (c - b) | 0;
+    c ^= rol32(b, 4);
+    b = (b + a) | 0;
     length -= 3;
     i += 3;
   }
@@ -39,13 +51,20 @@ export function jhash2i(k: Uint32Array, length: number, initval: number): number
     if (length >= 2) b = (b + k[i + 1]) | 0;
     a = (a + k[i]) | 0;
     // __jhash_final
-    c ^= b; c = (c - rol32(b, 14)) | 0;
-    a ^= c; a = (a - rol32(c, 11)) | 0;
-    b ^= a; b = (b - rol32(a, 25)) | 0;
-    c ^= b; c = (c - rol32(b, 16)) | 0;
-    a ^= c; a = (a - rol32(c, 4)) | 0;
-    b ^= a; b = (b - rol32(a, 14)) | 0;
-    c ^= b; c = (c - rol32(b, 24)) | 0;
+    c ^= b;
+    c = (c - rol32(b, 14)) | 0;
+    a ^= c;
+    a = (a - rol32(c, 11)) | 0;
+    b ^= a;
+    b = (b - rol32(a, 25)) | 0;
+    c ^= b;
+    c = (c - rol32(b, 16)) | 0;
+    a ^= c;
+    a = (a - rol32(c, 4)) | 0;
+    b ^= a;
+    b = (b - rol32(a, 14)) | 0;
+    c ^= b;
+    c = (c - rol32(b, 24)) | 0;
   }
   return c;
 }
@@ -71,12 +90,24 @@ export function jhash2iCopy(k: Uint32Array, length: number, initval: number, d: 
     a = (a + x) | 0;
     b = (b + y) | 0;
     c = (c + z) | 0;
-    a = (a - c) | 0; a ^= rol32(c, 4); c = (c + b) | 0;
-    b = (b - a) | 0; b ^= rol32(a, 6); a = (a + c) | 0;
-    c = (c - b) | 0; c ^= rol32(b, 8); b = (b + a) | 0;
-    a = (a - c) | 0; a ^= rol32(c, 16); c = (c + b) | 0;
-    b = (b - a) | 0; b ^= rol32(a, 19); a = (a + c) | 0;
-    c = (c - b) | 0; c ^= rol32(b, 4); b = (b + a) | 0;
+    a = (a - c) | 0;
+    a ^= rol32(c, 4);
+    c = (c + b) | 0;
+    b = (b - a) | 0;
+    b ^= rol32(a, 6);
+    a = (a + c) | 0;
+    c = (c - b) | 0;
+    c ^= rol32(b, 8);
+    b = (b + a) | 0;
+    a = (a - c) | 0;
+    a ^= rol32(c, 16);
+    c = (c + b) | 0;
+    b = (b - a) | 0;
+    b ^= rol32(a, 19);
+    a = (a + c) | 0;
+    c = (c - b) | 0;
+    c ^= rol32(b, 4);
+    b = (b + a) | 0;
     length -= 3;
     i += 3;
   }
@@ -94,13 +125,20 @@ export function jhash2iCopy(k: Uint32Array, length: number, initval: number, d: 
     const x = k[i];
     d[at + i] = x;
     a = (a + x) | 0;
-    c ^= b; c = (c - rol32(b, 14)) | 0;
-    a ^= c; a = (a - rol32(c, 11)) | 0;
-    b ^= a; b = (b - rol32(a, 25)) | 0;
-    c ^= b; c = (c - rol32(b, 16)) | 0;
-    a ^= c; a = (a - rol32(c, 4)) | 0;
-    b ^= a; b = (b - rol32(a, 14)) | 0;
-    c ^= b; c = (c - rol32(b, 24)) | 0;
+    c ^= b;
+    c = (c - rol32(b, 14)) | 0;
+    a ^= c;
+    a = (a - rol32(c, 11)) | 0;
+    b ^= a;
+    b = (b - rol32(a, 25)) | 0;
+    c ^= b;
+    c = (c - rol32(b, 16)) | 0;
+    a ^= c;
+    a = (a - rol32(c, 4)) | 0;
+    b ^= a;
+    b = (b - rol32(a, 14)) | 0;
+    c ^= b;
+    c = (c - rol32(b, 24)) | 0;
   }
   return c;
 }

@@ -1,4 +1,23 @@
-import { C, CPU_STRIDE, CTL_WORDS, ELT_WORDS, GATE_OFF, GATE_RESET, INSERT_BYPASS, INSERT_DEEP, INSERT_FALLBACK, INSERT_OFF, K, mapBytes, mapMemoryOf, MAX_DEPTH, PROBE_LIMIT, refLimit, SCRATCH_WORDS, type MapParams } from './map-layout.ts';
+import {
+  C,
+  CPU_STRIDE,
+  CTL_WORDS,
+  ELT_WORDS,
+  GATE_OFF,
+  GATE_RESET,
+  INSERT_BYPASS,
+  INSERT_DEEP,
+  INSERT_FALLBACK,
+  INSERT_OFF,
+  K,
+  mapBytes,
+  mapMemoryOf,
+  MAX_DEPTH,
+  PROBE_LIMIT,
+  refLimit,
+  SCRATCH_WORDS,
+  type MapParams,
+} from './map-layout.ts';
 import { jhash2i, jhash2iCopy } from './jhash.ts';
 import { hitOver, type HitFn } from './insert-wasm.ts';
 import { MapView } from './map-view.ts';
@@ -114,7 +133,10 @@ export class MapInsert extends MapView {
     this.refMax = refLimit(params.mode);
     this.seed = params.hashSeed | 0;
     const memory = opts.wasm === false ? undefined : (opts.memory ?? mapMemoryOf(sab));
-    this.hit = memory !== undefined && memory.buffer.byteLength >= mapBytes(params.bits, params.cpus) && memory.buffer.byteLength === sab.byteLength ? hitOver(memory) : null;
+    this.hit =
+      memory !== undefined && memory.buffer.byteLength >= mapBytes(params.bits, params.cpus) && memory.buffer.byteLength === sab.byteLength
+        ? hitOver(memory)
+        : null;
   }
 
   /**
@@ -171,7 +193,19 @@ export class MapInsert extends MapView {
     if (hit !== null && cachedHash === 0 && nr <= MAX_DEPTH && this.depth === 0 && this.onEvent === undefined) {
       const s = this.scratchAt + cpu * SCRATCH_WORDS;
       const h = jhash2iCopy(words, nr * 2, this.seed, this.u32, s + 2) || 1;
-      const slot = hit(4 * (CTL_WORDS + cpu * CPU_STRIDE), 4 * (s + 2), nr, this.seed, this.shift, 4 * this.keysAt, 4 * this.valsAt, 4 * this.eltsAt, this.refMax, h, 4 * s);
+      const slot = hit(
+        4 * (CTL_WORDS + cpu * CPU_STRIDE),
+        4 * (s + 2),
+        nr,
+        this.seed,
+        this.shift,
+        4 * this.keysAt,
+        4 * this.valsAt,
+        4 * this.eltsAt,
+        this.refMax,
+        h,
+        4 * s,
+      );
       if (slot >= 0) {
         this.lastGeneration = this.i32[s]; // read inside the read side, written by this thread
         return slot;
@@ -194,7 +228,19 @@ export class MapInsert extends MapView {
     if (hit !== null && nr <= MAX_DEPTH && this.depth === 0 && this.onEvent === undefined) {
       const s = this.scratchAt + cpu * SCRATCH_WORDS;
       this.i32[s + 1] = cachedHash; // the hash the JS path gets if it gives up before hashing (0: it hashes)
-      const slot = hit(4 * (CTL_WORDS + cpu * CPU_STRIDE), wordsAt, nr, this.seed, this.shift, 4 * this.keysAt, 4 * this.valsAt, 4 * this.eltsAt, this.refMax, cachedHash, 4 * s);
+      const slot = hit(
+        4 * (CTL_WORDS + cpu * CPU_STRIDE),
+        wordsAt,
+        nr,
+        this.seed,
+        this.shift,
+        4 * this.keysAt,
+        4 * this.valsAt,
+        4 * this.eltsAt,
+        this.refMax,
+        cachedHash,
+        4 * s,
+      );
       if (slot >= 0) {
         this.lastGeneration = this.i32[s];
         return slot;
@@ -351,7 +397,14 @@ export class MapInsert extends MapView {
       i32[base + K.FALLBACKS]++;
       i32[base + reason]++;
       if (ev) {
-        const kind = reason === K.FB_POOL ? 'fallback-pool' : reason === K.FB_INFLIGHT ? 'fallback-inflight' : reason === K.FB_GRAVE ? 'fallback-gravestone' : 'fallback-probe';
+        const kind =
+          reason === K.FB_POOL
+            ? 'fallback-pool'
+            : reason === K.FB_INFLIGHT
+              ? 'fallback-inflight'
+              : reason === K.FB_GRAVE
+                ? 'fallback-gravestone'
+                : 'fallback-probe';
         ev(kind, reason === K.FB_PROBE ? -1 : idx, h >>> 0);
       }
     }

@@ -34,7 +34,9 @@ describe('the story of a wrong id', { timeout: 60_000 }, () => {
       expect(s.takenBy!.generation).toBeGreaterThan(s.written.generation);
       expect(s.takenBy!.ts).toBeGreaterThan(s.written.ts);
       // and the stack read is one that held the slot in a later generation (the dump's, the last)
-      const later = stackRecs.filter((x) => x.rec.type === REC.ID && x.rec.a === s.slot && x.rec.truthGeneration > s.written.generation).map((x) => x.rec.truthStack);
+      const later = stackRecs
+        .filter((x) => x.rec.type === REC.ID && x.rec.a === s.slot && x.rec.truthGeneration > s.written.generation)
+        .map((x) => x.rec.truthStack);
       expect(later).toContain(s.read.stack);
     }
   });

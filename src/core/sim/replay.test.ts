@@ -23,7 +23,13 @@ describe('ReplayKernel', () => {
     const k = new ReplayKernel(stacks);
     const back = stacks.map((s) => s.map((key) => frameKey(k.printFrame(k.ipOf(key)))));
     expect(back).toEqual([stacks[0], ['schedule+0x0', 'kfree+0x10']]);
-    expect(k.kallsyms().split('\n').filter(Boolean).map((l) => l.split(' ')[2])).toEqual(['do_exit', 'kfree', 'schedule']);
+    expect(
+      k
+        .kallsyms()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(' ')[2]),
+    ).toEqual(['do_exit', 'kfree', 'schedule']);
   });
 });
 
@@ -36,8 +42,17 @@ describe('replaying the loaded capture on the simulator', () => {
     expect(src.counts.reduce((a, b) => a + b, 0)).toBe(original.resolved + original.fullStacks);
     const { stacks, weights, kernel } = replayWorkload(src);
     const run = await runNode({
-      mode: 'v8', v8Variant: 'bin', cpus: 4, bits: 12, events: 8000, resets: 1, seed: 3,
-      replay: stacks, replayOrder: 'weights', replayWeights: weights, replaySymbols: kernel,
+      mode: 'v8',
+      v8Variant: 'bin',
+      cpus: 4,
+      bits: 12,
+      events: 8000,
+      resets: 1,
+      seed: 3,
+      replay: stacks,
+      replayOrder: 'weights',
+      replayWeights: weights,
+      replaySymbols: kernel,
     });
     const replayed = summarize(ingestFiles(exportCapture(run)));
     const known = new Set(src.frames.map((f) => f.join(';')));

@@ -86,9 +86,7 @@ export class ReplayKernel implements SymbolSource {
   }
 
   kallsyms(): string {
-    return this.names
-      .map((n, i) => (n.startsWith('[') ? '' : `${this.starts[i].toString(16)} T ${n}\n`))
-      .join('');
+    return this.names.map((n, i) => (n.startsWith('[') ? '' : `${this.starts[i].toString(16)} T ${n}\n`)).join('');
   }
 }
 

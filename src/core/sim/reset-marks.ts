@@ -17,7 +17,12 @@ export interface ResetMark {
  * go before, one of a CPU's own path (outerEvent): an interrupt's, nested in an insert, sits
  * between its outer event and that event's stack record, where no other task's write can come.
  */
-export function withResetMarks<T>(items: readonly T[], run: RunResult, at: (item: T) => { ts: number; cpu: number; event: boolean; lost: boolean }, make: (m: ResetMark) => T): T[] {
+export function withResetMarks<T>(
+  items: readonly T[],
+  run: RunResult,
+  at: (item: T) => { ts: number; cpu: number; event: boolean; lost: boolean },
+  make: (m: ResetMark) => T,
+): T[] {
   if (run.resets.length === 0) return items.slice();
   let oldest = Infinity;
   for (const it of items) {

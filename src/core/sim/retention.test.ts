@@ -47,7 +47,9 @@ describe('retention experiment', () => {
     for (const s of fitted) expect(s.sizes.some((x) => x.source === 'fitted')).toBe(true);
     for (const s of RETENTION_SCENARIOS.filter((x) => x.kind !== 'fitted')) expect(s.sizes.some((x) => x.source === 'fitted')).toBe(false);
     const row = { label: 'stackmap off', ringModel: 'seed' as const, run: 'off' as const, events: 1, bytesPerEvent: 1, gain: 1 };
-    const md = formatRetention([{ scenario: fitted[0], models: [{ ringModel: 'seed', rows: [row, row], v8OverV7: 1, fullWithMap: { v7: 0, v8: 0 }, offAgree: true }], arithmetic: null }]);
+    const md = formatRetention([
+      { scenario: fitted[0], models: [{ ringModel: 'seed', rows: [row, row], v8OverV7: 1, fullWithMap: { v7: 0, v8: 0 }, offAgree: true }], arithmetic: null },
+    ]);
     const rows = md.split('\n').filter((l) => l.startsWith(`| ${fitted[0].name}`));
     expect(rows.length).toBe(2);
     for (const l of rows) expect(l).toContain('fitted, not a reproduction');

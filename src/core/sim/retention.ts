@@ -73,19 +73,36 @@ const LETTER_SHAPE: Partial<SimOptions> = {
 const SEED_SIZES: SizeNote[] = [
   { what: 'ring buffer per CPU', value: '512 KB', source: 'seed', where: 'v8 cover letter: buffer_size_kb=512 per CPU' },
   { what: 'CPUs', value: '4', source: 'seed', where: 'v8 cover letter: QEMU arm64, 4 CPUs' },
-  { what: 'CPUs recording', value: '1 (a 1-CPU run)', source: 'assumed', where: 'the letter does not say; inferred from 4,867 x 107.4 B and 10,552 x 49.8 B each being about one 512 KB buffer. The buffers are per CPU, so idle CPUs change nothing' },
+  {
+    what: 'CPUs recording',
+    value: '1 (a 1-CPU run)',
+    source: 'assumed',
+    where:
+      'the letter does not say; inferred from 4,867 x 107.4 B and 10,552 x 49.8 B each being about one 512 KB buffer. The buffers are per CPU, so idle CPUs change nothing',
+  },
   { what: 'v7 id record', value: '12 B', source: 'seed', where: 'cookie ABI mail: trace_entry + 4' },
   { what: 'v8 cookie record', value: '16 B', source: 'seed', where: 'cookie ABI mail: trace_entry + 8' },
   { what: 'map capacity', value: '16,384 stacks', source: 'seed', where: 'v8 cover letter' },
-  { what: 'events written', value: '50,000', source: 'assumed', where: "the letter's 100 x 500 open()/close(), taken as one kmem_cache_alloc each; any count that wraps the buffer gives the same retention" },
-  { what: 'distinct stacks, popularity', value: '64, Zipf 1.0', source: 'assumed', where: 'the letter does not give them; with every stack stored once in the map, "on" does not depend on them' },
+  {
+    what: 'events written',
+    value: '50,000',
+    source: 'assumed',
+    where: "the letter's 100 x 500 open()/close(), taken as one kmem_cache_alloc each; any count that wraps the buffer gives the same retention",
+  },
+  {
+    what: 'distinct stacks, popularity',
+    value: '64, Zipf 1.0',
+    source: 'assumed',
+    where: 'the letter does not give them; with every stack stored once in the map, "on" does not depend on them',
+  },
 ];
 
 const EVENT_56: SizeNote = {
   what: 'event record',
   value: '56 B',
   source: 'assumed',
-  where: 'the letter gives no size: kmem_cache_alloc on a 64-bit 6.x kernel, trace_entry 8 + call_site 8 + ptr 8 + bytes_req 8 + bytes_alloc 8 + gfp_flags 8 + node 4 + accounted 1, padded to 8',
+  where:
+    'the letter gives no size: kmem_cache_alloc on a 64-bit 6.x kernel, trace_entry 8 + call_site 8 + ptr 8 + bytes_req 8 + bytes_alloc 8 + gfp_flags 8 + node 4 + accounted 1, padded to 8',
 };
 
 export const RETENTION_SCENARIOS: RetentionScenario[] = [
@@ -96,8 +113,18 @@ export const RETENTION_SCENARIOS: RetentionScenario[] = [
     sizes: [
       ...SEED_SIZES,
       EVENT_56,
-      { what: 'full stack record', value: '12 + 8 x depth, 84..156 B', source: 'seed', where: 'v7 document, Overview: "full kernel stack traces (typically 80-160 bytes each)"; 12 + 8 x depth as the cookie ABI mail counts a record' },
-      { what: 'depth distribution', value: 'uniform 9..18 per distinct stack', source: 'assumed', where: 'the document gives the range, not how stacks spread in it' },
+      {
+        what: 'full stack record',
+        value: '12 + 8 x depth, 84..156 B',
+        source: 'seed',
+        where: 'v7 document, Overview: "full kernel stack traces (typically 80-160 bytes each)"; 12 + 8 x depth as the cookie ABI mail counts a record',
+      },
+      {
+        what: 'depth distribution',
+        value: 'uniform 9..18 per distinct stack',
+        source: 'assumed',
+        where: 'the document gives the range, not how stacks spread in it',
+      },
     ],
     options: { ...LETTER_SHAPE, eventBytes: 56, depthMin: 9, depthMax: 18 },
   },
@@ -108,7 +135,12 @@ export const RETENTION_SCENARIOS: RetentionScenario[] = [
     sizes: [
       ...SEED_SIZES,
       EVENT_56,
-      { what: 'full stack record', value: '172 B (20 frames)', source: 'seed', where: 'cookie ABI mail: "full stack, ~20 frames trace_entry + size + 8*20 = 172 B"' },
+      {
+        what: 'full stack record',
+        value: '172 B (20 frames)',
+        source: 'seed',
+        where: 'cookie ABI mail: "full stack, ~20 frames trace_entry + size + 8*20 = 172 B"',
+      },
       { what: 'depth distribution', value: 'every stack exactly 20 frames', source: 'assumed', where: 'the mail says ~20 frames, not how they spread' },
     ],
     options: { ...LETTER_SHAPE, eventBytes: 56, depthMin: 20, depthMax: 20 },
@@ -120,7 +152,7 @@ export const RETENTION_SCENARIOS: RetentionScenario[] = [
     sizes: [
       ...SEED_SIZES,
       EVENT_56,
-      { what: 'full stack record', value: '12 + 8 x depth, 124..220 B', source: 'assumed', where: 'spread around the seed\'s 20 frames (172 B)' },
+      { what: 'full stack record', value: '12 + 8 x depth, 124..220 B', source: 'assumed', where: "spread around the seed's 20 frames (172 B)" },
       { what: 'depth distribution', value: 'uniform 14..26 per distinct stack', source: 'assumed', where: 'the mail says ~20 frames, not how they spread' },
     ],
     options: { ...LETTER_SHAPE, eventBytes: 56, depthMin: 14, depthMax: 26 },
@@ -132,7 +164,12 @@ export const RETENTION_SCENARIOS: RetentionScenario[] = [
     sizes: [
       ...SEED_SIZES,
       { what: 'event record', value: '32 B', source: 'fitted', where: "the letter's 49.8 B/event on, less a 16 B cookie, leaves 33.8 B (a multiple of 4: 32)" },
-      { what: 'full stack record', value: '76 B (8 frames)', source: 'fitted', where: "the letter's 107.4 B/event off, less 32 B, leaves 75.4 B: 12 + 8 x 7.9 (8 frames: 76 B)" },
+      {
+        what: 'full stack record',
+        value: '76 B (8 frames)',
+        source: 'fitted',
+        where: "the letter's 107.4 B/event off, less 32 B, leaves 75.4 B: 12 + 8 x 7.9 (8 frames: 76 B)",
+      },
       { what: 'depth distribution', value: 'every stack exactly 8 frames', source: 'fitted', where: 'as above' },
     ],
     options: { ...LETTER_SHAPE, eventBytes: 32, depthMin: 8, depthMax: 8 },
@@ -244,9 +281,13 @@ export function formatRetention(results: RetentionResult[]): string {
   out.push('| workload | ring model | run | events retained (one CPU) | bytes/event | gain vs off | v8 / v7 |');
   out.push('| --- | --- | --- | ---: | ---: | ---: | ---: |');
   out.push(`| **v8 cover letter** (measured, QEMU arm64) | a real kernel | stackmap off | ${fmt(LETTER.off.events)} | ${LETTER.off.bytesPerEvent} | 1.00 | |`);
-  out.push(`| **v8 cover letter** (measured, QEMU arm64) | a real kernel | stackmap on, v8 as posted | ${fmt(LETTER.on.events)} | ${LETTER.on.bytesPerEvent} | ${LETTER.gain} | |`);
+  out.push(
+    `| **v8 cover letter** (measured, QEMU arm64) | a real kernel | stackmap on, v8 as posted | ${fmt(LETTER.on.events)} | ${LETTER.on.bytesPerEvent} | ${LETTER.gain} | |`,
+  );
   out.push(`| **cookie ABI mail** (the v7 letter's workload) | a real kernel | stackmap on, v7 (12 B id), measured | | | ${MAIL.v7Gain} | |`);
-  out.push(`| **cookie ABI mail** (the v7 letter's workload) | arithmetic | stackmap on, v8 (16 B cookie), expected | | | ~${MAIL.v8Gain.toFixed(1)} | ~${round2(MAIL.v8Gain / MAIL.v7Gain)} |`);
+  out.push(
+    `| **cookie ABI mail** (the v7 letter's workload) | arithmetic | stackmap on, v8 (16 B cookie), expected | | | ~${MAIL.v8Gain.toFixed(1)} | ~${round2(MAIL.v8Gain / MAIL.v7Gain)} |`,
+  );
   for (const r of results) {
     const fitted = r.scenario.kind === 'fitted';
     const name = fitted ? `${r.scenario.name} (**fitted, not a reproduction**)` : r.scenario.name;
@@ -266,7 +307,7 @@ export function formatRetention(results: RetentionResult[]): string {
     for (const s of r.scenario.sizes) out.push(`| ${s.what} | ${s.value} | ${s.source === 'fitted' ? '**fitted**' : s.source} | ${s.where} |`);
     out.push('');
     if (r.arithmetic) {
-      out.push('By arithmetic from these sizes (one CPU\'s full buffer):', '');
+      out.push("By arithmetic from these sizes (one CPU's full buffer):", '');
       for (const m of RING_MODELS) {
         const a = r.arithmetic[m];
         out.push(`- ${m}: off ${a.off}; v7 ${a.v7}; v8 ${a.v8}`);

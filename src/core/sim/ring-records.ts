@@ -79,4 +79,3 @@ export interface RingRecord {
   /** seconds */
   ts: number;
 }
-

@@ -64,7 +64,10 @@ class SequentialV8Map {
   fallbacks = 0;
   /** the element each CPU is still filling */
   private pending: (Element | null)[] = [];
-  constructor(readonly bits: number, readonly seed: number) {
+  constructor(
+    readonly bits: number,
+    readonly seed: number,
+  ) {
     this.slots = 1 << (bits + 1);
     this.keys = new Uint32Array(this.slots);
     this.vals = new Array(this.slots).fill(null);

@@ -14,10 +14,21 @@ export function sampleFiles(c: SampleCapture): Map<string, Uint8Array> {
     l.type === 'lost'
       ? { type: 'lost', cpu: l.cpu, count: l.count }
       : l.type === 'event'
-      ? { type: 'event', comm: l.comm, pid: l.pid, tgid: null, cpu: l.cpu, ts: l.ts, flags: l.flags, name: l.name, payload: l.payload }
-      : l.type === 'cookie'
-        ? { type: 'stack', kind: 'cookie', comm: l.comm, pid: l.pid, cpu: l.cpu, ts: l.ts, flags: l.flags, slot: l.slot, generation: l.generation, frames: null }
-        : { type: 'stack', kind: 'full', comm: l.comm, pid: l.pid, cpu: l.cpu, ts: l.ts, flags: l.flags, slot: 0, generation: null, frames: l.frames },
+        ? { type: 'event', comm: l.comm, pid: l.pid, tgid: null, cpu: l.cpu, ts: l.ts, flags: l.flags, name: l.name, payload: l.payload }
+        : l.type === 'cookie'
+          ? {
+              type: 'stack',
+              kind: 'cookie',
+              comm: l.comm,
+              pid: l.pid,
+              cpu: l.cpu,
+              ts: l.ts,
+              flags: l.flags,
+              slot: l.slot,
+              generation: l.generation,
+              frames: null,
+            }
+          : { type: 'stack', kind: 'full', comm: l.comm, pid: l.pid, cpu: l.cpu, ts: l.ts, flags: l.flags, slot: 0, generation: null, frames: l.frames },
   );
   files.set('trace', enc.encode(writeTraceText(items, { tracer: 'nop', cpus: c.options.cpus })));
   for (const d of c.dumps) {

@@ -10,7 +10,7 @@ import { exportCapture, frameKeysOf, ledgerRows } from './export.ts';
 import { idStories } from './provenance.ts';
 import { resetMarkLines } from '../testing/test-helpers.ts';
 import { runNode } from './run-node.ts';
-import type { SCENARIO_NAMES} from './scenarios.ts';
+import type { SCENARIO_NAMES } from './scenarios.ts';
 import { SCENARIOS, scenarioReport } from './scenarios.ts';
 import { REC } from './ring.ts';
 import { Explorer } from '../query/explorer.ts';

@@ -16,7 +16,18 @@ import type { Simulation } from './simulation.ts';
  * Node (`cli simulate --scenario`) and the page run the same definitions.
  */
 
-export const SCENARIO_NAMES = ['v7-wrong-stack', 'v8-detects', 'v7-duplicates', 'v8-fallback', 'pool-exhausted', 'estale', 'text-splice', 'v4-refused', 'nmi-nested', 'boot-window'] as const;
+export const SCENARIO_NAMES = [
+  'v7-wrong-stack',
+  'v8-detects',
+  'v7-duplicates',
+  'v8-fallback',
+  'pool-exhausted',
+  'estale',
+  'text-splice',
+  'v4-refused',
+  'nmi-nested',
+  'boot-window',
+] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 export interface ScenarioEffect {
@@ -87,7 +98,18 @@ const CONTENDED: Partial<SimOptions> = {
 };
 
 /** Many distinct stacks, each new to the map once per generation: many claims for an interrupt to come between claim and publish. */
-const CLAIMS: Partial<SimOptions> = { cpus: 2, bits: 14, events: 12000, resets: 3, stacks: 1500, zipf: 0.3, phaseShift: 1, ringKb: 4096, dumps: 'end', seed: 1 };
+const CLAIMS: Partial<SimOptions> = {
+  cpus: 2,
+  bits: 14,
+  events: 12000,
+  resets: 3,
+  stacks: 1500,
+  zipf: 0.3,
+  phaseShift: 1,
+  ringKb: 4096,
+  dumps: 'end',
+  seed: 1,
+};
 
 const atLeast = (what: string, value: number, min: number): ScenarioEffect => ({ what, value, expected: `>= ${min}`, ok: value >= min });
 
@@ -99,7 +121,7 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
       'Four CPUs record a population of stacks; after each of three resets the workload moves to new stacks, as when you reset between test phases. ' +
       'Only the final stack_map is saved. Ids recorded before a reset still sit in the ring buffer, and where a new stack took their slot they resolve to it: plausible, and wrong. ' +
       'The id alone cannot tell; its event often can: a kmem_cache_alloc event names its call_site, a frame of its true stack, and the explorer marks an id contradicted when the stack it resolves to lacks that function.',
-    expected: 'wrong > 0: the id alone cannot tell, its event\'s call_site often can',
+    expected: "wrong > 0: the id alone cannot tell, its event's call_site often can",
     options: { ...PHASED, mode: 'v7' },
     effect: ({ report }) => atLeast('ids resolved to another stack (silently wrong)', report.ledger.wrong, 1),
   },
@@ -122,7 +144,7 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
     name: 'v7-duplicates',
     title: 'duplicates under contention (v7)',
     watch:
-      'Four CPUs hit the same four stacks. After each reset two CPUs can find the same stack\'s slot empty at once: one wins the cmpxchg and the other, ' +
+      "Four CPUs hit the same four stacks. After each reset two CPUs can find the same stack's slot empty at once: one wins the cmpxchg and the other, " +
       'losing it to the same stack, advances by one slot and inserts it again (the v7 document). The winner is then held 2 ms before it publishes, ' +
       'and a CPU meeting the unpublished slot waits for it (the v8 letter records such a stack "in full instead of waiting"), so only the cmpxchg\'s loser makes a copy. ' +
       'ref_count is split across the copies.',
@@ -158,7 +180,8 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
       'with nothing behind it (a gravestone), the stack is recorded in full (a drop), and later inserts probe past the gravestones.',
     expected: 'gravestones > 0',
     options: { mode: 'v7', cpus: 4, bits: 10, events: 16000, resets: 0, stacks: 3000, zipf: 0, dumps: 'end', seed: 1 },
-    effect: ({ report }) => atLeast(`claimed-but-empty slots (drops: ${report.fallbacks}, probes per insert: ${(report.probesPerInsert ?? 0).toFixed(2)})`, report.gravestones, 1),
+    effect: ({ report }) =>
+      atLeast(`claimed-but-empty slots (drops: ${report.fallbacks}, probes per insert: ${(report.probesPerInsert ?? 0).toFixed(2)})`, report.gravestones, 1),
   },
   estale: {
     name: 'estale',
@@ -233,10 +256,10 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
     name: 'nmi-nested',
     title: 'an NMI inside an insert, on the same CPU (v8)',
     watch:
-      'Each CPU takes IRQs and NMIs (5% each at every point between an insert\'s claim and its publish) that record an event and run the same insert ' +
-      'path nested inside the CPU\'s own insert; half of them take the interrupted stack. v8 finds that stack\'s slot claimed and unpublished by its ' +
+      "Each CPU takes IRQs and NMIs (5% each at every point between an insert's claim and its publish) that record an event and run the same insert " +
+      "path nested inside the CPU's own insert; half of them take the interrupted stack. v8 finds that stack's slot claimed and unpublished by its " +
       'own CPU and records it in full instead of spinning (the cover letter), so nothing waits on itself; v7 waits for the publish, which cannot come while ' +
-      'the interrupt runs, until its wait\'s bound (tracing_map\'s, the seeds give none), then records it in full too.',
+      "the interrupt runs, until its wait's bound (tracing_map's, the seeds give none), then records it in full too.",
     expected: 'nested same-stack inserts recorded in full > 0, duplicates = 0, every event recorded',
     options: { ...CLAIMS, mode: 'v8', irqRate: 0.05, nmiRate: 0.05 },
     effect: ({ report }) => ({
@@ -254,7 +277,19 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
       'stacks in full through the regular path, whose ring reservation can fail (1% here: the stack is lost, counted). Then the map is published and ' +
       'deduplication starts (the v7 document, boot-time activation).',
     expected: 'boot stacks in full > 0, then ids from the map; reservation failures counted',
-    options: { mode: 'v8', cpus: 4, bits: 14, events: 20000, resets: 0, stacks: 500, zipf: 1.1, bootEvents: 4000, reserveFailShare: 0.01, dumps: 'end', seed: 1 },
+    options: {
+      mode: 'v8',
+      cpus: 4,
+      bits: 14,
+      events: 20000,
+      resets: 0,
+      stacks: 500,
+      zipf: 1.1,
+      bootEvents: 4000,
+      reserveFailShare: 0.01,
+      dumps: 'end',
+      seed: 1,
+    },
     effect: ({ report }) => ({
       what: `stacks recorded in full before the map was published (then ${report.successes} from the map; ${report.reserveFails} reservations failed)`,
       value: report.bootStacks,

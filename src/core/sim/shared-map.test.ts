@@ -163,12 +163,12 @@ describe('writes to stack_map (v7 document: "Writing ``0`` or ``reset`` clears a
     }
   });
 
-  it('v4 (no seed) takes v7\'s words', () => {
+  it("v4 (no seed) takes v7's words", () => {
     for (const text of ['0\n', 'reset\n']) expect(holding('v4').write(text)).toMatchObject({ ret: text.length, command: 'reset', reset: 'ok' });
     expect(holding('v4').write('free\n')).toEqual({ ret: -EINVAL, command: null });
   });
 
-  it('-EBUSY: a reset while another is in progress; v8\'s free while options/stackmap is on', () => {
+  it("-EBUSY: a reset while another is in progress; v8's free while options/stackmap is on", () => {
     for (const mode of ['v7', 'v8'] as const) {
       const m = holding(mode);
       let inner = null as ReturnType<SharedStackMap['write']> | null;
@@ -318,7 +318,17 @@ describe('ledger', () => {
         { kind: 'id', slot: 3, generation: null, truth: 'a' },
         { kind: 'id', slot: 4, generation: null, truth: 'a' },
       ],
-      [dump(null, [[1, [0xan]], [2, [0xan]], [3, [0xbn]]]), dump(null, [[1, [0xan]], [2, [0xbn]]])],
+      [
+        dump(null, [
+          [1, [0xan]],
+          [2, [0xan]],
+          [3, [0xbn]],
+        ]),
+        dump(null, [
+          [1, [0xan]],
+          [2, [0xbn]],
+        ]),
+      ],
     );
     expect(l.entries.map((e) => [e.status, e.outcome])).toEqual([
       ['unverified', 'correct'],

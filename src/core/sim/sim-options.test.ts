@@ -19,15 +19,21 @@ describe('simulator option limits', () => {
   it('refuses what never ended or ran out of memory, naming the bound', () => {
     expect(refused({ raceWindowUs: 1e300 })).toBe('race window (µs) must be 0..1,000,000');
     expect(refused({ resets: 100000, events: 1e6 })).toBe('resets must be 0..1,000');
-    expect(refused({ stacks: 1_000_000, depthMin: 80, depthMax: 80 })).toMatch(/^stacks x the deepest depth must be at most 8,000,000 frames, not 1,000,000 x 80 = 80,000,000/);
+    expect(refused({ stacks: 1_000_000, depthMin: 80, depthMax: 80 })).toMatch(
+      /^stacks x the deepest depth must be at most 8,000,000 frames, not 1,000,000 x 80 = 80,000,000/,
+    );
     expect(refused({ events: 1e9 })).toBe('events must be 4..100,000,000');
     expect(refused({ ringKb: 65536 })).toBe('ring KiB must be 1..8,192');
     expect(refused({ ringKb: 8192, cpus: 4 })).toMatch(/^ring KiB x cpus must be at most 16,384 KiB, not 8,192 x 4 = 32,768/);
     expect(refused({ ringKb: 4096, cpus: 4 })).toBeNull();
     // 101 generations of min(200,000 stacks, 2^18, 20M / 101 events) = 198,020 entries, of 20 frames
-    expect(refused({ mode: 'v7', bits: 18, stacks: 200_000, resets: 100, events: 20_000_000 })).toMatch(/^\(resets \+ 1\) generations x 198,020 entries each x 20 frames = 400,000,400 frames/);
+    expect(refused({ mode: 'v7', bits: 18, stacks: 200_000, resets: 100, events: 20_000_000 })).toMatch(
+      /^\(resets \+ 1\) generations x 198,020 entries each x 20 frames = 400,000,400 frames/,
+    );
     // a new population per phase: 4 phases (3 resets) of 100,000 stacks, at depth 30
-    expect(refused({ stacks: 100_000, depthMin: 30, depthMax: 30, phaseShift: 1 })).toMatch(/\(400,000 stacks over the phases phase shift makes\) must be at most 8,000,000 frames, not 400,000 x 30 = 12,000,000/);
+    expect(refused({ stacks: 100_000, depthMin: 30, depthMax: 30, phaseShift: 1 })).toMatch(
+      /\(400,000 stacks over the phases phase shift makes\) must be at most 8,000,000 frames, not 400,000 x 30 = 12,000,000/,
+    );
     expect(refused({ raceWindowUs: 1_000_000 })).toMatch(/^the race window would hold the run for up to 509 s/);
   });
 

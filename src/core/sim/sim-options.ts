@@ -73,7 +73,10 @@ export interface SimOptions {
 export const MAX_PHASES = 16;
 
 /** How many distinct stacks the workload holds, and how far the ranks shift per phase. */
-export function phaseOf(o: Pick<SimOptions, 'stacks' | 'phaseShift' | 'resets' | 'replay'> & { replayPhase?: number }, live = false): { size: number; shift: number; total: number } {
+export function phaseOf(
+  o: Pick<SimOptions, 'stacks' | 'phaseShift' | 'resets' | 'replay'> & { replayPhase?: number },
+  live = false,
+): { size: number; shift: number; total: number } {
   if (o.replay && o.replayPhase) return { size: o.replayPhase, shift: o.replayPhase, total: o.replay.length };
   const shift = o.replay ? 0 : Math.round(o.phaseShift * o.stacks);
   const phases = shift === 0 ? 1 : live ? MAX_PHASES : Math.min(MAX_PHASES, o.resets + 1);
@@ -149,7 +152,10 @@ export const LIMITS = {
 } as const;
 
 /** How an option is named in a limit's message: the CLI's flags, the core's own words by default. */
-export type OptionNames = Record<'cpus' | 'bits' | 'events' | 'resets' | 'stacks' | 'depth' | 'ringKb' | 'eventBytes' | 'raceWindowUs' | 'phaseShift' | 'cpuResetEvery', string>;
+export type OptionNames = Record<
+  'cpus' | 'bits' | 'events' | 'resets' | 'stacks' | 'depth' | 'ringKb' | 'eventBytes' | 'raceWindowUs' | 'phaseShift' | 'cpuResetEvery',
+  string
+>;
 export const CORE_NAMES: OptionNames = {
   cpus: 'cpus',
   bits: 'bits',
@@ -237,7 +243,9 @@ export function checkOptions(o: SimOptions, names: OptionNames = CORE_NAMES, bat
   if (!batch) return;
   const ringAll = o.ringKb * o.cpus;
   if (ringAll > LIMITS.ringKbAll)
-    fail(`${names.ringKb} x ${names.cpus} must be at most ${fmt(LIMITS.ringKbAll)} KiB, not ${fmt(o.ringKb)} x ${o.cpus} = ${fmt(ringAll)}: a filled ring buffer takes ~40 times its size while the run is written out`);
+    fail(
+      `${names.ringKb} x ${names.cpus} must be at most ${fmt(LIMITS.ringKbAll)} KiB, not ${fmt(o.ringKb)} x ${o.cpus} = ${fmt(ringAll)}: a filled ring buffer takes ~40 times its size while the run is written out`,
+    );
   const gens = generationsOf(o).host;
   const entries = entriesPerGeneration(o);
   const dumped = gens * entries * o.depthMax;

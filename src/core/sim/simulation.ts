@@ -104,7 +104,8 @@ export class Simulation {
   /** A dump read by the host, kept for the export (a text one spanning a reset is told as a splice). */
   addDump(d: MapDump, generation = this.map.generation): void {
     this.dumps.push(d);
-    if (d.format === 'text' && d.generationsSeen.length > 1) this.hostEvents?.('text-spliced', d.records.length, d.generationsSeen[d.generationsSeen.length - 1]);
+    if (d.format === 'text' && d.generationsSeen.length > 1)
+      this.hostEvents?.('text-spliced', d.records.length, d.generationsSeen[d.generationsSeen.length - 1]);
     else this.hostEvents?.('dump', d.records.length, d.generationsSeen[0] ?? generation);
   }
 

@@ -17,7 +17,8 @@ function newMap(mode: 'v7' | 'v8') {
 }
 const insert = (m: SharedStackMap, s: BigUint64Array) => m.insert(0, ipsToWords(s), s.length);
 const keys = stacks.map(stackKey);
-const stackOf = (m: { published(slot: number): number; elementIps(e: number): BigUint64Array }, slot: number) => keys.indexOf(stackKey(m.elementIps(m.published(slot))));
+const stackOf = (m: { published(slot: number): number; elementIps(e: number): BigUint64Array }, slot: number) =>
+  keys.indexOf(stackKey(m.elementIps(m.published(slot))));
 
 describe('slow motion: after each reset, the new stacks take the old ones’ slots', () => {
   it('the real insert path puts rank r of every phase in the slot rank r of phase 0 had, and the stacks differ', () => {

@@ -30,7 +30,13 @@ export const homeSlot = (ips: BigUint64Array, bits: number, hashSeed: number): n
  * phase starts probing at the slot rank r of phase 0 does, and its leaf is another function, so
  * after each reset the new stack takes the old one's slot and differs from it at a glance.
  */
-export function collidingStacks(seed: number, bits: number, perPhase: number, phases: number, hashSeed: number): { stacks: BigUint64Array[]; kernel: SyntheticKernel } {
+export function collidingStacks(
+  seed: number,
+  bits: number,
+  perPhase: number,
+  phases: number,
+  hashSeed: number,
+): { stacks: BigUint64Array[]; kernel: SyntheticKernel } {
   const kernel = new SyntheticKernel(new Rng(seed));
   const rng = new Rng(seed ^ 0x51f0);
   const chains = [...kernel.allocChains, ...kernel.wakeupChains];

@@ -67,7 +67,8 @@ export function buildPopulation(spec: WorkloadSpec): Population {
       stacks.push(ips);
     }
   } else {
-    if (spec.depthMin < 1 || spec.depthMax > MAX_WORKLOAD_DEPTH || spec.depthMin > spec.depthMax) throw new RangeError(`depth range outside 1..${MAX_WORKLOAD_DEPTH}`);
+    if (spec.depthMin < 1 || spec.depthMax > MAX_WORKLOAD_DEPTH || spec.depthMin > spec.depthMax)
+      throw new RangeError(`depth range outside 1..${MAX_WORKLOAD_DEPTH}`);
     stacks = generateStacks(kernel, spec.stacks, spec.depthMin, spec.depthMax, rng);
   }
   return { ...flatten(stacks), kernel: (spec.kind === 'replay' && spec.symbols) || kernel, ips: stacks };
@@ -142,4 +143,3 @@ function generateStacks(kernel: SyntheticKernel, n: number, min: number, max: nu
   if (out.length < n) throw new RangeError(`could only make ${out.length} distinct stacks of depth ${min}..${max}`);
   return out;
 }
-

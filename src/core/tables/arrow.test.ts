@@ -66,7 +66,10 @@ const arbTable = fc
           fc.record({
             valid: c.nullable ? fc.option(fc.uint8Array({ min: 0, max: 1, minLength: rows, maxLength: rows }), { nil: null }) : fc.constant(null),
             ints: fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { minLength: rows, maxLength: rows }),
-            big: fc.array(fc.oneof(fc.integer({ min: -SAFE, max: SAFE }), fc.constantFrom(0, -1, 2 ** 32, -(2 ** 32), 2 ** 32 - 1, SAFE, -SAFE)), { minLength: rows, maxLength: rows }),
+            big: fc.array(fc.oneof(fc.integer({ min: -SAFE, max: SAFE }), fc.constantFrom(0, -1, 2 ** 32, -(2 ** 32), 2 ** 32 - 1, SAFE, -SAFE)), {
+              minLength: rows,
+              maxLength: rows,
+            }),
             floats: fc.array(fc.double(), { minLength: rows, maxLength: rows }),
             codes: fc.array(fc.nat({ max: Math.max(0, dict.length - 1) }), { minLength: rows, maxLength: rows }),
           }),
@@ -102,7 +105,10 @@ const arbTable = fc
 
 describe('tables as Arrow IPC streams', () => {
   it('reads back row by row as the tables hold them: random tables of every type, nulls anywhere', () => {
-    fc.assert(fc.property(fc.array(arbTable, { minLength: 1, maxLength: 3 }), (tables) => roundTrip(tables)), { numRuns: 100 });
+    fc.assert(
+      fc.property(fc.array(arbTable, { minLength: 1, maxLength: 3 }), (tables) => roundTrip(tables)),
+      { numRuns: 100 },
+    );
     // about 1 s alone; 5 s was not enough on the shared 2-core machine under a full run
   }, 30_000);
 
@@ -111,7 +117,7 @@ describe('tables as Arrow IPC streams', () => {
       fc.property(fc.uint8Array({ min: 0, max: 1, maxLength: 40 }), (valid) => {
         const { bitmap, nulls } = validityBitmap(valid, valid.length);
         expect(nulls).toBe(valid.filter((v) => v === 0).length);
-        for (let i = 0; i < valid.length; i++) expect((bitmap[Math.floor(i / 8)] >> i % 8) & 1).toBe(valid[i]);
+        for (let i = 0; i < valid.length; i++) expect((bitmap[Math.floor(i / 8)] >> (i % 8)) & 1).toBe(valid[i]);
       }),
     );
     fc.assert(
@@ -136,7 +142,7 @@ describe('tables as Arrow IPC streams', () => {
     allTables(ingestFiles([[real, realTrace(real)]]));
   });
 
-  it('compiles no code (the page forbids eval: no `new Function`, which apache-arrow\'s builders use)', () => {
+  it("compiles no code (the page forbids eval: no `new Function`, which apache-arrow's builders use)", () => {
     const real = globalThis.Function;
     const refuse = new Proxy(real, {
       construct: () => {
@@ -156,7 +162,11 @@ describe('tables as Arrow IPC streams', () => {
   });
 
   it('says which column does not fit its spec', () => {
-    const bad: TableData = { spec: { name: 'stat', doc: '', columns: [{ name: 'x', type: 'int32', nullable: false, doc: '' }] }, rows: 1, columns: [{ type: 'float64', values: new Float64Array(1), valid: null }] };
+    const bad: TableData = {
+      spec: { name: 'stat', doc: '', columns: [{ name: 'x', type: 'int32', nullable: false, doc: '' }] },
+      rows: 1,
+      columns: [{ type: 'float64', values: new Float64Array(1), valid: null }],
+    };
     expect(() => tablesToIpc([bad])).toThrow(/column x is float64, not int32/);
   });
 });

@@ -64,7 +64,7 @@ function nullableInt64(values: readonly (number | null)[]): ColumnValues {
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (v === null) nulls++;
-    else (out[i] = v), (valid[i] = 1);
+    else ((out[i] = v), (valid[i] = 1));
   }
   return int64(out, nulls ? valid : null);
 }
@@ -126,7 +126,8 @@ interface SlotInfo {
 function eachSlot(d: ExplorerData, fn: (gen: number, slot: number, s: SlotInfo) => void): void {
   const dumps = d.capture.dumps;
   const bySlot = <T>(m: Iterable<[number, T]>) => [...m].sort((a, b) => a[0] - b[0]);
-  for (const gd of [...dumps.byGeneration.values()].sort((a, b) => a.generation - b.generation)) for (const [slot, s] of bySlot(gd.slots)) fn(gd.generation, slot, s);
+  for (const gd of [...dumps.byGeneration.values()].sort((a, b) => a.generation - b.generation))
+    for (const [slot, s] of bySlot(gd.slots)) fn(gd.generation, slot, s);
   for (const gl of dumps.generationless) for (const [slot, s] of bySlot(gl.slots)) fn(NO_GEN, slot, s);
 }
 
@@ -148,7 +149,7 @@ function recordColumns(d: ExplorerData, n: number, recOf: (i: number) => number)
     const r = recOf(i);
     if (r < 0) {
       kindCodes[i] = statusCodes[i] = hashCodes[i] = -1;
-      missing++, unhashed++, unslotted++;
+      (missing++, unhashed++, unslotted++);
       continue;
     }
     hasRecord[i] = 1;
@@ -159,7 +160,7 @@ function recordColumns(d: ExplorerData, n: number, recOf: (i: number) => number)
     hashCodes[i] = code;
     if (code >= 0) hasHash[i] = 1;
     else unhashed++;
-    if (k === RecordKind.CookieV7 || k === RecordKind.CookieV8) (slots[i] = slot[r]), (hasSlot[i] = 1);
+    if (k === RecordKind.CookieV7 || k === RecordKind.CookieV8) ((slots[i] = slot[r]), (hasSlot[i] = 1));
     else unslotted++;
   }
   return {
@@ -369,7 +370,7 @@ function frameRows(d: ExplorerData, starts: Float64Array, from: number, to: numb
       frame[row] = f;
       symbol[row] = d.fnOfFrame[f];
       const o = frameTable.offsetOf(f);
-      if (o === o) (offset[row] = o), (hasOffset[row] = 1);
+      if (o === o) ((offset[row] = o), (hasOffset[row] = 1));
       row++;
     }
   }
@@ -410,7 +411,7 @@ function modules(d: ExplorerData, symbol: Int32Array): ColumnValues {
   const valid = new Uint8Array(rows);
   for (let i = 0; i < rows; i++) {
     const c = ofFn[symbol[i]];
-    if (c >= 0) (codes[i] = c), (valid[i] = 1);
+    if (c >= 0) ((codes[i] = c), (valid[i] = 1));
   }
   return utf8(codes, dict.length ? dict : [''], valid);
 }
@@ -531,10 +532,15 @@ function captures(d: ExplorerData, origin: CaptureOrigin): { rows: number; colum
 }
 
 /** The capture's own files as sources, where nothing more is known of them (no digest: ''). */
-const sourcesOfFiles = (list: readonly FileReport[]): CaptureSource[] => list.filter((f) => !f.file.includes('/')).map((f) => ({ path: f.file, size: f.size, digest: '' }));
+const sourcesOfFiles = (list: readonly FileReport[]): CaptureSource[] =>
+  list.filter((f) => !f.file.includes('/')).map((f) => ({ path: f.file, size: f.size, digest: '' }));
 
 /** One table's columns by name (capture_id apart: schema.ts adds it). */
-export function buildColumns(d: ExplorerData, name: TableName, opts: { files?: FileReport[]; diagnostics?: Diagnostic[]; origin?: CaptureOrigin }): { rows: number; columns: Columns } {
+export function buildColumns(
+  d: ExplorerData,
+  name: TableName,
+  opts: { files?: FileReport[]; diagnostics?: Diagnostic[]; origin?: CaptureOrigin },
+): { rows: number; columns: Columns } {
   switch (name) {
     case 'events':
       return events(d);

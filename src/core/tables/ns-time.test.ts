@@ -21,17 +21,23 @@ describe('nanosecondsOf', () => {
 
   it('nanoseconds: exact below 2^22 s of uptime (48 days: half an ulp of the time, and of it times 1e9, stay under half a nanosecond)', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 2 ** 22 - 1 }), fc.integer({ min: 0, max: 999_999_999 })), { minLength: 1, maxLength: 50 }), (xs) => {
-        const times = xs.map(([s, f]) => printed(s, f, 9));
-        expect(convert(times, false)).toEqual(times.map(printedNs));
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 2 ** 22 - 1 }), fc.integer({ min: 0, max: 999_999_999 })), { minLength: 1, maxLength: 50 }),
+        (xs) => {
+          const times = xs.map(([s, f]) => printed(s, f, 9));
+          expect(convert(times, false)).toEqual(times.map(printedNs));
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('spans: each its own precision; nothing outside a span is written', () => {
     const times = ['17280000.000001', '1.000000001', '2.5'];
-    const out = nanosecondsOf(Float64Array.from(times, parseFloat), [{ from: 0, to: 1, micro: true }, { from: 1, to: 2, micro: false }]);
+    const out = nanosecondsOf(Float64Array.from(times, parseFloat), [
+      { from: 0, to: 1, micro: true },
+      { from: 1, to: 2, micro: false },
+    ]);
     expect(Array.from(out)).toEqual([printedNs(times[0]), printedNs(times[1]), 0n]);
   });
 });

@@ -46,7 +46,8 @@ export function readFooter(size: number, read: (offset: number, length: number) 
   const len = footerLength(tail8);
   if (len === null) return problem(tailAt + 4, 'no "PAR1" at the end: not Parquet, or cut short');
   // the metadata lies between "PAR1" at the start and the tail: a longer length is a lie
-  if (len > size - HEAD - FOOTER_TAIL) return problem(tailAt, `the metadata's length ${len} is more than the ${size - HEAD - FOOTER_TAIL} bytes between the "PAR1"s`);
+  if (len > size - HEAD - FOOTER_TAIL)
+    return problem(tailAt, `the metadata's length ${len} is more than the ${size - HEAD - FOOTER_TAIL} bytes between the "PAR1"s`);
   if (len > MAX_METADATA) return problem(tailAt, `the metadata's length ${len} is more than the ${MAX_METADATA} bytes of any table file of this tool`);
   const at = tailAt - len;
   const tail = read(at, len + FOOTER_TAIL);

@@ -23,11 +23,17 @@ const column = (type: ColumnType, n: number, nullable: boolean): fc.Arbitrary<Co
   const valid = nullable ? fc.uint8Array({ min: 0, max: 1, minLength: n, maxLength: n }) : fc.constant(null);
   switch (type) {
     case 'int32':
-      return fc.tuple(fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { minLength: n, maxLength: n }), valid).map(([v, ok]) => ({ type, values: Int32Array.from(v), valid: ok }));
+      return fc
+        .tuple(fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { minLength: n, maxLength: n }), valid)
+        .map(([v, ok]) => ({ type, values: Int32Array.from(v), valid: ok }));
     case 'int64':
-      return fc.tuple(fc.array(fc.maxSafeInteger(), { minLength: n, maxLength: n }), valid).map(([v, ok]) => ({ type, values: Float64Array.from(v), valid: ok }));
+      return fc
+        .tuple(fc.array(fc.maxSafeInteger(), { minLength: n, maxLength: n }), valid)
+        .map(([v, ok]) => ({ type, values: Float64Array.from(v), valid: ok }));
     case 'float64':
-      return fc.tuple(fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }), { minLength: n, maxLength: n }), valid).map(([v, ok]) => ({ type, values: Float64Array.from(v.map((x) => (Object.is(x, -0) ? 0 : x))), valid: ok }));
+      return fc
+        .tuple(fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }), { minLength: n, maxLength: n }), valid)
+        .map(([v, ok]) => ({ type, values: Float64Array.from(v.map((x) => (Object.is(x, -0) ? 0 : x))), valid: ok }));
     case 'bool':
       return fc.tuple(fc.uint8Array({ min: 0, max: 1, minLength: n, maxLength: n }), valid).map(([v, ok]) => ({ type, values: v, valid: ok }));
     case 'utf8':
@@ -38,27 +44,47 @@ const column = (type: ColumnType, n: number, nullable: boolean): fc.Arbitrary<Co
   }
 };
 
-const table = fc.integer({ min: 0, max: 40 }).chain((n) =>
-  fc.array(fc.tuple(fc.constantFrom(...TYPES), fc.boolean()), { minLength: 1, maxLength: 5 }).chain((cols) =>
-    fc.tuple(fc.constant(n), fc.constant(cols), fc.tuple(...cols.map(([t, nullable]) => column(t, n, nullable))), fc.integer({ min: 1, max: 16 })),
-  ),
-);
+const table = fc
+  .integer({ min: 0, max: 40 })
+  .chain((n) =>
+    fc
+      .array(fc.tuple(fc.constantFrom(...TYPES), fc.boolean()), { minLength: 1, maxLength: 5 })
+      .chain((cols) =>
+        fc.tuple(fc.constant(n), fc.constant(cols), fc.tuple(...cols.map(([t, nullable]) => column(t, n, nullable))), fc.integer({ min: 1, max: 16 })),
+      ),
+  );
 
 /** The file's rows as arrow-rs reads them (parquet-wasm), cells as DuckDB's rows above give them. */
 function arrowRsRows(file: string): unknown[][] {
   const t = tableFromIPC(readParquet(new Uint8Array(readFileSync(file))).intoIPCStream());
   const cols = t.schema.fields.map((_, j) => t.getChildAt(j)!);
-  return Array.from({ length: t.numRows }, (_, i) => cols.map((c) => {
-    const v = c.get(i);
-    return typeof v === 'bigint' ? Number(v) : v;
-  }));
+  return Array.from({ length: t.numRows }, (_, i) =>
+    cols.map((c) => {
+      const v = c.get(i);
+      return typeof v === 'bigint' ? Number(v) : v;
+    }),
+  );
 }
 
 describe('tables-parquet', () => {
   it('a table without rows reads in arrow-rs (parquet-wasm) and in DuckDB: its row group list is typed (hyparquet-writer leaves it untyped)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'smx-pq-empty-'));
     const file = join(dir, 'empty.parquet');
-    const t: TableData = { spec: { name: 'stat', doc: '', columns: [{ name: 'a', type: 'int64', nullable: true, doc: '' }, { name: 'b', type: 'utf8', nullable: false, doc: '' }] }, rows: 0, columns: [{ type: 'int64', values: new Float64Array(0), valid: null }, { type: 'utf8', codes: new Int32Array(0), dict: [], valid: null }] };
+    const t: TableData = {
+      spec: {
+        name: 'stat',
+        doc: '',
+        columns: [
+          { name: 'a', type: 'int64', nullable: true, doc: '' },
+          { name: 'b', type: 'utf8', nullable: false, doc: '' },
+        ],
+      },
+      rows: 0,
+      columns: [
+        { type: 'int64', values: new Float64Array(0), valid: null },
+        { type: 'utf8', codes: new Int32Array(0), dict: [], valid: null },
+      ],
+    };
     await writeParquet(t, fileWriter(file), { captureId: 'x' });
     expect(arrowRsRows(file)).toEqual([]);
     const schema = tableFromIPC(readParquet(new Uint8Array(readFileSync(file))).intoIPCStream()).schema;
@@ -84,7 +110,7 @@ describe('tables-parquet', () => {
     } catch (e) {
       read = e;
     }
-    expect(read, 'arrow-rs read hyparquet-writer\'s zero-row file: drop emptyRowGroupsTyped and unpin hyparquet-writer').toBeInstanceOf(Error);
+    expect(read, "arrow-rs read hyparquet-writer's zero-row file: drop emptyRowGroupsTyped and unpin hyparquet-writer").toBeInstanceOf(Error);
     // and the patch is what makes the difference: the same bytes with the list typed read as 0 rows
     expect(tableFromIPC(readParquet(emptyRowGroupsTyped(bytes)).intoIPCStream()).numRows).toBe(0);
   });
@@ -107,7 +133,9 @@ describe('tables-parquet', () => {
           const r = await con.runAndReadAll(`SELECT * FROM read_parquet('${file}')`);
           const back = r.getRowsJS().map((row) => row.map((v) => (typeof v === 'bigint' ? Number(v) : v)));
           expect(back).toEqual(Array.from({ length: rows }, (_, i) => columns.map((c) => cellAt(c, i))));
-          expect(r.columnTypes().map(String)).toEqual(cols.map(([type]) => ({ int32: 'INTEGER', int64: 'BIGINT', float64: 'DOUBLE', utf8: 'VARCHAR', bool: 'BOOLEAN' })[type]));
+          expect(r.columnTypes().map(String)).toEqual(
+            cols.map(([type]) => ({ int32: 'INTEGER', int64: 'BIGINT', float64: 'DOUBLE', utf8: 'VARCHAR', bool: 'BOOLEAN' })[type]),
+          );
           // and arrow-rs (Rust's Parquet, what DataFusion and Polars read with), through parquet-wasm: empty tables too
           expect(arrowRsRows(file)).toEqual(Array.from({ length: rows }, (_, i) => columns.map((c) => cellAt(c, i))));
         }),
@@ -134,7 +162,11 @@ describe('tables-parquet: a stack of no frames (issue 34, 14)', () => {
     ['an empty <stack trace>', 'trace', trace],
     ['[ref 1, depth 0] in stack_map text', 'stack_map', 'stack_id 3 [ref 1, depth 0]\n\n'],
     ['a dump JSON with no ips', 'dump.json', '[{"stack_id": 3, "ref_count": 1, "ips": []}]'],
-    ['a stack_map_bin record with nr 0', 'stack_map_bin', writeStackMapBin({ version: 1, generation: null, littleEndian: true, records: [{ slot: 3, refCount: 1, ips: [] }] })],
+    [
+      'a stack_map_bin record with nr 0',
+      'stack_map_bin',
+      writeStackMapBin({ version: 1, generation: null, littleEndian: true, records: [{ slot: 3, refCount: 1, ips: [] }] }),
+    ],
   ];
   const arrayBufferOf = (file: string): ArrayBuffer => {
     const b = readFileSync(file);
@@ -143,10 +175,16 @@ describe('tables-parquet: a stack of no frames (issue 34, 14)', () => {
   // FNV-1a 64 of no bytes is its offset basis (the joined frame keys of no frame are the empty string)
   const EMPTY_HASH = 0xcbf29ce484222325n.toString(16);
   for (const [what, name, content] of cases) {
-    for (const [chunk, as] of [[0, name], [1, name], [3, 'unknown']] as const) {
+    for (const [chunk, as] of [
+      [0, name],
+      [1, name],
+      [3, 'unknown'],
+    ] as const) {
       it(`${what} (${as}, chunks of ${chunk || 'all'}): a stacks row of depth 0, leaf null, no frames rows; every table writes Parquet`, async () => {
         const c = ingestFiles([[as, content]], chunk);
-        expect(c.files.map((f) => f.kind)).toEqual([{ trace: 'trace_text', stack_map: 'stack_map_text', 'dump.json': 'dump_json', stack_map_bin: 'stack_map_bin' }[name]]);
+        expect(c.files.map((f) => f.kind)).toEqual([
+          { trace: 'trace_text', stack_map: 'stack_map_text', 'dump.json': 'dump_json', stack_map_bin: 'stack_map_bin' }[name],
+        ]);
         expect(c.diagnostics).toEqual([]);
         const dir = mkdtempSync(join(tmpdir(), 'smx-pq-zero-'));
         const tables = buildTables(new Explorer(c), { captureId: 'x' });

@@ -66,7 +66,10 @@ function slice(c: ColumnValues, from: number, to: number, where: string, base = 
     }
     const v = dictAt(c.dict, c.codes[from + i]);
     // a code outside the dictionary is a fault of the table's builder: said with its row, not left to the writer's 'expected Uint8Array value'
-    if (v === undefined) throw new Error(`${where} row ${base + from + i}: code ${c.codes[from + i]} is outside the column's dictionary of ${c.dict.length} and the row is not null`);
+    if (v === undefined)
+      throw new Error(
+        `${where} row ${base + from + i}: code ${c.codes[from + i]} is outside the column's dictionary of ${c.dict.length} and the row is not null`,
+      );
     out[i] = v;
   }
   return out;
@@ -101,13 +104,11 @@ export async function writeParquet(t: TableData, writer: Writer, opts: { capture
     const to = Math.min(t.rows, from + rowGroup);
     // a table made a row group at a time (build.ts: frames) gives this group's rows alone
     const part = t.rowsIn ? t.rowsIn(from, to) : null;
-    const columnData = t.spec.columns.map(
-      (c, k): ColumnSource => ({
-        name: c.name,
-        data: part ? slice(part[k], 0, to - from, `${t.spec.name}.${c.name}`, from) : slice(t.columns[k], from, to, `${t.spec.name}.${c.name}`),
-        ...(c.distinct && { encoding: 'PLAIN', statistics: false }),
-      }),
-    );
+    const columnData = t.spec.columns.map((c, k): ColumnSource => ({
+      name: c.name,
+      data: part ? slice(part[k], 0, to - from, `${t.spec.name}.${c.name}`, from) : slice(t.columns[k], from, to, `${t.spec.name}.${c.name}`),
+      ...(c.distinct && { encoding: 'PLAIN', statistics: false }),
+    }));
     await pq.write({ columnData, rowGroupSize: to - from });
     // a macrotask between row groups: the host's events (a Ctrl-C, a cancel) are not held up until the whole table is written
     if (to < t.rows) await new Promise((r) => setTimeout(r, 0));

@@ -8,7 +8,6 @@
  * frame keys, leaf first) is the same in every capture, so fleets join on it.
  */
 
-
 export type ColumnType = 'int32' | 'int64' | 'float64' | 'utf8' | 'bool';
 export interface ColumnSpec {
   name: string;
@@ -31,7 +30,6 @@ export interface TableSpec {
  */
 export const TABLE_NAMES = ['events', 'stacks', 'frames', 'dumps', 'stat', 'files', 'diagnostics', 'records', 'args', 'captures'] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
-
 
 /**
  * One column's values, read-only (they may share the explorer's own arrays). Nulls: `valid` is
@@ -57,7 +55,8 @@ export interface Dict {
 export const dictAt = (dict: Dict, code: number): string | undefined => (code >= 0 && code < dict.length ? dict.at(code) : undefined);
 
 /** Every string of a dictionary, as an array (what an Arrow dictionary vector is built from). */
-export const dictArray = (dict: Dict): readonly string[] => (Array.isArray(dict) ? (dict as readonly string[]) : Array.from({ length: dict.length }, (_, i) => dict.at(i)!));
+export const dictArray = (dict: Dict): readonly string[] =>
+  Array.isArray(dict) ? (dict as readonly string[]) : Array.from({ length: dict.length }, (_, i) => dict.at(i)!);
 
 export type ColumnValues =
   | { type: 'int32'; values: Int32Array; valid: Uint8Array | null }
@@ -78,13 +77,23 @@ export interface TableData {
 const col = (name: string, type: ColumnType, nullable: boolean, doc: string): ColumnSpec => ({ name, type, doc, nullable });
 const CAPTURE = col('capture_id', 'utf8', false, 'the capture: FNV-1a 64 of its files (names, sizes, first 4 KiB, a digest of every byte), 16 hex digits');
 const HASH = (doc: string) => col('stack_hash', 'utf8', true, doc);
-const KIND = col('kind', 'utf8', true, 'the stack record: cookie-v7 (<stack_id N>), cookie-v8 (<stack_id N gen G>), full (<stack trace>), user (<user stack trace>)');
-const STATUS = col('status', 'utf8', true, 'how the record resolved: resolved, no-dump, no-slot, unverified (a v7 id: its slot may have been reused), ambiguous, full, user, contradicted (a v7 id whose event\'s own fields, call_site= ip= or FUNC <-PARENT, name a call site or function its resolved stack lacks: the slot held another stack)');
+const KIND = col(
+  'kind',
+  'utf8',
+  true,
+  'the stack record: cookie-v7 (<stack_id N>), cookie-v8 (<stack_id N gen G>), full (<stack trace>), user (<user stack trace>)',
+);
+const STATUS = col(
+  'status',
+  'utf8',
+  true,
+  "how the record resolved: resolved, no-dump, no-slot, unverified (a v7 id: its slot may have been reused), ambiguous, full, user, contradicted (a v7 id whose event's own fields, call_site= ip= or FUNC <-PARENT, name a call site or function its resolved stack lacks: the slot held another stack)",
+);
 const TS_NS = col(
   'ts_ns',
   'int64',
   true,
-  'timestamp in integer nanoseconds: exact for a trace printed in microseconds (the kernel\'s default) below 136 years of uptime; for trace.dat and nanosecond text exact below 48 days, past that within a few nanoseconds (the readers hold times as double seconds); null past 2^63 - 1 ns (292 years), which the diagnostics name',
+  "timestamp in integer nanoseconds: exact for a trace printed in microseconds (the kernel's default) below 136 years of uptime; for trace.dat and nanosecond text exact below 48 days, past that within a few nanoseconds (the readers hold times as double seconds); null past 2^63 - 1 ns (292 years), which the diagnostics name",
 );
 const SLOT = col('slot', 'int64', true, "the cookie's stack_id (the map slot); null for a full or user stack");
 
@@ -94,20 +103,38 @@ export const TABLES: readonly TableSpec[] = [
     doc: 'One row per trace event, in file order (files in load order). An event with several stack records is described by its first one (in ftrace the kernel stack comes before the user stack), the one the page colours it by; `records` has every record.',
     columns: [
       CAPTURE,
-      col('event_id', 'int32', false, 'the event\'s index in the capture, from 0 (records.event_id points here)'),
+      col('event_id', 'int32', false, "the event's index in the capture, from 0 (records.event_id points here)"),
       col('ts', 'float64', false, 'timestamp in seconds, as printed'),
       TS_NS,
       col('cpu', 'int32', false, 'CPU number'),
       col('pid', 'int32', false, 'pid of the task (the thread id)'),
-      col('tgid', 'int32', true, 'thread group id (the process), where the trace prints it (`(  1234)` after the task with options/record-tgid); null where it does not, and in the page\'s tables, which keep no per-event text'),
-      col('task', 'utf8', false, 'the task\'s comm as printed'),
+      col(
+        'tgid',
+        'int32',
+        true,
+        "thread group id (the process), where the trace prints it (`(  1234)` after the task with options/record-tgid); null where it does not, and in the page's tables, which keep no per-event text",
+      ),
+      col('task', 'utf8', false, "the task's comm as printed"),
       col('event', 'utf8', false, 'event name (kmem_cache_alloc, sched_switch, ...)'),
       { ...KIND, doc: KIND.doc + '; null for an event without a stack record' },
       { ...STATUS, doc: STATUS.doc + '; null for an event without a stack record' },
       HASH('the stack the event stands for (resolved or unverified cookie, or full stack); null when unresolved or without a stack record'),
-      col('generation', 'int64', true, 'the v8 generation in force (a u32, up to 4294967295): its record\'s, else the last v8 cookie\'s before it in its file (the page\'s generation filter); null for none (v7 and older)'),
+      col(
+        'generation',
+        'int64',
+        true,
+        "the v8 generation in force (a u32, up to 4294967295): its record's, else the last v8 cookie's before it in its file (the page's generation filter); null for none (v7 and older)",
+      ),
       SLOT,
- { ...col('payload', 'utf8', true, 'the event\'s text after its name, as printed (`call_site=... bytes_alloc=64 ...`; a print event\'s whole message): the command line\'s export keeps it, the page\'s tables hold null (it keeps no per-event text)'), distinct: true },
+      {
+        ...col(
+          'payload',
+          'utf8',
+          true,
+          "the event's text after its name, as printed (`call_site=... bytes_alloc=64 ...`; a print event's whole message): the command line's export keeps it, the page's tables hold null (it keeps no per-event text)",
+        ),
+        distinct: true,
+      },
     ],
   },
   {
@@ -120,22 +147,27 @@ export const TABLES: readonly TableSpec[] = [
       TS_NS,
       col('cpu', 'int32', false, 'CPU number'),
       col('pid', 'int32', false, 'pid of the task'),
-      col('task', 'utf8', false, 'the task\'s comm'),
+      col('task', 'utf8', false, "the task's comm"),
       { ...KIND, nullable: false },
       { ...STATUS, nullable: false },
       HASH('the stack it stands for (resolved, unverified or full); null otherwise'),
-      col('generation', 'int64', true, 'a v8 cookie\'s generation (a u32); for a full or user stack the one in force; null for none'),
+      col('generation', 'int64', true, "a v8 cookie's generation (a u32); for a full or user stack the one in force; null for none"),
       SLOT,
     ],
   },
   {
     name: 'stacks',
-    doc: 'One row per distinct kernel stack some source holds (a full stack in the trace, a dump slot): as many as summary\'s uniqueStacks.',
+    doc: "One row per distinct kernel stack some source holds (a full stack in the trace, a dump slot): as many as summary's uniqueStacks.",
     columns: [
       CAPTURE,
       HASH('FNV-1a 64 over the UTF-8 frame keys, leaf first, joined by \\n: the same stack has the same hash in every capture'),
       col('depth', 'int32', false, 'number of frames'),
-      col('leaf', 'utf8', true, 'function of the leaf frame (sym of sym+0xoff); null for a stack of no frames (depth 0: a dump record or full stack that lists none)'),
+      col(
+        'leaf',
+        'utf8',
+        true,
+        'function of the leaf frame (sym of sym+0xoff); null for a stack of no frames (depth 0: a dump record or full stack that lists none)',
+      ),
       col('leaf_frame', 'utf8', true, 'frame key of the leaf (sym+0xoff, 0x... for an address without symbol); null for a stack of no frames'),
     ],
   },
@@ -149,7 +181,12 @@ export const TABLES: readonly TableSpec[] = [
       col('frame', 'utf8', false, 'frame key: sym+0xoff, sym, 0x... (an address without symbol) or a [marker]'),
       col('symbol', 'utf8', false, 'the function: sym of sym+0xoff (the key itself when it has no offset)'),
       col('offset', 'int64', true, 'the offset into the function (0xoff); null when the key has none'),
-      col('module', 'utf8', true, 'the kernel module of the frame\'s function, as a kallsyms line (`ADDR t NAME [ext4]`) or a printed frame (`sym+0x9/0x10 [ext4]`) of the capture names it (frame keys drop it, DESIGN 2.2); null for a function no file names a module for (the kernel image itself)'),
+      col(
+        'module',
+        'utf8',
+        true,
+        "the kernel module of the frame's function, as a kallsyms line (`ADDR t NAME [ext4]`) or a printed frame (`sym+0x9/0x10 [ext4]`) of the capture names it (frame keys drop it, DESIGN 2.2); null for a function no file names a module for (the kernel image itself)",
+      ),
     ],
   },
   {
@@ -160,15 +197,21 @@ export const TABLES: readonly TableSpec[] = [
       col('generation', 'int64', true, 'the generation of the map dumped (a u32); null for a generation-less dump'),
       col('slot', 'int64', false, 'the slot (stack_id)'),
       { ...HASH('the stack in the slot'), nullable: false },
-      col('ref_count', 'int64', false, 'the slot\'s reference count as dumped'),
+      col('ref_count', 'int64', false, "the slot's reference count as dumped"),
       col('file', 'utf8', false, 'the dump the slot came from (the first read, when several hold it)'),
-      col('format', 'utf8', false, 'that dump\'s format'),
+      col('format', 'utf8', false, "that dump's format"),
     ],
   },
   {
     name: 'stat',
     doc: 'Every key of every stack_map_stat file, as read (unknown keys kept).',
-    columns: [CAPTURE, col('file', 'utf8', false, 'the stat file'), col('version', 'utf8', false, 'v7 or v8 (from its keys)'), col('key', 'utf8', false, 'the key'), col('value', 'utf8', false, 'the value as printed')],
+    columns: [
+      CAPTURE,
+      col('file', 'utf8', false, 'the stat file'),
+      col('version', 'utf8', false, 'v7 or v8 (from its keys)'),
+      col('key', 'utf8', false, 'the key'),
+      col('value', 'utf8', false, 'the value as printed'),
+    ],
   },
   {
     name: 'files',
@@ -197,13 +240,18 @@ export const TABLES: readonly TableSpec[] = [
   },
   {
     name: 'args',
-    doc: 'The `key=value` fields of each event\'s payload, one row per field in payload order (kmem_cache_alloc\'s bytes_req and bytes_alloc, sched_switch\'s prev_pid and next_comm, ...); a word without `=` goes on the value before it. As `payload`: rows only where the export kept payloads.',
+    doc: "The `key=value` fields of each event's payload, one row per field in payload order (kmem_cache_alloc's bytes_req and bytes_alloc, sched_switch's prev_pid and next_comm, ...); a word without `=` goes on the value before it. As `payload`: rows only where the export kept payloads.",
     columns: [
       CAPTURE,
       col('event_id', 'int32', false, 'the event (events.event_id)'),
-      col('key', 'utf8', false, 'the field\'s name'),
+      col('key', 'utf8', false, "the field's name"),
       col('value', 'utf8', false, 'its value as printed'),
-      col('int_value', 'int64', true, 'the value as an integer where it is one exactly (decimal up to 15 digits, 0x hex up to 13); null otherwise (addresses, hashed pointers, flags, names)'),
+      col(
+        'int_value',
+        'int64',
+        true,
+        'the value as an integer where it is one exactly (decimal up to 15 digits, 0x hex up to 13); null otherwise (addresses, hashed pointers, flags, names)',
+      ),
     ],
   },
   {
@@ -212,10 +260,15 @@ export const TABLES: readonly TableSpec[] = [
     columns: [
       CAPTURE,
       col('label', 'utf8', true, 'what `export --label` named the capture; null when none was given'),
-      col('sources', 'utf8', false, 'the files given, as a JSON array of {path, size, digest}: the path as given (the page: the file name), its bytes, FNV-1a 64 of every byte (16 hex digits)'),
+      col(
+        'sources',
+        'utf8',
+        false,
+        'the files given, as a JSON array of {path, size, digest}: the path as given (the page: the file name), its bytes, FNV-1a 64 of every byte (16 hex digits)',
+      ),
       col('source_count', 'int64', false, 'how many files were given'),
       col('source_bytes', 'int64', false, 'their bytes in all'),
-      col('host', 'utf8', true, 'capture.txt: the machine\'s node name (uname -n); null without a capture.txt that records it'),
+      col('host', 'utf8', true, "capture.txt: the machine's node name (uname -n); null without a capture.txt that records it"),
       col('machine', 'utf8', true, 'capture.txt: its hardware name (uname -m)'),
       col('kernel_release', 'utf8', true, 'capture.txt: the kernel release (uname -r)'),
       col('captured_at', 'utf8', true, 'capture.txt: when capture.sh wrote the capture (ISO 8601, UTC)'),

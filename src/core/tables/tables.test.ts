@@ -42,7 +42,10 @@ const countBy = <T>(xs: T[], key: (x: T) => string) => {
 function countsFromTables(t: Record<TableName, TableData>) {
   const recs = rowsOf(t.records);
   const cookies = recs.filter((r) => r.kind === 'cookie-v7' || r.kind === 'cookie-v8');
-  const byHash = countBy(recs.filter((r) => r.stack_hash !== null), (r) => r.stack_hash as string);
+  const byHash = countBy(
+    recs.filter((r) => r.stack_hash !== null),
+    (r) => r.stack_hash as string,
+  );
   return {
     events: t.events.rows,
     cookies: cookies.length,
@@ -56,7 +59,16 @@ function countsFromTables(t: Record<TableName, TableData>) {
 }
 function countsFromSummary(c: Capture) {
   const s = summarize(c);
-  return { events: s.events, cookies: s.cookies, fullStacks: s.fullStacks, resolved: s.resolved, unresolved: s.unresolved, uniqueStacks: s.uniqueStacks, top0: s.top[0]?.count ?? 0, status: s.status };
+  return {
+    events: s.events,
+    cookies: s.cookies,
+    fullStacks: s.fullStacks,
+    resolved: s.resolved,
+    unresolved: s.unresolved,
+    uniqueStacks: s.uniqueStacks,
+    top0: s.top[0]?.count ?? 0,
+    status: s.status,
+  };
 }
 
 /**
@@ -109,13 +121,20 @@ function checkRowsAgainstColumns(c: Capture, t: Record<TableName, TableData>) {
     const { generation: _g, ts_ns: _ns, ...rest } = rec[r];
     const e = tr.recEvent.get(r);
     recGot.push(rest);
-    recWant.push({ capture_id: 'cap', event_id: e < 0 ? null : e, ts: tr.recTs.get(r), cpu: tr.recCpu.get(r), pid: tr.recPid.get(r), task: tr.tasks.strings[tr.recTask.get(r)], ...recordPart(r) });
+    recWant.push({
+      capture_id: 'cap',
+      event_id: e < 0 ? null : e,
+      ts: tr.recTs.get(r),
+      cpu: tr.recCpu.get(r),
+      pid: tr.recPid.get(r),
+      task: tr.tasks.strings[tr.recTask.get(r)],
+      ...recordPart(r),
+    });
   }
   expect(recGot).toEqual(recWant);
   // v8 cookies carry their own generation
   for (let r = 0; r < tr.recordCount; r++) if (tr.recKind.get(r) === 1) expect(rec[r].generation).toBe(tr.recGen.get(r));
 }
-
 
 describe('ts_ns: integer nanoseconds', () => {
   const line = (time: string, what: string) => `            cat-2211    [000] ...1.  ${time}: ${what}`;
@@ -131,7 +150,8 @@ describe('ts_ns: integer nanoseconds', () => {
     for (const name of ['trace', 'unknown'])
       for (const chunk of [0, 1, 7]) {
         const t = buildTables(new Explorer(ingestFiles([[name, text]], chunk)), { captureId: 'cap' });
-        const col = (table: TableData) => Array.from({ length: table.rows }, (_, i) => cellAt(table.columns[table.spec.columns.findIndex((c) => c.name === 'ts_ns')], i));
+        const col = (table: TableData) =>
+          Array.from({ length: table.rows }, (_, i) => cellAt(table.columns[table.spec.columns.findIndex((c) => c.name === 'ts_ns')], i));
         const want = times.map(printedNs);
         expect(col(t.find((x) => x.spec.name === 'events')!)).toEqual(want);
         expect(col(t.find((x) => x.spec.name === 'records')!)).toEqual(want);
@@ -165,12 +185,35 @@ describe('tables', () => {
     expect(ev.map((r) => r.status)).toEqual(['resolved', 'resolved', 'resolved', 'full', 'resolved', null, 'resolved', 'no-slot', 'no-dump', 'resolved']);
     expect(ev.map((r) => r.generation)).toEqual([1, 1, 1, 1, 1, 1, 2, 2, 3, 2]);
     expect(ev.map((r) => r.slot)).toEqual([1, 2, 1, null, 3, null, 1, 4, 9, 1]);
-    expect(ev.map((r) => r.kind)).toEqual(['cookie-v8', 'cookie-v8', 'cookie-v8', 'full', 'cookie-v8', null, 'cookie-v8', 'cookie-v8', 'cookie-v8', 'cookie-v8']);
+    expect(ev.map((r) => r.kind)).toEqual([
+      'cookie-v8',
+      'cookie-v8',
+      'cookie-v8',
+      'full',
+      'cookie-v8',
+      null,
+      'cookie-v8',
+      'cookie-v8',
+      'cookie-v8',
+      'cookie-v8',
+    ]);
     expect(ev.map((r) => `${r.task}/${r.pid}/${r.cpu}/${r.event}`).slice(0, 2)).toEqual(['bash/1234/1/kmem_cache_alloc', 'sh/99/0/sched_wakeup']);
-    expect(rowsOf(t.stacks).map((r) => [r.stack_hash, r.depth, r.leaf, r.leaf_frame]).sort()).toEqual(
-      [[S1, 2, 'a', 'a+0x1'], [S2, 2, 'c', 'c+0x3'], [S3, 4, 'a', 'a+0x1']].sort(),
+    expect(
+      rowsOf(t.stacks)
+        .map((r) => [r.stack_hash, r.depth, r.leaf, r.leaf_frame])
+        .sort(),
+    ).toEqual(
+      [
+        [S1, 2, 'a', 'a+0x1'],
+        [S2, 2, 'c', 'c+0x3'],
+        [S3, 4, 'a', 'a+0x1'],
+      ].sort(),
     );
-    expect(rowsOf(t.frames).filter((r) => r.stack_hash === S3).map((r) => [r.depth, r.frame, r.symbol, r.offset, r.module])).toEqual([
+    expect(
+      rowsOf(t.frames)
+        .filter((r) => r.stack_hash === S3)
+        .map((r) => [r.depth, r.frame, r.symbol, r.offset, r.module]),
+    ).toEqual([
       [0, 'a+0x1', 'a', 1, null],
       [1, 'd+0x4', 'd', 4, null],
       [2, 'a+0x9', 'a', 9, null],
@@ -210,15 +253,25 @@ describe('tables', () => {
     }
     // dumps: one row per slot of each generation, ref_counts as the dumps say
     const dumps = rowsOf(t.dumps);
-    const expected = [...c.dumps.byGeneration.values()].flatMap((g) => [...g.slots].map(([slot, s]) => `${g.generation}:${slot}:${s.refCount}:${fnvRef(utf8(s.frames.join('\n')))}`));
+    const expected = [...c.dumps.byGeneration.values()].flatMap((g) =>
+      [...g.slots].map(([slot, s]) => `${g.generation}:${slot}:${s.refCount}:${fnvRef(utf8(s.frames.join('\n')))}`),
+    );
     expect(dumps.map((r) => `${r.generation}:${r.slot}:${r.ref_count}:${r.stack_hash}`).sort()).toEqual(expected.sort());
     expect(t.events.columns.every((col) => (col.type === 'utf8' ? col.codes : col.values).length === t.events.rows)).toBe(true);
   }, 30_000);
 
-  it('generated captures of any shape: the tables hold summary\'s counts and the columns\' rows', () => {
+  it("generated captures of any shape: the tables hold summary's counts and the columns' rows", () => {
     fc.assert(
       fc.property(
-        fc.record({ seed: fc.integer({ min: 1, max: 1e6 }), cpus: fc.integer({ min: 1, max: 4 }), events: fc.integer({ min: 20, max: 300 }), resets: fc.integer({ min: 1, max: 3 }), bits: fc.integer({ min: 4, max: 10 }), tail: fc.integer({ min: 0, max: 30 }), lostMarkers: fc.integer({ min: 0, max: 2 }) }),
+        fc.record({
+          seed: fc.integer({ min: 1, max: 1e6 }),
+          cpus: fc.integer({ min: 1, max: 4 }),
+          events: fc.integer({ min: 20, max: 300 }),
+          resets: fc.integer({ min: 1, max: 3 }),
+          bits: fc.integer({ min: 4, max: 10 }),
+          tail: fc.integer({ min: 0, max: 30 }),
+          lostMarkers: fc.integer({ min: 0, max: 2 }),
+        }),
         (o) => {
           const c = ingestFiles(sampleFiles(generateSample(o)));
           const t = tables(c);
@@ -235,25 +288,33 @@ describe('tables', () => {
     ['atrace with a TGID column', 'catapult-atrace_data.txt'],
     ['trace.dat v6', 'trappy-trace.dat'],
   ]) {
-    realIt(`a real trace (${name}): counts equal summary, diagnostics and files as summary has them`, () => {
-      const c = ingestFiles([[file, realTrace(file)]]);
-      const t = tables(c);
-      expect(countsFromTables(t)).toEqual(countsFromSummary(c));
-      const s = summarize(c);
-      expect(rowsOf(t.diagnostics).map((r) => [r.file, r.where, r.message, r.count])).toEqual(s.diagnostics.map((d) => [d.file, d.where, d.message, d.count]));
-      expect(rowsOf(t.files).map((r) => [r.file, r.kind, r.lines_used, r.lines_unused, r.bytes_used, r.bytes_unused])).toEqual(
-        s.files.map((f) => [f.file, f.kind, f.lines?.used ?? null, f.lines?.unused ?? null, f.bytes?.used ?? null, f.bytes?.unused ?? null]),
-      );
-    }, 30_000);
+    realIt(
+      `a real trace (${name}): counts equal summary, diagnostics and files as summary has them`,
+      () => {
+        const c = ingestFiles([[file, realTrace(file)]]);
+        const t = tables(c);
+        expect(countsFromTables(t)).toEqual(countsFromSummary(c));
+        const s = summarize(c);
+        expect(rowsOf(t.diagnostics).map((r) => [r.file, r.where, r.message, r.count])).toEqual(
+          s.diagnostics.map((d) => [d.file, d.where, d.message, d.count]),
+        );
+        expect(rowsOf(t.files).map((r) => [r.file, r.kind, r.lines_used, r.lines_unused, r.bytes_used, r.bytes_unused])).toEqual(
+          s.files.map((f) => [f.file, f.kind, f.lines?.used ?? null, f.lines?.unused ?? null, f.bytes?.used ?? null, f.bytes?.unused ?? null]),
+        );
+      },
+      30_000,
+    );
   }
 });
 
 describe('capture_id', () => {
   it('FNV-1a 64 over bytes equals the textbook BigInt loop', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), fc.integer({ min: 0, max: 300 }), (b, cut) => {
-      // fed in two pieces or one: the same
-      expect(new Fnv1a64().update(b.subarray(0, cut)).update(b.subarray(cut)).hex()).toBe(fnvRef(b));
-    }));
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.integer({ min: 0, max: 300 }), (b, cut) => {
+        // fed in two pieces or one: the same
+        expect(new Fnv1a64().update(b.subarray(0, cut)).update(b.subarray(cut)).hex()).toBe(fnvRef(b));
+      }),
+    );
   });
 
   it('is the documented bytes: files sorted by name, name 0 size 0 headLength 0 head 0 digest; the order given does not matter', async () => {
@@ -267,7 +328,26 @@ describe('capture_id', () => {
     expect(digest).toBe(fnvRef(whole));
     const a = { name: 'trace', size: 10_000, head: whole.subarray(0, 5000), digest };
     const b = { name: 'kallsyms', size: 3, head: head(3, 2), digest: fnvRef(head(3, 2)) };
-    const bytes = [...utf8('kallsyms'), 0, ...utf8('3'), 0, ...utf8('3'), 0, ...b.head, 0, ...utf8(b.digest), ...utf8('trace'), 0, ...utf8('10000'), 0, ...utf8('4096'), 0, ...a.head.subarray(0, 4096), 0, ...utf8(a.digest)];
+    const bytes = [
+      ...utf8('kallsyms'),
+      0,
+      ...utf8('3'),
+      0,
+      ...utf8('3'),
+      0,
+      ...b.head,
+      0,
+      ...utf8(b.digest),
+      ...utf8('trace'),
+      0,
+      ...utf8('10000'),
+      0,
+      ...utf8('4096'),
+      0,
+      ...a.head.subarray(0, 4096),
+      0,
+      ...utf8(a.digest),
+    ];
     expect(captureIdOf([a, b])).toBe(fnvRef(Uint8Array.from(bytes)));
     expect(captureIdOf([b, a])).toBe(captureIdOf([a, b]));
     expect(captureIdOf([a, { ...b, size: 4 }])).not.toBe(captureIdOf([a, b]));

@@ -17,7 +17,13 @@ function commentTable(src: string): Record<string, string>[] {
   const rows = src
     .split('\n')
     .filter((l) => /^ \* \|.*\|\s*$/.test(l))
-    .map((l) => l.replace(/^ \* \|/, '').replace(/\|\s*$/, '').split('|').map((c) => c.trim()));
+    .map((l) =>
+      l
+        .replace(/^ \* \|/, '')
+        .replace(/\|\s*$/, '')
+        .split('|')
+        .map((c) => c.trim()),
+    );
   const [head, ...body] = rows;
   return body.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i]])));
 }
@@ -48,8 +54,16 @@ describe("explorer-fixtures.ts's hand capture, as its comment table says", () =>
       const cookie = /^<stack_id (\d+) gen (\d+)>$/.exec(row.record);
       const full = /^<stack trace> (.*)$/.exec(row.record);
       const none = /^\(none: (\w+)\)$/.exec(row.record);
-      if (cookie) expect(recs.map((r) => [r.kind, r.slot, r.generation]), row.ev).toEqual([['cookie', +cookie[1], +cookie[2]]]);
-      else if (full) expect(recs.map((r) => [r.kind, r.frames]), row.ev).toEqual([['full', full[1].split(', ')]]);
+      if (cookie)
+        expect(
+          recs.map((r) => [r.kind, r.slot, r.generation]),
+          row.ev,
+        ).toEqual([['cookie', +cookie[1], +cookie[2]]]);
+      else if (full)
+        expect(
+          recs.map((r) => [r.kind, r.frames]),
+          row.ev,
+        ).toEqual([['full', full[1].split(', ')]]);
       else {
         expect(none, `${row.ev}: a record column the test does not know`).not.toBeNull();
         expect([e.name, recs], row.ev).toEqual([none![1], []]);
@@ -64,7 +78,7 @@ describe("explorer-fixtures.ts's hand capture, as its comment table says", () =>
     expect(read).toEqual(DUMPS.map(([gen, slot, s, ref]) => [gen, slot, LEGEND.get(s), ref]));
   });
 
-  it('each event\'s status, stack and generation in the capture', () => {
+  it("each event's status, stack and generation in the capture", () => {
     const c = handCapture();
     const events = buildTables(new Explorer(c), { captureId: 'hand' }).find((t) => t.spec.name === 'events')!;
     const col = (name: string) => events.spec.columns.findIndex((x) => x.name === name);

@@ -31,11 +31,15 @@ export function capture(recs: { cpu: number; stack: [string, number][] }[], dump
   const dump = dumps
     .map((st, slot) => `stack_id ${slot} gen 1 [ref ${slot + 2}, depth ${st.length}]\n` + st.map(([f, o]) => ` => ${f}+0x${o}/0x40\n`).join('') + '\n')
     .join('');
-  return new ExplorerData(ingestFiles([['trace', lines.join('\n') + '\n'], ['map', dump]]));
+  return new ExplorerData(
+    ingestFiles([
+      ['trace', lines.join('\n') + '\n'],
+      ['map', dump],
+    ]),
+  );
 }
 
 export const recArb = fc.record({ cpu: fc.integer({ min: 0, max: 2 }), stack: fc.oneof(stackArb, fc.constant([] as [string, number][])) });
-
 
 /** the records and the three dumped stacks of a capture(), as the property tests draw them */
 export const recordsArb = fc.array(recArb, { minLength: 1, maxLength: 30 });

@@ -10,7 +10,9 @@ export const REAL_SEEDS = ['perf-tools-kprobe_example.txt', 'perf-tools-tpoint_e
 export function fuzzSeeds(): Seed[][] {
   const root = new URL('../../../', import.meta.url).pathname;
   const read = (p: string, name = p.split('/').pop()!) => ({ name, bytes: new Uint8Array(readFileSync(join(root, p))) });
-  const sample = ['trace', 'stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'stack_map.gen3', 'stack_map_stat', 'kallsyms'].map((f) => read(`public/samples/${f}`));
+  const sample = ['trace', 'stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'stack_map.gen3', 'stack_map_stat', 'kallsyms'].map((f) =>
+    read(`public/samples/${f}`),
+  );
   // without ../shared/real-traces/ the run starts from the sample and fixtures alone; fuzz.test.ts
   // has a real-trace test that these seeds are here, so the summary counts their absence
   const reals: Seed[][] = hasRealTraces ? REAL_SEEDS.map((f) => [{ name: f, bytes: realTrace(f) }]) : [];
@@ -32,5 +34,10 @@ export function regressionCases(): { label: string; files: Seed[] }[] {
   const dir = new URL('../formats/fixtures/fuzz-regressions/', import.meta.url).pathname;
   return readdirSync(dir)
     .filter((d) => statSync(join(dir, d)).isDirectory())
-    .map((d) => ({ label: d, files: readdirSync(join(dir, d)).filter((f) => f !== 'README.txt').map((f) => ({ name: f, bytes: new Uint8Array(readFileSync(join(dir, d, f))) })) }));
+    .map((d) => ({
+      label: d,
+      files: readdirSync(join(dir, d))
+        .filter((f) => f !== 'README.txt')
+        .map((f) => ({ name: f, bytes: new Uint8Array(readFileSync(join(dir, d, f))) })),
+    }));
 }

@@ -27,7 +27,11 @@ describe('fuzzing whole captures', () => {
     expect(REAL_SEEDS.filter((f) => !names.includes(f))).toEqual([]);
   });
 
-  it.each(regressionCases().map((c) => [c.label, c] as const))('regression %s still holds', async (_label, c) => {
-    expect(await runCase(c, MAX_MS)).toBeNull();
-  }, 60_000);
+  it.each(regressionCases().map((c) => [c.label, c] as const))(
+    'regression %s still holds',
+    async (_label, c) => {
+      expect(await runCase(c, MAX_MS)).toBeNull();
+    },
+    60_000,
+  );
 });

@@ -80,7 +80,15 @@ export const MUTATIONS: Record<string, Mutation> = {
     const out = b.slice();
     const dv = new DataView(out.buffer);
     const lie = r.pick([0, 1, 0x7fffffff, 0xffffffff, r.int(1 << 20)]);
-    const at = out.length >= 16 ? r.pick([8, ...boundaries(out).filter((o) => o + 8 <= out.length).map((o) => o + 4)]) : 0;
+    const at =
+      out.length >= 16
+        ? r.pick([
+            8,
+            ...boundaries(out)
+              .filter((o) => o + 8 <= out.length)
+              .map((o) => o + 4),
+          ])
+        : 0;
     if (at + 4 <= out.length) dv.setUint32(at, lie, r.next() < 0.5);
     return { label: `u32 ${lie} at ${at}`, bytes: out };
   },
@@ -92,7 +100,15 @@ export const MUTATIONS: Record<string, Mutation> = {
   'junk line': (b, r) => {
     const lines = boundaries(b);
     const at = r.pick(lines);
-    const junk = r.pick(['garbage line\n', ' => \n', '<stack_id x>\n', 'stack_id 9 [ref, depth 999999999]\n', '   \u00a0\u3000 -- <( =>\n', 'CPU:99 [LOST 4294967296 EVENTS]\n', ' '.repeat(70000) + '\n']);
+    const junk = r.pick([
+      'garbage line\n',
+      ' => \n',
+      '<stack_id x>\n',
+      'stack_id 9 [ref, depth 999999999]\n',
+      '   \u00a0\u3000 -- <( =>\n',
+      'CPU:99 [LOST 4294967296 EVENTS]\n',
+      ' '.repeat(70000) + '\n',
+    ]);
     return { label: `junk ${JSON.stringify(junk.slice(0, 20))} at ${at}`, bytes: concat(b.subarray(0, at), enc.encode(junk), b.subarray(at)) };
   },
   'NUL bytes': (b, r) => {
@@ -101,7 +117,10 @@ export const MUTATIONS: Record<string, Mutation> = {
   },
   'invalid UTF-8': (b, r) => {
     const at = r.int(b.length + 1);
-    return { label: `bad UTF-8 at ${at}`, bytes: concat(b.subarray(0, at), new Uint8Array(r.pick([[0xff], [0xc3], [0x80, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80]])), b.subarray(at)) };
+    return {
+      label: `bad UTF-8 at ${at}`,
+      bytes: concat(b.subarray(0, at), new Uint8Array(r.pick([[0xff], [0xc3], [0x80, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80]])), b.subarray(at)),
+    };
   },
   CRLF: (b) => {
     const out: number[] = [];
@@ -147,7 +166,15 @@ export function makeCase(seeds: Seed[], r: Prng): FuzzCase {
     labels.push(`${name} (${m.label})`);
   }
   const out = files.map((f, k) => (k === i ? { name: f.name, bytes } : f));
-  return { label: `${files[i].name}: ${labels.join(', then ')}; with ${files.filter((_, k) => k !== i).map((f) => f.name).join(', ') || 'nothing else'}`, files: out };
+  return {
+    label: `${files[i].name}: ${labels.join(', then ')}; with ${
+      files
+        .filter((_, k) => k !== i)
+        .map((f) => f.name)
+        .join(', ') || 'nothing else'
+    }`,
+    files: out,
+  };
 }
 
 /** Loads a case; null when it held, else why not. */

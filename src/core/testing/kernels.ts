@@ -146,7 +146,7 @@ export function plainSymbolizer(lines: readonly Omit<KernelSymbol, 'module'>[]):
     if (ip === 0x7fffffffn) return TRAMPOLINE;
     const raw = '0x' + ip.toString(16);
     if (allZero || addrs.length === 0) return raw;
-    if (ip < addrs[0]) return counts.misses++, raw;
+    if (ip < addrs[0]) return (counts.misses++, raw);
     let lo = 0;
     let hi = addrs.length - 1;
     while (lo < hi) {
@@ -155,7 +155,7 @@ export function plainSymbolizer(lines: readonly Omit<KernelSymbol, 'module'>[]):
       else hi = mid - 1;
     }
     const end = lo + 1 < addrs.length ? addrs[lo + 1] : addrs[lo] + 0x10000n;
-    if (ip >= end) return counts.misses++, raw;
+    if (ip >= end) return (counts.misses++, raw);
     counts.hits++;
     return `${names[lo]}+0x${(ip - addrs[lo]).toString(16)}`;
   };

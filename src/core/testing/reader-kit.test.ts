@@ -42,9 +42,21 @@ describe('the reader kit catches', () => {
     expect(() => readEveryWay('stack_map_stat', STAT, spec)).toThrow(/lines read against the file's lines/);
   });
 
-  it("a reader whose used + unused is not its total, or whose unused lines have no diagnostic", () => {
-    expect(() => readEveryWay('stack_map_stat', STAT, broken((l) => ({ ...l, used: l.used - 1 })))).toThrow(/used \+ unused/);
-    expect(() => readEveryWay('stack_map_stat', STAT, broken((l) => ({ ...l, used: l.used - 1, unused: 1 })))).toThrow(/no diagnostic/);
+  it('a reader whose used + unused is not its total, or whose unused lines have no diagnostic', () => {
+    expect(() =>
+      readEveryWay(
+        'stack_map_stat',
+        STAT,
+        broken((l) => ({ ...l, used: l.used - 1 })),
+      ),
+    ).toThrow(/used \+ unused/);
+    expect(() =>
+      readEveryWay(
+        'stack_map_stat',
+        STAT,
+        broken((l) => ({ ...l, used: l.used - 1, unused: 1 })),
+      ),
+    ).toThrow(/no diagnostic/);
   });
 
   it('a file the sniffer names another kind, renamed `unknown`', () => {
@@ -59,7 +71,7 @@ describe('the reader kit catches', () => {
 
   it("counts a file's lines as the readers do", () => {
     const enc = new TextEncoder();
-    expect([ '', 'a', 'a\n', 'a\nb', 'a\r\nb\r\n', '\n\n', 'a\n\0\0\0'].map((s) => linesOf(enc.encode(s)))).toEqual([0, 1, 1, 2, 2, 2, 1]);
+    expect(['', 'a', 'a\n', 'a\nb', 'a\r\nb\r\n', '\n\n', 'a\n\0\0\0'].map((s) => linesOf(enc.encode(s)))).toEqual([0, 1, 1, 2, 2, 2, 1]);
     expect(linesOf(new Uint8Array([0xff, 0xfe, 0x61, 0, 0x0a, 0, 0x62, 0]))).toBe(2);
   });
 });

@@ -186,16 +186,38 @@ export const writeBack = {
   stackMapBin: ({ result: d }: Reading<ParsedDump>) =>
     d.littleEndian === null || !/^\d+$/.test(d.version)
       ? null
-      : writeStackMapBin({ version: +d.version, generation: d.generation, littleEndian: d.littleEndian, records: d.records.map((r) => ({ slot: r.slot, refCount: r.refCount, ips: r.ips ?? [] })) }),
-  dumpJson: ({ result: d }: Reading<ParsedDump>) => writeDumpJson(d.records.map((r) => ({ slot: r.slot, refCount: r.refCount, ips: r.ips ?? [], symbols: r.frames }))),
+      : writeStackMapBin({
+          version: +d.version,
+          generation: d.generation,
+          littleEndian: d.littleEndian,
+          records: d.records.map((r) => ({ slot: r.slot, refCount: r.refCount, ips: r.ips ?? [] })),
+        }),
+  dumpJson: ({ result: d }: Reading<ParsedDump>) =>
+    writeDumpJson(d.records.map((r) => ({ slot: r.slot, refCount: r.refCount, ips: r.ips ?? [], symbols: r.frames }))),
   stackMapStat: ({ result: s }: Reading<ParsedStat>) => {
     if (s.uninitialized) return writeStackMapStat({ version: s.version, uninitialized: true });
     const v = { entries: s.entries, capacity: s.capacity, successes: s.successes };
     if (s.version === 'v7' && s.tableSize !== null && s.drops !== null && Object.values(v).every((x) => x !== null))
-      return writeStackMapStat({ version: 'v7', entries: s.entries!, capacity: s.capacity!, successes: s.successes!, tableSize: s.tableSize, drops: s.drops, successRate: s.successRate });
+      return writeStackMapStat({
+        version: 'v7',
+        entries: s.entries!,
+        capacity: s.capacity!,
+        successes: s.successes!,
+        tableSize: s.tableSize,
+        drops: s.drops,
+        successRate: s.successRate,
+      });
     const known = ['generation', 'entries', 'capacity', 'successes', 'fallbacks'];
     if (s.version === 'v8' && s.generation !== null && s.drops !== null && Object.values(v).every((x) => x !== null))
-      return writeStackMapStat({ version: 'v8', generation: s.generation, entries: s.entries!, capacity: s.capacity!, successes: s.successes!, fallbacks: s.drops, extra: s.values.filter(([k]) => !known.includes(k)) });
+      return writeStackMapStat({
+        version: 'v8',
+        generation: s.generation,
+        entries: s.entries!,
+        capacity: s.capacity!,
+        successes: s.successes!,
+        fallbacks: s.drops,
+        extra: s.values.filter(([k]) => !known.includes(k)),
+      });
     return null;
   },
   simLedger: ({ result: l }: Reading<ParsedLedger>) =>
@@ -229,7 +251,10 @@ function traceTextBack({ result, got }: Reading<TraceTextResult>): string | null
     ...got.lost.map(({ lineNo, ...l }) => ({ type: 'lost' as const, ...l, at: lineNo })),
   ];
   items.sort((a, b) => a.at - b.at);
-  return writeTraceText(items.map(({ at: _, ...it }) => it as TraceTextItem), { tracer: result.tracer, cpus: result.cpus });
+  return writeTraceText(
+    items.map(({ at: _, ...it }) => it as TraceTextItem),
+    { tracer: result.tracer, cpus: result.cpus },
+  );
 }
 
 /** what the text writer keeps: not line numbers, nor a stack record's context (it prints no flags for one) */
@@ -251,7 +276,13 @@ export const readers = {
   perfScript: specOf({ kind: 'perf_script', create: (ctx, sink) => createPerfScriptParser(ctx, sink) }),
   traceDat: specOf({ kind: 'trace_cmd_dat', create: (ctx, sink) => createTraceDatParser(ctx, sink), count: 'bytes' }),
   stackMapText: specOf({ kind: 'stack_map_text', create: (ctx) => createStackMapTextParser(ctx), write: writeBack.stackMapText, sameAfterWrite: dumpContent }),
-  stackMapBin: specOf({ kind: 'stack_map_bin', create: (ctx) => createStackMapBinParser(ctx), count: 'bytes', write: writeBack.stackMapBin, sameAfterWrite: dumpContent }),
+  stackMapBin: specOf({
+    kind: 'stack_map_bin',
+    create: (ctx) => createStackMapBinParser(ctx),
+    count: 'bytes',
+    write: writeBack.stackMapBin,
+    sameAfterWrite: dumpContent,
+  }),
   stackMapStat: specOf({ kind: 'stack_map_stat', create: (ctx) => createStackMapStatParser(ctx), write: writeBack.stackMapStat, sameAfterWrite: statContent }),
   dumpJson: specOf({ kind: 'dump_json', create: (ctx) => createDumpJsonParser(ctx), write: writeBack.dumpJson, sameAfterWrite: dumpContent }),
   kallsyms: specOf({ kind: 'kallsyms', create: (ctx) => createKallsymsParser(ctx) }),

@@ -16,7 +16,10 @@ const override = process.env.REAL_TRACES_DIR;
  * The folder, absolute. REAL_TRACES_DIR (relative paths from the repo root) replaces it, so a
  * run can act as a clone without the folder (an empty directory) while others use the real one.
  */
-export const REAL_TRACES_DIR = join(override ? (isAbsolute(override) ? override : resolve(REPO_ROOT, override)) : resolve(REPO_ROOT, '../shared/real-traces'), '/');
+export const REAL_TRACES_DIR = join(
+  override ? (isAbsolute(override) ? override : resolve(REPO_ROOT, override)) : resolve(REPO_ROOT, '../shared/real-traces'),
+  '/',
+);
 
 /** The folder as messages name it: as SOURCES.md's readers know it, or the override as given. */
 export const REAL_TRACES_SHOWN = override ? `${REAL_TRACES_DIR} (REAL_TRACES_DIR)` : '../shared/real-traces/';
@@ -65,6 +68,7 @@ export function realTracesSummary(counts: { skipped: number; failed: number; ran
   const tests = (n: number) => `${n} test${n === 1 ? '' : 's'}`;
   if (counts.ran + counts.skipped === 0) return null;
   if (realTracesMark === 'present') return `real traces: ${tests(counts.ran)} read ${REAL_TRACES_SHOWN}`;
-  if (realTracesMark === 'required') return `real traces: ${tests(counts.failed + counts.skipped)} failed or did not run: ${REAL_TRACES_SHOWN} is absent and REQUIRE_REAL_TRACES=1`;
+  if (realTracesMark === 'required')
+    return `real traces: ${tests(counts.failed + counts.skipped)} failed or did not run: ${REAL_TRACES_SHOWN} is absent and REQUIRE_REAL_TRACES=1`;
   return `real traces: ${tests(counts.skipped)} did not run: ${REAL_TRACES_SHOWN} is absent (set REQUIRE_REAL_TRACES=1 to make that a failure)`;
 }

@@ -54,4 +54,6 @@ function declareDescribe(other: boolean): DescribeFn {
 export const realIt: ItFn & { skipIf: (condition: unknown) => ItFn } = Object.assign(declareIt(false), { skipIf: (c: unknown) => declareIt(!!c) });
 
 /** A suite whose every test reads real traces; `.skipIf(c)` adds a reason to skip. */
-export const realDescribe: DescribeFn & { skipIf: (condition: unknown) => DescribeFn } = Object.assign(declareDescribe(false), { skipIf: (c: unknown) => declareDescribe(!!c) });
+export const realDescribe: DescribeFn & { skipIf: (condition: unknown) => DescribeFn } = Object.assign(declareDescribe(false), {
+  skipIf: (c: unknown) => declareDescribe(!!c),
+});

@@ -17,7 +17,12 @@ export function ingestFiles(files: Iterable<[string, string | Uint8Array]>, chun
 /** The trace's `tracing_mark_write: stackmap reset N` lines, counted in its text (0 for a trace.dat). */
 export function resetMarkLines(files: Map<string, Uint8Array>): number {
   const trace = files.get('trace');
-  return trace ? new TextDecoder().decode(trace).split('\n').filter((l) => l.includes(': tracing_mark_write: stackmap reset ')).length : 0;
+  return trace
+    ? new TextDecoder()
+        .decode(trace)
+        .split('\n')
+        .filter((l) => l.includes(': tracing_mark_write: stackmap reset ')).length
+    : 0;
 }
 
 /** A printed time `S.F` in nanoseconds, by decimal digits in BigInt (no double on the way): the second method for ts_ns. */

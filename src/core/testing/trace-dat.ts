@@ -56,7 +56,9 @@ export function traceCmd(args: string[]): string {
   try {
     return execFileSync('trace-cmd', args, { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] });
   } catch (e) {
-    throw new Error(`trace-cmd ${args[0]} failed (${(e as Error).message}): install Debian's trace-cmd (apt-get install trace-cmd); this test needs it as its second method`);
+    throw new Error(
+      `trace-cmd ${args[0]} failed (${(e as Error).message}): install Debian's trace-cmd (apt-get install trace-cmd); this test needs it as its second method`,
+    );
   }
 }
 

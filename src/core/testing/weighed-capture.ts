@@ -20,7 +20,22 @@ const TASKS = [
   { comm: 'sh', pid: 3101, tgid: '-------' },
   { comm: 'surfaceflinger', pid: 612, tgid: '612' },
 ];
-const FNS = ['__kmalloc', 'kmem_cache_alloc', 'kmalloc_trace', 'seq_read_iter', 'vfs_read', 'ksys_read', 'try_to_wake_up', 'wake_up_q', 'futex_wake', 'do_futex', 'do_syscall_64', 'entry_SYSCALL_64_after_hwframe', 'ext4_es_insert_extent', 'dup_task_struct'];
+const FNS = [
+  '__kmalloc',
+  'kmem_cache_alloc',
+  'kmalloc_trace',
+  'seq_read_iter',
+  'vfs_read',
+  'ksys_read',
+  'try_to_wake_up',
+  'wake_up_q',
+  'futex_wake',
+  'do_futex',
+  'do_syscall_64',
+  'entry_SYSCALL_64_after_hwframe',
+  'ext4_es_insert_extent',
+  'dup_task_struct',
+];
 
 /** A deterministic capture of `events` events over `stacks` stacks. */
 export function weighedCapture(events = 600, stacks = 12, seed = 35): WeighedCapture {
@@ -38,7 +53,8 @@ export function weighedCapture(events = 600, stacks = 12, seed = 35): WeighedCap
     ids.push(id);
     const depth = 3 + rnd(5);
     dump.push(`stack_id ${id} gen 1 [ref ${1 + rnd(50)}, depth ${depth}]`);
-    for (let k = 0; k < depth; k++) dump.push(` => ${FNS[(s + k * 3 + rnd(2)) % FNS.length]}+0x${(16 + rnd(400)).toString(16)}/0x${(512 + rnd(100)).toString(16)}`);
+    for (let k = 0; k < depth; k++)
+      dump.push(` => ${FNS[(s + k * 3 + rnd(2)) % FNS.length]}+0x${(16 + rnd(400)).toString(16)}/0x${(512 + rnd(100)).toString(16)}`);
     dump.push('');
   }
   const lines = [
@@ -87,7 +103,10 @@ export function readByRegex(trace: string, dump: string): ReadEvent[] {
   for (const block of dump.split(/\n\n+/)) {
     const m = /^stack_id (\d+) gen (\d+) \[/.exec(block);
     if (!m) continue;
-    stacks.set(`${m[1]}/${m[2]}`, [...block.matchAll(/^ => (\S+?)\/0x[0-9a-f]+$/gm)].map((f) => f[1]));
+    stacks.set(
+      `${m[1]}/${m[2]}`,
+      [...block.matchAll(/^ => (\S+?)\/0x[0-9a-f]+$/gm)].map((f) => f[1]),
+    );
   }
   const out: ReadEvent[] = [];
   let last: Omit<ReadEvent, 'frames'> | null = null;

@@ -58,7 +58,10 @@ async function* members(name: string, input: ByteSource, ctx: Ctx): AsyncGenerat
         if (head.length === 0) return input.failure() ? cut('', at) : undefined;
         if (head[0] !== 0x1f || (head.length > 1 && head[1] !== 0x8b)) {
           const read = member > 1 ? ` (${member} members read)` : '';
-          return say(`bytes after the gzip data${read} are not gzip (junk or padding, found in the bytes from offset ${at}): ignored; everything before them is kept`, at);
+          return say(
+            `bytes after the gzip data${read} are not gzip (junk or padding, found in the bytes from offset ${at}): ignored; everything before them is kept`,
+            at,
+          );
         }
       }
       if (head.length < 10) return cut(`gzip data is truncated (the stream ends inside a member's header, after ${head.length} of its 10 bytes)`, at);
@@ -68,15 +71,21 @@ async function* members(name: string, input: ByteSource, ctx: Ctx): AsyncGenerat
       if (flags & 4) {
         const x = await input.exactly(2);
         const xlen = x.length === 2 ? x[0] | (x[1] << 8) : -1;
-        if (xlen < 0 || (await input.skip(xlen)) < xlen) return cut(`gzip data is truncated (the stream ends inside the extra field of the member at offset ${at})`, input.offset);
+        if (xlen < 0 || (await input.skip(xlen)) < xlen)
+          return cut(`gzip data is truncated (the stream ends inside the extra field of the member at offset ${at})`, input.offset);
       }
-      for (const [bit, what] of [[8, 'file name'], [16, 'comment']] as const) {
+      for (const [bit, what] of [
+        [8, 'file name'],
+        [16, 'comment'],
+      ] as const) {
         if (!(flags & bit)) continue;
         const end = await skipZeroTerminated(input);
         if (end === 'cut') return cut(`gzip data is truncated (the stream ends inside the ${what} of the member at offset ${at})`, input.offset);
-        if (end === 'long') return say(`gzip member at offset ${at}: a ${what} longer than ${MAX_HEADER_TEXT.toLocaleString('en-US')} bytes (corrupt?): not read`, at);
+        if (end === 'long')
+          return say(`gzip member at offset ${at}: a ${what} longer than ${MAX_HEADER_TEXT.toLocaleString('en-US')} bytes (corrupt?): not read`, at);
       }
-      if (flags & 2 && (await input.skip(2)) < 2) return cut(`gzip data is truncated (the stream ends inside the header CRC of the member at offset ${at})`, input.offset);
+      if (flags & 2 && (await input.skip(2)) < 2)
+        return cut(`gzip data is truncated (the stream ends inside the header CRC of the member at offset ${at})`, input.offset);
 
       // the deflate data, then the trailer
       const queue: Uint8Array[] = [];
@@ -115,8 +124,16 @@ async function* members(name: string, input: ByteSource, ctx: Ctx): AsyncGenerat
       if (t.length < 8) return cut(`gzip data is truncated (the stream ends inside the trailer of the member at offset ${at})`, trailerAt);
       const wantCrc = (t[0] | (t[1] << 8) | (t[2] << 16) | (t[3] << 24)) >>> 0;
       const isize = (t[4] | (t[5] << 8) | (t[6] << 16) | (t[7] << 24)) >>> 0;
-      if (crc !== wantCrc) say(`gzip member at offset ${at}: its data's CRC-32 is ${hex(crc)}, its trailer says ${hex(wantCrc)} (the data is damaged): what was read is kept`, trailerAt);
-      if (size % 2 ** 32 !== isize) say(`gzip member at offset ${at}: ${size} bytes decompressed, its trailer says ${isize} (mod 2^32; damaged or cut?): what was read is kept`, trailerAt + 4);
+      if (crc !== wantCrc)
+        say(
+          `gzip member at offset ${at}: its data's CRC-32 is ${hex(crc)}, its trailer says ${hex(wantCrc)} (the data is damaged): what was read is kept`,
+          trailerAt,
+        );
+      if (size % 2 ** 32 !== isize)
+        say(
+          `gzip member at offset ${at}: ${size} bytes decompressed, its trailer says ${isize} (mod 2^32; damaged or cut?): what was read is kept`,
+          trailerAt + 4,
+        );
     }
   } finally {
     await input.cancel();
@@ -167,7 +184,10 @@ export function sniffGate(name: string, report: UnpackReport, verb = 'decompress
           if (sniffKind(head) === 'unknown') {
             const keep = Math.max(0, SNIFF_BYTES - (len - chunk.length));
             c.enqueue(chunk.subarray(0, keep));
-            report(name, `the ${verb === 'decompressed' ? 'decompressed data' : 'member'} is not a format this app reads: not ${verb} past the first ${SNIFF_BYTES.toLocaleString('en-US')} bytes`);
+            report(
+              name,
+              `the ${verb === 'decompressed' ? 'decompressed data' : 'member'} is not a format this app reads: not ${verb} past the first ${SNIFF_BYTES.toLocaleString('en-US')} bytes`,
+            );
             c.terminate();
             return;
           }

@@ -110,7 +110,10 @@ describe('a read of the file that fails is named, not taken for a cut file', () 
   const text = new TextEncoder().encode('          <idle>-0       [001] d.h.. 123.456789: <stack_id 42 gen 3>\n'.repeat(2000));
   const gz = new Uint8Array(gzipSync(text));
   const zip = zipSync({ a: text, b: text });
-  for (const [name, bytes] of [['f.gz', gz], ['f.zip', zip]] as const) {
+  for (const [name, bytes] of [
+    ['f.gz', gz],
+    ['f.zip', zip],
+  ] as const) {
     // (a zip's read past its central directory is never asked for: it is not failed there)
     for (const failAt of [5, Math.floor(bytes.length / 2), name === 'f.gz' ? bytes.length - 4 : bytes.length - 200]) {
       it(`${name}, the read after ${failAt} bytes failing`, async () => {

@@ -45,7 +45,11 @@ for spec in json.loads(sys.stdin.read()):
     outs.append(base64.b64encode(b''.join(out.parts) if spec['stream'] else out.getvalue()).decode())
 print(json.dumps(outs))
 `;
-  const input = specs.map((o) => ({ method: o.method ?? 'deflated', stream: o.stream ?? false, entries: o.entries.map(([n, d]) => [n, Buffer.from(d).toString('base64')]) }));
+  const input = specs.map((o) => ({
+    method: o.method ?? 'deflated',
+    stream: o.stream ?? false,
+    entries: o.entries.map(([n, d]) => [n, Buffer.from(d).toString('base64')]),
+  }));
   const out = JSON.parse(execFileSync('python3', ['-c', script], { input: JSON.stringify(input), maxBuffer: 1 << 28, encoding: 'utf8' })) as string[];
   return out.map((b) => new Uint8Array(Buffer.from(b, 'base64')));
 }
@@ -53,8 +57,21 @@ print(json.dumps(outs))
 const part = trace.subarray(0, trace.lastIndexOf(10, 100_000) + 1);
 const [PY_BZIP2, PY_STREAMED, PY_STREAMED_SMALL] = pyZips([
   { entries: [['kallsyms', kallsyms]], method: 'bzip2' },
-  { entries: [['stack_map_stat', stat], ['kallsyms', kallsyms], ['trace', part]], stream: true },
-  { entries: [['stack_map_stat', stat], ['kallsyms', kallsyms]], stream: true },
+  {
+    entries: [
+      ['stack_map_stat', stat],
+      ['kallsyms', kallsyms],
+      ['trace', part],
+    ],
+    stream: true,
+  },
+  {
+    entries: [
+      ['stack_map_stat', stat],
+      ['kallsyms', kallsyms],
+    ],
+    stream: true,
+  },
 ]);
 
 /** A zip of deflated entries by hand (node:zlib's deflate and CRC): local headers, central directory, end record. */
@@ -106,14 +123,20 @@ describe('zip: damaged headers are named with their offset', () => {
     for (let cut = 4; cut < 30 + 14; cut++) {
       const s = await load([blob('c.zip', two.subarray(0, cut))]);
       const m = messages(s).join('\n');
-      expect(m, `cut at ${cut}`).toMatch(cut < 30 ? new RegExp(`c\\.zip \\| offset 0x0 \\| zip archive cut short inside the local file header at offset 0 \\(${cut} of its 30 bytes\\)`) : /cut short inside the name of the entry at offset 0 \(a name length of 14, \d+ bytes there\)/);
+      expect(m, `cut at ${cut}`).toMatch(
+        cut < 30
+          ? new RegExp(`c\\.zip \\| offset 0x0 \\| zip archive cut short inside the local file header at offset 0 \\(${cut} of its 30 bytes\\)`)
+          : /cut short inside the name of the entry at offset 0 \(a name length of 14, \d+ bytes there\)/,
+      );
     }
   });
 
   it('cut inside the second header: the first entry is whole, the cut named at its offset', async () => {
     const s = await load([blob('c.zip', two.subarray(0, second + 12))]);
     expect(s.files.map((f) => [f.file, f.size])).toEqual([['c.zip/stack_map_stat', stat.length]]);
-    expect(messages(s)).toContainEqual(`c.zip | offset 0x${second.toString(16)} | zip archive cut short inside the local file header at offset ${second} (12 of its 30 bytes)`);
+    expect(messages(s)).toContainEqual(
+      `c.zip | offset 0x${second.toString(16)} | zip archive cut short inside the local file header at offset ${second} (12 of its 30 bytes)`,
+    );
   });
 
   it('garbage where the second header should be: named with its bytes and offset, the first entry kept', async () => {
@@ -121,7 +144,9 @@ describe('zip: damaged headers are named with their offset', () => {
     b.set([0x47, 0x41, 0x52, 0x42], second);
     const s = await load([blob('g.zip', b)]);
     expect(s.files.map((f) => f.file)).toEqual(['g.zip/stack_map_stat']);
-    expect(messages(s)).toContainEqual(`g.zip | offset 0x${second.toString(16)} | zip archive is corrupt at offset ${second}: no local file header there (bytes 47 41 52 42); the 1 entries before are kept`);
+    expect(messages(s)).toContainEqual(
+      `g.zip | offset 0x${second.toString(16)} | zip archive is corrupt at offset ${second}: no local file header there (bytes 47 41 52 42); the 1 entries before are kept`,
+    );
   });
 
   it('garbage after the first signature: a diagnostic at offset 0, never a throw or a silent nothing', async () => {
@@ -132,21 +157,34 @@ describe('zip: damaged headers are named with their offset', () => {
       for (let i = 4; i < b.length; i++) b[i] = (x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 24;
       const s = await load([blob('j.zip', b)]);
       expect(s.diagnostics.length, `case ${k}`).toBeGreaterThan(0);
-      expect(s.diagnostics.some((d) => d.file.startsWith('j.zip') && d.where.startsWith('offset 0x')), messages(s).join('\n')).toBe(true);
+      expect(
+        s.diagnostics.some((d) => d.file.startsWith('j.zip') && d.where.startsWith('offset 0x')),
+        messages(s).join('\n'),
+      ).toBe(true);
     }
   });
 
   it('an absurd name length and an absurd extra field length: cut short, with the length given', async () => {
     const b = two.slice();
     u16at(b, 26, 0xffff);
-    expect(messages(await load([blob('n.zip', b)]))).toContainEqual(expect.stringMatching(/^n\.zip \| offset 0x1e \| zip archive cut short inside the name of the entry at offset 0 \(a name length of 65535, \d+ bytes there\)/));
+    expect(messages(await load([blob('n.zip', b)]))).toContainEqual(
+      expect.stringMatching(
+        /^n\.zip \| offset 0x1e \| zip archive cut short inside the name of the entry at offset 0 \(a name length of 65535, \d+ bytes there\)/,
+      ),
+    );
     const c = two.slice();
     u16at(c, 28, 0xffff);
-    expect(messages(await load([blob('e.zip', c)]))).toContainEqual(expect.stringMatching(/^e\.zip \| offset 0x2c \| zip archive cut short inside the extra field of the entry at offset 0 \(an extra field length of 65535, \d+ bytes there\)/));
+    expect(messages(await load([blob('e.zip', c)]))).toContainEqual(
+      expect.stringMatching(
+        /^e\.zip \| offset 0x2c \| zip archive cut short inside the extra field of the entry at offset 0 \(an extra field length of 65535, \d+ bytes there\)/,
+      ),
+    );
   });
 
   it('a 4-byte zip, an empty zip, an empty file', async () => {
-    expect(messages(await load([blob('4.zip', new Uint8Array([0x50, 0x4b, 3, 4]))]))).toEqual(['4.zip | offset 0x0 | zip archive cut short inside the local file header at offset 0 (4 of its 30 bytes)']);
+    expect(messages(await load([blob('4.zip', new Uint8Array([0x50, 0x4b, 3, 4]))]))).toEqual([
+      '4.zip | offset 0x0 | zip archive cut short inside the local file header at offset 0 (4 of its 30 bytes)',
+    ]);
     const empty = zipSync({});
     expect(empty.length).toBe(22);
     expect(messages(await load([blob('e.zip', empty)]))).toEqual(['e.zip | offset 0x0 | zip archive with no files (an empty archive)']);
@@ -189,7 +227,11 @@ describe('zip: entries python writes to a pipe (sizes after the data) and CRCs',
     expect(crc32(bad)).toBe(got);
     const h = (n: number) => '0x' + n.toString(16).padStart(8, '0');
     const s = await load([blob('k.zip', z)]);
-    expect(messages(s)).toContainEqual(expect.stringMatching(new RegExp(`^k\\.zip/kallsyms \\| offset 0x[0-9a-f]+ \\| zip entry's CRC-32 is ${h(got)}, its header says ${h(want)} \\(the data is damaged\\)`)));
+    expect(messages(s)).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^k\\.zip/kallsyms \\| offset 0x[0-9a-f]+ \\| zip entry's CRC-32 is ${h(got)}, its header says ${h(want)} \\(the data is damaged\\)`),
+      ),
+    );
     expect(s.files.map((f) => [f.file, f.size])).toEqual([
       ['k.zip/kallsyms', kallsyms.length],
       ['k.zip/stack_map_stat', stat.length],
@@ -201,7 +243,11 @@ describe('zip: entries python writes to a pipe (sizes after the data) and CRCs',
     const csize = new DataView(z.buffer).getUint32(18, true);
     new DataView(z.buffer).setUint32(18, csize + 7, true);
     const s = await load([blob('w.zip', z)]);
-    expect(messages(s)).toEqual([expect.stringMatching(/^w\.zip\/kallsyms \| offset 0x[0-9a-f]+ \| zip entry's deflate data ends 7 bytes before its compressed size of \d+, where the next header is: read on from there/)]);
+    expect(messages(s)).toEqual([
+      expect.stringMatching(
+        /^w\.zip\/kallsyms \| offset 0x[0-9a-f]+ \| zip entry's deflate data ends 7 bytes before its compressed size of \d+, where the next header is: read on from there/,
+      ),
+    ]);
     expect(s.files.map((f) => [f.file, f.size])).toEqual([
       ['w.zip/kallsyms', kallsyms.length],
       ['w.zip/stack_map_stat', stat.length],
@@ -213,7 +259,9 @@ describe('zip: entries python writes to a pipe (sizes after the data) and CRCs',
     const junk = new Uint8Array([...j.subarray(0, dataEnd), 1, 2, 3, 4, 5, 6, 7, ...j.subarray(dataEnd)]);
     new DataView(junk.buffer).setUint32(18, cs + 7, true);
     const t = await load([blob('j.zip', junk)]);
-    expect(messages(t)).toContainEqual(`j.zip/kallsyms | offset 0x${dataEnd.toString(16)} | zip entry's deflate data ends 7 bytes before its compressed size of ${cs + 7} (corrupt?): those bytes are skipped`);
+    expect(messages(t)).toContainEqual(
+      `j.zip/kallsyms | offset 0x${dataEnd.toString(16)} | zip entry's deflate data ends 7 bytes before its compressed size of ${cs + 7} (corrupt?): those bytes are skipped`,
+    );
     expect(t.files.map((f) => f.file)).toEqual(['j.zip/kallsyms', 'j.zip/stack_map_stat']);
   });
 });
@@ -243,17 +291,23 @@ describe('gzip: trailers checked, headers bounded', () => {
     const bad = kallsyms.slice();
     bad[200] ^= 4;
     const s = await load([blob('k.gz', g)]);
-    expect(messages(s)).toContainEqual(expect.stringContaining(`its data's CRC-32 is ${h(zlibCrc32(bad) >>> 0)}, its trailer says ${h(zlibCrc32(kallsyms) >>> 0)}`));
+    expect(messages(s)).toContainEqual(
+      expect.stringContaining(`its data's CRC-32 is ${h(zlibCrc32(bad) >>> 0)}, its trailer says ${h(zlibCrc32(kallsyms) >>> 0)}`),
+    );
     expect(s.files[0].size).toBe(kallsyms.length);
   });
 
   it('cut inside the header and inside the trailer', async () => {
     const g = new Uint8Array(gzipSync(stat));
     for (let cut = 2; cut < 10; cut++) {
-      expect(messages(await load([blob('c.gz', g.subarray(0, cut))]))).toContainEqual(`c.gz | offset 0x0 | gzip data is truncated (the stream ends inside a member's header, after ${cut} of its 10 bytes)`);
+      expect(messages(await load([blob('c.gz', g.subarray(0, cut))]))).toContainEqual(
+        `c.gz | offset 0x0 | gzip data is truncated (the stream ends inside a member's header, after ${cut} of its 10 bytes)`,
+      );
     }
     const s = await load([blob('t.gz', g.subarray(0, g.length - 3))]);
-    expect(messages(s)).toContainEqual(`t.gz | offset 0x${(g.length - 8).toString(16)} | gzip data is truncated (the stream ends inside the trailer of the member at offset 0)`);
+    expect(messages(s)).toContainEqual(
+      `t.gz | offset 0x${(g.length - 8).toString(16)} | gzip data is truncated (the stream ends inside the trailer of the member at offset 0)`,
+    );
     expect(s.files[0].size).toBe(stat.length);
   });
 
@@ -287,7 +341,10 @@ describe('one decompression budget over every layer', () => {
 
   it('a zip entry no reader takes is skipped by its size, not inflated (counted: all 32 MiB of zeros inflated before)', async () => {
     const zeros = new Uint8Array(32 << 20);
-    const z = handZip([['zeros.bin', zeros], ['stack_map_stat', stat]]);
+    const z = handZip([
+      ['zeros.bin', zeros],
+      ['stack_map_stat', stat],
+    ]);
     let read = 0;
     const budget = new DecompressBudget().forFile('z.zip', () => read);
     const seen: [string, number][] = [];
@@ -344,7 +401,13 @@ describe('one decompression budget over every layer', () => {
     expect(s.files.map((f) => f.file)).toEqual(['a.gz', 'b.gz']);
     expect(s.files[0].size).toBe(each);
     expect(s.files[1].size).toBe(Math.floor(each * 1.5) - each);
-    expect(messages(s)).toContainEqual(expect.stringMatching(new RegExp(`^b\\.gz \\| offset 0x[0-9a-f]+ \\| decompression stopped after ${(Math.floor(each * 1.5) - each).toLocaleString('en-US')} bytes, at the limit of ${Math.floor(each * 1.5).toLocaleString('en-US')} decompressed bytes for one load`)));
+    expect(messages(s)).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^b\\.gz \\| offset 0x[0-9a-f]+ \\| decompression stopped after ${(Math.floor(each * 1.5) - each).toLocaleString('en-US')} bytes, at the limit of ${Math.floor(each * 1.5).toLocaleString('en-US')} decompressed bytes for one load`,
+        ),
+      ),
+    );
   });
 });
 

@@ -51,10 +51,7 @@ describe('loading compressed files and bundles', () => {
         return [blob('outer.tar.gz', gz(await tarOf([files[0], ['maps.zip', inner]])))];
       },
     ],
-    [
-      'each file gzipped, in a zip',
-      async () => [blob('all.zip', zipOf(files.map(([n, b]) => [`${n}.gz`, gz(b)])))],
-    ],
+    ['each file gzipped, in a zip', async () => [blob('all.zip', zipOf(files.map(([n, b]) => [`${n}.gz`, gz(b)])))]],
   ];
 
   it.each(cases)('%s gives the same numbers as the plain files', async (_label, make) => {
@@ -77,7 +74,12 @@ describe('loading compressed files and bundles', () => {
 
   it('names entries after the bundle they came from', async () => {
     const inner = zipOf([['maps/stack_map_stat', files[5][1]]]);
-    const tgz = gz(await tarOf([['./dir/trace', files[0][1]], ['maps.zip', inner]]));
+    const tgz = gz(
+      await tarOf([
+        ['./dir/trace', files[0][1]],
+        ['maps.zip', inner],
+      ]),
+    );
     const s = summarize(await loadFiles([blob('bundle.tar.gz', tgz)]));
     expect(s.files.map((f) => f.file)).toEqual(['bundle.tar.gz/dir/trace', 'bundle.tar.gz/maps.zip/maps/stack_map_stat']);
   });
@@ -89,10 +91,7 @@ describe('loading compressed files and bundles', () => {
         ['__MACOSX/._stack_map_stat', new Uint8Array([0, 5, 22, 7, 0, 2])],
         ['._trace', new Uint8Array([0, 5, 22, 7])],
       ],
-      [
-        { header: { name: 'dir/', size: 0, type: 'directory' } },
-        { header: { name: 'link', size: 0, type: 'symlink', linkname: 'trace' } },
-      ],
+      [{ header: { name: 'dir/', size: 0, type: 'directory' } }, { header: { name: 'link', size: 0, type: 'symlink', linkname: 'trace' } }],
     );
     const s = summarize(await loadFiles([blob('b.tar', tar)]));
     expect(s.files.map((f) => f.file)).toEqual(['b.tar/stack_map_stat']);
@@ -136,7 +135,14 @@ describe('loading compressed files and bundles', () => {
       ['cut.zip/stack_map_stat', files[5][1].length],
       ['cut.zip/kallsyms', files[6][1].length],
     ]);
-    expect(s.diagnostics.some((d) => d.file === 'cut.zip' && /zip archive cut short inside the data of trace \(\d+ of \d+ compressed bytes\)/.test(d.message) && d.where.startsWith('offset 0x'))).toBe(true);
+    expect(
+      s.diagnostics.some(
+        (d) =>
+          d.file === 'cut.zip' &&
+          /zip archive cut short inside the data of trace \(\d+ of \d+ compressed bytes\)/.test(d.message) &&
+          d.where.startsWith('offset 0x'),
+      ),
+    ).toBe(true);
   });
 
   it('a corrupt gzip gives a diagnostic and does not throw', async () => {
@@ -184,7 +190,10 @@ describe('loading compressed files and bundles', () => {
 
   it('streams: entries come out before the outer file is read to its end', async () => {
     const big = new Uint8Array(4 << 20).fill(0x41);
-    const tar = await tarOf([['a', big], ['b', big]]);
+    const tar = await tarOf([
+      ['a', big],
+      ['b', big],
+    ]);
     let pulled = 0;
     const source = new ReadableStream<Uint8Array>({
       pull(c) {
@@ -239,7 +248,9 @@ describe('gzip: every member, junk after it, bombs', () => {
     for (let i = 0; i < 40000; i++) big.set(line, i * line.length);
     const packed = gz(big);
     const s = summarize(await loadFiles([blob('bomb.gz', packed)], { decompressLimits: { maxRatio: 20, ratioFloor: 1 << 16 } }));
-    expect(s.diagnostics.map((d) => d.message).join('\n')).toMatch(/decompression stopped after [\d,]+ bytes, at 20 times the compressed bytes of the file read/);
+    expect(s.diagnostics.map((d) => d.message).join('\n')).toMatch(
+      /decompression stopped after [\d,]+ bytes, at 20 times the compressed bytes of the file read/,
+    );
     // 20 times the compressed bytes read: the whole file is read by then (node:zlib packs 40,000 equal lines in a few KB)
     expect(s.files[0].size).toBeLessThanOrEqual(20 * packed.length);
     expect(s.files[0].size).toBeGreaterThan(1 << 16);

@@ -237,10 +237,7 @@ async function peek(stream: ReadableStream<Uint8Array>, n: number): Promise<{ he
 }
 
 /** A stream that ends instead of erroring: the error goes to `onError`. */
-function guard(
-  inner: ReadableStream<Uint8Array>,
-  onError: (e: unknown) => void,
-): { stream: ReadableStream<Uint8Array>; dispose: () => Promise<void> } {
+function guard(inner: ReadableStream<Uint8Array>, onError: (e: unknown) => void): { stream: ReadableStream<Uint8Array>; dispose: () => Promise<void> } {
   const reader = inner.getReader();
   let finished = false;
   const stream = new ReadableStream<Uint8Array>(

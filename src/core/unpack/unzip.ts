@@ -24,7 +24,17 @@ const END = 0x06054b50;
 const END64 = 0x06064b50;
 const DESCRIPTOR = 0x08074b50;
 
-const METHODS: Record<number, string> = { 1: 'shrink', 6: 'implode', 9: 'deflate64', 12: 'bzip2', 14: 'lzma', 93: 'zstd', 95: 'xz', 98: 'ppmd', 99: 'AES encryption' };
+const METHODS: Record<number, string> = {
+  1: 'shrink',
+  6: 'implode',
+  9: 'deflate64',
+  12: 'bzip2',
+  14: 'lzma',
+  93: 'zstd',
+  95: 'xz',
+  98: 'ppmd',
+  99: 'AES encryption',
+};
 
 /** Input fed to the inflater at once (see gunzip.ts). */
 const IN_PIECE = 1 << 14;
@@ -79,16 +89,24 @@ export async function* unzip(src: NamedStream, ctx: Ctx, cleanName: (n: string) 
       }
       if (s !== LOCAL) {
         const bytes = [...sig].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-        return say(`zip archive is corrupt at offset ${at}: no local file header there (bytes ${bytes})${files > 0 ? `; the ${files} entries before are kept` : ''}`, at);
+        return say(
+          `zip archive is corrupt at offset ${at}: no local file header there (bytes ${bytes})${files > 0 ? `; the ${files} entries before are kept` : ''}`,
+          at,
+        );
       }
       const h = await input.exactly(26);
       if (h.length < 26) return cut(`zip archive cut short inside the local file header at offset ${at} (${4 + h.length} of its 30 bytes)`, at);
       const nameLen = u16(h, 22);
       const extraLen = u16(h, 24);
       const rawName = await input.exactly(nameLen);
-      if (rawName.length < nameLen) return cut(`zip archive cut short inside the name of the entry at offset ${at} (a name length of ${nameLen}, ${rawName.length} bytes there)`, at + 30);
+      if (rawName.length < nameLen)
+        return cut(`zip archive cut short inside the name of the entry at offset ${at} (a name length of ${nameLen}, ${rawName.length} bytes there)`, at + 30);
       const extra = await input.exactly(extraLen);
-      if (extra.length < extraLen) return cut(`zip archive cut short inside the extra field of the entry at offset ${at} (an extra field length of ${extraLen}, ${extra.length} bytes there)`, at + 30 + nameLen);
+      if (extra.length < extraLen)
+        return cut(
+          `zip archive cut short inside the extra field of the entry at offset ${at} (an extra field length of ${extraLen}, ${extra.length} bytes there)`,
+          at + 30 + nameLen,
+        );
       const flags = u16(h, 2);
       const e: Entry = {
         at,
@@ -114,7 +132,11 @@ export async function* unzip(src: NamedStream, ctx: Ctx, cleanName: (n: string) 
         continue;
       }
       if (e.method !== 0 && e.method !== 8) {
-        ctx.report(full, `zip entry compressed with method ${e.method}${METHODS[e.method] ? ` (${METHODS[e.method]})` : ''}, which this reader lacks: not read`, at);
+        ctx.report(
+          full,
+          `zip entry compressed with method ${e.method}${METHODS[e.method] ? ` (${METHODS[e.method]})` : ''}, which this reader lacks: not read`,
+          at,
+        );
         if ((await skipData(e, input, ctx, where)) === 'stop') return;
         continue;
       }
@@ -190,7 +212,11 @@ function zip64Sizes(e: Entry, extra: Uint8Array): string | null {
 /** Skips an entry that is not read; 'stop' when its end cannot be found. */
 async function skipData(e: Entry, input: ByteSource, ctx: Ctx, w: Where): Promise<Outcome> {
   if (e.descriptor && e.csize === 0) {
-    ctx.report(w.archive, `zip entry ${w.name} at offset ${e.at} has its sizes after its data: its end cannot be found without reading it, so the rest of the archive is not read`, e.at);
+    ctx.report(
+      w.archive,
+      `zip entry ${w.name} at offset ${e.at} has its sizes after its data: its end cannot be found without reading it, so the rest of the archive is not read`,
+      e.at,
+    );
     return 'stop';
   }
   const from = input.offset;
@@ -219,7 +245,10 @@ async function* entryData(e: Entry, input: ByteSource, ctx: Ctx, w: Where, run: 
   let whole = true;
   const stop = () => void (run.outcome = 'stop');
   if (!known && e.method === 0) {
-    archive(`zip entry ${w.name} at offset ${e.at} is stored with its sizes after its data: its end cannot be found, so the rest of the archive is not read`, e.at);
+    archive(
+      `zip entry ${w.name} at offset ${e.at} is stored with its sizes after its data: its end cannot be found, so the rest of the archive is not read`,
+      e.at,
+    );
     return stop();
   }
   const queue: Uint8Array[] = [];
@@ -248,13 +277,18 @@ async function* entryData(e: Entry, input: ByteSource, ctx: Ctx, w: Where, run: 
       break;
     }
     if (left === 0) {
-      if (inf && !inf.ended) report(`zip entry's deflate data goes on past its compressed size of ${e.csize} bytes (corrupt?): what was read is kept`, input.offset);
+      if (inf && !inf.ended)
+        report(`zip entry's deflate data goes on past its compressed size of ${e.csize} bytes (corrupt?): what was read is kept`, input.offset);
       break;
     }
     const from = input.offset;
     const chunk = await input.next(Math.min(left, inf ? piece : IN_PIECE));
     if (!chunk) {
-      archive(input.failure() ?? `zip archive cut short inside the data of ${w.name}${known ? ` (${e.csize - left} of ${e.csize} compressed bytes)` : ''}: what was read of it is kept`, from);
+      archive(
+        input.failure() ??
+          `zip archive cut short inside the data of ${w.name}${known ? ` (${e.csize - left} of ${e.csize} compressed bytes)` : ''}: what was read of it is kept`,
+        from,
+      );
       for (const d of queue) yield* pieces(d);
       return stop();
     }
@@ -270,7 +304,10 @@ async function* entryData(e: Entry, input: ByteSource, ctx: Ctx, w: Where, run: 
       tail = inf.push(chunk);
     } catch (err) {
       for (const d of queue.splice(0)) yield* pieces(d);
-      report(`zip entry could not be decompressed (${err instanceof Error ? err.message : String(err)}) in the bytes from offset ${from}: what was read before is kept`, from);
+      report(
+        `zip entry could not be decompressed (${err instanceof Error ? err.message : String(err)}) in the bytes from offset ${from}: what was read before is kept`,
+        from,
+      );
       if (!known) return stop();
       run.discard = true;
       continue;
@@ -290,7 +327,10 @@ async function* entryData(e: Entry, input: ByteSource, ctx: Ctx, w: Where, run: 
         input.unread(next);
         const sig = next.length === 4 ? u32(next, 0) : -1;
         if (sig === LOCAL || sig === CENTRAL || sig === END) {
-          report(`zip entry's deflate data ends ${short} bytes before its compressed size of ${e.csize}, where the next header is: read on from there (the header's size is wrong)`, endAt);
+          report(
+            `zip entry's deflate data ends ${short} bytes before its compressed size of ${e.csize}, where the next header is: read on from there (the header's size is wrong)`,
+            endAt,
+          );
           e.csize -= short;
           break;
         }

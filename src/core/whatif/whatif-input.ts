@@ -128,7 +128,14 @@ export function whatIfColumns(capture: Capture): WhatIfColumns {
     }
   const buf = recordedBuffer(capture);
   return {
-    count, ts, cpu, event, stack, frameIds, frameStart, frameNames,
+    count,
+    ts,
+    cpu,
+    event,
+    stack,
+    frameIds,
+    frameStart,
+    frameNames,
     depths: Int32Array.from(frames, (f) => f.length),
     other,
     captureBufferKb: buf.kb,
@@ -166,5 +173,16 @@ export function prepareWhatIf(c: WhatIfColumns): WhatIfInput {
   const frames = Array.from(c.depths, (_, s) => Array.from(c.frameIds.subarray(c.frameStart[s], c.frameStart[s + 1]), (id) => c.frameNames[id]));
   const kernel = new ReplayKernel(frames);
   const words = frames.map((f) => ipsToWords(f.map((k) => kernel.ipOf(k))));
-  return { count: n, cpuIndex, event, stack, cpus, words, depths: c.depths, other: c.other, captureBufferKb: c.captureBufferKb, captureBufferFile: c.captureBufferFile };
+  return {
+    count: n,
+    cpuIndex,
+    event,
+    stack,
+    cpus,
+    words,
+    depths: c.depths,
+    other: c.other,
+    captureBufferKb: c.captureBufferKb,
+    captureBufferFile: c.captureBufferFile,
+  };
 }

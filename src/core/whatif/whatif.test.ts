@@ -74,7 +74,7 @@ describe('whatIf against the simulator', () => {
     // v8 as posted has no size to choose: its fixed 16,384 (bits 14) holds all 1,500 distinct stacks
     expect(w.recommended).toMatchObject({ mode: 'v8', v8Variant: 'posted', bits: 14 });
     expect(w.recommended.why).toMatch(/^v8 as posted: a fixed 16384 stacks/);
-   }, 30_000);
+  }, 30_000);
 });
 
 /** A plain model of the map for one stream: first come, first stored, while capacity lasts. */
@@ -117,7 +117,15 @@ describe('whatIf against a plain model', () => {
     // the stacks counted another way: the text's distinct frame sequences, by regex
     const stream = Array.from({ length: 40 }, (_, i) => i % 5);
     const text = traceOf(stream, [3, 4, 5, 6, 7]);
-    const seqs = text.split(/^.*<stack trace>\n/m).slice(1).map((b) => b.split('\n').filter((l) => l.startsWith(' => ')).join('|'));
+    const seqs = text
+      .split(/^.*<stack trace>\n/m)
+      .slice(1)
+      .map((b) =>
+        b
+          .split('\n')
+          .filter((l) => l.startsWith(' => '))
+          .join('|'),
+      );
     const distinct = new Set(seqs).size;
     expect([seqs.length, distinct]).toEqual([40, 5]);
     const w = whatIf(ingestFiles([['trace', text]]));
@@ -187,7 +195,7 @@ describe('whatIf against a plain model', () => {
 });
 
 describe("the recommendation's words", () => {
-  it('give the stack records\' bytes in the decimal units the page\'s table prints (kB = 1,000 B), not as raw counts', () => {
+  it("give the stack records' bytes in the decimal units the page's table prints (kB = 1,000 B), not as raw counts", () => {
     // 60 records of stack 0 (depth 20) and 60 of stack 1 (depth 4): in full 12 + 8 x depth B each, by hand
     const stream = Array.from({ length: 120 }, (_, i) => i % 2);
     const w = whatIf(ingestFiles([['trace', traceOf(stream, [20, 4])]]));
@@ -203,11 +211,15 @@ describe("the recommendation's words", () => {
 });
 
 describe('whatIf inputs', () => {
-  const captureTxt = (kb: string) => `# stackmap explorer capture, by capture.sh, 2026-12-01T10:00:00Z\n# tracefs: /t\n# buffer_size_kb: ${kb} (per CPU, read from tracefs before the restore)\n# cpus: 1 (per_cpu/cpu* in tracefs)\n`;
+  const captureTxt = (kb: string) =>
+    `# stackmap explorer capture, by capture.sh, 2026-12-01T10:00:00Z\n# tracefs: /t\n# buffer_size_kb: ${kb} (per CPU, read from tracefs before the restore)\n# cpus: 1 (per_cpu/cpu* in tracefs)\n`;
   const trace = traceOf([0, 1, 0, 2, 1, 0], [3, 5, 2]);
 
   it("takes the buffer size from the capture's capture.txt, says so, and an asked size still overrides", () => {
-    const cap = ingestFiles([['trace', trace], ['capture.txt', captureTxt('8')]]);
+    const cap = ingestFiles([
+      ['trace', trace],
+      ['capture.txt', captureTxt('8')],
+    ]);
     const w = whatIf(cap);
     expect([w.bufferKb, w.bufferSource]).toEqual([8, 'capture']);
     expect(w.notes[0]).toBe('buffer 8 KiB per CPU (as the capture recorded it: buffer_size_kb in capture.txt)');
@@ -217,7 +229,12 @@ describe('whatIf inputs', () => {
     expect(w.bits).toEqual(asked.bits);
     const over = whatIf(cap, { bufferKb: 64 });
     expect([over.bufferKb, over.bufferSource]).toEqual([64, 'option']);
-    const none = whatIf(ingestFiles([['trace', trace], ['capture.txt', captureTxt('unknown')]]));
+    const none = whatIf(
+      ingestFiles([
+        ['trace', trace],
+        ['capture.txt', captureTxt('unknown')],
+      ]),
+    );
     expect([none.bufferKb, none.bufferSource]).toEqual([1408, 'default']);
     expect(none.notes[0]).toContain('the default');
   });
@@ -225,7 +242,10 @@ describe('whatIf inputs', () => {
   it('property: the items in time order are those of a plain stable sort of event and orphan objects', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ ts: fc.integer({ min: 0, max: 20 }), cpu: fc.integer({ min: 0, max: 3 }), orphan: fc.boolean(), s: fc.integer({ min: 0, max: 4 }) }), { minLength: 1, maxLength: 60 }),
+        fc.array(
+          fc.record({ ts: fc.integer({ min: 0, max: 20 }), cpu: fc.integer({ min: 0, max: 3 }), orphan: fc.boolean(), s: fc.integer({ min: 0, max: 4 }) }),
+          { minLength: 1, maxLength: 60 },
+        ),
         (recs) => {
           // an orphan: a <stack trace> whose event line is not there (after another stack of the same event)
           const lines = ['# tracer: nop', '#'];

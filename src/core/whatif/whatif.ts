@@ -245,7 +245,13 @@ const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
 const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
 
 /** The smallest bits whose fallbacks stay at or below the share, with the reasoning in words. */
-export function recommend(rows: readonly WhatIfRow[], maxShare: number, distinct: number, buffer = 'the buffer per CPU', label: string = rows[0]?.mode ?? ''): { bits: number | null; why: string } {
+export function recommend(
+  rows: readonly WhatIfRow[],
+  maxShare: number,
+  distinct: number,
+  buffer = 'the buffer per CPU',
+  label: string = rows[0]?.mode ?? '',
+): { bits: number | null; why: string } {
   if (rows.length === 0) return { bits: null, why: 'no rows' };
   const mode = label;
   const records = rows[0].records;
@@ -253,7 +259,10 @@ export function recommend(rows: readonly WhatIfRow[], maxShare: number, distinct
   const ok = rows.find((r) => r.fallbackShare <= maxShare);
   if (!ok) {
     const last = rows[rows.length - 1];
-    return { bits: null, why: `${mode}: even at bits ${last.bits} (${last.capacity} elements, ${mib(last.mapBytes)}) ${pct(last.fallbackShare)} of the ${records} stack records fall back to full stacks, above the ${pct(maxShare)} allowed` };
+    return {
+      bits: null,
+      why: `${mode}: even at bits ${last.bits} (${last.capacity} elements, ${mib(last.mapBytes)}) ${pct(last.fallbackShare)} of the ${records} stack records fall back to full stacks, above the ${pct(maxShare)} allowed`,
+    };
   }
   const below = rows.filter((r) => r.bits < ok.bits).pop();
   const why =
@@ -262,7 +271,9 @@ export function recommend(rows: readonly WhatIfRow[], maxShare: number, distinct
     (below ? `; bits ${below.bits} falls back on ${pct(below.fallbackShare)}` : '; it is the smallest size the model has') +
     `. The workload has ${distinct} distinct stacks; the map cuts the stack records from ${fmtBytes(ok.bytesWithoutMap)} to ${fmtBytes(ok.bytesWithMap)}` +
     ` (${(ok.bytesWithoutMap / Math.max(1, ok.bytesWithMap)).toFixed(2)}x) and keeps ${ok.steadyGain.toFixed(2)}x the events per byte of buffer once it has wrapped` +
-    (ok.gain > 1.0005 ? ` (${ok.gain.toFixed(2)}x more events retained in ${buffer})` : ` (with ${buffer}, this capture fits the buffer either way, so nothing more is retained in it)`);
+    (ok.gain > 1.0005
+      ? ` (${ok.gain.toFixed(2)}x more events retained in ${buffer})`
+      : ` (with ${buffer}, this capture fits the buffer either way, so nothing more is retained in it)`);
   return { bits: ok.bits, why };
 }
 
@@ -316,7 +327,12 @@ export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep
     const mine: WhatIfRow[] = [];
     for (const bits of WHATIF_BITS) {
       const r = replay(mode, bits, x, { eventBytes, hashSeed, bootRecords, ringBytes, hashes, keptOff });
-      mine.push({ ...r, ...(mode === 'v8' ? { v8Variant: 'bin' as const } : {}), dedupRate: r.records ? r.reused / r.records : 0, fallbackShare: r.records ? r.fallbacks / r.records : 0 });
+      mine.push({
+        ...r,
+        ...(mode === 'v8' ? { v8Variant: 'bin' as const } : {}),
+        dedupRate: r.records ? r.reused / r.records : 0,
+        fallbackShare: r.records ? r.fallbacks / r.records : 0,
+      });
       onStep?.(++done, total);
     }
     if (mode === 'v8') {
@@ -324,7 +340,11 @@ export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep
       const posted: WhatIfRow = { ...mine.find((r) => r.bits === V8_POSTED_BITS)!, v8Variant: 'posted' };
       rows.push(posted, ...mine);
       byMode.push({ mode, v8Variant: 'posted', ...postedVerdict(posted, maxFallbackShare, x.words.length, bufferWords) });
-      byMode.push({ mode, v8Variant: 'bin', ...recommend(mine, maxFallbackShare, x.words.length, bufferWords, 'v8 with the proposed follow-up (stack_map_bin v2 and the bits parameter)') });
+      byMode.push({
+        mode,
+        v8Variant: 'bin',
+        ...recommend(mine, maxFallbackShare, x.words.length, bufferWords, 'v8 with the proposed follow-up (stack_map_bin v2 and the bits parameter)'),
+      });
     } else {
       rows.push(...mine);
       byMode.push({ mode, ...recommend(mine, maxFallbackShare, x.words.length, bufferWords) });
@@ -364,7 +384,9 @@ export function whatIfFromInput(x: WhatIfInput, opts: WhatIfOptions = {}, onStep
       `record sizes as the seeds count them: event ${eventBytes} B (assumed), full stack 12 + 8 x depth B, v7 id 12 B, v8 cookie 16 B; no ring-buffer headers`,
       'one map shared by every CPU, replayed single-threaded in time order: no races, so no duplicates or in-flight fallbacks',
       `hash seed 0x${hashSeed.toString(16)} (a boot's own seed changes only probe-limit fallbacks)`,
-      ...(bootRecords > 0 ? [`the first ${bootRecords} stack records taken as before the map was published (the boot window): in full with the map on too`] : []),
+      ...(bootRecords > 0
+        ? [`the first ${bootRecords} stack records taken as before the map was published (the boot window): in full with the map on too`]
+        : []),
     ],
   };
 }

@@ -33,7 +33,11 @@ export function baselineName(files: readonly NamedBlob[]): string {
   const dirs = new Set(files.map((f) => (f.name.includes('/') ? f.name.slice(0, f.name.lastIndexOf('/')) : '')));
   if (dirs.size === 1 && [...dirs][0] !== '') return [...dirs][0];
   // loose files: named by the largest (the trace, as a rule)
-  const first = [...files].sort((a, b) => b.blob.size - a.blob.size)[0]?.name.split('/').pop() ?? '';
+  const first =
+    [...files]
+      .sort((a, b) => b.blob.size - a.blob.size)[0]
+      ?.name.split('/')
+      .pop() ?? '';
   return files.length > 1 ? `${first} and ${files.length - 1} more` : first;
 }
 
@@ -78,7 +82,10 @@ type Gen = number | 'none';
 /** `?compare=gen:A,B`: the sides are two generations of the open capture (the generation diff's), not a baseline capture. */
 export function comparedGenerations(compare: string | null): [Gen, Gen] | null {
   if (!compare?.startsWith('gen:')) return null;
-  const g = compare.slice(4).split(',').map((x): Gen | null => (x === 'none' ? 'none' : /^\d{1,9}$/.test(x) ? Number(x) : null));
+  const g = compare
+    .slice(4)
+    .split(',')
+    .map((x): Gen | null => (x === 'none' ? 'none' : /^\d{1,9}$/.test(x) ? Number(x) : null));
   return g.length === 2 && g[0] !== null && g[1] !== null ? [g[0], g[1]] : null;
 }
 

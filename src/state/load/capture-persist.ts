@@ -32,9 +32,7 @@ interface Manifest {
 export type KeepOutcome = { kept: true; backend: Backend; bytes: number } | { kept: false; reason: string };
 
 export type StoredCapture =
-  | { state: 'none' }
-  | { state: 'found'; backend: Backend; files: NamedBlob[]; bytes: number; savedAt: number }
-  | { state: 'unreadable'; reason: string };
+  { state: 'none' } | { state: 'found'; backend: Backend; files: NamedBlob[]; bytes: number; savedAt: number } | { state: 'unreadable'; reason: string };
 
 /** One place to keep blobs under keys, and the manifest. */
 interface Store {
@@ -122,7 +120,7 @@ function idbStore(IDB_NAME: string): Store | null {
       req.onsuccess = () => resolve(req.result);
       req.onerror = () => reject(req.error ?? new Error('IndexedDB would not open'));
     }));
-  const run = async <T,>(store: string, mode: IDBTransactionMode, fn: (s: IDBObjectStore) => IDBRequest<T>): Promise<T> => {
+  const run = async <T>(store: string, mode: IDBTransactionMode, fn: (s: IDBObjectStore) => IDBRequest<T>): Promise<T> => {
     const tx = (await open()).transaction(store, mode);
     const req = fn(tx.objectStore(store));
     return new Promise<T>((resolve, reject) => {

@@ -11,7 +11,6 @@ import { cancelLoad, connectLoadStore, hostOf, isWorkerLost, nextRequestId, reop
 import type { CaptureSource, LoadMode } from './load-types.ts';
 import { useViewStore } from '../view/view-store.ts';
 
-
 /** The capture's state: 'done' while one is open (whatever a later load does); before the first, how the first load goes. */
 export type LoadStatus = 'idle' | 'loading' | 'done' | 'cancelled' | 'error';
 /** The last load's own state (the progress line's data-status). */
@@ -38,11 +37,7 @@ export interface KeptNotice {
 }
 
 /** Whether the capture shown is kept in the browser for the next visit. */
-export type KeepState =
-  | { state: 'off' }
-  | { state: 'saving' }
-  | { state: 'kept'; backend: Backend; bytes: number }
-  | { state: 'not-kept'; reason: string };
+export type KeepState = { state: 'off' } | { state: 'saving' } | { state: 'kept'; backend: Backend; bytes: number } | { state: 'not-kept'; reason: string };
 
 export interface LoadState {
   status: LoadStatus;
@@ -342,7 +337,8 @@ export const useLoadStore = create<LoadState>((set, get) => {
       if (!k || k.state === 'none') return;
       if (k.state === 'unreadable') {
         // only when the sample did open: files the user picked meanwhile are kept in its place
-        if (outcome === 'done') set({ notice: { text: `The capture kept in this browser is damaged (${k.reason}); the sample opened instead.`, choice: true } });
+        if (outcome === 'done')
+          set({ notice: { text: `The capture kept in this browser is damaged (${k.reason}); the sample opened instead.`, choice: true } });
         return;
       }
       if (outcome === 'done') {

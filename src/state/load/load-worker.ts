@@ -104,7 +104,10 @@ const queryApi = new Proxy({} as Api, {
 export const ingestWorker = (): Api => queryApi;
 
 /** Tells the current worker to drop load `id` (nothing to do if it is gone). */
-export const cancelLoad = (id: number) => void hostOf().run((api) => api.cancel(id)).catch(() => {});
+export const cancelLoad = (id: number) =>
+  void hostOf()
+    .run((api) => api.cancel(id))
+    .catch(() => {});
 
 let requestSeq = 0;
 /** the id of a new request to the worker (a load, or a reopen after a fault) */
@@ -179,7 +182,11 @@ async function reopen(store: LoadStoreLink, files: NamedBlob[]): Promise<void> {
   h.busy(id);
   try {
     const answer = await h.run(
-      (api) => api.ingest({ id, mode: 'replace', files }, Comlink.proxy((p: LoadProgress) => h.beat(id, p.phase))) as Promise<IngestAnswer>,
+      (api) =>
+        api.ingest(
+          { id, mode: 'replace', files },
+          Comlink.proxy((p: LoadProgress) => h.beat(id, p.phase)),
+        ) as Promise<IngestAnswer>,
     );
     if (answer.outcome === 'loaded') {
       // the same files read the same way: the stacks keep their indices, so the panes' state holds

@@ -23,7 +23,6 @@ export const initialNotice: string | null = fromUrl ? ignoredNotice(fromUrl.igno
 const replaceQuery = (q: string) => history.replaceState(history.state, '', `${location.pathname}${q}${location.hash}`);
 const pushQuery = (q: string) => history.pushState(null, '', `${location.pathname}${q}${location.hash}`);
 
-
 /** What syncPane reads of the simulator's store, and asks of it. */
 export interface PaneStore {
   getState(): { pane: SimPane; settings: SimSettings; setPane(p: SimPane): void };

@@ -49,7 +49,19 @@ export const useScenarioStore = create<ScenarioState>((set, get) => ({
     setSimSession(null);
     // the controls show what the scenario runs with
     sim.set(settingsOf(o));
-    useSimStore.setState({ status: 'starting', error: null, ledger: null, stories: null, current: null, snapshots: [], dumps: 0, estale: 0, resets: { ok: 0, ebusy: 0, refused: 0 }, pendingResets: 0, report: null });
+    useSimStore.setState({
+      status: 'starting',
+      error: null,
+      ledger: null,
+      stories: null,
+      current: null,
+      snapshots: [],
+      dumps: 0,
+      estale: 0,
+      resets: { ok: 0, ebusy: 0, refused: 0 },
+      pendingResets: 0,
+      report: null,
+    });
     try {
       const s = await start(new Simulation(sc.options, false));
       const finished = () => s.ended.every(Boolean);

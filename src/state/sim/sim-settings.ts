@@ -65,7 +65,6 @@ export const V8_POSTED_BITS = 14;
 /** The map's bits a run uses: v8 as posted has no `bits` parameter. */
 export const bitsOf = (o: Pick<SimSettings, 'mode' | 'v8Variant' | 'bits'>) => (o.mode === 'v8' && o.v8Variant === 'posted' ? V8_POSTED_BITS : o.bits);
 
-
 /** Few hot stacks, slow CPUs and a long race window: claims, lost cmpxchgs and resets you can watch. */
 export const RACE_PRESET: Partial<SimSettings> = { stacks: 6, zipf: 0, speed: 5, windowUs: 300_000 };
 
@@ -173,7 +172,8 @@ export function simOptionsOf(o: SimSettings, cpus: number, replay: ReturnType<ty
 }
 
 /** The distinct stacks a live run builds: the population, and with a changing workload every phase it can reach. */
-export const liveStacksOf = (o: SimSettings) => phaseOf({ stacks: o.stacks, phaseShift: o.workload === 'population' ? o.phaseShift : 0, resets: 0, replay: null }, true).total;
+export const liveStacksOf = (o: SimSettings) =>
+  phaseOf({ stacks: o.stacks, phaseShift: o.workload === 'population' ? o.phaseShift : 0, resets: 0, replay: null }, true).total;
 
 /** The explorer's current selection of the loaded capture, as the simulator's replay workload. */
 export async function replayOfLoadedCapture(): Promise<ReturnType<typeof replayWorkload>> {

@@ -32,7 +32,17 @@ import {
   type SimSession,
 } from './sim-session.ts';
 import type { FreeOutcome } from '../../core/sim/shared-map.ts';
-import { liveStacksOf, MAX_LIVE_STACKS, maxSimCpus, paceUs, replayOfLoadedCapture, simOptionsOf, type SimPane, type SimSettings, type SimStatus } from './sim-settings.ts';
+import {
+  liveStacksOf,
+  MAX_LIVE_STACKS,
+  maxSimCpus,
+  paceUs,
+  replayOfLoadedCapture,
+  simOptionsOf,
+  type SimPane,
+  type SimSettings,
+  type SimStatus,
+} from './sim-settings.ts';
 
 /**
  * The live simulator (DESIGN 6) in the page: one Web Worker per simulated CPU running the core's
@@ -146,7 +156,21 @@ export const useSimStore = create<SimState>((set, get) => ({
       });
       return;
     }
-    set({ status: 'starting', error: null, ledger: null, stories: null, current: null, snapshots: [], dumps: 0, estale: 0, resets: { ok: 0, ebusy: 0, refused: 0 }, pendingResets: 0, freeing: false, lastFree: null, report: null });
+    set({
+      status: 'starting',
+      error: null,
+      ledger: null,
+      stories: null,
+      current: null,
+      snapshots: [],
+      dumps: 0,
+      estale: 0,
+      resets: { ok: 0, ebusy: 0, refused: 0 },
+      pendingResets: 0,
+      freeing: false,
+      lastFree: null,
+      report: null,
+    });
     try {
       const cpus = run?.options.cpus ?? Math.min(Math.max(1, o.cpus), maxSimCpus());
       const replay = !run && o.workload === 'replay' ? await replayOfLoadedCapture() : null;
@@ -263,7 +287,11 @@ export const useSimStore = create<SimState>((set, get) => ({
         // v8 after free: stack_map reads "stackmap not initialized" (and stack_map_bin has no map to read): nothing to keep
         const text = await dumpReader()!.api.readText();
         if (text.uninitialized) {
-          addHostNote(s, 'uninitialized', 'stack_map read: "stackmap not initialized" (the map was freed): no dump to keep; turning options/stackmap on allocates a new map');
+          addHostNote(
+            s,
+            'uninitialized',
+            'stack_map read: "stackmap not initialized" (the map was freed): no dump to keep; turning options/stackmap on allocates a new map',
+          );
           return;
         }
         // the option was turned on meanwhile: a new map, read as usual below

@@ -11,7 +11,24 @@ describe('simulator settings <-> query string', () => {
   });
 
   it('round-trips every setting', () => {
-    const o = { ...DEFAULT_SETTINGS, mode: 'v7' as const, workload: 'replay' as const, bits: 12, cpus: 6, stacks: 40, zipf: 1.3, depthMin: 4, depthMax: 80, speed: 0, windowUs: 20_000, ringKb: 8192, seed: 7, v8Variant: 'bin' as const, rcuOffShare: 0.05, phaseShift: 1 };
+    const o = {
+      ...DEFAULT_SETTINGS,
+      mode: 'v7' as const,
+      workload: 'replay' as const,
+      bits: 12,
+      cpus: 6,
+      stacks: 40,
+      zipf: 1.3,
+      depthMin: 4,
+      depthMax: 80,
+      speed: 0,
+      windowUs: 20_000,
+      ringKb: 8192,
+      seed: 7,
+      v8Variant: 'bin' as const,
+      rcuOffShare: 0.05,
+      phaseShift: 1,
+    };
     const qs = formatSimSettings(o, '?view=simulator');
     expect(qs).toContain('view=simulator');
     expect(qs).toContain('sim.rcu=0.05');
@@ -21,7 +38,8 @@ describe('simulator settings <-> query string', () => {
   });
 
   it('ignores unknown and invalid values', () => {
-    const q = '?sim.mode=v9&sim.bits=9&sim.cpus=99&sim.stacks=x&sim.zipf=-1&sim.depth=30-10&sim.speed=1234&sim.window=5&sim.ring=100&sim.seed=-3&sim.workload=all&sim.v8=yes&sim.rcu=0.3&sim.phase=2&sim.extra=1';
+    const q =
+      '?sim.mode=v9&sim.bits=9&sim.cpus=99&sim.stacks=x&sim.zipf=-1&sim.depth=30-10&sim.speed=1234&sim.window=5&sim.ring=100&sim.seed=-3&sim.workload=all&sim.v8=yes&sim.rcu=0.3&sim.phase=2&sim.extra=1';
     expect(parseSimSettings(q, 8)).toEqual({});
     expect(parseSimSettings('?sim.cpus=8&sim.ring=64&sim.speed=2', 8)).toEqual({ cpus: 8, ringKb: 64, speed: 2 });
     expect(parseSimSettings('?sim.cpus=9', 8)).toEqual({});
@@ -60,10 +78,12 @@ describe('simulator settings <-> query string', () => {
     expect(notice).toContain('sim.stacks=1000000 (takes 1..100,000)');
     expect(ignoredNotice([])).toBeNull();
     // a long or odd value is cut in the notice
-    expect(ignoredNotice(parseSimSettingsNoted(`?sim.mode=${'x'.repeat(500)}`, 8).ignored)).toBe(`Not taken from the address (the defaults stand): sim.mode=${'x'.repeat(40)}… (takes v4, v7, v8)`);
+    expect(ignoredNotice(parseSimSettingsNoted(`?sim.mode=${'x'.repeat(500)}`, 8).ignored)).toBe(
+      `Not taken from the address (the defaults stand): sim.mode=${'x'.repeat(40)}… (takes v4, v7, v8)`,
+    );
   });
 
-  it('the largest population the URL gives is within the simulator\'s limit (100,000 stacks x 80 frames)', () => {
+  it("the largest population the URL gives is within the simulator's limit (100,000 stacks x 80 frames)", () => {
     expect(URL_MAX_STACKS).toBe(100_000);
     const o = { ...DEFAULT_OPTIONS, ...simOptionsOf({ ...DEFAULT_SETTINGS, ...parseSimSettings('?sim.stacks=100000&sim.depth=80-80', 8) }, 4, null) };
     expect([o.stacks, o.depthMax]).toEqual([100_000, 80]);
@@ -79,7 +99,7 @@ describe('simulator settings <-> query string', () => {
   });
 });
 
-describe('a live run\'s options from the settings', () => {
+describe("a live run's options from the settings", () => {
   const opts = (o: Partial<typeof DEFAULT_SETTINGS>) => ({ ...DEFAULT_OPTIONS, ...simOptionsOf({ ...DEFAULT_SETTINGS, ...o }, 4, null) });
 
   it('runs v8 as posted by default: bits 14, no stack_map_bin, 0.1% of stacks discarded', () => {

@@ -10,7 +10,24 @@ import { DEFAULT_SETTINGS, INTERRUPT_RATES, PHASE_SHIFTS, RCU_SHARES, RING_KBS, 
  * (the default stands) and named in the pane's notice (parseSimSettingsNoted, ignoredNotice).
  */
 
-export const SIM_KEYS = ['sim.mode', 'sim.workload', 'sim.bits', 'sim.cpus', 'sim.stacks', 'sim.zipf', 'sim.depth', 'sim.speed', 'sim.window', 'sim.ring', 'sim.seed', 'sim.v8', 'sim.rcu', 'sim.phase', 'sim.irq', 'sim.nmi'] as const;
+export const SIM_KEYS = [
+  'sim.mode',
+  'sim.workload',
+  'sim.bits',
+  'sim.cpus',
+  'sim.stacks',
+  'sim.zipf',
+  'sim.depth',
+  'sim.speed',
+  'sim.window',
+  'sim.ring',
+  'sim.seed',
+  'sim.v8',
+  'sim.rcu',
+  'sim.phase',
+  'sim.irq',
+  'sim.nmi',
+] as const;
 
 const num = (s: string | null) => (s === null || s.trim() === '' ? NaN : Number(s));
 const fmt = (n: number) => n.toLocaleString('en');
@@ -51,7 +68,10 @@ export function parseSimSettingsNoted(search: string, maxCpus: number): { settin
     const n = num(v);
     return Number.isFinite(n) && list.some((x) => (Array.isArray(x) ? x[0] : x) === n) ? n : null;
   };
-  const word = <W extends string>(list: readonly W[]) => (v: string) => ((list as readonly string[]).includes(v) ? (v as W) : null);
+  const word =
+    <W extends string>(list: readonly W[]) =>
+    (v: string) =>
+      (list as readonly string[]).includes(v) ? (v as W) : null;
   const set = <K extends keyof SimSettings>(k: K, v: SimSettings[K] | null) => {
     if (v !== null) out[k] = v;
   };
@@ -83,7 +103,8 @@ export function parseSimSettingsNoted(search: string, maxCpus: number): { settin
   set('phaseShift', take('sim.phase', choices(PHASE_SHIFTS), oneOf(PHASE_SHIFTS)));
   set('irqRate', take('sim.irq', choices(INTERRUPT_RATES), oneOf(INTERRUPT_RATES)));
   set('nmiRate', take('sim.nmi', choices(INTERRUPT_RATES), oneOf(INTERRUPT_RATES)));
-  for (const [key, value] of q) if (key.startsWith('sim.') && !(SIM_KEYS as readonly string[]).includes(key)) ignored.push({ key, value, takes: 'nothing (not a setting)' });
+  for (const [key, value] of q)
+    if (key.startsWith('sim.') && !(SIM_KEYS as readonly string[]).includes(key)) ignored.push({ key, value, takes: 'nothing (not a setting)' });
   return { settings: out, ignored };
 }
 

@@ -32,4 +32,3 @@ export function selectionViewSql(sel: Selection, view = 'selection', table = 'ev
   }
   return `CREATE OR REPLACE VIEW ${view} AS SELECT * FROM ${table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
 }
-

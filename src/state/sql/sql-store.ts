@@ -83,7 +83,14 @@ async function loadTables(): Promise<void> {
     const selection = selectionOf();
     for (const v of SELECTION_VIEWS) await sql().setView(v.view, selectionViewSql(selection, v.view, v.table));
     const rows = Object.fromEntries(tables.map((t) => [t.name, t.rows]));
-    useSqlStore.setState({ status: 'ready', rows, loadedCapture: capture, viewSelection: selection, engine: { version: sql().version ?? '', bundle: sql().bundle ?? '' }, line: readyLine(rows) });
+    useSqlStore.setState({
+      status: 'ready',
+      rows,
+      loadedCapture: capture,
+      viewSelection: selection,
+      engine: { version: sql().version ?? '', bundle: sql().bundle ?? '' },
+      line: readyLine(rows),
+    });
     // the selection may have moved while the tables went in
     void followSelection();
   } catch (e) {
@@ -169,7 +176,9 @@ export const useSqlStore = create<SqlState>((set, get) => ({
   },
 
   async selectStack(hash) {
-    const stack = await ingestWorker().stackByHash(hash).catch(() => null);
+    const stack = await ingestWorker()
+      .stackByHash(hash)
+      .catch(() => null);
     if (stack === null) {
       set({ notice: `stack ${hash} is not in the capture open now` });
       return;

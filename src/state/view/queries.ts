@@ -111,13 +111,13 @@ export const useIdStory = (n: number | null) => useWorkerQuery<IdStoryView | nul
 export const useFlame = (req: FlameRequest) => useWorkerQuery<FlameResult>(JSON.stringify(req), (api) => api.flame(req), 30);
 /** the frames merged into each node of a flame answer's trees, asked once it is drawn (null: the answer is gone from the worker) */
 export const useFlameFrames = (framesId: number | null | undefined) =>
-  useWorkerQuery<{ tree: NodeFrames; callers: NodeFrames | null } | null>(framesId == null ? null : `flame-frames|${framesId}`, (api) => api.flameFrames(framesId!));
+  useWorkerQuery<{ tree: NodeFrames; callers: NodeFrames | null } | null>(framesId == null ? null : `flame-frames|${framesId}`, (api) =>
+    api.flameFrames(framesId!),
+  );
 
-export const useSelectionSummary = (sel: Selection | null) =>
-  useWorkerQuery<SelectionSummary>(sel && JSON.stringify(sel), (api) => api.selectionSummary(sel!));
+export const useSelectionSummary = (sel: Selection | null) => useWorkerQuery<SelectionSummary>(sel && JSON.stringify(sel), (api) => api.selectionSummary(sel!));
 
-export const useStackFrames = (stack: number | null) =>
-  useWorkerQuery<string[]>(stack === null ? null : String(stack), (api) => api.stackFrames(stack!));
+export const useStackFrames = (stack: number | null) => useWorkerQuery<string[]>(stack === null ? null : String(stack), (api) => api.stackFrames(stack!));
 
 export const useGenerationDiff = (pair: [number | 'none', number | 'none'] | null) =>
   useWorkerQuery<GenerationDiff>(pair && JSON.stringify(pair), (api) => api.generationDiff(pair![0], pair![1]));

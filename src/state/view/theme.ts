@@ -11,7 +11,11 @@ const subscribe = (cb: () => void) => {
 /** 'light' or 'dark': the user's choice, else the system's. */
 export function useResolvedTheme(): 'light' | 'dark' {
   const choice = useViewStore((v) => v.theme);
-  const systemDark = useSyncExternalStore(subscribe, () => query().matches, () => false);
+  const systemDark = useSyncExternalStore(
+    subscribe,
+    () => query().matches,
+    () => false,
+  );
   return choice === 'system' ? (systemDark ? 'dark' : 'light') : choice;
 }
 

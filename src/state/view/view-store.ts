@@ -91,7 +91,19 @@ export const useViewStore = create<ViewState>((set, get) => ({
   set: (patch) => set(withStackIdentity(patch)),
   selectStack: (stack) => set(withStackIdentity({ stack: get().stack === stack ? null : stack })),
   // the theme and an explicit frames choice are the user's preferences, not the capture's view
-  reset: () => setQuietly({ ...DEFAULT_VIEW, stack: null, selectedStackSlots: null, notice: null, theme: get().theme, flameFrames: get().flameFrames, help: false, idStory: null, pin: null, eventFilterError: null }),
+  reset: () =>
+    setQuietly({
+      ...DEFAULT_VIEW,
+      stack: null,
+      selectedStackSlots: null,
+      notice: null,
+      theme: get().theme,
+      flameFrames: get().flameFrames,
+      help: false,
+      idStory: null,
+      pin: null,
+      eventFilterError: null,
+    }),
   dismissNotice: () => set({ notice: null }),
 }));
 

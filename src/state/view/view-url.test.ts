@@ -111,7 +111,10 @@ describe('a view fitted to the capture', () => {
   it('against real captures: the sample’s own view fits it', () => {
     const { sample, v } = sampleView();
     // the sample: 4 CPUs, generations 1..3 (README "The sample capture")
-    expect([sample.cpus, sample.generations.filter((g) => g !== 'none')]).toEqual([[0, 1, 2, 3], [1, 2, 3]]);
+    expect([sample.cpus, sample.generations.filter((g) => g !== 'none')]).toEqual([
+      [0, 1, 2, 3],
+      [1, 2, 3],
+    ]);
     expect(fitView(v, sample).dropped).toEqual([]);
   });
 

@@ -155,7 +155,29 @@ export function parseView(search: string): UrlView {
 }
 
 /** The query keys the view owns; any other (the simulator's `view`) is left as it is. */
-export const VIEW_KEYS = ['range', 'window', 'gen', 'cpus', 'stack', 'flame', 'weight', 'frames', 'focus', 'fzoom', 'fsearch', 'tf', 'group', 'find', 'filter', 'lanes', 'theme', 'diff', 'compare', 'cmpnorm', 'cmpwidths'];
+export const VIEW_KEYS = [
+  'range',
+  'window',
+  'gen',
+  'cpus',
+  'stack',
+  'flame',
+  'weight',
+  'frames',
+  'focus',
+  'fzoom',
+  'fsearch',
+  'tf',
+  'group',
+  'find',
+  'filter',
+  'lanes',
+  'theme',
+  'diff',
+  'compare',
+  'cmpnorm',
+  'cmpwidths',
+];
 
 /**
  * The query string for a view, keeping the keys of `search` the view does not own; defaults are

@@ -38,31 +38,31 @@ export function App() {
       {pane === 'simulator' ? (
         <SimulatorPane />
       ) : (
-      <main className="content">
-        <Banners />
-        <LoadProgressBar />
-        {status === 'error' && <ErrorBox />}
-        {hasCapture && <FilterBar />}
-        {hasCapture && <CompareBar />}
-        <SummaryPanel />
-        {hasCapture && (
-          <>
-            <Timeline />
-            <IdStoryPanel />
-            <div className="split">
-              <TopStacks />
-              <FlameGraph />
-            </div>
-            <div className="split">
-              <GenerationSwitcher />
-              <StatDashboard />
-            </div>
-            <WhatIfPane />
-            <SqlPane />
-          </>
-        )}
-        <DiagnosticsPanel />
-      </main>
+        <main className="content">
+          <Banners />
+          <LoadProgressBar />
+          {status === 'error' && <ErrorBox />}
+          {hasCapture && <FilterBar />}
+          {hasCapture && <CompareBar />}
+          <SummaryPanel />
+          {hasCapture && (
+            <>
+              <Timeline />
+              <IdStoryPanel />
+              <div className="split">
+                <TopStacks />
+                <FlameGraph />
+              </div>
+              <div className="split">
+                <GenerationSwitcher />
+                <StatDashboard />
+              </div>
+              <WhatIfPane />
+              <SqlPane />
+            </>
+          )}
+          <DiagnosticsPanel />
+        </main>
       )}
       <KeyboardHelp />
     </DropZone>

@@ -20,51 +20,57 @@ export function Header() {
   // the notice sits under the header, full width: one line about what a link carried that the capture lacks
   return (
     <>
-    <header className="header">
-      <h1>
-        stackmap <span className="light">explorer</span>
-      </h1>
-      {ready && pane !== 'simulator' && <ExportMenu />}
-      <div className="actions">
-        <span className="view-switch" role="group" aria-label="view">
-          <button type="button" aria-pressed={pane !== 'simulator'} onClick={() => setPane('explorer')} data-testid="view-explorer">
-            Explorer
+      <header className="header">
+        <h1>
+          stackmap <span className="light">explorer</span>
+        </h1>
+        {ready && pane !== 'simulator' && <ExportMenu />}
+        <div className="actions">
+          <span className="view-switch" role="group" aria-label="view">
+            <button type="button" aria-pressed={pane !== 'simulator'} onClick={() => setPane('explorer')} data-testid="view-explorer">
+              Explorer
+            </button>
+            <button
+              type="button"
+              aria-pressed={pane === 'simulator'}
+              onClick={() => setPane('simulator')}
+              data-testid="view-simulator"
+              title="the stack map's insert and reset paths, live, one Web Worker per CPU"
+            >
+              Simulator
+            </button>
+          </span>
+          <FilePicker
+            label="Open files…"
+            testId="file-input"
+            onFiles={(files) => {
+              setPane('explorer');
+              offerFiles(files);
+            }}
+          />
+          {ready && pane !== 'simulator' && <CompareButton />}
+          <button type="button" onClick={() => void loadSample()} title={`the sample: ${SAMPLE_NOTE}`} data-testid="open-sample">
+            Open sample
           </button>
-          <button type="button" aria-pressed={pane === 'simulator'} onClick={() => setPane('simulator')} data-testid="view-simulator" title="the stack map's insert and reset paths, live, one Web Worker per CPU">
-            Simulator
+          <KeptCapture />
+          <ThemeSwitch />
+          <button type="button" onClick={() => setView({ help: true })} title="keyboard help (?)" aria-label="keyboard help" data-testid="help-button">
+            ?
           </button>
-        </span>
-        <FilePicker
-          label="Open files…"
-          testId="file-input"
-          onFiles={(files) => {
-            setPane('explorer');
-            offerFiles(files);
-          }}
-        />
-        {ready && pane !== 'simulator' && <CompareButton />}
-        <button type="button" onClick={() => void loadSample()} title={`the sample: ${SAMPLE_NOTE}`} data-testid="open-sample">
-          Open sample
-        </button>
-        <KeptCapture />
-        <ThemeSwitch />
-        <button type="button" onClick={() => setView({ help: true })} title="keyboard help (?)" aria-label="keyboard help" data-testid="help-button">
-          ?
-        </button>
-        <span
-          className={isolated ? 'badge ok' : 'badge warn'}
-          data-testid="isolation"
-          title={
-            isolated
-              ? 'crossOriginIsolated: SharedArrayBuffer is available for the simulator'
-              : 'not cross-origin isolated: the server must send COOP same-origin and COEP require-corp'
-          }
-        >
-          {isolated ? 'isolated' : 'not isolated'}
-        </span>
-      </div>
-    </header>
-    <Notice />
+          <span
+            className={isolated ? 'badge ok' : 'badge warn'}
+            data-testid="isolation"
+            title={
+              isolated
+                ? 'crossOriginIsolated: SharedArrayBuffer is available for the simulator'
+                : 'not cross-origin isolated: the server must send COOP same-origin and COEP require-corp'
+            }
+          >
+            {isolated ? 'isolated' : 'not isolated'}
+          </span>
+        </div>
+      </header>
+      <Notice />
     </>
   );
 }
@@ -83,7 +89,12 @@ function KeptCapture() {
   }
   if (keep.state === 'not-kept') {
     return (
-      <span className="badge warn" data-testid="keep-state" data-state="not-kept" title={`not kept for the next visit: ${keep.reason}; a reload opens the sample`}>
+      <span
+        className="badge warn"
+        data-testid="keep-state"
+        data-state="not-kept"
+        title={`not kept for the next visit: ${keep.reason}; a reload opens the sample`}
+      >
         not kept
       </span>
     );

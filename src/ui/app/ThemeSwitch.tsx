@@ -8,7 +8,13 @@ export function ThemeSwitch() {
   const theme = useViewStore((v) => v.theme);
   const set = useViewStore((v) => v.set);
   return (
-    <button type="button" onClick={() => set({ theme: NEXT[theme] })} title="theme: follows the system, or light, or dark" data-testid="theme-switch" data-theme={theme}>
+    <button
+      type="button"
+      onClick={() => set({ theme: NEXT[theme] })}
+      title="theme: follows the system, or light, or dark"
+      data-testid="theme-switch"
+      data-theme={theme}
+    >
       {LABEL[theme]}
     </button>
   );

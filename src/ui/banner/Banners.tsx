@@ -62,7 +62,14 @@ export function Banners() {
           >
             {open.has(keyOf(b)) ? 'less' : 'more'}
           </button>
-          <button type="button" className="banner-dismiss" data-testid="banner-dismiss" aria-label={`Dismiss: ${b.title}`} title="Dismiss" onClick={() => dismiss(b)}>
+          <button
+            type="button"
+            className="banner-dismiss"
+            data-testid="banner-dismiss"
+            aria-label={`Dismiss: ${b.title}`}
+            title="Dismiss"
+            onClick={() => dismiss(b)}
+          >
             ×
           </button>
         </div>

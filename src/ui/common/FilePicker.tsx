@@ -1,7 +1,19 @@
 import { useRef } from 'react';
 
 /** A button that opens the browser's file picker (several files), and the hidden `<input type=file>` behind it (`testId`). */
-export function FilePicker({ label, testId, buttonTestId, title, onFiles }: { label: string; testId: string; buttonTestId?: string; title?: string; onFiles(files: { name: string; blob: Blob }[]): void }) {
+export function FilePicker({
+  label,
+  testId,
+  buttonTestId,
+  title,
+  onFiles,
+}: {
+  label: string;
+  testId: string;
+  buttonTestId?: string;
+  title?: string;
+  onFiles(files: { name: string; blob: Blob }[]): void;
+}) {
   const input = useRef<HTMLInputElement>(null);
   return (
     <>

@@ -27,7 +27,10 @@ export function noticeText(dropped: readonly Dropped[]): string {
       missing.push(`the diff's ${d.generations.map(gen).join(', ')}`);
     } else if (d.what === 'range') outside.push(`range ${span(d.range)}`);
     else if (d.what === 'window') outside.push(`timeline window ${span(d.window)}`);
-    else old.push(d.index ? `stack ${d.value} is an internal index of some other capture, not a stack_hash` : `stack ${JSON.stringify(d.value)} is not a stack_hash`);
+    else
+      old.push(
+        d.index ? `stack ${d.value} is an internal index of some other capture, not a stack_hash` : `stack ${JSON.stringify(d.value)} is not a stack_hash`,
+      );
   }
   const verb = (xs: string[], many: boolean) => (xs.length > 1 || many ? 'are' : 'is');
   const clauses: string[] = [];
@@ -49,7 +52,16 @@ const bar: CSSProperties = {
   fontSize: 13,
 };
 const text: CSSProperties = { flex: '1 1 auto', minWidth: 0, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' };
-const close: CSSProperties = { border: 'none', background: 'none', color: 'var(--muted)', padding: '0 6px', fontSize: 16, lineHeight: 1, cursor: 'pointer', flex: 'none' };
+const close: CSSProperties = {
+  border: 'none',
+  background: 'none',
+  color: 'var(--muted)',
+  padding: '0 6px',
+  fontSize: 16,
+  lineHeight: 1,
+  cursor: 'pointer',
+  flex: 'none',
+};
 
 /** The view the URL carried did not all fit the capture: say what was dropped, until dismissed. */
 export function Notice() {

@@ -6,7 +6,21 @@ import { besideV7Doc, V7_DOC_FIGURES } from '../../core/capture/v7-doc-figures.t
  * records, dedup rate, stack bytes with and without the map), labelled as the document's: its
  * measurement, not this capture's. The stack map pane's and the what-if pane's, by `id`.
  */
-export function V7DocTable({ of, id, side, beside, style, data }: { of: Parameters<typeof besideV7Doc>[0]; id: string; side: string; beside: string; style?: CSSProperties; data?: Record<string, string | number> }) {
+export function V7DocTable({
+  of,
+  id,
+  side,
+  beside,
+  style,
+  data,
+}: {
+  of: Parameters<typeof besideV7Doc>[0];
+  id: string;
+  side: string;
+  beside: string;
+  style?: CSSProperties;
+  data?: Record<string, string | number>;
+}) {
   return (
     <table className="grid seed-figures" style={{ marginTop: 8, ...style }} data-testid={id} {...data}>
       <caption className="quiet">

@@ -26,7 +26,9 @@ const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.s
 const pick = (v: ViewState): Snapshot => ({ window: v.window, flameZoom: v.flameZoom, range: v.range, stack: v.stack, generation: v.generation, cpus: v.cpus });
 /** a change of the window that keeps its width is a pan, not a zoom */
 const isPan = (v: ViewState, prev: ViewState) =>
-  v.window !== null && prev.window !== null && Math.abs(v.window[1] - v.window[0] - (prev.window[1] - prev.window[0])) <= 1e-9 * Math.max(1, Math.abs(v.window[1]));
+  v.window !== null &&
+  prev.window !== null &&
+  Math.abs(v.window[1] - v.window[0] - (prev.window[1] - prev.window[0])) <= 1e-9 * Math.max(1, Math.abs(v.window[1]));
 
 let started = false;
 /** Starts listening (once); the panes that offer Esc call it. */

@@ -34,7 +34,12 @@ export function CompareBar() {
   const generations = useComparedGenerations();
   if (generations) return <GenerationsBar generations={generations} />;
   if (b.status === 'none' && !compare) return null;
-  if (b.status === 'loading') return <p className="panel compare-bar quiet" data-testid="compare-bar" data-status="loading">Reading the baseline {b.name}…</p>;
+  if (b.status === 'loading')
+    return (
+      <p className="panel compare-bar quiet" data-testid="compare-bar" data-status="loading">
+        Reading the baseline {b.name}…
+      </p>
+    );
   if (b.status === 'error')
     return (
       <p className="panel compare-bar error" data-testid="compare-bar" data-status="error" role="alert">
@@ -46,7 +51,13 @@ export function CompareBar() {
     );
   if (b.status !== 'loaded' || !b.summary) return null;
   return (
-    <div className="panel compare-bar" data-testid="compare-bar" data-status="loaded" data-baseline={b.name ?? ''} data-kept={b.kept === null ? '' : String(b.kept.kept)}>
+    <div
+      className="panel compare-bar"
+      data-testid="compare-bar"
+      data-status="loaded"
+      data-baseline={b.name ?? ''}
+      data-kept={b.kept === null ? '' : String(b.kept.kept)}
+    >
       <span>
         Comparing with <b className="mono">{b.name}</b> (before) ·{' '}
         <span data-testid="compare-before-events" data-value={b.summary.events}>
@@ -58,7 +69,9 @@ export function CompareBar() {
         </span>
       </span>
       <CompareControls fileName={`diff-${b.name ?? 'baseline'}.folded`} onClose={() => void b.close()} />
-      <span className="quiet">the baseline: all its stacks; this capture: the selection{b.kept && !b.kept.kept ? ` · not kept for a reload: ${b.kept.reason}` : ''}</span>
+      <span className="quiet">
+        the baseline: all its stacks; this capture: the selection{b.kept && !b.kept.kept ? ` · not kept for a reload: ${b.kept.reason}` : ''}
+      </span>
     </div>
   );
 }
@@ -68,7 +81,13 @@ function CompareControls({ generations, fileName, onClose }: { generations?: [nu
   const v = useViewStore(useShallow((s) => ({ normalize: s.compareNormalize, weight: s.flameWeight, frames: s.flameFrames, set: s.set })));
   const selection = useSelection();
   const exportFolded = async () => {
-    const text = await ingestWorker().compareFolded({ selection, weight: v.weight, ...(v.frames ? { granularity: v.frames } : {}), normalize: v.normalize, ...(generations ? { generations } : {}) });
+    const text = await ingestWorker().compareFolded({
+      selection,
+      weight: v.weight,
+      ...(v.frames ? { granularity: v.frames } : {}),
+      normalize: v.normalize,
+      ...(generations ? { generations } : {}),
+    });
     saveText(text, fileName);
   };
   return (
@@ -77,9 +96,15 @@ function CompareControls({ generations, fileName, onClose }: { generations?: [nu
         <i className="grew" /> grew <i className="shrank" /> shrank <i className="same" /> same
       </span>
       <label title="scale the before side to the after side's total before comparing, as difffolded.pl -n does">
-        <input type="checkbox" checked={v.normalize} onChange={(e) => v.set({ compareNormalize: e.target.checked })} data-testid="compare-normalize" /> normalise
+        <input type="checkbox" checked={v.normalize} onChange={(e) => v.set({ compareNormalize: e.target.checked })} data-testid="compare-normalize" />{' '}
+        normalise
       </label>
-      <button type="button" onClick={() => void exportFolded()} data-testid="compare-export-folded" title="difffolded.pl's lines: STACK BEFORE AFTER, for flamegraph.pl">
+      <button
+        type="button"
+        onClick={() => void exportFolded()}
+        data-testid="compare-export-folded"
+        title="difffolded.pl's lines: STACK BEFORE AFTER, for flamegraph.pl"
+      >
         Export folded diff
       </button>
       <button type="button" onClick={onClose} data-testid="compare-close">

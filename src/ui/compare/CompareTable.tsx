@@ -45,7 +45,14 @@ export function CompareTable() {
   }, [q.data, sort]);
   const total = q.data?.rows.length ?? 0;
   return (
-    <section className="panel pane top-stacks compare-table" aria-label="top stacks, compared" data-testid="top-stacks" data-comparing="true" data-rows={total} aria-busy={q.pending}>
+    <section
+      className="panel pane top-stacks compare-table"
+      aria-label="top stacks, compared"
+      data-testid="top-stacks"
+      data-comparing="true"
+      data-rows={total}
+      aria-busy={q.pending}
+    >
       <div className="pane-head">
         <h2>Top stacks: {generations ? `generation ${generations[0]} and ${generations[1]}` : 'before and after'}</h2>
         <span className="quiet">
@@ -90,9 +97,17 @@ export function CompareTable() {
                   <td className="num">{fmtInt(r.before)}</td>
                   <td className="num">{fmtInt(r.after)}</td>
                   <td className="num delta">{r.delta > 0 ? `+${fmtInt(r.delta)}` : fmtInt(r.delta)}</td>
-                  <td className="num">{r.share > 0 ? '+' : ''}{fmtPct(r.share)}</td>
+                  <td className="num">
+                    {r.share > 0 ? '+' : ''}
+                    {fmtPct(r.share)}
+                  </td>
                   <td className="mono frames-cell" title={r.frames.slice().reverse().join('\n')}>
-                    {side && <span className="chip side-only" data-testid="compare-side-only">{side}</span>} {r.frames.slice().reverse().slice(0, 3).join(' ← ')}
+                    {side && (
+                      <span className="chip side-only" data-testid="compare-side-only">
+                        {side}
+                      </span>
+                    )}{' '}
+                    {r.frames.slice().reverse().slice(0, 3).join(' ← ')}
                     {r.frames.length > 3 ? ' ← …' : ''}
                   </td>
                 </tr>

@@ -36,7 +36,9 @@ export function DiagnosticsPanel() {
                 {f.capture && (
                   // what capture.sh recorded of the capture (core/formats/capture-info.ts)
                   <tr data-testid="file-capture-facts" data-buffer-kb={f.capture.bufferKb ?? ''}>
-                    <td colSpan={4} className="quiet">{describeCapture(f.capture)}</td>
+                    <td colSpan={4} className="quiet">
+                      {describeCapture(f.capture)}
+                    </td>
                   </tr>
                 )}
               </Fragment>
@@ -54,8 +56,7 @@ export function DiagnosticsPanel() {
         <ul className="diag-list">
           {s.diagnostics.map((d, i) => (
             <li key={i} data-testid="diagnostic">
-              <span className="file">{d.file}</span> <span className="where">{d.where}</span>{' '}
-              <span className="message">{d.message}</span>
+              <span className="file">{d.file}</span> <span className="where">{d.where}</span> <span className="message">{d.message}</span>
               {d.count > 1 && <span className="count"> ×{d.count}</span>}
             </li>
           ))}

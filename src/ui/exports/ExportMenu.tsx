@@ -8,7 +8,12 @@ import { exportFileName } from './file-name.ts';
 import { useLoadStore } from '../../state/load/load-store.ts';
 
 const KINDS: { kind: ExportKind; label: string; type: string; title: string; stackcollapse?: boolean }[] = [
-  { kind: 'folded', label: 'Folded', type: 'text/plain', title: 'folded stacks (flamegraph.pl, inferno, speedscope), frames as the flame graph shows them: by call site (sym+0xoff) or by function' },
+  {
+    kind: 'folded',
+    label: 'Folded',
+    type: 'text/plain',
+    title: 'folded stacks (flamegraph.pl, inferno, speedscope), frames as the flame graph shows them: by call site (sym+0xoff) or by function',
+  },
   {
     kind: 'folded',
     label: 'stackcollapse',
@@ -17,8 +22,18 @@ const KINDS: { kind: ExportKind; label: string; type: string; title: string; sta
     stackcollapse: true,
   },
   { kind: 'svg', label: 'SVG', type: 'image/svg+xml', title: 'the flame graph as it is shown, as SVG' },
-  { kind: 'speedscope', label: 'speedscope', type: 'application/json', title: 'a speedscope profile (speedscope.app), frames as the flame graph shows them: by call site (sym+0xoff) or by function' },
-  { kind: 'chrome-trace', label: 'Chrome trace', type: 'application/json', title: 'Chrome trace event JSON: opens in Perfetto (ui.perfetto.dev) and chrome://tracing' },
+  {
+    kind: 'speedscope',
+    label: 'speedscope',
+    type: 'application/json',
+    title: 'a speedscope profile (speedscope.app), frames as the flame graph shows them: by call site (sym+0xoff) or by function',
+  },
+  {
+    kind: 'chrome-trace',
+    label: 'Chrome trace',
+    type: 'application/json',
+    title: 'Chrome trace event JSON: opens in Perfetto (ui.perfetto.dev) and chrome://tracing',
+  },
 ];
 
 /** Downloads the current selection in the formats other tools read. */
@@ -26,7 +41,15 @@ export function ExportMenu() {
   const selection = useSelection();
   // its own slice: a zoom or pan of the timeline does not re-render the menu
   const { flameMode, flameWeight, flameFocus, flameFrames, flameGroup, compareNormalize, compareWidths } = useViewStore(
-    useShallow((v) => ({ flameMode: v.flameMode, flameWeight: v.flameWeight, flameFocus: v.flameFocus, flameFrames: v.flameFrames, flameGroup: v.flameGroup, compareNormalize: v.compareNormalize, compareWidths: v.compareWidths })),
+    useShallow((v) => ({
+      flameMode: v.flameMode,
+      flameWeight: v.flameWeight,
+      flameFocus: v.flameFocus,
+      flameFrames: v.flameFrames,
+      flameGroup: v.flameGroup,
+      compareNormalize: v.compareNormalize,
+      compareWidths: v.compareWidths,
+    })),
   );
   // comparing, top-down and ungrouped: the SVG is the differential the flame graph shows
   const generations = useComparedGenerations();
@@ -49,7 +72,9 @@ export function ExportMenu() {
         title: 'stackmap explorer selection',
         ...(k.kind !== 'chrome-trace' && !k.stackcollapse && flameFrames ? { granularity: flameFrames } : {}),
         ...(k.stackcollapse ? { stackcollapse: true } : {}),
-        ...(k.kind === 'svg' && differential ? { compare: { normalize: compareNormalize, widths: compareWidths, ...(generations ? { generations } : {}) } } : {}),
+        ...(k.kind === 'svg' && differential
+          ? { compare: { normalize: compareNormalize, widths: compareWidths, ...(generations ? { generations } : {}) } }
+          : {}),
         // the flame graph's groups: a root frame per group in the folded and speedscope files
         ...(flameGroup && (k.kind === 'folded' || k.kind === 'speedscope') && !k.stackcollapse ? { group: flameGroup } : {}),
       });
@@ -57,7 +82,10 @@ export function ExportMenu() {
       const a = document.createElement('a');
       a.href = url;
       // the name says what the file holds: stackmap-gen2-12.3s-14.1s-cpu0,1.folded
-      a.download = exportFileName(k.kind, selection, { mode: flameMode, weight: flameWeight, focus: flameFocus }).replace(/\.folded$/, k.stackcollapse ? '.stackcollapse.folded' : '.folded');
+      a.download = exportFileName(k.kind, selection, { mode: flameMode, weight: flameWeight, focus: flameFocus }).replace(
+        /\.folded$/,
+        k.stackcollapse ? '.stackcollapse.folded' : '.folded',
+      );
       document.body.append(a);
       a.click();
       a.remove();

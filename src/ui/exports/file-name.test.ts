@@ -13,7 +13,9 @@ describe('export file names', () => {
 
   it('the SVG names its shape; ref_count weights say so; odd characters are replaced', () => {
     expect(exportFileName('svg', sel(), { mode: 'top-down' })).toBe('stackmap-all.svg');
-    expect(exportFileName('svg', sel({ generation: 3 }), { mode: 'sandwich', focus: '__kmalloc', weight: 'refcount' })).toBe('stackmap-gen3-sandwich-__kmalloc-refcount.svg');
+    expect(exportFileName('svg', sel({ generation: 3 }), { mode: 'sandwich', focus: '__kmalloc', weight: 'refcount' })).toBe(
+      'stackmap-gen3-sandwich-__kmalloc-refcount.svg',
+    );
     expect(exportFileName('svg', sel(), { mode: 'sandwich', focus: 'a/b c' })).toBe('stackmap-all-sandwich-a_b_c.svg');
   });
 

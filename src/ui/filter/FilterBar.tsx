@@ -27,7 +27,15 @@ export function FilterBar() {
   useEffect(() => setText(applied), [applied]);
   const names = useEventNames(focused || applied !== '');
   const fields = useNumericFields(focused);
-  const suggestions = useMemo(() => complete(text, names.data ?? [], fields.map((f) => f.name)), [text, names.data, fields]);
+  const suggestions = useMemo(
+    () =>
+      complete(
+        text,
+        names.data ?? [],
+        fields.map((f) => f.name),
+      ),
+    [text, names.data, fields],
+  );
   const pending = applied !== filterOf && !error;
   const bad = error && error.text === applied ? error : null;
   return (

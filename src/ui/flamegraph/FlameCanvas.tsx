@@ -103,7 +103,13 @@ export function FlameCanvas({ tree, frames, zoom, kind, match, weightLabel, onZo
       .map((i) => tree.names[tree.name[i]]);
     // as the stack runs: outermost caller first
     const rootFirst = kind === 'bottom-up' || kind === 'callers' ? fromRoot.reverse() : fromRoot;
-    const items = flameNodeMenu({ name, frames: frames ? nodeFrames(frames, n).map(([f]) => f) : null, path: rootFirst, real: !(synthetic && n === 0), zoom: () => onZoom(n) });
+    const items = flameNodeMenu({
+      name,
+      frames: frames ? nodeFrames(frames, n).map(([f]) => f) : null,
+      path: rootFirst,
+      real: !(synthetic && n === 0),
+      zoom: () => onZoom(n),
+    });
     menuAt.current = frames ? null : { n, x, y, items };
     useMenuStore.getState().show(x, y, name, items);
   };
@@ -129,7 +135,15 @@ export function FlameCanvas({ tree, frames, zoom, kind, match, weightLabel, onZo
   const parent = node >= 0 ? tree.parent[node] : -1;
   const nodeList = node >= 0 ? nodeFrames(frames, node) : [];
   return (
-    <div ref={wrapRef} className="canvas-wrap flame-canvas" data-testid={testId} data-nodes={tree.parent.length} data-total={tree.total} data-root-children={rootChildren(tree)} data-highlight-nodes={tree.highlight.length}>
+    <div
+      ref={wrapRef}
+      className="canvas-wrap flame-canvas"
+      data-testid={testId}
+      data-nodes={tree.parent.length}
+      data-total={tree.total}
+      data-root-children={rootChildren(tree)}
+      data-highlight-nodes={tree.highlight.length}
+    >
       <canvas
         ref={ref}
         {...menu}
@@ -156,7 +170,11 @@ export function FlameCanvas({ tree, frames, zoom, kind, match, weightLabel, onZo
         }}
       />
       {hover && node >= 0 && (
-        <div className="tooltip" data-testid="flame-tooltip" style={{ left: hover.x > size.width - 340 ? Math.max(0, hover.x - 330) : hover.x + 14, top: hover.y + 14 }}>
+        <div
+          className="tooltip"
+          data-testid="flame-tooltip"
+          style={{ left: hover.x > size.width - 340 ? Math.max(0, hover.x - 330) : hover.x + 14, top: hover.y + 14 }}
+        >
           <div className="mono">
             <b>{tree.names[tree.name[node]]}</b>
           </div>
@@ -166,7 +184,9 @@ export function FlameCanvas({ tree, frames, zoom, kind, match, weightLabel, onZo
           </div>
           {tree.other && (
             <div data-testid="flame-tooltip-diff">
-              {diff?.widths === 'before' ? `before ${fmtInt(tree.value[node])} · after ${fmtInt(tree.other[node])}` : `before ${fmtInt(tree.other[node])} · after ${fmtInt(tree.value[node])}`}
+              {diff?.widths === 'before'
+                ? `before ${fmtInt(tree.value[node])} · after ${fmtInt(tree.other[node])}`
+                : `before ${fmtInt(tree.other[node])} · after ${fmtInt(tree.value[node])}`}
               {diff?.normalize ? ' (before not scaled here; the colour is)' : ''}
             </div>
           )}

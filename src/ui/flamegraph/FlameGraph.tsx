@@ -31,7 +31,20 @@ export function FlameGraph() {
   const selection = useSelection();
   // its own slice of the view: a timeline zoom or a hover elsewhere renders nothing here
   const v = useViewStore(
-    useShallow((s) => ({ compareNormalize: s.compareNormalize, compareWidths: s.compareWidths, flameMode: s.flameMode, flameWeight: s.flameWeight, flameFrames: s.flameFrames, flameFocus: s.flameFocus, flameZoom: s.flameZoom, flameSearch: s.flameSearch, flameTransforms: s.flameTransforms, flameGroup: s.flameGroup, stack: s.stack, set: s.set })),
+    useShallow((s) => ({
+      compareNormalize: s.compareNormalize,
+      compareWidths: s.compareWidths,
+      flameMode: s.flameMode,
+      flameWeight: s.flameWeight,
+      flameFrames: s.flameFrames,
+      flameFocus: s.flameFocus,
+      flameZoom: s.flameZoom,
+      flameSearch: s.flameSearch,
+      flameTransforms: s.flameTransforms,
+      flameGroup: s.flameGroup,
+      stack: s.stack,
+      set: s.set,
+    })),
   );
   const search = v.flameSearch.trim() ? v.flameSearch : '';
   // comparing: top-down draws the differential (not grouped, not weighed by a field)
@@ -138,7 +151,9 @@ export function FlameGraph() {
               <option value="task">task</option>
               <option value="process">process</option>
               <option value="event">event</option>
-              {v.flameGroup?.startsWith('field:') && !fields.some((f) => `field:${f.name}` === v.flameGroup) && <option value={v.flameGroup}>{v.flameGroup.slice(6)}</option>}
+              {v.flameGroup?.startsWith('field:') && !fields.some((f) => `field:${f.name}` === v.flameGroup) && (
+                <option value={v.flameGroup}>{v.flameGroup.slice(6)}</option>
+              )}
               {fields.length > 0 && (
                 <optgroup label="a field's value">
                   {fields.map((f) => (
@@ -152,7 +167,11 @@ export function FlameGraph() {
           </label>
           <label title="merge frames by function (offsets dropped, as perf report and speedscope do; each node lists its call sites), or keep each call site sym+0xoff apart (the stack map's identity). Default: function for perf script input, call site for ftrace stacks">
             frames{' '}
-            <select value={v.flameFrames ?? capFrames} onChange={(e) => v.set({ flameFrames: e.target.value as 'function' | 'site', flameZoom: [], flameFocus: null })} data-testid="flame-frames">
+            <select
+              value={v.flameFrames ?? capFrames}
+              onChange={(e) => v.set({ flameFrames: e.target.value as 'function' | 'site', flameZoom: [], flameFocus: null })}
+              data-testid="flame-frames"
+            >
               <option value="function">function</option>
               <option value="site">call site</option>
             </select>
@@ -177,14 +196,16 @@ export function FlameGraph() {
               data-value={found.value}
               title="stacks of the graph with a matching frame (as shown, or its function), and their weight"
             >
-              {fmtInt(found.stacks)} {found.stacks === 1 ? 'stack' : 'stacks'} · {fmtInt(found.value)} {found.value === 1 && weightLabel === 'occurrences' ? 'occurrence' : weightLabel} match ({fmtPct(found.share)})
+              {fmtInt(found.stacks)} {found.stacks === 1 ? 'stack' : 'stacks'} · {fmtInt(found.value)}{' '}
+              {found.value === 1 && weightLabel === 'occurrences' ? 'occurrence' : weightLabel} match ({fmtPct(found.share)})
             </span>
           )}
         </div>
       </div>
       {data?.unweighed && data.unweighed.records > 0 && (
         <p className="quiet sub" data-testid="flame-unweighed" data-records={data.unweighed.records}>
-          {fmtInt(data.unweighed.records)} of {fmtInt(data.unweighed.of)} stack records belong to events without a number in {data.unweighed.field}: they weigh 0.
+          {fmtInt(data.unweighed.records)} of {fmtInt(data.unweighed.of)} stack records belong to events without a number in {data.unweighed.field}: they weigh
+          0.
         </p>
       )}
       {searchError && (
@@ -193,10 +214,17 @@ export function FlameGraph() {
         </p>
       )}
       {comparing && (
-        <p className="quiet sub compare-flame-note" data-testid="flame-compare" data-differential={tree?.other ? 'true' : 'false'} data-grew={signs.grew} data-shrank={signs.shrank}>
+        <p
+          className="quiet sub compare-flame-note"
+          data-testid="flame-compare"
+          data-differential={tree?.other ? 'true' : 'false'}
+          data-grew={signs.grew}
+          data-shrank={signs.shrank}
+        >
           {differential ? (
             <>
-              Differential against the baseline: red grew, blue shrank (against the larger side{v.compareNormalize ? ', the baseline scaled to this capture’s total' : ''}); widths from{' '}
+              Differential against the baseline: red grew, blue shrank (against the larger side
+              {v.compareNormalize ? ', the baseline scaled to this capture’s total' : ''}); widths from{' '}
               <select value={v.compareWidths} onChange={(e) => v.set({ compareWidths: e.target.value as 'after' | 'before' })} data-testid="compare-widths">
                 <option value="after">{generations ? `generation ${generations[1]}` : 'this capture'} (after)</option>
                 <option value="before">{generations ? `generation ${generations[0]}` : 'the baseline'} (before)</option>
@@ -225,9 +253,22 @@ export function FlameGraph() {
         )}
         {sandwich && <SandwichFocus />}
       </nav>
-      <div className="flame-body" data-testid="flamegraph" data-mode={v.flameMode} data-ready={tree ? 'true' : 'false'} data-highlight-nodes={tree?.highlight.length ?? 0} aria-busy={q.pending}>
+      <div
+        className="flame-body"
+        data-testid="flamegraph"
+        data-mode={v.flameMode}
+        data-ready={tree ? 'true' : 'false'}
+        data-highlight-nodes={tree?.highlight.length ?? 0}
+        aria-busy={q.pending}
+      >
         {q.error && <p className="error">{q.error}</p>}
-        {tree && tree.total === 0 && (sandwich && data?.suggestions ? <SandwichPrompt focus={v.flameFocus} suggestions={data.suggestions} /> : <p className="quiet">No resolved stacks in this selection.</p>)}
+        {tree &&
+          tree.total === 0 &&
+          (sandwich && data?.suggestions ? (
+            <SandwichPrompt focus={v.flameFocus} suggestions={data.suggestions} />
+          ) : (
+            <p className="quiet">No resolved stacks in this selection.</p>
+          ))}
         {data?.callers && data.callers.total > 0 && (
           <>
             <div className="quiet sub">callers of {v.flameFocus}</div>
@@ -283,7 +324,13 @@ function SandwichPrompt({ focus, suggestions }: { focus: string | null; suggesti
           <ul className="suggestions">
             {suggestions.map((s) => (
               <li key={s.name}>
-                <button type="button" className="link mono" onClick={() => set({ flameFocus: s.name, flameZoom: [] })} data-testid="sandwich-suggestion" data-name={s.name}>
+                <button
+                  type="button"
+                  className="link mono"
+                  onClick={() => set({ flameFocus: s.name, flameZoom: [] })}
+                  data-testid="sandwich-suggestion"
+                  data-name={s.name}
+                >
                   {s.name}
                 </button>
                 <span className="quiet" title="self: weight of the stacks that end in it; total: of the stacks it is in">

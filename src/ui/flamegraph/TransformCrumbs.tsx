@@ -18,7 +18,12 @@ export function TransformCrumbs() {
       {list.map((t, i) => (
         <span key={i} className="chip transform" data-testid="flame-transform" data-kind={t.kind}>
           {describeTransform(t)}
-          <button type="button" className="link" aria-label={`remove ${describeTransform(t)}${i < list.length - 1 ? ' and the ones after it' : ''}`} onClick={() => set({ flameTransforms: list.slice(0, i), flameZoom: [] })}>
+          <button
+            type="button"
+            className="link"
+            aria-label={`remove ${describeTransform(t)}${i < list.length - 1 ? ' and the ones after it' : ''}`}
+            onClick={() => set({ flameTransforms: list.slice(0, i), flameZoom: [] })}
+          >
             ×
           </button>
         </span>

@@ -24,4 +24,3 @@ export function nodeByPath(tree: FlameTree, names: readonly string[]): number {
   }
   return node;
 }
-

@@ -20,7 +20,11 @@ export function GenerationDiffView({ gens }: { gens: Gen[] }) {
   if (gens.length < 2) return null;
   const pair: [Gen, Gen] = diff ?? [gens[gens.length - 2], gens[gens.length - 1]];
   const pick = (i: 0 | 1) => (
-    <select value={String(pair[i])} onChange={(e) => set({ diff: i === 0 ? [parse(e.target.value), pair[1]] : [pair[0], parse(e.target.value)] })} aria-label={i === 0 ? 'generation A' : 'generation B'}>
+    <select
+      value={String(pair[i])}
+      onChange={(e) => set({ diff: i === 0 ? [parse(e.target.value), pair[1]] : [pair[0], parse(e.target.value)] })}
+      aria-label={i === 0 ? 'generation A' : 'generation B'}
+    >
       {gens.map((g) => (
         <option key={String(g)} value={String(g)}>
           {String(g)}
@@ -88,7 +92,9 @@ function DiffColumn({ kind, title, rows, count }: { kind: string; title: string;
 function DiffRow({ r, count }: { r: GenerationDiffRowApart; count: string }) {
   const selected = useViewStore((v) => v.stack === r.stack);
   const selectStack = useViewStore((v) => v.selectStack);
-  const menu = useContextMenu<HTMLLIElement>((x, y) => useMenuStore.getState().show(x, y, r.leaf || '(no frames)', stackMenu({ stack: r.stack, hash: null, frame: r.leaf, frames: null }), r.stack));
+  const menu = useContextMenu<HTMLLIElement>((x, y) =>
+    useMenuStore.getState().show(x, y, r.leaf || '(no frames)', stackMenu({ stack: r.stack, hash: null, frame: r.leaf, frames: null }), r.stack),
+  );
   const apart =
     r.apartAt === 0
       ? null

@@ -44,7 +44,10 @@ export function GenerationSwitcher() {
     if (!gens) return [];
     const value = SORT_VALUE[sort.key];
     const sign = sort.dir === 'asc' ? 1 : -1;
-    return gens.map((g, i) => ({ g, i })).sort((a, b) => sign * (value(a.g) - value(b.g) || 0) || a.i - b.i).map((x) => x.g);
+    return gens
+      .map((g, i) => ({ g, i }))
+      .sort((a, b) => sign * (value(a.g) - value(b.g) || 0) || a.i - b.i)
+      .map((x) => x.g);
   }, [gens, sort]);
   if (!overview || !gens) return null;
   const chosen = gens.find((g) => g.generation === generation);
@@ -63,12 +66,18 @@ export function GenerationSwitcher() {
     e.preventDefault();
     set({ generation: rows[next].generation });
   };
-  const toggleSort = (k: SortKey) => setSort((s) => (s.key === k ? { key: k, dir: s.dir === 'asc' ? 'desc' : 'asc' } : { key: k, dir: k === 'generation' ? 'asc' : 'desc' }));
+  const toggleSort = (k: SortKey) =>
+    setSort((s) => (s.key === k ? { key: k, dir: s.dir === 'asc' ? 'desc' : 'asc' } : { key: k, dir: k === 'generation' ? 'asc' : 'desc' }));
   return (
     <section className="panel pane gens-pane" aria-label="generations">
       <div className="pane-head">
         <h2>Generations</h2>
-        <select data-testid="generation-select" value={key(generation)} onChange={(e) => set({ generation: parse(e.target.value) })} aria-label="generation filter">
+        <select
+          data-testid="generation-select"
+          value={key(generation)}
+          onChange={(e) => set({ generation: parse(e.target.value) })}
+          aria-label="generation filter"
+        >
           <option value="all">all generations</option>
           {gens.map((g) => (
             <option key={key(g.generation)} value={key(g.generation)}>
@@ -82,7 +91,14 @@ export function GenerationSwitcher() {
           </button>
         )}
       </div>
-      <div className="table-scroll short" tabIndex={0} onKeyDown={moveSelection} aria-label="generations table: arrows choose a generation" data-testid="generations-table" data-sort={`${sort.key}:${sort.dir}`}>
+      <div
+        className="table-scroll short"
+        tabIndex={0}
+        onKeyDown={moveSelection}
+        aria-label="generations table: arrows choose a generation"
+        data-testid="generations-table"
+        data-sort={`${sort.key}:${sort.dir}`}
+      >
         <table className="grid fixed">
           <colgroup>
             {COLUMNS.map((c) => (
@@ -92,7 +108,12 @@ export function GenerationSwitcher() {
           <thead>
             <tr>
               {COLUMNS.map((c) => (
-                <th key={c.key} title={c.title} aria-sort={sort.key === c.key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'} className={c.num ? 'num' : ''}>
+                <th
+                  key={c.key}
+                  title={c.title}
+                  aria-sort={sort.key === c.key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}
+                  className={c.num ? 'num' : ''}
+                >
                   <button type="button" className="sort" onClick={() => toggleSort(c.key)} data-testid={`gen-sort-${c.key}`}>
                     {c.label}
                     <span className="sort-mark" aria-hidden="true">
@@ -140,7 +161,11 @@ function GenRow({ g, chosen, onChoose, onZoom }: { g: GenerationInfo; chosen: bo
       aria-selected={chosen}
     >
       <td>{g.generation === 'none' ? 'none' : fmtInt(g.generation)}</td>
-      <td className="g-span-cell" data-testid="generation-span" title={span ? `${fmtTs(g.firstTs)} – ${fmtTs(g.lastTs)} (double-click: zoom the timeline to it)` : 'no stack records'}>
+      <td
+        className="g-span-cell"
+        data-testid="generation-span"
+        title={span ? `${fmtTs(g.firstTs)} – ${fmtTs(g.lastTs)} (double-click: zoom the timeline to it)` : 'no stack records'}
+      >
         {spanText}
       </td>
       <td className="num">{fmtInt(g.records)}</td>

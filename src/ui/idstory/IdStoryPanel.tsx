@@ -28,16 +28,29 @@ export function IdStoryPanel() {
       <div className="pane-head">
         <h2>{title}</h2>
         <span className="quiet">
-          {fmtInt(count)} {v8 ? 'cookies the ledger says are detected as stale' : 'ids the ledger says resolve to another stack'}: click one on the timeline, or step through them.
+          {fmtInt(count)} {v8 ? 'cookies the ledger says are detected as stale' : 'ids the ledger says resolve to another stack'}: click one on the timeline, or
+          step through them.
         </span>
         <span style={{ flex: 1 }} />
-        <button type="button" onClick={() => set({ idStory: Math.max(0, n - 1), pin: null })} disabled={n === 0} aria-label="previous id" data-testid="explorer-id-story-prev">
+        <button
+          type="button"
+          onClick={() => set({ idStory: Math.max(0, n - 1), pin: null })}
+          disabled={n === 0}
+          aria-label="previous id"
+          data-testid="explorer-id-story-prev"
+        >
           ◀
         </button>
         <span className="mono" data-testid="explorer-id-story-pos">
           {fmtInt(n + 1)} of {fmtInt(count)}
         </span>
-        <button type="button" onClick={() => set({ idStory: Math.min(count - 1, n + 1), pin: null })} disabled={n >= count - 1} aria-label="next id" data-testid="explorer-id-story-next">
+        <button
+          type="button"
+          onClick={() => set({ idStory: Math.min(count - 1, n + 1), pin: null })}
+          disabled={n >= count - 1}
+          aria-label="next id"
+          data-testid="explorer-id-story-next"
+        >
           ▶
         </button>
       </div>
@@ -66,7 +79,14 @@ function Evidence({ s, v8 }: { s: IdStoryView; v8: boolean }) {
   return (
     <StackPair
       left={{ title: `written for (ledger.json's truth)`, frames: s.written.frames }}
-      right={{ title: v8 ? (s.taken ? `slot ${s.written.slot} taken in generation ${s.taken.generation} by` : `slot ${s.written.slot} not taken again`) : `the explorer reads it as (the dump's slot ${s.written.slot})`, frames: right }}
+      right={{
+        title: v8
+          ? s.taken
+            ? `slot ${s.written.slot} taken in generation ${s.taken.generation} by`
+            : `slot ${s.written.slot} not taken again`
+          : `the explorer reads it as (the dump's slot ${s.written.slot})`,
+        frames: right,
+      }}
       testId="explorer-story-pair"
     />
   );
@@ -91,7 +111,8 @@ function Story({ s, v8 }: { s: IdStoryView; v8: boolean }) {
       shown: true,
       content: (
         <>
-          {fmtTs(s.written.ts)} s, CPU {s.written.cpu}: <code>{record}</code> written for <StackWords stack={s.written.stack} frames={s.written.frames} none="a stack no record here resolves to, and no ledger.json stacks table names" />
+          {fmtTs(s.written.ts)} s, CPU {s.written.cpu}: <code>{record}</code> written for{' '}
+          <StackWords stack={s.written.stack} frames={s.written.frames} none="a stack no record here resolves to, and no ledger.json stacks table names" />
         </>
       ),
     },
@@ -113,7 +134,8 @@ function Story({ s, v8 }: { s: IdStoryView; v8: boolean }) {
       shown: true,
       content: s.taken ? (
         <>
-          {fmtTs(s.taken.ts)} s, CPU {s.taken.cpu}: slot {s.written.slot} taken in generation {s.taken.generation} by <StackWords stack={s.taken.stack} frames={s.taken.frames} none="a stack no record here resolves to" />
+          {fmtTs(s.taken.ts)} s, CPU {s.taken.cpu}: slot {s.written.slot} taken in generation {s.taken.generation} by{' '}
+          <StackWords stack={s.taken.stack} frames={s.taken.frames} none="a stack no record here resolves to" />
         </>
       ) : (
         `slot ${s.written.slot} not named again in what the rings hold`
@@ -127,7 +149,8 @@ function Story({ s, v8 }: { s: IdStoryView; v8: boolean }) {
         <>read: {s.read.status}: the cookie's generation does not match a dump holding the slot, so it is reported, not misresolved</>
       ) : (
         <>
-          read: the dump has slot {s.written.slot} as <StackWords stack={s.read.stack} none="no stack" />, so the explorer shows it as {s.read.status}: plausible, and wrong
+          read: the dump has slot {s.written.slot} as <StackWords stack={s.read.stack} none="no stack" />, so the explorer shows it as {s.read.status}:
+          plausible, and wrong
         </>
       ),
     },
@@ -146,7 +169,12 @@ function Story({ s, v8 }: { s: IdStoryView; v8: boolean }) {
     >
       <StoryMoments moments={moments} />
       <Evidence s={s} v8={v8} />
-      <button type="button" onClick={zoom} data-testid="explorer-story-zoom" title="zoom the timeline from the write to the slot's next stack, and select the stack it reads as">
+      <button
+        type="button"
+        onClick={zoom}
+        data-testid="explorer-story-zoom"
+        title="zoom the timeline from the write to the slot's next stack, and select the stack it reads as"
+      >
         Show on the timeline
       </button>
     </div>

@@ -34,8 +34,26 @@ function progressText(p: LoadProgress | null, pct: number | null, first: string)
  * cancel or failure. Below it, the last worker fault (`worker-fault`) and the kept capture's notice.
  */
 export function LoadProgressBar() {
-  const { status, activity, mode, loading, progress, files, elapsedMs, source, cancel, error, rejected, rejectedDiagnostics, notice, fault, dismissFault, dropped, forget, keepStored } =
-    useLoadStore();
+  const {
+    status,
+    activity,
+    mode,
+    loading,
+    progress,
+    files,
+    elapsedMs,
+    source,
+    cancel,
+    error,
+    rejected,
+    rejectedDiagnostics,
+    notice,
+    fault,
+    dismissFault,
+    dropped,
+    forget,
+    keepStored,
+  } = useLoadStore();
   const pct = loadPercent(progress);
   const open = status === 'done';
   const unchanged = open ? ' The capture shown is unchanged.' : '';
@@ -66,7 +84,8 @@ export function LoadProgressBar() {
           </>
         ) : activity === 'cancelled' ? (
           <span>
-            Load cancelled{progress && pct !== null ? ` at ${pct.toFixed(0)}%` : ''} ({loading.join(', ')}).{unchanged || ' Drop files anywhere, or open the sample.'}
+            Load cancelled{progress && pct !== null ? ` at ${pct.toFixed(0)}%` : ''} ({loading.join(', ')}).
+            {unchanged || ' Drop files anywhere, or open the sample.'}
           </span>
         ) : activity === 'error' && open ? (
           <span className="warn">

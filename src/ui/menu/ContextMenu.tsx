@@ -166,10 +166,10 @@ function Reveal() {
   const cpus = useViewStore((v) => v.cpus);
   const overview = useLoadStore((s) => s.overview);
   const sel = { range: null, generation, cpus };
-  const q = useWorkerQuery<{ seq: number; ts: Float64Array }>(
-    reveal ? JSON.stringify([reveal.seq, reveal.stack, sel]) : null,
-    async (api) => ({ seq: reveal!.seq, ts: await api.stackOccurrences(reveal!.stack, sel) }),
-  );
+  const q = useWorkerQuery<{ seq: number; ts: Float64Array }>(reveal ? JSON.stringify([reveal.seq, reveal.stack, sel]) : null, async (api) => ({
+    seq: reveal!.seq,
+    ts: await api.stackOccurrences(reveal!.stack, sel),
+  }));
   useEffect(() => {
     if (!reveal || !overview || !q.data || q.data.seq !== reveal.seq) return;
     const ts = q.data.ts;

@@ -108,7 +108,13 @@ export function flameNodeMenu(t: FlameNodeTarget): MenuItem[] {
         detail: `${t.path.length} functions, leaf first`,
         run: () => copyText(stackText([...t.path].reverse()), 'call path'),
       },
-      { id: 'focus-function', label: 'Focus on this function', detail: t.name, hint: 'sandwich: its callers above, its callees below', run: () => focusNode(t.name) },
+      {
+        id: 'focus-function',
+        label: 'Focus on this function',
+        detail: t.name,
+        hint: 'sandwich: its callers above, its callees below',
+        run: () => focusNode(t.name),
+      },
       { id: 'highlight-frame', label: 'Highlight this function', detail: t.name, run: () => view().set({ flameSearch: exactly(t.name) }) },
       // transforms (flame-transforms.ts), by function: a call site's node takes every site of its function
       {
@@ -118,9 +124,27 @@ export function flameNodeMenu(t: FlameNodeTarget): MenuItem[] {
         hint: 'every stack from the outermost call of this function down, merged over every place it is called from',
         run: () => addTransform({ kind: 'focus', fn: functionOf(t.name) }),
       },
-      { id: 'transform-merge', label: 'Merge function', detail: functionOf(t.name), hint: 'take it out of every stack: its callees join its caller', run: () => addTransform({ kind: 'merge', fn: functionOf(t.name) }) },
-      { id: 'transform-rec', label: 'Collapse recursion', detail: functionOf(t.name), hint: 'from its outermost call to its innermost, the frames between go', run: () => addTransform({ kind: 'rec', fn: functionOf(t.name) }) },
-      { id: 'transform-drop', label: 'Drop this function’s frames', detail: functionOf(t.name), hint: 'as merge; the breadcrumb’s drop box takes any pattern', run: () => addTransform({ kind: 'drop', pattern: exactly(functionOf(t.name)) }) },
+      {
+        id: 'transform-merge',
+        label: 'Merge function',
+        detail: functionOf(t.name),
+        hint: 'take it out of every stack: its callees join its caller',
+        run: () => addTransform({ kind: 'merge', fn: functionOf(t.name) }),
+      },
+      {
+        id: 'transform-rec',
+        label: 'Collapse recursion',
+        detail: functionOf(t.name),
+        hint: 'from its outermost call to its innermost, the frames between go',
+        run: () => addTransform({ kind: 'rec', fn: functionOf(t.name) }),
+      },
+      {
+        id: 'transform-drop',
+        label: 'Drop this function’s frames',
+        detail: functionOf(t.name),
+        hint: 'as merge; the breadcrumb’s drop box takes any pattern',
+        run: () => addTransform({ kind: 'drop', pattern: exactly(functionOf(t.name)) }),
+      },
     );
   }
   items.push({ id: 'zoom', label: 'Zoom to fit', hint: 'double-click does the same', run: () => t.zoom() });

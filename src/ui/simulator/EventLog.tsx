@@ -11,7 +11,8 @@ const TEXT: Record<LiveEventKind, (e: LogEntry, v8: boolean) => string> = {
   claim: (e) => `claimed slot ${e.slot}`,
   publish: (e) => `published slot ${e.slot}`,
   unpublished: (e, v8) => `met slot ${e.slot} with the same hash, not published yet${v8 ? '' : ': v7 waits for its publish (v4 advances past it)'}`,
-  gravestone: (e, v8) => `met the same hash at slot ${e.slot} with no element and the pool empty (gravestone)${v8 ? '' : ': v7 waits out its bound, then records in full (v4 advances past it)'}`,
+  gravestone: (e, v8) =>
+    `met the same hash at slot ${e.slot} with no element and the pool empty (gravestone)${v8 ? '' : ': v7 waits out its bound, then records in full (v4 advances past it)'}`,
   lost: (e) => `lost the cmpxchg on slot ${e.slot} to another hash`,
   'lost-same': (e, v8) => `lost the cmpxchg on slot ${e.slot} to the same stack${v8 ? '' : ': advanced past it'}`,
   duplicate: (e) => `duplicate created: a second copy of a stack published at slot ${e.slot}`,
@@ -23,11 +24,16 @@ const TEXT: Record<LiveEventKind, (e: LogEntry, v8: boolean) => string> = {
   nested: () => `an interrupt (IRQ or NMI) ran the insert path inside this CPU's own insert, between its claim and publish`,
   deep: () => `deeper than 64 frames: stack in full, the map not asked (bypass)`,
   'rcu-discard': () => `RCU not watching: stack discarded, nothing recorded`,
-  'option-on': (e, v8) => (e.slot === 1 ? `options/stackmap on: a new map is allocated${v8 ? `, generation ${e.generation}` : ''}` : `options/stackmap on: stacks go through the map again`),
+  'option-on': (e, v8) =>
+    e.slot === 1
+      ? `options/stackmap on: a new map is allocated${v8 ? `, generation ${e.generation}` : ''}`
+      : `options/stackmap on: stacks go through the map again`,
   'option-off': () => `options/stackmap off: stacks in full, uncounted; the map is kept, so the buffer still resolves`,
   free: () => `free: the map is released (stack_map reads "stackmap not initialized")`,
   'free-wait': (e) =>
-    e.slot > 0 ? `free: waiting for ${e.slot} stack_map file${e.slot === 1 ? '' : 's'} opened on the map to close` : `free: no stack_map file open on the map, releasing it`,
+    e.slot > 0
+      ? `free: waiting for ${e.slot} stack_map file${e.slot === 1 ? '' : 's'} opened on the map to close`
+      : `free: no stack_map file open on the map, releasing it`,
   'dump-during-reset': (e) =>
     `a dump read while a reset ran came back empty (the reset had cleared the map): not kept, so the export has no empty ${['', 'stack_map_bin.N', 'stack_map.N', 'stack_map_bin.N or stack_map.N'][e.slot & 3] || 'dump'}`,
   'reset-flag': () => `reset: flag set, waiting for inserts in flight`,
@@ -81,7 +87,14 @@ interface Row {
 
 /** Notable events, newest first; runs of the same event on the same CPU are folded (×N). */
 export function EventLog({ session, runId }: { session: SimSession; runId: number }) {
-  const state = useRef<{ runId: number; session: SimSession | null; next: number; notes: number; rows: Row[]; skipped: number }>({ runId: -1, session: null, next: 0, notes: 0, rows: [], skipped: 0 });
+  const state = useRef<{ runId: number; session: SimSession | null; next: number; notes: number; rows: Row[]; skipped: number }>({
+    runId: -1,
+    session: null,
+    next: 0,
+    notes: 0,
+    rows: [],
+    skipped: 0,
+  });
   const s = state.current;
   if (s.runId !== runId || s.session !== session) Object.assign(s, { runId, session, next: 0, notes: 0, rows: [], skipped: 0 });
   const { entries, next, skipped } = session.live.readLog(s.next);
@@ -96,7 +109,13 @@ export function EventLog({ session, runId }: { session: SimSession; runId: numbe
     const top = s.rows[0];
     // a reset makes every CPU bypass, a deep workload every CPU skip the map: one line for all of them
     const anyCpu = e.kind === 'bypass' || e.kind === 'deep';
-    if (top && !top.note && top.e.kind === e.kind && (anyCpu || top.e.cpu === e.cpu) && (anyCpu || e.kind === 'fallback-pool' || e.kind === 'fallback-probe' || top.e.slot === e.slot)) {
+    if (
+      top &&
+      !top.note &&
+      top.e.kind === e.kind &&
+      (anyCpu || top.e.cpu === e.cpu) &&
+      (anyCpu || e.kind === 'fallback-pool' || e.kind === 'fallback-probe' || top.e.slot === e.slot)
+    ) {
       top.n++;
       top.e = { ...e, cpu: top.e.cpu === e.cpu ? e.cpu : -2 };
     } else s.rows.unshift({ e, n: 1 });
@@ -138,7 +157,9 @@ export function EventLog({ session, runId }: { session: SimSession; runId: numbe
         data-total-text-spliced={session.live.total('text-spliced')}
         data-total-nested={session.live.total('nested')}
       >
-        {lines.length === 0 && <li className="quiet">nothing yet: lost cmpxchgs, unpublished hits, duplicates, fallbacks, gravestones, resets and ESTALE show here</li>}
+        {lines.length === 0 && (
+          <li className="quiet">nothing yet: lost cmpxchgs, unpublished hits, duplicates, fallbacks, gravestones, resets and ESTALE show here</li>
+        )}
         {lines.slice(0, 150).map((l) => (
           <li key={l.key} className={l.cls} data-kind={l.kind}>
             <span className="t">{traceSeconds(l.ms).toFixed(3)}</span>

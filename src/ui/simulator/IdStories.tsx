@@ -51,7 +51,10 @@ export function IdStories() {
     return (
       <section className="panel sim-stories" aria-label={title} data-testid="sim-stories" data-total={0}>
         <h2>{title}</h2>
-        <p className="quiet">No id in this run {v8 ? 'was detected as stale' : 'resolves to another stack'}: every one left in the ring buffers reads as the stack it was written for.</p>
+        <p className="quiet">
+          No id in this run {v8 ? 'was detected as stale' : 'resolves to another stack'}: every one left in the ring buffers reads as the stack it was written
+          for.
+        </p>
       </section>
     );
   const s = stories.list[Math.min(chosen, stories.list.length - 1)];
@@ -69,7 +72,13 @@ export function IdStories() {
         <div className="sim-stories-ledger" data-testid="sim-stories-ledger">
           <p className="quiet mono">
             ledger: {fmtInt(ledger.ids)} {v8 ? 'cookies' : 'ids'} left in the rings, {fmtInt(ledger.full)} full stacks{' '}
-            <a href="#sim-ledger" onClick={(e) => { e.preventDefault(); document.querySelector('[data-testid="sim-ledger"]')?.scrollIntoView({ block: 'center' }); }}>
+            <a
+              href="#sim-ledger"
+              onClick={(e) => {
+                e.preventDefault();
+                document.querySelector('[data-testid="sim-ledger"]')?.scrollIntoView({ block: 'center' });
+              }}
+            >
               the ledger ↓
             </a>
           </p>
@@ -91,7 +100,8 @@ export function IdStories() {
                   setStep(MOMENTS);
                 }}
               >
-                {x.kind === 'cookie' ? `gen ${x.written.generation} slot ${x.slot}` : `id ${x.slot}`} · CPU {x.written.cpu} · {x.written.ts.toFixed(6)} s · {leafOf(x.written.stack)}
+                {x.kind === 'cookie' ? `gen ${x.written.generation} slot ${x.slot}` : `id ${x.slot}`} · CPU {x.written.cpu} · {x.written.ts.toFixed(6)} s ·{' '}
+                {leafOf(x.written.stack)}
               </button>
             </li>
           ))}
@@ -129,12 +139,16 @@ function Story({ s, step, v8, onReplay }: { s: IdStory; step: number; v8: boolea
     {
       id: 'reset',
       at: x(s.reset?.ts ?? (t0 + tEnd) / 2),
-      what: s.reset ? `${s.reset.ts === null ? 'a reset (echo 0 > stack_map; its time was not recorded: a live run\u2019s Reset, or a CPU\u2019s)' : `${s.reset.ts.toFixed(6)} s: echo 0 > stack_map`} empties the map${v8 ? `: generation ${s.reset.generation} begins` : ''}; the id stays in the ring buffer` : 'no reset after it',
+      what: s.reset
+        ? `${s.reset.ts === null ? 'a reset (echo 0 > stack_map; its time was not recorded: a live run\u2019s Reset, or a CPU\u2019s)' : `${s.reset.ts.toFixed(6)} s: echo 0 > stack_map`} empties the map${v8 ? `: generation ${s.reset.generation} begins` : ''}; the id stays in the ring buffer`
+        : 'no reset after it',
     },
     {
       id: 'taken',
       at: x(s.takenBy?.ts ?? tEnd),
-      what: s.takenBy ? `${s.takenBy.ts.toFixed(6)} s, CPU ${s.takenBy.cpu}: slot ${s.slot} taken by ${stackWords(s.takenBy.stack)}${v8 ? ` in generation ${s.takenBy.generation}` : ''}` : `slot ${s.slot} not taken again in what the rings hold`,
+      what: s.takenBy
+        ? `${s.takenBy.ts.toFixed(6)} s, CPU ${s.takenBy.cpu}: slot ${s.slot} taken by ${stackWords(s.takenBy.stack)}${v8 ? ` in generation ${s.takenBy.generation}` : ''}`
+        : `slot ${s.slot} not taken again in what the rings hold`,
     },
     {
       id: 'read',
@@ -160,7 +174,12 @@ function Story({ s, step, v8, onReplay }: { s: IdStory; step: number; v8: boolea
         left={{ title: `written for (${s.written.ts.toFixed(6)} s)`, frames: framesOf(s.written.stack) }}
         right={
           v8
-            ? { title: s.takenBy ? `slot ${s.slot} taken by (${s.takenBy.ts.toFixed(6)} s, generation ${s.takenBy.generation})` : `slot ${s.slot} not taken again`, frames: framesOf(s.takenBy?.stack ?? null) }
+            ? {
+                title: s.takenBy
+                  ? `slot ${s.slot} taken by (${s.takenBy.ts.toFixed(6)} s, generation ${s.takenBy.generation})`
+                  : `slot ${s.slot} not taken again`,
+                frames: framesOf(s.takenBy?.stack ?? null),
+              }
             : { title: `a reader gets (the last stack_map's slot ${s.slot})`, frames: framesOf(s.read.stack) }
         }
         testId="sim-story-pair"

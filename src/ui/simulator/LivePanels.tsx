@@ -32,7 +32,8 @@ export function CpuLanes({ session }: { session: SimSession }) {
           let state: string;
           let cls = '';
           if (l.state === LANE_STATE.STOPPED) state = 'stopped';
-          else if (parked) state = sim.config.mode === 'v4' && Atomics.load(i32, C.RECORDING) === 0 ? 'tracing off (v4 reset)' : 'parked (host reads the rings)';
+          else if (parked)
+            state = sim.config.mode === 'v4' && Atomics.load(i32, C.RECORDING) === 0 ? 'tracing off (v4 reset)' : 'parked (host reads the rings)';
           else if (l.state === LANE_STATE.CLAIMED) {
             state = `claimed slot ${l.slot}, not published yet`;
             cls = 'claimed';
@@ -55,11 +56,20 @@ export function CpuLanes({ session }: { session: SimSession }) {
               <span className="sim-recent">
                 {l.recent.map((r, i) =>
                   r.type === REC.FULL ? (
-                    <span key={i} className={`sim-rec ${FULL_WHY[r.slot]?.cls ?? 'full'}`} data-full={FULL_WHY[r.slot]?.label ?? 'full'} title={`stack ${r.stack} in full: ${FULL_WHY[r.slot]?.why ?? 'fallback'}`}>
+                    <span
+                      key={i}
+                      className={`sim-rec ${FULL_WHY[r.slot]?.cls ?? 'full'}`}
+                      data-full={FULL_WHY[r.slot]?.label ?? 'full'}
+                      title={`stack ${r.stack} in full: ${FULL_WHY[r.slot]?.why ?? 'fallback'}`}
+                    >
                       {FULL_WHY[r.slot]?.label ?? 'full'}
                     </span>
                   ) : (
-                    <span key={i} className="sim-rec id" title={`stack ${r.stack}, ${v8 ? `cookie gen ${r.generation} slot ${r.slot}` : `id ${r.slot}, written ${fillWords(false, r.generation)} (an id names a slot: after a reset it can name another stack)`}`}>
+                    <span
+                      key={i}
+                      className="sim-rec id"
+                      title={`stack ${r.stack}, ${v8 ? `cookie gen ${r.generation} slot ${r.slot}` : `id ${r.slot}, written ${fillWords(false, r.generation)} (an id names a slot: after a reset it can name another stack)`}`}
+                    >
                       {v8 ? `${r.slot}·g${r.generation}` : r.slot}
                     </span>
                   ),
@@ -90,20 +100,47 @@ export function SimCounters({ session }: { session: SimSession }) {
   const cells: [string, string, number | string, string][] = [
     ['attempts', 'attempts', c.attempts, 'inserts tried: events whose stack asked the map'],
     ['successes', 'successes', c.successes, 'an id or cookie was written'],
-    ['fallbacks', 'fallbacks', c.fallbacks, `stack written in full: pool empty ${c.fallbacksPoolEmpty}, probe limit ${c.fallbacksProbeLimit}, in flight ${c.fallbacksInFlight}, gravestone ${c.fallbacksGravestone}`],
+    [
+      'fallbacks',
+      'fallbacks',
+      c.fallbacks,
+      `stack written in full: pool empty ${c.fallbacksPoolEmpty}, probe limit ${c.fallbacksProbeLimit}, in flight ${c.fallbacksInFlight}, gravestone ${c.fallbacksGravestone}`,
+    ],
     ['bypasses', 'bypasses', c.bypasses, 'inserts that met the reset flag: full stack'],
-    ['deep', `deeper than ${MAX_DEPTH}: in full, uncounted`, c.deep, `stacks deeper than ${MAX_DEPTH} frames never reach the map: recorded in full, not in successes or ${v8 ? 'fallbacks' : 'drops'}`],
+    [
+      'deep',
+      `deeper than ${MAX_DEPTH}: in full, uncounted`,
+      c.deep,
+      `stacks deeper than ${MAX_DEPTH} frames never reach the map: recorded in full, not in successes or ${v8 ? 'fallbacks' : 'drops'}`,
+    ],
     [
       'rcu',
       'discarded (RCU not watching)',
       v8 ? c.rcuDiscards : '—',
-      v8 ? 'stacks taken while RCU was not watching: v8 discards them, nothing is recorded' : 'only v8 discards stacks taken while RCU is not watching; v4 and v7 record them',
+      v8
+        ? 'stacks taken while RCU was not watching: v8 discards them, nothing is recorded'
+        : 'only v8 discards stacks taken while RCU is not watching; v4 and v7 record them',
     ],
-    ['off', 'in full, option off', off, 'events recorded while options/stackmap was off or the map freed: every stack in full, uncounted (events − attempts − deeper − discarded)'],
+    [
+      'off',
+      'in full, option off',
+      off,
+      'events recorded while options/stackmap was off or the map freed: every stack in full, uncounted (events − attempts − deeper − discarded)',
+    ],
     ['entries', 'entries / capacity', `${fmtInt(sim.map.entries)} / ${fmtInt(sim.map.capacity)}`, 'elements taken since the last reset'],
-    ['duplicates', 'duplicates', t.duplicate, `second copies published (v4/v7) since the start; ${v8 ? 'the current generation' : 'the table'} holds ${dupLive} at the last look, ${v8 ? 'ended generations' : 'tables cleared by resets'} ${dupPast}`],
+    [
+      'duplicates',
+      'duplicates',
+      t.duplicate,
+      `second copies published (v4/v7) since the start; ${v8 ? 'the current generation' : 'the table'} holds ${dupLive} at the last look, ${v8 ? 'ended generations' : 'tables cleared by resets'} ${dupPast}`,
+    ],
     ['lost', 'lost cmpxchg', t['lost-same'] + t.lost, `to the same stack ${t['lost-same']}, to another hash ${t.lost}`],
-    ['unpublished', 'unpublished hits', t.unpublished, `met the same hash before its element was published; and ${t.gravestone} times a gravestone (same hash, pool empty)`],
+    [
+      'unpublished',
+      'unpublished hits',
+      t.unpublished,
+      `met the same hash before its element was published; and ${t.gravestone} times a gravestone (same hash, pool empty)`,
+    ],
     ['resets', 'resets', Atomics.load(i32, C.RESETS), `EBUSY ${Atomics.load(i32, C.EBUSY)}, refused ${Atomics.load(i32, C.REFUSED)}`],
     ['ebusy', 'EBUSY', Atomics.load(i32, C.EBUSY), 'a reset while another one ran'],
     ['estale', 'ESTALE', st.estale, 'stack_map_bin reads a reset broke (reopened)'],
@@ -142,7 +179,14 @@ function StatView({ session, successes, fallbacks }: { session: SimSession; succ
   const text = !m.allocated
     ? writeStackMapStat({ version: 'v8', uninitialized: true })
     : v8
-      ? writeStackMapStat({ version: 'v8', generation: m.generation, entries: m.entries, capacity: m.capacity, successes: stat.successes, fallbacks: stat.drops })
+      ? writeStackMapStat({
+          version: 'v8',
+          generation: m.generation,
+          entries: m.entries,
+          capacity: m.capacity,
+          successes: stat.successes,
+          fallbacks: stat.drops,
+        })
       : writeStackMapStat({
           version: 'v7',
           entries: m.entries,
@@ -199,7 +243,11 @@ export function LedgerPanel() {
       <div className="pane-head">
         <h2>Ledger</h2>
         <span className="quiet">
-          {status === 'stopped' ? 'final, after the dumps at stop' : noDump ? `at ${(ledger.atMs / 1000).toFixed(1)} s` : `at ${(ledger.atMs / 1000).toFixed(1)} s, against the dumps taken so far`}
+          {status === 'stopped'
+            ? 'final, after the dumps at stop'
+            : noDump
+              ? `at ${(ledger.atMs / 1000).toFixed(1)} s`
+              : `at ${(ledger.atMs / 1000).toFixed(1)} s, against the dumps taken so far`}
         </span>
       </div>
       {noDump ? (
@@ -225,9 +273,9 @@ export function LedgerPanel() {
         </div>
       )}
       <p className="quiet">
-        Left in the ring buffers: <b data-testid="sim-retained-events">{ledger.events}</b> events, <b data-testid="sim-ledger-records">{l.records}</b> stack records (
-        <b data-testid="sim-ledger-ids">{l.ids}</b> {what} + {l.full} full). Opened in the explorer: events = events left + the reset markers (a trace_marker line per reset), cookies = ids, resolved = correct + wrong,
-        unresolved = detected + unresolved.
+        Left in the ring buffers: <b data-testid="sim-retained-events">{ledger.events}</b> events, <b data-testid="sim-ledger-records">{l.records}</b> stack
+        records (<b data-testid="sim-ledger-ids">{l.ids}</b> {what} + {l.full} full). Opened in the explorer: events = events left + the reset markers (a
+        trace_marker line per reset), cookies = ids, resolved = correct + wrong, unresolved = detected + unresolved.
       </p>
     </section>
   );
@@ -245,7 +293,12 @@ export function LedgerCells({ counts: l, mode, where = 'ledger' }: { counts: Led
   const parts: [string, string, number, string][] = [
     ['correct', 'correct', l.correct, 'resolved to the stack it stood for'],
     ['wrong', 'wrong stack', l.wrong, 'resolved to another stack, silently: the slot was reused after a reset'],
-    ['detected', 'detected', l.detected, v8 ? 'the reader is told: no dump of the cookie’s generation, or the slot is missing' : 'ambiguous: the dumps disagree about the slot'],
+    [
+      'detected',
+      'detected',
+      l.detected,
+      v8 ? 'the reader is told: no dump of the cookie’s generation, or the slot is missing' : 'ambiguous: the dumps disagree about the slot',
+    ],
     ['unresolved', 'unresolved', l.unresolved, 'no dump, or the dump lacks the slot'],
   ];
   const total = Math.max(1, l.ids);
@@ -276,7 +329,10 @@ export function LedgerCells({ counts: l, mode, where = 'ledger' }: { counts: Led
 
 function FullCell({ n }: { n: number }) {
   return (
-    <div className="cell" title="stack records written in full (fallbacks, bypasses, stacks deeper than 64 frames, and every stack while options/stackmap is off): they carry their own stack">
+    <div
+      className="cell"
+      title="stack records written in full (fallbacks, bypasses, stacks deeper than 64 frames, and every stack while options/stackmap is off): they carry their own stack"
+    >
       <div className="value" data-testid="sim-ledger-full">
         {fmtInt(n)}
       </div>

@@ -22,7 +22,15 @@ export function ScenarioList() {
       </h2>
       <ol>
         {SCENARIO_NAMES.map((name) => (
-          <Item key={name} name={name} busy={busy || !isolated} running={running === name} onRun={() => void run(name)} result={results[name]} last={last === name && status === 'stopped'} />
+          <Item
+            key={name}
+            name={name}
+            busy={busy || !isolated}
+            running={running === name}
+            onRun={() => void run(name)}
+            result={results[name]}
+            last={last === name && status === 'stopped'}
+          />
         ))}
       </ol>
       {error && (
@@ -34,7 +42,21 @@ export function ScenarioList() {
   );
 }
 
-function Item({ name, busy, running, onRun, result, last }: { name: ScenarioName; busy: boolean; running: boolean; onRun: () => void; result: ReturnType<typeof useScenarioStore.getState>['results'][ScenarioName]; last: boolean }) {
+function Item({
+  name,
+  busy,
+  running,
+  onRun,
+  result,
+  last,
+}: {
+  name: ScenarioName;
+  busy: boolean;
+  running: boolean;
+  onRun: () => void;
+  result: ReturnType<typeof useScenarioStore.getState>['results'][ScenarioName];
+  last: boolean;
+}) {
   const sc = SCENARIOS[name];
   const state = running ? 'running' : result ? (result.effect.ok ? 'seen' : 'not-seen') : 'idle';
   const ref = useRef<HTMLLIElement>(null);

@@ -69,10 +69,9 @@ export function ReportLine({ report: r, windowUs }: { report: SimReport; windowU
   return (
     <p className="quiet" data-testid="sim-report" data-ns-measured={measured ? '1' : '0'}>
       {r.mode}: {fmtInt(r.events)} events on {r.cpus} CPUs in {(r.elapsedMs / 1000).toFixed(1)} s · <span data-testid="sim-report-timing">{timing}</span> ·{' '}
-      {v8 ? plural(r.generations, 'generation') : plural(r.resets.done, 'reset')} · {r.retention.bytesPerEventOn} bytes per event in the ring buffer with the map,{' '}
-      {r.retention.bytesPerEventOff} without: ×{ratio.toFixed(2)} the events once the rings are full
+      {v8 ? plural(r.generations, 'generation') : plural(r.resets.done, 'reset')} · {r.retention.bytesPerEventOn} bytes per event in the ring buffer with the
+      map, {r.retention.bytesPerEventOff} without: ×{ratio.toFixed(2)} the events once the rings are full
       {r.retention.gain > 1 ? ` (this run kept ×${r.retention.gain})` : ''} · {plural(r.dumps, 'dump')}
     </p>
   );
 }
-

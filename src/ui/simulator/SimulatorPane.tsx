@@ -89,14 +89,15 @@ export function SimulatorPane() {
               </select>
             </label>
           )}
-          <label title={posted ? 'v8 as posted has no bits parameter: 16,384 elements, 32,768 slots (the follow-up adds one)' : 'the pool holds 2^bits elements; the table 2^(bits+1) slots'}>
+          <label
+            title={
+              posted
+                ? 'v8 as posted has no bits parameter: 16,384 elements, 32,768 slots (the follow-up adds one)'
+                : 'the pool holds 2^bits elements; the table 2^(bits+1) slots'
+            }
+          >
             bits
-            <select
-              data-testid="sim-bits"
-              value={bitsOf(o)}
-              disabled={busy || posted}
-              onChange={(e) => set({ bits: Number(e.target.value) })}
-            >
+            <select data-testid="sim-bits" value={bitsOf(o)} disabled={busy || posted} onChange={(e) => set({ bits: Number(e.target.value) })}>
               {Array.from({ length: 9 }, (_, i) => 10 + i).map((b) => (
                 <option key={b} value={b}>
                   {b} ({fmtInt(2 ** b)} elements)
@@ -137,18 +138,53 @@ export function SimulatorPane() {
               </span>
             ) : (
               <>
-                <label title={`distinct stacks${phased ? `; with the stacks changing after each reset, all 16 phases are built up front: ${fmtInt(liveStacksOf(o))} stacks (at most ${fmtInt(MAX_LIVE_STACKS)})` : ''}`}>
+                <label
+                  title={`distinct stacks${phased ? `; with the stacks changing after each reset, all 16 phases are built up front: ${fmtInt(liveStacksOf(o))} stacks (at most ${fmtInt(MAX_LIVE_STACKS)})` : ''}`}
+                >
                   stacks
-                  <input data-testid="sim-stacks" type="number" min={1} max={100000} value={o.stacks} onChange={(e) => set({ stacks: clamp(Number(e.target.value), 1, 100000) })} />
+                  <input
+                    data-testid="sim-stacks"
+                    type="number"
+                    min={1}
+                    max={100000}
+                    value={o.stacks}
+                    onChange={(e) => set({ stacks: clamp(Number(e.target.value), 1, 100000) })}
+                  />
                 </label>
                 <label title="Zipf exponent over the stacks' ranks (0: uniform)">
                   skew
-                  <input data-testid="sim-zipf" type="number" min={0} max={4} step={0.1} value={o.zipf} onChange={(e) => set({ zipf: Math.max(0, Number(e.target.value) || 0) })} />
+                  <input
+                    data-testid="sim-zipf"
+                    type="number"
+                    min={0}
+                    max={4}
+                    step={0.1}
+                    value={o.zipf}
+                    onChange={(e) => set({ zipf: Math.max(0, Number(e.target.value) || 0) })}
+                  />
                 </label>
-                <label className="sim-depth" title={`depth range of the stacks, 1..${MAX_WORKLOAD_DEPTH}: a stack deeper than ${MAX_DEPTH} frames never reaches the map; it is recorded in full and not counted`}>
+                <label
+                  className="sim-depth"
+                  title={`depth range of the stacks, 1..${MAX_WORKLOAD_DEPTH}: a stack deeper than ${MAX_DEPTH} frames never reaches the map; it is recorded in full and not counted`}
+                >
                   depth
-                  <input data-testid="sim-depth-min" type="number" min={1} max={MAX_WORKLOAD_DEPTH} value={o.depthMin} onChange={(e) => set({ depthMin: clamp(Number(e.target.value), 1, o.depthMax) })} />–
-                  <input data-testid="sim-depth-max" type="number" min={1} max={MAX_WORKLOAD_DEPTH} value={o.depthMax} onChange={(e) => set({ depthMax: clamp(Number(e.target.value), o.depthMin, MAX_WORKLOAD_DEPTH) })} />
+                  <input
+                    data-testid="sim-depth-min"
+                    type="number"
+                    min={1}
+                    max={MAX_WORKLOAD_DEPTH}
+                    value={o.depthMin}
+                    onChange={(e) => set({ depthMin: clamp(Number(e.target.value), 1, o.depthMax) })}
+                  />
+                  –
+                  <input
+                    data-testid="sim-depth-max"
+                    type="number"
+                    min={1}
+                    max={MAX_WORKLOAD_DEPTH}
+                    value={o.depthMax}
+                    onChange={(e) => set({ depthMax: clamp(Number(e.target.value), o.depthMin, MAX_WORKLOAD_DEPTH) })}
+                  />
                 </label>
                 <label title="After each Reset the CPUs move to the next phase of the workload: this share of the stacks is replaced and their popularity shifts by as many ranks; 'all' records a new population, as when a user resets between test phases. For v7 pick 'all: a new population': only a workload that changes makes an id written before a reset resolve to another stack.">
                   after each reset, change the stacks
@@ -190,7 +226,12 @@ export function SimulatorPane() {
                 title={`the chance, at each point between an insert's claim and its publish, that ${k === 'irq' ? 'an IRQ' : 'an NMI (also inside an IRQ)'} arrives on that CPU and records an event with a stack through the same insert path, nested (half of them the interrupted stack): v8 records that stack in full; v7 waits for the interrupted insert to publish, which it cannot do on its own CPU, so after its bound it records the stack in full`}
               >
                 {k === 'irq' ? 'IRQs in an insert' : 'NMIs in an insert'}
-                <select data-testid={`sim-${k}`} value={k === 'irq' ? irqShown : nmiShown} disabled={busy} onChange={(e) => set(k === 'irq' ? { irqRate: Number(e.target.value) } : { nmiRate: Number(e.target.value) })}>
+                <select
+                  data-testid={`sim-${k}`}
+                  value={k === 'irq' ? irqShown : nmiShown}
+                  disabled={busy}
+                  onChange={(e) => set(k === 'irq' ? { irqRate: Number(e.target.value) } : { nmiRate: Number(e.target.value) })}
+                >
                   {INTERRUPT_RATES.map(([v, l]) => (
                     <option key={v} value={v}>
                       {l}
@@ -295,7 +336,12 @@ export function SimulatorPane() {
           </span>
           {st.status === 'stopped' && (
             <>
-              <button type="button" data-testid="sim-export" onClick={() => st.download()} title="trace, stack_map_bin.N[.genG], stack_map.N, stack_map_stat, kallsyms as a .zip">
+              <button
+                type="button"
+                data-testid="sim-export"
+                onClick={() => st.download()}
+                title="trace, stack_map_bin.N[.genG], stack_map.N, stack_map_stat, kallsyms as a .zip"
+              >
                 Export capture (.zip)
               </button>
               <button type="button" className="primary" data-testid="sim-open" onClick={() => void st.openInExplorer()}>
@@ -304,7 +350,11 @@ export function SimulatorPane() {
             </>
           )}
         </div>
-        {!isolated && <p className="error">This page is not cross-origin isolated, so SharedArrayBuffer is unavailable: serve it with COOP same-origin and COEP require-corp.</p>}
+        {!isolated && (
+          <p className="error">
+            This page is not cross-origin isolated, so SharedArrayBuffer is unavailable: serve it with COOP same-origin and COEP require-corp.
+          </p>
+        )}
         {st.error && (
           <p className="error" role="alert">
             {st.error}
@@ -347,21 +397,21 @@ export function SimulatorPane() {
       ) : (
         <section className="panel quiet sim-intro" data-testid="sim-intro">
           <p>
-            Runs the kernel’s stack map for real: the insert path (hash, probe, <code>cmpxchg</code> on the key, take an element, fill, publish) and the reset path (flag,
-            wait for inserts in flight, clear, and in v8 generation++) on one SharedArrayBuffer, with one Web Worker per simulated CPU and <code>Atomics</code> for every
-            shared access.
+            Runs the kernel’s stack map for real: the insert path (hash, probe, <code>cmpxchg</code> on the key, take an element, fill, publish) and the reset
+            path (flag, wait for inserts in flight, clear, and in v8 generation++) on one SharedArrayBuffer, with one Web Worker per simulated CPU and{' '}
+            <code>Atomics</code> for every shared access.
           </p>
           <p>
-            Start it and watch the slot table fill; Reset clears it (<code>echo 0 &gt; stack_map</code>) and Dump reads <code>stack_map</code>, and <code>stack_map_bin</code> where the mode has one.
-            The ledger resolves every record left in the ring buffers against the dumps taken, as the explorer would, and counts what a reader gets wrong. Whether v4 or v7 ids
-            resolve to the wrong stack depends on the workload: while the same stacks keep landing in the same slots, a reset changes nothing a reader could see, so set{' '}
-            <b>after each reset, change the stacks</b> to <b>all</b>. Each guided scenario above makes one effect happen on every run: start with{' '}
-            <b>v7: an old id resolves to the wrong stack</b>, then <b>v8: the same run</b>. For races you can watch by hand, pick <b>Races at human speed</b>. Stop, then
-            open the run in the explorer.
+            Start it and watch the slot table fill; Reset clears it (<code>echo 0 &gt; stack_map</code>) and Dump reads <code>stack_map</code>, and{' '}
+            <code>stack_map_bin</code> where the mode has one. The ledger resolves every record left in the ring buffers against the dumps taken, as the
+            explorer would, and counts what a reader gets wrong. Whether v4 or v7 ids resolve to the wrong stack depends on the workload: while the same stacks
+            keep landing in the same slots, a reset changes nothing a reader could see, so set <b>after each reset, change the stacks</b> to <b>all</b>. Each
+            guided scenario above makes one effect happen on every run: start with <b>v7: an old id resolves to the wrong stack</b>, then{' '}
+            <b>v8: the same run</b>. For races you can watch by hand, pick <b>Races at human speed</b>. Stop, then open the run in the explorer.
           </p>
           <p>
-            v8 runs as the series posted it (16,384 stacks, text <code>stack_map</code> only) unless you pick the proposed binary export. Its lifecycle is there too:
-            turn <code>options/stackmap</code> off (stacks in full, the map kept so the buffer still resolves), then <b>Free</b> it (it waits for open{' '}
+            v8 runs as the series posted it (16,384 stacks, text <code>stack_map</code> only) unless you pick the proposed binary export. Its lifecycle is there
+            too: turn <code>options/stackmap</code> off (stacks in full, the map kept so the buffer still resolves), then <b>Free</b> it (it waits for open{' '}
             <code>stack_map</code> readers); turning the option on again allocates a new map.
           </p>
         </section>

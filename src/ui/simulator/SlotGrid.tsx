@@ -180,7 +180,9 @@ export function SlotGrid({ session, tick }: { session: SimSession; tick: number 
     }
     ctx.putImageData(img, 0, 0);
     setCounts((o) =>
-      o.free === n.free && o.claimed === n.claimed && o.published === n.published && o.gravestones === n.gravestones && o.firstPublished === n.firstPublished ? o : n,
+      o.free === n.free && o.claimed === n.claimed && o.published === n.published && o.gravestones === n.gravestones && o.firstPublished === n.firstPublished
+        ? o
+        : n,
     );
   }, [tick, wd, hd, cell, cols, theme, map, session, slots, dpr, flashing, hue]);
 
@@ -281,7 +283,11 @@ export function SlotGrid({ session, tick }: { session: SimSession; tick: number 
         <Swatch color={p.claimed} label="claimed, not published" n={counts.claimed} id="claimed" />
         <Swatch color={gradient(generation)} label={`published, filled ${fillWords(v8, generation)} (old → new)`} n={counts.published} id="published" />
         {earlier.length > 0 && (
-          <span className="sim-swatch sim-earlier" data-testid="sim-grid-earlier" title={v8 ? 'the hues of earlier generations: a reset cleared their slots' : 'the hues of the table before the last resets: each reset cleared it'}>
+          <span
+            className="sim-swatch sim-earlier"
+            data-testid="sim-grid-earlier"
+            title={v8 ? 'the hues of earlier generations: a reset cleared their slots' : 'the hues of the table before the last resets: each reset cleared it'}
+          >
             earlier:{' '}
             {earlier.map((g) => (
               <span key={g}>
@@ -342,14 +348,33 @@ function SlotTip({ session, hover }: { session: SimSession; hover: Hover }) {
   const filled = `filled ${fillWords(v8, generation)}`;
   const storied = useSimStore.getState().stories?.list.some((x) => x.slot === s) ?? false;
   return (
-    <div className="sim-tip mono" style={style} data-testid="sim-slot-tip" data-slot={s} data-state={state} data-ref-count={ref} data-depth={nr} data-filled-generation={elt >= 0 ? generation : ''}>
+    <div
+      className="sim-tip mono"
+      style={style}
+      data-testid="sim-slot-tip"
+      data-slot={s}
+      data-state={state}
+      data-ref-count={ref}
+      data-depth={nr}
+      data-filled-generation={elt >= 0 ? generation : ''}
+    >
       <div className="sim-tip-head">
         slot {s}: <b>{state === 'claimed' ? 'claimed, not published yet' : state}</b>
         {key !== 0 && <span className="quiet"> · key 0x{key.toString(16).padStart(8, '0')}</span>}
       </div>
-      {state === 'claimed' && <div className="quiet">{claimer >= 0 ? `CPU ${claimer} is filling its element${nested ? ', with an interrupt\u2019s insert running inside it on the same CPU' : ''}` : 'an insert is filling its element'}</div>}
+      {state === 'claimed' && (
+        <div className="quiet">
+          {claimer >= 0
+            ? `CPU ${claimer} is filling its element${nested ? ', with an interrupt\u2019s insert running inside it on the same CPU' : ''}`
+            : 'an insert is filling its element'}
+        </div>
+      )}
       {state === 'gravestone' && <div className="quiet">claimed, no element left in the pool: later probes walk past it</div>}
-      {storied && <div className="bad">click: why an id naming slot {s} is {v8 ? 'detected' : 'wrong'} (its story below)</div>}
+      {storied && (
+        <div className="bad">
+          click: why an id naming slot {s} is {v8 ? 'detected' : 'wrong'} (its story below)
+        </div>
+      )}
       {elt >= 0 && (
         <>
           <div>

@@ -72,22 +72,55 @@ export function SlowMotion() {
   const last = reads[reads.length - 1];
   const busy = simStatus === 'starting' || simStatus === 'stopping';
   return (
-    <section className="panel sim-slow" data-testid="slow-motion" data-status={st.status} data-mode={st.mode ?? ''} data-wrong={st.beats.filter((b) => b.kind === 'wrong').length} data-refused={st.beats.filter((b) => b.kind === 'refused').length} aria-label="one reset race in slow motion">
+    <section
+      className="panel sim-slow"
+      data-testid="slow-motion"
+      data-status={st.status}
+      data-mode={st.mode ?? ''}
+      data-wrong={st.beats.filter((b) => b.kind === 'wrong').length}
+      data-refused={st.beats.filter((b) => b.kind === 'refused').length}
+      aria-label="one reset race in slow motion"
+    >
       <div className="pane-head">
         <h2>Watch one reset race, slowly</h2>
         <span className="quiet">2 CPUs, 4 stacks, one event a second each; after the reset, 4 other stacks that hash to the same slots</span>
       </div>
       <div className="sim-actions">
-        <button type="button" className={st.mode === 'v7' && active ? 'primary' : undefined} data-testid="slow-v7" disabled={busy || st.status === 'starting'} onClick={() => void st.start('v7')} title="v7: 4-byte ids, no generation">
+        <button
+          type="button"
+          className={st.mode === 'v7' && active ? 'primary' : undefined}
+          data-testid="slow-v7"
+          disabled={busy || st.status === 'starting'}
+          onClick={() => void st.start('v7')}
+          title="v7: 4-byte ids, no generation"
+        >
           ▶ v7
         </button>
-        <button type="button" className={st.mode === 'v8' && active ? 'primary' : undefined} data-testid="slow-v8" disabled={busy || st.status === 'starting'} onClick={() => void st.start('v8')} title="v8: cookies carry the generation (here with the proposed capacity parameter, so a 2,048-slot map can be reused)">
+        <button
+          type="button"
+          className={st.mode === 'v8' && active ? 'primary' : undefined}
+          data-testid="slow-v8"
+          disabled={busy || st.status === 'starting'}
+          onClick={() => void st.start('v8')}
+          title="v8: cookies carry the generation (here with the proposed capacity parameter, so a 2,048-slot map can be reused)"
+        >
           ▶ v8
         </button>
-        <button type="button" data-testid="slow-pause" disabled={st.status !== 'running' && st.status !== 'paused'} onClick={() => void (st.status === 'paused' ? st.resume() : st.pause())}>
+        <button
+          type="button"
+          data-testid="slow-pause"
+          disabled={st.status !== 'running' && st.status !== 'paused'}
+          onClick={() => void (st.status === 'paused' ? st.resume() : st.pause())}
+        >
           {st.status === 'paused' || st.status === 'stepping' ? '▶ Resume' : '❚❚ Pause'}
         </button>
-        <button type="button" data-testid="slow-step" disabled={st.status !== 'paused'} onClick={() => void st.step()} title="one more event, or the reset when it is due">
+        <button
+          type="button"
+          data-testid="slow-step"
+          disabled={st.status !== 'paused'}
+          onClick={() => void st.step()}
+          title="one more event, or the reset when it is due"
+        >
           Step
         </button>
         <span className="quiet" data-testid="slow-status">
@@ -111,7 +144,11 @@ export function SlowMotion() {
                 {recordOf(last, v8)} at {secs(last.ms)}: what it was written for, beside what slot {last.slot} holds now
                 {last.kind === 'refused' ? ' (v8 does not give it out: the generation differs)' : ' (what v7 gives the reader)'}
               </p>
-              <StackPair left={{ title: `written for: stack ${nameOf(last.stack)} (${secs(last.writtenMs)})`, frames: framesOf(last.stack) }} right={{ title: `slot ${last.slot} now: stack ${nameOf(last.other)} (${secs(last.ms)})`, frames: framesOf(last.other) }} testId="slow-stack-pair" />
+              <StackPair
+                left={{ title: `written for: stack ${nameOf(last.stack)} (${secs(last.writtenMs)})`, frames: framesOf(last.stack) }}
+                right={{ title: `slot ${last.slot} now: stack ${nameOf(last.other)} (${secs(last.ms)})`, frames: framesOf(last.other) }}
+                testId="slow-stack-pair"
+              />
             </div>
           )}
         </div>

@@ -18,7 +18,13 @@ export function SqlPane() {
     <section className="panel pane sql-pane" data-testid="sql" data-status={status} aria-label="SQL over the capture">
       <div className="pane-head">
         <h2>SQL</h2>
-        <span className={status === 'error' ? 'sql-status error-text' : 'quiet sql-status'} data-testid="sql-status" data-status={status} data-open-ms={openMs === null ? undefined : Math.round(openMs)} role="status">
+        <span
+          className={status === 'error' ? 'sql-status error-text' : 'quiet sql-status'}
+          data-testid="sql-status"
+          data-status={status}
+          data-open-ms={openMs === null ? undefined : Math.round(openMs)}
+          role="status"
+        >
           {status === 'closed' ? 'DuckDB in this page, over the capture’s tables' : line}
           {status === 'ready' && openMs !== null ? ` · ready in ${(openMs / 1000).toFixed(1)} s` : ''}
         </span>
@@ -90,13 +96,24 @@ function Open() {
           <button type="button" data-testid="sql-cancel" disabled={!s.running} onClick={() => void s.cancel()}>
             Cancel
           </button>
-          {s.running && <span className="quiet" data-testid="sql-running">running…</span>}
-          <label className="sql-follow" title="the selection and selection_records views follow the panes' selection, and a query over them runs again when it changes">
+          {s.running && (
+            <span className="quiet" data-testid="sql-running">
+              running…
+            </span>
+          )}
+          <label
+            className="sql-follow"
+            title="the selection and selection_records views follow the panes' selection, and a query over them runs again when it changes"
+          >
             <input type="checkbox" data-testid="sql-follow" checked={s.follow} onChange={(e) => s.setFollow(e.target.checked)} /> follow the selection
           </label>
           <SelectionChip />
         </div>
-        {s.notice && <p className="quiet" data-testid="sql-notice">{s.notice}</p>}
+        {s.notice && (
+          <p className="quiet" data-testid="sql-notice">
+            {s.notice}
+          </p>
+        )}
         {s.error && (
           <pre className="sql-error" data-testid="sql-error" role="alert">
             {s.error}

@@ -13,7 +13,6 @@ const show = (v: Exclude<SqlCell, SqlCutCell>, numeric: boolean): string => {
   return String(v);
 };
 
-
 /** A text cell too long to show: its first characters, its length, and the whole value copied or saved on asking. */
 function CutCell({ v }: { v: SqlCutCell }) {
   const what = `the whole value (${fmtInt(v.chars)} characters)`;
@@ -25,7 +24,13 @@ function CutCell({ v }: { v: SqlCutCell }) {
         <button type="button" className="link" data-testid="sql-cut-copy" title={`copy ${what}`} onClick={() => void copyText(v.whole(), what)}>
           copy
         </button>
-        <button type="button" className="link" data-testid="sql-cut-save" title={`save ${what} as a text file`} onClick={() => saveText(v.whole(), 'sql-value.txt')}>
+        <button
+          type="button"
+          className="link"
+          data-testid="sql-cut-save"
+          title={`save ${what} as a text file`}
+          onClick={() => saveText(v.whole(), 'sql-value.txt')}
+        >
           save
         </button>
       </span>
@@ -42,7 +47,8 @@ export function SqlResults({ result }: { result: SqlResult }) {
     <div className="sql-results">
       <p className="quiet count-line" data-testid="sql-count" data-total={result.total} data-shown={shown}>
         {fmtInt(result.total)} row{result.total === 1 ? '' : 's'}
-        {shown < result.total ? ` (the first ${fmtInt(RESULT_CAP)} shown)` : ''} · {result.elapsedMs < 1000 ? `${Math.round(result.elapsedMs)} ms` : `${(result.elapsedMs / 1000).toFixed(1)} s`}
+        {shown < result.total ? ` (the first ${fmtInt(RESULT_CAP)} shown)` : ''} ·{' '}
+        {result.elapsedMs < 1000 ? `${Math.round(result.elapsedMs)} ms` : `${(result.elapsedMs / 1000).toFixed(1)} s`}
       </p>
       {result.columns.length > 0 && (
         <div className="table-scroll sql-scroll">
@@ -65,9 +71,19 @@ export function SqlResults({ result }: { result: SqlResult }) {
                       isCut(v) ? (
                         <CutCell key={j} v={v} />
                       ) : (
-                        <td key={j} className={[result.columns[j].numeric ? 'num' : '', v === null ? 'sql-null' : ''].join(' ').trim() || undefined} data-value={v === null ? undefined : String(v)}>
+                        <td
+                          key={j}
+                          className={[result.columns[j].numeric ? 'num' : '', v === null ? 'sql-null' : ''].join(' ').trim() || undefined}
+                          data-value={v === null ? undefined : String(v)}
+                        >
                           {hashCol[j] && typeof v === 'string' && HASH.test(v) ? (
-                            <button type="button" className="link mono" data-testid="sql-stack-hash" title="select this stack in every pane" onClick={() => void useSqlStore.getState().selectStack(v)}>
+                            <button
+                              type="button"
+                              className="link mono"
+                              data-testid="sql-stack-hash"
+                              title="select this stack in every pane"
+                              onClick={() => void useSqlStore.getState().selectStack(v)}
+                            >
                               {v}
                             </button>
                           ) : (

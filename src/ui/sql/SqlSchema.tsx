@@ -15,7 +15,9 @@ export function SqlSchema() {
         <details key={t.name} data-testid="sql-table" data-table={t.name} open={t.name === 'events'}>
           <summary title={t.doc}>
             <span className="mono sql-table-name">{t.name}</span>
-            <span className="quiet sql-rows" data-testid="sql-table-rows">{rows[t.name] === undefined ? '' : fmtInt(rows[t.name])}</span>
+            <span className="quiet sql-rows" data-testid="sql-table-rows">
+              {rows[t.name] === undefined ? '' : fmtInt(rows[t.name])}
+            </span>
           </summary>
           <ul>
             {t.columns.map((c) => (
@@ -33,7 +35,8 @@ export function SqlSchema() {
         </details>
       ))}
       <div className="sql-views quiet">
-        views: {SELECTION_VIEWS.map((v, i) => (
+        views:{' '}
+        {SELECTION_VIEWS.map((v, i) => (
           <span key={v.view} title={`the rows of ${v.table} in the selection (range, generation, CPUs)`}>
             {i > 0 ? ', ' : ''}
             <button type="button" className="link mono" onClick={() => insert(v.view)}>

@@ -52,7 +52,13 @@ function Frame({ frame, stack, hash, frames }: { frame: string; stack: number; h
   const menu = useContextMenu<HTMLButtonElement>((x, y) => useMenuStore.getState().show(x, y, frame, stackMenu({ stack, hash, frame, frames }), stack));
   return (
     <li data-testid="stack-frame">
-      <button type="button" className="link" title="sandwich: callers and callees of this function (right-click: more)" onClick={() => focusFunction(functionOf(frame))} {...menu}>
+      <button
+        type="button"
+        className="link"
+        title="sandwich: callers and callees of this function (right-click: more)"
+        onClick={() => focusFunction(functionOf(frame))}
+        {...menu}
+      >
         {frame}
       </button>
     </li>

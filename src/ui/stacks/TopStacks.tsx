@@ -16,13 +16,37 @@ const LIMIT = 200;
 /** Columns: the sort key each header sorts by, and which way a first click sorts. */
 type Column = { id: string; key: TopStacksSortKey; label: string; title: string; first: 'asc' | 'desc'; num: boolean; className: string };
 const COLUMNS: Column[] = [
-  { id: 'count', key: 'count', label: 'count', title: 'occurrences in the selection: resolved cookies and full stacks', first: 'desc', num: true, className: 'c-count' },
+  {
+    id: 'count',
+    key: 'count',
+    label: 'count',
+    title: 'occurrences in the selection: resolved cookies and full stacks',
+    first: 'desc',
+    num: true,
+    className: 'c-count',
+  },
   { id: 'share', key: 'count', label: 'share', title: 'share of all occurrences in the selection', first: 'desc', num: true, className: 'c-share' },
-  { id: 'ref_count', key: 'refCount', label: 'ref_count', title: 'ref_count from the dumps of the generations it is in', first: 'desc', num: true, className: 'c-ref' },
+  {
+    id: 'ref_count',
+    key: 'refCount',
+    label: 'ref_count',
+    title: 'ref_count from the dumps of the generations it is in',
+    first: 'desc',
+    num: true,
+    className: 'c-ref',
+  },
   { id: 'gens', key: 'generations', label: 'gens', title: 'generations it occurs in', first: 'asc', num: false, className: 'c-gens' },
   { id: 'leaf', key: 'leaf', label: 'leaf frame', title: 'the frame the stack ends in, as the trace prints it', first: 'asc', num: false, className: 'c-leaf' },
   { id: 'depth', key: 'depth', label: 'depth', title: 'frames', first: 'desc', num: true, className: 'c-depth' },
-  { id: 'saved', key: 'bytesSaved', label: 'saved', title: 'ring-buffer bytes the map saved for these occurrences: full stack bytes minus the cookie bytes recorded', first: 'desc', num: true, className: 'c-saved' },
+  {
+    id: 'saved',
+    key: 'bytesSaved',
+    label: 'saved',
+    title: 'ring-buffer bytes the map saved for these occurrences: full stack bytes minus the cookie bytes recorded',
+    first: 'desc',
+    num: true,
+    className: 'c-saved',
+  },
 ];
 
 const DEFAULT_SORT: TopStacksSort = { key: 'count', dir: 'desc' };
@@ -32,7 +56,15 @@ function columnsFor(weight: FlameWeight, group: string | null): Column[] {
   const cols = weightColumns(weight);
   if (!group) return cols;
   // grouped: the group first (sorted as its rows come: by count)
-  const col: Column = { id: 'group', key: 'count', label: group.startsWith('field:') ? group.slice(6) : group, title: 'the row’s group: a root frame per group in the flame graph too', first: 'desc', num: false, className: 'c-group' };
+  const col: Column = {
+    id: 'group',
+    key: 'count',
+    label: group.startsWith('field:') ? group.slice(6) : group,
+    title: 'the row’s group: a root frame per group in the flame graph too',
+    first: 'desc',
+    num: false,
+    className: 'c-group',
+  };
   return [col, ...cols];
 }
 
@@ -189,7 +221,12 @@ function TopStacksTable() {
                 const active = sort.key === c.key;
                 const primary = c.id !== 'share';
                 return (
-                  <th key={c.id} title={c.title} aria-sort={active && primary ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'} className={c.num ? 'num' : ''}>
+                  <th
+                    key={c.id}
+                    title={c.title}
+                    aria-sort={active && primary ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}
+                    className={c.num ? 'num' : ''}
+                  >
                     <button type="button" className="sort" onClick={() => toggleSort(c)} data-testid={`sort-${c.id}`}>
                       {c.label}
                       <span className="sort-mark" aria-hidden="true">
@@ -203,7 +240,14 @@ function TopStacksTable() {
           </thead>
           <tbody>
             {rows.map((r) => (
-              <Row key={`${r.group ?? ''}\u0000${r.stack}`} r={r} weighing={weighing} selected={stack === r.stack} maxShare={maxShare} onSelect={() => selectStack(r.stack)} />
+              <Row
+                key={`${r.group ?? ''}\u0000${r.stack}`}
+                r={r}
+                weighing={weighing}
+                selected={stack === r.stack}
+                maxShare={maxShare}
+                onSelect={() => selectStack(r.stack)}
+              />
             ))}
           </tbody>
         </table>

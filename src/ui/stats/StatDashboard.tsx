@@ -11,7 +11,6 @@ import { V7DocTable } from '../common/V7DocTable.tsx';
 import { Gauge } from './Gauge.tsx';
 import { computedFields, kernelFields, KNOWN_STAT_KEYS } from './stat-fields.ts';
 
-
 /** What the kernel says (stack_map_stat) beside what the trace shows, and what to do about it. */
 export function StatDashboard() {
   const summary = useLoadStore((s) => s.summary);
@@ -37,7 +36,11 @@ export function StatDashboard() {
     <section className="panel pane stats-pane" data-testid="stat-dashboard" aria-label="stack map statistics">
       <div className="pane-head">
         <h2>Stack map</h2>
-        {stat && <span className="quiet">{stat.file} ({stat.version})</span>}
+        {stat && (
+          <span className="quiet">
+            {stat.file} ({stat.version})
+          </span>
+        )}
       </div>
       {warnings.length > 0 && (
         <ul className="warnings" data-testid="warnings">
@@ -146,8 +149,8 @@ function TraceSide({ rb, dedup }: { rb: RingBufferStats; dedup: number }) {
         {rb.bounds && unknown && (
           <Note testid="stat-bounds">
             whatever their depth (1 to 64 frames, the map's limit): without the map between {fmtBytes(rb.bounds.bytesWithoutMap[0])} and{' '}
-            {fmtBytes(rb.bounds.bytesWithoutMap[1])}, a gain between {times(rb.bounds.gain[0])} and {times(rb.bounds.gain[1])} (the events kept), the stack bytes
-            alone between {times(rb.bounds.stackBytesRatio[0])} and {times(rb.bounds.stackBytesRatio[1])}
+            {fmtBytes(rb.bounds.bytesWithoutMap[1])}, a gain between {times(rb.bounds.gain[0])} and {times(rb.bounds.gain[1])} (the events kept), the stack
+            bytes alone between {times(rb.bounds.stackBytesRatio[0])} and {times(rb.bounds.stackBytesRatio[1])}
           </Note>
         )}
         <dt title="ring-buffer bytes per stack record, as the cookie ABI mail counts them">bytes per record</dt>
@@ -171,7 +174,15 @@ function TraceSide({ rb, dedup }: { rb: RingBufferStats; dedup: number }) {
  */
 function V7DocBeside({ rb, dedup }: { rb: RingBufferStats; dedup: number }) {
   const records = rb.records.v8Cookies + rb.records.v7Ids + rb.records.fullStacks;
-  return <V7DocTable of={{ records, dedupRate: dedup, bytesWithMap: rb.bytesWithMap, bytesWithoutMap: rb.bytesWithoutMap }} id="stat-v7-doc" side="the trace" beside="the trace’s" style={{ fontSize: 12 }} />;
+  return (
+    <V7DocTable
+      of={{ records, dedupRate: dedup, bytesWithMap: rb.bytesWithMap, bytesWithoutMap: rb.bytesWithoutMap }}
+      id="stat-v7-doc"
+      side="the trace"
+      beside="the trace’s"
+      style={{ fontSize: 12 }}
+    />
+  );
 }
 
 /** What a figure rests on, in small type under its row, across both columns. */
@@ -189,7 +200,9 @@ function KernelSide({ stat }: { stat: ParsedStat }) {
   const unknown = stat.values.filter(([k]) => !KNOWN_STAT_KEYS.has(k));
   return (
     <div className="kernel-side" data-testid="stat-kernel" data-version={stat.version}>
-      {stat.entries !== null && stat.capacity !== null && <Gauge value={stat.entries} max={stat.capacity} label={`${fmtInt(stat.entries)} of ${fmtInt(stat.capacity)}`} />}
+      {stat.entries !== null && stat.capacity !== null && (
+        <Gauge value={stat.entries} max={stat.capacity} label={`${fmtInt(stat.entries)} of ${fmtInt(stat.capacity)}`} />
+      )}
       <dl className="facts">
         {kernelFields(stat).map((f) => (
           <Fragment key={f.key}>

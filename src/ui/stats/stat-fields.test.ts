@@ -15,7 +15,7 @@ const V8_LETTER = 'generation: 3\nentries: 264\ncapacity: 16384\nsuccesses: 3990
 
 const statOf = (text: string) => ingestFiles([['stack_map_stat', text]]).stats[0];
 
-describe('stack_map_stat on the page: the kernel\'s fields, and the explorer\'s apart', () => {
+describe("stack_map_stat on the page: the kernel's fields, and the explorer's apart", () => {
   it("v7 (the v7 document's example): every field the document prints, as printed, and nothing computed", () => {
     const stat = statOf(V7_DOC);
     expect(kernelFields(stat).map((f) => [f.key, f.value])).toEqual([

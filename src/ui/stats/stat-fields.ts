@@ -33,7 +33,16 @@ const int = (n: number) => n.toLocaleString('en-US');
 const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(x < 0.001 && x > 0 ? 2 : 1)}%` : '–');
 
 /** The keys this split knows; any other key of the file is shown as read, apart (StatDashboard). */
-export const KNOWN_STAT_KEYS: ReadonlySet<string> = new Set(['entries', 'capacity', 'table_size', 'successes', 'drops', 'fallbacks', 'success_rate', 'generation']);
+export const KNOWN_STAT_KEYS: ReadonlySet<string> = new Set([
+  'entries',
+  'capacity',
+  'table_size',
+  'successes',
+  'drops',
+  'fallbacks',
+  'success_rate',
+  'generation',
+]);
 
 /** The kernel's fields in the order it printed them (the known keys only), as read. */
 export function kernelFields(stat: ParsedStat): KernelField[] {
@@ -66,7 +75,9 @@ export function computedFields(stat: ParsedStat): ComputedField[] {
       value: pct(attempts ? stat.successes / attempts : NaN),
       how:
         `successes / (successes + ${counter}) = ${int(stat.successes)} / ${int(attempts)}, the v7 document's success_rate formula` +
-        (stat.version === 'v8' ? '; v8 prints no success_rate (the v8 cover letter dropped it): its fallbacks are recorded in full, not lost' : '; this file prints no success_rate'),
+        (stat.version === 'v8'
+          ? '; v8 prints no success_rate (the v8 cover letter dropped it): its fallbacks are recorded in full, not lost'
+          : '; this file prints no success_rate'),
     });
   }
   if (stat.tableSize === null && stat.capacity !== null) {

@@ -24,10 +24,21 @@ export function SummaryPanel() {
     ['summary-resolved', 'resolved', 'resolved', 'cookies with a stack (resolved or unverified)'],
     ['summary-unresolved', 'unresolved', 'unresolved', 'cookies without a stack: no dump, slot missing, ambiguous'],
     ['summary-full-stacks', 'full stacks', 'fullStacks', 'stacks written in full (fallbacks)'],
-    ['summary-unique-stacks', 'unique stacks', 'uniqueStacks', filtered ? 'distinct stacks among the selection’s records' : 'distinct stacks over every source'],
+    [
+      'summary-unique-stacks',
+      'unique stacks',
+      'uniqueStacks',
+      filtered ? 'distinct stacks among the selection’s records' : 'distinct stacks over every source',
+    ],
   ];
   return (
-    <section className="panel summary" aria-label="summary" data-scope={filtered ? 'selection' : 'capture'} data-testid="summary" data-pending={filtered && (sel.pending || !sel.data) ? 'true' : 'false'}>
+    <section
+      className="panel summary"
+      aria-label="summary"
+      data-scope={filtered ? 'selection' : 'capture'}
+      data-testid="summary"
+      data-pending={filtered && (sel.pending || !sel.data) ? 'true' : 'false'}
+    >
       <div className="summary-scope">
         {filtered ? (
           <>
@@ -46,7 +57,11 @@ export function SummaryPanel() {
         ) : (
           <>
             <b>{filterOf ? 'Filtered capture' : 'Whole capture'}</b>
-            {filterOf && <code className="chip mono" title="the event filter every pane answers for">{filterOf}</code>}
+            {filterOf && (
+              <code className="chip mono" title="the event filter every pane answers for">
+                {filterOf}
+              </code>
+            )}
             <span className="quiet">generations {generationsLabel(whole.generations, whole.generationsCut ?? 0)}</span>
           </>
         )}
@@ -62,7 +77,9 @@ export function SummaryPanel() {
         ))}
       </div>
       {/* v4/v7 ids their event's own fields contradict (not counted as resolved): for tests and tools */}
-      <span hidden data-testid="summary-contradicted">{s?.status?.contradicted ?? 0}</span>
+      <span hidden data-testid="summary-contradicted">
+        {s?.status?.contradicted ?? 0}
+      </span>
       <span hidden data-testid="summary-generations">
         {whole.generations.join(', ') || 'none'}
       </span>

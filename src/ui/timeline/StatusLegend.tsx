@@ -24,11 +24,15 @@ export function StatusLegend({ segmented = false }: { segmented?: boolean }) {
         ),
       )}
       <li title="CPU:N [LOST M EVENTS]: the ring buffer of that CPU overflowed here; the events lost are not in the trace">
-        <span className="lost-mark" aria-hidden="true">▼</span>
+        <span className="lost-mark" aria-hidden="true">
+          ▼
+        </span>
         lost events
       </li>
       <li title="a reset of the map: the next generation starts">
-        <span className="reset-mark" aria-hidden="true">┆</span>
+        <span className="reset-mark" aria-hidden="true">
+          ┆
+        </span>
         reset
       </li>
       {segmented && (

@@ -33,7 +33,17 @@ export function Timeline() {
   const overview = useLoadStore((s) => s.overview);
   const capture = useLoadStore((s) => (s.status === 'done' ? s.captureId : 0));
   const v = useViewStore(
-    useShallow((s) => ({ lanes: s.lanes, generation: s.generation, cpus: s.cpus, stack: s.stack, range: s.range, pin: s.pin, zoomed: s.window !== null, set: s.set, selectStack: s.selectStack })),
+    useShallow((s) => ({
+      lanes: s.lanes,
+      generation: s.generation,
+      cpus: s.cpus,
+      stack: s.stack,
+      range: s.range,
+      pin: s.pin,
+      zoomed: s.window !== null,
+      set: s.set,
+      selectStack: s.selectStack,
+    })),
   );
   const axis = useMemo(() => {
     if (!overview) return null;
@@ -75,16 +85,28 @@ export function Timeline() {
     if (!ctx || !overview || !axis) return;
     const d = data.current && data.current.capture === capture ? data.current : null;
     const win = windowNow();
-    drawTimeline(ctx, { width: size.width, height: size.height, window: win, axis, overview, data: d, range: v.range, brushing, generation: v.generation, pin: v.pin });
+    drawTimeline(ctx, {
+      width: size.width,
+      height: size.height,
+      window: win,
+      axis,
+      overview,
+      data: d,
+      range: v.range,
+      brushing,
+      generation: v.generation,
+      pin: v.pin,
+    });
     // the span last drawn, for tests and tools (set here, not by React: a draw does not render)
     if (wrap.current) wrap.current.dataset.drawn = d ? `${win[0]},${win[1]}` : '';
   };
   const frame = useRef(0);
   const drawSoon = () => {
-    if (frame.current === 0) frame.current = requestAnimationFrame(() => {
-      frame.current = 0;
-      draw();
-    });
+    if (frame.current === 0)
+      frame.current = requestAnimationFrame(() => {
+        frame.current = 0;
+        draw();
+      });
   };
   useEffect(() => () => cancelAnimationFrame(frame.current), []);
 
@@ -241,7 +263,16 @@ export function Timeline() {
           }}
         />
       )}
-      <div ref={wrap} className="canvas-wrap" data-testid="timeline" data-segments={segments.length} data-pin-ts={v.pin?.ts ?? ''} data-pin-cpu={v.pin?.cpu ?? ''} data-resets={overview?.resets.length ?? 0} title={error ?? undefined}>
+      <div
+        ref={wrap}
+        className="canvas-wrap"
+        data-testid="timeline"
+        data-segments={segments.length}
+        data-pin-ts={v.pin?.ts ?? ''}
+        data-pin-cpu={v.pin?.cpu ?? ''}
+        data-resets={overview?.resets.length ?? 0}
+        title={error ?? undefined}
+      >
         <canvas ref={ref} tabIndex={0} aria-label="timeline: drag to select a range, wheel to zoom, drag the ruler or shift-drag to pan, WASD" />
         {hover?.info && <EventTooltip x={hover.x} y={hover.y} width={size.width} height={size.height} info={hover.info} />}
       </div>
@@ -261,7 +292,8 @@ function WindowLabel({ axis, width, segments }: { axis: SegmentAxis | null; widt
   const shown = visible.reduce((n, p) => n + (p.t1 - p.t0), 0);
   return (
     <span className="quiet" data-testid="timeline-window">
-      {fmtTs(win[0])} – {fmtTs(win[1])} ({axis?.segmented ? `${fmtDuration(shown)} of trace in ${fmtInt(visible.length)} of ${fmtInt(segments)} segments` : fmtDuration(win[1] - win[0])})
+      {fmtTs(win[0])} – {fmtTs(win[1])} (
+      {axis?.segmented ? `${fmtDuration(shown)} of trace in ${fmtInt(visible.length)} of ${fmtInt(segments)} segments` : fmtDuration(win[1] - win[0])})
     </span>
   );
 }
@@ -278,8 +310,16 @@ function SegmentStrip({ segments, axis, width, onZoom }: { segments: Segment[]; 
   const stored = useViewStore((s) => s.window);
   const visible: VisiblePart[] = width > 0 ? axis.visible(stored ?? axis.full, width) : [];
   return (
-    <div style={{ position: 'relative', height: 22, marginBottom: 2 }} role="group" aria-label="segments: unrelated time ranges, side by side; click one to zoom to it and select it">
-      <span className="quiet" style={{ position: 'absolute', left: 6, top: 3, fontSize: 11 }} title="unrelated time ranges (trace files, or runs quoted in one file, far apart in time), side by side">
+    <div
+      style={{ position: 'relative', height: 22, marginBottom: 2 }}
+      role="group"
+      aria-label="segments: unrelated time ranges, side by side; click one to zoom to it and select it"
+    >
+      <span
+        className="quiet"
+        style={{ position: 'absolute', left: 6, top: 3, fontSize: 11 }}
+        title="unrelated time ranges (trace files, or runs quoted in one file, far apart in time), side by side"
+      >
         {fmtInt(segments.length)} segments
       </span>
       {segments.map((s) => {

@@ -122,7 +122,15 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, f: TimelineFrame) {
  * The pinned event: a line down the plot at its time, and on its CPU's lane (per-CPU lanes) a ring
  * around the spot and a pointer from the ruler, so one event stands out among its neighbours.
  */
-function drawPin(ctx: CanvasRenderingContext2D, f: TimelineFrame, x: d3.ScaleLinear<number, number>, lanes: { key: number }[], plotBottom: number, fg: string, accent: string) {
+function drawPin(
+  ctx: CanvasRenderingContext2D,
+  f: TimelineFrame,
+  x: d3.ScaleLinear<number, number>,
+  lanes: { key: number }[],
+  plotBottom: number,
+  fg: string,
+  accent: string,
+) {
   const pin = f.pin!;
   const px = Math.round(x(pin.ts)) + 0.5;
   if (!Number.isFinite(px) || px < LABEL_W || px > f.width) return;
@@ -186,7 +194,10 @@ function drawBars(ctx: CanvasRenderingContext2D, f: TimelineFrame, x: d3.ScaleLi
     if (n + (rest ? rest[i] : 0) > max) max = n + (rest ? rest[i] : 0);
   }
   // sqrt: a lone event stays visible beside a busy burst
-  const h = d3.scaleSqrt().domain([0, max]).range([0, LANE_H - 4]);
+  const h = d3
+    .scaleSqrt()
+    .domain([0, max])
+    .range([0, LANE_H - 4]);
   // what an event filter left out, dimmed: a grey bar of every event, the kept ones drawn over it
   if (rest) {
     ctx.globalAlpha = 0.22;

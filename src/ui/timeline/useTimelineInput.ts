@@ -188,4 +188,8 @@ export function useTimelineInput(p: Input): { brushing: [number, number] | null;
 }
 
 /** axis units -> x over the plot, for the whole axis (what d3-zoom's transform is relative to) */
-const unitScale = (axis: SegmentAxis, width: number) => d3.scaleLinear().domain([0, axis.length]).range([LABEL_W, Math.max(LABEL_W + 1, width)]);
+const unitScale = (axis: SegmentAxis, width: number) =>
+  d3
+    .scaleLinear()
+    .domain([0, axis.length])
+    .range([LABEL_W, Math.max(LABEL_W + 1, width)]);

@@ -32,7 +32,8 @@ export function WhatIfPane() {
           <span className="quiet" data-testid="whatif-progress" data-done={q.progress?.done ?? 0} data-total={q.progress?.total ?? 0}>
             {q.progress ? (
               <>
-                replaying <progress max={q.progress.total} value={q.progress.done} style={{ width: 80, verticalAlign: 'middle' }} /> {q.progress.done} of {q.progress.total} steps
+                replaying <progress max={q.progress.total} value={q.progress.done} style={{ width: 80, verticalAlign: 'middle' }} /> {q.progress.done} of{' '}
+                {q.progress.total} steps
               </>
             ) : (
               'computing…'
@@ -42,24 +43,51 @@ export function WhatIfPane() {
       </div>
       {fullStacks === 0 ? (
         <p className="quiet" data-testid="whatif-none">
-          This capture has no full &lt;stack trace&gt; records, so there is nothing to replay through the map: record with options/stacktrace (the map off) to ask what the map would do.
+          This capture has no full &lt;stack trace&gt; records, so there is nothing to replay through the map: record with options/stacktrace (the map off) to
+          ask what the map would do.
         </p>
       ) : (
         <>
           <div style={{ display: 'flex', gap: 16, flexWrap: 'wrap', alignItems: 'center', margin: '4px 0 8px' }}>
             <label>
               buffer per CPU{' '}
-              <input type="number" min={1} max={1 << 20} step={1} value={bufferKb} style={{ width: 80 }} data-testid="whatif-buffer-kb"
-                onChange={(e) => { const n = Number(e.target.value); if (Number.isInteger(n) && n >= 1 && n <= 1 << 20) setAsked(n); }} />{' '}
+              <input
+                type="number"
+                min={1}
+                max={1 << 20}
+                step={1}
+                value={bufferKb}
+                style={{ width: 80 }}
+                data-testid="whatif-buffer-kb"
+                onChange={(e) => {
+                  const n = Number(e.target.value);
+                  if (Number.isInteger(n) && n >= 1 && n <= 1 << 20) setAsked(n);
+                }}
+              />{' '}
               <span title="KiB: 1,024 bytes, as the kernel's buffer_size_kb counts">KiB</span>{' '}
-              <span className="quiet" data-testid="whatif-buffer-source" data-source={bufferKb !== fallback ? 'option' : recorded !== null ? 'capture' : 'default'}>
+              <span
+                className="quiet"
+                data-testid="whatif-buffer-source"
+                data-source={bufferKb !== fallback ? 'option' : recorded !== null ? 'capture' : 'default'}
+              >
                 {bufferKb !== fallback ? '(asked)' : recorded !== null ? '(as the capture recorded it)' : '(default: the capture does not say)'}
               </span>
             </label>
             <label>
               max fallbacks{' '}
-              <input type="number" min={0} max={100} step={0.1} value={+(share * 100).toFixed(3)} style={{ width: 64 }} data-testid="whatif-max-fallback"
-                onChange={(e) => { const n = Number(e.target.value); if (n >= 0 && n <= 100) setShare(n / 100); }} />{' '}
+              <input
+                type="number"
+                min={0}
+                max={100}
+                step={0.1}
+                value={+(share * 100).toFixed(3)}
+                style={{ width: 64 }}
+                data-testid="whatif-max-fallback"
+                onChange={(e) => {
+                  const n = Number(e.target.value);
+                  if (n >= 0 && n <= 100) setShare(n / 100);
+                }}
+              />{' '}
               %
             </label>
             <span role="group" aria-label="rules">
@@ -84,7 +112,8 @@ function WhatIfBody({ r, mode }: { r: WhatIfResult; mode: 'v7' | 'v8' }) {
   const rec = r.recommendedByMode.find((m) => m.mode === mode && (mode === 'v7' || m.v8Variant === 'posted'));
   const proposed = mode === 'v8' ? r.bits.filter((b) => b.mode === 'v8' && b.v8Variant === 'bin') : [];
   const proposedRec = r.recommendedByMode.find((m) => m.mode === 'v8' && m.v8Variant === 'bin');
-  const headline = rec?.bits == null ? 'No size fits.' : mode === 'v8' ? `Fits: v8 as posted, ${fmtInt(2 ** rec.bits)} stacks.` : `Recommended: bits ${rec.bits}.`;
+  const headline =
+    rec?.bits == null ? 'No size fits.' : mode === 'v8' ? `Fits: v8 as posted, ${fmtInt(2 ** rec.bits)} stacks.` : `Recommended: bits ${rec.bits}.`;
   return (
     <>
       <p data-testid="whatif-recommendation" data-bits={rec?.bits ?? ''} data-variant={rec?.v8Variant ?? ''}>
@@ -136,7 +165,7 @@ function V7DocFigures({ row }: { row: WhatIfRow | undefined }) {
 
 /** what the dedup column is (WhatIfRow.dedupRate), as its header's tooltip */
 const DEDUP_TITLE =
-  "dedup rate: the share of the stack records that reused a stack the map already stored (the v7 document's \"Dedup rate\"): records less the stacks stored and the fallbacks, over records";
+  'dedup rate: the share of the stack records that reused a stack the map already stored (the v7 document\'s "Dedup rate"): records less the stacks stored and the fallbacks, over records';
 
 /** what the two gains are (core/whatif/whatif.ts: WhatIfRow.gain, steadyGain), as the headers' tooltips */
 const GAIN_TITLE =
@@ -149,11 +178,22 @@ function Table({ rows, best, posted }: { rows: WhatIfRow[]; best: number | null;
     <table className="grid" style={{ width: 'auto' }} data-testid="whatif-table">
       <thead>
         <tr>
-          <th>{posted ? 'size' : 'bits'}</th><th>stored</th><th>fallbacks</th><th>gravestones</th><th title={DEDUP_TITLE}>dedup</th><th>with map</th><th>without</th><th title={GAIN_TITLE}>gain</th><th title={WRAPPED_TITLE}>wrapped</th><th>map memory</th>
+          <th>{posted ? 'size' : 'bits'}</th>
+          <th>stored</th>
+          <th>fallbacks</th>
+          <th>gravestones</th>
+          <th title={DEDUP_TITLE}>dedup</th>
+          <th>with map</th>
+          <th>without</th>
+          <th title={GAIN_TITLE}>gain</th>
+          <th title={WRAPPED_TITLE}>wrapped</th>
+          <th>map memory</th>
         </tr>
       </thead>
       <tbody>
-        {rows.map((b) => <Row key={`${b.v8Variant ?? ''}${b.bits}`} b={b} best={b.bits === best} />)}
+        {rows.map((b) => (
+          <Row key={`${b.v8Variant ?? ''}${b.bits}`} b={b} best={b.bits === best} />
+        ))}
       </tbody>
     </table>
   );
@@ -161,13 +201,29 @@ function Table({ rows, best, posted }: { rows: WhatIfRow[]; best: number | null;
 
 function Row({ b, best }: { b: WhatIfRow; best: boolean }) {
   return (
-    <tr className={best ? 'selected' : undefined} data-testid="whatif-row" data-bits={b.bits} data-mode={b.mode} data-variant={b.v8Variant ?? ''} data-stored={b.stored} data-fallbacks={b.fallbacks}
-      data-gravestones={b.gravestones} data-bytes-with-map={b.bytesWithMap} data-bytes-without-map={b.bytesWithoutMap} data-map-bytes={b.mapBytes} data-gain={b.gain}>
+    <tr
+      className={best ? 'selected' : undefined}
+      data-testid="whatif-row"
+      data-bits={b.bits}
+      data-mode={b.mode}
+      data-variant={b.v8Variant ?? ''}
+      data-stored={b.stored}
+      data-fallbacks={b.fallbacks}
+      data-gravestones={b.gravestones}
+      data-bytes-with-map={b.bytesWithMap}
+      data-bytes-without-map={b.bytesWithoutMap}
+      data-map-bytes={b.mapBytes}
+      data-gain={b.gain}
+    >
       <td>{b.v8Variant === 'posted' ? `${fmtInt(b.capacity)} (fixed, as posted)` : b.bits}</td>
       <td>{fmtInt(b.stored)}</td>
-      <td>{fmtInt(b.fallbacks)} ({fmtPct(b.fallbackShare)})</td>
+      <td>
+        {fmtInt(b.fallbacks)} ({fmtPct(b.fallbackShare)})
+      </td>
       <td>{fmtInt(b.gravestones)}</td>
-      <td data-testid="whatif-dedup" data-reused={b.reused}>{fmtPct(b.dedupRate)}</td>
+      <td data-testid="whatif-dedup" data-reused={b.reused}>
+        {fmtPct(b.dedupRate)}
+      </td>
       <td>{fmtBytes(b.bytesWithMap)}</td>
       <td>{fmtBytes(b.bytesWithoutMap)}</td>
       <td>{b.gain.toFixed(2)}×</td>

@@ -26,36 +26,38 @@ const TOO_LONG = new Error('more than declared');
 /** zlib input handed to fflate at once: what one piece inflates to (at most ~1,032 times it) is all that can pass the end */
 const ZLIB_PIECE = 1 << 12;
 
-const inflaters = new Map<string, (src: Uint8Array, out: Uint8Array) => number>(Object.entries({
-  // fflate's stream, fed in pieces and stopped once past `out` (a one-shot inflate into `out`
-  // keeps inflating what does not fit: a bomb's whole work)
-  zlib: (src, out) => {
-    let n = 0;
-    const z = new Unzlib((d) => {
-      const k = Math.min(d.length, out.length - n);
-      out.set(d.subarray(0, k), n);
-      n += k;
-      if (k < d.length || n >= out.length) throw TOO_LONG;
-    });
-    try {
-      if (src.length === 0) z.push(src, true);
-      for (let i = 0; i < src.length; i += ZLIB_PIECE) z.push(src.subarray(i, i + ZLIB_PIECE), i + ZLIB_PIECE >= src.length);
-    } catch (e) {
-      if (e === TOO_LONG) return out.length;
-      throw e;
-    }
-    return n;
-  },
-  // linear in its input, and never past `out` (see zstd.ts for why not fzstd)
-  zstd: (src, out) => {
-    try {
-      return zstdDecompressInto(src, out);
-    } catch (e) {
-      if (e instanceof ZstdTooLong) return out.length;
-      throw e;
-    }
-  },
-}));
+const inflaters = new Map<string, (src: Uint8Array, out: Uint8Array) => number>(
+  Object.entries({
+    // fflate's stream, fed in pieces and stopped once past `out` (a one-shot inflate into `out`
+    // keeps inflating what does not fit: a bomb's whole work)
+    zlib: (src, out) => {
+      let n = 0;
+      const z = new Unzlib((d) => {
+        const k = Math.min(d.length, out.length - n);
+        out.set(d.subarray(0, k), n);
+        n += k;
+        if (k < d.length || n >= out.length) throw TOO_LONG;
+      });
+      try {
+        if (src.length === 0) z.push(src, true);
+        for (let i = 0; i < src.length; i += ZLIB_PIECE) z.push(src.subarray(i, i + ZLIB_PIECE), i + ZLIB_PIECE >= src.length);
+      } catch (e) {
+        if (e === TOO_LONG) return out.length;
+        throw e;
+      }
+      return n;
+    },
+    // linear in its input, and never past `out` (see zstd.ts for why not fzstd)
+    zstd: (src, out) => {
+      try {
+        return zstdDecompressInto(src, out);
+      } catch (e) {
+        if (e instanceof ZstdTooLong) return out.length;
+        throw e;
+      }
+    },
+  }),
+);
 
 /** The codec trace-cmd names `name` over the file's budget, null for one this reader does not have. */
 export function codecOf(name: string, budget: FileBudget): Codec | null {

@@ -14,9 +14,12 @@ describe('splitDecl: a C declaration split from its end', () => {
   it('agrees with the regex it replaced on short declarations', () => {
     const piece = fc.constantFrom('unsigned', 'char', 'int', ' ', '\t', '*', '[', ']', '4', '16', '_x', 'a9', '9', 'const', '__data_loc', '(', ';');
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 12 }).map((p) => p.join('')), (d) => {
-        expect(splitDecl(d)).toEqual(old(d));
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 12 }).map((p) => p.join('')),
+        (d) => {
+          expect(splitDecl(d)).toEqual(old(d));
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -29,7 +29,10 @@ export function* readSpans(c: FlyCtx, spans: DatCpuData[], end: number): Pull<bo
     const prev = i > 0 ? sorted[i - 1] : null;
     if (prev && prev.offset === sp.offset) {
       // trace-cmd reads the same bytes for both CPUs; a forward read has them once
-      rd.diag(sp.offset, `CPU ${sp.cpu} data at 0x${sp.offset.toString(16)} is CPU ${prev.cpu}'s too (the same offset): read once, its records counted as CPU ${prev.cpu}'s`);
+      rd.diag(
+        sp.offset,
+        `CPU ${sp.cpu} data at 0x${sp.offset.toString(16)} is CPU ${prev.cpu}'s too (the same offset): read once, its records counted as CPU ${prev.cpu}'s`,
+      );
       continue;
     }
     if (sp.offset < rd.pos) {
@@ -46,7 +49,8 @@ export function* readSpans(c: FlyCtx, spans: DatCpuData[], end: number): Pull<bo
       rd.diag(sp.offset, `CPU ${sp.cpu} data (${sp.size} bytes at 0x${sp.offset.toString(16)}) goes beyond its section's end 0x${end.toString(16)}: skipped`);
       continue;
     }
-    if (!(yield* padding(rd, sp.offset - rd.pos, prev ? `after CPU ${prev.cpu}'s data, before CPU ${sp.cpu}'s` : `before CPU ${sp.cpu}'s data`, i === 0))) return void rd.truncated(`the padding before CPU ${sp.cpu} data`), false;
+    if (!(yield* padding(rd, sp.offset - rd.pos, prev ? `after CPU ${prev.cpu}'s data, before CPU ${sp.cpu}'s` : `before CPU ${sp.cpu}'s data`, i === 0)))
+      return (void rd.truncated(`the padding before CPU ${sp.cpu} data`), false);
     if (c.codec) {
       if (!(yield* chunks(c, c.codec, sp.cpu, spanEnd))) return false;
       const took = rd.pos - sp.offset;
@@ -59,7 +63,7 @@ export function* readSpans(c: FlyCtx, spans: DatCpuData[], end: number): Pull<bo
         // of it is data), so it is read whole when the file has it before the next span
         const whole = k < pageSize && at + pageSize <= Math.min(end, nextAt);
         const p = yield* rd.src.take(whole ? pageSize : k);
-        if (!p) return void rd.truncated(`CPU ${sp.cpu} data`), false;
+        if (!p) return (void rd.truncated(`CPU ${sp.cpu} data`), false);
         if (whole) rd.diag(at, `CPU ${sp.cpu}: its size ${sp.size} ends ${k} bytes into a page: the whole page read, as trace-cmd reads it`);
         else if (k < pageSize) {
           rd.src.unused(at, k, `CPU ${sp.cpu}: a partial page of ${k} bytes`);
@@ -98,7 +102,12 @@ function* padding(rd: Rd, n: number, where: string, first: boolean): Pull<boolea
   const clock = first && h !== null && h.length === 8 ? 8 + new DataView(h.buffer).getUint32(rd.little ? 0 : 4, rd.little) : -1;
   const clockHigh = h !== null && h.length === 8 ? new DataView(h.buffer).getUint32(rd.little ? 4 : 0, rd.little) : 1;
   if (firstNonZero < 0 || (clock > 8 && clockHigh === 0 && clock <= got && lastNonZero < at + clock)) rd.src.use(got);
-  else rd.src.unused(at, got, `${got} bytes ${where} are not zero padding (the first non-zero at 0x${firstNonZero.toString(16)}; data no CPU's size covers): not read, as trace-cmd does not`);
+  else
+    rd.src.unused(
+      at,
+      got,
+      `${got} bytes ${where} are not zero padding (the first non-zero at 0x${firstNonZero.toString(16)}; data no CPU's size covers): not read, as trace-cmd does not`,
+    );
   return ok;
 }
 
@@ -107,13 +116,17 @@ function* chunks(c: FlyCtx, codec: Codec, cpu: number, spanEnd: number): Pull<bo
   const { rd, pageSize } = c;
   const countAt = rd.pos;
   const count = yield* rd.u32();
-  if (count === null) return void rd.truncated(`CPU ${cpu} chunk count`), false;
+  if (count === null) return (void rd.truncated(`CPU ${cpu} chunk count`), false);
   // each chunk takes at least its 8 size bytes: the count cannot claim more than the span holds
   const most = Math.floor((spanEnd - rd.pos) / 8);
   if (count > most) rd.diag(countAt, `CPU ${cpu}: ${count} compressed chunks claimed, at most ${most} fit in its data: reading what is there`);
   const maxChunk = MAX_CHUNK_PAGES * pageSize;
   const cap = (usize: number) =>
-    usize === 0 || usize % pageSize !== 0 ? `its uncompressed size ${usize} is not a whole number of ${pageSize}-byte pages` : usize > maxChunk ? `its uncompressed size ${usize} is beyond ${MAX_CHUNK_PAGES} pages` : null;
+    usize === 0 || usize % pageSize !== 0
+      ? `its uncompressed size ${usize} is not a whole number of ${pageSize}-byte pages`
+      : usize > maxChunk
+        ? `its uncompressed size ${usize} is beyond ${MAX_CHUNK_PAGES} pages`
+        : null;
   for (let i = 0; i < Math.min(count, most) && rd.pos + 8 <= spanEnd; i++) {
     const at = rd.pos;
     const b = yield* readBlock(rd, codec, spanEnd - at, `CPU ${cpu} chunk ${i}`, cap);

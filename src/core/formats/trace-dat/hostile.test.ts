@@ -10,7 +10,14 @@ import { writeTraceDatV7, type DatV7Options } from './write-v7.ts';
 // section walk below (not the reader's): every one is a diagnostic with an offset and a reason,
 // the read ends, and every byte is counted used or unused.
 
-const events: DatWriteOptions['events'] = Array.from({ length: 120 }, (_, i) => ({ kind: 'sample' as const, cpu: i % 2, ts: 1000 + i * 977, pid: 7, value: i, label: 'x' + i }));
+const events: DatWriteOptions['events'] = Array.from({ length: 120 }, (_, i) => ({
+  kind: 'sample' as const,
+  cpu: i % 2,
+  ts: 1000 + i * 977,
+  pid: 7,
+  value: i,
+  label: 'x' + i,
+}));
 
 function file(little: boolean, compression: DatV7Options['compression']): Uint8Array {
   return writeTraceDatV7({ littleEndian: little, longSize: 8, cpus: 2, comms: [[7, 'seven']], kallsyms: 'ffffffff81000000 T _stext\n', events, compression });
@@ -185,7 +192,13 @@ describe('decompression bombs in a version 7 file', () => {
     const floor = 8 << 20;
     const { r, log, inflate } = readBudgeted(bytes, { ratioFloor: floor });
     expect(r.used + r.unused).toBe(bytes.length);
-    const cut = log.list().filter((d) => /compressed block not decompressed: it would pass 200 times the compressed bytes of the file read \(past the first 8,388,608 bytes; a decompression bomb\?\)/.test(d.message));
+    const cut = log
+      .list()
+      .filter((d) =>
+        /compressed block not decompressed: it would pass 200 times the compressed bytes of the file read \(past the first 8,388,608 bytes; a decompression bomb\?\)/.test(
+          d.message,
+        ),
+      );
     expect(cut).toHaveLength(1);
     // 8 MiB: the metadata sections, then 7 whole chunks of 1 MiB; the other 2 x 40 - 7 chunks are reported, not decompressed
     const meta = inflate.produced - 7 * (1 << 20);
@@ -211,7 +224,9 @@ describe('decompression bombs in a version 7 file', () => {
     new DataView(b.buffer).setUint32(kall.at + 20, 200 << 20, true);
     const { r, log } = readBudgeted(b, {});
     expect(r.events).toBe(120);
-    expect(log.list().map((d) => d.message)).toContainEqual(expect.stringMatching(/compressed block not decompressed: it would pass 200 times the compressed bytes of the file read/));
+    expect(log.list().map((d) => d.message)).toContainEqual(
+      expect.stringMatching(/compressed block not decompressed: it would pass 200 times the compressed bytes of the file read/),
+    );
   });
 
   it('a zlib section that inflates past what it declares is stopped there', () => {

@@ -18,7 +18,9 @@ const events: DatWriteOptions['events'] = [];
 for (let i = 0; i < 400; i++) {
   const cpu = i % 4 < 2 ? 0 : 1;
   const ts = 1000 + i * 1000;
-  events.push(i % 2 ? { kind: 'sample', cpu, ts, pid: 7, value: i, label: 'x' + i } : { kind: 'stack', cpu, ts, pid: 7, ips: [0xffffffff81000010n, 0xffffffff81000020n] });
+  events.push(
+    i % 2 ? { kind: 'sample', cpu, ts, pid: 7, value: i, label: 'x' + i } : { kind: 'stack', cpu, ts, pid: 7, ips: [0xffffffff81000010n, 0xffffffff81000020n] },
+  );
 }
 const base: DatWriteOptions = { littleEndian: true, longSize: 8, cpus: 2, comms: [[7, 'seven']], kallsyms: 'ffffffff81000000 T _stext\n', events };
 
@@ -105,7 +107,9 @@ describe.skipIf(!hasTraceCmd)('trace.dat losses said, and read where trace-cmd r
     expect(perCpuOf(o.got)).toEqual(t.perCpu);
     expect(o.r.unused).toBe(PAGE);
     const at = (off1 - PAGE).toString(16);
-    expect(o.msgs).toEqual([`offset 0x${at} ${PAGE} bytes after CPU 0's data, before CPU 1's are not zero padding (the first non-zero at 0x${at}; data no CPU's size covers): not read, as trace-cmd does not`]);
+    expect(o.msgs).toEqual([
+      `offset 0x${at} ${PAGE} bytes after CPU 0's data, before CPU 1's are not zero padding (the first non-zero at 0x${at}; data no CPU's size covers): not read, as trace-cmd does not`,
+    ]);
   });
 
   it('a CPU span that ends inside a page: the whole page is read, as trace-cmd reads it, and said', () => {
@@ -121,7 +125,9 @@ describe.skipIf(!hasTraceCmd)('trace.dat losses said, and read where trace-cmd r
       expect(t.total).toBe(400);
       expect(perCpuOf(o.got)).toEqual(t.perCpu);
       expect(o.r).toMatchObject({ events: 400, unused: 0 });
-      expect(o.msgs).toEqual([`offset 0x${(off + size - PAGE).toString(16)} CPU ${cpu}: its size ${size - 100} ends ${PAGE - 100} bytes into a page: the whole page read, as trace-cmd reads it`]);
+      expect(o.msgs).toEqual([
+        `offset 0x${(off + size - PAGE).toString(16)} CPU ${cpu}: its size ${size - 100} ends ${PAGE - 100} bytes into a page: the whole page read, as trace-cmd reads it`,
+      ]);
     }
   });
 
@@ -135,7 +141,11 @@ describe.skipIf(!hasTraceCmd)('trace.dat losses said, and read where trace-cmd r
       expect(t.total).toBe(0);
       expect(o.r.events).toBe(400);
       expect(perCpuOf(o.got)).toEqual({ 0: 400 });
-      expect(o.msgs).toEqual([expect.stringMatching(/^offset 0x[0-9a-f]+ option BUFFER \(63 bytes\): CPU id 0 given twice \(entries 0 and 1\): both read, their events all counted as CPU 0's$/)]);
+      expect(o.msgs).toEqual([
+        expect.stringMatching(
+          /^offset 0x[0-9a-f]+ option BUFFER \(63 bytes\): CPU id 0 given twice \(entries 0 and 1\): both read, their events all counted as CPU 0's$/,
+        ),
+      ]);
     }
   });
 
@@ -152,7 +162,9 @@ describe.skipIf(!hasTraceCmd)('trace.dat losses said, and read where trace-cmd r
       // trace-cmd reads CPU 0's data twice (once as CPU 1); read forward it is read once, as CPU 0's
       expect(t.perCpu).toEqual({ 0: 200, 1: 200 });
       expect(perCpuOf(o.got)).toEqual({ 0: t.perCpu[0] });
-      expect(o.msgs[0]).toBe(`offset 0x${off0.toString(16)} CPU 1 data at 0x${off0.toString(16)} is CPU 0's too (the same offset): read once, its records counted as CPU 0's`);
+      expect(o.msgs[0]).toBe(
+        `offset 0x${off0.toString(16)} CPU 1 data at 0x${off0.toString(16)} is CPU 0's too (the same offset): read once, its records counted as CPU 0's`,
+      );
       expect(o.msgs.join('\n')).not.toMatch(/at most -1 fit/);
       expect(o.msgs[1]).toMatch(/BUFFER section at 0x[0-9a-f]+: bytes after its last CPU data/);
     }
@@ -169,7 +181,9 @@ describe.skipIf(!hasTraceCmd)('trace.dat losses said, and read where trace-cmd r
     expect(t.byName).toEqual({ other: 200, sample: 200 });
     // where the format file starts: its u64 size is 8 bytes before its text
     const at = Buffer.from(b).indexOf(other) - 8;
-    expect(o.msgs).toEqual([`offset 0x${at.toString(16)} event format test/other: ID 4 is also ftrace/kernel_stack's: its records are read as other, the later one (as trace-cmd does), not as kernel_stack`]);
+    expect(o.msgs).toEqual([
+      `offset 0x${at.toString(16)} event format test/other: ID 4 is also ftrace/kernel_stack's: its records are read as other, the later one (as trace-cmd does), not as kernel_stack`,
+    ]);
   });
 
   it('an option over 1 MiB: its first MiB read (an OFFSET applied as trace-cmd applies it), the rest named', () => {
@@ -198,17 +212,27 @@ describe.skipIf(!hasTraceCmd)('trace.dat losses said, and read where trace-cmd r
     const mine = [...o.got.events, ...o.got.stacks].map((e) => e.ts.toFixed(6)).sort();
     expect(mine).toEqual([...times].sort());
     expect(o.r.unused).toBe(size - (1 << 20));
-    expect(o.msgs).toEqual([`offset 0x${(tag + 6 + (1 << 20)).toString(16)} option OFFSET of ${size} bytes: only its first ${1 << 20} bytes read, the other ${size - (1 << 20)} not`]);
+    expect(o.msgs).toEqual([
+      `offset 0x${(tag + 6 + (1 << 20)).toString(16)} option OFFSET of ${size} bytes: only its first ${1 << 20} bytes read, the other ${size - (1 << 20)} not`,
+    ]);
   });
 });
 
 // Issue 34, 15: an event format of 20,000 fields cost each record a walk of them all (and a
 // payload of them all); the fields past MAX_FIELDS are cut with one diagnostic.
 describe('an event format with 20,000 fields', () => {
-  const COMMON = '\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n';
+  const COMMON =
+    '\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n';
   const wide = `name: wide\nID: 200\nformat:\n${COMMON}\n${Array.from({ length: 20_000 }, (_, k) => `\tfield:unsigned char f${k};\toffset:${8 + (k % 8)};\tsize:1;\tsigned:0;\n`).join('')}\nprint fmt: "f0=%u", REC->f0\n`;
   const n = 1000;
-  const evs: DatWriteOptions['events'] = Array.from({ length: n }, (_, i) => ({ kind: 'raw' as const, cpu: i % 2, ts: 1000 + i * 100, pid: 7, id: 200, data: new Uint8Array([i & 255, 1, 2, 3, 4, 5, 6, 7]) }));
+  const evs: DatWriteOptions['events'] = Array.from({ length: n }, (_, i) => ({
+    kind: 'raw' as const,
+    cpu: i % 2,
+    ts: 1000 + i * 100,
+    pid: 7,
+    id: 200,
+    data: new Uint8Array([i & 255, 1, 2, 3, 4, 5, 6, 7]),
+  }));
   const b = writeTraceDat({ ...base, events: evs, eventSystems: [['test', [SAMPLE_FORMAT, wide]]] });
 
   it('keeps the first MAX_FIELDS with one diagnostic; what each record costs is bounded by them (counted by payload bytes)', async () => {
@@ -219,7 +243,9 @@ describe('an event format with 20,000 fields', () => {
       const { r, got, log } = readDat(b, size);
       expect(r.events).toBe(n);
       expect(r.used).toBe(b.length);
-      expect(log.list().map((d) => d.message)).toEqual([`event format test/wide: ${declared + 4} fields, the first ${MAX_FIELDS} kept: its records show those`]);
+      expect(log.list().map((d) => d.message)).toEqual([
+        `event format test/wide: ${declared + 4} fields, the first ${MAX_FIELDS} kept: its records show those`,
+      ]);
       // every payload names at most the fields kept: `fK=V` of at most 10 bytes and a blank each
       const bytes = got.events.reduce((k, e) => k + e.payload.length, 0);
       expect(bytes).toBeLessThanOrEqual(n * MAX_FIELDS * 11);

@@ -21,7 +21,10 @@ export function* optionBytes(rd: Rd, id: number, size: number): Pull<Uint8Array 
   const data = yield* rd.blob(MAX_OPTION);
   if (!data) return null;
   const name = OPT_NAME[id] ?? `option ${id}`;
-  if (!(yield* rd.skipUnused(size - MAX_OPTION, `option ${name} of ${size} bytes: only its first ${MAX_OPTION} bytes read, the other ${size - MAX_OPTION} not`))) return null;
+  if (
+    !(yield* rd.skipUnused(size - MAX_OPTION, `option ${name} of ${size} bytes: only its first ${MAX_OPTION} bytes read, the other ${size - MAX_OPTION} not`))
+  )
+    return null;
   return data;
 }
 

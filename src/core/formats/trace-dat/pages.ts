@@ -228,7 +228,18 @@ export function createPageReader(c: PageContext): (p: Uint8Array, at: number, cp
       return;
     }
     if (fmt.name === 'kernel_stack' && fmt.system === 'ftrace') {
-      sink.stackRecord({ lineNo: at, kind: 'full', comm, pid, cpu, ts: tsNs / 1e9, slot: -1, generation: null, frames: stackFrames(fmt, rec, v), ctx: contextOfFlags(rec) });
+      sink.stackRecord({
+        lineNo: at,
+        kind: 'full',
+        comm,
+        pid,
+        cpu,
+        ts: tsNs / 1e9,
+        slot: -1,
+        generation: null,
+        frames: stackFrames(fmt, rec, v),
+        ctx: contextOfFlags(rec),
+      });
       return;
     }
     let idField = idFields.get(fmt);

@@ -26,22 +26,46 @@ const noSym = () => null;
 
 describe('bprint: formats and arguments', () => {
   it('integers of every length, widths, zero padding, precision, %%', () => {
-    const buf = pack([['u32', -5 >>> 0], ['u32', 42], ['u32', 255], ['u64', 2n ** 63n + 1n], ['u64', -(2n ** 40n) & (2n ** 64n - 1n)], ['u32', 7], ['u32', 3]]);
+    const buf = pack([
+      ['u32', -5 >>> 0],
+      ['u32', 42],
+      ['u32', 255],
+      ['u64', 2n ** 63n + 1n],
+      ['u64', -(2n ** 40n) & (2n ** 64n - 1n)],
+      ['u32', 7],
+      ['u32', 3],
+    ]);
     expect(formatBinary('%d|%5u|%08x|%llu|%lld|%.3d|%#o|%%', buf, true, 8, noSym)).toBe('-5|   42|000000ff|9223372036854775809|-1099511627776|007|03|%');
   });
 
   it('%c is one byte, %hd two, %hhu one; `*` takes an int for the width', () => {
-    const buf = pack([['u8', 0x41], ['u16', 0xfffe], ['u8', 200], ['u32', 6], ['u32', 9]]);
+    const buf = pack([
+      ['u8', 0x41],
+      ['u16', 0xfffe],
+      ['u8', 200],
+      ['u32', 6],
+      ['u32', 9],
+    ]);
     expect(formatBinary('%c|%hd|%hhu|%*d|', buf, true, 4, noSym)).toBe('A|-2|200|     9|');
   });
 
   it('%s inline, with width and precision; %-5s left; 8-byte values aligned to 4 after a string', () => {
-    const buf = pack([['str', 'abc'], ['u64', 0x1122334455n], ['str', 'hello'], ['str', 'x']]);
+    const buf = pack([
+      ['str', 'abc'],
+      ['u64', 0x1122334455n],
+      ['str', 'hello'],
+      ['str', 'x'],
+    ]);
     expect(formatBinary('[%s][%llx][%.3s][%-5s]', buf, true, 8, noSym)).toBe('[abc][1122334455][hel][x    ]');
   });
 
   it('%p is a long shown as hex; %pS / %ps through the symbol table; %pM-style pointers were rendered by the kernel', () => {
-    const buf = pack([['u64', 0xffffffff81000104n], ['u64', 0xffffffff81000104n], ['u64', 0xffffffff81000104n], ['str', '00:11:22:33:44:55']]);
+    const buf = pack([
+      ['u64', 0xffffffff81000104n],
+      ['u64', 0xffffffff81000104n],
+      ['u64', 0xffffffff81000104n],
+      ['str', '00:11:22:33:44:55'],
+    ]);
     const sym = (hi: number, lo: number, off: boolean) => (hi === 0xffffffff && lo === 0x81000104 ? (off ? 'do_work+0x4' : 'do_work') : null);
     expect(formatBinary('%p %pS %ps %pM', buf, true, 8, sym)).toBe('0xffffffff81000104 do_work+0x4 do_work 00:11:22:33:44:55');
   });
@@ -62,7 +86,7 @@ describe('bprint: formats and arguments', () => {
 });
 
 describe('printk_formats', () => {
-  it('addresses in lowercase hex, the kernel\'s escapes undone, bad lines counted', () => {
+  it("addresses in lowercase hex, the kernel's escapes undone, bad lines counted", () => {
     const m = new Map<string, string>();
     const bad = parsePrintkFormats('0xC0891100 : "cpu=%u\\n"\n0xc0000001 : "say \\"hi\\"\\tnow"\nnot a format\n', m);
     expect([...m]).toEqual([

@@ -132,11 +132,11 @@ export function formatBinary(fmt: string, buf: Uint8Array, little: boolean, long
       } else while (i < fmt.length && fmt[i] >= '0' && fmt[i] <= '9') sp.prec = sp.prec * 10 + (fmt.charCodeAt(i++) - 48);
     }
     let size = 4;
-    if (fmt.startsWith('hh', i)) (size = 1), (i += 2);
-    else if (fmt[i] === 'h') (size = 2), i++;
-    else if (fmt.startsWith('ll', i)) (size = 8), (i += 2);
-    else if (fmt[i] === 'l' || fmt[i] === 'z' || fmt[i] === 'Z' || fmt[i] === 't') (size = longSize), i++;
-    else if (fmt[i] === 'L' || fmt[i] === 'j') (size = 8), i++;
+    if (fmt.startsWith('hh', i)) ((size = 1), (i += 2));
+    else if (fmt[i] === 'h') ((size = 2), i++);
+    else if (fmt.startsWith('ll', i)) ((size = 8), (i += 2));
+    else if (fmt[i] === 'l' || fmt[i] === 'z' || fmt[i] === 'Z' || fmt[i] === 't') ((size = longSize), i++);
+    else if (fmt[i] === 'L' || fmt[i] === 'j') ((size = 8), i++);
     const conv = fmt[i++] ?? '';
     switch (conv) {
       case 'd':
@@ -214,7 +214,15 @@ function pad(s: string, sp: Spec, _numeric: boolean): string {
 }
 
 /** The text of a bprint record: `ip_symbol: formatted`, one trailing newline dropped. */
-export function bprintText(ipText: string, fmt: string | undefined, fmtAddr: string, args: Uint8Array, little: boolean, longSize: number, sym: SymbolOf): string {
+export function bprintText(
+  ipText: string,
+  fmt: string | undefined,
+  fmtAddr: string,
+  args: Uint8Array,
+  little: boolean,
+  longSize: number,
+  sym: SymbolOf,
+): string {
   if (fmt === undefined) return `${ipText}: (NO FORMAT FOUND at ${fmtAddr})`;
   let s = formatBinary(fmt, args, little, longSize, sym);
   if (s.endsWith('\n')) s = s.slice(0, -1);

@@ -38,13 +38,13 @@ function* tag(rd: Rd, want: string): Pull<boolean> {
 export function* headerInfo(rd: Rd, longSize: number, meta: DatMeta): Pull<boolean> {
   if (!(yield* tag(rd, 'header_page'))) return false;
   let n = yield* rd.u64();
-  if (n === null) return void rd.truncated('header_page'), false;
+  if (n === null) return (void rd.truncated('header_page'), false);
   const hp = yield* rd.text(n, 'header_page');
   if (hp === null) return false;
   meta.page = parseHeaderPage(hp, longSize);
   if (!(yield* tag(rd, 'header_event'))) return false;
   n = yield* rd.u64();
-  if (n === null || (yield* rd.text(n, 'header_event')) === null) return void rd.truncated('header_event'), false;
+  if (n === null || (yield* rd.text(n, 'header_event')) === null) return (void rd.truncated('header_event'), false);
   return true;
 }
 
@@ -54,19 +54,23 @@ function addFormat(rd: Rd, meta: DatMeta, t: string, system: string, at: number)
   if (f.cut) rd.diag(at, `event format ${f.system}/${f.name}: ${MAX_FIELDS + f.cut} fields, the first ${MAX_FIELDS} kept: its records show those`);
   const was = meta.formats.get(f.id);
   // trace-cmd report decodes the id's records by the later format too
-  if (was) rd.diag(at, `event format ${f.system}/${f.name}: ID ${f.id} is also ${was.system}/${was.name}'s: its records are read as ${f.name}, the later one (as trace-cmd does), not as ${was.name}`);
+  if (was)
+    rd.diag(
+      at,
+      `event format ${f.system}/${f.name}: ID ${f.id} is also ${was.system}/${was.name}'s: its records are read as ${f.name}, the later one (as trace-cmd does), not as ${was.name}`,
+    );
   meta.formats.set(f.id, f);
 }
 
 /** u32 count, then that many u64-sized ftrace format files. */
 export function* ftraceFormats(rd: Rd, meta: DatMeta): Pull<boolean> {
   const count = yield* rd.u32();
-  if (count === null) return void rd.truncated('the ftrace format count'), false;
+  if (count === null) return (void rd.truncated('the ftrace format count'), false);
   for (let i = 0; i < count; i++) {
     const at = rd.pos;
     const sz = yield* rd.u64();
     const t = sz === null ? null : yield* rd.text(sz, 'an ftrace format');
-    if (t === null) return void rd.truncated('the ftrace formats'), false;
+    if (t === null) return (void rd.truncated('the ftrace formats'), false);
     addFormat(rd, meta, t, 'ftrace', at);
   }
   return true;
@@ -75,16 +79,16 @@ export function* ftraceFormats(rd: Rd, meta: DatMeta): Pull<boolean> {
 /** u32 system count; per system its name, u32 count, then u64-sized format files. */
 export function* eventFormats(rd: Rd, meta: DatMeta): Pull<boolean> {
   const systems = yield* rd.u32();
-  if (systems === null) return void rd.truncated('the event system count'), false;
+  if (systems === null) return (void rd.truncated('the event system count'), false);
   for (let s = 0; s < systems; s++) {
     const sys = yield* rd.cstr(256);
     const k = sys === null ? null : yield* rd.u32();
-    if (sys === null || k === null) return void rd.truncated('the event systems'), false;
+    if (sys === null || k === null) return (void rd.truncated('the event systems'), false);
     for (let i = 0; i < k; i++) {
       const at = rd.pos;
       const sz = yield* rd.u64();
       const t = sz === null ? null : yield* rd.text(sz, 'an event format');
-      if (t === null) return void rd.truncated('the event formats'), false;
+      if (t === null) return (void rd.truncated('the event formats'), false);
       addFormat(rd, meta, t, sys, at);
     }
   }
@@ -94,7 +98,7 @@ export function* eventFormats(rd: Rd, meta: DatMeta): Pull<boolean> {
 /** u32 size, then /proc/kallsyms text, fed to the kallsyms reader piece by piece. */
 export function* kallsyms(rd: Rd, ctx: ParseContext, meta: DatMeta): Pull<boolean> {
   const ksize = yield* rd.u32();
-  if (ksize === null) return void rd.truncated('the kallsyms size'), false;
+  if (ksize === null) return (void rd.truncated('the kallsyms size'), false);
   const kparser = createKallsymsParser({ file: ctx.file, diagnostics: ctx.diagnostics });
   let got = 0;
   const at = rd.pos;
@@ -118,7 +122,7 @@ export function* printkFormats(rd: Rd, meta: DatMeta): Pull<boolean> {
   const at = rd.pos;
   const psize = yield* rd.u32();
   const t = psize === null ? null : yield* rd.text(psize, 'printk formats');
-  if (t === null) return void rd.truncated('the printk formats'), false;
+  if (t === null) return (void rd.truncated('the printk formats'), false);
   const bad = parsePrintkFormats(t, meta.printk);
   if (bad > 0) rd.diag(at, `printk formats: ${bad} line(s) not \`0xADDR : "format"\``);
   return true;
@@ -128,7 +132,7 @@ export function* printkFormats(rd: Rd, meta: DatMeta): Pull<boolean> {
 export function* cmdlines(rd: Rd, meta: DatMeta): Pull<boolean> {
   const csize = yield* rd.u64();
   const cmd = csize === null ? null : yield* rd.text(csize, 'saved cmdlines');
-  if (cmd === null) return void rd.truncated('the saved cmdlines'), false;
+  if (cmd === null) return (void rd.truncated('the saved cmdlines'), false);
   for (const line of cmd.split('\n')) {
     const m = /^(\d+) (.*)$/.exec(line);
     if (m) meta.comms.set(+m[1], m[2]);

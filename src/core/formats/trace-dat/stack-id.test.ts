@@ -36,14 +36,39 @@ const caseArb = fc
     const cpu = fc.integer({ min: 0, max: h.cpus - 1 });
     const ts = fc.integer({ min: 0, max: 2 ** 36 });
     const u32 = fc.nat({ max: 0xffffffff });
-    const sample = fc.record({ kind: fc.constant('sample' as const), cpu, ts, pid: fc.constantFrom(0, 7, 42), value: fc.integer(), label: fc.stringMatching(/^[a-z]{0,8}$/) });
-    const id = fc.record({ kind: fc.constant('stack_id' as const), cpu, ts, pid: fc.constantFrom(7, 42), slot: u32, generation: h.abi === 'v8' ? u32 : fc.constant(null) });
+    const sample = fc.record({
+      kind: fc.constant('sample' as const),
+      cpu,
+      ts,
+      pid: fc.constantFrom(0, 7, 42),
+      value: fc.integer(),
+      label: fc.stringMatching(/^[a-z]{0,8}$/),
+    });
+    const id = fc.record({
+      kind: fc.constant('stack_id' as const),
+      cpu,
+      ts,
+      pid: fc.constantFrom(7, 42),
+      slot: u32,
+      generation: h.abi === 'v8' ? u32 : fc.constant(null),
+    });
     const ip = h.longSize === 8 ? fc.bigInt({ min: 1n, max: 2n ** 64n - 2n }) : fc.bigInt({ min: 1n, max: 2n ** 32n - 2n });
     const stack = fc.record({ kind: fc.constant('stack' as const), cpu, ts, pid: fc.constantFrom(7, 42), ips: fc.array(ip, { minLength: 1, maxLength: 6 }) });
     return fc.record({ h: fc.constant(h), events: fc.array(fc.oneof(sample, id, id, stack), { maxLength: 50 }) });
   })
   .map(({ h, events }) => ({
-    o: { littleEndian: h.littleEndian, longSize: h.longSize, cpus: h.cpus, pageSize: h.pageSize, comms: [[7, 'seven'], [42, 'answer']], stackIdAbi: h.abi, events } as DatWriteOptions,
+    o: {
+      littleEndian: h.littleEndian,
+      longSize: h.longSize,
+      cpus: h.cpus,
+      pageSize: h.pageSize,
+      comms: [
+        [7, 'seven'],
+        [42, 'answer'],
+      ],
+      stackIdAbi: h.abi,
+      events,
+    } as DatWriteOptions,
     v: { version: h.version, compression: h.compression } as Variant,
   }));
 
@@ -81,14 +106,22 @@ describe('stack_id entries written by the writers (v6 and v7 files, v7 ids and v
 
   it('a truncated or damaged file of them: diagnostics, never a throw, every byte counted', () => {
     fc.assert(
-      fc.property(caseArb, fc.nat(), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 4 }), ({ o, v }, cut, flips, cuts) => {
-        const whole = write(o, v);
-        const bytes = whole.slice(0, cut % (whole.length + 1));
-        for (const [at, b] of flips) if (bytes.length) bytes[at % bytes.length] = b;
-        const { r, got } = readDat(bytes, cuts);
-        expect(r.used + r.unused).toBe(bytes.length);
-        for (const c of got.stacks) if (c.kind === 'cookie') expect(c.slot >= 0 && c.slot <= 0xffffffff && (c.generation === null || (c.generation >= 0 && c.generation <= 0xffffffff))).toBe(true);
-      }),
+      fc.property(
+        caseArb,
+        fc.nat(),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        ({ o, v }, cut, flips, cuts) => {
+          const whole = write(o, v);
+          const bytes = whole.slice(0, cut % (whole.length + 1));
+          for (const [at, b] of flips) if (bytes.length) bytes[at % bytes.length] = b;
+          const { r, got } = readDat(bytes, cuts);
+          expect(r.used + r.unused).toBe(bytes.length);
+          for (const c of got.stacks)
+            if (c.kind === 'cookie')
+              expect(c.slot >= 0 && c.slot <= 0xffffffff && (c.generation === null || (c.generation >= 0 && c.generation <= 0xffffffff))).toBe(true);
+        },
+      ),
       { numRuns: 40 },
     );
   }, 60_000);
@@ -103,12 +136,23 @@ describe('stack_id entries written by the writers (v6 and v7 files, v7 ids and v
     expect(a.log.list()).toEqual([]);
     expect(a.got.stacks.map((s) => [s.kind, s.slot, s.generation])).toEqual([['cookie', 42, 3]]);
     const v7AsCookie = stackIdFormatText('v7').replace('int stack_id', 'int stack_cookie').replace('REC->stack_id', 'REC->stack_cookie');
-    const b = readDat(writeTraceDat({ littleEndian: true, longSize: 4, cpus: 1, comms: [[7, 'seven']], stackIdAbi: 'v7', stackIdFormat: v7AsCookie, events: [events[0], { kind: 'stack_id', cpu: 0, ts: 100, pid: 7, slot: 42, generation: null }] }), 1);
+    const b = readDat(
+      writeTraceDat({
+        littleEndian: true,
+        longSize: 4,
+        cpus: 1,
+        comms: [[7, 'seven']],
+        stackIdAbi: 'v7',
+        stackIdFormat: v7AsCookie,
+        events: [events[0], { kind: 'stack_id', cpu: 0, ts: 100, pid: 7, slot: 42, generation: null }],
+      }),
+      1,
+    );
     expect(b.log.list()).toEqual([]);
     expect(b.got.stacks.map((s) => [s.kind, s.slot, s.generation])).toEqual([['cookie', 42, null]]);
   });
 
-  it('a field of another size, or one the record does not reach: a diagnostic at the record\'s offset, the bytes still counted', () => {
+  it("a field of another size, or one the record does not reach: a diagnostic at the record's offset, the bytes still counted", () => {
     const events: DatWriteEvent[] = [
       { kind: 'sample', cpu: 0, ts: 100, pid: 7, value: 1, label: 'a' },
       { kind: 'stack_id', cpu: 0, ts: 200, pid: 7, slot: 9, generation: null },
@@ -118,7 +162,8 @@ describe('stack_id entries written by the writers (v6 and v7 files, v7 ids and v
     const headersOf = (bytes: Uint8Array): number[] => {
       const out: number[] = [];
       // a record: u16 type 20 (little-endian), flags 0x01, preempt 1, pid 7; its 4-byte header before it
-      for (let i = 4; i + 8 <= bytes.length; i++) if (bytes[i] === 20 && bytes[i + 1] === 0 && bytes[i + 2] === 1 && bytes[i + 3] === 1 && bytes[i + 4] === 7 && bytes[i + 5] === 0) out.push(i - 4);
+      for (let i = 4; i + 8 <= bytes.length; i++)
+        if (bytes[i] === 20 && bytes[i + 1] === 0 && bytes[i + 2] === 1 && bytes[i + 3] === 1 && bytes[i + 4] === 7 && bytes[i + 5] === 0) out.push(i - 4);
       return out;
     };
     const cases: [string, string][] = [
@@ -139,7 +184,9 @@ describe('stack_id entries written by the writers (v6 and v7 files, v7 ids and v
         const d = log.list();
         expect(d).toHaveLength(1);
         expect(d[0].where).toBe(`offsets ${at.map((x) => '0x' + x.toString(16)).join(', ')}`);
-        expect(d[0].message).toMatch(what === 'a 2-byte field' ? /stack_id of 2 bytes, not 4 .* or 8/ : /record of 12 bytes, its stack_cookie \(offset 8, 8 bytes\) beyond it/);
+        expect(d[0].message).toMatch(
+          what === 'a 2-byte field' ? /stack_id of 2 bytes, not 4 .* or 8/ : /record of 12 bytes, its stack_cookie \(offset 8, 8 bytes\) beyond it/,
+        );
         expect(r).toMatchObject({ total: bytes.length, used: bytes.length, unused: 0 });
       }
     }
@@ -149,7 +196,9 @@ describe('stack_id entries written by the writers (v6 and v7 files, v7 ids and v
 // ---------------------------------------------------------------- the same capture as text
 
 const KALLSYMS = 'ffffffff81000000 T _stext\nffffffff81000100 t do_work\nffffffff81000200 T schedule\nffffffff81000300 T vfs_read\nffffffff81000400 T _etext\n';
-const SYMS: [bigint, string][] = KALLSYMS.trim().split('\n').map((l) => [BigInt('0x' + l.split(' ')[0]), l.split(' ')[2]]);
+const SYMS: [bigint, string][] = KALLSYMS.trim()
+  .split('\n')
+  .map((l) => [BigInt('0x' + l.split(' ')[0]), l.split(' ')[2]]);
 /** `sym+0xoff/0xsize` as the kernel prints a frame, by a plain lookup in KALLSYMS */
 const printed = (ip: bigint) => {
   let i = 0;
@@ -179,18 +228,38 @@ function capture(abi: Abi) {
   events.push({ kind: 'stack_id', cpu: 2, ts: 500, pid: 7, slot: 1, generation: abi === 'v8' ? 1 : null });
   ids.push({ cpu: 2, ts: 500, slot: 1, generation: abi === 'v8' ? 1 : null });
   const o: DatWriteOptions = { littleEndian: true, longSize: 8, cpus: 3, comms: [[7, 'seven']], kallsyms: KALLSYMS, stackIdAbi: abi, events };
-  const items: TraceTextItem[] = [...events].sort((a, b) => a.ts - b.ts).map((e): TraceTextItem => {
-    const base = { comm: 'seven', pid: e.pid, cpu: e.cpu, ts: e.ts / 1e9 };
-    if (e.kind === 'sample') return { type: 'event', ...base, tgid: null, flags: 'd..1', name: 'sample', payload: `value=${e.value} label=${e.label}` };
-    if (e.kind === 'stack') return { type: 'stack', kind: 'full', ...base, slot: -1, generation: null, frames: e.ips.map(printed) };
-    if (e.kind === 'stack_id') return { type: 'stack', kind: 'cookie', ...base, slot: e.slot, generation: e.generation, frames: null };
-    throw new Error('not written here');
-  });
+  const items: TraceTextItem[] = [...events]
+    .sort((a, b) => a.ts - b.ts)
+    .map((e): TraceTextItem => {
+      const base = { comm: 'seven', pid: e.pid, cpu: e.cpu, ts: e.ts / 1e9 };
+      if (e.kind === 'sample') return { type: 'event', ...base, tgid: null, flags: 'd..1', name: 'sample', payload: `value=${e.value} label=${e.label}` };
+      if (e.kind === 'stack') return { type: 'stack', kind: 'full', ...base, slot: -1, generation: null, frames: e.ips.map(printed) };
+      if (e.kind === 'stack_id') return { type: 'stack', kind: 'cookie', ...base, slot: e.slot, generation: e.generation, frames: null };
+      throw new Error('not written here');
+    });
   // dumps: slots 0..2 of each generation (slot 3 missing), generation 2's slots hold other stacks
   const dumpOf = (gen: number | null) =>
-    writeStackMapBin({ version: abi === 'v8' ? 2 : 1, generation: gen, littleEndian: true, records: [0, 1, 2].map((s) => ({ slot: s, refCount: 1, ips: stacks[(s + (gen ?? 1)) % 3] })) });
-  const dumps: [string, Uint8Array][] = abi === 'v8' ? [['stack_map_bin.1.gen1', dumpOf(1)], ['stack_map_bin.2.gen2', dumpOf(2)]] : [['stack_map_bin.1', dumpOf(null)]];
-  return { o, text: writeTraceText(items, { cpus: 3 }), dumps, ids, fullStacks: events.filter((e) => e.kind === 'stack').length, samples: events.filter((e) => e.kind === 'sample').length };
+    writeStackMapBin({
+      version: abi === 'v8' ? 2 : 1,
+      generation: gen,
+      littleEndian: true,
+      records: [0, 1, 2].map((s) => ({ slot: s, refCount: 1, ips: stacks[(s + (gen ?? 1)) % 3] })),
+    });
+  const dumps: [string, Uint8Array][] =
+    abi === 'v8'
+      ? [
+          ['stack_map_bin.1.gen1', dumpOf(1)],
+          ['stack_map_bin.2.gen2', dumpOf(2)],
+        ]
+      : [['stack_map_bin.1', dumpOf(null)]];
+  return {
+    o,
+    text: writeTraceText(items, { cpus: 3 }),
+    dumps,
+    ids,
+    fullStacks: events.filter((e) => e.kind === 'stack').length,
+    samples: events.filter((e) => e.kind === 'sample').length,
+  };
 }
 
 describe('a trace.dat capture with dumps resolves like its text form', () => {
@@ -212,7 +281,13 @@ describe('a trace.dat capture with dumps resolves like its text form', () => {
         for (const k of keys) expect([k, k === 'top' ? ties(a.top) : a[k]]).toEqual([k, k === 'top' ? ties(b.top) : b[k]]);
         // and by a plain count of what was written: a cookie resolves when its slot is in its generation's dump
         const resolvable = c.ids.filter((x) => x.slot <= 2).length;
-        expect([a.events, a.cookies, a.fullStacks, a.resolved, a.unresolved]).toEqual([c.samples, c.ids.length, c.fullStacks, resolvable, c.ids.length - resolvable]);
+        expect([a.events, a.cookies, a.fullStacks, a.resolved, a.unresolved]).toEqual([
+          c.samples,
+          c.ids.length,
+          c.fullStacks,
+          resolvable,
+          c.ids.length - resolvable,
+        ]);
         expect(a.generations).toEqual(abi === 'v8' ? [1, 2] : []);
         // each cookie joined to the event before it on its CPU (the orphan on CPU 2 to none), found here in the input
         const want = c.ids.map((x) => {

@@ -103,7 +103,9 @@ realDescribe('trappy-trace.dat, the real file', () => {
   }
 
   it('the first event as trace-cmd report prints it', () => {
-    const first = traceCmd(['report', '-i', REAL]).split('\n').find((l) => /\[\d+\]/.test(l))!;
+    const first = traceCmd(['report', '-i', REAL])
+      .split('\n')
+      .find((l) => /\[\d+\]/.test(l))!;
     const m = /^\s*(.+?)-(\d+)\s+\[(\d+)\]\s+(\d+\.\d+):\s+([\w-]+):/.exec(first)!;
     const { got } = read(bytes, 0);
     // report merges the CPUs by time: its first event is the earliest of ours
@@ -122,13 +124,23 @@ realDescribe('trappy-trace.dat, the real file', () => {
 // (every version, byte order and compression: trace-dat-write.test.ts)
 
 describe('trace.dat written by trace-dat-write.ts', () => {
-  it('kernel_stack ips symbolize through the file\'s own kallsyms', () => {
+  it("kernel_stack ips symbolize through the file's own kallsyms", () => {
     const kallsyms = 'ffffffff81000000 T _stext\nffffffff81000100 t do_work\nffffffff81000200 T schedule\n';
     const ips = [0xffffffff81000104n, 0xffffffff81000210n, 0xffffffff81000000n];
-    const bytes = writeTraceDat({ littleEndian: false, longSize: 8, cpus: 1, comms: [[5, 'five']], kallsyms, events: [{ kind: 'stack', cpu: 0, ts: 1000, pid: 5, ips }] });
+    const bytes = writeTraceDat({
+      littleEndian: false,
+      longSize: 8,
+      cpus: 1,
+      comms: [[5, 'five']],
+      kallsyms,
+      events: [{ kind: 'stack', cpu: 0, ts: 1000, pid: 5, ips }],
+    });
     const { got } = read(bytes, 7);
     // plain lookup: the last symbol at or below each ip
-    const syms = kallsyms.trim().split('\n').map((l) => [BigInt('0x' + l.split(' ')[0]), l.split(' ')[2]] as const);
+    const syms = kallsyms
+      .trim()
+      .split('\n')
+      .map((l) => [BigInt('0x' + l.split(' ')[0]), l.split(' ')[2]] as const);
     const want = ips.map((ip) => {
       const [at, name] = syms.filter(([a]) => a <= ip).at(-1)!;
       return `${name}+0x${(ip - at).toString(16)}`; // the project's key: the offset even when 0
@@ -141,9 +153,17 @@ describe('trace.dat written by trace-dat-write.ts', () => {
     const v6 = writeTraceDat({ littleEndian: true, longSize: 8, cpus: 1, comms: [], events: [] });
     const v8 = v6.slice();
     v8[10] = 0x38;
-    expect(read(v8, 0).log.list().map((d) => d.message)).toContainEqual(expect.stringContaining('version 8: only versions 6 and 7'));
+    expect(
+      read(v8, 0)
+        .log.list()
+        .map((d) => d.message),
+    ).toContainEqual(expect.stringContaining('version 8: only versions 6 and 7'));
     const vx = v6.slice();
     vx[10] = 0x78;
-    expect(read(vx, 0).log.list().map((d) => d.message)).toContainEqual(expect.stringContaining('not a number'));
+    expect(
+      read(vx, 0)
+        .log.list()
+        .map((d) => d.message),
+    ).toContainEqual(expect.stringContaining('not a number'));
   });
 });

@@ -21,7 +21,19 @@ import { TRACE_DAT_MAGIC } from '../sniff.ts';
 import type { ChunkParser, ParseContext, TraceSink } from '../types.ts';
 
 export function createTraceDatParser(ctx: ParseContext, sink: TraceSink): ChunkParser<TraceDatResult> {
-  const res: TraceDatResult = { total: 0, used: 0, unused: 0, version: null, littleEndian: null, cpus: null, events: 0, perCpu: [], lostMarkers: 0, compression: null, clock: null };
+  const res: TraceDatResult = {
+    total: 0,
+    used: 0,
+    unused: 0,
+    version: null,
+    littleEndian: null,
+    cpus: null,
+    events: 0,
+    perCpu: [],
+    lostMarkers: 0,
+    compression: null,
+    clock: null,
+  };
   const src = new FileSrc(res, ctx);
   const unused = (at: number, n: number, why: string) => src.unused(at, n, why);
 
@@ -51,7 +63,18 @@ export function createTraceDatParser(ctx: ParseContext, sink: TraceSink): ChunkP
       pageSize,
       pages: (meta: DatMeta, tsOf) => {
         const page = meta.page ?? { commitOffset: 8, commitSize: longSize, dataOffset: 8 + longSize };
-        const base = { sink, little, longSize, page, formats: meta.formats, comms: meta.comms, symbolizer: meta.symbolizer, printk: meta.printk, tsOf, diag: (at: number, m: string) => src.diag(at, m) };
+        const base = {
+          sink,
+          little,
+          longSize,
+          page,
+          formats: meta.formats,
+          comms: meta.comms,
+          symbolizer: meta.symbolizer,
+          printk: meta.printk,
+          tsOf,
+          diag: (at: number, m: string) => src.diag(at, m),
+        };
         const file = createPageReader({ ...base, res, unused });
         // a decompressed page: its file bytes were counted with its chunk, so only the events count
         const scratch = { used: 0 };

@@ -22,5 +22,8 @@ export interface DatBody {
   longSize: number;
   pageSize: number;
   /** page readers for a file page and a decompressed one */
-  pages(meta: DatMeta, tsOf: ((ns: number) => number) | null): { file(p: Uint8Array, at: number, cpu: number): void; inner(p: Uint8Array, at: number, cpu: number): void };
+  pages(
+    meta: DatMeta,
+    tsOf: ((ns: number) => number) | null,
+  ): { file(p: Uint8Array, at: number, cpu: number): void; inner(p: Uint8Array, at: number, cpu: number): void };
 }

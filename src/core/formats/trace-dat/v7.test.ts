@@ -66,7 +66,11 @@ realDescribe.skipIf(!hasTraceCmd)('trappy-trace.dat converted to version 7 by tr
           }
           expect(sorted(names)).toEqual(sorted(repNames));
           expect(sorted(cpus)).toEqual(sorted(repCpus));
-          expect(sorted(names)).toEqual([['bprint', 501], ['cdev_update', 18], ['thermal_temperature', 6]]);
+          expect(sorted(names)).toEqual([
+            ['bprint', 501],
+            ['cdev_update', 18],
+            ['thermal_temperature', 6],
+          ]);
           expect(r.perCpu).toEqual([275, 36, 28, 31, 2, 59, 91, 3]);
           expect(r).toMatchObject({ version: 7, compression, littleEndian: true, cpus: 8, events: 525, total: bytes.length, used: bytes.length, unused: 0 });
           expect(log.list().map((d) => d.message)).toEqual([expect.stringContaining('without privilege')]);
@@ -87,8 +91,14 @@ realDescribe.skipIf(!hasTraceCmd)('trappy-trace.dat converted to version 7 by tr
         const ours = got.events.map((e) => key(e.comm, e.pid, e.cpu, e.ts.toFixed(6), e.name)).sort();
         expect(ours).toEqual(report.map((l) => key(l.comm, l.pid, l.cpu, l.ts, l.name)).sort());
         // bprint: report prints `ip: text` after the name; so do we (the text from the saved printk formats)
-        const ourPrints = got.events.filter((e) => e.name === 'bprint').map((e) => `${e.cpu} ${e.ts.toFixed(6)} ${e.payload}`).sort();
-        const theirs = report.filter((l) => l.name === 'bprint').map((l) => `${l.cpu} ${l.ts} ${l.text.trimEnd()}`).sort();
+        const ourPrints = got.events
+          .filter((e) => e.name === 'bprint')
+          .map((e) => `${e.cpu} ${e.ts.toFixed(6)} ${e.payload}`)
+          .sort();
+        const theirs = report
+          .filter((l) => l.name === 'bprint')
+          .map((l) => `${l.cpu} ${l.ts} ${l.text.trimEnd()}`)
+          .sort();
         expect(ourPrints).toEqual(theirs);
         expect(ourPrints.length).toBe(501);
       });

@@ -41,7 +41,10 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
   let codec: Codec | null = null;
   if (cname !== 'none') {
     codec = codecOf(cname, ctx.inflate ?? standaloneBudget(ctx.file, () => res.total));
-    if (!codec) ctx.diagnostics.forFile(`trace.dat compression \`${cname}\` ${cver}: no codec for it here (zlib and zstd are read); its compressed sections are reported, the rest is read`);
+    if (!codec)
+      ctx.diagnostics.forFile(
+        `trace.dat compression \`${cname}\` ${cver}: no codec for it here (zlib and zstd are read); its compressed sections are reported, the rest is read`,
+      );
   }
   const first = yield* rd.u64();
   if (first === null) return void rd.truncated('the first options offset');
@@ -54,7 +57,8 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
 
   const fly = function* (r: Rd, buf: DatBuffer, flags: number, end: number): Pull<void> {
     const compressed = (flags & 1) !== 0;
-    if (compressed && !codec) return void (yield* r.skipUnused(end - r.pos, `BUFFER section at ${hex(buf.offset)}: compressed with \`${cname}\`, no codec for it`));
+    if (compressed && !codec)
+      return void (yield* r.skipUnused(end - r.pos, `BUFFER section at ${hex(buf.offset)}: compressed with \`${cname}\`, no codec for it`));
     for (const c of buf.cpus) {
       if (c.cpu >= MAX_CPU) {
         r.diag(buf.offset, `BUFFER section at ${hex(buf.offset)}: CPU id ${c.cpu} beyond ${MAX_CPU - 1}, its data not read`);
@@ -130,7 +134,12 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
       yield* win.skipUsed(size); // section names, BTF, /proc/modules: known, not needed
     } else if (id === OPT.DONE || (id >= OPT.HEADER_INFO && id <= OPT.CMDLINES)) {
       if (id === OPT.DONE && at !== expect) {
-        const why = expect === 0 ? 'after the chain ended' : at < expect ? `before the chain's next one at ${hex(expect)}` : `past the chain's next one at ${hex(expect)}`;
+        const why =
+          expect === 0
+            ? 'after the chain ended'
+            : at < expect
+              ? `before the chain's next one at ${hex(expect)}`
+              : `past the chain's next one at ${hex(expect)}`;
         yield* win.skipUnused(size, `options ${what}: not in the options chain (${why}), not read`);
       } else {
         let content: Rd | null = win;
@@ -194,10 +203,13 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
   for (const p of opts.pointers) {
     if (seen.get(p.offset) !== p.id) rd.diag(p.offset, `option ${OPT_NAME[p.id]} points at ${hex(p.offset)}, where no such section starts`);
   }
-  for (const buf of opts.buffers) if (seen.get(buf.offset) !== (buf.latency ? OPT.BUFFER_TEXT : OPT.BUFFER)) rd.diag(buf.offset, `BUFFER option points at ${hex(buf.offset)}, where no such section starts`);
+  for (const buf of opts.buffers)
+    if (seen.get(buf.offset) !== (buf.latency ? OPT.BUFFER_TEXT : OPT.BUFFER))
+      rd.diag(buf.offset, `BUFFER option points at ${hex(buf.offset)}, where no such section starts`);
   res.cpus = opts.cpuCount ?? (res.perCpu.length || null);
   res.clock = opts.clock ?? opts.buffers.find((x) => x.name === '')?.clock ?? null;
-  if (opts.buffers.filter((x) => !x.latency).length > 1) ctx.diagnostics.forFile(`trace.dat with ${opts.buffers.length} instance buffers: their events are read together`);
+  if (opts.buffers.filter((x) => !x.latency).length > 1)
+    ctx.diagnostics.forFile(`trace.dat with ${opts.buffers.length} instance buffers: their events are read together`);
 }
 
 /** One options section: options up to DONE; its next offset, null when it has no DONE. */
@@ -211,7 +223,7 @@ function* options(r: Rd, opts: DatOptions, _ctx: ParseContext, secAt: number): P
       return null;
     }
     const data = yield* optionBytes(r, id, size);
-    if (!data) return void r.truncated(`option ${OPT_NAME[id] ?? id}`), null;
+    if (!data) return (void r.truncated(`option ${OPT_NAME[id] ?? id}`), null);
     const next = applyOption(id, data, r.little, true, opts, (m) => r.diag(at, m));
     if (id === OPT.DONE) return next ?? null;
   }

@@ -109,29 +109,71 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
   const firstOptsAt = w.length;
   w.u64(0); // patched below
   const flag = packed ? 1 : 0;
-  const header = section(16, flag, 'headers', bytesOf(little, (b) => {
-    b.str0('header_page');
-    b.sized64(headerPageText(L, pageSize));
-    b.str0('header_event');
-    b.sized64(HEADER_EVENT);
-  }), false, metaOut);
-  const ftrace = section(17, flag, 'ftrace events', bytesOf(little, (b) => {
-    const f = ftraceFormatTexts(L, o);
-    b.u32(f.length);
-    for (const t of f) b.sized64(t);
-  }), false, metaOut);
-  const events = section(18, flag, 'events format', bytesOf(little, (b) => {
-    const systems = eventSystemsOf(o);
-    b.u32(systems.length);
-    for (const [system, formats] of systems) {
-      b.str0(system);
-      b.u32(formats.length);
-      for (const f of formats) b.sized64(f);
-    }
-  }), false, metaOut);
-  const kallsyms = section(19, flag, 'kallsyms', bytesOf(little, (b) => b.sized32(o.kallsyms ?? '')), false, metaOut);
-  const printk = section(20, flag, 'printk', bytesOf(little, (b) => b.sized32(printkText(o))), false, metaOut);
-  const cmdlines = section(21, flag, 'command lines', bytesOf(little, (b) => b.sized64(cmdlinesText(o))), false, metaOut);
+  const header = section(
+    16,
+    flag,
+    'headers',
+    bytesOf(little, (b) => {
+      b.str0('header_page');
+      b.sized64(headerPageText(L, pageSize));
+      b.str0('header_event');
+      b.sized64(HEADER_EVENT);
+    }),
+    false,
+    metaOut,
+  );
+  const ftrace = section(
+    17,
+    flag,
+    'ftrace events',
+    bytesOf(little, (b) => {
+      const f = ftraceFormatTexts(L, o);
+      b.u32(f.length);
+      for (const t of f) b.sized64(t);
+    }),
+    false,
+    metaOut,
+  );
+  const events = section(
+    18,
+    flag,
+    'events format',
+    bytesOf(little, (b) => {
+      const systems = eventSystemsOf(o);
+      b.u32(systems.length);
+      for (const [system, formats] of systems) {
+        b.str0(system);
+        b.u32(formats.length);
+        for (const f of formats) b.sized64(f);
+      }
+    }),
+    false,
+    metaOut,
+  );
+  const kallsyms = section(
+    19,
+    flag,
+    'kallsyms',
+    bytesOf(little, (b) => b.sized32(o.kallsyms ?? '')),
+    false,
+    metaOut,
+  );
+  const printk = section(
+    20,
+    flag,
+    'printk',
+    bytesOf(little, (b) => b.sized32(printkText(o))),
+    false,
+    metaOut,
+  );
+  const cmdlines = section(
+    21,
+    flag,
+    'command lines',
+    bytesOf(little, (b) => b.sized64(cmdlinesText(o))),
+    false,
+    metaOut,
+  );
   /** a metadata section's file offset (apart: after options 2, known once the data is laid out) */
   let metaBase = 0;
   const abs = (rel: number) => metaBase + rel;
@@ -139,7 +181,11 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
   // the CPU data, laid out first so its offsets are known for the BUFFER option
   const perCpu: Uint8Array[] = [];
   for (let c = 0; c < o.cpus; c++) {
-    const pages = cpuPages(o.events.filter((e) => e.cpu === c).sort((a, b) => a.ts - b.ts), o, pageSize);
+    const pages = cpuPages(
+      o.events.filter((e) => e.cpu === c).sort((a, b) => a.ts - b.ts),
+      o,
+      pageSize,
+    );
     if (!packed) {
       perCpu.push(bytesOf(little, (b) => pages.forEach((p) => b.bytes(p))));
       continue;
@@ -185,7 +231,15 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
     bytesOf(little, (b) => {
       option(b, 8, u32bytes(o.cpus));
       option(b, 4, enc.encode('[local] global counter\0'));
-      for (const [id, at] of [[16, header], [17, ftrace], [18, events], [19, kallsyms], [20, printk], [21, cmdlines]]) option(b, id, u64bytes(abs(at)));
+      for (const [id, at] of [
+        [16, header],
+        [17, ftrace],
+        [18, events],
+        [19, kallsyms],
+        [20, printk],
+        [21, cmdlines],
+      ])
+        option(b, id, u64bytes(abs(at)));
       for (const [id, data] of o.extraOptions ?? []) option(b, id, data);
       if (buffer) option(b, 3, buffer);
       option(b, 0, u64bytes(next));
@@ -193,7 +247,10 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
 
   // where everything goes: options 1, BUFFER section (header, padding, page-aligned CPU data), options 2
   const opts1At = w.length;
-  const bufferOptLen = bufferOption(0, perCpu.map(() => 0)).length;
+  const bufferOptLen = bufferOption(
+    0,
+    perCpu.map(() => 0),
+  ).length;
   const opts1Len = 16 + firstOptions(0, o.bufferOptionFirst ? new Uint8Array(bufferOptLen) : null).length;
   const bufferAt = opts1At + opts1Len;
   const offsets: number[] = [];
@@ -211,19 +268,31 @@ export function writeTraceDatV7(o: DatV7Options): Uint8Array {
   const buffer = bufferOption(bufferAt, offsets);
   if (o.metadataLast) metaBase = opts2At + (o.bufferOptionFirst ? 0 : 16 + 6 + buffer.length + 6 + 8);
   section(0, 0, 'options', firstOptions(o.bufferOptionFirst ? 0 : opts2At, o.bufferOptionFirst ? buffer : null));
-  section(3, flag, 'buffer flyrecord ', bytesOf(little, (b) => {
-    let pos = bufferAt + 16;
-    for (let c = 0; c < o.cpus; c++) {
-      if (perCpu[c].length === 0) continue; // nothing written: no padding for it either
-      b.bytes(new Uint8Array(offsets[c] - pos));
-      b.bytes(perCpu[c]);
-      pos = offsets[c] + perCpu[c].length;
-    }
-  }), true);
-  if (!o.bufferOptionFirst) section(0, 0, 'options', bytesOf(little, (b) => {
-    option(b, 3, buffer);
-    option(b, 0, u64bytes(0));
-  }));
+  section(
+    3,
+    flag,
+    'buffer flyrecord ',
+    bytesOf(little, (b) => {
+      let pos = bufferAt + 16;
+      for (let c = 0; c < o.cpus; c++) {
+        if (perCpu[c].length === 0) continue; // nothing written: no padding for it either
+        b.bytes(new Uint8Array(offsets[c] - pos));
+        b.bytes(perCpu[c]);
+        pos = offsets[c] + perCpu[c].length;
+      }
+    }),
+    true,
+  );
+  if (!o.bufferOptionFirst)
+    section(
+      0,
+      0,
+      'options',
+      bytesOf(little, (b) => {
+        option(b, 3, buffer);
+        option(b, 0, u64bytes(0));
+      }),
+    );
   if (o.metadataLast) w.bytes(metaOut.concat());
   str('strings');
   const names = bytesOf(little, (b) => [...strings.keys()].forEach((s) => b.str0(s)));

@@ -14,7 +14,9 @@ const SIZES = [0, 1, 7, 4096];
 type Variant = { version: 6 | 7; compression: DatV7Options['compression']; bufferOptionFirst: boolean; metadataLast: boolean };
 
 function write(o: DatWriteOptions, v: Variant): Uint8Array {
-  return v.version === 6 ? writeTraceDat(o) : writeTraceDatV7({ ...o, compression: v.compression, bufferOptionFirst: v.bufferOptionFirst, metadataLast: v.metadataLast });
+  return v.version === 6
+    ? writeTraceDat(o)
+    : writeTraceDatV7({ ...o, compression: v.compression, bufferOptionFirst: v.bufferOptionFirst, metadataLast: v.metadataLast });
 }
 
 /**
@@ -48,13 +50,31 @@ function pieceArb(longSize: 4 | 8): fc.Arbitrary<Piece> {
       const z = zero && v >= 0n;
       // (libtraceevent prints a negative %ld of a 32-bit kernel as unsigned: it reads the long as 64-bit)
       const fmt = `%${z && width ? '0' : ''}${width || ''}${len}${conv}`;
-      return { fmt, arg: { size: size as 4 | 8, value: BigInt.asUintN(bits, value) }, text: digits.padStart(width, z && width ? '0' : ' '), traceCmdSame: !(len === 'l' && size === 4 && v < 0) };
+      return {
+        fmt,
+        arg: { size: size as 4 | 8, value: BigInt.asUintN(bits, value) },
+        text: digits.padStart(width, z && width ? '0' : ' '),
+        traceCmdSame: !(len === 'l' && size === 4 && v < 0),
+      };
     });
-  const str = fc.record({ s: fc.stringMatching(/^[a-z ]{0,8}$/), width }).map(({ s, width }): Piece => ({ fmt: `%${width || ''}s`, arg: { str: s }, text: s.padStart(width, ' '), traceCmdSame: true }));
-  const chr = fc.record({ c: fc.integer({ min: 33, max: 126 }), width }).map(({ c, width }): Piece => ({ fmt: `%${width || ''}c`, arg: { size: 1, value: BigInt(c) }, text: String.fromCharCode(c).padStart(width, ' '), traceCmdSame: false }));
-  const left = fc.record({ v: fc.integer({ min: 0, max: 99999 }), width: fc.integer({ min: 1, max: 9 }) }).map(({ v, width }): Piece => ({ fmt: `%-${width}u`, arg: { size: 4, value: BigInt(v) }, text: String(v).padEnd(width, ' '), traceCmdSame: false }));
+  const str = fc
+    .record({ s: fc.stringMatching(/^[a-z ]{0,8}$/), width })
+    .map(({ s, width }): Piece => ({ fmt: `%${width || ''}s`, arg: { str: s }, text: s.padStart(width, ' '), traceCmdSame: true }));
+  const chr = fc
+    .record({ c: fc.integer({ min: 33, max: 126 }), width })
+    .map(({ c, width }): Piece => ({
+      fmt: `%${width || ''}c`,
+      arg: { size: 1, value: BigInt(c) },
+      text: String.fromCharCode(c).padStart(width, ' '),
+      traceCmdSame: false,
+    }));
+  const left = fc
+    .record({ v: fc.integer({ min: 0, max: 99999 }), width: fc.integer({ min: 1, max: 9 }) })
+    .map(({ v, width }): Piece => ({ fmt: `%-${width}u`, arg: { size: 4, value: BigInt(v) }, text: String(v).padEnd(width, ' '), traceCmdSame: false }));
   // (a letter or digit after %p would make it an extension: `;` follows it)
-  const ptr = fc.bigInt({ min: 1n, max: longSize === 8 ? 2n ** 64n - 1n : 2n ** 32n - 1n }).map((p): Piece => ({ fmt: '%p;', arg: { size: longSize, value: p }, text: '0x' + p.toString(16) + ';', traceCmdSame: false }));
+  const ptr = fc
+    .bigInt({ min: 1n, max: longSize === 8 ? 2n ** 64n - 1n : 2n ** 32n - 1n })
+    .map((p): Piece => ({ fmt: '%p;', arg: { size: longSize, value: p }, text: '0x' + p.toString(16) + ';', traceCmdSame: false }));
   const lit = fc.stringMatching(/^[a-z=:, ]{0,6}$/).map((t): Piece => ({ fmt: t, arg: null, text: t, traceCmdSame: true }));
   const pct = fc.constant<Piece>({ fmt: '%%', arg: null, text: '%', traceCmdSame: true });
   return fc.oneof(int, str, chr, left, ptr, lit, pct);
@@ -84,10 +104,33 @@ const caseArb: fc.Arbitrary<Case> = fc
     const ts = fc.integer({ min: 0, max: 2 ** 40 }); // gaps past 2^27 need time extends
     const lost = fc.option(fc.integer({ min: 0, max: 1000 }), { nil: undefined, freq: 8 });
     const cpu = fc.integer({ min: 0, max: h.cpus - 1 });
-    const sample = fc.record({ kind: fc.constant('sample' as const), cpu, ts, pid: fc.constantFrom(0, 7, 42, 99), value: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), label: fc.stringMatching(/^[a-z_]{0,15}$/), lostBefore: lost });
+    const sample = fc.record({
+      kind: fc.constant('sample' as const),
+      cpu,
+      ts,
+      pid: fc.constantFrom(0, 7, 42, 99),
+      value: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+      label: fc.stringMatching(/^[a-z_]{0,15}$/),
+      lostBefore: lost,
+    });
     const ip = h.longSize === 8 ? fc.bigInt({ min: 1n, max: 2n ** 64n - 2n }) : fc.bigInt({ min: 1n, max: 2n ** 32n - 2n });
-    const stack = fc.record({ kind: fc.constant('stack' as const), cpu, ts, pid: fc.constantFrom(7, 42), ips: fc.array(ip, { minLength: 1, maxLength: 20 }), lostBefore: lost });
-    const print = fc.record({ cpu, ts, pid: fc.constantFrom(7, 42), ip, pieces: fc.array(pieceArb(h.longSize), { maxLength: 6 }), nl: fc.boolean(), lostBefore: lost });
+    const stack = fc.record({
+      kind: fc.constant('stack' as const),
+      cpu,
+      ts,
+      pid: fc.constantFrom(7, 42),
+      ips: fc.array(ip, { minLength: 1, maxLength: 20 }),
+      lostBefore: lost,
+    });
+    const print = fc.record({
+      cpu,
+      ts,
+      pid: fc.constantFrom(7, 42),
+      ip,
+      pieces: fc.array(pieceArb(h.longSize), { maxLength: 6 }),
+      nl: fc.boolean(),
+      lostBefore: lost,
+    });
     return fc.record({
       h: fc.constant(h),
       pageSize: fc.constantFrom(256, 4096),
@@ -106,10 +149,36 @@ const caseArb: fc.Arbitrary<Case> = fc
       printk.push([addr, fmt]);
       if (!e.pieces.every((p) => p.traceCmdSame)) notLikeTraceCmd.add(i);
       texts.set(i, `0x${e.ip.toString(16)}: p:${e.pieces.map((p) => p.text).join('')}`);
-      return { kind: 'print', cpu: e.cpu, ts: e.ts, pid: e.pid, ip: e.ip, fmt: addr, args: e.pieces.flatMap((p) => (p.arg ? [p.arg] : [])), lostBefore: e.lostBefore };
+      return {
+        kind: 'print',
+        cpu: e.cpu,
+        ts: e.ts,
+        pid: e.pid,
+        ip: e.ip,
+        fmt: addr,
+        args: e.pieces.flatMap((p) => (p.arg ? [p.arg] : [])),
+        lostBefore: e.lostBefore,
+      };
     });
-    const o: DatWriteOptions = { littleEndian: h.littleEndian, longSize: h.longSize, padding: h.padding, cpus: h.cpus, pageSize, comms: [[7, 'seven'], [42, 'answer']], printk, events: evs };
-    return { o, v: { version: h.version, compression: h.compression, bufferOptionFirst: h.bufferOptionFirst, metadataLast: h.metadataLast }, texts, notLikeTraceCmd };
+    const o: DatWriteOptions = {
+      littleEndian: h.littleEndian,
+      longSize: h.longSize,
+      padding: h.padding,
+      cpus: h.cpus,
+      pageSize,
+      comms: [
+        [7, 'seven'],
+        [42, 'answer'],
+      ],
+      printk,
+      events: evs,
+    };
+    return {
+      o,
+      v: { version: h.version, compression: h.compression, bufferOptionFirst: h.bufferOptionFirst, metadataLast: h.metadataLast },
+      texts,
+      notLikeTraceCmd,
+    };
   });
 
 /** What the reader should send, made plainly from the input: CPU by CPU, each by time. */
@@ -123,7 +192,8 @@ function expected(c: Case): string[] {
       if (e.lostBefore !== undefined) out.push(`l ${cpu} ${e.lostBefore > 0 ? e.lostBefore : null}`);
       if (e.kind === 'sample') out.push(`e ${cpu} ${e.ts / 1e9} ${e.pid} sample value=${e.value} label=${e.label}`);
       else if (e.kind === 'print') out.push(`e ${cpu} ${e.ts / 1e9} ${e.pid} bprint ${c.texts.get(idx.get(e)!)}`);
-      else if (e.kind === 'stack') out.push(`s ${cpu} ${e.ts / 1e9} ${e.pid} ${e.ips.map((ip) => (ip === 0x7fffffffn ? '[FTRACE TRAMPOLINE]' : '0x' + ip.toString(16))).join(',')}`);
+      else if (e.kind === 'stack')
+        out.push(`s ${cpu} ${e.ts / 1e9} ${e.pid} ${e.ips.map((ip) => (ip === 0x7fffffffn ? '[FTRACE TRAMPOLINE]' : '0x' + ip.toString(16))).join(',')}`);
     }
   }
   return out;
@@ -147,16 +217,22 @@ describe('trace.dat written by the writers (v6 and v7, both byte orders, none/zl
 
   it('a truncated or damaged file gives diagnostics, never a throw, and counts every byte', () => {
     fc.assert(
-      fc.property(caseArb, fc.nat(), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 4 }), (c, cut, flips, cuts) => {
-        const whole = write(c.o, c.v);
-        const bytes = whole.slice(0, cut % (whole.length + 1));
-        for (const [at, b] of flips) if (bytes.length) bytes[at % bytes.length] = b;
-        const { r, log } = readDat(bytes, cuts);
-        expect(r.total).toBe(bytes.length);
-        expect(r.used + r.unused).toBe(bytes.length);
-        expect(r.used).toBeLessThanOrEqual(bytes.length);
-        if (bytes.length < whole.length && flips.length === 0) expect(log.size).toBeGreaterThan(0);
-      }),
+      fc.property(
+        caseArb,
+        fc.nat(),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        (c, cut, flips, cuts) => {
+          const whole = write(c.o, c.v);
+          const bytes = whole.slice(0, cut % (whole.length + 1));
+          for (const [at, b] of flips) if (bytes.length) bytes[at % bytes.length] = b;
+          const { r, log } = readDat(bytes, cuts);
+          expect(r.total).toBe(bytes.length);
+          expect(r.used + r.unused).toBe(bytes.length);
+          expect(r.used).toBeLessThanOrEqual(bytes.length);
+          if (bytes.length < whole.length && flips.length === 0) expect(log.size).toBeGreaterThan(0);
+        },
+      ),
       { numRuns: 30 },
     );
   }, 60_000);
@@ -175,7 +251,14 @@ describe('trace.dat written by the writers (v6 and v7, both byte orders, none/zl
       const cases: [string, [number, Uint8Array][], (ns: number) => number][] = [
         ['OFFSET', [[7, enc.encode('1000000000\0')]], (ns) => ns + 1e9],
         ['TSC2NSEC', [[14, tsc(little)]], (ns) => Math.floor((ns * 3) / 2)],
-        ['both', [[7, enc.encode('5000\0')], [14, tsc(little)]], (ns) => Math.floor((ns * 3) / 2) + 5000],
+        [
+          'both',
+          [
+            [7, enc.encode('5000\0')],
+            [14, tsc(little)],
+          ],
+          (ns) => Math.floor((ns * 3) / 2) + 5000,
+        ],
       ];
       for (const [, extraOptions, want] of cases) {
         const events = raw.map((ts) => ({ kind: 'sample' as const, cpu: 0, ts, pid: 7, value: 1, label: 'a' }));
@@ -220,7 +303,18 @@ describe.skipIf(!hasTraceCmd)('trace-cmd report applies OFFSET and TSC2NSEC as t
     new DataView(tsc.buffer).setUint32(0, 5, true);
     new DataView(tsc.buffer).setUint32(4, 2, true);
     const events = [2_000_000, 9_000_000, 2 ** 34].map((ts) => ({ kind: 'sample' as const, cpu: 0, ts, pid: 7, value: 1, label: 'a' }));
-    const b = writeTraceDatV7({ littleEndian: true, longSize: 8, cpus: 1, comms: [[7, 'x']], events, compression: 'none', extraOptions: [[7, new TextEncoder().encode('123000\0')], [14, tsc]] });
+    const b = writeTraceDatV7({
+      littleEndian: true,
+      longSize: 8,
+      cpus: 1,
+      comms: [[7, 'x']],
+      events,
+      compression: 'none',
+      extraOptions: [
+        [7, new TextEncoder().encode('123000\0')],
+        [14, tsc],
+      ],
+    });
     const file = join(dir, 'opts.dat');
     writeFileSync(file, b);
     const ours = readDat(b, 0).got.events.map((e) => String(Math.floor(Math.round(e.ts * 1e9) / 1000)));
@@ -240,27 +334,38 @@ describe.skipIf(!hasTraceCmd)('trace-cmd report reads what the writer wrote', ()
       // and the section order trace-cmd writes: with the metadata after the data, `trace-cmd report`
       // (3.1.6) printed 1 of 4 events of a file our reader reads whole (not explained yet; our own
       // round trip above still covers that order)
-      fc.property(caseArb.filter((c) => (c.v.compression !== 'zlib' || c.v.version === 6) && !c.v.metadataLast), (c0) => {
-        // whole microseconds: report prints them from a double, where a 500 ns remainder may round either way
-        // and only the formats libtraceevent prints as the kernel does (one it cannot parse spoils others)
-        const events = c0.o.events.filter((_, i) => !c0.notLikeTraceCmd.has(i)).map((e) => ({ ...e, ts: Math.floor(e.ts / 1000) * 1000 }));
-        const c = { ...c0, o: { ...c0.o, events } };
-        const bytes = write(c.o, c.v);
-        const file = join(dir, `w${n++}.dat`);
-        writeFileSync(file, bytes);
-        const report = reportLines(file);
-        const { got } = readDat(bytes, 0);
-        const us = (s: number) => String(Math.floor(Math.round(s * 1e9) / 1000));
-        const key = (cpu: number, ts: number | string, name: string) => `${cpu} ${typeof ts === 'number' ? us(ts) : String(+ts.replace('.', ''))} ${name}`;
-        const ours = [...got.events.map((e) => key(e.cpu, e.ts, e.name)), ...got.stacks.map((s) => key(s.cpu, s.ts, 'kernel_stack'))].sort();
-        expect(report.map((l) => key(l.cpu, l.ts, l.name)).sort()).toEqual(ours);
-        expect(report.length).toBe(c.o.events.length);
-        // the bprint text
-        const rt = (ts: string) => String(+ts.replace('.', ''));
-        const prints = got.events.filter((e) => e.name === 'bprint').map((e) => `${e.cpu} ${us(e.ts)} ${e.payload.trimEnd()}`).sort();
-        expect(report.filter((l) => l.name === 'bprint').map((l) => `${l.cpu} ${rt(l.ts)} ${l.text.trimEnd()}`).sort()).toEqual(prints);
-        compared += prints.length;
-      }),
+      fc.property(
+        caseArb.filter((c) => (c.v.compression !== 'zlib' || c.v.version === 6) && !c.v.metadataLast),
+        (c0) => {
+          // whole microseconds: report prints them from a double, where a 500 ns remainder may round either way
+          // and only the formats libtraceevent prints as the kernel does (one it cannot parse spoils others)
+          const events = c0.o.events.filter((_, i) => !c0.notLikeTraceCmd.has(i)).map((e) => ({ ...e, ts: Math.floor(e.ts / 1000) * 1000 }));
+          const c = { ...c0, o: { ...c0.o, events } };
+          const bytes = write(c.o, c.v);
+          const file = join(dir, `w${n++}.dat`);
+          writeFileSync(file, bytes);
+          const report = reportLines(file);
+          const { got } = readDat(bytes, 0);
+          const us = (s: number) => String(Math.floor(Math.round(s * 1e9) / 1000));
+          const key = (cpu: number, ts: number | string, name: string) => `${cpu} ${typeof ts === 'number' ? us(ts) : String(+ts.replace('.', ''))} ${name}`;
+          const ours = [...got.events.map((e) => key(e.cpu, e.ts, e.name)), ...got.stacks.map((s) => key(s.cpu, s.ts, 'kernel_stack'))].sort();
+          expect(report.map((l) => key(l.cpu, l.ts, l.name)).sort()).toEqual(ours);
+          expect(report.length).toBe(c.o.events.length);
+          // the bprint text
+          const rt = (ts: string) => String(+ts.replace('.', ''));
+          const prints = got.events
+            .filter((e) => e.name === 'bprint')
+            .map((e) => `${e.cpu} ${us(e.ts)} ${e.payload.trimEnd()}`)
+            .sort();
+          expect(
+            report
+              .filter((l) => l.name === 'bprint')
+              .map((l) => `${l.cpu} ${rt(l.ts)} ${l.text.trimEnd()}`)
+              .sort(),
+          ).toEqual(prints);
+          compared += prints.length;
+        },
+      ),
       { numRuns: 12 },
     );
     expect(compared).toBeGreaterThan(0);

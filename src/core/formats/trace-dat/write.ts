@@ -253,7 +253,9 @@ export const HEADER_EVENT = '# compressed entry header\n\ttype_len    :    5 bit
 
 /** printk_formats text: the kernel escapes newline, tab and the double quote. */
 export function printkText(o: DatWriteOptions): string {
-  return (o.printk ?? []).map(([a, f]) => `0x${a.toString(16)} : "${f.replace(/["\n\t]/g, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : '\\"'))}"\n`).join('');
+  return (o.printk ?? [])
+    .map(([a, f]) => `0x${a.toString(16)} : "${f.replace(/["\n\t]/g, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : '\\"'))}"\n`)
+    .join('');
 }
 
 export const cmdlinesText = (o: DatWriteOptions) => o.comms.map(([pid, comm]) => `${pid} ${comm}\n`).join('');
@@ -392,7 +394,7 @@ export function cpuPages(events: DatWriteEvent[], o: DatWriteOptions, pageSize: 
   for (const e of events) {
     const rec = record(e, o, abi);
     const big = rec.length > 28 * 4;
-    const need = (big ? 8 : 4) + ((rec.length + 3) & ~3) + 8 /* extend */ + 12 /* padding */ + L /* lost count */;
+    const need = (big ? 8 : 4) + ((rec.length + 3) & ~3) + 8 /* extend */ + 12 /* padding */ + L; /* lost count */
     if (e.lostBefore !== undefined || !page || at + need > pageSize) {
       if (page && e.lostBefore === undefined && at + 4 <= pageSize) {
         // end-of-page padding: a null padding event (delta 0) means "the rest of the page"
@@ -492,7 +494,14 @@ export function writeTraceDat(o: DatWriteOptions): Uint8Array {
   w.u16(0);
   w.bytes(enc.encode('flyrecord\0'));
   const perCpu: Uint8Array[][] = [];
-  for (let c = 0; c < o.cpus; c++) perCpu.push(cpuPages(o.events.filter((e) => e.cpu === c).sort((a, b) => a.ts - b.ts), o, pageSize));
+  for (let c = 0; c < o.cpus; c++)
+    perCpu.push(
+      cpuPages(
+        o.events.filter((e) => e.cpu === c).sort((a, b) => a.ts - b.ts),
+        o,
+        pageSize,
+      ),
+    );
   let off = Math.ceil((w.length + 16 * o.cpus) / pageSize) * pageSize;
   for (let c = 0; c < o.cpus; c++) {
     const size = perCpu[c].length * pageSize;
