@@ -27,15 +27,13 @@ test('?filter=F&weight=field:bytes_alloc: every top stack row is top --json --fi
   const summary = JSON.parse(cli(['summary', '--json', '--filter', F, ...sampleFiles])) as { events: number; cookies: number; resolved: number };
   await page.goto(`/?filter=${encodeURIComponent(F)}&weight=field:bytes_alloc`);
   await applied(page, F);
-  const got = await page
-    .getByTestId('top-stack-row')
-    .evaluateAll((els) =>
-      els.map((e) => ({
-        hash: e.getAttribute('data-stack-hash')!,
-        count: Number(e.getAttribute('data-count')),
-        weight: Number(e.getAttribute('data-weight')),
-      })),
-    );
+  const got = await page.getByTestId('top-stack-row').evaluateAll((els) =>
+    els.map((e) => ({
+      hash: e.getAttribute('data-stack-hash')!,
+      count: Number(e.getAttribute('data-count')),
+      weight: Number(e.getAttribute('data-weight')),
+    })),
+  );
   expect(got.length).toBe(Math.min(200, top.rows.length));
   for (const g of got) expect([g.count, g.weight], g.hash).toEqual([want.get(g.hash)?.count, want.get(g.hash)?.weight]);
   const shown = await summaryNumbers(page);

@@ -393,15 +393,13 @@ test('the generation diff tells rows apart by their first differing frame and ex
   await expect(col.getByTestId('diff-row')).toHaveCount(diff.onlyA.length);
   await expect(col.getByTestId('diff-more')).toHaveText('show fewer');
   // rows that share a leaf carry a second line, and it is a frame of their stack where the others differ
-  const labels = await col
-    .getByTestId('diff-row')
-    .evaluateAll((rows) =>
-      rows.map((r) => ({
-        stack: Number(r.getAttribute('data-stack')),
-        leaf: r.querySelector('.diff-label .mono')!.textContent!,
-        apart: r.querySelector('[data-testid=diff-apart]')?.textContent ?? null,
-      })),
-    );
+  const labels = await col.getByTestId('diff-row').evaluateAll((rows) =>
+    rows.map((r) => ({
+      stack: Number(r.getAttribute('data-stack')),
+      leaf: r.querySelector('.diff-label .mono')!.textContent!,
+      apart: r.querySelector('[data-testid=diff-apart]')?.textContent ?? null,
+    })),
+  );
   const leafCount = new Map<string, number>();
   const every = [...diff.onlyA, ...diff.onlyB, ...diff.changed];
   for (const r of every) leafCount.set(r.leaf, (leafCount.get(r.leaf) ?? 0) + 1);

@@ -60,14 +60,12 @@ function pieceArb(longSize: 4 | 8): fc.Arbitrary<Piece> {
   const str = fc
     .record({ s: fc.stringMatching(/^[a-z ]{0,8}$/), width })
     .map(({ s, width }): Piece => ({ fmt: `%${width || ''}s`, arg: { str: s }, text: s.padStart(width, ' '), traceCmdSame: true }));
-  const chr = fc
-    .record({ c: fc.integer({ min: 33, max: 126 }), width })
-    .map(({ c, width }): Piece => ({
-      fmt: `%${width || ''}c`,
-      arg: { size: 1, value: BigInt(c) },
-      text: String.fromCharCode(c).padStart(width, ' '),
-      traceCmdSame: false,
-    }));
+  const chr = fc.record({ c: fc.integer({ min: 33, max: 126 }), width }).map(({ c, width }): Piece => ({
+    fmt: `%${width || ''}c`,
+    arg: { size: 1, value: BigInt(c) },
+    text: String.fromCharCode(c).padStart(width, ' '),
+    traceCmdSame: false,
+  }));
   const left = fc
     .record({ v: fc.integer({ min: 0, max: 99999 }), width: fc.integer({ min: 1, max: 9 }) })
     .map(({ v, width }): Piece => ({ fmt: `%-${width}u`, arg: { size: 4, value: BigInt(v) }, text: String(v).padEnd(width, ' '), traceCmdSame: false }));
