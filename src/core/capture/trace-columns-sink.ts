@@ -108,8 +108,14 @@ export function columnsSink(
   const candFrom = new Int32Array(1024 * CANDIDATES);
   const candTo = new Int32Array(1024 * CANDIDATES);
   const candBytes: (Uint8Array | null)[] = new Array<Uint8Array | null>(1024 * CANDIDATES).fill(null);
-  /** CPUs that may have candidates */
+  /**
+   * CPUs with a candidate read from the chunk now pushed (each once: `listed`), whose payloads
+   * bytesDone copies aside. A CPU keeps its one candidate across chunks (aside), so it is listed
+   * again by its next candidate, not by its count going from 0 (a count of 1 left from the last
+   * chunk let a new candidate's bytes go unsaved, read after the caller reused its buffer).
+   */
   const candCpus: number[] = [];
+  const listed = new Uint8Array(1024);
   const ranges = new Int32Array(4);
   let decoder: TextDecoder | null = null;
   const text = (b: Uint8Array, from: number, to: number): string => (decoder ??= new TextDecoder()).decode(b.subarray(from, to));
@@ -194,7 +200,10 @@ export function columnsSink(
       prune(cpu);
       c = candCount[cpu];
     }
-    if (c === 0) candCpus.push(cpu);
+    if (listed[cpu] === 0) {
+      listed[cpu] = 1;
+      candCpus.push(cpu);
+    }
     const j = cpu * CANDIDATES + c;
     candEv[j] = i;
     candKind[j] = k;
@@ -365,7 +374,10 @@ export function columnsSink(
       eventMore(tgid, payload, 0, payload.length);
     },
     bytesDone: () => {
-      for (const cpu of candCpus) keepAside(cpu);
+      for (const cpu of candCpus) {
+        keepAside(cpu);
+        listed[cpu] = 0;
+      }
       candCpus.length = 0;
     },
     eventMore,
