@@ -2,7 +2,7 @@
  * Test helpers for the trace.dat readers: a sink that keeps what it gets, a read at a chunk size,
  * trace-cmd (the second method) when installed, and its `report` lines parsed.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { DiagnosticLog } from '../formats/diagnostics.ts';
 import { feedChunks, feedCuts } from './formats.ts';
 import { createTraceDatParser } from '../formats/trace-dat/trace-dat.ts';
@@ -53,13 +53,15 @@ export const hasTraceCmd = (() => {
 })();
 
 export function traceCmd(args: string[]): string {
-  try {
-    return execFileSync('trace-cmd', args, { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] });
-  } catch (e) {
-    throw new Error(
-      `trace-cmd ${args[0]} failed (${(e as Error).message}): install Debian's trace-cmd (apt-get install trace-cmd); this test needs it as its second method`,
-    );
-  }
+  return traceCmdRun(args).stdout;
+}
+
+/** trace-cmd's stdout and stderr (what a check that found nothing in its output says). */
+export function traceCmdRun(args: string[]): { stdout: string; stderr: string } {
+  const r = spawnSync('trace-cmd', args, { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.error === undefined && r.status === 0) return { stdout: r.stdout, stderr: r.stderr };
+  const why = r.error?.message ?? `exit ${r.status ?? r.signal}: ${(r.stderr ?? '').slice(-500)}`;
+  throw new Error(`trace-cmd ${args[0]} failed (${why}): install Debian's trace-cmd (apt-get install trace-cmd); this test needs it as its second method`);
 }
 
 export interface ReportLine {
