@@ -7,7 +7,7 @@ import { DEFAULT_OPTIONS } from '../../core/sim/sim-options.ts';
 import { Simulation } from '../../core/sim/simulation.ts';
 import { cpuReports, setSimSession, simSession, sleep, startWorkers, terminate, type SimSession } from './sim-session.ts';
 import { maxSimCpus, type SimSettings } from './sim-settings.ts';
-import { storiesOf, useSimStore } from './sim-store.ts';
+import { runStarting, storiesOf, useSimStore } from './sim-store.ts';
 
 /**
  * The guided scenarios in the page (core/sim/scenarios.ts): Run sets the pane's settings to the
@@ -49,19 +49,7 @@ export const useScenarioStore = create<ScenarioState>((set, get) => ({
     setSimSession(null);
     // the controls show what the scenario runs with
     sim.set(settingsOf(o));
-    useSimStore.setState({
-      status: 'starting',
-      error: null,
-      ledger: null,
-      stories: null,
-      current: null,
-      snapshots: [],
-      dumps: 0,
-      estale: 0,
-      resets: { ok: 0, ebusy: 0, refused: 0 },
-      pendingResets: 0,
-      report: null,
-    });
+    useSimStore.setState(runStarting());
     try {
       const s = await start(new Simulation(sc.options, false));
       const finished = () => s.ended.every(Boolean);

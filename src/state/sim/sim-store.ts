@@ -104,6 +104,25 @@ export interface SimState {
   openInExplorer(): Promise<void>;
 }
 
+/** What a run (a free one or a guided scenario, sim-scenario.ts) starts from: nothing of the last run's kept. */
+export function runStarting() {
+  return {
+    status: 'starting' as const,
+    error: null,
+    ledger: null,
+    stories: null,
+    current: null,
+    snapshots: [],
+    dumps: 0,
+    estale: 0,
+    resets: { ok: 0, ebusy: 0, refused: 0 },
+    pendingResets: 0,
+    freeing: false,
+    lastFree: null,
+    report: null,
+  };
+}
+
 export const useSimStore = create<SimState>((set, get) => ({
   pane: initialPane,
   settings: initialSettings,
@@ -156,21 +175,7 @@ export const useSimStore = create<SimState>((set, get) => ({
       });
       return;
     }
-    set({
-      status: 'starting',
-      error: null,
-      ledger: null,
-      stories: null,
-      current: null,
-      snapshots: [],
-      dumps: 0,
-      estale: 0,
-      resets: { ok: 0, ebusy: 0, refused: 0 },
-      pendingResets: 0,
-      freeing: false,
-      lastFree: null,
-      report: null,
-    });
+    set(runStarting());
     try {
       const cpus = run?.options.cpus ?? Math.min(Math.max(1, o.cpus), maxSimCpus());
       const replay = !run && o.workload === 'replay' ? await replayOfLoadedCapture() : null;
