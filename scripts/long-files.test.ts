@@ -19,13 +19,6 @@ const ROOT = new URL('../', import.meta.url).pathname;
 const TREES = ['src', 'bench', 'e2e', 'scripts'];
 const LIMIT = 400;
 
-/**
- * Long files whose README is being changed by someone else as this test comes in, each with why
- * it is not given its reason here. The test fails once one of them is short or has its reason:
- * take it out then.
- */
-const PENDING: Record<string, string> = {};
-
 const isSource = (name: string) => /\.(ts|tsx|mjs)$/.test(name);
 
 /** Every source file under `dir` (fixtures and node_modules left out), as paths from the repo. */
@@ -64,33 +57,27 @@ function longReason(readme: string, name: string): string | null {
   return null;
 }
 
-/** The files over LIMIT lines whose README gives no reason (pending ones apart), and the pending ones that no longer need to be. */
-function unexplained(
-  files: readonly { path: string; lines: number }[],
-  readText: (path: string) => string | null,
-): { missing: string[]; stalePending: string[] } {
+/** The files over LIMIT lines whose README gives no reason. */
+function unexplained(files: readonly { path: string; lines: number }[], readText: (path: string) => string | null): string[] {
   const missing: string[] = [];
-  const explained = new Set<string>();
   for (const f of files) {
     if (f.lines <= LIMIT) continue;
     const r = readmeOf(f.path, readText);
-    if (r && longReason(r.text, r.name) !== null) explained.add(f.path);
-    else if (!(f.path in PENDING)) missing.push(`${f.path} (${f.lines} lines): no \`${r?.name ?? f.path}\` (long: ...) in ${r?.readme ?? 'any README'}`);
+    if (!r || longReason(r.text, r.name) === null)
+      missing.push(`${f.path} (${f.lines} lines): no \`${r?.name ?? f.path}\` (long: ...) in ${r?.readme ?? 'any README'}`);
   }
-  const long = new Set(files.filter((f) => f.lines > LIMIT).map((f) => f.path));
-  const stalePending = Object.keys(PENDING).filter((p) => !long.has(p) || explained.has(p));
-  return { missing, stalePending };
+  return missing;
 }
 
 describe(`source files over ${LIMIT} lines`, () => {
-  it('each has a one-line reason in its folder README (or is pending, and still needs one)', () => {
+  it('each has a one-line reason in its folder README', () => {
     const files = TREES.flatMap((t) => sources(t)).map((path) => ({ path, lines: lineCount(readFileSync(join(ROOT, path), 'utf8')) }));
     expect(files.length).toBeGreaterThan(100);
     const read = (p: string) => (existsSync(join(ROOT, p)) ? readFileSync(join(ROOT, p), 'utf8') : null);
-    expect(unexplained(files, read)).toEqual({ missing: [], stalePending: [] });
+    expect(unexplained(files, read)).toEqual([]);
   });
 
-  it('can fail: a long file without its reason, a reason on another file, a reason out of a table, and a stale pending entry', () => {
+  it('can fail: a long file without its reason, a reason on another file, a reason out of a table', () => {
     const readmes: Record<string, string> = {
       'src/x/README.md':
         '# x\n\n| file | what |\n| --- | --- |\n| `a.ts` (long: one reader; one state machine) | a |\n| `b.ts` | b (long: not after its name) |\n| `*.test.ts` | `c.test.ts` (long: one case per shape) |\n\n`d.ts` (long: outside the table)\n',
@@ -103,11 +90,9 @@ describe(`source files over ${LIMIT} lines`, () => {
       { path: 'src/x/d.ts', lines: 450 },
       { path: 'src/x/e.ts', lines: 400 },
       { path: 'src/ui/pane/P.tsx', lines: 700 },
-      { path: 'src/core/sim/ring.ts', lines: 300 },
     ];
     const got = unexplained(files, (p) => readmes[p] ?? null);
-    expect(got.missing.map((m) => m.split(' ')[0])).toEqual(['src/x/b.ts', 'src/x/d.ts']);
-    expect(got.stalePending).toEqual(Object.keys(PENDING));
+    expect(got.map((m) => m.split(' ')[0])).toEqual(['src/x/b.ts', 'src/x/d.ts']);
     expect(longReason(readmes['src/x/README.md'], 'a.ts')).toBe('one reader; one state machine');
     expect(lineCount('a\nb\n')).toBe(2);
   });
