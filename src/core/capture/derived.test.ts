@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { derive, EVENT_BYTES, MAX_DEPTH } from './derived.ts';
+import { derive } from './derived.ts';
+import { EVENT_BYTES, MAX_DEPTH } from './ring-bytes.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { DEFAULT_EVENT_BYTES } from '../sim/ring.ts';
 import { MAIL } from '../sim/retention.ts';

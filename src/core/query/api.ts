@@ -263,7 +263,7 @@ export interface SelectionSummary {
   /** the selection's cookies that reused a slot already in the map */
   dedupRate: number;
   /** the selection's stack bytes in the ring buffer with and without the map */
-  ringBuffer: import('../capture/derived.ts').RingBufferStats;
+  ringBuffer: import('../capture/ring-bytes.ts').RingBufferStats;
 }
 
 export interface GenerationDiffRow {

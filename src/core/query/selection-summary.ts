@@ -1,4 +1,4 @@
-import { RingBytes } from '../capture/derived.ts';
+import { RingBytes } from '../capture/ring-bytes.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import type { Selection, SelectionSummary } from './api.ts';
 import { isAll, SelectionFilter } from './selection.ts';

@@ -1,4 +1,4 @@
-import { RECORD_BYTES } from '../capture/derived.ts';
+import { RECORD_BYTES } from '../capture/ring-bytes.ts';
 import type { ExplorerData, Occurrences } from './explorer-data.ts';
 import type { Selection, TopStackRow, TopStacksRequest, TopStacksResult } from './api.ts';
 import { genValue, isOccurrence, SelectionFilter } from './selection.ts';

@@ -1,6 +1,6 @@
 import { Fragment, type ReactNode } from 'react';
 import type { ParsedStat } from '../../core/formats/types.ts';
-import type { RingBufferStats } from '../../core/capture/derived.ts';
+import type { RingBufferStats } from '../../core/capture/ring-bytes.ts';
 import { segmentWarnings } from '../../core/capture/segments.ts';
 import { useLoadStore } from '../../state/load/load-store.ts';
 import { useSelectionSummary } from '../../state/view/queries.ts';
