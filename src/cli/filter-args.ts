@@ -1,4 +1,5 @@
-import { EventFilter, FilterError } from '../core/capture/event-filter.ts';
+import { EventFilter } from '../core/capture/event-filter.ts';
+import { FilterError } from '../core/capture/event-filter-parse.ts';
 import type { OptionSpec, ParsedOptions } from './usage.ts';
 
 /** `--filter EXPR`, repeatable (ORed, as trace-cmd's several `-F`). */

@@ -20,7 +20,8 @@ import { diffFolded, diffSide, diffSides, type DiffResult } from '../core/export
 import { numericFields, weightedView, type WeightedView } from '../core/query/weighted-view.ts';
 import { eventGroups, parseGroupBy, type EventGroups } from '../core/query/weigh.ts';
 import { ExplorerData as Data } from '../core/query/explorer-data.ts';
-import { EventFilter, FilterError } from '../core/capture/event-filter.ts';
+import { EventFilter } from '../core/capture/event-filter.ts';
+import { FilterError } from '../core/capture/event-filter-parse.ts';
 
 /**
  * A large trace's second half on a nested worker (trace-part-client.ts), where there are cores

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EventFilter, FilterError, MAX_DEPTH, textInteger, type FilterEvent } from './event-filter.ts';
+import { EventFilter, textInteger, type FilterEvent } from './event-filter.ts';
+import { FilterError, MAX_DEPTH } from './event-filter-parse.ts';
 
 const ev = (name: string, payload: string, more: Partial<FilterEvent> = {}): FilterEvent => ({
   name,
