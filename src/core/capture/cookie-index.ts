@@ -1,4 +1,5 @@
-import type { DumpIndex, SlotMap } from './dumps.ts';
+import type { DumpIndex } from './dumps.ts';
+import type { SlotMap } from './slot-map.ts';
 import { RecordKind, RecordStatus, type TraceColumns } from './trace-columns.ts';
 
 /**

@@ -1,0 +1,154 @@
+// A dump's (or a generation's) slots by number: SlotMap, a slot number's row in the rows of an
+// index (dumps.ts's DumpIndex), and DumpSlot, one row read as a slot.
+import { Growable } from '../base/growable.ts';
+
+/** The rows a SlotMap's entries name: each kept slot's stack, ref_count, source and frames (DumpIndex holds them). */
+export interface SlotRows {
+  /** the row's stack node, interned when first asked */
+  stackOfRow(row: number): number;
+  refCountOfRow(row: number): number;
+  sourceOfRow(row: number): number;
+  /** frame keys, leaf first */
+  framesOfRow(row: number): string[];
+  /** another reading of the row's stack */
+  setFramesOfRow(row: number, frames: string[]): void;
+}
+
+/**
+ * One slot of one dump, as a view of the index's columns (made when asked: the index holds no
+ * object and no Map entry per slot). Its stack is interned only when first asked for (normally
+ * at `DumpIndex.seal`, once every dump is in), so a reading replaced by a better one of the same
+ * stack (a raw-address binary record by its symbolized text twin) never enters the stack table
+ * and never counts as a distinct stack. A binary record's frames stay ids into the frame table's
+ * frames (integers) until some merge reads them as strings or the stack is interned.
+ */
+export class DumpSlot {
+  constructor(
+    private readonly index: SlotRows,
+    /** the slot's row in the index's columns */
+    readonly row: number,
+  ) {}
+
+  /** the stack's node in the stack table */
+  get stack(): number {
+    return this.index.stackOfRow(this.row);
+  }
+
+  /** the largest ref_count any dump read gave it */
+  get refCount(): number {
+    return this.index.refCountOfRow(this.row);
+  }
+
+  /** index into the index's sources of the dump this slot came from first */
+  get source(): number {
+    return this.index.sourceOfRow(this.row);
+  }
+
+  /** frame keys, leaf first (the same array until the reading changes or the stack is interned) */
+  get frames(): string[] {
+    return this.index.framesOfRow(this.row);
+  }
+
+  /** Another reading of the same stack, with more frames named. */
+  setFrames(frames: string[]): void {
+    this.index.setFramesOfRow(this.row, frames);
+  }
+}
+
+/** Slot numbers a SlotMap looks up in an array (below this, and not far above its count); others in a Map. */
+const DIRECT_SLOTS = 1 << 22;
+
+/**
+ * A dump's (or a generation's) slots by number, in the order they came: two columns (the slot
+ * number, its row in the index) and an array from slot number to entry, since slot numbers are
+ * dense (a Map only for numbers far above the count, which a file may give). Read as a
+ * `ReadonlyMap` of DumpSlot views, or entry by entry (`slotAt`, `stackAt`, `refCountAt`) by code
+ * that goes through every slot.
+ */
+export class SlotMap {
+  private readonly numbers = new Growable(Float64Array, 256);
+  private readonly rows = new Growable(Int32Array, 256);
+  /** slot number -> entry + 1 (0: none) */
+  private direct: Int32Array = new Int32Array(0);
+  private far: Map<number, number> | null = null;
+
+  constructor(private readonly index: SlotRows) {}
+
+  get size(): number {
+    return this.numbers.length;
+  }
+
+  /** The entry of slot `slot`, or -1. */
+  private entryOf(slot: number): number {
+    if (slot >= 0 && slot < this.direct.length) {
+      const e = this.direct[slot];
+      if (e > 0) return e - 1;
+    }
+    const f = this.far?.get(slot);
+    return f === undefined ? -1 : f;
+  }
+
+  /** Slot `slot`'s row in the index, or -1. */
+  rowOf(slot: number): number {
+    const e = this.entryOf(slot);
+    return e < 0 ? -1 : this.rows.get(e);
+  }
+
+  /** Adds slot `slot` (not in the map) at row `row`. */
+  add(slot: number, row: number): void {
+    const e = this.numbers.length;
+    this.numbers.push(slot);
+    this.rows.push(row);
+    if (Number.isInteger(slot) && slot >= 0 && slot < DIRECT_SLOTS && slot <= 4 * e + 1024) {
+      if (slot >= this.direct.length) {
+        const grown = new Int32Array(Math.min(DIRECT_SLOTS, Math.max(1024, 2 * this.direct.length, slot + 1)));
+        grown.set(this.direct);
+        this.direct = grown;
+      }
+      this.direct[slot] = e + 1;
+    } else (this.far ??= new Map()).set(slot, e);
+  }
+
+  has(slot: number): boolean {
+    return this.entryOf(slot) >= 0;
+  }
+
+  get(slot: number): DumpSlot | undefined {
+    const r = this.rowOf(slot);
+    return r < 0 ? undefined : new DumpSlot(this.index, r);
+  }
+
+  /** Entry `i`'s slot number, its row, its stack and ref_count, i in [0, size) (the order the slots came). */
+  slotAt(i: number): number {
+    return this.numbers.get(i);
+  }
+  rowAt(i: number): number {
+    return this.rows.get(i);
+  }
+  stackAt(i: number): number {
+    return this.index.stackOfRow(this.rows.get(i));
+  }
+  refCountAt(i: number): number {
+    return this.index.refCountOfRow(this.rows.get(i));
+  }
+
+  *keys(): IterableIterator<number> {
+    for (let i = 0; i < this.size; i++) yield this.numbers.get(i);
+  }
+
+  *values(): IterableIterator<DumpSlot> {
+    for (let i = 0; i < this.size; i++) yield new DumpSlot(this.index, this.rows.get(i));
+  }
+
+  *entries(): IterableIterator<[number, DumpSlot]> {
+    for (let i = 0; i < this.size; i++) yield [this.numbers.get(i), new DumpSlot(this.index, this.rows.get(i))];
+  }
+
+  [Symbol.iterator](): IterableIterator<[number, DumpSlot]> {
+    return this.entries();
+  }
+
+  forEach(fn: (value: DumpSlot, key: number, map: SlotMap) => void): void {
+    for (let i = 0; i < this.size; i++) fn(new DumpSlot(this.index, this.rows.get(i)), this.numbers.get(i), this);
+  }
+}
