@@ -21,7 +21,8 @@ import { stackHash } from '../core/query/stack-hash.ts';
 import { summarize, type Summary } from '../core/capture/summary.ts';
 import { exportCommand } from './export.ts';
 import { readFiles } from './read-files.ts';
-import { DEFAULT_LIMIT, formatTable, sqlCommand } from './sql.ts';
+import { DEFAULT_LIMIT, sqlCommand } from './sql.ts';
+import { formatTable } from './sql-format.ts';
 import { streamQuery, tablesIn } from './sql-query.ts';
 import { captureOutput } from './test-io.ts';
 

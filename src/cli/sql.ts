@@ -1,23 +1,13 @@
-import {
-  createWriteStream,
-  existsSync,
-  lstatSync,
-  mkdtempSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  type WriteStream,
-} from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
 import { TABLE_NAMES, type TableName } from '../core/tables/schema.ts';
 import { parquetCaptureId } from './export-folder.ts';
 import { EXPORT_LOCK } from './export-lock.ts';
-import { incompleteCaptures, streamQueries, tablesIn, type Cell, type Column, type QueryResult, type QuerySink } from './sql-query.ts';
+import { incompleteCaptures, streamQueries, tablesIn, type QuerySink } from './sql-query.ts';
+import { csvLine, TableWriter } from './sql-format.ts';
+import { Out, outputTarget } from './sql-output.ts';
 import { exportParquet } from './export.ts';
 import { ttyProgress } from './progress.ts';
 import { folderFiles } from './read-files.ts';
@@ -151,175 +141,6 @@ function parse(args: string[]): Parsed | 'help' {
     files,
     filter: filtered.filter,
   };
-}
-
-const text = (c: Cell) => escapeControls(c === null ? 'NULL' : typeof c === 'object' ? JSON.stringify(c) : String(c));
-
-const NUMERIC_TYPE = /^(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|REAL|DECIMAL(\(.*\))?|VARINT|BIGNUM)$/;
-/** a column of numbers (right-aligned), by its type: a BIGINT beyond 2^53, a string cell, still is one */
-export const isNumericType = (type: string) => NUMERIC_TYPE.test(type);
-
-/** rows whose widths set the columns' (the first ones), and the widest a column is padded to */
-export const WIDTH_SAMPLE = 1000;
-export const MAX_WIDTH = 80;
-
-/**
- * An aligned text table made as rows arrive: numbers to the right, the rest to the left, a rule
- * under the header, control characters escaped. The widths come from the header and the first
- * WIDTH_SAMPLE rows (held until then), at most MAX_WIDTH: a longer cell is printed whole and
- * pushes its row's later cells right, rather than padding every row to its length.
- */
-export class TableWriter {
-  private width: number[] = [];
-  private readonly numeric: boolean[];
-  private readonly names: string[];
-  private held: string[][] | null = [];
-  private written = 0;
-
-  constructor(cols: Column[]) {
-    this.names = cols.map((c) => escapeControls(c.name));
-    this.numeric = cols.map((c) => isNumericType(c.type));
-  }
-
-  private line(row: string[]): string {
-    const w = this.width;
-    let s = '';
-    for (let k = 0; k < row.length; k++) {
-      if (k > 0) s += '  ';
-      s += this.numeric[k] ? row[k].padStart(w[k]) : row[k].padEnd(w[k]);
-    }
-    return s.trimEnd();
-  }
-
-  /** the widths from what is held; the header and the held rows */
-  private flush(): string {
-    const held = this.held!;
-    this.held = null;
-    this.width = this.names.map((n) => Math.min(MAX_WIDTH, n.length));
-    for (const row of held) for (let k = 0; k < row.length; k++) if (row[k].length > this.width[k]) this.width[k] = Math.min(MAX_WIDTH, row[k].length);
-    let out = this.line(this.names) + '\n' + this.width.map((w) => '-'.repeat(w)).join('  ') + '\n';
-    for (const row of held) out += this.line(row) + '\n';
-    return out;
-  }
-
-  /** the text to print for these rows (nothing while the first WIDTH_SAMPLE are held) */
-  rows(rows: Cell[][]): string {
-    let out = '';
-    for (const r of rows) {
-      const cells = r.map(text);
-      this.written++;
-      if (this.held) {
-        this.held.push(cells);
-        if (this.held.length >= WIDTH_SAMPLE) out += this.flush();
-      } else out += this.line(cells) + '\n';
-    }
-    return out;
-  }
-
-  /** the rest: what is held, and the footer with the rows of the result and how many were not printed */
-  end(total: number): string {
-    const shown = this.written;
-    const head = this.held ? this.flush() : '';
-    const rows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
-    return head + (shown < total ? `(${shown} of ${rows(total)} shown, ${total - shown} cut: --limit N or --all prints more)` : `(${rows(total)})`) + '\n';
-  }
-}
-
-/** One CSV line (RFC 4180): a field with a comma, a quote or a line break quoted, its quotes doubled; null empty. */
-export function csvLine(cells: readonly Cell[]): string {
-  return (
-    cells
-      .map((c) => {
-        if (c === null) return '';
-        const v = typeof c === 'string' ? c : typeof c === 'object' ? JSON.stringify(c) : String(c);
-        return /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
-      })
-      .join(',') + '\r\n'
-  );
-}
-
-/** An aligned text table of a whole result, every row. */
-export function formatTable(r: QueryResult): string {
-  const t = new TableWriter(r.columns);
-  return t.rows(r.rows) + t.end(r.rows.length);
-}
-
-/**
- * stdout (or --output's stream) for a stream of writes: waits for 'drain' when the stream's
- * buffer is full (a slow pipe), and stops (closed) once the reader has gone (`| head`: EPIPE),
- * which is no error, or a write failed (a full disk, /dev/full: ENOSPC), which is: `error`.
- */
-class Out {
-  closed = false;
-  /** the write error, other than the reader gone: what was not written is lost, the command fails */
-  error: Error | null = null;
-  private readonly onError = (e: NodeJS.ErrnoException) => {
-    this.closed = true;
-    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') this.error ??= e;
-  };
-
-  constructor(private readonly stream: NodeJS.WritableStream = process.stdout) {
-    stream.on('error', this.onError);
-  }
-
-  write = async (s: string): Promise<void> => {
-    if (this.closed) return;
-    if (!this.stream.write(s) && !this.closed) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.stream.off('drain', done);
-          this.stream.off('close', done);
-          this.stream.off('error', done);
-          resolve();
-        };
-        this.stream.on('drain', done);
-        this.stream.on('close', done);
-        this.stream.on('error', done);
-      });
-    }
-  };
-
-  end(): void {
-    this.stream.off('error', this.onError);
-  }
-}
-
-/**
- * Where --output writes, by what is at the path: a regular file or nothing is replaced (a
- * temporary file beside it, renamed over it at the end), a pipe or a character device is written
- * in place (a rename would put a regular file where /dev/null was), a symlink leads to what it
- * points to (its target replaced, the link kept; a dangling one's target made), a folder or
- * anything else is refused.
- */
-export function outputTarget(path: string): { replace: string } | { inPlace: string } | { error: string } {
-  const refuse = (why: string) => ({ error: `cannot write ${path}: ${why}` });
-  let at = path;
-  try {
-    for (let hops = 0; hops <= 40; hops++) {
-      const l = lstatSync(at, { throwIfNoEntry: false });
-      if (l === undefined) return { replace: at };
-      let st = l;
-      if (l.isSymbolicLink()) {
-        const to = statSync(at, { throwIfNoEntry: false });
-        if (to === undefined) {
-          // dangling: the file it names is made (one link at a time: a chain may dangle anywhere)
-          at = resolve(dirname(at), readlinkSync(at));
-          continue;
-        }
-        // a regular file's real path, to rename over it; a pipe or device through the link
-        // (/dev/stdout leads to /proc/self/fd/1, whose target pipe:[N] is no path)
-        if (to.isFile()) return { replace: realpathSync(at) };
-        st = to;
-      }
-      if (st.isFile()) return { replace: at };
-      if (st.isFIFO() || st.isCharacterDevice()) return { inPlace: at };
-      if (st.isDirectory()) return refuse('it is a folder (give a file name in it)');
-      return refuse('it is neither a regular file, a pipe nor a character device');
-    }
-    return refuse('too many levels of symbolic links');
-  } catch (e) {
-    return refuse((e as Error).message);
-  }
 }
 
 export async function sqlCommand(args: string[]): Promise<number> {
