@@ -11,11 +11,13 @@ import { CANCELLED, NO_CAPTURE, TEST_HOOKS, TEST_HOOKS_BUILT, type CompareReques
 import { browserTraceParts } from './trace-part-client.ts';
 import { loadFiles } from '../core/capture/load.ts';
 import { flame } from '../core/query/flame.ts';
+import { differentialFlame, type ComparisonSide } from '../core/query/flame-differential.ts';
 import { framesOf, withoutFrames, type NodeFrames } from '../core/query/flame-tree.ts';
 import { topStacks } from '../core/query/top-stacks.ts';
 import { groupedTopStacks } from '../core/query/top-stacks-grouped.ts';
 import type { ExplorerData } from '../core/query/explorer-data.ts';
-import { ALL, TIMELINE_STATUSES, type FlameWeight } from '../core/query/api.ts';
+import { ALL, type FlameWeight } from '../core/query/api.ts';
+import { filteredOut } from '../core/query/timeline-rest.ts';
 import { diffFolded, diffSide, diffSides, type DiffResult } from '../core/export/diff.ts';
 import { numericFields, weightedView, type WeightedView } from '../core/query/weighted-view.ts';
 import { eventGroups, parseGroupBy, type EventGroups } from '../core/query/weigh.ts';
@@ -189,10 +191,7 @@ function compareWeight(weight: FlameWeight): FlameWeight {
  * against the open capture's selection, or two generations of the open capture (the selection's
  * range and CPUs kept, its generation replaced by each side's).
  */
-function sidesOf(
-  selection: Selection,
-  generations?: [number | 'none', number | 'none'],
-): { before: { data: ExplorerData; sel: Selection }; after: { data: ExplorerData; sel: Selection } } {
+function sidesOf(selection: Selection, generations?: [number | 'none', number | 'none']): { before: ComparisonSide; after: ComparisonSide } {
   const d = ex().data;
   if (generations)
     return { before: { data: d, sel: { ...selection, generation: generations[0] } }, after: { data: d, sel: { ...selection, generation: generations[1] } } };
@@ -207,39 +206,9 @@ async function comparison(req: CompareRequest): Promise<DiffResult> {
   });
 }
 
-/** Each node's weight in `other` on the same path of names (0 where `other` has no such path). */
-function otherOnPaths(tree: FlameTree, other: FlameTree): Float64Array {
-  const byPath = new Map<string, number>();
-  const keys: string[] = new Array(other.name.length);
-  for (let i = 0; i < other.name.length; i++) {
-    const p = other.parent[i];
-    keys[i] = (p >= 0 ? keys[p] + '\u001f' : '') + other.names[other.name[i]];
-    byPath.set(keys[i], other.value[i]);
-  }
-  const out = new Float64Array(tree.name.length);
-  const mine: string[] = new Array(tree.name.length);
-  for (let i = 0; i < tree.name.length; i++) {
-    const p = tree.parent[i];
-    mine[i] = (p >= 0 ? mine[p] + '\u001f' : '') + tree.names[tree.name[i]];
-    out[i] = byPath.get(mine[i]) ?? 0;
-  }
-  return out;
-}
-
 /** The differential: one side's tree drawn, each node with the other side's weight on its path (top-down). */
 function differential(req: FlameRequest, widths: 'after' | 'before', generations?: [number | 'none', number | 'none']): FlameResult {
-  const weight = compareWeight(req.weight);
-  const { before, after } = sidesOf(req.selection, generations);
-  const base = { ...req, weight, compare: undefined };
-  const beforeReq = { ...base, selection: before.sel, highlightStack: generations ? req.highlightStack : null };
-  const afterReq = { ...base, selection: after.sel };
-  const [drawn, other] =
-    widths === 'before'
-      ? [flame(before.data, beforeReq), flame(after.data, { ...afterReq, cull: undefined })]
-      : [flame(after.data, afterReq), flame(before.data, { ...beforeReq, cull: undefined })];
-  drawn.tree.other = otherOnPaths(drawn.tree, other.tree);
-  drawn.tree.otherTotal = other.tree.total;
-  return drawn;
+  return differentialFlame(sidesOf(req.selection, generations), { ...req, weight: compareWeight(req.weight) }, widths, generations !== undefined);
 }
 
 const api: IngestApi = {
@@ -278,23 +247,7 @@ const api: IngestApi = {
     const r = a.explorer.timeline(req);
     const base = loads.current;
     // filtered, per CPU: what the filter left out, per lane and column, for the timeline to dim
-    if (a.filter && base && req.lanes === 'cpu') {
-      const all = base.explorer.timeline(req);
-      const S = TIMELINE_STATUSES;
-      const B = r.buckets;
-      const laneOf = new Map(all.lanes.map((l, i) => [l.key, i]));
-      const rest = new Uint32Array(r.lanes.length * B);
-      r.lanes.forEach((l, i) => {
-        const j = laneOf.get(l.key);
-        if (j === undefined || all.buckets !== B) return;
-        for (let b = 0; b < B; b++) {
-          let n = 0;
-          for (let s = 0; s < S; s++) n += all.counts[(j * B + b) * S + s] - r.counts[(i * B + b) * S + s];
-          rest[i * B + b] = Math.max(0, n);
-        }
-      });
-      r.rest = rest;
-    }
+    if (a.filter && base && req.lanes === 'cpu') r.rest = filteredOut(base.explorer.timeline(req), r);
     return Comlink.transfer(r, [
       ...new Set([r.counts.buffer as ArrayBuffer, r.highlight.buffer as ArrayBuffer, ...(r.rest ? [r.rest.buffer as ArrayBuffer] : [])]),
     ]);
