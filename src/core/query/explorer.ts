@@ -19,7 +19,8 @@ import type {
 } from './api.ts';
 import { selectionSummary } from './selection-summary.ts';
 import { stackByHash, stackHashOf } from './stack-hash.ts';
-import { eventNear, timeline } from './timeline.ts';
+import { eventNear } from './event-near.ts';
+import { timeline } from './timeline.ts';
 import { idStoryAt, idStoryCount, idStoryOfEvent, type IdStoryView } from './id-story.ts';
 import { stackOccurrences, topStacks } from './top-stacks.ts';
 import { warnings } from './warnings.ts';

@@ -7,7 +7,8 @@ import { handCapture, line, sampleCapture, stackOf } from '../testing/explorer-f
 import { ALL, NO_STACK_RECORD, TIMELINE_STATUSES, type Selection, type TimelineRequest, type TimelineResult } from './api.ts';
 import { selectionSummary } from './selection-summary.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
-import { eventNear, OTHER_TASKS, timeline } from './timeline.ts';
+import { eventNear } from './event-near.ts';
+import { OTHER_TASKS, timeline } from './timeline.ts';
 import { RecordStatus as R } from '../capture/trace-columns.ts';
 
 const sum = (a: Uint32Array) => a.reduce((n, x) => n + x, 0);

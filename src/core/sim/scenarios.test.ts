@@ -14,7 +14,7 @@ import type { SCENARIO_NAMES } from './scenarios.ts';
 import { SCENARIOS, scenarioReport } from './scenarios.ts';
 import { REC } from './ring.ts';
 import { Explorer } from '../query/explorer.ts';
-import { eventInfo } from '../query/timeline.ts';
+import { eventInfo } from '../query/event-near.ts';
 
 // Every guided scenario on worker_threads: its effect must appear on every run (the workload and
 // the race window make it certain). The numbers are checked against the exported capture as the
