@@ -20,7 +20,7 @@ import type {
 } from '../core/query/api.ts';
 import type { ExportOptions } from '../core/export/exports.ts';
 import type { IdStoryView } from '../core/query/id-story.ts';
-import type { NodeFrames } from '../core/query/flame-tree.ts';
+import type { NodeFrames } from '../core/query/flame-frames.ts';
 import type { Summary } from '../core/capture/summary.ts';
 import type { WhatIfColumns } from '../core/whatif/whatif-input.ts';
 

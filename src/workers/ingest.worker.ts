@@ -12,7 +12,7 @@ import { browserTraceParts } from './trace-part-client.ts';
 import { loadFiles } from '../core/capture/load.ts';
 import { flame } from '../core/query/flame.ts';
 import { differentialFlame, type ComparisonSide } from '../core/query/flame-differential.ts';
-import { framesOf, withoutFrames, type NodeFrames } from '../core/query/flame-tree.ts';
+import { framesOf, withoutFrames, type NodeFrames } from '../core/query/flame-frames.ts';
 import { topStacks } from '../core/query/top-stacks.ts';
 import { groupedTopStacks } from '../core/query/top-stacks-grouped.ts';
 import type { ExplorerData } from '../core/query/explorer-data.ts';

@@ -1,6 +1,7 @@
 import type { Granularity } from '../capture/function-tree.ts';
 import type { ExplorerData } from './explorer-data.ts';
-import { lazyFrames, preOrder, type FlameTreeFrames, type NodeFrames } from './flame-tree.ts';
+import { lazyFrames, type FlameTreeFrames, type NodeFrames } from './flame-frames.ts';
+import { preOrder } from './flame-tree.ts';
 import type { FlameTree } from './api.ts';
 
 /**

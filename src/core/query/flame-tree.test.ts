@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { framesOf, lazyFrames, TreeBuilder, withoutFrames } from './flame-tree.ts';
+import { framesOf, lazyFrames, withoutFrames } from './flame-frames.ts';
+import { TreeBuilder } from './flame-tree.ts';
 
 describe('a flame tree whose frames are made when first read', () => {
   const build = () => {

@@ -1,7 +1,8 @@
 import type { ExplorerData, FrameView } from './explorer-data.ts';
 import type { Granularity } from '../capture/function-tree.ts';
 import { culledTree, tableTotals, type TableTotals } from './flame-culled.ts';
-import { type FlameTreeFrames, lazyFrames, TreeBuilder } from './flame-tree.ts';
+import { type FlameTreeFrames, lazyFrames } from './flame-frames.ts';
+import { TreeBuilder } from './flame-tree.ts';
 import type { FlameRequest, FlameResult, FlameWeight, Selection } from './api.ts';
 import { SelectionFilter } from './selection.ts';
 import { compilePattern, patternMessage } from '../base/text-match.ts';
@@ -10,7 +11,8 @@ import { stackByHash } from './stack-hash.ts';
 import { compileTransforms, type StackFrames } from './flame-transforms.ts';
 import { weighStacks, type EventGroups } from './weigh.ts';
 
-export { type FlameTreeFrames, type NodeFrames, TreeBuilder } from './flame-tree.ts';
+export { type FlameTreeFrames, type NodeFrames } from './flame-frames.ts';
+export { TreeBuilder } from './flame-tree.ts';
 
 /** The name of the synthetic root of top-down and bottom-up trees (sandwich: the focus function). */
 export const ROOT_NAME = 'all';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { ExplorerData } from '../query/explorer-data.ts';
-import type { FlameTreeFrames } from '../query/flame-tree.ts';
+import type { FlameTreeFrames } from '../query/flame-frames.ts';
 import { line } from './explorer-fixtures.ts';
 import { ingestFiles } from './test-helpers.ts';
 

@@ -12,7 +12,7 @@ import type {
 } from '../../core/query/api.ts';
 import type { ExportOptions, IngestApi } from '../../workers/ingest-api.ts';
 import type { IdStoryView } from '../../core/query/id-story.ts';
-import type { NodeFrames } from '../../core/query/flame-tree.ts';
+import type { NodeFrames } from '../../core/query/flame-frames.ts';
 import { useLoadStore } from '../load/load-store.ts';
 import { ingestWorker } from '../load/load-worker.ts';
 import { setQuietly, stackIds, useViewStore } from './view-store.ts';

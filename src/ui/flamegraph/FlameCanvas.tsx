@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import type { FlameTree } from '../../core/query/api.ts';
-import type { NodeFrames } from '../../core/query/flame-tree.ts';
+import type { NodeFrames } from '../../core/query/flame-frames.ts';
 import { useResolvedTheme } from '../../state/view/theme.ts';
 import { fmtInt, fmtPct } from '../common/format.ts';
 import { useCanvas } from '../common/useCanvas.ts';
