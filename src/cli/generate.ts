@@ -1,7 +1,8 @@
 import { escapeControls, escapeLines, jsonForTerminal } from '../core/base/control-chars.ts';
 import { prepareOutDir } from './out-dir.ts';
 import { resolve } from 'node:path';
-import { MAX_DEPTH, MAX_STACKS, UsageError, writeCapture, type GenerateOptions, type GenerateReport } from './generate-capture.ts';
+import { MAX_STACKS, UsageError, writeCapture, type GenerateOptions, type GenerateReport } from './generate-capture.ts';
+import { MAX_DEPTH } from './generate-stacks.ts';
 import { parseOptions } from './usage.ts';
 import { binVersionNote } from '../core/formats/seed-notes.ts';
 
@@ -11,7 +12,8 @@ import { binVersionNote } from '../core/formats/seed-notes.ts';
  * writers) is built and written by generate-capture.ts.
  */
 
-export { MAX_DEPTH, MAX_STACKS, writeCapture, type GenerateOptions, type GenerateReport } from './generate-capture.ts';
+export { MAX_STACKS, writeCapture, type GenerateOptions, type GenerateReport } from './generate-capture.ts';
+export { MAX_DEPTH } from './generate-stacks.ts';
 
 export const DEFAULT_GENERATE: Omit<GenerateOptions, 'out'> = {
   events: null,
