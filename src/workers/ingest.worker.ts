@@ -80,7 +80,7 @@ const flameBuffers = (r: FlameResult): ArrayBuffer[] => [...new Set([...treeBuff
 
 /**
  * The last flame answers, whole: the page gets each tree without its nodes' frames (made only
- * when read: core/query/flame-tree.ts lazyFrames) and asks for them after it painted
+ * when read: core/query/flame-frames.ts lazyFrames) and asks for them after it painted
  * (`flameFrames`), for its tooltip and menu. Kept for a few answers, since the page may still
  * show one while the next is on its way.
  */
