@@ -57,7 +57,8 @@ export default defineConfig({
     // `integration` starts processes, threads or builds
     projects: [
       { extends: true, test: { name: 'unit', include: TEST_FILES, exclude: INTEGRATION } },
-      { extends: true, test: { name: 'integration', include: INTEGRATION } },
+      // the command line bundled once for the tests that run it as a process (scripts/cli-bundle.setup.ts)
+      { extends: true, test: { name: 'integration', include: INTEGRATION, globalSetup: ['scripts/cli-bundle.setup.ts'] } },
     ],
   },
 });

@@ -29,10 +29,15 @@ export function cliBuildOptions(root: string, outdir: string, entryPoints: Recor
   };
 }
 
-export async function buildCli(): Promise<string[]> {
-  rmSync(outdir, { recursive: true, force: true });
+/**
+ * The command line bundled into `dir` (its entries and chunks, the entry executable): build:cli's
+ * bundle, and the one the integration tests run (scripts/cli-bundle.setup.ts). `dir` must be a
+ * folder of the repository's top, as dist-cli/ is: the external `@duckdb/node-api` resolves from
+ * its node_modules and version.ts reads ../package.json.
+ */
+export async function buildCliInto(dir: string) {
   const r = await build({
-    ...cliBuildOptions(root, outdir, {
+    ...cliBuildOptions(root, dir, {
       'stackmap-explorer': 'src/cli/main.ts',
       'sim-worker': 'src/core/sim/node-worker.ts',
       'trace-part-worker': 'src/cli/trace-part-worker.ts',
@@ -44,7 +49,13 @@ export async function buildCli(): Promise<string[]> {
     metafile: true,
     logLevel: 'warning',
   });
-  chmodSync(outdir + '/stackmap-explorer.mjs', 0o755);
+  chmodSync(dir + '/stackmap-explorer.mjs', 0o755);
+  return r;
+}
+
+export async function buildCli(): Promise<string[]> {
+  rmSync(outdir, { recursive: true, force: true });
+  const r = await buildCliInto(outdir);
   writeFileSync(
     outdir + '/THIRD_PARTY_NOTICES.txt',
     thirdPartyNotices(

@@ -6,10 +6,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cliArgv } from './test-io.ts';
 import { captureIdOfPaths } from './export-folder.ts';
 import { EXPORT_LOCK } from './export-lock.ts';
 
-const MAIN = new URL('./main.ts', import.meta.url).pathname;
 const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;
 
 describe('export --parquet, two at once', () => {
@@ -31,7 +31,7 @@ describe('export --parquet, two at once', () => {
       const runs = [a, b].map(
         (files) =>
           new Promise<number | null>((resolve) => {
-            const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'export', '--parquet', dir, ...files], { stdio: 'ignore' });
+            const child = spawn(...cliArgv('export', '--parquet', dir, ...files), { stdio: 'ignore' });
             child.on('exit', (code) => resolve(code));
           }),
       );

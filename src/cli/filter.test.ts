@@ -8,6 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliArgv } from './test-io.ts';
 import { summarize } from '../core/capture/summary.ts';
 import { EventFilter } from '../core/capture/event-filter.ts';
 import { FilterError } from '../core/capture/event-filter-parse.ts';
@@ -19,7 +20,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const SAMPLES = join(ROOT, 'public', 'samples');
 const cli = (args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 }, (err, stdout, stderr) =>
+    execFile(...cliArgv(...args), { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   );

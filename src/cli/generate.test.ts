@@ -3,15 +3,13 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { captureOutput } from './test-io.ts';
+import { captureOutput, cliArgv } from './test-io.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { summarize } from '../core/capture/summary.ts';
 import { generate, parseGenerateArgs } from './generate.ts';
 import { readFiles } from './read-files.ts';
 
 const run = promisify(execFile);
-const tsx = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
-const MAIN = new URL('./main.ts', import.meta.url).pathname;
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -132,7 +130,7 @@ describe('generate', () => {
 
     // the command itself, as DESIGN 5.1 runs it
     const files = readdirSync(dir).map((f) => join(dir, f));
-    const r = await run(tsx, [MAIN, 'summary', '--json', ...files], { encoding: 'utf8' });
+    const r = await run(...cliArgv('summary', '--json', ...files), { encoding: 'utf8' });
     const s = JSON.parse(r.stdout);
     expect(s.diagnostics).toEqual([]);
     expect(s.events).toBe(n.events);
@@ -178,7 +176,7 @@ describe('generate', () => {
     expect(random.report).toMatchObject({ stacks: 2000, stacksInTrace: 2000 });
     // the random frames are inside the symbols kallsyms lists: summary reads none as a raw address
     const files = readdirSync(random.dir).map((f) => join(random.dir, f));
-    const sum = JSON.parse((await run(tsx, [MAIN, 'summary', '--json', ...files], { encoding: 'utf8' })).stdout);
+    const sum = JSON.parse((await run(...cliArgv('summary', '--json', ...files), { encoding: 'utf8' })).stdout);
     expect(sum.diagnostics).toEqual([]);
     expect(sum.uniqueStacks).toBe(2000);
     for (const t of sum.top) for (const f of t.frames) expect(f).not.toMatch(/^0x/);

@@ -6,10 +6,8 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { cliArgv } from './test-io.ts';
 import { describe, expect, it } from 'vitest';
-
-const TSX = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
-const MAIN = new URL('./main.ts', import.meta.url).pathname;
 
 /** every file under `dir`, recursively, relative to it */
 const all = (dir: string): string[] => (existsSync(dir) ? (readdirSync(dir, { recursive: true }) as string[]) : []);
@@ -17,10 +15,10 @@ const all = (dir: string): string[] => (existsSync(dir) ? (readdirSync(dir, { re
 describe('Ctrl-C', () => {
   it('during export --parquet: exit 130, no temporary file, no table', async () => {
     const cap = mkdtempSync(join(tmpdir(), 'smx-int-cap-'));
-    await promisify(execFile)(TSX, [MAIN, 'generate', '--mb', '12', '--out', cap], { encoding: 'utf8' });
+    await promisify(execFile)(...cliArgv('generate', '--mb', '12', '--out', cap), { encoding: 'utf8' });
     const out = join(mkdtempSync(join(tmpdir(), 'smx-int-out-')), 'tables');
-    // node itself with tsx's loader (the tsx command is a wrapper process: the signal goes to this one)
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'export', '--parquet', out, ...readdirSync(cap).map((f) => join(cap, f))], {
+    // node itself on the bundle: the signal goes to the command line's own process
+    const child = spawn(...cliArgv('export', '--parquet', out, ...readdirSync(cap).map((f) => join(cap, f))), {
       stdio: 'ignore',
     });
     const ended = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -7,13 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { summarize } from '../core/capture/summary.ts';
 import { realIt, realTracePath } from '../core/testing/real-traces.ts';
 import { readFiles } from './read-files.ts';
+import { cliArgv } from './test-io.ts';
 
 const run = promisify(execFile);
 const SAMPLES = new URL('../../public/samples/', import.meta.url).pathname;
-// tsx from node_modules, as generate.test.ts runs it: `npx tsx` first looks the package up, a second or more per call on a loaded machine
-const TSX = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
 const cli = (...args: string[]) =>
-  run(TSX, [new URL('./main.ts', import.meta.url).pathname, ...args], { encoding: 'utf8' }).then(
+  run(...cliArgv(...args), { encoding: 'utf8' }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
@@ -193,8 +192,7 @@ describe('each file fails alone (issue 10)', () => {
   it('`--` ends the options: what follows is a file, even when it starts with a dash', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'smx-'));
     writeFileSync(join(dir, '--json'), readFileSync(SAMPLES + 'stack_map_stat'));
-    const tsx = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
-    const r = await run(tsx, [new URL('./main.ts', import.meta.url).pathname, 'summary', '--json', '--', '--json', SAMPLES + 'trace'], {
+    const r = await run(...cliArgv('summary', '--json', '--', '--json', SAMPLES + 'trace'), {
       encoding: 'utf8',
       cwd: dir,
     });
@@ -269,7 +267,7 @@ describe('as a Unix tool (DESIGN 5.4)', () => {
   const dumps = ['stack_map_bin.gen1', 'stack_map_bin.gen2', 'stack_map_bin.gen3', 'kallsyms'].map((f) => SAMPLES + f);
   const piped = (args: string[], input: Buffer) =>
     new Promise<{ code: number; stdout: string }>((resolve) => {
-      const child = execFile(TSX, [new URL('./main.ts', import.meta.url).pathname, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 }, (e, stdout) =>
+      const child = execFile(...cliArgv(...args), { encoding: 'utf8', maxBuffer: 1 << 26 }, (e, stdout) =>
         resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, stdout }),
       );
       child.stdin!.end(input);

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cliArgv } from './test-io.ts';
 import { hasTraceCmd, traceCmd } from '../core/testing/trace-dat.ts';
 import { parseSimulateArgs } from './simulate.ts';
 import { UsageError } from './usage.ts';
@@ -16,7 +17,7 @@ import { UsageError } from './usage.ts';
 const ROOT = join(import.meta.dirname, '..', '..');
 const run = (args: string[]) =>
   new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 }, (err, out, stderr) =>
+    execFile(...cliArgv(...args), { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 }, (err, out, stderr) =>
       err ? reject(new Error(`cli ${args[0]} failed: ${err.message}\n${stderr}`)) : resolve(out),
     ),
   );

@@ -24,7 +24,7 @@ import { readFiles } from './read-files.ts';
 import { DEFAULT_LIMIT, sqlCommand } from './sql.ts';
 import { formatTable } from './sql-format.ts';
 import { streamQuery, tablesIn } from './sql-query.ts';
-import { captureOutput } from './test-io.ts';
+import { captureOutput, cliArgv } from './test-io.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -270,12 +270,11 @@ describe('cli sql', () => {
 // issue 34 (what an adversary broke): paths DuckDB globs, file access a query should not have,
 // --output onto what is not a regular file, and write errors that crashed with a stack
 describe('cli sql, issue 34', () => {
-  const MAIN = new URL('./main.ts', import.meta.url).pathname;
   /** the CLI as a process whose stdout is the file `stdout` (opened here), as a shell's `> FILE` does */
   const cliTo = (stdout: string, ...args: string[]) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const fd = openSync(stdout, 'w');
-      const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', fd, 'pipe'] });
+      const child = spawn(...cliArgv(...args), { stdio: ['ignore', fd, 'pipe'] });
       closeSync(fd);
       let stderr = '';
       child.stderr!.on('data', (d) => (stderr += d));

@@ -11,7 +11,7 @@ import { exportCommand } from './export.ts';
 import { formatSummary } from './format-summary.ts';
 import { readFiles } from './read-files.ts';
 import { sqlCommand } from './sql.ts';
-import { captureOutput } from './test-io.ts';
+import { captureOutput, cliArgv } from './test-io.ts';
 
 // A capture an adversary wrote (issue 18.5): comm names, symbols and the file's name carry
 // terminal escapes (clear screen, retitle the window), CR, DEL, a C1 CSI and a bidi override.
@@ -20,8 +20,6 @@ import { captureOutput } from './test-io.ts';
 afterEach(() => vi.restoreAllMocks());
 
 const run = promisify(execFile);
-const TSX = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
-const MAIN = new URL('./main.ts', import.meta.url).pathname;
 
 /** a raw control character of any family the escaping covers */
 const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
@@ -70,7 +68,7 @@ async function sql(...args: string[]) {
 describe('control characters from a capture are escaped in what the command line prints', () => {
   it('summary: the file name, the top stack frames and diagnostics (text), spawned as a user runs it', async () => {
     const missing = join(dir, `gone${ESC}]0;x\x07`);
-    const r = await run(TSX, [MAIN, 'summary', file, missing], { encoding: 'utf8' });
+    const r = await run(...cliArgv('summary', file, missing), { encoding: 'utf8' });
     expect(r.stdout).not.toMatch(RAW);
     const lines = r.stdout.split('\n');
     // written by hand: each control character as its escape, a backslash doubled

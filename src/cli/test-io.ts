@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { vi } from 'vitest';
+import { inject, vi } from 'vitest';
 
 /** Test support: what a command writes to stdout and stderr, captured (vi.restoreAllMocks() ends it). */
 export function captureOutput(): { out: string[]; err: string[] } {
@@ -11,12 +11,19 @@ export function captureOutput(): { out: string[]; err: string[] } {
   return { out, err };
 }
 
-const TSX = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
-const MAIN = new URL('./main.ts', import.meta.url).pathname;
+/**
+ * Test support: the command line as a process's argv (node and the bundle the integration
+ * project's setup built, scripts/cli-bundle.setup.ts), for a test that starts it its own way.
+ */
+export function cliArgv(...args: string[]): [string, string[]] {
+  const bundle = inject('cliBundle');
+  if (!bundle) throw new Error('no bundled command line: a test that runs it is an integration test (scripts/suites.ts INTEGRATION)');
+  return [process.execPath, [bundle, ...args]];
+}
 
-/** Test support: the command line as its own process (tsx on main.ts): exit code, stdout, stderr. */
+/** Test support: the command line as its own process: exit code, stdout, stderr. */
 export const spawnCli = (...args: string[]): Promise<{ code: number; out: string; err: string }> =>
-  promisify(execFile)(TSX, [MAIN, ...args], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 }).then(
+  promisify(execFile)(...cliArgv(...args), { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 }).then(
     (r) => ({ code: 0, out: r.stdout, err: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout, err: e.stderr }),
   );

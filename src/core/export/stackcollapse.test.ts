@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ExplorerData } from '../query/explorer-data.ts';
 import { ALL } from '../query/api.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
@@ -64,8 +64,9 @@ realDescribe.skipIf(!hasPerl)('the stackcollapse-compatible folded export agains
 realDescribe.skipIf(!hasPerl)('the command line: export --format folded --stackcollapse', () => {
   it('prints what the script prints, on stdout; --format=folded --granularity site keeps the offsets', () => {
     const file = realTracePath('inferno-perf-java-inline.txt');
-    const main = join(import.meta.dirname, '../../cli/main.ts');
-    const run = (...args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', main, 'export', ...args, file], { encoding: 'utf8' });
+    // the command line the integration project's setup bundled (scripts/cli-bundle.setup.ts)
+    const main = inject('cliBundle');
+    const run = (...args: string[]) => execFileSync(process.execPath, [main, 'export', ...args, file], { encoding: 'utf8' });
     expect(run('--format', 'folded', '--stackcollapse')).toBe(perl(file));
     const site = run('--format=folded', '--granularity=site');
     const fn = run('--format=folded');
