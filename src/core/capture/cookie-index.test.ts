@@ -9,7 +9,7 @@ import { Explorer } from '../query/explorer.ts';
 import { buildTables } from '../tables/build.ts';
 import { cellAt } from '../tables/schema.ts';
 import { Ingest } from './ingest.ts';
-import { RecordStatus } from './trace-columns.ts';
+import { RecordStatus } from './trace-columns-data.ts';
 
 // resolveCookies reads each generation's slots through an array (when the slot numbers are
 // dense enough) instead of the dump's map: against a plain resolution written here from the

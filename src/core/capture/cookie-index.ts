@@ -1,6 +1,7 @@
 import type { DumpIndex } from './dumps.ts';
 import type { SlotMap } from './slot-map.ts';
-import { RecordKind, RecordStatus, type TraceColumns } from './trace-columns.ts';
+import { type TraceColumns } from './trace-columns.ts';
+import { RecordKind, RecordStatus } from './trace-columns-data.ts';
 
 /**
  * Gives every cookie record a status and, where it resolves, a stack (DESIGN 3):

@@ -2,7 +2,7 @@ import { hasStack } from './cookie-index.ts';
 import type { Capture } from './ingest.ts';
 import { RingBytes, type RingBufferStats } from './ring-bytes.ts';
 import { segmentAt, segmentsOf, type Segment } from './segments.ts';
-import { RecordKind, RecordStatus } from './trace-columns.ts';
+import { RecordKind, RecordStatus } from './trace-columns-data.ts';
 
 /** A generation's stack records within one segment (segments.ts): spans never reach across unrelated files. */
 export interface GenerationSpan {

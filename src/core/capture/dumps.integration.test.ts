@@ -5,7 +5,7 @@ import { exportCapture, frameKeysOf } from '../sim/export.ts';
 import { runNode } from '../sim/run-node.ts';
 import { loadFiles } from './load.ts';
 import { summarize } from './summary.ts';
-import { STATUS_NAMES } from './trace-columns.ts';
+import { STATUS_NAMES } from './trace-columns-data.ts';
 
 describe('a simulated v7 capture (binary and text dump at the end) loaded without kallsyms', () => {
   it('resolves every id the ledger resolves, as unverified, to the stack the simulator recorded', async () => {

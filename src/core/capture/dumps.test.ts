@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { writeStackMapBin } from '../formats/stack-map-write.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
-import { RecordStatus } from './trace-columns.ts';
+import { RecordStatus } from './trace-columns-data.ts';
 
 const text =
   'stack_id 1 gen 4 [ref 5, depth 2]\n => schedule+0x48/0xc0\n => worker_thread+0x10/0x200\n\nstack_id 2 gen 4 [ref 1, depth 1]\n => kfree+0x8/0x40\n\n';

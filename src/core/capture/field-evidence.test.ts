@@ -4,7 +4,7 @@ import { REAL_TRACES_DIR, realIt, realTracePath } from '../testing/real-traces.t
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { fullStackContradictions } from './field-evidence.ts';
 import { summarize } from './summary.ts';
-import { RecordStatus, STATUS_NAMES } from './trace-columns.ts';
+import { RecordStatus, STATUS_NAMES } from './trace-columns-data.ts';
 
 // A hand-written v7 capture: each event's call_site= (or FUNC <-PARENT) and the slot its id
 // names, against one generation-less dump. What is contradicted is read off the lines by a

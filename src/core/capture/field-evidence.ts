@@ -2,7 +2,8 @@ import type { Symbolizer } from '../formats/symbolizer.ts';
 import { addressOf, baseFunction, functionOfField, siteOfField, splitNoted } from './event-fields.ts';
 import { FrameKind } from './frame-table.ts';
 import type { StackTable } from './stack-table.ts';
-import { RecordStatus, type TraceColumns } from './trace-columns.ts';
+import { type TraceColumns } from './trace-columns.ts';
+import { RecordStatus } from './trace-columns-data.ts';
 
 /**
  * v4/v7 ids the trace's own fields contradict (issue 36, DESIGN 5.5): an `unverified` id whose

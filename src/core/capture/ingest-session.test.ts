@@ -6,7 +6,7 @@ import { Ingest, understood, type Capture } from './ingest.ts';
 import { CaptureLoads, type LoadRequest } from './capture-loads.ts';
 import { CancelledError, loadFiles, readFiles } from './load.ts';
 import { summarize } from './summary.ts';
-import { RecordStatus } from './trace-columns.ts';
+import { RecordStatus } from './trace-columns-data.ts';
 import { realIt, realTrace } from '../testing/real-traces.ts';
 
 // the embedded sample, read from disk as the page and the command line read it

@@ -4,7 +4,7 @@ import { generateSample } from '../sim/sample-capture.ts';
 import { sampleFiles } from '../sim/sample-files.ts';
 import { summarize } from './summary.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
-import { RecordStatus } from './trace-columns.ts';
+import { RecordStatus } from './trace-columns-data.ts';
 
 const sample = generateSample({ seed: 7, cpus: 4, events: 1500, resets: 2, bits: 14, tail: 30 });
 const files = sampleFiles(sample);

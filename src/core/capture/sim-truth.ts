@@ -1,6 +1,6 @@
 import { LEDGER_KINDS, LEDGER_OUTCOMES } from '../formats/sim-ledger.ts';
 import type { Capture } from './ingest.ts';
-import { RecordKind, RecordStatus } from './trace-columns.ts';
+import { RecordKind, RecordStatus } from './trace-columns-data.ts';
 
 /**
  * A simulated run's truth read with its capture (its ledger.json, formats/sim-ledger.ts): per CPU,

@@ -6,7 +6,8 @@ import { createTraceTextParser } from '../formats/trace-text.ts';
 import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
 import type { ChunkParser, LineCount } from '../formats/types.ts';
 import { StackTable } from './stack-table.ts';
-import { linesAfterStop, TraceColumns, type TraceColumnsPart } from './trace-columns.ts';
+import { TraceColumns } from './trace-columns.ts';
+import { linesAfterStop, type TraceColumnsPart } from './trace-columns-data.ts';
 
 /**
  * A large trace text file read on two threads: this one reads it up to a line boundary, another

@@ -6,7 +6,7 @@ import type { Capture, FileReport } from './ingest.ts';
 import { segmentsOf, type Segment } from './segments.ts';
 import { resetMarkEvidence, staleIdEvidence, type ResetMarkEvidence, type StaleIdEvidence } from './v7-evidence.ts';
 import { simTruth, type SimTruth } from './sim-truth.ts';
-import { RecordKind, RecordStatus, STATUS_NAMES, type StatusName } from './trace-columns.ts';
+import { RecordKind, RecordStatus, STATUS_NAMES, type StatusName } from './trace-columns-data.ts';
 
 export interface TopStack {
   count: number;

@@ -4,7 +4,8 @@ import { DiagnosticLog } from '../formats/diagnostics.ts';
 import { createTraceTextParser } from '../formats/trace-text.ts';
 import { contextOf, type TraceEvent, type TraceLost, type TraceSink, type TraceStackRecord } from '../formats/types.ts';
 import { StackTable } from './stack-table.ts';
-import { RecordKind, TraceColumns } from './trace-columns.ts';
+import { TraceColumns } from './trace-columns.ts';
+import { RecordKind } from './trace-columns-data.ts';
 
 // The column sink (ids straight from the decoded text, records linked to their events instead of
 // repeating their time, CPU, pid and task, small integers narrow) against the old layout written

@@ -10,18 +10,6 @@ import type { StackTable } from './stack-table.ts';
 import { RecordKind, TraceColumnsData, type Ints, type TraceColumnsPart } from './trace-columns-data.ts';
 import { columnsSink, type ColumnsSink } from './trace-columns-sink.ts';
 
-export {
-  FRAME_LIMIT,
-  linesAfterStop,
-  RecordKind,
-  RecordStatus,
-  STATUS_NAMES,
-  type SinkStop,
-  type StatusName,
-  type TraceColumnsPart,
-  type TracePieceState,
-} from './trace-columns-data.ts';
-
 /** Where the trace columns stood: what rollback() returns them to. */
 export interface TraceColumnsMark {
   events: number;

@@ -1,5 +1,5 @@
 import type { Capture } from './ingest.ts';
-import { RecordKind } from './trace-columns.ts';
+import { RecordKind } from './trace-columns-data.ts';
 
 /**
  * What a v4/v7 capture's own files say about stale ids, where no truth exists: a slot that the

@@ -7,7 +7,7 @@ import type { ExportKind, FlameMode, FlameWeight, Granularity, Selection } from 
 import { exportStackcollapse } from './stackcollapse.ts';
 import { NO_GEN } from '../query/selection.ts';
 import { stackHashOf } from '../query/stack-hash.ts';
-import { RecordKind } from '../capture/trace-columns.ts';
+import { RecordKind } from '../capture/trace-columns-data.ts';
 import { weighStacks, type EventGroups } from '../query/weigh.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */

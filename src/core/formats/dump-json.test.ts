@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ingestFiles } from '../testing/test-helpers.ts';
-import { RecordStatus } from '../capture/trace-columns.ts';
+import { RecordStatus } from '../capture/trace-columns-data.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { createDumpJsonParser, MAX_ENTRY_IPS } from './dump-json.ts';
 import { MAX_NEST } from './dump-json-tokenizer.ts';

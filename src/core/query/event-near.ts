@@ -1,6 +1,6 @@
 // The timeline's hit test: the event nearest a point of a lane, described for the tooltip.
 import { LEDGER_OUTCOMES } from '../formats/sim-ledger.ts';
-import { RecordKind } from '../capture/trace-columns.ts';
+import { RecordKind } from '../capture/trace-columns-data.ts';
 import type { EventInfo, Selection } from './api.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import { STATUS_NAMES_WITH_NONE } from './overview.ts';

@@ -4,7 +4,8 @@ import { alignLedger } from '../capture/sim-truth.ts';
 import type { Selection } from './api.ts';
 import { eventColumns, isOccurrence, lowerBound, NO_GEN, recordGenerations, SelectionFilter, sortedOrder, upperBound } from './selection.ts';
 import type { StackTable } from '../capture/stack-table.ts';
-import { cookieGenerations, cookieSlots, int32, RecordKind, RecordStatus, type TraceColumns } from '../capture/trace-columns.ts';
+import { cookieGenerations, cookieSlots, int32, type TraceColumns } from '../capture/trace-columns.ts';
+import { RecordKind, RecordStatus } from '../capture/trace-columns-data.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
 const { Full: FULL, Resolved: RESOLVED, Unverified: UNVERIFIED } = RecordStatus;

@@ -4,7 +4,7 @@ import type { ExplorerData } from './explorer-data.ts';
 import { NO_STACK_RECORD, type GenerationInfo, type Overview } from './api.ts';
 import { segmentsOf } from '../capture/segments.ts';
 import { genValue, NO_GEN } from './selection.ts';
-import { RecordKind, STATUS_NAMES } from '../capture/trace-columns.ts';
+import { RecordKind, STATUS_NAMES } from '../capture/trace-columns-data.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
 const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;

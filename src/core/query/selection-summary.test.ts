@@ -6,7 +6,7 @@ import { handCapture, sampleCapture } from '../testing/explorer-fixtures.ts';
 import { ALL } from './api.ts';
 import { selectionSummary } from './selection-summary.ts';
 import { summarize } from '../capture/summary.ts';
-import { RecordKind } from '../capture/trace-columns.ts';
+import { RecordKind } from '../capture/trace-columns-data.ts';
 
 const pick = (s: { events: number; cookies: number; fullStacks: number; resolved: number; unresolved: number; uniqueStacks: number }) => [
   s.events,

@@ -2,7 +2,7 @@ import { RingBytes } from '../capture/ring-bytes.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import type { Selection, SelectionSummary } from './api.ts';
 import { isAll, SelectionFilter } from './selection.ts';
-import { RecordKind, RecordStatus, STATUS_NAMES } from '../capture/trace-columns.ts';
+import { RecordKind, RecordStatus, STATUS_NAMES } from '../capture/trace-columns-data.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
 const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;

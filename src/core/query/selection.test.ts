@@ -4,7 +4,7 @@ import { NO_STACK_RECORD } from './api.ts';
 import { eventColumns, genKey, genValue, isAll, NO_GEN, recordGenerations, SelectionFilter, sortedOrder } from './selection.ts';
 import type { Capture } from '../capture/ingest.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
-import { RecordStatus } from '../capture/trace-columns.ts';
+import { RecordStatus } from '../capture/trace-columns-data.ts';
 
 const growable = (xs: number[]) => Float64Array.from(xs);
 const cols = (c: Capture) => ({ kind: c.trace.recKind.view(), gen: c.trace.recGen.view() });

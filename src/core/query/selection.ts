@@ -1,4 +1,4 @@
-import { RecordKind, RecordStatus } from '../capture/trace-columns.ts';
+import { RecordKind, RecordStatus } from '../capture/trace-columns-data.ts';
 import { NO_STACK_RECORD, type Selection } from './api.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */

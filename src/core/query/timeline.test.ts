@@ -9,7 +9,7 @@ import { selectionSummary } from './selection-summary.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { eventNear } from './event-near.ts';
 import { OTHER_TASKS, timeline } from './timeline.ts';
-import { RecordStatus as R } from '../capture/trace-columns.ts';
+import { RecordStatus as R } from '../capture/trace-columns-data.ts';
 
 const sum = (a: Uint32Array) => a.reduce((n, x) => n + x, 0);
 /** counts of one lane and bucket, by status */

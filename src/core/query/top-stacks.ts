@@ -4,7 +4,7 @@ import type { Selection, TopStackRow, TopStacksRequest, TopStacksResult } from '
 import { genValue, isOccurrence, SelectionFilter } from './selection.ts';
 import { dumpSlotsOfStacks, isStackHash, stackByHash, stackHashOf } from './stack-hash.ts';
 import { compilePattern, patternMessage } from '../base/text-match.ts';
-import { RecordKind, RecordStatus } from '../capture/trace-columns.ts';
+import { RecordKind, RecordStatus } from '../capture/trace-columns-data.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
 const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;

@@ -2,7 +2,7 @@ import { groupDigits } from '../capture/banners.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import { generationInfos } from './overview.ts';
 import type { Warning } from './api.ts';
-import { RecordKind, RecordStatus } from '../capture/trace-columns.ts';
+import { RecordKind, RecordStatus } from '../capture/trace-columns-data.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
 const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;

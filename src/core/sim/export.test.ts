@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadFiles } from '../capture/load.ts';
 import { summarize } from '../capture/summary.ts';
-import { STATUS_NAMES } from '../capture/trace-columns.ts';
+import { STATUS_NAMES } from '../capture/trace-columns-data.ts';
 import { ExplorerData } from '../query/explorer-data.ts';
 import { NO_GEN } from '../query/selection.ts';
 import { decodeBinDump } from './dump-reader.ts';

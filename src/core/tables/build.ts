@@ -11,7 +11,7 @@ import { isOccurrence, NO_GEN } from '../query/selection.ts';
 import { stackHashOf } from '../query/stack-hash.ts';
 import { TABLE_NAMES, tableSpec, type ColumnValues, type Dict, type TableData, type TableName, type TableSpec } from './schema.ts';
 import type { Explorer } from '../query/explorer.ts';
-import { RecordKind, STATUS_NAMES } from '../capture/trace-columns.ts';
+import { RecordKind, STATUS_NAMES } from '../capture/trace-columns-data.ts';
 import { nanosecondsOf } from './ns-time.ts';
 import { MAX_TS_NS_SECONDS } from '../formats/trace-text-shared.ts';
 import { Growable } from '../base/growable.ts';

@@ -11,7 +11,7 @@ import { captureIdOf, contentDigest } from './id.ts';
 import { cellAt, TABLE_NAMES, TABLES, type TableData, type TableName } from './schema.ts';
 import { Fnv1a64 } from './id.ts';
 import { ingestFiles, printedNs } from '../testing/test-helpers.ts';
-import { STATUS_NAMES } from '../capture/trace-columns.ts';
+import { STATUS_NAMES } from '../capture/trace-columns-data.ts';
 import { realIt, realTrace } from '../testing/real-traces.ts';
 
 /** FNV-1a 64 the textbook way, in BigInt: the second method for every hash below */

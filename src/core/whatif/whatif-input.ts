@@ -1,5 +1,5 @@
 import type { Capture } from '../capture/ingest.ts';
-import { RecordKind } from '../capture/trace-columns.ts';
+import { RecordKind } from '../capture/trace-columns-data.ts';
 import { ipsToWords } from '../sim/map-layout.ts';
 import { ReplayKernel } from '../sim/replay.ts';
 

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { summarize } from '../../capture/summary.ts';
-import { RecordKind } from '../../capture/trace-columns.ts';
+import { RecordKind } from '../../capture/trace-columns-data.ts';
 import { CHUNK_SIZES } from '../../testing/formats.ts';
 import { ingestFiles } from '../../testing/test-helpers.ts';
 import { readDat } from '../../testing/trace-dat.ts';
