@@ -1,7 +1,7 @@
 // The third-party notices of a bundle: the licences of the packages whose code it holds (the
 // bundlers drop their comments), for the command line (build-cli.ts, dist-cli/) and the app
 // (vite.config.ts's `notices` plugin, dist/).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Plugin } from 'vite';
 
@@ -28,10 +28,7 @@ export function thirdPartyNotices(title: string, packageDirs: readonly string[])
     const dir = isAbsolute(d) ? d : join(root, d);
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; version: string; license?: string };
     const file = readdirSync(dir).find((f) => /^(licen[sc]e|copying)(\.(md|txt))?$/i.test(f));
-    const text =
-      file && existsSync(join(dir, file))
-        ? readFileSync(join(dir, file), 'utf8').trim()
-        : `(no licence file in the package; package.json says ${pkg.license ?? 'nothing'})`;
+    const text = file ? readFileSync(join(dir, file), 'utf8').trim() : `(no licence file in the package; package.json says ${pkg.license ?? 'nothing'})`;
     parts.push(`\n${'-'.repeat(72)}\n${pkg.name} ${pkg.version} (${pkg.license ?? 'licence not stated'})\n\n${text}\n`);
   }
   return parts.join('');

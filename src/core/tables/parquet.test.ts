@@ -104,13 +104,11 @@ describe('tables-parquet', () => {
     // type 0. When upstream types it, parquet-wasm reads the file and this test fails, saying the
     // patch in parquet.ts (and the exact pin in package.json) can go.
     const bytes = new Uint8Array(parquetWriteBuffer({ columnData: [{ name: 'a', data: [], type: 'INT32' }] }));
-    let read: unknown = null;
-    try {
-      read = tableFromIPC(readParquet(bytes).intoIPCStream()).numRows;
-    } catch (e) {
-      read = e;
-    }
-    expect(read, "arrow-rs read hyparquet-writer's zero-row file: drop emptyRowGroupsTyped and unpin hyparquet-writer").toBeInstanceOf(Error);
+    // today: 'Parquet error: Expected list element type of Struct but got Byte' (the list's element type 0)
+    expect(
+      () => readParquet(bytes),
+      "arrow-rs read hyparquet-writer's zero-row file, or failed another way: drop emptyRowGroupsTyped and unpin hyparquet-writer if it read",
+    ).toThrow(/list element type/);
     // and the patch is what makes the difference: the same bytes with the list typed read as 0 rows
     expect(tableFromIPC(readParquet(emptyRowGroupsTyped(bytes)).intoIPCStream()).numRows).toBe(0);
   });

@@ -84,7 +84,7 @@ export function StatDashboard() {
 
 const times = (x: number) => `${x.toFixed(1)}×`;
 
-/** what the retention gain is (derived.ts RingBufferStats.gain), as its tooltip */
+/** what the retention gain is (ring-bytes.ts RingBufferStats.gain), as its tooltip */
 const GAIN_TITLE =
   "how many times the events the same ring buffer keeps with the map: ring bytes per event (the event's own record, its size assumed, and its stack record) " +
   'without the map, divided by those with it. Events kept, as the cookie ABI mail counts retention ("drops from about 2.17x to about 2.0x"), not stack bytes';

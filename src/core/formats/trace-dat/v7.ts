@@ -17,7 +17,6 @@ import { MemSrc, Rd, WindowSrc, type Pull } from './read.ts';
 import { cmdlines, emptyMeta, eventFormats, ftraceFormats, headerInfo, kallsyms, printkFormats } from './sections.ts';
 import { emptyOptions } from './options.ts';
 import type { DatBody } from './types.ts';
-import type { ParseContext } from '../types.ts';
 
 /** What a version's body reader gets from the header. */
 /** Highest CPU id read. */
@@ -160,7 +159,7 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
         }
         if (content) {
           if (id === OPT.DONE) {
-            const next = yield* options(content, opts, ctx, at);
+            const next = yield* options(content, opts, at);
             if (next !== null) {
               if (next !== 0 && next <= at) {
                 rd.diag(at, `options ${what}: its next options offset ${hex(next)} goes back (a loop in the chain): not followed`);
@@ -213,7 +212,7 @@ export function* readV7(rd: Rd, b: DatBody): Pull<void> {
 }
 
 /** One options section: options up to DONE; its next offset, null when it has no DONE. */
-function* options(r: Rd, opts: DatOptions, _ctx: ParseContext, secAt: number): Pull<number | null> {
+function* options(r: Rd, opts: DatOptions, secAt: number): Pull<number | null> {
   for (;;) {
     const at = r.pos;
     const id = yield* r.u16();
