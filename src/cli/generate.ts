@@ -12,9 +12,6 @@ import { binVersionNote } from '../core/formats/seed-notes.ts';
  * writers) is built and written by generate-capture.ts.
  */
 
-export { MAX_STACKS, writeCapture, type GenerateOptions, type GenerateReport } from './generate-capture.ts';
-export { MAX_DEPTH } from './generate-stacks.ts';
-
 export const DEFAULT_GENERATE: Omit<GenerateOptions, 'out'> = {
   events: null,
   mb: null,

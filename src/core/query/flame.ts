@@ -11,9 +11,6 @@ import { stackByHash } from './stack-hash.ts';
 import { compileTransforms, type StackFrames } from './flame-transforms.ts';
 import { weighStacks, type EventGroups } from './weigh.ts';
 
-export { type FlameTreeFrames, type NodeFrames } from './flame-frames.ts';
-export { TreeBuilder } from './flame-tree.ts';
-
 /** The name of the synthetic root of top-down and bottom-up trees (sandwich: the focus function). */
 export const ROOT_NAME = 'all';
 
