@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { importSpecs, packageOf } from '../scripts/imports.ts';
 
 const DIST = process.env.PW_DIST ?? 'dist';
 /** the switch in the URL, the worker's name mark, the hooks' global and the switch on window */
@@ -45,22 +46,15 @@ function importedPackages(): string[] {
     const file = todo.pop()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    const text = readFileSync(file, 'utf8');
-    const specs = [
-      ...[...text.matchAll(/^(?:import|export)(?!\s+type\b)[^;]*?\bfrom\s+'([^']+)'/gm)].map((m) => m[1]),
-      ...[...text.matchAll(/^import\s+'([^']+)'/gm)].map((m) => m[1]),
-      ...[...text.matchAll(/\bimport\('([^']+)'\)(?!\.\w+[A-Z]|\.[A-Z])/g)].map((m) => m[1]),
-      ...[...text.matchAll(/new URL\('([^']+)', import\.meta\.url\)/g)].map((m) => m[1]),
-    ];
+    const specs = importSpecs(readFileSync(file, 'utf8'))
+      .filter((i) => !i.typeOnly)
+      .map((i) => i.spec);
     for (const raw of specs) {
       const spec = raw.split('?')[0];
       if (spec.startsWith('.')) {
         const to = join(dirname(file), spec);
         if (/\.(tsx?|mjs|js)$/.test(to) && existsSync(to)) todo.push(to);
-      } else if (!spec.startsWith('node:')) {
-        const parts = spec.split('/');
-        found.add(spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]);
-      }
+      } else if (packageOf(spec) !== 'node:*') found.add(packageOf(spec));
     }
   }
   return [...found].sort();

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { importSpecs, packageOf } from '../scripts/imports.ts';
 
 const SRC = dirname(fileURLToPath(import.meta.url));
 
@@ -58,14 +59,6 @@ const NODE_FILES: Record<string, readonly string[]> = {
 /** Test support outside core/testing (imported only by tests): what it takes. */
 const TEST_SUPPORT: Record<string, readonly string[]> = { 'cli/test-io.ts': ['vitest'] };
 
-/** A bare specifier's package: `@scope/name`, `name`, or `node:*`; a query (`?url`) dropped. */
-function packageOf(spec: string): string {
-  const s = spec.split('?')[0];
-  if (s.startsWith('node:')) return 'node:*';
-  const parts = s.split('/');
-  return s.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
-}
-
 /** The layer of a path relative to src/ (its folder under core/, else its top folder), or null. */
 function layerOf(path: string): string | null {
   const parts = path.split('/');
@@ -78,22 +71,8 @@ interface Edge {
   to: string;
 }
 
-/**
- * The specifiers a module imports: static imports and re-exports (types too: a type import
- * closes a circle as well), `import()`, and worker URLs (`new URL('./x.ts', import.meta.url)`).
- * The text is the project's own source, so a scan of quoted strings after those words is enough.
- */
-function importsOf(text: string): string[] {
-  const out: string[] = [];
-  const patterns = [
-    /^\s*(?:import|export)\b[^;]*?\bfrom\s*'([^']+)'/gm,
-    /^\s*import\s*'([^']+)'/gm,
-    /\bimport\(\s*'([^']+)'\s*\)/g,
-    /\bnew URL\(\s*'([^']+)'\s*,\s*import\.meta\.url/g,
-  ];
-  for (const re of patterns) for (const m of text.matchAll(re)) out.push(m[1]);
-  return out;
-}
+/** The specifiers a module imports, types too (a type import closes a circle as well). */
+const importsOf = (text: string): string[] => importSpecs(text).map((i) => i.spec);
 
 /** Imports the rules refuse, each with the reason it is still here. Empty: keep it so. */
 const DEBT: readonly { from: string; to: string; why: string }[] = [];
