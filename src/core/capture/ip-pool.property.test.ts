@@ -6,7 +6,7 @@ import { Symbolizer } from '../formats/symbolizer.ts';
 import { createStackMapBinParser } from '../formats/stack-map-bin.ts';
 import { writeStackMapBin } from '../formats/stack-map-write.ts';
 import { kernel, kernelSpec, plainSymbolizer, stacks, type Shape } from '../testing/kernels.ts';
-import { IpPool } from './ip-pool.ts';
+import { IpPool, tooManyAddresses } from './ip-pool.ts';
 import { StackTable } from './stack-table.ts';
 
 const symbolFile = (text: string) => {
@@ -69,6 +69,30 @@ describe("IpPool against a BigInt binary search, on both generators' shapes (pro
           for (const key of new Set(want)) expect(frames.lookup(key)).toBe(order.indexOf(key));
         }),
         { numRuns: 25 },
+      );
+    });
+  }
+});
+
+/**
+ * The sample that skips the address table (tooManyAddresses) against the dump's distinct
+ * addresses counted exactly (a Set of every ip): on both generators' shapes, dumps of ~2^17 ips
+ * and more, with the limit a factor of 8 either side of the exact count, and any hash key.
+ */
+describe('tooManyAddresses against an exact count of distinct addresses', () => {
+  for (const shape of ['callgraph', 'random'] as Shape[]) {
+    it(`${shape}: says more than the limit when there are 8x as many, not when there are 8x fewer`, () => {
+      fc.assert(
+        fc.property(fc.integer(), fc.integer(), fc.integer(), (seed, k0, k1) => {
+          const k = kernel({ seed, functions: 2000, modules: 10, repeatEvery: 17, aliasEvery: 29 });
+          const ips = stacks(k, shape, 8000, seed, 40);
+          const c = columnsOf(ips);
+          const distinct = new Set(ips.flat()).size;
+          expect(c.ips).toBeGreaterThanOrEqual(1 << 16);
+          expect(tooManyAddresses(c, Math.floor(distinct / 8), k0, k1)).toBe(true);
+          expect(tooManyAddresses(c, distinct * 8, k0, k1)).toBe(false);
+        }),
+        { numRuns: 6 },
       );
     });
   }

@@ -32,7 +32,7 @@ const SAMPLE_BITS = 14;
  * after 2^17 new addresses cost 59 ms of a 780 ms random dump, this costs ~1. Keyed as the
  * pool's table is (a file picks the addresses, not where they go).
  */
-function tooManyAddresses(c: DumpColumns, room: number, k0: number, k1: number): boolean {
+export function tooManyAddresses(c: DumpColumns, room: number, k0: number, k1: number): boolean {
   if (c.ips < 4 << SAMPLE_BITS) return false;
   const step = Math.floor(c.ips / (1 << SAMPLE_BITS));
   const slots = 1 << (SAMPLE_BITS + 2);
