@@ -1,14 +1,14 @@
 /**
- * The checks every reader's tests share, in one place (issue 39): a file read as named and
- * renamed `unknown` (through sniffKind and the reader parserForKind picks, the app's path: the
- * kind comes from the bytes, never the name), at every chunk size, each reading the same; the
- * reader's line (or byte) accounting covering the whole file; and, where a writer exists, what
- * was read written and read again the same. Each test keeps its own expected values.
+ * The checks every reader's tests share, in one place (issue 39): a file read by the reader the
+ * app picks for its kind (registry.ts parserForKind, behind nul-gate.ts where the app puts one), at
+ * every chunk size, each reading the same; the kind the sniffer gives its bytes, and the file read
+ * renamed `unknown` through the sniffer's pick (the app's path: the kind comes from the bytes,
+ * never the name); the reader's line (or byte) accounting covering the whole file; and, where a
+ * writer exists, what was read written and read again the same. Each test keeps its own expected values.
  */
 import { expect } from 'vitest';
 import { DiagnosticLog, type Diagnostic } from '../formats/diagnostics.ts';
 import { encodingOf } from '../formats/lines.ts';
-import { nulGate } from '../formats/nul-gate.ts';
 import { parserForKind } from '../formats/registry.ts';
 import { sniffKind } from '../formats/sniff.ts';
 import { writeDumpJson } from '../formats/dump-json-write.ts';
@@ -16,17 +16,10 @@ import { writeTraceText, type TraceTextItem } from '../formats/trace-text-write.
 import { LEDGER_KINDS, LEDGER_OUTCOMES, writeSimLedger, type ParsedLedger } from '../formats/sim-ledger.ts';
 import { writeStackMapBin, writeStackMapStat, writeStackMapText } from '../formats/stack-map-write.ts';
 import type { ByteCount, ParsedDump, ParsedStat, TraceTextResult, ChunkParser, FileKind, LineCount, ParseContext, TraceSink } from '../formats/types.ts';
-import { createCaptureInfoParser } from '../formats/capture-info.ts';
-import { createDumpJsonParser } from '../formats/dump-json.ts';
-import { createKallsymsParser } from '../formats/kallsyms.ts';
-import { createPerfScriptParser } from '../formats/perf-script.ts';
-import { createSimLedgerParser } from '../formats/sim-ledger.ts';
-import { createStackMapBinParser } from '../formats/stack-map-bin.ts';
-import { createStackMapStatParser } from '../formats/stack-map-stat.ts';
-import { createStackMapTextParser } from '../formats/stack-map-text.ts';
-import { createSystraceHtmlParser } from '../formats/systrace-html.ts';
-import { createTraceDatParser } from '../formats/trace-dat/trace-dat.ts';
-import { createTraceTextParser } from '../formats/trace-text.ts';
+import type { ParsedCaptureInfo } from '../formats/capture-info.ts';
+import type { SymbolFile } from '../formats/kallsyms.ts';
+import type { PerfScriptResult } from '../formats/perf-script.ts';
+import type { TraceDatResult } from '../formats/trace-dat/types.ts';
 import { CHUNK_SIZES, feedChunks } from './formats.ts';
 import { collector, type Got } from './trace-dat.ts';
 
@@ -38,10 +31,10 @@ export interface Reading<R> {
 }
 
 export interface ReaderSpec<R> {
-  /** what sniffKind must say of the file */
+  /** what sniffKind must say of the file; its reader is the app's (registry.ts parserForKind) */
   kind: FileKind;
-  /** the reader itself, as a test names it */
-  create: (ctx: ParseContext, sink: TraceSink) => ChunkParser<R>;
+  /** a reader in place of the app's, read as given (no nul gate added): only the kit's own broken readers (reader-kit.test.ts), which are not sniffed */
+  create?: (ctx: ParseContext, sink: TraceSink) => ChunkParser<R>;
   /** what must agree between readings (default: the result, the sink's records and the diagnostics, file names left out) */
   project?: (r: Reading<R>) => unknown;
   /** the accounting to check: the result's `lines` or `bytes` (default: whichever it has) or none */
@@ -50,7 +43,7 @@ export interface ReaderSpec<R> {
   write?: (r: Reading<R>) => Uint8Array | string | null;
   /** the projection compared across the round trip (default `project`): line numbers move when a writer drops comments */
   sameAfterWrite?: (r: Reading<R>) => unknown;
-  /** false: not read renamed `unknown`, for content the sniffer gives another reader (an empty file, a fragment) or a broken reader in the kit's own test */
+  /** false: not sniffed nor read renamed `unknown`, for content the sniffer gives another reader (an empty file, a fragment) or a broken reader in the kit's own test */
   sniffed?: boolean;
   /** chunk sizes (default CHUNK_SIZES: one chunk, 1-byte pieces, 7, 64) */
   sizes?: readonly number[];
@@ -59,7 +52,7 @@ export interface ReaderSpec<R> {
 const enc = new TextEncoder();
 
 /** A result with its `file` fields (the name a reader was given) left out, at any depth of plain objects. */
-export function withoutFile(v: unknown): unknown {
+function withoutFile(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutFile);
   if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v) || v instanceof Map || v instanceof Set) return v;
   const out: Record<string, unknown> = {};
@@ -83,19 +76,16 @@ export const inOrder = <R>(r: Reading<R>) => ({
   diagnostics: r.diagnostics.map(({ file: _, ...d }) => d),
 });
 
-/** One reading of `bytes` at chunk `size`: by the spec's reader (`named`) or by the sniffer's pick, as the app reads it. */
-export function readOnce<R>(spec: ReaderSpec<R>, name: string, bytes: Uint8Array, size: number, via: 'named' | 'sniffed'): Reading<R> {
+/**
+ * One reading of `bytes` named `name` at chunk `size`, by the app's reader for the spec's kind (or
+ * the spec's own `create`). Nothing but the name differs between a reading as named and one renamed
+ * `unknown`, and the projections leave the name out.
+ */
+function readOnce<R>(spec: ReaderSpec<R>, name: string, bytes: Uint8Array, size: number): Reading<R> {
   const log = new DiagnosticLog(name);
   const { sink, got } = collector();
   const ctx: ParseContext = { file: name, diagnostics: log };
-  let parser: ChunkParser<R>;
-  // as named: the spec's reader, behind nul-gate.ts where the app puts one (every text reader)
-  if (via === 'named') parser = spec.kind === 'stack_map_bin' || spec.kind === 'trace_cmd_dat' ? spec.create(ctx, sink) : nulGate(spec.create(ctx, sink), log);
-  else {
-    const kind = sniffKind(bytes);
-    expect(kind, `${name}: the sniffer's kind`).toBe(spec.kind);
-    parser = parserForKind(kind, ctx, () => sink) as ChunkParser<R>;
-  }
+  const parser = spec.create ? spec.create(ctx, sink) : (parserForKind(spec.kind, ctx, () => sink) as ChunkParser<R>);
   const result = feedChunks(parser, bytes, size);
   return { result, got, diagnostics: log.list() };
 }
@@ -117,7 +107,7 @@ export function linesOf(bytes: Uint8Array): number {
 }
 
 /** The reader's accounting covers the file: total = the file's lines (or bytes) = used + unused, and unused ones are reported. */
-export function checkAccount(bytes: Uint8Array, result: unknown, diagnostics: readonly Diagnostic[], count: ReaderSpec<unknown>['count'], what: string): void {
+function checkAccount(bytes: Uint8Array, result: unknown, diagnostics: readonly Diagnostic[], count: ReaderSpec<unknown>['count'], what: string): void {
   if (count === 'none') return;
   const r = result as { lines?: LineCount | null; bytes?: ByteCount | null } & Partial<ByteCount>;
   const lines = count === 'bytes' ? null : (r.lines ?? null);
@@ -135,33 +125,36 @@ export function checkAccount(bytes: Uint8Array, result: unknown, diagnostics: re
 }
 
 /**
- * Reads `content` as `name` and renamed `unknown`, at every chunk size; every reading must project
- * the same, account for the whole file and (with `write`, a file read without diagnostics) read back
- * the same after writing.
+ * Reads `content` as `name` at every chunk size, and (unless `sniffed: false`) checks the sniffer
+ * gives its bytes the spec's kind and reads it renamed `unknown` in one chunk through the sniffer's
+ * pick: every reading must project the same and account for the whole file, and (with `write`, a file
+ * read without diagnostics) read back the same after writing.
  * Returns the reading as named in one chunk, for the test's own expected values.
  */
 export function readEveryWay<R>(name: string, content: Uint8Array | string, spec: ReaderSpec<R>): Reading<R> {
   const bytes = typeof content === 'string' ? enc.encode(content) : content;
   const project = spec.project ?? defaultProject;
-  const first = readOnce(spec, name, bytes, 0, 'named');
+  const sniffed = spec.sniffed !== false;
+  // the app's path: the kind comes from the bytes (once: the bytes are the same at every chunk size)
+  if (sniffed) expect(sniffKind(bytes), `${name}: the sniffer's kind`).toBe(spec.kind);
+  const first = readOnce(spec, name, bytes, 0);
   const want = project(first);
   checkAccount(bytes, first.result, first.diagnostics, spec.count, name);
-  const routes: ['named' | 'sniffed', string][] = [['named', name]];
-  if (spec.sniffed !== false) routes.push(['sniffed', 'unknown']);
-  for (const [via, as] of routes)
-    for (const size of spec.sizes ?? CHUNK_SIZES) {
-      if (via === 'named' && size === 0) continue;
-      const r = readOnce(spec, as, bytes, size, via);
-      expect(project(r), `${name} read as ${as} (${via}) in chunks of ${size}`).toEqual(want);
-      checkAccount(bytes, r.result, r.diagnostics, spec.count, `${name} as ${as}, chunks of ${size}`);
-    }
+  const same = (r: Reading<R>, as: string, size: number) => {
+    const how = `${name} read as ${as} in ${size === 0 ? 'one chunk' : `chunks of ${size}`}`;
+    expect(project(r), how).toEqual(want);
+    checkAccount(bytes, r.result, r.diagnostics, spec.count, how);
+  };
+  // renamed `unknown`, by the sniffer's pick (the kind asserted above): the name is all that differs, one chunk is enough
+  if (sniffed) same(readOnce({ ...spec, create: undefined }, 'unknown', bytes, 0), 'unknown', 0);
+  for (const size of spec.sizes ?? CHUNK_SIZES) if (size !== 0) same(readOnce(spec, name, bytes, size), name, size);
   // a damaged file's reading need not be writable (a v8 dump with a v7 record has no generation to write): clean files only
   if (spec.write && first.diagnostics.length === 0) {
     const written = spec.write(first);
     if (written === null) return first;
-    const again = readOnce(spec, name, typeof written === 'string' ? enc.encode(written) : written, 0, 'named');
-    const same = spec.sameAfterWrite ?? project;
-    expect(same(again), `${name} written and read again`).toEqual(same(first));
+    const again = readOnce(spec, name, typeof written === 'string' ? enc.encode(written) : written, 0);
+    const kept = spec.sameAfterWrite ?? project;
+    expect(kept(again), `${name} written and read again`).toEqual(kept(first));
   }
   return first;
 }
@@ -175,7 +168,7 @@ const dumpContent = (r: Reading<ParsedDump>) => ({
 });
 
 /** The writers of stack-map-write.ts, dump-json-write.ts and sim-ledger.ts, given what their reader read (trace-text-write.ts's: traceTextBack). */
-export const writeBack = {
+const writeBack = {
   stackMapText: ({ result: d }: Reading<ParsedDump>) =>
     d.version !== 'v7' && d.version !== 'v8'
       ? null
@@ -267,25 +260,19 @@ const traceContent = ({ got }: Reading<TraceTextResult>) => ({
 const ledgerContent = ({ result: { lines: _, ...l } }: Reading<ParsedLedger>) => l;
 const statContent = ({ result: { lines: _, file: __, ...s } }: Reading<ParsedStat>) => s;
 
-/** Every reader with its kind: `readEveryWay(name, bytes, readers.stackMapText)`, or `{ ...readers.x, write }`. */
+/** Every reader by its kind (the app's, registry.ts): `readEveryWay(name, bytes, readers.stackMapText)`, or `{ ...readers.x, write }`. */
 const specOf = <R>(s: ReaderSpec<R>) => s;
 
 export const readers = {
-  traceText: specOf({ kind: 'trace_text', create: (ctx, sink) => createTraceTextParser(ctx, sink), write: traceTextBack, sameAfterWrite: traceContent }),
-  systraceHtml: specOf({ kind: 'systrace_html', create: (ctx, sink) => createSystraceHtmlParser(ctx, sink) }),
-  perfScript: specOf({ kind: 'perf_script', create: (ctx, sink) => createPerfScriptParser(ctx, sink) }),
-  traceDat: specOf({ kind: 'trace_cmd_dat', create: (ctx, sink) => createTraceDatParser(ctx, sink), count: 'bytes' }),
-  stackMapText: specOf({ kind: 'stack_map_text', create: (ctx) => createStackMapTextParser(ctx), write: writeBack.stackMapText, sameAfterWrite: dumpContent }),
-  stackMapBin: specOf({
-    kind: 'stack_map_bin',
-    create: (ctx) => createStackMapBinParser(ctx),
-    count: 'bytes',
-    write: writeBack.stackMapBin,
-    sameAfterWrite: dumpContent,
-  }),
-  stackMapStat: specOf({ kind: 'stack_map_stat', create: (ctx) => createStackMapStatParser(ctx), write: writeBack.stackMapStat, sameAfterWrite: statContent }),
-  dumpJson: specOf({ kind: 'dump_json', create: (ctx) => createDumpJsonParser(ctx), write: writeBack.dumpJson, sameAfterWrite: dumpContent }),
-  kallsyms: specOf({ kind: 'kallsyms', create: (ctx) => createKallsymsParser(ctx) }),
-  captureInfo: specOf({ kind: 'capture_txt', create: (ctx) => createCaptureInfoParser(ctx) }),
-  simLedger: specOf({ kind: 'sim_ledger', create: (ctx) => createSimLedgerParser(ctx), write: writeBack.simLedger, sameAfterWrite: ledgerContent }),
+  traceText: specOf<TraceTextResult>({ kind: 'trace_text', write: traceTextBack, sameAfterWrite: traceContent }),
+  systraceHtml: specOf<TraceTextResult>({ kind: 'systrace_html' }),
+  perfScript: specOf<PerfScriptResult>({ kind: 'perf_script' }),
+  traceDat: specOf<TraceDatResult>({ kind: 'trace_cmd_dat', count: 'bytes' }),
+  stackMapText: specOf<ParsedDump>({ kind: 'stack_map_text', write: writeBack.stackMapText, sameAfterWrite: dumpContent }),
+  stackMapBin: specOf<ParsedDump>({ kind: 'stack_map_bin', count: 'bytes', write: writeBack.stackMapBin, sameAfterWrite: dumpContent }),
+  stackMapStat: specOf<ParsedStat>({ kind: 'stack_map_stat', write: writeBack.stackMapStat, sameAfterWrite: statContent }),
+  dumpJson: specOf<ParsedDump>({ kind: 'dump_json', write: writeBack.dumpJson, sameAfterWrite: dumpContent }),
+  kallsyms: specOf<SymbolFile>({ kind: 'kallsyms' }),
+  captureInfo: specOf<ParsedCaptureInfo>({ kind: 'capture_txt' }),
+  simLedger: specOf<ParsedLedger>({ kind: 'sim_ledger', write: writeBack.simLedger, sameAfterWrite: ledgerContent }),
 };
