@@ -123,23 +123,21 @@ realDescribe('perf script: the real file', () => {
     expect(samples).toBe(text.split('\n').filter((l) => l.includes(' cpu-clock:')).length);
   });
 
-  {
-    it("every way (reader-kit.ts: chunks of 0, 1, 7 and 4096 bytes, renamed `unknown`, the file's lines): every sample an event and a full stack, every line used", () => {
-      const r = readKit(bytes, [0, 1, 7, 4096]);
-      expect(r.diagnostics).toEqual([]);
-      expect(r.result.samples).toBe(samples);
-      expect(r.events).toHaveLength(samples);
-      expect(r.stacks.map((s) => s.frames)).toEqual(plain.map((s) => s.frames));
-      expect(new Set(r.stacks.map((s) => s.frames!.join('\n'))).size).toBe(distinct);
-      expect(r.stacks.every((s) => s.kind === 'full' && s.comm === 'dd' && s.pid === 29776)).toBe(true);
-      expect(r.events[0]).toMatchObject({ comm: 'dd', pid: 29776, tgid: null, ts: 666709.771979, name: 'cpu-clock', payload: 'period=10101010' });
-      const lines = text.endsWith('\n') ? text.split('\n').length - 1 : text.split('\n').length;
-      expect(r.result.lines).toEqual({ total: lines, used: lines, unused: 0 });
-      // kernel frames: those in vmlinux, by a count of the file's lines
-      expect(r.result.kernelFrames).toBe(text.split('\n').filter((l) => l.endsWith('vmlinux)')).length);
-      expect(r.result.kernelFrames + r.result.userFrames).toBe(plain.reduce((n, s) => n + s.frames.length, 0));
-    });
-  }
+  it("every way (reader-kit.ts: chunks of 0, 1, 7 and 4096 bytes, renamed `unknown`, the file's lines): every sample an event and a full stack, every line used", () => {
+    const r = readKit(bytes, [0, 1, 7, 4096]);
+    expect(r.diagnostics).toEqual([]);
+    expect(r.result.samples).toBe(samples);
+    expect(r.events).toHaveLength(samples);
+    expect(r.stacks.map((s) => s.frames)).toEqual(plain.map((s) => s.frames));
+    expect(new Set(r.stacks.map((s) => s.frames!.join('\n'))).size).toBe(distinct);
+    expect(r.stacks.every((s) => s.kind === 'full' && s.comm === 'dd' && s.pid === 29776)).toBe(true);
+    expect(r.events[0]).toMatchObject({ comm: 'dd', pid: 29776, tgid: null, ts: 666709.771979, name: 'cpu-clock', payload: 'period=10101010' });
+    const lines = text.endsWith('\n') ? text.split('\n').length - 1 : text.split('\n').length;
+    expect(r.result.lines).toEqual({ total: lines, used: lines, unused: 0 });
+    // kernel frames: those in vmlinux, by a count of the file's lines
+    expect(r.result.kernelFrames).toBe(text.split('\n').filter((l) => l.endsWith('vmlinux)')).length);
+    expect(r.result.kernelFrames + r.result.userFrames).toBe(plain.reduce((n, s) => n + s.frames.length, 0));
+  });
 
   it('renamed `unknown`: sniffed from its bytes, loaded into the stack table, folded as stackcollapse-perf folds it', () => {
     expect(sniffKind(bytes.subarray(0, 16384))).toBe('perf_script');
@@ -233,25 +231,23 @@ describe('perf script: malformed input', () => {
       'dd 1/2 [003] 6.5: cycles:', // 10
       '\t  12 d (/bin/dd)', // 11
     ].join('\n');
-    {
-      // every way: reader-kit.ts
-      const r = readKit(enc(input), [0, 1, 7, 4096]);
-      expect(r.diagnostics).toEqual([
-        // grouped by reason, in the order each was first seen
-        { where: 'lines 1, 7', message: PERF_REASON.orphan },
-        { where: 'line 4', message: PERF_REASON.frame },
-        { where: 'line 6', message: PERF_REASON.header },
-        { where: 'line 9', message: TOO_LONG },
-      ]);
-      expect(r.result.lines).toEqual({ total: 11, used: 6, unused: 5 });
-      expect(r.stacks.map((s) => s.frames)).toEqual([['a'], ['d']]);
-      expect(r.events.map((e) => [e.pid, e.tgid, e.cpu, e.ts, e.name, e.payload])).toEqual([
-        [1, null, 0, 5, 'cpu-clock', 'period=1'],
-        [2, 1, 3, 6.5, 'cycles', ''],
-      ]);
-      expect(r.result.cpus).toBe(4);
-      expect(r.result.userFrames).toBe(1);
-    }
+    // every way: reader-kit.ts
+    const r = readKit(enc(input), [0, 1, 7, 4096]);
+    expect(r.diagnostics).toEqual([
+      // grouped by reason, in the order each was first seen
+      { where: 'lines 1, 7', message: PERF_REASON.orphan },
+      { where: 'line 4', message: PERF_REASON.frame },
+      { where: 'line 6', message: PERF_REASON.header },
+      { where: 'line 9', message: TOO_LONG },
+    ]);
+    expect(r.result.lines).toEqual({ total: 11, used: 6, unused: 5 });
+    expect(r.stacks.map((s) => s.frames)).toEqual([['a'], ['d']]);
+    expect(r.events.map((e) => [e.pid, e.tgid, e.cpu, e.ts, e.name, e.payload])).toEqual([
+      [1, null, 0, 5, 'cpu-clock', 'period=1'],
+      [2, 1, 3, 6.5, 'cycles', ''],
+    ]);
+    expect(r.result.cpus).toBe(4);
+    expect(r.result.userFrames).toBe(1);
   });
 
   it('older perf: callchain lines without leading blanks are frames of the open sample, an empty symbol is a blank (issue 34, 18)', () => {
@@ -278,19 +274,17 @@ describe('perf script: malformed input', () => {
       'blank',
     ]);
     expect(frame.exec(lines[3])![2]).toBe(' ');
-    {
-      // every way: reader-kit.ts
-      const r = readKit(enc(input), [0, 1, 3, 4096]);
-      expect(r.diagnostics).toEqual([
-        { where: 'line 1', message: PERF_REASON.orphan },
-        { where: 'line 2', message: PERF_REASON.untimed },
-        { where: 'line 6', message: PERF_REASON.header },
-      ]);
-      expect(r.result.lines).toEqual({ total: 6, used: 4, unused: 2 });
-      // line 6 is no header: it closes the sample before it, as an unreadable line does
-      expect(r.stacks.map((s) => s.frames)).toEqual([['native_write_msr_safe', ' ', '[libc-2.15.so]']]);
-      expect([r.result.kernelFrames, r.result.userFrames]).toEqual([1, 2]);
-    }
+    // every way: reader-kit.ts
+    const r = readKit(enc(input), [0, 1, 3, 4096]);
+    expect(r.diagnostics).toEqual([
+      { where: 'line 1', message: PERF_REASON.orphan },
+      { where: 'line 2', message: PERF_REASON.untimed },
+      { where: 'line 6', message: PERF_REASON.header },
+    ]);
+    expect(r.result.lines).toEqual({ total: 6, used: 4, unused: 2 });
+    // line 6 is no header: it closes the sample before it, as an unreadable line does
+    expect(r.stacks.map((s) => s.frames)).toEqual([['native_write_msr_safe', ' ', '[libc-2.15.so]']]);
+    expect([r.result.kernelFrames, r.result.userFrames]).toEqual([1, 2]);
     // renamed `unknown`: sniffed from its bytes
     expect(sniffKind(enc(input))).toBe('perf_script');
   });

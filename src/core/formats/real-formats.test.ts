@@ -54,7 +54,7 @@ realDescribe('systrace HTML (trappy trace_surfaceflinger.html)', () => {
 
   it('reads the ftrace block and accounts every line (every way: reader-kit.ts at chunks of 0, 1, 7, 64 and 4096 bytes, renamed `unknown`)', () => {
     const k = readEveryWay(HTML, bytes, { ...readers.systraceHtml, sizes: [0, 1, 7, 64, 4096] });
-    const [r, log, c] = [k.result, { list: () => k.diagnostics }, { events: k.got.events, records: k.got.stacks }];
+    const [r, c] = [k.result, { events: k.got.events, records: k.got.stacks }];
     expect(c.events.length).toBe(2506);
     expect(c.records.length).toBe(0);
     expect(r.lines).toEqual({ total: 3111, used: 3110, unused: 1 });
@@ -64,7 +64,7 @@ realDescribe('systrace HTML (trappy trace_surfaceflinger.html)', () => {
     expect(c.events[0].lineNo).toBe(600);
     expect(c.events[c.events.length - 1].lineNo).toBe(3105);
     expect(c.events[0]).toMatchObject({ comm: 'kworker/u17:1', pid: 959, tgid: 959, cpu: 6, ts: 538.064659, name: 'sched_switch' });
-    const diags = log.list();
+    const diags = k.diagnostics;
     expect(diags).toHaveLength(1);
     expect(diags[0].where).toBe('line 3107');
     expect(diags[0].message).toMatch(/JSON/);
@@ -108,12 +108,12 @@ describe('systrace HTML variants', () => {
       '</script></body></html>',
     ].join('\n');
     const k = readEveryWay('t.html', html, readers.systraceHtml);
-    const [r, log, events] = [k.result, { list: () => k.diagnostics }, k.got.events];
+    const [r, events] = [k.result, k.got.events];
     expect(events.map((e) => e.ts)).toEqual([1.000001, 1.000002, 1.000003, 2.0]);
     expect(events.map((e) => e.lineNo)).toEqual([2, 3, 4, 7]);
     // line 4 carries ftrace text (counted by the trace parser) and a JSON block
     expect(r.lines).toEqual({ total: 8, used: 7, unused: 1 });
-    expect(log.list().map((d) => [d.where, d.message])).toEqual([
+    expect(k.diagnostics.map((d) => [d.where, d.message])).toEqual([
       ['line 4', 'trace-data block holds JSON (Chrome trace events), not ftrace text: its 1 lines are not read'],
       ['line 6', 'not a trace line'],
     ]);

@@ -174,21 +174,16 @@ describe('stack_id entries written by the writers (v6 and v7 files, v7 ids and v
       const bytes = writeTraceDat({ littleEndian: true, longSize: 8, cpus: 1, comms: [[7, 'seven']], stackIdAbi: 'v7', stackIdFormat: fmt, events });
       const at = headersOf(bytes);
       expect(at).toHaveLength(2);
-      {
-        // every way: reader-kit.ts at chunks of 0, 1 and 7 bytes, renamed `unknown`, every byte counted
-        const k = readEveryWay('t.dat', bytes, { ...readers.traceDat, sizes: [0, 1, 7] });
-        const { result: r, got } = k;
-        const log = { list: () => k.diagnostics };
-        expect(got.stacks).toEqual([]);
-        expect(got.events).toHaveLength(1);
-        const d = log.list();
-        expect(d).toHaveLength(1);
-        expect(d[0].where).toBe(`offsets ${at.map((x) => '0x' + x.toString(16)).join(', ')}`);
-        expect(d[0].message).toMatch(
-          what === 'a 2-byte field' ? /stack_id of 2 bytes, not 4 .* or 8/ : /record of 12 bytes, its stack_cookie \(offset 8, 8 bytes\) beyond it/,
-        );
-        expect(r).toMatchObject({ total: bytes.length, used: bytes.length, unused: 0 });
-      }
+      // every way: reader-kit.ts at chunks of 0, 1 and 7 bytes, renamed `unknown`, every byte counted
+      const { result: r, got, diagnostics: d } = readEveryWay('t.dat', bytes, { ...readers.traceDat, sizes: [0, 1, 7] });
+      expect(got.stacks).toEqual([]);
+      expect(got.events).toHaveLength(1);
+      expect(d).toHaveLength(1);
+      expect(d[0].where).toBe(`offsets ${at.map((x) => '0x' + x.toString(16)).join(', ')}`);
+      expect(d[0].message).toMatch(
+        what === 'a 2-byte field' ? /stack_id of 2 bytes, not 4 .* or 8/ : /record of 12 bytes, its stack_cookie \(offset 8, 8 bytes\) beyond it/,
+      );
+      expect(r).toMatchObject({ total: bytes.length, used: bytes.length, unused: 0 });
     }
   });
 });
