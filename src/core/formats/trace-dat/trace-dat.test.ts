@@ -1,38 +1,28 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../testing/test-helpers.ts';
 import { realDescribe, realTrace, realTracePath } from '../../testing/real-traces.ts';
-import { readDat as read, traceCmd, traceCmdRun } from '../../testing/trace-dat.ts';
+import { bump, readDat as read, reportLines, sorted, traceCmd, type ReportLine } from '../../testing/trace-dat.ts';
 import { inOrder, readEveryWay, readers } from '../../testing/reader-kit.ts';
 import { writeTraceDat } from './write.ts';
 
 const REAL = realTracePath('trappy-trace.dat');
 const SIZES = [0, 1, 7, 4096];
 
-const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
-const sorted = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-
 // The suite's body runs to collect its tests even without the folder: the file is read, and
 // the second methods run, in beforeAll.
 realDescribe('trappy-trace.dat, the real file', () => {
   let bytes: Uint8Array = new Uint8Array(0);
 
-  // Second method 1: `trace-cmd report`, one line per event `comm-pid [cpu] ts: name: ...`, counted
-  // by CPU and by event name here.
+  // Second method 1: `trace-cmd report`, one line per event `comm-pid [cpu] ts: name: ...`
+  // (reportLines), counted by CPU and by event name here.
+  let lines: ReportLine[] = [];
   const report = new Map<string, number>();
   const reportCpu = new Map<string, number>();
   function reportCounts(): void {
-    // once more if a run printed no event (a fresh clone's CI saw one such run among seven, exit
-    // status 0); then the failure says what trace-cmd printed
-    for (let attempt = 0; attempt < 2 && report.size === 0; attempt++) {
-      const { stdout, stderr } = traceCmdRun(['report', '-i', REAL]);
-      for (const line of stdout.split('\n')) {
-        const m = /^\s*.+?-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+\.\d+):\s+([\w-]+):/.exec(line);
-        if (!m) continue;
-        bump(report, m[4]);
-        bump(reportCpu, String(+m[2]));
-      }
-      if (report.size === 0 && attempt === 1)
-        throw new Error(`trace-cmd report printed no event line: stdout ${JSON.stringify(stdout.slice(0, 400))}, stderr ${JSON.stringify(stderr.slice(-400))}`);
+    lines = reportLines(REAL);
+    for (const l of lines) {
+      bump(report, l.name);
+      bump(reportCpu, String(l.cpu));
     }
   }
 
@@ -107,14 +97,11 @@ realDescribe('trappy-trace.dat, the real file', () => {
   });
 
   it('the first event as trace-cmd report prints it', () => {
-    const first = traceCmd(['report', '-i', REAL])
-      .split('\n')
-      .find((l) => /\[\d+\]/.test(l))!;
-    const m = /^\s*(.+?)-(\d+)\s+\[(\d+)\]\s+(\d+\.\d+):\s+([\w-]+):/.exec(first)!;
+    const first = lines[0];
     const { got } = read(bytes, 0);
     // report merges the CPUs by time: its first event is the earliest of ours
     const e = got.events.reduce((a, b) => (b.ts < a.ts ? b : a));
-    expect([e.comm, e.pid, e.cpu, e.ts.toFixed(6), e.name]).toEqual([m[1], +m[2], +m[3], m[4], m[5]]);
+    expect([e.comm, e.pid, e.cpu, e.ts.toFixed(6), e.name]).toEqual([first.comm, first.pid, first.cpu, first.ts, first.name]);
   });
 
   it('renamed `unknown`, through the ingest: sniffed by content, the same count', () => {
