@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -48,8 +48,37 @@ function readKit(input: Uint8Array, sizes: number[]): Read {
 }
 
 /**
- * The second method: a plain reading of perf script in the manner of FlameGraph's
- * stackcollapse-perf.pl (regexes, split on blank lines), written here without the parser's code.
+ * The second method for the folded stacks: FlameGraph's own stackcollapse-perf.pl
+ * (../shared/peer-tools/, run with perl) on `file`, or on `input` given on its stdin.
+ */
+const STACKCOLLAPSE = new URL('../../../../shared/peer-tools/stackcollapse-perf.pl', import.meta.url).pathname;
+function stackcollapse(from: { file: string } | { input: string }): string {
+  try {
+    return execFileSync('perl', 'file' in from ? [STACKCOLLAPSE, from.file] : [STACKCOLLAPSE], {
+      encoding: 'utf8',
+      input: 'input' in from ? from.input : undefined,
+      stdio: ['file' in from ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+  } catch (e) {
+    throw new Error(
+      `perl ${STACKCOLLAPSE} failed (${(e as Error).message.slice(0, 500)}): this test runs FlameGraph's stackcollapse-perf.pl as its second method`,
+    );
+  }
+}
+
+/**
+ * The script's folded lines `comm;root;...;leaf weight` as the default folded export prints them:
+ * the process-name root left out, each weight (the samples' `period`, the same for all) a count.
+ */
+function perSample(folded: string, period: number): string {
+  return folded.replace(/^[^;\n]*;(.*) (\d+)$/gm, (_, stack: string, w: string) => `${stack} ${+w / period}`);
+}
+
+/**
+ * A plain reading of perf script in the manner of FlameGraph's stackcollapse-perf.pl (regexes,
+ * split on blank lines), written here without the parser's code, for what the script's folded
+ * output does not say: each sample's frames in file order (the stack records), the number of
+ * samples and of distinct stacks, the most frequent one. It is held to the script's output below.
  * Each sample is [comm, frames leaf first], a frame named as stackcollapse-perf names it:
  * the symbol without `+0x..`, or for `[unknown]` the DSO's base name in brackets, or `[unknown]`.
  * Unlike stackcollapse-perf it keeps a last sample that no blank line follows.
@@ -87,19 +116,8 @@ function plainFolded(samples: { comm: string; frames: string[] }[], withComm: bo
     .join('');
 }
 
-// FlameGraph's own output for this file (test/results/perf-dd-stacks-01-collapsed-jit.txt at
-// 41fee1f9, the default naming since the file has no JIT frames), weighted by period 10101010.
-// stackcollapse-perf records a sample only at a blank line, so it drops the file's last one.
-const FLAMEGRAPH_FOLDED = `dd;[unknown];[dd] 10101010
-dd;[unknown];read 10101010
-dd;[unknown];read;system_call;__fdget_pos 10101010
-dd;[unknown];read;system_call;sys_read;vfs_read;fsnotify 10101010
-dd;[unknown];write;system_call;sys_write 10101010
-dd;[unknown];write;system_call;sys_write;vfs_write;fsnotify;__srcu_read_unlock 20202020
-dd;[unknown];write;system_call;sys_write;vfs_write;rw_verify_area 10101010
-dd;write;system_call;sys_write;__fdget_pos;__fdget;__fget_light 10101010
-dd;write;system_call;sys_write;vfs_write;fsnotify;__srcu_read_unlock 10101010
-`;
+// every sample of the file is weighted by this period (its header lines say so; checked below)
+const PERIOD = 10101010;
 
 // the body runs to collect the tests even without the folder: the file is read in beforeAll
 realDescribe('perf script: the real file', () => {
@@ -109,17 +127,26 @@ realDescribe('perf script: the real file', () => {
   // counted by the plain reader: the number of samples and the Set of their joined frames
   let samples = 0;
   let distinct = 0;
+  // stackcollapse-perf.pl on the file: it records a sample only at a blank line, so it drops the
+  // file's last one; and on the file closed by a blank line (on its stdin), every sample
+  let folded = '';
+  let foldedAll = '';
   beforeAll(() => {
     bytes = realTrace(FILE);
     text = new TextDecoder().decode(bytes);
     plain = plainSamples(text);
     samples = plain.length;
     distinct = new Set(plain.map((s) => s.frames.join('\n'))).size;
+    folded = stackcollapse({ file: realTracePath(FILE) });
+    foldedAll = stackcollapse({ input: text + '\n' });
   });
 
-  it('the plain reader agrees with FlameGraph on the samples FlameGraph keeps', () => {
-    expect(plainFolded(plain.slice(0, -1), true, 10101010)).toBe(FLAMEGRAPH_FOLDED);
-    // and the header count by a third way: lines that name the event
+  it('the plain reader agrees with stackcollapse-perf.pl, on the samples the script keeps and on all', () => {
+    expect(folded).not.toBe('');
+    expect(plainFolded(plain.slice(0, -1), true, PERIOD)).toBe(folded);
+    expect(plainFolded(plain, true, PERIOD)).toBe(foldedAll);
+    // and the header count by a third way: lines that name the event, each with the one period
+    expect(samples).toBe(text.split('\n').filter((l) => l.includes(` ${PERIOD} cpu-clock:`)).length);
     expect(samples).toBe(text.split('\n').filter((l) => l.includes(' cpu-clock:')).length);
   });
 
@@ -139,7 +166,7 @@ realDescribe('perf script: the real file', () => {
     expect(r.result.kernelFrames + r.result.userFrames).toBe(plain.reduce((n, s) => n + s.frames.length, 0));
   });
 
-  it('renamed `unknown`: sniffed from its bytes, loaded into the stack table, folded as stackcollapse-perf folds it', () => {
+  it('renamed `unknown`: sniffed from its bytes, loaded into the stack table, folded as stackcollapse-perf.pl folds it', () => {
     expect(sniffKind(bytes.subarray(0, 16384))).toBe('perf_script');
     const cap = ingestFiles([['unknown', bytes]], 7);
     expect(cap.files[0]).toMatchObject({ file: 'unknown', kind: 'perf_script', lines: { unused: 0 } });
@@ -147,7 +174,10 @@ realDescribe('perf script: the real file', () => {
     expect(cap.trace.eventCount).toBe(samples);
     expect(cap.trace.recordCount).toBe(samples);
     const d = new ExplorerData(cap);
-    expect(exportSelection(d, 'folded', ALL)).toBe(plainFolded(plain, false));
+    // the compatible export: what the script prints on the file, byte for byte
+    expect(exportSelection(d, 'folded', ALL, { stackcollapse: true })).toBe(folded);
+    // the default one: every sample, counted, no process-name root
+    expect(exportSelection(d, 'folded', ALL)).toBe(perSample(foldedAll, PERIOD));
   });
 
   it('`cli summary --json` gives the same counts and top stack', async () => {
