@@ -91,8 +91,8 @@ async function loadTables(): Promise<void> {
       engine: { version: sql().version ?? '', bundle: sql().bundle ?? '' },
       line: readyLine(rows),
     });
-    // the selection may have moved while the tables went in
-    void followSelection();
+    // a query asked for while the tables went in, else the selection, which may have moved meanwhile
+    if (!runQueued()) void followSelection();
   } catch (e) {
     useSqlStore.setState({ status: 'error', line: `The tables could not be loaded: ${(e as Error).message}` });
   }
@@ -143,8 +143,15 @@ export const useSqlStore = create<SqlState>((set, get) => ({
 
   async run(text) {
     const query = (text ?? get().text).trim();
-    if (!query || get().running || get().status !== 'ready') return;
+    if (!query) return;
     if (text !== undefined) set({ text });
+    // asked while another query runs (the selection's re-run, say) or the tables go in: run after
+    // it, not dropped (Ctrl+Enter then did nothing, and said nothing)
+    if (get().running || get().status === 'tables') {
+      queued = query;
+      return;
+    }
+    if (get().status !== 'ready') return;
     set({ running: true, error: null });
     try {
       const result = await sql().run(query, RESULT_CAP);
@@ -153,6 +160,7 @@ export const useSqlStore = create<SqlState>((set, get) => ({
       const message = (e as Error).message;
       set({ error: message === SQL_CANCELLED ? 'Cancelled.' : message, running: false, result: null, ran: query });
     }
+    if (runQueued()) return;
     if (followLater) {
       followLater = false;
       void followSelection();
@@ -191,6 +199,18 @@ export const useSqlStore = create<SqlState>((set, get) => ({
 
 /** The selection view brought up to the panes' selection; a query over it runs again. */
 let followLater = false;
+
+/** the last query asked for while another ran or the tables went in (SqlState.run) */
+let queued: string | null = null;
+
+/** Runs the query asked for meanwhile, if any; whether there was one. */
+function runQueued(): boolean {
+  const q = queued;
+  queued = null;
+  if (q === null) return false;
+  void useSqlStore.getState().run(q);
+  return true;
+}
 
 async function followSelection(): Promise<void> {
   const s = useSqlStore.getState();
