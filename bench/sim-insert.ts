@@ -4,7 +4,8 @@
 // median chunk's ns per insert, so a worker descheduled on this 2-core machine (4 workers) spoils
 // a few chunks, not the figure. In the same run, alternating with it, the same loop doing only
 // the hash (the baseline of the hashed rows) and doing nothing but pick the stack (the baseline of
-// the cached-hash rows, where the caller hashed each stack once: `insertHashed`). The v7 document
+// the cached-hash rows, where the caller hashed each stack once: `insertAt` given the hash, or
+// `insertHashed` in map code without insertAt). The v7 document
 // gives ~50 ns per event for the kernel's own lookup.
 //
 //   npx tsx bench/sim-insert.ts [--json] [--smoke] [--mode v7|v8] [--inserts N] [--rounds N] [--workers 1,2,4] [--dir SIM_DIR]

@@ -58,6 +58,7 @@ export interface SharedRefs {
   /** the shared WebAssembly.Memory `map` is the buffer of, where there is one: the CPUs' first-slot hits then run in WebAssembly (map-insert.ts) */
   mapMemory?: WebAssembly.Memory;
   rings: SharedArrayBuffer[];
+  /** the stacks, in `map`'s buffer past the map (workload.ts, `populationInto`) */
   population: PopulationShared;
 }
 
@@ -123,8 +124,9 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
   const off = new Ring(null, cfg.ringBytes, cfg.ringModel);
   const d = ring.data;
   const { words, depths } = populationViews(shared.population);
-  // stacks in the map's own buffer (a Simulation puts them there): each one's byte in it, for insertAt
-  const at = shared.population.sab === shared.map ? Int32Array.from(words, (w) => w.byteOffset) : null;
+  // the stacks lie in the map's own buffer (a Simulation puts them there): each one's byte in it, for insertAt
+  if (shared.population.sab !== shared.map) throw new Error("runCpu: the population must lie in the map's buffer (workload.ts, populationInto)");
+  const at = Int32Array.from(words, (w) => w.byteOffset);
   const total = words.length;
   const n = cfg.phase.size;
   const shift = cfg.phase.shift;
@@ -199,13 +201,13 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
     if (outer) {
       interrupted = stack;
       const t = performance.now();
-      slot = at !== null ? map.insertAt(cpu, w, nr, at[stack]) : map.insert(cpu, w, nr);
+      slot = map.insertAt(cpu, w, nr, at[stack]);
       const dt = performance.now() - t;
       insertMs += dt;
       hist[Math.min(HIST_BUCKETS, Math.floor((dt * 1e6) / HIST_NS))]++;
       inserts++;
       interrupted = -1;
-    } else slot = at !== null ? map.insertAt(cpu, w, nr, at[stack]) : map.insert(cpu, w, nr);
+    } else slot = map.insertAt(cpu, w, nr, at[stack]);
 
     if (slot >= 0) {
       const gen = map.lastGeneration;

@@ -1,9 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import type { RaceJob, RaceResult } from './insert-race.worker.ts';
-import { createMapBuffer, INSERT_FALLBACK, mapMemoryOf, type MapParams, type Mode } from './map-layout.ts';
+import { createMapBuffer, INSERT_FALLBACK, mapBytes, mapMemoryOf, type MapParams, type Mode } from './map-layout.ts';
 import { SharedStackMap } from './shared-map.ts';
-import { buildPopulation } from './workload.ts';
+import { buildPopulation, populationBytes, populationInto } from './workload.ts';
 
 // worker_threads CPUs hitting one map at once: no ref_count increment may be lost (the cmpxchg
 // loop whose first guess is a plain read), and every success is one element's reference. The
@@ -11,6 +11,9 @@ import { buildPopulation } from './workload.ts';
 
 const pop = buildPopulation({ kind: 'population', stacks: 300, zipf: 0, depthMin: 4, depthMax: 24, seed: 5 });
 const BOOT = new URL('./node-worker-boot.mjs', import.meta.url);
+
+/** The map's buffer with room for the population past the map, where race2 puts it for the workers (as a Simulation does) */
+const mapBuffer = (params: MapParams) => createMapBuffer(params, populationBytes(pop.shared));
 const ENTRY = new URL('./insert-race.worker.ts', import.meta.url).href;
 
 async function race2(
@@ -22,9 +25,10 @@ async function race2(
   more: Pick<RaceJob, 'raceWindowUs' | 'claimRaceUs'> & { cpus?: number[] } = {},
 ): Promise<RaceResult[]> {
   const { cpus = Array.from({ length: params.cpus }, (_, cpu) => cpu), ...opts } = more;
+  const inMap = populationInto(pop.shared, sab, mapBytes(params.bits, params.cpus));
   return Promise.all(
     cpus.map((cpu) => {
-      const job: RaceJob = { entry: ENTRY, map: sab, memory: mapMemoryOf(sab), params, pop: pop.shared, sync, cpu, inserts, stacks, ...opts };
+      const job: RaceJob = { entry: ENTRY, map: sab, memory: mapMemoryOf(sab), params, pop: inMap, sync, cpu, inserts, stacks, ...opts };
       const w = new Worker(BOOT, { workerData: job });
       return new Promise<RaceResult>((resolve, reject) => {
         w.once('message', resolve);
@@ -50,7 +54,7 @@ function refTotal(m: SharedStackMap): number {
 describe('concurrent inserts on worker_threads', () => {
   it('hits on a warm map: every insert hits, and the ref_counts grow by exactly the hits', async () => {
     const params: MapParams = { mode: 'v7', bits: 12, cpus: 4, hashSeed: 0x5bd1e995 };
-    const sab = createMapBuffer(params);
+    const sab = mapBuffer(params);
     const m = new SharedStackMap(sab, params);
     for (let i = 0; i < pop.words.length; i++) expect(m.insert(0, pop.words[i], pop.depths[i])).toBeGreaterThanOrEqual(0);
     const before = refTotal(m);
@@ -66,7 +70,7 @@ describe('concurrent inserts on worker_threads', () => {
     '%s from empty on a few hot stacks: each success is one reference, v8 never holds a stack twice',
     async (mode) => {
       const params: MapParams = { mode, bits: mode === 'v8' ? 14 : 10, cpus: 4, hashSeed: 0x27d4eb2f };
-      const sab = createMapBuffer(params);
+      const sab = mapBuffer(params);
       const r = await race2(sab, params, 20_000, 6);
       const m = new SharedStackMap(sab, params);
       const slots = r.reduce((n, x) => n + x.slots, 0);
@@ -105,7 +109,7 @@ describe('two contexts inserting one new stack (v7 document: "the `cmpxchg` lose
     '%s: both read the slot empty and race the cmpxchg: v4/v7 the loser advances and inserts a second copy, v8 records it in full',
     async (mode) => {
       const params: MapParams = { mode, bits: 14, cpus: 2, hashSeed: 0x27d4eb2f };
-      const sab = createMapBuffer(params);
+      const sab = mapBuffer(params);
       // each holds 100 ms between reading the key as 0 and its cmpxchg: both read it empty
       const r = await race2(sab, params, 1, 1, undefined, { claimRaceUs: 100_000 });
       const m = new SharedStackMap(sab, params);
@@ -130,7 +134,7 @@ describe('two contexts inserting one new stack (v7 document: "the `cmpxchg` lose
     '%s: one claimed and not yet published, the other meets it: v7 waits and takes the same element, v8 records in full, v4 advances',
     async (mode) => {
       const params: MapParams = { mode, bits: 14, cpus: 2, hashSeed: 0x27d4eb2f };
-      const sab = createMapBuffer(params);
+      const sab = mapBuffer(params);
       const window = { raceWindowUs: 300_000 };
       // this thread is CPU 0; a worker is CPU 1, holding its insert 300 ms between claim and publish
       const m = new SharedStackMap(sab, params, window);

@@ -10,6 +10,7 @@ export interface RaceJob {
   /** the Memory `map` is the buffer of (mapMemoryOf): the first-slot hits then run in WebAssembly */
   memory?: WebAssembly.Memory;
   params: MapParams;
+  /** the stacks, in `map`'s buffer past the map (populationInto), as a Simulation puts them */
   pop: PopulationShared;
   /** [0]: workers ready */
   sync: SharedArrayBuffer;
@@ -32,8 +33,10 @@ export interface RaceResult {
 
 const job = workerData as RaceJob;
 const map = new SharedStackMap(job.map, job.params, { raceWindowUs: job.raceWindowUs, claimRaceUs: job.claimRaceUs, memory: job.memory });
+if (job.pop.sab !== job.map) throw new Error("the race worker's stacks must lie in the map's buffer (populationInto)");
 const { words, depths } = populationViews(job.pop);
-const hashes = words.map((w, i) => map.hash(w, depths[i]));
+const hashes = Int32Array.from(words, (w, i) => map.hash(w, depths[i]));
+const at = Int32Array.from(words, (w) => w.byteOffset);
 const sync = new Int32Array(job.sync);
 Atomics.add(sync, 0, 1);
 while (Atomics.load(sync, 0) < job.params.cpus) {
@@ -45,8 +48,17 @@ let fallbacks = 0;
 for (let i = 0; i < job.inserts; i++) {
   x = (Math.imul(x, 1103515245) + 12345) >>> 0;
   const s = x % job.stacks;
-  // both entries, so both are raced: the plain insert and the one given a cached hash
-  const r = i & 1 ? map.insertHashed(job.cpu, words[s], depths[s], hashes[s]) : map.insert(job.cpu, words[s], depths[s]);
+  // every entry, so each is raced: insertAt (the WebAssembly hit first where the Memory is given),
+  // hashing and given the hash, and the JS path alone, hashing and given the hash
+  const k = i & 3;
+  const r =
+    k === 0
+      ? map.insertAt(job.cpu, words[s], depths[s], at[s])
+      : k === 1
+        ? map.insertHashed(job.cpu, words[s], depths[s], hashes[s])
+        : k === 2
+          ? map.insertAt(job.cpu, words[s], depths[s], at[s], hashes[s])
+          : map.insert(job.cpu, words[s], depths[s]);
   if (r >= 0) slots++;
   else fallbacks++;
 }

@@ -1,13 +1,13 @@
-import { ELT_WORDS, GATE_OFF, GATE_RESET, K } from './map-layout.ts';
+import { JHASH_INITVAL } from './jhash.ts';
+import { C, ELT_WORDS, GATE_OFF, GATE_RESET, K } from './map-layout.ts';
 
 /**
  * The insert path's warm case in WebAssembly, over the map's own shared memory (the map is a
  * `WebAssembly.Memory`, map-layout.ts): one CPU's hit at its stack's first slot, the same steps,
- * atomics and counters as `MapInsert.insertHashed`'s first-slot hit (map-insert.ts, its memory
- * model), as instructions rather than calls: the gate's add and sub (`i32.atomic.rmw`), jhash2
+ * atomics and counters as the JS path's first-slot hit (map-insert.ts; the memory model is in
+ * `MapInsert.insertHashed`'s comment), as instructions rather than calls: the gate's add and sub (`i32.atomic.rmw`), jhash2
  * over the stack where it lies in the same memory (past the map, where a Simulation puts its
- * stacks: `MapInsert.insertAt`; else hashed by the caller as it copies it to its CPU's scratch
- * words, and `hash` given), the key
+ * stacks: `MapInsert.insertAt`; unless the caller gives its cached `hash`), the key
  * (plain), `val` (`i32.atomic.load`, the acquire), nr and the memcmp (plain, 8 bytes a step),
  * ref_count's saturating cmpxchg loop (a plain first guess, then `i32.atomic.rmw.cmpxchg`), the
  * CPU's ATTEMPTS, PROBES and SUCCESSES, and `memory.atomic.notify` when the leave sees a reset
@@ -20,6 +20,7 @@ import { ELT_WORDS, GATE_OFF, GATE_RESET, K } from './map-layout.ts';
  * addresses; `hash` 0 hashes; returns the slot, or -1 (gave up; a hash it made is at outAt + 4).
  * On a hit the generation read inside the read side is at outAt.
  */
+/** what `hit` returns when it gives up (exported for insert-wasm.test.ts) */
 export const HIT_GAVE_UP = -1;
 
 // opcodes
@@ -119,12 +120,12 @@ function body(): number[] {
   (get(P.cpuAt), k(1), e(ATOMIC, A_ADD, ...mem(2, word(K.INFLIGHT))), set(L.gate));
   (get(L.gate), k(GATE_OFF | GATE_RESET), e(AND), e(IF, VOID), giveUp(), e(END));
   // the generation, exact inside the read side, for the caller
-  (get(P.outAt), k(0), e(LOAD, ...mem(2, word(1) /* C.GENERATION */)), e(STORE, ...mem(2, 0)));
+  (get(P.outAt), k(0), e(LOAD, ...mem(2, word(C.GENERATION))), e(STORE, ...mem(2, 0)));
   // jhash2 over 2 * nr words, as int32 (jhash.ts), unless the caller has the hash
   (get(P.hash), e(EQZ), e(IF, VOID));
   {
     (get(P.nr), k(1), e(SHL), set(L.len));
-    (k(0xdeadbeef | 0), get(L.len), k(2), e(SHL), e(ADD), get(P.seed), e(ADD), e(TEE, L.a), e(TEE, L.b), set(L.c));
+    (k(JHASH_INITVAL | 0), get(L.len), k(2), e(SHL), e(ADD), get(P.seed), e(ADD), e(TEE, L.a), e(TEE, L.b), set(L.c));
     (get(P.wordsAt), set(L.p));
     e(BLOCK, VOID, LOOP, VOID);
     (get(L.len), k(3), e(GT_U, EQZ, BR_IF, 1));
@@ -195,7 +196,7 @@ function section(id: number, content: number[]): number[] {
 }
 
 /** The module's bytes: one function `hit`, importing the map's shared memory as m.mem. */
-export function hitModuleBytes(): Uint8Array<ArrayBuffer> {
+function hitModuleBytes(): Uint8Array<ArrayBuffer> {
   const name = (s: string) => [...uleb(s.length), ...Array.from(s, (ch) => ch.charCodeAt(0))];
   const type = section(1, [1, 0x60, ...uleb(NPARAMS), ...Array(NPARAMS).fill(I32), 1, I32]);
   const imp = section(2, [1, ...name('m'), ...name('mem'), 0x02, 0x03, ...uleb(1), ...uleb(65536)]);

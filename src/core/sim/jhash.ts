@@ -1,6 +1,7 @@
 /** The kernel's jhash2 (include/linux/jhash.h), over u32 words, in unsigned 32-bit arithmetic. */
 
-const JHASH_INITVAL = 0xdeadbeef;
+/** jhash's initial value (JHASH_INITVAL in include/linux/jhash.h); insert-wasm.ts's jhash2 starts from it too */
+export const JHASH_INITVAL = 0xdeadbeef;
 
 // int32 arithmetic throughout (`| 0` wraps like u32 + and -; ^, << and >>> act on the same bits),
 // which V8 keeps in registers; `>>> 0` after every step made each one a double. Same result.
@@ -51,80 +52,6 @@ export function jhash2i(k: Uint32Array, length: number, initval: number): number
     if (length >= 2) b = (b + k[i + 1]) | 0;
     a = (a + k[i]) | 0;
     // __jhash_final
-    c ^= b;
-    c = (c - rol32(b, 14)) | 0;
-    a ^= c;
-    a = (a - rol32(c, 11)) | 0;
-    b ^= a;
-    b = (b - rol32(a, 25)) | 0;
-    c ^= b;
-    c = (c - rol32(b, 16)) | 0;
-    a ^= c;
-    a = (a - rol32(c, 4)) | 0;
-    b ^= a;
-    b = (b - rol32(a, 14)) | 0;
-    c ^= b;
-    c = (c - rol32(b, 24)) | 0;
-  }
-  return c;
-}
-
-/**
- * `jhash2i`, also writing the `length` words it reads to `d` from `at`: the WebAssembly hit path's
- * caller hands a stack to the map's memory while it hashes it (the copy's loads are the hash's own,
- * and its stores fit beside the hash's serial mix, where a copy loop of its own costs about as
- * much as the hash). Same result as jhash2i.
- */
-export function jhash2iCopy(k: Uint32Array, length: number, initval: number, d: Uint32Array, at: number): number {
-  let a = (JHASH_INITVAL + (length << 2) + initval) | 0;
-  let b = a;
-  let c = a;
-  let i = 0;
-  while (length > 3) {
-    const x = k[i];
-    const y = k[i + 1];
-    const z = k[i + 2];
-    d[at + i] = x;
-    d[at + i + 1] = y;
-    d[at + i + 2] = z;
-    a = (a + x) | 0;
-    b = (b + y) | 0;
-    c = (c + z) | 0;
-    a = (a - c) | 0;
-    a ^= rol32(c, 4);
-    c = (c + b) | 0;
-    b = (b - a) | 0;
-    b ^= rol32(a, 6);
-    a = (a + c) | 0;
-    c = (c - b) | 0;
-    c ^= rol32(b, 8);
-    b = (b + a) | 0;
-    a = (a - c) | 0;
-    a ^= rol32(c, 16);
-    c = (c + b) | 0;
-    b = (b - a) | 0;
-    b ^= rol32(a, 19);
-    a = (a + c) | 0;
-    c = (c - b) | 0;
-    c ^= rol32(b, 4);
-    b = (b + a) | 0;
-    length -= 3;
-    i += 3;
-  }
-  if (length > 0) {
-    if (length === 3) {
-      const z = k[i + 2];
-      d[at + i + 2] = z;
-      c = (c + z) | 0;
-    }
-    if (length >= 2) {
-      const y = k[i + 1];
-      d[at + i + 1] = y;
-      b = (b + y) | 0;
-    }
-    const x = k[i];
-    d[at + i] = x;
-    a = (a + x) | 0;
     c ^= b;
     c = (c - rol32(b, 14)) | 0;
     a ^= c;

@@ -18,7 +18,7 @@ import {
   SCRATCH_WORDS,
   type MapParams,
 } from './map-layout.ts';
-import { jhash2i, jhash2iCopy } from './jhash.ts';
+import { jhash2i } from './jhash.ts';
 import { hitOver, type HitFn } from './insert-wasm.ts';
 import { MapView } from './map-view.ts';
 
@@ -56,8 +56,9 @@ export interface MapOptions {
   /**
    * The shared WebAssembly.Memory whose buffer the map is (createMapBuffer makes one where it
    * can; `mapMemoryOf` finds it in the thread that made it, a thread it is posted to is handed it
-   * here). With it, a hit at the stack's first slot runs in WebAssembly (insert-wasm.ts); anything
-   * else, and every insert without it, runs the JS path. Same results, buffer and counters.
+   * here). With it, `insertAt`'s hit at the stack's first slot runs in WebAssembly
+   * (insert-wasm.ts); anything else, and every insert without it, runs the JS path. Same results,
+   * buffer and counters.
    */
   memory?: WebAssembly.Memory;
   /** false: the JS path only, even where the map's Memory is known */
@@ -192,72 +193,46 @@ export class MapInsert extends MapView {
    *    with Atomics.load before it clears: none of our reads can see the clear.
    */
   insertHashed(cpu: number, words: Uint32Array, nr: number, cachedHash: number): number {
-    const hit = this.hit;
-    // the WebAssembly first-slot hit, for a stack hashed here: its words go to the map's memory
-    // as the hash reads them (a caller's cached hash would leave a copy loop of its own, which
-    // costs what the JS memcmp does: the JS path then). Not for an insert nested in this CPU's
-    // own (the JS path counts it) nor where the steps are watched (it reports none).
-    if (hit !== null && cachedHash === 0 && nr <= MAX_DEPTH && this.depth === 0 && this.onEvent === undefined) {
-      const s = this.scratchAt + cpu * SCRATCH_WORDS;
-      const h = jhash2iCopy(words, nr * 2, this.seed, this.u32, s + 2) || 1;
-      const slot = hit(
-        4 * (CTL_WORDS + cpu * CPU_STRIDE),
-        4 * (s + 2),
-        nr,
-        this.seed,
-        this.shift,
-        4 * this.keysAt,
-        4 * this.valsAt,
-        4 * this.eltsAt,
-        this.refMax,
-        h,
-        4 * s,
-      );
-      if (slot >= 0) {
-        this.lastGeneration = this.i32[s]; // read inside the read side, written by this thread
-        return slot;
-      }
-      // gave up before any counter: the JS path from the start, with the hash
-      return this.insertJs(cpu, words, nr, h);
-    }
     return this.insertJs(cpu, words, nr, cachedHash);
   }
 
   /**
    * `insertHashed` for a stack that lies in the map's own buffer (the host put its stacks there:
-   * workload.ts, `populationInto`): `words` a view of this map's buffer and `wordsAt` its
-   * byteOffset, which the caller keeps per stack (reading a view's buffer and byteOffset per
-   * insert cost ~35 ns). The WebAssembly hit then hashes (unless given `cachedHash`) and compares
-   * the stack where it lies, with no copy. Same results and counters as `insertHashed`.
+   * workload.ts, `populationInto`; every Simulation does): `words` a view of this map's buffer and
+   * `wordsAt` its byteOffset, which the caller keeps per stack (reading a view's buffer and
+   * byteOffset per insert cost ~35 ns). Where the map's memory is a WebAssembly.Memory, the
+   * WebAssembly hit hashes (unless given `cachedHash`) and compares the stack where it lies, with
+   * no copy; the one entry that takes it. Same results and counters as `insertHashed`.
    */
   insertAt(cpu: number, words: Uint32Array, nr: number, wordsAt: number, cachedHash = 0): number {
     const hit = this.hit;
-    if (hit !== null && nr <= MAX_DEPTH && this.depth === 0 && this.onEvent === undefined) {
-      const s = this.scratchAt + cpu * SCRATCH_WORDS;
-      this.i32[s + 1] = cachedHash; // the hash the JS path gets if it gives up before hashing (0: it hashes)
-      const slot = hit(
-        4 * (CTL_WORDS + cpu * CPU_STRIDE),
-        wordsAt,
-        nr,
-        this.seed,
-        this.shift,
-        4 * this.keysAt,
-        4 * this.valsAt,
-        4 * this.eltsAt,
-        this.refMax,
-        cachedHash,
-        4 * s,
-      );
-      if (slot >= 0) {
-        this.lastGeneration = this.i32[s];
-        return slot;
-      }
-      return this.insertJs(cpu, words, nr, this.i32[s + 1]);
+    // not for an insert nested in this CPU's own (the JS path counts it) nor where the steps are
+    // watched (the WebAssembly reports none)
+    if (hit === null || nr > MAX_DEPTH || this.depth !== 0 || this.onEvent !== undefined) return this.insertJs(cpu, words, nr, cachedHash);
+    const s = this.scratchAt + cpu * SCRATCH_WORDS;
+    this.i32[s + 1] = cachedHash; // the hash the JS path gets if it gives up before hashing (0: it hashes)
+    const slot = hit(
+      4 * (CTL_WORDS + cpu * CPU_STRIDE),
+      wordsAt,
+      nr,
+      this.seed,
+      this.shift,
+      4 * this.keysAt,
+      4 * this.valsAt,
+      4 * this.eltsAt,
+      this.refMax,
+      cachedHash,
+      4 * s,
+    );
+    if (slot >= 0) {
+      this.lastGeneration = this.i32[s]; // read inside the read side, written by this thread
+      return slot;
     }
-    return this.insertJs(cpu, words, nr, cachedHash);
+    // gave up before any counter: the JS path from the start, with the hash if it made one
+    return this.insertJs(cpu, words, nr, this.i32[s + 1]);
   }
 
-  /** `insertHashed`'s JS path: every case (the WebAssembly path gives every case but its first-slot hit here). */
+  /** The JS path: every case (`insertAt`'s WebAssembly hit gives every case but its first-slot hit here). */
   private insertJs(cpu: number, words: Uint32Array, nr: number, cachedHash: number): number {
     const i32 = this.i32;
     const base = CTL_WORDS + cpu * CPU_STRIDE;

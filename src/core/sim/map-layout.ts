@@ -9,8 +9,8 @@
  *   keys      2^(bits+1) u32 hashes, 0 = free
  *   vals      2^(bits+1) i32: element index + 1, 0 = empty (unpublished or a gravestone)
  *   elements  2^bits x ELT_WORDS: nr, ref_count, then 64 ips as (low u32, high u32) pairs
- *   scratch   per CPU SCRATCH_WORDS: where the WebAssembly hit path (insert-wasm.ts) is handed a
- *             stack, and hands back the generation and the hash; not part of the kernel's map
+ *   scratch   per CPU SCRATCH_WORDS: where the WebAssembly hit (insert-wasm.ts) hands back the
+ *             generation and the hash; not part of the kernel's map
  *
  * The buffer is a shared WebAssembly.Memory's where one can be made (`mapMemoryOf`), so the hit
  * path can run in WebAssembly over the same words; any SharedArrayBuffer of the size works for
@@ -23,8 +23,8 @@ export const MODES: readonly Mode[] = ['v4', 'v7', 'v8'];
 export const MAX_DEPTH = 64;
 export const PROBE_LIMIT = 64;
 export const ELT_WORDS = 2 + 2 * MAX_DEPTH;
-/** per CPU: the generation, the hash, then a stack's 2 * MAX_DEPTH words */
-export const SCRATCH_WORDS = 2 + 2 * MAX_DEPTH;
+/** per CPU: the generation and the hash, in 128 bytes of the CPU's own (no line shared with another CPU's) */
+export const SCRATCH_WORDS = 32;
 
 // control words
 export const C = {
