@@ -5,86 +5,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { coveredFiles, isSource, READMES, sourceFolders, sourcesIn, TREES } from './readmes.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
-
-/**
- * Each README and the folders it covers (relative to its own folder; '' is the folder itself). A
- * file in a covered sub-folder is named by its path from the README's folder (`peers/folded.ts`).
- */
-const READMES: readonly { readme: string; covers: readonly string[] }[] = [
-  { readme: 'src/core/README.md', covers: [''] },
-  { readme: 'src/core/base/README.md', covers: [''] },
-  { readme: 'src/core/formats/README.md', covers: [''] },
-  { readme: 'src/core/formats/trace-dat/README.md', covers: [''] },
-  { readme: 'src/core/unpack/README.md', covers: [''] },
-  { readme: 'src/core/capture/README.md', covers: [''] },
-  { readme: 'src/core/query/README.md', covers: [''] },
-  { readme: 'src/core/export/README.md', covers: [''] },
-  { readme: 'src/core/tables/README.md', covers: [''] },
-  { readme: 'src/core/sim/README.md', covers: [''] },
-  { readme: 'src/core/whatif/README.md', covers: [''] },
-  { readme: 'src/core/testing/README.md', covers: [''] },
-  { readme: 'src/state/README.md', covers: [''] },
-  { readme: 'src/state/load/README.md', covers: [''] },
-  { readme: 'src/state/sim/README.md', covers: [''] },
-  { readme: 'src/state/sql/README.md', covers: [''] },
-  { readme: 'src/state/view/README.md', covers: [''] },
-  { readme: 'src/workers/README.md', covers: [''] },
-  { readme: 'src/cli/README.md', covers: [''] },
-  {
-    readme: 'src/ui/README.md',
-    covers: [
-      '',
-      'app',
-      'banner',
-      'common',
-      'compare',
-      'diagnostics',
-      'drop',
-      'exports',
-      'filter',
-      'flamegraph',
-      'generations',
-      'help',
-      'idstory',
-      'load',
-      'menu',
-      'simulator',
-      'sql',
-      'stacks',
-      'stats',
-      'summary',
-      'timeline',
-      'whatif',
-    ],
-  },
-  { readme: 'bench/README.md', covers: ['', 'peers'] },
-  { readme: 'e2e/README.md', covers: [''] },
-  { readme: 'scripts/README.md', covers: [''] },
-];
-
-/** Where READMEs are required: every folder under these holding a source file (fixtures aside). */
-const TREES = ['src', 'bench', 'e2e', 'scripts'];
-
-const isSource = (name: string) => /\.(ts|tsx|mjs)$/.test(name);
-const isTest = (name: string) => /\.test\.tsx?$/.test(name);
-
-/** The source files directly in `dir` that a README must name: every `*.ts`, `*.tsx`, `*.mjs` but tests. */
-function sourcesIn(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isFile() && isSource(e.name) && !isTest(e.name))
-    .map((e) => e.name)
-    .sort();
-}
-
-/** The folders under `dir` (itself included) that hold a source file, tests included, fixtures left out. */
-function sourceFolders(dir: string, out: string[] = []): string[] {
-  const entries = readdirSync(dir, { withFileTypes: true });
-  if (entries.some((e) => e.isFile() && isSource(e.name))) out.push(dir);
-  for (const e of entries) if (e.isDirectory() && e.name !== 'fixtures' && e.name !== 'node_modules') sourceFolders(join(dir, e.name), out);
-  return out;
-}
 
 /** Every backticked name in `text`. */
 const backticked = (text: string): Set<string> => new Set([...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]));
@@ -103,11 +26,6 @@ function problems(readmeDir: string, text: string, files: readonly string[], exi
     unnamed: files.filter((f) => !named.has(f)),
     phantom: tableFiles(text).filter((f) => !exists(join(readmeDir, f))),
   };
-}
-
-/** The files a README covers, as it must name them. */
-function coveredFiles(readmeDir: string, covers: readonly string[]): string[] {
-  return covers.flatMap((sub) => sourcesIn(join(readmeDir, sub)).map((f) => (sub ? `${sub}/${f}` : f)));
 }
 
 describe('folder READMEs', () => {

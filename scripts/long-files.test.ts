@@ -7,42 +7,26 @@
 //   | `perf-script.ts` (long: one format's reader; its grammar is one state machine) | `perf script` samples ... |
 //   | `*.test.ts` | tests of the file of the same name; `trace-text.test.ts` (long: ...) ... |
 //
-// The file's README is the nearest README.md from its folder up (src/ui/README.md for
+// The file's README is the one readmes.ts says covers its folder (src/ui/README.md for
 // src/ui/simulator/SimulatorPane.tsx), and the name is the file's path from that README's folder
 // (`simulator/SimulatorPane.tsx`), as folder-readmes.test.ts has the READMEs name their files.
 // Lines are counted as `wc -l` counts them (newlines). Tests and e2e specs count as well.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { coveredFiles, READMES } from './readmes.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
-const TREES = ['src', 'bench', 'e2e', 'scripts'];
 const LIMIT = 400;
-
-const isSource = (name: string) => /\.(ts|tsx|mjs)$/.test(name);
-
-/** Every source file under `dir` (fixtures and node_modules left out), as paths from the repo. */
-function sources(dir: string, out: string[] = []): string[] {
-  for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
-    if (e.name === 'node_modules' || e.name === 'fixtures' || e.name.startsWith('dist') || e.name.startsWith('test-results')) continue;
-    const p = join(dir, e.name);
-    if (e.isDirectory()) sources(p, out);
-    else if (isSource(e.name)) out.push(p);
-  }
-  return out;
-}
 
 /** `wc -l`: the newlines in the text. */
 const lineCount = (text: string): number => text.split('\n').length - 1;
 
-/** The README nearest to `file` (its folder, then up; `readText` null: none there), its text, and the file's path from its folder. */
-function readmeOf(file: string, readText: (path: string) => string | null): { readme: string; text: string; name: string } | null {
-  for (let dir = dirname(file); dir !== '.' && dir !== ''; dir = dirname(dir)) {
-    const readme = join(dir, 'README.md');
-    const text = readText(readme);
-    if (text !== null) return { readme, text, name: relative(dir, file) };
-  }
-  return null;
+/** A long file: its README, its name there (its path from the README's folder) and its lines. */
+interface Long {
+  readme: string;
+  name: string;
+  lines: number;
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -57,24 +41,24 @@ function longReason(readme: string, name: string): string | null {
   return null;
 }
 
-/** The files over LIMIT lines whose README gives no reason. */
-function unexplained(files: readonly { path: string; lines: number }[], readText: (path: string) => string | null): string[] {
-  const missing: string[] = [];
-  for (const f of files) {
-    if (f.lines <= LIMIT) continue;
-    const r = readmeOf(f.path, readText);
-    if (!r || longReason(r.text, r.name) === null)
-      missing.push(`${f.path} (${f.lines} lines): no \`${r?.name ?? f.path}\` (long: ...) in ${r?.readme ?? 'any README'}`);
-  }
-  return missing;
+/** The long files whose README gives no reason (`readText` a README's text). */
+function unexplained(files: readonly Long[], readText: (readme: string) => string): string[] {
+  return files
+    .filter((f) => f.lines > LIMIT && longReason(readText(f.readme), f.name) === null)
+    .map((f) => `${join(dirname(f.readme), f.name)} (${f.lines} lines): no \`${f.name}\` (long: ...) in ${f.readme}`);
 }
 
 describe(`source files over ${LIMIT} lines`, () => {
   it('each has a one-line reason in its folder README', () => {
-    const files = TREES.flatMap((t) => sources(t)).map((path) => ({ path, lines: lineCount(readFileSync(join(ROOT, path), 'utf8')) }));
+    const files: Long[] = READMES.flatMap((r) =>
+      coveredFiles(join(ROOT, dirname(r.readme)), r.covers, true).map((name) => ({
+        readme: r.readme,
+        name,
+        lines: lineCount(readFileSync(join(ROOT, dirname(r.readme), name), 'utf8')),
+      })),
+    );
     expect(files.length).toBeGreaterThan(100);
-    const read = (p: string) => (existsSync(join(ROOT, p)) ? readFileSync(join(ROOT, p), 'utf8') : null);
-    expect(unexplained(files, read)).toEqual([]);
+    expect(unexplained(files, (p) => readFileSync(join(ROOT, p), 'utf8'))).toEqual([]);
   });
 
   it('can fail: a long file without its reason, a reason on another file, a reason out of a table', () => {
@@ -83,15 +67,16 @@ describe(`source files over ${LIMIT} lines`, () => {
         '# x\n\n| file | what |\n| --- | --- |\n| `a.ts` (long: one reader; one state machine) | a |\n| `b.ts` | b (long: not after its name) |\n| `*.test.ts` | `c.test.ts` (long: one case per shape) |\n\n`d.ts` (long: outside the table)\n',
       'src/ui/README.md': '| `pane/P.tsx` (long: one pane) | p |\n',
     };
+    const x = (name: string, lines: number) => ({ readme: 'src/x/README.md', name, lines });
     const files = [
-      { path: 'src/x/a.ts', lines: 900 },
-      { path: 'src/x/b.ts', lines: 401 },
-      { path: 'src/x/c.test.ts', lines: 500 },
-      { path: 'src/x/d.ts', lines: 450 },
-      { path: 'src/x/e.ts', lines: 400 },
-      { path: 'src/ui/pane/P.tsx', lines: 700 },
+      x('a.ts', 900),
+      x('b.ts', 401),
+      x('c.test.ts', 500),
+      x('d.ts', 450),
+      x('e.ts', 400),
+      { readme: 'src/ui/README.md', name: 'pane/P.tsx', lines: 700 },
     ];
-    const got = unexplained(files, (p) => readmes[p] ?? null);
+    const got = unexplained(files, (p) => readmes[p]);
     expect(got.map((m) => m.split(' ')[0])).toEqual(['src/x/b.ts', 'src/x/d.ts']);
     expect(longReason(readmes['src/x/README.md'], 'a.ts')).toBe('one reader; one state machine');
     expect(lineCount('a\nb\n')).toBe(2);
