@@ -265,7 +265,10 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
   while (Atomics.load(ctl, C.START) === 0) Atomics.wait(ctl, C.START, 0, 50);
 
   let i = 0;
-  for (; i < cfg.eventsPerCpu; i++) {
+  // past its events a CPU keeps recording while the host holds it (a scenario's reader not done
+  // yet), up to HOLD_LIMIT times its events, so a script waiting for what never comes still ends
+  const held = cfg.eventsPerCpu * HOLD_LIMIT;
+  for (; i < cfg.eventsPerCpu || (i < held && Atomics.load(ctl, C.HOLD) !== 0); i++) {
     let waited = false;
     for (;;) {
       const done = Atomics.load(ctl, C.GATE);
@@ -321,6 +324,9 @@ export function runCpu(shared: SharedRefs, cpu: number, cfg: SimConfig, hooks: C
     off: { eventsIn: off.eventsIn, bytesIn: off.bytesIn },
   };
 }
+
+/** a held CPU records at most this many times its events (Simulation.hold) */
+const HOLD_LIMIT = 64;
 
 const HIST_NS = 10;
 const HIST_BUCKETS = 100_000; // 10 ns buckets up to 1 ms

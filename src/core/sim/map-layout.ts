@@ -73,6 +73,8 @@ export const C = {
   RESETTING: 23,
   /** held (CAS 0 -> 1) while options/stackmap changes or a free runs, so the per-CPU GATE_OFF bits follow C.OPTION */
   OPTION_LOCK: 24,
+  /** the runner's: 1 while a host's script (a scenario's reader) runs; a CPU past its events keeps recording until it is 0 */
+  HOLD: 25,
 } as const;
 export const CTL_WORDS = 32;
 

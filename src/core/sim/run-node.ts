@@ -29,7 +29,10 @@ const ENTRY = BUNDLED ? BOOT.href : new URL('./node-worker.ts', import.meta.url)
 export interface RunHooks {
   /** runs on this thread once every CPU is ready, before any records (e.g. options/stackmap turned off) */
   beforeStart?: (sim: Simulation) => void;
-  /** runs on this thread while the CPUs record (alongside the resets), e.g. a reader racing them */
+  /**
+   * runs on this thread while the CPUs record (alongside the resets), e.g. a reader racing them;
+   * the CPUs keep recording past their events until it returns (Simulation.hold)
+   */
   during?: (sim: Simulation, host: { sleep: (ms: number) => Promise<void>; finished: () => boolean }) => Promise<void>;
 }
 
@@ -70,10 +73,11 @@ export async function runNode(opts: Partial<SimOptions>, hooks: RunHooks = {}): 
   try {
     await Promise.all(readies);
     hooks.beforeStart?.(sim);
+    if (hooks.during) sim.hold();
     sim.start();
     const sleep = (ms: number) => new Promise<void>((r) => (ms > 0 ? setTimeout(r, ms) : setImmediate(r)));
     const finished = () => ended === workers.length || failed !== null;
-    await Promise.all([sim.drive(sleep, finished), hooks.during?.(sim, { sleep, finished })]);
+    await Promise.all([sim.drive(sleep, finished), hooks.during?.(sim, { sleep, finished }).finally(() => sim.release())]);
     await Promise.all(dones);
   } finally {
     sim.stop();

@@ -150,6 +150,14 @@ describe('guided scenarios', { timeout: 60_000 }, () => {
     expect(s.diagnostics.map((d) => d.message).join('\n')).toMatch(/generation/i);
   });
 
+  it('text-splice: the host holds the CPUs until its read is done, so the splice does not depend on their speed (400 events, all recorded long before the read without the hold)', async () => {
+    const sc = SCENARIOS['text-splice'];
+    const r = await runNode({ ...sc.options, events: 400 }, { during: sc.during });
+    const rep = scenarioReport(sc, r);
+    expect(rep.textDumpGenerations).toBe(2);
+    expect(rep.events).toBeGreaterThan(400); // recorded past their events while held
+  });
+
   it('v4-refused: resets while tracing are refused, the two with tracing off succeed', async () => {
     const { rep } = await run('v4-refused');
     expect(rep.effect.ok).toBe(true);

@@ -115,6 +115,20 @@ export class Simulation {
     Atomics.notify(this.map.i32, C.START);
   }
 
+  /**
+   * Keeps the CPUs recording past their events until `release()` (call before `start()`): a host
+   * does so while a scenario's script runs (`during`), so what the script waits for (records
+   * after the reset it made) comes however fast the CPUs are, not only if they have events left.
+   */
+  hold(): void {
+    Atomics.store(this.map.i32, C.HOLD, 1);
+  }
+
+  /** Ends `hold()`: each CPU ends once it has recorded its events. */
+  release(): void {
+    Atomics.store(this.map.i32, C.HOLD, 0);
+  }
+
   /** Asks the CPUs to stop early. */
   stop(): void {
     Atomics.store(this.map.i32, C.STOP, 1);

@@ -51,9 +51,12 @@ export const useScenarioStore = create<ScenarioState>((set, get) => ({
     sim.set(settingsOf(o));
     useSimStore.setState(runStarting());
     try {
-      const s = await start(new Simulation(sc.options, false));
+      const simulation = new Simulation(sc.options, false);
+      // the CPUs record past their events until the scenario's script is done (ScenarioHost)
+      if (sc.during) simulation.hold();
+      const s = await start(simulation);
       const finished = () => s.ended.every(Boolean);
-      await Promise.all([s.sim.drive(sleep, finished), sc.during?.(s.sim, { sleep, finished })]);
+      await Promise.all([s.sim.drive(sleep, finished), sc.during?.(s.sim, { sleep, finished }).finally(() => s.sim.release())]);
       const run = s.sim.finish(await cpuReports());
       s.run = run;
       const { entries: _e, ...counts } = run.ledger;
