@@ -1,5 +1,5 @@
 import { expect, test } from './fixtures.ts';
-import { waitLoaded } from './explorer-helpers.ts';
+import { openSql, waitLoaded } from './explorer-helpers.ts';
 
 // The built app under its Content-Security-Policy: an injected inline script does not run,
 // eval throws, no request leaves the origin, and the app itself trips no violation.
@@ -69,8 +69,7 @@ test('the first page load fetches no DuckDB file; the SQL pane then loads it fro
   await page.goto('/');
   await waitLoaded(page);
   expect(requests.filter((u) => /duckdb/i.test(u))).toEqual([]);
-  await page.getByTestId('sql-open').click();
-  await expect(page.getByTestId('sql-status')).toHaveAttribute('data-status', 'ready', { timeout: 60_000 });
+  await openSql(page);
   await page.getByTestId('sql-example-top-stacks').click();
   await expect(page.getByTestId('sql-count')).toBeVisible();
   // a query that would fetch an extension is refused by DuckDB itself, before any request

@@ -1,7 +1,7 @@
 import { openAsBlob } from 'node:fs';
 import { basename } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { expect, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { Explorer } from '../src/core/query/explorer.ts';
 import { loadFiles } from '../src/core/capture/load.ts';
 import type { Selection, SelectionSummary } from '../src/core/query/api.ts';
@@ -110,4 +110,26 @@ export function fnv1a64(text: string): string {
   let h = 0xcbf29ce484222325n;
   for (const b of new TextEncoder().encode(text)) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
   return h.toString(16).padStart(16, '0');
+}
+
+/**
+ * Opens the SQL pane and waits for DuckDB to be ready. The button is at the foot of the page: a
+ * click can land where it was as the page settles after scrolling it into view (a fresh clone's
+ * CI once saw the pane stay closed for 60 s); if the pane is still closed 10 s later the click is
+ * made again, and the test says so in an annotation rather than passing in silence.
+ */
+export async function openSql(page: Page) {
+  const status = page.getByTestId('sql-status');
+  await page.getByTestId('sql-open').click();
+  for (let again = 0; ; again++) {
+    try {
+      await expect(status).not.toHaveAttribute('data-status', 'closed', { timeout: 10_000 });
+      break;
+    } catch (e) {
+      if (again === 2) throw e;
+      test.info().annotations.push({ type: 'lost click', description: 'Open SQL clicked again: the pane was still closed 10 s after the click' });
+      await page.getByTestId('sql-open').click();
+    }
+  }
+  await expect(status).toHaveAttribute('data-status', 'ready', { timeout: 60_000 });
 }

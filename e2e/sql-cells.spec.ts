@@ -1,5 +1,5 @@
 import { expect, test } from './fixtures.ts';
-import { waitLoaded } from './explorer-helpers.ts';
+import { openSql, waitLoaded } from './explorer-helpers.ts';
 
 // Issue 18.10: a cell of millions of characters in the SQL pane. It is shown cut (its first
 // characters and its length), the whole value is one click away (copied), and the page keeps
@@ -13,8 +13,7 @@ test('a 10M-character cell is shown cut, copies whole, and the page stays respon
   await page.setViewportSize({ width: 1600, height: 1000 });
   await page.goto('/');
   await waitLoaded(page);
-  await page.getByTestId('sql-open').click();
-  await expect(page.getByTestId('sql-status')).toHaveAttribute('data-status', 'ready', { timeout: 60_000 });
+  await openSql(page);
   const editor = page.getByTestId('sql-editor');
   await editor.fill(`SELECT 1 AS n, repeat('x', ${CHARS}) || 'END' AS big, 'short' AS s`);
   await editor.press('Control+Enter');

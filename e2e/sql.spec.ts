@@ -1,5 +1,5 @@
 import { expect, test, type Page } from './fixtures.ts';
-import { waitLoaded } from './explorer-helpers.ts';
+import { openSql, waitLoaded } from './explorer-helpers.ts';
 import { needsRealTraces, realTracePath } from './real-traces.ts';
 import { sampleFiles } from './explorer-helpers.ts';
 import { cli } from './cli.ts';
@@ -70,8 +70,7 @@ async function expectTopStacksMatch() {
 test('opens on demand, and the top-stacks example counts what the top stacks pane counts', async () => {
   await expect(page.getByTestId('sql-status')).toHaveAttribute('data-status', 'closed');
   await expect(page.getByTestId('sql-editor')).toHaveCount(0);
-  await page.getByTestId('sql-open').click();
-  await expect(page.getByTestId('sql-status')).toHaveAttribute('data-status', 'ready', { timeout: 60_000 });
+  await openSql(page);
   // every table of the list, with its rows
   const tables = await page.getByTestId('sql-table').evaluateAll((ds) => ds.map((d) => (d as HTMLElement).dataset.table));
   expect(tables).toEqual(expect.arrayContaining(['events', 'records', 'stacks', 'frames', 'dumps', 'stat', 'files', 'diagnostics', 'captures']));
