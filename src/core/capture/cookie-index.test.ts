@@ -83,6 +83,8 @@ describe('slots and generations up to 2^32 - 1, values no column holds said (iss
     L('bash-1234', '002', '812.100007', '<stack_id 4294967295>'),
     L('bash-1234', '4294967297', '812.100008', 'kmem_cache_alloc: call_site=x'),
     L('bash-9223372036854775808', '002', '812.100009', 'kmem_cache_alloc: call_site=x'),
+    L('bash-1234 (2147483648)', '002', '812.100010', 'kmem_cache_alloc: call_site=x'),
+    L('bash-1234', '002', '9223372037.000000', 'kmem_cache_alloc: call_site=x'),
     'CPU:2 [LOST 18446744073709551615 EVENTS]',
     '',
   ].join('\n');
@@ -135,8 +137,15 @@ describe('slots and generations up to 2^32 - 1, values no column holds said (iss
     expect(said).toEqual([
       ['line 11', 'CPU'],
       ['line 12', 'pid'],
-      ['line 13', 'lost-events'],
+      ['line 13', 'TGID'],
+      ['line 14', 'time'],
+      ['line 15', 'lost-events'],
     ]);
+    // the TGID past 2^31 - 1 is not kept; the time past 2^63 - 1 ns has no ts_ns, the others theirs
+    expect(col('events', 'tgid').filter((v) => v !== null)).toEqual([]);
+    const tsNs = col('events', 'ts_ns');
+    expect(tsNs.at(-1)).toBeNull();
+    expect(tsNs.slice(0, -1).every((v) => v !== null)).toBe(true);
     expect(s.events).toBe(trace.split('\n').filter((l) => /: kmem_cache_alloc:/.test(l)).length);
     expect(col('events', 'cpu').filter((v) => v === 1)).toEqual([]);
     expect(col('events', 'pid').filter((v) => v === 0)).toEqual([]);
