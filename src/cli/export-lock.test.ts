@@ -137,6 +137,22 @@ describe('the export lock', () => {
 });
 
 describe('write errors and temporary files', () => {
+  it('a lock that cannot be made: one line naming it, exit 1, nothing left in the folder (before: "internal error" and an empty lock every later export waited on)', async () => {
+    const dir = tmp('nolock');
+    // a file size limit of 0: the kernel refuses the lock's first byte (EFBIG), as a full disk would (ENOSPC)
+    const [node, args] = cliArgv('export', '--parquet', dir, TRACE);
+    const child = spawn('bash', ['-c', 'ulimit -f 0; exec "$@"', 'bash', node, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (err += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect([code, out, err]).toEqual([1, '', `cannot make the lock ${join(dir, EXPORT_LOCK)}: EFBIG: file too large, write\n`]);
+    expect(all(dir)).toEqual([]);
+    // without the limit the next export goes through
+    expect((await run(['--parquet', dir, TRACE])).code).toBe(0);
+  }, 30_000);
+
   it('ENOSPC while a table is written: one line naming the file, no stack, the lock released and no temporary file; the next export goes through', async () => {
     const dir = tmp('enospc');
     // the first table's temporary file, made a link to /dev/full: the kernel's own ENOSPC on its first write
