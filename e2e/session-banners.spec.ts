@@ -252,3 +252,55 @@ test('v7 ids against a binary and a text dump, without kallsyms: unverified, not
   await expect(banner(page, 'before-reset')).toContainText(`${fmtInt(cli.beforeReset!.ids)} of its ${fmtInt(cli.beforeReset!.of)} ids`);
   await expect(banner(page, 'before-reset')).toContainText(`at least ${fmtInt(cli.staleIds!.excess)} of them were written before a reset`);
 });
+
+test('1280x720, the v7 capture kept and reopened: the header on one row, each banner one line until opened, the summary and timeline above the fold (issue 34, 7)', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await start(page);
+  const files = ['trace', 'stack_map_bin.1', 'stack_map.2', 'stack_map_stat'].map((f) => join(v7dir, f));
+  await openFiles(page, files, showsFiles(page, files));
+  // the next visit reopens the kept capture (its Forget button then in the header too)
+  await expect(page.getByTestId('keep-state')).toHaveAttribute('data-state', 'kept', { timeout: 30_000 });
+  await page.reload();
+  await expect.poll(showsFiles(page, files), { timeout: 30_000 }).toBe(true);
+  await waitLoaded(page);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  // before: the header wrapped to two rows (69 px) and three banners took 217 px
+  const header = page.locator('header.header');
+  const rows = await header.evaluate((h) => {
+    const boxes = [...h.children].map((c) => c.getBoundingClientRect()).filter((r) => r.width > 0);
+    return {
+      height: h.getBoundingClientRect().height,
+      centres: boxes.map((r) => Math.round(r.top + r.height / 2)),
+      right: Math.max(
+        ...[...h.querySelectorAll('*')]
+          .map((e) => e.getBoundingClientRect())
+          .filter((r) => r.width > 0)
+          .map((r) => r.right),
+      ),
+    };
+  });
+  expect(rows.right, 'every item of the header within the page').toBeLessThanOrEqual(1280);
+  expect(Math.max(...rows.centres) - Math.min(...rows.centres), 'the header’s items on one row').toBeLessThanOrEqual(4);
+  expect(rows.height).toBeLessThan(50);
+  const banners = page.getByTestId('banner');
+  expect(await banners.count()).toBeGreaterThan(0);
+  const lineOf = (b: typeof banners) => b.locator('.banner-text').evaluate((p) => parseFloat(getComputedStyle(p).lineHeight));
+  for (const b of await banners.all()) {
+    const line = await lineOf(b);
+    const folded = (await b.locator('.banner-text').boundingBox())!.height;
+    expect(folded, 'a banner folded to one line').toBeLessThanOrEqual(line + 1);
+    await b.getByTestId('banner-more').click();
+    await expect(b.getByTestId('banner-more')).toHaveAttribute('aria-expanded', 'true');
+    expect((await b.locator('.banner-text').boundingBox())!.height, 'opened, its whole text').toBeGreaterThan(folded);
+    await b.getByTestId('banner-more').click();
+    await expect(b.getByTestId('banner-more')).toHaveAttribute('aria-expanded', 'false');
+  }
+  // what the capture says is on the first screen: the summary and the timeline's top
+  for (const id of ['summary', 'timeline']) {
+    const box = (await page.getByTestId(id).boundingBox())!;
+    expect(box.y, `${id} starts above the fold`).toBeLessThan(720 - 60);
+  }
+  await shots(page, 'v7-kept');
+});

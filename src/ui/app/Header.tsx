@@ -58,7 +58,7 @@ export function Header() {
             ?
           </button>
           <span
-            className={isolated ? 'badge ok' : 'badge warn'}
+            className={isolated ? 'badge ok isolation' : 'badge warn isolation'}
             data-testid="isolation"
             title={
               isolated
