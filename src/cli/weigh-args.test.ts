@@ -1,5 +1,5 @@
 import type { TopRow } from './top.ts';
-// `--weight` and `--group` on `top` and `export` (issue 35, DESIGN 5.5), on a text capture written
+// `--weight`, `--group` and `--filter` on `top` and `export` (issue 35, DESIGN 5.5), on a text capture written
 // here (testing/weighed-capture.ts): counts and weights against a regex reading of its lines with
 // stacks resolved through the dump text, and the folded export drawn by FlameGraph's own
 // flamegraph.pl (perl: an integration test), whose root must count the regex's total.
@@ -70,6 +70,38 @@ describe('--weight and --group', () => {
     expect(lines[2]).toMatch(/^# Overhead +Count +Weight +Group +Stack \(leaf first\)$/);
     const w = j.rows[0];
     expect(lines[4].split(/\s+/).filter(Boolean)).toEqual([`${(w.share * 100).toFixed(2)}%`, String(w.count), String(w.weight), w.group, w.frames[0]]);
+  });
+
+  it("top --json --filter F --weight field:bytes_alloc: each row's count and weight as the regex reading filtered the same way here", async () => {
+    // each filter beside its reading over the regex's events: trace-cmd's rules (a field the event
+    // lacks, or a value that is not a number, makes its comparison false; =~ unanchored, case-insensitive)
+    const cases: [string[], (e: ReadEvent) => boolean][] = [
+      [['kmem_cache_alloc: bytes_alloc > 512'], (e) => e.event === 'kmem_cache_alloc' && e.bytesAlloc !== null && e.bytesAlloc > 512],
+      [['kmem_cache_alloc: COMM =~ "^BINDER" || common_pid == 88'], (e) => e.event === 'kmem_cache_alloc' && (/^binder/i.test(e.comm) || e.pid === 88)],
+      // two filters, ORed: sched_wakeup's events have no bytes_alloc (counted, weighing 0)
+      [
+        ['sched_wakeup: COMM == "sh" || TGID == 1403', 'kmem_cache_alloc: bytes_alloc <= 64 && !(common_pid == 612)'],
+        (e) =>
+          (e.event === 'sched_wakeup' && (e.comm === 'sh' || e.tgid === 1403)) ||
+          (e.event === 'kmem_cache_alloc' && e.bytesAlloc !== null && e.bytesAlloc <= 64 && e.pid !== 612),
+      ],
+    ];
+    for (const [filters, keep] of cases) {
+      const what = filters.join(' --filter ');
+      const kept = expected.filter(keep);
+      // the filter keeps some of the events, not all or none
+      expect(kept.length, what).toBeGreaterThan(10);
+      expect(kept.length, what).toBeLessThan(expected.length / 2);
+      const r = await run(topCommand, ['--json', '--limit', '1000', '--weight', 'field:bytes_alloc', ...filters.flatMap((f) => ['--filter', f]), ...FILES]);
+      expect(r.code, r.err).toBe(0);
+      const j = JSON.parse(r.out) as { total: number; totalWeight: number; unweighed: number; rows: JsonRow[] };
+      const bytes = kept.reduce((n, e) => n + (e.bytesAlloc ?? 0), 0);
+      const unweighed = kept.filter((e) => e.bytesAlloc === null).length;
+      expect([j.total, j.totalWeight, j.unweighed], what).toEqual([kept.length, bytes, unweighed]);
+      const want = sumBy(kept, (e) => e.frames.join(';'));
+      expect(new Map(j.rows.map((x) => [x.frames.join(';'), { count: x.count, bytes: x.weight, unweighed: x.unweighed }])), what).toEqual(want);
+      for (const x of j.rows) expect(x.share, what).toBeCloseTo(bytes ? x.weight / bytes : 0, 12);
+    }
   });
 
   it('top --group process: the TGID column, the pid where it says (-------), said on stderr', async () => {
