@@ -23,6 +23,7 @@ import type { IdStoryView } from '../core/query/id-story.ts';
 import type { NodeFrames } from '../core/query/flame-frames.ts';
 import type { Summary } from '../core/capture/summary.ts';
 import type { WhatIfColumns } from '../core/whatif/whatif-input.ts';
+import type { EventFields } from '../core/query/weighted-view.ts';
 
 export type { ExportOptions, FileReport, LoadProgress, LoadRequest, NamedBlob };
 
@@ -47,7 +48,8 @@ export type IngestAnswer = ({ outcome: 'loaded' } & IngestResult) | { outcome: '
 /** What an event filter (trace-cmd's -F syntax, core/capture/event-filter.ts) made of the capture: its filtered figures, or where the filter is wrong. */
 export type FilterAnswer =
   | { outcome: 'applied'; text: string; summary: Summary; overview: Overview; warnings: Warning[]; elapsedMs: number }
-  | { outcome: 'error'; text: string; column: number; message: string };
+  /** `line`: which of the text's filters (filterLines) failed, 0 for the first */
+  | { outcome: 'error'; text: string; line: number; column: number; message: string };
 
 /**
  * The ingest worker's API, called through Comlink. After a load the worker keeps the capture as
@@ -116,6 +118,8 @@ export interface IngestApi {
   eventNames(): string[];
   /** the payload fields with numbers (what the flame graph can weigh by), the most common first; the first ask reads the files again */
   numericFields(): Promise<{ name: string; events: number }[]>;
+  /** each event name's payload fields, numeric or not (what a filter can name after `EVENT:`); read with numericFields' reading */
+  eventFields(): Promise<EventFields[]>;
   /**
    * A baseline capture beside the open one (issue 37): read from its files and kept apart, the
    * "before" of every comparison until dropped (null). Its summary, or why nothing was read.

@@ -3,6 +3,7 @@ import type { ExplorerData } from './explorer-data.ts';
 import { payloadFieldValues } from './weigh.ts';
 import { isOccurrence } from './selection.ts';
 import { fieldInteger, payloadFields } from '../formats/payload-fields.ts';
+import { textInteger } from '../capture/event-filter.ts';
 
 /** A capture's data with each record weighing a numeric field of its event, and what could not be weighed. */
 export interface WeightedView {
@@ -68,4 +69,41 @@ export function numericFields(detailed: Capture, limit = 200): { name: string; e
     .map(([name, events]) => ({ name, events }))
     .sort((a, b) => b.events - a.events || (a.name < b.name ? -1 : 1))
     .slice(0, limit);
+}
+
+/** One event's payload fields, as a filter may name them: numeric where any of its events holds a number there (as the filter reads one: textInteger, 64 bits). */
+export interface EventFields {
+  event: string;
+  fields: { name: string; numeric: boolean }[];
+}
+
+/**
+ * The payload fields of each event name of a capture read with payloads kept, in the order its
+ * events print them, for completing a filter (`kmem_cache_alloc: bytes_alloc > 512`): at most
+ * `perEvent` fields an event and `events` event names (a list to choose from, not every key a
+ * hostile payload invents).
+ */
+export function fieldsByEvent(detailed: Capture, perEvent = 100, events = 500): EventFields[] {
+  const det = detailed.trace.details;
+  const t = detailed.trace;
+  const byName = new Map<number, Map<string, boolean>>();
+  if (det) {
+    for (let e = 0; e < det.length; e++) {
+      const id = t.evName.get(e);
+      let fields = byName.get(id);
+      if (!fields) {
+        if (byName.size >= events) continue;
+        byName.set(id, (fields = new Map()));
+      }
+      const f = fields;
+      payloadFields(det.payload[e], (k, v) => {
+        const had = f.get(k);
+        if (had === undefined && f.size >= perEvent) return;
+        if (had !== true) f.set(k, textInteger(v) !== undefined);
+      });
+    }
+  }
+  return [...byName]
+    .map(([id, fields]) => ({ event: t.names.strings[id], fields: [...fields].map(([name, numeric]) => ({ name, numeric })) }))
+    .sort((a, b) => (a.event < b.event ? -1 : a.event > b.event ? 1 : 0));
 }
