@@ -19,10 +19,11 @@ import type { ExplorerData } from '../core/query/explorer-data.ts';
 import { ALL, type FlameWeight } from '../core/query/api.ts';
 import { filteredOut } from '../core/query/timeline-rest.ts';
 import { diffFolded, diffSide, diffSides, type DiffResult } from '../core/export/diff.ts';
-import { numericFields, weightedView, type WeightedView } from '../core/query/weighted-view.ts';
+import { fieldsByEvent, numericFields, weightedView, type EventFields, type WeightedView } from '../core/query/weighted-view.ts';
 import { eventGroups, parseGroupBy, type EventGroups } from '../core/query/weigh.ts';
 import { ExplorerData as Data } from '../core/query/explorer-data.ts';
 import { EventFilter } from '../core/capture/event-filter.ts';
+import { filterLines } from '../core/capture/filter-lines.ts';
 import { FilterError } from '../core/capture/event-filter-parse.ts';
 
 /**
@@ -120,8 +121,19 @@ const captureFiles = new WeakMap<object, NamedBlob[]>();
 /** per capture, its views weighed by a field (weighted-view.ts), each made once: its files read again with payloads */
 const weighted = new WeakMap<object, Map<string, Promise<WeightedView>>>();
 
-/** per capture, the numeric payload fields its events have (a weight's choices), found once */
-const fieldLists = new WeakMap<object, Promise<{ name: string; events: number }[]>>();
+/** per capture, its payload fields: the numeric ones (a weight's choices) and each event's (a filter's), found in one reading */
+const fieldLists = new WeakMap<object, Promise<{ numeric: { name: string; events: number }[]; byEvent: EventFields[] }>>();
+
+/** the fields of the whole capture loaded last (filtered or not: what a filter or a weight may name), its files read again once */
+function fieldsOf() {
+  const built = loads.current;
+  if (!built) throw new Error(NO_CAPTURE);
+  const list =
+    fieldLists.get(built) ??
+    loadFiles(captureFiles.get(built) ?? [], { details: true }).then((c) => ({ numeric: numericFields(c), byEvent: fieldsByEvent(c) }));
+  fieldLists.set(built, list);
+  return list;
+}
 
 /** per capture, its events' groups by each grouping asked (weigh.ts eventGroups) */
 const grouped = new WeakMap<object, Map<string, Promise<EventGroups>>>();
@@ -301,14 +313,8 @@ const api: IngestApi = {
     const grouping = group && (kind === 'folded' || kind === 'speedscope') && !opts.stackcollapse ? await groupsFor(group) : null;
     return exportSelection(await dataFor(opts.weight), kind, selection, grouping ? { ...opts, groups: grouping } : opts);
   },
-  numericFields() {
-    // the fields of the whole capture, filtered or not: what a filter or a weight may name
-    const built = loads.current;
-    if (!built) throw new Error(NO_CAPTURE);
-    let list = fieldLists.get(built);
-    if (!list) fieldLists.set(built, (list = loadFiles(captureFiles.get(built) ?? [], { details: true }).then((c) => numericFields(c))));
-    return list;
-  },
+  numericFields: () => fieldsOf().then((f) => f.numeric),
+  eventFields: () => fieldsOf().then((f) => f.byEvent),
   eventNames: () => {
     const built = loads.current;
     if (!built) throw new Error(NO_CAPTURE);
@@ -323,10 +329,11 @@ const api: IngestApi = {
       return { outcome: 'applied', text, summary: base.summary, overview: base.explorer.overview(), warnings: base.explorer.warnings(), elapsedMs: 0 };
     }
     let filter: EventFilter;
+    const lines = filterLines(text);
     try {
-      filter = EventFilter.parse([text]);
+      filter = EventFilter.parse(lines);
     } catch (e) {
-      if (e instanceof FilterError) return { outcome: 'error', text, column: e.column, message: e.message };
+      if (e instanceof FilterError) return { outcome: 'error', text, line: Math.max(0, lines.indexOf(e.text)), column: e.column, message: e.message };
       throw e;
     }
     const capture = await loadFiles(captureFiles.get(base) ?? [], { filter });

@@ -35,7 +35,7 @@ function sync(): void {
         if (useLoadStore.getState().captureId !== base) return sync();
         if (a.outcome === 'error') {
           failed = want;
-          useViewStore.setState({ eventFilterError: { text: a.text, column: a.column, message: a.message } });
+          useViewStore.setState({ eventFilterError: { text: a.text, line: a.line, column: a.column, message: a.message } });
           return;
         }
         failed = null;
@@ -46,7 +46,7 @@ function sync(): void {
         if (asking !== want) return;
         asking = null;
         failed = want;
-        useViewStore.setState({ eventFilterError: { text: want, column: 0, message: (e as Error).message } });
+        useViewStore.setState({ eventFilterError: { text: want, line: 0, column: 0, message: (e as Error).message } });
       },
     );
 }

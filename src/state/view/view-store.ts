@@ -22,7 +22,7 @@ export interface ViewState extends UrlView {
   /** which of a simulated capture's wrong or detected ids has its story shown (ui/idstory), null for none */
   idStory: number | null;
   /** where the event filter typed last is wrong (its column, 1-based), null when it applied; not in the URL */
-  eventFilterError: { text: string; column: number; message: string } | null;
+  eventFilterError: { text: string; line: number; column: number; message: string } | null;
   /** one event singled out on the timeline (Show on the timeline from an id's story); not in the URL */
   pin: { ts: number; cpu: number } | null;
   set(patch: Partial<ViewState>): void;

@@ -35,6 +35,26 @@ describe('view <-> query string', () => {
     };
     expect(parseView(formatView(v))).toEqual(v);
     expect(new URLSearchParams(formatView(v)).get('stack')).toBe(HASH);
+    // the question users bring: a field weight, groups, transforms and several event filters
+    const w: UrlView = {
+      ...v,
+      flameWeight: 'field:bytes_alloc',
+      flameGroup: 'task',
+      flameTransforms: [
+        { kind: 'drop', pattern: 'entry_SYSCALL_64' },
+        { kind: 'focus', fn: '__kmalloc' },
+        { kind: 'merge', fn: 'kmalloc_trace' },
+        { kind: 'rec', fn: 'ep_poll' },
+      ],
+      eventFilter: 'kmem_cache_alloc: bytes_alloc > 512 && common_pid == 1403\nsched_wakeup: comm =~ "binder.*"',
+    };
+    expect(parseView(formatView(w))).toEqual(w);
+  });
+
+  it('several event filters are a filter= each, read back a line each; blank ones dropped', () => {
+    const q = new URLSearchParams(formatView({ ...DEFAULT_VIEW, eventFilter: ' a: x == 1 \n\nb: y > 2' }));
+    expect(q.getAll('filter')).toEqual(['a: x == 1', 'b: y > 2']);
+    expect(parseView('?filter=a%3A+x+%3D%3D+1&filter=&filter=b%3A+y+%3E+2').eventFilter).toBe('a: x == 1\nb: y > 2');
   });
 
   it('keeps keys it does not own and ignores nonsense', () => {

@@ -1,4 +1,5 @@
 import type { FlameMode, FlameWeight, Granularity, Overview } from '../../core/query/api.ts';
+import { filterLines } from '../../core/capture/filter-lines.ts';
 import { isStackHash } from '../../core/query/stack-hash.ts';
 import { formatTransforms, parseTransforms, type FlameTransform } from '../../core/query/flame-transforms.ts';
 import { parseGroupBy } from '../../core/query/weigh.ts';
@@ -143,7 +144,8 @@ export function parseView(search: string): UrlView {
     flameTransforms: parseTransforms(q.get('tf') ?? ''),
     flameGroup: parseGroupBy(q.get('group') ?? ''),
     filter: q.get('find') ?? '',
-    eventFilter: q.get('filter') ?? '',
+    // several filter= are several filters (ORed), a line each
+    eventFilter: filterLines(q.getAll('filter').join('\n')).join('\n'),
     lanes: q.get('lanes') === 'task' ? 'task' : 'cpu',
     theme: theme === 'light' || theme === 'dark' ? theme : 'system',
     window: pair(q.get('window')),
@@ -200,7 +202,7 @@ export function formatView(v: UrlView, search = ''): string {
   if (v.flameTransforms.length) q.set('tf', formatTransforms(v.flameTransforms));
   if (v.flameGroup) q.set('group', v.flameGroup);
   if (v.filter) q.set('find', v.filter);
-  if (v.eventFilter) q.set('filter', v.eventFilter);
+  for (const f of filterLines(v.eventFilter)) q.append('filter', f);
   if (v.lanes !== 'cpu') q.set('lanes', v.lanes);
   if (v.theme !== 'system') q.set('theme', v.theme);
   if (v.diff) q.set('diff', v.diff.join(','));

@@ -1,4 +1,5 @@
 import { useLoadStore } from '../../state/load/load-store.ts';
+import { filterLines } from '../../core/capture/filter-lines.ts';
 import { useSelectionSummary } from '../../state/view/queries.ts';
 import { isFiltered, useSelection, useViewStore } from '../../state/view/view-store.ts';
 import { Digits } from '../common/Digits.tsx';
@@ -57,11 +58,14 @@ export function SummaryPanel() {
         ) : (
           <>
             <b>{filterOf ? 'Filtered capture' : 'Whole capture'}</b>
-            {filterOf && (
-              <code className="chip mono" title="the event filter every pane answers for">
-                {filterOf}
-              </code>
-            )}
+            {filterLines(filterOf).map((f, i) => (
+              <span key={i} className="filter-chip">
+                {i > 0 && <span className="quiet">or</span>}
+                <code className="chip mono" title="the event filter every pane answers for">
+                  {f}
+                </code>
+              </span>
+            ))}
             <span className="quiet">generations {generationsLabel(whole.generations, whole.generationsCut ?? 0)}</span>
           </>
         )}
