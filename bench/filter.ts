@@ -16,9 +16,11 @@
 //     filtered one does not (load.ts).
 //   filter-fields-bytes-per-event: what a loaded capture holds per event after GC (heapUsed +
 //     arrayBuffers, node --expose-gc), beyond the stack table and what the other files hold
-//     alone, plus what one weighted view adds (weighted-view.ts: the files read again with
-//     `details: true`, weightedView(data, detailed, 'bytes_alloc') kept, the detailed capture
-//     dropped); the worse capture's; target <= 40 B/event. In the peers: the capture alone, with
+//     alone, plus what its fields kept add: every field of every event as typed columns
+//     (field-columns.ts, from the files read again with `details: true`, the detailed capture
+//     dropped), as the worker keeps them; the worse capture's; target <= 40 B/event. What one
+//     weighted view of them then adds (weightedView(data, columns, 'bytes_alloc'): its record
+//     weights) is a peer. In the peers: the capture alone, with
 //     ExplorerData (the full-width columns the worker builds with or without a field), and all.
 // --smoke: ~1 MiB captures, 1 round, no targets.
 import { arg, flag } from './args.ts';
@@ -73,11 +75,14 @@ interface MemoryChild {
   capture: number;
   data: number;
   view: number;
-  /** the capture and what the view adds to ExplorerData (its record weights): what keeping a field costs over the capture */
+  /** the capture and what its fields kept add to ExplorerData (every field's columns): what keeping the fields costs over the capture */
   field: number;
-  /** the trace columns' buffers, and the view's weights, per event */
+  /** what one weighted view then adds (its record weights) */
+  viewAdds: number;
+  /** the trace columns' buffers, the view's weights and the field columns, per event */
   columns: number;
   weights: number;
+  fieldColumns: number;
   unweighed: number;
 }
 
@@ -196,6 +201,7 @@ async function memoryChild(dir: string): Promise<MemoryChild> {
   const { loadFiles } = await import('../src/core/capture/load.ts');
   const { ExplorerData } = await import('../src/core/query/explorer-data.ts');
   const { weightedView } = await import('../src/core/query/weighted-view.ts');
+  const { FieldColumns } = await import('../src/core/query/field-columns.ts');
   const named = await blobs(dir);
   // a loaded capture stays reachable until the event loop turns (what loadFiles left pending): wait for a timer, then collect
   const used = async () => {
@@ -219,9 +225,13 @@ async function memoryChild(dir: string): Promise<MemoryChild> {
   const d = new ExplorerData(c);
   const m2 = await used();
   let detailed: Awaited<ReturnType<typeof loadFiles>> | null = await loadFiles(named, { details: true });
-  const view = weightedView(d, detailed, FIELD);
+  // every field of every event kept as typed columns (what the worker keeps), the detailed reading dropped
+  const cols = FieldColumns.build(detailed.trace);
   detailed = null;
   const m3 = await used();
+  // then one weighted view of them (a weight asked: its record weights)
+  const view = weightedView(d, cols, FIELD);
+  const m4 = await used();
   const per = (bytes: number) => (bytes - stackBytes - restBytes) / events;
   const out: MemoryChild = {
     events,
@@ -230,13 +240,15 @@ async function memoryChild(dir: string): Promise<MemoryChild> {
     restBytes,
     capture: per(m1 - m0),
     data: per(m2 - m0),
-    view: per(m3 - m0),
+    view: per(m4 - m0),
     field: per(m1 - m0) + (m3 - m2) / events,
+    viewAdds: (m4 - m3) / events,
     columns: heldBytes(c.trace, [c.stacks]) / events,
     weights: view.data.recWeight.byteLength / events,
+    fieldColumns: cols.byteLength / events,
     unweighed: view.unweighed,
   };
-  if (view.data.recordCount < 0 || d.recordCount < 0) console.log(view, d); // keep both alive up to the last reading
+  if (view.data.recordCount < 0 || d.recordCount < 0 || cols.events < 0) console.log(view, d, cols); // keep both alive up to the last reading
   return out;
 }
 
@@ -330,7 +342,7 @@ async function main(): Promise<void> {
   const mem = shapes.map((s) => {
     const m = spawnChild<MemoryChild>('memory', s.dir, 1);
     log(
-      `${s.name}: ${m.field.toFixed(1)} B/event the capture + the field; ${m.capture.toFixed(1)} B/event the capture, ${m.data.toFixed(1)} with ExplorerData, ${m.view.toFixed(1)} with the ${FIELD} view (columns ${m.columns.toFixed(1)}, weights ${m.weights.toFixed(1)}) -- ${m.events} events, ${m.records} records`,
+      `${s.name}: ${m.field.toFixed(1)} B/event the capture + its fields; ${m.capture.toFixed(1)} B/event the capture, ${m.data.toFixed(1)} with ExplorerData, ${m.view.toFixed(1)} with the ${FIELD} view (columns ${m.columns.toFixed(1)}, weights ${m.weights.toFixed(1)}, every field ${m.fieldColumns.toFixed(1)}) -- ${m.events} events, ${m.records} records`,
     );
     return { ...s, m };
   });
@@ -338,7 +350,7 @@ async function main(): Promise<void> {
   const memMet = mw.m.field <= 40;
   rows.push({
     id: 'filter-fields-bytes-per-event',
-    what: `memory a loaded capture holds per event with one field kept: the capture plus what weightedView '${FIELD}' adds (the detailed capture dropped), after GC (heapUsed + arrayBuffers), beyond the stack table and the other files; the worse of the two captures. ExplorerData's full-width columns, held with or without a field, are not in the value (see the peers)`,
+    what: `memory a loaded capture holds per event with its fields kept: the capture plus every field as typed columns (FieldColumns, the detailed capture dropped), after GC (heapUsed + arrayBuffers), beyond the stack table and the other files; the worse of the two captures. ExplorerData's full-width columns, held with or without a field, are not in the value (see the peers)`,
     value: mw.m.field,
     unit: 'B/event',
     goal: '<= 40 B/event',
@@ -348,13 +360,15 @@ async function main(): Promise<void> {
       { name: `the capture + ExplorerData (${mw.name})`, value: mw.m.data, unit: 'B/event' },
       { name: `the capture + ExplorerData + the view: all the worker holds (${mw.name})`, value: mw.m.view, unit: 'B/event' },
       { name: `the view's record weights (${mw.name})`, value: mw.m.weights, unit: 'B/event' },
+      { name: `what a '${FIELD}' weighted view then adds, measured (${mw.name})`, value: mw.m.viewAdds, unit: 'B/event' },
+      { name: `every field's columns (${mw.name})`, value: mw.m.fieldColumns, unit: 'B/event' },
     ],
     note:
       `${memMet ? 'pass' : 'miss'} (target 40). ` +
       mem
         .map(
           (x) =>
-            `${x.name}: capture + field ${x.m.field.toFixed(1)}; capture ${x.m.capture.toFixed(1)}, + ExplorerData ${x.m.data.toFixed(1)}, + view ${x.m.view.toFixed(1)} B/event (trace columns ${x.m.columns.toFixed(1)}, weights ${x.m.weights.toFixed(1)}); ${x.m.events} events, ${x.m.records} records, ${x.m.unweighed} unweighed; stack table ${x.m.stackBytes} and other files ${x.m.restBytes} bytes taken off`,
+            `${x.name}: capture + field ${x.m.field.toFixed(1)}; capture ${x.m.capture.toFixed(1)}, + ExplorerData ${x.m.data.toFixed(1)}, + view ${x.m.view.toFixed(1)} B/event (trace columns ${x.m.columns.toFixed(1)}, weights ${x.m.weights.toFixed(1)}, every field's columns ${x.m.fieldColumns.toFixed(1)}); ${x.m.events} events, ${x.m.records} records, ${x.m.unweighed} unweighed; stack table ${x.m.stackBytes} and other files ${x.m.restBytes} bytes taken off`,
         )
         .join('; '),
   });

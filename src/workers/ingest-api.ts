@@ -23,7 +23,7 @@ import type { IdStoryView } from '../core/query/id-story.ts';
 import type { NodeFrames } from '../core/query/flame-frames.ts';
 import type { Summary } from '../core/capture/summary.ts';
 import type { WhatIfColumns } from '../core/whatif/whatif-input.ts';
-import type { EventFields } from '../core/query/weighted-view.ts';
+import type { EventFields } from '../core/query/field-columns.ts';
 
 export type { ExportOptions, FileReport, LoadProgress, LoadRequest, NamedBlob };
 

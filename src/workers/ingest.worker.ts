@@ -19,8 +19,9 @@ import type { ExplorerData } from '../core/query/explorer-data.ts';
 import { ALL, type FlameWeight } from '../core/query/api.ts';
 import { filteredOut } from '../core/query/timeline-rest.ts';
 import { diffFolded, diffSide, diffSides, type DiffResult } from '../core/export/diff.ts';
-import { fieldsByEvent, numericFields, weightedView, type EventFields, type WeightedView } from '../core/query/weighted-view.ts';
-import { eventGroups, parseGroupBy, type EventGroups } from '../core/query/weigh.ts';
+import { weightedView, type WeightedView } from '../core/query/weighted-view.ts';
+import { FieldColumns } from '../core/query/field-columns.ts';
+import { eventGroups, fieldGroups, parseGroupBy, type EventGroups } from '../core/query/weigh.ts';
 import { ExplorerData as Data } from '../core/query/explorer-data.ts';
 import { EventFilter } from '../core/capture/event-filter.ts';
 import { filterLines } from '../core/capture/filter-lines.ts';
@@ -121,24 +122,30 @@ const captureFiles = new WeakMap<object, NamedBlob[]>();
 /** per capture, its views weighed by a field (weighted-view.ts), each made once: its files read again with payloads */
 const weighted = new WeakMap<object, Map<string, Promise<WeightedView>>>();
 
-/** per capture, its payload fields: the numeric ones (a weight's choices) and each event's (a filter's), found in one reading */
-const fieldLists = new WeakMap<object, Promise<{ numeric: { name: string; events: number }[]; byEvent: EventFields[] }>>();
+/** per capture (or its filtered form), its payload fields as typed columns (field-columns.ts): its files read again with payloads once, the payloads then dropped */
+const fieldColumns = new WeakMap<object, Promise<FieldColumns>>();
 
-/** the fields of the whole capture loaded last (filtered or not: what a filter or a weight may name), its files read again once */
-function fieldsOf() {
+function columnsOf(a: { key: object; files: NamedBlob[]; filter: EventFilter | null }): Promise<FieldColumns> {
+  let p = fieldColumns.get(a.key);
+  if (!p) {
+    p = loadFiles(a.files, { details: true, ...(a.filter ? { filter: a.filter } : {}) }).then((detailed) => FieldColumns.build(detailed.trace));
+    fieldColumns.set(a.key, p);
+    p.catch(() => fieldColumns.delete(a.key));
+  }
+  return p;
+}
+
+/** the fields of the whole capture loaded last, filtered or not: what a filter or a weight may name */
+function fieldsOf(): Promise<FieldColumns> {
   const built = loads.current;
   if (!built) throw new Error(NO_CAPTURE);
-  const list =
-    fieldLists.get(built) ??
-    loadFiles(captureFiles.get(built) ?? [], { details: true }).then((c) => ({ numeric: numericFields(c), byEvent: fieldsByEvent(c) }));
-  fieldLists.set(built, list);
-  return list;
+  return columnsOf({ key: built, files: captureFiles.get(built) ?? [], filter: null });
 }
 
 /** per capture, its events' groups by each grouping asked (weigh.ts eventGroups) */
 const grouped = new WeakMap<object, Map<string, Promise<EventGroups>>>();
 
-/** Each event's group: task and event from the capture itself, process and field:NAME from its files read again with payloads and TGIDs kept. */
+/** Each event's group: task and event from the capture itself, field:NAME from its field columns, process from its files read again with TGIDs kept. */
 async function groupsFor(by: string): Promise<EventGroups> {
   const a = active();
   const g = parseGroupBy(by);
@@ -151,12 +158,14 @@ async function groupsFor(by: string): Promise<EventGroups> {
     p =
       g === 'task' || g === 'event'
         ? Promise.resolve(eventGroups(d, g))
-        : loadFiles(a.files, { details: true, ...(a.filter ? { filter: a.filter } : {}) }).then((detailed) => {
-            const again = new Data(detailed);
-            if (again.ev.ts.length !== d.ev.ts.length)
-              throw new Error(`the files read again hold ${again.ev.ts.length} events, not ${d.ev.ts.length}: not grouped`);
-            return eventGroups(again, g);
-          });
+        : g.startsWith('field:')
+          ? columnsOf(a).then((cols) => fieldGroups(cols.texts(g.slice('field:'.length)), g.slice('field:'.length)))
+          : loadFiles(a.files, { details: true, ...(a.filter ? { filter: a.filter } : {}) }).then((detailed) => {
+              const again = new Data(detailed);
+              if (again.ev.ts.length !== d.ev.ts.length)
+                throw new Error(`the files read again hold ${again.ev.ts.length} events, not ${d.ev.ts.length}: not grouped`);
+              return eventGroups(again, g);
+            });
     m.set(g, p);
     p.catch(() => m.delete(g));
   }
@@ -177,7 +186,7 @@ async function viewFor(weight: FlameWeight | undefined): Promise<WeightedView | 
   if (!views) weighted.set(a.key, (views = new Map()));
   let v = views.get(field);
   if (!v) {
-    v = loadFiles(a.files, { details: true, ...(a.filter ? { filter: a.filter } : {}) }).then((detailed) => weightedView(a.explorer.data, detailed, field));
+    v = columnsOf(a).then((cols) => weightedView(a.explorer.data, cols, field));
     views.set(field, v);
     v.catch(() => views.delete(field));
   }
@@ -313,8 +322,8 @@ const api: IngestApi = {
     const grouping = group && (kind === 'folded' || kind === 'speedscope') && !opts.stackcollapse ? await groupsFor(group) : null;
     return exportSelection(await dataFor(opts.weight), kind, selection, grouping ? { ...opts, groups: grouping } : opts);
   },
-  numericFields: () => fieldsOf().then((f) => f.numeric),
-  eventFields: () => fieldsOf().then((f) => f.byEvent),
+  numericFields: () => fieldsOf().then((f) => f.numericFields()),
+  eventFields: () => fieldsOf().then((f) => f.fields()),
   eventNames: () => {
     const built = loads.current;
     if (!built) throw new Error(NO_CAPTURE);

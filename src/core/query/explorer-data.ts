@@ -60,8 +60,8 @@ export class ExplorerData {
   readonly granularity: Granularity;
   /** whether records carry weights of their own (perf's period) */
   readonly hasWeights: boolean;
-  /** per record: its weight (1 where it has none) */
-  readonly recWeight: Float64Array;
+  /** per record: its weight (1 where it has none); a field's weights as Int32Array when every one fits (weighted-view.ts) */
+  readonly recWeight: Float64Array | Int32Array;
   /** generation key (NO_GEN: generation-less dumps) -> stack -> ref_count summed over slots */
   readonly refByGen = new Map<number, Map<number, number>>();
   /** dump formats by generation key */

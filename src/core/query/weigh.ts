@@ -106,9 +106,9 @@ export function eventGroups(d: ExplorerData, by: GroupBy): EventGroups {
     else if (noTgid > 0) notes.push(`${noTgid} event${noTgid === 1 ? ' has' : 's have'} no TGID: grouped by ${noTgid === 1 ? 'its' : 'their'} pid`);
     return { of, names, notes };
   }
+  // the field's text per event, read from the payloads
   const field = by.slice('field:'.length);
   const byValue = new Map<string, number>();
-  let missing = 0;
   for (let e = 0; e < n; e++) {
     let v: string | null = null;
     const p = det && e < det.length ? det.payload[e] : '';
@@ -117,13 +117,35 @@ export function eventGroups(d: ExplorerData, by: GroupBy): EventGroups {
         if (k === field && v === null) v = val;
       });
     }
-    const name = v ?? `[no ${field}]`;
-    if (v === null) missing++;
-    let g = byValue.get(name);
-    if (g === undefined) (byValue.set(name, (g = names.length)), names.push(name));
+    if (v === null) continue;
+    let g = byValue.get(v);
+    if (g === undefined) (byValue.set(v, (g = names.length)), names.push(v));
     of[e] = g;
   }
-  if (missing) notes.push(`${missing} event${missing === 1 ? ' has' : 's have'} no ${field}: grouped as [no ${field}]`);
+  return fieldGroups({ of, names }, field);
+}
+
+/**
+ * Groups by a field's text as printed, given per event (`texts.of`, -1 where the event lacks it:
+ * the payloads read here, or field-columns.ts texts): `[no NAME]` for events without it (counted
+ * in a note), the groups in the order their first events come.
+ */
+export function fieldGroups(texts: { of: Int32Array; names: readonly string[] }, field: string): EventGroups {
+  const n = texts.of.length;
+  const of = new Int32Array(n);
+  const names: string[] = [];
+  // per text (and, last, the missing), its group
+  const groupOf = new Int32Array(texts.names.length + 1).fill(-1);
+  let missing = 0;
+  for (let e = 0; e < n; e++) {
+    const t = texts.of[e];
+    if (t < 0) missing++;
+    const k = t < 0 ? texts.names.length : t;
+    let g = groupOf[k];
+    if (g < 0) ((groupOf[k] = g = names.length), names.push(t < 0 ? `[no ${field}]` : texts.names[t]));
+    of[e] = g;
+  }
+  const notes = missing ? [`${missing} event${missing === 1 ? ' has' : 's have'} no ${field}: grouped as [no ${field}]`] : [];
   return { of, names, notes };
 }
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { EventFields } from '../../core/query/weighted-view.ts';
+import type { EventFields } from '../../core/query/field-columns.ts';
 import { useLoadStore } from '../load/load-store.ts';
 import { ingestWorker } from '../load/load-worker.ts';
 
