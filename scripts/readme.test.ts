@@ -2,7 +2,8 @@
 // differ from what the static hosts get, a table column or a scenario the README does not name,
 // is a README that no longer teaches the truth.
 import { existsSync, readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { captureOutput } from '../src/cli/test-io.ts';
 import { TABLES } from '../src/core/tables/schema.ts';
 import { SCENARIO_NAMES } from '../src/core/sim/scenarios.ts';
 
@@ -53,6 +54,34 @@ describe('README', () => {
     const walk = section('A walk through the sample');
     expect(walk).toContain('`v7-wrong-stack`');
     expect(walk).toContain('`v8-detects`');
+  });
+
+  it('walks to the question users bring: its URL, its numbers (counted from the trace here), and the command line printing what the README shows', async () => {
+    const i = readme.indexOf('**8. The question you came with');
+    expect(i).toBeGreaterThan(0);
+    const step = readme.slice(i, readme.indexOf('![', i));
+    const filter = 'kmem_cache_alloc: bytes_alloc > 512 && common_pid == 1403';
+    expect(step).toContain(`?filter=${encodeURIComponent(filter)}&weight=field:bytes_alloc`);
+    // the second method: the sample's kmem_cache_alloc lines of pid 1403 over 512 bytes, by regex
+    const trace = readFileSync(new URL('public/samples/trace', root), 'utf8');
+    const bytes = [...trace.matchAll(/-1403 +\[\d+\] \S+ +[\d.]+: kmem_cache_alloc: .*\bbytes_alloc=(\d+)/g)].map((m) => Number(m[1])).filter((b) => b > 512);
+    const fmt = (n: number) => n.toLocaleString('en-US');
+    expect(step).toContain(`the ${bytes.length} allocations of pid 1403`);
+    expect(step).toContain(`${fmt(bytes.reduce((a, b) => a + b, 0))} bytes`);
+    // the block: the command as written, run here, prints the lines under it
+    const block = /```\n\$ npm run --silent cli -- (top .*)\n([\s\S]*?)```/.exec(step)!;
+    const args = block[1].match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ''));
+    expect(args.slice(0, 3)).toEqual(['top', '--filter', filter]);
+    const files = (JSON.parse(readFileSync(new URL('public/samples/index.json', root), 'utf8')) as { files: string[] }).files.map(
+      (f) => new URL(`public/samples/${f}`, root).pathname,
+    );
+    const { topCommand } = await import('../src/cli/top.ts');
+    const io = captureOutput();
+    const code = await topCommand([...args.slice(1, -1), ...files]);
+    vi.restoreAllMocks();
+    expect(code).toBe(0);
+    // the block leaves out the blank line the command ends with
+    expect(io.out.join('').trimEnd()).toBe(block[2].trimEnd());
   });
 
   it('gives the two set-up commands exactly', () => {
