@@ -1,6 +1,8 @@
 // --filter held to trace-cmd's -F: on the simulator's trace.dat and the real trappy-trace.dat,
 // `summary --filter F` counts as many events as `trace-cmd report -F F` prints event lines (its
-// stack_id and kernel_stack lines are stack records here, not events); a filter trace-cmd
+// stack_id and kernel_stack lines are stack records here, not events), `sql --filter F` as many
+// rows of events, and `top --json --filter F` per stack the stack records trace-cmd prints after
+// the kept events (resolved here through the dumps' text and kallsyms); a filter trace-cmd
 // refuses (or crashes on) is refused; on text traces the counts equal a regex over the lines;
 // export --parquet --filter holds exactly those events (DuckDB counts them).
 import { execFile } from 'node:child_process';
@@ -37,6 +39,80 @@ const reportEvents = (file: string, filters: string[]) =>
       resolve(n);
     }),
   );
+/**
+ * trace-cmd report -F ... -F stack_id -F kernel_stack FILE: the stack record that follows each
+ * event the filters keep, on its CPU at its timestamp (the record filters ORed in so that they
+ * print beside the kept events), resolved here: a `<stack_id ID gen G>` through the text dumps'
+ * blocks (`frames`; one the dumps lack is not counted, as its slot is not known), a full stack's
+ * `=> sym (addr)` (or `=> addr`) lines through kallsyms to `sym+0xoff`. Per stack (frames leaf first joined by
+ * `;`) its records, and how many records followed a kept event.
+ */
+const reportStacks = (file: string, filters: string[], frames: Map<string, string>, kallsyms: string) => {
+  const syms = kallsyms
+    .split('\n')
+    .map((l) => /^([0-9a-f]+) \w (\S+)/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ at: BigInt(`0x${m[1]}`), name: m[2] }))
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  /** `sym+0xoff` of an address, through kallsyms; `name`: the symbol trace-cmd named it by (it prints the address alone where its own table has none) */
+  const site = (addr: string, name: string | undefined) => {
+    const at = BigInt(`0x${addr}`);
+    const sym = syms.filter((x) => x.at <= at).pop();
+    expect(sym, `${addr} in kallsyms`).toBeDefined();
+    if (name !== undefined) expect(sym!.name, `${name} at ${addr} in kallsyms`).toBe(name);
+    return `${sym!.name}+0x${(at - sym!.at).toString(16)}`;
+  };
+  return new Promise<{ stacks: Map<string, number>; records: number }>((resolve, reject) =>
+    execFile(
+      'trace-cmd',
+      ['report', ...[...filters, 'stack_id', 'kernel_stack'].flatMap((f) => ['-F', f]), file],
+      { encoding: 'utf8', maxBuffer: 1 << 28 },
+      (err, stdout) => {
+        if (err) return reject(err);
+        const pending = new Map<string, string>();
+        const stacks = new Map<string, number>();
+        const add = (k: string) => stacks.set(k, (stacks.get(k) ?? 0) + 1);
+        let records = 0;
+        let full: string[] | null = null;
+        for (const line of stdout.split('\n')) {
+          const f = /^=> (?:(\S+) \(([0-9a-f]+)\)|([0-9a-f]+))$/.exec(line);
+          if (f && full) {
+            full.push(site(f[2] ?? f[3], f[1]));
+            continue;
+          }
+          if (full) add(full.join(';'));
+          full = null;
+          const m = /^.*\[(\d+)\]\s+(\d+\.\d+):\s+([^\s:]+):\s+(.*)$/.exec(line);
+          if (!m) continue;
+          const [, cpu, ts, name, rest] = m;
+          if (name !== 'stack_id' && name !== 'kernel_stack') {
+            pending.set(cpu, ts);
+            continue;
+          }
+          const mine = pending.get(cpu) === ts;
+          pending.delete(cpu);
+          if (!mine) continue;
+          records++;
+          const id = /^<stack_id (\d+) gen (\d+)>$/.exec(rest);
+          if (name === 'kernel_stack') full = [];
+          else if (id && frames.has(`${id[1]}/${id[2]}`)) add(frames.get(`${id[1]}/${id[2]}`)!);
+        }
+        if (full) add(full.join(';'));
+        resolve({ stacks, records });
+      },
+    ),
+  );
+};
+/** the simulator's text dumps (stack_map.N) read with a regex: `ID/G` to its frames `sym+0xoff`, leaf first, joined by `;` */
+const dumpFrames = (files: string[]) => {
+  const stacks = new Map<string, string>();
+  for (const f of files.filter((x) => /\/stack_map\.\d+$/.test(x)))
+    for (const block of readFileSync(f, 'utf8').split(/\n\n+/)) {
+      const m = /^stack_id (\d+) gen (\d+) \[/.exec(block);
+      if (m) stacks.set(`${m[1]}/${m[2]}`, [...block.matchAll(/^ => (\S+?)\/0x[0-9a-f]+(?: \[\w+\])?$/gm)].map((x) => x[1]).join(';'));
+    }
+  return stacks;
+};
 const ours = async (files: string[], filters: string[]) => {
   const { capture } = await readFiles(files, { filter: EventFilter.parse(filters) });
   return summarize(capture, 10);
@@ -106,6 +182,8 @@ const SIM_FILTERS: string[][] = [
   ['kmem_cache_alloc: !bytes_alloc == 512'],
   ['kmem_cache_alloc: CPU == 1 || bytes_alloc == 512 && CPU == 2'],
   ['kmem_cache_alloc: bytes_alloc == 512 && (CPU == 1 || CPU == 2) && !(bytes_req < 300)'],
+  ['kmem_cache_alloc: bytes_alloc & 256 && CPU == 1'],
+  ['kmem_cache_alloc: CPU == 0 || bytes_alloc % 3 && gfp_flags & 0x20'],
   ['kmem_cache_alloc : bytes_alloc==512'],
   ['kmem_cache_alloc: CPU == 1', 'kmem_cache_alloc: CPU == 2'],
   ['print', 'kmem_cache_alloc: bytes_alloc > 512'],
@@ -165,6 +243,45 @@ describe.skipIf(!hasTraceCmd && !needTraceCmd)('--filter against trace-cmd repor
     },
     20_000,
   );
+
+  it('top --json --filter and sql --filter: the events and, per stack, the stack records trace-cmd report -F prints', async () => {
+    const frames = dumpFrames(sim);
+    const kallsyms = readFileSync(
+      sim.find((x) => x.endsWith('/kallsyms'))!,
+      'utf8',
+    );
+    expect(frames.size).toBeGreaterThan(50);
+    const counts: number[] = [];
+    for (const f of [
+      ['kmem_cache_alloc: bytes_alloc > 256'],
+      ['kmem_cache_alloc: COMM =~ "^binder" || CPU == 0'],
+      ['kmem: !(bytes_req < 200) && common_pid != 88'],
+      ['print', 'kmem_cache_alloc: gfp_flags & 0x20 && common_pid != 1577'],
+    ]) {
+      const what = f.join(' --filter ');
+      const filters = f.flatMap((x) => ['--filter', x]);
+      const want = await reportEvents(dat, f);
+      expect(want, what).not.toBeNull();
+      const sql = await cli(['sql', '--json', ...filters, "SELECT count(*)::INTEGER, count(*) FILTER (WHERE event = 'print')::INTEGER FROM events", ...sim]);
+      expect(sql.code, sql.stderr).toBe(0);
+      const [[events, prints]] = (JSON.parse(sql.stdout) as { rows: number[][] }).rows;
+      expect(events, what).toBe(want);
+      // trace-cmd's stack records of the kept events: every kmem_cache_alloc the simulator writes has one, the prints none
+      const { stacks: wantRows, records } = await reportStacks(dat, f, frames, kallsyms);
+      expect(records, what).toBe(want! - prints);
+      const wantTotal = [...wantRows.values()].reduce((a, b) => a + b, 0);
+      expect(wantTotal, what).toBeGreaterThan(records * 0.9);
+      const top = await cli(['top', '--json', '--limit', '100000', ...filters, ...sim]);
+      expect(top.code, top.stderr).toBe(0);
+      const j = JSON.parse(top.stdout) as { total: number; totalWeight: number; rows: { count: number; frames: string[] }[] };
+      expect([j.total, j.totalWeight], what).toEqual([wantTotal, wantTotal]);
+      expect(new Map(j.rows.map((r) => [r.frames.join(';'), r.count])), what).toEqual(wantRows);
+      counts.push(want!);
+    }
+    // each filter keeps some events, not all
+    for (const n of counts) expect(n).toBeGreaterThan(50);
+    for (const n of counts) expect(n).toBeLessThan(4000);
+  }, 60_000);
 
   it.each(REFUSED)('refuses %s, as trace-cmd does', async (f) => {
     expect(await reportEvents(dat, [f])).toBeNull();

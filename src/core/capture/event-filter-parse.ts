@@ -11,7 +11,7 @@
  *
  * Numbers are C's strtoull (`0x` hex, a leading 0 octal, digits after the number ignored). What
  * trace-cmd crashes on (a missing value, a dangling `&&`, `/ 0`) or refuses (`FIELD OP FIELD`,
- * `VALUE OP FIELD`, `>` on a string, `&&` after an arithmetic term) is a FilterError naming the
+ * `VALUE OP FIELD`, `>` on a string, an arithmetic term compared further) is a FilterError naming the
  * column, as is what it silently ignores (`a == 1 b == 2`). An EVENTS pattern no event matches
  * selects nothing (trace-cmd refuses the filter: it knows the file's formats before it parses
  * it, this parser does not).
@@ -126,7 +126,9 @@ export function parseFilter(text: string): ParsedFilter {
   if (p.at < n)
     throw new FilterError(
       p.at + 1,
-      p.lastTerm === 'arith' ? `expected the end of the filter: an arithmetic term stands alone` : `expected '&&', '||' or the end of the filter`,
+      p.lastTerm === 'arith'
+        ? `expected '&&', '||' or the end of the filter: an arithmetic term is not compared further`
+        : `expected '&&', '||' or the end of the filter`,
     );
   return { events, expr, needsFields: p.needsFields };
 }
@@ -189,7 +191,7 @@ const isIdent = (c: number) => isIdentStart(c) || (c >= 48 && c <= 57);
 class Parser {
   at: number;
   needsFields = false;
-  /** what the last term parsed was: a comparison, or an arithmetic term (which nothing may follow) */
+  /** what the last term parsed was: a comparison, or an arithmetic term (which no comparison may follow) */
   lastTerm: 'cmp' | 'arith' = 'cmp';
 
   constructor(
@@ -215,12 +217,10 @@ class Parser {
       const s = this.s;
       const two = s.slice(this.at, this.at + 2);
       if (two !== '&&' && two !== '||') return left;
-      if (this.lastTerm === 'arith') this.fail(`expected the end of the filter: an arithmetic term stands alone, without '${two}'`);
       this.at += 2;
       this.skip();
       if (this.at >= s.length) this.fail(`expected a comparison after '${two}'`);
       const right = this.term(depth);
-      if ((this.lastTerm as string) === 'arith') this.fail(`an arithmetic term stands alone, not after '${two}'`, this.at - 1);
       left = { k: two === '&&' ? 'and' : 'or', a: left, b: right };
     }
   }

@@ -2,14 +2,14 @@
  * trace-cmd's event filter (`trace-cmd report -F`): filters parsed by event-filter-parse.ts (the
  * grammar is there), evaluated per event in time linear in the filter and the event's text.
  *
- * What trace-cmd 3.x does, found by running it (event-filter.trace-cmd.test.ts holds it to that):
+ * What trace-cmd 3.x does, found by running it (src/cli/filter.test.ts holds it to that):
  * every comparison is of unsigned 64-bit integers (a signed field sign-extended, `-1` the largest
- * value: `node < 0` is never true); `FIELD & 4` (and `| ^ + - * / %`) stands alone, true when the
- * result is not 0, and cannot be compared further; a string (quoted `"` or `'`) goes with `==`
- * `!=` `=~` `!~` only, `=~` a basic regular expression, case-insensitive and unanchored, `==`
- * exact; a numeric field against a string is its function name when it is a long or pointer with a
- * symbol, else `0x%llx` for `==`/`!=` and the empty string for `=~`/`!~`; a field the event lacks
- * makes its comparison false (so `!` of it true).
+ * value: `node < 0` is never true); `FIELD & 4` (and `| ^ + - * / %`) is a term of its own, true when
+ * the result is not 0, joined by `&&` and `||` as a comparison is but not compared further; a
+ * string (quoted `"` or `'`) goes with `==` `!=` `=~` `!~` only, `=~` a basic regular expression,
+ * case-insensitive and unanchored, `==` exact; a numeric field against a string is its function
+ * name when it is a long or pointer with a symbol, else `0x%llx` for `==`/`!=` and the empty string
+ * for `=~`/`!~`; a field the event lacks makes its comparison false (so `!` of it true).
  */
 import type { RE2JS } from 're2js';
 import { payloadFields } from '../formats/payload-fields.ts';
