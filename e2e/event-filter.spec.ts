@@ -3,6 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { expect, test, type Page } from './fixtures.ts';
 import { sampleFiles, summaryNumbers, urlParam, waitLoaded, fnv1a64 } from './explorer-helpers.ts';
 import { cli, CLI } from './cli.ts';
+import { fmtBytes, fmtInt, fmtPct } from '../src/ui/common/format.ts';
+import type { Summary } from '../src/core/capture/summary.ts';
 
 /**
  * The event filter in the page (issue 35, DESIGN 5.5): trace-cmd's -F syntax typed with completion,
@@ -21,6 +23,7 @@ test('?filter=F&weight=field:bytes_alloc: every top stack row is top --json --fi
 }) => {
   const top = JSON.parse(cli(['top', '--json', '--quiet', '--filter', F, '--weight', 'field:bytes_alloc', '--limit', '100000', ...sampleFiles])) as {
     total: number;
+    totalWeight: number;
     rows: { count: number; weight: number; frames: string[] }[];
   };
   const want = new Map(top.rows.map((r) => [fnv1a64(r.frames.join('\n')), r]));
@@ -38,6 +41,74 @@ test('?filter=F&weight=field:bytes_alloc: every top stack row is top --json --fi
   for (const g of got) expect([g.count, g.weight], g.hash).toEqual([want.get(g.hash)?.count, want.get(g.hash)?.weight]);
   const shown = await summaryNumbers(page);
   expect([shown.events, shown.cookies, shown.resolved]).toEqual([summary.events, summary.cookies, summary.resolved]);
+  // the flame graph's root holds the filtered events' bytes, and the folded export is the command line's, line for line
+  await expect(page.getByTestId('flame-main')).toHaveAttribute('data-total', String(top.totalWeight));
+  expect(await foldedExport(page)).toEqual(folded(['--filter', F, '--weight', 'field:bytes_alloc']));
+});
+
+/** The command line's `export --format folded` lines, sorted. */
+const folded = (args: string[]) =>
+  cli(['export', '--format', 'folded', '--quiet', ...args, ...sampleFiles])
+    .trim()
+    .split('\n')
+    .sort();
+
+/** The page's folded export (the exports pane's button), its lines sorted. */
+async function foldedExport(page: Page): Promise<string[]> {
+  const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-folded').click()]);
+  return readFileSync((await d.path())!, 'utf8')
+    .trim()
+    .split('\n')
+    .sort();
+}
+
+test('?filter=F: the flame graph’s root, the folded export, the generations and the stat pane’s trace side are the command line’s with --filter F', async ({
+  page,
+}) => {
+  const top = JSON.parse(cli(['top', '--json', '--quiet', '--filter', F, '--limit', '1', ...sampleFiles])) as { total: number; totalWeight: number };
+  const want = JSON.parse(cli(['summary', '--json', '--filter', F, ...sampleFiles])) as Summary;
+  const whole = JSON.parse(cli(['summary', '--json', ...sampleFiles])) as Summary;
+  const wantFolded = folded(['--filter', F]);
+  // the filter leaves some stacks out: none of what follows is the whole capture's
+  expect(wantFolded).not.toEqual(folded([]));
+  expect(want.derived.dedupRate).not.toBe(whole.derived.dedupRate);
+  await page.goto(`/?filter=${encodeURIComponent(F)}`);
+  await applied(page, F);
+  // the flame graph counts the filtered events' stack records
+  expect(top.totalWeight).toBe(top.total);
+  await expect(page.getByTestId('flame-main')).toHaveAttribute('data-total', String(top.total));
+  expect(await foldedExport(page)).toEqual(wantFolded);
+
+  // a generations row per generation of the filtered capture: its records (the records table's, a
+  // full stack in the generation in force), coverage and dump slots
+  const records = new Map(
+    (
+      JSON.parse(cli(['sql', '--json', '--filter', F, 'SELECT generation, count(*)::INTEGER FROM records GROUP BY 1 ORDER BY 1', ...sampleFiles])) as {
+        rows: [number, number][];
+      }
+    ).rows,
+  );
+  const rows = await page
+    .getByTestId('generation-row')
+    .evaluateAll((els) => els.map((e) => [e.getAttribute('data-generation'), ...[...e.querySelectorAll('td')].slice(2).map((td) => td.textContent)]));
+  expect(rows).toEqual(
+    want.derived.generations.map((g) => [
+      String(g.generation),
+      fmtInt(records.get(g.generation as number)!),
+      `${g.dumpFormats.map((k) => k.replace('stack_map_', '')).join(' + ')} · ${fmtInt(g.dumpSlots)} slots`,
+      fmtPct(g.coverage),
+    ]),
+  );
+
+  // the stat pane's trace side: the filtered capture's dedup rate, stack bytes and retention gain
+  const rb = want.derived.ringBuffer;
+  const pane = page.getByTestId('stat-dashboard');
+  await expect(pane.getByTestId('stat-dedup')).toHaveText(fmtPct(want.derived.dedupRate));
+  await expect(pane.getByTestId('stat-dedup-basis')).toHaveText(
+    `1 − ${fmtInt(rb.records.distinctSlots)} distinct (generation, slot) / ${fmtInt(rb.records.v8Cookies + rb.records.v7Ids)} cookies`,
+  );
+  await expect(pane.getByTestId('stat-with')).toHaveText(fmtBytes(rb.bytesWithMap));
+  await expect(pane.getByTestId('stat-gain')).toHaveText(`${rb.gain!.toFixed(1)}×`);
 });
 
 test('typed with completion, a malformed filter’s column, Back and the URL in a new page', async ({ page, context }) => {
