@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { expect, test, type Page } from './fixtures.ts';
 import { sampleFiles, summaryNumbers, urlParam, waitLoaded, fnv1a64 } from './explorer-helpers.ts';
 import { cli, CLI } from './cli.ts';
+import { shots } from './shots.ts';
 import { fmtBytes, fmtInt, fmtPct } from '../src/ui/common/format.ts';
 import type { Summary } from '../src/core/capture/summary.ts';
 
@@ -122,6 +123,7 @@ test('typed with completion, a malformed filter’s column, Back and the URL in 
   await expect(page.locator('#event-filter-complete option[value="kmem_cache_alloc"]')).toHaveCount(1);
   await input.fill('kmem_cache_alloc: bytes_');
   await expect(page.locator('#event-filter-complete option[value="kmem_cache_alloc: bytes_alloc"]')).toHaveCount(1);
+  await shots(page, 'event-filter-completion', { check: () => expect(input).toBeFocused() });
 
   // a malformed filter: the command line's column, and the panes keep what they showed
   const bad = 'kmem_cache_alloc: bytes_alloc >> 512';
@@ -137,6 +139,15 @@ test('typed with completion, a malformed filter’s column, Back and the URL in 
   await expect(page.getByTestId('event-filter-error')).toHaveAttribute('data-column', column);
   await expect(page.getByTestId('event-filter-error')).toContainText(`column ${column}`);
   expect((await summaryNumbers(page)).events).toBe(all);
+  // the error whole at each width: nothing of it cut at the page's right edge
+  await shots(page, 'event-filter-error', {
+    check: async (w) => {
+      const error = page.getByTestId('event-filter-error');
+      expect(await error.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+      const box = (await error.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(w);
+    },
+  });
 
   // a good one: every pane answers for it
   const want = (JSON.parse(cli(['summary', '--json', '--filter', F, ...sampleFiles])) as { events: number }).events;
@@ -165,6 +176,7 @@ test('typed with completion, a malformed filter’s column, Back and the URL in 
   await other.goto(page.url());
   await applied(other, F);
   expect((await summaryNumbers(other)).events).toBe(want);
+  await shots(other, 'event-filter-reopened');
 
   // Back: the filter before (the malformed one never applied), then none
   await page.goBack();

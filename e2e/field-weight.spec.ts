@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { expect, test } from './fixtures.ts';
 import { sampleFiles, urlParam, waitLoaded, fnv1a64 } from './explorer-helpers.ts';
 import { cli } from './cli.ts';
+import { shots } from './shots.ts';
 
 /**
  * Weights by a field of the events in the page (DESIGN 5.5): `?weight=field:NAME` gives each
@@ -59,6 +60,21 @@ test('the weight menu offers the events’ numeric fields; choosing one weighs t
   const cliTop = JSON.parse(cli(['top', '--json', '--quiet', '--weight', 'field:bytes_alloc', '--limit', '1', ...sampleFiles])) as TopJson;
   // the flame graph's root holds every byte allocated (its title reads the root's value)
   await expect(page.getByTestId('flame-main')).toHaveAttribute('data-total', String(cliTop.totalWeight));
+  const pane = page.getByRole('region', { name: 'flame graph' });
+  await shots(page, 'field-weight', { at: pane });
+
+  // grouped by task from the menu: a root frame per task that allocated, the bytes still all there
+  const byTask = JSON.parse(cli(['top', '--json', '--quiet', '--group', 'task', '--weight', 'field:bytes_alloc', '--limit', '100000', ...sampleFiles])) as {
+    rows: { group: string; weight: number }[];
+  };
+  await page.getByTestId('flame-group').selectOption('task');
+  await expect.poll(() => urlParam(page, 'group')).toBe('task');
+  const main = page.getByTestId('flame-main');
+  await expect(main).toHaveAttribute('data-total', String(cliTop.totalWeight));
+  await expect(main).toHaveAttribute('data-root-children', /=/);
+  const tasks = ((await main.getAttribute('data-root-children')) ?? '').split('\n').map((l) => l.slice(0, l.lastIndexOf('=')));
+  expect(tasks.sort()).toEqual([...new Set(byTask.rows.filter((r) => r.weight > 0).map((r) => r.group))].sort());
+  await shots(page, 'field-group-task', { at: pane });
 });
 
 test('group=task&weight=field:bytes_alloc: a root frame per task holding its bytes, as top --json --group task sums them', async ({ page }) => {

@@ -1,6 +1,7 @@
 import { expect, test, type Page } from './fixtures.ts';
 import { nodeExplorer, sampleFiles, sel, urlParam, waitLoaded } from './explorer-helpers.ts';
 import { parseTransforms, type FlameTransform } from '../src/core/query/flame-transforms.ts';
+import { shots } from './shots.ts';
 
 /**
  * The flame graph's transforms in the page: applied from a node's menu and the drop box, kept in
@@ -45,11 +46,14 @@ test('a transform from a node’s menu and one from the drop box: in the URL, of
   await expect.poll(() => transformsInUrl(page)).toEqual(two);
   await expect(main).toHaveAttribute('data-nodes', String(await nodesFor(two)));
   await expect(crumbs.getByTestId('flame-transform')).toHaveText([`focus: ${fn}×`, 'drop: /^do_syscall_64$/×']);
+  const pane = page.getByRole('region', { name: 'flame graph' });
+  await shots(page, 'flame-transforms', { at: pane });
 
   // Back: one transform off, then the other
   await page.goBack();
   await expect(crumbs).toHaveAttribute('data-count', '1');
   await expect(main).toHaveAttribute('data-nodes', String(await nodesFor(one)));
+  await shots(page, 'flame-transforms-back', { at: pane });
   await page.goBack();
   await expect(crumbs).toHaveAttribute('data-count', '0');
   expect(urlParam(page, 'tf')).toBeNull();

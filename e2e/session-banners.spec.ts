@@ -6,7 +6,7 @@ import { fmtInt } from '../src/ui/common/format.ts';
 import { cli as runCli, cliSummary } from './cli.ts';
 import { sampleFiles, waitLoaded } from './explorer-helpers.ts';
 import { needsRealTraces, realTracePath } from './real-traces.ts';
-import { OUT } from './shots.ts';
+import { shots as shotsAt } from './shots.ts';
 
 // The banners at the top of the explorer (DESIGN 5.2 `banner`): one per missing or unusable part,
 // naming its files, in words; numbers checked against the command line for the same files.
@@ -56,31 +56,17 @@ function distinctFullStacks(path: string): number {
 
 const banner = (page: Page, id: string) => page.locator(`[data-testid=banner][data-banner=${id}]`);
 
-/** The page at both sizes, light and dark, scrolled to the top where the banners are. */
-async function shots(page: Page, state: string) {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await expect(page.locator('html')).toHaveAttribute('data-theme', scheme);
-    for (const [w, h] of [
-      [1600, 1000],
-      [1280, 720],
-    ]) {
-      // a resize redraws the canvases in the theme now on <html>
-      await page.setViewportSize({ width: w - 10, height: h });
-      await page.setViewportSize({ width: w, height: h });
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      await page.evaluate(() => window.scrollTo(0, 0));
-      // nothing in a banner is cut: no horizontal overflow at this width
+/** The page at both sizes, light and dark, scrolled to the top where the banners are: nothing in a banner cut (no horizontal overflow at that width). */
+const shots = (page: Page, state: string) =>
+  shotsAt(page, `banner-${state}`, {
+    check: async (w) => {
       for (const b of await page.getByTestId('banner').all()) {
         expect(await b.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
         const box = (await b.boundingBox())!;
         expect(box.x + box.width).toBeLessThanOrEqual(w);
       }
-      await page.screenshot({ path: `${OUT}/banner-${state}-${w}x${h}-${scheme}.png` });
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+    },
+  });
 
 test('no stack records at all (catapult atrace): set options/stacktrace and options/stackmap', async ({ page }) => {
   needsRealTraces();
