@@ -104,6 +104,7 @@ test('?filter=F: the flame graph’s root, the folded export, the generations an
   // the stat pane's trace side: the filtered capture's dedup rate, stack bytes and retention gain
   const rb = want.derived.ringBuffer;
   const pane = page.getByTestId('stat-dashboard');
+  await expect(pane).toContainText('What the trace shows (filtered capture)');
   await expect(pane.getByTestId('stat-dedup')).toHaveText(fmtPct(want.derived.dedupRate));
   await expect(pane.getByTestId('stat-dedup-basis')).toHaveText(
     `1 − ${fmtInt(rb.records.distinctSlots)} distinct (generation, slot) / ${fmtInt(rb.records.v8Cookies + rb.records.v7Ids)} cookies`,

@@ -18,6 +18,8 @@ export function StatDashboard() {
   const statusNames = useLoadStore((s) => s.overview?.statusNames ?? []);
   const capturedWarnings = useLoadStore((s) => s.warnings);
   const overview = useLoadStore((s) => s.overview);
+  // under an event filter the capture shown is the filtered one (as the summary says)
+  const filterOf = useLoadStore((s) => s.filterOf);
   const selection = useSelection();
   const filtered = isFiltered(selection);
   const sel = useSelectionSummary(filtered ? selection : null).data;
@@ -57,7 +59,7 @@ export function StatDashboard() {
           {stat ? <KernelSide stat={stat} /> : <p className="quiet">No stack_map_stat loaded: drop one to see the map's own counters.</p>}
         </div>
         <div>
-          <h3>What the trace shows ({scoped ? 'selection' : 'whole capture'})</h3>
+          <h3>What the trace shows ({scoped ? 'selection' : filterOf ? 'filtered capture' : 'whole capture'})</h3>
           <TraceSide rb={rb} dedup={dedup} />
         </div>
       </div>
