@@ -2,30 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { expect, test } from './fixtures.ts';
 import { sampleFiles, summaryNumbers, waitLoaded } from './explorer-helpers.ts';
 import { cli, CLI } from './cli.ts';
-import { OUT } from './shots.ts';
-import type { Page } from '@playwright/test';
+import { shots } from './shots.ts';
 
 /**
  * Several event filters in the page (issue 35: "several filters are ORed, as several -F are"), a
  * row each, a `filter=` each in the URL, and completion of each event's own fields (text ones
  * too) for every term. The expected numbers are the command line's with one --filter per row.
  */
-/** the page at 1600x1000 and 1280x720, light and dark, the filter bar in view */
-async function shotsAt(page: Page, state: string) {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const [w, h] of [
-      [1600, 1000],
-      [1280, 720],
-    ]) {
-      await page.setViewportSize({ width: w, height: h });
-      await page.evaluate(() => window.scrollTo(0, 0));
-      await page.screenshot({ path: `${OUT}/${state}-${w}x${h}-${scheme}.png` });
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
 const A = 'kmem_cache_alloc: bytes_alloc > 512 && gfp_flags =~ "ZERO"';
 const B = 'sched_wakeup: comm =~ "^system" || prio < 100';
 
@@ -45,7 +28,7 @@ test('two filters ORed: completion of text fields after &&, a row each, the comm
   await expect(page.locator('#event-filter-complete option[value="kmem_cache_alloc: bytes_alloc > 512 && common_pid"]')).toHaveCount(1);
   await expect(page.locator('#event-filter-complete option[value="kmem_cache_alloc: bytes_alloc > 512 && comm"]')).toHaveCount(0);
   await first.fill(A);
-  await shotsAt(page, 'filter-completion');
+  await shots(page, 'filter-completion');
 
   // a second row, focused when added, completed with its own event's fields
   await page.getByTestId('event-filter-add').click();
@@ -68,7 +51,7 @@ test('two filters ORed: completion of text fields after &&, a row each, the comm
   expect([shown.events, shown.cookies, shown.resolved]).toEqual([want.events, want.cookies, want.resolved]);
   await expect(page.getByTestId('event-filter-status')).toHaveText(`${want.events.toLocaleString('en-US')} of ${all.toLocaleString('en-US')} events`);
   await expect.poll(() => new URL(page.url()).searchParams.getAll('filter')).toEqual([A, B]);
-  await shotsAt(page, 'filter-two-rows');
+  await shots(page, 'filter-two-rows');
 
   // a bad second row: the command line's column, under that row; the panes keep the two filters' answer
   const bad = 'sched_wakeup: prio <> 100';
@@ -85,7 +68,7 @@ test('two filters ORed: completion of text fields after &&, a row each, the comm
   await expect(error).toHaveAttribute('data-column', column);
   await expect(page.locator('[data-testid=event-filter-row][data-line="0"] [data-testid=event-filter-error]')).toHaveCount(0);
   expect((await summaryNumbers(page)).events).toBe(want.events);
-  await shotsAt(page, 'filter-bad-row');
+  await shots(page, 'filter-bad-row');
 
   // Back: the two good filters again; a new page from their URL shows the same rows and counts
   await page.goBack();
