@@ -12,7 +12,7 @@ import { shots } from './shots.ts';
 interface TopJson {
   total: number;
   totalWeight: number;
-  rows: { count: number; weight: number; frames: string[] }[];
+  rows: { count: number; weight: number; share: number; frames: string[] }[];
 }
 
 test('weight=field:bytes_alloc: every top stack row has the command line’s count and summed bytes', async ({ page }) => {
@@ -24,13 +24,20 @@ test('weight=field:bytes_alloc: every top stack row has the command line’s cou
   const rows = page.getByTestId('top-stack-row');
   await expect(rows.first()).toHaveAttribute('data-weight', /^[1-9]\d*$/);
   const got = await rows.evaluateAll((els) =>
-    els.map((e) => ({ hash: e.getAttribute('data-stack-hash')!, count: Number(e.getAttribute('data-count')), weight: Number(e.getAttribute('data-weight')) })),
+    els.map((e) => ({
+      hash: e.getAttribute('data-stack-hash')!,
+      count: Number(e.getAttribute('data-count')),
+      weight: Number(e.getAttribute('data-weight')),
+      share: Number(e.getAttribute('data-share')),
+    })),
   );
   expect(got.length).toBeGreaterThan(10);
   for (const g of got) {
     const w = want.get(g.hash);
     expect(w, g.hash).toBeDefined();
     expect([g.count, g.weight]).toEqual([w!.count, w!.weight]);
+    // the share is of the weight, as top --json's (a row of 0 bytes has none)
+    expect(g.share, g.hash).toBeCloseTo(w!.share, 9);
   }
   // the weight column is there, named after the field, and sorts
   await expect(page.getByTestId('sort-weight')).toContainText('bytes_alloc');
@@ -121,7 +128,7 @@ test('the folded export follows the weight and the groups: the command line’s 
 
 test('group=task: top stacks has a row per task and stack, each the command line’s top --json --group task row', async ({ page }) => {
   const cliTop = JSON.parse(cli(['top', '--json', '--quiet', '--group', 'task', '--weight', 'field:bytes_alloc', '--limit', '100000', ...sampleFiles])) as {
-    rows: { group: string; count: number; weight: number; frames: string[] }[];
+    rows: { group: string; count: number; weight: number; share: number; frames: string[] }[];
   };
   const want = new Map(cliTop.rows.map((r) => [`${r.group}|${fnv1a64(r.frames.join('\n'))}`, r]));
   await page.goto('/?group=task&weight=field:bytes_alloc');
@@ -133,9 +140,17 @@ test('group=task: top stacks has a row per task and stack, each the command line
       key: `${e.getAttribute('data-group')}|${e.getAttribute('data-stack-hash')}`,
       count: Number(e.getAttribute('data-count')),
       weight: Number(e.getAttribute('data-weight')),
+      share: Number(e.getAttribute('data-share')),
     })),
   );
   expect(got.length).toBe(Math.min(200, want.size));
-  for (const g of got) expect([g.count, g.weight], g.key).toEqual([want.get(g.key)?.count, want.get(g.key)?.weight]);
+  for (const g of got) {
+    expect([g.count, g.weight], g.key).toEqual([want.get(g.key)?.count, want.get(g.key)?.weight]);
+    expect(g.share, g.key).toBeCloseTo(want.get(g.key)!.share, 9);
+  }
   await expect(page.getByTestId('sort-group')).toContainText('task');
+  // a group's rows keep no ref_count or depth (a stack's, not the group's): the leaf frame has the room
+  await expect(page.getByTestId('sort-ref_count')).toHaveCount(0);
+  const leaf = await page.locator('[data-testid=top-stacks] col.c-leaf').evaluate((c) => c.getBoundingClientRect().width);
+  expect(leaf).toBeGreaterThan(120);
 });

@@ -141,7 +141,7 @@ export interface TopStackRow {
   slots: DumpSlotRef[];
   /** occurrences in the selection (resolved cookies + full stacks) */
   count: number;
-  /** count / all occurrences in the selection */
+  /** count / all occurrences in the selection; weighed by period or a field (the request's `weight`), weight / the selection's weight */
   share: number;
   /** the dumps' ref_count summed over the generations it is in, null when no dump holds it */
   refCount: number | null;

@@ -41,13 +41,14 @@ export function groupedTopStacks(d: ExplorerData, req: TopStacksQuery, groups: E
     (a, b) => sign * (byWeight ? b.weight - a.weight : b.count - a.count) || order.get(a.key)! - order.get(b.key)! || a.group - b.group,
   );
   const total = base.total;
+  const weighed = req.weight === 'period' || (req.weight?.startsWith('field:') ?? false);
   const out: TopStackRow[] = list.slice(0, Math.max(0, req.limit)).map((x) => {
     const r = rowOf.get(x.key)!;
     return {
       ...r,
       count: x.count,
       weight: x.weight,
-      share: total > 0 ? x.count / total : 0,
+      share: weighed ? (base.totalWeight > 0 ? x.weight / base.totalWeight : 0) : total > 0 ? x.count / total : 0,
       bytesSaved: r.count > 0 ? (r.bytesSaved * x.count) / r.count : 0,
       group: x.group >= 0 ? groups.names[x.group] : '[no event]',
     };

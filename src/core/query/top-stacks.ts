@@ -81,6 +81,8 @@ export interface TopStacksQuery extends TopStacksRequest {
 export interface TopStacksAnswer extends TopStacksResult {
   /** occurrences of the stacks that pass the filter (all of them without a filter) */
   matchingOccurrences: number;
+  /** the selection's records' weights summed (the denominator of `share` when weighed by period or a field) */
+  totalWeight: number;
   /** the filter's error (an invalid regex, or one RE2 cannot run): then no row matches */
   error: string | null;
 }
@@ -98,6 +100,10 @@ export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer
   const f = new SelectionFilter(req.selection);
   const granularity = d.granularityOf(req.granularity);
   let occ: Occurrences & { variants?: Int32Array } = d.occurrences(f);
+  // weighed by period or a field: a row's share is of the selection's weight, as top --json's is
+  const weighed = req.weight === 'period' || (req.weight?.startsWith('field:') ?? false);
+  let totalWeight = 0;
+  for (let i = 0; i < occ.weights.length; i++) totalWeight += occ.weights[i];
   let keep: ((stack: number) => boolean) | null = null;
   try {
     keep = req.filter.trim() ? stackMatcher(d, req.filter) : null;
@@ -105,7 +111,7 @@ export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer
     // a pattern's failure is an answer, shown under the field, not a failed query
     const error = patternMessage(e);
     if (error === null) throw e;
-    return { granularity, rows: [], matching: 0, total: occ.total, matchingOccurrences: 0, error };
+    return { granularity, rows: [], matching: 0, total: occ.total, totalWeight, matchingOccurrences: 0, error };
   }
   if (granularity === 'function') {
     // the filter picks call-site stacks; what passes is merged by function path
@@ -156,7 +162,7 @@ export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer
       weight: occ.weights[i],
       slots: rowSlots.get(s)!,
       count: occ.counts[i],
-      share: occ.total ? occ.counts[i] / occ.total : 0,
+      share: weighed ? (totalWeight ? occ.weights[i] / totalWeight : 0) : occ.total ? occ.counts[i] / occ.total : 0,
       refCount: d.refCount(s, refGens),
       generations: [...(rowGens.get(s) ?? [])].sort((a, b) => a - b).map(genValue),
       leaf: s > 0 ? (granularity === 'function' ? d.fnNames[d.fnOfFrame[d.node.frame[s]]] : d.stacks.frames.name(d.node.frame[s])) : '',
@@ -164,7 +170,7 @@ export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer
       bytesSaved: occ.v7[i] * bytesSaved(COOKIE_V7, depth) + occ.v8[i] * bytesSaved(COOKIE_V8, depth),
     };
   });
-  return { granularity, rows, matching: matched.length, total: occ.total, matchingOccurrences, error: null };
+  return { granularity, rows, matching: matched.length, total: occ.total, totalWeight, matchingOccurrences, error: null };
 }
 
 /** The occurrences of the stacks `keep` keeps (total unchanged: it stays the selection's). */

@@ -49,12 +49,19 @@ const COLUMNS: Column[] = [
   },
 ];
 
+/** the columns a grouped table leaves out */
+const STACK_ONLY = new Set(['ref_count', 'gens', 'depth', 'saved']);
+
 const DEFAULT_SORT: TopStacksSort = { key: 'count', dir: 'desc' };
 
 /** The columns, with a weight column after the count when the flame graph weighs by period or a field (its weight is the rows' `weight`). */
 function columnsFor(weight: FlameWeight, group: string | null): Column[] {
   const cols = weightColumns(weight);
   if (!group) return cols;
+  // a group's row keeps its stack's ref_count, generations, depth and bytes saved, which say
+  // nothing of the group: left out for the leaf frame's room (with a group and a weight it was cut
+  // to a glyph at 1280 px), as perf report --sort comm,sym shows overhead, comm and symbol
+  const kept = cols.filter((c) => !STACK_ONLY.has(c.id));
   // grouped: the group first (sorted as its rows come: by count)
   const col: Column = {
     id: 'group',
@@ -65,7 +72,7 @@ function columnsFor(weight: FlameWeight, group: string | null): Column[] {
     num: false,
     className: 'c-group',
   };
-  return [col, ...cols];
+  return [col, ...kept];
 }
 
 function weightColumns(weight: FlameWeight): Column[] {
@@ -217,9 +224,9 @@ function TopStacksTable() {
           <thead>
             <tr>
               {columns.map((c) => {
-                // share sorts as count; count's header shows the order
+                // share and group sort as count; count's header shows the order
                 const active = sort.key === c.key;
-                const primary = c.id !== 'share';
+                const primary = c.id !== 'share' && c.id !== 'group';
                 return (
                   <th
                     key={c.id}
@@ -266,6 +273,8 @@ function openRowMenu(r: TopStackRow, x: number, y: number) {
 function Row({ r, weighing, selected, maxShare, onSelect }: { r: TopStackRow; weighing: boolean; selected: boolean; maxShare: number; onSelect(): void }) {
   const menu = useContextMenu<HTMLTableRowElement>((x, y) => openRowMenu(r, x, y));
   const gens = useMemo(() => r.generations.map((g) => (g === 'none' ? 'none' : fmtInt(g))).join(', '), [r.generations]);
+  // a grouped row: its group first, and no stack-only columns (STACK_ONLY)
+  const grouped = r.group !== undefined;
   return (
     <tr
       data-testid="top-stack-row"
@@ -273,6 +282,7 @@ function Row({ r, weighing, selected, maxShare, onSelect }: { r: TopStackRow; we
       data-stack-hash={r.stackHash ?? undefined}
       data-count={r.count}
       data-weight={r.weight}
+      data-share={r.share}
       data-group={r.group}
       aria-selected={selected}
       className={selected ? 'selected' : ''}
@@ -281,7 +291,7 @@ function Row({ r, weighing, selected, maxShare, onSelect }: { r: TopStackRow; we
       {...menu}
       onKeyDown={undefined}
     >
-      {r.group !== undefined && (
+      {grouped && (
         <td className="ellipsis" title={r.group}>
           {r.group}
         </td>
@@ -292,15 +302,17 @@ function Row({ r, weighing, selected, maxShare, onSelect }: { r: TopStackRow; we
         <span className="bar" style={{ width: `${(100 * r.share) / maxShare}%` }} />
         {fmtPct(r.share)}
       </td>
-      <td className="num">{r.refCount === null ? '–' : fmtInt(r.refCount)}</td>
-      <td className="ellipsis" title={gens}>
-        {gens}
-      </td>
+      {!grouped && <td className="num">{r.refCount === null ? '–' : fmtInt(r.refCount)}</td>}
+      {!grouped && (
+        <td className="ellipsis" title={gens}>
+          {gens}
+        </td>
+      )}
       <td className="mono ellipsis" title={r.leaf}>
         {r.leaf || '(empty)'}
       </td>
-      <td className="num">{fmtInt(r.depth)}</td>
-      <td className="num">{fmtBytes(r.bytesSaved)}</td>
+      {!grouped && <td className="num">{fmtInt(r.depth)}</td>}
+      {!grouped && <td className="num">{fmtBytes(r.bytesSaved)}</td>}
     </tr>
   );
 }
