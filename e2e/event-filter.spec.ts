@@ -57,6 +57,8 @@ const folded = (args: string[]) =>
 /** The page's folded export (the exports pane's button), its lines sorted. */
 async function foldedExport(page: Page): Promise<string[]> {
   const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-folded').click()]);
+  // named for the filtered events, not the whole capture (stackmap-all)
+  expect(d.suggestedFilename()).toMatch(/^stackmap-filtered[-.]/);
   return readFileSync((await d.path())!, 'utf8')
     .trim()
     .split('\n')

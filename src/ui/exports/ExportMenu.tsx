@@ -56,6 +56,7 @@ export function ExportMenu() {
   const differential = useComparing() && flameMode === 'top-down' && !flameGroup && !flameWeight.startsWith('field:');
   // the stackcollapse-perf.pl form is offered for perf script input, what that script reads
   const perf = useLoadStore((s) => s.overview?.granularity === 'function');
+  const filtered = useLoadStore((s) => s.filterOf !== '');
   const kinds = KINDS.filter((k) => !k.stackcollapse || perf);
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -82,7 +83,7 @@ export function ExportMenu() {
       const a = document.createElement('a');
       a.href = url;
       // the name says what the file holds: stackmap-gen2-12.3s-14.1s-cpu0,1.folded
-      a.download = exportFileName(k.kind, selection, { mode: flameMode, weight: flameWeight, focus: flameFocus }).replace(
+      a.download = exportFileName(k.kind, selection, { mode: flameMode, weight: flameWeight, focus: flameFocus, filtered }).replace(
         /\.folded$/,
         k.stackcollapse ? '.stackcollapse.folded' : '.folded',
       );
@@ -103,7 +104,7 @@ export function ExportMenu() {
         <button
           key={k.label}
           type="button"
-          title={`${k.title}: ${exportFileName(k.kind, selection, { mode: flameMode, weight: flameWeight, focus: flameFocus })}`}
+          title={`${k.title}: ${exportFileName(k.kind, selection, { mode: flameMode, weight: flameWeight, focus: flameFocus, filtered })}`}
           onClick={() => void save(k)}
           disabled={busy !== null}
           data-testid={k.stackcollapse ? 'export-stackcollapse' : `export-${k.kind}`}

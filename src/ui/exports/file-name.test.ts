@@ -9,6 +9,9 @@ describe('export file names', () => {
     expect(exportFileName('folded', sel())).toBe('stackmap-all.folded');
     expect(exportFileName('speedscope', sel({ generation: 'none' }))).toBe('stackmap-gen-none.speedscope.json');
     expect(exportFileName('chrome-trace', sel({ cpus: [3] }), { weight: 'refcount' })).toBe('stackmap-cpu3.trace.json');
+    // an event filter on: not the whole capture
+    expect(exportFileName('folded', sel(), { filtered: true })).toBe('stackmap-filtered.folded');
+    expect(exportFileName('folded', sel({ generation: 2 }), { filtered: true, weight: 'field:bytes_alloc' })).toBe('stackmap-filtered-gen2-bytes_alloc.folded');
   });
 
   it('the SVG names its shape; ref_count weights say so; odd characters are replaced', () => {

@@ -20,11 +20,17 @@ const safe = (s: string) => s.replace(/[^A-Za-z0-9.,+_-]/g, '_');
 
 /**
  * A download's name from what it holds: `stackmap-gen2-12.3s-14.1s-cpu0,1.folded`; the whole
- * capture is `stackmap-all.folded`. The SVG adds its shape when not top-down (and the sandwich's
+ * capture is `stackmap-all.folded`, its events an event filter kept `stackmap-filtered.folded`. The SVG adds its shape when not top-down (and the sandwich's
  * function), weights by ref_count add `refcount`.
  */
-export function exportFileName(kind: ExportKind, sel: Selection, opts: { mode?: FlameMode; weight?: FlameWeight; focus?: string | null } = {}): string {
+export function exportFileName(
+  kind: ExportKind,
+  sel: Selection,
+  opts: { mode?: FlameMode; weight?: FlameWeight; focus?: string | null; filtered?: boolean } = {},
+): string {
   const parts = ['stackmap'];
+  // an event filter on: its events only (stackmap-filtered.folded), not the whole capture
+  if (opts.filtered) parts.push('filtered');
   if (sel.generation !== null) parts.push(sel.generation === 'none' ? 'gen-none' : `gen${sel.generation}`);
   if (sel.range) parts.push(rangeText(sel.range));
   if (sel.cpus) parts.push(`cpu${[...sel.cpus].sort((a, b) => a - b).join(',')}`);
