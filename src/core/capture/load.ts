@@ -2,6 +2,7 @@ import { DecompressBudget, type DecompressLimits } from '../formats/decompress-b
 import { Ingest, type Capture, type FileReport } from './ingest.ts';
 import { inflation, modified, SLICE, source, stillSame } from '../unpack/load-source.ts';
 import { unpack } from '../unpack/unpack.ts';
+import { sniffKind } from '../formats/sniff.ts';
 import type { NamedStream } from '../unpack/types.ts';
 import { splitPoint, type TracePart, type TracePartReader } from './split-trace.ts';
 import type { EventFilter } from './event-filter.ts';
@@ -383,6 +384,19 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
             break;
           }
           if (next.done) break;
+          const whole = next.value.whole;
+          // a member read whole that no reader takes, past the cap: counted without opening a reader
+          // for it (what readOne would keep of it is rolled back below: its kind is the same sniff's)
+          if (unknownKept >= MEMBER_CAP && whole && sniffKind(whole) === 'unknown') {
+            if (isCancelled()) throw new CancelledError();
+            if (unread === 0) unreadFirst = next.value.name;
+            unread++;
+            unreadBytes += whole.length;
+            inflated += whole.length;
+            fed += whole.length;
+            report(next.value.name, false);
+            continue;
+          }
           const mark = ingest.mark();
           const r = await readOne(next.value);
           if (r && r.kind === 'unknown') {

@@ -5,6 +5,12 @@ import type { FileBudget } from '../formats/decompress-budget.ts';
 export interface NamedStream {
   name: string;
   stream: ReadableStream<Uint8Array>;
+  /**
+   * Every byte of the file, when unpack read it whole before handing it on (a tar member under
+   * SNIFF_BYTES): `stream` gives these same bytes, and is only made when asked for, so a reader
+   * can tell from them alone whether it takes the file (load.ts skips one no reader takes).
+   */
+  whole?: Uint8Array;
 }
 
 /** Records a diagnostic for `file`, at a byte offset when one is known. */

@@ -1,5 +1,6 @@
 import { createTarDecoder } from 'modern-tar';
 import { standaloneBudget, type FileBudget } from '../formats/decompress-budget.ts';
+import { SNIFF_BYTES } from '../formats/sniff.ts';
 import { gunzip, sniffGate } from './gunzip.ts';
 import { unzip } from './unzip.ts';
 import type { Ctx, NamedStream, UnpackReport } from './types.ts';
@@ -79,13 +80,14 @@ function isTarHeader(h: Uint8Array): boolean {
 /** `gate`: src is a container's member, sniffed before it is read (or decompressed) further: the verb for its diagnostic */
 async function* walk(src: NamedStream, ctx: Ctx, depth: number, gz: number, gate: string | null): AsyncGenerator<NamedStream> {
   const report = ctx.report;
-  const { head, stream } = await peek(src.stream, PEEK_BYTES);
-  const file: NamedStream = { name: src.name, stream };
+  // a member read whole has its head in memory: no stream is made to look at it
+  const { head, stream } = src.whole ? { head: src.whole, stream: null } : await peek(src.stream, PEEK_BYTES);
+  const file: NamedStream = stream ? { name: src.name, stream } : src;
   const kind = sniffContainer(head);
   if (kind === 'gzip') {
     if (gz >= MAX_GZIP_DEPTH) {
       report(src.name, `gzip nested more than ${MAX_GZIP_DEPTH} deep: not opened`);
-      await stream.cancel().catch(() => {});
+      await stream?.cancel().catch(() => {});
       return;
     }
     yield* walk(gunzip(file, ctx), ctx, depth, gz + 1, 'decompressed');
@@ -94,7 +96,7 @@ async function* walk(src: NamedStream, ctx: Ctx, depth: number, gz: number, gate
   if (kind === 'tar' || kind === 'zip') {
     if (depth >= MAX_ARCHIVE_DEPTH) {
       report(src.name, `${kind} archive nested more than ${MAX_ARCHIVE_DEPTH} deep: not opened`);
-      await stream.cancel().catch(() => {});
+      await stream?.cancel().catch(() => {});
       return;
     }
     const entries = kind === 'tar' ? untar(file, report) : unzip(file, ctx, cleanName, skipSilently);
@@ -103,13 +105,17 @@ async function* walk(src: NamedStream, ctx: Ctx, depth: number, gz: number, gate
     for await (const entry of entries) yield* walk(entry, ctx, depth + 1, gz, verb);
     return;
   }
-  yield gate ? { name: src.name, stream: stream.pipeThrough(sniffGate(src.name, report, gate)) } : file;
+  // the gate stops nothing shorter than its window
+  if (!gate || (src.whole && src.whole.length < SNIFF_BYTES)) yield file;
+  else yield { name: src.name, stream: file.stream.pipeThrough(sniffGate(src.name, report, gate)) };
 }
 
 /**
  * Each regular file of a tar, streamed by modern-tar's decoder (web streams, backpressured:
  * only the current entry's chunks are in memory). Strict mode, so a bad header checksum or a
- * cut-off archive is an error, which is reported here once.
+ * cut-off archive is an error, which is reported here once. A member under SNIFF_BYTES is read
+ * whole first and handed on as `whole` (its stream made only if asked for), so that a member no
+ * reader takes costs no stream of ours (issue 34: 400,000 one-byte members took 48 s).
  */
 async function* untar(src: NamedStream, report: UnpackReport): AsyncGenerator<NamedStream> {
   let offset = 0;
@@ -125,7 +131,7 @@ async function* untar(src: NamedStream, report: UnpackReport): AsyncGenerator<Na
   const reader = entries.getReader();
   try {
     for (;;) {
-      let next: ReadableStreamReadResult<{ header: { name: string; type?: string; linkname?: string }; body: ReadableStream<Uint8Array> }>;
+      let next: ReadableStreamReadResult<{ header: { name: string; size?: number; type?: string; linkname?: string }; body: ReadableStream<Uint8Array> }>;
       try {
         next = await reader.read();
       } catch (e) {
@@ -146,10 +152,16 @@ async function* untar(src: NamedStream, report: UnpackReport): AsyncGenerator<Na
         await body.cancel().catch(() => {});
         continue;
       }
-      const g = guard(body, fail);
       current = name;
-      yield { name: `${src.name}/${name}`, stream: g.stream };
-      await g.dispose();
+      if (header.size !== undefined && header.size < SNIFF_BYTES) {
+        const { chunks, error } = await drain(body);
+        // cut short: its bytes, then the error reported where the reader of the stream would have met it
+        yield error === undefined ? wholeMember(`${src.name}/${name}`, chunks) : { name: `${src.name}/${name}`, stream: replay(chunks, () => fail(error.why)) };
+      } else {
+        const g = guard(body, fail);
+        yield { name: `${src.name}/${name}`, stream: g.stream };
+        await g.dispose();
+      }
       current = null;
     }
   } finally {
@@ -234,6 +246,61 @@ async function peek(stream: ReadableStream<Uint8Array>, n: number): Promise<{ he
     { highWaterMark: 0 },
   );
   return { head, stream: replay };
+}
+
+/** Every chunk of a (short) stream, and the error that ended it early, if one did. */
+async function drain(body: ReadableStream<Uint8Array>): Promise<{ chunks: Uint8Array[]; error?: { why: unknown } }> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  for (;;) {
+    let r: ReadableStreamReadResult<Uint8Array>;
+    try {
+      r = await reader.read();
+    } catch (why) {
+      return { chunks, error: { why } };
+    }
+    if (r.done) return { chunks };
+    if (r.value.length > 0) chunks.push(r.value);
+  }
+}
+
+/** A file read whole: its bytes as `whole`, its stream made when first asked for. */
+function wholeMember(name: string, chunks: Uint8Array[]): NamedStream {
+  const whole = concat(chunks);
+  let stream: ReadableStream<Uint8Array> | null = null;
+  return {
+    name,
+    whole,
+    get stream() {
+      return (stream ??= replay(whole.length > 0 ? [whole] : [], () => {}));
+    },
+  };
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let o = 0;
+  for (const c of chunks) (out.set(c, o), (o += c.length));
+  return out;
+}
+
+/** A stream of `chunks`, then `atEnd()` (where guard reports an error), then its end. */
+function replay(chunks: Uint8Array[], atEnd: () => void): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(c) {
+        if (i < chunks.length) return c.enqueue(chunks[i++]);
+        atEnd();
+        c.close();
+      },
+      cancel() {
+        i = chunks.length;
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /** A stream that ends instead of erroring: the error goes to `onError`. */
