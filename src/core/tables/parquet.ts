@@ -6,7 +6,7 @@
  * Plain Parquet (no extension, snappy): DuckDB, Spark, Trino, BigQuery read it as it is.
  */
 import { ByteWriter, ParquetWriter, type ColumnSource, type SchemaElement, type Writer } from 'hyparquet-writer';
-import { dictAt, type ColumnType, type ColumnValues, type TableData } from './schema.ts';
+import { dictAt, type ColumnType, type ColumnValues, type Dict, type TableData } from './schema.ts';
 
 export const ROW_GROUP = 1 << 17;
 
@@ -58,6 +58,8 @@ function slice(c: ColumnValues, from: number, to: number, where: string, base = 
     for (let i = 0; i < n; i++) out[i] = valid && !valid[from + i] ? null : c.values[from + i] !== 0;
     return out;
   }
+  const bytes = utf8Rows(c, from, to, where, base);
+  if (bytes) return bytes;
   const out: (string | null)[] = new Array(n);
   for (let i = 0; i < n; i++) {
     if (valid && !valid[from + i]) {
@@ -65,14 +67,83 @@ function slice(c: ColumnValues, from: number, to: number, where: string, base = 
       continue;
     }
     const v = dictAt(c.dict, c.codes[from + i]);
-    // a code outside the dictionary is a fault of the table's builder: said with its row, not left to the writer's 'expected Uint8Array value'
-    if (v === undefined)
-      throw new Error(
-        `${where} row ${base + from + i}: code ${c.codes[from + i]} is outside the column's dictionary of ${c.dict.length} and the row is not null`,
-      );
+    if (v === undefined) throw outsideDict(c, where, base + from + i, c.codes[from + i]);
     out[i] = v;
   }
   return out;
+}
+
+/** A code outside the column's dictionary on a row that is not null: a fault of the table's builder, said with its row (not left to the writer's 'expected Uint8Array value'). */
+const outsideDict = (c: { codes: Int32Array; dict: Dict }, where: string, row: number, code: number) =>
+  new Error(`${where} row ${row}: code ${code} is outside the column's dictionary of ${c.dict.length} and the row is not null`);
+
+/**
+ * Rows [from, to) of a utf8 column as UTF-8 bytes, for a row group whose values are all ASCII
+ * (else null: the group goes as strings). Each distinct value of the group is made once, a view
+ * into one buffer, and every row of it is that view; the writer then neither encodes each value
+ * of its dictionary into an ArrayBuffer of its own (TextEncoder) nor keeps a string per row alive
+ * for the whole group (a frame key is made, copied and dropped), which with 131,072 distinct
+ * frames a group was most of what an export of the largest dump held past summary's (issue 34,
+ * 15). The file is the same byte for byte: for ASCII a string's length (what the writer sizes
+ * pages and dictionaries by) is its byte count, and its order (min/max) is its bytes' order.
+ */
+function utf8Rows(
+  c: { codes: Int32Array; dict: Dict; valid: Uint8Array | null },
+  from: number,
+  to: number,
+  where: string,
+  base: number,
+): (Uint8Array | null)[] | null {
+  const n = to - from;
+  const { codes, valid } = c;
+  const slotOf = new Map<number, number>();
+  const ends: number[] = [];
+  const rowSlot = new Int32Array(n);
+  let buf = new Uint8Array(1 << 16);
+  let len = 0;
+  for (let i = 0; i < n; i++) {
+    if (valid && !valid[from + i]) {
+      rowSlot[i] = -1;
+      continue;
+    }
+    const code = codes[from + i];
+    let k = slotOf.get(code);
+    if (k === undefined) {
+      const v = dictAt(c.dict, code);
+      if (v === undefined) throw outsideDict(c, where, base + from + i, code);
+      if (len + v.length > buf.length) {
+        const grown = new Uint8Array(Math.max(buf.length * 2, len + v.length));
+        grown.set(buf.subarray(0, len));
+        buf = grown;
+      }
+      for (let j = 0; j < v.length; j++) {
+        const ch = v.charCodeAt(j);
+        if (ch > 0x7f) return null;
+        buf[len++] = ch;
+      }
+      k = ends.push(len) - 1;
+      slotOf.set(code, k);
+    }
+    rowSlot[i] = k;
+  }
+  const views: Uint8Array[] = new Array(ends.length);
+  for (let k = 0, at = 0; k < ends.length; at = ends[k++]) views[k] = buf.subarray(at, ends[k]);
+  const out: (Uint8Array | null)[] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = rowSlot[i] < 0 ? null : views[rowSlot[i]];
+  return out;
+}
+
+/**
+ * The writer keeps each column chunk's min and max until the footer: as views of utf8Rows' buffer
+ * they would keep every group's buffer alive, so they become copies of their bytes once the group is written.
+ */
+function ownBounds(pq: ParquetWriter): void {
+  for (const chunk of pq.row_groups.at(-1)?.columns ?? []) {
+    const st = chunk.meta_data?.statistics;
+    if (!st) continue;
+    if (st.min_value instanceof Uint8Array) st.min_value = st.min_value.slice();
+    if (st.max_value instanceof Uint8Array) st.max_value = st.max_value.slice();
+  }
 }
 
 /** Key-value metadata in each file's footer: which table, which capture (parquet-footer.ts reads it back). */
@@ -110,6 +181,7 @@ export async function writeParquet(t: TableData, writer: Writer, opts: { capture
       ...(c.distinct && { encoding: 'PLAIN', statistics: false }),
     }));
     await pq.write({ columnData, rowGroupSize: to - from });
+    ownBounds(pq);
     // a macrotask between row groups: the host's events (a Ctrl-C, a cancel) are not held up until the whole table is written
     if (to < t.rows) await new Promise((r) => setTimeout(r, 0));
   }
