@@ -177,8 +177,12 @@ export async function writeParquet(t: TableData, writer: Writer, opts: { capture
     const part = t.rowsIn ? t.rowsIn(from, to) : null;
     const columnData = t.spec.columns.map((c, k): ColumnSource => ({
       name: c.name,
-      data: part ? slice(part[k], 0, to - from, `${t.spec.name}.${c.name}`, from) : slice(t.columns[k], from, to, `${t.spec.name}.${c.name}`),
-      ...(c.distinct && { encoding: 'PLAIN', statistics: false }),
+      // made when the writer comes to the column (it writes them one after another) and not kept:
+      // one column's values of the group alive at once, not every column's (issue 34, 15)
+      get data() {
+        return part ? slice(part[k], 0, to - from, `${t.spec.name}.${c.name}`, from) : slice(t.columns[k], from, to, `${t.spec.name}.${c.name}`);
+      },
+      ...(c.distinct && { encoding: 'PLAIN' as const, statistics: false }),
     }));
     await pq.write({ columnData, rowGroupSize: to - from });
     ownBounds(pq);
