@@ -15,6 +15,7 @@ import { RecordKind, STATUS_NAMES } from '../capture/trace-columns-data.ts';
 import { nanosecondsOf } from './ns-time.ts';
 import { MAX_TS_NS_SECONDS } from '../formats/trace-text-shared.ts';
 import { Growable } from '../base/growable.ts';
+import type { SlotMap } from '../capture/slot-map.ts';
 import { fieldInteger, payloadFields } from '../formats/payload-fields.ts';
 
 /** The record kinds by RecordKind value (trace-columns.ts): the `kind` columns' values. */
@@ -110,25 +111,36 @@ function hashes(d: ExplorerData): Hashes {
   };
   const { stack, status } = d.rec;
   for (let r = 0; r < stack.length; r++) if (isOccurrence(status[r])) add(stack[r]);
-  eachSlot(d, (_g, _slot, s) => add(s.stack));
+  eachSlot(d, (_g, _slot, m, i) => add(m.stackAt(i)));
   h = { codeOf, dict, stacks: Int32Array.from(order) };
   hashesOf.set(d, h);
   return h;
 }
 
-interface SlotInfo {
-  stack: number;
-  refCount: number;
-  source: number;
+/** A dump's entries in slot order: indices into its SlotMap (kept as they are when already in order). */
+function slotOrder(m: SlotMap): Int32Array {
+  const order = new Int32Array(m.size);
+  let sorted = true;
+  for (let i = 0; i < order.length; i++) {
+    order[i] = i;
+    if (i > 0 && m.slotAt(i) < m.slotAt(i - 1)) sorted = false;
+  }
+  if (!sorted) order.sort((a, b) => m.slotAt(a) - m.slotAt(b));
+  return order;
 }
 
-/** Every dump slot: generations ascending, each's slots ascending, then each generation-less dump's. */
-function eachSlot(d: ExplorerData, fn: (gen: number, slot: number, s: SlotInfo) => void): void {
+/**
+ * Every dump slot: generations ascending, each's slots ascending, then each generation-less
+ * dump's; entry `i` of `m` (its stackAt, refCountAt). By entry, not as [slot, DumpSlot] pairs: the
+ * largest map's 262,144 slots made a pair and a view each, the peak of an export (issue 34, 15).
+ */
+function eachSlot(d: ExplorerData, fn: (gen: number, slot: number, m: SlotMap, i: number) => void): void {
   const dumps = d.capture.dumps;
-  const bySlot = <T>(m: Iterable<[number, T]>) => [...m].sort((a, b) => a[0] - b[0]);
-  for (const gd of [...dumps.byGeneration.values()].sort((a, b) => a.generation - b.generation))
-    for (const [slot, s] of bySlot(gd.slots)) fn(gd.generation, slot, s);
-  for (const gl of dumps.generationless) for (const [slot, s] of bySlot(gl.slots)) fn(NO_GEN, slot, s);
+  const each = (gen: number, m: SlotMap) => {
+    for (const i of slotOrder(m)) fn(gen, m.slotAt(i), m, i);
+  };
+  for (const gd of [...dumps.byGeneration.values()].sort((a, b) => a.generation - b.generation)) each(gd.generation, gd.slots);
+  for (const gl of dumps.generationless) each(NO_GEN, gl.slots);
 }
 
 /** The record columns every per-record or per-event view needs, gathered through `recOf` (-1: no record). */
@@ -418,29 +430,52 @@ function modules(d: ExplorerData, symbol: Int32Array): ColumnValues {
 
 function dumps(d: ExplorerData): { rows: number; columns: Columns } {
   const h = hashes(d);
-  const gens: number[] = [];
-  const slots: number[] = [];
-  const codes: number[] = [];
-  const refs: number[] = [];
-  const sources: number[] = [];
-  eachSlot(d, (g, slot, s) => {
-    gens.push(g);
-    slots.push(slot);
-    codes.push(h.codeOf[s.stack]);
-    refs.push(s.refCount);
-    sources.push(s.source);
-  });
   const src = d.capture.dumps.sources;
-  const gen = Float64Array.from(gens);
+  let n = 0;
+  eachSlot(d, () => n++);
+  const gen = new Float64Array(n);
+  const slots = new Float64Array(n);
+  const codes = new Int32Array(n);
+  const refs = new Float64Array(n);
+  // file and format: dictionaries of the distinct strings in first-seen order (as strings() makes them)
+  const file = textCodes(n);
+  const format = textCodes(n);
+  let r = 0;
+  eachSlot(d, (g, slot, m, i) => {
+    gen[r] = g;
+    slots[r] = slot;
+    codes[r] = h.codeOf[m.stackAt(i)];
+    refs[r] = m.refCountAt(i);
+    const s = src[m.get(slot)!.source];
+    file.put(r, s.file);
+    format.put(r, s.format);
+    r++;
+  });
   return {
-    rows: gens.length,
+    rows: n,
     columns: {
       generation: int64(gen, maskOf(gen, NO_GEN)),
-      slot: int64(Float64Array.from(slots)),
-      stack_hash: utf8(Int32Array.from(codes), h.dict),
-      ref_count: int64(Float64Array.from(refs)),
-      file: strings(sources.map((i) => src[i].file)),
-      format: strings(sources.map((i) => src[i].format)),
+      slot: int64(slots),
+      stack_hash: utf8(codes, h.dict),
+      ref_count: int64(refs),
+      file: utf8(file.codes, file.dict),
+      format: utf8(format.codes, format.dict),
+    },
+  };
+}
+
+/** A utf8 column filled row by row: `put(row, s)`; its dictionary the distinct strings in first-seen order (as strings()). */
+function textCodes(n: number): { codes: Int32Array; dict: string[]; put: (row: number, s: string) => void } {
+  const codes = new Int32Array(n);
+  const dict: string[] = [];
+  const index = new Map<string, number>();
+  return {
+    codes,
+    dict,
+    put(row, s) {
+      let k = index.get(s);
+      if (k === undefined) index.set(s, (k = dict.push(s) - 1));
+      codes[row] = k;
     },
   };
 }
