@@ -26,10 +26,17 @@ export function parquetSchema(t: TableData): SchemaElement[] {
   ];
 }
 
+function hasNull(valid: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!valid[i]) return true;
+  return false;
+}
+
 /** Rows [from, to) of a column as the writer takes them (`base`: the table's row of the column's first, for a fault's message). */
 function slice(c: ColumnValues, from: number, to: number, where: string, base = 0): ColumnSource['data'] {
   const n = to - from;
-  const valid = c.valid;
+  // a group without a null goes as a typed array (what the writer takes for a column without
+  // nulls, the same bytes), not as a JS array of numbers, or of a BigInt per row
+  const valid = c.valid && hasNull(c.valid, from, to) ? c.valid : null;
   if (c.type === 'int32' || c.type === 'float64') {
     if (!valid) return c.values.slice(from, to);
     const out: (number | null)[] = new Array(n);
