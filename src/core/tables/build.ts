@@ -8,7 +8,7 @@ import type { ExplorerData } from '../query/explorer-data.ts';
 import type { FileReport } from '../capture/ingest.ts';
 import { segmentsOf } from '../capture/segments.ts';
 import { isOccurrence, NO_GEN } from '../query/selection.ts';
-import { stackHashOf } from '../query/stack-hash.ts';
+import { stackHash } from '../query/stack-hash.ts';
 import { TABLE_NAMES, tableSpec, type ColumnValues, type Dict, type TableData, type TableName, type TableSpec } from './schema.ts';
 import type { Explorer } from '../query/explorer.ts';
 import { RecordKind, STATUS_NAMES } from '../capture/trace-columns-data.ts';
@@ -85,7 +85,7 @@ interface Hashes {
   /** stack node -> code into dict, -1 for a node that is no row of `stacks` */
   codeOf: Int32Array;
   /** stack_hash per code */
-  dict: string[];
+  dict: Dict;
   /** stack node per code */
   stacks: Int32Array;
 }
@@ -93,26 +93,38 @@ interface Hashes {
 // per explorer: every table's stack_hash column shares one dictionary
 const hashesOf = new WeakMap<ExplorerData, Hashes>();
 
+const hex8 = (x: number) => x.toString(16).padStart(8, '0');
+
 /**
  * The stacks some source holds, in first-seen order: the records' (resolved and unverified
  * cookies, full stacks), then the dump slots' (by generation, then the generation-less dumps).
+ * Their hashes are held as two 32-bit halves and printed when a row asks (stackHash's 16
+ * lowercase hex digits, the same string): the largest dump's 262,144 hashes as strings (and
+ * stackHashOf's memo of them) were a third of what an export held on its heap while writing, and
+ * V8 lets the heap grow in proportion to what it holds (issue 34, 15).
  */
 function hashes(d: ExplorerData): Hashes {
   let h = hashesOf.get(d);
   if (h) return h;
   const codeOf = new Int32Array(d.node.parent.length).fill(-1);
-  const dict: string[] = [];
-  const order: number[] = [];
+  const hi = new Growable(Uint32Array);
+  const lo = new Growable(Uint32Array);
+  const order = new Growable(Int32Array);
   const add = (s: number) => {
     if (s < 0 || codeOf[s] >= 0) return;
-    codeOf[s] = dict.length;
-    dict.push(stackHashOf(d, s));
+    codeOf[s] = order.length;
+    const x = stackHash(d.stacks.framesOf(s));
+    hi.push(parseInt(x.slice(0, 8), 16));
+    lo.push(parseInt(x.slice(8), 16));
     order.push(s);
   };
   const { stack, status } = d.rec;
   for (let r = 0; r < stack.length; r++) if (isOccurrence(status[r])) add(stack[r]);
   eachSlot(d, (_g, _slot, m, i) => add(m.stackAt(i)));
-  h = { codeOf, dict, stacks: Int32Array.from(order) };
+  const his = hi.view();
+  const los = lo.view();
+  const dict: Dict = { length: his.length, at: (k: number) => hex8(his[k]) + hex8(los[k]) };
+  h = { codeOf, dict, stacks: order.view() };
   hashesOf.set(d, h);
   return h;
 }
