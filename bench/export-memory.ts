@@ -10,7 +10,7 @@
 // high-water mark last rose: where the peak is, and how much of it is V8's heap and how much
 // array buffers.
 //
-//   npx tsx bench/export-memory.ts [--json] [--smoke] [--rounds N] [--shape callgraph|random|both] [--max-old-space MB]
+//   npx tsx bench/export-memory.ts [--json] [--smoke] [--rounds N] [--shape callgraph|random|both] [--max-old-space MB] [--against REV]
 //
 // --json: the last line of stdout is {"rows": [...]} (bench/README.md, the contract): rows
 // `export-memory-262k` (call-graph walks) and `export-memory-262k-random` (random frames), each
@@ -20,8 +20,10 @@
 // largest map). Both: the export's stacks table must hold the stacks summary counts and its
 // frames table every ip of the dump (its own parser's count), else exit 1. --max-old-space MB
 // passes --max-old-space-size=MB to both processes (how much of a peak is the heap's slack rather
-// than live data).
-import { arg, bundleCli } from './args.ts';
+// than live data). --against REV: the command line bundled from REV's src too (a commit, or a
+// folder holding a src/), run alternately with the tree's (REV's summary and export, then the
+// tree's, each round): each row says REV's peaks and ratio beside the tree's (`before`).
+import { arg, bundleCli, srcAt } from './args.ts';
 import { generated } from './generated.ts';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -38,6 +40,7 @@ const JSON_OUT = process.argv.includes('--json');
 const STACKS = SMOKE ? 2000 : 1 << 18;
 const ROUNDS = Number(arg('--rounds', '1'));
 const OLD_SPACE = arg('--max-old-space', '');
+const AGAINST = arg('--against', '');
 const GOAL = 2;
 type Shape = 'callgraph' | 'random';
 const SHAPE_ARG = arg('--shape', 'both');
@@ -128,7 +131,7 @@ function round(cli: string, files: string[], ips: number, tmp: string): Round {
   }
 }
 
-function shapeRow(cli: string, shape: Shape, tmp: string): object {
+function shapeRow(cli: string, shape: Shape, tmp: string, before: string | null): object {
   const g = generated(['--stacks', String(STACKS), '--events', String(STACKS), '--every-stack', ...(shape === 'random' ? ['--frames', 'random'] : [])]);
   const files = ['kallsyms', 'stack_map_bin'].map((n) => join(g.dir, n));
   // the dump's ips, as its own parser counts them: the frames table's rows (one a frame of each stack)
@@ -137,15 +140,32 @@ function shapeRow(cli: string, shape: Shape, tmp: string): object {
   p.push(bin);
   const ips = p.end().columns!.ips;
   const rounds: Round[] = [];
-  for (let r = 0; r < ROUNDS; r++) rounds.push(round(cli, files, ips, tmp));
+  const roundsBefore: Round[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    if (before) roundsBefore.push(round(before, files, ips, tmp));
+    rounds.push(round(cli, files, ips, tmp));
+  }
   // the lower peak of each over the rounds (a peak is a high-water mark: the GC's timing raises it, nothing lowers it)
-  const best = (f: (r: Round) => Run) => rounds.map(f).reduce((a, b) => (b.mem.hwm < a.mem.hwm ? b : a));
-  const s = best((r) => r.summary);
-  const e = best((r) => r.exp);
+  const best = (rs: Round[], f: (r: Round) => Run) => rs.map(f).reduce((a, b) => (b.mem.hwm < a.mem.hwm ? b : a));
+  const s = best(rounds, (r) => r.summary);
+  const e = best(rounds, (r) => r.exp);
+  const was = before
+    ? (() => {
+        const bs = best(roundsBefore, (r) => r.summary);
+        const be = best(roundsBefore, (r) => r.exp);
+        return {
+          rev: AGAINST,
+          value: Math.round(MB(be.mem.hwm)),
+          baseline: Math.round(MB(bs.mem.hwm)),
+          ratio: Math.round((be.mem.hwm / bs.mem.hwm) * 100) / 100,
+          exportS: Math.round(be.ms / 100) / 10,
+        };
+      })()
+    : null;
   const sMb = MB(s.mem.hwm);
   const eMb = MB(e.mem.hwm);
   const ratio = eMb / sMb;
-  const wrong = rounds.map((r) => r.wrong).find(Boolean) ?? '';
+  const wrong = [...rounds, ...roundsBefore].map((r) => r.wrong).find(Boolean) ?? '';
   const binMb = bin.length / 1e6;
   const where = (m: Memory) =>
     `peak last rose while ${m.rose === 'read' ? 'reading' : `writing ${m.rose}`}; largest sample ${MB(m.top.rss).toFixed(0)} MB RSS ` +
@@ -153,7 +173,8 @@ function shapeRow(cli: string, shape: Shape, tmp: string): object {
   const note =
     `${rounds[0].check}; export ${(e.ms / 1000).toFixed(1)} s, ${where(e.mem)}; summary ${(s.ms / 1000).toFixed(1)} s, ${where(s.mem)}` +
     (OLD_SPACE ? `; both with --max-old-space-size=${OLD_SPACE}` : '') +
-    (SMOKE ? '; smoke run: no target' : '');
+    (SMOKE ? '; smoke run: no target' : '') +
+    (was ? `; ${AGAINST} alternately: export ${was.value} MB, summary ${was.baseline} MB (${was.ratio}x), export ${was.exportS} s` : '');
   process.stdout.write(
     JSON.stringify({
       shape,
@@ -163,6 +184,7 @@ function shapeRow(cli: string, shape: Shape, tmp: string): object {
       ratio: Math.round(ratio * 100) / 100,
       exportMem: e.mem,
       summaryMem: s.mem,
+      ...(was && { before: was }),
     }) + '\n',
   );
   if (wrong) {
@@ -182,19 +204,34 @@ function shapeRow(cli: string, shape: Shape, tmp: string): object {
     ratio: Math.round(ratio * 100) / 100,
     goal: `<= ${GOAL}x summary's peak (issue 34: export's memory within 2x summary's)`,
     ...(SMOKE ? {} : { met: ratio <= GOAL }),
+    ...(was && { before: was }),
     note,
   };
 }
 
 const tmp = mkdtempSync(join(tmpdir(), 'export-memory-'));
+const cleanups = [tmp];
 try {
   const cli = await bundleCli(repo, join(tmp, 'cli'));
+  // REV's src beside it (its bundle may load packages through the folder's node_modules link): removed at the end
+  const root = AGAINST ? srcAt(repo, AGAINST, 'export-memory-rev-') : null;
+  if (root) cleanups.push(root);
+  const before = root ? await bundleCli(root, join(tmp, 'cli-before')) : null;
   const rows: object[] = [];
-  for (const shape of SHAPES) rows.push(shapeRow(cli, shape, tmp));
+  for (const shape of SHAPES) rows.push(shapeRow(cli, shape, tmp, before));
   if (JSON_OUT) console.log(JSON.stringify({ rows }));
   else
-    for (const r of rows as { id: string; value: number; baseline: { value: number }; ratio: number }[])
-      console.log(`${r.id}: export ${r.value} MB, summary ${r.baseline.value} MB, ${r.ratio}x (goal <= ${GOAL}x)`);
+    for (const r of rows as {
+      id: string;
+      value: number;
+      baseline: { value: number };
+      ratio: number;
+      before?: { rev: string; value: number; baseline: number; ratio: number };
+    }[])
+      console.log(
+        `${r.id}: export ${r.value} MB, summary ${r.baseline.value} MB, ${r.ratio}x (goal <= ${GOAL}x)` +
+          (r.before ? `; ${r.before.rev}: export ${r.before.value} MB, summary ${r.before.baseline} MB, ${r.before.ratio}x` : ''),
+      );
 } finally {
-  rmSync(tmp, { recursive: true, force: true });
+  for (const d of cleanups) rmSync(d, { recursive: true, force: true });
 }
