@@ -1,8 +1,9 @@
 /**
  * A table of schema.ts as Parquet, through hyparquet-writer's incremental ParquetWriter: row
  * groups of ROW_GROUP rows, each made from its slice of the columns (strings looked up in the
- * column's dictionary, int64 as BigInt, nulls where the validity mask says), so what is held at
- * once beyond the columns themselves is one row group's values, whatever the table's size.
+ * column's dictionary, as UTF-8 bytes where the group is ASCII; int64 as BigInt; nulls where the
+ * validity mask says), a column when the writer comes to it, so what is held at once beyond the
+ * columns themselves is one column of one row group, whatever the table's size.
  * Plain Parquet (no extension, snappy): DuckDB, Spark, Trino, BigQuery read it as it is.
  */
 import { ByteWriter, ParquetWriter, type ColumnSource, type SchemaElement, type Writer } from 'hyparquet-writer';
