@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { packTar } from 'modern-tar';
+import { describe, expect, it, vi } from 'vitest';
 import { GENERATIONS_HEAD, GENERATIONS_TAIL } from './derived.ts';
 import { loadFiles, MEMBER_CAP } from './load.ts';
 import { summarize } from './summary.ts';
@@ -46,6 +47,27 @@ describe('an archive of many members no reader takes', () => {
     const rest = cap.diagnostics.filter((d) => d.file === 'many.tar.gz');
     expect(rest.map((d) => d.message)).toEqual([
       `${n - MEMBER_CAP} more members that no reader takes (${n - MEMBER_CAP} bytes, the first many.tar.gz/m${MEMBER_CAP}), past the first ${MEMBER_CAP} reported one by one: not listed`,
+    ]);
+  });
+
+  it(`30,000 one-byte members in a tar, then a trace: a reader opened for the first ${MEMBER_CAP} and the trace only, the rest counted from their sniff`, async () => {
+    const n = 30_000;
+    const trace = new TextEncoder().encode(manyGenerationsTrace(100));
+    // the members' tar without its end blocks, then a tar of the trace with its own
+    const tail = await packTar([{ header: { name: 'trace', size: trace.length, type: 'file' }, body: trace }]);
+    const tar = new Uint8Array(n * 1024 + tail.length);
+    tar.set(tarOfOneByteMembers(n).subarray(0, n * 1024));
+    tar.set(tail, n * 1024);
+    const session = new Ingest();
+    const open = vi.spyOn(session, 'open');
+    const cap = await loadFiles([{ name: 'many.tar', blob: new Blob([tar]) }], { session });
+    // issue 34: each member was opened, read through its own streams and rolled back (400,000: 48 s)
+    expect(open).toHaveBeenCalledTimes(MEMBER_CAP + 1);
+    expect(cap.files.map((f) => f.kind)).toEqual([...Array<string>(MEMBER_CAP).fill('unknown'), 'trace_text']);
+    expect(cap.files[MEMBER_CAP].file).toBe('many.tar/trace');
+    expect(cap.files[MEMBER_CAP].lines?.used).toBeGreaterThan(0);
+    expect(cap.diagnostics.filter((d) => d.file === 'many.tar').map((d) => d.message)).toEqual([
+      `${n - MEMBER_CAP} more members that no reader takes (${n - MEMBER_CAP} bytes, the first many.tar/m${MEMBER_CAP}), past the first ${MEMBER_CAP} reported one by one: not listed`,
     ]);
   });
 
