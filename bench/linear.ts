@@ -2,12 +2,14 @@
 // timing): every reader and the sniffer get 256 KB and 1 MB of the inputs in
 // src/core/testing/hostile-inputs.ts; the worst ratio of the two times over every case must stay
 // under 6 (4x the input; a quadratic reader is at 16). Best of three each, 5 ms at least (below
-// that the clock and GC are the noise). `--json`: the bench contract; `--smoke`: 64 KB and 256 KB.
+// that the clock and GC are the noise). Also the load of a tar of 400,000 one-byte members (issue 34).
+// `--json`: the bench contract; `--smoke`: 64 KB and 256 KB, 20,000 members.
 import { DiagnosticLog } from '../src/core/formats/diagnostics.ts';
 import { FILLERS, hostileCases, hostileInput } from '../src/core/testing/hostile-inputs.ts';
 import { parserForKind } from '../src/core/formats/registry.ts';
 import { sniffKind } from '../src/core/formats/sniff.ts';
 import type { FileKind, TraceSink } from '../src/core/formats/types.ts';
+import { loadFiles } from '../src/core/capture/load.ts';
 
 const SMOKE = process.argv.includes('--smoke');
 const JSON_OUT = process.argv.includes('--json');
@@ -77,6 +79,45 @@ for (const [kind, tail] of [
 }
 console.log(`same bytes, longer lines: worst ratio ${shapeWorst.toFixed(2)} at ${shapeAt}`);
 
+// Many members no reader takes (issue 34, 15: a tar of 400,000 one-byte members took 48 s through
+// the command line): the whole load of such a tar, 20,000 members in smoke.
+const MEMBERS = SMOKE ? 20_000 : 400_000;
+const MEMBERS_GOAL_MS = 5000;
+function tarOfOneByteMembers(n: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(n * 1024 + 1024);
+  const enc = new TextEncoder();
+  for (let i = 0; i < n; i++) {
+    const h = out.subarray(i * 1024, i * 1024 + 512);
+    h.set(enc.encode(`m${i}`), 0);
+    for (const [at, v] of [
+      [100, '0000644\0'],
+      [108, '0000000\0'],
+      [116, '0000000\0'],
+      [124, '00000000001\0'],
+      [136, '00000000000\0'],
+      [257, 'ustar\0'],
+      [263, '00'],
+    ] as const)
+      h.set(enc.encode(v), at);
+    h[156] = 0x30;
+    h.fill(0x20, 148, 156);
+    let sum = 0;
+    for (let k = 0; k < 512; k++) sum += h[k];
+    h.set(enc.encode(sum.toString(8).padStart(6, '0') + '\0 '), 148);
+    out[i * 1024 + 512] = 0x41 + (i % 26);
+  }
+  return out;
+}
+const members = new Blob([tarOfOneByteMembers(MEMBERS)]);
+let membersMs = Infinity;
+for (let k = 0; k < (SMOKE ? 1 : 2); k++) {
+  const t = performance.now();
+  const cap = await loadFiles([{ name: 'members.tar', blob: members }]);
+  membersMs = Math.min(membersMs, performance.now() - t);
+  if (cap.files.length !== 100) throw new Error(`members.tar: ${cap.files.length} files kept, not 100`);
+}
+console.log(`a tar of ${MEMBERS.toLocaleString('en-US')} one-byte members: ${membersMs.toFixed(0)} ms`);
+
 const goal = 6;
 console.log(`worst ratio ${worst.toFixed(2)} at ${at}: ${smallMs.toFixed(1)} ms for ${SMALL / 1024} KB, ${largeMs.toFixed(1)} ms for 4x`);
 if (JSON_OUT) {
@@ -100,5 +141,13 @@ if (JSON_OUT) {
     ...(SMOKE ? {} : { met: shapeWorst < SHAPE_GOAL }),
     note: shapeAt,
   };
-  console.log(JSON.stringify({ rows: [row, shape] }));
+  const tar = {
+    id: 'linear-tar-members',
+    what: `loadFiles of a tar of ${MEMBERS.toLocaleString('en-US')} one-byte members no reader takes (best of ${SMOKE ? 1 : 2})`,
+    value: Math.round(membersMs),
+    unit: 'ms',
+    goal: `< ${MEMBERS_GOAL_MS} ms for 400,000 (issue 34: 48 s through the command line)`,
+    ...(SMOKE ? {} : { met: membersMs < MEMBERS_GOAL_MS }),
+  };
+  console.log(JSON.stringify({ rows: [row, shape, tar] }));
 }

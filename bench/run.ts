@@ -86,7 +86,7 @@ export const SCRIPTS: Script[] = [
   },
   // ~65-105 s measured at load 3-5 (two exports of ~20-60 s each); bundling and generating the two dumps when not cached ~10 s more
   { file: 'export-memory.ts', rows: ['export-memory-262k', 'export-memory-262k-random'], browser: false, timeout: 420 },
-  { file: 'linear.ts', rows: ['linear-worst-ratio', 'linear-line-shape-ratio'], browser: false, timeout: 120 },
+  { file: 'linear.ts', rows: ['linear-worst-ratio', 'linear-line-shape-ratio', 'linear-tar-members'], browser: false, timeout: 120 },
   { file: 'zstd-linear.ts', rows: ['zstd-linear-worst-ratio'], browser: false, timeout: 300 },
   { file: 'whatif.ts', rows: ['whatif-replay-200k'], browser: false, timeout: 300 },
   {
