@@ -11,8 +11,7 @@ import type { NamedStream, UnpackReport } from './types.ts';
  * one of them the decoder's). A larger member is streamed; only its own pieces are in memory.
  * A bad header, a cut-off archive or bytes after its end that are not zeros are reported once,
  * with the offset reached, and every member before is kept, whatever the chunks the bytes come in
- * (the decoder dropped the entries it had queued when it failed). The rules ported are
- * modern-tar 0.8.6's (MIT, Ayuhito): src/tar/unpacker.ts, header.ts and encoding.ts.
+ * (the decoder dropped the entries it had queued when it failed).
  */
 
 /** modern-tar's names of the header types with no body (its FLAGTYPE); any other flag but the meta ones is a file */
