@@ -12,7 +12,7 @@
  * for `=~`/`!~`; a field the event lacks makes its comparison false (so `!` of it true).
  */
 import type { RE2JS } from 're2js';
-import { payloadFields } from '../formats/payload-fields.ts';
+import { payloadFieldsNamed } from '../formats/payload-fields.ts';
 import type { RawFields } from '../formats/types.ts';
 import { FilterError, MASK, Op, parseFilter, type FilterNode, type ParsedFilter } from './event-filter-parse.ts';
 
@@ -36,8 +36,14 @@ export class EventFilter {
   private readonly all: ParsedFilter[];
   private readonly fields = new Map<string, string>();
 
+  /** the payload fields the filters name (the others are not read from a payload) */
+  private readonly named: string[];
+
   private constructor(all: ParsedFilter[]) {
     this.all = all;
+    const named = new Set<string>();
+    for (const f of all) if (f.expr) fieldsIn(f.expr, named);
+    this.named = [...named];
   }
 
   /** Parses each filter; throws FilterError (with the filter's text before its message when there are several). */
@@ -83,7 +89,7 @@ export class EventFilter {
       if (!f.expr) return true;
       if (f.needsFields && !e.raw && fieldsOf !== e.payload) {
         this.fields.clear();
-        payloadFields(e.payload, (k, v) => {
+        payloadFieldsNamed(e.payload, this.named, (k, v) => {
           if (!this.fields.has(k)) this.fields.set(k, v);
         });
         fieldsOf = e.payload;
@@ -91,6 +97,23 @@ export class EventFilter {
       if (evaluate(f.expr, e, this.fields)) return true;
     }
     return false;
+  }
+}
+
+/** The payload fields `n` reads (not COMM, CPU, TGID or common_pid, which are the event's own). */
+function fieldsIn(n: FilterNode, out: Set<string>): void {
+  switch (n.k) {
+    case 'and':
+    case 'or':
+      fieldsIn(n.a, out);
+      fieldsIn(n.b, out);
+      return;
+    case 'not':
+      fieldsIn(n.a, out);
+      return;
+    case 'num':
+    case 'str':
+      if (n.field !== 'COMM' && n.field !== 'CPU' && n.field !== 'TGID' && n.field !== 'common_pid') out.add(n.field);
   }
 }
 

@@ -8,12 +8,14 @@
 import { Growable } from '../base/growable.ts';
 import type { DiagnosticLog } from '../formats/diagnostics.ts';
 import { isResetMarker } from '../formats/event-line.ts';
+import { PayloadBytes } from '../formats/payload-fields.ts';
 import type { ColumnSink, InternTable } from '../formats/trace-text-shared.ts';
 import { CONTEXTS, contextOf } from '../formats/types.ts';
 import type { TraceEvent, TraceLost, TraceSink, TraceStackRecord } from '../formats/types.ts';
 import { FieldKind, fieldFunctions, fieldKindOf, fieldRanges } from './event-fields.ts';
 import { RecordKind, RecordStatus, type SinkStop, type TraceColumnsData, type TraceColumnsPart, type TracePieceState } from './trace-columns-data.ts';
 import { absorbPiece, pieceStateOf, type JoinState } from './trace-columns-join.ts';
+import { textInteger } from './event-filter.ts';
 
 /** A trace file's sink: the reader's entry points, and the join's and the end's. */
 export type ColumnsSink = TraceSink &
@@ -313,6 +315,21 @@ export function columnsSink(
     recStack.push(stacks.internFrameIds(ids, 0, n));
     recStatus.push(RecordStatus.Full);
   };
+  /** The event just taken (`i`, on `cpu`) left out by the filter: its columns' row undone, its stack records to follow it. */
+  const takeBack = (i: number, cpu: number) => {
+    evTs.truncate(i);
+    evCpu.truncate(i);
+    evPid.truncate(i);
+    evTask.truncate(i);
+    evName.truncate(i);
+    lastEv = -1;
+    if (cpu >= 0 && cpu < 1024) {
+      lastOnCpu[cpu] = -2;
+      if (lastEventCtx >= 0) lastOnCtx[cpu * CONTEXTS + lastEventCtx] = -2;
+    } else farCpus.set(cpu, -2);
+  };
+  /** a filter's reading of a payload's fields from its bytes, no payload string made (details off) */
+  const fieldBytes = new PayloadBytes(textInteger);
   const eventMore = (tgid: number, line: string, from: number, to: number) => {
     if (stop) return;
     if (!details && !filter) {
@@ -329,19 +346,8 @@ export function columnsSink(
       if (
         payload === null ||
         !filter.matches({ name, comm: cols.tasks.strings[evTask.get(i)], pid: evPid.get(i), cpu, tgid: tgid >= 0 ? tgid : null, payload })
-      ) {
-        evTs.truncate(i);
-        evCpu.truncate(i);
-        evPid.truncate(i);
-        evTask.truncate(i);
-        evName.truncate(i);
-        lastEv = -1;
-        if (cpu >= 0 && cpu < 1024) {
-          lastOnCpu[cpu] = -2;
-          if (lastEventCtx >= 0) lastOnCtx[cpu * CONTEXTS + lastEventCtx] = -2;
-        } else farCpus.set(cpu, -2);
-        return;
-      }
+      )
+        return takeBack(i, cpu);
       details?.push(tgid, payload);
       noteFields(i, cpu, evName.get(i), line, from, to);
       return;
@@ -368,8 +374,22 @@ export function columnsSink(
         noteFieldsBytes(i, evCpu.get(i), evName.get(i), b, from, to);
         return;
       }
-      // a filter leaves most events out by their name alone: no payload decoded for them
-      if (filter && !filter.selectsName(cols.names.strings[evName.get(evTs.length - 1)])) return eventMore(tgid, '', 0, 0);
+      if (filter) {
+        const i = evTs.length - 1;
+        const nm = evName.get(i);
+        const name = cols.names.strings[nm];
+        // a filter leaves most events out by their name alone: no payload decoded for them
+        if (!filter.selectsName(name)) return eventMore(tgid, '', 0, 0);
+        if (!details) {
+          // the fields the filter names read from the bytes: no payload string
+          const cpu = evCpu.get(i);
+          const raw = fieldBytes.at(b, from, to);
+          if (!filter.matches({ name, comm: cols.tasks.strings[evTask.get(i)], pid: evPid.get(i), cpu, tgid: tgid >= 0 ? tgid : null, payload: '', raw }))
+            return takeBack(i, cpu);
+          noteFieldsBytes(i, cpu, nm, b, from, to);
+          return;
+        }
+      }
       const payload = text(b, from, to);
       eventMore(tgid, payload, 0, payload.length);
     },

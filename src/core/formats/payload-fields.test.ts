@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fieldInteger, payloadFields } from './payload-fields.ts';
+import { fieldInteger, payloadFields, payloadFieldsNamed, PayloadBytes } from './payload-fields.ts';
 import { realIt, realTrace } from '../testing/real-traces.ts';
 
 const fieldsOf = (p: string) => {
@@ -80,6 +80,41 @@ describe('payloadFields', () => {
         fieldsOf(p).map(([k]) => k),
         p,
       ).toEqual(['prev_comm', 'prev_pid', 'prev_prio', 'prev_state', 'next_comm', 'next_pid', 'next_prio']);
+  });
+});
+
+describe('one field asked for: payloadFieldsNamed and PayloadBytes (what an event filter reads)', () => {
+  const word = fc.oneof(
+    fc.constantFrom('==>', '-', 'a=b', 'k=', '=v', 'pid=12', 'pid=', 'xpid=3', 'comm=Binder', 'Thread', 'é=1', 'comm=é', 'R+', 'x'),
+    fc.string({ unit: fc.constantFrom('a', 'p', 'i', 'd', '_', '.', '=', '0', '-', '|', 'é'), maxLength: 8 }),
+  );
+  const NAMES = ['pid', 'comm', 'a', 'k', 'd'];
+  it("each named key's first value is the reference reading's (a word-by-word regular expression), for any payload, as text and as UTF-8 bytes at any offset", () => {
+    const bytes = new PayloadBytes(() => undefined);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(word, fc.constantFrom(' ', '  ')), { maxLength: 12 }), fc.nat(5), (ws, pad) => {
+        const p = ws.map(([w, b]) => w + b).join('');
+        const want = new Map<string, string>();
+        for (const [k, v] of reference(p)) if (!want.has(k)) want.set(k, v);
+        const named = new Map<string, string>();
+        payloadFieldsNamed(p, NAMES, (k, v) => named.set(k, v));
+        const enc = new TextEncoder().encode(p);
+        const buf = new Uint8Array(pad + enc.length + 3).fill(0x41);
+        buf.set(enc, pad);
+        bytes.at(buf, pad, pad + enc.length);
+        for (const n of NAMES) {
+          expect(named.get(n), `${n} in ${JSON.stringify(p)}`).toBe(want.get(n));
+          expect(bytes.text(n), `${n} in ${JSON.stringify(p)}`).toBe(want.get(n));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('int reads the value with the reading it is given', () => {
+    const b = new TextEncoder().encode('bytes_req=64 bytes_alloc=0x40 gfp_flags=GFP_KERNEL');
+    const p = new PayloadBytes((t) => (/^\d+$/.test(t) ? BigInt(t) : t.startsWith('0x') ? BigInt(t) : undefined)).at(b, 0, b.length);
+    expect([p.int('bytes_req'), p.int('bytes_alloc'), p.int('gfp_flags'), p.int('node')]).toEqual([64n, 64n, undefined, undefined]);
   });
 });
 
