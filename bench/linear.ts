@@ -5,7 +5,7 @@
 // that the clock and GC are the noise). Also the load of a tar of 400,000 one-byte members (issue 34).
 // `--json`: the bench contract; `--smoke`: 64 KB and 256 KB, 20,000 members.
 import { DiagnosticLog } from '../src/core/formats/diagnostics.ts';
-import { FILLERS, hostileCases, hostileInput } from '../src/core/testing/hostile-inputs.ts';
+import { FILLERS, hostileCases, hostileInput, tarOfOneByteMembers } from '../src/core/testing/hostile-inputs.ts';
 import { parserForKind } from '../src/core/formats/registry.ts';
 import { sniffKind } from '../src/core/formats/sniff.ts';
 import type { FileKind, TraceSink } from '../src/core/formats/types.ts';
@@ -82,31 +82,6 @@ console.log(`same bytes, longer lines: worst ratio ${shapeWorst.toFixed(2)} at $
 // Many members no reader takes (issue 34, 15: a tar of 400,000 one-byte members took 48 s through
 // the command line): the whole load of such a tar against a quarter of it, 20,000 members in smoke.
 const MEMBERS = SMOKE ? 20_000 : 400_000;
-function tarOfOneByteMembers(n: number): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(n * 1024 + 1024);
-  const enc = new TextEncoder();
-  for (let i = 0; i < n; i++) {
-    const h = out.subarray(i * 1024, i * 1024 + 512);
-    h.set(enc.encode(`m${i}`), 0);
-    for (const [at, v] of [
-      [100, '0000644\0'],
-      [108, '0000000\0'],
-      [116, '0000000\0'],
-      [124, '00000000001\0'],
-      [136, '00000000000\0'],
-      [257, 'ustar\0'],
-      [263, '00'],
-    ] as const)
-      h.set(enc.encode(v), at);
-    h[156] = 0x30;
-    h.fill(0x20, 148, 156);
-    let sum = 0;
-    for (let k = 0; k < 512; k++) sum += h[k];
-    h.set(enc.encode(sum.toString(8).padStart(6, '0') + '\0 '), 148);
-    out[i * 1024 + 512] = 0x41 + (i % 26);
-  }
-  return out;
-}
 /** the best of a few loads of a tar of `n` such members */
 async function membersLoadMs(n: number): Promise<number> {
   const members = new Blob([tarOfOneByteMembers(n)]);
