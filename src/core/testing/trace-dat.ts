@@ -110,6 +110,17 @@ function eventLines(stdout: string): ReportLine[] {
 export const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 export const sorted = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
+/** Events (read, or trace-cmd's report lines) counted by name and by CPU, each as sorted pairs. */
+export function countByNameAndCpu(events: Iterable<{ name: string; cpu: number }>): { names: [string, number][]; cpus: [string, number][] } {
+  const names = new Map<string, number>();
+  const cpus = new Map<string, number>();
+  for (const e of events) {
+    bump(names, e.name);
+    bump(cpus, String(e.cpu));
+  }
+  return { names: sorted(names), cpus: sorted(cpus) };
+}
+
 /** A single-segment zstd frame of `n` bytes `byte` in RLE blocks: 9 bytes of header and 4 per 128 KiB (the shape of a bomb). */
 export function zstdRleFrame(n: number, byte = 0): Uint8Array {
   const out = [0x28, 0xb5, 0x2f, 0xfd, 0xa0, n & 255, (n >>> 8) & 255, (n >>> 16) & 255, n >>> 24];

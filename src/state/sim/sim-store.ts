@@ -124,26 +124,17 @@ export function runStarting() {
 }
 
 export const useSimStore = create<SimState>((set, get) => ({
+  // a run's state as one starting has it, idle
+  ...runStarting(),
   pane: initialPane,
   settings: initialSettings,
   status: 'idle',
   // the URL's sim.* values the page did not take, said once (a run's own error replaces it)
   error: initialNotice,
   runId: 0,
-  ledger: null,
-  stories: null,
   storyFocus: null,
   focusStory: (slot) => set({ storyFocus: { slot } }),
-  current: null,
-  snapshots: [],
-  dumps: 0,
-  estale: 0,
-  resets: { ok: 0, ebusy: 0, refused: 0 },
-  pendingResets: 0,
   dumping: false,
-  freeing: false,
-  lastFree: null,
-  report: null,
 
   setPane: (pane) => set({ pane }),
 

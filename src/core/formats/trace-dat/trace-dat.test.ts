@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../testing/test-helpers.ts';
 import { realDescribe, realTrace, realTracePath } from '../../testing/real-traces.ts';
-import { bump, readDat as read, reportLines, sorted, traceCmd, type ReportLine } from '../../testing/trace-dat.ts';
+import { bump, countByNameAndCpu, readDat as read, reportLines, sorted, traceCmd, type ReportLine } from '../../testing/trace-dat.ts';
 import { inOrder, readEveryWay, readers } from '../../testing/reader-kit.ts';
 import { writeTraceDat } from './write.ts';
 
@@ -83,14 +83,7 @@ realDescribe('trappy-trace.dat, the real file', () => {
     // what must agree between readings: the result, the sink's calls in order, the diagnostics
     const k = readEveryWay('trappy-trace.dat', bytes, { ...readers.traceDat, sizes: SIZES, project: inOrder });
     const { result: r, got } = k;
-    const names = new Map<string, number>();
-    const cpus = new Map<string, number>();
-    for (const e of got.events) {
-      bump(names, e.name);
-      bump(cpus, String(e.cpu));
-    }
-    expect(sorted(names)).toEqual(sorted(report));
-    expect(sorted(cpus)).toEqual(sorted(reportCpu));
+    expect(countByNameAndCpu(got.events)).toEqual({ names: sorted(report), cpus: sorted(reportCpu) });
     expect(r).toMatchObject({ version: 6, littleEndian: true, cpus: 8, total: bytes.length, used: bytes.length, unused: 0 });
     // the one diagnostic: its kallsyms was saved without privilege
     expect(k.diagnostics.map((d) => d.message)).toEqual([expect.stringContaining('without privilege')]);

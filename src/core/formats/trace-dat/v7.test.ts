@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../testing/test-helpers.ts';
 import { inOrder, readEveryWay, readers } from '../../testing/reader-kit.ts';
 import { realDescribe, realTrace, realTracePath } from '../../testing/real-traces.ts';
-import { bump, hasTraceCmd, readDat, reportLines, sorted, traceCmd, type ReportLine } from '../../testing/trace-dat.ts';
+import { countByNameAndCpu, hasTraceCmd, readDat, reportLines, traceCmd, type ReportLine } from '../../testing/trace-dat.ts';
 
 const REAL = realTracePath('trappy-trace.dat');
 
@@ -50,21 +50,9 @@ realDescribe.skipIf(!hasTraceCmd)('trappy-trace.dat converted to version 7 by tr
       it('the v6 counts exactly, every byte used (every way: reader-kit.ts, every chunk size, renamed `unknown`)', () => {
         const k = readEveryWay(`trappy-v7-${compression}.dat`, bytes, { ...readers.traceDat, project: inOrder });
         const { result: r, got } = k;
-        const names = new Map<string, number>();
-        const cpus = new Map<string, number>();
-        for (const e of got.events) {
-          bump(names, e.name);
-          bump(cpus, String(e.cpu));
-        }
-        const repNames = new Map<string, number>();
-        const repCpus = new Map<string, number>();
-        for (const l of report) {
-          bump(repNames, l.name);
-          bump(repCpus, String(l.cpu));
-        }
-        expect(sorted(names)).toEqual(sorted(repNames));
-        expect(sorted(cpus)).toEqual(sorted(repCpus));
-        expect(sorted(names)).toEqual([
+        const counted = countByNameAndCpu(got.events);
+        expect(counted).toEqual(countByNameAndCpu(report));
+        expect(counted.names).toEqual([
           ['bprint', 501],
           ['cdev_update', 18],
           ['thermal_temperature', 6],
