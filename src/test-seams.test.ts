@@ -23,6 +23,7 @@ const SEAMS: Record<string, string> = {
   'core/capture/ingest.ts dumpHashLimitForTests': 'the load option that carries it',
   'core/capture/dumps.ts hashLimitForTests': 'the same limit, passed to IpPool',
   'core/query/flame.ts setFlameStrategyForTests': "the flame graph's merge strategy forced, so both strategies are checked against each other",
+  'core/formats/lines.ts setLinesByMemchrForTests': "lines found the browser's way (one JS loop) in Node, so both ways are checked against each other",
   'core/sim/map-insert.ts hitForTests':
     "the simulator's WebAssembly hit wrapped, so a test counts the hits it takes itself (the JS path it gives up to makes the same map)",
 };
@@ -34,7 +35,7 @@ const SEAMS: Record<string, string> = {
  */
 const SWITCHES: Record<string, string> = {
   'state/load/load-worker.ts test-hooks':
-    "?test-hooks: the e2e tests' window.__smxTest hooks and a worker that splits every trace past 64 KiB (on two cores users get no split at all)",
+    "?test-hooks: the e2e tests' window.__smxTest hooks and a worker that splits every trace past 64 KiB (users' split starts at 16 MiB, on two cores or more)",
   'workers/ingest-api.ts test-hooks':
     "the same switch as the ingest worker's name carries it (TEST_HOOKS): testStall, the low split threshold; TEST_HOOKS_BUILT, what compiles both out",
 };

@@ -190,3 +190,13 @@ declare namespace WebAssembly {
   }
   function validate(bytes: ArrayBufferView | ArrayBuffer): boolean;
 }
+
+interface MessagePort {
+  onmessage: ((e: { data: unknown }) => void) | null;
+  postMessage(message: unknown): void;
+  close(): void;
+}
+declare var MessageChannel: {
+  prototype: { readonly port1: MessagePort; readonly port2: MessagePort };
+  new (): { readonly port1: MessagePort; readonly port2: MessagePort };
+};

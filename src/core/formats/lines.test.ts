@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineSplitter } from './lines.ts';
+import { LineSplitter, MAX_LINE, setLinesByMemchrForTests } from './lines.ts';
 import { CHUNK_SIZES } from '../testing/formats.ts';
 import { realIt, realTrace } from '../testing/real-traces.ts';
 
@@ -146,6 +147,58 @@ describe('UTF-16 with a byte-order mark, every text format', async () => {
         expect(got.plain, f).toBe(want.plain);
         expect(got.diags, f).toEqual([]);
       }
+    }
+  });
+});
+
+describe("lines cut from the bytes: the browser's one loop against Node's memchr (property)", () => {
+  /** what the reader is handed, line by line: by bytes (`b`, the range's text) or as decoded text (`t`), and too-long lines (`l`) */
+  function events(bytes: Uint8Array, size: number, byMemchr: boolean): string[] {
+    const was = setLinesByMemchrForTests(byMemchr);
+    try {
+      const out: string[] = [];
+      const dec = new TextDecoder();
+      const s = new LineSplitter(
+        (l, n) => out.push(`t${n}:${l}`),
+        undefined,
+        (n, len) => out.push(`l${n}:${len}`),
+        (b, start, end, n) => {
+          // a line with a tab is declined by bytes, as a reader declines one it cannot take
+          if (b.subarray(start, end).includes(9)) return false;
+          out.push(`b${n}:${dec.decode(b.subarray(start, end))}`);
+          return true;
+        },
+      );
+      if (size <= 0) s.push(bytes);
+      else for (let i = 0; i < bytes.length; i += size) s.push(bytes.subarray(i, i + size));
+      out.push(`end ${s.end()}`);
+      return out;
+    } finally {
+      setLinesByMemchrForTests(was);
+    }
+  }
+  const token = fc.constantFrom('a', 'bc ', '\r', '\n', '\r\n', '\n\r', '\t', '–', '\u2028', '\u2029', 'ü', '\u00e2', '\ufeff', '\r\r\n');
+  const text = fc.tuple(fc.array(token, { maxLength: 60 }), fc.boolean(), fc.boolean()).map(([ts, long, bom]) => {
+    const t = (bom ? '\ufeff' : '') + ts.join('');
+    return new TextEncoder().encode(long ? t.slice(0, t.length >> 1) + 'x'.repeat(MAX_LINE + 2) + t.slice(t.length >> 1) : t);
+  });
+  it('every line handed over the same way, with the same text and number, at every chunk size', () => {
+    fc.assert(
+      fc.property(text, fc.constantFrom(0, 1, 2, 3, 7, 64), (bytes, size) => {
+        const node = events(bytes, size, true);
+        expect(events(bytes, size, false)).toEqual(node);
+      }),
+      { numRuns: 400 },
+    );
+  });
+  it('and both are the lines of the text split at LF, one CR before it dropped', () => {
+    const t = 'a\r\nb\rc\n\r\nx – y\n\u2028\nlast\r';
+    const want = ['a', 'b\rc', '', 'x – y', '\u2028', 'last'];
+    for (const byMemchr of [true, false]) {
+      const got = events(new TextEncoder().encode('first\n' + t), 0, byMemchr);
+      expect(got.slice(1, -1).map((e) => e.slice(e.indexOf(':') + 1))).toEqual(want);
+      // the lines with a CR inside, U+2028 or any 0xE2 byte are decoded, the rest cut from the bytes
+      expect(got.slice(1, -1).map((e) => e[0])).toEqual(['b', 't', 'b', 't', 't', 'b']);
     }
   });
 });

@@ -1,10 +1,11 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { MAX_LINE, TOO_LONG } from './lines.ts';
-import { nulPadding, STRAY_NUL } from './nul-gate.ts';
+import { hasNulByWords, nulPadding, STRAY_NUL } from './nul-gate.ts';
 import { parserForKind } from './registry.ts';
 import { sniffKind } from './sniff.ts';
 import { CHUNK_SIZES, feedChunks, fixture } from '../testing/formats.ts';
@@ -183,5 +184,33 @@ describe('binary stays binary', () => {
     expect(sniffKind(gz)).toBe('unknown');
     const zip = fixture('fuzz-regressions/zip-of-spaces/spaces.zip');
     expect(sniffKind(zip)).toBe('unknown');
+  });
+});
+
+describe("hasNulByWords (the browser's scan) against a byte-at-a-time search (property)", () => {
+  it('finds a 0 byte wherever it lies, at every alignment and length', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 0, maxLength: 80 }).map((b) => b.map((x) => (x === 0 ? 1 : x))),
+        fc.array(fc.nat(), { maxLength: 2 }),
+        fc.nat(),
+        fc.nat(),
+        (bytes, zeros, from, to) => {
+          for (const z of zeros) if (bytes.length) bytes[z % bytes.length] = 0;
+          const a = bytes.length ? from % bytes.length : 0;
+          const c = bytes.subarray(a, a + (to % (bytes.length - a + 1)));
+          expect(hasNulByWords(c)).toBe(c.includes(0));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    // a 0 in each byte of a word, and bytes that borrow (0x01 after 0x00, 0x80, 0xff) around none
+    for (const fill of [1, 0x80, 0xff, 0x7f])
+      for (let k = 0; k < 12; k++) {
+        const b = new Uint8Array(12).fill(fill);
+        expect(hasNulByWords(b)).toBe(false);
+        b[k] = 0;
+        expect(hasNulByWords(b)).toBe(true);
+      }
   });
 });

@@ -37,6 +37,15 @@ export function busiestTasks(d: ExplorerData, limit = TOP_TASKS): { task: number
  * (listedKeys), `cut` the number left out.
  */
 export function generationInfos(d: ExplorerData): { list: GenerationInfo[]; cut: number } {
+  let r = infosOf.get(d);
+  if (!r) infosOf.set(d, (r = generationInfosOnce(d)));
+  return r;
+}
+
+/** each capture's generations, made once: the overview and the warnings both ask on every load (1 GiB: 0.35 s each) */
+const infosOf = new WeakMap<ExplorerData, { list: GenerationInfo[]; cut: number }>();
+
+function generationInfosOnce(d: ExplorerData): { list: GenerationInfo[]; cut: number } {
   const t = d.t;
   const { segments } = segmentsOf(d.capture);
   const dumps = d.capture.dumps;
@@ -74,15 +83,26 @@ export function generationInfos(d: ExplorerData): { list: GenerationInfo[]; cut:
     }
     return s;
   };
+  // records come in runs of one generation: its entries are looked up once a run
+  const recGen = d.recGen;
+  const recTs = d.rec.ts;
+  const recKind = d.rec.kind;
+  let runG = NaN;
+  let s: GenerationInfo | null = null;
+  let span: SpanCounter | null = null;
   for (let r = 0; r < t.recordCount; r++) {
-    const g = d.recGen[r];
-    if (!keep.has(g)) continue;
-    const s = get(g);
-    const ts = d.rec.ts[r];
+    const g = recGen[r];
+    if (g !== runG) {
+      runG = g;
+      s = keep.has(g) ? get(g) : null;
+      span = s && spans.get(g)!;
+    }
+    if (s === null) continue;
+    const ts = recTs[r];
     if (!(s.firstTs <= ts)) s.firstTs = ts;
     if (!(s.lastTs >= ts)) s.lastTs = ts;
-    const kind = d.rec.kind[r];
-    spans.get(g)!.add(ts, g === NO_GEN || kind === COOKIE_V8);
+    const kind = recKind[r];
+    span!.add(ts, g === NO_GEN || kind === COOKIE_V8);
     s.records++;
     if (kind === COOKIE_V7 || kind === COOKIE_V8) {
       s.cookies++;
