@@ -78,6 +78,10 @@ export interface RingBufferStats {
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const plural = (n: number, one: string, many = one + 's') => `${int(n)} ${n === 1 ? one : many}`;
 
+/** slots below this get a bit each (the kernel's map has at most 2^18 slots); words of bits at most, over every generation (16 MB) */
+const BIT_SLOTS = 1 << 22;
+const BIT_WORDS = 1 << 22;
+
 /**
  * Counts ring-buffer stack bytes and the dedup rate over stack records fed one at a time, so the
  * whole capture (derive) and a selection (selectionSummary) count them the same way.
@@ -92,7 +96,15 @@ export class RingBytes {
   private fulls = 0;
   private withStack = 0;
   private withoutStack = 0;
-  private readonly distinct = new Set<number>();
+  /** distinct (generation, slot) pairs: a bit per slot below BIT_SLOTS per generation while their words stay within BIT_WORDS, the rest in a set */
+  private readonly distinct = new Map<number, Set<number>>();
+  private distinctSet = 0;
+  private readonly bits = new Map<number, Uint32Array>();
+  private bitWords = 0;
+  private distinctBits = 0;
+  /** the last cookie's generation key and its bits: cookies come in runs of one generation */
+  private lastKey = NaN;
+  private lastBits: Uint32Array | undefined;
 
   /** A full kernel stack of `depth` frames. */
   full(depth: number): void {
@@ -106,7 +118,7 @@ export class RingBytes {
 
   /** A cookie: v8 with its generation, v7 with null; depth -1 when it found no (single) stack. */
   cookie(generation: number | null, slot: number, depth: number): void {
-    this.distinct.add((generation ?? -1) * 4194304 + slot);
+    this.see(generation ?? -1, slot);
     if (generation === null) {
       this.v7++;
       this.bytesWith += RECORD_BYTES.v7Id;
@@ -122,9 +134,49 @@ export class RingBytes {
     } else this.withoutStack++;
   }
 
+  /**
+   * Notes the pair (key, slot). A Set of 4.8M numbers cost 122 ms at 1 GiB (each a key made and
+   * hashed); a bit per slot, in a map's slot range, costs a load and a store.
+   */
+  private see(key: number, slot: number): void {
+    if (slot < BIT_SLOTS) {
+      let bits = key === this.lastKey ? this.lastBits : this.bits.get(key);
+      const w = slot >>> 5;
+      if (bits === undefined || w >= bits.length) bits = this.grow(key, bits, w);
+      if (bits !== undefined) {
+        this.lastKey = key;
+        this.lastBits = bits;
+        const m = 1 << (slot & 31);
+        if ((bits[w] & m) === 0) {
+          bits[w] |= m;
+          this.distinctBits++;
+        }
+        return;
+      }
+    }
+    let set = this.distinct.get(key);
+    if (!set) this.distinct.set(key, (set = new Set()));
+    if (!set.has(slot)) {
+      set.add(slot);
+      this.distinctSet++;
+    }
+  }
+
+  /** `key`'s bits made (or made longer) to hold word `w`; undefined past the budget (the set takes the pair) */
+  private grow(key: number, bits: Uint32Array | undefined, w: number): Uint32Array | undefined {
+    let n = Math.max(64, bits?.length ?? 0);
+    while (n <= w) n *= 2;
+    if (this.bitWords - (bits?.length ?? 0) + n > BIT_WORDS) return undefined;
+    const next = new Uint32Array(n);
+    if (bits) next.set(bits);
+    this.bitWords += n - (bits?.length ?? 0);
+    this.bits.set(key, next);
+    return next;
+  }
+
   get dedupRate(): number {
     const cookies = this.v7 + this.v8;
-    return cookies ? 1 - this.distinct.size / cookies : NaN;
+    return cookies ? 1 - (this.distinctSet + this.distinctBits) / cookies : NaN;
   }
 
   /**
@@ -148,7 +200,7 @@ export class RingBytes {
       fullStacks: this.fulls,
       cookiesWithStack: this.withStack,
       cookiesWithoutStack: unknown,
-      distinctSlots: this.distinct.size,
+      distinctSlots: this.distinctSet + this.distinctBits,
     };
     const base = { bytesWithMap: this.bytesWith, records, events, eventBytes, bytesPerEventWithMap: perEvent(this.bytesWith) };
     if (cookies + this.fulls === 0) return { ...base, ...figures(NaN), basis: 'none', assumedDepth: NaN, bounds: null, why: null };

@@ -52,7 +52,7 @@ function generationInfosOnce(d: ExplorerData): { list: GenerationInfo[]; cut: nu
   // first pass: every key, so that only the listed generations get their stats
   const keys = new Set<number>();
   let lastKey = NaN;
-  for (let r = 0; r < t.recordCount; r++) {
+  for (let r = 0, n = t.recordCount; r < n; r++) {
     const g = d.recGen[r];
     if (g !== lastKey) keys.add((lastKey = g));
   }
@@ -90,7 +90,7 @@ function generationInfosOnce(d: ExplorerData): { list: GenerationInfo[]; cut: nu
   let runG = NaN;
   let s: GenerationInfo | null = null;
   let span: SpanCounter | null = null;
-  for (let r = 0; r < t.recordCount; r++) {
+  for (let r = 0, n = t.recordCount; r < n; r++) {
     const g = recGen[r];
     if (g !== runG) {
       runG = g;
@@ -172,25 +172,34 @@ function withMarkers(resets: Overview['resets'], d: ExplorerData): Overview['res
   return out.sort((a, b) => a.ts - b.ts);
 }
 
-export function overview(d: ExplorerData): Overview {
-  const t = d.t;
+/**
+ * The first and last time of `ts` (NaN skipped) and the CPUs it is on. Its running values are
+ * locals: in a closure over the caller's they were stored to its context at each step (1 GiB:
+ * 114 ms against ~30).
+ */
+function span(ts: Float64Array, cpu: Int32Array, seenCpu: Uint8Array, cpus: Set<number>): { t0: number; t1: number } {
   let t0 = Infinity;
   let t1 = -Infinity;
+  for (let i = 0, n = ts.length; i < n; i++) {
+    const x = ts[i];
+    if (x < t0) t0 = x;
+    if (x > t1) t1 = x;
+    const c = cpu[i];
+    if (c >= 0 && c < 4096) seenCpu[c] = 1;
+    else cpus.add(c);
+  }
+  return { t0, t1 };
+}
+
+export function overview(d: ExplorerData): Overview {
+  const t = d.t;
   const cpus = new Set<number>();
   // CPUs below 4096 are marked in a table, others (never seen in practice) in the set
   const seenCpu = new Uint8Array(4096);
-  const scan = (ts: Float64Array, cpu: Int32Array) => {
-    for (let i = 0; i < ts.length; i++) {
-      const x = ts[i];
-      if (x < t0) t0 = x;
-      if (x > t1) t1 = x;
-      const c = cpu[i];
-      if (c >= 0 && c < 4096) seenCpu[c] = 1;
-      else cpus.add(c);
-    }
-  };
-  scan(d.ev.ts, d.ev.cpu);
-  scan(d.rec.ts, d.rec.cpu);
+  const a = span(d.ev.ts, d.ev.cpu, seenCpu, cpus);
+  const b = span(d.rec.ts, d.rec.cpu, seenCpu, cpus);
+  const t0 = Math.min(a.t0, b.t0);
+  const t1 = Math.max(a.t1, b.t1);
   for (let c = 0; c < seenCpu.length; c++) if (seenCpu[c]) cpus.add(c);
   const { list: generations, cut: generationsCut } = generationInfos(d);
   const lost: Overview['lost'] = [];

@@ -24,7 +24,7 @@ export function eventCpus(d: ExplorerData): number[] {
   let cpus = cpuCache.get(d);
   if (!cpus) {
     const set = new Set<number>();
-    for (let e = 0; e < d.t.eventCount; e++) set.add(d.ev.cpu[e]);
+    for (let e = 0, n = d.t.eventCount; e < n; e++) set.add(d.ev.cpu[e]);
     cpus = [...set].sort((a, b) => a - b);
     cpuCache.set(d, cpus);
   }

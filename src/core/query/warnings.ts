@@ -74,7 +74,7 @@ export function warnings(d: ExplorerData): Warning[] {
   let cookies = 0;
   let noDump = 0;
   let noSlot = 0;
-  for (let r = 0; r < t.recordCount; r++) {
+  for (let r = 0, n = t.recordCount; r < n; r++) {
     const kind = d.rec.kind[r];
     if (kind !== COOKIE_V7 && kind !== COOKIE_V8) continue;
     cookies++;
