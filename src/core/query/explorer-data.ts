@@ -4,7 +4,7 @@ import { alignLedger } from '../capture/sim-truth.ts';
 import type { Selection } from './api.ts';
 import { eventColumns, isOccurrence, lowerBound, NO_GEN, recordGenerations, SelectionFilter, sortedOrder, upperBound } from './selection.ts';
 import type { StackTable } from '../capture/stack-table.ts';
-import { cookieGenerations, cookieSlots, int32, type TraceColumns } from '../capture/trace-columns.ts';
+import { cookieSlots, int32, type TraceColumns } from '../capture/trace-columns.ts';
 import { RecordKind, RecordStatus } from '../capture/trace-columns-data.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
@@ -42,8 +42,8 @@ export class ExplorerData {
   readonly t: TraceColumns;
   readonly stacks: StackTable;
   /** the trace's event columns as typed arrays (capture/trace-columns.ts) */
-  readonly ev: { ts: Float64Array; cpu: Int32Array; pid: Int32Array; task: Int32Array; name: Int32Array; record: Int32Array };
-  readonly rec: { ts: Float64Array; cpu: Int32Array; kind: Uint8Array; slot: Float64Array; gen: Float64Array; stack: Int32Array; status: Uint8Array };
+  readonly ev: { ts: Float64Array; cpu: Int32Array; readonly pid: Int32Array; task: Int32Array; readonly name: Int32Array; record: Int32Array };
+  readonly rec: { ts: Float64Array; cpu: Int32Array; kind: Uint8Array; readonly slot: Float64Array; stack: Int32Array; status: Uint8Array };
   /** the stack table's nodes (a copy: small next to the trace) */
   readonly node: { parent: Int32Array; frame: Int32Array; depth: Int32Array };
   /** per record and per event: the generation (a u32) or NO_GEN */
@@ -73,21 +73,31 @@ export class ExplorerData {
     const t = this.t;
     // the capture stores small integers narrow and derives evRecord and the records' times and
     // CPUs from their events (trace-columns.ts): here they are full-width arrays, made once
+    // what few queries read (the tables, an event's details, a grouping) is made when first read:
+    // 10M events hold 16 bytes an event less (a pid, a name and a slot at full width)
+    let pid: Int32Array | undefined;
+    let name: Int32Array | undefined;
+    let slot: Float64Array | undefined;
     this.ev = {
       ts: t.evTs.raw(),
       cpu: int32(t.evCpu.raw()),
-      pid: int32(t.evPid.raw()),
+      get pid() {
+        return (pid ??= int32(t.evPid.raw()));
+      },
       task: int32(t.evTask.raw()),
-      name: int32(t.evName.raw()),
+      get name() {
+        return (name ??= int32(t.evName.raw()));
+      },
       record: t.evRecord.raw(),
     };
     this.rec = {
       ts: t.recTs.raw(),
       cpu: t.recCpu.raw(),
       kind: t.recKind.raw(),
-      // u32 slots and generations, -1 where a record has none (cookieSlots, cookieGenerations)
-      slot: cookieSlots(t.recKind.raw(), t.recSlot.raw()),
-      gen: cookieGenerations(t.recKind.raw(), t.recGen.raw()),
+      // u32 slots, -1 where a record has none (cookieSlots)
+      get slot() {
+        return (slot ??= cookieSlots(t.recKind.raw(), t.recSlot.raw()));
+      },
       stack: t.recStack.raw(),
       status: t.recStatus.raw(),
     };
@@ -95,7 +105,7 @@ export class ExplorerData {
     this.node = { parent: cols.parent, frame: cols.frame, depth: cols.depth };
     // a generation in force does not carry from one trace file into the next (segments.ts)
     this.recGen = recordGenerations(
-      this.rec,
+      { kind: this.rec.kind, gen: t.recGen.raw() },
       t.fileStarts.map((f) => f.records),
     );
     const ev = eventColumns(

@@ -83,31 +83,40 @@ function generationInfosOnce(d: ExplorerData): { list: GenerationInfo[]; cut: nu
     }
     return s;
   };
-  // records come in runs of one generation: its entries are looked up once a run
+  // records come in runs of one generation: its entries are looked up and its counts stored once a run
   const recGen = d.recGen;
   const recTs = d.rec.ts;
   const recKind = d.rec.kind;
-  let runG = NaN;
-  let s: GenerationInfo | null = null;
-  let span: SpanCounter | null = null;
-  for (let r = 0, n = t.recordCount; r < n; r++) {
+  const recStatus = d.rec.status;
+  for (let r = 0, n = t.recordCount; r < n;) {
     const g = recGen[r];
-    if (g !== runG) {
-      runG = g;
-      s = keep.has(g) ? get(g) : null;
-      span = s && spans.get(g)!;
+    let end = r + 1;
+    while (end < n && recGen[end] === g) end++;
+    if (keep.has(g)) {
+      const s = get(g);
+      const span = spans.get(g)!;
+      let lo = s.firstTs;
+      let hi = s.lastTs;
+      let cookies = 0;
+      let resolved = 0;
+      for (let i = r; i < end; i++) {
+        const ts = recTs[i];
+        if (!(lo <= ts)) lo = ts;
+        if (!(hi >= ts)) hi = ts;
+        const kind = recKind[i];
+        span.add(ts, g === NO_GEN || kind === COOKIE_V8);
+        if (kind === COOKIE_V7 || kind === COOKIE_V8) {
+          cookies++;
+          if (hasStack(recStatus[i])) resolved++;
+        }
+      }
+      s.firstTs = lo;
+      s.lastTs = hi;
+      s.records += end - r;
+      s.cookies += cookies;
+      s.resolved += resolved;
     }
-    if (s === null) continue;
-    const ts = recTs[r];
-    if (!(s.firstTs <= ts)) s.firstTs = ts;
-    if (!(s.lastTs >= ts)) s.lastTs = ts;
-    const kind = recKind[r];
-    span!.add(ts, g === NO_GEN || kind === COOKIE_V8);
-    s.records++;
-    if (kind === COOKIE_V7 || kind === COOKIE_V8) {
-      s.cookies++;
-      if (hasStack(d.rec.status[r])) s.resolved++;
-    }
+    r = end;
   }
   for (const gd of dumps.byGeneration.values()) {
     if (!keep.has(gd.generation)) continue;

@@ -23,7 +23,10 @@ export function selectionSummary(d: ExplorerData, sel: Selection): SelectionSumm
   let resolved = 0;
   const seen = all ? null : new Uint8Array(d.stacks.nodeCount);
   let unique = 0;
-  const { status: recStatus, kind: recKind, stack: recStack, gen: recGen, slot: recSlot } = d.rec;
+  const { status: recStatus, kind: recKind, stack: recStack } = d.rec;
+  // a cookie's own generation is its effective one; its slot, the capture's column as a u32
+  const recGen = d.recGen;
+  const recSlot = d.t.recSlot.raw();
   const depthOf = d.node.depth;
   const bytes = new RingBytes();
   const scan = d.recordScan(f);
@@ -36,7 +39,7 @@ export function selectionSummary(d: ExplorerData, sel: Selection): SelectionSumm
     if (kind === COOKIE_V7 || kind === COOKIE_V8) {
       cookies++;
       const s = recStack[r];
-      bytes.cookie(kind === COOKIE_V8 ? recGen[r] : null, recSlot[r], s >= 0 && st !== AMBIGUOUS ? depthOf[s] : -1);
+      bytes.cookie(kind === COOKIE_V8 ? recGen[r] : null, recSlot[r] >>> 0, s >= 0 && st !== AMBIGUOUS ? depthOf[s] : -1);
       if (st !== RESOLVED && st !== UNVERIFIED) continue;
       resolved++;
     } else if (st !== FULL) continue;

@@ -24,6 +24,7 @@ export function isOccurrence(status: number): boolean {
  * none (NO_GEN); a full or user stack takes the generation in force, i.e. the last v8
  * cookie's before it in file (record) order, or, before the first v8 cookie, the first one's
  * (the best guess: no reset is known to lie between). Traces without v8 cookies: all NO_GEN.
+ * `gen` is read at v8 cookies only, as a u32 (the capture's column stores it as an int32).
  */
 export function recordGenerations(rec: { kind: Uint8Array; gen: ArrayLike<number> }, fileStarts: readonly number[] = []): Float64Array {
   // Float64: a generation is a u32 (2^32 - 1 held exactly) and NO_GEN stays apart from every one
@@ -33,14 +34,14 @@ export function recordGenerations(rec: { kind: Uint8Array; gen: ArrayLike<number
     let first = NO_GEN;
     for (let i = from; i < to; i++) {
       if (rec.kind[i] === COOKIE_V8) {
-        first = rec.gen[i];
+        first = rec.gen[i] >>> 0;
         break;
       }
     }
     let current = first;
     for (let i = from; i < to; i++) {
       const kind = rec.kind[i];
-      if (kind === COOKIE_V8) out[i] = current = rec.gen[i];
+      if (kind === COOKIE_V8) out[i] = current = rec.gen[i] >>> 0;
       else if (kind === COOKIE_V7) out[i] = NO_GEN;
       else out[i] = current;
     }

@@ -74,11 +74,12 @@ export function warnings(d: ExplorerData): Warning[] {
   let cookies = 0;
   let noDump = 0;
   let noSlot = 0;
+  const { kind: recKind, status: recStatus } = d.rec;
   for (let r = 0, n = t.recordCount; r < n; r++) {
-    const kind = d.rec.kind[r];
+    const kind = recKind[r];
     if (kind !== COOKIE_V7 && kind !== COOKIE_V8) continue;
     cookies++;
-    const st = d.rec.status[r];
+    const st = recStatus[r];
     if (st === UNVERIFIED) unverified++;
     else if (st === AMBIGUOUS) ambiguous++;
     else if (st === NO_DUMP) noDump++;
