@@ -182,3 +182,20 @@ describe('SmallInts and trim, against plain arrays', () => {
     );
   });
 });
+
+describe('append exact (a join: no slack for the trim to copy)', () => {
+  it('grows to just the new length, keeps every value, and doubles again on the next push', () => {
+    const g = new Growable(Float64Array, 4);
+    for (let i = 0; i < 3; i++) g.push(i);
+    g.append(new Float64Array([10, 11, 12, 13, 14]), 1, 5, true);
+    expect(Array.from(g.raw())).toEqual([0, 1, 2, 11, 12, 13, 14]);
+    expect(g.byteLength).toBe(7 * 8);
+    g.push(15);
+    expect(g.byteLength).toBe(16 * 8);
+    const s = new SmallInts(4);
+    s.push(1);
+    s.append(new Int32Array([300, 2, 70000]), 0, 3, true);
+    expect([s.length, s.byteLength]).toEqual([4, 4 * 4]);
+    expect(Array.from({ length: 4 }, (_, i) => s.get(i))).toEqual([1, 300, 2, 70000]);
+  });
+});

@@ -30,12 +30,15 @@ export class Growable<T extends Typed> {
     this.data[n] = v;
     this.length = n + 1;
   }
-  /** Pushes `src[from, to)` at once (one copy, not a push per value). */
-  append(src: Typed, from: number, to: number): void {
+  /**
+   * Pushes `src[from, to)` at once (one copy, not a push per value). `exact`: when it must grow,
+   * to just the new length, not double (a join's last append: no slack for the trim to copy away).
+   */
+  append(src: Typed, from: number, to: number, exact = false): void {
     if (this.readOnly) throw new Error('a frozen column is read-only');
     const n = this.length;
     const end = n + to - from;
-    if (end > this.data.length) this.realloc(Math.max(this.data.length * 2, end, 16));
+    if (end > this.data.length) this.realloc(exact ? end : Math.max(this.data.length * 2, end, 16));
     else if (n < this.sharedUpTo) this.realloc(this.data.length);
     (this.data as Typed).set(src.subarray(from, to) as never, n);
     this.length = end;
@@ -196,8 +199,8 @@ export class SmallInts {
     this.put(n, v);
     this.length = n + 1;
   }
-  /** Pushes `src[from, to)` at once: as wide as the widest of them needs, then one copy. */
-  append(src: Int32Array | Int16Array | Int8Array, from: number, to: number): void {
+  /** Pushes `src[from, to)` at once: as wide as the widest of them needs, then one copy; `exact` as Growable's. */
+  append(src: Int32Array | Int16Array | Int8Array, from: number, to: number, exact = false): void {
     if (this.readOnly) throw new Error('a frozen column is read-only');
     if (to <= from) return;
     const have = this.d8 !== null ? 8 : this.d16 !== null ? 16 : 32;
@@ -218,7 +221,7 @@ export class SmallInts {
     const n = this.length;
     const end = n + to - from;
     const d = this.data;
-    if (bits !== have || end > d.length) this.realloc(bits, Math.max(end > d.length ? d.length * 2 : d.length, end, 16));
+    if (bits !== have || end > d.length) this.realloc(bits, Math.max(end > d.length ? (exact ? end : d.length * 2) : d.length, end, exact ? 1 : 16));
     else if (n < this.sharedUpTo) this.realloc(bits, d.length);
     this.data.set(src.subarray(from, to), n);
     this.length = end;

@@ -232,12 +232,12 @@ export function absorbPiece(cols: TraceColumnsData, j: JoinState, p: TraceColumn
     if (own) o++;
     special = nextSpecial();
   }
-  recEvent.append(evOut, 0, keptRecords);
-  recStack.append(stackOut, 0, keptRecords);
-  recKind.append(pRecKind, 0, keptRecords);
-  recSlot.append(pRecSlot, 0, keptRecords);
-  recGen.append(pRecGen, 0, keptRecords);
-  recStatus.append(pRecStatus, 0, keptRecords);
+  recEvent.append(evOut, 0, keptRecords, true);
+  recStack.append(stackOut, 0, keptRecords, true);
+  recKind.append(pRecKind, 0, keptRecords, true);
+  recSlot.append(pRecSlot, 0, keptRecords, true);
+  recGen.append(pRecGen, 0, keptRecords, true);
+  recStatus.append(pRecStatus, 0, keptRecords, true);
   // what the next piece (or line) finds: the piece's last noted fields and last event of each context, per CPU
   const state = p.state;
   if (state && keptRecords === pRecEvent.length) {
@@ -254,12 +254,12 @@ export function absorbPiece(cols: TraceColumnsData, j: JoinState, p: TraceColumn
     cols.weightEv.push(p.weightEv[k] + evBase);
     cols.weightVal.push(p.weightVal[k]);
   }
-  evTs.append(pEvTs, 0, keptEvents);
-  evCpu.append(pEvCpu, 0, keptEvents);
-  evPid.append(pEvPid, 0, keptEvents);
+  evTs.append(pEvTs, 0, keptEvents, true);
+  evCpu.append(pEvCpu, 0, keptEvents, true);
+  evPid.append(pEvPid, 0, keptEvents, true);
   const ids = new Int32Array(keptEvents);
-  evTask.append(mapInto(ids, pEvTask, taskOf, keptEvents), 0, keptEvents);
-  evName.append(mapInto(ids, pEvName, nameOf, keptEvents), 0, keptEvents);
+  evTask.append(mapInto(ids, pEvTask, taskOf, keptEvents), 0, keptEvents, true);
+  evName.append(mapInto(ids, pEvName, nameOf, keptEvents), 0, keptEvents, true);
   lastPerCpu(pEvCpu, keptEvents, evBase, lastOnCpu, farCpus);
   // (the piece starts with an event line, so each of its lost markers has a time of its own)
   let keptLost = 0;

@@ -2,7 +2,17 @@ import { defaultGranularity, functionTree, type FunctionTree, type Granularity }
 import type { Capture } from '../capture/ingest.ts';
 import { alignLedger } from '../capture/sim-truth.ts';
 import type { Selection } from './api.ts';
-import { eventColumns, isOccurrence, lowerBound, NO_GEN, recordGenerations, SelectionFilter, sortedOrder, upperBound } from './selection.ts';
+import {
+  eventColumns,
+  generationsFitInt32,
+  isOccurrence,
+  lowerBound,
+  NO_GEN,
+  recordGenerations,
+  SelectionFilter,
+  sortedOrder,
+  upperBound,
+} from './selection.ts';
 import type { StackTable } from '../capture/stack-table.ts';
 import { cookieSlots, int32, type TraceColumns } from '../capture/trace-columns.ts';
 import { RecordKind, RecordStatus } from '../capture/trace-columns-data.ts';
@@ -43,12 +53,12 @@ export class ExplorerData {
   readonly stacks: StackTable;
   /** the trace's event columns as typed arrays (capture/trace-columns.ts) */
   readonly ev: { ts: Float64Array; cpu: Int32Array; readonly pid: Int32Array; task: Int32Array; readonly name: Int32Array; record: Int32Array };
-  readonly rec: { ts: Float64Array; cpu: Int32Array; kind: Uint8Array; readonly slot: Float64Array; stack: Int32Array; status: Uint8Array };
+  readonly rec: { ts: Float64Array; readonly cpu: Int32Array; kind: Uint8Array; readonly slot: Float64Array; stack: Int32Array; status: Uint8Array };
   /** the stack table's nodes (a copy: small next to the trace) */
   readonly node: { parent: Int32Array; frame: Int32Array; depth: Int32Array };
-  /** per record and per event: the generation (a u32) or NO_GEN */
-  readonly recGen: Float64Array;
-  readonly evGen: Float64Array;
+  /** per record and per event: the generation (a u32) or NO_GEN; Int32Array when every generation is below 2^31 (generationsFitInt32) */
+  readonly recGen: Float64Array | Int32Array;
+  readonly evGen: Float64Array | Int32Array;
   readonly evStatus: Uint8Array;
   /** sorted position -> event index; null: identity */
   readonly evOrder: Int32Array | null;
@@ -74,10 +84,11 @@ export class ExplorerData {
     // the capture stores small integers narrow and derives evRecord and the records' times and
     // CPUs from their events (trace-columns.ts): here they are full-width arrays, made once
     // what few queries read (the tables, an event's details, a grouping) is made when first read:
-    // 10M events hold 16 bytes an event less (a pid, a name and a slot at full width)
+    // 10M events hold 20 bytes an event less (a pid, a name, a slot and a record's CPU at full width)
     let pid: Int32Array | undefined;
     let name: Int32Array | undefined;
     let slot: Float64Array | undefined;
+    let recCpu: Int32Array | undefined;
     this.ev = {
       ts: t.evTs.raw(),
       cpu: int32(t.evCpu.raw()),
@@ -92,7 +103,10 @@ export class ExplorerData {
     };
     this.rec = {
       ts: t.recTs.raw(),
-      cpu: t.recCpu.raw(),
+      // a selection by CPU, the tables
+      get cpu() {
+        return (recCpu ??= t.recCpu.raw());
+      },
       kind: t.recKind.raw(),
       // u32 slots, -1 where a record has none (cookieSlots)
       get slot() {
@@ -104,15 +118,19 @@ export class ExplorerData {
     const cols = this.stacks.columns();
     this.node = { parent: cols.parent, frame: cols.frame, depth: cols.depth };
     // a generation in force does not carry from one trace file into the next (segments.ts)
+    const rawGen = t.recGen.raw();
+    const make: new (n: number) => Float64Array | Int32Array = generationsFitInt32(this.rec.kind, rawGen) ? Int32Array : Float64Array;
     this.recGen = recordGenerations(
-      { kind: this.rec.kind, gen: t.recGen.raw() },
+      { kind: this.rec.kind, gen: rawGen },
       t.fileStarts.map((f) => f.records),
+      make,
     );
     const ev = eventColumns(
       this.ev.record,
       this.rec.status,
       this.recGen,
       t.fileStarts.map((f) => f.events),
+      make,
     );
     this.evGen = ev.gen;
     this.evStatus = ev.status;

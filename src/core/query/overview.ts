@@ -206,7 +206,8 @@ export function overview(d: ExplorerData): Overview {
   // CPUs below 4096 are marked in a table, others (never seen in practice) in the set
   const seenCpu = new Uint8Array(4096);
   const a = span(d.ev.ts, d.ev.cpu, seenCpu, cpus);
-  const b = span(d.rec.ts, d.rec.cpu, seenCpu, cpus);
+  // a record's time and CPU are its event's but where it keeps its own (an orphan's, say): those rows alone
+  const b = span(t.ownTs.raw(), t.ownCpu.raw(), seenCpu, cpus);
   const t0 = Math.min(a.t0, b.t0);
   const t1 = Math.max(a.t1, b.t1);
   for (let c = 0; c < seenCpu.length; c++) if (seenCpu[c]) cpus.add(c);

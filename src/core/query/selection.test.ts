@@ -5,6 +5,7 @@ import { eventColumns, genKey, genValue, isAll, NO_GEN, recordGenerations, Selec
 import type { Capture } from '../capture/ingest.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { RecordStatus } from '../capture/trace-columns-data.ts';
+import { ExplorerData } from './explorer-data.ts';
 
 const growable = (xs: number[]) => Float64Array.from(xs);
 const cols = (c: Capture) => ({ kind: c.trace.recKind.view(), gen: c.trace.recGen.view() });
@@ -61,5 +62,27 @@ describe('selection filter', () => {
     expect(none.test(0, 1, NO_GEN)).toBe(false);
     expect(isAll({ range: null, generation: null, cpus: null })).toBe(true);
     expect(new SelectionFilter({ range: null, generation: null, cpus: null }).all).toBe(true);
+  });
+});
+
+describe('effective generations held as int32 where they fit', () => {
+  // each event an event line and its cookie's line; the generations as the trace prints them
+  const traceOf = (gens: number[]) =>
+    [
+      '# tracer: nop',
+      ...gens.flatMap((g, i) => [line('x-1', 0, `1.00000${i}`, 'sched_wakeup: pid=1'), line('x-1', 0, `1.00000${i}`, `<stack_id ${i} gen ${g}>`)]),
+    ].join('\n') + '\n';
+  /** the generations printed in the trace, read back with a regular expression: what the events' and records' columns must say */
+  const printed = (text: string) => Array.from(text.matchAll(/gen (\d+)>/g), (m) => Number(m[1]));
+  it.each([
+    [[1, 2, 2147483647], Int32Array],
+    [[5, 2147483648, 4294967295], Float64Array],
+  ] as const)('%j: %o, every generation exact', (gens, kind) => {
+    const text = traceOf([...gens]);
+    const d = new ExplorerData(ingestFiles([['trace', text]]));
+    expect(d.recGen).toBeInstanceOf(kind);
+    expect(d.evGen).toBeInstanceOf(kind);
+    expect(Array.from(d.recGen)).toEqual(printed(text));
+    expect(Array.from(d.evGen)).toEqual(printed(text));
   });
 });

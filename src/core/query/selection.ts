@@ -20,15 +20,29 @@ export function isOccurrence(status: number): boolean {
 }
 
 /**
+ * Whether every v8 cookie's generation (a u32 the capture stores as an int32) is below 2^31, so
+ * the effective generations fit an Int32Array with NO_GEN: half a Float64Array's memory.
+ */
+export function generationsFitInt32(kind: Uint8Array, gen: ArrayLike<number>): boolean {
+  for (let i = 0; i < kind.length; i++) if (kind[i] === COOKIE_V8 && gen[i] < 0) return false;
+  return true;
+}
+
+/**
  * Per record, its effective generation (Selection's rule): a v8 cookie's own; a v7 id has
  * none (NO_GEN); a full or user stack takes the generation in force, i.e. the last v8
  * cookie's before it in file (record) order, or, before the first v8 cookie, the first one's
  * (the best guess: no reset is known to lie between). Traces without v8 cookies: all NO_GEN.
  * `gen` is read at v8 cookies only, as a u32 (the capture's column stores it as an int32).
  */
-export function recordGenerations(rec: { kind: Uint8Array; gen: ArrayLike<number> }, fileStarts: readonly number[] = []): Float64Array {
-  // Float64: a generation is a u32 (2^32 - 1 held exactly) and NO_GEN stays apart from every one
-  const out = new Float64Array(rec.kind.length);
+export function recordGenerations<T extends Float64Array | Int32Array = Float64Array>(
+  rec: { kind: Uint8Array; gen: ArrayLike<number> },
+  fileStarts: readonly number[] = [],
+  make: new (n: number) => T = Float64Array as unknown as new (n: number) => T,
+): T {
+  // Float64: a generation is a u32 (2^32 - 1 held exactly) and NO_GEN stays apart from every one;
+  // Int32 where the caller knows every generation is below 2^31 (generationsFitInt32)
+  const out = new make(rec.kind.length);
   // each trace file is its own: a generation in force does not carry over into an unrelated file
   for (const [from, to] of ranges(fileStarts, rec.kind.length)) {
     let first = NO_GEN;
@@ -62,15 +76,16 @@ function ranges(starts: readonly number[], n: number): [number, number][] {
  * generation: its record's, or for an event without a record the generation of the last
  * event with a v8-generation record before it in file order (the first such one's before any).
  */
-export function eventColumns(
+export function eventColumns<T extends Float64Array | Int32Array = Float64Array>(
   evRecord: Int32Array,
   recStatus: Uint8Array,
   recGen: ArrayLike<number>,
   fileStarts: readonly number[] = [],
-): { status: Uint8Array; gen: Float64Array } {
+  make: new (n: number) => T = Float64Array as unknown as new (n: number) => T,
+): { status: Uint8Array; gen: T } {
   const n = evRecord.length;
   const status = new Uint8Array(n);
-  const gen = new Float64Array(n);
+  const gen = new make(n);
   const none = NO_STACK_RECORD;
   for (const [from, to] of ranges(fileStarts, n)) {
     let first = NO_GEN;

@@ -24,7 +24,12 @@ export const KIND_NAMES = ['cookie-v7', 'cookie-v8', 'full', 'user'] as const;
 type Columns = Record<string, ColumnValues>;
 
 const int32 = (values: Int32Array, valid: Uint8Array | null = null): ColumnValues => ({ type: 'int32', values, valid });
-const int64 = (values: Float64Array, valid: Uint8Array | null = null): ColumnValues => ({ type: 'int64', values, valid });
+const int64 = (values: Float64Array | Int32Array, valid: Uint8Array | null = null): ColumnValues => ({
+  type: 'int64',
+  // generations may be held as int32 (ExplorerData): the column's values are doubles
+  values: values instanceof Float64Array ? values : new Float64Array(values),
+  valid,
+});
 const utf8 = (codes: Int32Array, dict: Dict, valid: Uint8Array | null = null): ColumnValues => ({ type: 'utf8', codes, dict, valid });
 
 /**
