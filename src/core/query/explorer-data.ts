@@ -15,7 +15,7 @@ import {
 } from './selection.ts';
 import type { StackTable } from '../capture/stack-table.ts';
 import { cookieSlots, int32, type TraceColumns } from '../capture/trace-columns.ts';
-import { RecordKind, RecordStatus } from '../capture/trace-columns-data.ts';
+import { RecordKind, RecordStatus, type Ints } from '../capture/trace-columns-data.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
 const { Full: FULL, Resolved: RESOLVED, Unverified: UNVERIFIED } = RecordStatus;
@@ -52,8 +52,9 @@ export class ExplorerData {
   readonly t: TraceColumns;
   readonly stacks: StackTable;
   /** the trace's event columns as typed arrays (capture/trace-columns.ts) */
-  readonly ev: { ts: Float64Array; cpu: Int32Array; readonly pid: Int32Array; task: Int32Array; readonly name: Int32Array; record: Int32Array };
-  readonly rec: { ts: Float64Array; readonly cpu: Int32Array; kind: Uint8Array; readonly slot: Float64Array; stack: Int32Array; status: Uint8Array };
+  /** cpu and task as narrow as the capture stores them (an Int8Array for under 128 CPUs): 6 bytes an event less than Int32 */
+  readonly ev: { ts: Float64Array; cpu: Ints; readonly pid: Int32Array; task: Ints; readonly name: Int32Array; record: Int32Array };
+  readonly rec: { readonly ts: Float64Array; readonly cpu: Int32Array; kind: Uint8Array; readonly slot: Float64Array; stack: Int32Array; status: Uint8Array };
   /** the stack table's nodes (a copy: small next to the trace) */
   readonly node: { parent: Int32Array; frame: Int32Array; depth: Int32Array };
   /** per record and per event: the generation (a u32) or NO_GEN; Int32Array when every generation is below 2^31 (generationsFitInt32) */
@@ -62,7 +63,12 @@ export class ExplorerData {
   readonly evStatus: Uint8Array;
   /** sorted position -> event index; null: identity */
   readonly evOrder: Int32Array | null;
-  readonly recOrder: Int32Array | null;
+  /** made with the records' times on the first query by a time range (recordSpan) */
+  get recOrder(): Int32Array | null {
+    if (this.recOrderMade === undefined) this.recOrderMade = sortedOrder(this.rec.ts);
+    return this.recOrderMade;
+  }
+  private recOrderMade: Int32Array | null | undefined = undefined;
   /** frame string index -> function index into fnNames */
   readonly fnOfFrame: Int32Array;
   readonly fnNames: string[];
@@ -84,25 +90,29 @@ export class ExplorerData {
     // the capture stores small integers narrow and derives evRecord and the records' times and
     // CPUs from their events (trace-columns.ts): here they are full-width arrays, made once
     // what few queries read (the tables, an event's details, a grouping) is made when first read:
-    // 10M events hold 20 bytes an event less (a pid, a name, a slot and a record's CPU at full width)
+    // 10M events hold 28 bytes an event less (a pid, a name, a slot, a record's time and CPU at full width)
     let pid: Int32Array | undefined;
     let name: Int32Array | undefined;
     let slot: Float64Array | undefined;
     let recCpu: Int32Array | undefined;
+    let recTs: Float64Array | undefined;
     this.ev = {
       ts: t.evTs.raw(),
-      cpu: int32(t.evCpu.raw()),
+      cpu: t.evCpu.raw(),
       get pid() {
         return (pid ??= int32(t.evPid.raw()));
       },
-      task: int32(t.evTask.raw()),
+      task: t.evTask.raw(),
       get name() {
         return (name ??= int32(t.evName.raw()));
       },
       record: t.evRecord.raw(),
     };
     this.rec = {
-      ts: t.recTs.raw(),
+      // a range's records, the tables, a stack's times (the load reads them through eachRecordTime)
+      get ts() {
+        return (recTs ??= t.recTs.raw());
+      },
       // a selection by CPU, the tables
       get cpu() {
         return (recCpu ??= t.recCpu.raw());
@@ -135,7 +145,6 @@ export class ExplorerData {
     this.evGen = ev.gen;
     this.evStatus = ev.status;
     this.evOrder = sortedOrder(this.ev.ts);
-    this.recOrder = sortedOrder(this.rec.ts);
 
     // each frame's function needs no tree (the frame table knows it); the function tree is made
     // when something asks for paths by function (`functions`)

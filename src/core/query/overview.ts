@@ -4,7 +4,7 @@ import type { ExplorerData } from './explorer-data.ts';
 import { NO_STACK_RECORD, type GenerationInfo, type Overview } from './api.ts';
 import { segmentsOf } from '../capture/segments.ts';
 import { genValue, NO_GEN } from './selection.ts';
-import { RecordKind, STATUS_NAMES } from '../capture/trace-columns-data.ts';
+import { RecordKind, STATUS_NAMES, type Ints } from '../capture/trace-columns-data.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
 const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;
@@ -85,14 +85,21 @@ function generationInfosOnce(d: ExplorerData): { list: GenerationInfo[]; cut: nu
   };
   // records come in runs of one generation: its entries are looked up and its counts stored once a run
   const recGen = d.recGen;
-  const recTs = d.rec.ts;
   const recKind = d.rec.kind;
   const recStatus = d.rec.status;
+  // each record's time is its event's, or its own (the rows ownRec lists, ascending): read here
+  // without the records' time column, which is made when a query by time range needs it
+  const recEvent = t.recEvent.raw();
+  const evTs = d.ev.ts;
+  const ownRec = t.ownRec.raw();
+  const ownTs = t.ownTs.raw();
+  let k = 0;
   for (let r = 0, n = t.recordCount; r < n;) {
     const g = recGen[r];
     let end = r + 1;
     while (end < n && recGen[end] === g) end++;
-    if (keep.has(g)) {
+    if (!keep.has(g)) while (k < ownRec.length && ownRec[k] < end) k++;
+    else {
       const s = get(g);
       const span = spans.get(g)!;
       let lo = s.firstTs;
@@ -100,7 +107,7 @@ function generationInfosOnce(d: ExplorerData): { list: GenerationInfo[]; cut: nu
       let cookies = 0;
       let resolved = 0;
       for (let i = r; i < end; i++) {
-        const ts = recTs[i];
+        const ts = k < ownRec.length && ownRec[k] === i ? ownTs[k++] : evTs[recEvent[i]];
         if (!(lo <= ts)) lo = ts;
         if (!(hi >= ts)) hi = ts;
         const kind = recKind[i];
@@ -186,7 +193,7 @@ function withMarkers(resets: Overview['resets'], d: ExplorerData): Overview['res
  * locals: in a closure over the caller's they were stored to its context at each step (1 GiB:
  * 114 ms against ~30).
  */
-function span(ts: Float64Array, cpu: Int32Array, seenCpu: Uint8Array, cpus: Set<number>): { t0: number; t1: number } {
+function span(ts: Float64Array, cpu: Ints, seenCpu: Uint8Array, cpus: Set<number>): { t0: number; t1: number } {
   let t0 = Infinity;
   let t1 = -Infinity;
   for (let i = 0, n = ts.length; i < n; i++) {

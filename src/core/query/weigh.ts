@@ -1,4 +1,5 @@
 import { fieldInteger, payloadFields } from '../formats/payload-fields.ts';
+import { int32 } from '../capture/trace-columns.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import type { FlameWeight, Selection } from './api.ts';
 import { isOccurrence, SelectionFilter } from './selection.ts';
@@ -73,7 +74,7 @@ export interface EventGroups {
  */
 export function eventGroups(d: ExplorerData, by: GroupBy): EventGroups {
   const n = d.ev.ts.length;
-  if (by === 'task') return { of: d.ev.task, names: d.t.tasks.strings, notes: [] };
+  if (by === 'task') return { of: int32(d.ev.task), names: d.t.tasks.strings, notes: [] };
   if (by === 'event') return { of: d.ev.name, names: d.t.names.strings, notes: [] };
   const of = new Int32Array(n).fill(-1);
   const names: string[] = [];

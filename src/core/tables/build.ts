@@ -12,6 +12,7 @@ import { stackHash } from '../query/stack-hash.ts';
 import { TABLE_NAMES, tableSpec, type ColumnValues, type Dict, type TableData, type TableName, type TableSpec } from './schema.ts';
 import type { Explorer } from '../query/explorer.ts';
 import { RecordKind, STATUS_NAMES } from '../capture/trace-columns-data.ts';
+import { int32 as widen } from '../capture/trace-columns.ts';
 import { nanosecondsOf } from './ns-time.ts';
 import { MAX_TS_NS_SECONDS } from '../formats/trace-text-shared.ts';
 import { Growable } from '../base/growable.ts';
@@ -232,10 +233,10 @@ function events(d: ExplorerData): { rows: number; columns: Columns } {
       event_id: int32(iota(n)),
       ts: { type: 'float64', values: d.ev.ts, valid: null },
       ts_ns: { type: 'int64', values: nanoseconds(d, d.ev.ts, 'events'), valid: nsValid(d.ev.ts) },
-      cpu: int32(d.ev.cpu),
+      cpu: int32(widen(d.ev.cpu)),
       pid: int32(d.ev.pid),
       tgid: tgids(d, n),
-      task: utf8(d.ev.task, d.t.tasks.strings),
+      task: utf8(widen(d.ev.task), d.t.tasks.strings),
       event: utf8(d.ev.name, d.t.names.strings),
       ...recordColumns(d, n, (e) => record[e]),
       generation: int64(d.evGen, maskOf(d.evGen, NO_GEN)),
