@@ -1,6 +1,7 @@
 // The timeline's hit test: the event nearest a point of a lane, described for the tooltip.
 import { LEDGER_OUTCOMES } from '../formats/sim-ledger.ts';
 import { RecordKind } from '../capture/trace-columns-data.ts';
+import { cookieSlotAt } from '../capture/trace-columns.ts';
 import type { EventInfo, Selection } from './api.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import { STATUS_NAMES_WITH_NONE } from './overview.ts';
@@ -22,12 +23,14 @@ export function eventInfo(d: ExplorerData, e: number): EventInfo {
     index: e,
     ts: d.ev.ts[e],
     cpu: d.ev.cpu[e],
-    pid: d.ev.pid[e],
+    // one event's pid, name and slot from the capture's own columns: the full-width ones
+    // (ExplorerData's, made when first read: 160 MB at 10M events) are not made for a tooltip
+    pid: t.evPid.get(e),
     task: t.tasks.strings[d.ev.task[e]],
-    name: t.names.strings[d.ev.name[e]],
+    name: t.names.strings[t.evName.get(e)],
     status: STATUS_NAMES_WITH_NONE[status],
     generation: gen === NO_GEN ? null : gen,
-    slot: kind === COOKIE_V7 || kind === COOKIE_V8 ? d.rec.slot[r] : null,
+    slot: kind === COOKIE_V7 || kind === COOKIE_V8 ? cookieSlotAt(kind, t.recSlot.get(r)) : null,
     stack,
     frames: stack >= 0 ? d.stacks.framesOf(stack).slice(0, 12) : [],
     ...truthOf(d, r),
