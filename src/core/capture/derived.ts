@@ -152,7 +152,12 @@ function countRecords(
   const recStack = t.recStack.raw();
   const recStatus = t.recStatus.raw();
   const recSlot = t.recSlot.raw();
-  const recTs = t.recTs.raw();
+  // a record's time: its own where ownRec lists it (ascending), else its event's (no records' time column made)
+  const recEvent = t.recEvent.raw();
+  const evTs = t.evTs.raw();
+  const ownRec = t.ownRec.raw();
+  const ownTs = t.ownTs.raw();
+  let k = 0;
   const stacks = c.stacks;
   // the last cookie's generation, its stats (null: not listed) and spans: generations come in runs
   let lastG: number | null | undefined;
@@ -176,7 +181,8 @@ function countRecords(
       span = s === null ? null : spansOf(g);
     }
     if (s === null) continue;
-    const ts = recTs[i];
+    while (k < ownRec.length && ownRec[k] < i) k++;
+    const ts = k < ownRec.length && ownRec[k] === i ? ownTs[k] : evTs[recEvent[i]];
     if (!(s.firstTs <= ts)) s.firstTs = ts;
     if (!(s.lastTs >= ts)) s.lastTs = ts;
     span!.add(ts);

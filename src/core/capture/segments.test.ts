@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { openAsBlob, readFileSync } from 'node:fs';
+import { mkdtempSync, openAsBlob, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadFiles } from './load.ts';
@@ -90,6 +91,39 @@ describe('segments of real traces, against awk over the same files', () => {
       expect(s.segments.map((g) => [g.file, g.firstTs, g.lastTs, g.events])).toEqual(r.segments.map((g) => [g.file, g.firstTs, g.lastTs, g.events]));
     });
   }
+
+  it("records timed apart from their event, and an orphan before any event: each widens its snippet by its own time (records read without the records' time column)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'smx-seg-'));
+    const path = join(dir, 'trace');
+    const L = (task: string, cpu: number, ts: string, text: string) => `${task.padStart(16)} [00${cpu}] ..... ${ts}: ${text}`;
+    writeFileSync(
+      path,
+      [
+        '# tracer: nop',
+        L('a-1', 1, '99.000000', '<stack_id 9 gen 3>'),
+        L('a-1', 0, '100.000000', 'sched_wakeup: pid=1'),
+        L('a-1', 0, '100.000000', '<stack_id 1 gen 3>'),
+        L('b-2', 0, '100.500000', '<stack_id 2 gen 3>'),
+        L('a-1', 0, '101.000000', 'sched_wakeup: pid=1'),
+        L('c-3', 2, '101.750000', '<stack_id 4 gen 4>'),
+        L('a-1', 0, '9000.000000', 'sched_wakeup: pid=1'),
+        L('a-1', 0, '9000.250000', '<stack_id 5 gen 3>'),
+      ].join('\n') + '\n',
+    );
+    const c = await load([path]);
+    const r = segmentsOf(c);
+    // awk drops a record before the first event; the rule here gives an orphan to the nearest snippet, which it widens
+    expect(awkSegments([path])).toEqual([
+      ['100.000000', '101.750000', 2],
+      ['9000.000000', '9000.250000', 1],
+    ]);
+    expect(ours(r)).toEqual([
+      ['99.000000', '101.750000', 2],
+      ['9000.000000', '9000.250000', 1],
+    ]);
+    // the CPUs are the records' too: the orphan's 1 and the late record's 2
+    expect(r.segments[0].cpus).toEqual([0, 1, 2]);
+  });
 
   realIt('names each segment by its file, in time order', async () => {
     const r = segmentsOf(await load([REAL + 'perf-tools-tpoint_example.txt', SAMPLE_TRACE]));

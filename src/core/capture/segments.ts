@@ -123,27 +123,42 @@ function fileSnippets(a: {
   r1: number;
   evTs: Float64Array;
   evCpu: ArrayLike<number>;
-  recTs: Float64Array;
-  recCpu: Int32Array;
+  /** the records that keep their own time and CPU (ascending), and those; every other record's are its event's */
+  ownRec: Int32Array;
+  ownTs: Float64Array;
+  ownCpu: Int32Array;
   recEvent: Int32Array;
   pieceOfEvent: Int32Array;
   before: number;
 }): Piece[] {
-  const { f, e0, e1, r0, r1, evTs, evCpu, recTs, recCpu, recEvent, pieceOfEvent, before } = a;
+  const { f, e0, e1, r0, r1, evTs, evCpu, ownRec, ownTs, ownCpu, recEvent, pieceOfEvent, before } = a;
   const mine: Piece[] = [];
   let cur: Piece | null = null;
   // snippets by the events in file order; a file of stack records only, by its records
   const byEvents = e1 > e0;
   const n0 = byEvents ? e0 : r0;
   const n1 = byEvents ? e1 : r1;
-  const ts = byEvents ? evTs : recTs;
-  const cpuOf = byEvents ? evCpu : recCpu;
+  // a record's time and CPU: its own where ownRec lists it (ascending), else its event's
+  let k = 0;
+  while (k < ownRec.length && ownRec[k] < r0) k++;
+  const k0 = k;
   for (let i = n0; i < n1; i++) {
-    const x = ts[i];
+    let x: number;
+    let cpu: number;
+    if (byEvents) {
+      x = evTs[i];
+      cpu = evCpu[i];
+    } else if (k < ownRec.length && ownRec[k] === i) {
+      x = ownTs[k];
+      cpu = ownCpu[k++];
+    } else {
+      x = evTs[recEvent[i]];
+      cpu = evCpu[recEvent[i]];
+    }
     if (!Number.isFinite(x)) continue;
     if (cur === null || breaksSnippet(cur.first, cur.last, x))
       mine.push((cur = { file: f, first: x, last: x, events: 0, records: 0, cpu: new Map(), small: [] }));
-    widen(cur, x, cpuOf[i]);
+    widen(cur, x, cpu);
     if (byEvents) {
       cur.events++;
       pieceOfEvent[i] = before + mine.length - 1;
@@ -151,15 +166,23 @@ function fileSnippets(a: {
   }
   if (byEvents) {
     // a stack record joins the snippet of the event it belongs to; an orphan, the nearest in time
+    k = k0;
     for (let r = r0; r < r1; r++) {
-      const x = recTs[r];
-      if (!Number.isFinite(x) || mine.length === 0) continue;
+      const own = k < ownRec.length && ownRec[k] === r;
       const e = recEvent[r];
+      const x = own ? ownTs[k] : evTs[e];
+      if (!Number.isFinite(x) || mine.length === 0) {
+        if (own) k++;
+        continue;
+      }
       const ofEvent = e >= e0 && e < e1 && pieceOfEvent[e] >= 0;
       const piece = mine[ofEvent ? pieceOfEvent[e] - before : nearest(mine, x)];
       piece.records++;
       // a record with its event's time and CPU widens nothing its event did not
-      if (!ofEvent || x !== evTs[e] || recCpu[r] !== evCpu[e]) widen(piece, x, recCpu[r]);
+      if (own) {
+        const cpu = ownCpu[k++];
+        if (!ofEvent || x !== evTs[e] || cpu !== evCpu[e]) widen(piece, x, cpu);
+      } else if (!ofEvent) widen(piece, x, evCpu[e]);
     }
   }
   return mine;
@@ -169,8 +192,9 @@ export function findSegments(c: Capture): SegmentReport {
   const t = c.trace;
   const evTs = t.evTs.raw();
   const evCpu = t.evCpu.raw();
-  const recTs = t.recTs.raw();
-  const recCpu = t.recCpu.raw();
+  const ownRec = t.ownRec.raw();
+  const ownTs = t.ownTs.raw();
+  const ownCpu = t.ownCpu.raw();
   const recEvent = t.recEvent.raw();
   const names = traceFileNames(c);
   // a capture built without sinks (none in practice) is one file
@@ -183,8 +207,8 @@ export function findSegments(c: Capture): SegmentReport {
     const e0 = starts[f].events;
     const e1 = f + 1 < starts.length ? starts[f + 1].events : evTs.length;
     const r0 = starts[f].records;
-    const r1 = f + 1 < starts.length ? starts[f + 1].records : recTs.length;
-    pieces.push(...fileSnippets({ f, e0, e1, r0, r1, evTs, evCpu, recTs, recCpu, recEvent, pieceOfEvent, before: pieces.length }));
+    const r1 = f + 1 < starts.length ? starts[f + 1].records : recEvent.length;
+    pieces.push(...fileSnippets({ f, e0, e1, r0, r1, evTs, evCpu, ownRec, ownTs, ownCpu, recEvent, pieceOfEvent, before: pieces.length }));
   }
 
   // snippets whose ranges overlap or touch are one segment
