@@ -8,6 +8,7 @@ import { breaksSnippet, segmentAt, segmentsOf } from './segments.ts';
 import { summarize } from './summary.ts';
 import { REAL_TRACES_DIR, realIt } from '../testing/real-traces.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
+import { TIMED_APART_TRACE } from '../testing/explorer-fixtures.ts';
 
 const REAL = REAL_TRACES_DIR;
 const SAMPLE_TRACE = join(import.meta.dirname, '../../../public/samples/trace');
@@ -95,21 +96,7 @@ describe('segments of real traces, against awk over the same files', () => {
   it("records timed apart from their event, and an orphan before any event: each widens its snippet by its own time (records read without the records' time column)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'smx-seg-'));
     const path = join(dir, 'trace');
-    const L = (task: string, cpu: number, ts: string, text: string) => `${task.padStart(16)} [00${cpu}] ..... ${ts}: ${text}`;
-    writeFileSync(
-      path,
-      [
-        '# tracer: nop',
-        L('a-1', 1, '99.000000', '<stack_id 9 gen 3>'),
-        L('a-1', 0, '100.000000', 'sched_wakeup: pid=1'),
-        L('a-1', 0, '100.000000', '<stack_id 1 gen 3>'),
-        L('b-2', 0, '100.500000', '<stack_id 2 gen 3>'),
-        L('a-1', 0, '101.000000', 'sched_wakeup: pid=1'),
-        L('c-3', 2, '101.750000', '<stack_id 4 gen 4>'),
-        L('a-1', 0, '9000.000000', 'sched_wakeup: pid=1'),
-        L('a-1', 0, '9000.250000', '<stack_id 5 gen 3>'),
-      ].join('\n') + '\n',
-    );
+    writeFileSync(path, TIMED_APART_TRACE);
     const c = await load([path]);
     const r = segmentsOf(c);
     // awk drops a record before the first event; the rule here gives an orphan to the nearest snippet, which it widens

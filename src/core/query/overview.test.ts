@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { derive, GENERATIONS_HEAD, GENERATIONS_TAIL } from '../capture/derived.ts';
 import { ExplorerData } from './explorer-data.ts';
-import { handCapture, line, sampleCapture } from '../testing/explorer-fixtures.ts';
+import { handCapture, line, sampleCapture, TIMED_APART_TRACE } from '../testing/explorer-fixtures.ts';
 import { overview } from './overview.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 
@@ -194,20 +194,7 @@ describe('overview of a trace of many generations', () => {
 
 describe("generations' times read without the records' time column", () => {
   it("equal a plain pass over that column (each record's time gathered from its event or its own), with orphans and records timed apart from their event", () => {
-    const trace =
-      [
-        '# tracer: nop',
-        // an orphan (no event before it on its CPU), then records whose time is not their event's
-        line('a-1', 1, '0.500000', '<stack_id 9 gen 3>'),
-        line('a-1', 0, '1.000000', 'sched_wakeup: pid=1'),
-        line('a-1', 0, '1.000000', '<stack_id 1 gen 3>'),
-        line('b-2', 0, '1.500000', '<stack_id 2 gen 3>'),
-        line('a-1', 0, '2.000000', 'sched_wakeup: pid=1'),
-        line('a-1', 0, '2.000000', '<stack_id 3 gen 4>'),
-        line('c-3', 1, '2.500000', '<stack_id 4 gen 4>'),
-        line('a-1', 0, '3.000000', 'sched_wakeup: pid=1'),
-        line('a-1', 0, '3.250000', '<stack_id 5 gen 3>'),
-      ].join('\n') + '\n';
+    const trace = TIMED_APART_TRACE;
     const d = new ExplorerData(ingestFiles([['trace', trace]]));
     const want = new Map<number, { firstTs: number; lastTs: number; records: number }>();
     for (let r = 0; r < d.rec.ts.length; r++) {
@@ -217,8 +204,8 @@ describe("generations' times read without the records' time column", () => {
     }
     // the times the trace prints, by the generation each record carries
     expect([...want]).toEqual([
-      [3, { firstTs: 0.5, lastTs: 3.25, records: 4 }],
-      [4, { firstTs: 2, lastTs: 2.5, records: 2 }],
+      [3, { firstTs: 99, lastTs: 9000.25, records: 4 }],
+      [4, { firstTs: 101.75, lastTs: 101.75, records: 1 }],
     ]);
     const fresh = new ExplorerData(ingestFiles([['trace', trace]]));
     const got = overview(fresh).generations.map((g) => [g.generation, { firstTs: g.firstTs, lastTs: g.lastTs, records: g.records }]);

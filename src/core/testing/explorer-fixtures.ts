@@ -14,6 +14,26 @@ export const line = (task: string, cpu: number, ts: string, payload: string) =>
 const ev = (task: string, cpu: number, ts: string, name: string) => line(task, cpu, ts, `${name}: x=1`);
 
 /**
+ * Records whose time or CPU is not their event's (what TraceColumns keeps in its own rows): an
+ * orphan on CPU 1 before any event (99 s), a record of another task after its CPU's event (100.5
+ * s), an orphan on CPU 2 (101.75 s, generation 4) and a record a quarter second after its event
+ * (9000.25 s). Generation 3 spans 99 to 9000.25 s in 4 records, generation 4 one record; awk's
+ * snippets (segments.test) are 100-101.75 and 9000-9000.25.
+ */
+export const TIMED_APART_TRACE =
+  [
+    '# tracer: nop',
+    line('a-1', 1, '99.000000', '<stack_id 9 gen 3>'),
+    line('a-1', 0, '100.000000', 'sched_wakeup: pid=1'),
+    line('a-1', 0, '100.000000', '<stack_id 1 gen 3>'),
+    line('b-2', 0, '100.500000', '<stack_id 2 gen 3>'),
+    line('a-1', 0, '101.000000', 'sched_wakeup: pid=1'),
+    line('c-3', 2, '101.750000', '<stack_id 4 gen 4>'),
+    line('a-1', 0, '9000.000000', 'sched_wakeup: pid=1'),
+    line('a-1', 0, '9000.250000', '<stack_id 5 gen 3>'),
+  ].join('\n') + '\n';
+
+/**
  * Ten events, nine stack records (v8), three generations:
  *
  * | ev | cpu | ts         | task     | record                         | status    | stack | gen |
