@@ -1,6 +1,7 @@
 import { hasStack } from './cookie-index.ts';
 import type { Capture } from './ingest.ts';
 import { RingBytes, type RingBufferStats } from './ring-bytes.ts';
+import { OwnRows } from './own-rows.ts';
 import { segmentAt, segmentsOf, type Segment } from './segments.ts';
 import { RecordKind, RecordStatus } from './trace-columns-data.ts';
 
@@ -155,9 +156,8 @@ function countRecords(
   // a record's time: its own where ownRec lists it (ascending), else its event's (no records' time column made)
   const recEvent = t.recEvent.raw();
   const evTs = t.evTs.raw();
-  const ownRec = t.ownRec.raw();
+  const own = new OwnRows(t.ownRec.raw());
   const ownTs = t.ownTs.raw();
-  let k = 0;
   const stacks = c.stacks;
   // the last cookie's generation, its stats (null: not listed) and spans: generations come in runs
   let lastG: number | null | undefined;
@@ -181,8 +181,8 @@ function countRecords(
       span = s === null ? null : spansOf(g);
     }
     if (s === null) continue;
-    while (k < ownRec.length && ownRec[k] < i) k++;
-    const ts = k < ownRec.length && ownRec[k] === i ? ownTs[k] : evTs[recEvent[i]];
+    const o = own.rowOf(i);
+    const ts = o >= 0 ? ownTs[o] : evTs[recEvent[i]];
     if (!(s.firstTs <= ts)) s.firstTs = ts;
     if (!(s.lastTs >= ts)) s.lastTs = ts;
     span!.add(ts);

@@ -1,4 +1,5 @@
 import type { Diagnostic } from '../formats/diagnostics.ts';
+import { OwnRows } from './own-rows.ts';
 import type { Capture } from './ingest.ts';
 import type { Warning } from './warning.ts';
 
@@ -123,34 +124,33 @@ function fileSnippets(a: {
   r1: number;
   evTs: Float64Array;
   evCpu: ArrayLike<number>;
-  /** the records that keep their own time and CPU (ascending), and those; every other record's are its event's */
-  ownRec: Int32Array;
+  /** the records that keep their own time and CPU, walked by the loops over records of a file of stack records only and of any file (one walker each, over every file in order), and those; every other record's are its event's */
+  ownOnly: OwnRows;
+  ownJoin: OwnRows;
   ownTs: Float64Array;
   ownCpu: Int32Array;
   recEvent: Int32Array;
   pieceOfEvent: Int32Array;
   before: number;
 }): Piece[] {
-  const { f, e0, e1, r0, r1, evTs, evCpu, ownRec, ownTs, ownCpu, recEvent, pieceOfEvent, before } = a;
+  const { f, e0, e1, r0, r1, evTs, evCpu, ownOnly, ownJoin, ownTs, ownCpu, recEvent, pieceOfEvent, before } = a;
   const mine: Piece[] = [];
   let cur: Piece | null = null;
   // snippets by the events in file order; a file of stack records only, by its records
   const byEvents = e1 > e0;
   const n0 = byEvents ? e0 : r0;
   const n1 = byEvents ? e1 : r1;
-  // a record's time and CPU: its own where ownRec lists it (ascending), else its event's
-  let k = 0;
-  while (k < ownRec.length && ownRec[k] < r0) k++;
-  const k0 = k;
   for (let i = n0; i < n1; i++) {
     let x: number;
     let cpu: number;
+    // a record's time and CPU: its own row's, else its event's
+    const o = byEvents ? -1 : ownOnly.rowOf(i);
     if (byEvents) {
       x = evTs[i];
       cpu = evCpu[i];
-    } else if (k < ownRec.length && ownRec[k] === i) {
-      x = ownTs[k];
-      cpu = ownCpu[k++];
+    } else if (o >= 0) {
+      x = ownTs[o];
+      cpu = ownCpu[o];
     } else {
       x = evTs[recEvent[i]];
       cpu = evCpu[recEvent[i]];
@@ -166,21 +166,17 @@ function fileSnippets(a: {
   }
   if (byEvents) {
     // a stack record joins the snippet of the event it belongs to; an orphan, the nearest in time
-    k = k0;
     for (let r = r0; r < r1; r++) {
-      const own = k < ownRec.length && ownRec[k] === r;
+      const o = ownJoin.rowOf(r);
       const e = recEvent[r];
-      const x = own ? ownTs[k] : evTs[e];
-      if (!Number.isFinite(x) || mine.length === 0) {
-        if (own) k++;
-        continue;
-      }
+      const x = o >= 0 ? ownTs[o] : evTs[e];
+      if (!Number.isFinite(x) || mine.length === 0) continue;
       const ofEvent = e >= e0 && e < e1 && pieceOfEvent[e] >= 0;
       const piece = mine[ofEvent ? pieceOfEvent[e] - before : nearest(mine, x)];
       piece.records++;
       // a record with its event's time and CPU widens nothing its event did not
-      if (own) {
-        const cpu = ownCpu[k++];
+      if (o >= 0) {
+        const cpu = ownCpu[o];
         if (!ofEvent || x !== evTs[e] || cpu !== evCpu[e]) widen(piece, x, cpu);
       } else if (!ofEvent) widen(piece, x, evCpu[e]);
     }
@@ -192,7 +188,8 @@ export function findSegments(c: Capture): SegmentReport {
   const t = c.trace;
   const evTs = t.evTs.raw();
   const evCpu = t.evCpu.raw();
-  const ownRec = t.ownRec.raw();
+  const ownOnly = new OwnRows(t.ownRec.raw());
+  const ownJoin = new OwnRows(t.ownRec.raw());
   const ownTs = t.ownTs.raw();
   const ownCpu = t.ownCpu.raw();
   const recEvent = t.recEvent.raw();
@@ -208,7 +205,7 @@ export function findSegments(c: Capture): SegmentReport {
     const e1 = f + 1 < starts.length ? starts[f + 1].events : evTs.length;
     const r0 = starts[f].records;
     const r1 = f + 1 < starts.length ? starts[f + 1].records : recEvent.length;
-    pieces.push(...fileSnippets({ f, e0, e1, r0, r1, evTs, evCpu, ownRec, ownTs, ownCpu, recEvent, pieceOfEvent, before: pieces.length }));
+    pieces.push(...fileSnippets({ f, e0, e1, r0, r1, evTs, evCpu, ownOnly, ownJoin, ownTs, ownCpu, recEvent, pieceOfEvent, before: pieces.length }));
   }
 
   // snippets whose ranges overlap or touch are one segment

@@ -3,6 +3,7 @@ import { listedKeys, SpanCounter } from '../capture/derived.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import { NO_STACK_RECORD, type GenerationInfo, type Overview } from './api.ts';
 import { segmentsOf } from '../capture/segments.ts';
+import { OwnRows } from '../capture/own-rows.ts';
 import { genValue, NO_GEN } from './selection.ts';
 import { RecordKind, STATUS_NAMES, type Ints } from '../capture/trace-columns-data.ts';
 
@@ -87,19 +88,17 @@ function generationInfosOnce(d: ExplorerData): { list: GenerationInfo[]; cut: nu
   const recGen = d.recGen;
   const recKind = d.rec.kind;
   const recStatus = d.rec.status;
-  // each record's time is its event's, or its own (the rows ownRec lists, ascending): read here
-  // without the records' time column, which is made when a query by time range needs it
+  // each record's time is its event's, or its own row's: read here without the records' time
+  // column, which is made when a query by time range needs it
   const recEvent = t.recEvent.raw();
   const evTs = d.ev.ts;
-  const ownRec = t.ownRec.raw();
+  const own = new OwnRows(t.ownRec.raw());
   const ownTs = t.ownTs.raw();
-  let k = 0;
   for (let r = 0, n = t.recordCount; r < n;) {
     const g = recGen[r];
     let end = r + 1;
     while (end < n && recGen[end] === g) end++;
-    if (!keep.has(g)) while (k < ownRec.length && ownRec[k] < end) k++;
-    else {
+    if (keep.has(g)) {
       const s = get(g);
       const span = spans.get(g)!;
       let lo = s.firstTs;
@@ -107,7 +106,8 @@ function generationInfosOnce(d: ExplorerData): { list: GenerationInfo[]; cut: nu
       let cookies = 0;
       let resolved = 0;
       for (let i = r; i < end; i++) {
-        const ts = k < ownRec.length && ownRec[k] === i ? ownTs[k++] : evTs[recEvent[i]];
+        const o = own.rowOf(i);
+        const ts = o >= 0 ? ownTs[o] : evTs[recEvent[i]];
         if (!(lo <= ts)) lo = ts;
         if (!(hi >= ts)) hi = ts;
         const kind = recKind[i];
