@@ -1,12 +1,12 @@
 import * as Comlink from 'comlink';
 import { Explorer } from '../core/query/explorer.ts';
 import { exportSelection } from '../core/export/exports.ts';
-import { CaptureLoads } from '../core/capture/capture-loads.ts';
 import { CancelledError } from '../core/capture/load.ts';
 import type { FlameRequest, FlameResult, FlameTree, Selection } from '../core/query/api.ts';
 import { flameSvg } from '../core/export/flame-svg.ts';
 import { summarize } from '../core/capture/summary.ts';
 import { whatIfColumns, type WhatIfColumns } from '../core/whatif/whatif-input.ts';
+import { active, captureFiles, dataFor, ex, fieldsOf, filteredOf, groupsFor, loads, setFiltered, viewFor } from './ingest-views.ts';
 import { CANCELLED, NO_CAPTURE, TEST_HOOKS, TEST_HOOKS_BUILT, type CompareRequest, type IngestApi, type NamedBlob } from './ingest-api.ts';
 import { browserTraceParts } from './trace-part-client.ts';
 import { loadFiles } from '../core/capture/load.ts';
@@ -15,14 +15,9 @@ import { differentialFlame, type ComparisonSide } from '../core/query/flame-diff
 import { framesOf, withoutFrames, type NodeFrames } from '../core/query/flame-frames.ts';
 import { topStacks } from '../core/query/top-stacks.ts';
 import { groupedTopStacks } from '../core/query/top-stacks-grouped.ts';
-import type { ExplorerData } from '../core/query/explorer-data.ts';
 import { ALL, type FlameWeight } from '../core/query/api.ts';
 import { filteredOut } from '../core/query/timeline-rest.ts';
 import { diffFolded, diffSide, diffSides, type DiffResult } from '../core/export/diff.ts';
-import { weightedView, type WeightedView } from '../core/query/weighted-view.ts';
-import { FieldColumns } from '../core/query/field-columns.ts';
-import { eventGroups, fieldGroups, parseGroupBy, type EventGroups } from '../core/query/weigh.ts';
-import { ExplorerData as Data } from '../core/query/explorer-data.ts';
 import { EventFilter } from '../core/capture/event-filter.ts';
 import { filterLines } from '../core/capture/filter-lines.ts';
 import { FilterError } from '../core/capture/event-filter-parse.ts';
@@ -42,29 +37,8 @@ const parts =
       ? browserTraceParts()
       : undefined;
 
-/** the captures loaded, one load at a time; the last one's Explorer answers the queries */
-const loads = new CaptureLoads((capture) => ({ explorer: new Explorer(capture), summary: summarize(capture) }));
-
 /** the what-if's columns of the capture they were made for (one linear pass, then copied to each asker) */
 const whatIfCache = new WeakMap<object, WhatIfColumns>();
-
-/**
- * The capture loaded last filtered by an event filter (applyFilter): its own explorer and
- * summary, made from the base capture's files read again keeping only the events it selects.
- * Held only while `base` is the capture loaded last.
- */
-let filtered: { base: object; text: string; filter: EventFilter; built: { explorer: Explorer; summary: ReturnType<typeof summarize> } } | null = null;
-
-/** What the queries answer about: the capture loaded last, or its filtered form. */
-function active(): { key: object; explorer: Explorer; files: NamedBlob[]; filter: EventFilter | null } {
-  const base = loads.current;
-  if (!base) throw new Error(NO_CAPTURE);
-  const files = captureFiles.get(base) ?? [];
-  if (filtered && filtered.base === base) return { key: filtered.built, explorer: filtered.built.explorer, files, filter: filtered.filter };
-  return { key: base, explorer: base.explorer, files, filter: null };
-}
-
-const ex = (): Explorer => active().explorer;
 
 const treeBuffers = (t: FlameTree): ArrayBuffer[] =>
   [
@@ -116,83 +90,6 @@ const held: Promise<string | null> = locks
       });
     })
   : Promise.resolve(null);
-
-/** each capture's files (an Add's are the capture's before it plus its own), for the tables' capture_id */
-const captureFiles = new WeakMap<object, NamedBlob[]>();
-
-/** per capture, its views weighed by a field (weighted-view.ts), each made once: its files read again with payloads */
-const weighted = new WeakMap<object, Map<string, Promise<WeightedView>>>();
-
-/** per capture (or its filtered form), its payload fields as typed columns (field-columns.ts): its files read again with payloads once, the payloads then dropped */
-const fieldColumns = new WeakMap<object, Promise<FieldColumns>>();
-
-function columnsOf(a: { key: object; files: NamedBlob[]; filter: EventFilter | null }): Promise<FieldColumns> {
-  let p = fieldColumns.get(a.key);
-  if (!p) {
-    p = loadFiles(a.files, { details: true, ...(a.filter ? { filter: a.filter } : {}) }).then((detailed) => FieldColumns.build(detailed.trace));
-    fieldColumns.set(a.key, p);
-    p.catch(() => fieldColumns.delete(a.key));
-  }
-  return p;
-}
-
-/** the fields of the whole capture loaded last, filtered or not: what a filter or a weight may name */
-function fieldsOf(): Promise<FieldColumns> {
-  const built = loads.current;
-  if (!built) throw new Error(NO_CAPTURE);
-  return columnsOf({ key: built, files: captureFiles.get(built) ?? [], filter: null });
-}
-
-/** per capture, its events' groups by each grouping asked (weigh.ts eventGroups) */
-const grouped = new WeakMap<object, Map<string, Promise<EventGroups>>>();
-
-/** Each event's group: task and event from the capture itself, field:NAME from its field columns, process from its files read again with TGIDs kept. */
-async function groupsFor(by: string): Promise<EventGroups> {
-  const a = active();
-  const g = parseGroupBy(by);
-  if (g === null) throw new Error(`not a grouping: ${by} (task, process, event or field:NAME)`);
-  let m = grouped.get(a.key);
-  if (!m) grouped.set(a.key, (m = new Map()));
-  let p = m.get(g);
-  if (!p) {
-    const d = a.explorer.data;
-    p =
-      g === 'task' || g === 'event'
-        ? Promise.resolve(eventGroups(d, g))
-        : g.startsWith('field:')
-          ? columnsOf(a).then((cols) => fieldGroups(cols.texts(g.slice('field:'.length)), g.slice('field:'.length)))
-          : loadFiles(a.files, { details: true, ...(a.filter ? { filter: a.filter } : {}) }).then((detailed) => {
-              const again = new Data(detailed);
-              if (again.ev.ts.length !== d.ev.ts.length)
-                throw new Error(`the files read again hold ${again.ev.ts.length} events, not ${d.ev.ts.length}: not grouped`);
-              return eventGroups(again, g);
-            });
-    m.set(g, p);
-    p.catch(() => m.delete(g));
-  }
-  return p;
-}
-
-/** The data a query weighed `weight` reads: the capture's, or its view weighed by a field. */
-async function dataFor(weight: FlameWeight | undefined): Promise<ExplorerData> {
-  return (await viewFor(weight))?.data ?? ex().data;
-}
-
-/** The view weighed by a field, null for the other weights. */
-async function viewFor(weight: FlameWeight | undefined): Promise<WeightedView | null> {
-  const a = active();
-  if (!weight?.startsWith('field:')) return null;
-  const field = weight.slice('field:'.length);
-  let views = weighted.get(a.key);
-  if (!views) weighted.set(a.key, (views = new Map()));
-  let v = views.get(field);
-  if (!v) {
-    v = columnsOf(a).then((cols) => weightedView(a.explorer.data, cols, field));
-    views.set(field, v);
-    v.catch(() => views.delete(field));
-  }
-  return v;
-}
 
 /** The baseline capture (issue 37): the "before" of every comparison, read from its own files, apart from the loads. */
 let baseline: { explorer: Explorer; files: NamedBlob[] } | null = null;
@@ -335,7 +232,7 @@ const api: IngestApi = {
     if (!base) throw new Error(NO_CAPTURE);
     const t0 = performance.now();
     if (!text.trim()) {
-      filtered = null;
+      setFiltered(null);
       return { outcome: 'applied', text, summary: base.summary, overview: base.explorer.overview(), warnings: base.explorer.warnings(), elapsedMs: 0 };
     }
     let filter: EventFilter;
@@ -351,7 +248,7 @@ const api: IngestApi = {
     if (loads.current !== base) throw new Error('another capture was opened while the filter was applied');
     const explorer = new Explorer(capture);
     const summary = summarize(capture);
-    filtered = { base, text, filter, built: { explorer, summary } };
+    setFiltered({ base, text, filter, built: { explorer, summary } });
     return { outcome: 'applied', text, summary, overview: explorer.overview(), warnings: explorer.warnings(), elapsedMs: performance.now() - t0 };
   },
   whatIfColumns() {
@@ -379,7 +276,8 @@ const api: IngestApi = {
     const base = loads.current;
     if (!base) throw new Error(NO_CAPTURE);
     // the SQL pane's tables hold what the panes show: the filtered capture's events when a filter is on
-    const built = filtered && filtered.base === base ? filtered.built : base;
+    const f = filteredOf(base);
+    const built = f ? f.built : base;
     const [{ buildTables }, { captureIdOf, contentDigest }, { tablesToIpc }] = await Promise.all([
       import('../core/tables/build.ts'),
       import('../core/tables/id.ts'),
@@ -399,7 +297,7 @@ const api: IngestApi = {
     // the page keeps no per-event text: for the tables' payload, tgid and args the files are read
     // again with details kept (and the filter, when one is on), and that reading dropped once built
     const detailed = new Explorer(
-      await loadFiles(captureFiles.get(base) ?? [], { details: true, ...(filtered && filtered.base === base ? { filter: filtered.filter } : {}) }),
+      await loadFiles(captureFiles.get(base) ?? [], { details: true, ...(filteredOf(base) ? { filter: filteredOf(base)!.filter } : {}) }),
     );
     if (detailed.data.ev.ts.length !== built.explorer.data.ev.ts.length)
       throw new Error('the files read again do not hold the events read first: the tables were not made');
