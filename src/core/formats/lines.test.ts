@@ -195,6 +195,21 @@ describe("lines cut from the bytes: the browser's one loop against Node's memchr
       { numRuns: 400 },
     );
   });
+  // files others published, every text one: whole and in chunks of 4 KiB and 7 bytes, the same lines handed over either way
+  const published = [
+    'catapult-atrace_data.txt',
+    'catapult-decompressed_atrace_data.txt',
+    'flamegraph-perf-dd-stacks-01.txt',
+    'inferno-perf-java-inline.txt',
+    'perf-tools-functrace_example.txt',
+    'perf-tools-kprobe_example.txt',
+    'trappy-trace_surfaceflinger.html',
+  ];
+  for (const name of published)
+    realIt(`${name} (real): the same lines either way`, () => {
+      const bytes = realTrace(name);
+      for (const size of [0, 4096, 7]) expect(events(bytes, size, false)).toEqual(events(bytes, size, true));
+    });
   it('and both are the lines of the text split at LF, one CR before it dropped', () => {
     const t = 'a\r\nb\rc\n\r\nx – y\n\u2028\nlast\r';
     const want = ['a', 'b\rc', '', 'x – y', '\u2028', 'last'];
