@@ -43,19 +43,11 @@ export interface Column<T> {
  * record is a cookie (recSlot) or a v8 cookie (recGen); -1 stands for none only elsewhere.
  */
 export const cookieSlotAt = (kind: number, raw: number): number => (kind === RecordKind.CookieV7 || kind === RecordKind.CookieV8 ? raw >>> 0 : -1);
-export const cookieGenAt = (kind: number, raw: number): number => (kind === RecordKind.CookieV8 ? raw >>> 0 : -1);
 
 /** Every record's slot as a u32, -1 for a full or user stack. */
 export function cookieSlots(kinds: Uint8Array, raw: Ints): Float64Array {
   const out = new Float64Array(kinds.length);
   for (let i = 0; i < kinds.length; i++) out[i] = cookieSlotAt(kinds[i], raw[i]);
-  return out;
-}
-
-/** Every record's generation as a u32, -1 for none (v7 ids, full and user stacks). */
-export function cookieGenerations(kinds: Uint8Array, raw: Ints): Float64Array {
-  const out = new Float64Array(kinds.length);
-  for (let i = 0; i < kinds.length; i++) out[i] = cookieGenAt(kinds[i], raw[i]);
   return out;
 }
 
