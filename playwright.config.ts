@@ -38,7 +38,7 @@ const DEV_SPECS = /readme-walk\.spec\.ts$/;
  * trace past 64 KiB split): they run against the same app built with them (`VITE_TEST_HOOKS=1
  * vite build --outDir dist-hooks`, package.json test:e2e), since the production build has none.
  */
-const HOOK_SPECS = /(faults|split-trace)\.spec\.ts$/;
+const HOOK_SPECS = /(faults|split-trace|load-cancel)\.spec\.ts$/;
 const HOOKS_PORT = Number(process.env.PW_HOOKS_PORT ?? PORT + 2002);
 
 export default defineConfig({

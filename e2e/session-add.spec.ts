@@ -1,11 +1,9 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from './fixtures.ts';
-import type { Summary } from '../src/core/capture/summary.ts';
-import { cliSummary, cliSummaryJson } from './cli.ts';
-import { canvasInk, sampleFiles, SAMPLES, summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
-import { OUT } from './shots.ts';
+import { cliSummary } from './cli.ts';
+import { sampleFiles, SAMPLES, summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
+import { openOverSample, panes, shoot, tmp, TRACE } from './session-helpers.ts';
 
 /**
  * A capture is a set of files the user builds up (issue 9, points 1, 2 and the keeping part of 7):
@@ -14,88 +12,8 @@ import { OUT } from './shots.ts';
  * Expected numbers come from the command line over the same files.
  */
 
-const TRACE = SAMPLES + 'trace';
 const BINS = sampleFiles.filter((f) => f.includes('stack_map_bin.'));
 const KALLSYMS = SAMPLES + 'kallsyms';
-
-/** The command line's numbers for a generation of these files (`summary --generation G`). */
-function cliGeneration(files: string[], g: number) {
-  return cliSummaryJson<{ selection: Summary }>(files, ['--generation', String(g)]).selection;
-}
-
-const tmp = mkdtempSync(join(tmpdir(), 'smx-session-'));
-/** The sample trace repeated to about `mb` MB, on disk (setInputFiles hands Chromium the path). */
-function bigTrace(mb: number): string {
-  const body = readFileSync(TRACE);
-  const path = join(tmp, `trace-${mb}mb`);
-  const fd = openSync(path, 'w');
-  for (let n = 0; n < mb * 1e6; n += body.length) writeSync(fd, body);
-  closeSync(fd);
-  return path;
-}
-
-async function shoot(page: Page, state: string) {
-  for (const [width, height] of [
-    [1600, 1000],
-    [1280, 720],
-  ]) {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.setViewportSize({ width, height });
-      await page.emulateMedia({ colorScheme });
-      await page.screenshot({ path: `${OUT}/session-${state}-${width}x${height}-${colorScheme}.png` });
-    }
-  }
-  await page.setViewportSize({ width: 1600, height: 1000 });
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
-/** Opens files through the picker over the sample (no question there) and waits for them. */
-async function openOverSample(page: Page, files: string[]) {
-  await page.goto('/');
-  await waitLoaded(page);
-  await expect(page.getByTestId('load-progress')).toContainText('Sample capture');
-  await page.getByTestId('file-input').setInputFiles(files);
-  await expect(page.getByTestId('load-progress')).toContainText(`${files.length} file${files.length === 1 ? '' : 's'}:`);
-  await waitLoaded(page);
-}
-
-/** What every pane shows, to compare before a load and after its cancel. */
-async function panes(page: Page) {
-  await expect(page.getByTestId('load-progress')).not.toHaveAttribute('data-status', 'loading');
-  await expect(page.getByTestId('timeline')).toHaveAttribute('data-ready', 'true');
-  await expect(page.getByTestId('flamegraph')).toHaveAttribute('data-ready', 'true');
-  const rows = page.getByTestId('top-stack-row');
-  await expect(rows.first()).toBeVisible();
-  return {
-    summary: await summaryNumbers(page),
-    rows: await rows.evaluateAll((els) => els.map((e) => `${e.getAttribute('data-stack')}:${e.getAttribute('data-count')}`)),
-    timelineInked: (await canvasInk(page.getByTestId('timeline').locator('canvas').first())).inked > 1000,
-    flameInked: (await canvasInk(page.getByTestId('flamegraph').locator('canvas').first())).inked > 1000,
-    exports: await page.locator('[data-testid^=export-]').count(),
-    generations: await page.getByTestId('generation-select').locator('option').count(),
-    status: await page.getByTestId('load-progress').getAttribute('data-status'),
-  };
-}
-
-/** Clicks Cancel from inside the page the moment the progress bar reaches `at` percent; returns the percent it showed. */
-function cancelAt(page: Page, at: number): Promise<number> {
-  return page.evaluate(
-    (at) =>
-      new Promise<number>((resolve, reject) => {
-        const started = performance.now();
-        const tick = () => {
-          const bar = document.querySelector<HTMLProgressElement>('[data-testid=load-progress] progress');
-          if (bar && bar.value >= at) {
-            document.querySelector<HTMLButtonElement>('[data-testid=load-cancel]')!.click();
-            resolve(bar.value);
-          } else if (performance.now() - started > 60_000) reject(new Error('the load never reached ' + at + '%'));
-          else requestAnimationFrame(tick);
-        };
-        tick();
-      }),
-    at,
-  );
-}
 
 test.describe.configure({ timeout: 180_000 });
 
@@ -178,97 +96,6 @@ test("files dragged over a capture of the user's: two drop targets, Add and Repl
   await expect(page.getByTestId('load-progress')).toContainText('1 file: stack_map.gen3');
   await waitLoaded(page);
   expect(await summaryNumbers(page)).toEqual(summaryOf(cliSummary([SAMPLES + 'stack_map.gen3'])));
-});
-
-test('cancel at 8% (Replace) and at 87% (Add) of a 150 MB load: every pane comes back whole', async ({ page }) => {
-  await page.setViewportSize({ width: 1600, height: 1000 });
-  await openOverSample(page, sampleFiles);
-  const before = await panes(page);
-  expect(before.summary).toEqual(summaryOf(cliSummary(sampleFiles)));
-  expect(before).toMatchObject({ timelineInked: true, flameInked: true });
-  expect(before.exports).toBeGreaterThanOrEqual(4);
-  const progress = page.getByTestId('load-progress');
-
-  // 8%: a new capture, from the picker
-  const big = bigTrace(150);
-  await page.getByTestId('file-input').setInputFiles(big);
-  await expect(page.getByTestId('add-or-replace')).toHaveAttribute('data-suggested', 'replace');
-  const early = cancelAt(page, 8);
-  await page.getByTestId('replace-files').click();
-  expect(await early).toBeLessThan(50);
-  await expect(progress).toHaveAttribute('data-status', 'cancelled');
-  await expect(progress).toHaveAttribute('data-mode', 'replace');
-  await expect(progress).toContainText('The capture shown is unchanged');
-  expect(await panes(page)).toEqual({ ...before, status: 'cancelled' });
-
-  // 87%: the same bytes added to the capture, dropped on "Add to this capture"
-  await page.evaluate(async (mb) => {
-    const body = await (await fetch('/samples/trace')).blob();
-    const dt = new DataTransfer();
-    dt.items.add(
-      new File(
-        Array.from({ length: Math.ceil((mb * 1e6) / body.size) }, () => body),
-        'trace-150mb',
-      ),
-    );
-    document.body.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true }));
-    let el: Element | null = null;
-    while (!(el = document.querySelector('[data-testid=add-files]'))) await new Promise(requestAnimationFrame);
-    el.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, 150);
-  const late = await cancelAt(page, 87);
-  expect(late).toBeGreaterThanOrEqual(87);
-  expect(late).toBeLessThan(100);
-  await expect(progress).toHaveAttribute('data-status', 'cancelled');
-  await expect(progress).toHaveAttribute('data-mode', 'add');
-  await expect(progress).toContainText(/Load cancelled at (8[7-9]|9\d)% \(trace-150mb\)/);
-  expect(await panes(page)).toEqual({ ...before, status: 'cancelled' });
-
-  // choosing a generation afterwards gives the selection's numbers, not "…"
-  await page.getByTestId('generation-select').selectOption('2');
-  await expect(page.getByTestId('summary')).toHaveAttribute('data-scope', 'selection');
-  await expect.poll(() => summaryNumbers(page)).toEqual(summaryOf(cliGeneration(sampleFiles, 2)));
-  await page.getByTestId('generation-select').selectOption('all');
-  expect(await summaryNumbers(page)).toEqual(before.summary);
-  // and the exports still answer
-  const download = page.waitForEvent('download');
-  await page.getByTestId('export-folded').click();
-  expect((await download).suggestedFilename()).not.toBe('');
-});
-
-test('while a load runs the capture stays on screen, dimmed, the progress on top', async ({ page }) => {
-  await page.setViewportSize({ width: 1600, height: 1000 });
-  await openOverSample(page, sampleFiles);
-  const before = await summaryNumbers(page);
-  // about 1.8 GB, built in the page from one blob (nothing is copied), so the load outlasts the screenshots
-  await page.evaluate(async () => {
-    const body = await (await fetch('/samples/trace')).blob();
-    const dt = new DataTransfer();
-    dt.items.add(
-      new File(
-        Array.from({ length: 2000 }, () => body),
-        'trace-1.8gb',
-      ),
-    );
-    document.body.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true }));
-    let el: Element | null = null;
-    while (!(el = document.querySelector('[data-testid=replace-files]'))) await new Promise(requestAnimationFrame);
-    el.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  });
-  const progress = page.getByTestId('load-progress');
-  await expect(progress).toHaveAttribute('data-status', 'loading');
-  await expect(progress).toHaveAttribute('data-over-capture', 'true');
-  await expect(page.getByTestId('drop-zone')).toHaveAttribute('data-loading', 'true');
-  await expect(progress).toContainText(/Opening a new capture · \d+% · [\d.]+ MB of [\d.]+ GB/);
-  // the panes are the old capture's, still answering
-  await expect(page.getByTestId('timeline')).toHaveAttribute('data-ready', 'true');
-  expect(await summaryNumbers(page)).toEqual(before);
-  await shoot(page, 'loading');
-  await page.getByTestId('load-cancel').click();
-  await expect(progress).toHaveAttribute('data-status', 'cancelled');
-  await expect(page.getByTestId('drop-zone')).not.toHaveAttribute('data-loading', 'true');
-  await shoot(page, 'cancelled');
-  expect(await summaryNumbers(page)).toEqual(before);
 });
 
 test('a load nothing in which can be read leaves the capture: notes, random bytes', async ({ page }) => {

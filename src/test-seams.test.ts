@@ -37,7 +37,7 @@ const SWITCHES: Record<string, string> = {
   'state/load/load-worker.ts test-hooks':
     "?test-hooks: the e2e tests' window.__smxTest hooks and a worker that splits every trace past 64 KiB (users' split starts at 16 MiB, on two cores or more)",
   'workers/ingest-api.ts test-hooks':
-    "the same switch as the ingest worker's name carries it (TEST_HOOKS): testStall, the low split threshold; TEST_HOOKS_BUILT, what compiles both out",
+    "the same switch as the ingest worker's name carries it (TEST_HOOKS): testStall, testHoldAt (a load held at a percent, for a cancel there), the low split threshold; TEST_HOOKS_BUILT, what compiles them out",
 };
 
 const isTest = (f: string) => /\.test\.tsx?$/.test(f) || f.startsWith('core/testing/') || f === 'cli/test-io.ts';

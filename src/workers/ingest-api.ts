@@ -84,6 +84,13 @@ export interface IngestApi {
    * worker for good, as a reader caught in an endless loop would. Refused otherwise.
    */
   testStall(): void;
+  /**
+   * Test hook, as testStall: the next load's worker thread waits (Atomics.wait on `cell[0]`, set to
+   * 1 while it waits) once a progress report says `fraction` of its bytes are read, until the page
+   * sets the cell to 2; a cancel sent meanwhile is seen when the load goes on. The e2e tests cancel
+   * at a given percent this way, whatever the machine's speed (e2e/load-cancel.spec.ts).
+   */
+  testHoldAt(cell: Int32Array, fraction: number): void;
 
   timeline(req: TimelineRequest): TimelineResult;
   eventNear(t: number, lane: number, lanes: 'cpu' | 'task', tolerance: number, selection: Selection): EventInfo | null;
@@ -147,7 +154,7 @@ export interface CompareRequest {
 }
 
 export const CANCELLED = 'cancelled';
-/** in a worker's name: it accepts the test hooks (testStall) */
+/** in a worker's name: it accepts the test hooks (testStall, testHoldAt) */
 export const TEST_HOOKS = 'test-hooks';
 /**
  * Whether this bundle carries the e2e tests' hooks at all: the dev server's (`npm start`) and the

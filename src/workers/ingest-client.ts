@@ -153,6 +153,11 @@ export class IngestHost {
     void this.current.w.api.testStall().catch(() => {});
   }
 
+  /** Test hook: the current worker's next load waits at `fraction` of its bytes until `cell[0]` is 2 (IngestApi.testHoldAt). */
+  holdAt(cell: Int32Array, fraction: number): Promise<void> {
+    return this.current.w.api.testHoldAt(cell, fraction);
+  }
+
   private readonly check = () => {
     const now = Date.now();
     for (const l of this.loads.values()) {

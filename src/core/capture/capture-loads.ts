@@ -69,6 +69,9 @@ export class CaptureLoads<T> {
         const reports = await readFiles(ingest, req.files, { ...opts, onProgress, isCancelled });
         // every byte is read: what follows (dumps, cookies, the Explorer's tables) is one step with no progress of its own
         if (last && onProgress) onProgress({ ...(last as LoadProgress), phase: 'indexing' });
+        // a cancel read at a turn after the file's last chunk (the other thread's half awaited) is
+        // checked by nothing in the reading: without this the worker kept a load the page dropped
+        if (isCancelled()) throw new CancelledError();
         if (!reports.some(understood)) {
           const diagnostics = ingest.diagnosticsSince(mark);
           ingest.rollback(mark);

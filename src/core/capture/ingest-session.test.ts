@@ -232,6 +232,19 @@ describe("CaptureLoads: the worker's loads, one at a time", () => {
     expect(next.outcome === 'loaded' && next.built).toEqual(want(['trace', ...BINS]));
   });
 
+  it("a cancel that arrives once every byte is read (the other thread's half awaited, the indexing report) still rejects it", async () => {
+    const loads = fresh();
+    await loads.load(req('replace', ['trace']));
+    const before = loads.current;
+    const r = req('add', [...BINS, 'kallsyms']);
+    // the last report before finish(): the page's cancel, read by the worker at its first turn after the reading
+    const run = loads.load(r, { progressEveryMs: 0, onProgress: (p) => p.phase === 'indexing' && loads.cancel(r.id) });
+    await expect(run).rejects.toBeInstanceOf(CancelledError);
+    expect(loads.current).toBe(before);
+    const next = await loads.load(req('add', ['kallsyms']));
+    expect(next.outcome === 'loaded' && next.built).toEqual(want(['trace', 'kallsyms']));
+  });
+
   it('a newer request cancels an older one, waiting or running; each cancel names its own load', async () => {
     const loads = fresh();
     await loads.load(req('replace', ['trace']));

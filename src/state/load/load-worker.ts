@@ -202,6 +202,9 @@ async function reopen(store: LoadStoreLink, files: NamedBlob[]): Promise<void> {
   }
 }
 
+/** the cell of the load the e2e tests hold (holdLoadAt) */
+let held: Int32Array | null = null;
+
 if (TEST_HOOKS_BUILT && testHooks) {
   /** for the e2e tests (e2e/faults.spec.ts): the current ingest worker, ended or blocked as a crash or an endless loop would */
   (window as unknown as { __smxTest: object }).__smxTest = {
@@ -209,5 +212,16 @@ if (TEST_HOOKS_BUILT && testHooks) {
     stallIngestWorker: () => hostOf().stall(),
     setHangMs: (ms: number, indexMs?: number) => hostOf().setHangMs(ms, indexMs),
     ingestWorkerNumber: () => hostOf().worker,
+    /** the next load waits once `percent` of its bytes are read; loadHeld() tells when it does, releaseLoad() lets it go on */
+    holdLoadAt: (percent: number) => {
+      held = new Int32Array(new SharedArrayBuffer(4));
+      return hostOf().holdAt(held, percent / 100);
+    },
+    loadHeld: () => held !== null && Atomics.load(held, 0) === 1,
+    releaseLoad: () => {
+      if (!held) return;
+      Atomics.store(held, 0, 2);
+      Atomics.notify(held, 0);
+    },
   };
 }
