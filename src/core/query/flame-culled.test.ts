@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { capture, dumpsArb, recordsArb, treeLines } from '../testing/flame-captures.ts';
 import { flame, stackWeights } from './flame.ts';
+import { tableTotals } from './flame-culled.ts';
 import { ALL, type FlameWeight, type Selection } from './api.ts';
 import type { Granularity } from '../capture/function-tree.ts';
 import { subtreeEnds, visibleFlame } from './flame-layout.ts';
@@ -155,7 +156,10 @@ describe('culled flame graph against the whole tree (property)', () => {
           fc.constantFrom<Granularity>('function', 'site'),
           fc.constantFrom<FlameWeight>('occurrences', 'refcount'),
           fc.constantFrom(0, 1 / 4096, 0.01, 0.1, 0.5),
-          (spec, seed, count, granularity, weight, minShare) => {
+          // the trace's first few stacks only: fewer than 1/64 of the table's nodes, the sparse totals
+          fc.constantFrom(0, 1, 3),
+          fc.nat(),
+          (spec, seed, count, granularity, weight, minShare, few, pick) => {
             const k = kernel(spec);
             const ips = stacks(k, shape, count, seed, 24);
             const bin = writeStackMapBin({
@@ -179,11 +183,15 @@ describe('culled flame graph against the whole tree (property)', () => {
                 ['trace', trace],
               ]),
             );
-            const req = { ...base, selection: ALL, weight, granularity, highlightStack: null };
+            const selection: Selection = few === 0 ? ALL : { ...ALL, range: [10, 10 + (few - 1) * 0.001 + 0.0005] };
+            // a highlighted stack of the dump, in the selection or not: marked as far as its path goes in the tree
+            const highlightStack = 1 + (pick % (d.node.parent.length - 1));
+            const req = { ...base, selection, weight, granularity, highlightStack };
             const t = flame(d, req).tree;
             const keep = (i: number) => i === 0 || (t.value[i] > 0 && t.value[i] >= minShare * t.value[0]);
             const culled = flame(d, { ...req, cull: { minShare, zoom: [] } }).tree;
             expect(treeLines(culled)).toEqual(treeLines(t).filter((_, i) => keep(i)));
+            if (minShare === 0) expect(Array.from(culled.highlight)).toEqual(Array.from(t.highlight));
             expect(culled.total).toBe(t.total);
             expect(t.total).toBeGreaterThan(0);
             // nothing is lost: at every made node, made children + what was not made + self = the node
@@ -196,6 +204,51 @@ describe('culled flame graph against the whole tree (property)', () => {
         ),
         { numRuns: 40 },
       );
+    });
+  }
+
+  // tableTotals against a walk up each weighed stack, its weight added to every node on the way (a
+  // Map): few stacks take the sparse walk (touched), many the dense pass, both shapes
+  for (const shape of ['callgraph', 'random'] as Shape[]) {
+    it(`tableTotals on ${shape} stacks: each node's total is the weight of the stacks through it, sparse and dense`, () => {
+      let sparse = 0;
+      let dense = 0;
+      fc.assert(
+        fc.property(kernelSpec(120), fc.integer(), fc.integer({ min: 20, max: 80 }), fc.integer({ min: 1, max: 80 }), (spec, seed, count, weighed) => {
+          const k = kernel(spec);
+          const ips = stacks(k, shape, count, seed, 24);
+          const bin = writeStackMapBin({ version: 2, generation: 1, littleEndian: true, records: ips.map((x, slot) => ({ slot, refCount: 1, ips: x })) });
+          const d = new ExplorerData(
+            ingestFiles([
+              ['kallsyms', k.text],
+              ['stack_map_bin', bin],
+              ['trace', '# tracer: nop\n'],
+            ]),
+          );
+          const parent = d.node.parent;
+          // every other stack of the first `weighed` ones of the table, weights 1, 2, 3, ... (a zero among them)
+          const ids: number[] = [];
+          for (let s = 1; s < parent.length && ids.length < weighed; s += 2) ids.push(s);
+          const weights = Float64Array.from(ids, (_, i) => (i === 1 ? 0 : i + 1));
+          const want = new Map<number, number>();
+          ids.forEach((s, i) => {
+            if (weights[i] === 0) return;
+            for (let n = s; ; n = parent[n]) {
+              want.set(n, (want.get(n) ?? 0) + weights[i]);
+              if (n === 0) break;
+            }
+          });
+          const t = tableTotals(d, { stacks: Int32Array.from(ids), weights });
+          for (let n = 0; n < parent.length; n++) expect(t.value[n]).toBe(want.get(n) ?? 0);
+          if (t.touched) {
+            sparse++;
+            expect(Array.from(t.touched)).toEqual([...want.keys()].filter((n) => n > 0).sort((a, b) => a - b));
+          } else dense++;
+        }),
+        { numRuns: 60 },
+      );
+      expect(sparse).toBeGreaterThan(0);
+      expect(dense).toBeGreaterThan(0);
     });
   }
 });
