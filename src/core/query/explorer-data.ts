@@ -272,8 +272,9 @@ export class ExplorerData {
     // per distinct stack, in the order the walk meets them: its position in `order` by node
     // (a node-sized index kept between calls and reset after each: the selection's stacks are
     // few beside the table's nodes, and a fresh node-sized array per call is that much memory to
-    // zero every time)
-    const at = (this.stackAt ??= new Int32Array(this.node.parent.length).fill(-1));
+    // zero every time). Each holds its position + 1, 0 for none: the array is the platform's
+    // zeroed memory, not a fill of every node (35 MB at 8.9M nodes: 25-35 ms of a first query)
+    const at = (this.stackAt ??= new Int32Array(this.node.parent.length));
     const scan = this.recordScan(f);
     // at most one distinct stack per record walked
     const room = Math.max(0, scan.p1 - scan.p0);
@@ -295,9 +296,10 @@ export class ExplorerData {
         if (st !== RESOLVED && st !== UNVERIFIED && st !== FULL) continue;
         const s = stack[r];
         if (s < 0) continue;
-        let i = at[s];
+        let i = at[s] - 1;
         if (i < 0) {
-          i = at[s] = n++;
+          i = n++;
+          at[s] = n;
           order[i] = s;
           first[i] = r;
         } else if (r < first[i]) first[i] = r;
@@ -309,7 +311,7 @@ export class ExplorerData {
         total++;
       }
     } finally {
-      for (let i = 0; i < n; i++) at[order[i]] = -1;
+      for (let i = 0; i < n; i++) at[order[i]] = 0;
     }
     // first-seen order in the file, whatever order the walk took (a walk in file order met them so)
     if (scan.order === null) {
