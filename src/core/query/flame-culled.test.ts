@@ -239,7 +239,7 @@ describe('culled flame graph against the whole tree (property)', () => {
             }
           });
           const t = tableTotals(d, { stacks: Int32Array.from(ids), weights });
-          for (let n = 0; n < parent.length; n++) expect(t.value[n]).toBe(want.get(n) ?? 0);
+          for (let n = 0; n < parent.length; n++) expect(t.at(n)).toBe(want.get(n) ?? 0);
           if (t.touched) {
             sparse++;
             expect(Array.from(t.touched)).toEqual([...want.keys()].filter((n) => n > 0).sort((a, b) => a - b));

@@ -50,8 +50,8 @@ function kidsOf(d: ExplorerData): Csr {
 
 /** Totals of every stack-table node for one set of stack weights (what zooming and either granularity reuse). */
 export interface TableTotals {
-  /** inclusive weight per table node */
-  value: Float64Array;
+  /** inclusive weight of table node `k` */
+  at(k: number): number;
   /** weight of the stacks ending at each table node that has any (a Map: most nodes end none) */
   self: Map<number, number>;
   /** the only nodes that can have weight, ascending, the root left out, where few stacks are weighed (sparse); null: any node */
@@ -68,16 +68,78 @@ export interface WeightedStacks {
  * The sparse way is taken where the weighed stacks are under this share of the table's nodes: a
  * trace's selection cites a few hundred stacks of a dump of 262,144 (8.9M nodes), and passes over
  * every node (a backward one here, a forward one for the first view) took 63 + 116 ms of a 162 ms
- * answer for a tree of 19,676 nodes.
+ * answer for a tree of 19,676 nodes. Nothing node-sized is made then: in Chromium a fresh 71 MB
+ * array touched at a few thousand places cost ~20 ms in zeroing and page faults.
  */
 const SPARSE_STACKS = 1 / 64;
 /** ...and the sparse walk gives up past this share of the nodes (the dense passes cost about as much). */
 const SPARSE_NODES = 1 / 4;
 
+/** Every node's total in a node-sized array. */
+class DenseTotals implements TableTotals {
+  readonly touched = null;
+  constructor(
+    private readonly value: Float64Array,
+    readonly self: Map<number, number>,
+  ) {}
+  at(k: number): number {
+    return this.value[k];
+  }
+}
+
+/** The totals of the few nodes that can have any: `nodes` ascending (the root first), `value` by position. */
+class SparseTotals implements TableTotals {
+  readonly touched: Int32Array;
+  constructor(
+    private readonly nodes: Int32Array,
+    private readonly value: Float64Array,
+    readonly self: Map<number, number>,
+  ) {
+    this.touched = nodes.subarray(1);
+  }
+  at(k: number): number {
+    const i = positionOf(this.nodes, k, this.nodes.length);
+    return i < 0 ? 0 : this.value[i];
+  }
+}
+
+/** Where `k` is in `sorted[0, end)`, or -1. */
+function positionOf(sorted: Int32Array, k: number, end: number): number {
+  let lo = 0;
+  let hi = end - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const x = sorted[mid];
+    if (x === k) return mid;
+    if (x < k) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 export function tableTotals(d: ExplorerData, w: WeightedStacks): TableTotals {
   const parent = d.node.parent;
-  const value = new Float64Array(parent.length);
   const self = new Map<number, number>();
+  const nodes = w.stacks.length < parent.length * SPARSE_STACKS ? ancestors(parent, w) : null;
+  // the stacks' own weights, then one pass from the last node to the first adding each into its
+  // parent (a parent comes before its children); sparse, the same additions in the same order
+  // over the only nodes that have any, so the sums are the same to the bit
+  if (nodes) {
+    const value = new Float64Array(nodes.length);
+    for (let i = 0; i < w.stacks.length; i++) {
+      const x = w.weights[i];
+      if (x === 0) continue;
+      const s = w.stacks[i];
+      value[positionOf(nodes, s, nodes.length)] += x;
+      self.set(s, (self.get(s) ?? 0) + x);
+    }
+    for (let j = nodes.length - 1; j > 0; j--) {
+      const x = value[j];
+      if (x !== 0) value[positionOf(nodes, parent[nodes[j]], j)] += x;
+    }
+    return new SparseTotals(nodes, value, self);
+  }
+  const value = new Float64Array(parent.length);
   for (let i = 0; i < w.stacks.length; i++) {
     const x = w.weights[i];
     if (x === 0) continue;
@@ -85,43 +147,27 @@ export function tableTotals(d: ExplorerData, w: WeightedStacks): TableTotals {
     value[s] += x;
     self.set(s, (self.get(s) ?? 0) + x);
   }
-  const touched = w.stacks.length < parent.length * SPARSE_STACKS ? ancestors(parent, w) : null;
-  if (touched) {
-    // the dense pass's additions, in its order (descending node), over the only nodes it adds from
-    for (let j = touched.length - 1; j >= 0; j--) {
-      const k = touched[j];
-      const x = value[k];
-      if (x !== 0) value[parent[k]] += x;
-    }
-  } else {
-    for (let k = value.length - 1; k > 0; k--) {
-      const x = value[k];
-      if (x !== 0) value[parent[k]] += x;
-    }
+  for (let k = value.length - 1; k > 0; k--) {
+    const x = value[k];
+    if (x !== 0) value[parent[k]] += x;
   }
-  return { value, self, touched };
+  return new DenseTotals(value, self);
 }
 
-/** Every node on the path of a weighed stack but the root, ascending; null once they pass SPARSE_NODES of the table. */
+/** The root and every node on the path of a weighed stack, ascending; null once they pass SPARSE_NODES of the table. */
 function ancestors(parent: Int32Array, w: WeightedStacks): Int32Array | null {
   const limit = Math.floor(parent.length * SPARSE_NODES);
-  const seen = new Uint8Array(parent.length);
-  let out = new Int32Array(Math.min(limit, w.stacks.length * 64) + 1);
-  let n = 0;
+  const seen = new Set<number>([0]);
+  const out: number[] = [0];
   for (let i = 0; i < w.stacks.length; i++) {
     if (w.weights[i] === 0) continue;
-    for (let k = w.stacks[i]; k > 0 && seen[k] === 0; k = parent[k]) {
-      if (n === limit) return null;
-      seen[k] = 1;
-      if (n === out.length) {
-        const grown = new Int32Array(Math.min(limit + 1, out.length * 2));
-        grown.set(out);
-        out = grown;
-      }
-      out[n++] = k;
+    for (let k = w.stacks[i]; !seen.has(k); k = parent[k]) {
+      if (out.length > limit) return null;
+      seen.add(k);
+      out.push(k);
     }
   }
-  return out.subarray(0, n).sort();
+  return Int32Array.from(out).sort();
 }
 
 export interface CulledRequest {
@@ -174,7 +220,7 @@ interface Candidate {
 
 export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequest): CulledTree {
   const byFunction = req.granularity === 'function';
-  const { value } = totals;
+  const value = (k: number) => totals.at(k);
   const frame = d.node.frame;
   const frames = d.stacks.frames;
   const fnOf = d.fnOfFrame;
@@ -185,22 +231,36 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
   // before children), which touches no node-sized array but a mask; otherwise the table's lists.
   let firstView: Map<number, number[]> | null = null;
   if (!byFunction && req.zoom.length <= 1 && !tableKids.has(d)) {
-    const theta0 = req.minShare * value[0];
+    const theta0 = req.minShare * totals.at(0);
     const parent = d.node.parent;
-    const keepMask = new Uint8Array(parent.length);
-    keepMask[0] = 1;
-    firstView = new Map();
-    // sparse: the nodes with weight are among the touched ones, in the same (ascending) order
-    const touched = totals.touched;
-    const n = touched ? touched.length : parent.length - 1;
-    for (let j = 0; j < n; j++) {
-      const k = touched ? touched[j] : j + 1;
-      const p = parent[k];
-      if (keepMask[p] === 0 || value[k] === 0) continue;
-      if (value[k] >= theta0) keepMask[k] = 1;
-      const l = firstView.get(p);
+    const view = (firstView = new Map());
+    const add = (p: number, k: number) => {
+      const l = view.get(p);
       if (l) l.push(k);
-      else firstView.set(p, [k]);
+      else view.set(p, [k]);
+    };
+    const touched = totals.touched;
+    if (touched) {
+      // sparse: the nodes with weight are among the touched ones, in the same (ascending) order
+      const kept = new Set<number>([0]);
+      for (let j = 0; j < touched.length; j++) {
+        const k = touched[j];
+        const v = totals.at(k);
+        if (v === 0 || !kept.has(parent[k])) continue;
+        if (v >= theta0) kept.add(k);
+        add(parent[k], k);
+      }
+    } else {
+      const keepMask = new Uint8Array(parent.length);
+      keepMask[0] = 1;
+      for (let k = 1; k < parent.length; k++) {
+        const p = parent[k];
+        if (keepMask[p] === 0) continue;
+        const v = totals.at(k);
+        if (v === 0) continue;
+        if (v >= theta0) keepMask[k] = 1;
+        add(p, k);
+      }
     }
   }
   // sparse totals: the children lists of the touched nodes only (the others have no weight), not the whole table's
@@ -223,7 +283,8 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
       const out: Candidate[] = [];
       for (let j = 0; j < list.length; j++) {
         const k = list[j];
-        if (value[k] !== 0) out.push({ members: [k], value: value[k], label: frame[k], first: k });
+        const v = value(k);
+        if (v !== 0) out.push({ members: [k], value: v, label: frame[k], first: k });
       }
       return out;
     }
@@ -236,7 +297,7 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
         let g = byFn.get(f);
         if (!g) byFn.set(f, (g = { members: [], value: 0, label: f, first: t }));
         g.members.push(t);
-        g.value += value[t];
+        g.value += value(t);
         if (t < g.first) g.first = t;
       }
     }
@@ -245,7 +306,7 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
     return out;
   };
   // the view's top: follow the zoom's names down the children with weight (siblings have distinct labels)
-  const root: Candidate = { members: [0], value: value[0], label: -1, first: 0 };
+  const root: Candidate = { members: [0], value: value(0), label: -1, first: 0 };
   const path = [root];
   for (let j = 1; j < req.zoom.length; j++) {
     const found = childrenOf(path[path.length - 1]).find((c) => nameOf(c) === req.zoom[j]);
@@ -379,7 +440,7 @@ function nodeFramesOf(d: ExplorerData, totals: TableTotals, members: ArrayLike<n
   const m = members.length;
   const frame = d.node.frame;
   const frames = d.stacks.frames;
-  const tv = totals.value;
+
   // per made node (pre-order id): its frames as (frame, weight) entries, contiguous
   const frameStart = new Int32Array(m + 1);
   const entryFrame: number[] = [];
@@ -391,7 +452,7 @@ function nodeFramesOf(d: ExplorerData, totals: TableTotals, members: ArrayLike<n
     const list = members[ofPre[id]];
     for (let a = 0; a < list.length; a++) {
       const t = list[a];
-      const x = tv[t];
+      const x = totals.at(t);
       if (t === 0 || x === 0) continue;
       const f = frame[t];
       const at = merged.get(f);
