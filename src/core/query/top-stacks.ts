@@ -152,7 +152,11 @@ export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer
     d,
     top.map((i) => occ.stacks[i]),
   );
-  const rows: TopStackRow[] = top.map((i) => {
+  const rowRefs = d.refCounts(
+    top.map((i) => occ.stacks[i]),
+    refGens,
+  );
+  const rows: TopStackRow[] = top.map((i, row) => {
     const s = occ.stacks[i];
     const depth = d.node.depth[s];
     return {
@@ -163,7 +167,7 @@ export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer
       slots: rowSlots.get(s)!,
       count: occ.counts[i],
       share: weighed ? (totalWeight ? occ.weights[i] / totalWeight : 0) : occ.total ? occ.counts[i] / occ.total : 0,
-      refCount: d.refCount(s, refGens),
+      refCount: rowRefs[row],
       generations: [...(rowGens.get(s) ?? [])].sort((a, b) => a - b).map(genValue),
       leaf: s > 0 ? (granularity === 'function' ? d.fnNames[d.fnOfFrame[d.node.frame[s]]] : d.stacks.frames.name(d.node.frame[s])) : '',
       depth,
