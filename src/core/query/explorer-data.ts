@@ -427,6 +427,11 @@ export class ExplorerData {
     }
   }
 
+  /** generation key -> stack -> ref_count summed over the slots of its dumps (the index, made now if not yet) */
+  refsByGeneration(): ReadonlyMap<number, ReadonlyMap<number, number>> {
+    return this.refIndexOf();
+  }
+
   private refIndexOf(): Map<number, Map<number, number>> {
     if (this.refIndex) return this.refIndex;
     const index = new Map<number, Map<number, number>>();
