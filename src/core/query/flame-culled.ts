@@ -1,4 +1,5 @@
 import type { Granularity } from '../capture/function-tree.ts';
+import { zeroed } from '../base/zeroed.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import { lazyFrames, type FlameTreeFrames, type NodeFrames } from './flame-frames.ts';
 import { preOrder } from './flame-tree.ts';
@@ -52,8 +53,8 @@ function kidsOf(d: ExplorerData): Csr {
 export interface TableTotals {
   /** inclusive weight of table node `k` */
   at(k: number): number;
-  /** weight of the stacks ending at each table node that has any (a Map: most nodes end none) */
-  self: Map<number, number>;
+  /** the stacks weighed (a node's self weight: theirs that end at it, summed when a view asks: selfOf) */
+  w: WeightedStacks;
   /** the only nodes that can have weight, ascending, the root left out, where few stacks are weighed (sparse); null: any node */
   touched: Int32Array | null;
 }
@@ -80,7 +81,7 @@ class DenseTotals implements TableTotals {
   readonly touched = null;
   constructor(
     private readonly value: Float64Array,
-    readonly self: Map<number, number>,
+    readonly w: WeightedStacks,
   ) {}
   at(k: number): number {
     return this.value[k];
@@ -93,7 +94,7 @@ class SparseTotals implements TableTotals {
   constructor(
     private readonly nodes: Int32Array,
     private readonly value: Float64Array,
-    readonly self: Map<number, number>,
+    readonly w: WeightedStacks,
   ) {
     this.touched = nodes.subarray(1);
   }
@@ -119,7 +120,6 @@ function positionOf(sorted: Int32Array, k: number, end: number): number {
 
 export function tableTotals(d: ExplorerData, w: WeightedStacks): TableTotals {
   const parent = d.node.parent;
-  const self = new Map<number, number>();
   const nodes = w.stacks.length < parent.length * SPARSE_STACKS ? ancestors(parent, w) : null;
   // the stacks' own weights, then one pass from the last node to the first adding each into its
   // parent (a parent comes before its children); sparse, the same additions in the same order
@@ -131,27 +131,38 @@ export function tableTotals(d: ExplorerData, w: WeightedStacks): TableTotals {
       if (x === 0) continue;
       const s = w.stacks[i];
       value[positionOf(nodes, s, nodes.length)] += x;
-      self.set(s, (self.get(s) ?? 0) + x);
     }
     for (let j = nodes.length - 1; j > 0; j--) {
       const x = value[j];
       if (x !== 0) value[positionOf(nodes, parent[nodes[j]], j)] += x;
     }
-    return new SparseTotals(nodes, value, self);
+    return new SparseTotals(nodes, value, w);
   }
-  const value = new Float64Array(parent.length);
+  const value = zeroed(Float64Array, parent.length, w.stacks.length);
   for (let i = 0; i < w.stacks.length; i++) {
     const x = w.weights[i];
     if (x === 0) continue;
     const s = w.stacks[i];
     value[s] += x;
-    self.set(s, (self.get(s) ?? 0) + x);
   }
   for (let k = value.length - 1; k > 0; k--) {
     const x = value[k];
     if (x !== 0) value[parent[k]] += x;
   }
-  return new DenseTotals(value, self);
+  return new DenseTotals(value, w);
+}
+
+/** The self weight of each table node in `members` that has any: the weights of the stacks ending at it (a Map of only those, not of every stack weighed). */
+function selfOf(w: WeightedStacks, members: ArrayLike<number>[]): Map<number, number> {
+  const want = new Set<number>();
+  for (const list of members) for (let a = 0; a < list.length; a++) want.add(list[a]);
+  const self = new Map<number, number>();
+  for (let i = 0; i < w.stacks.length; i++) {
+    const x = w.weights[i];
+    const s = w.stacks[i];
+    if (x !== 0 && want.has(s)) self.set(s, (self.get(s) ?? 0) + x);
+  }
+  return self;
 }
 
 /** The root and every node on the path of a weighed stack, ascending; null once they pass SPARSE_NODES of the table. */
@@ -366,6 +377,7 @@ function assemble(d: ExplorerData, totals: TableTotals, made: Made, req: CulledR
   const tSelf = new Float64Array(m);
   const tHidden = new Float64Array(m);
   const tHiddenCount = new Int32Array(m);
+  const selves = selfOf(totals.w, members);
   for (let id = 0; id < m; id++) {
     const i = ofPre[id];
     tHidden[id] = hiddenOf[i];
@@ -376,7 +388,7 @@ function assemble(d: ExplorerData, totals: TableTotals, made: Made, req: CulledR
     tName[id] = x;
     tValue[id] = value[i];
     let self = 0;
-    for (let a = 0; a < members[i].length; a++) self += totals.self.get(members[i][a]) ?? 0;
+    for (let a = 0; a < members[i].length; a++) self += selves.get(members[i][a]) ?? 0;
     tSelf[id] = self;
   }
   // a stack's path (pre-order ids, root first), as far as it was made: the highlight, and a
