@@ -32,12 +32,13 @@ interface Csr {
 
 /** `of[k]`'s groups: the k of each group in increasing order (a counting sort). */
 function groups(of: Int32Array, count: number, from: number): Csr {
+  // each group's end, then its members placed from the end down (k descending, so ascending in
+  // the list), which leaves each group's start: no copy of the cursors (31 MB at 7.9M nodes)
   const start = new Int32Array(count + 1);
-  for (let k = from; k < of.length; k++) start[of[k] + 1]++;
-  for (let i = 0; i < count; i++) start[i + 1] += start[i];
+  for (let k = from; k < of.length; k++) start[of[k]]++;
+  for (let i = 1; i <= count; i++) start[i] += start[i - 1];
   const list = new Int32Array(start[count]);
-  const fill = start.slice(0, count);
-  for (let k = from; k < of.length; k++) list[fill[of[k]]++] = k;
+  for (let k = of.length - 1; k >= from; k--) list[--start[of[k]]] = k;
   return { start, list };
 }
 
