@@ -1,3 +1,4 @@
+import { zeroed } from '../base/zeroed.ts';
 import type { Diagnostic } from '../formats/diagnostics.ts';
 import { hasStack } from './cookie-index.ts';
 import { derive, generationsCutMessage, listedKeys, type Derived } from './derived.ts';
@@ -116,10 +117,11 @@ export function summarize(c: Capture, topN = 10, granularity: Granularity = defa
   const status = Object.fromEntries(STATUS_NAMES.map((s) => [s, 0])) as Record<StatusName, number>;
   const gens = new Set<number>(c.dumps.generations());
   const byStatus = new Float64Array(STATUS_NAMES.length);
-  // occurrences and first record of each stack node, in typed arrays over the table's nodes
+  // occurrences and first record of each stack node, in typed arrays over the table's nodes (a
+  // record each at scattered nodes: filled first where they are many, zeroed.ts)
   const nodes = c.stacks.nodeCount;
-  const occurrences = new Float64Array(nodes);
-  const firstSeen = new Int32Array(nodes);
+  const occurrences = zeroed(Float64Array, nodes, t.recordCount);
+  const firstSeen = zeroed(Int32Array, nodes, t.recordCount);
   const order: number[] = [];
   const { cookies, resolved } = countStacks(
     t.recKind.raw(),
