@@ -14,11 +14,18 @@ import { bigTrace, cliGeneration, openOverSample, panes, shoot } from './session
  */
 
 interface Hooks {
+  setHangMs(ms: number): void;
   holdLoadAt(percent: number): Promise<void>;
   loadHeld(): boolean;
   releaseLoad(): void;
 }
-const holdAt = (page: Page, percent: number) => page.evaluate((p) => (window as unknown as { __smxTest: Hooks }).__smxTest.holdLoadAt(p), percent);
+/** Holds the next load at `percent`; a held load sends no progress, so the host's hang limit (30 s) is lifted first. */
+const holdAt = (page: Page, percent: number) =>
+  page.evaluate((p) => {
+    const h = (window as unknown as { __smxTest: Hooks }).__smxTest;
+    h.setHangMs(600_000);
+    return h.holdLoadAt(p);
+  }, percent);
 const held = (page: Page) => page.evaluate(() => (window as unknown as { __smxTest: Hooks }).__smxTest.loadHeld());
 const release = (page: Page) => page.evaluate(() => (window as unknown as { __smxTest: Hooks }).__smxTest.releaseLoad());
 
@@ -119,7 +126,7 @@ test('while a load runs the capture stays on screen, dimmed, the progress on top
   await expect(progress).toHaveAttribute('data-over-capture', 'true');
   await expect(page.getByTestId('drop-zone')).toHaveAttribute('data-loading', 'true');
   await expect(progress).toContainText(/Opening a new capture · \d+% · [\d.]+ MB of [\d.]+ GB/);
-  // the panes are the old capture's, still answering
+  // the panes on screen are the old capture's (the worker is held: what they show was drawn before)
   await expect(page.getByTestId('timeline')).toHaveAttribute('data-ready', 'true');
   expect(await summaryNumbers(page)).toEqual(before);
   await shoot(page, 'loading');

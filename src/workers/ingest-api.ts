@@ -86,9 +86,10 @@ export interface IngestApi {
   testStall(): void;
   /**
    * Test hook, as testStall: the next load's worker thread waits (Atomics.wait on `cell[0]`, set to
-   * 1 while it waits) once a progress report says `fraction` of its bytes are read, until the page
-   * sets the cell to 2; a cancel sent meanwhile is seen when the load goes on. The e2e tests cancel
-   * at a given percent this way, whatever the machine's speed (e2e/load-cancel.spec.ts).
+   * 1 while it waits) at its first progress report past `fraction` of its bytes (and short of the
+   * last), until the page sets the cell to 2; a cancel sent meanwhile is seen when the load goes
+   * on. The e2e tests cancel at a given percent this way, whatever the machine's speed
+   * (e2e/load-cancel.spec.ts).
    */
   testHoldAt(cell: Int32Array, fraction: number): void;
 

@@ -134,20 +134,29 @@ function differential(req: FlameRequest, widths: 'after' | 'before', generations
   return differentialFlame(sidesOf(req.selection, generations), { ...req, weight: compareWeight(req.weight) }, widths, generations !== undefined);
 }
 
-/** testHoldAt's cell and fraction, until a load reaches it */
+/** testHoldAt's cell and fraction, until a load takes it */
 let hold: { cell: Int32Array; fraction: number } | null = null;
 
-/** The page's progress callback, holding the load where testHoldAt asked. */
-function progressOf(onProgress: Parameters<IngestApi['ingest']>[1]): Parameters<IngestApi['ingest']>[1] {
-  if (!TEST_HOOKS_BUILT || !hold || !onProgress) return onProgress;
-  return (p) => {
-    onProgress(p);
-    if (hold && p.totalBytes > 0 && p.bytesRead >= hold.fraction * p.totalBytes) {
-      const { cell } = hold;
-      hold = null;
-      Atomics.store(cell, 0, 1);
-      while (Atomics.load(cell, 0) === 1) Atomics.wait(cell, 0, 1);
-    }
+/**
+ * The page's progress callback for one load, holding it where testHoldAt asked: the hold is this
+ * load's from its start (a later testHoldAt waits for the next load), and a held load reports
+ * every slice it reads, so the hold comes at the first report past the fraction, not 50 ms after.
+ */
+function progressOf(onProgress: Parameters<IngestApi['ingest']>[1]): { onProgress: Parameters<IngestApi['ingest']>[1]; progressEveryMs?: number } {
+  const mine = TEST_HOOKS_BUILT ? hold : null;
+  if (!mine || !onProgress) return { onProgress };
+  hold = null;
+  let waiting = true;
+  return {
+    progressEveryMs: 0,
+    onProgress: (p) => {
+      onProgress(p);
+      if (waiting && p.totalBytes > 0 && p.bytesRead >= mine.fraction * p.totalBytes && p.bytesRead < p.totalBytes) {
+        waiting = false;
+        Atomics.store(mine.cell, 0, 1);
+        while (Atomics.load(mine.cell, 0) === 1) Atomics.wait(mine.cell, 0, 1);
+      }
+    },
   };
 }
 
@@ -155,7 +164,7 @@ const api: IngestApi = {
   async ingest(req, onProgress) {
     try {
       const before = loads.current;
-      const r = await loads.load(req, { onProgress: progressOf(onProgress), parts });
+      const r = await loads.load(req, { ...progressOf(onProgress), parts });
       if (r.outcome === 'rejected') return r;
       captureFiles.set(r.built, req.mode === 'add' ? [...((before && captureFiles.get(before)) ?? []), ...req.files] : req.files);
       const { explorer, summary } = r.built;
