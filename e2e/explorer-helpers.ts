@@ -133,3 +133,34 @@ export async function openSql(page: Page) {
   }
   await expect(status).toHaveAttribute('data-status', 'ready', { timeout: 60_000 });
 }
+
+/**
+ * The sample's trace repeated `copies` times as one File made in the page (its parts are the one
+ * fetched Blob: nothing is copied, so gigabytes cost nothing), given to the file input or dropped
+ * on a drop target (`add-files`, `replace-files`).
+ */
+export function giveRepeatedSample(page: Page, copies: number, name: string, to: 'file-input' | 'add-files' | 'replace-files'): Promise<void> {
+  return page.evaluate(
+    async ({ copies, name, to }) => {
+      const body = await (await fetch('/samples/trace')).blob();
+      const dt = new DataTransfer();
+      dt.items.add(
+        new File(
+          Array.from({ length: copies }, () => body),
+          name,
+        ),
+      );
+      if (to === 'file-input') {
+        const input = document.querySelector<HTMLInputElement>('[data-testid=file-input]')!;
+        input.files = dt.files;
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+        return;
+      }
+      document.body.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true }));
+      let el: Element | null = null;
+      while (!(el = document.querySelector(`[data-testid=${to}]`))) await new Promise(requestAnimationFrame);
+      el.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    },
+    { copies, name, to },
+  );
+}

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from './fixtures.ts';
 import { cliSummary } from './cli.ts';
+import { giveRepeatedSample } from './explorer-helpers.ts';
 
 const SAMPLES = 'public/samples/';
 const sampleFiles = (JSON.parse(readFileSync(SAMPLES + 'index.json', 'utf8')) as { files: string[] }).files.map((f) => SAMPLES + f);
@@ -89,19 +90,7 @@ test('a large load shows percent and MB/s while it reads, and Cancel stops it', 
   const before = await numbers(page);
   // about 1.8 GB, the sample's trace repeated in the page's own File (nothing copied) and given to
   // the picker, so the worker is still reading when Cancel is pressed, however fast both cores read
-  await page.evaluate(async () => {
-    const body = await (await fetch('/samples/trace')).blob();
-    const dt = new DataTransfer();
-    dt.items.add(
-      new File(
-        Array.from({ length: 2000 }, () => body),
-        'trace-big',
-      ),
-    );
-    const input = document.querySelector<HTMLInputElement>('[data-testid=file-input]')!;
-    input.files = dt.files;
-    input.dispatchEvent(new Event('change', { bubbles: true }));
-  });
+  await giveRepeatedSample(page, 2000, 'trace-big', 'file-input');
   const progress = page.getByTestId('load-progress');
   await expect(progress).toHaveAttribute('data-status', 'loading');
   await expect(progress).toContainText(/\d+% · [\d.]+ MB of [\d.]+ GB · [\d.]+ MB\/s/);

@@ -1,7 +1,8 @@
+import { statSync } from 'node:fs';
 import { expect, test, type Page } from './fixtures.ts';
 import { cliSummary } from './cli.ts';
-import { sampleFiles, summaryNumbers, summaryOf } from './explorer-helpers.ts';
-import { bigTrace, cliGeneration, openOverSample, panes, shoot } from './session-helpers.ts';
+import { giveRepeatedSample, sampleFiles, summaryNumbers, summaryOf } from './explorer-helpers.ts';
+import { bigTrace, cliGeneration, openOverSample, panes, shoot, TRACE } from './session-helpers.ts';
 
 /**
  * Cancel during a load leaves every pane whole (issue 9, point 7), in the project `hooks`: the
@@ -65,21 +66,7 @@ test('cancel at 8% (Replace) and at 87% (Add) of a 150 MB load: every pane comes
   expect(await panes(page)).toEqual({ ...before, status: 'cancelled' });
 
   // 87%: the same bytes added to the capture, dropped on "Add to this capture"
-  const drop = () =>
-    page.evaluate(async (mb) => {
-      const body = await (await fetch('/samples/trace')).blob();
-      const dt = new DataTransfer();
-      dt.items.add(
-        new File(
-          Array.from({ length: Math.ceil((mb * 1e6) / body.size) }, () => body),
-          'trace-150mb',
-        ),
-      );
-      document.body.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true }));
-      let el: Element | null = null;
-      while (!(el = document.querySelector('[data-testid=add-files]'))) await new Promise(requestAnimationFrame);
-      el.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    }, 150);
+  const drop = () => giveRepeatedSample(page, Math.ceil(150e6 / statSync(TRACE).size), 'trace-150mb', 'add-files');
   const late = await cancelAt(page, 87, drop);
   expect(late).toBeGreaterThanOrEqual(87);
   expect(late).toBeLessThan(100);
@@ -106,20 +93,7 @@ test('while a load runs the capture stays on screen, dimmed, the progress on top
   const before = await summaryNumbers(page);
   // about 1.8 GB, built in the page from one blob (nothing is copied), held at 5% while the screenshots are taken
   await holdAt(page, 5);
-  await page.evaluate(async () => {
-    const body = await (await fetch('/samples/trace')).blob();
-    const dt = new DataTransfer();
-    dt.items.add(
-      new File(
-        Array.from({ length: 2000 }, () => body),
-        'trace-1.8gb',
-      ),
-    );
-    document.body.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true }));
-    let el: Element | null = null;
-    while (!(el = document.querySelector('[data-testid=replace-files]'))) await new Promise(requestAnimationFrame);
-    el.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  });
+  await giveRepeatedSample(page, 2000, 'trace-1.8gb', 'replace-files');
   const progress = page.getByTestId('load-progress');
   await expect.poll(() => held(page)).toBe(true);
   await expect(progress).toHaveAttribute('data-status', 'loading');
