@@ -137,9 +137,9 @@ export async function openSql(page: Page) {
 /**
  * The sample's trace repeated `copies` times as one File made in the page (its parts are the one
  * fetched Blob: nothing is copied, so gigabytes cost nothing), given to the file input or dropped
- * on a drop target (`add-files`, `replace-files`).
+ * on a drop target (`add-files`, `replace-files`) or anywhere (`body`, over the sample).
  */
-export function giveRepeatedSample(page: Page, copies: number, name: string, to: 'file-input' | 'add-files' | 'replace-files'): Promise<void> {
+export function giveRepeatedSample(page: Page, copies: number, name: string, to: 'file-input' | 'add-files' | 'replace-files' | 'body'): Promise<void> {
   return page.evaluate(
     async ({ copies, name, to }) => {
       const body = await (await fetch('/samples/trace')).blob();
@@ -157,8 +157,8 @@ export function giveRepeatedSample(page: Page, copies: number, name: string, to:
         return;
       }
       document.body.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true }));
-      let el: Element | null = null;
-      while (!(el = document.querySelector(`[data-testid=${to}]`))) await new Promise(requestAnimationFrame);
+      let el: Element | null = document.body;
+      if (to !== 'body') while (!(el = document.querySelector(`[data-testid=${to}]`))) await new Promise(requestAnimationFrame);
       el.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
     },
     { copies, name, to },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect, test, type Page } from './fixtures.ts';
 import { cliSummaries, cliSummary } from './cli.ts';
-import { sampleFiles, SAMPLES, summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
+import { giveRepeatedSample, sampleFiles, SAMPLES, summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
 
 /**
  * Faults (issue 10): the ingest worker killed or hung during a load, files failing alone, a file
@@ -50,27 +50,6 @@ async function reach(page: Page, pct: number) {
   expect(value, `the load (${status}) ended before ${pct}%`).toBeGreaterThanOrEqual(pct);
 }
 
-/** Builds a file of `copies` x the sample trace in the page (one blob, nothing copied) and drops it on a target (or anywhere, over the sample). */
-function dropBig(page: Page, name: string, copies: number, target: 'replace-files' | 'add-files' | null) {
-  return page.evaluate(
-    async ({ name, copies, target }) => {
-      const body = await (await fetch('/samples/trace')).blob();
-      const dt = new DataTransfer();
-      dt.items.add(
-        new File(
-          Array.from({ length: copies }, () => body),
-          name,
-        ),
-      );
-      document.body.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true }));
-      let el: Element | null = document.body;
-      if (target) while (!(el = document.querySelector(`[data-testid=${target}]`))) await new Promise(requestAnimationFrame);
-      el.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    },
-    { name, copies, target },
-  );
-}
-
 test.describe.configure({ timeout: 180_000 });
 
 test('the ingest worker killed during a load: a message naming the load, the capture kept and answering, the next load works', async ({ page }) => {
@@ -88,7 +67,7 @@ test('the ingest worker killed during a load: a message naming the load, the cap
     .evaluateAll((els) => els.map((e) => `${e.getAttribute('data-stack-hash')}:${e.getAttribute('data-count')}`)); // by stack_hash: a new worker may number stacks in another order
   expect(await workerNumber(page)).toBe(1);
 
-  await dropBig(page, 'trace-150mb', 160, 'replace-files');
+  await giveRepeatedSample(page, 160, 'trace-150mb', 'replace-files');
   const progress = page.getByTestId('load-progress');
   await expect(progress).toHaveAttribute('data-status', 'loading');
   await reach(page, 5);
@@ -150,7 +129,7 @@ test('a worker that stops answering during a load is taken for hung, replaced, a
   const sample = await summaryNumbers(page);
   await page.evaluate(() => (window as unknown as { __smxTest: Hooks }).__smxTest.setHangMs(1500));
   // over the sample a drop opens at once
-  await dropBig(page, 'trace-150mb', 160, null);
+  await giveRepeatedSample(page, 160, 'trace-150mb', 'body');
   await reach(page, 3);
   await page.evaluate(() => (window as unknown as { __smxTest: Hooks }).__smxTest.stallIngestWorker());
   const fault = page.getByTestId('worker-fault');
@@ -184,7 +163,7 @@ test('cancel and drop at once, ten times in a row: the page always shows the las
   for (const [i, s] of small.entries()) {
     // 200 copies of the sample trace (one blob of references, ~550 MB to read): each drop lands
     // while the load is 1-40% through, however fast the ingest has become
-    await dropBig(page, `big-${i}`, 200, 'replace-files');
+    await giveRepeatedSample(page, 200, `big-${i}`, 'replace-files');
     await expect(progress).toHaveAttribute('data-status', 'loading');
     await reach(page, 1 + ((i * 7) % 40));
     // at once, in one task: Cancel (or not: a newer drop supersedes the load anyway), then the drop
