@@ -14,9 +14,10 @@ import { writeStackMapBin } from '../formats/stack-map-write.ts';
 import { line } from '../testing/explorer-fixtures.ts';
 import { kernel, plainSymbolizer, stacks, type Shape } from '../testing/kernels.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
-import { ALL } from './api.ts';
+import { ALL, type Selection } from './api.ts';
 import { ExplorerData } from './explorer-data.ts';
-import { flame } from './flame.ts';
+import { flame, stackWeights } from './flame.ts';
+import { tableTotals } from './flame-culled.ts';
 
 const FLAMEGRAPH = '/work/shared/peer-tools/flamegraph.pl';
 
@@ -59,20 +60,23 @@ describe('the flame graph by function against flamegraph.pl', () => {
             ['trace', trace.join('\n') + '\n'],
           ]),
         );
-        const t = flame(d, {
-          mode: 'top-down',
-          selection: ALL,
-          weight: 'occurrences',
-          granularity: 'function',
-          focus: null,
-          highlightStack: null,
-          cull: { minShare: 0, zoom: [] },
-        }).tree;
-        const ours = Array.from(t.value, (v, i) => `${t.depth[i]} ${i === 0 ? 'all' : t.names[t.name[i]]} ${v}`).sort();
+        const ours = (selection: Selection) => {
+          const t = flame(d, {
+            mode: 'top-down',
+            selection,
+            weight: 'occurrences',
+            granularity: 'function',
+            focus: null,
+            highlightStack: null,
+            cull: { minShare: 0, zoom: [] },
+          }).tree;
+          return Array.from(t.value, (v, i) => `${t.depth[i]} ${i === 0 ? 'all' : t.names[t.name[i]]} ${v}`).sort();
+        };
         // the peer's input, made without the app: names by the plain search, offsets dropped, root first
         const plain = plainSymbolizer(k.lines);
-        const folded =
+        const folded = (slots: number) =>
           ips
+            .slice(0, slots)
             .map(
               (x, s) =>
                 [...x]
@@ -81,8 +85,12 @@ describe('the flame graph by function against flamegraph.pl', () => {
                   .join(';') + ` ${cites[s]}`,
             )
             .join('\n') + '\n';
-        expect(ours.length).toBeGreaterThan(20);
-        expect(ours, `seed ${seed}`).toEqual(peerRects(folded));
+        expect(ours(ALL).length).toBeGreaterThan(20);
+        expect(ours(ALL), `seed ${seed}`).toEqual(peerRects(folded(ips.length)));
+        // the first two slots' events only (1 + 2 of them): so few stacks that the totals walk their paths alone (sparse)
+        const few: Selection = { ...ALL, range: [10, 10 + 2 * 0.001 + 0.0005] };
+        expect(tableTotals(d, stackWeights(d, few, 'occurrences')).touched, `seed ${seed}: the sparse totals`).not.toBeNull();
+        expect(ours(few), `seed ${seed}, two slots`).toEqual(peerRects(folded(2)));
       }
     }, 120_000);
   }
