@@ -17,7 +17,7 @@ import { ingestFiles } from '../testing/test-helpers.ts';
 import { ALL, type Selection } from './api.ts';
 import { ExplorerData } from './explorer-data.ts';
 import { flame, stackWeights } from './flame.ts';
-import { tableTotals } from './flame-culled.ts';
+import { tableTotals } from './flame-totals.ts';
 
 const FLAMEGRAPH = '/work/shared/peer-tools/flamegraph.pl';
 

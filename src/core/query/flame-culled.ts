@@ -1,15 +1,14 @@
 import type { Granularity } from '../capture/function-tree.ts';
-import { zeroed } from '../base/zeroed.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import { lazyFrames, type FlameTreeFrames, type NodeFrames } from './flame-frames.ts';
 import { preOrder } from './flame-tree.ts';
+import { selfOf, type TableTotals } from './flame-totals.ts';
 import type { FlameTree } from './api.ts';
 
 /**
  * The top-down flame graph of what a view can show, built from the prefix tree the capture
- * already has instead of merged stack by stack. The weights go to the stacks' nodes of the stack
- * table and one backward pass (parents come before children) sums them into every ancestor:
- * exact totals for every node, in typed arrays, in the table's node count (`tableTotals`).
+ * already has instead of merged stack by stack, over the table's totals for the view's weights
+ * (`flame-totals.ts`: exact for every node, or for the few on the weighed stacks' paths).
  *
  * Only the nodes at least `minShare` of the view's top (the zoomed node, or the root) are made
  * into the answer, with the view top's ancestors: a node's value is at least each child's, so
@@ -48,138 +47,6 @@ function kidsOf(d: ExplorerData): Csr {
   let c = tableKids.get(d);
   if (!c) tableKids.set(d, (c = groups(d.node.parent, d.node.parent.length, 1)));
   return c;
-}
-
-/** Totals of every stack-table node for one set of stack weights (what zooming and either granularity reuse). */
-export interface TableTotals {
-  /** inclusive weight of table node `k` */
-  at(k: number): number;
-  /** the stacks weighed (a node's self weight: theirs that end at it, summed when a view asks: selfOf) */
-  w: WeightedStacks;
-  /** the only nodes that can have weight, ascending, the root left out, where few stacks are weighed (sparse); null: any node */
-  touched: Int32Array | null;
-}
-
-/** Distinct stacks and their weights (flame.ts StackWeights). */
-export interface WeightedStacks {
-  stacks: Int32Array;
-  weights: Float64Array;
-}
-
-/**
- * The sparse way is taken where the weighed stacks are under this share of the table's nodes: a
- * trace's selection cites a few hundred stacks of a dump of 262,144 (8.9M nodes), and passes over
- * every node (a backward one here, a forward one for the first view) took 63 + 116 ms of a 162 ms
- * answer for a tree of 19,676 nodes. Nothing node-sized is made then: in Chromium a fresh 71 MB
- * array touched at a few thousand places cost ~20 ms in zeroing and page faults.
- */
-const SPARSE_STACKS = 1 / 64;
-/** ...and the sparse walk gives up past this share of the nodes (the dense passes cost about as much). */
-const SPARSE_NODES = 1 / 4;
-
-/** Every node's total in a node-sized array. */
-class DenseTotals implements TableTotals {
-  readonly touched = null;
-  constructor(
-    private readonly value: Float64Array,
-    readonly w: WeightedStacks,
-  ) {}
-  at(k: number): number {
-    return this.value[k];
-  }
-}
-
-/** The totals of the few nodes that can have any: `nodes` ascending (the root first), `value` by position. */
-class SparseTotals implements TableTotals {
-  readonly touched: Int32Array;
-  constructor(
-    private readonly nodes: Int32Array,
-    private readonly value: Float64Array,
-    readonly w: WeightedStacks,
-  ) {
-    this.touched = nodes.subarray(1);
-  }
-  at(k: number): number {
-    const i = positionOf(this.nodes, k, this.nodes.length);
-    return i < 0 ? 0 : this.value[i];
-  }
-}
-
-/** Where `k` is in `sorted[0, end)`, or -1. */
-function positionOf(sorted: Int32Array, k: number, end: number): number {
-  let lo = 0;
-  let hi = end - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const x = sorted[mid];
-    if (x === k) return mid;
-    if (x < k) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
-export function tableTotals(d: ExplorerData, w: WeightedStacks): TableTotals {
-  const parent = d.node.parent;
-  const nodes = w.stacks.length < parent.length * SPARSE_STACKS ? ancestors(parent, w) : null;
-  // the stacks' own weights, then one pass from the last node to the first adding each into its
-  // parent (a parent comes before its children); sparse, the same additions in the same order
-  // over the only nodes that have any, so the sums are the same to the bit
-  if (nodes) {
-    const value = new Float64Array(nodes.length);
-    for (let i = 0; i < w.stacks.length; i++) {
-      const x = w.weights[i];
-      if (x === 0) continue;
-      const s = w.stacks[i];
-      value[positionOf(nodes, s, nodes.length)] += x;
-    }
-    for (let j = nodes.length - 1; j > 0; j--) {
-      const x = value[j];
-      if (x !== 0) value[positionOf(nodes, parent[nodes[j]], j)] += x;
-    }
-    return new SparseTotals(nodes, value, w);
-  }
-  const value = zeroed(Float64Array, parent.length, w.stacks.length);
-  for (let i = 0; i < w.stacks.length; i++) {
-    const x = w.weights[i];
-    if (x === 0) continue;
-    const s = w.stacks[i];
-    value[s] += x;
-  }
-  for (let k = value.length - 1; k > 0; k--) {
-    const x = value[k];
-    if (x !== 0) value[parent[k]] += x;
-  }
-  return new DenseTotals(value, w);
-}
-
-/** The self weight of each table node in `members` that has any: the weights of the stacks ending at it (a Map of only those, not of every stack weighed). */
-function selfOf(w: WeightedStacks, members: ArrayLike<number>[]): Map<number, number> {
-  const want = new Set<number>();
-  for (const list of members) for (let a = 0; a < list.length; a++) want.add(list[a]);
-  const self = new Map<number, number>();
-  for (let i = 0; i < w.stacks.length; i++) {
-    const x = w.weights[i];
-    const s = w.stacks[i];
-    if (x !== 0 && want.has(s)) self.set(s, (self.get(s) ?? 0) + x);
-  }
-  return self;
-}
-
-/** The root and every node on the path of a weighed stack, ascending; null once they pass SPARSE_NODES of the table. */
-function ancestors(parent: Int32Array, w: WeightedStacks): Int32Array | null {
-  const limit = Math.floor(parent.length * SPARSE_NODES);
-  const seen = new Set<number>([0]);
-  const out: number[] = [0];
-  for (let i = 0; i < w.stacks.length; i++) {
-    if (w.weights[i] === 0) continue;
-    for (let k = w.stacks[i]; !seen.has(k); k = parent[k]) {
-      if (out.length > limit) return null;
-      seen.add(k);
-      out.push(k);
-    }
-  }
-  return Int32Array.from(out).sort();
 }
 
 export interface CulledRequest {

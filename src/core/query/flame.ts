@@ -1,6 +1,7 @@
 import type { ExplorerData, FrameView } from './explorer-data.ts';
 import type { Granularity } from '../capture/function-tree.ts';
-import { culledTree, tableTotals, type TableTotals } from './flame-culled.ts';
+import { culledTree } from './flame-culled.ts';
+import { tableTotals, type TableTotals } from './flame-totals.ts';
 import { type FlameTreeFrames, lazyFrames } from './flame-frames.ts';
 import { TreeBuilder } from './flame-tree.ts';
 import type { FlameRequest, FlameResult, FlameWeight, Selection } from './api.ts';
