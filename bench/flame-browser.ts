@@ -81,7 +81,7 @@ async function nodeFigures(core: string, dir: string, rounds: number): Promise<N
   const counts: number[] = [];
   let refs = 0;
   // every dump stack's ref_count (an older src/core keeps the index as refByGen)
-  for (const m of (d.refByGen ?? d.refsByGeneration()).values() as Iterable<Map<number, number>>) {
+  for (const m of (d.refByGen ?? d.refs.byGeneration()).values() as Iterable<Map<number, number>>) {
     for (const [s, r] of m) {
       stacks.push(s);
       counts.push(r);

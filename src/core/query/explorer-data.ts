@@ -1,4 +1,5 @@
 import { zeroed } from '../base/zeroed.ts';
+import { DumpRefs } from './dump-refs.ts';
 import { defaultGranularity, functionTree, type FunctionTree, type Granularity } from '../capture/function-tree.ts';
 import type { Capture } from '../capture/ingest.ts';
 import { alignLedger } from '../capture/sim-truth.ts';
@@ -79,12 +80,8 @@ export class ExplorerData {
   readonly hasWeights: boolean;
   /** per record: its weight (1 where it has none); a field's weights as Int32Array when every one fits (weighted-view.ts) */
   readonly recWeight: Float64Array | Int32Array;
-  /**
-   * generation key (NO_GEN: generation-less dumps) -> stack -> ref_count summed over slots, made
-   * when a query weighs every stack by ref_count (a Map entry per slot: 25-32 ms of a load of
-   * 262,144 slots, where a table's rows need a few: refCounts)
-   */
-  private refIndex: Map<number, Map<number, number>> | null = null;
+  /** the dumps' ref_count of each stack by generation (dump-refs.ts) */
+  readonly refs: DumpRefs;
   /** dump formats by generation key */
   readonly dumpKinds = new Map<number, string[]>();
 
@@ -160,6 +157,7 @@ export class ExplorerData {
     this.recWeight = t.recWeight.raw();
 
     const d = capture.dumps;
+    this.refs = new DumpRefs(d);
     for (const gd of d.byGeneration.values()) this.dumpKinds.set(gd.generation, [...new Set(gd.sources.map((i) => d.sources[i].format))].sort());
     for (const gl of d.generationless) {
       const kinds = new Set(this.dumpKinds.get(NO_GEN) ?? []);
@@ -416,75 +414,6 @@ export class ExplorerData {
       if (isOccurrence(this.rec.status[r]) && this.rec.stack[r] >= 0) out.add(this.recGen[r]);
     });
     return out;
-  }
-
-  /** Each dump slot's stack and ref_count with its generation key, in the index's order (refIndexOf, refCounts). */
-  private eachRef(fn: (g: number, stack: number, ref: number) => void): void {
-    const d = this.capture.dumps;
-    for (const gd of d.byGeneration.values()) {
-      const slots = gd.slots;
-      for (let i = 0; i < slots.size; i++) fn(gd.generation, slots.stackAt(i), slots.refCountAt(i));
-    }
-    // generation-less dumps: a slot read by several dumps of one map (a stack_map_bin and a
-    // stack_map read together) counts once, at its highest reading; a slot whose dumps disagree
-    // (read on either side of a reset) counts each distinct stack it held
-    for (const slot of d.generationlessSlots.values()) {
-      const best = new Map<number, number>();
-      for (const r of slot.readings) best.set(r.stack, Math.max(best.get(r.stack) ?? 0, r.refCount));
-      for (const [stack, ref] of best) fn(NO_GEN, stack, ref);
-    }
-  }
-
-  /** generation key -> stack -> ref_count summed over the slots of its dumps (the index, made now if not yet) */
-  refsByGeneration(): ReadonlyMap<number, ReadonlyMap<number, number>> {
-    return this.refIndexOf();
-  }
-
-  private refIndexOf(): Map<number, Map<number, number>> {
-    if (this.refIndex) return this.refIndex;
-    const index = new Map<number, Map<number, number>>();
-    this.eachRef((g, stack, ref) => {
-      let m = index.get(g);
-      if (!m) index.set(g, (m = new Map()));
-      m.set(stack, (m.get(stack) ?? 0) + ref);
-    });
-    return (this.refIndex = index);
-  }
-
-  /** refCount of each of a few stacks (a table's rows): one pass over the dumps' slots while there is no index, no index made. */
-  refCounts(stacks: readonly number[], gens: readonly number[] | null): (number | null)[] {
-    if (this.refIndex) return stacks.map((s) => this.refCount(s, gens));
-    const at = new Map<number, number>();
-    stacks.forEach((s, i) => at.set(s, i));
-    const sum = new Array<number>(stacks.length).fill(0);
-    const found = new Array<boolean>(stacks.length).fill(false);
-    const keep = gens === null ? null : new Set(gens);
-    this.eachRef((g, stack, ref) => {
-      const i = at.get(stack);
-      if (i === undefined || (keep !== null && !keep.has(g))) return;
-      sum[i] += ref;
-      found[i] = true;
-    });
-    return stacks.map((s) => {
-      const i = at.get(s)!;
-      return found[i] ? sum[i] : null;
-    });
-  }
-
-  /** ref_count of a stack summed over the dumps of the given generation keys (null: every dump); null when none holds it. */
-  refCount(stack: number, gens: Iterable<number> | null): number | null {
-    let sum = 0;
-    let found = false;
-    const index = this.refIndexOf();
-    const keys = gens ?? index.keys();
-    for (const g of keys) {
-      const v = index.get(g)?.get(stack);
-      if (v !== undefined) {
-        sum += v;
-        found = true;
-      }
-    }
-    return found ? sum : null;
   }
 
   /** function index of every frame of a stack, leaf first (or, with a view, its name index) */

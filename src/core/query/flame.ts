@@ -43,7 +43,7 @@ export function stackWeights(d: ExplorerData, sel: Selection, weight: FlameWeigh
   const weights = new Float64Array(occ.stacks.length);
   let total = 0;
   for (let i = 0; i < occ.stacks.length; i++) {
-    weights[i] = d.refCount(occ.stacks[i], gens) ?? 0;
+    weights[i] = d.refs.count(occ.stacks[i], gens) ?? 0;
     total += weights[i];
   }
   return { stacks: occ.stacks, weights, total };

@@ -152,7 +152,7 @@ export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer
     d,
     top.map((i) => occ.stacks[i]),
   );
-  const rowRefs = d.refCounts(
+  const rowRefs = d.refs.counts(
     top.map((i) => occ.stacks[i]),
     refGens,
   );
@@ -213,7 +213,7 @@ function sortKey(
       const cache = new Map<number, number>();
       return (i) => {
         let v = cache.get(i);
-        if (v === undefined) cache.set(i, (v = d.refCount(occ.stacks[i], refGens) ?? -1));
+        if (v === undefined) cache.set(i, (v = d.refs.count(occ.stacks[i], refGens) ?? -1));
         return v;
       };
     }

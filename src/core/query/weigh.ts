@@ -245,7 +245,7 @@ export function weighStacks(d: ExplorerData, o: WeighOptions): Weighed {
   });
   if (kind === 'refcount') {
     for (const row of rows) {
-      row.weight = d.refCount(row.stack, gens) ?? 0;
+      row.weight = d.refs.count(row.stack, gens) ?? 0;
       totalWeight += row.weight;
     }
   }

@@ -85,7 +85,7 @@ describe('a v7 map read as stack_map_bin and stack_map at once', () => {
       const capture = await loadFiles(named.map(([name, bytes]) => ({ name, blob: new Blob([bytes as Uint8Array<ArrayBuffer>]) })));
       const data = new ExplorerData(capture);
       let sum = 0;
-      for (let s = 0; s < capture.stacks.nodeCount; s++) sum += data.refCount(s, [NO_GEN]) ?? 0;
+      for (let s = 0; s < capture.stacks.nodeCount; s++) sum += data.refs.count(s, [NO_GEN]) ?? 0;
       expect(sum).toBe(expected);
     }
   }, 30_000);
