@@ -1,10 +1,10 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, readFileSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect, test, type Page } from './fixtures.ts';
 import { cliSummaries, cliSummary } from './cli.ts';
 import { giveRepeatedSample, sampleFiles, SAMPLES, summaryNumbers, summaryOf, waitLoaded } from './explorer-helpers.ts';
+import { bigTrace, tmp, TRACE } from './session-helpers.ts';
 
 /**
  * Faults (issue 10): the ingest worker killed or hung during a load, files failing alone, a file
@@ -13,20 +13,7 @@ import { giveRepeatedSample, sampleFiles, SAMPLES, summaryNumbers, summaryOf, wa
  * would; the page has to notice by itself.
  */
 
-const TRACE = SAMPLES + 'trace';
 const STAT = SAMPLES + 'stack_map_stat';
-const tmp = mkdtempSync(join(tmpdir(), 'smx-faults-'));
-
-/** The sample trace repeated to about `mb` MB, on disk (setInputFiles hands Chromium the path). */
-function bigTrace(mb: number, name = `trace-${mb}mb`): string {
-  const body = readFileSync(TRACE);
-  const path = join(tmp, name);
-  const fd = openSync(path, 'w');
-  for (let n = 0; n < mb * 1e6; n += body.length) writeSync(fd, body);
-  closeSync(fd);
-  return path;
-}
-
 type Hooks = { killIngestWorker(): void; stallIngestWorker(): void; setHangMs(ms: number, indexMs?: number): void; ingestWorkerNumber(): number };
 const kill = (page: Page) => page.evaluate(() => (window as unknown as { __smxTest: Hooks }).__smxTest.killIngestWorker());
 const workerNumber = (page: Page) => page.evaluate(() => (window as unknown as { __smxTest: Hooks }).__smxTest.ingestWorkerNumber());

@@ -7,7 +7,7 @@ import { cliSummaryJson } from './cli.ts';
 import { canvasInk, SAMPLES, summaryNumbers, waitLoaded } from './explorer-helpers.ts';
 import { OUT } from './shots.ts';
 
-/** What the session specs (session-add, load-cancel) share: a capture opened over the sample, every pane read, pictures. */
+/** What the session specs (session-add, load-cancel, faults) share: a capture opened over the sample, every pane read, pictures. */
 
 export const TRACE = SAMPLES + 'trace';
 
@@ -18,9 +18,9 @@ export function cliGeneration(files: string[], g: number) {
 
 export const tmp = mkdtempSync(join(tmpdir(), 'smx-session-'));
 /** The sample trace repeated to about `mb` MB, on disk (setInputFiles hands Chromium the path). */
-export function bigTrace(mb: number): string {
+export function bigTrace(mb: number, name = `trace-${mb}mb`): string {
   const body = readFileSync(TRACE);
-  const path = join(tmp, `trace-${mb}mb`);
+  const path = join(tmp, name);
   const fd = openSync(path, 'w');
   for (let n = 0; n < mb * 1e6; n += body.length) writeSync(fd, body);
   closeSync(fd);
