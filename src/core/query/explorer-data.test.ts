@@ -19,3 +19,31 @@ describe('ExplorerData.byFunction', () => {
     expect(Math.max(...r.variants)).toBeGreaterThan(1);
   });
 });
+
+describe('ExplorerData.occurrences', () => {
+  it('the same selection asked again is the kept answer; any other selection is counted anew, as a fresh ExplorerData counts it', () => {
+    const c = sampleCapture();
+    const kept = new ExplorerData(c);
+    const cols = (d: ExplorerData, sel: Selection) => {
+      const o = d.occurrences(sel);
+      return [o.stacks, o.counts, o.first, o.weights, o.v7, o.v8].map((a) => Array.from(a)).concat([[o.total]]);
+    };
+    const first = kept.occurrences(ALL);
+    expect(kept.occurrences({ range: null, generation: null, cpus: null })).toBe(first);
+    // selections that differ in one part each, and the same CPUs in another order (one key)
+    const sels: Selection[] = [
+      { ...ALL, generation: 2 },
+      { ...ALL, generation: 'none' },
+      { ...ALL, cpus: [1] },
+      { ...ALL, cpus: [1, 0] },
+      { ...ALL, cpus: [0, 1] },
+      { ...ALL, range: [5123.2, 5123.6] },
+      { ...ALL, range: [5123.6, 5123.2] },
+      { ...ALL, range: [5123.2, 5123.7] },
+      ALL,
+    ];
+    for (const sel of sels) expect(cols(kept, sel), JSON.stringify(sel)).toEqual(cols(new ExplorerData(c), sel));
+    expect(kept.occurrences({ ...ALL, cpus: [0, 1] })).toBe(kept.occurrences({ ...ALL, cpus: [1, 0, 1] }));
+    expect(kept.occurrences({ ...ALL, generation: 2 })).not.toBe(kept.occurrences({ ...ALL, generation: 3 }));
+  });
+});

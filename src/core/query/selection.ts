@@ -172,6 +172,8 @@ export class SelectionFilter {
   readonly hi: number;
   readonly hasRange: boolean;
   readonly gen: number | null;
+  /** what this filter lets through, as text: two filters with the same key pass the same rows */
+  readonly key: string;
   private readonly cpuMask: Uint8Array | null;
   private readonly cpuSet: Set<number> | null;
 
@@ -195,6 +197,8 @@ export class SelectionFilter {
       this.cpuSet = null;
     }
     this.all = !this.hasRange && this.gen === null && !sel.cpus;
+    const cpus = sel.cpus ? [...new Set(sel.cpus)].sort((a, b) => a - b).join(',') : '*';
+    this.key = `${this.lo} ${this.hi} ${this.gen ?? '*'} ${cpus}`;
   }
 
   cpu(c: number): boolean {

@@ -79,6 +79,20 @@ describe('the fields of a capture, for a filter and a weight', async () => {
     expect(() => weightedView(d, FieldColumns.build(fewer.trace), 'bytes_alloc')).toThrow(/not weighed by bytes_alloc/);
   });
 
+  it("a view's occurrences weigh its field though its capture's were asked first (the last answer is kept per weights), and the capture's stay plain", async () => {
+    const c = await loadFiles([{ name: 'trace', blob }]);
+    const d = new ExplorerData(c);
+    const all = { range: null, generation: null, cpus: null };
+    const plain = d.occurrences(all);
+    const v = weightedView(d, cols, 'bytes_alloc');
+    const weighed = v.data.occurrences(all);
+    // another method: the same view of a fresh capture's data, asked nothing before
+    const fresh = weightedView(new ExplorerData(c), cols, 'bytes_alloc').data.occurrences(all);
+    expect(Array.from(weighed.weights)).toEqual(Array.from(fresh.weights));
+    expect(Array.from(weighed.weights)).not.toEqual(Array.from(plain.weights));
+    expect(Array.from(d.occurrences(all).weights)).toEqual(Array.from(plain.counts));
+  });
+
   it('weightedView: values past 32 bits and fractions of none weigh exactly (8 bytes a record), 32-bit ones in 4', async () => {
     const L = (i: number, rest: string) =>
       `  t-1 [000] ...1. 1.${String(i).padStart(6, '0')}: ev: ${rest}\n  t-1 [000] ...1. 1.${String(i).padStart(6, '0')}: <stack trace>\n => f+0x1/0x10`;
