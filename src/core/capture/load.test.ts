@@ -8,7 +8,6 @@ import { Ingest } from './ingest.ts';
 import { CaptureLoads } from './capture-loads.ts';
 import { loadFiles, type LoadProgress, type NamedBlob } from './load.ts';
 import { summarize, type Summary } from './summary.ts';
-import { readTracePart, type TracePartReader } from './split-trace.ts';
 
 // Each file fails alone, a file that changes while read is caught, and progress follows the
 // decompressed bytes (issue 10, points 1 to 3 of what was left).
@@ -326,110 +325,5 @@ describe('the direct path for plain files', () => {
     const plain = (s: Summary) => JSON.parse(JSON.stringify({ ...s, files: null }).replaceAll('"t.tar/trace"', '"trace"'));
     for (const s of [byHand, viaTar]) expect(plain(s)).toEqual(plain(direct));
     expect(direct.files.map((f) => [f.file, f.kind, f.size, f.lines])).toEqual(byHand.files.map((f) => [f.file, f.kind, f.size, f.lines]));
-  });
-});
-
-describe('a large trace read on two threads (parts)', () => {
-  const big = new Uint8Array(TRACE.length * 3);
-  for (let k = 0; k < 3; k++) big.set(TRACE, k * TRACE.length);
-
-  /** A part reader on this thread (the command line's runs a worker: trace-parts.test.ts), posting its part as a worker would. */
-  const inProcess = (fails = false) => {
-    const starts: number[] = [];
-    const parts: TracePartReader = {
-      minBytes: 0,
-      share: 0.5,
-      start(b, start, file, onBytes) {
-        starts.push(start);
-        const part = (async () => {
-          const bytes = new Uint8Array(await b.slice(start).arrayBuffer());
-          const r = readTracePart(file);
-          for (let i = 0; i < bytes.length; i += 65536) {
-            r.push(bytes.subarray(i, i + 65536));
-            onBytes?.(Math.min(bytes.length, i + 65536));
-            if (fails && i > 0) throw new Error('the worker went away');
-          }
-          return structuredClone(r.end());
-        })();
-        return { part, cancel() {} };
-      },
-    };
-    return { parts, starts };
-  };
-
-  it('gives what one thread gives (every number, file report and diagnostic), and progress reaches the total', async () => {
-    const files = [blob('trace', big), blob('stack_map_bin.gen1', BIN1), blob('stack_map_stat', STAT)];
-    const one = summarize(await loadFiles(files));
-    const { parts, starts } = inProcess();
-    const seen: LoadProgress[] = [];
-    const two = summarize(await loadFiles(files, { parts, onProgress: (p) => seen.push(p), progressEveryMs: 0 }));
-    expect(starts.length).toBe(1);
-    // near the middle (a little before: the other files' bytes, half of theirs, go to this thread first), at a line start
-    const share = (0.5 * (BIN1.length + STAT.length) + big.length) / (2 * big.length);
-    expect(Math.abs(starts[0] - big.length * (1 - share))).toBeLessThan(4096);
-    expect(big[starts[0] - 1]).toBe(10);
-    expect(two).toEqual(one);
-    expect(one.events).toBeGreaterThan(0);
-    const total = files.reduce((n, f) => n + f.blob.size, 0);
-    for (let i = 1; i < seen.length; i++) expect(seen[i].bytesRead).toBeGreaterThanOrEqual(seen[i - 1].bytesRead);
-    expect(seen.at(-1)!.bytesRead).toBe(total);
-  });
-
-  it('a part reader that fails leaves the rest to this thread: the same capture, nothing lost', async () => {
-    const files = [blob('trace', big), blob('stack_map_bin.gen1', BIN1)];
-    const one = summarize(await loadFiles(files));
-    const { parts, starts } = inProcess(true);
-    expect(summarize(await loadFiles(files, { parts }))).toEqual(one);
-    expect(starts.length).toBe(1);
-  });
-
-  // the first large trace's other thread starts with the load (load.ts aheadOf) and takes the
-  // share aheadShare gives: (0.5 O + T) / 2T of a trace of T bytes after O bytes of other files,
-  // from the reader's own 0.5 up to 0.9
-  it('starts ahead: before any file is read, and the more other bytes come first, the more of the trace it reads', async () => {
-    const T = big.length;
-    for (const [other, share] of [
-      [0, 0.5],
-      [T, 0.75],
-      [10 * T, 0.9],
-    ] as const) {
-      const files = [blob('notes.bin', new Uint8Array(other).fill(7)), blob('stack_map_bin.gen1', BIN1), blob('trace', big)];
-      // the dump's own bytes count among the other files'
-      const expected = Math.min(0.9, Math.max(0.5, (0.5 * (other + BIN1.length) + T) / (2 * T)));
-      expect(Math.abs(expected - share)).toBeLessThan(0.01);
-      const one = summarize(await loadFiles(files));
-      const { parts, starts } = inProcess();
-      const order: string[] = [];
-      const seen = { ...parts, start: (...a: Parameters<TracePartReader['start']>) => (order.push('start'), parts.start(...a)) };
-      const two = summarize(await loadFiles(files, { parts: seen, onBytes: (f) => order.push(f.name) }));
-      expect(two).toEqual(one);
-      expect(order[0]).toBe('start');
-      expect(order.filter((o) => o === 'start')).toHaveLength(1);
-      expect(Math.abs(starts[0] - T * (1 - expected))).toBeLessThan(4096);
-      expect(big[starts[0] - 1]).toBe(10);
-    }
-  });
-
-  it('a run started ahead that the load never reaches is cancelled', async () => {
-    const { parts } = inProcess();
-    let cancelled = 0;
-    const counting: TracePartReader = {
-      ...parts,
-      start(...a) {
-        const r = parts.start(...a)!;
-        return { part: r.part, cancel: () => cancelled++ };
-      },
-    };
-    let read = 0;
-    const files = [blob('stack_map_bin.gen1', BIN1), blob('trace', big)];
-    await expect(loadFiles(files, { parts: counting, onBytes: () => read++, isCancelled: () => read > 0 })).rejects.toThrow('cancelled');
-    expect(cancelled).toBe(1);
-  });
-
-  it('is not used below its minimum size, nor for a file that is not trace text', async () => {
-    const { parts, starts } = inProcess();
-    await loadFiles([blob('trace', big), blob('stack_map_bin.gen1', BIN1)], { parts: { ...parts, minBytes: big.length + 1 } });
-    await loadFiles([blob('big.bin', new Uint8Array(big.length).fill(7))], { parts });
-    expect(starts).toEqual([]);
   });
 });
