@@ -111,10 +111,8 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
       // the command line's second thread for the trace (trace-parts.ts), in a tree that has it,
       // made as readFiles makes it (a tree that splits ahead starts its worker there: timed too)
       const partsTs = join(src, 'cli/trace-parts.ts');
-      // (trees before the load started the run ahead itself took a third argument, `ahead`: true)
-      type Parts = ReturnType<typeof import('../src/cli/trace-parts.ts').nodeTraceParts>;
       const nodeTraceParts = existsSync(partsTs)
-        ? ((await import(pathToFileURL(partsTs).href)).nodeTraceParts as (paths: Map<Blob, string>, minBytes?: number, ahead?: boolean) => Parts)
+        ? ((await import(pathToFileURL(partsTs).href)) as typeof import('../src/cli/trace-parts.ts')).nodeTraceParts
         : null;
       const t = await best(1, async () => {
         const parts = nodeTraceParts?.(new Map(named.map((f) => [f.blob, join(dir, f.name)])), undefined, true);

@@ -1,6 +1,5 @@
-// loadFiles with a part reader (split-trace.ts): a large trace text file read on two threads,
-// the other one started with the load (load.ts aheadOf). The second method is the plain load of
-// the same files on one thread.
+// loadFiles with a part reader (split-trace.ts): a large trace text file read on two threads. The
+// second method is the plain load of the same files on one thread.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -51,9 +50,8 @@ describe('a large trace read on two threads (parts)', () => {
     const seen: LoadProgress[] = [];
     const two = summarize(await loadFiles(files, { parts, onProgress: (p) => seen.push(p), progressEveryMs: 0 }));
     expect(starts.length).toBe(1);
-    // near the middle (a little before: the other files' bytes, half of theirs, go to this thread first), at a line start
-    const share = (0.5 * (BIN1.length + STAT.length) + big.length) / (2 * big.length);
-    expect(Math.abs(starts[0] - big.length * (1 - share))).toBeLessThan(4096);
+    // near the middle, at a line start
+    expect(Math.abs(starts[0] - big.length / 2)).toBeLessThan(4096);
     expect(big[starts[0] - 1]).toBe(10);
     expect(two).toEqual(one);
     expect(one.events).toBeGreaterThan(0);
@@ -68,49 +66,6 @@ describe('a large trace read on two threads (parts)', () => {
     const { parts, starts } = inProcess(true);
     expect(summarize(await loadFiles(files, { parts }))).toEqual(one);
     expect(starts.length).toBe(1);
-  });
-
-  // the first large trace's other thread starts with the load (load.ts aheadOf) and takes the
-  // share aheadShare gives: (0.5 O + T) / 2T of a trace of T bytes after O bytes of other files,
-  // from the reader's own 0.5 up to 0.9
-  it('starts ahead: before any file is read, and the more other bytes come first, the more of the trace it reads', async () => {
-    const T = big.length;
-    for (const [other, share] of [
-      [0, 0.5],
-      [T, 0.75],
-      [10 * T, 0.9],
-    ] as const) {
-      const files = [blob('notes.bin', new Uint8Array(other).fill(7)), blob('stack_map_bin.gen1', BIN1), blob('trace', big)];
-      // the dump's own bytes count among the other files'
-      const expected = Math.min(0.9, Math.max(0.5, (0.5 * (other + BIN1.length) + T) / (2 * T)));
-      expect(Math.abs(expected - share)).toBeLessThan(0.01);
-      const one = summarize(await loadFiles(files));
-      const { parts, starts } = inProcess();
-      const order: string[] = [];
-      const seen = { ...parts, start: (...a: Parameters<TracePartReader['start']>) => (order.push('start'), parts.start(...a)) };
-      const two = summarize(await loadFiles(files, { parts: seen, onBytes: (f) => order.push(f.name) }));
-      expect(two).toEqual(one);
-      expect(order[0]).toBe('start');
-      expect(order.filter((o) => o === 'start')).toHaveLength(1);
-      expect(Math.abs(starts[0] - T * (1 - expected))).toBeLessThan(4096);
-      expect(big[starts[0] - 1]).toBe(10);
-    }
-  });
-
-  it('a run started ahead that the load never reaches is cancelled', async () => {
-    const { parts } = inProcess();
-    let cancelled = 0;
-    const counting: TracePartReader = {
-      ...parts,
-      start(...a) {
-        const r = parts.start(...a)!;
-        return { part: r.part, cancel: () => cancelled++ };
-      },
-    };
-    let read = 0;
-    const files = [blob('stack_map_bin.gen1', BIN1), blob('trace', big)];
-    await expect(loadFiles(files, { parts: counting, onBytes: () => read++, isCancelled: () => read > 0 })).rejects.toThrow('cancelled');
-    expect(cancelled).toBe(1);
   });
 
   it('is not used below its minimum size, nor for a file that is not trace text', async () => {

@@ -4,7 +4,7 @@ import { inflation, modified, SLICE, source, stillSame } from '../unpack/load-so
 import { unpack } from '../unpack/unpack.ts';
 import { sniffKind } from '../formats/sniff.ts';
 import type { NamedStream } from '../unpack/types.ts';
-import { aheadShare, splitPoint, type TracePart, type TracePartReader } from './split-trace.ts';
+import { splitPoint, type TracePart, type TracePartReader } from './split-trace.ts';
 import type { EventFilter } from './event-filter.ts';
 import { macrotask } from '../base/macrotask.ts';
 
@@ -62,9 +62,7 @@ export interface LoadOptions {
   decompressLimits?: Partial<DecompressLimits>;
   /**
    * Reads the second half of a large plain trace text file on another thread (split-trace.ts):
-   * the file is read as two pieces at once and joined as one reader would have read it. The
-   * first such file's other thread starts with the load (`aheadOf`), reading more than half of it
-   * when other files come first.
+   * the file is read as two pieces at once and joined as one reader would have read it.
    */
   parts?: TracePartReader;
   /**
@@ -114,55 +112,12 @@ export async function loadFiles(files: readonly NamedBlob[], opts: LoadOptions =
  */
 export async function readFiles(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions = {}): Promise<FileReport[]> {
   const mark = ingest.mark();
-  let ahead: Ahead | null = null;
   try {
-    ahead = await aheadOf(ingest, files, opts.parts);
-    return await read(ingest, files, opts, ahead);
+    return await read(ingest, files, opts);
   } catch (e) {
     ingest.rollback(mark);
     throw e;
-  } finally {
-    if (ahead && !ahead.taken) ahead.run.cancel();
   }
-}
-
-/** The other thread's read of a large trace, started before the load reaches the file (aheadOf). */
-interface Ahead {
-  blob: Blob;
-  split: number;
-  run: { part: Promise<TracePart>; cancel(): void };
-  /** bytes it has read so far, and who is told of more (the file's read, once it takes the run) */
-  bytes: number;
-  onBytes: ((n: number) => void) | null;
-  taken: boolean;
-}
-
-/**
- * Starts the other thread on the first large trace text file of `files` at once, so that it reads
- * while this thread reads the files before it (a dump of 262,144 stacks: ~230 ms) rather than
- * after: its share grows with the other files' bytes (aheadShare). Null when no file splits, or
- * the session keeps details or filters (a large trace is then read on one thread).
- */
-async function aheadOf(ingest: Ingest, files: readonly NamedBlob[], parts: TracePartReader | undefined): Promise<Ahead | null> {
-  if (!parts || ingest.trace.details || ingest.trace.filter) return null;
-  const total = files.reduce((n, f) => n + f.blob.size, 0);
-  for (const f of files) {
-    const size = f.blob.size;
-    if (size < parts.minBytes) continue;
-    const split = await splitPoint(f.blob, { minBytes: parts.minBytes, share: aheadShare(size, total - size, parts.share) });
-    if (split === null) continue;
-    const a: Ahead = { blob: f.blob, split, run: null as unknown as Ahead['run'], bytes: 0, onBytes: null, taken: false };
-    const run = parts.start(f.blob, split, f.name, (n) => {
-      a.bytes = n;
-      a.onBytes?.(n);
-    });
-    if (run === null) return null;
-    // a run nobody takes (the load failed or was cancelled first) is cancelled unheard
-    run.part.catch(() => {});
-    a.run = run;
-    return a;
-  }
-  return null;
 }
 
 /** An error's words for a diagnostic: `NotReadableError: The blob could not be read`. */
@@ -174,7 +129,7 @@ export function reason(e: unknown): string {
   return String(e).slice(0, 300);
 }
 
-async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions, ahead: Ahead | null): Promise<FileReport[]> {
+async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions): Promise<FileReport[]> {
   const started = performance.now();
   const totalBytes = files.reduce((n, f) => n + f.blob.size, 0);
   const every = opts.progressEveryMs ?? 50;
@@ -293,30 +248,21 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
       const mark = ingest.mark();
       let at = 0;
       let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+      // a large trace: its second half read on another thread meanwhile, from a line boundary
+      const split = ingest.trace.details || ingest.trace.filter ? null : await splitPoint(f.blob, opts.parts);
       /** the other thread has said it reads (its first progress) */
       let tailRunning = false;
-      const onTail = (n: number) => {
-        tailRunning = true;
-        const more = n - tailBytes;
-        tailBytes = n;
-        inflated += more;
-        fed += more;
-        report(f.name, false);
-      };
-      // a large trace: its rest read on another thread meanwhile, from a line boundary (begun
-      // with the load for the first one: aheadOf)
-      let split: number | null;
-      let tail: Ahead['run'] | null;
-      if (ahead && ahead.blob === f.blob && !ahead.taken) {
-        ahead.taken = true;
-        split = ahead.split;
-        tail = ahead.run;
-        ahead.onBytes = onTail;
-        if (ahead.bytes > 0) onTail(ahead.bytes);
-      } else {
-        split = ingest.trace.details || ingest.trace.filter ? null : await splitPoint(f.blob, opts.parts);
-        tail = split === null ? null : opts.parts!.start(f.blob, split, f.name, onTail);
-      }
+      const tail =
+        split === null
+          ? null
+          : opts.parts!.start(f.blob, split, f.name, (n) => {
+              tailRunning = true;
+              const more = n - tailBytes;
+              tailBytes = n;
+              inflated += more;
+              fed += more;
+              report(f.name, false);
+            });
       // a part given up (cancelled, or this read failed) is not waited for
       tail?.part.catch(() => {});
       const fail = async (e: unknown) => {
@@ -375,10 +321,9 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
           // TURN_BYTES: a chunk already read resolves in this task, so without it nothing queued
           // runs until the file ends, and a page's nested worker starts only through this thread's
           // tasks (its script's fetch): its half waited for this one (1 GiB: 4.2 s, then 4.5 s).
-          // A cancel and the other thread's progress arrive as messages too. So too while a run
-          // started ahead (aheadOf) has not read yet, whichever file this is.
+          // A cancel and the other thread's progress arrive as messages too.
           sinceTurn += chunk.length;
-          if ((tail && !tailRunning) || (ahead && !ahead.taken && ahead.bytes === 0) || sinceTurn >= TURN_BYTES) {
+          if ((tail && !tailRunning) || sinceTurn >= TURN_BYTES) {
             sinceTurn = 0;
             await macrotask();
           }

@@ -41,7 +41,7 @@ export interface TracePart {
 export interface TracePartReader {
   /** files smaller than this are read on one thread (the second costs more than it gives) */
   readonly minBytes: number;
-  /** the share of a file's bytes the other thread reads (the rest from its start here): about 0.5, less where the other thread reads slower; more when it starts ahead of other files (aheadShare) */
+  /** the share of a file's bytes the other thread reads (the rest from its start here): about 0.5, less where the other thread reads slower */
   readonly share: number;
   /**
    * Starts reading `blob` from byte `start` to its end as trace text named `file`; `onBytes` is
@@ -111,7 +111,7 @@ export const splitsAsTrace = (head: Uint8Array): boolean => sniffKind(head) === 
  * see it as the same kind. A read that fails here leaves the file to one thread (whose read
  * reports the failure).
  */
-export async function splitPoint(blob: Blob, parts: Pick<TracePartReader, 'minBytes' | 'share'> | undefined): Promise<number | null> {
+export async function splitPoint(blob: Blob, parts: TracePartReader | undefined): Promise<number | null> {
   const size = blob.size;
   const at = parts ? splitWindow(size, parts) : null;
   if (at === null) return null;
@@ -122,30 +122,6 @@ export async function splitPoint(blob: Blob, parts: Pick<TracePartReader, 'minBy
   } catch {
     return null;
   }
-}
-
-/** The most of a large trace the other thread reads when it starts ahead: this thread reads at least the first tenth. */
-export const MAX_AHEAD_SHARE = 0.9;
-
-/**
- * What a byte of the other files costs the load's own thread while the other thread reads ahead,
- * against a byte of trace text: the bundled summary --json of cli generate's every-stack capture
- * (a 42 MB stack_map_bin, 0.5 MB of kallsyms, a 61 MB trace) read the files before the trace and
- * its first half in 550 ms and the other half on the other thread in 320 ms, so 42 MB of dump and
- * kallsyms took ~230 ms against ~10.6 ms per MB of trace: about half.
- */
-export const OTHER_BYTE_WEIGHT = 0.5;
-
-/**
- * The share of a large trace of `traceBytes` the other thread reads when it starts before the load
- * reaches the file (`aheadOf` in load.ts) while this thread reads `otherBytes` of the load's other
- * files: the two end together when s T = w O + (1 - s) T, so s = (w O + T) / 2T (w:
- * OTHER_BYTE_WEIGHT); never below `base` (the reader's own share), at most MAX_AHEAD_SHARE.
- */
-export function aheadShare(traceBytes: number, otherBytes: number, base: number): number {
-  if (!(traceBytes > 0)) return base;
-  const s = (OTHER_BYTE_WEIGHT * otherBytes + traceBytes) / (2 * traceBytes);
-  return Math.min(MAX_AHEAD_SHARE, Math.max(base, s));
 }
 
 /** Files below this are read on one thread by default: a worker takes tens of milliseconds to start. */
