@@ -1,19 +1,16 @@
 // loadFiles with a part reader (split-trace.ts): a large trace text file read on two threads. The
 // second method is the plain load of the same files on one thread.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadFiles, type LoadProgress, type NamedBlob } from './load.ts';
+import { loadFiles, type LoadProgress } from './load.ts';
+import { namedBlob, sampleFile } from '../testing/formats.ts';
 import { summarize } from './summary.ts';
 import { readTracePart, type TracePartReader } from './split-trace.ts';
 
-const SAMPLES = join(import.meta.dirname, '../../../public/samples');
-const bytesOf = (n: string) => new Uint8Array(readFileSync(join(SAMPLES, n)));
+const bytesOf = sampleFile;
 const TRACE = bytesOf('trace');
 const STAT = bytesOf('stack_map_stat');
 const BIN1 = bytesOf('stack_map_bin.gen1');
-
-const blob = (name: string, bytes: Uint8Array): NamedBlob => ({ name, blob: new Blob([bytes as Uint8Array<ArrayBuffer>]) });
+const blob = namedBlob;
 
 describe('a large trace read on two threads (parts)', () => {
   const big = new Uint8Array(TRACE.length * 3);

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 import { packTar } from 'modern-tar';
@@ -7,18 +5,17 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Ingest } from './ingest.ts';
 import { CaptureLoads } from './capture-loads.ts';
 import { loadFiles, type LoadProgress, type NamedBlob } from './load.ts';
+import { namedBlob, sampleFile } from '../testing/formats.ts';
 import { summarize, type Summary } from './summary.ts';
 
 // Each file fails alone, a file that changes while read is caught, and progress follows the
 // decompressed bytes (issue 10, points 1 to 3 of what was left).
 
-const SAMPLES = join(import.meta.dirname, '../../../public/samples');
-const bytesOf = (n: string) => new Uint8Array(readFileSync(join(SAMPLES, n)));
+const bytesOf = sampleFile;
 const TRACE = bytesOf('trace');
 const STAT = bytesOf('stack_map_stat');
 const BIN1 = bytesOf('stack_map_bin.gen1');
-
-const blob = (name: string, bytes: Uint8Array): NamedBlob => ({ name, blob: new Blob([bytes as Uint8Array<ArrayBuffer>]) });
+const blob = namedBlob;
 const gz = (b: Uint8Array) => new Uint8Array(gzipSync(b));
 
 /**

@@ -23,6 +23,14 @@ export function feedCuts<R>(parser: ChunkParser<R>, bytes: Uint8Array, cuts: rea
 /** Chunk sizes every parser test re-runs with. */
 export const CHUNK_SIZES = [0, 1, 7, 64];
 
+/** A file of the app's embedded sample (public/samples). */
+export function sampleFile(name: string): Uint8Array {
+  return new Uint8Array(readFileSync(new URL('../../../public/samples/' + name, import.meta.url)));
+}
+
+/** Bytes as a file handed to loadFiles. */
+export const namedBlob = (name: string, bytes: Uint8Array): { name: string; blob: Blob } => ({ name, blob: new Blob([bytes as Uint8Array<ArrayBuffer>]) });
+
 export function fixture(rel: string): Uint8Array {
   return new Uint8Array(readFileSync(new URL('../formats/fixtures/' + rel, import.meta.url)));
 }
