@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExplorerData } from './explorer-data.ts';
 import { NO_GEN } from './selection.ts';
-import { handCapture, sampleCapture, stackOf } from '../testing/explorer-fixtures.ts';
+import { handCapture, sampleCapture, handStacks } from '../testing/explorer-fixtures.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { writeStackMapBin } from '../formats/stack-map-write.ts';
 import type { Capture } from '../capture/ingest.ts';
@@ -32,9 +32,7 @@ describe("DumpRefs: the dumps' ref_count of each stack", () => {
     const c = handCapture();
     const d = new ExplorerData(c);
     // HAND_DUMP_GEN1/GEN2 read by eye: (a b) ref 2 in gen 1; (c b) ref 1 in gen 1 and 5 in gen 2; (a d a b) ref 1 in gen 1
-    const ab = stackOf(c, ['a+0x1', 'b+0x2']);
-    const cb = stackOf(c, ['c+0x3', 'b+0x2']);
-    const adab = stackOf(c, ['a+0x1', 'd+0x4', 'a+0x9', 'b+0x2']);
+    const { S1: ab, S2: cb, S3: adab } = handStacks(c);
     const rows = [ab, cb, adab];
     expect(d.refs.counts(rows, null)).toEqual([2, 6, 1]);
     expect(d.refs.counts(rows, [1])).toEqual([2, 1, 1]);

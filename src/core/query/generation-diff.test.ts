@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ExplorerData } from './explorer-data.ts';
-import { handCapture, sampleCapture, stackOf } from '../testing/explorer-fixtures.ts';
+import { handCapture, sampleCapture, handStacks } from '../testing/explorer-fixtures.ts';
 import { framesApart, generationDiff } from './generation-diff.ts';
 import { topStacks } from './top-stacks.ts';
 
@@ -8,9 +8,7 @@ describe('generation diff', () => {
   it('hand capture: only in A, only in B, changed', () => {
     const c = handCapture();
     const d = new ExplorerData(c);
-    const S1 = stackOf(c, ['a+0x1', 'b+0x2']);
-    const S2 = stackOf(c, ['c+0x3', 'b+0x2']);
-    const S3 = stackOf(c, ['a+0x1', 'd+0x4', 'a+0x9', 'b+0x2']);
+    const { S1, S2, S3 } = handStacks(c);
     expect(generationDiff(d, 1, 2)).toEqual({
       a: 1,
       b: 2,

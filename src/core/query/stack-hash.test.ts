@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Explorer } from './explorer.ts';
 import { ExplorerData } from './explorer-data.ts';
-import { handCapture, sampleCapture, stackOf } from '../testing/explorer-fixtures.ts';
+import { handCapture, sampleCapture, handStacks } from '../testing/explorer-fixtures.ts';
 import { exportChromeTrace } from '../export/exports.ts';
 import { ALL } from './api.ts';
 import { dumpSlotsOfStacks, fnv1a64, isStackHash, stackByHash, stackHash, stackHashOf } from './stack-hash.ts';
@@ -57,9 +57,7 @@ describe('stack_hash', () => {
   it('finds a capture’s stacks by hash, and where the dumps hold them', () => {
     const c = handCapture();
     const d = new ExplorerData(c);
-    const S1 = stackOf(c, ['a+0x1', 'b+0x2']);
-    const S2 = stackOf(c, ['c+0x3', 'b+0x2']);
-    const S3 = stackOf(c, ['a+0x1', 'd+0x4', 'a+0x9', 'b+0x2']);
+    const { S1, S2, S3 } = handStacks(c);
     const [h1, h2, h3] = python(['a+0x1\nb+0x2', 'c+0x3\nb+0x2', 'a+0x1\nd+0x4\na+0x9\nb+0x2']);
     expect([stackHashOf(d, S1), stackHashOf(d, S2), stackHashOf(d, S3)]).toEqual([h1, h2, h3]);
     expect([stackByHash(d, h1), stackByHash(d, h2), stackByHash(d, h3)]).toEqual([S1, S2, S3]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ExplorerData } from './explorer-data.ts';
-import { handCapture, sampleCapture, stackOf } from '../testing/explorer-fixtures.ts';
+import { handCapture, sampleCapture, handStacks } from '../testing/explorer-fixtures.ts';
 import { ALL } from './api.ts';
 import { summarize } from '../capture/summary.ts';
 import { frameMatchMask, stackOccurrences, topStacks, type TopStacksSortKey } from './top-stacks.ts';
@@ -8,9 +8,7 @@ import { frameMatchMask, stackOccurrences, topStacks, type TopStacksSortKey } fr
 describe('top stacks', () => {
   const c = handCapture();
   const d = new ExplorerData(c);
-  const S1 = stackOf(c, ['a+0x1', 'b+0x2']);
-  const S2 = stackOf(c, ['c+0x3', 'b+0x2']);
-  const S3 = stackOf(c, ['a+0x1', 'd+0x4', 'a+0x9', 'b+0x2']);
+  const { S1, S2, S3 } = handStacks(c);
 
   it('ranks by occurrences, ties by first occurrence, with share, refCount, generations, bytes saved', () => {
     const r = topStacks(d, { selection: ALL, filter: '', limit: 10 });

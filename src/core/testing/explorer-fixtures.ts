@@ -100,6 +100,15 @@ export function stackOf(c: Capture, leafFirst: string[]): number {
   throw new Error('no such stack: ' + leafFirst.join(' <- '));
 }
 
+/** The hand capture's three stacks (HAND_TRACE, HAND_DUMP_GEN1/GEN2): S1 a <- b, S2 c <- b, S3 a <- d <- a <- b (leaf first). */
+export function handStacks(c: Capture): { S1: number; S2: number; S3: number } {
+  return {
+    S1: stackOf(c, ['a+0x1', 'b+0x2']),
+    S2: stackOf(c, ['c+0x3', 'b+0x2']),
+    S3: stackOf(c, ['a+0x1', 'd+0x4', 'a+0x9', 'b+0x2']),
+  };
+}
+
 export const SAMPLE_OPTIONS: SampleOptions = { seed: 11, cpus: 4, events: 2000, resets: 2, bits: 14, tail: 40 };
 let sample: Capture | null = null;
 /** the generated v8 capture (three generations, bin dumps, a text dump, kallsyms, stat), built once */
