@@ -172,8 +172,6 @@ export class SelectionFilter {
   readonly hi: number;
   readonly hasRange: boolean;
   readonly gen: number | null;
-  /** what this filter lets through, as text: two filters with the same key pass the same rows */
-  readonly key: string;
   private readonly cpuMask: Uint8Array | null;
   private readonly cpuSet: Set<number> | null;
 
@@ -197,8 +195,18 @@ export class SelectionFilter {
       this.cpuSet = null;
     }
     this.all = !this.hasRange && this.gen === null && !sel.cpus;
-    const cpus = sel.cpus ? [...new Set(sel.cpus)].sort((a, b) => a - b).join(',') : '*';
-    this.key = `${this.lo} ${this.hi} ${this.gen ?? '*'} ${cpus}`;
+    this.cpus = sel.cpus ? sel.cpus.slice() : null;
+  }
+  private readonly cpus: readonly number[] | null;
+  private keyText: string | null = null;
+
+  /** what this filter lets through, as text: two filters with the same key pass the same rows (made when first asked: only a kept answer needs it) */
+  get key(): string {
+    if (this.keyText === null) {
+      const cpus = this.cpus ? [...new Set(this.cpus)].sort((a, b) => a - b).join(',') : '*';
+      this.keyText = `${this.lo} ${this.hi} ${this.gen ?? '*'} ${cpus}`;
+    }
+    return this.keyText;
   }
 
   cpu(c: number): boolean {
