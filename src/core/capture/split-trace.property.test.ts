@@ -64,7 +64,7 @@ function contents(c: Capture) {
     userStacks: t.userStacks,
     tasks: t.tasks.strings,
     names: t.names.strings,
-    stacks: { size: c.stacks.size, nodes: c.stacks.nodeCount, frame: arr(st.frame), parent: arr(st.parent), depth: arr(st.depth) },
+    stacks: { size: c.stacks.size, nodes: c.stacks.nodeCount, frame: arr(st.frame), parent: arr(st.parent), depth: arr(c.stacks.depths()) },
     frames: c.stacks.frames.strings,
     files: c.files,
     // the order of reasons is the order a reader met them, which depends on how the bytes came in chunks (the NUL gate sees a chunk before the lines in it)

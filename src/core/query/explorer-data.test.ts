@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ExplorerData } from './explorer-data.ts';
 import { ALL, type Selection } from './api.ts';
 import { sampleCapture } from '../testing/explorer-fixtures.ts';
+import { topStacks } from './top-stacks.ts';
 
 describe('ExplorerData.byFunction', () => {
   it('one call after another (its index kept between them) gives what a fresh ExplorerData gives', () => {
@@ -45,5 +46,25 @@ describe('ExplorerData.occurrences', () => {
     for (const sel of sels) expect(cols(kept, sel), JSON.stringify(sel)).toEqual(cols(new ExplorerData(c), sel));
     expect(kept.occurrences({ ...ALL, cpus: [0, 1] })).toBe(kept.occurrences({ ...ALL, cpus: [1, 0, 1] }));
     expect(kept.occurrences({ ...ALL, generation: 2 })).not.toBe(kept.occurrences({ ...ALL, generation: 3 }));
+  });
+});
+
+describe('ExplorerData depths', () => {
+  it("a stack's depth is its frame count, by a walk before the depth column is made and from the column after", () => {
+    const c = sampleCapture();
+    const d = new ExplorerData(c);
+    const stacks = Array.from(d.occurrences(ALL).stacks);
+    expect(stacks.length).toBeGreaterThan(3);
+    // a page of top stacks reads a few depths: no column of every node for them
+    topStacks(d, { selection: ALL, filter: '', limit: 200 });
+    expect(d.node.hasDepth).toBe(false);
+    // the second method: the stack's frame keys as the table spells them
+    const walked = stacks.map((s) => d.depthOf(s));
+    expect(walked).toEqual(stacks.map((s) => c.stacks.framesOf(s).length));
+    expect(d.node.hasDepth).toBe(false);
+    const column = d.node.depth;
+    expect(d.node.hasDepth).toBe(true);
+    expect(stacks.map((s) => column[s])).toEqual(walked);
+    expect(stacks.map((s) => d.depthOf(s))).toEqual(walked);
   });
 });

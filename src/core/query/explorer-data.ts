@@ -58,7 +58,8 @@ export class ExplorerData {
   readonly ev: { ts: Float64Array; cpu: Ints; readonly pid: Int32Array; task: Ints; readonly name: Int32Array; record: Int32Array };
   readonly rec: { readonly ts: Float64Array; readonly cpu: Int32Array; kind: Uint8Array; readonly slot: Float64Array; stack: Int32Array; status: Uint8Array };
   /** the stack table's nodes (a copy: small next to the trace) */
-  readonly node: { parent: Int32Array; frame: Int32Array; depth: Int32Array };
+  /** `depth` made when first read (one pass over every node); `hasDepth` whether it was */
+  readonly node: { parent: Int32Array; frame: Int32Array; readonly depth: Int32Array; readonly hasDepth: boolean };
   /** per record and per event: the generation (a u32) or NO_GEN; Int32Array when every generation is below 2^31 (generationsFitInt32) */
   readonly recGen: Float64Array | Int32Array;
   readonly evGen: Float64Array | Int32Array;
@@ -128,7 +129,19 @@ export class ExplorerData {
       status: t.recStatus.raw(),
     };
     const cols = this.stacks.columns();
-    this.node = { parent: cols.parent, frame: cols.frame, depth: cols.depth };
+    const stacks = this.stacks;
+    let depth: Int32Array | null = null;
+    this.node = {
+      parent: cols.parent,
+      frame: cols.frame,
+      // filled by the first query that reads depths in bulk; a page of rows walks its stacks (depthOf)
+      get depth() {
+        return (depth ??= stacks.depths());
+      },
+      get hasDepth() {
+        return depth !== null;
+      },
+    };
     // a generation in force does not carry from one trace file into the next (segments.ts)
     const rawGen = t.recGen.raw();
     const make: new (n: number) => Float64Array | Int32Array = generationsFitInt32(this.rec.kind, rawGen) ? Int32Array : Float64Array;
@@ -427,6 +440,15 @@ export class ExplorerData {
       if (isOccurrence(this.rec.status[r]) && this.rec.stack[r] >= 0) out.add(this.recGen[r]);
     });
     return out;
+  }
+
+  /** A stack's depth: from the depth column once made, else counted up its parents (a few stacks need no column of every node). */
+  depthOf(stack: number): number {
+    if (this.node.hasDepth) return this.node.depth[stack];
+    const parent = this.node.parent;
+    let depth = 0;
+    for (let n = stack; n > 0; n = parent[n]) depth++;
+    return depth;
   }
 
   /** function index of every frame of a stack, leaf first (or, with a view, its name index) */

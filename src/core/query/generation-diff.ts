@@ -75,7 +75,7 @@ export function generationDiff(d: ExplorerData, a: number | 'none', b: number | 
   framesApart(shown.map((r) => d.stacks.framesOf(r.stack))).forEach((x, i) => apart.set(shown[i].stack, x));
   const strip = ({ stack, leaf, a, b }: GenerationDiffRow): GenerationDiffRowApart => {
     const x = apart.get(stack)!;
-    return { stack, leaf, a, b, apart: x.frame, apartAt: x.at, depth: d.node.depth[stack] };
+    return { stack, leaf, a, b, apart: x.frame, apartAt: x.at, depth: d.depthOf(stack) };
   };
   return { a, b, onlyA: onlyA.map(strip), onlyB: onlyB.map(strip), changed: changed.map(strip) };
 }

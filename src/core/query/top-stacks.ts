@@ -158,7 +158,7 @@ export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer
   );
   const rows: TopStackRow[] = top.map((i, row) => {
     const s = occ.stacks[i];
-    const depth = d.node.depth[s];
+    const depth = d.depthOf(s);
     return {
       stack: s,
       stackHash: stackHashOf(d, s),
