@@ -30,6 +30,27 @@ describe('text and binary dumps of one generation', () => {
     expect(gen.sources.length).toBe(2);
   });
 
+  it("a map's entries as columns are its slots as read one at a time, and the text's own numbers", () => {
+    const c = ingestFiles([
+      ['stack_map', text],
+      [
+        'stack_map_bin',
+        bin([
+          { slot: 1, refCount: 7, ips: [0xffffffff81000048n, 0xffffffff81000510n] },
+          { slot: 3, refCount: 2, ips: [0xffffffff81000900n] },
+        ]),
+      ],
+    ]);
+    const slots = c.dumps.byGeneration.get(4)!.slots;
+    const cols = slots.columns();
+    const one = Array.from({ length: slots.size }, (_, i) => [slots.slotAt(i), slots.stackAt(i), slots.refCountAt(i)]);
+    expect(Array.from(cols.slot, (s, i) => [s, cols.stack[i], cols.refCount[i]])).toEqual(one);
+    // the text's slots and ref counts (ref 5 read as 7 by the binary dump: the larger is kept), then the binary's own slot 3
+    expect(Array.from(cols.slot)).toEqual([1, 2, 3]);
+    expect(Array.from(cols.refCount)).toEqual([7, 1, 2]);
+    expect(c.stacks.framesOf(cols.stack[1])).toEqual(['kfree+0x8']);
+  });
+
   it('report a disagreement, keeping the first dump read', () => {
     const c = ingestFiles([
       ['stack_map', text],

@@ -167,6 +167,22 @@ export class DumpIndex implements SlotRows {
     return made;
   }
 
+  rowsAsColumns(rows: Int32Array, stack: Int32Array, refCount: Float64Array): void {
+    let nodes = this.rowNode.raw();
+    const refs = this.rowRef.raw();
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      const node = nodes[row];
+      if (node >= 0) stack[i] = node;
+      else {
+        stack[i] = this.stackOfRow(row);
+        // interning wrote the column, perhaps into a new buffer
+        nodes = this.rowNode.raw();
+      }
+      refCount[i] = refs[row];
+    }
+  }
+
   refCountOfRow(row: number): number {
     return this.rowRef.get(row);
   }

@@ -1,5 +1,6 @@
 import type { DumpIndex } from '../capture/dumps.ts';
 import { NO_GEN } from './selection.ts';
+import { IntPositions } from '../base/int-positions.ts';
 
 /**
  * The dumps' ref_count of each stack, by generation key (NO_GEN: generation-less dumps). The
@@ -16,8 +17,8 @@ export class DumpRefs {
   private each(fn: (g: number, stack: number, ref: number) => void): void {
     const d = this.dumps;
     for (const gd of d.byGeneration.values()) {
-      const slots = gd.slots;
-      for (let i = 0; i < slots.size; i++) fn(gd.generation, slots.stackAt(i), slots.refCountAt(i));
+      const c = gd.slots.columns();
+      for (let i = 0; i < c.stack.length; i++) fn(gd.generation, c.stack[i], c.refCount[i]);
     }
     // generation-less dumps: a slot read by several dumps of one map (a stack_map_bin and a
     // stack_map read together) counts once, at its highest reading; a slot whose dumps disagree
@@ -44,19 +45,18 @@ export class DumpRefs {
   /** `count` of each of a few stacks (a table's rows): one pass over the slots while there is no index, no index made. */
   counts(stacks: readonly number[], gens: readonly number[] | null): (number | null)[] {
     if (this.index) return stacks.map((s) => this.count(s, gens));
-    const at = new Map<number, number>();
-    stacks.forEach((s, i) => at.set(s, i));
-    const sum = new Array<number>(stacks.length).fill(0);
-    const found = new Array<boolean>(stacks.length).fill(false);
+    const at = new IntPositions(stacks);
+    const sum = new Float64Array(stacks.length);
+    const found = new Uint8Array(stacks.length);
     const keep = gens === null ? null : new Set(gens);
     this.each((g, stack, ref) => {
-      const i = at.get(stack);
-      if (i === undefined || (keep !== null && !keep.has(g))) return;
+      const i = at.of(stack);
+      if (i < 0 || (keep !== null && !keep.has(g))) return;
       sum[i] += ref;
-      found[i] = true;
+      found[i] = 1;
     });
     return stacks.map((s) => {
-      const i = at.get(s)!;
+      const i = at.of(s);
       return found[i] ? sum[i] : null;
     });
   }

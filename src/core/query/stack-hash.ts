@@ -1,6 +1,8 @@
 import type { ExplorerData } from './explorer-data.ts';
 import { genValue, NO_GEN } from './selection.ts';
 import type { DumpSlotRef } from './api.ts';
+import type { SlotMap } from '../capture/slot-map.ts';
+import { IntPositions } from '../base/int-positions.ts';
 
 /**
  * A stack's identity across captures (DESIGN 3): FNV-1a 64-bit over the UTF-8 frame keys, leaf
@@ -94,8 +96,11 @@ export function stackHashOf(d: ExplorerData, stack: number): string {
 /** Calls fn for each dump slot of the capture: generation key (NO_GEN for generation-less), slot, stack. */
 function eachDumpSlot(d: ExplorerData, fn: (gen: number, slot: number, stack: number) => void): void {
   const dumps = d.capture.dumps;
-  for (const gd of dumps.byGeneration.values()) for (let i = 0; i < gd.slots.size; i++) fn(gd.generation, gd.slots.slotAt(i), gd.slots.stackAt(i));
-  for (const gl of dumps.generationless) for (let i = 0; i < gl.slots.size; i++) fn(NO_GEN, gl.slots.slotAt(i), gl.slots.stackAt(i));
+  const each = (gen: number, c: ReturnType<SlotMap['columns']>) => {
+    for (let i = 0; i < c.stack.length; i++) fn(gen, c.slot[i], c.stack[i]);
+  };
+  for (const gd of dumps.byGeneration.values()) each(gd.generation, gd.slots.columns());
+  for (const gl of dumps.generationless) each(NO_GEN, gl.slots.columns());
 }
 
 /**
@@ -132,7 +137,19 @@ export function dumpSlotsOfStacks(d: ExplorerData, stacks: readonly number[]): M
   const out = new Map<number, DumpSlotRef[]>();
   for (const s of stacks) out.set(s, []);
   if (!stacks.length) return out;
-  eachDumpSlot(d, (g, slot, s) => out.get(s)?.push({ generation: genValue(g), slot }));
+  const dumps = d.capture.dumps;
+  const asked = new IntPositions(stacks);
+  const lists = stacks.map((s) => out.get(s)!);
+  const take = (gen: number, slots: SlotMap) => {
+    const c = slots.columns();
+    const stack = c.stack;
+    for (let i = 0; i < stack.length; i++) {
+      const at = asked.of(stack[i]);
+      if (at >= 0) lists[at].push({ generation: genValue(gen), slot: c.slot[i] });
+    }
+  };
+  for (const gd of dumps.byGeneration.values()) take(gd.generation, gd.slots);
+  for (const gl of dumps.generationless) take(NO_GEN, gl.slots);
   const key = (g: number | 'none') => (g === 'none' ? Infinity : g);
   for (const l of out.values()) l.sort((a, b) => key(a.generation) - key(b.generation) || a.slot - b.slot);
   return out;
