@@ -4,6 +4,8 @@ import type { DumpColumns } from './types.ts';
 
 /** ips per block of the ip columns (1 MB per half): a block, once full, is never copied again */
 const IP_BLOCK = 1 << 18;
+/** high-half values given a shared block (`finishedHi`): a dump has one or two (the trampoline's 0 is one ip, not a block) */
+const SHARED_HI = 4;
 
 /**
  * The records as read, as columns: record fields in typed arrays, every record's ips in blocks
@@ -27,6 +29,8 @@ export class DumpColumnsBuilder {
   hi = new Uint32Array(1024);
   lo = new Uint32Array(1024);
   private fill = 0;
+  /** a full block of each high half that filled a block alone (`finishedHi`) */
+  private readonly sharedHi = new Map<number, Uint32Array>();
 
   /** Starts a record of `nr` ips; returns where its ips go in `hi` and `lo`. */
   record(slot: number, refCount: number, where: number, nr: number): number {
@@ -47,9 +51,11 @@ export class DumpColumnsBuilder {
         this.hi = grown(this.hi, size, at);
         this.lo = grown(this.lo, size, at);
       } else {
-        this.hiBlocks.push(this.hi.subarray(0, at));
+        const hi = this.finishedHi(at);
+        this.hiBlocks.push(hi);
         this.loBlocks.push(this.lo.subarray(0, at));
-        this.hi = new Uint32Array(IP_BLOCK);
+        // a block of one high half is kept as a view of that value's block: its own is written again
+        if (hi.buffer === this.hi.buffer) this.hi = new Uint32Array(IP_BLOCK);
         this.lo = new Uint32Array(IP_BLOCK);
         at = 0;
       }
@@ -66,6 +72,23 @@ export class DumpColumnsBuilder {
     return at;
   }
 
+  /**
+   * The high halves of the block being filled, its first `n`: where every one is the same value
+   * (every address of a 64-bit kernel's text is 0xffffffff........), a view of a block of that
+   * value shared by every such block, so 4 bytes an ip are neither kept nor faulted in (34 MB of
+   * a 262,144-stack dump); else the block itself. At most SHARED_HI values get a shared block.
+   */
+  private finishedHi(n: number): Uint32Array {
+    const hi = this.hi;
+    if (n === 0) return hi.subarray(0, 0);
+    const v = hi[0];
+    let same = this.sharedHi.get(v);
+    if (same === undefined && this.sharedHi.size >= SHARED_HI) return hi.subarray(0, n);
+    for (let i = 1; i < n; i++) if (hi[i] !== v) return hi.subarray(0, n);
+    if (same === undefined) this.sharedHi.set(v, (same = new Uint32Array(IP_BLOCK).fill(v)));
+    return same.subarray(0, n);
+  }
+
   /** The columns trimmed to what was read (the record columns copied when more than a quarter would be slack). */
   done(): DumpColumns {
     const fit = <T extends Uint32Array | Int32Array | Uint16Array | Uint8Array>(a: T, n: number): T =>
@@ -80,7 +103,7 @@ export class DumpColumnsBuilder {
       block: fit(this.block, r),
       start: fit(this.start, r),
       depth: fit(this.depth, r),
-      ipHi: [...this.hiBlocks, this.hi.subarray(0, this.fill)],
+      ipHi: [...this.hiBlocks, this.finishedHi(this.fill)],
       ipLo: [...this.loBlocks, this.lo.subarray(0, this.fill)],
     };
   }
