@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DiagnosticLog } from './diagnostics.ts';
-import { createStackMapBinParser, recordsOf } from './stack-map-bin.ts';
+import { createStackMapBinParser } from './stack-map-bin.ts';
 import { writeStackMapBin, type BinRecordInput } from './stack-map-write.ts';
 
 /** `n` records of 64 ips each, the high half of record r's ips given by `hiOf(r)` */
