@@ -48,8 +48,8 @@ const uniqueNamesOf = new WeakMap<readonly string[], Uint8Array>();
  *
  * Each ip is looked up on its own, by binary search over the sorted symbol table's 32-bit halves
  * (no BigInt, no cache of ips seen: a dump of a kernel with millions of distinct return addresses
- * made such a cache the slowest part of a load, issue 21). For the high half most symbols share
- * (the kernel's, `0xffffffff`), a page index narrows the search first: the span from the first
+ * made such a cache the slowest part of a load, issue 21). For the highest high half (the
+ * kernel's text, `0xffffffff`, which most symbols share), a page index narrows the search first: the span from the first
  * such symbol to the last in 64 KiB pages, each page that holds a symbol's start with its own
  * run of buckets (bucket k of a page holds the last symbol at or below the page's start plus
  * `k << shift`, so an ip's symbol lies between its bucket's entry and the next one's: a binary

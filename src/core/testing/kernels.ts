@@ -37,6 +37,8 @@ export interface KernelSpec {
   repeatEvery: number;
   /** one symbol in this many has an alias at its address, 0: none */
   aliasEvery: number;
+  /** the modules under another high half than the text (from 0xffffff7fc0000000, as an arm64 kernel's may be) */
+  modulesApart?: boolean;
 }
 
 export const kernelSpec = (maxFunctions = 400): fc.Arbitrary<KernelSpec> =>
@@ -46,6 +48,7 @@ export const kernelSpec = (maxFunctions = 400): fc.Arbitrary<KernelSpec> =>
     modules: fc.integer({ min: 0, max: 40 }),
     repeatEvery: fc.constantFrom(0, 3, 17),
     aliasEvery: fc.constantFrom(0, 5, 29),
+    modulesApart: fc.boolean(),
   });
 
 /** uniform in [0, 1), seeded (the simulator's mulberry32, core/sim/random.ts) */
@@ -57,7 +60,8 @@ export function rng(seed: number): () => number {
 /**
  * A kernel as bench/dump-ingest.ts lays one out: functions 64-2,000 bytes long from
  * 0xffffffff81000000 (a few up to 200 KiB, longer than an index page), data symbols after some,
- * the last `modules` in `[mod_N]` from 0xffffffffc0000000; static names repeated, aliases.
+ * the last `modules` in `[mod_N]` from 0xffffffffc0000000 (or 0xffffff7fc0000000: `modulesApart`);
+ * static names repeated, aliases.
  */
 export function kernel(spec: KernelSpec): Kernel {
   const r = rng(spec.seed);
@@ -65,7 +69,7 @@ export function kernel(spec: KernelSpec): Kernel {
   const lines: KernelSymbol[] = [];
   const functions: Kernel['functions'] = [];
   let core = 0xffffffff81000000n;
-  let mod = 0xffffffffc0000000n;
+  let mod = spec.modulesApart ? 0xffffff7fc0000000n : 0xffffffffc0000000n;
   const inMod = (i: number) => i >= spec.functions - Math.min(spec.modules, spec.functions);
   for (let i = 0; i < spec.functions; i++) {
     const size = int(50) === 0 ? 0x10000 + int(0x30000) : (4 + int(120)) * 16;
