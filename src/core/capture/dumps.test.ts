@@ -51,6 +51,30 @@ describe('text and binary dumps of one generation', () => {
     expect(c.stacks.framesOf(cols.stack[1])).toEqual(['kfree+0x8']);
   });
 
+  it('a new generation whose slots ascend is kept at once, as the same records out of order are one by one', () => {
+    const recs = Array.from({ length: 40 }, (_, i) => ({
+      slot: 3 * i + 1,
+      refCount: i + 1,
+      ips: Array.from({ length: 1 + (i % 5) }, (_, k) => 0xffffffff81000000n + BigInt(((i * 7 + k * 3) % 11) * 16)),
+    }));
+    const slotsOf = (c: ReturnType<typeof ingestFiles>) => {
+      const slots = c.dumps.byGeneration.get(4)!.slots;
+      return [...slots.keys()].sort((a, b) => a - b).map((n) => [n, slots.get(n)!.refCount, c.stacks.framesOf(slots.get(n)!.stack).join(' ')]);
+    };
+    const inOrder = ingestFiles([['stack_map_bin', bin(recs)]]);
+    // two records swapped: the slots no longer ascend, so each is added on its own
+    const swapped = recs.slice();
+    [swapped[3], swapped[4]] = [swapped[4], swapped[3]];
+    const oneByOne = ingestFiles([['stack_map_bin', bin(swapped)]]);
+    expect(oneByOne.diagnostics.map((d) => d.message)).toEqual(['slots not in ascending order']);
+    expect(slotsOf(inOrder)).toEqual(slotsOf(oneByOne));
+    expect(inOrder.stacks.size).toBe(oneByOne.stacks.size);
+    // and as written: the record's own ref_count and depth
+    expect(slotsOf(inOrder).map(([n, ref, frames]) => [n, ref, (frames as string).split(' ').length])).toEqual(
+      recs.map((r) => [r.slot, r.refCount, r.ips.length]),
+    );
+  });
+
   it('report a disagreement, keeping the first dump read', () => {
     const c = ingestFiles([
       ['stack_map', text],

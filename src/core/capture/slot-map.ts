@@ -101,6 +101,22 @@ export class SlotMap {
     const e = this.numbers.length;
     this.numbers.push(slot);
     this.rows.push(row);
+    this.place(slot, e);
+  }
+
+  /** Adds the slots `slots` (none in the map, none twice) at rows `firstRow`, `firstRow + 1`, ...: `add` for a whole dump at once. */
+  addRun(slots: Uint32Array, firstRow: number): void {
+    const e0 = this.numbers.length;
+    const n = slots.length;
+    this.numbers.append(slots, 0, n);
+    const rows = new Int32Array(n);
+    for (let i = 0; i < n; i++) rows[i] = firstRow + i;
+    this.rows.append(rows, 0, n);
+    for (let i = 0; i < n; i++) this.place(slots[i], e0 + i);
+  }
+
+  /** Slot `slot` found at entry `e`: in the array when its number is dense enough, else in the Map. */
+  private place(slot: number, e: number): void {
     if (Number.isInteger(slot) && slot >= 0 && slot < DIRECT_SLOTS && slot <= 4 * e + 1024) {
       if (slot >= this.direct.length) {
         const grown = new Int32Array(Math.min(DIRECT_SLOTS, Math.max(1024, 2 * this.direct.length, slot + 1)));
