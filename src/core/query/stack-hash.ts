@@ -137,19 +137,12 @@ export function dumpSlotsOfStacks(d: ExplorerData, stacks: readonly number[]): M
   const out = new Map<number, DumpSlotRef[]>();
   for (const s of stacks) out.set(s, []);
   if (!stacks.length) return out;
-  const dumps = d.capture.dumps;
   const asked = new IntPositions(stacks);
   const lists = stacks.map((s) => out.get(s)!);
-  const take = (gen: number, slots: SlotMap) => {
-    const c = slots.columns();
-    const stack = c.stack;
-    for (let i = 0; i < stack.length; i++) {
-      const at = asked.of(stack[i]);
-      if (at >= 0) lists[at].push({ generation: genValue(gen), slot: c.slot[i] });
-    }
-  };
-  for (const gd of dumps.byGeneration.values()) take(gd.generation, gd.slots);
-  for (const gl of dumps.generationless) take(NO_GEN, gl.slots);
+  eachDumpSlot(d, (gen, slot, stack) => {
+    const at = asked.of(stack);
+    if (at >= 0) lists[at].push({ generation: genValue(gen), slot });
+  });
   const key = (g: number | 'none') => (g === 'none' ? Infinity : g);
   for (const l of out.values()) l.sort((a, b) => key(a.generation) - key(b.generation) || a.slot - b.slot);
   return out;
