@@ -211,16 +211,12 @@ export class IpPool {
             if (e === 0 || hash[2 * x] === l) break;
             x = (x + 1) & mask;
           }
-          if (e === 0 && this.room(before, limit, given, j - start)) {
-            e = this.first(h >>> 0, l >>> 0, false) + 1;
-            hash[2 * x] = l;
-            hash[2 * x + 1] = e;
-            this.hashCount++;
-            if (2 * ++main.count > mask + 1) {
-              hash = this.grow(main);
-              shift = main.shift;
-              mask = (hash.length >> 1) - 1;
-            }
+          if (e === 0) {
+            e = this.insert(main, x, h, l, before, limit, given, j - start);
+            // the table may have grown
+            hash = main.slots;
+            shift = main.shift;
+            mask = (hash.length >> 1) - 1;
           }
         }
         if (e === 0) {
@@ -272,12 +268,17 @@ export class IpPool {
       if (e === 0) break;
       x = (x + 1) & mask;
     }
+    return this.insert(t, x, h, l, before, limit, given, read);
+  }
+
+  /** A new address `h:l` in table `t` at free slot `x`, made a frame; its entry, or 0 when `room` says no. */
+  private insert(t: AddressTable, x: number, h: number, l: number, before: number, limit: number, given: boolean, read: number): number {
     if (!this.room(before, limit, given, read)) return 0;
     const e = this.first(h >>> 0, l >>> 0, false) + 1;
-    hash[2 * x] = l;
-    hash[2 * x + 1] = e;
+    t.slots[2 * x] = l;
+    t.slots[2 * x + 1] = e;
     this.hashCount++;
-    if (2 * ++t.count > mask + 1) this.grow(t);
+    if (2 * ++t.count > t.slots.length >> 1) this.grow(t);
     return e;
   }
 
