@@ -4,6 +4,9 @@ import { handCapture, sampleCapture, handStacks } from '../testing/explorer-fixt
 import { ALL } from './api.ts';
 import { summarize } from '../capture/summary.ts';
 import { frameMatchMask, stackOccurrences, topStacks, type TopStacksSortKey } from './top-stacks.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { REPO_ROOT } from '../testing/real-traces-dir.ts';
+import { ingestFiles } from '../testing/test-helpers.ts';
 
 describe('top stacks', () => {
   const c = handCapture();
@@ -162,5 +165,35 @@ describe('top stacks', () => {
     const sum = summarize(s);
     expect(top.rows.map((r) => [r.count, s.stacks.framesOf(r.stack)])).toEqual(sum.top.map((t) => [t.count, t.frames]));
     expect(top.total).toBe(sum.resolved + sum.fullStacks);
+  });
+});
+
+// The v7 document's own example (../shared/seeds/, where the checkout has it): its trace line and
+// its stack_map entry, taken from the seed as written. The row's slot, ref_count and frames are
+// the seed's numbers and lines, read here by splitting the text, not by the project's readers.
+const V7_DOC = `${REPO_ROOT}../shared/seeds/ftrace-stackmap-v7-doc.readable.txt`;
+describe("the v7 document's example", () => {
+  it.skipIf(!existsSync(V7_DOC))("is one row: the dump's slot and ref_count, the listed frames, one occurrence", () => {
+    const lines = readFileSync(V7_DOC, 'utf8')
+      .split('\n')
+      .map((l) => l.replace(/^\+/, ''));
+    const event = lines.find((l) => l.includes(': <stack_id '))!.trim();
+    const head = lines.findIndex((l) => /^ stack_id \d+ \[ref \d+, depth \d+\]$/.test(l));
+    const frames: string[] = [];
+    for (let i = head + 1; lines[i].trim().startsWith('['); i++) frames.push(lines[i].trim());
+    // `stack_id 42 [ref 1337, depth 8]`: the slot, then the ref_count
+    const [slot, ref] = (lines[head].match(/\d+/g) ?? []).map(Number);
+    const c = ingestFiles([
+      ['trace', `            ${event}\n`],
+      ['stack_map', `${lines[head].trim()}\n${frames.map((f) => `  ${f}`).join('\n')}\n\n`],
+    ]);
+    const r = topStacks(new ExplorerData(c), { selection: ALL, filter: '', limit: 200 });
+    expect(r.rows).toHaveLength(1);
+    const row = r.rows[0];
+    expect(row.slots).toEqual([{ generation: 'none', slot }]);
+    expect(row.refCount).toBe(ref);
+    expect(row.count).toBe(1);
+    expect(row.depth).toBe(frames.length);
+    expect(c.stacks.framesOf(row.stack)).toEqual(frames.map((f) => f.replace(/^\[\d+\] /, '').replace(/\/0x[0-9a-f]+$/, '')));
   });
 });
