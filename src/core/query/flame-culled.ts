@@ -3,6 +3,7 @@ import type { ExplorerData } from './explorer-data.ts';
 import { lazyFrames, type FlameTreeFrames, type NodeFrames } from './flame-frames.ts';
 import { preOrder } from './flame-tree.ts';
 import { selfOf, type TableTotals } from './flame-totals.ts';
+import { TableChildren } from './table-children.ts';
 import type { FlameTree } from './api.ts';
 
 /**
@@ -24,28 +25,11 @@ import type { FlameTree } from './api.ts';
  * 420 ms, where a cut of a dump of random frames makes a few nodes.
  */
 
-interface Csr {
-  start: Int32Array;
-  list: Int32Array;
-}
-
-/** `of[k]`'s groups: the k of each group in increasing order (a counting sort). */
-function groups(of: Int32Array, count: number, from: number): Csr {
-  // each group's end, then its members placed from the end down (k descending, so ascending in
-  // the list), which leaves each group's start: no copy of the cursors (31 MB at 7.9M nodes)
-  const start = new Int32Array(count + 1);
-  for (let k = from; k < of.length; k++) start[of[k]]++;
-  for (let i = 1; i <= count; i++) start[i] += start[i - 1];
-  const list = new Int32Array(start[count]);
-  for (let k = of.length - 1; k >= from; k--) list[--start[of[k]]] = k;
-  return { start, list };
-}
-
 /** Each capture's stack-table children lists, made when a view first needs them (a zoom, or a view by function). */
-const tableKids = new WeakMap<ExplorerData, Csr>();
-function kidsOf(d: ExplorerData): Csr {
+const tableKids = new WeakMap<ExplorerData, TableChildren>();
+function kidsOf(d: ExplorerData): TableChildren {
   let c = tableKids.get(d);
-  if (!c) tableKids.set(d, (c = groups(d.node.parent, d.node.parent.length, 1)));
+  if (!c) tableKids.set(d, (c = new TableChildren(d.node.parent)));
   return c;
 }
 
@@ -154,41 +138,97 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
     }
   }
   const kids = firstView || touchedKids ? null : kidsOf(d);
-  const kidsOfNode = (t: number): ArrayLike<number> =>
-    firstView ? (firstView.get(t) ?? []) : touchedKids ? (touchedKids.get(t) ?? []) : kids!.list.subarray(kids!.start[t], kids!.start[t + 1]);
-  const childrenOf = (c: Candidate): Candidate[] => {
+  // a node's list is read before the next is asked for: one array, refilled
+  const scratch: number[] = [];
+  const kidsOfNode = (t: number): ArrayLike<number> => (firstView ? (firstView.get(t) ?? []) : touchedKids ? (touchedKids.get(t) ?? []) : kids!.of(t, scratch));
+  // per function, while one node's children are grouped (fnSeen 0: not met; 1: met, not kept;
+  // 2 + i: the i-th kept): arrays the size of the functions, made once a cut and reset after
+  // each node, not a Map and a group object for each of the 156k functions a root's children
+  // have in a dump whose every stack is in view (most of them too narrow to be made)
+  let fnValue: Float64Array | null = null;
+  let fnFirst: Int32Array | null = null;
+  let fnSeen: Int32Array | null = null;
+  const touchedFns: number[] = [];
+  const flatKid: number[] = [];
+  const flatFn: number[] = [];
+  /** the weight and count of the last childrenOf's children with weight under its `keep` */
+  const hidden = { weight: 0, count: 0 };
+  /**
+   * Node `c`'s children with weight as candidates: those of at least `keep` (and above 0 when
+   * `positive`); the others above 0 summed into `hidden`. By site, its table children; by
+   * function, its table nodes' children grouped by function.
+   */
+  const childrenOf = (c: Candidate, keep: number, positive: boolean): Candidate[] => {
+    hidden.weight = 0;
+    hidden.count = 0;
+    const kept = (v: number) => v !== 0 && v >= keep && (v > 0 || !positive);
+    const out: Candidate[] = [];
     if (!byFunction) {
       const list = kidsOfNode(c.first);
-      const out: Candidate[] = [];
       for (let j = 0; j < list.length; j++) {
         const k = list[j];
         const v = value(k);
-        if (v !== 0) out.push({ members: [k], value: v, label: frame[k], first: k });
+        if (kept(v)) out.push({ members: [k], value: v, label: frame[k], first: k });
+        else if (v > 0) {
+          hidden.weight += v;
+          hidden.count++;
+        }
       }
       return out;
     }
-    const byFn = new Map<number, { members: number[]; value: number; label: number; first: number }>();
+    if (fnSeen === null) {
+      fnValue = new Float64Array(d.fnNames.length);
+      fnFirst = new Int32Array(d.fnNames.length);
+      fnSeen = new Int32Array(d.fnNames.length);
+    }
+    const seen = fnSeen;
+    const sum = fnValue!;
+    const first = fnFirst!;
+    touchedFns.length = 0;
+    flatKid.length = 0;
+    flatFn.length = 0;
     for (let a = 0; a < c.members.length; a++) {
       const list = kidsOfNode(c.members[a]);
       for (let j = 0; j < list.length; j++) {
         const t = list[j];
         const f = fnOf[frame[t]];
-        let g = byFn.get(f);
-        if (!g) byFn.set(f, (g = { members: [], value: 0, label: f, first: t }));
-        g.members.push(t);
-        g.value += value(t);
-        if (t < g.first) g.first = t;
+        flatKid.push(t);
+        flatFn.push(f);
+        if (seen[f] === 0) {
+          seen[f] = 1;
+          touchedFns.push(f);
+          sum[f] = 0;
+          first[f] = t;
+        } else if (t < first[f]) first[f] = t;
+        sum[f] += value(t);
       }
     }
-    const out: Candidate[] = [];
-    for (const g of byFn.values()) if (g.value !== 0) out.push(g);
+    // in the order the functions were first met, as the groups were made before
+    for (let q = 0; q < touchedFns.length; q++) {
+      const f = touchedFns[q];
+      const v = sum[f];
+      if (kept(v)) {
+        seen[f] = 2 + out.length;
+        out.push({ members: [], value: v, label: f, first: first[f] });
+      } else if (v > 0) {
+        hidden.weight += v;
+        hidden.count++;
+      }
+    }
+    if (out.length > 0) {
+      for (let q = 0; q < flatKid.length; q++) {
+        const g = seen[flatFn[q]];
+        if (g >= 2) (out[g - 2].members as number[]).push(flatKid[q]);
+      }
+    }
+    for (let q = 0; q < touchedFns.length; q++) seen[touchedFns[q]] = 0;
     return out;
   };
   // the view's top: follow the zoom's names down the children with weight (siblings have distinct labels)
   const root: Candidate = { members: [0], value: value(0), label: -1, first: 0 };
   const path = [root];
   for (let j = 1; j < req.zoom.length; j++) {
-    const found = childrenOf(path[path.length - 1]).find((c) => nameOf(c) === req.zoom[j]);
+    const found = childrenOf(path[path.length - 1], -Infinity, false).find((c) => nameOf(c) === req.zoom[j]);
     if (!found) break;
     path.push(found);
   }
@@ -204,18 +244,10 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
   }
   for (let i = path.length - 1; i < nodes.length; i++) {
     made.kidStart.push(nodes.length);
-    let hw = 0;
-    let hn = 0;
-    for (const c of childrenOf(nodes[i])) {
-      if (c.value >= theta && c.value > 0) nodes.push(c);
-      else if (c.value > 0) {
-        hw += c.value;
-        hn++;
-      }
-    }
+    for (const c of childrenOf(nodes[i], theta, true)) nodes.push(c);
     made.kidEnd.push(nodes.length);
-    made.hiddenOf.push(hw);
-    made.hiddenN.push(hn);
+    made.hiddenOf.push(hidden.weight);
+    made.hiddenN.push(hidden.count);
   }
   for (const c of nodes) {
     made.members.push(c.members);
