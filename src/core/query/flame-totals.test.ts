@@ -14,38 +14,46 @@ describe('the stack table totals', () => {
       let sparse = 0;
       let dense = 0;
       fc.assert(
-        fc.property(kernelSpec(120), fc.integer(), fc.integer({ min: 20, max: 80 }), fc.integer({ min: 1, max: 80 }), (spec, seed, count, weighed) => {
-          const k = kernel(spec);
-          const ips = stacks(k, shape, count, seed, 24);
-          const bin = writeStackMapBin({ version: 2, generation: 1, littleEndian: true, records: ips.map((x, slot) => ({ slot, refCount: 1, ips: x })) });
-          const d = new ExplorerData(
-            ingestFiles([
-              ['kallsyms', k.text],
-              ['stack_map_bin', bin],
-              ['trace', '# tracer: nop\n'],
-            ]),
-          );
-          const parent = d.node.parent;
-          // every other stack of the first `weighed` ones of the table, weights 1, 2, 3, ... (a zero among them)
-          const ids: number[] = [];
-          for (let s = 1; s < parent.length && ids.length < weighed; s += 2) ids.push(s);
-          const weights = Float64Array.from(ids, (_, i) => (i === 1 ? 0 : i + 1));
-          const want = new Map<number, number>();
-          ids.forEach((s, i) => {
-            if (weights[i] === 0) return;
-            for (let n = s; ; n = parent[n]) {
-              want.set(n, (want.get(n) ?? 0) + weights[i]);
-              if (n === 0) break;
-            }
-          });
-          const t = tableTotals(d, { stacks: Int32Array.from(ids), weights });
-          for (let n = 0; n < parent.length; n++) expect(t.at(n)).toBe(want.get(n) ?? 0);
-          if (t.touched) {
-            sparse++;
-            expect(Array.from(t.touched)).toEqual([...want.keys()].filter((n) => n > 0).sort((a, b) => a - b));
-          } else dense++;
-        }),
-        { numRuns: 60 },
+        fc.property(
+          kernelSpec(120),
+          fc.integer(),
+          fc.integer({ min: 20, max: 80 }),
+          fc.integer({ min: 1, max: 80 }),
+          // whole weights are summed in 32 bits (dense), halves and sums past 2^32 in doubles
+          fc.constantFrom(0, 0.5, 2 ** 31),
+          (spec, seed, count, weighed, extra) => {
+            const k = kernel(spec);
+            const ips = stacks(k, shape, count, seed, 24);
+            const bin = writeStackMapBin({ version: 2, generation: 1, littleEndian: true, records: ips.map((x, slot) => ({ slot, refCount: 1, ips: x })) });
+            const d = new ExplorerData(
+              ingestFiles([
+                ['kallsyms', k.text],
+                ['stack_map_bin', bin],
+                ['trace', '# tracer: nop\n'],
+              ]),
+            );
+            const parent = d.node.parent;
+            // every other stack of the first `weighed` ones of the table, weights 1, 2, 3, ... (a zero among them)
+            const ids: number[] = [];
+            for (let s = 1; s < parent.length && ids.length < weighed; s += 2) ids.push(s);
+            const weights = Float64Array.from(ids, (_, i) => (i === 1 ? 0 : i + 1 + extra));
+            const want = new Map<number, number>();
+            ids.forEach((s, i) => {
+              if (weights[i] === 0) return;
+              for (let n = s; ; n = parent[n]) {
+                want.set(n, (want.get(n) ?? 0) + weights[i]);
+                if (n === 0) break;
+              }
+            });
+            const t = tableTotals(d, { stacks: Int32Array.from(ids), weights });
+            for (let n = 0; n < parent.length; n++) expect(t.at(n)).toBe(want.get(n) ?? 0);
+            if (t.touched) {
+              sparse++;
+              expect(Array.from(t.touched)).toEqual([...want.keys()].filter((n) => n > 0).sort((a, b) => a - b));
+            } else dense++;
+          },
+        ),
+        { numRuns: 90 },
       );
       expect(sparse).toBeGreaterThan(0);
       expect(dense).toBeGreaterThan(0);

@@ -41,7 +41,7 @@ const SPARSE_NODES = 1 / 4;
 class DenseTotals implements TableTotals {
   readonly touched = null;
   constructor(
-    private readonly value: Float64Array,
+    private readonly value: Float64Array | Uint32Array,
     readonly w: WeightedStacks,
   ) {}
   at(k: number): number {
@@ -99,7 +99,16 @@ export function tableTotals(d: ExplorerData, w: WeightedStacks): TableTotals {
     }
     return new SparseTotals(nodes, value, w);
   }
-  const value = zeroed(Float64Array, parent.length, w.stacks.length);
+  // whole weights whose sum fits 32 bits are summed in a Uint32Array, exactly as in doubles: half
+  // the memory to fault in and walk (a table of 7.7M nodes: 31 MB, not 62)
+  let whole = true;
+  let sum = 0;
+  for (let i = 0; i < w.weights.length && whole; i++) {
+    const x = w.weights[i];
+    whole = x >= 0 && Number.isInteger(x);
+    sum += x;
+  }
+  const value = whole && sum <= 0xffffffff ? zeroed(Uint32Array, parent.length, w.stacks.length) : zeroed(Float64Array, parent.length, w.stacks.length);
   for (let i = 0; i < w.stacks.length; i++) {
     const x = w.weights[i];
     if (x === 0) continue;
