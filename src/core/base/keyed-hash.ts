@@ -35,7 +35,12 @@ export function fmix32(h: number): number {
  * multiplier let them cost up to 6.9x). Three multiplies, once per ip of a dump.
  */
 export function pairSlot(a: number, b: number, k0: number, k1: number, shift: number): number {
-  return fmix32(b ^ Math.imul(a ^ k0, 0x85ebca6b) ^ k1) >>> shift;
+  return fmix32(b ^ pairKey(a, k0, k1)) >>> shift;
+}
+
+/** pairSlot's part that depends on `a` alone: a loop over pairs of one `a` works it out once (`fmix32(b ^ pairKey(a, k0, k1)) >>> shift`). */
+export function pairKey(a: number, k0: number, k1: number): number {
+  return Math.imul(a ^ k0, 0x85ebca6b) ^ k1;
 }
 
 /** HalfSipHash's state v0..v3 (one hash at a time: JavaScript runs a thread's code one call at a time) */

@@ -1,7 +1,7 @@
 import { TRAMPOLINE } from '../formats/frames.ts';
 import { Located, type Symbolizer } from '../formats/symbolizer.ts';
 import type { DumpColumns } from '../formats/types.ts';
-import { pairSlot, randomWords } from '../base/keyed-hash.ts';
+import { fmix32, pairKey, pairSlot, randomWords } from '../base/keyed-hash.ts';
 import type { FrameTable } from './frame-table.ts';
 import { sortByPage } from './page-sort.ts';
 import type { StackTable } from './stack-table.ts';
@@ -190,6 +190,8 @@ export class IpPool {
     // the first ip's high half in locals; any other's table through `other`
     const main = this.tableOf(c.ipHi[0][0] | 0);
     const hi0 = main.hi;
+    // pairSlot(hi0, l, k0, k1, shift), its high half's part worked out once
+    const hiKey = pairKey(hi0, k0, k1);
     let hash = main.slots;
     let shift = main.shift;
     let mask = (hash.length >> 1) - 1;
@@ -205,7 +207,7 @@ export class IpPool {
         let e: number;
         if (h !== hi0) e = this.other(h, l, before, limit, given, j - start);
         else {
-          let x = pairSlot(hi0, l, k0, k1, shift);
+          let x = fmix32(l ^ hiKey) >>> shift;
           for (;;) {
             e = hash[2 * x + 1];
             if (e === 0 || hash[2 * x] === l) break;
