@@ -141,18 +141,22 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
   // a node's list is read before the next is asked for: one array, refilled
   const scratch: number[] = [];
   const kidsOfNode = (t: number): ArrayLike<number> => (firstView ? (firstView.get(t) ?? []) : touchedKids ? (touchedKids.get(t) ?? []) : kids!.of(t, scratch));
-  // per function, while one node's children are grouped (fnSeen 0: not met; 1: met, not kept;
+  // per function, while one node's children are grouped (seen 0: not met; 1: met, not kept;
   // 2 + i: the i-th kept): arrays the size of the functions, made once a cut and reset after
   // each node, not a Map and a group object for each of the 156k functions a root's children
   // have in a dump whose every stack is in view (most of them too narrow to be made)
-  let fnValue: Float64Array | null = null;
-  let fnFirst: Int32Array | null = null;
-  let fnSeen: Int32Array | null = null;
+  let fns: { sum: Float64Array; first: Int32Array; seen: Int32Array } | null = null;
   const touchedFns: number[] = [];
   const flatKid: number[] = [];
   const flatFn: number[] = [];
   /** the weight and count of the last childrenOf's children with weight under its `keep` */
   const hidden = { weight: 0, count: 0 };
+  const hide = (v: number) => {
+    if (v > 0) {
+      hidden.weight += v;
+      hidden.count++;
+    }
+  };
   /**
    * Node `c`'s children with weight as candidates: those of at least `keep` (and above 0 when
    * `positive`); the others above 0 summed into `hidden`. By site, its table children; by
@@ -169,21 +173,12 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
         const k = list[j];
         const v = value(k);
         if (kept(v)) out.push({ members: [k], value: v, label: frame[k], first: k });
-        else if (v > 0) {
-          hidden.weight += v;
-          hidden.count++;
-        }
+        else hide(v);
       }
       return out;
     }
-    if (fnSeen === null) {
-      fnValue = new Float64Array(d.fnNames.length);
-      fnFirst = new Int32Array(d.fnNames.length);
-      fnSeen = new Int32Array(d.fnNames.length);
-    }
-    const seen = fnSeen;
-    const sum = fnValue!;
-    const first = fnFirst!;
+    const n = d.fnNames.length;
+    const { sum, first, seen } = (fns ??= { sum: new Float64Array(n), first: new Int32Array(n), seen: new Int32Array(n) });
     touchedFns.length = 0;
     flatKid.length = 0;
     flatFn.length = 0;
@@ -210,10 +205,7 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
       if (kept(v)) {
         seen[f] = 2 + out.length;
         out.push({ members: [], value: v, label: f, first: first[f] });
-      } else if (v > 0) {
-        hidden.weight += v;
-        hidden.count++;
-      }
+      } else hide(v);
     }
     if (out.length > 0) {
       for (let q = 0; q < flatKid.length; q++) {
