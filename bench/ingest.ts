@@ -7,7 +7,8 @@
 //   npx tsx bench/ingest.ts --against REV [--runs 3]     A (REV's src, or a folder's) and B (this tree) alternating
 //
 // Rows (bench contract, see bench/README.md): ingest-cookies-105mb (loadFiles, the CLI's path with
-// its second thread for the trace (trace-parts.ts) where the tree has it, on
+// its second thread for the trace (trace-parts.ts) where the tree has it, both bundled as
+// build:cli bundles them, as the command line runs them, on
 // a v8 cookie capture: trace, stack_map_bin, stack_map_stat, kallsyms), ingest-full-105mb (the
 // same with --full-stacks), parser-noop-105mb (the trace reader alone, a sink that does nothing),
 // cli-summary-process-105mb (the whole `summary` process of the bundled command line, against a
@@ -109,15 +110,14 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
     } else if (kind === 'ingest') {
       const named = await blobs();
       // the command line's second thread for the trace (trace-parts.ts), in a tree that has it,
-      // made as readFiles makes it (a tree that splits ahead starts its worker there: timed too)
-      const partsTs = join(src, 'cli/trace-parts.ts');
-      const nodeTraceParts = existsSync(partsTs)
-        ? ((await import(pathToFileURL(partsTs).href)) as typeof import('../src/cli/trace-parts.ts')).nodeTraceParts
-        : null;
+      // made as readFiles makes it (a tree that splits ahead starts its worker there: timed too);
+      // both bundled as build:cli bundles them (bundled()), as the command line runs them
+      const code = await bundled(src);
+      const nodeTraceParts = code.nodeTraceParts ?? null;
       const t = await best(1, async () => {
         const parts = nodeTraceParts?.(new Map(named.map((f) => [f.blob, join(dir, f.name)])), undefined, true);
         try {
-          return await loadFiles(named, { parts: parts ?? undefined });
+          return await code.loadFiles(named, { parts: parts ?? undefined });
         } finally {
           parts?.close?.();
         }
@@ -161,6 +161,33 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
     }
   }
   return { kind, mb, ms, baseMs: base, cpuMs: cpu, baseCpuMs: baseCpu, check, memory };
+}
+
+/**
+ * loadFiles and nodeTraceParts of `src` bundled as build:cli bundles the command line (its esbuild
+ * options, with trace-part-worker.mjs beside the chunks), into a temp folder: what the command line
+ * runs. From source, tsx compiled the worker's TypeScript at each of its starts, which the command
+ * line never does: in-process loads of the 105 MB capture, alternating, took 732-921 ms from
+ * source against 479-827 ms bundled.
+ */
+async function bundled(
+  src: string,
+): Promise<{ loadFiles: typeof import('../src/core/capture/load.ts').loadFiles; nodeTraceParts?: typeof import('../src/cli/trace-parts.ts').nodeTraceParts }> {
+  const { build } = await import('esbuild');
+  const { cliBuildOptions } = await import('../scripts/build-cli.ts');
+  const out = mkdtempSync(join(tmpdir(), 'ingest-bundle-'));
+  const parts = join(src, 'cli/trace-parts.ts');
+  const entry = join(out, 'entry.ts');
+  writeFileSync(
+    entry,
+    `export { loadFiles } from ${JSON.stringify(join(src, 'core/capture/load.ts'))};\n` +
+      (existsSync(parts) ? `export { nodeTraceParts } from ${JSON.stringify(parts)};\n` : ''),
+  );
+  const entries: Record<string, string> = { entry };
+  if (existsSync(parts)) entries['trace-part-worker'] = join(src, 'cli/trace-part-worker.ts');
+  // resolved from the tree's own folder (its node_modules: this repository's, or a link to them)
+  await build({ ...cliBuildOptions(join(src, '..'), out, entries), chunkNames: '[name]-[hash]', logLevel: 'warning' });
+  return import(pathToFileURL(join(out, 'entry.mjs')).href);
 }
 
 function spawnChild(kind: Child['kind'], src: string, dir: string, rounds: number): Child {
@@ -230,8 +257,18 @@ async function main(): Promise<void> {
       note: `${times.toFixed(2)}x the newline loop's wall time, ${(c.cpuMs / c.baseCpuMs).toFixed(2)}x its CPU time (${c.cpuMs.toFixed(0)} vs ${c.baseCpuMs.toFixed(0)} ms); ${c.check}`,
     });
   };
-  speed(`ingest-cookies-${size}`, `loadFiles (CLI path) on a v8 <stack_id N gen G> capture of ${MB} MiB`, spawnChild('ingest', src, cookies, ROUNDS), true);
-  speed(`ingest-full-${size}`, `loadFiles (CLI path) on a <stack trace> capture of ${MB} MiB`, spawnChild('ingest', src, full, ROUNDS), true);
+  speed(
+    `ingest-cookies-${size}`,
+    `loadFiles (CLI path, bundled as build:cli bundles it) on a v8 <stack_id N gen G> capture of ${MB} MiB`,
+    spawnChild('ingest', src, cookies, ROUNDS),
+    true,
+  );
+  speed(
+    `ingest-full-${size}`,
+    `loadFiles (CLI path, bundled as build:cli bundles it) on a <stack trace> capture of ${MB} MiB`,
+    spawnChild('ingest', src, full, ROUNDS),
+    true,
+  );
   speed(
     `parser-noop-${size}`,
     `the trace text reader alone, a sink that does nothing, ${MB} MiB of cookies`,
