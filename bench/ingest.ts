@@ -163,13 +163,7 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
   return { kind, mb, ms, baseMs: base, cpuMs: cpu, baseCpuMs: baseCpu, check, memory };
 }
 
-/**
- * loadFiles and nodeTraceParts of `src` bundled as build:cli bundles the command line (its esbuild
- * options, with trace-part-worker.mjs beside the chunks), into a temp folder: what the command line
- * runs. From source, tsx compiled the worker's TypeScript at each of its starts, which the command
- * line never does: in-process loads of the 105 MB capture, alternating, took 732-921 ms from
- * source against 479-827 ms bundled.
- */
+/** loadFiles and nodeTraceParts of `src` bundled as build:cli bundles them, into a temp folder (from source, tsx compiled the worker at each start). */
 async function bundled(
   src: string,
 ): Promise<{ loadFiles: typeof import('../src/core/capture/load.ts').loadFiles; nodeTraceParts?: typeof import('../src/cli/trace-parts.ts').nodeTraceParts }> {
@@ -183,8 +177,7 @@ async function bundled(
     `export { loadFiles } from ${JSON.stringify(join(src, 'core/capture/load.ts'))};\n` +
       (existsSync(parts) ? `export { nodeTraceParts } from ${JSON.stringify(parts)};\n` : ''),
   );
-  const entries: Record<string, string> = { entry };
-  if (existsSync(parts)) entries['trace-part-worker'] = join(src, 'cli/trace-part-worker.ts');
+  const entries: Record<string, string> = { entry, ...(existsSync(parts) ? { 'trace-part-worker': join(src, 'cli/trace-part-worker.ts') } : {}) };
   // resolved from the tree's own folder (its node_modules: this repository's, or a link to them)
   await build({ ...cliBuildOptions(join(src, '..'), out, entries), chunkNames: '[name]-[hash]', logLevel: 'warning' });
   return import(pathToFileURL(join(out, 'entry.mjs')).href);
