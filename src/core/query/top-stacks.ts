@@ -1,3 +1,4 @@
+import { firstK } from '../base/first-k.ts';
 import { RECORD_BYTES } from '../capture/ring-bytes.ts';
 import type { ExplorerData, Occurrences } from './explorer-data.ts';
 import type { Selection, TopStackRow, TopStacksRequest, TopStacksResult } from './api.ts';
@@ -133,13 +134,13 @@ export function topStacks(d: ExplorerData, req: TopStacksQuery): TopStacksAnswer
   const gens = generationsOf(d, f, sort.key === 'generations' ? matched.map((i) => occ.stacks[i]) : []);
   const sign = sort.dir === 'asc' ? 1 : -1;
   const keyOf = sortKey(d, occ, sort.key, refGens, gens);
-  matched.sort((a, b) => {
+  // the page's rows only, not every matched stack sorted (ties end on the position: a total order)
+  const top = firstK(matched, req.limit, (a, b) => {
     const ka = keyOf(a);
     const kb = keyOf(b);
     const c = ka < kb ? -1 : ka > kb ? 1 : 0;
     return sign * c || occ.counts[b] - occ.counts[a] || a - b;
   });
-  const top = matched.slice(0, Math.max(0, req.limit));
   const rowGens =
     sort.key === 'generations'
       ? gens
