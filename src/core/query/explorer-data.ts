@@ -292,12 +292,14 @@ export class ExplorerData {
     // at most one distinct stack per record walked
     const room = Math.max(0, scan.p1 - scan.p0);
     const order = new Int32Array(room);
-    const counts = new Float64Array(room);
     const first = new Int32Array(room);
-    const v7 = new Float64Array(room);
-    const v8 = new Float64Array(room);
-    const wsum = new Float64Array(room);
+    // per distinct stack its count, weight, v7 and v8 side by side (acc[4i..4i+3]): one cache line
+    // a record, not four arrays' (a stack's entries are met in no order: 1M records over 262,144
+    // stacks spent ~400 ms here, most of it in misses)
+    const acc = new Float64Array(4 * room);
     let n = 0;
+    // in file order a stack's first record is the one that made its entry: no other read of it
+    const ranged = scan.order !== null;
     const recWeight = this.recWeight;
     let total = 0;
     const { status, stack, kind } = this.rec;
@@ -315,46 +317,33 @@ export class ExplorerData {
           at[s] = n;
           order[i] = s;
           first[i] = r;
-        } else if (r < first[i]) first[i] = r;
-        counts[i]++;
-        wsum[i] += recWeight[r];
+        } else if (ranged && r < first[i]) first[i] = r;
+        const a = 4 * i;
+        acc[a]++;
+        acc[a + 1] += recWeight[r];
         const k = kind[r];
-        if (k === COOKIE_V7) v7[i]++;
-        else if (k === COOKIE_V8) v8[i]++;
+        if (k === COOKIE_V7) acc[a + 2]++;
+        else if (k === COOKIE_V8) acc[a + 3]++;
         total++;
       }
     } finally {
       for (let i = 0; i < n; i++) at[order[i]] = 0;
     }
     // first-seen order in the file, whatever order the walk took (a walk in file order met them so)
-    if (scan.order === null) {
-      return {
-        stacks: order.slice(0, n),
-        counts: counts.slice(0, n),
-        first: first.slice(0, n),
-        weights: wsum.slice(0, n),
-        v7: v7.slice(0, n),
-        v8: v8.slice(0, n),
-        total,
-      };
+    let byFirst: Int32Array | null = null;
+    if (scan.order !== null) {
+      byFirst = new Int32Array(n);
+      for (let i = 0; i < n; i++) byFirst[i] = i;
+      byFirst.sort((a, b) => first[a] - first[b]);
     }
-    const byFirst = new Int32Array(n);
-    for (let i = 0; i < n; i++) byFirst[i] = i;
-    byFirst.sort((a, b) => first[a] - first[b]);
-    const pick = <T extends Int32Array | Float64Array>(src: T, make: new (k: number) => T): T => {
-      const out = new make(n);
-      for (let j = 0; j < n; j++) out[j] = src[byFirst[j]];
+    const column = (field: number) => {
+      const out = new Float64Array(n);
+      if (byFirst === null) for (let j = 0; j < n; j++) out[j] = acc[4 * j + field];
+      else for (let j = 0; j < n; j++) out[j] = acc[4 * byFirst[j] + field];
       return out;
     };
-    return {
-      stacks: pick(order, Int32Array),
-      counts: pick(counts, Float64Array),
-      first: pick(first, Int32Array),
-      weights: pick(wsum, Float64Array),
-      v7: pick(v7, Float64Array),
-      v8: pick(v8, Float64Array),
-      total,
-    };
+    const ints = (src: Int32Array) => (byFirst === null ? src.slice(0, n) : Int32Array.from(byFirst, (i) => src[i]));
+    return { stacks: ints(order), counts: column(0), first: ints(first), weights: column(1), v7: column(2), v8: column(3), total };
   }
   private stackAt: Int32Array | null = null;
   /** byFunction's index over the function-path nodes, between calls all 0 */
