@@ -172,7 +172,13 @@ test('a copied URL reopened restores the view', async ({ page, context }) => {
   await page.getByRole('button', { name: 'Bottom-up' }).click();
   await brushTimeline(page, 0.35, 0.6);
   await expect(page.getByTestId('range-chip')).toBeVisible();
+  // the table answers after the chip shows: wait for its rows under the range (the Node query
+  // engine's), so the row clicked is one of them, not one from before the brush
+  const ex = await explorer;
+  const want = ex.topStacks({ selection: sel({ generation: 2, range: await brushedRange(page) }), filter: 'kmalloc', limit: 200 });
+  await expect(page.getByTestId('top-stacks-count')).toHaveAttribute('data-total', String(want.total));
   const row = page.getByTestId('top-stack-row').first();
+  await expect(row).toHaveAttribute('data-stack', String(want.rows[0].stack));
   await row.click();
   const stack = await row.getAttribute('data-stack');
   await page.keyboard.press('KeyW');
