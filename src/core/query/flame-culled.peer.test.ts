@@ -60,7 +60,7 @@ describe('the flame graph by function against flamegraph.pl', () => {
             ['trace', trace.join('\n') + '\n'],
           ]),
         );
-        const ours = (selection: Selection) => {
+        const ours = (selection: Selection, minShare = 0) => {
           const t = flame(d, {
             mode: 'top-down',
             selection,
@@ -68,7 +68,7 @@ describe('the flame graph by function against flamegraph.pl', () => {
             granularity: 'function',
             focus: null,
             highlightStack: null,
-            cull: { minShare: 0, zoom: [] },
+            cull: { minShare, zoom: [] },
           }).tree;
           return Array.from(t.value, (v, i) => `${t.depth[i]} ${i === 0 ? 'all' : t.names[t.name[i]]} ${v}`).sort();
         };
@@ -87,6 +87,14 @@ describe('the flame graph by function against flamegraph.pl', () => {
             .join('\n') + '\n';
         expect(ours(ALL).length).toBeGreaterThan(20);
         expect(ours(ALL), `seed ${seed}`).toEqual(peerRects(folded(ips.length)));
+        // every stack weighed: the dense totals, the children from the parent column (table-children.ts)
+        expect(tableTotals(d, stackWeights(d, ALL, 'occurrences')).touched, `seed ${seed}: the dense totals`).toBeNull();
+        // cut at 2% of the root: the peer's rectangles of at least that many samples, the narrower
+        // ones (summed apart, never grouped into a node) left out
+        const total = cites.reduce((a, b) => a + b, 0);
+        const wide = peerRects(folded(ips.length)).filter((r) => Number(r.slice(r.lastIndexOf(' ') + 1)) >= 0.02 * total);
+        expect(wide.length).toBeLessThan(ours(ALL).length);
+        expect(ours(ALL, 0.02), `seed ${seed}, cut at 2%`).toEqual(wide);
         // the first two slots' events only (1 + 2 of them): so few stacks that the totals walk their paths alone (sparse)
         const few: Selection = { ...ALL, range: [10, 10 + 2 * 0.001 + 0.0005] };
         expect(tableTotals(d, stackWeights(d, few, 'occurrences')).touched, `seed ${seed}: the sparse totals`).not.toBeNull();
