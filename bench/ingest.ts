@@ -163,13 +163,14 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
   return { kind, mb, ms, baseMs: base, cpuMs: cpu, baseCpuMs: baseCpu, check, memory };
 }
 
-/** loadFiles and nodeTraceParts of `src` bundled as build:cli bundles them, into a temp folder (from source, tsx compiled the worker at each start). */
+/** loadFiles and nodeTraceParts of `src` bundled as build:cli bundles them (packages from the tree's own folder), into a temp folder removed at exit (from source, tsx compiled the worker at each start). */
 async function bundled(
   src: string,
 ): Promise<{ loadFiles: typeof import('../src/core/capture/load.ts').loadFiles; nodeTraceParts?: typeof import('../src/cli/trace-parts.ts').nodeTraceParts }> {
   const { build } = await import('esbuild');
   const { cliBuildOptions } = await import('../scripts/build-cli.ts');
   const out = mkdtempSync(join(tmpdir(), 'ingest-bundle-'));
+  process.on('exit', () => rmSync(out, { recursive: true, force: true }));
   const parts = join(src, 'cli/trace-parts.ts');
   const entry = join(out, 'entry.ts');
   writeFileSync(
@@ -178,7 +179,6 @@ async function bundled(
       (existsSync(parts) ? `export { nodeTraceParts } from ${JSON.stringify(parts)};\n` : ''),
   );
   const entries: Record<string, string> = { entry, ...(existsSync(parts) ? { 'trace-part-worker': join(src, 'cli/trace-part-worker.ts') } : {}) };
-  // resolved from the tree's own folder (its node_modules: this repository's, or a link to them)
   await build({ ...cliBuildOptions(join(src, '..'), out, entries), chunkNames: '[name]-[hash]', logLevel: 'warning' });
   return import(pathToFileURL(join(out, 'entry.mjs')).href);
 }
