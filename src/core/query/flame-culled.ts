@@ -92,55 +92,41 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
   // function, its table nodes' children grouped by function. For the first view by site, one
   // forward pass over the table collects the children of the nodes kept so far (parents come
   // before children), which touches no node-sized array but a mask; otherwise the table's lists.
+  // sparse totals list the children of the touched nodes (the others have no weight) with their totals
+  const sparseKids = totals.childrenOf;
   let firstView: Map<number, number[]> | null = null;
-  if (!byFunction && req.zoom.length <= 1 && !tableKids.has(d)) {
+  if (!sparseKids && !byFunction && req.zoom.length <= 1 && !tableKids.has(d)) {
     const theta0 = req.minShare * totals.at(0);
     const parent = d.node.parent;
     const view = (firstView = new Map());
-    const add = (p: number, k: number) => {
+    const keepMask = new Uint8Array(parent.length);
+    keepMask[0] = 1;
+    for (let k = 1; k < parent.length; k++) {
+      const p = parent[k];
+      if (keepMask[p] === 0) continue;
+      const v = totals.at(k);
+      if (v === 0) continue;
+      if (v >= theta0) keepMask[k] = 1;
       const l = view.get(p);
       if (l) l.push(k);
       else view.set(p, [k]);
-    };
-    const touched = totals.touched;
-    if (touched) {
-      // sparse: the nodes with weight are among the touched ones, in the same (ascending) order
-      const kept = new Set<number>([0]);
-      for (let j = 0; j < touched.length; j++) {
-        const k = touched[j];
-        const v = totals.at(k);
-        if (v === 0 || !kept.has(parent[k])) continue;
-        if (v >= theta0) kept.add(k);
-        add(parent[k], k);
-      }
-    } else {
-      const keepMask = new Uint8Array(parent.length);
-      keepMask[0] = 1;
-      for (let k = 1; k < parent.length; k++) {
-        const p = parent[k];
-        if (keepMask[p] === 0) continue;
-        const v = totals.at(k);
-        if (v === 0) continue;
-        if (v >= theta0) keepMask[k] = 1;
-        add(p, k);
-      }
     }
   }
-  // sparse totals: the children lists of the touched nodes only (the others have no weight), not the whole table's
-  let touchedKids: Map<number, number[]> | null = null;
-  if (!firstView && totals.touched) {
-    touchedKids = new Map();
-    for (const k of totals.touched) {
-      const p = d.node.parent[k];
-      const l = touchedKids.get(p);
-      if (l) l.push(k);
-      else touchedKids.set(p, [k]);
-    }
-  }
-  const kids = firstView || touchedKids ? null : kidsOf(d);
-  // a node's list is read before the next is asked for: one array, refilled
+  const kids = firstView || sparseKids ? null : kidsOf(d);
+  // a node's children and their totals: read before the next node's are asked for, so two arrays, refilled
   const scratch: number[] = [];
-  const kidsOfNode = (t: number): ArrayLike<number> => (firstView ? (firstView.get(t) ?? []) : touchedKids ? (touchedKids.get(t) ?? []) : kids!.of(t, scratch));
+  const kidK: number[] = [];
+  const kidV: number[] = [];
+  const listKids = (t: number): void => {
+    kidK.length = 0;
+    kidV.length = 0;
+    if (sparseKids) return sparseKids(t, kidK, kidV);
+    const list = firstView ? (firstView.get(t) ?? []) : kids!.of(t, scratch);
+    for (let j = 0; j < list.length; j++) {
+      kidK.push(list[j]);
+      kidV.push(value(list[j]));
+    }
+  };
   // per function, while one node's children are grouped (seen 0: not met; 1: met, not kept;
   // 2 + i: the i-th kept): arrays the size of the functions, made once a cut and reset after
   // each node, not a Map and a group object for each of the 156k functions a root's children
@@ -168,10 +154,10 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
     const kept = (v: number) => v !== 0 && v >= keep && (v > 0 || !positive);
     const out: Candidate[] = [];
     if (!byFunction) {
-      const list = kidsOfNode(c.first);
-      for (let j = 0; j < list.length; j++) {
-        const k = list[j];
-        const v = value(k);
+      listKids(c.first);
+      for (let j = 0; j < kidK.length; j++) {
+        const k = kidK[j];
+        const v = kidV[j];
         if (kept(v)) out.push({ members: [k], value: v, label: frame[k], first: k });
         else hide(v);
       }
@@ -183,9 +169,9 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
     flatKid.length = 0;
     flatFn.length = 0;
     for (let a = 0; a < c.members.length; a++) {
-      const list = kidsOfNode(c.members[a]);
-      for (let j = 0; j < list.length; j++) {
-        const t = list[j];
+      listKids(c.members[a]);
+      for (let j = 0; j < kidK.length; j++) {
+        const t = kidK[j];
         const f = fnOf[frame[t]];
         flatKid.push(t);
         flatFn.push(f);
@@ -195,7 +181,7 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
           sum[f] = 0;
           first[f] = t;
         } else if (t < first[f]) first[f] = t;
-        sum[f] += value(t);
+        sum[f] += kidV[j];
       }
     }
     // in the order the functions were first met, as the groups were made before
@@ -241,10 +227,14 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
     made.hiddenOf.push(hidden.weight);
     made.hiddenN.push(hidden.count);
   }
+  // a label's name made once: nodes of one frame (or function) share one string, hashed and compared once flat
+  const names = new Map<number, string>();
   for (const c of nodes) {
     made.members.push(c.members);
     made.value.push(c.value);
-    made.name.push(c === root ? req.rootName : nameOf(c));
+    let name = c === root ? req.rootName : names.get(c.label);
+    if (name === undefined) names.set(c.label, (name = nameOf(c)));
+    made.name.push(name);
     made.first.push(c.first);
     made.label.push(c.label);
   }

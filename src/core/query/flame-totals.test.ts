@@ -50,7 +50,19 @@ describe('the stack table totals', () => {
             if (t.touched) {
               sparse++;
               expect(Array.from(t.touched)).toEqual([...want.keys()].filter((n) => n > 0).sort((a, b) => a - b));
-            } else dense++;
+              // each walked node's children: those walked too, ascending, each with its total
+              for (const n of want.keys()) {
+                const kids: number[] = [];
+                const values: number[] = [];
+                t.childrenOf!(n, kids, values);
+                const expected = [...want.keys()].filter((c) => c > 0 && parent[c] === n).sort((a, b) => a - b);
+                expect(kids, `children of ${n}`).toEqual(expected);
+                expect(values).toEqual(expected.map((c) => want.get(c)));
+              }
+            } else {
+              dense++;
+              expect(t.childrenOf).toBeNull();
+            }
           },
         ),
         { numRuns: 90 },

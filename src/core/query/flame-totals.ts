@@ -18,6 +18,11 @@ export interface TableTotals {
   w: WeightedStacks;
   /** the only nodes that can have weight, ascending, the root left out, where few stacks are weighed (sparse); null: any node */
   touched: Int32Array | null;
+  /**
+   * Sparse only (null when dense): table node `k`'s children that can have weight, ascending,
+   * appended to `kids` with their totals appended to `values`; `k` must be the root or touched.
+   */
+  childrenOf: ((k: number, kids: number[], values: number[]) => void) | null;
 }
 
 /** Distinct stacks and their weights (flame.ts StackWeights). */
@@ -40,6 +45,7 @@ const SPARSE_NODES = 1 / 4;
 /** Every node's total in a node-sized array. */
 class DenseTotals implements TableTotals {
   readonly touched = null;
+  readonly childrenOf = null;
   constructor(
     private readonly value: Float64Array | Uint32Array,
     readonly w: WeightedStacks,
@@ -49,12 +55,21 @@ class DenseTotals implements TableTotals {
   }
 }
 
-/** The totals of the few nodes that can have any: `nodes` ascending (the root first), `value` by position. */
+/**
+ * The totals of the few nodes that can have any: `nodes` ascending (the root first), `value` and
+ * `up` (the parent's position; the root's -1) by position. Each node's children are listed by
+ * position once a view first asks (a counting sort by parent over the few nodes, not a Map of
+ * lists), so a cut reads a child's total beside it instead of searching for it.
+ */
 class SparseTotals implements TableTotals {
   readonly touched: Int32Array;
+  /** per position: where its children start in `kidPos` (n + 1 entries); made on first use */
+  private kidStart: Int32Array | null = null;
+  private kidPos: Int32Array | null = null;
   constructor(
     private readonly nodes: Int32Array,
     private readonly value: Float64Array,
+    private readonly up: Int32Array,
     readonly w: WeightedStacks,
   ) {
     this.touched = nodes.subarray(1);
@@ -62,6 +77,31 @@ class SparseTotals implements TableTotals {
   at(k: number): number {
     const i = positionOf(this.nodes, k, this.nodes.length);
     return i < 0 ? 0 : this.value[i];
+  }
+  readonly childrenOf = (k: number, kids: number[], values: number[]): void => {
+    const p = positionOf(this.nodes, k, this.nodes.length);
+    if (p < 0) return;
+    if (this.kidStart === null) this.listChildren();
+    const start = this.kidStart!;
+    const pos = this.kidPos!;
+    for (let q = start[p]; q < start[p + 1]; q++) {
+      const c = pos[q];
+      kids.push(this.nodes[c]);
+      values.push(this.value[c]);
+    }
+  };
+  /** every position's children by parent position, ascending (positions ascend with the nodes) */
+  private listChildren(): void {
+    const n = this.nodes.length;
+    const up = this.up;
+    const start = new Int32Array(n + 1);
+    for (let j = 1; j < n; j++) start[up[j] + 1]++;
+    for (let p = 0; p < n; p++) start[p + 1] += start[p];
+    const fill = start.slice(0, n);
+    const pos = new Int32Array(Math.max(0, n - 1));
+    for (let j = 1; j < n; j++) pos[fill[up[j]]++] = j;
+    this.kidStart = start;
+    this.kidPos = pos;
   }
 }
 
@@ -87,6 +127,8 @@ export function tableTotals(d: ExplorerData, w: WeightedStacks): TableTotals {
   // over the only nodes that have any, so the sums are the same to the bit
   if (nodes) {
     const value = new Float64Array(nodes.length);
+    const up = new Int32Array(nodes.length);
+    up[0] = -1;
     for (let i = 0; i < w.stacks.length; i++) {
       const x = w.weights[i];
       if (x === 0) continue;
@@ -94,10 +136,11 @@ export function tableTotals(d: ExplorerData, w: WeightedStacks): TableTotals {
       value[positionOf(nodes, s, nodes.length)] += x;
     }
     for (let j = nodes.length - 1; j > 0; j--) {
+      const u = (up[j] = positionOf(nodes, parent[nodes[j]], j));
       const x = value[j];
-      if (x !== 0) value[positionOf(nodes, parent[nodes[j]], j)] += x;
+      if (x !== 0) value[u] += x;
     }
-    return new SparseTotals(nodes, value, w);
+    return new SparseTotals(nodes, value, up, w);
   }
   // whole weights whose sum fits 32 bits are summed in a Uint32Array, exactly as in doubles: half
   // the memory to fault in and walk (a table of 7.7M nodes: 31 MB, not 62)
@@ -124,13 +167,18 @@ export function tableTotals(d: ExplorerData, w: WeightedStacks): TableTotals {
 
 /** The self weight of each table node in `members` that has any: the weights of the stacks ending at it (a Map of only those, not of every stack weighed). */
 export function selfOf(w: WeightedStacks, members: ArrayLike<number>[]): Map<number, number> {
-  const want = new Set<number>();
-  for (const list of members) for (let a = 0; a < list.length; a++) want.add(list[a]);
+  // the members are asked for by node: a Map of every weighed stack when those are no more than
+  // the view's nodes (a trace's selection), else of only the members' (every stack of a dump)
+  let want: Set<number> | null = null;
+  if (w.stacks.length > members.length) {
+    want = new Set<number>();
+    for (const list of members) for (let a = 0; a < list.length; a++) want.add(list[a]);
+  }
   const self = new Map<number, number>();
   for (let i = 0; i < w.stacks.length; i++) {
     const x = w.weights[i];
     const s = w.stacks[i];
-    if (x !== 0 && want.has(s)) self.set(s, (self.get(s) ?? 0) + x);
+    if (x !== 0 && (want === null || want.has(s))) self.set(s, (self.get(s) ?? 0) + x);
   }
   return self;
 }
