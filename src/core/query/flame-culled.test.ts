@@ -54,6 +54,7 @@ describe('culled flame graph against the whole tree (property)', () => {
           const culled = flame(d, { ...req, cull: { minShare: 0, zoom: [] } });
           expect(treeLines(culled.tree)).toEqual(treeLines(whole.tree));
           expect(culled.tree.names.length).toBeLessThanOrEqual(culled.tree.parent.length);
+          expect(new Set(culled.tree.names).size).toBe(culled.tree.names.length);
           expect(Array.from(culled.tree.highlight)).toEqual(Array.from(whole.tree.highlight));
           expect(culled.tree.total).toBe(whole.tree.total);
           if (search) {
@@ -122,6 +123,32 @@ describe('culled flame graph against the whole tree (property)', () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it("names each string once: a function called as the root is given the root's name index", () => {
+    const d = capture(
+      [
+        {
+          cpu: 0,
+          stack: [
+            ['g', 1],
+            ['all', 2],
+          ],
+        },
+        { cpu: 1, stack: [['all', 1]] },
+      ],
+      [[['h', 1]]],
+    );
+    for (const granularity of ['function', 'site'] as Granularity[]) {
+      const req = { ...base, selection: ALL, weight: 'occurrences' as const, granularity, highlightStack: null };
+      const whole = flame(d, req).tree;
+      const t = flame(d, { ...req, cull: { minShare: 0, zoom: [] } }).tree;
+      expect(treeLines(t)).toEqual(treeLines(whole));
+      expect(new Set(t.names).size, granularity).toBe(t.names.length);
+      const named = (s: string) => Array.from(t.name).filter((x) => t.names[x] === s).length;
+      // by function the root and function `all` are one string; by site the frame is `all+0x2`
+      expect(named('all')).toBe(granularity === 'function' ? 2 : 1);
+    }
   });
 
   it('unknown zoom names stop at the deepest node found', () => {
