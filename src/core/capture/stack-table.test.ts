@@ -17,6 +17,28 @@ describe('StackTable', () => {
     expect(t.depth(a)).toBe(3);
   });
 
+  it('gives each node its depth whether asked a few times (walked up) or many (the column filled), before and after more stacks', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 12 }), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.nat(), { maxLength: 60 }),
+        fc.array(fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 12 }), { maxLength: 10 }),
+        (stacks, asks, later) => {
+          const t = new StackTable();
+          // the depth by a second method: its frames counted (framesOf walks the parents)
+          const check = (k: number) => expect(t.depth(k), `node ${k}`).toBe(t.framesOf(k).length);
+          for (const st of stacks) t.intern(st.map((f) => `f${f}`));
+          // in the order asked: the first few walk, past a quarter of the nodes the column is filled
+          for (const a of asks) check(a % t.nodeCount);
+          for (const st of later) t.intern(st.map((f) => `f${f}`));
+          for (const a of asks) check(a % t.nodeCount);
+          for (let k = t.nodeCount - 1; k >= 0; k--) check(k);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('counts a stack that is a prefix of another as its own stack', () => {
     const t = new StackTable();
     t.intern(['leaf', 'mid', 'root']);
