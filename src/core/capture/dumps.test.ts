@@ -51,6 +51,19 @@ describe('text and binary dumps of one generation', () => {
     expect(c.stacks.framesOf(cols.stack[1])).toEqual(['kfree+0x8']);
   });
 
+  it("a map's columns, read once and kept, are made again once a slot's stack changes", () => {
+    const c = ingestFiles([['stack_map', text]]);
+    const slots = c.dumps.byGeneration.get(4)!.slots;
+    const before = slots.columns();
+    expect(slots.columns()).toBe(before);
+    // slot 2 read again as slot 1's stack (frames the table has: the capture's is a snapshot)
+    slots.get(2)!.setFrames(['schedule+0x48', 'worker_thread+0x10']);
+    const after = slots.columns();
+    expect(before.stack[1]).not.toBe(before.stack[0]);
+    expect(after.stack[1]).toBe(after.stack[0]);
+    expect(Array.from(after.stack, (_, i) => slots.stackAt(i))).toEqual(Array.from(after.stack));
+  });
+
   it('a new generation whose slots ascend is kept at once, as the same records out of order are one by one', () => {
     const recs = Array.from({ length: 40 }, (_, i) => ({
       slot: 3 * i + 1,

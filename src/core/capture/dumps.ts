@@ -103,6 +103,8 @@ interface Adding {
 }
 
 export class DumpIndex implements SlotRows {
+  /** bumped when a kept row's stack or ref_count changes (SlotMap.columns is made again) */
+  version = 0;
   readonly sources: DumpSource[] = [];
   readonly byGeneration = new Map<number, GenerationDump>();
   readonly generationless: GenerationlessDump[] = [];
@@ -220,6 +222,7 @@ export class DumpIndex implements SlotRows {
 
   /** Another reading of row `row`'s stack (interned from these keys, when it is). */
   setFramesOfRow(row: number, frames: string[]): void {
+    this.version++;
     this.text.set(row, frames);
     this.rowPool.set(row, -1);
     this.rowDepth.set(row, frames.length);
@@ -385,7 +388,11 @@ export class DumpIndex implements SlotRows {
       return;
     }
     // ref_count is not a payload snapshot: a later read may count more; keep the larger
-    this.rowRef.set(prev, Math.max(this.rowRef.get(prev), refCount));
+    const larger = Math.max(this.rowRef.get(prev), refCount);
+    if (larger !== this.rowRef.get(prev)) {
+      this.rowRef.set(prev, larger);
+      this.version++;
+    }
     const a = this.framesOfRow(prev);
     if (sameStackModuloSymbols(a, frames)) {
       // one side only lacks symbols: same stack, keep the readable one

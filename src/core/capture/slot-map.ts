@@ -14,6 +14,8 @@ export interface SlotRows {
   framesOfRow(row: number): string[];
   /** another reading of the row's stack */
   setFramesOfRow(row: number, frames: string[]): void;
+  /** changes each time a row's stack or ref_count may have changed (another reading, a larger count) */
+  readonly version: number;
 }
 
 /**
@@ -156,12 +158,19 @@ export class SlotMap {
    * call per entry and per field was most of a pass over 262,144 slots.
    */
   columns(): { slot: Float64Array; stack: Int32Array; refCount: Float64Array } {
+    // made once while neither the entries nor the index's rows change: a page of top stacks reads
+    // them twice (its rows' slots, their ref_counts), each of 262,144 slots a gather from the index
+    const c = this.cols;
+    if (c !== null && c.size === this.size && c.version === this.index.version) return c.columns;
     const rows = this.rows.raw();
     const stack = new Int32Array(rows.length);
     const refCount = new Float64Array(rows.length);
     this.index.rowsAsColumns(rows, stack, refCount);
-    return { slot: this.numbers.raw(), stack, refCount };
+    const columns = { slot: this.numbers.raw(), stack, refCount };
+    this.cols = { size: this.size, version: this.index.version, columns };
+    return columns;
   }
+  private cols: { size: number; version: number; columns: { slot: Float64Array; stack: Int32Array; refCount: Float64Array } } | null = null;
 
   *keys(): IterableIterator<number> {
     for (let i = 0; i < this.size; i++) yield this.numbers.get(i);
