@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { StringTable } from '../base/string-table.ts';
 import { StackTable, type StackTableMark } from './stack-table.ts';
 
@@ -37,6 +37,25 @@ describe('StackTable', () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  it('a few asks of a large table, live or a snapshot, fill no depth column (they walk)', () => {
+    const t = new StackTable();
+    for (let i = 0; i < 200; i++) t.intern(Array.from({ length: 20 }, (_, k) => `f${i}_${k}`));
+    const snap = t.snapshot(t.size);
+    // depthsUpTo is the fill: one pass over every node not known yet
+    const fill = vi.spyOn(StackTable.prototype as unknown as { depthsUpTo(n: number): void }, 'depthsUpTo');
+    try {
+      for (const table of [t, snap]) {
+        for (const k of [t.nodeCount - 1, 20, 2000]) expect(table.depth(k)).toBe(table.framesOf(k).length);
+      }
+      expect(fill).not.toHaveBeenCalled();
+      // many asks: the column is filled once, then read
+      for (let k = 0; k < t.nodeCount; k++) snap.depth(k);
+      expect(fill).toHaveBeenCalledTimes(1);
+    } finally {
+      fill.mockRestore();
+    }
   });
 
   it('counts a stack that is a prefix of another as its own stack', () => {

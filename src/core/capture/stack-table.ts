@@ -450,6 +450,7 @@ export class StackTable {
       nodeParent: this.nodeParent,
       nodeDepth: this.nodeDepth,
       depthKnown: this.depthKnown,
+      depthWalked: 0,
       nodes: this.nodes,
       sharedUpTo: this.nodes,
       kids: new Int32Array(0),
