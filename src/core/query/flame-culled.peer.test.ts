@@ -1,9 +1,9 @@
-// The flame graph by function, cut from the top down (flame-culled.ts), against Brendan Gregg's
+// The flame graph by function and by call site, cut from the top down (flame-culled.ts), against Brendan Gregg's
 // flamegraph.pl (../shared/peer-tools, perl: an integration test). The input is a stack_map_bin of
 // each generator's shape (testing/kernels.ts: call-graph walks, random frames) with its kallsyms and
 // a trace citing each slot; the peer gets the same stacks as folded lines made without the app's
 // reader: each ip named by the plain BigInt search over the generated symbols, the offset dropped
-// (a function), root first, weighed by the trace's citations. Every rectangle flamegraph.pl draws
+// (a function) or kept (a call site), root first, weighed by the trace's citations. Every rectangle flamegraph.pl draws
 // (name, samples, row) must be a node of ours with that name, value and depth, and the other way.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -36,7 +36,7 @@ function peerRects(folded: string): string[] {
   return rects.map((r) => `${ys.indexOf(r.y)} ${r.name} ${r.samples}`).sort();
 }
 
-describe('the flame graph by function against flamegraph.pl', () => {
+describe('the flame graph by function and by call site against flamegraph.pl', () => {
   for (const shape of ['callgraph', 'random'] as Shape[]) {
     it(`${shape} stacks from a stack_map_bin and kallsyms: every rectangle, its name, samples and row`, () => {
       for (const seed of [1, 2, 3]) {
@@ -60,12 +60,12 @@ describe('the flame graph by function against flamegraph.pl', () => {
             ['trace', trace.join('\n') + '\n'],
           ]),
         );
-        const ours = (selection: Selection, minShare = 0) => {
+        const ours = (selection: Selection, minShare = 0, granularity: 'function' | 'site' = 'function') => {
           const t = flame(d, {
             mode: 'top-down',
             selection,
             weight: 'occurrences',
-            granularity: 'function',
+            granularity,
             focus: null,
             highlightStack: null,
             cull: { minShare, zoom: [] },
@@ -74,14 +74,14 @@ describe('the flame graph by function against flamegraph.pl', () => {
         };
         // the peer's input, made without the app: names by the plain search, offsets dropped, root first
         const plain = plainSymbolizer(k.lines);
-        const folded = (slots: number) =>
+        const folded = (slots: number, site = false) =>
           ips
             .slice(0, slots)
             .map(
               (x, s) =>
                 [...x]
                   .reverse()
-                  .map((ip) => plain.key(ip).replace(/\+0x[0-9a-f]+$/, ''))
+                  .map((ip) => (site ? plain.key(ip) : plain.key(ip).replace(/\+0x[0-9a-f]+$/, '')))
                   .join(';') + ` ${cites[s]}`,
             )
             .join('\n') + '\n';
@@ -99,6 +99,10 @@ describe('the flame graph by function against flamegraph.pl', () => {
         const few: Selection = { ...ALL, range: [10, 10 + 2 * 0.001 + 0.0005] };
         expect(tableTotals(d, stackWeights(d, few, 'occurrences')).touched, `seed ${seed}: the sparse totals`).not.toBeNull();
         expect(ours(few), `seed ${seed}, two slots`).toEqual(peerRects(folded(2)));
+        // by call site (the page's default): the frames with their offsets, every stack and the
+        // sparse two slots (the cut over table nodes, its names interned by frame id)
+        expect(ours(ALL, 0, 'site'), `seed ${seed}, by site`).toEqual(peerRects(folded(ips.length, true)));
+        expect(ours(few, 0, 'site'), `seed ${seed}, by site, two slots`).toEqual(peerRects(folded(2, true)));
       }
     }, 120_000);
   }
