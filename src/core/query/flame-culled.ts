@@ -204,6 +204,7 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
       made.hiddenOf.push(weight);
       made.hiddenN.push(count);
     }
+    // a frame's string made once (FrameTable.name builds it): nodes of one frame share it
     const names = new Map<number, string>();
     for (let i = 0; i < site.length; i++) {
       const k = site[i];
@@ -225,14 +226,11 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
     made.hiddenOf.push(hidden.weight);
     made.hiddenN.push(hidden.count);
   }
-  // a label's name made once: nodes of one function share one string, hashed and compared once flat
-  const names = new Map<number, string>();
+  // by function a name is the function table's own string: nodes of one function share it
   for (const c of nodes) {
     made.members.push(c.members);
     made.value.push(c.value);
-    let name = c === root ? req.rootName : names.get(c.label);
-    if (name === undefined) names.set(c.label, (name = nameOf(c)));
-    made.name.push(name);
+    made.name.push(c === root ? req.rootName : nameOf(c));
     made.first.push(c.first);
     made.label.push(c.label);
   }
