@@ -28,11 +28,13 @@ describe('the story of a wrong id', { timeout: 60_000 }, () => {
       expect(s.reset).not.toBeNull();
       expect(s.reset!.generation).toBe(s.written.generation + 1);
       expect(s.reset!.ts).toBeGreaterThanOrEqual(s.written.ts);
-      // the slot was taken in a later generation, after the write (a record's time is its event's,
-      // taken before its insert: one whose insert came after the reset may carry a time just before it)
+      // the slot was taken in a later generation: that, not the times, orders the two inserts. A
+      // record's time is its event's, taken before its insert, on its own CPU: the taker may read
+      // its clock before the writer does and insert after the reset (seen in CI: 100.84084 against
+      // the write's 100.84244, under load), so its time is not held to be after the write's
       expect(s.takenBy).not.toBeNull();
       expect(s.takenBy!.generation).toBeGreaterThan(s.written.generation);
-      expect(s.takenBy!.ts).toBeGreaterThan(s.written.ts);
+      expect(Number.isFinite(s.takenBy!.ts)).toBe(true);
       // and the stack read is one that held the slot in a later generation (the dump's, the last)
       const later = stackRecs
         .filter((x) => x.rec.type === REC.ID && x.rec.a === s.slot && x.rec.truthGeneration > s.written.generation)
