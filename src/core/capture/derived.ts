@@ -159,6 +159,7 @@ function countRecords(
   const own = new OwnRows(t.ownRec.raw());
   const ownTs = t.ownTs.raw();
   const stacks = c.stacks;
+  stacks.expectDepths(n);
   // the last cookie's generation, its stats (null: not listed) and spans: generations come in runs
   let lastG: number | null | undefined;
   let s: GenerationStats | null = null;

@@ -58,6 +58,29 @@ describe('StackTable', () => {
     }
   });
 
+  it('told of many asks to come, fills the depth column before any walk; told of a few, walks', () => {
+    const t = new StackTable();
+    // 200 stacks of 20 frames, no frame shared: 4,000 nodes, 20 a stack
+    for (let i = 0; i < 200; i++) t.intern(Array.from({ length: 20 }, (_, k) => `f${i}_${k}`));
+    const fill = vi.spyOn(StackTable.prototype as unknown as { depthsUpTo(n: number): void }, 'depthsUpTo');
+    try {
+      for (const table of [t, t.snapshot(t.size)]) {
+        fill.mockClear();
+        // 40 asks of ~20 steps each: 800, under a quarter of the 4,000 nodes
+        table.expectDepths(40);
+        expect(fill).not.toHaveBeenCalled();
+        // 60 asks: 1,200 steps, past it: the fill now, once
+        table.expectDepths(60);
+        expect(fill).toHaveBeenCalledTimes(1);
+        for (let k = 0; k < t.nodeCount; k += 7) expect(table.depth(k)).toBe(table.framesOf(k).length);
+        table.expectDepths(1000);
+        expect(fill).toHaveBeenCalledTimes(1);
+      }
+    } finally {
+      fill.mockRestore();
+    }
+  });
+
   it('counts a stack that is a prefix of another as its own stack', () => {
     const t = new StackTable();
     t.intern(['leaf', 'mid', 'root']);
