@@ -8,7 +8,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { summarize } from '../core/capture/summary.ts';
 import { findSplit, readTracePart, splitPoint } from '../core/capture/split-trace.ts';
 import { readFiles } from './read-files.ts';
-import { loadFiles } from '../core/capture/load.ts';
 import { nodeTraceParts } from './trace-parts.ts';
 
 const SAMPLES = new URL('../../public/samples/', import.meta.url);
@@ -55,35 +54,6 @@ describe('a large trace on two threads (worker_threads)', () => {
     const other = findSplit(big.subarray(big.length >> 2), big.length >> 2);
     expect(await parts.start(blob, other, 'trace')!.part).toEqual(one(other));
     parts.close();
-  });
-
-  it('split ahead behind another file: the load takes the run started ahead, split where its share grown by the bytes before says', async () => {
-    const bin = await openAsBlob(binPath);
-    const trace = await openAsBlob(tracePath);
-    const parts = nodeTraceParts(
-      new Map([
-        [bin, binPath],
-        [trace, tracePath],
-      ]),
-      0,
-      true,
-    );
-    const starts: number[] = [];
-    const start: typeof parts.start = (b, at, file, onBytes) => (starts.push(at), parts.start(b, at, file, onBytes));
-    const files = [
-      { name: 'stack_map_bin.gen1', blob: bin },
-      { name: 'trace', blob: trace },
-    ];
-    const two = await loadFiles(files, { parts: { ...parts, start } });
-    // no run left untaken: the load asked for the one started ahead
-    expect(parts.close()).toBe(false);
-    expect(starts.length).toBe(1);
-    // half of the trace, grown by 1.1 of the dump's bytes each: the trace is the last file, the
-    // dump indexed before its head (split-trace.ts BEFORE_WEIGHT_INDEXED)
-    const share = 0.5 * (1 + (1.1 * bin.size) / trace.size);
-    expect(Math.abs(starts[0] - trace.size * (1 - share))).toBeLessThan(4096);
-    expect(big[starts[0] - 1]).toBe(10);
-    expect(summarize(two)).toEqual(summarize(await loadFiles(files)));
   });
 
   it('readFiles splits a large trace and gives what one thread gives, and the records grep counts in the file', async () => {

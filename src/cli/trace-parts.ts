@@ -1,16 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import {
-  aheadShare,
-  findSplit,
-  PART_MIN_BYTES,
-  SPLIT_WINDOW,
-  splitsAsTrace,
-  splitWindow,
-  type TracePart,
-  type TracePartReader,
-} from '../core/capture/split-trace.ts';
+import { findSplit, PART_MIN_BYTES, SPLIT_WINDOW, splitsAsTrace, splitWindow, type TracePart, type TracePartReader } from '../core/capture/split-trace.ts';
 import { SNIFF_BYTES } from '../core/formats/sniff.ts';
 import type { TracePartJob, TracePartWorkerData } from './trace-part-worker.ts';
 
@@ -78,13 +69,9 @@ function readAt(path: string, from: number, n: number): Uint8Array {
   }
 }
 
-/**
- * Where the load will split the file at `path` (split-trace.ts splitPoint, with blocking reads),
- * or null: as load.ts's runAhead does, with `before` bytes of other files given before it.
- */
-function splitAhead(path: string, size: number, parts: Pick<TracePartReader, 'minBytes' | 'share'>, before: number, last: boolean): number | null {
-  if (size < parts.minBytes) return null;
-  const at = splitWindow(size, parts, aheadShare(parts.share, size, before, last));
+/** Where the load will split the file at `path` (split-trace.ts splitPoint, with blocking reads), or null. */
+function splitAhead(path: string, size: number, parts: Pick<TracePartReader, 'minBytes' | 'share'>): number | null {
+  const at = splitWindow(size, parts);
   if (at === null) return null;
   try {
     if (!splitsAsTrace(readAt(path, 0, SNIFF_BYTES))) return null;
@@ -100,20 +87,16 @@ function splitAhead(path: string, size: number, parts: Pick<TracePartReader, 'mi
  * opens the file again by its path and reads it from the split on, with blocking reads.
  * `paths`: the path of each Blob the command line opened (a Blob it did not open is read on one
  * thread). `ahead`: the first file the load will split (at least `minBytes`, a UTF-8 trace text)
- * is split here at once, where the load's runAhead will (`paths` in the files' order), and its
- * worker starts reading while this thread reads the files before it; the load's `start` then
- * takes that run (any other is started when asked). `close()` ends a run nobody took, and says
- * whether there was one.
+ * is split here at once, where the load will, and its worker starts reading while this thread
+ * reads the files before it; the load's `start` then takes that run (any other is started when
+ * asked). `close()` ends a run nobody took.
  */
-export function nodeTraceParts(paths: ReadonlyMap<Blob, string>, minBytes = PART_MIN_BYTES, ahead = false): TracePartReader & { close(): boolean } {
+export function nodeTraceParts(paths: ReadonlyMap<Blob, string>, minBytes = PART_MIN_BYTES, ahead = false): TracePartReader & { close(): void } {
   const parts = { minBytes, share: SHARE };
   let early: (Run & { blob: Blob }) | null = null;
   if (ahead) {
-    let before = 0;
-    let k = 0;
     for (const [blob, path] of paths) {
-      const split = splitAhead(path, blob.size, parts, before, ++k === paths.size);
-      before += blob.size;
+      const split = splitAhead(path, blob.size, parts);
       if (split === null) continue;
       early = { ...run({ path, start: split, file: basename(path) }), blob };
       break;
@@ -135,10 +118,8 @@ export function nodeTraceParts(paths: ReadonlyMap<Blob, string>, minBytes = PART
       return { part: r.part, cancel: () => void w.terminate() };
     },
     close() {
-      const unused = early !== null;
       if (early) void early.worker.terminate();
       early = null;
-      return unused;
     },
   };
 }

@@ -1,6 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
-import { DumpIndex } from './dumps.ts';
-import { Ingest } from './ingest.ts';
+import { describe, expect, it } from 'vitest';
 import { frameKey } from '../formats/frames.ts';
 import { generateSample } from '../sim/sample-capture.ts';
 import { sampleFiles } from '../sim/sample-files.ts';
@@ -124,59 +122,5 @@ describe('cookie index statuses', () => {
   it('no dump at all: every cookie is no-dump', () => {
     const c = ingestFiles([['trace', trace(['<stack_id 1>', '<stack_id 3 gen 1>'])]]);
     expect(summarize(c).status['no-dump']).toBe(2);
-  });
-});
-
-describe('prepareDumps: the dumps indexed before the trace is read (load.ts, beside a part on another thread)', () => {
-  const names = [...files.keys()];
-  const dumps = names.filter((n) => n !== 'trace');
-  const read = (ingest: Ingest, which: string[]) => {
-    for (const n of which) {
-      const p = ingest.open(n);
-      p.push(files.get(n)!);
-      p.end();
-    }
-  };
-  const alone = (order: string[]) => summarize(ingestFiles(order.map((n) => [n, files.get(n)!])));
-
-  it('finish takes the index when nothing came or went since, and builds its own when a dump came or a rollback went', () => {
-    expect(dumps.filter((n) => n.startsWith('stack_map_bin')).length).toBeGreaterThan(1);
-    const add = vi.spyOn(DumpIndex.prototype, 'add');
-    try {
-      // prepared before the trace: finish indexes nothing again, and the capture is finish alone's
-      const a = new Ingest();
-      read(a, dumps);
-      a.prepareDumps();
-      const prepared = add.mock.calls.length;
-      expect(prepared).toBe(dumps.filter((n) => n.startsWith('stack_map') && n !== 'stack_map_stat').length);
-      read(a, ['trace']);
-      const ca = a.finish();
-      expect(add.mock.calls.length).toBe(prepared);
-      expect(summarize(ca)).toEqual(alone([...dumps, 'trace']));
-      // a dump read after: in the capture (finish indexed again)
-      const late = dumps.filter((n) => n.startsWith('stack_map_bin')).at(-1)!;
-      const early = dumps.filter((n) => n !== late);
-      const b = new Ingest();
-      read(b, early);
-      b.prepareDumps();
-      read(b, [late, 'trace']);
-      add.mockClear();
-      const cb = b.finish();
-      expect(add.mock.calls.length).toBe(prepared);
-      expect(summarize(cb)).toEqual(alone([...early, late, 'trace']));
-      // a rollback past the index (the stacks it interned are forgotten): indexed again at finish
-      const c = new Ingest();
-      read(c, dumps);
-      const m = c.mark();
-      c.prepareDumps();
-      c.rollback(m);
-      read(c, ['trace']);
-      add.mockClear();
-      const cc = c.finish();
-      expect(add.mock.calls.length).toBe(prepared);
-      expect(summarize(cc)).toEqual(alone([...dumps, 'trace']));
-    } finally {
-      add.mockRestore();
-    }
   });
 });

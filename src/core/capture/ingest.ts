@@ -203,21 +203,18 @@ export class Ingest {
         report.bytes = d.bytes;
         if (kind === 'stack_map_bin') report.binVersion = d.version;
         this.dumps.push({ dump: d, log });
-        this.sourcesVersion++;
         break;
       }
       case 'stack_map_stat': {
         const s = result as ParsedStat;
         report.lines = s.lines;
         this.stats.push(s);
-        this.sourcesVersion++;
         break;
       }
       case 'kallsyms': {
         const syms = result as SymbolFile;
         report.lines = syms.lines;
         this.symbols.push({ syms, log });
-        this.sourcesVersion++;
         break;
       }
       case 'sim_ledger': {
@@ -248,50 +245,6 @@ export class Ingest {
    * time, never added to the last one's.
    */
   finish(): Capture {
-    // the index prepareDumps made, when no dump, symbol or stat file came or went since
-    const p = this.prepared !== null && this.prepared.version === this.sourcesVersion ? this.prepared : this.indexDumps();
-    this.prepared = null;
-    const { derivedLogs, dumps, symbolizer } = p;
-    resolveCookies(this.trace, dumps);
-    // v4/v7 ids whose event's own fields name a function their stack lacks (issue 36)
-    contradictIds(this.trace, this.stacks, symbolizer);
-    // the columns' growth slack is not kept by the capture
-    this.trace.trim();
-    this.sealedLogs = this.logs.length;
-    const stacks = this.stacks.snapshot(this.referencedStacks(dumps));
-    return {
-      stacks,
-      trace: this.trace.snapshot(stacks),
-      dumps,
-      stats: this.stats.slice(),
-      files: this.files.slice(),
-      diagnostics: this.logs.flatMap((l) => {
-        const derived = derivedLogs.get(l);
-        return derived ? [...l.list(), ...derived.list()] : l.list();
-      }),
-      tracer: this.tracer,
-      ledger: this.ledgers[0] ?? null,
-      modules: new Map(this.modules),
-    };
-  }
-
-  /**
-   * Indexes the dumps, symbols and stat files read so far now rather than at finish, which takes
-   * the index when none of them came or went since (else it builds its own): a load calls it while
-   * another thread reads the rest of a large trace (load.ts), so that the dumps' symbolization and
-   * prefix tree (~500 ms of a 262,144-stack dump in the page) no longer wait for that read. The
-   * stacks it interns come before the trace's own in the table; a capture's numbers do not depend
-   * on that order.
-   */
-  prepareDumps(): void {
-    this.prepared = this.indexDumps();
-  }
-  private prepared: (ReturnType<Ingest['indexDumps']> & { version: number }) | null = null;
-  /** bumped when a dump, symbol or stat file is collected, and at every rollback (prepareDumps' index is then stale) */
-  private sourcesVersion = 0;
-
-  /** The dump index of every dump read so far, its symbolizer, and what it says about the files (finish's first step). */
-  private indexDumps() {
     /** diagnostics of this finish, by the file they are about (kept apart, so a second finish does not repeat them) */
     const derivedLogs = new Map<DiagnosticLog, DiagnosticLog>();
     const derivedLog = (l: DiagnosticLog) => {
@@ -313,7 +266,27 @@ export class Ingest {
           'this symbol file is probably from another boot, or KASLR is on (System.map only matches with nokaslr)',
       );
     }
-    return { derivedLogs, dumps, symbolizer, version: this.sourcesVersion };
+    resolveCookies(this.trace, dumps);
+    // v4/v7 ids whose event's own fields name a function their stack lacks (issue 36)
+    contradictIds(this.trace, this.stacks, symbolizer);
+    // the columns' growth slack is not kept by the capture
+    this.trace.trim();
+    this.sealedLogs = this.logs.length;
+    const stacks = this.stacks.snapshot(this.referencedStacks(dumps));
+    return {
+      stacks,
+      trace: this.trace.snapshot(stacks),
+      dumps,
+      stats: this.stats.slice(),
+      files: this.files.slice(),
+      diagnostics: this.logs.flatMap((l) => {
+        const derived = derivedLogs.get(l);
+        return derived ? [...l.list(), ...derived.list()] : l.list();
+      }),
+      tracer: this.tracer,
+      ledger: this.ledgers[0] ?? null,
+      modules: new Map(this.modules),
+    };
   }
 
   /**
@@ -364,9 +337,6 @@ export class Ingest {
    * before are snapshots, untouched).
    */
   rollback(m: IngestMark): void {
-    // a prepared index may hold stacks the rollback forgets
-    this.sourcesVersion++;
-    this.prepared = null;
     this.stacks.rollback(m.stacks);
     this.trace.rollback(m.trace);
     this.dumps.length = m.dumps;

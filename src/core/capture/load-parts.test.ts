@@ -65,47 +65,6 @@ describe('a large trace read on two threads (parts)', () => {
     expect(starts.length).toBe(1);
   });
 
-  it('a large trace after other files: its part starts with the load, before they are read, and takes more of it by their bytes', async () => {
-    // a file of no kind a quarter of the trace's size and a dump, read first, then the trace: the
-    // last file, so the dump is indexed before its head (Ingest.prepareDumps), 1.1 of a trace byte
-    // each (BEFORE_WEIGHT_INDEXED); a file after the trace (below) makes it 0.4 (BEFORE_WEIGHT)
-    const notes = blob('notes.bin', new Uint8Array(big.length >> 2).fill(7));
-    const files = [notes, blob('stack_map_bin.gen1', BIN1), blob('trace', big)];
-    const one = summarize(await loadFiles(files));
-    const { parts, starts } = inProcess();
-    const seen: LoadProgress[] = [];
-    let seenAtStart = -1;
-    const start: TracePartReader['start'] = (...a) => ((seenAtStart = seen.length), parts.start(...a));
-    const two = summarize(await loadFiles(files, { parts: { ...parts, start }, onProgress: (p) => seen.push(p), progressEveryMs: 0 }));
-    expect(seenAtStart).toBe(0);
-    expect(starts.length).toBe(1);
-    // the other thread's share: 0.5 (1 + 1.1 (notes + BIN1) / big), at a line start
-    const before = notes.blob.size + BIN1.length;
-    const share = 0.5 * (1 + (1.1 * before) / big.length);
-    expect(Math.abs(starts[0] - big.length * (1 - share))).toBeLessThan(4096);
-    expect(big[starts[0] - 1]).toBe(10);
-    expect(two).toEqual(one);
-    expect(seen.at(-1)!.bytesRead).toBe(files.reduce((n, f) => n + f.blob.size, 0));
-    // with a file after the trace: no dump indexed ahead, 0.4 a byte before it
-    const after = [...files, blob('stack_map_stat', STAT)];
-    const { parts: p2, starts: s2 } = inProcess();
-    expect(summarize(await loadFiles(after, { parts: p2 }))).toEqual(summarize(await loadFiles(after)));
-    expect(Math.abs(s2[0] - big.length * (1 - 0.5 * (1 + (0.4 * before) / big.length)))).toBeLessThan(4096);
-  });
-
-  it('a load cancelled before the trace started ahead is reached ends its part', async () => {
-    const { parts } = inProcess();
-    let cancelled = 0;
-    const start: TracePartReader['start'] = (...a) => {
-      const r = parts.start(...a)!;
-      return { part: r.part, cancel: () => cancelled++ };
-    };
-    const files = [blob('stack_map_bin.gen1', BIN1), blob('trace', big)];
-    let asked = 0;
-    await expect(loadFiles(files, { parts: { ...parts, start }, isCancelled: () => ++asked > 1 })).rejects.toThrow('cancelled');
-    expect(cancelled).toBe(1);
-  });
-
   it('is not used below its minimum size, nor for a file that is not trace text', async () => {
     const { parts, starts } = inProcess();
     await loadFiles([blob('trace', big), blob('stack_map_bin.gen1', BIN1)], { parts: { ...parts, minBytes: big.length + 1 } });

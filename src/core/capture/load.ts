@@ -4,7 +4,7 @@ import { inflation, modified, SLICE, source, stillSame } from '../unpack/load-so
 import { unpack } from '../unpack/unpack.ts';
 import { sniffKind } from '../formats/sniff.ts';
 import type { NamedStream } from '../unpack/types.ts';
-import { aheadShare, splitPoint, type TracePart, type TracePartReader } from './split-trace.ts';
+import { splitPoint, type TracePart, type TracePartReader } from './split-trace.ts';
 import type { EventFilter } from './event-filter.ts';
 import { macrotask } from '../base/macrotask.ts';
 
@@ -129,59 +129,7 @@ export function reason(e: unknown): string {
   return String(e).slice(0, 300);
 }
 
-/**
- * A large trace's part started with the load: the first given file that splits, read from its
- * split on by the other thread while this one reads the files before it (a dump's 300 ms, in the
- * page, no longer waits for the trace's), its share grown by their bytes (aheadShare).
- */
-interface Ahead {
-  index: number;
-  split: number;
-  tail: { part: Promise<TracePart>; cancel(): void };
-  /** the other thread's bytes so far, and whether it said it reads (its first progress) */
-  bytes: number;
-  running: boolean;
-  /** the trace's own progress handler, once its turn came */
-  onBytes: ((n: number) => void) | null;
-  taken: boolean;
-}
-
-/** Starts the part of the first given file that splits (see Ahead), or null: none does, or no other thread. */
-async function runAhead(ingest: Ingest, files: readonly NamedBlob[], parts: TracePartReader | undefined): Promise<Ahead | null> {
-  if (!parts || ingest.trace.details || ingest.trace.filter) return null;
-  let before = 0;
-  for (const [index, f] of files.entries()) {
-    const size = f.blob.size;
-    const split = size < parts.minBytes ? null : await splitPoint(f.blob, parts, aheadShare(parts.share, size, before, index === files.length - 1));
-    if (split !== null) {
-      const a: Ahead = { index, split, tail: null!, bytes: 0, running: false, onBytes: null, taken: false };
-      const tail = parts.start(f.blob, split, f.name, (n) => {
-        a.bytes = n;
-        a.running = true;
-        a.onBytes?.(n);
-      });
-      if (tail === null) return null;
-      // a part given up (cancelled, or this read failed) is not waited for
-      tail.part.catch(() => {});
-      a.tail = tail;
-      return a;
-    }
-    before += size;
-  }
-  return null;
-}
-
 async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions): Promise<FileReport[]> {
-  const ahead = await runAhead(ingest, files, opts.parts);
-  try {
-    return await readEach(ingest, files, opts, ahead);
-  } finally {
-    // a load that stopped before the trace's turn (cancelled, failed) ends its part
-    if (ahead && !ahead.taken) ahead.tail.cancel();
-  }
-}
-
-async function readEach(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions, ahead: Ahead | null): Promise<FileReport[]> {
   const started = performance.now();
   const totalBytes = files.reduce((n, f) => n + f.blob.size, 0);
   const every = opts.progressEveryMs ?? 50;
@@ -301,26 +249,20 @@ async function readEach(ingest: Ingest, files: readonly NamedBlob[], opts: LoadO
       let at = 0;
       let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
       // a large trace: its second half read on another thread meanwhile, from a line boundary
-      // (started with the load when it is the first such file: Ahead)
-      const early = ahead !== null && ahead.index === index ? ahead : null;
-      const split = early ? early.split : ingest.trace.details || ingest.trace.filter ? null : await splitPoint(f.blob, opts.parts);
+      const split = ingest.trace.details || ingest.trace.filter ? null : await splitPoint(f.blob, opts.parts);
       /** the other thread has said it reads (its first progress) */
       let tailRunning = false;
-      const tailProgress = (n: number) => {
-        tailRunning = true;
-        const more = n - tailBytes;
-        tailBytes = n;
-        inflated += more;
-        fed += more;
-        report(f.name, false);
-      };
-      let tail: { part: Promise<TracePart>; cancel(): void } | null = null;
-      if (early) {
-        early.taken = true;
-        tail = early.tail;
-        early.onBytes = tailProgress;
-        if (early.running) tailProgress(early.bytes);
-      } else if (split !== null) tail = opts.parts!.start(f.blob, split, f.name, tailProgress);
+      const tail =
+        split === null
+          ? null
+          : opts.parts!.start(f.blob, split, f.name, (n) => {
+              tailRunning = true;
+              const more = n - tailBytes;
+              tailBytes = n;
+              inflated += more;
+              fed += more;
+              report(f.name, false);
+            });
       // a part given up (cancelled, or this read failed) is not waited for
       tail?.part.catch(() => {});
       const fail = async (e: unknown) => {
@@ -375,14 +317,13 @@ async function readEach(ingest: Ingest, files: readonly NamedBlob[], opts: LoadO
           // stream path, whose peek reads a small file to its end before anything is parsed)
           pending = reader!.read();
           pending.catch(() => {});
-          // A turn of the event loop, before each chunk until the other thread reads (this file's
-          // part, or a later file's started ahead, whose thread then starts while this one reads) and then every
+          // A turn of the event loop, before each chunk until the other thread reads and then every
           // TURN_BYTES: a chunk already read resolves in this task, so without it nothing queued
           // runs until the file ends, and a page's nested worker starts only through this thread's
           // tasks (its script's fetch): its half waited for this one (1 GiB: 4.2 s, then 4.5 s).
           // A cancel and the other thread's progress arrive as messages too.
           sinceTurn += chunk.length;
-          if ((tail && !tailRunning) || (ahead && !ahead.running) || sinceTurn >= TURN_BYTES) {
+          if ((tail && !tailRunning) || sinceTurn >= TURN_BYTES) {
             sinceTurn = 0;
             await macrotask();
           }
@@ -409,9 +350,6 @@ async function readEach(ingest: Ingest, files: readonly NamedBlob[], opts: LoadO
           }
         }
       };
-      // the last file, a trace whose part started with the load: the dumps before it are indexed
-      // now, while the other thread reads (its share counted this: aheadShare)
-      if (early && index === files.length - 1) ingest.prepareDumps();
       if (!(await pump(tail ? f.blob.slice(0, split!) : f.blob, tail ? split! : size))) return null;
       let part: TracePart | undefined;
       if (tail) {

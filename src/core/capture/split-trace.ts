@@ -96,50 +96,24 @@ function plainEventLine(b: Uint8Array, from: number, end: number): boolean {
 /** Bytes looked at, from the middle of a file on, for a line to split it at. */
 export const SPLIT_WINDOW = 1 << 20;
 
-/**
- * Whether a file of `size` bytes is split for `parts` (when it is a plain UTF-8 trace text), and
- * where its window starts: the other thread reads `share` of it (`parts.share` unless given).
- */
-export function splitWindow(size: number, parts: Pick<TracePartReader, 'minBytes' | 'share'>, share = parts.share): number | null {
+/** Whether a file of `size` bytes is split for `parts` (when it is a plain UTF-8 trace text), and where its window starts. */
+export function splitWindow(size: number, parts: Pick<TracePartReader, 'minBytes' | 'share'>): number | null {
   if (size < parts.minBytes || size < 4 * SNIFF_BYTES) return null;
-  return Math.max(SNIFF_BYTES, Math.floor(size * (1 - Math.min(Math.max(share, 0.05), 0.95))));
-}
-
-/**
- * What a byte of the files read before a large trace costs this thread, in bytes of trace text:
- * Chromium's ingest worker read a 75 MB stack_map_bin of 262,144 stacks in ~300 ms and 61 MB of
- * trace text at ~600 ms on one thread (4 against 9.8 ms per MB); when the dumps are also indexed
- * before the trace's head is read (the trace is the last file: Ingest.prepareDumps), their
- * symbolization and prefix tree add ~500 ms: ~1.1 a byte.
- */
-export const BEFORE_WEIGHT = 0.4;
-export const BEFORE_WEIGHT_INDEXED = 1.1;
-
-/**
- * The share of a large trace of `size` bytes the other thread reads when its part starts with
- * the load (`Ahead` in load.ts) and this thread first reads `before` bytes of other files
- * (`indexed`: and indexes their dumps, the trace being the last file): with `share` balancing the
- * two halves of the trace alone ((1 - share) T here takes what share T takes there), `before`
- * bytes here weigh BEFORE_WEIGHT(_INDEXED) each, so this thread's head shrinks until both end
- * together: share (1 + w before / T), at most 0.95 (splitWindow).
- */
-export function aheadShare(share: number, size: number, before: number, indexed: boolean): number {
-  const w = indexed ? BEFORE_WEIGHT_INDEXED : BEFORE_WEIGHT;
-  return size > 0 ? Math.min(0.95, share * (1 + (w * before) / size)) : share;
+  return Math.max(SNIFF_BYTES, Math.floor(size * (1 - Math.min(Math.max(parts.share, 0.05), 0.95))));
 }
 
 /** Whether a file whose first SNIFF_BYTES are `head` is one splitPoint splits: a UTF-8 trace text. */
 export const splitsAsTrace = (head: Uint8Array): boolean => sniffKind(head) === 'trace_text' && encodingOf(head) === 'utf-8';
 
 /**
- * Where to split a file for `parts`: a line boundary near its middle (findSplit; near the start of
- * the other thread's `share`) when it is a large plain UTF-8 trace text file, else null. Past the sniffed head, so both reads of the file
+ * Where to split a file for `parts`: a line boundary near its middle (findSplit) when it is a
+ * large plain UTF-8 trace text file, else null. Past the sniffed head, so both reads of the file
  * see it as the same kind. A read that fails here leaves the file to one thread (whose read
  * reports the failure).
  */
-export async function splitPoint(blob: Blob, parts: TracePartReader | undefined, share = parts?.share): Promise<number | null> {
+export async function splitPoint(blob: Blob, parts: TracePartReader | undefined): Promise<number | null> {
   const size = blob.size;
-  const at = parts ? splitWindow(size, parts, share) : null;
+  const at = parts ? splitWindow(size, parts) : null;
   if (at === null) return null;
   try {
     if (!splitsAsTrace(new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer()))) return null;
