@@ -1,0 +1,48 @@
+// summarize's top stacks and counts, held to a plain count over the records: each record that
+// stands for a known stack (a resolved or unverified cookie, a full stack) keyed by its frames'
+// text, counted in a Map, ordered by count and then by its first record (the second method; the
+// capture's columns are what both read).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { generateSample } from '../sim/sample-capture.ts';
+import { sampleFiles } from '../sim/sample-files.ts';
+import { ingestFiles } from '../testing/test-helpers.ts';
+import { hasStack } from './cookie-index.ts';
+import { summarize } from './summary.ts';
+import { RecordKind, RecordStatus } from './trace-columns-data.ts';
+import type { Capture } from './ingest.ts';
+
+function plainTop(c: Capture, n: number): { count: number; frames: string[] }[] {
+  const t = c.trace;
+  const byKey = new Map<string, { count: number; first: number; frames: string[] }>();
+  for (let i = 0; i < t.recordCount; i++) {
+    const kind = t.recKind.get(i);
+    const st = t.recStatus.get(i);
+    const cookie = kind === RecordKind.CookieV7 || kind === RecordKind.CookieV8;
+    if (cookie ? !hasStack(st) : st !== RecordStatus.Full) continue;
+    const frames = c.stacks.framesOf(t.recStack.get(i));
+    const key = frames.join('\n');
+    const e = byKey.get(key);
+    if (e) e.count++;
+    else byKey.set(key, { count: 1, first: i, frames });
+  }
+  return [...byKey.values()]
+    .sort((a, b) => b.count - a.count || a.first - b.first)
+    .slice(0, n)
+    .map(({ count, frames }) => ({ count, frames }));
+}
+
+describe('summarize: the top stacks against a plain count of the records by their frames', () => {
+  it('by call site, on generated captures (ties among the rarer stacks included), any N', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 60 }), (seed, n) => {
+        const sample = generateSample({ seed, cpus: 2, events: 300, resets: 1, bits: 12, tail: 10 });
+        const c = ingestFiles(sampleFiles(sample));
+        const s = summarize(c, n, 'site');
+        expect(s.top).toEqual(plainTop(c, n));
+        expect(s.top.length).toBe(Math.min(n, new Set(plainTop(c, 1e9).map((r) => r.frames.join('\n'))).size));
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
