@@ -12,7 +12,10 @@ import { summarize } from './summary.ts';
 import { RecordKind, RecordStatus } from './trace-columns-data.ts';
 import type { Capture } from './ingest.ts';
 
-function plainTop(c: Capture, n: number): { count: number; frames: string[] }[] {
+/** A frame's function: its text up to the `+` of its offset (the generated kernel's names have none). */
+const fn = (frame: string) => (frame.includes('+') ? frame.slice(0, frame.indexOf('+')) : frame);
+
+function plainTop(c: Capture, n: number, byFunction = false): { count: number; frames: string[] }[] {
   const t = c.trace;
   const byKey = new Map<string, { count: number; first: number; frames: string[] }>();
   for (let i = 0; i < t.recordCount; i++) {
@@ -20,7 +23,8 @@ function plainTop(c: Capture, n: number): { count: number; frames: string[] }[] 
     const st = t.recStatus.get(i);
     const cookie = kind === RecordKind.CookieV7 || kind === RecordKind.CookieV8;
     if (cookie ? !hasStack(st) : st !== RecordStatus.Full) continue;
-    const frames = c.stacks.framesOf(t.recStack.get(i));
+    const site = c.stacks.framesOf(t.recStack.get(i));
+    const frames = byFunction ? site.map(fn) : site;
     const key = frames.join('\n');
     const e = byKey.get(key);
     if (e) e.count++;
@@ -41,6 +45,17 @@ describe('summarize: the top stacks against a plain count of the records by thei
         const s = summarize(c, n, 'site');
         expect(s.top).toEqual(plainTop(c, n));
         expect(s.top.length).toBe(Math.min(n, new Set(plainTop(c, 1e9).map((r) => r.frames.join('\n'))).size));
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('by function: stacks that differ only in their offsets are one, counted together, first seen first', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 60 }), (seed, n) => {
+        const sample = generateSample({ seed, cpus: 2, events: 300, resets: 1, bits: 12, tail: 10 });
+        const c = ingestFiles(sampleFiles(sample));
+        expect(summarize(c, n, 'function').top).toEqual(plainTop(c, n, true));
       }),
       { numRuns: 25 },
     );
