@@ -24,6 +24,7 @@ export const INTEGRATION = [
   'src/core/capture/dumps.integration.test.ts',
   'src/core/capture/field-evidence.integration.test.ts',
   'src/core/capture/segments.test.ts',
+  'src/core/capture/summary.peer.test.ts',
   'src/core/export/stackcollapse.test.ts',
   'src/core/formats/perf-script.test.ts',
   'src/core/formats/trace-text.test.ts',
