@@ -287,6 +287,44 @@ describe('StackTable child lookup (open addressing) against a Map', () => {
     expect([t.size, t.nodeCount]).toEqual([ref.size, ref.nodeCount]);
   });
 
+  it("takes the node made after a node as its child only where that node's parent is it", () => {
+    // [f1, f2] makes nodes 1, 2; [f3, f4] makes 3 (a child of the root), 4; [f1, f2, f3] walks
+    // to node 2, whose next node 3 has frame f3 but is the root's child: a new node, not 3
+    for (const path of ['strings', 'ids'] as const) {
+      const t = new StackTable();
+      const intern = (rootFirst: string[]) => {
+        const leafFirst = rootFirst.slice().reverse();
+        return path === 'strings' ? t.intern(leafFirst) : t.internFrameIds(Int32Array.from(leafFirst, (f) => t.frames.intern(f)));
+      };
+      intern(['f1', 'f2']);
+      const b = intern(['f3', 'f4']);
+      const c = intern(['f1', 'f2', 'f3']);
+      expect(t.framesOf(c)).toEqual(['f3', 'f2', 'f1']);
+      expect(t.parent(c)).toBe(2);
+      expect(t.parent(t.parent(b))).toBe(0);
+      expect(t.nodeCount).toBe(6);
+    }
+  });
+
+  it('gives each stack of three frames its own node, stacks made in any order (every leaf extended, every next node a stranger)', () => {
+    // a three-frame alphabet and short stacks: a walk often reaches a leaf whose next node holds
+    // the frame it looks for under another parent
+    const tiny = fc.array(fc.array(fc.constantFrom('a', 'b', 'c'), { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 80 });
+    fc.assert(
+      fc.property(tiny, fc.boolean(), (stacks, byIds) => {
+        const t = new StackTable();
+        const ref = new MapStackTable();
+        for (const st of stacks) {
+          const n = byIds ? t.internFrameIds(Int32Array.from(st, (f) => t.frames.intern(f))) : t.intern(st);
+          expect(n).toBe(byIds ? ref.internFrameIds(Int32Array.from(st, (f) => ref.frames.intern(f))) : ref.intern(st));
+          expect(t.framesOf(n)).toEqual(st);
+        }
+        expect([t.size, t.nodeCount]).toEqual([ref.size, ref.nodeCount]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('refuses a frame id that is not in the frame table', () => {
     const t = new StackTable();
     t.frames.intern('a');

@@ -59,19 +59,17 @@ export class StackTable {
   private nodes: number;
   private sharedUpTo = 0;
   /**
-   * Child lookup, (parent, frame) -> child, in two parts. Each node's first child (the earliest
-   * made) is stored with the node, beside that child's frame (`kids`, two words per node: a step
-   * down a walk reads one cache line, where reading the frame from the frame column was a second
-   * miss after the first, on a dump of millions of nodes most of what interning costs), so a walk
-   * down a new tail (the common case: most nodes of a large dump have one child) touches nothing
-   * but the arrays it appends to. The other children
-   * are in `siblings`: open addressing with linear probing over an Int32Array of
-   * (parent, frame, child) triples (child 0 = free: node 0 is nobody's child), at most half
-   * full, doubling when it would be more. Its slots are keyed (pairSlot, a random key per table)
-   * and it re-keys when its chains grow long as StringTable does: a file picks which frame ids a
-   * node's children have, not where they go.
+   * Child lookup, (parent, frame) -> child, in two parts. A node's implicit child is the node made
+   * right after it, when that node's parent is it (a new tail is made in order: each node's first
+   * child is the next node), read from the two columns with no table of its own: a dump of
+   * millions of nodes, most of them in tails of one child each, writes nothing per node but its
+   * frame, parent and stack mark (a column of first children, two words per node, was 72 MB at
+   * 8.9M nodes and ~10% of a large dump's load). Every other child is in `siblings`: open
+   * addressing with linear probing over an Int32Array of (parent, frame, child) triples (child 0 =
+   * free: node 0 is nobody's child), at most half full, doubling when it would be more. Its slots
+   * are keyed (pairSlot, a random key per table) and it re-keys when its chains grow long as
+   * StringTable does: a file picks which frame ids a node's children have, not where they go.
    */
-  private kids: Int32Array;
   private siblings: Int32Array;
   private siblingCount = 0;
   /** 32 - log2(slots) */
@@ -107,7 +105,6 @@ export class StackTable {
     this.nodeFrame = new Int32Array(cap);
     this.nodeParent = new Int32Array(cap);
     this.nodeDepth = new Int32Array(cap);
-    this.kids = new Int32Array(2 * cap);
     this.isStack = new Uint8Array(cap);
     this.siblings = new Int32Array(3 << SIBLING_BITS);
     this.siblingShift = 32 - SIBLING_BITS;
@@ -143,13 +140,16 @@ export class StackTable {
     let node = 0;
     let i = to - 1;
     // down the nodes that exist
-    const kidsOf = this.kids;
+    const parentCol = this.nodeParent;
+    const frameCol = this.nodeFrame;
+    const made = this.nodes;
     for (; i >= from; i--) {
       const frame = leafFirst[i];
-      const first = kidsOf[2 * node];
-      if (first === 0) break;
-      if (kidsOf[2 * node + 1] === frame) {
-        node = first;
+      const next = node + 1;
+      // the newest node has no children: the rest is a new tail
+      if (next === made) break;
+      if (parentCol[next] === node && frameCol[next] === frame) {
+        node = next;
         continue;
       }
       const c = this.sibling(node, frame);
@@ -161,22 +161,17 @@ export class StackTable {
       i--;
       break;
     }
-    // a new node has no children: the rest of the stack is a new tail, each node its parent's first child
+    // a new node has no children: the rest of the stack is a new tail, each node its parent's implicit first child
     if (i >= from) {
       this.ensure(i - from + 1);
-      const frameCol = this.nodeFrame;
-      const parentCol = this.nodeParent;
-      const kids = this.kids;
+      const frameOut = this.nodeFrame;
+      const parentOut = this.nodeParent;
       const isStack = this.isStack;
       let c = this.nodes;
       for (; i >= from; i--) {
-        const frame = leafFirst[i];
-        frameCol[c] = frame;
-        parentCol[c] = node;
-        kids[2 * c] = 0;
+        frameOut[c] = leafFirst[i];
+        parentOut[c] = node;
         isStack[c] = 0;
-        kids[2 * node] = c;
-        kids[2 * node + 1] = frame;
         node = c++;
       }
       this.nodes = c;
@@ -207,14 +202,10 @@ export class StackTable {
 
   /** The child of `node` with `frame`, made when there is none. */
   private child(node: number, frame: number): number {
-    const first = this.kids[2 * node];
-    if (first === 0) {
-      const c = this.newNode(node, frame);
-      this.kids[2 * node] = c;
-      this.kids[2 * node + 1] = frame;
-      return c;
-    }
-    if (this.kids[2 * node + 1] === frame) return first;
+    const next = node + 1;
+    // the newest node has no children: its first is the next node made
+    if (next === this.nodes) return this.newNode(node, frame);
+    if (this.nodeParent[next] === node && this.nodeFrame[next] === frame) return next;
     const c = this.sibling(node, frame);
     return c > 0 ? c : this.addSibling(node, frame, ~c);
   }
@@ -271,7 +262,6 @@ export class StackTable {
     this.nodeFrame[c] = frame;
     this.nodeParent[c] = parent;
     this.isStack[c] = 0;
-    this.kids[2 * c] = 0;
     return c;
   }
 
@@ -292,7 +282,6 @@ export class StackTable {
     this.nodeFrame = copy(this.nodeFrame, Int32Array);
     this.nodeParent = copy(this.nodeParent, Int32Array);
     this.nodeDepth = copy(this.nodeDepth, Int32Array);
-    this.kids = copy(this.kids, Int32Array, 2);
     this.isStack = copy(this.isStack, Uint8Array);
     this.sharedUpTo = 0;
   }
@@ -327,10 +316,7 @@ export class StackTable {
    */
   private unlink(c: number): void {
     const parent = this.nodeParent[c];
-    if (this.kids[2 * parent] === c) {
-      this.kids[2 * parent] = 0;
-      return;
-    }
+    if (c === parent + 1) return;
     const table = this.siblings;
     const mask = table.length / 3 - 1;
     const shift = this.siblingShift;
@@ -466,7 +452,6 @@ export class StackTable {
       depthWalked: 0,
       nodes: this.nodes,
       sharedUpTo: this.nodes,
-      kids: new Int32Array(0),
       siblings: new Int32Array(0),
       isStack: new Uint8Array(0),
       stackOrder: this.stackOrder.frozen(),
