@@ -4,7 +4,8 @@
 // groupings), each made once per capture.
 import { Explorer } from '../core/query/explorer.ts';
 import { CaptureLoads } from '../core/capture/capture-loads.ts';
-import { summarize } from '../core/capture/summary.ts';
+import { summarize, type Summary } from '../core/capture/summary.ts';
+import type { Capture } from '../core/capture/ingest.ts';
 import { NO_CAPTURE, type NamedBlob } from './ingest-api.ts';
 import { loadFiles } from '../core/capture/load.ts';
 import type { ExplorerData } from '../core/query/explorer-data.ts';
@@ -15,8 +16,19 @@ import { eventGroups, fieldGroups, parseGroupBy, type EventGroups } from '../cor
 import { ExplorerData as Data } from '../core/query/explorer-data.ts';
 import type { EventFilter } from '../core/capture/event-filter.ts';
 
+/**
+ * A capture's explorer and summary, its records counted by stack once: the explorer's occurrences
+ * of the whole capture (which its first queries read again from its cache) are the summary's
+ * stack counts, not a second pass of its own.
+ */
+export function explore(capture: Capture): { explorer: Explorer; summary: Summary } {
+  const explorer = new Explorer(capture);
+  const whole = explorer.data.occurrences({ range: null, generation: null, cpus: null });
+  return { explorer, summary: summarize(capture, undefined, undefined, whole) };
+}
+
 /** the captures loaded, one load at a time; the last one's Explorer answers the queries */
-export const loads = new CaptureLoads((capture) => ({ explorer: new Explorer(capture), summary: summarize(capture) }));
+export const loads = new CaptureLoads(explore);
 
 /**
  * The capture loaded last filtered by an event filter (applyFilter): its own explorer and

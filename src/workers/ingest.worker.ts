@@ -6,7 +6,7 @@ import type { FlameRequest, FlameResult, FlameTree, Selection } from '../core/qu
 import { flameSvg } from '../core/export/flame-svg.ts';
 import { summarize } from '../core/capture/summary.ts';
 import { whatIfColumns, type WhatIfColumns } from '../core/whatif/whatif-input.ts';
-import { active, captureFiles, dataFor, ex, fieldsOf, filteredOf, groupsFor, loads, setFiltered, viewFor } from './ingest-views.ts';
+import { active, captureFiles, dataFor, ex, explore, fieldsOf, filteredOf, groupsFor, loads, setFiltered, viewFor } from './ingest-views.ts';
 import { CANCELLED, NO_CAPTURE, TEST_HOOKS, TEST_HOOKS_BUILT, type CompareRequest, type IngestApi, type NamedBlob } from './ingest-api.ts';
 import { browserTraceParts } from './trace-part-client.ts';
 import { loadFiles } from '../core/capture/load.ts';
@@ -280,8 +280,7 @@ const api: IngestApi = {
     const capture = await loadFiles(captureFiles.get(base) ?? [], { filter });
     // a newer load while this one read: it answers about that, not this
     if (loads.current !== base) throw new Error('another capture was opened while the filter was applied');
-    const explorer = new Explorer(capture);
-    const summary = summarize(capture);
+    const { explorer, summary } = explore(capture);
     setFiltered({ base, text, filter, built: { explorer, summary } });
     return { outcome: 'applied', text, summary, overview: explorer.overview(), warnings: explorer.warnings(), elapsedMs: performance.now() - t0 };
   },

@@ -75,11 +75,24 @@ function cutFiles(c: Capture, segments: Segment[]): string {
 }
 
 /**
+ * Each distinct stack's records, per distinct stack in the order first seen (its first record's),
+ * as summarize counts them: every record with a kernel stack (a cookie that resolved, verified or
+ * not, and a full stack). The explorer's occurrences of the whole capture are these
+ * (ExplorerData.occurrences): a load that makes both counts once (`summarize(c, .., counted)`).
+ */
+export interface StackCounts {
+  stacks: Int32Array;
+  counts: Float64Array;
+  first: Int32Array;
+}
+
+/**
  * summarize's pass over the records, a function of its own (run once: a small function is
  * optimized within the loop, a large one later): the records by status, each v8 cookie's
  * generation into `gens`, and each stack's occurrences and first record, per distinct stack in
  * the order first seen (`order`, `counts`, `firstSeen`; `at`: a stack node's place there + 1, 0
- * for none); the cookies and how many of them resolved, and the distinct stacks.
+ * for none); the cookies and how many of them resolved, and the distinct stacks. `perStack`
+ * false: the statuses, cookies and generations only (the caller has the stacks' counts).
  */
 function countStacks(
   kinds: Uint8Array,
@@ -92,6 +105,7 @@ function countStacks(
   order: Int32Array,
   counts: Float64Array,
   firstSeen: Int32Array,
+  perStack: boolean,
 ): { cookies: number; resolved: number; distinct: number } {
   let cookies = 0;
   let resolved = 0;
@@ -107,6 +121,7 @@ function countStacks(
       if (!hasStack(st)) continue;
       resolved++;
     } else if (st !== RecordStatus.Full) continue;
+    if (!perStack) continue;
     const stack = recStack[i];
     let k = at[stack] - 1;
     if (k < 0) {
@@ -120,7 +135,13 @@ function countStacks(
   return { cookies, resolved, distinct: n };
 }
 
-export function summarize(c: Capture, topN = 10, granularity: Granularity = defaultGranularity(c.files)): Summary {
+/**
+ * The capture's summary. `counted`: its stacks' counts made already (the explorer's occurrences
+ * of the whole capture, which a load makes for its first queries): the records are then read
+ * for their statuses alone, not counted by stack a second time (workers/ingest-views.test.ts
+ * holds both ways to the same summary).
+ */
+export function summarize(c: Capture, topN = 10, granularity: Granularity = defaultGranularity(c.files), counted?: StackCounts): Summary {
   const t = c.trace;
   const status = Object.fromEntries(STATUS_NAMES.map((s) => [s, 0])) as Record<StatusName, number>;
   const gens = new Set<number>(c.dumps.generations());
@@ -130,23 +151,15 @@ export function summarize(c: Capture, topN = 10, granularity: Granularity = defa
   // can be (the records, at most the table's stacks), their pages touched only as far as used.
   // The two node-sized columns this replaced (64 + 32 MB at 8M nodes) cost 51 ms of zeroing in
   // Chromium for 262,144 records; one of 32 MB is left.
-  const at = zeroed(Int32Array, c.stacks.nodeCount, t.recordCount);
-  const room = Math.min(t.recordCount, c.stacks.nodeCount);
-  const order = new Int32Array(room);
-  const counts = new Float64Array(room);
-  const firstSeen = new Int32Array(room);
-  const { cookies, resolved, distinct } = countStacks(
-    t.recKind.raw(),
-    t.recStatus.raw(),
-    t.recGen.raw(),
-    t.recStack.raw(),
-    gens,
-    byStatus,
-    at,
-    order,
-    counts,
-    firstSeen,
-  );
+  const perStack = counted === undefined;
+  const at = perStack ? zeroed(Int32Array, c.stacks.nodeCount, t.recordCount) : new Int32Array(0);
+  const room = perStack ? Math.min(t.recordCount, c.stacks.nodeCount) : 0;
+  const order = counted?.stacks ?? new Int32Array(room);
+  const counts = counted?.counts ?? new Float64Array(room);
+  const firstSeen = counted?.first ?? new Int32Array(room);
+  const got = countStacks(t.recKind.raw(), t.recStatus.raw(), t.recGen.raw(), t.recStack.raw(), gens, byStatus, at, order, counts, firstSeen, perStack);
+  const { cookies, resolved } = got;
+  const distinct = perStack ? got.distinct : order.length;
   for (const [k, name] of STATUS_NAMES.entries()) status[name] = byStatus[k];
   let top: TopStack[];
   if (granularity === 'function') {
