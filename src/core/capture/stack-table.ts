@@ -244,7 +244,7 @@ export class StackTable {
     if (++this.rekeys >= MAX_REKEYS) this.guard = false;
   }
 
-  /** A new child of `node` (which has a first child) with `frame`, at free slot `h` of the sibling table. */
+  /** A new child of `node` (not the node made right after it, its implicit child) with `frame`, at free slot `h` of the sibling table. */
   private addSibling(node: number, frame: number, h: number): number {
     const c = this.newNode(node, frame);
     const table = this.siblings;
