@@ -1,7 +1,8 @@
-// explore's summary, whose stack counts are the explorer's occurrences of the whole capture, held
-// to summarize's own count of the records by stack (the second method: summary.test holds that
-// one to a plain Map count by frame text), on generated captures and on real perf script files
-// whose samples carry periods (weights: the summary counts samples, not periods).
+// explore's summary, whose stack counts are the explorer's occurrences of the whole capture handed
+// over, held to the summary summarize makes alone (its own countOccurrences walk, which
+// summary.peer.test holds to FlameGraph's stackcollapse-perf.pl on real perf script files), on
+// generated captures and on real perf script files whose samples carry periods (weights: the
+// summary counts samples, not periods; handing over the weights fails here).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { summarize } from '../core/capture/summary.ts';

@@ -2,13 +2,14 @@ import { firstK } from '../base/first-k.ts';
 import { zeroed } from '../base/zeroed.ts';
 import type { Diagnostic } from '../formats/diagnostics.ts';
 import { hasStack } from './cookie-index.ts';
+import { countOccurrences, type Occurrences } from './stack-occurrences.ts';
 import { derive, generationsCutMessage, listedKeys, type Derived } from './derived.ts';
 import { defaultGranularity, functionPath, functionTree, type Granularity } from './function-tree.ts';
 import type { Capture, FileReport } from './ingest.ts';
 import { segmentsOf, type Segment } from './segments.ts';
 import { resetMarkEvidence, staleIdEvidence, type ResetMarkEvidence, type StaleIdEvidence } from './v7-evidence.ts';
 import { simTruth, type SimTruth } from './sim-truth.ts';
-import { RecordKind, RecordStatus, STATUS_NAMES, type StatusName } from './trace-columns-data.ts';
+import { RecordKind, STATUS_NAMES, type StatusName } from './trace-columns-data.ts';
 
 export interface TopStack {
   count: number;
@@ -75,42 +76,21 @@ function cutFiles(c: Capture, segments: Segment[]): string {
 }
 
 /**
- * Each distinct stack's records, per distinct stack in the order first seen (its first record's),
- * as summarize counts them: every record with a kernel stack (a cookie that resolved, verified or
- * not, and a full stack). The explorer's occurrences of the whole capture are these
- * (ExplorerData.occurrences): a load that makes both counts once (`summarize(c, .., counted)`).
- */
-export interface StackCounts {
-  stacks: Int32Array;
-  counts: Float64Array;
-  first: Int32Array;
-}
-
-/**
  * summarize's pass over the records, a function of its own (run once: a small function is
  * optimized within the loop, a large one later): the records by status, each v8 cookie's
- * generation into `gens`, and each stack's occurrences and first record, per distinct stack in
- * the order first seen (`order`, `counts`, `firstSeen`; `at`: a stack node's place there + 1, 0
- * for none); the cookies and how many of them resolved, and the distinct stacks. `perStack`
- * false: the statuses, cookies and generations only (the caller has the stacks' counts).
+ * generation into `gens`; the cookies and how many of them resolved. Each stack's records are
+ * counted by countOccurrences (stack-occurrences.ts), the explorer's count too.
  */
-function countStacks(
+function countStatuses(
   kinds: Uint8Array,
   statuses: Uint8Array,
   recGen: ArrayLike<number>,
-  recStack: Int32Array,
   gens: Set<number>,
   byStatus: Float64Array,
-  at: Int32Array,
-  order: Int32Array,
-  counts: Float64Array,
-  firstSeen: Int32Array,
-  perStack: boolean,
-): { cookies: number; resolved: number; distinct: number } {
+): { cookies: number; resolved: number } {
   let cookies = 0;
   let resolved = 0;
   let lastGen = NaN;
-  let n = 0;
   for (let i = 0; i < kinds.length; i++) {
     const kind = kinds[i];
     const st = statuses[i];
@@ -118,48 +98,37 @@ function countStacks(
     if (kind === RecordKind.CookieV7 || kind === RecordKind.CookieV8) {
       cookies++;
       if (kind === RecordKind.CookieV8 && recGen[i] >>> 0 !== lastGen) gens.add((lastGen = recGen[i] >>> 0));
-      if (!hasStack(st)) continue;
-      resolved++;
-    } else if (st !== RecordStatus.Full) continue;
-    if (!perStack) continue;
-    const stack = recStack[i];
-    let k = at[stack] - 1;
-    if (k < 0) {
-      k = n++;
-      at[stack] = n;
-      order[k] = stack;
-      firstSeen[k] = i;
+      if (hasStack(st)) resolved++;
     }
-    counts[k]++;
   }
-  return { cookies, resolved, distinct: n };
+  return { cookies, resolved };
 }
 
 /**
- * The capture's summary. `counted`: its stacks' counts made already (the explorer's occurrences
- * of the whole capture, which a load makes for its first queries): the records are then read
- * for their statuses alone, not counted by stack a second time (workers/ingest-views.test.ts
- * holds both ways to the same summary).
+ * The capture's summary. `counted`: the occurrences of every record made already (the explorer's
+ * of the whole capture, which a load makes for its first queries: workers/ingest-views.ts), so the
+ * records are not counted by stack a second time; without it summarize counts them
+ * (countOccurrences, the same count).
  */
-export function summarize(c: Capture, topN = 10, granularity: Granularity = defaultGranularity(c.files), counted?: StackCounts): Summary {
+export function summarize(c: Capture, topN = 10, granularity: Granularity = defaultGranularity(c.files), counted?: Occurrences): Summary {
   const t = c.trace;
   const status = Object.fromEntries(STATUS_NAMES.map((s) => [s, 0])) as Record<StatusName, number>;
   const gens = new Set<number>(c.dumps.generations());
   const byStatus = new Float64Array(STATUS_NAMES.length);
-  // each distinct stack's place in the columns below, by stack node (a record each at scattered
-  // nodes: filled first where they are many, zeroed.ts); the columns as long as the distinct stacks
-  // can be (the records, at most the table's stacks), their pages touched only as far as used.
-  // The two node-sized columns this replaced (64 + 32 MB at 8M nodes) cost 51 ms of zeroing in
-  // Chromium for 262,144 records; one of 32 MB is left.
-  const perStack = counted === undefined;
-  const at = perStack ? zeroed(Int32Array, c.stacks.nodeCount, t.recordCount) : new Int32Array(0);
-  const room = perStack ? Math.min(t.recordCount, c.stacks.nodeCount) : 0;
-  const order = counted?.stacks ?? new Int32Array(room);
-  const counts = counted?.counts ?? new Float64Array(room);
-  const firstSeen = counted?.first ?? new Int32Array(room);
-  const got = countStacks(t.recKind.raw(), t.recStatus.raw(), t.recGen.raw(), t.recStack.raw(), gens, byStatus, at, order, counts, firstSeen, perStack);
-  const { cookies, resolved } = got;
-  const distinct = perStack ? got.distinct : order.length;
+  const { cookies, resolved } = countStatuses(t.recKind.raw(), t.recStatus.raw(), t.recGen.raw(), gens, byStatus);
+  // each stack's records in the order first seen, the index by node zeroed.ts's (a record each at
+  // scattered nodes: filled first where they are many)
+  const occ =
+    counted ??
+    countOccurrences(
+      { status: t.recStatus.raw(), stack: t.recStack.raw(), kind: t.recKind.raw(), weight: t.recWeight.raw() },
+      { p0: 0, p1: t.recordCount, order: null, keep: null },
+      zeroed(Int32Array, c.stacks.nodeCount, t.recordCount),
+    );
+  const order = occ.stacks;
+  const counts = occ.counts;
+  const firstSeen = occ.first;
+  const distinct = order.length;
   for (const [k, name] of STATUS_NAMES.entries()) status[name] = byStatus[k];
   let top: TopStack[];
   if (granularity === 'function') {

@@ -17,11 +17,8 @@ import {
 } from './selection.ts';
 import type { StackTable } from '../capture/stack-table.ts';
 import { cookieSlots, int32, type TraceColumns } from '../capture/trace-columns.ts';
-import { RecordKind, RecordStatus, type Ints } from '../capture/trace-columns-data.ts';
-
-/** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
-const { Full: FULL, Resolved: RESOLVED, Unverified: UNVERIFIED } = RecordStatus;
-const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;
+import type { Ints } from '../capture/trace-columns-data.ts';
+import { countOccurrences, type Occurrences } from '../capture/stack-occurrences.ts';
 
 /** Names of the frames at one granularity, and each frame string's index into them. */
 export interface FrameView {
@@ -29,20 +26,8 @@ export interface FrameView {
   of: Int32Array;
 }
 
-/** A stack's occurrences in a selection: distinct stacks in first-seen (file) order. */
-export interface Occurrences {
-  stacks: Int32Array;
-  counts: Float64Array;
-  /** record index of the first occurrence */
-  first: Int32Array;
-  /** of counts, weighted by each record's weight (perf's period; 1 where none was printed) */
-  weights: Float64Array;
-  /** of counts: v7 ids and v8 cookies (the rest are full stacks) */
-  v7: Float64Array;
-  v8: Float64Array;
-  /** sum of counts */
-  total: number;
-}
+/** A stack's occurrences in a selection (the capture layer's count): distinct stacks in first-seen (file) order. */
+export type { Occurrences };
 
 /**
  * What the explorer precomputes once per capture (typed arrays, one pass each): effective
@@ -281,69 +266,18 @@ export class ExplorerData {
   private lastOccurrences: { key: string; weights: Float64Array | Int32Array; occ: Occurrences } | null = null;
 
   private countOccurrences(f: SelectionFilter): Occurrences {
-    // per distinct stack, in the order the walk meets them: its position in `order` by node
-    // (a node-sized index kept between calls and reset after each: the selection's stacks are
-    // few beside the table's nodes, and a fresh node-sized array per call is that much memory to
-    // zero every time). Each holds its position + 1, 0 for none: the array is the platform's
-    // zeroed memory (35 MB at 8.9M nodes: a fill of -1 took 25-35 ms of a first query), filled
-    // first only where the first scan's records would touch most of its pages (zeroed.ts)
+    // the index by node kept between calls (countOccurrences leaves it all 0): the selection's
+    // stacks are few beside the table's nodes, and a fresh node-sized array per call is that much
+    // memory to zero every time (35 MB at 8.9M nodes: a fill of -1 took 25-35 ms of a first
+    // query); filled first only where the first scan's records would touch most of its pages
     const scan = this.recordScan(f);
     const at = (this.stackAt ??= zeroed(Int32Array, this.node.parent.length, scan.p1 - scan.p0));
-    // at most one distinct stack per record walked
-    const room = Math.max(0, scan.p1 - scan.p0);
-    const order = new Int32Array(room);
-    const first = new Int32Array(room);
-    // per distinct stack its count, weight, v7 and v8 side by side (acc[4i..4i+3]): one cache line
-    // a record, not four arrays' (a stack's entries are met in no order: 1M records over 262,144
-    // stacks spent ~400 ms here, most of it in misses)
-    const acc = new Float64Array(4 * room);
-    let n = 0;
-    // in file order a stack's first record is the one that made its entry: no other read of it
-    const ranged = scan.order !== null;
-    const recWeight = this.recWeight;
-    let total = 0;
     const { status, stack, kind } = this.rec;
-    try {
-      for (let p = scan.p0; p < scan.p1; p++) {
-        const r = scan.order === null ? p : scan.order[p];
-        if (scan.check && !this.recordIn(f, r)) continue;
-        const st = status[r];
-        if (st !== RESOLVED && st !== UNVERIFIED && st !== FULL) continue;
-        const s = stack[r];
-        if (s < 0) continue;
-        let i = at[s] - 1;
-        if (i < 0) {
-          i = n++;
-          at[s] = n;
-          order[i] = s;
-          first[i] = r;
-        } else if (ranged && r < first[i]) first[i] = r;
-        const a = 4 * i;
-        acc[a]++;
-        acc[a + 1] += recWeight[r];
-        const k = kind[r];
-        if (k === COOKIE_V7) acc[a + 2]++;
-        else if (k === COOKIE_V8) acc[a + 3]++;
-        total++;
-      }
-    } finally {
-      for (let i = 0; i < n; i++) at[order[i]] = 0;
-    }
-    // first-seen order in the file, whatever order the walk took (a walk in file order met them so)
-    let byFirst: Int32Array | null = null;
-    if (scan.order !== null) {
-      byFirst = new Int32Array(n);
-      for (let i = 0; i < n; i++) byFirst[i] = i;
-      byFirst.sort((a, b) => first[a] - first[b]);
-    }
-    const column = (field: number) => {
-      const out = new Float64Array(n);
-      if (byFirst === null) for (let j = 0; j < n; j++) out[j] = acc[4 * j + field];
-      else for (let j = 0; j < n; j++) out[j] = acc[4 * byFirst[j] + field];
-      return out;
-    };
-    const ints = (src: Int32Array) => (byFirst === null ? src.slice(0, n) : Int32Array.from(byFirst, (i) => src[i]));
-    return { stacks: ints(order), counts: column(0), first: ints(first), weights: column(1), v7: column(2), v8: column(3), total };
+    return countOccurrences(
+      { status, stack, kind, weight: this.recWeight },
+      { p0: scan.p0, p1: scan.p1, order: scan.order, keep: scan.check ? (r) => this.recordIn(f, r) : null },
+      at,
+    );
   }
   private stackAt: Int32Array | null = null;
   /** byFunction's index over the function-path nodes, between calls all 0 */
