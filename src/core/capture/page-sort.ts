@@ -11,8 +11,8 @@ const PAGE_KEYS = 1 << PAGE_BITS;
  * on-stack replacement, is compiled again where the code after it first runs).
  */
 const FIRST_CALL = 1 << 8;
-/** A page's run of fewer ips than this is read through its distinct keys, sorted; a longer one through every key of the page. */
-const FEW = 1 << (PAGE_BITS - 4);
+/** 32-bit words of a page's bitmap of keys. */
+const PAGE_WORDS = PAGE_KEYS >>> 5;
 
 /**
  * A binary dump's ips sorted by the symbolizer's address keys, so that each distinct address is
@@ -20,26 +20,28 @@ const FEW = 1 << (PAGE_BITS - 4);
  * `start`): -1 (`keyOf`'s; ALONE in ip-pool.ts) for an ip without an address key; -2 - (its
  * symbol + 1, or 0 where `locateOne` must say) for a key seen once in the dump; else (e << 1) | 1
  * at a key's first sight and e << 1 at the next, e the key's index among the keys seen again,
- * whose symbol + 1 (or 0) the returned table holds at e.
+ * whose symbol + 1 (or 0) the returned `repeated` holds at e. Returns also `fresh`, the most
+ * frames the dump can add: its distinct keys and its ips without one.
  *
  * The symbolizer's keys are 2^16 per page (a page of kernel text where a symbol starts), and a
  * random dump's ips jump across millions of them: marks per key (as bits, a few MB) or lookups
  * of each new address's symbol in ip order are a cache miss each. So the keys are sorted by page
  * first (a counting sort: the keyed ips of each page, then each one's key in the page into its
  * page's run, in ip order), and each page's run is read twice with a table of the page's 2^16
- * keys (256 KB, in cache): once to count each key, once to write over each key what `ids` takes
- * for it. Between the two, the page's keys are symbolized in address order, a run of keys per
- * symbol (`Symbolizer.pageSymbols`): where most of the page's keys come, every key of the page
- * without a branch; where few do, those seen, sorted. Then the runs are read back in ip order,
- * as they were written (one cursor per page). Every pass reads and writes its arrays in order,
- * or one of a few hundred streams in order, but for the table. 4 bytes an ip, 4 a page, 4 a
- * repeated key.
+ * keys (256 KB, in cache): once to count each key and mark it in a bitmap of the page (8 KB),
+ * once to write over each key what `ids` takes for it. Between the two, the page's distinct keys
+ * are read from the bitmap in address order, walking the page's symbols (`Symbolizer.pageSymbols`,
+ * a run of keys per symbol) beside them: the work is the page's distinct keys plus its 2^11 words,
+ * not its 2^16 keys (a random dump's 3.4M distinct addresses lie in 795 pages, 52M keys). Then
+ * the runs are read back in ip order, as they were written (one cursor per page). Every pass
+ * reads and writes its arrays in order, or one of a few hundred streams in order, but for the
+ * page's table. 4 bytes an ip, 4 a page, 4 a repeated key.
  *
  * Each loop is a function of its own (the keys' is `Symbolizer.keysOf`), called per block of ips
  * or per page, the first call a short one (`FIRST_CALL`): compiled once, with what its first
  * calls saw.
  */
-export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, start: number): Int32Array {
+export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, start: number): { repeated: Int32Array; fresh: number } {
   const pages = Math.ceil(sz.keySpace / PAGE_KEYS);
   // each ip's key (-1: none), and each page's keyed ips
   const at = new Int32Array(pages + 1);
@@ -63,12 +65,15 @@ export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, star
   for (let q = cut; q < end; q += 1 << 18) scatter(ids, q, Math.min(end, q + (1 << 18)), runs, cursor);
   // per key of the page being read: how often it comes (first read), then what `ids` takes for it
   const table = new Int32Array(PAGE_KEYS);
-  const keys = new Int32Array(PAGE_KEYS);
+  // the page's keys seen, as bits, and as a list (to clear the table)
+  const bits = new Int32Array(PAGE_WORDS);
+  const keys = new Int32Array(PAGE_KEYS + 1);
   // the page's symbols, as runs of its keys
   const bounds = new Int32Array(PAGE_KEYS + 2);
   const codes = new Int32Array(PAGE_KEYS + 2);
   let repeated = new Int32Array(1 << 12);
   let r = 0;
+  let fresh = c.ips - at[pages];
   for (let p = 0; p < pages; p++) {
     const from = at[p];
     const to = at[p + 1];
@@ -78,21 +83,17 @@ export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, star
       grown.set(repeated.subarray(0, r));
       repeated = grown;
     }
-    const m = sz.pageSymbols(p, bounds, codes);
-    if (to - from < FEW) r = fewKeys(runs, from, to, table, keys, bounds, codes, repeated, r);
-    else {
-      count(runs, from, to, table);
-      r = everyKey(table, bounds, codes, m, repeated, r);
-    }
+    sz.pageSymbols(p, bounds, codes);
+    count(runs, from, to, table, bits);
+    r = seenKeys(table, bits, keys, bounds, codes, repeated, r);
     rewrite(runs, from, to, table);
-    if (to - from < FEW) clear(table, keys);
-    else table.fill(0);
+    fresh += clear(table, keys);
   }
   // each keyed ip's entry, its page's run read in the order it was written
   cursor.set(at.subarray(0, pages));
   gather(ids, start, cut, runs, cursor);
   for (let q = cut; q < end; q += 1 << 18) gather(ids, q, Math.min(end, q + (1 << 18)), runs, cursor);
-  return repeated.subarray(0, r);
+  return { repeated: repeated.subarray(0, r), fresh };
 }
 
 /** The keys of `ids[from, to)` into their pages' runs, at each page's cursor. */
@@ -111,62 +112,43 @@ function gather(ids: Int32Array, from: number, to: number, runs: Int32Array, cur
   }
 }
 
-/** How often each key of the run [from, to) comes, into `table`. */
-function count(runs: Int32Array, from: number, to: number, table: Int32Array): void {
-  for (let x = from; x < to; x++) table[runs[x]]++;
+/** How often each key of the run [from, to) comes, into `table`, each key marked in `bits`. */
+function count(runs: Int32Array, from: number, to: number, table: Int32Array, bits: Int32Array): void {
+  for (let x = from; x < to; x++) {
+    const off = runs[x];
+    table[off]++;
+    bits[off >>> 5] |= 1 << (off & 31);
+  }
 }
 
 /**
- * Every key of a page, its count in `table` replaced by what `ids` takes for it (a key not seen
- * takes an entry never read), without a branch; the page's symbols are the `m` runs of keys
- * `bounds`/`codes`. Returns the repeated keys so far.
+ * The page's keys marked in `bits`, in address order (the bits cleared on the way), each one's
+ * count in `table` replaced by what `ids` takes for it, without a branch but the symbol's; the
+ * page's symbols are the runs of keys `bounds`/`codes`. Lists the keys in `keys` (a -1 after
+ * them); returns the repeated keys so far (`r` before).
  */
-function everyKey(table: Int32Array, bounds: Int32Array, codes: Int32Array, m: number, repeated: Int32Array, r: number): number {
-  for (let s = 0; s < m; s++) {
-    const v = codes[s] + 1;
-    const once = -2 - v;
-    for (let off = bounds[s], end = bounds[s + 1]; off < end; off++) {
+function seenKeys(table: Int32Array, bits: Int32Array, keys: Int32Array, bounds: Int32Array, codes: Int32Array, repeated: Int32Array, r: number): number {
+  let d = 0;
+  let s = 0;
+  for (let w = 0; w < PAGE_WORDS; w++) {
+    let m = bits[w];
+    if (m === 0) continue;
+    bits[w] = 0;
+    while (m !== 0) {
+      const low = m & -m;
+      m ^= low;
+      const off = (w << 5) | (31 - Math.clz32(low));
+      while (bounds[s + 1] <= off) s++;
+      const v = codes[s] + 1;
       // -1 where the key came more than once, else 0
       const again = (1 - table[off]) >> 31;
       repeated[r] = v;
-      table[off] = (once & ~again) | (((r << 1) | 1) & again);
+      table[off] = ((-2 - v) & ~again) | (((r << 1) | 1) & again);
       r -= again;
+      keys[d++] = off;
     }
   }
-  return r;
-}
-
-/**
- * The keys of a page's short run [from, to): counted, the distinct ones sorted into `keys` (a -1
- * after them) and given what `ids` takes for them. Returns the repeated keys so far.
- */
-function fewKeys(
-  runs: Int32Array,
-  from: number,
-  to: number,
-  table: Int32Array,
-  keys: Int32Array,
-  bounds: Int32Array,
-  codes: Int32Array,
-  repeated: Int32Array,
-  r: number,
-): number {
-  let d = 0;
-  for (let x = from; x < to; x++) {
-    const off = runs[x];
-    if (table[off]++ === 0) keys[d++] = off;
-  }
-  keys.subarray(0, d).sort();
   keys[d] = -1;
-  for (let i = 0, s = 0; i < d; i++) {
-    const off = keys[i];
-    while (bounds[s + 1] <= off) s++;
-    const v = codes[s] + 1;
-    if (table[off] > 1) {
-      repeated[r] = v;
-      table[off] = (r++ << 1) | 1;
-    } else table[off] = -2 - v;
-  }
   return r;
 }
 
@@ -180,7 +162,9 @@ function rewrite(runs: Int32Array, from: number, to: number, table: Int32Array):
   }
 }
 
-/** The table's entries of the keys `fewKeys` listed back to 0. */
-function clear(table: Int32Array, keys: Int32Array): void {
-  for (let i = 0; keys[i] >= 0; i++) table[keys[i]] = 0;
+/** The table's entries of the keys `seenKeys` listed back to 0; returns how many. */
+function clear(table: Int32Array, keys: Int32Array): number {
+  let i = 0;
+  for (; keys[i] >= 0; i++) table[keys[i]] = 0;
+  return i;
 }
