@@ -39,15 +39,68 @@ describe('StackTable', () => {
     );
   });
 
-  it('a few asks of a large table, live or a snapshot, fill no depth column (they walk)', () => {
+  it('gives every node of stacks below and past 127 frames its depth (its byte, or walked, or the column), live, rolled back and in a snapshot', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ at: fc.nat(), len: fc.integer({ min: 0, max: 300 }), frame: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        (branches, asks) => {
+          const t = new StackTable();
+          // stacks grown off the ones before (a branch at a random depth of an earlier stack), some past DEEP
+          const made: string[][] = [[]];
+          const add = (table: StackTable, b: { at: number; len: number; frame: number }, k: number) => {
+            const base = made[b.at % made.length];
+            const root = base.slice(base.length - Math.min(base.length, b.at % 301));
+            const st = [...Array.from({ length: b.len }, (_, i) => `g${k}_${i % (b.frame + 1)}_${i}`), ...root];
+            made.push(st);
+            // both ways in: frame keys, and frame ids (internFrameIds, a dump's)
+            if (k % 2 === 0) table.intern(st);
+            else table.internFrameIds(Int32Array.from(st, (f) => table.frames.intern(f)));
+          };
+          branches.forEach((b, k) => add(t, b, k));
+          const check = (table: StackTable) => {
+            for (const a of asks) expect(table.depth(a % table.nodeCount)).toBe(table.framesOf(a % table.nodeCount).length);
+            for (let k = table.nodeCount - 1; k >= 0; k--) expect(table.depth(k), `node ${k}`).toBe(table.framesOf(k).length);
+          };
+          const snap = t.snapshot(t.size);
+          const m = t.mark();
+          branches.forEach((b, k) => add(t, { ...b, frame: b.frame + 1 }, k + 100));
+          // nodes made before the mark become stacks after it (a stack's caller): the rollback unmarks them
+          for (const st of made.slice(0, branches.length + 1)) if (st.length > 1) t.intern(st.slice(1));
+          check(t);
+          t.rollback(m);
+          check(t);
+          check(snap);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  it('reads a depth below 127 from its node: many asks of a large table walk nothing and fill no column', () => {
     const t = new StackTable();
-    for (let i = 0; i < 200; i++) t.intern(Array.from({ length: 20 }, (_, k) => `f${i}_${k}`));
+    for (let i = 0; i < 200; i++) t.intern(Array.from({ length: 120 }, (_, k) => `f${i}_${k}`));
+    const fill = vi.spyOn(StackTable.prototype as unknown as { depthsUpTo(n: number): void }, 'depthsUpTo');
+    try {
+      for (const table of [t, t.snapshot(t.size)]) {
+        table.expectDepths(1e6);
+        for (let k = 0; k < t.nodeCount; k++) expect(table.depth(k)).toBe(table.framesOf(k).length);
+      }
+      expect(fill).not.toHaveBeenCalled();
+    } finally {
+      fill.mockRestore();
+    }
+  });
+
+  it('a few asks of a large table of stacks past 127 frames, live or a snapshot, fill no depth column (they walk)', () => {
+    const t = new StackTable();
+    for (let i = 0; i < 200; i++) t.intern(Array.from({ length: 150 }, (_, k) => `f${i}_${k}`));
     const snap = t.snapshot(t.size);
     // depthsUpTo is the fill: one pass over every node not known yet
     const fill = vi.spyOn(StackTable.prototype as unknown as { depthsUpTo(n: number): void }, 'depthsUpTo');
     try {
       for (const table of [t, snap]) {
-        for (const k of [t.nodeCount - 1, 20, 2000]) expect(table.depth(k)).toBe(table.framesOf(k).length);
+        for (const k of [t.nodeCount - 1, 20, 2000, 149]) expect(table.depth(k)).toBe(table.framesOf(k).length);
       }
       expect(fill).not.toHaveBeenCalled();
       // many asks: the column is filled once, then read
@@ -58,18 +111,18 @@ describe('StackTable', () => {
     }
   });
 
-  it('told of many asks to come, fills the depth column before any walk; told of a few, walks', () => {
+  it('told of many asks to come, fills the depth column before any walk; told of a few, walks (stacks past 127 frames)', () => {
     const t = new StackTable();
-    // 200 stacks of 20 frames, no frame shared: 4,000 nodes, 20 a stack
-    for (let i = 0; i < 200; i++) t.intern(Array.from({ length: 20 }, (_, k) => `f${i}_${k}`));
+    // 200 stacks of 150 frames, no frame shared: 30,000 nodes, 150 a stack (as a dump's: frame ids)
+    for (let i = 0; i < 200; i++) t.internFrameIds(Int32Array.from({ length: 150 }, (_, k) => t.frames.intern(`f${i}_${k}`)));
     const fill = vi.spyOn(StackTable.prototype as unknown as { depthsUpTo(n: number): void }, 'depthsUpTo');
     try {
       for (const table of [t, t.snapshot(t.size)]) {
         fill.mockClear();
-        // 40 asks of ~20 steps each: 800, under a quarter of the 4,000 nodes
+        // 40 asks of ~150 steps each: 6,000, under a quarter of the 30,000 nodes
         table.expectDepths(40);
         expect(fill).not.toHaveBeenCalled();
-        // 60 asks: 1,200 steps, past it: the fill now, once
+        // 60 asks: 9,000 steps, past it: the fill now, once
         table.expectDepths(60);
         expect(fill).toHaveBeenCalledTimes(1);
         for (let k = 0; k < t.nodeCount; k += 7) expect(table.depth(k)).toBe(table.framesOf(k).length);

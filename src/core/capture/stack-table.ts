@@ -15,6 +15,10 @@ export const fixedSlotOf = (parent: number, frame: number, shift: number) => Mat
 /** Re-keys at most this often (as StringTable). */
 const MAX_REKEYS = 3;
 
+/** A node's byte (`meta`): bit 7 says it ends a stack, bits 0-6 are its depth, DEEP for DEEP or more. */
+const STACK = 0x80;
+const DEEP = 0x7f;
+
 export interface StackTableOptions {
   /** the child table starts with fixedSlotOf, until its guard re-keys it (tests: the old function's flood) */
   fixedHashForTests?: boolean;
@@ -49,9 +53,21 @@ export class StackTable {
   private nodeParent: Int32Array;
   private nodeDepth: Int32Array;
   /**
-   * Nodes [0, depthKnown) have their depth in `nodeDepth`: depths are filled when first asked
-   * (`depth`, `columns`), in one pass (a parent comes before its children), not as nodes are
-   * made, so a load that never asks (the command line's summary) neither writes nor faults them in.
+   * A byte per node, written as the node is made with its frame and parent: bit 7 (STACK) when
+   * it ends at least one stack (a stack may be a prefix of another), bits 0-6 its depth up to
+   * DEEP - 1, DEEP for DEEP or more. Kernel stacks are at most 127 frames (PERF_MAX_STACK_DEPTH),
+   * so a stack's depth is a byte read: a summary's depth of each record's stack neither walks up
+   * nor fills a column of every node (36 MB at 8.9M nodes, faulted in as it is written). Same
+   * capacity as the node columns; a snapshot shares it and reads the depth bits alone (a later
+   * stack of the live table sets only bit 7 of a node it sees).
+   */
+  private meta: Uint8Array;
+  /** some node is DEEP: its depth, and only then, comes from `nodeDepth` */
+  private deep = false;
+  /**
+   * Nodes [0, depthKnown) have their depth in `nodeDepth`, which only DEEP nodes need (and
+   * `depths`, a column of every node): filled when first asked, in one pass (a parent comes
+   * before its children), not as nodes are made.
    */
   private depthKnown = 1;
   /** steps walked up by `depth` to a known depth (see there) */
@@ -74,9 +90,7 @@ export class StackTable {
   private siblingCount = 0;
   /** 32 - log2(slots) */
   private siblingShift: number;
-  /** nodes that are the end of at least one stack (a stack may be a prefix of another); same capacity as the node columns */
-  private isStack: Uint8Array;
-  /** those nodes in the order they became stacks, so a rollback can unmark them */
+  /** the nodes that end a stack (STACK in `meta`) in the order they became stacks, so a rollback can unmark them */
   private stackOrder: Growable<Int32Array>;
   /** a snapshot's count of distinct stacks, fixed when it was taken; null: count stackOrder */
   private fixedSize: number | null = null;
@@ -105,7 +119,7 @@ export class StackTable {
     this.nodeFrame = new Int32Array(cap);
     this.nodeParent = new Int32Array(cap);
     this.nodeDepth = new Int32Array(cap);
-    this.isStack = new Uint8Array(cap);
+    this.meta = new Uint8Array(cap);
     this.siblings = new Int32Array(3 << SIBLING_BITS);
     this.siblingShift = 32 - SIBLING_BITS;
     this.stackOrder = new Growable(Int32Array);
@@ -166,14 +180,17 @@ export class StackTable {
       this.ensure(i - from + 1);
       const frameOut = this.nodeFrame;
       const parentOut = this.nodeParent;
-      const isStack = this.isStack;
+      const meta = this.meta;
+      let depth = meta[node] & DEEP;
       let c = this.nodes;
       for (; i >= from; i--) {
+        if (depth < DEEP) depth++;
         frameOut[c] = leafFirst[i];
         parentOut[c] = node;
-        isStack[c] = 0;
+        meta[c] = depth;
         node = c++;
       }
+      if (depth === DEEP) this.deep = true;
       this.nodes = c;
     }
     return this.markStack(node);
@@ -193,8 +210,9 @@ export class StackTable {
   }
 
   private markStack(node: number): number {
-    if (this.isStack[node] === 0) {
-      this.isStack[node] = 1;
+    const m = this.meta[node];
+    if ((m & STACK) === 0) {
+      this.meta[node] = m | STACK;
       this.stackOrder.push(node);
     }
     return node;
@@ -261,7 +279,9 @@ export class StackTable {
     const c = this.nodes++;
     this.nodeFrame[c] = frame;
     this.nodeParent[c] = parent;
-    this.isStack[c] = 0;
+    const depth = this.meta[parent] & DEEP;
+    this.meta[c] = depth < DEEP ? depth + 1 : DEEP;
+    if (depth + 1 >= DEEP) this.deep = true;
     return c;
   }
 
@@ -282,7 +302,7 @@ export class StackTable {
     this.nodeFrame = copy(this.nodeFrame, Int32Array);
     this.nodeParent = copy(this.nodeParent, Int32Array);
     this.nodeDepth = copy(this.nodeDepth, Int32Array);
-    this.isStack = copy(this.isStack, Uint8Array);
+    this.meta = copy(this.meta, Uint8Array);
     this.sharedUpTo = 0;
   }
 
@@ -353,9 +373,10 @@ export class StackTable {
     return this.nodeFrame[node];
   }
   depth(node: number): number {
+    const byte = this.meta[node] & DEEP;
+    if (byte < DEEP) return byte;
     if (node < this.depthKnown) return this.nodeDepth[node];
-    // a few asks of a large table (a trace's records citing a few hundred stacks of a dump of
-    // 8M nodes: the fill cost 34 ms in Chromium) walk up to a known depth; once the walks pass a
+    // a DEEP node's: a few asks of a large table walk up to a known depth; once the walks pass a
     // quarter of the nodes the fill would write, the fill, one pass, is cheaper from then on
     if (this.depthWalked < (this.nodes - this.depthKnown) >> 2) {
       const parent = this.nodeParent;
@@ -377,6 +398,8 @@ export class StackTable {
    * hundred stacks of that dump still walks.
    */
   expectDepths(asks: number): void {
+    // below DEEP a depth is its node's byte: nothing to walk or fill
+    if (!this.deep) return;
     const left = this.nodes - this.depthKnown;
     if (left > 0 && (asks * (this.nodes - 1)) / Math.max(1, this.size) > left >> 2) this.depthsUpTo(this.nodes);
   }
@@ -423,7 +446,7 @@ export class StackTable {
   rollback(m: StackTableMark): void {
     if (this.readOnly) throw new Error('a snapshot of the stack table is read-only');
     const order = this.stackOrder.raw();
-    for (let i = m.stacks; i < order.length; i++) if (order[i] < m.nodes) this.isStack[order[i]] = 0;
+    for (let i = m.stacks; i < order.length; i++) if (order[i] < m.nodes) this.meta[order[i]] &= DEEP;
     this.stackOrder.truncate(m.stacks);
     for (let n = this.nodes - 1; n >= m.nodes; n--) this.unlink(n);
     this.nodes = m.nodes;
@@ -453,7 +476,8 @@ export class StackTable {
       nodes: this.nodes,
       sharedUpTo: this.nodes,
       siblings: new Int32Array(0),
-      isStack: new Uint8Array(0),
+      meta: this.meta,
+      deep: this.deep,
       stackOrder: this.stackOrder.frozen(),
       fixedSize: size,
       readOnly: true,

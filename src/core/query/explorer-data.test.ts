@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { StackTable } from '../capture/stack-table.ts';
 import { ExplorerData } from './explorer-data.ts';
 import { ALL, type Selection } from './api.ts';
 import { sampleCapture } from '../testing/explorer-fixtures.ts';
@@ -50,21 +51,27 @@ describe('ExplorerData.occurrences', () => {
 });
 
 describe('ExplorerData depths', () => {
-  it("a stack's depth is its frame count, by a walk before the depth column is made and from the column after", () => {
+  it("a stack's depth is its frame count, read without a depth column of every node, and the column when asked agrees", () => {
     const c = sampleCapture();
     const d = new ExplorerData(c);
     const stacks = Array.from(d.occurrences(ALL).stacks);
     expect(stacks.length).toBeGreaterThan(3);
-    // a page of top stacks reads a few depths: no column of every node for them
-    topStacks(d, { selection: ALL, filter: '', limit: 200 });
-    expect(d.node.hasDepth).toBe(false);
-    // the second method: the stack's frame keys as the table spells them
-    const walked = stacks.map((s) => d.depthOf(s));
-    expect(walked).toEqual(stacks.map((s) => c.stacks.framesOf(s).length));
-    expect(d.node.hasDepth).toBe(false);
-    const column = d.node.depth;
-    expect(d.node.hasDepth).toBe(true);
-    expect(stacks.map((s) => column[s])).toEqual(walked);
-    expect(stacks.map((s) => d.depthOf(s))).toEqual(walked);
+    // depthsUpTo is the column's fill: one pass over every node
+    const fill = vi.spyOn(StackTable.prototype as unknown as { depthsUpTo(n: number): void }, 'depthsUpTo');
+    try {
+      // a page of top stacks, and the table sorted by depth, read depths: no column of every node for them
+      topStacks(d, { selection: ALL, filter: '', limit: 200 });
+      topStacks(d, { selection: ALL, filter: '', limit: 200, sort: { key: 'depth', dir: 'desc' } });
+      topStacks(d, { selection: ALL, filter: '', limit: 200, sort: { key: 'bytesSaved', dir: 'desc' } });
+      // the second method: the stack's frame keys as the table spells them
+      const got = stacks.map((s) => d.depthOf(s));
+      expect(got).toEqual(stacks.map((s) => c.stacks.framesOf(s).length));
+      expect(fill).not.toHaveBeenCalled();
+      const column = d.node.depth;
+      expect(fill).toHaveBeenCalled();
+      expect(stacks.map((s) => column[s])).toEqual(got);
+    } finally {
+      fill.mockRestore();
+    }
   });
 });

@@ -43,8 +43,8 @@ export class ExplorerData {
   readonly ev: { ts: Float64Array; cpu: Ints; readonly pid: Int32Array; task: Ints; readonly name: Int32Array; record: Int32Array };
   readonly rec: { readonly ts: Float64Array; readonly cpu: Int32Array; kind: Uint8Array; readonly slot: Float64Array; stack: Int32Array; status: Uint8Array };
   /** the stack table's nodes (a copy: small next to the trace) */
-  /** `depth` made when first read (one pass over every node); `hasDepth` whether it was */
-  readonly node: { parent: Int32Array; frame: Int32Array; readonly depth: Int32Array; readonly hasDepth: boolean };
+  /** `depth` made when first read (one pass over every node: a table's export; a stack's depth alone is `depthOf`) */
+  readonly node: { parent: Int32Array; frame: Int32Array; readonly depth: Int32Array };
   /** per record and per event: the generation (a u32) or NO_GEN; Int32Array when every generation is below 2^31 (generationsFitInt32) */
   readonly recGen: Float64Array | Int32Array;
   readonly evGen: Float64Array | Int32Array;
@@ -119,12 +119,9 @@ export class ExplorerData {
     this.node = {
       parent: cols.parent,
       frame: cols.frame,
-      // filled by the first query that reads depths in bulk; a page of rows walks its stacks (depthOf)
+      // filled by the first query that reads depths of every node (a table's export)
       get depth() {
         return (depth ??= stacks.depths());
-      },
-      get hasDepth() {
-        return depth !== null;
       },
     };
     // a generation in force does not carry from one trace file into the next (segments.ts)
@@ -365,13 +362,9 @@ export class ExplorerData {
     return out;
   }
 
-  /** A stack's depth: from the depth column once made, else counted up its parents (a few stacks need no column of every node). */
+  /** A stack's depth (the stack table's: a byte of its node, no column of every node made). */
   depthOf(stack: number): number {
-    if (this.node.hasDepth) return this.node.depth[stack];
-    const parent = this.node.parent;
-    let depth = 0;
-    for (let n = stack; n > 0; n = parent[n]) depth++;
-    return depth;
+    return this.stacks.depth(stack);
   }
 
   /** function index of every frame of a stack, leaf first (or, with a view, its name index) */

@@ -212,7 +212,7 @@ function buildTree(
     for (let i = 0; i < w.stacks.length; i++) {
       if (w.weights[i] === 0) continue;
       taking.push(i);
-      steps += d.node.depth[w.stacks[i]];
+      steps += d.depthOf(w.stacks[i]);
     }
     // the prefix pass reads every node of the table: worth it once the paths are longer than that
     const prefix = whole === 'top-down' && (strategy === 'prefix' || (strategy === 'auto' && steps > d.node.parent.length / 4));

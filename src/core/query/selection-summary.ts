@@ -27,7 +27,7 @@ export function selectionSummary(d: ExplorerData, sel: Selection): SelectionSumm
   // a cookie's own generation is its effective one; its slot, the capture's column as a u32
   const recGen = d.recGen;
   const recSlot = d.t.recSlot.raw();
-  const depthOf = d.node.depth;
+  const stacks = d.stacks;
   const bytes = new RingBytes();
   const scan = d.recordScan(f);
   for (let p = scan.p0; p < scan.p1; p++) {
@@ -39,11 +39,11 @@ export function selectionSummary(d: ExplorerData, sel: Selection): SelectionSumm
     if (kind === COOKIE_V7 || kind === COOKIE_V8) {
       cookies++;
       const s = recStack[r];
-      bytes.cookie(kind === COOKIE_V8 ? recGen[r] : null, recSlot[r] >>> 0, s >= 0 && st !== AMBIGUOUS ? depthOf[s] : -1);
+      bytes.cookie(kind === COOKIE_V8 ? recGen[r] : null, recSlot[r] >>> 0, s >= 0 && st !== AMBIGUOUS ? stacks.depth(s) : -1);
       if (st !== RESOLVED && st !== UNVERIFIED) continue;
       resolved++;
     } else if (st !== FULL) continue;
-    else bytes.full(recStack[r] >= 0 ? depthOf[recStack[r]] : 0);
+    else bytes.full(recStack[r] >= 0 ? stacks.depth(recStack[r]) : 0);
     const s = recStack[r];
     if (seen && s >= 0 && !seen[s]) {
       seen[s] = 1;

@@ -228,10 +228,10 @@ function sortKey(
     case 'leaf':
       return (i) => (occ.stacks[i] > 0 ? d.stacks.frames.name(d.node.frame[occ.stacks[i]]) : '');
     case 'depth':
-      return (i) => d.node.depth[occ.stacks[i]];
+      return (i) => d.depthOf(occ.stacks[i]);
     case 'bytesSaved':
       return (i) => {
-        const depth = d.node.depth[occ.stacks[i]];
+        const depth = d.depthOf(occ.stacks[i]);
         return occ.v7[i] * bytesSaved(COOKIE_V7, depth) + occ.v8[i] * bytesSaved(COOKIE_V8, depth);
       };
   }
