@@ -327,12 +327,8 @@ export class IpPool {
   private keyPass(c: DumpColumns, start: number): void {
     const sz = this.symbolizer;
     let repeated: Int32Array;
-    if (sz !== null && sz.keySpace > 0) {
-      const sorted = sortByPage(sz, c, this.ids, start);
-      repeated = sorted.repeated;
-      // the frame columns sized once for the frames the dump can add, not doubled on the way (a copy each)
-      this.frames.reserve(sorted.fresh);
-    } else {
+    if (sz !== null && sz.keySpace > 0) repeated = sortByPage(sz, c, this.ids, start);
+    else {
       repeated = new Int32Array(0);
       this.ids.fill(ALONE, start, start + c.ips);
     }

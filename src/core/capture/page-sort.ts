@@ -20,8 +20,7 @@ const PAGE_WORDS = PAGE_KEYS >>> 5;
  * `start`): -1 (`keyOf`'s; ALONE in ip-pool.ts) for an ip without an address key; -2 - (its
  * symbol + 1, or 0 where `locateOne` must say) for a key seen once in the dump; else (e << 1) | 1
  * at a key's first sight and e << 1 at the next, e the key's index among the keys seen again,
- * whose symbol + 1 (or 0) the returned `repeated` holds at e. Returns also `fresh`, the most
- * frames the dump can add: its distinct keys and its ips without one.
+ * whose symbol + 1 (or 0) the returned table holds at e.
  *
  * The symbolizer's keys are 2^16 per page (a page of kernel text where a symbol starts), and a
  * random dump's ips jump across millions of them: marks per key (as bits, a few MB) or lookups
@@ -41,7 +40,7 @@ const PAGE_WORDS = PAGE_KEYS >>> 5;
  * or per page, the first call a short one (`FIRST_CALL`): compiled once, with what its first
  * calls saw.
  */
-export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, start: number): { repeated: Int32Array; fresh: number } {
+export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, start: number): Int32Array {
   const pages = Math.ceil(sz.keySpace / PAGE_KEYS);
   // each ip's key (-1: none), and each page's keyed ips
   const at = new Int32Array(pages + 1);
@@ -73,7 +72,6 @@ export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, star
   const codes = new Int32Array(PAGE_KEYS + 2);
   let repeated = new Int32Array(1 << 12);
   let r = 0;
-  let fresh = c.ips - at[pages];
   for (let p = 0; p < pages; p++) {
     const from = at[p];
     const to = at[p + 1];
@@ -87,13 +85,13 @@ export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, star
     count(runs, from, to, table, bits);
     r = seenKeys(table, bits, keys, bounds, codes, repeated, r);
     rewrite(runs, from, to, table);
-    fresh += clear(table, keys);
+    clear(table, keys);
   }
   // each keyed ip's entry, its page's run read in the order it was written
   cursor.set(at.subarray(0, pages));
   gather(ids, start, cut, runs, cursor);
   for (let q = cut; q < end; q += 1 << 18) gather(ids, q, Math.min(end, q + (1 << 18)), runs, cursor);
-  return { repeated: repeated.subarray(0, r), fresh };
+  return repeated.subarray(0, r);
 }
 
 /** The keys of `ids[from, to)` into their pages' runs, at each page's cursor. */
@@ -162,9 +160,7 @@ function rewrite(runs: Int32Array, from: number, to: number, table: Int32Array):
   }
 }
 
-/** The table's entries of the keys `seenKeys` listed back to 0; returns how many. */
-function clear(table: Int32Array, keys: Int32Array): number {
-  let i = 0;
-  for (; keys[i] >= 0; i++) table[keys[i]] = 0;
-  return i;
+/** The table's entries of the keys `seenKeys` listed back to 0. */
+function clear(table: Int32Array, keys: Int32Array): void {
+  for (let i = 0; keys[i] >= 0; i++) table[keys[i]] = 0;
 }
