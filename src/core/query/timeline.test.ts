@@ -8,7 +8,7 @@ import { ALL, NO_STACK_RECORD, TIMELINE_STATUSES, type Selection, type TimelineR
 import { selectionSummary } from './selection-summary.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { eventNear } from './event-near.ts';
-import { OTHER_TASKS, timeline } from './timeline.ts';
+import { eventCpus, OTHER_TASKS, timeline } from './timeline.ts';
 import { RecordStatus as R } from '../capture/trace-columns-data.ts';
 
 const sum = (a: Uint32Array) => a.reduce((n, x) => n + x, 0);
@@ -325,4 +325,16 @@ describe('timeline from the level-of-detail summaries', () => {
       }
     }
   }, 60_000);
+});
+
+describe('eventCpus', () => {
+  it('lists the distinct CPUs of the events, sorted, below 4096 or not (a Set of them the second method)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: -3, max: 9000 }), fc.integer()), { maxLength: 300 }), (cpus) => {
+        const d = { ev: { cpu: Int32Array.from(cpus) }, t: { eventCount: cpus.length } } as unknown as ExplorerData;
+        const want = [...new Set(Int32Array.from(cpus))].sort((a, b) => a - b);
+        expect(eventCpus(d)).toEqual(want);
+      }),
+    );
+  });
 });

@@ -23,12 +23,26 @@ const cpuCache = new WeakMap<ExplorerData, number[]>();
 export function eventCpus(d: ExplorerData): number[] {
   let cpus = cpuCache.get(d);
   if (!cpus) {
+    // CPUs below 4096 marked in a table, any other in a Set (a Set's add per event: 106 ms of a
+    // 1 GiB trace's first timeline in Chromium, 4.8M events)
+    const seen = new Uint8Array(4096);
     const set = new Set<number>();
-    for (let e = 0, n = d.t.eventCount; e < n; e++) set.add(d.ev.cpu[e]);
+    markCpus(d.ev.cpu, d.t.eventCount, seen, set);
+    for (let c = 0; c < seen.length; c++) if (seen[c]) set.add(c);
     cpus = [...set].sort((a, b) => a - b);
     cpuCache.set(d, cpus);
   }
   return cpus;
+}
+
+/** Each of the first `n` CPUs of `cpu` marked in `seen` (below its length) or added to `other`. */
+function markCpus(cpu: ArrayLike<number>, n: number, seen: Uint8Array, other: Set<number>): void {
+  const m = seen.length;
+  for (let e = 0; e < n; e++) {
+    const c = cpu[e];
+    if (c >= 0 && c < m) seen[c] = 1;
+    else other.add(c);
+  }
 }
 
 const taskCache = new WeakMap<ExplorerData, ReturnType<typeof busiestTasks>>();

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ExplorerData } from './explorer-data.ts';
-import { handCapture, sampleCapture, handStacks } from '../testing/explorer-fixtures.ts';
+import { HAND_DUMP_GEN1, HAND_DUMP_GEN2, HAND_TRACE, handCapture, sampleCapture, handStacks } from '../testing/explorer-fixtures.ts';
 import { ALL } from './api.ts';
 import { summarize } from '../capture/summary.ts';
 import { frameMatchMask, stackOccurrences, topStacks, type TopStacksSortKey } from './top-stacks.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { REPO_ROOT } from '../testing/real-traces-dir.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
+import { RecordStatus } from '../capture/trace-columns-data.ts';
+import { genValue } from './selection.ts';
 
 describe('top stacks', () => {
   const c = handCapture();
@@ -195,5 +197,42 @@ describe("the v7 document's example", () => {
     expect(row.count).toBe(1);
     expect(row.depth).toBe(frames.length);
     expect(c.stacks.framesOf(row.stack)).toEqual(frames.map((f) => f.replace(/^\[\d+\] /, '').replace(/\/0x[0-9a-f]+$/, '')));
+  });
+});
+
+describe("top stacks: each row's generations", () => {
+  // both ways generationsOf finds a record's row: an array over the nodes (the hand capture: few
+  // nodes beside its records) and a keyed table of the page's stacks (the sample: 2,000 events,
+  // a dump of many more nodes); the second method is a plain loop over the records
+  // the hand capture with a dump of 1,000 stacks no record cites (5,000 nodes): the keyed table
+  const wide = () => {
+    const dump = Array.from(
+      { length: 1000 },
+      (_, i) => `stack_id ${i + 1} gen 5 [ref 1, depth 5]\n${Array.from({ length: 5 }, (_, k) => ` => w${i}_${k}+0x1/0x10\n`).join('')}\n`,
+    ).join('');
+    return ingestFiles([
+      ['trace', HAND_TRACE],
+      ['stack_map.gen1', HAND_DUMP_GEN1],
+      ['stack_map.gen2', HAND_DUMP_GEN2],
+      ['stack_map.gen5', dump],
+    ]);
+  };
+  it.each([
+    ['the hand capture', handCapture],
+    ['the sample', sampleCapture],
+    ['the hand capture beside a wide dump', wide],
+  ])('%s: the generations of each row are those of its resolved, unverified and full records', (_, make) => {
+    const d = new ExplorerData(make());
+    const rows = topStacks(d, { selection: ALL, filter: '', limit: 60 }).rows;
+    expect(rows.length).toBeGreaterThan(2);
+    const plain = new Map<number, Set<number>>();
+    for (let r = 0; r < d.rec.stack.length; r++) {
+      const st = d.rec.status[r];
+      if (st !== RecordStatus.Resolved && st !== RecordStatus.Unverified && st !== RecordStatus.Full) continue;
+      const s = d.rec.stack[r];
+      if (!plain.has(s)) plain.set(s, new Set());
+      plain.get(s)!.add(d.recGen[r]);
+    }
+    for (const row of rows) expect(row.generations, `stack ${row.stack}`).toEqual([...(plain.get(row.stack) ?? [])].sort((a, b) => a - b).map(genValue));
   });
 });
