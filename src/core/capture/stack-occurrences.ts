@@ -24,7 +24,8 @@ export interface OccurrenceColumns {
   status: Uint8Array;
   stack: Int32Array;
   kind: Uint8Array;
-  weight: Float64Array | Int32Array;
+  /** each record's weight; null: every record weighs 1 (no column of ones made) */
+  weight: Float64Array | Int32Array | null;
 }
 
 /**
@@ -78,7 +79,7 @@ export function countOccurrences(c: OccurrenceColumns, walk: RecordWalk, at: Int
       } else if (ranged && r < first[i]) first[i] = r;
       const a = 4 * i;
       acc[a]++;
-      acc[a + 1] += weight[r];
+      acc[a + 1] += weight === null ? 1 : weight[r];
       const k = kind[r];
       if (k === COOKIE_V7) acc[a + 2]++;
       else if (k === COOKIE_V8) acc[a + 3]++;

@@ -121,7 +121,7 @@ export function summarize(c: Capture, topN = 10, granularity: Granularity = defa
   const occ =
     counted ??
     countOccurrences(
-      { status: t.recStatus.raw(), stack: t.recStack.raw(), kind: t.recKind.raw(), weight: t.recWeight.raw() },
+      { status: t.recStatus.raw(), stack: t.recStack.raw(), kind: t.recKind.raw(), weight: t.hasWeights ? t.recWeight.raw() : null },
       { p0: 0, p1: t.recordCount, order: null, keep: null },
       zeroed(Int32Array, c.stacks.nodeCount, t.recordCount),
     );

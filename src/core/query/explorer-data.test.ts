@@ -75,3 +75,25 @@ describe('ExplorerData depths', () => {
     }
   });
 });
+
+describe('ExplorerData weights', () => {
+  it('a capture without weights counts each record as 1 and makes no column of weights for it', () => {
+    const c = sampleCapture();
+    expect(c.trace.hasWeights).toBe(false);
+    const made = vi.spyOn(Object.getPrototypeOf(c.trace) as { recWeight: unknown }, 'recWeight', 'get');
+    try {
+      const d = new ExplorerData(c);
+      const o = d.occurrences(ALL);
+      // the second method: each stack's records counted one by one
+      expect(Array.from(o.weights)).toEqual(Array.from(o.counts));
+      topStacks(d, { selection: ALL, filter: '', limit: 50 });
+      topStacks(d, { selection: { ...ALL, cpus: [1] }, filter: '', limit: 50 });
+      expect(made).not.toHaveBeenCalled();
+      // asked for, the column is there: every record weighs 1
+      expect(Array.from(d.recWeight).every((w) => w === 1)).toBe(true);
+      expect(made).toHaveBeenCalled();
+    } finally {
+      made.mockRestore();
+    }
+  });
+});

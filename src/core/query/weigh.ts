@@ -205,7 +205,8 @@ export function weighStacks(d: ExplorerData, o: WeighOptions): Weighed {
   const groupKeys = (o.groups?.names.length ?? 0) + 1;
   const recEvent = d.t.recEvent.raw();
   const { status, stack } = d.rec;
-  const recWeight = d.recWeight;
+  // read only to weigh by period: a capture without weights makes no column of them otherwise
+  const recWeight = kind === 'period' ? d.recWeight : null;
   const rows: WeighedRow[] = [];
   const at = new Map<number, number>();
   const gens = new Set<number>();
@@ -230,7 +231,7 @@ export function weighStacks(d: ExplorerData, o: WeighOptions): Weighed {
     total++;
     let w = 0;
     if (kind === 'occurrences') w = 1;
-    else if (kind === 'period') w = recWeight[r];
+    else if (kind === 'period') w = recWeight![r];
     else if (kind === 'refcount') gens.add(d.recGen[r]);
     else {
       w = e < 0 ? NaN : byArray ? byArray[e] : byFn!(e);
