@@ -8,8 +8,9 @@ import { generateSample } from '../sim/sample-capture.ts';
 import { sampleFiles } from '../sim/sample-files.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { hasStack } from './cookie-index.ts';
-import { summarize } from './summary.ts';
-import { RecordKind, RecordStatus } from './trace-columns-data.ts';
+import { statusTally, summarize } from './summary.ts';
+import { RecordKind, RecordStatus, STATUS_NAMES } from './trace-columns-data.ts';
+import { handCapture, sampleCapture } from '../testing/explorer-fixtures.ts';
 import type { Capture } from './ingest.ts';
 
 /** A frame's function: its text up to the `+` of its offset (the generated kernel's names have none). */
@@ -59,5 +60,35 @@ describe('summarize: the top stacks against a plain count of the records by thei
       }),
       { numRuns: 25 },
     );
+  });
+});
+
+describe('statusTally', () => {
+  it.each([
+    ['the hand capture (v8)', handCapture],
+    ['the sample', sampleCapture],
+  ])('%s: the records and the cookies by status, as a plain count of the columns gives them, counted once', (_, make) => {
+    const c = make();
+    const t = c.trace;
+    const kinds = t.recKind.raw();
+    const statuses = t.recStatus.raw();
+    const every = new Array<number>(STATUS_NAMES.length).fill(0);
+    const cookie = new Array<number>(STATUS_NAMES.length).fill(0);
+    let cookies = 0;
+    for (let r = 0; r < t.recordCount; r++) {
+      every[statuses[r]]++;
+      if (kinds[r] === RecordKind.CookieV7 || kinds[r] === RecordKind.CookieV8) {
+        cookie[statuses[r]]++;
+        cookies++;
+      }
+    }
+    const tally = statusTally(c);
+    expect(Array.from(tally.byStatus)).toEqual(every);
+    expect(Array.from(tally.cookieStatus)).toEqual(cookie);
+    expect(tally.cookies).toBe(cookies);
+    expect(tally.resolved).toBe(cookie[RecordStatus.Resolved] + cookie[RecordStatus.Unverified]);
+    // the summary and a second ask read the same tally: one pass per capture
+    expect(summarize(c).cookies).toBe(cookies);
+    expect(statusTally(c)).toBe(tally);
   });
 });

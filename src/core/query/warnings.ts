@@ -2,10 +2,10 @@ import { groupDigits } from '../capture/banners.ts';
 import type { ExplorerData } from './explorer-data.ts';
 import { generationInfos } from './overview.ts';
 import type { Warning } from './api.ts';
-import { RecordKind, RecordStatus } from '../capture/trace-columns-data.ts';
+import { RecordStatus } from '../capture/trace-columns-data.ts';
+import { statusTally } from '../capture/summary.ts';
 
 /** local copies: an imported binding can cost a getter call per access under module transforms (tsx, vitest) */
-const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;
 const { Ambiguous: AMBIGUOUS, NoDump: NO_DUMP, NoSlot: NO_SLOT, Unverified: UNVERIFIED } = RecordStatus;
 
 export const NEARLY_FULL = 0.9;
@@ -23,7 +23,6 @@ const MISSING_NAMED = 20;
 export function warnings(d: ExplorerData): Warning[] {
   const out: Warning[] = [];
   const c = d.capture;
-  const t = d.t;
   const stat = c.stats.length ? c.stats[c.stats.length - 1] : null;
 
   if (stat && stat.entries !== null && stat.capacity) {
@@ -69,22 +68,13 @@ export function warnings(d: ExplorerData): Warning[] {
     out.push({ level: stat.version === 'v7' || full ? 'warn' : 'info', id: 'drops', message });
   }
 
-  let unverified = 0;
-  let ambiguous = 0;
-  let cookies = 0;
-  let noDump = 0;
-  let noSlot = 0;
-  const { kind: recKind, status: recStatus } = d.rec;
-  for (let r = 0, n = t.recordCount; r < n; r++) {
-    const kind = recKind[r];
-    if (kind !== COOKIE_V7 && kind !== COOKIE_V8) continue;
-    cookies++;
-    const st = recStatus[r];
-    if (st === UNVERIFIED) unverified++;
-    else if (st === AMBIGUOUS) ambiguous++;
-    else if (st === NO_DUMP) noDump++;
-    else if (st === NO_SLOT) noSlot++;
-  }
+  // the cookies by status, counted once per capture (the summary reads the same tally)
+  const tally = statusTally(c);
+  const unverified = tally.cookieStatus[UNVERIFIED];
+  const ambiguous = tally.cookieStatus[AMBIGUOUS];
+  const noDump = tally.cookieStatus[NO_DUMP];
+  const noSlot = tally.cookieStatus[NO_SLOT];
+  const cookies = tally.cookies;
 
   if (unverified > 0) {
     out.push({
