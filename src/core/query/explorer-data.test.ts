@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { StackTable } from '../capture/stack-table.ts';
 import { ExplorerData } from './explorer-data.ts';
 import { ALL, type Selection } from './api.ts';
+import { isOccurrence } from './selection.ts';
 import { sampleCapture } from '../testing/explorer-fixtures.ts';
 import { topStacks } from './top-stacks.ts';
 
@@ -92,6 +93,29 @@ describe('ExplorerData weights', () => {
       // asked for, the column is there: every record weighs 1
       expect(Array.from(d.recWeight).every((w) => w === 1)).toBe(true);
       expect(made).toHaveBeenCalled();
+    } finally {
+      made.mockRestore();
+    }
+  });
+});
+
+describe('ExplorerData record times', () => {
+  it("the whole capture's occurrences and top stacks make no column of the records' times; a range's do, and agree with a scan by time", () => {
+    const c = sampleCapture();
+    const made = vi.spyOn(Object.getPrototypeOf(c.trace) as { recTs: unknown }, 'recTs', 'get');
+    try {
+      const d = new ExplorerData(c);
+      const whole = d.occurrences(ALL);
+      topStacks(d, { selection: ALL, filter: '', limit: 50 });
+      expect(made).not.toHaveBeenCalled();
+      // a range reads the records' times: the second method, every record tested by its own time
+      const ts = Array.from(d.rec.ts);
+      const [lo, hi] = [ts[Math.floor(ts.length / 4)], ts[Math.floor((3 * ts.length) / 4)]];
+      const ranged = d.occurrences({ ...ALL, range: [lo, hi] });
+      let inRange = 0;
+      for (let r = 0; r < ts.length; r++) if (ts[r] >= lo && ts[r] <= hi && isOccurrence(d.rec.status[r]) && d.rec.stack[r] >= 0) inRange++;
+      expect(ranged.total).toBe(inRange);
+      expect(whole.total).toBeGreaterThan(ranged.total);
     } finally {
       made.mockRestore();
     }

@@ -212,7 +212,8 @@ export class ExplorerData {
    *   for (let p = s.p0; p < s.p1; p++) { const r = s.order === null ? p : s.order[p]; if (s.check && !d.recordIn(f, r)) continue; ... }
    */
   recordScan(f: SelectionFilter): { p0: number; p1: number; order: Int32Array | null; check: boolean } {
-    if (!f.hasRange) return { p0: 0, p1: this.rec.ts.length, order: null, check: !f.all };
+    // every record: their count, not the length of their time column (made only for a range: 38 MB at 4.8M records)
+    if (!f.hasRange) return { p0: 0, p1: this.t.recordCount, order: null, check: !f.all };
     const [p0, p1] = this.recordSpan(f.lo, f.hi);
     return { p0, p1, order: this.recOrder, check: true };
   }
