@@ -328,44 +328,49 @@ describe.skipIf(!hasTraceCmd)('trace-cmd report reads what the writer wrote', ()
   it('the same events, and the same bprint text where libtraceevent prints as the kernel does', () => {
     let n = 0;
     let compared = 0;
-    fc.assert(
-      // and the section order trace-cmd writes: with the metadata after the data, `trace-cmd report`
-      // (3.1.6) printed 1 of 4 events of a file our reader reads whole (not explained yet; our own
-      // round trip above still covers that order)
-      fc.property(
-        caseArb.filter((c) => (c.v.compression !== 'zlib' || c.v.version === 6) && !c.v.metadataLast),
-        (c0) => {
-          // whole microseconds: report prints them from a double, where a 500 ns remainder may round either way
-          // and only the formats libtraceevent prints as the kernel does (one it cannot parse spoils others)
-          const events = c0.o.events.filter((_, i) => !c0.notLikeTraceCmd.has(i)).map((e) => ({ ...e, ts: Math.floor(e.ts / 1000) * 1000 }));
-          const c = { ...c0, o: { ...c0.o, events } };
-          const bytes = write(c.o, c.v);
-          const file = join(dir, `w${n++}.dat`);
-          writeFileSync(file, bytes);
-          const report = reportLines(file, { mayBeEmpty: c.o.events.length === 0 });
-          const { got } = readDat(bytes, 0);
-          const us = (s: number) => String(Math.floor(Math.round(s * 1e9) / 1000));
-          const key = (cpu: number, ts: number | string, name: string) => `${cpu} ${typeof ts === 'number' ? us(ts) : String(+ts.replace('.', ''))} ${name}`;
-          const ours = [...got.events.map((e) => key(e.cpu, e.ts, e.name)), ...got.stacks.map((s) => key(s.cpu, s.ts, 'kernel_stack'))].sort();
-          expect(report.map((l) => key(l.cpu, l.ts, l.name)).sort()).toEqual(ours);
-          expect(report.length).toBe(c.o.events.length);
-          // the bprint text
-          const rt = (ts: string) => String(+ts.replace('.', ''));
-          const prints = got.events
-            .filter((e) => e.name === 'bprint')
-            .map((e) => `${e.cpu} ${us(e.ts)} ${e.payload.trimEnd()}`)
-            .sort();
-          expect(
-            report
-              .filter((l) => l.name === 'bprint')
-              .map((l) => `${l.cpu} ${rt(l.ts)} ${l.text.trimEnd()}`)
-              .sort(),
-          ).toEqual(prints);
-          compared += prints.length;
-        },
-      ),
-      { numRuns: 12 },
-    );
+    const run = () =>
+      fc.assert(
+        // and the section order trace-cmd writes: with the metadata after the data, `trace-cmd report`
+        // (3.1.6) printed 1 of 4 events of a file our reader reads whole (not explained yet; our own
+        // round trip above still covers that order)
+        fc.property(
+          caseArb.filter((c) => (c.v.compression !== 'zlib' || c.v.version === 6) && !c.v.metadataLast),
+          (c0) => {
+            // whole microseconds: report prints them from a double, where a 500 ns remainder may round either way
+            // and only the formats libtraceevent prints as the kernel does (one it cannot parse spoils others)
+            const events = c0.o.events.filter((_, i) => !c0.notLikeTraceCmd.has(i)).map((e) => ({ ...e, ts: Math.floor(e.ts / 1000) * 1000 }));
+            const c = { ...c0, o: { ...c0.o, events } };
+            const bytes = write(c.o, c.v);
+            const file = join(dir, `w${n++}.dat`);
+            writeFileSync(file, bytes);
+            const report = reportLines(file, { mayBeEmpty: c.o.events.length === 0 });
+            const { got } = readDat(bytes, 0);
+            const us = (s: number) => String(Math.floor(Math.round(s * 1e9) / 1000));
+            const key = (cpu: number, ts: number | string, name: string) => `${cpu} ${typeof ts === 'number' ? us(ts) : String(+ts.replace('.', ''))} ${name}`;
+            const ours = [...got.events.map((e) => key(e.cpu, e.ts, e.name)), ...got.stacks.map((s) => key(s.cpu, s.ts, 'kernel_stack'))].sort();
+            expect(report.map((l) => key(l.cpu, l.ts, l.name)).sort()).toEqual(ours);
+            expect(report.length).toBe(c.o.events.length);
+            // the bprint text
+            const rt = (ts: string) => String(+ts.replace('.', ''));
+            const prints = got.events
+              .filter((e) => e.name === 'bprint')
+              .map((e) => `${e.cpu} ${us(e.ts)} ${e.payload.trimEnd()}`)
+              .sort();
+            expect(
+              report
+                .filter((l) => l.name === 'bprint')
+                .map((l) => `${l.cpu} ${rt(l.ts)} ${l.text.trimEnd()}`)
+                .sort(),
+            ).toEqual(prints);
+            compared += prints.length;
+          },
+        ),
+        { numRuns: 12 },
+      );
+    run();
+    // a run whose cases hold no print libtraceevent prints as the kernel does compares no text
+    // (the property's own draw: seen once in a few dozen suites): more runs until one does
+    for (let more = 0; compared === 0 && more < 8; more++) run();
     expect(compared).toBeGreaterThan(0);
   }, 60_000);
 });
