@@ -33,19 +33,20 @@ const SNIPPETS_AWK = String.raw`
     if (n == 0) open = 1
     else if (ts < lo[n]) open = (lo[n] - ts > 10)
     else { span = hi[n] - lo[n]; if (span < 0.1) span = 0.1; open = (ts - hi[n] > 100 * span) }
-    if (open) { n++; lo[n] = ts; hi[n] = ts; ev[n] = 0 }
+    if (open) { n++; lo[n] = ts; hi[n] = ts; ev[n] = 0; rc[n] = 0 }
     ev[n]++
   }
   if (n == 0) next
+  if (rec) rc[n]++
   if (ts < lo[n]) lo[n] = ts
   if (ts > hi[n]) hi[n] = ts
 }
-END { for (k = 1; k <= n; k++) printf "%.6f %.6f %d\n", lo[k], hi[k], ev[k] }`;
-const MERGE_AWK = String.raw`{ if (NR > 1 && $1 <= hi) { if ($2 > hi) hi = $2; ev += $3 } else { if (NR > 1) printf "%.6f %.6f %d\n", lo, hi, ev; lo = $1; hi = $2; ev = $3 } }
-END { if (NR) printf "%.6f %.6f %d\n", lo, hi, ev }`;
+END { for (k = 1; k <= n; k++) printf "%.6f %.6f %d %d\n", lo[k], hi[k], ev[k], rc[k] }`;
+const MERGE_AWK = String.raw`{ if (NR > 1 && $1 <= hi) { if ($2 > hi) hi = $2; ev += $3; rc += $4 } else { if (NR > 1) printf "%.6f %.6f %d %d\n", lo, hi, ev, rc; lo = $1; hi = $2; ev = $3; rc = $4 } }
+END { if (NR) printf "%.6f %.6f %d %d\n", lo, hi, ev, rc }`;
 
-/** [firstTs, lastTs, events] per segment, by awk (each file's snippets on their own, then merged). */
-function awkSegments(paths: string[]): [string, string, number][] {
+/** [firstTs, lastTs, events, stack records] per segment, by awk (each file's snippets on their own, then merged; a record joins the snippet of the event line before it). */
+function awkSegments(paths: string[]): [string, string, number, number][] {
   const snippets = paths.map((p) => execFileSync('awk', [SNIPPETS_AWK, p], { encoding: 'utf8' })).join('');
   const merged = execFileSync('sh', ['-c', `sort -g | awk '${MERGE_AWK}'`], { input: snippets, encoding: 'utf8' });
   return merged
@@ -53,8 +54,8 @@ function awkSegments(paths: string[]): [string, string, number][] {
     .split('\n')
     .filter((l) => l)
     .map((l) => {
-      const [a, b, n] = l.split(' ');
-      return [a, b, Number(n)];
+      const [a, b, n, r] = l.split(' ');
+      return [a, b, Number(n), Number(r)];
     });
 }
 
@@ -63,7 +64,8 @@ async function load(paths: string[]) {
   return loadFiles(files);
 }
 
-const ours = (r: ReturnType<typeof segmentsOf>) => r.segments.map((s) => [s.firstTs.toFixed(6), s.lastTs.toFixed(6), s.events] as [string, string, number]);
+const ours = (r: ReturnType<typeof segmentsOf>) =>
+  r.segments.map((s) => [s.firstTs.toFixed(6), s.lastTs.toFixed(6), s.events, s.records] as [string, string, number, number]);
 
 describe('segments of real traces, against awk over the same files', () => {
   const cases: [string, string[], number][] = [
@@ -101,12 +103,12 @@ describe('segments of real traces, against awk over the same files', () => {
     const r = segmentsOf(c);
     // awk drops a record before the first event; the rule here gives an orphan to the nearest snippet, which it widens
     expect(awkSegments([path])).toEqual([
-      ['100.000000', '101.750000', 2],
-      ['9000.000000', '9000.250000', 1],
+      ['100.000000', '101.750000', 2, 3],
+      ['9000.000000', '9000.250000', 1, 1],
     ]);
     expect(ours(r)).toEqual([
-      ['99.000000', '101.750000', 2],
-      ['9000.000000', '9000.250000', 1],
+      ['99.000000', '101.750000', 2, 4],
+      ['9000.000000', '9000.250000', 1, 1],
     ]);
     // the CPUs are the records' too: the orphan's 1 and the late record's 2
     expect(r.segments[0].cpus).toEqual([0, 1, 2]);
