@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliArgv } from './test-io.ts';
-import { hasTraceCmd, traceCmd } from '../core/testing/trace-dat.ts';
+import { hasTraceCmd, reportText } from '../core/testing/trace-dat.ts';
 import { parseSimulateArgs } from './simulate.ts';
 import { UsageError } from './usage.ts';
 
@@ -127,8 +127,8 @@ describe('simulate --format trace-dat: the trace.dat capture reads as its text c
           // trace-cmd's lines, counted here: `comm-pid [cpu] ts: name: text`, frame lines (`=> ...`) apart
           const byName = new Map<string, number>();
           const idsReport: string[] = [];
-          const reportText = traceCmd(['report', '-i', join(dat.dir, 'trace.dat')]);
-          for (const line of reportText.split('\n')) {
+          const report = reportText(['-i', join(dat.dir, 'trace.dat')]);
+          for (const line of report.split('\n')) {
             const open = line.indexOf(' [');
             const close = line.indexOf('] ', open);
             const colon = line.indexOf(': ', close);
@@ -163,7 +163,7 @@ describe('simulate --format trace-dat: the trace.dat capture reads as its text c
           // trace-cmd's text (`stack_id: <stack_id N gen G>`) read with the dumps resolves as the trace.dat does
           const reportDir = join(dat.dir, '..', `${mode}-report`);
           mkdirSync(reportDir, { recursive: true });
-          writeFileSync(join(reportDir, 'report.txt'), reportText);
+          writeFileSync(join(reportDir, 'report.txt'), report);
           const dumps = readdirSync(dat.dir)
             .filter((f) => f !== 'trace.dat')
             .map((f) => join(dat.dir, f));
@@ -195,7 +195,7 @@ describe('simulate --format trace-dat: the host resets', () => {
         const marks: { ts: number; text: string }[] = [];
         const ids: number[] = [];
         let allocs = 0;
-        for (const line of traceCmd(['report', '-i', join(dir, 'trace.dat')]).split('\n')) {
+        for (const line of reportText(['-i', join(dir, 'trace.dat')]).split('\n')) {
           const m = /\] +(\d+\.\d+): (print|stack_id|kmem_cache_alloc): +(.*)$/.exec(line);
           if (!m) continue;
           if (m[2] === 'kmem_cache_alloc') {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../testing/test-helpers.ts';
-import { hasTraceCmd, readDat, traceCmd, type Got } from '../testing/trace-dat.ts';
+import { hasTraceCmd, readDat, reportText, type Got } from '../testing/trace-dat.ts';
 import { SAMPLE_FORMAT, writeTraceDat, type DatWriteEvent } from './trace-dat/write.ts';
 import { DiagnosticLog } from './diagnostics.ts';
 import { feedChunks, fixture } from '../testing/formats.ts';
@@ -603,7 +603,7 @@ describe.skipIf(!hasTraceCmd)('trace.dat and its trace-cmd report text: one name
 
   function compare(datBytes: Uint8Array, file: string): { dat: Got; text: Parsed; report: string } {
     writeFileSync(file, datBytes);
-    const report = traceCmd(['report', '-i', file]);
+    const report = reportText(['-i', file]);
     const dat = readDat(datBytes, 0).got;
     const text = parseAll(enc.encode(report));
     expect(text.diagnostics).toEqual([]);
@@ -629,7 +629,7 @@ describe.skipIf(!hasTraceCmd)('trace.dat and its trace-cmd report text: one name
     ]);
     expect(dat.events).toHaveLength(525);
     // its kallsyms is all zeros: the callers print as addresses, which the kernel's shape names too
-    const k = parse(enc.encode(kernelShape(traceCmd(['report', '-i', join(dir, 'trappy.dat')]))));
+    const k = parse(enc.encode(kernelShape(reportText(['-i', join(dir, 'trappy.dat')]))));
     expect(sortedCounts(k.events.map((e) => e.name))).toEqual(sortedCounts(dat.events.map((e) => e.name)));
   });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bump, hasTraceCmd, readDat, sorted, traceCmd } from '../testing/trace-dat.ts';
+import { bump, hasTraceCmd, readDat, reportText, sorted } from '../testing/trace-dat.ts';
 import { loadFiles } from '../capture/load.ts';
 import { alignLedger } from '../capture/sim-truth.ts';
 import { summarize } from '../capture/summary.ts';
@@ -212,7 +212,7 @@ describe('guided scenarios', { timeout: 60_000 }, () => {
         const bytes = exportCapture(r, 'trace-dat').get('trace.dat')!;
         writeFileSync(join(dir, 'trace.dat'), bytes);
         const peer = new Map<string, number>();
-        for (const line of traceCmd(['report', '-l', '-i', join(dir, 'trace.dat')]).split('\n')) {
+        for (const line of reportText(['-l', '-i', join(dir, 'trace.dat')]).split('\n')) {
           const m = /-\d+\s+(\d+)([d.])[.Nnp]([.hsH])[\d.a-f]\S*\s+(\d+\.\d+): kmem_cache_alloc:/.exec(line);
           if (m) bump(peer, `${m[1]} ${m[4]} ${m[2]}${m[3]}`);
         }

@@ -76,22 +76,38 @@ export interface ReportLine {
 }
 
 /**
- * The event lines of `trace-cmd report -i file` (`comm-pid [cpu] ts: name: text`). A run that
- * printed none is run once more (a fresh clone's CI saw one such run among seven, exit status 0);
- * if that one prints none either, this fails saying the head of its stdout and its stderr, unless
+ * The stdout of `trace-cmd report ARGS` (`args` after `report`), holding at least one event line:
+ * a run that printed none is run once more (a fresh clone's CI saw one such run among seven, exit
+ * status 0, and another in the text reader's comparison of the real trappy file); if that one
+ * prints none either, this fails saying the head of its stdout and its stderr, unless
  * `mayBeEmpty` (a file trace-cmd reads no event of).
  */
-export function reportLines(file: string, { mayBeEmpty = false }: { mayBeEmpty?: boolean } = {}): ReportLine[] {
-  let run = traceCmdRun(['report', '-i', file]);
-  let lines = eventLines(run.stdout);
-  if (lines.length > 0) return lines;
-  run = traceCmdRun(['report', '-i', file]);
-  lines = eventLines(run.stdout);
-  if (lines.length === 0 && !mayBeEmpty)
+export function reportText(args: string[], { mayBeEmpty = false }: { mayBeEmpty?: boolean } = {}): string {
+  let run = traceCmdRun(['report', ...args]);
+  if (anyEventLine(run.stdout)) return run.stdout;
+  run = traceCmdRun(['report', ...args]);
+  if (!anyEventLine(run.stdout) && !mayBeEmpty)
     throw new Error(
-      `trace-cmd report -i ${file} printed no event line, twice: stdout ${JSON.stringify(run.stdout.slice(0, 400))}, stderr ${JSON.stringify(run.stderr.slice(-400))}`,
+      `trace-cmd report ${args.join(' ')} printed no event line, twice: stdout ${JSON.stringify(run.stdout.slice(0, 400))}, stderr ${JSON.stringify(run.stderr.slice(-400))}`,
     );
-  return lines;
+  return run.stdout;
+}
+
+/** The event lines of `trace-cmd report -i file` (`comm-pid [cpu] ts: name: text`), through `reportText`. */
+export function reportLines(file: string, opts: { mayBeEmpty?: boolean } = {}): ReportLine[] {
+  return eventLines(reportText(['-i', file], opts));
+}
+
+/** Whether some line has a time and a name (`... 123.456789: name:`), in report's default format or its latency format (`-l`). */
+function anyEventLine(stdout: string): boolean {
+  for (const line of stdout.split('\n')) {
+    const colon = line.indexOf(': ');
+    if (colon < 0) continue;
+    const ts = line.slice(line.lastIndexOf(' ', colon) + 1, colon);
+    const dot = ts.indexOf('.');
+    if (dot > 0 && /^\d+$/.test(ts.slice(0, dot)) && /^\d+$/.test(ts.slice(dot + 1))) return true;
+  }
+  return false;
 }
 
 function eventLines(stdout: string): ReportLine[] {
