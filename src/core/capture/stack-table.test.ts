@@ -134,6 +134,18 @@ describe('StackTable', () => {
     }
   });
 
+  it('keeps the depths it filled through the growth of its columns (stacks past 127 frames)', () => {
+    const t = new StackTable();
+    const deep = (i: number) => Array.from({ length: 150 }, (_, k) => `f${i}_${k}`);
+    for (let i = 0; i < 20; i++) t.intern(deep(i));
+    // the fill, then enough new nodes to grow the columns more than once
+    t.expectDepths(1e6);
+    const known = t.nodeCount;
+    for (let i = 20; i < 400; i++) t.intern(deep(i));
+    for (let k = 0; k < known; k++) expect(t.depth(k), `node ${k}`).toBe(t.framesOf(k).length);
+    for (let k = known; k < t.nodeCount; k += 37) expect(t.depth(k), `node ${k}`).toBe(t.framesOf(k).length);
+  });
+
   it('counts a stack that is a prefix of another as its own stack', () => {
     const t = new StackTable();
     t.intern(['leaf', 'mid', 'root']);

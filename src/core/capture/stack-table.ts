@@ -294,14 +294,15 @@ export class StackTable {
   /** New node columns of `capacity` (not shared with any snapshot). */
   private resize(capacity: number): void {
     const n = this.nodes;
-    const copy = <T extends Int32Array | Uint8Array>(a: T, make: new (k: number) => T, per = 1): T => {
-      const b = new make(per * capacity);
-      b.set(a.subarray(0, per * n) as never);
+    const copy = <T extends Int32Array | Uint8Array>(a: T, make: new (k: number) => T, upTo = n): T => {
+      const b = new make(capacity);
+      b.set(a.subarray(0, upTo) as never);
       return b;
     };
     this.nodeFrame = copy(this.nodeFrame, Int32Array);
     this.nodeParent = copy(this.nodeParent, Int32Array);
-    this.nodeDepth = copy(this.nodeDepth, Int32Array);
+    // only the depths known: the rest are never read (a node's byte, or filled when asked), and copying them wrote 4 bytes a node into fresh memory at every growth
+    this.nodeDepth = copy(this.nodeDepth, Int32Array, this.depthKnown);
     this.meta = copy(this.meta, Uint8Array);
     this.sharedUpTo = 0;
   }
