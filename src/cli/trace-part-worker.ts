@@ -27,7 +27,7 @@ function run({ path, start, file }: TracePartJob): void {
   const fd = openSync(path, 'r');
   try {
     const before = fstatSync(fd);
-    const reader = readTracePart(file);
+    const reader = readTracePart(file, before.size - start);
     const buf = new Uint8Array(READ_PIECE);
     let at = start;
     let told = 0;

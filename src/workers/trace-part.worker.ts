@@ -14,7 +14,7 @@ export interface TracePartJob {
 self.onmessage = async (e: MessageEvent<TracePartJob>) => {
   const { blob, start, file } = e.data;
   try {
-    const part = await readPartFrom(blob.slice(start).stream(), file, (n) => self.postMessage({ type: 'bytes', n }));
+    const part = await readPartFrom(blob.slice(start).stream(), file, (n) => self.postMessage({ type: 'bytes', n }), blob.size - start);
     (self as unknown as Worker).postMessage({ type: 'part', part }, partBuffers(part));
   } catch (err) {
     self.postMessage({ type: 'error', message: `could not read ${file} from byte ${start}: ${String((err as Error)?.message ?? err)}` });

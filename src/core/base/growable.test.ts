@@ -199,3 +199,31 @@ describe('append exact (a join: no slack for the trim to copy)', () => {
     expect(Array.from({ length: 4 }, (_, i) => s.get(i))).toEqual([1, 300, 2, 70000]);
   });
 });
+
+describe('reserve, and a trim that keeps a small slack', () => {
+  it('reserve makes room once, keeps every value and what a frozen view saw; trim(keep) copies only past the share', () => {
+    for (const make of [() => new Growable(Int32Array, 4), () => new SmallInts(4)]) {
+      const g = make();
+      for (let i = 0; i < 5; i++) g.push(i * 100);
+      const seen = g.frozen();
+      g.reserve(100);
+      expect(g.byteLength / (g.raw().BYTES_PER_ELEMENT as number)).toBe(100);
+      const buffer = g.raw().buffer;
+      for (let i = 5; i < 100; i++) g.push(i * 100);
+      // no growth up to the room reserved
+      expect(g.raw().buffer).toBe(buffer);
+      expect(Array.from({ length: 100 }, (_, i) => g.get(i))).toEqual(Array.from({ length: 100 }, (_, i) => i * 100));
+      expect(Array.from({ length: seen.length }, (_, i) => seen.get(i))).toEqual([0, 100, 200, 300, 400]);
+      // less than now: nothing
+      g.reserve(10);
+      expect(g.raw().buffer).toBe(buffer);
+      g.truncate(95);
+      // 5 of 95 is under 1/16: kept as is; over 1/32: trimmed to the length
+      g.trim(1 / 16);
+      expect(g.raw().buffer).toBe(buffer);
+      g.trim(1 / 32);
+      expect(g.byteLength / (g.raw().BYTES_PER_ELEMENT as number)).toBe(95);
+      expect(g.get(94)).toBe(9400);
+    }
+  });
+});

@@ -71,10 +71,19 @@ export class Growable<T extends Typed> {
   view(): T {
     return this.data.slice(0, this.length) as T;
   }
-  /** Drops the capacity beyond the length (at a finish: the doubling's slack is not kept). */
-  trim(): void {
-    if (this.readOnly || this.data.length === this.length) return;
+  /**
+   * Drops the capacity beyond the length (at a finish: the doubling's slack is not kept), unless
+   * it is at most `keep` of the length: a column sized ahead (`reserve`) is not copied whole to
+   * shed a few percent.
+   */
+  trim(keep = 0): void {
+    if (this.readOnly || this.data.length - this.length <= this.length * keep) return;
     this.realloc(Math.max(this.length, 1));
+  }
+  /** Room for `capacity` values in all, made at once (one copy) when there is less. */
+  reserve(capacity: number): void {
+    if (this.readOnly || capacity <= this.data.length) return;
+    this.realloc(capacity);
   }
   /** Bytes held (capacity, not length). */
   get byteLength(): number {
@@ -249,9 +258,15 @@ export class SmallInts {
   view(): Int32Array {
     return Int32Array.from(this.raw());
   }
-  trim(): void {
-    if (this.readOnly || this.data.length === this.length) return;
+  /** As Growable's. */
+  trim(keep = 0): void {
+    if (this.readOnly || this.data.length - this.length <= this.length * keep) return;
     this.realloc(this.bitsFor(0), Math.max(this.length, 1));
+  }
+  /** As Growable's: at the current width. */
+  reserve(capacity: number): void {
+    if (this.readOnly || capacity <= this.data.length) return;
+    this.realloc(this.bitsFor(0), capacity);
   }
   frozen(): SmallInts {
     this.sharedUpTo = Math.max(this.sharedUpTo, this.length);

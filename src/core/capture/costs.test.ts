@@ -237,3 +237,68 @@ describe('perf script of more distinct frames than a file may add', () => {
     expect(said.map((d) => d.where)).toEqual([`line ${stopLine}`]);
   });
 });
+
+/**
+ * `events` events each with its v8 cookie; each event line carries `pad` payload bytes, so the
+ * bytes per event (what the columns are sized from) are the caller's to vary along the file.
+ */
+function cookieLines(events: number, pad: number, from = 0): string {
+  const out: string[] = [];
+  const fill = 'x'.repeat(pad);
+  for (let i = from; i < from + events; i++) {
+    const ts = `${100 + Math.floor(i / 1e6)}.${String(i % 1e6).padStart(6, '0')}`;
+    out.push(`       bash-4021  [00${i % 4}] ...1.  ${ts}: sched_wakeup: comm=${fill} pid=${i % 30000}\n`);
+    out.push(`       bash-4021  [00${i % 4}] ...1.  ${ts}: <stack_id ${i % 4096} gen 1>\n`);
+  }
+  return out.join('');
+}
+
+describe('a large trace text file: its columns sized once from its size (columnSizer)', () => {
+  /** loads `text` as one file; `sizedBuffers`: the event and record columns' buffers right after their first sizing */
+  async function load(text: string) {
+    const ingest = new Ingest();
+    const columns = () => [ingest.trace.evTs, ingest.trace.evCpu, ingest.trace.recEvent, ingest.trace.recGen];
+    const reserveFor = ingest.trace.reserveFor.bind(ingest.trace);
+    let sizedBuffers: ArrayBufferLike[] | null = null;
+    /** the capacity of the event columns after each sizing */
+    const sized: number[] = [];
+    ingest.trace.reserveFor = (...args) => {
+      reserveFor(...args);
+      sizedBuffers ??= columns().map((c) => c.raw().buffer);
+      sized.push(ingest.trace.evTs.byteLength / 8);
+    };
+    const cap = await loadFiles([{ name: 'trace', blob: new Blob([new TextEncoder().encode(text)]) }], { session: ingest });
+    return { cap, ingest, sizedBuffers: sizedBuffers as ArrayBufferLike[] | null, columns, sized };
+  }
+
+  it('an even file: sized at 1/16 of its bytes, then no growth; what a finish keeps beyond the rows is under 1/16', async () => {
+    const events = 60_000;
+    const { cap, sizedBuffers, columns } = await load(cookieLines(events, 10));
+    // counted by the text's maker, not by the reader
+    expect([cap.trace.eventCount, cap.trace.recordCount]).toEqual([events, events]);
+    expect(sizedBuffers).not.toBeNull();
+    // the buffers the first sizing made are the ones the rows ended in: no doubling, no copy after it
+    expect(columns().map((c, i) => c.raw().buffer === sizedBuffers![i])).toEqual([true, true, true, true]);
+    for (const c of columns()) {
+      expect(c.byteLength / c.raw().BYTES_PER_ELEMENT).toBeGreaterThanOrEqual(events);
+      expect(c.byteLength / c.raw().BYTES_PER_ELEMENT).toBeLessThanOrEqual(events * (1 + 1 / 16));
+    }
+    expect(cap.trace.evTs.raw()[events - 1]).toBeCloseTo(100 + (events - 1) / 1e6, 6);
+  });
+
+  it('a file denser in its second half: sized again at half, every row kept, the slack trimmed to under 1/16', async () => {
+    const sparse = 20_000;
+    const dense = 80_000;
+    const { cap, ingest, sized } = await load(cookieLines(sparse, 120) + cookieLines(dense, 4, sparse));
+    expect([cap.trace.eventCount, cap.trace.recordCount]).toEqual([sparse + dense, sparse + dense]);
+    // the first guess, from the sparse head, falls short of every event; the second, at half, grows it
+    expect(sized.length).toBe(2);
+    expect(sized[0]).toBeLessThan(sparse + dense);
+    expect(sized[1]).toBeGreaterThan(sized[0]);
+    const ev = cap.trace.recEvent.raw();
+    for (let r = 0; r < ev.length; r += 997) expect(ev[r]).toBe(r);
+    for (const c of [ingest.trace.evTs, ingest.trace.recEvent]) {
+      expect(c.byteLength / c.raw().BYTES_PER_ELEMENT).toBeLessThanOrEqual((sparse + dense) * (1 + 1 / 16));
+    }
+  });
+});

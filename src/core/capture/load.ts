@@ -5,6 +5,7 @@ import { unpack } from '../unpack/unpack.ts';
 import { sniffKind } from '../formats/sniff.ts';
 import type { NamedStream } from '../unpack/types.ts';
 import { splitPoint, type TracePart, type TracePartReader } from './split-trace.ts';
+import { columnSizer } from './trace-columns.ts';
 import type { EventFilter } from './event-filter.ts';
 import { macrotask } from '../base/macrotask.ts';
 
@@ -279,6 +280,8 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
       } catch (e) {
         return fail(e);
       }
+      // the trace columns sized once for the whole file, both threads' halves (columnSizer)
+      const sized = columnSizer(ingest.trace, size);
       /** Reads `blob` (the file, or a piece of it ending at `end`) into the parser; false when the parser failed (fail() was called). */
       const pump = async (blob: Blob, end: number): Promise<boolean> => {
         let sinceTurn = 0;
@@ -345,6 +348,7 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
             at += piece.length;
             inflated += piece.length;
             fed += piece.length;
+            sized(at);
             report(f.name, false);
             if (isCancelled()) break;
           }

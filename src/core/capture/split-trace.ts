@@ -6,7 +6,7 @@ import { createTraceTextParser } from '../formats/trace-text.ts';
 import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
 import type { ChunkParser, LineCount } from '../formats/types.ts';
 import { StackTable } from './stack-table.ts';
-import { TraceColumns } from './trace-columns.ts';
+import { columnSizer, TraceColumns } from './trace-columns.ts';
 import { linesAfterStop, type TraceColumnsPart } from './trace-columns-data.ts';
 
 /**
@@ -132,17 +132,20 @@ export const PART_MIN_BYTES = 16 << 20;
  * trace text reader behind the NUL gate, as registry.ts gives it for the kind, imported alone
  * (the other thread loads no other reader).
  */
-export function readTracePart(file: string): ChunkParser<TracePart> {
+export function readTracePart(file: string, total = 0): ChunkParser<TracePart> {
   const stacks = new StackTable();
   const columns = new TraceColumns(stacks);
   const log = new DiagnosticLog(file);
   const sink = columns.sink(file, { log, piece: true });
   const parser = nulGate(createTraceTextParser({ file, diagnostics: log }, sink), log);
+  // `total`, the part's bytes when known: its columns sized once as it is read
+  const sized = columnSizer(columns, total);
   let bytes = 0;
   return {
     push(chunk) {
       bytes += chunk.length;
       parser.push(chunk);
+      sized(bytes);
     },
     end() {
       const r = parser.end();
@@ -167,8 +170,8 @@ export const REPORT_EVERY = 4 << 20;
  * What a part reader's thread runs (the command line's worker_threads worker, the page's nested
  * worker): `stream` (the file from the split on) read into a part, `onBytes` told every few MB.
  */
-export async function readPartFrom(stream: ReadableStream<Uint8Array>, file: string, onBytes: (n: number) => void): Promise<TracePart> {
-  const reader = readTracePart(file);
+export async function readPartFrom(stream: ReadableStream<Uint8Array>, file: string, onBytes: (n: number) => void, total = 0): Promise<TracePart> {
+  const reader = readTracePart(file, total);
   const r = stream.getReader();
   let n = 0;
   let told = 0;

@@ -259,10 +259,36 @@ export class TraceColumns extends TraceColumnsData {
     this.details?.truncate(m.events);
   }
 
-  /** Drops every column's growth slack (at a finish; a later append grows it again). */
+  /**
+   * Drops every column's growth slack (at a finish; a later append grows it again), but for a
+   * slack of at most 1/16 of the length: what a column sized ahead (`reserveFor`) has left, not
+   * worth a copy of the whole column.
+   */
   trim(): void {
-    for (const v of Object.values(this)) if (v instanceof Growable || v instanceof SmallInts) v.trim();
+    for (const v of Object.values(this)) if (v instanceof Growable || v instanceof SmallInts) v.trim(TRIM_KEEP);
     this.details?.trim();
+  }
+
+  /**
+   * Sizes the event, record and field-evidence columns once for a file `done` bytes into its
+   * `total` (`m`: where the columns stood when it began): each group's rows so far, scaled to
+   * the whole file, and 1/32 more. A file read on two threads is sized here for both halves (the
+   * other's rows are appended to these columns), so the doubling's copies and the join's copy
+   * of this half do not happen; a guess that falls short grows by doubling as before. Bounded
+   * by the file: a row took at least a byte of it.
+   */
+  reserveFor(m: TraceColumnsMark, done: number, total: number): void {
+    if (this.readOnly || done <= 0 || total <= done) return;
+    const scale = (total / done) * (1 + 1 / 32);
+    const size = (cols: readonly { length: number; reserve(n: number): void }[], from: number) => {
+      const rows = cols[0].length - from;
+      if (rows <= 0) return;
+      const want = from + Math.ceil(rows * scale) + 64;
+      for (const c of cols) c.reserve(want);
+    };
+    size(this.eventColumns(), m.events);
+    size(this.recordColumns(), m.records);
+    size(this.evidColumns(), m.evidence);
   }
 
   /**
@@ -353,6 +379,27 @@ export class TraceColumns extends TraceColumnsData {
   private lostColumns() {
     return [this.lostCpu, this.lostCount, this.lostTs];
   }
+}
+
+/** The slack a finish's trim leaves a column, as a share of its length (TraceColumns.trim). */
+const TRIM_KEEP = 1 / 16;
+
+/** Files smaller than this are not sized ahead (columnSizer): the doubling's copies are small there. */
+const SIZE_AHEAD_MIN = 4 << 20;
+
+/**
+ * When a file's columns are sized (TraceColumns.reserveFor) as it is read: at 1/16 of its bytes
+ * (1 MB at least), once its rows say how many are to come, and at half, should the rest have
+ * read denser. Returns the check to call with the bytes read so far.
+ */
+export function columnSizer(columns: TraceColumns, total: number): (done: number) => void {
+  const m = columns.mark();
+  let next = total < SIZE_AHEAD_MIN ? Infinity : Math.max(total / 16, 1 << 20);
+  return (done) => {
+    if (done < next) return;
+    columns.reserveFor(m, done, total);
+    next = next < total / 2 ? total / 2 : Infinity;
+  };
 }
 
 /** A record field's column: each record's event's value (`vals[ev[r]]`); its own values are set after (recordField). */
