@@ -212,5 +212,16 @@ describe("hasNulByWords (the browser's scan) against a byte-at-a-time search (pr
         b[k] = 0;
         expect(hasNulByWords(b)).toBe(true);
       }
+    // every place of a single 0 in every length up to 72 at every alignment: each word of the
+    // four tested at once, and the words after the last four, against includes()
+    const buf = new Uint8Array(80);
+    for (let from = 0; from < 4; from++)
+      for (let len = 0; len <= 72; len++)
+        for (let z = -1; z < len; z++) {
+          buf.fill(0x41);
+          if (z >= 0) buf[from + z] = 0;
+          const c = buf.subarray(from, from + len);
+          if (hasNulByWords(c) !== c.includes(0)) expect({ from, len, z, found: hasNulByWords(c) }).toEqual({ from, len, z, found: c.includes(0) });
+        }
   });
 });
