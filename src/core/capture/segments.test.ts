@@ -145,6 +145,17 @@ describe('files that overlap in time', () => {
         [0, 1, 2, 3],
       ],
     ]);
+    // the overlap's range: each CPU's first and last time, the same in both files, so the
+    // whole file's first and last (awk over the lines' timestamps)
+    const [lo, hi] = execFileSync(
+      'awk',
+      [
+        '!/^#/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\\.[0-9]+:$/) { t = substr($i, 1, length($i) - 1) + 0; if (n++ == 0 || t < lo) lo = t; if (t > hi) hi = t; break } } END { printf "%.6f %.6f", lo, hi }',
+        SAMPLE_TRACE,
+      ],
+      { encoding: 'utf8' },
+    ).split(' ');
+    expect([r.overlaps[0].firstTs.toFixed(6), r.overlaps[0].lastTs.toFixed(6)]).toEqual([lo, hi]);
     const s = summarize(c);
     const d = s.diagnostics.filter((x) => x.file === 'copy/trace');
     expect(d.length).toBe(1);
