@@ -89,6 +89,10 @@ export class Growable<T extends Typed> {
   get byteLength(): number {
     return this.data.byteLength;
   }
+  /** Values held without growing. */
+  get capacity(): number {
+    return this.data.length;
+  }
   /** A read-only view of the values so far, sharing the buffer: later pushes, sets and truncates here do not show in it. */
   frozen(): Growable<T> {
     this.sharedUpTo = Math.max(this.sharedUpTo, this.length);
@@ -173,6 +177,10 @@ export class SmallInts {
   }
   get byteLength(): number {
     return this.data.byteLength;
+  }
+  /** Values held without growing. */
+  get capacity(): number {
+    return this.data.length;
   }
   push(v: number): void {
     if (this.readOnly) throw new Error('a frozen column is read-only');

@@ -272,18 +272,22 @@ export class TraceColumns extends TraceColumnsData {
   /**
    * Sizes the event, record and field-evidence columns once for a file `done` bytes into its
    * `total` (`m`: where the columns stood when it began): each group's rows so far, scaled to
-   * the whole file, and 1/32 more. A file read on two threads is sized here for both halves (the
+   * the whole file, and 1/32 more, unless they have room for the rows so scaled already (a
+   * second sizing that would add a few rows copies nothing). A file read on two threads is sized here for both halves (the
    * other's rows are appended to these columns), so the doubling's copies and the join's copy
    * of this half do not happen; a guess that falls short grows by doubling as before. Bounded
    * by the file: a row took at least a byte of it.
    */
   reserveFor(m: TraceColumnsMark, done: number, total: number): void {
     if (this.readOnly || done <= 0 || total <= done) return;
-    const scale = (total / done) * (1 + 1 / 32);
-    const size = (cols: readonly { length: number; reserve(n: number): void }[], from: number) => {
+    const scale = total / done;
+    const size = (cols: readonly { length: number; capacity: number; reserve(n: number): void }[], from: number) => {
       const rows = cols[0].length - from;
       if (rows <= 0) return;
-      const want = from + Math.ceil(rows * scale) + 64;
+      // the room the rows so far say the file needs; when some column has less, that and 1/32 more
+      const need = from + Math.ceil(rows * scale);
+      if (cols.every((c) => c.capacity >= need)) return;
+      const want = need + Math.ceil((need - from) / 32) + 64;
       for (const c of cols) c.reserve(want);
     };
     size(this.eventColumns(), m.events);
