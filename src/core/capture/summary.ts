@@ -112,23 +112,47 @@ export function statusTally(c: Capture): StatusTally {
   return tally;
 }
 
-/** Each record's status into `into` (a loop of its own), and each cookie's, with the v8 cookies' generations. */
+const { CookieV7: COOKIE_V7, CookieV8: COOKIE_V8 } = RecordKind;
+
+/**
+ * Each record's status into `into` (a loop of its own), and each cookie's, with the v8 cookies'
+ * generations. Records come in long runs of one status: a run is counted in locals and added at
+ * its end, where a count in memory at each record made a chain of loads and stores (1 GiB's 4.8M
+ * records in Node: 51-54 -> 28-32 ms).
+ */
 function countStatuses(kinds: Uint8Array, statuses: Uint8Array, recGen: ArrayLike<number>, into: StatusTally): void {
   const { byStatus, cookieStatus, cookieGens } = into;
-  let cookies = 0;
   let resolved = 0;
   let lastGen = NaN;
+  let runStatus = -1;
+  let runRecords = 0;
+  let runCookies = 0;
   for (let i = 0; i < kinds.length; i++) {
     const kind = kinds[i];
     const st = statuses[i];
-    byStatus[st]++;
-    if (kind === RecordKind.CookieV7 || kind === RecordKind.CookieV8) {
-      cookies++;
-      cookieStatus[st]++;
-      if (kind === RecordKind.CookieV8 && recGen[i] >>> 0 !== lastGen) cookieGens.add((lastGen = recGen[i] >>> 0));
-      if (hasStack(st)) resolved++;
+    if (st !== runStatus) {
+      if (runStatus >= 0) {
+        byStatus[runStatus] += runRecords;
+        cookieStatus[runStatus] += runCookies;
+        if (hasStack(runStatus)) resolved += runCookies;
+      }
+      runStatus = st;
+      runRecords = 0;
+      runCookies = 0;
+    }
+    runRecords++;
+    if (kind === COOKIE_V7 || kind === COOKIE_V8) {
+      runCookies++;
+      if (kind === COOKIE_V8 && recGen[i] >>> 0 !== lastGen) cookieGens.add((lastGen = recGen[i] >>> 0));
     }
   }
+  if (runStatus >= 0) {
+    byStatus[runStatus] += runRecords;
+    cookieStatus[runStatus] += runCookies;
+    if (hasStack(runStatus)) resolved += runCookies;
+  }
+  let cookies = 0;
+  for (let s = 0; s < cookieStatus.length; s++) cookies += cookieStatus[s];
   into.cookies = cookies;
   into.resolved = resolved;
 }
