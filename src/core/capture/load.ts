@@ -5,7 +5,7 @@ import { unpack } from '../unpack/unpack.ts';
 import { sniffKind } from '../formats/sniff.ts';
 import type { NamedStream } from '../unpack/types.ts';
 import { splitPoint, type TracePart, type TracePartReader } from './split-trace.ts';
-import { columnSizer } from './trace-columns.ts';
+import { columnSizer } from './column-sizer.ts';
 import type { EventFilter } from './event-filter.ts';
 import { macrotask } from '../base/macrotask.ts';
 

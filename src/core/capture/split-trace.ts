@@ -6,7 +6,8 @@ import { createTraceTextParser } from '../formats/trace-text.ts';
 import { SNIFF_BYTES, sniffKind } from '../formats/sniff.ts';
 import type { ChunkParser, LineCount } from '../formats/types.ts';
 import { StackTable } from './stack-table.ts';
-import { columnSizer, TraceColumns } from './trace-columns.ts';
+import { columnSizer } from './column-sizer.ts';
+import { TraceColumns } from './trace-columns.ts';
 import { linesAfterStop, type TraceColumnsPart } from './trace-columns-data.ts';
 
 /**
