@@ -7,8 +7,8 @@ import { INTEGRATION } from './suites.ts';
 const root = new URL('..', import.meta.url);
 // what starting something looks like in this project's tests: Node's process and thread modules,
 // the simulator's worker-thread runner, Workers, Playwright's Chromium, the trace-cmd helpers of
-// core/testing/trace-dat.ts
-const STARTS = /\b(?:node:child_process|node:worker_threads|runNode|new Worker|chromium\.launch|traceCmd|reportLines)\b/;
+// core/testing/trace-dat.ts, the awk of core/testing/awk-segments.ts
+const STARTS = /\b(?:node:child_process|node:worker_threads|runNode|new Worker|chromium\.launch|traceCmd|reportLines|reportText|awkSegments)\b/;
 
 describe('the split of the tests by what they start', () => {
   // TEST_FILES's folders, walked (Node 20 has no fs.glob)

@@ -7,6 +7,11 @@ import { summarize } from './summary.ts';
 import { Ingest } from './ingest.ts';
 import { readTracePart } from './split-trace.ts';
 import { tarOfOneByteMembers } from '../testing/hostile-inputs.ts';
+import { awkSegments } from '../testing/awk-segments.ts';
+import { realIt, realTrace } from '../testing/real-traces.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 // Issue 34, 15: costs in proportion to the input, measured by counting what is kept (reports,
 // diagnostic objects), never by time. Scaled down from the adversary's inputs.
@@ -254,37 +259,44 @@ function cookieLines(events: number, pad: number, from = 0): string {
 }
 
 describe('a large trace text file: its columns sized once from its size (columnSizer)', () => {
-  /** loads `text` as one file; `sizedBuffers`: the event and record columns' buffers right after their first sizing */
-  async function load(text: string) {
+  /**
+   * Loads `bytes` as one file, watching the columns' own `reserve`: `sized`, the event columns'
+   * capacity after each reservation that grew them; `sizedBuffers`, each watched column's buffer
+   * right after its first (null for one never reserved).
+   */
+  async function load(bytes: Uint8Array<ArrayBuffer>) {
     const ingest = new Ingest();
-    const columns = () => [ingest.trace.evTs, ingest.trace.evCpu, ingest.trace.recEvent, ingest.trace.recGen];
-    const reserveFor = ingest.trace.reserveFor.bind(ingest.trace);
-    let sizedBuffers: ArrayBufferLike[] | null = null;
-    /** the capacity of the event columns after each sizing */
+    const t = ingest.trace;
+    const columns = () => [t.evTs, t.evCpu, t.recEvent, t.recGen];
+    const sizedBuffers: (ArrayBufferLike | null)[] = columns().map(() => null);
     const sized: number[] = [];
-    ingest.trace.reserveFor = (...args) => {
-      reserveFor(...args);
-      sizedBuffers ??= columns().map((c) => c.raw().buffer);
-      sized.push(ingest.trace.evTs.byteLength / 8);
-    };
-    const cap = await loadFiles([{ name: 'trace', blob: new Blob([new TextEncoder().encode(text)]) }], { session: ingest });
-    return { cap, ingest, sizedBuffers: sizedBuffers as ArrayBufferLike[] | null, columns, sized };
+    columns().forEach((c, i) => {
+      const reserve = c.reserve.bind(c);
+      c.reserve = (n: number) => {
+        reserve(n);
+        sizedBuffers[i] ??= c.raw().buffer;
+        if (i === 0) sized.push(c.capacity);
+      };
+    });
+    const cap = await loadFiles([{ name: 'trace', blob: new Blob([bytes]) }], { session: ingest });
+    return { cap, ingest, sizedBuffers, columns, sized };
   }
+  const encode = (text: string) => new TextEncoder().encode(text);
 
   it('a nearly even file: sized at 1/16 of its bytes, then no growth; what a finish keeps beyond the rows is under 1/16', async () => {
     const events = 60_000;
     // the first lines a little longer: the guess at half asks a few rows more, which the room made at 1/16 holds
     const head = 4_000;
-    const { cap, sizedBuffers, columns, sized } = await load(cookieLines(head, 12) + cookieLines(events - head, 10, head));
-    expect(sized.length).toBe(2);
+    const { cap, sizedBuffers, columns, sized } = await load(encode(cookieLines(head, 12) + cookieLines(events - head, 10, head)));
+    expect(sized.length).toBe(1);
     // counted by the text's maker, not by the reader
     expect([cap.trace.eventCount, cap.trace.recordCount]).toEqual([events, events]);
-    expect(sizedBuffers).not.toBeNull();
+    expect(sizedBuffers.every((b) => b !== null)).toBe(true);
     // the buffers the first sizing made are the ones the rows ended in: no doubling, no copy after it
-    expect(columns().map((c, i) => c.raw().buffer === sizedBuffers![i])).toEqual([true, true, true, true]);
+    expect(columns().map((c, i) => c.raw().buffer === sizedBuffers[i])).toEqual([true, true, true, true]);
     for (const c of columns()) {
-      expect(c.byteLength / c.raw().BYTES_PER_ELEMENT).toBeGreaterThanOrEqual(events);
-      expect(c.byteLength / c.raw().BYTES_PER_ELEMENT).toBeLessThanOrEqual(events * (1 + 1 / 16));
+      expect(c.capacity).toBeGreaterThanOrEqual(events);
+      expect(c.capacity).toBeLessThanOrEqual(events * (1 + 1 / 16));
     }
     expect(cap.trace.evTs.raw()[events - 1]).toBeCloseTo(100 + (events - 1) / 1e6, 6);
   });
@@ -292,7 +304,7 @@ describe('a large trace text file: its columns sized once from its size (columnS
   it('a file denser in its second half: sized again at half, every row kept, the slack trimmed to under 1/16', async () => {
     const sparse = 20_000;
     const dense = 80_000;
-    const { cap, ingest, sized } = await load(cookieLines(sparse, 120) + cookieLines(dense, 4, sparse));
+    const { cap, ingest, sized } = await load(encode(cookieLines(sparse, 120) + cookieLines(dense, 4, sparse)));
     expect([cap.trace.eventCount, cap.trace.recordCount]).toEqual([sparse + dense, sparse + dense]);
     // the first guess, from the sparse head, falls short of every event; the second, at half, grows it
     expect(sized.length).toBe(2);
@@ -300,8 +312,24 @@ describe('a large trace text file: its columns sized once from its size (columnS
     expect(sized[1]).toBeGreaterThan(sized[0]);
     const ev = cap.trace.recEvent.raw();
     for (let r = 0; r < ev.length; r += 997) expect(ev[r]).toBe(r);
-    for (const c of [ingest.trace.evTs, ingest.trace.recEvent]) {
-      expect(c.byteLength / c.raw().BYTES_PER_ELEMENT).toBeLessThanOrEqual((sparse + dense) * (1 + 1 / 16));
-    }
+    for (const c of [ingest.trace.evTs, ingest.trace.recEvent]) expect(c.capacity).toBeLessThanOrEqual((sparse + dense) * (1 + 1 / 16));
+  });
+
+  realIt('a published atrace file, 48 copies end to end (4.7 MB): every event awk counts, sized once, the same buffers to the end', async () => {
+    const one = realTrace('catapult-decompressed_atrace_data.txt');
+    const copies = 48;
+    const bytes = new Uint8Array(one.length * copies);
+    for (let k = 0; k < copies; k++) bytes.set(one, k * one.length);
+    const dir = mkdtempSync(join(tmpdir(), 'sized-'));
+    const path = join(dir, 'trace');
+    writeFileSync(path, bytes);
+    // awk over the very bytes loaded (each copy steps back in time: a segment of its own)
+    const awk = awkSegments([path]);
+    const { cap, sizedBuffers, sized } = await load(bytes);
+    expect(cap.trace.eventCount).toBe(awk.reduce((n, s) => n + s[2], 0));
+    expect(cap.trace.recordCount).toBe(awk.reduce((n, s) => n + s[3], 0));
+    expect(sized.length).toBe(1);
+    expect(cap.trace.evTs.raw().buffer).toBe(sizedBuffers[0]);
+    expect(cap.trace.evTs.raw().buffer.byteLength / 8).toBeLessThanOrEqual(cap.trace.eventCount * (1 + 1 / 16));
   });
 });

@@ -2,6 +2,9 @@
 // stands for a known stack (a resolved or unverified cookie, a full stack) keyed by its frames'
 // text, counted in a Map, ordered by count and then by its first record (the second method; the
 // capture's columns are what both read).
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateSample } from '../sim/sample-capture.ts';
@@ -90,5 +93,30 @@ describe('statusTally', () => {
     // the summary and a second ask read the same tally: one pass per capture
     expect(summarize(c).cookies).toBe(cookies);
     expect(statusTally(c)).toBe(tally);
+  });
+});
+
+describe('statusTally of the embedded sample, against awk over its files', () => {
+  it('cookies, their v8 generations and the full stacks, as awk counts their lines in public/samples', () => {
+    const dir = join(import.meta.dirname, '../../../public/samples');
+    const names = readdirSync(dir).filter((n) => n !== 'index.json');
+    const c = ingestFiles(names.map((n) => [n, new Uint8Array(readFileSync(join(dir, n)))] as [string, Uint8Array]));
+    const awk = (program: string) => execFileSync('awk', [program, join(dir, 'trace')], { encoding: 'utf8' }).trim();
+    // a cookie line ends `<stack_id N>` or `<stack_id N gen G>`; a full stack starts at `<stack trace>`
+    const cookies = Number(awk('/<stack_id [0-9]+( gen [0-9]+)?>[ \\t]*$/ { n++ } END { print n + 0 }'));
+    const gens = awk(
+      'match($0, /<stack_id [0-9]+ gen [0-9]+>/) { s = substr($0, RSTART, RLENGTH); sub(/.* gen /, "", s); sub(/>/, "", s); g[s] = 1 } END { for (k in g) print k }',
+    )
+      .split('\n')
+      .map(Number)
+      .sort((a, b) => a - b);
+    const fulls = Number(awk('/<stack trace>[ \\t]*$/ { n++ } END { print n + 0 }'));
+    const tally = statusTally(c);
+    expect(cookies).toBeGreaterThan(3000);
+    expect(tally.cookies).toBe(cookies);
+    expect([...tally.cookieGens].sort((a, b) => a - b)).toEqual(gens);
+    expect(tally.byStatus[RecordStatus.Full]).toBe(fulls);
+    // every record is a cookie or a full stack in the sample
+    expect(tally.byStatus.reduce((n, x) => n + x, 0)).toBe(cookies + fulls);
   });
 });

@@ -270,32 +270,6 @@ export class TraceColumns extends TraceColumnsData {
   }
 
   /**
-   * Sizes the event, record and field-evidence columns once for a file `done` bytes into its
-   * `total` (`m`: where the columns stood when it began): each group's rows so far, scaled to
-   * the whole file, and 1/32 more, unless they have room for the rows so scaled already (a
-   * second sizing that would add a few rows copies nothing). A file read on two threads is sized here for both halves (the
-   * other's rows are appended to these columns), so the doubling's copies and the join's copy
-   * of this half do not happen; a guess that falls short grows by doubling as before. Bounded
-   * by the file: a row took at least a byte of it.
-   */
-  reserveFor(m: TraceColumnsMark, done: number, total: number): void {
-    if (this.readOnly || done <= 0 || total <= done) return;
-    const scale = total / done;
-    const size = (cols: readonly { length: number; capacity: number; reserve(n: number): void }[], from: number) => {
-      const rows = cols[0].length - from;
-      if (rows <= 0) return;
-      // the room the rows so far say the file needs; when some column has less, that and 1/32 more
-      const need = from + Math.ceil(rows * scale);
-      if (cols.every((c) => c.capacity >= need)) return;
-      const want = need + Math.ceil((need - from) / 32) + 64;
-      for (const c of cols) c.reserve(want);
-    };
-    size(this.eventColumns(), m.events);
-    size(this.recordColumns(), m.records);
-    size(this.evidColumns(), m.evidence);
-  }
-
-  /**
    * The columns as they are now, read-only, over `stacks` (the stack table's snapshot), sharing
    * the arrays: later appends, rollbacks and cookie resolutions here do not show in it.
    */
@@ -365,10 +339,11 @@ export class TraceColumns extends TraceColumnsData {
     );
   }
 
-  private eventColumns() {
+  /** the columns of every event (one row an event), of every stack record, and of the field evidence: what a rollback truncates together, and what column-sizer.ts sizes */
+  eventColumns() {
     return [this.evTs, this.evCpu, this.evPid, this.evTask, this.evName];
   }
-  private recordColumns() {
+  recordColumns() {
     return [this.recEvent, this.recKind, this.recSlot, this.recGen, this.recStack, this.recStatus];
   }
   private ownColumns() {
@@ -377,7 +352,7 @@ export class TraceColumns extends TraceColumnsData {
   private weightColumns() {
     return [this.weightEv, this.weightVal];
   }
-  private evidColumns() {
+  evidColumns() {
     return [this.evidRec, this.evidA, this.evidB];
   }
   private lostColumns() {
