@@ -153,6 +153,35 @@ export class FrameTable {
     return f;
   }
 
+  /**
+   * New site frames of function `fn`, one per `keys[from, to)`, at offsets `base + keys[i]`
+   * (unsigned 32-bit), appended as `appendSite` appends one (the caller knows none is in the
+   * table yet); returns the first's frame, the rest follow it.
+   */
+  appendSiteRun(fn: number, keys: Int32Array, from: number, to: number, base: number): number {
+    const f0 = this.count;
+    const n = to - from;
+    if (n <= 0) return f0;
+    if (this.readOnly) throw new Error('a snapshot of the frame table is read-only');
+    if (f0 + n > 0x3fffffff) throw new RangeError('more than 2^30 distinct frames');
+    if (f0 + n > this.kind.length) this.resize(Math.max(2 * f0, f0 + n));
+    const kind = this.kind;
+    const a = this.a;
+    const b = this.b;
+    for (let i = from, f = f0; i < to; i++, f++) {
+      kind[f] = FrameKind.Site;
+      a[f] = fn;
+      b[f] = (base + keys[i]) | 0;
+    }
+    this.count = f0 + n;
+    if (fn >= this.siteFn.length) this.siteFn = grownBytes(this.siteFn, fn);
+    this.siteFn[fn] = 1;
+    this.unindexed += n;
+    if (fn >= this.unindexedFn.length) this.unindexedFn = grownBytes(this.unindexedFn, fn);
+    this.unindexedFn[fn] = 1;
+    return f0;
+  }
+
   /** Whether function `fn` (an index of `functions`) has a site frame. */
   hasSites(fn: number): boolean {
     return fn < this.siteFn.length && this.siteFn[fn] === 1;

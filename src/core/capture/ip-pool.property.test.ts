@@ -24,8 +24,8 @@ const columnsOf = (ips: bigint[][]) => {
 /**
  * IpPool.addColumns, both ways (the address table; the two passes over address keys, from the
  * start or after the table gave up partway), against the plain symbolizer: each ip's frame
- * named as the BigInt search names it, one frame per distinct name, made in the order the names
- * first appear, hits and misses counted per ip. Several dumps through one pool, and a frame
+ * named as the BigInt search names it, one frame per distinct name (through the address table
+ * made in the order the names first appear), hits and misses counted per ip. Several dumps through one pool, and a frame
  * table that already holds some of the sites (a trace's full stacks read first).
  */
 describe("IpPool against a BigInt binary search, on both generators' shapes (property)", () => {
@@ -62,11 +62,14 @@ describe("IpPool against a BigInt binary search, on both generators' shapes (pro
             want.push(...keys);
             expect(Array.from(pool.ids.subarray(start, start + flat.length), (f) => frames.name(f))).toEqual(keys);
           }
-          // one frame per distinct name, in the order the names first came
-          expect(Array.from({ length: frames.size }, (_, f) => frames.name(f))).toEqual(order);
+          // one frame per distinct name: through the address table in the order the names first
+          // came; the key pass makes a dump's new frames in address order instead
+          const made = Array.from({ length: frames.size }, (_, f) => frames.name(f));
+          if (hashLimitForTests === undefined) expect(made).toEqual(order);
+          else expect([...made].sort()).toEqual([...order].sort());
           expect([s.hits, s.misses]).toEqual([plain.counts.hits - counted.hits, plain.counts.misses - counted.misses]);
           // the frames appended without the index are found by value afterwards
-          for (const key of new Set(want)) expect(frames.lookup(key)).toBe(order.indexOf(key));
+          for (const key of new Set(want)) expect(frames.lookup(key)).toBe(made.indexOf(key));
         }),
         { numRuns: 25 },
       );

@@ -16,9 +16,6 @@ const enum Tally {
   Miss = 2,
 }
 
-/** What `sortByPage` leaves in `ids` for an ip without an address key (a constant here: an imported one is loaded per use) */
-const ALONE = -1;
-
 /** The address table of one high half (IpPool's `tables`). */
 interface AddressTable {
   hi: number;
@@ -82,16 +79,16 @@ export function tooManyAddresses(c: DumpColumns, room: number, k0: number, k1: n
  * What binary records' frames are read into: every record's frame ids (of the stack table's
  * frame table) in one pool, since a typed array per record would be 262,144 small buffers for
  * the GC to track. A frame is integers, (function, offset) or the address: no string per ip.
- * Frames enter the frame table here, in the order the ips first appear; stacks enter the stack
- * table only at `seal`.
+ * Frames enter the frame table here; stacks enter the stack table only at `seal`.
  *
  * A binary dump's columns are read so that each distinct address is symbolized and made a frame
  * once and a repeat costs no probe of a large table (`addColumns`): through a table of the
- * addresses when they are few, else with the ips sorted by the symbolizer's dense address keys,
- * page by page, to symbolize each distinct one in address order (page-sort.ts), then made frames
- * in ip order (`keyPass`). A new address of a function whose name one symbol alone has, and that
- * had no frame before, is appended to the frame table without a look in its index
- * (`FrameTable.appendSite`): no other address can be that site.
+ * addresses when they are few (frames made in the order the ips first name them), else with the
+ * ips sorted by the symbolizer's dense address keys, page by page, each distinct one symbolized
+ * and made a frame in address order (page-sort.ts, `keyPass`). A new address of a function whose
+ * name one symbol alone has, and that had no frame before, is appended to the frame table
+ * without a look in its index (`FrameTable.appendSite`, `appendSiteRun` for a symbol's run of
+ * addresses in a page): no other address can be that site.
  */
 export class IpPool {
   ids = new Int32Array(1 << 16);
@@ -316,60 +313,90 @@ export class IpPool {
 
   /**
    * The ips by address key (the symbolizer's dense keys of addresses inside the pages where
-   * symbols start), a page at a time, then in ip order: `sortByPage` (page-sort.ts) symbolizes
-   * each distinct key once, in address order, and leaves in `ids` per ip what its frame needs;
-   * then a pass in ip order makes the frames (in the order the addresses first appear, as the
-   * address table does). A key seen once is made a frame from its symbol and the ip's own low
-   * half, nothing loaded at random but its symbol's function; a key seen again finds its symbol,
-   * then its frame, in a table of the repeated keys alone (4 bytes each: 3.7 MB for the 0.93M of
-   * a random dump's 3.36M distinct addresses that repeat).
+   * symbols start), a page at a time: `sortByPage` (page-sort.ts) lists each page's distinct keys
+   * in address order, each made a frame here once (`pageFrames`), and leaves each keyed ip's
+   * frame in `ids`; then a pass in ip order makes the frames of the ips without a key. Frames so
+   * come in address order, the unkeyed ones after them, not in the order the ips first name them
+   * (the address table's order): a pass in ip order to number them so was the slowest part of a
+   * random dump's load, a symbol's name and function looked up per ip at random (34 ns an ip of
+   * 8.9M, 300 ms), where in address order a symbol's addresses come together.
    */
   private keyPass(c: DumpColumns, start: number): void {
     const sz = this.symbolizer;
-    let repeated: Int32Array;
-    if (sz !== null && sz.keySpace > 0) repeated = sortByPage(sz, c, this.ids, start);
-    else {
-      repeated = new Int32Array(0);
-      this.ids.fill(ALONE, start, start + c.ips);
-    }
-    let j = start;
-    for (let b = 0; b < c.ipHi.length; b++) {
-      // the first call a short one (page-sort.ts, FIRST_CALL)
-      const n = c.ipHi[b].length;
-      const cut = b === 0 ? Math.min(n, 1 << 8) : 0;
-      if (cut > 0) this.framesOf(c.ipHi[b], c.ipLo[b], 0, cut, j, repeated);
-      this.framesOf(c.ipHi[b], c.ipLo[b], cut, n, j + cut, repeated);
-      j += c.ipHi[b].length;
-    }
-    this.length = j;
+    const end = start + c.ips;
+    if (sz !== null && sz.keySpace > 0) this.unkeyed(c, start, sortByPage(sz, c, this.ids, start, this.pageFrames));
+    else this.unkeyed(c, start, null);
+    this.length = end;
     this.settle();
   }
 
-  /** The frames of the ips [from, to) of a block `H`/`L`, in ip order, from what `sortByPage` left in `ids` from `j` (a call per block: see page-sort.ts). */
-  private framesOf(H: Uint32Array, L: Uint32Array, from: number, to: number, j: number, repeated: Int32Array): void {
+  /** Bounds and codes of a key page's symbols (`Symbolizer.pageSymbols`), made when a key pass first asks. */
+  private pageRuns: { bounds: Int32Array; codes: Int32Array } | null = null;
+
+  /**
+   * The frames of a key page's distinct keys (`PageFrames`, page-sort.ts), in address order, a
+   * run of the page's symbols at a time: a symbol whose new sites may be appended without the
+   * index (`siteOf`) has its keys appended at once (`FrameTable.appendSiteRun`), any other key
+   * is made on its own, by `siteOf` or, where the run says `locateOne` must, by `first`. Counts
+   * each key's ips as hits or misses.
+   */
+  private readonly pageFrames = (page: number, keys: Int32Array, n: number, table: Int32Array): void => {
     const sz = this.symbolizer!;
+    const runs = (this.pageRuns ??= { bounds: new Int32Array((1 << 16) + 2), codes: new Int32Array((1 << 16) + 2) });
+    const bounds = runs.bounds;
+    const codes = runs.codes;
+    sz.pageSymbols(page, bounds, codes);
+    const pageLo = sz.keyPageStart(page);
+    const hi = sz.keyedHi;
+    const frames = this.frames;
+    let hits = 0;
+    let misses = 0;
+    let s = 0;
+    for (let i = 0; i < n;) {
+      while (bounds[s + 1] <= keys[i]) s++;
+      const end = bounds[s + 1];
+      let k = i + 1;
+      while (k < n && keys[k] < end) k++;
+      const sym = codes[s];
+      if (sym >= 0 && (this.functionOfSym(sym) & 1) === 1) {
+        // keys [i, k), each a new site of a function no other frame has a site of at that offset
+        const f0 = frames.appendSiteRun(this.fnOfSym[sym] >> 1, keys, i, k, sz.offsetIn(sym, pageLo));
+        if (f0 + (k - i) > 1 << 29) throw new RangeError('more than 2^29 distinct frames');
+        for (let x = i; x < k; x++) {
+          const off = keys[x];
+          hits += table[off];
+          table[off] = f0 + x - i;
+        }
+      } else {
+        for (let x = i; x < k; x++) {
+          const off = keys[x];
+          const lo = pageLo + off;
+          const t = sym >= 0 ? this.siteOf(sym, sz.offsetIn(sym, lo), false) : this.first(hi, lo, false);
+          const count = table[off];
+          table[off] = t >> 2;
+          hits += count & -(t & Tally.Hit);
+          misses += count & -((t & Tally.Miss) >> 1);
+        }
+      }
+      i = k;
+    }
+    this.tally[Tally.Hit] += hits;
+    this.tally[Tally.Miss] += misses;
+  };
+
+  /**
+   * The frames of the ips of `c` (the first at `ids[start]`) at the places `alone` lists
+   * (ascending) in `ids`, or of every one (null), in ip order.
+   */
+  private unkeyed(c: DumpColumns, start: number, alone: Int32Array | null): void {
     const ids = this.ids;
     let hits = 0;
     let misses = 0;
-    for (let i = from; i < to; i++, j++) {
-      const r = ids[j];
-      let t: number;
-      if (r >= 0) {
-        // a key seen again, (its index << 1) | 1 at its first sight: there its symbol + 1 (0:
-        // locateOne's) becomes its frame
-        const e = r >> 1;
-        if ((r & 1) === 0) t = repeated[e];
-        else {
-          const v = repeated[e];
-          t = v > 0 ? this.siteOf(v - 1, sz.offsetIn(v - 1, L[i]), false) : this.first(H[i], L[i], false);
-          repeated[e] = t;
-        }
-      } else if (r === ALONE) t = this.first(H[i], L[i], true);
-      else {
-        // a key seen once: -2 - (its symbol + 1, or 0)
-        const v = -2 - r;
-        t = v > 0 ? this.siteOf(v - 1, sz.offsetIn(v - 1, L[i]), false) : this.first(H[i], L[i], false);
-      }
+    const n = alone === null ? c.ips : alone.length;
+    for (let x = 0, b = 0, blockStart = start; x < n; x++) {
+      const j = alone === null ? start + x : alone[x];
+      while (j >= blockStart + c.ipHi[b].length) blockStart += c.ipHi[b++].length;
+      const t = this.first(c.ipHi[b][j - blockStart], c.ipLo[b][j - blockStart], true);
       ids[j] = t >> 2;
       hits += t & Tally.Hit;
       misses += (t & Tally.Miss) >> 1;
@@ -411,16 +438,24 @@ export class IpPool {
   /** The frame of symbol `s` at offset `off` (unsigned 32-bit) << 2 | Tally.Hit (`alone` as for `first`). */
   private siteOf(s: number, off: number, alone: boolean): number {
     const frames = this.frames;
-    let e = this.fnOfSym[s];
-    if (e < 0) {
-      const fn = frames.functions.intern(this.symbolizer!.names[s]);
-      const unique = (this.unique ??= this.symbolizer!.uniqueNames());
-      e = this.fnOfSym[s] = (fn << 1) | (unique[s] === 1 && !frames.hasSites(fn) ? 1 : 0);
-    }
+    let e = this.functionOfSym(s);
     if (alone && (e & 1) === 1) e = this.fnOfSym[s] = e & -2;
     const f = (e & 1) === 1 ? frames.appendSite(e >> 1, off) : frames.site(e >> 1, off);
     if (f >= 1 << 29) throw new RangeError('more than 2^29 distinct frames');
     return (f << 2) | Tally.Hit;
+  }
+
+  /**
+   * Symbol `s`'s function in the frame table << 1, | 1 when its new sites may be appended without
+   * the index: its name is no other symbol's and no frame named a site of it before (`fnOfSym`).
+   */
+  private functionOfSym(s: number): number {
+    const e = this.fnOfSym[s];
+    if (e >= 0) return e;
+    const frames = this.frames;
+    const fn = frames.functions.intern(this.symbolizer!.names[s]);
+    const unique = (this.unique ??= this.symbolizer!.uniqueNames());
+    return (this.fnOfSym[s] = (fn << 1) | (unique[s] === 1 && !frames.hasSites(fn) ? 1 : 0));
   }
 
   private trampolineFrame(): number {

@@ -15,12 +15,20 @@ const FIRST_CALL = 1 << 8;
 const PAGE_WORDS = PAGE_KEYS >>> 5;
 
 /**
+ * What `sortByPage` asks for each key page its ips touch: a frame for each of the page's
+ * distinct keys. `keys[0, n)` are the keys' offsets in the page (`key & 0xffff`), ascending, and
+ * `table[off]` how many of the dump's ips have that key; the callback writes over each count the
+ * key's frame (>= 0).
+ */
+export type PageFrames = (page: number, keys: Int32Array, n: number, table: Int32Array) => void;
+
+/**
  * A binary dump's ips sorted by the symbolizer's address keys, so that each distinct address is
- * symbolized once and in address order (ip-pool.ts, its key pass). Writes to `ids` per ip (from
- * `start`): -1 (`keyOf`'s; ALONE in ip-pool.ts) for an ip without an address key; -2 - (its
- * symbol + 1, or 0 where `locateOne` must say) for a key seen once in the dump; else (e << 1) | 1
- * at a key's first sight and e << 1 at the next, e the key's index among the keys seen again,
- * whose symbol + 1 (or 0) the returned table holds at e.
+ * made a frame once, in address order (ip-pool.ts, its key pass): `framesOfPage` is called per
+ * page with the page's distinct keys, ascending, and their counts, and writes each one's frame;
+ * `ids` per ip (from `start`) then holds its frame, or -1 (`keyOf`'s) for
+ * an ip without an address key, which the caller makes a frame of itself: the returned list
+ * holds where those are in `ids`, ascending.
  *
  * The symbolizer's keys are 2^16 per page (a page of kernel text where a symbol starts), and a
  * random dump's ips jump across millions of them: marks per key (as bits, a few MB) or lookups
@@ -28,19 +36,20 @@ const PAGE_WORDS = PAGE_KEYS >>> 5;
  * first (a counting sort: the keyed ips of each page, then each one's key in the page into its
  * page's run, in ip order), and each page's run is read twice with a table of the page's 2^16
  * keys (256 KB, in cache): once to count each key and mark it in a bitmap of the page (8 KB),
- * once to write over each key what `ids` takes for it. Between the two, the page's distinct keys
- * are read from the bitmap in address order, walking the page's symbols (`Symbolizer.pageSymbols`,
- * a run of keys per symbol) beside them: the work is the page's distinct keys plus its 2^11 words,
- * not its 2^16 keys (a random dump's 3.4M distinct addresses lie in 795 pages, 52M keys). Then
- * the runs are read back in ip order, as they were written (one cursor per page). Every pass
- * reads and writes its arrays in order, or one of a few hundred streams in order, but for the
- * page's table. 4 bytes an ip, 4 a page, 4 a repeated key.
+ * once to write over each key its frame. Between the two, the page's distinct keys are listed
+ * from the bitmap in address order: the work is the page's distinct keys plus its 2^11 words,
+ * not its 2^16 keys (a random dump's 3.4M distinct addresses lie in 795 pages, 52M keys), and
+ * the frames are made in address order, walking the page's symbols beside them (ip-pool.ts),
+ * each symbol's name and function read once for all its addresses. Then the runs are read back
+ * in ip order, as they were written (one cursor per page). Every pass reads and writes its
+ * arrays in order, or one of a few hundred streams in order, but for the page's table. 4 bytes
+ * an ip, 4 a page.
  *
  * Each loop is a function of its own (the keys' is `Symbolizer.keysOf`), called per block of ips
  * or per page, the first call a short one (`FIRST_CALL`): compiled once, with what its first
  * calls saw.
  */
-export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, start: number): Int32Array {
+export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, start: number, framesOfPage: PageFrames): Int32Array {
   const pages = Math.ceil(sz.keySpace / PAGE_KEYS);
   // each ip's key (-1: none), and each page's keyed ips
   const at = new Int32Array(pages + 1);
@@ -62,36 +71,27 @@ export function sortByPage(sz: Symbolizer, c: DumpColumns, ids: Int32Array, star
   const cut = Math.min(end, start + FIRST_CALL);
   scatter(ids, start, cut, runs, cursor);
   for (let q = cut; q < end; q += 1 << 18) scatter(ids, q, Math.min(end, q + (1 << 18)), runs, cursor);
-  // per key of the page being read: how often it comes (first read), then what `ids` takes for it
+  // per key of the page being read: how often it comes (first read), then its frame
   const table = new Int32Array(PAGE_KEYS);
-  // the page's keys seen, as bits, and as a list (to clear the table)
+  // the page's keys seen, as bits, and as a list
   const bits = new Int32Array(PAGE_WORDS);
-  const keys = new Int32Array(PAGE_KEYS + 1);
-  // the page's symbols, as runs of its keys
-  const bounds = new Int32Array(PAGE_KEYS + 2);
-  const codes = new Int32Array(PAGE_KEYS + 2);
-  let repeated = new Int32Array(1 << 12);
-  let r = 0;
+  const keys = new Int32Array(PAGE_KEYS);
   for (let p = 0; p < pages; p++) {
     const from = at[p];
     const to = at[p + 1];
     if (to === from) continue;
-    if (r + PAGE_KEYS > repeated.length) {
-      const grown = new Int32Array(Math.max(2 * repeated.length, r + PAGE_KEYS));
-      grown.set(repeated.subarray(0, r));
-      repeated = grown;
-    }
-    sz.pageSymbols(p, bounds, codes);
     count(runs, from, to, table, bits);
-    r = seenKeys(table, bits, keys, bounds, codes, repeated, r);
+    const n = listKeys(bits, keys);
+    framesOfPage(p, keys, n, table);
     rewrite(runs, from, to, table);
-    clear(table, keys);
+    clear(table, keys, n);
   }
-  // each keyed ip's entry, its page's run read in the order it was written
+  // each keyed ip's frame, its page's run read in the order it was written; the others listed
   cursor.set(at.subarray(0, pages));
-  gather(ids, start, cut, runs, cursor);
-  for (let q = cut; q < end; q += 1 << 18) gather(ids, q, Math.min(end, q + (1 << 18)), runs, cursor);
-  return repeated.subarray(0, r);
+  const alone = new Int32Array(c.ips - at[pages]);
+  let na = gather(ids, start, cut, runs, cursor, alone, 0);
+  for (let q = cut; q < end; q += 1 << 18) na = gather(ids, q, Math.min(end, q + (1 << 18)), runs, cursor, alone, na);
+  return alone;
 }
 
 /** The keys of `ids[from, to)` into their pages' runs, at each page's cursor. */
@@ -102,12 +102,14 @@ function scatter(ids: Int32Array, from: number, to: number, runs: Int32Array, cu
   }
 }
 
-/** The runs' entries back into `ids[from, to)`, each key's from its page's cursor. */
-function gather(ids: Int32Array, from: number, to: number, runs: Int32Array, cursor: Int32Array): void {
+/** The runs' entries back into `ids[from, to)`, each key's from its page's cursor; each ip without a key into `alone` from `na` on. Returns the new `na`. */
+function gather(ids: Int32Array, from: number, to: number, runs: Int32Array, cursor: Int32Array, alone: Int32Array, na: number): number {
   for (let q = from; q < to; q++) {
     const k = ids[q];
     if (k >= 0) ids[q] = runs[cursor[k >>> PAGE_BITS]++];
+    else alone[na++] = q;
   }
+  return na;
 }
 
 /** How often each key of the run [from, to) comes, into `table`, each key marked in `bits`. */
@@ -119,15 +121,9 @@ function count(runs: Int32Array, from: number, to: number, table: Int32Array, bi
   }
 }
 
-/**
- * The page's keys marked in `bits`, in address order (the bits cleared on the way), each one's
- * count in `table` replaced by what `ids` takes for it, without a branch but the symbol's; the
- * page's symbols are the runs of keys `bounds`/`codes`. Lists the keys in `keys` (a -1 after
- * them); returns the repeated keys so far (`r` before).
- */
-function seenKeys(table: Int32Array, bits: Int32Array, keys: Int32Array, bounds: Int32Array, codes: Int32Array, repeated: Int32Array, r: number): number {
+/** The page's keys marked in `bits` into `keys`, in address order (the bits cleared on the way); returns how many. */
+function listKeys(bits: Int32Array, keys: Int32Array): number {
   let d = 0;
-  let s = 0;
   for (let w = 0; w < PAGE_WORDS; w++) {
     let m = bits[w];
     if (m === 0) continue;
@@ -135,32 +131,18 @@ function seenKeys(table: Int32Array, bits: Int32Array, keys: Int32Array, bounds:
     while (m !== 0) {
       const low = m & -m;
       m ^= low;
-      const off = (w << 5) | (31 - Math.clz32(low));
-      while (bounds[s + 1] <= off) s++;
-      const v = codes[s] + 1;
-      // -1 where the key came more than once, else 0
-      const again = (1 - table[off]) >> 31;
-      repeated[r] = v;
-      table[off] = ((-2 - v) & ~again) | (((r << 1) | 1) & again);
-      r -= again;
-      keys[d++] = off;
+      keys[d++] = (w << 5) | (31 - Math.clz32(low));
     }
   }
-  keys[d] = -1;
-  return r;
+  return d;
 }
 
-/** Each key of the run [from, to) replaced by its entry; a repeated key's first sight keeps bit 0, the rest lose it. */
+/** Each key of the run [from, to) replaced by its frame. */
 function rewrite(runs: Int32Array, from: number, to: number, table: Int32Array): void {
-  for (let x = from; x < to; x++) {
-    const o = runs[x];
-    const t = table[o];
-    runs[x] = t;
-    table[o] = t & -2;
-  }
+  for (let x = from; x < to; x++) runs[x] = table[runs[x]];
 }
 
-/** The table's entries of the keys `seenKeys` listed back to 0. */
-function clear(table: Int32Array, keys: Int32Array): void {
-  for (let i = 0; keys[i] >= 0; i++) table[keys[i]] = 0;
+/** The table's entries of the page's `n` keys back to 0. */
+function clear(table: Int32Array, keys: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) table[keys[i]] = 0;
 }

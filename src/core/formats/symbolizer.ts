@@ -206,12 +206,7 @@ export class Symbolizer {
     const L = this.lo;
     const n = L.length;
     const top = this.topHi;
-    let pageOf = this.keyPages;
-    if (pageOf === null) {
-      pageOf = this.keyPages = new Int32Array(Math.ceil(this.keySpace / 2 ** PAGE_BITS));
-      for (let p = 0; p < this.pages; p++) if (this.pageKey[p] >= 0) pageOf[this.pageKey[p] >>> PAGE_BITS] = p;
-    }
-    const start = this.base + pageOf[page] * 2 ** PAGE_BITS;
+    const start = this.keyPageStart(page);
     bounds[0] = 0;
     if (top === 0 && start <= 0x7fffffff && 0x7fffffff < start + 2 ** PAGE_BITS) {
       codes[0] = -1;
@@ -233,6 +228,21 @@ export class Symbolizer {
     }
     bounds[m] = 2 ** PAGE_BITS;
     return m;
+  }
+
+  /** The high half of every keyed address (`keyOf`'s: the kernel text's). */
+  get keyedHi(): number {
+    return this.topHi;
+  }
+
+  /** The low half of key page `page`'s first address (its key `page << 16`; unsigned). */
+  keyPageStart(page: number): number {
+    let pageOf = this.keyPages;
+    if (pageOf === null) {
+      pageOf = this.keyPages = new Int32Array(Math.ceil(this.keySpace / 2 ** PAGE_BITS));
+      for (let p = 0; p < this.pages; p++) if (this.pageKey[p] >= 0) pageOf[this.pageKey[p] >>> PAGE_BITS] = p;
+    }
+    return this.base + pageOf[page] * 2 ** PAGE_BITS;
   }
 
   /** The offset of the address `lo` (low half) in symbol `s`, as `locateOne` gives it when it finds `s` (`pageSymbols`' symbols). */
