@@ -367,8 +367,9 @@ async function main(): Promise<void> {
     unit: 'ms',
     baseline: { what: 'the same page reading the same files (File.arrayBuffer)', value: Math.round(read), unit: 'ms' },
     ratio: paint / read,
-    goal: '< 1 s',
-    ...(SMOKE ? {} : { met: paint < 1000 }),
+    // issue 38's bound: "< 1 s beyond reading" (the files read by the same page, the baseline)
+    goal: '< 1 s beyond reading the files',
+    ...(SMOKE ? {} : { met: paint - read < 1000 }),
     note: `of which the load ${fastest.loadMs.toFixed(0)} ms (file input to load-progress done), the rest ${(fastest.paintMs! - fastest.loadMs).toFixed(0)} ms the queries and the paint; renderer main-thread heap after the paint ${heap.toFixed(0)} MB (CDP JSHeapUsedSize); the flame graph of the trace's selection has ${nb.appNodes} nodes${ab}`,
   });
   for (const r of rows)

@@ -109,11 +109,11 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
       check = `${t.value.lines.total} lines, ${t.value.lines.unused} unused`;
     } else if (kind === 'ingest') {
       const named = await blobs();
-      // the command line's second thread for the trace (trace-parts.ts), in a tree that has it,
-      // made as readFiles makes it (a tree that splits ahead starts its worker there: timed too);
-      // both bundled as build:cli bundles them (bundled()), as the command line runs them
+      // the command line's second thread for the trace (trace-parts.ts) made as readFiles makes it (timed too; `true`:
+      // an older tree split ahead when told), both bundled as build:cli bundles them, as the command line runs them
       const code = await bundled(src);
-      const nodeTraceParts = code.nodeTraceParts ?? null;
+      type Make = (paths: Map<Blob, string>, minBytes?: number, ahead?: boolean) => ReturnType<NonNullable<typeof code.nodeTraceParts>>;
+      const nodeTraceParts = (code.nodeTraceParts ?? null) as Make | null;
       const t = await best(1, async () => {
         const parts = nodeTraceParts?.(new Map(named.map((f) => [f.blob, join(dir, f.name)])), undefined, true);
         try {

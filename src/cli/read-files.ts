@@ -233,8 +233,8 @@ export async function readFiles(
     return d && `changed while being read (${d}): what was read may mix its old and new contents`;
   };
   const byBlob = new Map([...opened].map(([blob, o]) => [blob, o.path]));
-  // a large trace's second thread starts at once (a load that keeps details or filters reads each file on one thread, load.ts)
-  const parts = nodeTraceParts(byBlob, loadOpts.partMinBytes, !loadOpts.details && !loadOpts.filter);
+  // a large trace's second thread (a load that keeps details or filters reads each file on one thread, load.ts)
+  const parts = nodeTraceParts(byBlob, loadOpts.partMinBytes);
   // the digests as the load reads the bytes (FNV-1a 64 of every byte, no second read), each
   // continued from where the load stopped for a file it did not read to the end itself
   const digests = new Map<Blob, { h: Fnv1a64; bytes: number }>();

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { summarize } from '../core/capture/summary.ts';
-import { findSplit, readTracePart, splitPoint } from '../core/capture/split-trace.ts';
+import { findSplit, readTracePart } from '../core/capture/split-trace.ts';
 import { readFiles } from './read-files.ts';
 import { nodeTraceParts } from './trace-parts.ts';
 
@@ -38,22 +38,13 @@ describe('a large trace on two threads (worker_threads)', () => {
     expect(part.bytes).toBe(big.length - start);
   });
 
-  it('split ahead: the run started before the load asks is the one it gets where the load splits, and any other split is read anew', async () => {
-    const blob = await openAsBlob(tracePath);
-    const parts = nodeTraceParts(new Map([[blob, tracePath]]), 0, true);
-    const at = await splitPoint(blob, parts);
-    expect(at).toBeGreaterThan(0);
-    const one = (from: number) => {
-      const r = readTracePart('trace');
-      r.push(big.subarray(from));
-      return r.end();
-    };
-    expect(await parts.start(blob, at!, 'trace')!.part).toEqual(one(at!));
-    // the run ahead is taken once: the same split again, or another, is a run of its own
-    expect(await parts.start(blob, at!, 'trace')!.part).toEqual(one(at!));
-    const other = findSplit(big.subarray(big.length >> 2), big.length >> 2);
-    expect(await parts.start(blob, other, 'trace')!.part).toEqual(one(other));
-    parts.close();
+  it('a trace after a dump: its worker starts when the load begins (early-part.ts), and the capture is what one thread makes and grep counts', async () => {
+    const two = await readFiles([binPath, tracePath], { partMinBytes: 0 });
+    const one = await readFiles([binPath, tracePath], { partMinBytes: Infinity });
+    expect(summarize(two.capture)).toEqual(summarize(one.capture));
+    const grep = (pattern: string) => Number(execFileSync('grep', ['-c', '-F', pattern, tracePath], { encoding: 'utf8' }).trim());
+    expect(summarize(two.capture).cookies).toBe(grep('<stack_id '));
+    expect(two.capture.trace.recordCount).toBe(grep('<stack_id ') + grep('<stack trace>'));
   });
 
   it('readFiles splits a large trace and gives what one thread gives, and the records grep counts in the file', async () => {

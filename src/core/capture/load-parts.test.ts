@@ -1,10 +1,11 @@
 // loadFiles with a part reader (split-trace.ts): a large trace text file read on two threads. The
 // second method is the plain load of the same files on one thread.
 import { describe, expect, it } from 'vitest';
-import { loadFiles, type LoadProgress } from './load.ts';
+import { CancelledError, loadFiles, type LoadProgress } from './load.ts';
 import { namedBlob, sampleFile } from '../testing/formats.ts';
 import { summarize } from './summary.ts';
 import { readTracePart, type TracePartReader } from './split-trace.ts';
+import { partShare } from './early-part.ts';
 
 const bytesOf = sampleFile;
 const TRACE = bytesOf('trace');
@@ -55,6 +56,44 @@ describe('a large trace read on two threads (parts)', () => {
     const total = files.reduce((n, f) => n + f.blob.size, 0);
     for (let i = 1; i < seen.length; i++) expect(seen[i].bytesRead).toBeGreaterThanOrEqual(seen[i - 1].bytesRead);
     expect(seen.at(-1)!.bytesRead).toBe(total);
+  });
+
+  it('a trace after other files: its part starts before any file is read, takes more of the trace, and the capture is the same', async () => {
+    const files = [blob('stack_map_bin.gen1', BIN1), blob('stack_map_stat', STAT), blob('trace', big)];
+    const one = summarize(await loadFiles(files));
+    const { parts, starts } = inProcess();
+    const order: string[] = [];
+    const counting: TracePartReader = { ...parts, start: (...a) => (order.push('part'), parts.start(...a)) };
+    const seen: LoadProgress[] = [];
+    const cap = await loadFiles(files, { parts: counting, onBytes: (f) => order.push(f.name), onProgress: (p) => seen.push(p), progressEveryMs: 0 });
+    expect(summarize(cap)).toEqual(one);
+    expect(one.events).toBeGreaterThan(0);
+    // started once, before the first byte of the first file was read
+    expect(order[0]).toBe('part');
+    expect(order.filter((x) => x === 'part').length).toBe(1);
+    expect(starts.length).toBe(1);
+    // at a line start, past the middle by half the bytes read before the trace (partShare)
+    expect(big[starts[0] - 1]).toBe(10);
+    const before = BIN1.length + STAT.length;
+    expect(starts[0]).toBeGreaterThanOrEqual(Math.floor(big.length * (1 - partShare(0.5, before, big.length))));
+    expect(starts[0]).toBeLessThan(big.length / 2);
+    expect(seen.at(-1)!.bytesRead).toBe(files.reduce((n, f) => n + f.blob.size, 0));
+  });
+
+  it('a load cancelled before the trace comes cancels the part started early', async () => {
+    const files = [blob('stack_map_bin.gen1', BIN1), blob('trace', big)];
+    const { parts } = inProcess();
+    let cancelled = 0;
+    const counting: TracePartReader = {
+      ...parts,
+      start: (...a) => {
+        const r = parts.start(...a)!;
+        return { part: r.part, cancel: () => void cancelled++ };
+      },
+    };
+    let read = 0;
+    await expect(loadFiles(files, { parts: counting, onBytes: () => void read++, isCancelled: () => read > 0 })).rejects.toThrow(CancelledError);
+    expect(cancelled).toBe(1);
   });
 
   it('a part reader that fails leaves the rest to this thread: the same capture, nothing lost', async () => {

@@ -6,6 +6,7 @@ import { sniffKind } from '../formats/sniff.ts';
 import type { NamedStream } from '../unpack/types.ts';
 import { splitPoint, type TracePart, type TracePartReader } from './split-trace.ts';
 import { columnSizer } from './column-sizer.ts';
+import { startEarlyPart, type EarlyPart } from './early-part.ts';
 import type { EventFilter } from './event-filter.ts';
 import { macrotask } from '../base/macrotask.ts';
 
@@ -113,11 +114,16 @@ export async function loadFiles(files: readonly NamedBlob[], opts: LoadOptions =
  */
 export async function readFiles(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions = {}): Promise<FileReport[]> {
   const mark = ingest.mark();
+  // a large trace after other files: the other thread reads its part from now (early-part.ts)
+  const early = opts.parts && !ingest.trace.details && !ingest.trace.filter ? await startEarlyPart(files, opts.parts) : null;
   try {
-    return await read(ingest, files, opts);
+    return await read(ingest, files, opts, early);
   } catch (e) {
     ingest.rollback(mark);
     throw e;
+  } finally {
+    // a load that ended (or failed) before the trace's turn
+    if (early && !early.taken) early.tail.cancel();
   }
 }
 
@@ -130,7 +136,7 @@ export function reason(e: unknown): string {
   return String(e).slice(0, 300);
 }
 
-async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions): Promise<FileReport[]> {
+async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptions, early: EarlyPart | null): Promise<FileReport[]> {
   const started = performance.now();
   const totalBytes = files.reduce((n, f) => n + f.blob.size, 0);
   const every = opts.progressEveryMs ?? 50;
@@ -147,6 +153,8 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
   // is read once more at the end: stillSame); Node's openAsBlob checks its own snapshot
   const stamps = files.map((f) => modified(f.blob));
   const budget = new DecompressBudget(opts.decompressLimits);
+  /** the early part has not read yet: every chunk read here gives the event loop a turn (see pump) */
+  const earlyStarting = () => early !== null && !early.taken && early.bytes === 0;
   for (const [index, f] of files.entries()) {
     const size = f.blob.size;
     const fileMark = ingest.mark();
@@ -250,20 +258,25 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
       let at = 0;
       let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
       // a large trace: its second half read on another thread meanwhile, from a line boundary
-      const split = ingest.trace.details || ingest.trace.filter ? null : await splitPoint(f.blob, opts.parts);
+      // (started when the load began, when files came before it)
+      const pre = early !== null && early.index === index ? early : null;
+      if (pre) pre.taken = true;
+      const split = pre ? pre.split : ingest.trace.details || ingest.trace.filter ? null : await splitPoint(f.blob, opts.parts);
       /** the other thread has said it reads (its first progress) */
       let tailRunning = false;
-      const tail =
-        split === null
-          ? null
-          : opts.parts!.start(f.blob, split, f.name, (n) => {
-              tailRunning = true;
-              const more = n - tailBytes;
-              tailBytes = n;
-              inflated += more;
-              fed += more;
-              report(f.name, false);
-            });
+      const onTail = (n: number) => {
+        tailRunning = true;
+        const more = n - tailBytes;
+        tailBytes = n;
+        inflated += more;
+        fed += more;
+        report(f.name, false);
+      };
+      const tail = pre ? pre.tail : split === null ? null : opts.parts!.start(f.blob, split, f.name, onTail);
+      if (pre) {
+        pre.listener = onTail;
+        if (pre.bytes > 0) onTail(pre.bytes);
+      }
       // a part given up (cancelled, or this read failed) is not waited for
       tail?.part.catch(() => {});
       const fail = async (e: unknown) => {
@@ -326,7 +339,7 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
           // tasks (its script's fetch): its half waited for this one (1 GiB: 4.2 s, then 4.5 s).
           // A cancel and the other thread's progress arrive as messages too.
           sinceTurn += chunk.length;
-          if ((tail && !tailRunning) || sinceTurn >= TURN_BYTES) {
+          if ((tail && !tailRunning) || earlyStarting() || sinceTurn >= TURN_BYTES) {
             sinceTurn = 0;
             await macrotask();
           }

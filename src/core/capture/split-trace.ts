@@ -107,14 +107,15 @@ export function splitWindow(size: number, parts: Pick<TracePartReader, 'minBytes
 export const splitsAsTrace = (head: Uint8Array): boolean => sniffKind(head) === 'trace_text' && encodingOf(head) === 'utf-8';
 
 /**
- * Where to split a file for `parts`: a line boundary near its middle (findSplit) when it is a
- * large plain UTF-8 trace text file, else null. Past the sniffed head, so both reads of the file
+ * Where to split a file for `parts`: a line boundary near where the other thread's `share` of it
+ * starts (findSplit; the part reader's own share unless told) when it is a large plain UTF-8
+ * trace text file, else null. Past the sniffed head, so both reads of the file
  * see it as the same kind. A read that fails here leaves the file to one thread (whose read
  * reports the failure).
  */
-export async function splitPoint(blob: Blob, parts: TracePartReader | undefined): Promise<number | null> {
+export async function splitPoint(blob: Blob, parts: TracePartReader | undefined, share = parts?.share ?? 0.5): Promise<number | null> {
   const size = blob.size;
-  const at = parts ? splitWindow(size, parts) : null;
+  const at = parts ? splitWindow(size, { minBytes: parts.minBytes, share }) : null;
   if (at === null) return null;
   try {
     if (!splitsAsTrace(new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer()))) return null;
