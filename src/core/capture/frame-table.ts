@@ -277,16 +277,18 @@ export class FrameTable {
   }
 
   private functionsUpTo(n: number): void {
+    const from = this.fnKnown;
     if (this.fnOf.length < n) {
       const grown = new Int32Array(Math.max(n, 2 * this.fnOf.length));
-      grown.set(this.fnOf.subarray(0, this.fnKnown));
+      grown.set(this.fnOf.subarray(0, from));
       this.fnOf = grown;
     }
+    const fnOf = this.fnOf;
     const kind = this.kind;
-    const a = this.a;
-    for (let f = this.fnKnown; f < n; f++) {
-      this.fnOf[f] = kind[f] === FrameKind.Site ? a[f] : this.internFunction(frameFunction(this.name(f)));
-    }
+    // a site's function is its `a`: copied at once (a dump's millions of frames are nearly all
+    // sites), then every other frame's found from its name
+    fnOf.set(this.a.subarray(from, n), from);
+    for (let f = from; f < n; f++) if (kind[f] !== FrameKind.Site) fnOf[f] = this.internFunction(frameFunction(this.name(f)));
     this.fnKnown = n;
   }
 

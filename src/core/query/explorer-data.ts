@@ -152,7 +152,8 @@ export class ExplorerData {
 
     // each frame's function needs no tree (the frame table knows it); the function tree is made
     // when something asks for paths by function (`functions`)
-    this.fnOfFrame = this.stacks.frames.functionIds().slice();
+    // a view: a capture's frame table is a snapshot, whose frames and their functions never change
+    this.fnOfFrame = this.stacks.frames.functionIds();
     this.fnNames = this.stacks.frames.functionNames();
     this.granularity = defaultGranularity(capture.files);
     this.hasWeights = t.hasWeights;
