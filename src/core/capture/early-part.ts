@@ -25,6 +25,8 @@ export interface EarlyPart {
   listener: ((n: number) => void) | null;
   /** the trace's turn came: its read owns the part */
   taken: boolean;
+  /** the part is read, or failed */
+  settled: boolean;
 }
 
 /**
@@ -44,14 +46,17 @@ export async function startEarlyPart(files: readonly { name: string; blob: Blob 
       const split = await splitPoint(f.blob, parts, partShare(parts.share, before, size));
       if (split !== null) {
         if (index === 0) return null;
-        const early: EarlyPart = { index, split, tail: null as never, bytes: 0, listener: null, taken: false };
+        const early: EarlyPart = { index, split, tail: null as never, bytes: 0, listener: null, taken: false, settled: false };
         const tail = parts.start(f.blob, split, f.name, (n) => {
           early.bytes = n;
           early.listener?.(n);
         });
         if (tail === null) return null;
         // a part given up (cancelled, or its read failed) is not waited for
-        tail.part.catch(() => {});
+        tail.part.then(
+          () => void (early.settled = true),
+          () => void (early.settled = true),
+        );
         early.tail = tail;
         return early;
       }

@@ -80,6 +80,14 @@ describe('a large trace read on two threads (parts)', () => {
     expect(seen.at(-1)!.bytesRead).toBe(files.reduce((n, f) => n + f.blob.size, 0));
   });
 
+  it('a part started early that fails leaves the rest of the trace to this thread: the same capture', async () => {
+    const files = [blob('stack_map_bin.gen1', BIN1), blob('trace', big)];
+    const one = summarize(await loadFiles(files));
+    const { parts, starts } = inProcess(true);
+    expect(summarize(await loadFiles(files, { parts }))).toEqual(one);
+    expect(starts.length).toBe(1);
+  });
+
   it('a load cancelled before the trace comes cancels the part started early', async () => {
     const files = [blob('stack_map_bin.gen1', BIN1), blob('trace', big)];
     const { parts } = inProcess();

@@ -154,7 +154,7 @@ async function read(ingest: Ingest, files: readonly NamedBlob[], opts: LoadOptio
   const stamps = files.map((f) => modified(f.blob));
   const budget = new DecompressBudget(opts.decompressLimits);
   /** the early part has not read yet: every chunk read here gives the event loop a turn (see pump) */
-  const earlyStarting = () => early !== null && !early.taken && early.bytes === 0;
+  const earlyStarting = () => early !== null && !early.taken && !early.settled && early.bytes === 0;
   for (const [index, f] of files.entries()) {
     const size = f.blob.size;
     const fileMark = ingest.mark();
