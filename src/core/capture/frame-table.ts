@@ -147,9 +147,7 @@ export class FrameTable {
    */
   appendSite(fn: number, off: number): number {
     const f = this.push(FrameKind.Site, fn, off | 0);
-    this.unindexed++;
-    if (fn >= this.unindexedFn.length) this.unindexedFn = grownBytes(this.unindexedFn, fn);
-    this.unindexedFn[fn] = 1;
+    this.appendedSites(fn, 1);
     return f;
   }
 
@@ -176,10 +174,15 @@ export class FrameTable {
     this.count = f0 + n;
     if (fn >= this.siteFn.length) this.siteFn = grownBytes(this.siteFn, fn);
     this.siteFn[fn] = 1;
+    this.appendedSites(fn, n);
+    return f0;
+  }
+
+  /** `n` sites of function `fn` appended without the index: a lookup of one of its sites indexes them first. */
+  private appendedSites(fn: number, n: number): void {
     this.unindexed += n;
     if (fn >= this.unindexedFn.length) this.unindexedFn = grownBytes(this.unindexedFn, fn);
     this.unindexedFn[fn] = 1;
-    return f0;
   }
 
   /** Whether function `fn` (an index of `functions`) has a site frame. */
