@@ -127,29 +127,27 @@ function countStatuses(kinds: Uint8Array, statuses: Uint8Array, recGen: ArrayLik
   let runStatus = -1;
   let runRecords = 0;
   let runCookies = 0;
-  for (let i = 0; i < kinds.length; i++) {
-    const kind = kinds[i];
-    const st = statuses[i];
+  const n = kinds.length;
+  // one step past the last record: its status (-2) ends the last run
+  for (let i = 0; i <= n; i++) {
+    const st = i < n ? statuses[i] : -2;
     if (st !== runStatus) {
       if (runStatus >= 0) {
         byStatus[runStatus] += runRecords;
         cookieStatus[runStatus] += runCookies;
         if (hasStack(runStatus)) resolved += runCookies;
       }
+      if (i === n) break;
       runStatus = st;
       runRecords = 0;
       runCookies = 0;
     }
     runRecords++;
+    const kind = kinds[i];
     if (kind === COOKIE_V7 || kind === COOKIE_V8) {
       runCookies++;
       if (kind === COOKIE_V8 && recGen[i] >>> 0 !== lastGen) cookieGens.add((lastGen = recGen[i] >>> 0));
     }
-  }
-  if (runStatus >= 0) {
-    byStatus[runStatus] += runRecords;
-    cookieStatus[runStatus] += runCookies;
-    if (hasStack(runStatus)) resolved += runCookies;
   }
   let cookies = 0;
   for (let s = 0; s < cookieStatus.length; s++) cookies += cookieStatus[s];
