@@ -6,7 +6,8 @@
 //   npx tsx bench/ingest.ts [--mb 100] [--rounds 3] [--json] [--smoke]
 //   npx tsx bench/ingest.ts --against REV [--runs 3]     A (REV's src, or a folder's) and B (this tree) alternating
 //
-// Rows (bench contract, see bench/README.md): ingest-cookies-105mb (loadFiles, the CLI's path with
+// Rows (bench contract, see bench/README.md): ingest-cookies-105mb (loadFiles over the files opened as the
+// command line opens them (FileBlob), the CLI's path with
 // its second thread for the trace (trace-parts.ts) where the tree has it, both bundled as
 // build:cli bundles them, as the command line runs them, on
 // a v8 cookie capture: trace, stack_map_bin, stack_map_stat, kallsyms), ingest-full-105mb (the
@@ -17,7 +18,7 @@
 // the trace columns' buffers). --smoke: ~1 MB inputs, correctness checks only.
 import { arg, bundleCli, flag } from './args.ts';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openAsBlob, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openAsBlob, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -85,7 +86,15 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
   const traceBytes = new Uint8Array(readFileSync(join(dir, 'trace')));
   const mb = kind === 'parser' ? traceBytes.length / 1e6 : files.reduce((n, f) => n + readFileSync(join(dir, f)).length, 0) / 1e6;
   const loop = async () => newlines(traceBytes);
-  const blobs = async () => Promise.all(files.map(async (f) => ({ name: f, blob: await openAsBlob(join(dir, f)) })));
+  // the files opened as the command line opens them (read-files.ts: FileBlob, 1 MiB reads of its own) where the
+  // tree has it; node's openAsBlob (64 KiB chunks through its stream, ~2-4x the read time) for an older tree
+  const blobs = async (code?: { FileBlob?: { of(path: string, stat: Stats): Blob } }) =>
+    Promise.all(
+      files.map(async (f) => {
+        const path = join(dir, f);
+        return { name: f, blob: code?.FileBlob ? code.FileBlob.of(path, statSync(path)) : await openAsBlob(path) };
+      }),
+    );
   let base = Infinity;
   let ms = Infinity;
   let baseCpu = Infinity;
@@ -108,10 +117,10 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
       cpu = Math.min(cpu, t.cpu);
       check = `${t.value.lines.total} lines, ${t.value.lines.unused} unused`;
     } else if (kind === 'ingest') {
-      const named = await blobs();
+      const code = await bundled(src);
+      const named = await blobs(code);
       // the command line's second thread for the trace (trace-parts.ts) made as readFiles makes it (timed too; `true`:
       // an older tree split ahead when told), both bundled as build:cli bundles them, as the command line runs them
-      const code = await bundled(src);
       type Make = (paths: Map<Blob, string>, minBytes?: number, ahead?: boolean) => ReturnType<NonNullable<typeof code.nodeTraceParts>>;
       const nodeTraceParts = (code.nodeTraceParts ?? null) as Make | null;
       const t = await best(1, async () => {
@@ -166,17 +175,23 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
 /** loadFiles and nodeTraceParts of `src` bundled as build:cli bundles them (packages from the tree's own folder), into a temp folder removed at exit (from source, tsx compiled the worker at each start). */
 async function bundled(
   src: string,
-): Promise<{ loadFiles: typeof import('../src/core/capture/load.ts').loadFiles; nodeTraceParts?: typeof import('../src/cli/trace-parts.ts').nodeTraceParts }> {
+): Promise<{
+  loadFiles: typeof import('../src/core/capture/load.ts').loadFiles;
+  nodeTraceParts?: typeof import('../src/cli/trace-parts.ts').nodeTraceParts;
+  FileBlob?: typeof import('../src/cli/file-blob.ts').FileBlob;
+}> {
   const { build } = await import('esbuild');
   const { cliBuildOptions } = await import('../scripts/build-cli.ts');
   const out = mkdtempSync(join(tmpdir(), 'ingest-bundle-'));
   process.on('exit', () => rmSync(out, { recursive: true, force: true }));
   const parts = join(src, 'cli/trace-parts.ts');
+  const fileBlob = join(src, 'cli/file-blob.ts');
   const entry = join(out, 'entry.ts');
   writeFileSync(
     entry,
     `export { loadFiles } from ${JSON.stringify(join(src, 'core/capture/load.ts'))};\n` +
-      (existsSync(parts) ? `export { nodeTraceParts } from ${JSON.stringify(parts)};\n` : ''),
+      (existsSync(parts) ? `export { nodeTraceParts } from ${JSON.stringify(parts)};\n` : '') +
+      (existsSync(fileBlob) ? `export { FileBlob } from ${JSON.stringify(fileBlob)};\n` : ''),
   );
   const entries: Record<string, string> = { entry, ...(existsSync(parts) ? { 'trace-part-worker': join(src, 'cli/trace-part-worker.ts') } : {}) };
   await build({ ...cliBuildOptions(join(src, '..'), out, entries), chunkNames: '[name]-[hash]', logLevel: 'warning' });
