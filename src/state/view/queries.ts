@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type {
   EventInfo,
   ExportKind,
@@ -50,7 +50,7 @@ export function useWorkerQuery<T>(key: string | null, ask: (api: Api) => Promise
   const fullKey = key === null || captureId === 0 ? null : `${captureId}|${key}`;
   /** the capture of the last question asked */
   const shownCapture = useRef(0);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (fullKey === null) return;
     let live = true;
     let counted = true;
@@ -63,7 +63,7 @@ export function useWorkerQuery<T>(key: string | null, ask: (api: Api) => Promise
     // a new capture's first question goes at once: only a burst within one capture is waited out
     const wait = shownCapture.current === captureId ? debounceMs : 0;
     shownCapture.current = captureId;
-    const timer = setTimeout(() => {
+    const go = () => {
       ask(ingestWorker()).then(
         (data) => {
           if (live) setState({ data, pending: false, error: null, capture: captureId });
@@ -74,10 +74,13 @@ export function useWorkerQuery<T>(key: string | null, ask: (api: Api) => Promise
           done();
         },
       );
-    }, wait);
+    };
+    // asked from the commit, before the frame is painted: a new capture's panes all ask at once,
+    // not after the browser has laid out and painted what the capture's summary changed
+    const timer = wait > 0 ? setTimeout(go, wait) : (go(), null);
     return () => {
       live = false;
-      clearTimeout(timer);
+      if (timer !== null) clearTimeout(timer);
       done();
     };
     // `ask` is a fresh closure each render; the key says everything it depends on
