@@ -229,9 +229,18 @@ export class DumpIndex implements SlotRows {
     this.rowNode.set(row, -1);
   }
 
-  /** Every slot's stack node, row by row (call after `seal`): each slot of every dump once. */
-  forEachSlotStack(fn: (stack: number) => void): void {
-    for (let r = 0; r < this.rowNode.length; r++) fn(this.stackOfRow(r));
+  /** Every slot's stack node, row by row (`seal` interned them all): each slot of every dump once, a view of the index's column. */
+  slotStacks(): Int32Array {
+    const nodes = this.rowNode.raw();
+    for (let r = 0; r < nodes.length; r++) if (nodes[r] < 0) return this.sealedCopy();
+    return nodes;
+  }
+
+  /** slotStacks before `seal`: each row's stack interned as asked. */
+  private sealedCopy(): Int32Array {
+    const out = new Int32Array(this.rowNode.length);
+    for (let r = 0; r < out.length; r++) out[r] = this.stackOfRow(r);
+    return out;
   }
 
   /**

@@ -295,18 +295,14 @@ export class Ingest {
    * dump's raw addresses, before kallsyms came) is not counted.
    */
   private referencedStacks(dumps: DumpIndex): number {
-    const seen = new Uint8Array(this.stacks.nodeCount);
+    // a bit per node: a byte each was 8.9 MB of fresh memory at a 262,144-stack dump, faulted in as it was marked
+    const seen = new Int32Array((this.stacks.nodeCount + 31) >>> 5);
+    const slots = dumps.slotStacks();
     let n = 0;
-    const see = (s: number) => {
-      if (s >= 0 && seen[s] === 0) {
-        seen[s] = 1;
-        n++;
-      }
-    };
-    dumps.forEachSlotStack(see);
+    for (let r = 0; r < slots.length; r++) n += markOnce(seen, slots[r]);
     const status = this.trace.recStatus.raw();
     const stack = this.trace.recStack.raw();
-    for (let i = 0; i < status.length; i++) if (status[i] === RecordStatus.Full) see(stack[i]);
+    for (let i = 0; i < status.length; i++) if (status[i] === RecordStatus.Full) n += markOnce(seen, stack[i]);
     return n;
   }
 
@@ -367,4 +363,14 @@ export class Ingest {
     if (offset === undefined) log.forFile(message);
     else log.atOffset(offset, message);
   }
+}
+
+/** Marks node `s` (>= 0) in the bitmap `seen`: 1 the first time, else 0. */
+function markOnce(seen: Int32Array, s: number): number {
+  if (s < 0) return 0;
+  const w = s >>> 5;
+  const bit = 1 << (s & 31);
+  if ((seen[w] & bit) !== 0) return 0;
+  seen[w] |= bit;
+  return 1;
 }
