@@ -17,7 +17,86 @@ export interface SymbolFile {
   lines: LineCount;
 }
 
-const LINE = /^([0-9a-fA-F]{8,16}) ([a-zA-Z?]) (\S+)(?:\s+\[(\S+)\])?\s*$/;
+/**
+ * One line's fields, as the regex `^([0-9a-fA-F]{8,16}) ([a-zA-Z?]) (\S+)(?:\s+\[(\S+)\])?\s*$`
+ * reads them (kallsyms.property.test.ts holds the scanner to it), in one pass over the line with
+ * no match array or substrings but the name and module: ADDR as two 32-bit halves.
+ */
+export interface SymbolLine {
+  hi: number;
+  lo: number;
+  /** the type letter's code */
+  type: number;
+  name: string;
+  /** the module in brackets, or null */
+  module: string | null;
+}
+
+/** What `\s` matches in JavaScript: WhiteSpace and LineTerminator. */
+function isJsSpace(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  );
+}
+
+/** A hex digit's value, or -1. */
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  const l = c | 0x20;
+  return l >= 97 && l <= 102 ? l - 87 : -1;
+}
+
+/** Reads `line` into `out` as a symbol line; false when it is not one (what the regex does not match). */
+export function scanSymbolLine(line: string, out: SymbolLine): boolean {
+  const n = line.length;
+  // ADDR: 8 to 16 hex digits, then a space
+  // each digit shifted in: the low half's top digit moves to the high half
+  let hi = 0;
+  let lo = 0;
+  let d = 0;
+  for (let v = 0; d <= 16 && d < n && (v = hexValue(line.charCodeAt(d))) >= 0; d++) {
+    hi = ((hi << 4) | (lo >>> 28)) >>> 0;
+    lo = ((lo << 4) | v) >>> 0;
+  }
+  if (d < 8 || d > 16 || line.charCodeAt(d) !== 32) return false;
+  // TYPE: a letter or `?`, then a space
+  const t = line.charCodeAt(d + 1);
+  if (!(((t | 0x20) >= 97 && (t | 0x20) <= 122) || t === 63) || line.charCodeAt(d + 2) !== 32) return false;
+  // NAME: the longest run of non-blanks (a shorter one leaves a non-blank where a blank or the end must be)
+  const n0 = d + 3;
+  let e = n0;
+  while (e < n && !isJsSpace(line.charCodeAt(e))) e++;
+  if (e === n0) return false;
+  // then blanks to the end, or blanks, `[MODULE]` (a run of non-blanks that ends in `]`), blanks to the end
+  let k = e;
+  while (k < n && isJsSpace(line.charCodeAt(k))) k++;
+  let module: string | null = null;
+  if (k < n) {
+    if (line.charCodeAt(k) !== 91) return false;
+    let m = k + 1;
+    while (m < n && !isJsSpace(line.charCodeAt(m))) m++;
+    // `[`, at least one character, `]`
+    if (m - k < 3 || line.charCodeAt(m - 1) !== 93) return false;
+    let r = m;
+    while (r < n && isJsSpace(line.charCodeAt(r))) r++;
+    if (r < n) return false;
+    module = line.slice(k + 1, m - 1);
+  }
+  out.hi = hi;
+  out.lo = lo;
+  out.type = t;
+  out.name = line.slice(n0, e);
+  out.module = module;
+  return true;
+}
+
+/** Whether `line` is blank: only what `\s` matches (String.prototype.trim's white space). */
+function blank(line: string): boolean {
+  for (let i = 0; i < line.length; i++) if (!isJsSpace(line.charCodeAt(i))) return false;
+  return true;
+}
 
 /** Whether this machine stores the low 32-bit word of a u64 first (BigUint64Array and Uint32Array views share the native order). */
 const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -31,32 +110,29 @@ export function createKallsymsParser(ctx: ParseContext): ChunkParser<SymbolFile>
   let modules = 0;
   let nonZero = 0;
   let total = 0;
+  const m: SymbolLine = { hi: 0, lo: 0, type: 0, name: '', module: null };
   const splitter = new LineSplitter(
     (line, lineNo) => {
-      if (line.trim() === '') {
-        used++;
-        return;
-      }
-      const m = LINE.exec(line);
-      if (!m) {
-        unused++;
-        ctx.diagnostics.atLine(lineNo, 'not a symbol line (ADDR TYPE NAME [module])');
+      if (!scanSymbolLine(line, m)) {
+        if (blank(line)) used++;
+        else {
+          unused++;
+          ctx.diagnostics.atLine(lineNo, 'not a symbol line (ADDR TYPE NAME [module])');
+        }
         return;
       }
       used++;
       total++;
-      const hex = m[1];
-      const cut = hex.length - 8;
-      const hi = cut > 0 ? parseInt(hex.slice(0, cut), 16) : 0;
-      const lo = parseInt(hex.slice(cut), 16);
+      const { hi, lo } = m;
       if (hi !== 0 || lo !== 0) nonZero++;
-      if (m[4]) modules++;
-      const t = m[2];
-      if (t === 't' || t === 'T' || t === 'w' || t === 'W') {
+      if (m.module !== null) modules++;
+      const t = m.type | 0x20;
+      // t, T, w, W: code
+      if (t === 116 || t === 119) {
         his.push(hi);
         los.push(lo);
-        names.push(m[3]);
-        if (m[4] && ctx.modules && !ctx.modules.has(m[3])) ctx.modules.set(m[3], m[4]);
+        names.push(m.name);
+        if (m.module !== null && ctx.modules && !ctx.modules.has(m.name)) ctx.modules.set(m.name, m.module);
       }
     },
     undefined,
@@ -70,15 +146,16 @@ export function createKallsymsParser(ctx: ParseContext): ChunkParser<SymbolFile>
     end: () => {
       const lineCount = splitter.end();
       const n = names.length;
-      // a stable sort: symbols at one address keep their file order (the later one wins a lookup)
-      const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => his[a] - his[b] || los[a] - los[b]);
+      // a stable sort: symbols at one address keep their file order (the later one wins a lookup);
+      // none when the file is in address order already (System.map, most of a kallsyms)
+      const order = ascending(his, los) ? null : Array.from({ length: n }, (_, i) => i).sort((a, b) => his[a] - his[b] || los[a] - los[b]);
       const hi = new Uint32Array(n);
       const lo = new Uint32Array(n);
       const addrs = new BigUint64Array(n);
       const words = new Uint32Array(addrs.buffer);
       const sorted: string[] = new Array(n);
       for (let k = 0; k < n; k++) {
-        const i = order[k];
+        const i = order === null ? k : order[k];
         hi[k] = his[i];
         lo[k] = los[i];
         words[2 * k + (LITTLE ? 0 : 1)] = los[i];
@@ -101,4 +178,13 @@ export function createKallsymsParser(ctx: ParseContext): ChunkParser<SymbolFile>
       };
     },
   };
+}
+
+/** Whether the addresses (high and low halves) never go down. */
+function ascending(his: readonly number[], los: readonly number[]): boolean {
+  for (let i = 1; i < his.length; i++) {
+    const h = his[i] - his[i - 1];
+    if (h < 0 || (h === 0 && los[i] < los[i - 1])) return false;
+  }
+  return true;
 }
