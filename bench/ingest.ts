@@ -173,9 +173,7 @@ async function runChild(kind: Child['kind'], src: string, dir: string, rounds: n
 }
 
 /** loadFiles and nodeTraceParts of `src` bundled as build:cli bundles them (packages from the tree's own folder), into a temp folder removed at exit (from source, tsx compiled the worker at each start). */
-async function bundled(
-  src: string,
-): Promise<{
+async function bundled(src: string): Promise<{
   loadFiles: typeof import('../src/core/capture/load.ts').loadFiles;
   nodeTraceParts?: typeof import('../src/cli/trace-parts.ts').nodeTraceParts;
   FileBlob?: typeof import('../src/cli/file-blob.ts').FileBlob;
