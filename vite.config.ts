@@ -46,6 +46,8 @@ export default defineConfig({
   worker: { format: 'es', plugins: notices.worker },
   test: {
     environment: 'node',
+    // every temporary file of the run in one folder, removed at its end (scripts/temp-dir.setup.ts)
+    globalSetup: ['scripts/temp-dir.setup.ts'],
     // two files at a time on the 2-core machines this runs on: 207-214 s for the suite against
     // 256-270 s with vitest's default of one (3 of 3 runs passed with two)
     maxWorkers: 2,
