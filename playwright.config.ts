@@ -51,6 +51,8 @@ export default defineConfig({
   fullyParallel: false,
   workers: Number(process.env.PW_WORKERS ?? 2),
   retries: 0,
+  // the specs' temporary files in one folder of the run, removed at its end (as vitest's: scripts/temp-dir.setup.ts)
+  globalSetup: './scripts/temp-dir.setup.ts',
   reporter: [['list'], ['./e2e/real-traces-reporter.ts']],
   // tests that only take screenshots run under `npm run shots` (SHOTS=1; e2e/shots.ts)
   grepInvert: process.env.SHOTS === '1' ? undefined : /@shots/,
