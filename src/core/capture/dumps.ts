@@ -229,18 +229,10 @@ export class DumpIndex implements SlotRows {
     this.rowNode.set(row, -1);
   }
 
-  /** Every slot's stack node, row by row (`seal` interned them all): each slot of every dump once, a view of the index's column. */
+  /** Every slot's stack node, row by row (sealed first: each row's stack interned), each slot of every dump once: a view of the index's column. */
   slotStacks(): Int32Array {
-    const nodes = this.rowNode.raw();
-    for (let r = 0; r < nodes.length; r++) if (nodes[r] < 0) return this.sealedCopy();
-    return nodes;
-  }
-
-  /** slotStacks before `seal`: each row's stack interned as asked. */
-  private sealedCopy(): Int32Array {
-    const out = new Int32Array(this.rowNode.length);
-    for (let r = 0; r < out.length; r++) out[r] = this.stackOfRow(r);
-    return out;
+    this.seal();
+    return this.rowNode.raw();
   }
 
   /**
