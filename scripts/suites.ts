@@ -28,6 +28,7 @@ export const INTEGRATION = [
   'src/core/capture/summary.peer.test.ts',
   'src/core/capture/summary.test.ts',
   'src/core/export/stackcollapse.test.ts',
+  'src/core/formats/kallsyms.peer.test.ts',
   'src/core/formats/perf-script.test.ts',
   'src/core/formats/trace-text.test.ts',
   'src/core/formats/trace-dat/losses.test.ts',
