@@ -1,4 +1,5 @@
 /** Frame keys: the identity of a frame used for stack dedup (DESIGN 2.2). */
+import { isSpace } from './event-line.ts';
 
 export const TRAMPOLINE = '[FTRACE TRAMPOLINE]';
 export const TRAMPOLINE_IP = 0x7fffffffn;
@@ -29,18 +30,8 @@ export function frameKey(printed: string): string {
 // that take quadratic time on a long frame of blanks; scanned from the end they are linear.
 
 const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
-const isBlank = (c: number) =>
-  c === 32 ||
-  (c >= 9 && c <= 13) ||
-  c === 0xa0 ||
-  c === 0x1680 ||
-  (c >= 0x2000 && c <= 0x200a) ||
-  c === 0x2028 ||
-  c === 0x2029 ||
-  c === 0x202f ||
-  c === 0x205f ||
-  c === 0x3000 ||
-  c === 0xfeff;
+/** JavaScript's `\s` (event-line.ts). */
+const isBlank = isSpace;
 
 /** After `0x` and hex digits from `i`: the end of the hex, or -1 without them. */
 function hexAt(s: string, i: number): number {

@@ -1,4 +1,5 @@
 /** `/proc/kallsyms` and `System.map` read into a SymbolFile: code symbols sorted by address (symbolizer.ts looks ips up in it). */
+import { isSpace } from './event-line.ts';
 import { LineSplitter, TOO_LONG } from './lines.ts';
 import type { ChunkParser, LineCount, ParseContext } from './types.ts';
 
@@ -32,15 +33,6 @@ export interface SymbolLine {
   module: string | null;
 }
 
-/** What `\s` matches in JavaScript: WhiteSpace and LineTerminator. */
-function isJsSpace(c: number): boolean {
-  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
-  if (c < 0xa0) return false;
-  return (
-    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
-  );
-}
-
 /** A hex digit's value, or -1. */
 function hexValue(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;
@@ -67,20 +59,20 @@ export function scanSymbolLine(line: string, out: SymbolLine): boolean {
   // NAME: the longest run of non-blanks (a shorter one leaves a non-blank where a blank or the end must be)
   const n0 = d + 3;
   let e = n0;
-  while (e < n && !isJsSpace(line.charCodeAt(e))) e++;
+  while (e < n && !isSpace(line.charCodeAt(e))) e++;
   if (e === n0) return false;
   // then blanks to the end, or blanks, `[MODULE]` (a run of non-blanks that ends in `]`), blanks to the end
   let k = e;
-  while (k < n && isJsSpace(line.charCodeAt(k))) k++;
+  while (k < n && isSpace(line.charCodeAt(k))) k++;
   let module: string | null = null;
   if (k < n) {
     if (line.charCodeAt(k) !== 91) return false;
     let m = k + 1;
-    while (m < n && !isJsSpace(line.charCodeAt(m))) m++;
+    while (m < n && !isSpace(line.charCodeAt(m))) m++;
     // `[`, at least one character, `]`
     if (m - k < 3 || line.charCodeAt(m - 1) !== 93) return false;
     let r = m;
-    while (r < n && isJsSpace(line.charCodeAt(r))) r++;
+    while (r < n && isSpace(line.charCodeAt(r))) r++;
     if (r < n) return false;
     module = line.slice(k + 1, m - 1);
   }
@@ -94,7 +86,7 @@ export function scanSymbolLine(line: string, out: SymbolLine): boolean {
 
 /** Whether `line` is blank: only what `\s` matches (String.prototype.trim's white space). */
 function blank(line: string): boolean {
-  for (let i = 0; i < line.length; i++) if (!isJsSpace(line.charCodeAt(i))) return false;
+  for (let i = 0; i < line.length; i++) if (!isSpace(line.charCodeAt(i))) return false;
   return true;
 }
 
