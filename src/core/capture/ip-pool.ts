@@ -500,6 +500,6 @@ export class IpPool {
 
   /** Interns the stack of frames [start, start + n) into the stack table. */
   intern(start: number, n: number): number {
-    return this.table.internFrameIds(this.ids, start, start + n);
+    return this.table.internOwnFrameIds(this.ids, start, start + n);
   }
 }

@@ -151,24 +151,45 @@ export class StackTable {
       const frame = leafFirst[i];
       if (!(frame >= 0 && frame < known)) throw new RangeError(`frame id ${frame} is not in the frame table (${known} frames)`);
     }
+    return this.internOwnFrameIds(leafFirst, from, to);
+  }
+
+  /**
+   * `internFrameIds` for ids this table's frames made (an IpPool's, of every ip of a dump): not
+   * checked again, a pass over 8.9M ids of a 262,144-stack dump (~14 ms).
+   */
+  internOwnFrameIds(leafFirst: Int32Array, from: number, to: number): number {
+    if (this.readOnly) throw new Error('a snapshot of the stack table is read-only');
     let node = 0;
     let i = to - 1;
-    // down the nodes that exist
+    // down the nodes that exist. A node's first child is the node after it, whose columns share a
+    // cache line with the node's own: read when the walk came to the node that way (`near`, and
+    // at the root), so that child is looked at first; a node reached through the sibling table
+    // has its columns unread, and its child is looked for in the table first (a dump's walks
+    // leave the root's wide fan-out there: ~770k of 1.1M steps over 262,144 stacks, each of which
+    // read two node columns at random first)
     const parentCol = this.nodeParent;
     const frameCol = this.nodeFrame;
     const made = this.nodes;
+    let near = true;
     for (; i >= from; i--) {
       const frame = leafFirst[i];
       const next = node + 1;
       // the newest node has no children: the rest is a new tail
       if (next === made) break;
-      if (parentCol[next] === node && frameCol[next] === frame) {
+      if (near && parentCol[next] === node && frameCol[next] === frame) {
         node = next;
         continue;
       }
       const c = this.sibling(node, frame);
       if (c > 0) {
         node = c;
+        near = false;
+        continue;
+      }
+      if (!near && parentCol[next] === node && frameCol[next] === frame) {
+        node = next;
+        near = true;
         continue;
       }
       node = this.addSibling(node, frame, ~c);
