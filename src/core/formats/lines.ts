@@ -34,7 +34,7 @@ export function setLinesByMemchrForTests(on: boolean): boolean {
  * four bytes all lie in 14..0x7F (plain text: ((x - 0x0e0e0e0e) | x) has no high bit, which is
  * exact for "some byte is below 14 or above 0x7F") is passed in one step (28 ms for those 100 MB).
  */
-function scanLine(b: Uint8Array, from: number, odd: { v: boolean }, words: Int32Array, head: number): number {
+function scanLine(b: Uint8Array, from: number, odd: { v: boolean; nul: boolean }, words: Int32Array, head: number): number {
   const n = b.length;
   const wn = words.length;
   let crs = 0;
@@ -64,6 +64,7 @@ function scanLine(b: Uint8Array, from: number, odd: { v: boolean }, words: Int32
         crs++;
         lastCr = i;
       } else if (c === 0xe2) e2 = true;
+      else if (c === 0) odd.nul = true;
     }
     i++;
   }
@@ -97,6 +98,8 @@ export class LineSplitter {
   private skipped = 0;
   /** UTF-8 with `onBytes`: the lines are cut from the bytes (ByteLines), none decoded but those `onBytes` leaves */
   private bytes: ByteLines | null = null;
+  /** ChunkParser.nulFreeFrom of the last push: ByteLines' when it read that chunk as it came */
+  private nulFrom = Infinity;
 
   /**
    * `onRange`, if given, is offered each line that lies inside one decoded chunk before it is
@@ -111,11 +114,23 @@ export class LineSplitter {
     private readonly onBytes?: (bytes: Uint8Array, start: number, end: number, lineNo: number) => boolean,
   ) {}
 
+  /** See ChunkParser.scansEveryByte: ByteLines does where there is no memchr (a browser), once it reads the chunks as they come. */
+  scansEveryByte(): boolean {
+    return this.bytes !== null && !linesByMemchr;
+  }
+
+  /** See ChunkParser.nulFreeFrom: ByteLines' answer for the chunk it last read as it came, else none. */
+  nulFreeFrom(): number {
+    return this.nulFrom;
+  }
+
   push(chunk: Uint8Array): void {
     if (this.bytes) {
       this.bytes.push(chunk);
+      this.nulFrom = this.bytes.nulFrom;
       return;
     }
+    this.nulFrom = Infinity;
     if (!this.decoder) {
       const head = this.head ? concatBytes([this.head, chunk]) : chunk;
       if (head.length < 2) {
@@ -267,8 +282,10 @@ class ByteLines {
   private carried = 0;
   /** the carried line is too long whatever it holds: its bytes are counted, not kept */
   private skipping = false;
-  /** scanLine's answer */
-  private readonly odd = { v: false };
+  /** scanLine's answer, and whether it met a 0 byte in this chunk */
+  private readonly odd = { v: false, nul: false };
+  /** the last chunk's bytes from here on were each looked at by scanLine, none a 0 (its length: vouches for nothing) */
+  nulFrom = 0;
   /** decodes a line after the first: a U+FEFF there is a character, as in a stream decoded whole */
   private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
@@ -281,6 +298,7 @@ class ByteLines {
   push(chunk: Uint8Array): void {
     const n = chunk.length;
     let pos = 0;
+    this.nulFrom = n;
     if (this.carried > 0 || this.skipping) {
       const nl = indexOfByte(chunk, 10);
       if (nl < 0) {
@@ -293,6 +311,8 @@ class ByteLines {
     }
     if (!linesByMemchr) {
       const odd = this.odd;
+      odd.nul = false;
+      const scanned = pos;
       // the chunk's whole aligned words, from byte `head`
       const head = (4 - (chunk.byteOffset & 3)) & 3;
       const words = n - head >= 4 ? new Int32Array(chunk.buffer, chunk.byteOffset + head, (n - head) >> 2) : NO_WORDS;
@@ -305,6 +325,8 @@ class ByteLines {
         pos = nl + 1;
       }
       if (pos < n) this.hold(chunk, pos, n);
+      // scanLine looked at every byte from `scanned` to the end, one call after another
+      if (!odd.nul) this.nulFrom = scanned;
       return;
     }
     // next CR and 0xE2 at or after `pos` (-1: none left); -2: not searched yet

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { DiagnosticLog } from './diagnostics.ts';
-import { MAX_LINE, TOO_LONG } from './lines.ts';
+import { MAX_LINE, setLinesByMemchrForTests, TOO_LONG } from './lines.ts';
 import { hasNulByWords, nulPadding, STRAY_NUL } from './nul-gate.ts';
 import { parserForKind } from './registry.ts';
 import { sniffKind } from './sniff.ts';
@@ -97,6 +97,84 @@ describe('a NUL in a text file', () => {
       expect(r.diags.filter((d) => d.includes(STRAY_NUL))).toEqual([`offsets 0x11, 0x28: ${STRAY_NUL}`]);
       expect(r.lines).toEqual({ total: 3, used: 1, unused: 2 });
     }
+  });
+});
+
+describe("stray NULs in a trace: the browser's line scan vouches for what it read (property)", () => {
+  // the v8 fixture's header, then its event lines forty times (so that chunks cut lines everywhere)
+  const v8 = new TextDecoder().decode(fixture('trace_text/v8/stack_id_gen.txt'));
+  const header =
+    v8
+      .split('\n')
+      .filter((l) => l.startsWith('#'))
+      .join('\n') + '\n';
+  const body =
+    v8
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'))
+      .join('\n') + '\n';
+  const trace = new TextEncoder().encode(header + body.repeat(40));
+  const headerBytes = new TextEncoder().encode(header).length;
+  /** The runs of 0 bytes not at the end, by a plain walk over the bytes: how many, and the first five offsets. */
+  function plainRuns(b: Uint8Array): { count: number; first: number[] } {
+    let end = b.length;
+    while (end > 0 && b[end - 1] === 0) end--;
+    const first: number[] = [];
+    let count = 0;
+    for (let i = 0; i < end; i++) {
+      if (b[i] !== 0 || (i > 0 && b[i - 1] === 0)) continue;
+      count++;
+      if (first.length < 5) first.push(i);
+    }
+    return { count, first };
+  }
+  /** Ingest's capture of the bytes, lines cut Node's way (memchr, the gate searches first) or the browser's (scanLine vouches, the gate searches the rest after). */
+  function load(bytes: Uint8Array, chunk: number, byMemchr: boolean) {
+    const was = setLinesByMemchrForTests(byMemchr);
+    try {
+      const cap = ingestFiles([['trace', bytes]], chunk);
+      const nul = cap.diagnostics.find((d) => d.message === STRAY_NUL);
+      return {
+        nul: nul ? { count: nul.count, where: nul.where } : null,
+        lines: cap.files[0].lines,
+        events: cap.trace.eventCount,
+        others: cap.diagnostics
+          .filter((d) => d.message !== STRAY_NUL)
+          .map((d) => `${d.where}: ${d.message}`)
+          .sort(),
+      };
+    } finally {
+      setLinesByMemchrForTests(was);
+    }
+  }
+  it('every run reported once at its offset, both ways, in any chunking; the same lines and events', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ at: fc.nat(), len: fc.integer({ min: 1, max: 9 }) }), { maxLength: 6 }),
+        fc.constantFrom(0, 1, 7, 64, 4096),
+        fc.boolean(),
+        (runs, chunk, padded) => {
+          const bytes = trace.slice();
+          // after the header: a trace whose header holds NULs is not sniffed as a trace
+          const at = (x: number) => headerBytes + (x % (bytes.length - headerBytes));
+          for (const r of runs) bytes.fill(0, at(r.at), at(r.at) + r.len);
+          // a last byte that is text: a run there would be padding (its own test)
+          bytes[bytes.length - 1] = 10;
+          const file = padded ? Uint8Array.from([...bytes, 0, 0, 0]) : bytes;
+          const want = plainRuns(file);
+          const node = load(file, chunk, true);
+          expect(node.events).toBeGreaterThan(0);
+          const browser = load(file, chunk, false);
+          const where =
+            want.count === 0
+              ? null
+              : `offset${want.count > 1 ? 's' : ''} ${want.first.map(hex).join(', ')}${want.count > 5 ? ` (+${want.count - 5} more)` : ''}`;
+          expect(node.nul).toEqual(want.count === 0 ? null : { count: want.count, where });
+          expect(browser).toEqual(node);
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
 

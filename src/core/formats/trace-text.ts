@@ -60,6 +60,8 @@ export function createTraceTextParser(ctx: ParseContext, sink: TraceSink): Chunk
       splitter.push(chunk);
       st.bytesDone();
     },
+    scansEveryByte: () => splitter.scansEveryByte(),
+    nulFreeFrom: () => splitter.nulFreeFrom(),
     end(): TraceTextResult {
       const total = splitter.end();
       st.bytesDone();

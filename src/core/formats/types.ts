@@ -26,6 +26,17 @@ export type FileKind =
 export interface ChunkParser<R> {
   push(chunk: Uint8Array): void;
   end(): R;
+  /**
+   * A reader that looks at every byte anyway (a browser's line scan) spares nul-gate.ts its own
+   * pass: asked before a push, whether it will (nul-gate.ts then searches only what it says it did
+   * not look at, after the push, where it searched first otherwise).
+   */
+  scansEveryByte?(): boolean;
+  /**
+   * After `push(c)`: where the bytes the reader looked at one by one and found no 0 byte in begin
+   * (c[k, c.length) holds none); c.length or more when it vouches for nothing.
+   */
+  nulFreeFrom?(): number;
 }
 
 /** Lines of a text file: total = used + unused; every unused line has a diagnostic. */
