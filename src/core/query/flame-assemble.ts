@@ -3,6 +3,7 @@ import type { ExplorerData } from './explorer-data.ts';
 import { lazyFrames, type FlameTreeFrames, type NodeFrames } from './flame-frames.ts';
 import { preOrder } from './flame-tree.ts';
 import { selfOf, type TableTotals } from './flame-totals.ts';
+import { IntPositions } from '../base/int-positions.ts';
 import type { FlameTree } from './api.ts';
 
 /**
@@ -33,65 +34,86 @@ export interface CulledTree {
 }
 
 /**
- * What a cut made, in the order made: the path above the view's top (each with its one child on
- * the path), then the top's subtree breadth first, each node's children wide enough appended
- * together ([kidStart[i], kidEnd[i])), and per node the weight and count of its children not made.
+ * What a cut made, a node an index: the root first, then in whatever order the cut made them
+ * (the answer's order is its own), node i's children kids[kidStart[i], kidEnd[i]), and per node
+ * the weight and count of its children not made. Flat arrays, a value a node, not a node object
+ * or an array each (the first view of 1,000 stacks makes 29,916 nodes).
  */
 export interface Made {
-  /** per made node: the table nodes it stands for (site: itself) */
-  members: ArrayLike<number>[];
-  value: number[];
-  name: string[];
-  /** ties between siblings of one value and name: the first table node (the whole tree's first-seen order) */
-  first: number[];
+  value: ArrayLike<number>;
+  /** ties between siblings of one value and name: the first table node (the whole tree's first-seen order); by site the node itself */
+  first: ArrayLike<number>;
   /** its function (by function) or frame (by site); -1 for the root */
-  label: number[];
-  kidStart: number[];
-  kidEnd: number[];
-  hiddenOf: number[];
-  hiddenN: number[];
+  label: ArrayLike<number>;
+  /** by function: node i's table nodes, of[start[i], start[i + 1]); null by site, where a node's one table node is its `first` */
+  members: { start: ArrayLike<number>; of: ArrayLike<number> } | null;
+  /** sorted in place by the answer (a permutation of the nodes, each parent's children together) */
+  kids: Int32Array;
+  kidStart: ArrayLike<number>;
+  kidEnd: ArrayLike<number>;
+  hiddenOf: ArrayLike<number>;
+  hiddenN: ArrayLike<number>;
 }
 
-/** The answer from what a cut made: pre-order ids, children by value then name, names interned, each node's frames made on first read. */
-export function assemble(d: ExplorerData, totals: TableTotals, made: Made, req: CulledRequest): CulledTree {
-  const { value, name: names, first, label, kidStart, kidEnd, hiddenOf, hiddenN, members } = made;
+/**
+ * The answer from what a cut made: pre-order ids, children by value then name, names interned,
+ * each node's frames made on first read. `nameOf` names a label (-1: the root).
+ */
+export function assemble(d: ExplorerData, totals: TableTotals, made: Made, req: CulledRequest, nameOf: (label: number) => string): CulledTree {
+  const { value, first, label, kids, kidStart, kidEnd, hiddenOf, hiddenN, members } = made;
   const m = value.length;
+  // each label named once, at its first node, the label's first node found in a keyed table of
+  // positions: the frame and function tables hold each key once, so two labels never name one
+  // string (a Map of labels, read and written a node, was 30% of this function; a string per
+  // frame, 16% of the cut by site). key: the label's place among the distinct ones, root's 0.
+  const firstOfLabel = new IntPositions(label);
+  const key = new Int32Array(m);
+  const labelName: string[] = [];
+  for (let i = 0; i < m; i++) {
+    const p = firstOfLabel.of(label[i]);
+    key[i] = p === i ? labelName.push(nameOf(label[i])) - 1 : key[p];
+  }
   // children by descending value, then name, then first seen (TreeBuilder.build's order)
-  const kids = Int32Array.from(value.keys());
-  const order = (a: number, b: number) => value[b] - value[a] || (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : first[a] - first[b]);
+  const order = (a: number, b: number) => {
+    const na = labelName[key[a]];
+    const nb = labelName[key[b]];
+    return value[b] - value[a] || (na < nb ? -1 : na > nb ? 1 : first[a] - first[b]);
+  };
   for (let i = 0; i < m; i++) if (kidEnd[i] - kidStart[i] > 1) kids.subarray(kidStart[i], kidEnd[i]).sort(order);
   const tParent = new Int32Array(m);
   const tDepth = new Int32Array(m);
   const { pre, ofPre } = preOrder(m, kidStart, kidEnd, kids, tParent, tDepth);
-  // names interned by label: the frame and function tables hold each key once, so two labels
-  // never name one string, and a Map of numbers needs no string hashed (a cons string flattened
-  // for each of 30k nodes was this function's largest cost); only the root's name is not a label's,
-  // and a label named as the root shares its index
-  const nameIndex = new Map<number, number>();
+  // names interned in pre-order by label; only the root's name is not a label's, and a label
+  // named as the root shares its index (the root is first in pre-order)
+  const nameIndex = new Int32Array(labelName.length).fill(-1);
   const treeNames: string[] = [];
-  const rootName = names[0];
+  const rootName = labelName[0];
   const tName = new Int32Array(m);
   const tValue = new Float64Array(m);
   const tSelf = new Float64Array(m);
   const tHidden = new Float64Array(m);
   const tHiddenCount = new Int32Array(m);
-  const selves = selfOf(totals.w, members);
+  // the self weight of each table node a node stands for, by its place in `of`
+  const start = members?.start;
+  const of = members ? members.of : first;
+  const selves = selfOf(totals.w, of);
   for (let id = 0; id < m; id++) {
     const i = ofPre[id];
     tHidden[id] = hiddenOf[i];
     tHiddenCount[id] = hiddenN[i];
-    const l = label[i];
-    let x = nameIndex.get(l);
-    if (x === undefined) {
-      const s = names[i];
-      x = l !== -1 && s === rootName ? (nameIndex.get(-1) ?? treeNames.push(s) - 1) : treeNames.push(s) - 1;
-      nameIndex.set(l, x);
+    const k = key[i];
+    let x = nameIndex[k];
+    if (x < 0) {
+      const s = labelName[k];
+      x = nameIndex[k] = k !== 0 && s === rootName ? nameIndex[0] : treeNames.push(s) - 1;
     }
     tName[id] = x;
     tValue[id] = value[i];
-    let self = 0;
-    for (let a = 0; a < members[i].length; a++) self += selves.get(members[i][a]) ?? 0;
-    tSelf[id] = self;
+    if (start) {
+      let self = 0;
+      for (let a = start[i]; a < start[i + 1]; a++) self += selves[a];
+      tSelf[id] = self;
+    } else tSelf[id] = selves[i];
   }
   // a stack's path (pre-order ids, root first), as far as it was made: the highlight, and a
   // `stack:<hash>` search's marks. Down from the root, the made child of each table node's
@@ -116,7 +138,7 @@ export function assemble(d: ExplorerData, totals: TableTotals, made: Made, req: 
   const highlight = pathOf(req.highlightStack);
   // each node's frames, made when first read (a search's marks, or the page asking after its paint)
   let framesMade: ReturnType<typeof nodeFramesOf> | null = null;
-  const framesNow = () => (framesMade ??= nodeFramesOf(d, totals, members, ofPre));
+  const framesNow = () => (framesMade ??= nodeFramesOf(d, totals, start ?? null, of, ofPre));
   let mask: Uint8Array | null = null;
   if (req.frameMask) {
     const frames = framesNow();
@@ -150,8 +172,14 @@ export function assemble(d: ExplorerData, totals: TableTotals, made: Made, req: 
  * Each made node's frames (sym+0xoff), heaviest first: those of the table nodes it stands for
  * (at call-site granularity its own), each frame's weight summed.
  */
-function nodeFramesOf(d: ExplorerData, totals: TableTotals, members: ArrayLike<number>[], ofPre: Int32Array): NodeFrames & { frameIds: number[] } {
-  const m = members.length;
+function nodeFramesOf(
+  d: ExplorerData,
+  totals: TableTotals,
+  start: ArrayLike<number> | null,
+  of: ArrayLike<number>,
+  ofPre: Int32Array,
+): NodeFrames & { frameIds: number[] } {
+  const m = ofPre.length;
   const frame = d.node.frame;
   const frames = d.stacks.frames;
 
@@ -163,9 +191,10 @@ function nodeFramesOf(d: ExplorerData, totals: TableTotals, members: ArrayLike<n
   for (let id = 0; id < m; id++) {
     frameStart[id] = entryFrame.length;
     const from = entryFrame.length;
-    const list = members[ofPre[id]];
-    for (let a = 0; a < list.length; a++) {
-      const t = list[a];
+    const i = ofPre[id];
+    const end = start ? start[i + 1] : i + 1;
+    for (let a = start ? start[i] : i; a < end; a++) {
+      const t = of[a];
       const x = totals.at(t);
       if (t === 0 || x === 0) continue;
       const f = frame[t];

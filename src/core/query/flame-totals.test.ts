@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExplorerData } from './explorer-data.ts';
-import { tableTotals } from './flame-totals.ts';
+import { selfOf, tableTotals } from './flame-totals.ts';
 import { kernel, kernelSpec, stacks, type Shape } from '../testing/kernels.ts';
 import { ingestFiles } from '../testing/test-helpers.ts';
 import { writeStackMapBin } from '../formats/stack-map-write.ts';
@@ -71,4 +71,24 @@ describe('the stack table totals', () => {
       expect(dense).toBeGreaterThan(0);
     });
   }
+});
+
+describe('self weights', () => {
+  // selfOf against a Map of each stack's summed weights read at each node, with fewer nodes than
+  // stacks and more (the two ways it takes), stacks listed twice and weights of 0 among them
+  it('selfOf: each node the weights of the stacks ending at it, by position', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 200 }), { maxLength: 60 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 200 }), fc.constantFrom(0, 1, 2.5, 7, -3)), { maxLength: 60 }),
+        (nodes, weighed) => {
+          const want = new Map<number, number>();
+          for (const [s, x] of weighed) if (x !== 0) want.set(s, (want.get(s) ?? 0) + x);
+          const w = { stacks: Int32Array.from(weighed, ([s]) => s), weights: Float64Array.from(weighed, ([, x]) => x) };
+          expect(Array.from(selfOf(w, nodes))).toEqual(nodes.map((k) => want.get(k) ?? 0));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });

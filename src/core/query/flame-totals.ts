@@ -1,4 +1,5 @@
 import type { ExplorerData } from './explorer-data.ts';
+import { IntPositions } from '../base/int-positions.ts';
 import { zeroed } from '../base/zeroed.ts';
 
 /**
@@ -165,20 +166,32 @@ export function tableTotals(d: ExplorerData, w: WeightedStacks): TableTotals {
   return new DenseTotals(value, w);
 }
 
-/** The self weight of each table node in `members` that has any: the weights of the stacks ending at it (a Map of only those, not of every stack weighed). */
-export function selfOf(w: WeightedStacks, members: ArrayLike<number>[]): Map<number, number> {
-  // the members are asked for by node: a Map of every weighed stack when those are no more than
-  // the view's nodes (a trace's selection), else of only the members' (every stack of a dump)
-  let want: Set<number> | null = null;
-  if (w.stacks.length > members.length) {
-    want = new Set<number>();
-    for (const list of members) for (let a = 0; a < list.length; a++) want.add(list[a]);
+/**
+ * The self weight of each of `nodes` (distinct table nodes), by position: the weights of the
+ * stacks ending at it. Whichever side is fewer, the nodes or the weighed stacks, is put in a keyed
+ * table of positions (IntPositions) and the other looked up in it: a Map of the stacks' self
+ * weights read once per node was 24% of a culled view's assembly (29,916 nodes, 1,000 stacks),
+ * and a table of its 30k table nodes to look 1,000 stacks up in, 12% of a cold first view.
+ */
+export function selfOf(w: WeightedStacks, nodes: ArrayLike<number>): Float64Array {
+  const self = new Float64Array(nodes.length);
+  if (w.stacks.length <= nodes.length) {
+    // a stack listed twice (none is) is summed at its first position, as a Map would
+    const stacks = new IntPositions(w.stacks);
+    const sum = new Float64Array(w.stacks.length);
+    for (let i = 0; i < w.stacks.length; i++) if (w.weights[i] !== 0) sum[stacks.of(w.stacks[i])] += w.weights[i];
+    for (let i = 0; i < nodes.length; i++) {
+      const p = stacks.of(nodes[i]);
+      if (p >= 0) self[i] = sum[p];
+    }
+    return self;
   }
-  const self = new Map<number, number>();
+  const at = new IntPositions(nodes);
   for (let i = 0; i < w.stacks.length; i++) {
     const x = w.weights[i];
-    const s = w.stacks[i];
-    if (x !== 0 && (want === null || want.has(s))) self.set(s, (self.get(s) ?? 0) + x);
+    if (x === 0) continue;
+    const p = at.of(w.stacks[i]);
+    if (p >= 0) self[p] += x;
   }
   return self;
 }
