@@ -1,6 +1,14 @@
 type TypedArrayCtor<T> = { new (n: number): T; BYTES_PER_ELEMENT: number };
 type Typed = Int32Array | Float64Array | Uint8Array | Int16Array | Uint32Array | Int8Array;
 
+/** `a`, or a copy of it with room for `need` values, at least twice its length (columns kept by hand, outside a Growable). */
+export function grow<T extends Int32Array | Float64Array>(a: T, need: number): T {
+  if (need <= a.length) return a;
+  const b = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
+  b.set(a);
+  return b;
+}
+
 /**
  * An append-only typed array that doubles its capacity; `view()` trims to the length.
  *

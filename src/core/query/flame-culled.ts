@@ -2,6 +2,7 @@ import type { ExplorerData } from './explorer-data.ts';
 import { assemble, type CulledRequest, type CulledTree, type Made } from './flame-assemble.ts';
 import type { TableTotals } from './flame-totals.ts';
 import { TableChildren } from './table-children.ts';
+import { grow } from '../base/growable.ts';
 
 export type { CulledRequest, CulledTree } from './flame-assemble.ts';
 
@@ -47,13 +48,6 @@ export function culledTree(d: ExplorerData, totals: TableTotals, req: CulledRequ
   return assemble(d, totals, cut(d, totals, req, nameOf), req, nameOf);
 }
 
-/** `a` in a new array of `size` values (the made nodes' columns double when full). */
-function grown<T extends Int32Array | Float64Array>(a: T, size: number): T {
-  const b = new (a.constructor as new (n: number) => T)(size);
-  b.set(a);
-  return b;
-}
-
 /**
  * The first view by site (the root its top): the table nodes made are those at least `minShare`
  * of the root whose parent is made, so one forward pass over the table (parents come before
@@ -89,12 +83,12 @@ function firstSiteView(d: ExplorerData, totals: TableTotals, minShare: number): 
     if (v >= theta) {
       if (m === cap) {
         cap *= 2;
-        site = grown(site, cap);
-        value = grown(value, cap);
-        label = grown(label, cap);
-        up = grown(up, cap);
-        hiddenOf = grown(hiddenOf, cap);
-        hiddenN = grown(hiddenN, cap);
+        site = grow(site, cap);
+        value = grow(value, cap);
+        label = grow(label, cap);
+        up = grow(up, cap);
+        hiddenOf = grow(hiddenOf, cap);
+        hiddenN = grow(hiddenN, cap);
       }
       made[k] = 1;
       site[m] = k;
@@ -188,19 +182,18 @@ function cut(d: ExplorerData, totals: TableTotals, req: CulledRequest, nameOf: (
   const room = () => {
     if (n < cap) return;
     cap *= 2;
-    first = grown(first, cap);
-    value = grown(value, cap);
-    label = grown(label, cap);
-    kidStart = grown(kidStart, cap + 1);
-    hiddenOf = grown(hiddenOf, cap);
-    hiddenN = grown(hiddenN, cap);
-    memStart = grown(memStart, cap + 1);
+    first = grow(first, cap);
+    value = grow(value, cap);
+    label = grow(label, cap);
+    kidStart = grow(kidStart, cap + 1);
+    hiddenOf = grow(hiddenOf, cap);
+    hiddenN = grow(hiddenN, cap);
+    memStart = grow(memStart, cap + 1);
   };
   let mem = new Int32Array(1024);
   let memLen = 1;
   const memRoom = (more: number) => {
-    if (memLen + more <= mem.length) return;
-    mem = grown(mem, Math.max(2 * mem.length, memLen + more));
+    mem = grow(mem, memLen + more);
   };
   // per function, while one node's children are grouped (seen 0: not met; 1: met, not kept; 2:
   // kept, `at` then where its next table node goes in mem): arrays the size of the functions,

@@ -9,6 +9,7 @@
  * costs no object per node or per step.
  */
 
+import { grow } from '../base/growable.ts';
 import { pairSlot, PROCESS_KEY } from '../base/keyed-hash.ts';
 import type { FlameTree } from './api.ts';
 import type { NodeFrames } from './flame-frames.ts';
@@ -19,13 +20,6 @@ import type { NodeFrames } from './flame-frames.ts';
  * give one node children that all share a chain.
  */
 const slotOf = (a: number, b: number, shift: number) => pairSlot(a, b, PROCESS_KEY[0], PROCESS_KEY[1], shift);
-
-function grow<T extends Int32Array | Float64Array>(a: T, need: number): T {
-  if (need <= a.length) return a;
-  const b = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
-  b.set(a);
-  return b;
-}
 
 /**
  * (a, b) -> an int (never 0: 0 marks a free slot), open addressing with linear probing over an
